@@ -1,0 +1,85 @@
+// Configuration read from the worker's variables, validated once per isolate.
+import { z } from "zod";
+import type { Env } from "./env";
+
+/** R2 multipart rules: every part but the last at least 5 MiB, at most 5 GiB, at most 10,000 parts. */
+export const R2_MIN_PART_SIZE = 5 * 1024 * 1024;
+export const R2_MAX_PART_SIZE = 5 * 1024 * 1024 * 1024;
+export const R2_MAX_PARTS = 10_000;
+
+const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
+
+const configSchema = z.object({
+  CHUNK_SIZE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(R2_MIN_PART_SIZE, `CHUNK_SIZE must be at least ${R2_MIN_PART_SIZE} bytes (5 MiB, R2's minimum part size)`)
+      .max(R2_MAX_PART_SIZE, `CHUNK_SIZE must be at most ${R2_MAX_PART_SIZE} bytes (5 GiB)`)
+      .default(100_000_000),
+  ),
+  UPLOAD_URL_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(7 * 86400).default(86400)),
+  PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+  STATIC_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+  ADMIN_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(8).optional()),
+  SIGNING_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16, "SIGNING_SECRET must be at least 16 characters")),
+  R2_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
+  R2_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+  R2_ACCOUNT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
+  R2_BUCKET_NAME: z.preprocess(emptyAsUndefined, z.string().optional()),
+});
+
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  accountId: string;
+  bucket: string;
+}
+
+export interface Config {
+  chunkSize: number;
+  uploadUrlTtlSeconds: number;
+  /** Origin written into API URLs; undefined means the request's own origin. */
+  publicBaseUrl?: string;
+  /** Origin of the static feed files and thumbnails; undefined means the API origin. */
+  staticUrl?: string;
+  adminToken?: string;
+  signingSecret: string;
+  /** Presigned S3 part URLs straight to R2 when all four are set; otherwise worker-signed URLs. */
+  s3?: S3Credentials;
+}
+
+export class ConfigError extends Error {}
+
+const cache = new WeakMap<object, Config>();
+
+export function loadConfig(env: Env): Config {
+  const cached = cache.get(env);
+  if (cached) return cached;
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(`invalid configuration: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
+  }
+  const v = parsed.data;
+  const s3 =
+    v.R2_ACCESS_KEY_ID && v.R2_SECRET_ACCESS_KEY && v.R2_ACCOUNT_ID && v.R2_BUCKET_NAME
+      ? {
+          accessKeyId: v.R2_ACCESS_KEY_ID,
+          secretAccessKey: v.R2_SECRET_ACCESS_KEY,
+          accountId: v.R2_ACCOUNT_ID,
+          bucket: v.R2_BUCKET_NAME,
+        }
+      : undefined;
+  const config: Config = {
+    chunkSize: v.CHUNK_SIZE,
+    uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS,
+    publicBaseUrl: v.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
+    staticUrl: v.STATIC_URL?.replace(/\/+$/, ""),
+    adminToken: v.ADMIN_TOKEN,
+    signingSecret: v.SIGNING_SECRET,
+    s3,
+  };
+  cache.set(env, config);
+  return config;
+}

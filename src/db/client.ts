@@ -1,0 +1,16 @@
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import * as schema from "./schema";
+
+export type Db = DrizzleD1Database<typeof schema>;
+
+export function createDb(d1: D1Database): Db {
+  return drizzle(d1, { schema });
+}
+
+/** D1 allows at most 100 bound parameters per statement: split multi-row writes. */
+export function chunkRows<T>(rows: readonly T[], paramsPerRow: number, maxParams = 100): T[][] {
+  const size = Math.max(1, Math.floor(maxParams / paramsPerRow));
+  const chunks: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
+  return chunks;
+}

@@ -1,0 +1,179 @@
+// Data layer: organizations, sub-organizations, networks and API tokens.
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Db } from "./client";
+import {
+  apiTokens,
+  networks,
+  organizations,
+  subOrganizations,
+  type Entitlement,
+  type Organization,
+  type Plan,
+  type SubOrganization,
+} from "./schema";
+
+export interface OrganizationWithNetwork extends Organization {
+  networkName: string | null;
+}
+
+const withNetwork = {
+  id: organizations.id,
+  organizationKey: organizations.organizationKey,
+  name: organizations.name,
+  syncCode: organizations.syncCode,
+  apiKey: organizations.apiKey,
+  apiSecretHash: organizations.apiSecretHash,
+  plan: organizations.plan,
+  entitlements: organizations.entitlements,
+  networkId: organizations.networkId,
+  createdAt: organizations.createdAt,
+  // Aliased: the metered D1 driver keys raw rows by column name, and both tables have "name".
+  networkName: sql<string | null>`${networks.name}`.as("network_name"),
+};
+
+function selectOrganizations(db: Db) {
+  return db.select(withNetwork).from(organizations).leftJoin(networks, eq(networks.id, organizations.networkId));
+}
+
+export async function findOrganizationBySyncCode(db: Db, syncCode: string) {
+  const [row] = await selectOrganizations(db).where(eq(organizations.syncCode, syncCode)).limit(1);
+  return row ?? null;
+}
+
+export async function findOrganizationByKey(db: Db, organizationKey: string) {
+  const [row] = await selectOrganizations(db).where(eq(organizations.organizationKey, organizationKey)).limit(1);
+  return row ?? null;
+}
+
+export async function findOrganizationByApiKey(db: Db, apiKey: string) {
+  const [row] = await selectOrganizations(db).where(eq(organizations.apiKey, apiKey)).limit(1);
+  return row ?? null;
+}
+
+export async function findOrganizationByTokenHash(db: Db, tokenHash: string) {
+  const [row] = await selectOrganizations(db)
+    .innerJoin(apiTokens, eq(apiTokens.organizationId, organizations.id))
+    .where(eq(apiTokens.tokenHash, tokenHash))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function findSubOrganization(db: Db, organizationId: number, mmiKey: string) {
+  const [row] = await db
+    .select()
+    .from(subOrganizations)
+    .where(and(eq(subOrganizations.organizationId, organizationId), eq(subOrganizations.mmiKey, mmiKey)))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function listOrganizations(db: Db) {
+  return selectOrganizations(db).orderBy(asc(organizations.id));
+}
+
+export async function listSubOrganizations(db: Db, organizationId: number): Promise<SubOrganization[]> {
+  return db
+    .select()
+    .from(subOrganizations)
+    .where(eq(subOrganizations.organizationId, organizationId))
+    .orderBy(asc(subOrganizations.id));
+}
+
+/** Returns the id of the named network, creating it when new. */
+export async function ensureNetwork(db: Db, name: string, now: string): Promise<number> {
+  const [row] = await db
+    .insert(networks)
+    .values({ name, createdAt: now })
+    .onConflictDoUpdate({ target: networks.name, set: { name: sql`excluded.name` } })
+    .returning({ id: networks.id });
+  return row!.id;
+}
+
+export interface NewOrganization {
+  organizationKey: string;
+  name: string;
+  plan: Plan;
+  entitlements: Entitlement[];
+  networkId: number | null;
+  syncCode: string;
+  apiKey: string;
+  apiSecretHash: string;
+  tokenHash: string;
+  now: string;
+}
+
+export async function insertOrganization(db: Db, org: NewOrganization): Promise<void> {
+  await db.batch([
+    db.insert(organizations).values({
+      organizationKey: org.organizationKey,
+      name: org.name,
+      plan: org.plan,
+      entitlements: org.entitlements,
+      networkId: org.networkId,
+      syncCode: org.syncCode,
+      apiKey: org.apiKey,
+      apiSecretHash: org.apiSecretHash,
+      createdAt: org.now,
+    }),
+    // Insert-select addresses the new organization by key, so both rows land in one atomic batch.
+    // (Drizzle's insert-select wants every column, in table order; a null id autoincrements.)
+    db.insert(apiTokens).select(
+      db
+        .select({
+          id: sql<number>`null`.as("id"),
+          organizationId: organizations.id,
+          tokenHash: sql<string>`${org.tokenHash}`.as("token_hash"),
+          createdAt: sql<string>`${org.now}`.as("created_at"),
+        })
+        .from(organizations)
+        .where(eq(organizations.organizationKey, org.organizationKey)),
+    ),
+  ]);
+}
+
+export async function updateOrganization(
+  db: Db,
+  organizationId: number,
+  changes: Partial<Pick<Organization, "plan" | "entitlements" | "networkId" | "name">>,
+): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  await db.update(organizations).set(changes).where(eq(organizations.id, organizationId));
+}
+
+export interface CredentialChanges {
+  syncCode?: string;
+  apiKey?: string;
+  apiSecretHash?: string;
+  /** Replaces every API token of the organization with this one. */
+  tokenHash?: string;
+  now: string;
+}
+
+export async function replaceCredentials(db: Db, organizationId: number, changes: CredentialChanges) {
+  const { tokenHash, now, ...columns } = changes;
+  const statements = [];
+  if (Object.keys(columns).length > 0) {
+    statements.push(db.update(organizations).set(columns).where(eq(organizations.id, organizationId)));
+  }
+  if (tokenHash) {
+    statements.push(db.delete(apiTokens).where(eq(apiTokens.organizationId, organizationId)));
+    statements.push(db.insert(apiTokens).values({ organizationId, tokenHash, createdAt: now }));
+  }
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}
+
+export async function insertSubOrganization(
+  db: Db,
+  values: { organizationId: number; name: string; mmiKey: string; now: string },
+): Promise<SubOrganization> {
+  const [row] = await db
+    .insert(subOrganizations)
+    .values({ organizationId: values.organizationId, name: values.name, mmiKey: values.mmiKey, createdAt: values.now })
+    .returning();
+  return row!;
+}
+
+export async function deleteOrganization(db: Db, organizationId: number): Promise<void> {
+  await db.delete(organizations).where(eq(organizations.id, organizationId));
+}

@@ -1,0 +1,168 @@
+// D1 schema (Drizzle). Migrations in migrations/ are generated from this file by drizzle-kit.
+// Timestamps are ISO 8601 UTC strings ("2026-11-21T22:40:00.000Z"): they sort lexicographically.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const PLANS = ["standard", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const ENTITLEMENTS = [
+  "network",
+  "mmi",
+  "watched_by_tput",
+  "custom_fields",
+  "events",
+  "enterprise_player",
+  "viewer_analytics",
+  "ecommerce",
+] as const;
+export type Entitlement = (typeof ENTITLEMENTS)[number];
+
+export const LABEL_KINDS = ["category", "tag", "event"] as const;
+export type LabelKind = (typeof LABEL_KINDS)[number];
+
+export const CONTENT_STATUSES = ["uploading", "available", "rejected"] as const;
+export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+
+export const networks = sqliteTable("networks", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  createdAt: text("created_at").notNull(),
+});
+
+export const organizations = sqliteTable("organizations", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  organizationKey: text("organization_key").notNull().unique(),
+  name: text("name").notNull(),
+  syncCode: text("sync_code").notNull().unique(),
+  apiKey: text("api_key").notNull().unique(),
+  /** SHA-256 (hex) of the API secret; the secret itself is shown once at creation/rotation. */
+  apiSecretHash: text("api_secret_hash").notNull(),
+  plan: text("plan", { enum: PLANS }).notNull().default("standard"),
+  entitlements: text("entitlements", { mode: "json" }).$type<Entitlement[]>().notNull().default(sql`'[]'`),
+  networkId: integer("network_id").references(() => networks.id, { onDelete: "set null" }),
+  createdAt: text("created_at").notNull(),
+});
+
+export const subOrganizations = sqliteTable(
+  "sub_organizations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    mmiKey: text("mmi_key").notNull().unique(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("sub_organizations_org_idx").on(t.organizationId)],
+);
+
+export const apiTokens = sqliteTable(
+  "api_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /** SHA-256 (hex) of the bearer token. */
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("api_tokens_org_idx").on(t.organizationId)],
+);
+
+export type CustomField = Record<string, string | number>;
+export interface Translation {
+  language: string;
+  title: string;
+  description: string;
+}
+export type Subtitle = Record<string, string>;
+
+export const contents = sqliteTable(
+  "contents",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, {
+      onDelete: "set null",
+    }),
+    contentKey: text("content_key").notNull().unique(),
+    title: text("title").notNull().default(""),
+    description: text("description").notNull().default(""),
+    /** Publisher-given thumbnail URL; null means the service's own thumbnail URL. */
+    thumbnailUrl: text("thumbnail_url"),
+    // Names are denormalized here for reading (records render without a join);
+    // content_labels holds the same names for filtering. Both are written by one function.
+    categories: text("categories", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    events: text("events", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    customFields: text("custom_fields", { mode: "json" }).$type<CustomField[]>().notNull().default(sql`'[]'`),
+    translations: text("translations", { mode: "json" }).$type<Translation[]>().notNull().default(sql`'[]'`),
+    subtitles: text("subtitles", { mode: "json" }).$type<Subtitle[]>().notNull().default(sql`'[]'`),
+    serviceCategories: text("service_categories", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    isLive: integer("is_live", { mode: "boolean" }).notNull().default(false),
+    urlHls: text("url_hls"),
+    removed: integer("removed", { mode: "boolean" }).notNull().default(false),
+    status: text("status", { enum: CONTENT_STATUSES }).notNull().default("uploading"),
+    rejectionReason: text("rejection_reason"),
+    contentSize: integer("content_size").notNull(),
+    suffix: text("suffix").notNull().default(".mp4"),
+    /** R2 key of the media object, `<contentKey>/<contentKey><suffix>`. */
+    mediaKey: text("media_key").notNull(),
+    /** R2 multipart upload id while the upload is open; null once completed, rejected or aborted. */
+    uploadId: text("upload_id"),
+    chunkSize: integer("chunk_size").notNull(),
+    thumbnailUploaded: integer("thumbnail_uploaded", { mode: "boolean" }).notNull().default(false),
+    duration: real("duration"),
+    width: integer("width"),
+    height: integer("height"),
+    videoCodec: text("video_codec"),
+    audioCodec: text("audio_codec"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    publishedAt: text("published_at"),
+  },
+  (t) => [
+    // Listing: an organization's available videos, newest first.
+    index("contents_org_status_published_idx").on(t.organizationId, t.status, t.publishedAt),
+    index("contents_sub_org_idx").on(t.subOrganizationId),
+  ],
+);
+
+/** Category, tag and event names of an organization (case-sensitive). */
+export const labels = sqliteTable(
+  "labels",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: LABEL_KINDS }).notNull(),
+    name: text("name").notNull(),
+  },
+  (t) => [uniqueIndex("labels_org_kind_name_idx").on(t.organizationId, t.kind, t.name)],
+);
+
+export const contentLabels = sqliteTable(
+  "content_labels",
+  {
+    labelId: integer("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+    contentId: integer("content_id")
+      .notNull()
+      .references(() => contents.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.labelId, t.contentId] }), index("content_labels_content_idx").on(t.contentId)],
+);
+
+export type Organization = typeof organizations.$inferSelect;
+export type SubOrganization = typeof subOrganizations.$inferSelect;
+export type Content = typeof contents.$inferSelect;

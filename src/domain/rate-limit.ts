@@ -1,0 +1,104 @@
+// Per-organization request limits per minute (standard 100, enterprise 1000), counted in KV.
+//
+// KV accepts about one write per second per key, and 1000/min is ~17 requests a second, so a
+// shared counter key cannot be incremented per request. Instead each isolate counts in memory
+// and, at most once a second per organization, writes its own count to its own shard key
+// (`rl:<sync code>:<minute>:<isolate id>`, count in the key's metadata) and reads the other
+// isolates' shards with one list() call. No read-modify-write, so no update is lost.
+//
+// Exactness: within one isolate the limit is exact. Across isolates, each sees the others'
+// counts at most ~1 s late (plus KV's propagation delay between locations, up to ~60 s), so a
+// burst spread over many isolates can overshoot by roughly (requests those isolates accept
+// during the lag). Windows are fixed UTC minutes.
+
+export const PLAN_LIMITS = { standard: 100, enterprise: 1000 } as const;
+
+const SYNC_INTERVAL_MS = 1000;
+
+interface Window {
+  minute: number;
+  /** Requests this isolate accepted in the window. */
+  local: number;
+  /** Sum of the other isolates' shards at the last sync. */
+  others: number;
+  lastSyncMs: number;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+}
+
+export class RateLimiter {
+  private readonly windows = new Map<string, Window>();
+  private readonly isolateId = crypto.randomUUID();
+
+  constructor(private readonly syncIntervalMs = SYNC_INTERVAL_MS) {}
+
+  /**
+   * Counts one request for `counterKey` (the organization's sync code) and decides.
+   * `defer` runs the KV sync after the response (ctx.waitUntil).
+   */
+  hit(kv: KVNamespace, counterKey: string, limit: number, nowMs: number, defer: (p: Promise<unknown>) => void) {
+    const minute = Math.floor(nowMs / 60_000);
+    let window = this.windows.get(counterKey);
+    if (!window || window.minute !== minute) {
+      window = { minute, local: 0, others: 0, lastSyncMs: 0 };
+      this.windows.set(counterKey, window);
+      this.prune(minute);
+    }
+    const used = window.local + window.others;
+    const allowed = used < limit;
+    if (allowed) window.local += 1;
+    if (nowMs - window.lastSyncMs >= this.syncIntervalMs) {
+      window.lastSyncMs = nowMs;
+      defer(this.sync(kv, counterKey, window));
+    }
+    const decision: RateLimitDecision = {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - window.local - window.others),
+      resetSeconds: Math.max(1, Math.ceil(((minute + 1) * 60_000 - nowMs) / 1000)),
+    };
+    return decision;
+  }
+
+  private async sync(kv: KVNamespace, counterKey: string, window: Window): Promise<void> {
+    const prefix = `rl:${counterKey}:${window.minute}:`;
+    try {
+      // KV's minimum expiration TTL is 60 s; the shard outlives its minute only briefly.
+      await kv.put(`${prefix}${this.isolateId}`, "", { expirationTtl: 120, metadata: { count: window.local } });
+      let others = 0;
+      let cursor: string | undefined;
+      do {
+        const page: KVNamespaceListResult<{ count?: number }> = await kv.list({ prefix, cursor });
+        for (const key of page.keys) {
+          if (key.name !== `${prefix}${this.isolateId}`) others += key.metadata?.count ?? 0;
+        }
+        cursor = page.list_complete ? undefined : page.cursor;
+      } while (cursor);
+      window.others = others;
+    } catch (err) {
+      // A KV hiccup must not fail requests: keep counting locally.
+      console.error(JSON.stringify({ level: "warn", msg: "rate limit sync failed", error: String(err) }));
+    }
+  }
+
+  private prune(currentMinute: number): void {
+    if (this.windows.size < 1000) return;
+    for (const [key, w] of this.windows) if (w.minute < currentMinute) this.windows.delete(key);
+  }
+}
+
+export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
+  const headers: Record<string, string> = {
+    "RateLimit-Limit": String(d.limit),
+    "RateLimit-Remaining": String(d.remaining),
+    "RateLimit-Reset": String(d.resetSeconds),
+  };
+  if (!d.allowed) headers["Retry-After"] = String(d.resetSeconds);
+  return headers;
+}

@@ -1,0 +1,573 @@
+/**
+ * Minimal MP4/MOV (ISO BMFF / QuickTime) probe.
+ *
+ * Reads only what it needs through ranged reads so a multi-GB upload in R2 is
+ * never downloaded: the top-level box headers, then the whole moov box (which
+ * holds all the metadata, typically a few KB to a few MB). Media data (mdat) is
+ * skipped by offset.
+ *
+ * Every length in the file is untrusted: all reads are bounds-checked and any
+ * malformed structure ends in a MediaProbeError with a user-facing message.
+ */
+
+/** Reads `length` bytes at `offset`; may return fewer bytes at end of file. */
+export type RangeReader = (offset: number, length: number) => Promise<Uint8Array>;
+
+export interface MediaInfo {
+  /** From mvhd (duration / timescale); falls back to the longest track's mdhd. */
+  durationSeconds: number;
+  /** Video frame size from the visual sample entry, else from tkhd. */
+  width: number | null;
+  height: number | null;
+  /** Sample entry fourcc of the first video track, e.g. "avc1", "hvc1", "mp4v". */
+  videoCodec: string | null;
+  /** "mp4a.40.2" style for mp4a (fourcc.OTI[.AOT]), else the sample entry fourcc. */
+  audioCodec: string | null;
+  /** Whether moov came before ("start") or after ("end") mdat. */
+  moovPosition: "start" | "end";
+}
+
+/** A problem with the uploaded file itself. The message is shown to the user. */
+export class MediaProbeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MediaProbeError";
+  }
+}
+
+/** Metadata larger than this is not a sane upload (and would not fit in memory comfortably). */
+const MAX_MOOV_BYTES = 64 * 1024 * 1024;
+/** Each top-level box costs a ranged read (a subrequest), so stop early on odd files. */
+const MAX_TOP_LEVEL_BOXES = 100;
+/** First read: covers ftyp + moov of most faststart files in a single request. */
+const HEAD_READ_BYTES = 64 * 1024;
+
+/** Top-level box types that may start a MP4/MOV file (ISO BMFF and QuickTime). */
+const KNOWN_FIRST_BOXES = new Set([
+  "ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "uuid", "styp", "sidx", "junk", "pdin",
+]);
+
+// ---------------------------------------------------------------------------
+// Top level: walk box headers through the reader until moov is found.
+// ---------------------------------------------------------------------------
+
+export async function probeMp4(read: RangeReader, fileSize: number): Promise<MediaInfo> {
+  if (!Number.isSafeInteger(fileSize) || fileSize < 8) {
+    throw new MediaProbeError("not an MP4/MOV file: the file is too small");
+  }
+  const reader = new CachedReader(read, fileSize);
+  await reader.prefetchHead(HEAD_READ_BYTES);
+
+  let offset = 0;
+  let sawMdat = false;
+  let sawFtyp = false;
+  for (let count = 0; offset < fileSize; count++) {
+    if (count >= MAX_TOP_LEVEL_BOXES) {
+      throw new MediaProbeError(`no moov box found in the first ${MAX_TOP_LEVEL_BOXES} top-level boxes`);
+    }
+    if (fileSize - offset < 8) {
+      // A few stray bytes after the last box: nothing more to find.
+      break;
+    }
+    const header = await reader.read(offset, Math.min(16, fileSize - offset));
+    const view = viewOf(header);
+    const size32 = view.getUint32(0);
+    const type = fourcc(header, 4);
+
+    if (count === 0 && !KNOWN_FIRST_BOXES.has(type)) {
+      throw new MediaProbeError("not an MP4/MOV file: no ftyp or moov box");
+    }
+    if (!isPrintableFourcc(header, 4)) {
+      throw new MediaProbeError(`corrupt MP4/MOV file: invalid box header at byte ${offset}`);
+    }
+
+    let headerSize = 8;
+    let boxSize: number;
+    if (size32 === 1) {
+      // 64-bit "largesize" follows the type (used for mdat > 4 GiB).
+      if (header.length < 16) throw truncated(type);
+      boxSize = readUint64(view, 8);
+      headerSize = 16;
+    } else if (size32 === 0) {
+      // Box extends to the end of the file (only allowed for the last box).
+      boxSize = fileSize - offset;
+    } else {
+      boxSize = size32;
+    }
+    if (boxSize < headerSize) {
+      throw new MediaProbeError(`corrupt MP4/MOV file: invalid size for '${type}' box at byte ${offset}`);
+    }
+    if (boxSize > fileSize - offset) throw truncated(type);
+
+    if (type === "ftyp") sawFtyp = true;
+    if (type === "mdat") sawMdat = true;
+    if (type === "moov") {
+      const payloadSize = boxSize - headerSize;
+      if (payloadSize > MAX_MOOV_BYTES) {
+        throw new MediaProbeError(
+          `moov box too large (${payloadSize} bytes, limit ${MAX_MOOV_BYTES})`,
+        );
+      }
+      const moov = await reader.read(offset + headerSize, payloadSize);
+      const info = parseMoovSafely(moov);
+      return { ...info, moovPosition: sawMdat ? "end" : "start" };
+    }
+    offset += boxSize;
+  }
+
+  if (!sawFtyp && !sawMdat) {
+    throw new MediaProbeError("not an MP4/MOV file: no ftyp or moov box");
+  }
+  throw new MediaProbeError("no moov box found: the file is incomplete or was not finalized");
+}
+
+function truncated(type: string): MediaProbeError {
+  return new MediaProbeError(`file is truncated: '${type}' box extends past the end of the file`);
+}
+
+/**
+ * Serves reads from a prefetched head of the file when possible, so a small
+ * faststart file is probed with one request. Short reads mean the object is
+ * smaller than `fileSize` claims, i.e. a truncated file.
+ */
+class CachedReader {
+  private head: Uint8Array = new Uint8Array(0);
+
+  constructor(
+    private readonly source: RangeReader,
+    private readonly fileSize: number,
+  ) {}
+
+  async prefetchHead(length: number): Promise<void> {
+    this.head = await this.fetch(0, Math.min(length, this.fileSize));
+  }
+
+  async read(offset: number, length: number): Promise<Uint8Array> {
+    if (offset + length <= this.head.length) return this.head.subarray(offset, offset + length);
+    return this.fetch(offset, length);
+  }
+
+  private async fetch(offset: number, length: number): Promise<Uint8Array> {
+    if (length === 0) return new Uint8Array(0);
+    const bytes = await this.source(offset, length);
+    if (bytes.length < length) {
+      throw new MediaProbeError("file is truncated: fewer bytes could be read than its size says");
+    }
+    // Tolerate readers that return more than asked.
+    return bytes.length === length ? bytes : bytes.subarray(0, length);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// moov parsing (in memory, bounds-checked).
+// ---------------------------------------------------------------------------
+
+/** A box inside a buffer: [start, end) is its payload (after the header). */
+interface Box {
+  type: string;
+  start: number;
+  end: number;
+}
+
+interface TrackInfo {
+  handler: string;
+  durationSeconds: number | null;
+  tkhdWidth: number | null;
+  tkhdHeight: number | null;
+  sampleEntry: Box | null;
+}
+
+function parseMoovSafely(moov: Uint8Array): Omit<MediaInfo, "moovPosition"> {
+  try {
+    return parseMoov(new Bytes(moov));
+  } catch (err) {
+    // Safety net: our own checks should catch everything, but a bug must not
+    // surface as a RangeError/500 for a bad upload.
+    if (err instanceof MediaProbeError) throw err;
+    if (err instanceof RangeError) throw corrupt("moov");
+    throw err;
+  }
+}
+
+function parseMoov(b: Bytes): Omit<MediaInfo, "moovPosition"> {
+  const top = children(b, 0, b.length);
+
+  let movieDuration: number | null = null;
+  const mvhd = top.find((x) => x.type === "mvhd");
+  if (mvhd) movieDuration = parseTimescaledDuration(b, mvhd, "mvhd");
+
+  const tracks = top.filter((x) => x.type === "trak").map((t) => parseTrak(b, t));
+
+  let durationSeconds = movieDuration ?? 0;
+  if (!(durationSeconds > 0)) {
+    // mvhd missing or zero: use the longest track instead.
+    durationSeconds = tracks.reduce((max, t) => Math.max(max, t.durationSeconds ?? 0), 0);
+  }
+
+  const video = tracks.find((t) => t.handler === "vide");
+  const audio = tracks.find((t) => t.handler === "soun");
+
+  let width: number | null = null;
+  let height: number | null = null;
+  let videoCodec: string | null = null;
+  if (video) {
+    if (video.sampleEntry) {
+      videoCodec = video.sampleEntry.type;
+      const size = visualEntrySize(b, video.sampleEntry);
+      if (size) ({ width, height } = size);
+    }
+    if (width === null || height === null) {
+      width = video.tkhdWidth;
+      height = video.tkhdHeight;
+    }
+  }
+
+  let audioCodec: string | null = null;
+  if (audio?.sampleEntry) audioCodec = audioCodecString(b, audio.sampleEntry);
+
+  return { durationSeconds, width, height, videoCodec, audioCodec };
+}
+
+function parseTrak(b: Bytes, trak: Box): TrackInfo {
+  const info: TrackInfo = {
+    handler: "",
+    durationSeconds: null,
+    tkhdWidth: null,
+    tkhdHeight: null,
+    sampleEntry: null,
+  };
+  const kids = children(b, trak.start, trak.end);
+
+  const tkhd = kids.find((x) => x.type === "tkhd");
+  if (tkhd) {
+    // Width/height are 16.16 fixed point at the end of tkhd; their offset depends on the version.
+    const version = b.u8(tkhd.start, tkhd);
+    const at = tkhd.start + (version === 1 ? 88 : 76);
+    const w = b.u32(at, tkhd) >>> 16;
+    const h = b.u32(at + 4, tkhd) >>> 16;
+    if (w > 0 && h > 0) {
+      info.tkhdWidth = w;
+      info.tkhdHeight = h;
+    }
+  }
+
+  const mdia = kids.find((x) => x.type === "mdia");
+  if (!mdia) return info;
+  const mdiaKids = children(b, mdia.start, mdia.end);
+
+  const mdhd = mdiaKids.find((x) => x.type === "mdhd");
+  if (mdhd) info.durationSeconds = parseTimescaledDuration(b, mdhd, "mdhd");
+
+  // The mdia-level hdlr gives the media type. (QuickTime has a second hdlr in
+  // minf for the data reference; that one is ignored.)
+  const hdlr = mdiaKids.find((x) => x.type === "hdlr");
+  if (hdlr) info.handler = b.fourcc(hdlr.start + 8, hdlr);
+
+  const stsd = descend(b, mdiaKids, ["minf", "stbl", "stsd"]);
+  if (stsd) {
+    // stsd: version/flags, entry_count, then sample entries as boxes. Use the first.
+    const entryCount = b.u32(stsd.start + 4, stsd);
+    if (entryCount > 0) {
+      info.sampleEntry = children(b, stsd.start + 8, stsd.end, 1)[0] ?? null;
+    }
+  }
+  return info;
+}
+
+/** mvhd and mdhd share the layout up to the duration: returns seconds or null if unknown. */
+function parseTimescaledDuration(b: Bytes, box: Box, name: string): number | null {
+  const version = b.u8(box.start, box);
+  let timescale: number;
+  let duration: number;
+  if (version === 1) {
+    timescale = b.u32(box.start + 20, box);
+    duration = b.u64(box.start + 24, box);
+  } else if (version === 0) {
+    timescale = b.u32(box.start + 12, box);
+    duration = b.u32(box.start + 16, box);
+    if (duration === 0xffffffff) return null; // "unknown" marker
+  } else {
+    throw new MediaProbeError(`corrupt MP4/MOV file: unsupported ${name} version ${version}`);
+  }
+  if (timescale === 0) return null;
+  return duration / timescale;
+}
+
+/** Visual sample entries have width/height at a fixed offset after the 8-byte SampleEntry header. */
+function visualEntrySize(b: Bytes, entry: Box): { width: number; height: number } | null {
+  // reserved(6) data_reference_index(2) pre_defined(2) reserved(2) pre_defined(12) width(2) height(2)
+  if (entry.end - entry.start < 28) return null;
+  const width = b.u16(entry.start + 24, entry);
+  const height = b.u16(entry.start + 26, entry);
+  return width > 0 && height > 0 ? { width, height } : null;
+}
+
+function audioCodecString(b: Bytes, entry: Box): string {
+  if (entry.type !== "mp4a") return entry.type;
+  const esds = findEsds(b, entry);
+  if (!esds) return "mp4a";
+  const es = parseEsds(b, esds);
+  if (es.objectType === null) return "mp4a";
+  const oti = es.objectType.toString(16).toUpperCase().padStart(2, "0");
+  // RFC 6381: the audio object type is only appended for MPEG-4 Audio (0x40).
+  if (es.objectType === 0x40 && es.audioObjectType !== null) return `mp4a.${oti}.${es.audioObjectType}`;
+  return `mp4a.${oti}`;
+}
+
+/**
+ * Finds the esds box in an mp4a entry. The child boxes start after the audio
+ * fields, whose length depends on the sound description version: QuickTime v1
+ * adds 16 bytes and v2 adds 36, but an ISO MP4 "version 1" entry adds nothing,
+ * so both layouts are tried. MOV files may also wrap esds in a 'wave' box.
+ */
+function findEsds(b: Bytes, entry: Box): Box | null {
+  // reserved(6) data_reference_index(2) version(2) revision(2) vendor(4)
+  // channels(2) sample_size(2) compression_id(2) packet_size(2) sample_rate(4) = 28 bytes
+  const version = b.u16(entry.start + 8, entry);
+  const extra = version === 1 ? 16 : version === 2 ? 36 : 0;
+  const candidates = extra > 0 ? [28 + extra, 28] : [28];
+  for (const skip of candidates) {
+    const childStart = entry.start + skip;
+    if (childStart > entry.end) continue;
+    try {
+      const kids = children(b, childStart, entry.end);
+      const direct = kids.find((x) => x.type === "esds");
+      if (direct) return direct;
+      const wave = kids.find((x) => x.type === "wave");
+      if (wave) {
+        const inWave = children(b, wave.start, wave.end).find((x) => x.type === "esds");
+        if (inWave) return inWave;
+      }
+    } catch (err) {
+      // Wrong layout guess: the bytes did not parse as boxes; try the next one.
+      if (!(err instanceof MediaProbeError)) throw err;
+    }
+  }
+  return null;
+}
+
+interface EsInfo {
+  objectType: number | null;
+  audioObjectType: number | null;
+}
+
+/** esds: FullBox header, then an ES_Descriptor (tag 3) → DecoderConfigDescriptor (tag 4) → DecoderSpecificInfo (tag 5). */
+function parseEsds(b: Bytes, esds: Box): EsInfo {
+  const result: EsInfo = { objectType: null, audioObjectType: null };
+  const es = readDescriptor(b, esds.start + 4, esds.end);
+  if (!es || es.tag !== 0x03) return result;
+
+  let p = es.start + 2; // ES_ID
+  const flags = b.u8(p++, esds);
+  if (flags & 0x80) p += 2; // dependsOn_ES_ID
+  if (flags & 0x40) p += 1 + b.u8(p, esds); // URL string
+  if (flags & 0x20) p += 2; // OCR_ES_Id
+
+  // Sub-descriptors of the ES_Descriptor; we want DecoderConfigDescriptor.
+  const dc = findDescriptor(b, p, es.end, 0x04);
+  if (!dc || dc.end - dc.start < 13) return result;
+  result.objectType = b.u8(dc.start, esds);
+
+  // objectTypeIndication(1) streamType(1) bufferSizeDB(3) maxBitrate(4) avgBitrate(4) = 13 bytes
+  const dsi = findDescriptor(b, dc.start + 13, dc.end, 0x05);
+  if (dsi && dsi.end - dsi.start >= 1) {
+    // AudioSpecificConfig: 5-bit audioObjectType; 31 means "escape, 32 + next 6 bits".
+    let aot = b.u8(dsi.start, esds) >>> 3;
+    if (aot === 31 && dsi.end - dsi.start >= 2) {
+      const bits = (b.u8(dsi.start, esds) << 8) | b.u8(dsi.start + 1, esds);
+      aot = 32 + ((bits >>> 5) & 0x3f);
+    }
+    result.audioObjectType = aot;
+  }
+  return result;
+}
+
+interface Descriptor {
+  tag: number;
+  start: number;
+  end: number;
+}
+
+/** MPEG-4 descriptor: tag byte, then a size of 1-4 bytes with 7 bits each (high bit = more). */
+function readDescriptor(b: Bytes, offset: number, limit: number): Descriptor | null {
+  if (offset >= limit) return null;
+  const bounds = { type: "esds", start: offset, end: limit };
+  const tag = b.u8(offset, bounds);
+  let size = 0;
+  let p = offset + 1;
+  for (let i = 0; i < 4; i++) {
+    const byte = b.u8(p++, bounds);
+    size = size * 128 + (byte & 0x7f);
+    if (!(byte & 0x80)) break;
+  }
+  // Some muxers write slightly wrong sizes; clamp to the parent instead of failing.
+  return { tag, start: p, end: Math.min(p + size, limit) };
+}
+
+function findDescriptor(b: Bytes, offset: number, limit: number, tag: number): Descriptor | null {
+  let p = offset;
+  while (p < limit) {
+    const d = readDescriptor(b, p, limit);
+    if (!d) return null;
+    if (d.tag === tag) return d;
+    p = d.end; // always advances: the header is at least 2 bytes
+  }
+  return null;
+}
+
+/**
+ * Parses consecutive boxes in [start, end). `max` stops early (used for
+ * stsd, where only the first entry matters).
+ */
+function children(b: Bytes, start: number, end: number, max = Infinity): Box[] {
+  const boxes: Box[] = [];
+  let p = start;
+  const parent: Box = { type: "box", start, end };
+  // Fewer than 8 bytes left is padding (QuickTime may end a list with a 4-byte zero).
+  while (end - p >= 8 && boxes.length < max) {
+    const size32 = b.u32(p, parent);
+    const type = b.fourcc(p + 4, parent);
+    let headerSize = 8;
+    let size: number;
+    if (size32 === 1) {
+      size = b.u64(p + 8, parent);
+      headerSize = 16;
+    } else if (size32 === 0) {
+      size = end - p; // extends to the end of the parent
+    } else {
+      size = size32;
+    }
+    if (size < headerSize || size > end - p) throw corrupt(type);
+    boxes.push({ type, start: p + headerSize, end: p + size });
+    p += size; // size >= 8, so this always advances
+  }
+  return boxes;
+}
+
+/** Follows a path of container boxes, e.g. minf → stbl → stsd. */
+function descend(b: Bytes, boxes: Box[], path: string[]): Box | null {
+  let current = boxes;
+  let found: Box | null = null;
+  for (const [i, type] of path.entries()) {
+    found = current.find((x) => x.type === type) ?? null;
+    if (!found) return null;
+    if (i < path.length - 1) current = children(b, found.start, found.end);
+  }
+  return found;
+}
+
+function corrupt(type: string): MediaProbeError {
+  const name = /^[\x20-\x7e]{4}$/.test(type) ? `'${type}' box` : "box";
+  return new MediaProbeError(`corrupt MP4/MOV file: invalid ${name} in the metadata`);
+}
+
+/** Bounds-checked big-endian reads; every read names the box it must stay inside. */
+class Bytes {
+  private readonly view: DataView;
+  readonly length: number;
+
+  constructor(private readonly bytes: Uint8Array) {
+    this.view = viewOf(bytes);
+    this.length = bytes.length;
+  }
+
+  private check(offset: number, n: number, box: Box): void {
+    if (offset < box.start || offset + n > box.end || offset + n > this.length) throw corrupt(box.type);
+  }
+
+  u8(offset: number, box: Box): number {
+    this.check(offset, 1, box);
+    return this.view.getUint8(offset);
+  }
+
+  u16(offset: number, box: Box): number {
+    this.check(offset, 2, box);
+    return this.view.getUint16(offset);
+  }
+
+  u32(offset: number, box: Box): number {
+    this.check(offset, 4, box);
+    return this.view.getUint32(offset);
+  }
+
+  u64(offset: number, box: Box): number {
+    this.check(offset, 8, box);
+    return readUint64(this.view, offset);
+  }
+
+  fourcc(offset: number, box: Box): string {
+    this.check(offset, 4, box);
+    return fourcc(this.bytes, offset);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Small helpers shared by both levels.
+// ---------------------------------------------------------------------------
+
+function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** 64-bit big-endian as a JS number; values beyond 2^53 cannot be real sizes/durations here. */
+function readUint64(view: DataView, offset: number): number {
+  const hi = view.getUint32(offset);
+  const lo = view.getUint32(offset + 4);
+  if (hi >= 0x200000) throw new MediaProbeError("corrupt MP4/MOV file: 64-bit value out of range");
+  return hi * 0x1_0000_0000 + lo;
+}
+
+function fourcc(bytes: Uint8Array, offset: number): string {
+  let s = "";
+  for (let i = offset; i < offset + 4; i++) s += String.fromCharCode(bytes[i] ?? 0);
+  return s;
+}
+
+function isPrintableFourcc(bytes: Uint8Array, offset: number): boolean {
+  for (let i = offset; i < offset + 4; i++) {
+    const c = bytes[i];
+    if (c === undefined || c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Service rules.
+// ---------------------------------------------------------------------------
+
+const H264_CODECS = new Set(["avc1", "avc3"]);
+/** MPEG-4 Audio (0x40) and MPEG-2 AAC Main/LC/SSR (0x66-0x68). */
+const AAC_OBJECT_TYPES = new Set([0x40, 0x66, 0x67, 0x68]);
+const MAX_LONG_SIDE = 1920;
+const MAX_SHORT_SIDE = 1080;
+
+/** Returns null when the media meets the service's rules, else a user-facing reason. */
+export function checkMediaRequirements(info: MediaInfo): string | null {
+  if (info.videoCodec === null) return "no video track";
+  if (!H264_CODECS.has(info.videoCodec)) {
+    return `video codec must be H.264 (avc1), got ${displayCodec(info.videoCodec)}`;
+  }
+  if (info.audioCodec !== null && !isAac(info.audioCodec)) {
+    return `audio codec must be AAC, got ${displayCodec(info.audioCodec)}`;
+  }
+  if (info.width === null || info.height === null) return "could not determine the video frame size";
+  // Compare long/short sides so portrait 1080x1920 is allowed like landscape.
+  const long = Math.max(info.width, info.height);
+  const short = Math.min(info.width, info.height);
+  if (long > MAX_LONG_SIDE || short > MAX_SHORT_SIDE) {
+    return `frame size ${info.width}x${info.height} exceeds ${MAX_LONG_SIDE}x${MAX_SHORT_SIDE}`;
+  }
+  if (!(info.durationSeconds > 0)) return "video duration must be greater than 0";
+  return null;
+}
+
+function isAac(codec: string): boolean {
+  const match = /^mp4a\.([0-9A-Fa-f]{2})(?:\.|$)/.exec(codec);
+  return match !== null && AAC_OBJECT_TYPES.has(parseInt(match[1]!, 16));
+}
+
+/** Fourccs come from the file: keep the message readable if they hold odd bytes. */
+function displayCodec(codec: string): string {
+  const clean = codec.replace(/[^\x20-\x7e]/g, "?").trim();
+  return clean === "" ? "unknown" : clean;
+}

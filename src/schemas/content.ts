@@ -1,0 +1,167 @@
+// zod schemas of the content endpoints (E1–E5, spec 2.1); the OpenAPI document is generated from them.
+import { z } from "@hono/zod-openapi";
+import { CONTENT_KEY_PATTERN } from "../storage/layout";
+
+export const TITLE_MAX = 500;
+export const DESCRIPTION_MAX = 5000;
+const NAME_MAX = 200;
+const NAMES_MAX = 100;
+
+/** "is required" when the field is absent, zod's own message otherwise. */
+const required = (expected: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${expected}`),
+});
+
+export const contentKeySchema = z
+  .string(required("a string"))
+  .regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits")
+  .openapi({ example: "abc123XY" });
+
+const names = (what: string) =>
+  z
+    .array(z.string().min(1, `${what} names must not be empty`).max(NAME_MAX), required("an array of strings"))
+    .max(NAMES_MAX, `at most ${NAMES_MAX} ${what} names`)
+    .openapi({ example: [] });
+
+const customFieldValue = z.union([z.string().max(1000), z.number()], {
+  error: "custom field values must be a string or a number",
+});
+
+export const customFieldsSchema = z
+  .array(
+    z
+      .record(z.string().min(1).max(100), customFieldValue)
+      .refine((o) => Object.keys(o).length === 1, "each custom field must be an object with exactly one key"),
+    required("an array of objects"),
+  )
+  .max(100, "at most 100 custom fields")
+  .openapi({ example: [{ season: 3 }] });
+
+export const translationSchema = z.strictObject({
+  language: z.string().regex(/^[a-z]{2}$/, "must be a two-letter language code"),
+  title: z.string().max(TITLE_MAX),
+  description: z.string().max(DESCRIPTION_MAX),
+});
+
+export const subtitleSchema = z
+  .record(z.string().regex(/^[a-z]{2}(-[A-Za-z0-9]{2,8})?$/, "subtitle keys must be language codes"), z.url())
+  .refine((o) => Object.keys(o).length >= 1, "each subtitle object maps a language code to a URL");
+
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+/** Fields shared by create and update. */
+const editable = {
+  title: z.string(required("a string")).max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
+  description: z.string(required("a string")).max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`),
+  thumbnailUrl: httpUrl.nullable(),
+  categories: names("category"),
+  tags: names("tag"),
+  events: names("event"),
+  customFields: customFieldsSchema,
+  // Extension fields (not in the spec's table): optional on create and update.
+  translations: z.array(translationSchema).max(50).optional(),
+  subtitles: z.array(subtitleSchema).max(50).optional(),
+  isLive: z.boolean().optional(),
+};
+
+export const createContentBody = z
+  .strictObject({
+    contentKey: contentKeySchema.nullish(),
+    contentSize: z
+      .number({ error: (i) => (i.input === undefined ? "is required" : "must be a number") })
+      .int("must be an integer")
+      .positive("must be a positive integer"),
+    title: editable.title.optional(),
+    description: editable.description.optional(),
+    thumbnailUrl: editable.thumbnailUrl.optional(),
+    categories: editable.categories.optional(),
+    tags: editable.tags.optional(),
+    events: editable.events.optional(),
+    customFields: editable.customFields.optional(),
+    suffix: z.enum([".mp4", ".mov"], { error: "must be .mp4 or .mov" }).optional(),
+    translations: editable.translations,
+    subtitles: editable.subtitles,
+    isLive: editable.isLive,
+  })
+  .openapi("CreateContent");
+
+export const updateContentBody = z
+  .strictObject({
+    contentKey: contentKeySchema,
+    title: editable.title,
+    description: editable.description,
+    thumbnailUrl: z.union([httpUrl, z.null()], required("a URL or null")),
+    categories: editable.categories,
+    tags: editable.tags,
+    events: editable.events,
+    customFields: editable.customFields,
+    translations: editable.translations,
+    subtitles: editable.subtitles,
+    isLive: editable.isLive,
+  })
+  .openapi("UpdateContent");
+
+export const completeUploadBody = z
+  .strictObject({
+    uploadId: z.string(required("a string")).min(1),
+    key: z.string(required("a string")).min(1),
+    parts: z
+      .array(
+        z.strictObject({
+          PartNumber: z.number().int().min(1).max(10_000),
+          ETag: z.string().min(1, "must not be empty"),
+        }),
+        required("an array of {PartNumber, ETag}"),
+      )
+      .min(1, "at least one part is required"),
+  })
+  .openapi("CompleteUpload");
+
+export const contentKeyQuery = z.object({
+  contentKey: contentKeySchema.openapi({ param: { name: "contentKey", in: "query" } }),
+});
+
+export const contentObject = z
+  .object({
+    contentKey: z.string(),
+    title: z.string(),
+    description: z.string(),
+    thumbnailUrl: z.string(),
+    categories: z.array(z.string()),
+    tags: z.array(z.string()),
+    events: z.array(z.string()),
+    customFields: z.array(z.record(z.string(), z.union([z.string(), z.number()]))),
+    translations: z.array(translationSchema),
+    subtitles: z.array(z.record(z.string(), z.string())),
+    isLive: z.boolean(),
+    status: z.enum(["uploading", "available", "rejected"]).openapi({
+      description: "uploading until E2 completes; available once published; rejected when the media failed the checks",
+    }),
+    rejectionReason: z.string().nullable(),
+    duration: z.number().nullable(),
+    createdDate: z.string(),
+    publishedDate: z.string().nullable(),
+    url: z.string().nullable().openapi({ description: "Media URL once available" }),
+  })
+  .openapi("Content");
+
+export const createContentResponse = contentObject
+  .extend({
+    contentSize: z.number(),
+    thumbnailUploadUrl: z.string(),
+    contentUploadData: z.object({
+      chunkSize: z.number(),
+      uploadId: z.string(),
+      key: z.string(),
+      signedUrls: z.array(z.string()),
+    }),
+  })
+  .openapi("CreatedContent");
+
+export const messageError = z.object({ message: z.string() }).openapi("MessageError");
+export const koError = z.object({ status: z.literal("KO"), error: z.string() }).openapi("Error");
+
+export type CreateContentBody = z.infer<typeof createContentBody>;
+export type UpdateContentBody = z.infer<typeof updateContentBody>;
+export type CompleteUploadBody = z.infer<typeof completeUploadBody>;
+export type ContentObject = z.infer<typeof contentObject>;

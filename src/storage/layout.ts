@@ -1,0 +1,12 @@
+// Where things live in the R2 bucket, and the public URLs that serve them.
+export const mediaKey = (contentKey: string, suffix: string) => `${contentKey}/${contentKey}${suffix}`;
+export const thumbnailKey = (contentKey: string) => `${contentKey}/thumbnail.jpg`;
+
+/** The media object is served by the worker at /media/<key> (Range, HEAD, ETag). */
+export const mediaUrl = (baseUrl: string, key: string) => `${baseUrl}/media/${key}`;
+/** The service's thumbnail URL: the uploaded thumbnail, or a default image until one is uploaded. */
+export const serviceThumbnailUrl = (staticUrl: string, contentKey: string) =>
+  `${staticUrl}/thumbnails/${contentKey}.jpg`;
+
+/** A content key as used in R2 keys and URLs: 1–8 ASCII letters or digits. */
+export const CONTENT_KEY_PATTERN = /^[A-Za-z0-9]{1,8}$/;
