@@ -14,3 +14,13 @@ export function chunkRows<T>(rows: readonly T[], paramsPerRow: number, maxParams
   for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
   return chunks;
 }
+
+/** True when a D1 error (possibly wrapped by Drizzle as its cause) is a UNIQUE violation on `column`. */
+export function isUniqueViolation(err: unknown, column?: string): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (message.includes("UNIQUE constraint failed") && (!column || message.includes(column))) return true;
+    if (!(e instanceof Error)) break;
+  }
+  return false;
+}

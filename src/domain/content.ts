@@ -10,7 +10,7 @@ import {
   updateContent,
   type ContentScope,
 } from "../db/content";
-import type { Db } from "../db/client";
+import { isUniqueViolation, type Db } from "../db/client";
 import type { Content } from "../db/schema";
 import { ApiError, badRequest, notFound } from "../http/errors";
 import { checkMediaRequirements, MediaProbeError, probeMp4, type MediaInfo } from "../media/mp4-probe";
@@ -136,7 +136,7 @@ export async function createContent(deps: ContentDeps, scope: ContentScope, body
   } catch (err) {
     // Nothing half-made is left behind: the upload goes with the failed insert.
     await upload.abort().catch(() => undefined);
-    if (String(err).includes("UNIQUE constraint failed: contents.content_key")) {
+    if (isUniqueViolation(err, "contents.content_key")) {
       throw badRequest(`contentKey: ${contentKey} is already in use`);
     }
     throw err;

@@ -34,7 +34,12 @@ export interface RateLimitDecision {
 
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
-  private readonly isolateId = crypto.randomUUID();
+  // Random values are not allowed at global scope in workerd, so the id is made on first use.
+  private id: string | undefined;
+  private get isolateId(): string {
+    this.id ??= crypto.randomUUID();
+    return this.id;
+  }
 
   constructor(private readonly syncIntervalMs = SYNC_INTERVAL_MS) {}
 

@@ -15,6 +15,7 @@ import {
   updateOrganization,
   type OrganizationWithNetwork,
 } from "../db/organizations";
+import { isUniqueViolation } from "../db/client";
 import { ENTITLEMENTS, PLANS } from "../db/schema";
 import type { AppEnv } from "../http/context";
 import { badRequest, notFound } from "../http/errors";
@@ -231,7 +232,7 @@ adminRoutes.openapi(
       });
       return c.json({ name: sub.name, mmiKey: sub.mmiKey }, 200);
     } catch (err) {
-      if (String(err).includes("UNIQUE")) throw badRequest(`mmiKey: ${mmiKey} is already in use`);
+      if (isUniqueViolation(err, "sub_organizations.mmi_key")) throw badRequest(`mmiKey: ${mmiKey} is already in use`);
       throw err;
     }
   },

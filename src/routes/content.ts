@@ -27,9 +27,8 @@ const json = <T>(schema: T, description: string) => ({ description, content: { "
 
 export const contentRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
 
-for (const path of ["/v2/content", "/v2/content/*"]) {
-  contentRoutes.use(path, messageErrors, authenticate("write"));
-}
+// "/v2/content/*" also matches "/v2/content" itself (and the trailing-slash form).
+contentRoutes.use("/v2/content/*", messageErrors, authenticate("write"));
 
 function deps(c: Context<AppEnv>) {
   return {

@@ -1,0 +1,275 @@
+// Operator CLI over the admin API (src/routes/admin.ts).
+//   npm run admin -- <command> [options]        npm run admin -- help
+// Target: --url, else ADMIN_URL, else http://127.0.0.1:8787. Token: --token, else ADMIN_TOKEN,
+// else (local URLs only) ADMIN_TOKEN from .dev.vars. The token is never printed.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ROOT } from "./lib/wrangler.mjs";
+
+const DEFAULT_URL = "http://127.0.0.1:8787";
+const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+const CREDENTIALS_WARNING =
+  "Store these credentials now: secrets and tokens are shown only once (the server keeps only hashes).";
+
+/** "a,b,c" → ["a","b","c"]; "" or "none" → []; undefined stays undefined (field not sent). */
+const list = (value) =>
+  value === undefined ? undefined : value === "none" ? [] : value.split(",").map((s) => s.trim()).filter(Boolean);
+/** --network none clears the network (null); other values are network names. */
+const network = (value) => (value === "none" ? null : value);
+const orgPath = (key) => `/admin/organizations/${encodeURIComponent(key)}`;
+
+const orgOptions = {
+  name: { type: "string", hint: "N" },
+  plan: { type: "string", hint: "standard|enterprise" },
+  entitlements: { type: "string", hint: "a,b,c|none" },
+  network: { type: "string", hint: "NAME|none" },
+};
+const orgFields = (o) => ({ name: o.name, plan: o.plan, entitlements: list(o.entitlements), network: network(o.network) });
+
+function printOrgTable({ organizations }) {
+  if (organizations.length === 0) return console.log("No organizations.");
+  const rows = [
+    ["KEY", "PLAN", "NETWORK", "ENTITLEMENTS"],
+    ...organizations.map((o) => [o.organizationKey, o.plan, o.network ?? "-", o.entitlements.join(",") || "-"]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd());
+}
+
+/**
+ * One entry per command. To add a command, add an entry:
+ *   name       words that select it ("video set")
+ *   args       names of its positional arguments, all required
+ *   options    node:util parseArgs options (plus `hint` for the usage text); `required` lists mandatory ones
+ *   request    (args, options) → { method, path, body? }; undefined body fields are not sent
+ *   print      optional; default prints the JSON response
+ *   secrets    true when the response holds credentials shown once (prints a warning)
+ */
+const COMMANDS = [
+  {
+    name: "org create",
+    args: ["organizationKey"],
+    options: orgOptions,
+    summary: "Create an organization (default plan standard, no entitlements); prints its credentials once",
+    request: ({ organizationKey }, o) => ({
+      method: "POST",
+      path: "/admin/organizations",
+      body: { organizationKey, ...orgFields(o) },
+    }),
+    secrets: true,
+  },
+  {
+    name: "org list",
+    summary: "List organizations: key, plan, network, entitlements",
+    request: () => ({ method: "GET", path: "/admin/organizations" }),
+    print: printOrgTable,
+  },
+  {
+    name: "org show",
+    args: ["organizationKey"],
+    summary: "Show an organization and its sub-organizations",
+    request: ({ organizationKey }) => ({ method: "GET", path: orgPath(organizationKey) }),
+  },
+  {
+    name: "org set",
+    args: ["organizationKey"],
+    options: orgOptions,
+    atLeastOne: true,
+    summary: "Change name, plan, entitlements (none = empty) or network (none = no network)",
+    request: ({ organizationKey }, o) => ({ method: "PATCH", path: orgPath(organizationKey), body: orgFields(o) }),
+  },
+  {
+    name: "suborg create",
+    args: ["organizationKey"],
+    options: { name: { type: "string", hint: "N" }, "mmi-key": { type: "string", hint: "K" } },
+    required: ["name"],
+    summary: "Create a sub-organization; prints its MMI key (generated unless --mmi-key is given)",
+    request: ({ organizationKey }, o) => ({
+      method: "POST",
+      path: `${orgPath(organizationKey)}/sub-organizations`,
+      body: { name: o.name, mmiKey: o["mmi-key"] },
+    }),
+  },
+  {
+    name: "credentials rotate",
+    args: ["organizationKey"],
+    options: { parts: { type: "string", hint: "apiSecret,apiToken,syncCode,apiKey" } },
+    summary: "Replace credentials (default apiSecret,apiToken); old ones stop working, new ones are printed once",
+    request: ({ organizationKey }, o) => ({
+      method: "POST",
+      path: `${orgPath(organizationKey)}/credentials/rotate`,
+      body: o.parts === undefined ? {} : { rotate: list(o.parts) },
+    }),
+    secrets: true,
+  },
+];
+
+const GLOBAL_OPTIONS = {
+  url: { type: "string" },
+  token: { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+function commandUsage(cmd) {
+  const args = (cmd.args ?? []).map((a) => `<${a}>`);
+  const opts = Object.entries(cmd.options ?? {}).map(([flag, spec]) => {
+    const text = `--${flag}${spec.type === "string" ? ` ${spec.hint ?? "VALUE"}` : ""}`;
+    return cmd.required?.includes(flag) ? text : `[${text}]`;
+  });
+  return [cmd.name, ...args, ...opts].join(" ");
+}
+
+function usage() {
+  return [
+    "Usage: npm run admin -- <command> [options] [--url URL] [--token TOKEN]",
+    "",
+    "Commands:",
+    ...COMMANDS.flatMap((cmd) => [`  ${commandUsage(cmd)}`, `      ${cmd.summary}`]),
+    "  help [command]",
+    "",
+    `--url    API base URL (env ADMIN_URL, default ${DEFAULT_URL})`,
+    "--token  operator token (env ADMIN_TOKEN; for 127.0.0.1/localhost it defaults to ADMIN_TOKEN in .dev.vars)",
+  ].join("\n");
+}
+
+class UsageError extends Error {}
+
+/** The command whose name words start the positionals (longest match wins). */
+function findCommand(positionals) {
+  const matches = COMMANDS.filter((cmd) => cmd.name.split(" ").every((w, i) => positionals[i] === w));
+  return matches.sort((a, b) => b.name.length - a.name.length)[0];
+}
+
+function parse(argv) {
+  // First pass only locates the command words, wherever global options sit; it knows every
+  // command's options so their values are not mistaken for positionals.
+  const allOptions = Object.assign({}, ...COMMANDS.map((c) => c.options ?? {}), GLOBAL_OPTIONS);
+  const loose = parseArgs({ args: argv, options: stripHints(allOptions), strict: false, allowPositionals: true });
+  const [first, ...rest] = loose.positionals;
+  if (first === undefined || first === "help") {
+    const cmd = rest.length ? findCommand(rest) : undefined;
+    return { help: cmd ? `Usage: npm run admin -- ${commandUsage(cmd)}\n  ${cmd.summary}` : usage() };
+  }
+  const cmd = findCommand(loose.positionals);
+  if (!cmd) throw new UsageError(`unknown command: ${loose.positionals.join(" ")} (npm run admin -- help lists them)`);
+
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: stripHints({ ...GLOBAL_OPTIONS, ...cmd.options }),
+      allowPositionals: true,
+    });
+  } catch (err) {
+    throw new UsageError(`${err.message}\nUsage: npm run admin -- ${commandUsage(cmd)}`, { cause: err });
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: `Usage: npm run admin -- ${commandUsage(cmd)}\n  ${cmd.summary}` };
+
+  const given = positionals.slice(cmd.name.split(" ").length);
+  const names = cmd.args ?? [];
+  const missing = cmd.required?.filter((flag) => values[flag] === undefined) ?? [];
+  const problem =
+    given.length < names.length
+      ? `missing <${names[given.length]}>`
+      : given.length > names.length
+        ? `unexpected argument: ${given[names.length]}`
+        : missing.length
+          ? `missing --${missing[0]}`
+          : cmd.atLeastOne && !Object.keys(cmd.options).some((flag) => values[flag] !== undefined)
+            ? `give at least one of ${Object.keys(cmd.options).map((f) => `--${f}`).join(", ")}`
+            : null;
+  if (problem) throw new UsageError(`${problem}\nUsage: npm run admin -- ${commandUsage(cmd)}`);
+  const args = Object.fromEntries(names.map((name, i) => [name, given[i]]));
+  return { cmd, args, values };
+}
+
+function stripHints(options) {
+  return Object.fromEntries(Object.entries(options).map(([k, { hint, ...spec }]) => [k, spec]));
+}
+
+function readDevVarsToken() {
+  const file = join(ROOT, ".dev.vars");
+  if (!existsSync(file)) return undefined;
+  for (const line of readFileSync(file, "utf8").split(/\r?\n/)) {
+    const m = line.match(/^\s*(?:export\s+)?ADMIN_TOKEN\s*=\s*(.*?)\s*$/);
+    if (m) return m[1].replace(/^(["'])(.*)\1$/, "$2") || undefined;
+  }
+  return undefined;
+}
+
+function resolveTarget(values) {
+  const raw = values.url ?? process.env.ADMIN_URL ?? DEFAULT_URL;
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`invalid URL: ${raw}`);
+  }
+  if (!/^https?:$/.test(url.protocol)) throw new UsageError(`URL must be http or https: ${raw}`);
+  let token = values.token ?? process.env.ADMIN_TOKEN;
+  // The .dev.vars fallback only applies to a local server: a remote URL never gets a default token.
+  if (!token && LOCAL_HOSTS.has(url.hostname)) token = readDevVarsToken();
+  if (!token) {
+    throw new UsageError(
+      LOCAL_HOSTS.has(url.hostname)
+        ? "no operator token: set ADMIN_TOKEN (or --token), or run `npm run dev` once to create .dev.vars"
+        : `no operator token for ${url.origin}: set ADMIN_TOKEN (or pass --token)`,
+    );
+  }
+  return { base: raw.replace(/\/+$/, ""), origin: url.origin, local: LOCAL_HOSTS.has(url.hostname), token };
+}
+
+/** Drops undefined fields so the API's defaults apply (its schemas are strict about unknown keys). */
+const compact = (body) =>
+  body && Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+
+async function call(target, { method, path, body }) {
+  let res;
+  try {
+    res = await fetch(target.base + path, {
+      method,
+      headers: {
+        Authorization: `Bearer ${target.token}`,
+        Accept: "application/json",
+        ...(body !== undefined && { "Content-Type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(compact(body)),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (err) {
+    const reason = err.cause?.code ?? err.cause?.message ?? err.message;
+    const hint = target.local ? " (is `npm run dev` running?)" : "";
+    throw new Error(`cannot reach ${target.origin}: ${reason}${hint}`);
+  }
+  const text = await res.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (!res.ok) {
+    const message = json?.error ?? json?.message ?? (text.slice(0, 500) || res.statusText);
+    const hint = res.status === 401 ? " (check ADMIN_TOKEN for this server)" : "";
+    throw new Error(`${method} ${path} failed: HTTP ${res.status}: ${message}${hint}`);
+  }
+  return json ?? text;
+}
+
+async function main(argv) {
+  const parsed = parse(argv);
+  if (parsed.help) return console.log(parsed.help);
+  const { cmd, args, values } = parsed;
+  const target = resolveTarget(values);
+  const result = await call(target, cmd.request(args, values));
+  (cmd.print ?? ((r) => console.log(typeof r === "string" ? r : JSON.stringify(r, null, 2))))(result);
+  // stderr, so stdout stays plain JSON for piping into jq or a file.
+  if (cmd.secrets) console.error(`\n${CREDENTIALS_WARNING}`);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  console.error(`Error: ${err.message}`);
+  process.exit(err instanceof UsageError ? 2 : 1);
+});

@@ -1,0 +1,259 @@
+// Authentication, E1 validation, error shapes, rate limits, CORS, Server-Timing and logs.
+import { env } from "cloudflare:test";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { admin, call, callJson, createOrg, writeHeaders, writeJson, type TestOrg } from "./helpers";
+
+let org: TestOrg;
+
+beforeAll(async () => {
+  org = await createOrg({ entitlements: ["mmi"] });
+});
+
+describe("write credentials (E1–E5)", () => {
+  const body = JSON.stringify({ contentSize: 100 });
+
+  it("answers 401 {message} for missing or wrong credentials", async () => {
+    const attempts: Record<string, string>[] = [
+      {},
+      { "X-Service-Sync-Code": org.syncCode, "X-Service-Api-Key": org.apiKey },
+      { ...writeHeaders(org), "X-Service-Api-Secret": "wrong" },
+      { ...writeHeaders(org), "X-Service-Api-Key": "ak_unknown" },
+      { ...writeHeaders(org), "X-Service-Sync-Code": "sc_other" },
+      { Authorization: "Bearer at_not-a-token" },
+      { Authorization: `Bearer ${org.apiToken}`, "X-Service-Sync-Code": "sc_other" },
+    ];
+    for (const headers of attempts) {
+      for (const [method, path] of [
+        ["POST", "/v2/content/"],
+        ["POST", "/v2/content/complete"],
+        ["GET", "/v2/content?contentKey=abc"],
+        ["PUT", "/v2/content"],
+        ["DELETE", "/v2/content?contentKey=abc"],
+      ]) {
+        const { res, body: err } = await callJson(path!, {
+          method,
+          headers: { ...headers, "Content-Type": "application/json" },
+          ...(method === "POST" || method === "PUT" ? { body } : {}),
+        });
+        expect(res.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(401);
+        expect(Object.keys(err)).toEqual(["message"]);
+      }
+    }
+  });
+
+  it("accepts the API token as a bearer token", async () => {
+    const { res, body: created } = await callJson("/v2/content/", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${org.apiToken}`, "Content-Type": "application/json" },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(created.contentUploadData.signedUrls).toHaveLength(1);
+  });
+
+  it("scopes content to a sub-organization with X-Service-MMI-Key", async () => {
+    const sub = await admin(`/admin/organizations/${org.organizationKey}/sub-organizations`, "POST", { name: "Sub" });
+    const mmi = { "X-Service-MMI-Key": sub.body.mmiKey as string };
+    const created = await writeJson(org, "POST", "/v2/content/", { contentSize: 10, title: "sub" }, mmi);
+    expect(created.res.status).toBe(200);
+    const key = created.body.contentKey;
+    const row = await env.DB.prepare(
+      "select s.mmi_key from contents c join sub_organizations s on s.id = c.sub_organization_id where c.content_key = ?",
+    )
+      .bind(key)
+      .first("mmi_key");
+    expect(row).toBe(sub.body.mmiKey);
+    // The parent organization sees it; another sub-organization does not.
+    expect((await writeJson(org, "GET", `/v2/content?contentKey=${key}`)).res.status).toBe(200);
+    const sibling = await admin(`/admin/organizations/${org.organizationKey}/sub-organizations`, "POST", { name: "Sibling" });
+    const hidden = await writeJson(org, "GET", `/v2/content?contentKey=${key}`, undefined, {
+      "X-Service-MMI-Key": sibling.body.mmiKey,
+    });
+    expect(hidden.res.status).toBe(404);
+    const unknown = await writeJson(org, "GET", `/v2/content?contentKey=${key}`, undefined, { "X-Service-MMI-Key": "nope" });
+    expect(unknown.res.status).toBe(401);
+  });
+
+  it("answers 403 for X-Service-MMI-Key without the mmi entitlement", async () => {
+    const plain = await createOrg();
+    const sub = await admin(`/admin/organizations/${plain.organizationKey}/sub-organizations`, "POST", { name: "S" });
+    const res = await writeJson(plain, "GET", "/v2/content?contentKey=abc", undefined, { "X-Service-MMI-Key": sub.body.mmiKey });
+    expect(res.res.status).toBe(403);
+    expect(res.body.message).toBe("X-Service-MMI-Key requires the mmi entitlement");
+  });
+
+  it("keeps content of one organization invisible to another", async () => {
+    const created = await writeJson(org, "POST", "/v2/content/", { contentSize: 10 });
+    const intruder = await createOrg();
+    const key = created.body.contentKey;
+    expect((await writeJson(intruder, "GET", `/v2/content?contentKey=${key}`)).res.status).toBe(404);
+    const put = await writeJson(intruder, "PUT", "/v2/content", {
+      contentKey: key,
+      title: "x",
+      description: "",
+      thumbnailUrl: null,
+      categories: [],
+      tags: [],
+      events: [],
+      customFields: [],
+    });
+    expect(put.res.status).toBe(404);
+    expect((await writeJson(intruder, "DELETE", `/v2/content?contentKey=${key}`)).res.status).toBe(404);
+    // And the key stays taken globally: R2 objects are named by it.
+    const taken = await writeJson(intruder, "POST", "/v2/content/", { contentSize: 10, contentKey: key });
+    expect(taken.res.status).toBe(400);
+  });
+});
+
+describe("E1 validation", () => {
+  const cases: [string, unknown, RegExp | string][] = [
+    ["contentKey too long", { contentSize: 1, contentKey: "abcdefghi" }, "contentKey: must be 1 to 8 letters or digits"],
+    ["contentKey with a dash", { contentSize: 1, contentKey: "ab-c" }, "contentKey: must be 1 to 8 letters or digits"],
+    ["contentSize missing", {}, "contentSize: is required"],
+    ["contentSize zero", { contentSize: 0 }, "contentSize: must be a positive integer"],
+    ["contentSize fractional", { contentSize: 1.5 }, "contentSize: must be an integer"],
+    ["contentSize a string", { contentSize: "10" }, "contentSize: must be a number"],
+    ["suffix .avi", { contentSize: 1, suffix: ".avi" }, "suffix: must be .mp4 or .mov"],
+    ["custom field with two keys", { contentSize: 1, customFields: [{ a: 1, b: 2 }] }, "customFields.0: each custom field must be an object with exactly one key"],
+    ["custom field with an object value", { contentSize: 1, customFields: [{ a: { b: 1 } }] }, /^customFields\.0\.a: custom field values must be a string or a number/],
+    ["unknown field", { contentSize: 1, colour: "red" }, /Unrecognized key.*colour/],
+    ["tags not an array", { contentSize: 1, tags: "a" }, "tags: must be an array of strings"],
+    ["title too long", { contentSize: 1, title: "x".repeat(501) }, "title: must be at most 500 characters"],
+    ["description too long", { contentSize: 1, description: "x".repeat(5001) }, "description: must be at most 5000 characters"],
+    ["thumbnailUrl not a URL", { contentSize: 1, thumbnailUrl: "not a url" }, "thumbnailUrl: must be an http(s) URL"],
+    ["too many parts", { contentSize: 5 * 1024 * 1024 * 10_001 }, /would need 10001 parts of 5242880 bytes; at most 10000 parts are allowed/],
+  ];
+  for (const [name, body, message] of cases) {
+    it(`rejects ${name}`, async () => {
+      const { res, body: err } = await writeJson(org, "POST", "/v2/content/", body);
+      expect(res.status).toBe(400);
+      if (typeof message === "string") expect(err).toEqual({ message });
+      else expect(err.message).toMatch(message);
+    });
+  }
+
+  it("rejects invalid JSON", async () => {
+    const { res, body } = await writeJson(org, "POST", "/v2/content/", "{not json");
+    expect(res.status).toBe(400);
+    expect(body).toEqual({ message: "invalid JSON in the request body" });
+  });
+
+  it("rejects a content key already in use", async () => {
+    const first = await writeJson(org, "POST", "/v2/content/", { contentSize: 1, contentKey: "dupKey1" });
+    expect(first.res.status).toBe(200);
+    const second = await writeJson(org, "POST", "/v2/content/", { contentSize: 1, contentKey: "dupKey1" });
+    expect(second.res.status).toBe(400);
+    expect(second.body).toEqual({ message: "contentKey: dupKey1 is already in use" });
+  });
+
+  it("creates new names once per organization, case-sensitively", async () => {
+    await writeJson(org, "POST", "/v2/content/", { contentSize: 1, categories: ["Music", "music"], tags: ["Music"] });
+    await writeJson(org, "POST", "/v2/content/", { contentSize: 1, categories: ["Music"] });
+    const rows = await env.DB.prepare(
+      "select kind, name from labels where organization_id = (select id from organizations where organization_key = ?) and name in ('Music','music') order by kind, name",
+    )
+      .bind(org.organizationKey)
+      .all();
+    expect(rows.results).toEqual([
+      { kind: "category", name: "Music" },
+      { kind: "category", name: "music" },
+      { kind: "tag", name: "Music" },
+    ]);
+  });
+});
+
+describe("rate limits", () => {
+  it("answers 429 after the plan's limit with Retry-After and RateLimit headers", { timeout: 90_000 }, async () => {
+    const standard = await createOrg({ plan: "standard" });
+    // Start early in a minute so the whole burst lands in one window.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
+    for (let i = 1; i <= 100; i++) {
+      const res = await call("/v2/content?contentKey=none", { headers: writeHeaders(standard) });
+      expect(res.status).toBe(404);
+      expect(res.headers.get("RateLimit-Limit")).toBe("100");
+      expect(res.headers.get("RateLimit-Remaining")).toBe(String(100 - i));
+    }
+    const { res, body } = await callJson("/v2/content?contentKey=none", { headers: writeHeaders(standard) });
+    expect(res.status).toBe(429);
+    expect(body).toEqual({ message: "rate limit exceeded: 100 requests per minute for this organization" });
+    const retryAfter = Number(res.headers.get("Retry-After"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(res.headers.get("RateLimit-Remaining")).toBe("0");
+    // The count reached KV as this isolate's shard, in the key's metadata.
+    const minute = Math.floor(Date.now() / 60_000);
+    const shards = await env.RATE_LIMITS.list<{ count: number }>({ prefix: `rl:${standard.syncCode}:${minute}:` });
+    expect(shards.keys).toHaveLength(1);
+    expect(shards.keys[0]!.metadata!.count).toBeGreaterThan(0);
+    // Another organization is unaffected.
+    expect((await call("/v2/content?contentKey=none", { headers: writeHeaders(org) })).status).toBe(404);
+  });
+
+  it("counts other isolates' shards towards the limit", async () => {
+    const standard = await createOrg({ plan: "standard" });
+    const minute = Math.floor(Date.now() / 60_000);
+    // Another isolate already accepted 100 requests this minute.
+    await env.RATE_LIMITS.put(`rl:${standard.syncCode}:${minute}:other-isolate`, "", {
+      expirationTtl: 120,
+      metadata: { count: 100 },
+    });
+    // The first request is allowed (this isolate has not synced yet); the sync then sees the shard.
+    expect((await call("/v2/content?contentKey=none", { headers: writeHeaders(standard) })).status).toBe(404);
+    await vi.waitFor(async () => {
+      const res = await call("/v2/content?contentKey=none", { headers: writeHeaders(standard) });
+      expect(res.status).toBe(429);
+    }, { timeout: 5000, interval: 300 });
+  });
+});
+
+describe("cross-cutting", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("reports D1 rows read and time in Server-Timing", async () => {
+    const res = await call("/v2/content?contentKey=none", { headers: writeHeaders(org) });
+    const timing = res.headers.get("Server-Timing")!;
+    const m = timing.match(/d1;dur=([\d.]+);desc="rows_read=(\d+) rows_written=(\d+) queries=(\d+)"/);
+    expect(m).not.toBeNull();
+    expect(Number(m![2])).toBeGreaterThan(0);
+    expect(Number(m![4])).toBeGreaterThanOrEqual(2);
+  });
+
+  it("logs one JSON line per request without secrets", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
+    await call("/v2/content?contentKey=none", { headers: writeHeaders(org) });
+    await call("/v2/content?contentKey=none", { headers: { Authorization: `Bearer ${org.apiToken}` } });
+    const requestLines = lines.filter((l) => l.startsWith('{"method"'));
+    expect(requestLines).toHaveLength(2);
+    const entry = JSON.parse(requestLines[0]!);
+    expect(entry).toMatchObject({ method: "GET", path: "/v2/content", status: 404, organization: org.organizationKey });
+    expect(typeof entry.duration_ms).toBe("number");
+    for (const line of lines) {
+      expect(line).not.toContain(org.apiSecret);
+      expect(line).not.toContain(org.apiToken);
+      expect(line).not.toContain(org.apiKey);
+    }
+  });
+
+  it("answers CORS preflight for uploads and exposes ETag", async () => {
+    const res = await call("/v2/uploads/part?key=a", {
+      method: "OPTIONS",
+      headers: { Origin: "https://uploader.example", "Access-Control-Request-Method": "PUT" },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    expect(res.headers.get("Access-Control-Allow-Methods")).toContain("PUT");
+    const put = await call("/v2/uploads/part?key=a", { method: "PUT", headers: { Origin: "https://uploader.example" } });
+    expect(put.headers.get("Access-Control-Expose-Headers")).toContain("ETag");
+  });
+
+  it("answers unknown routes with a JSON 404 and serves the docs", async () => {
+    const { res, body } = await callJson("/nowhere");
+    expect(res.status).toBe(404);
+    expect(body).toEqual({ status: "KO", error: "no route for GET /nowhere" });
+    const docs = await call("/docs");
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("/openapi.json");
+  });
+});
