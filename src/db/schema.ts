@@ -130,9 +130,15 @@ export const contents = sqliteTable(
     publishedAt: text("published_at"),
   },
   (t) => [
-    // Listing: an organization's available videos, newest first.
-    index("contents_org_status_published_idx").on(t.organizationId, t.status, t.publishedAt),
-    index("contents_sub_org_idx").on(t.subOrganizationId),
+    // Listings read only listable videos (available, not removed), newest first: partial
+    // indexes keep those scans to the rows they return. Queries must repeat LISTABLE.
+    index("contents_listable_org_idx")
+      .on(t.organizationId, t.publishedAt, t.id)
+      .where(sql`status = 'available' and removed = 0`),
+    index("contents_listable_sub_org_idx")
+      .on(t.subOrganizationId, t.publishedAt, t.id)
+      .where(sql`status = 'available' and removed = 0`),
+    index("contents_org_idx").on(t.organizationId, t.status),
   ],
 );
 
@@ -166,3 +172,96 @@ export const contentLabels = sqliteTable(
 export type Organization = typeof organizations.$inferSelect;
 export type SubOrganization = typeof subOrganizations.$inferSelect;
 export type Content = typeof contents.$inferSelect;
+
+/**
+ * Number of listable videos per organization (sub_organization_id 0) and per sub-organization,
+ * kept by triggers on contents (migrations/0002_search_and_counts.sql) so that unfiltered
+ * listings answer `count` with one row read instead of counting the catalog.
+ */
+export const listingCounts = sqliteTable(
+  "listing_counts",
+  {
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    subOrganizationId: integer("sub_organization_id").notNull(),
+    videos: integer("videos").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.subOrganizationId] })],
+);
+
+/** Custom fields as rows, for the E6 customFields filter (values as strings: 3 and "3" match alike). */
+export const contentCustomFields = sqliteTable(
+  "content_custom_fields",
+  {
+    contentId: integer("content_id")
+      .notNull()
+      .references(() => contents.id, { onDelete: "cascade" }),
+    organizationId: integer("organization_id").notNull(),
+    name: text("name").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [
+    index("content_custom_fields_lookup_idx").on(t.organizationId, t.name, t.value, t.contentId),
+    index("content_custom_fields_content_idx").on(t.contentId),
+  ],
+);
+
+/** Syndication windows (operator-set): when and where a video is shown to the network. */
+export const syndications = sqliteTable(
+  "syndications",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    contentId: integer("content_id")
+      .notNull()
+      .references(() => contents.id, { onDelete: "cascade" }),
+    name: text("name").notNull().default(""),
+    startTime: text("start_time").notNull(),
+    /** null: open-ended. */
+    stopTime: text("stop_time"),
+    /** ISO 3166 alpha-3 codes; empty or ["-"] means everywhere. */
+    geos: text("geos", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+  },
+  (t) => [
+    index("syndications_content_idx").on(t.contentId),
+    // The cron finds windows that opened or closed since its last run.
+    index("syndications_start_idx").on(t.startTime),
+    index("syndications_stop_idx").on(t.stopTime),
+  ],
+);
+
+export interface FeedFileState {
+  /** R2 key → SHA-256 of the bytes last written there. */
+  [key: string]: string;
+}
+
+export const feeds = sqliteTable(
+  "feeds",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    feedId: text("feed_id").notNull().unique(),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    categories: text("categories", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    events: text("events", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    /** Set when something that affects the feed's files changed; cleared by the rebuild that saw it. */
+    dirtySince: text("dirty_since"),
+    builtAt: text("built_at"),
+    files: text("files", { mode: "json" }).$type<FeedFileState>().notNull().default(sql`'{}'`),
+  },
+  (t) => [index("feeds_org_idx").on(t.organizationId), index("feeds_dirty_idx").on(t.dirtySince)],
+);
+
+/** Small key/value state of the scheduled handler (last run, reconcile cursor). */
+export const cronState = sqliteTable("cron_state", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+});
+
+export type Feed = typeof feeds.$inferSelect;
+export type Syndication = typeof syndications.$inferSelect;
