@@ -9,6 +9,11 @@ import type { AppEnv } from "./http/context";
 import { validationHook } from "./http/validation";
 import { requestContext } from "./middleware/request-context";
 import { adminRoutes } from "./routes/admin";
+import { adminVideoRoutes } from "./routes/admin-videos";
+import { feedRoutes } from "./routes/feeds";
+import { getVideosRoutes } from "./routes/get-videos";
+import { searchRoutes } from "./routes/search";
+import { videoRoutes } from "./routes/videos";
 import { contentRoutes } from "./routes/content";
 import { fileRoutes } from "./routes/files";
 import { uploadRoutes } from "./routes/uploads";
@@ -42,6 +47,11 @@ export function createApp() {
   app.route("/", uploadRoutes);
   app.route("/", fileRoutes);
   app.route("/", adminRoutes);
+  app.route("/", adminVideoRoutes);
+  app.route("/", videoRoutes);
+  app.route("/", searchRoutes);
+  app.route("/", getVideosRoutes);
+  app.route("/", feedRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "syncCodeAuth", { type: "apiKey", in: "header", name: "X-Service-Sync-Code" });
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Key" });

@@ -103,3 +103,38 @@ export async function sha256(bytes: ArrayBuffer | Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+/**
+ * Publishes a video through the real flow (E1, one part PUT, E2) with a small real MP4, and
+ * returns its content key. `extraHeaders` may carry X-Service-MMI-Key.
+ */
+export async function publishVideo(
+  org: TestOrg,
+  mp4: Uint8Array,
+  body: Record<string, unknown> = {},
+  extraHeaders: Record<string, string> = {},
+): Promise<string> {
+  const created = await writeJson(org, "POST", "/v2/content/", { contentSize: mp4.byteLength, ...body }, extraHeaders);
+  expect(created.res.status, JSON.stringify(created.body)).toBe(200);
+  const parts = await uploadParts(created.body.contentUploadData.signedUrls, mp4);
+  const done = await writeJson(
+    org,
+    "POST",
+    "/v2/content/complete",
+    { uploadId: created.body.contentUploadData.uploadId, key: created.body.contentUploadData.key, parts },
+    extraHeaders,
+  );
+  expect(done.res.status, JSON.stringify(done.body)).toBe(200);
+  return created.body.contentKey as string;
+}
+
+export function readHeaders(org: TestOrg, extra: Record<string, string> = {}): Record<string, string> {
+  return { "X-Service-Sync-Code": org.syncCode, ...extra };
+}
+
+/** D1 cost of a response, from its Server-Timing header. */
+export function d1Cost(res: Response): { rowsRead: number; rowsWritten: number; queries: number } {
+  const m = res.headers.get("Server-Timing")?.match(/rows_read=(\d+) rows_written=(\d+) queries=(\d+)/);
+  if (!m) throw new Error("no D1 Server-Timing");
+  return { rowsRead: Number(m[1]), rowsWritten: Number(m[2]), queries: Number(m[3]) };
+}

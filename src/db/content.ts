@@ -2,7 +2,7 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { chunkRows, type Db } from "./client";
-import { contentLabels, contents, labels, type Content, type LabelKind } from "./schema";
+import { contentCustomFields, contentLabels, contents, labels, type Content, type CustomField, type LabelKind } from "./schema";
 
 export interface ContentScope {
   organizationId: number;
@@ -72,13 +72,28 @@ function labelStatements(db: Db, organizationId: number, contentKey: string, nam
   return statements;
 }
 
+/** Statements that make the content's custom field rows exactly `fields` (same batch as the row). */
+function customFieldStatements(db: Db, organizationId: number, contentKey: string, fields: CustomField[]): BatchItem<"sqlite">[] {
+  const contentId = sql<number>`(select ${contents.id} from ${contents} where ${contents.contentKey} = ${contentKey})`;
+  const statements: BatchItem<"sqlite">[] = [db.delete(contentCustomFields).where(eq(contentCustomFields.contentId, contentId))];
+  const rows = fields.flatMap((f) => Object.entries(f).map(([name, value]) => ({ name, value: String(value) })));
+  for (const chunk of chunkRows(rows, 4)) {
+    statements.push(db.insert(contentCustomFields).values(chunk.map((r) => ({ contentId, organizationId, ...r }))));
+  }
+  return statements;
+}
+
 export function labelNamesOf(c: Pick<Content, "categories" | "tags" | "events">): LabelNames {
   return { category: c.categories, tag: c.tags, event: c.events };
 }
 
 export async function insertContent(db: Db, row: typeof contents.$inferInsert): Promise<void> {
   const names = { category: row.categories ?? [], tag: row.tags ?? [], event: row.events ?? [] };
-  await db.batch([db.insert(contents).values(row), ...labelStatements(db, row.organizationId, row.contentKey, names)]);
+  await db.batch([
+    db.insert(contents).values(row),
+    ...labelStatements(db, row.organizationId, row.contentKey, names),
+    ...customFieldStatements(db, row.organizationId, row.contentKey, row.customFields ?? []),
+  ]);
 }
 
 export type ContentChanges = Partial<Omit<typeof contents.$inferInsert, "id" | "organizationId" | "contentKey">>;
@@ -86,12 +101,12 @@ export type ContentChanges = Partial<Omit<typeof contents.$inferInsert, "id" | "
 export async function updateContent(db: Db, content: Content, changes: ContentChanges): Promise<Content> {
   const namesChanged = changes.categories || changes.tags || changes.events;
   const update = db.update(contents).set(changes).where(eq(contents.id, content.id)).returning();
-  if (!namesChanged) {
-    const [row] = await update;
-    return row!;
-  }
-  const names = labelNamesOf({ ...content, ...changes } as Content);
-  const [updated] = await db.batch([update, ...labelStatements(db, content.organizationId, content.contentKey, names)]);
+  const merged = { ...content, ...changes } as Content;
+  const [updated] = await db.batch([
+    update,
+    ...(namesChanged ? labelStatements(db, content.organizationId, content.contentKey, labelNamesOf(merged)) : []),
+    ...(changes.customFields ? customFieldStatements(db, content.organizationId, content.contentKey, merged.customFields) : []),
+  ]);
   return updated[0]!;
 }
 

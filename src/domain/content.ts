@@ -19,6 +19,7 @@ import { mediaKey, mediaUrl, serviceThumbnailUrl, thumbnailKey } from "../storag
 import { r2RangeReader } from "../storage/objects";
 import { s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../storage/signed-urls";
 import { randomAlphanumeric } from "./credentials";
+import { markFeedsOfVideos } from "./feeds";
 
 export interface ContentDeps {
   db: Db;
@@ -214,6 +215,7 @@ export async function completeUpload(deps: ContentDeps, scope: ContentScope, bod
     audioCodec: info.audioCodec,
   });
   if (!published) throw badRequest("upload already completed");
+  await markFeedsOfVideos(db, published.organizationId, [published], now);
   return toContentObject(published, deps);
 }
 
@@ -258,6 +260,9 @@ export async function replaceContent(deps: ContentDeps, scope: ContentScope, bod
     ...(body.isLive !== undefined && { isLive: body.isLive }),
     updatedAt: deps.now.toISOString(),
   });
+  if (content.status === "available") {
+    await markFeedsOfVideos(deps.db, content.organizationId, [content, updated], deps.now.toISOString());
+  }
   return toContentObject(updated, deps);
 }
 
@@ -265,6 +270,9 @@ export async function replaceContent(deps: ContentDeps, scope: ContentScope, bod
 export async function removeContent(deps: ContentDeps, scope: ContentScope, contentKey: string) {
   const content = await loadContentOr404(deps.db, scope, contentKey);
   await deleteContentRow(deps.db, content.id);
+  if (content.status === "available") {
+    await markFeedsOfVideos(deps.db, content.organizationId, [content], deps.now.toISOString());
+  }
   if (content.uploadId) {
     await deps.bucket
       .resumeMultipartUpload(content.mediaKey, content.uploadId)

@@ -1,0 +1,101 @@
+// E6 filter syntax (spec 4.2).
+//   categories, tags, events, searchString:  `,` = all of, `|` = any of.  `a,b|c` = a AND (b OR c):
+//     `|` binds tighter than `,`.
+//   customFields:  `[{name:v1|v2}]` any value, `[{name:v1!v2}]` all values; several fields
+//     (`[{a:1},{b:2}]` or `[{a:1,b:2}]`) must all hold.
+// The query parameter arrives URL-decoded; each value is then decoded once more, so a literal
+// `,` `|` `!` `:` in a value is sent percent-encoded (`%2C` etc., i.e. `%252C` in the URL).
+import { badRequest } from "../../http/errors";
+
+/** All groups must hold; within a group any value may match. */
+export type AllOfAny = string[][];
+
+function decodeValue(param: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw badRequest(`${param}: malformed percent-encoding in "${raw}"`);
+  }
+}
+
+export function parseAllOfAny(param: string, input: string): AllOfAny {
+  const groups = input.split(",").map((group, gi) =>
+    group.split("|").map((raw, vi) => {
+      const value = decodeValue(param, raw.trim());
+      if (value === "") throw badRequest(`${param}: empty value in group ${gi + 1}, position ${vi + 1}`);
+      return value;
+    }),
+  );
+  return groups;
+}
+
+export interface CustomFieldFilter {
+  name: string;
+  /** All groups must hold; any value within a group. */
+  values: AllOfAny;
+}
+
+/** Parses `[{name:v1|v2},{other:x!y}]`; errors name the character position. */
+export function parseCustomFields(input: string): CustomFieldFilter[] {
+  const s = input.trim();
+  let i = 0;
+  const fail = (expected: string): never => {
+    throw badRequest(`customFields: expected ${expected} at position ${i} of "${s}"`);
+  };
+  const expect = (ch: string) => {
+    if (s[i] !== ch) fail(`'${ch}'`);
+    i++;
+  };
+  const readUntil = (stops: string): string => {
+    const start = i;
+    while (i < s.length && !stops.includes(s[i]!)) i++;
+    return s.slice(start, i).trim();
+  };
+  const filters: CustomFieldFilter[] = [];
+  expect("[");
+  for (;;) {
+    expect("{");
+    for (;;) {
+      const name = readUntil(":,}]");
+      if (!name) fail("a field name");
+      expect(":");
+      const raw = readUntil(",}]");
+      if (!raw) fail(`a value for ${name}`);
+      const values = raw.split("!").map((group) =>
+        group.split("|").map((v) => {
+          const value = decodeValue("customFields", v.trim());
+          if (value === "") fail(`a value for ${name}`);
+          return value;
+        }),
+      );
+      filters.push({ name: decodeValue("customFields", name), values });
+      if (s[i] === ",") {
+        i++;
+        continue;
+      }
+      break;
+    }
+    expect("}");
+    if (s[i] === ",") {
+      i++;
+      continue;
+    }
+    break;
+  }
+  expect("]");
+  if (i !== s.length) fail("the end of the filter");
+  return filters;
+}
+
+/** FTS5 query for one search term: every word must appear, the last one as a prefix. */
+export function ftsPrefixQuery(term: string): string | null {
+  const words = term.match(/[\p{L}\p{N}]+/gu);
+  if (!words) return null;
+  return words.map((w, i) => `"${w}"${i === words.length - 1 ? "*" : ""}`).join(" ");
+}
+
+/** FTS5 phrase query for a whole word or phrase (no prefix). */
+export function ftsPhraseQuery(term: string): string | null {
+  const words = term.match(/[\p{L}\p{N}]+/gu);
+  return words ? `"${words.join(" ")}"` : null;
+}

@@ -1,0 +1,83 @@
+// How a video is written out: the v2 record (spec 2.2) and the older snake_case records (2.3),
+// each endpoint with its own field names.
+import type { Content, Syndication } from "../../db/schema";
+import { mediaUrl, serviceThumbnailUrl } from "../../storage/layout";
+
+export interface Origins {
+  baseUrl: string;
+  staticUrl: string;
+}
+
+export const thumbnailOf = (c: Content, o: Origins) => c.thumbnailUrl ?? serviceThumbnailUrl(o.staticUrl, c.contentKey);
+
+/** Spec 2.2 (E6, and v2 feed files with `subtitles`). */
+export function v2Record(c: Content, o: Origins) {
+  return {
+    contentKey: c.contentKey,
+    createdDate: c.createdAt,
+    publishedDate: c.publishedAt,
+    title: c.title,
+    description: c.description,
+    duration: c.duration ?? 0,
+    serviceCategories: c.serviceCategories,
+    categories: c.categories,
+    tags: c.tags,
+    events: c.events,
+    customFields: c.customFields,
+    isLive: c.isLive,
+    thumbnail: thumbnailOf(c, o),
+    url: mediaUrl(o.baseUrl, c.mediaKey),
+    urlHLS: c.urlHls,
+  };
+}
+
+/** Spec 2.3 syndication object. */
+export function syndicationObject(s: Syndication) {
+  return { name: s.name, start_time: s.startTime, stop_time: s.stopTime, geos: s.geos };
+}
+
+/** E13, E14 (search endpoints). */
+export function searchRecord(c: Content, o: Origins) {
+  return {
+    content_key: c.contentKey,
+    created_date: c.createdAt,
+    description: c.description,
+    duration: c.duration ?? 0,
+    service_categories: c.serviceCategories,
+    privateCategory: c.categories,
+    privateTag: c.tags,
+    events: c.events,
+    removed: c.removed,
+    thumbnail: thumbnailOf(c, o),
+    title: c.title,
+  };
+}
+
+/** E15 (feed search). */
+export function feedSearchRecord(c: Content, o: Origins, windows: Syndication[]) {
+  return {
+    content_key: c.contentKey,
+    created_date: c.createdAt,
+    description: c.description,
+    duration: c.duration ?? 0,
+    service_categories: c.serviceCategories,
+    removed: c.removed,
+    syndications: windows.map(syndicationObject),
+    thumbnail: thumbnailOf(c, o),
+    title: c.title,
+    translations: c.translations,
+  };
+}
+
+/** E16: private names only when asked for. */
+export function getVideosRecord(c: Content, o: Origins, include: { categories: boolean; tags: boolean }) {
+  return {
+    content_key: c.contentKey,
+    created_date: c.createdAt,
+    description: c.description,
+    ...(include.categories && { privateCategory: c.categories }),
+    ...(include.tags && { privateTag: c.tags }),
+    thumbnail: thumbnailOf(c, o),
+    title: c.title,
+  };
+}

@@ -1,0 +1,173 @@
+// zod schemas of the catalog read endpoints (E6, E13–E16) and feed definitions.
+import { z } from "@hono/zod-openapi";
+
+export const PAGE_SIZE_MAX = 1000;
+
+const flag = (name: string) =>
+  z.enum(["0", "1"], { error: `${name} must be 0 or 1` }).transform((v) => v === "1").optional();
+const intParam = (name: string, min: number, max: number, fallback: number) =>
+  z.coerce
+    .number({ error: `${name} must be an integer` })
+    .int(`${name} must be an integer`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`)
+    .default(fallback);
+const filter = (description: string) => z.string().optional().openapi({ description });
+
+export const videosQuery = z.object({
+  contentKey: z.string().optional().openapi({ description: "A single video" }),
+  feedId: z.string().optional().openapi({ description: "Restrict to one of your feeds" }),
+  mmi: z.string().optional().openapi({ description: "Restrict to a sub-organization (MMI key). Gated: mmi" }),
+  networkVideos: flag("networkVideos").openapi({ description: "1: include network videos with an open syndication window for your country. Gated: network" }),
+  watchedByTput: z.string().optional().openapi({ description: "Videos watched by this third party user token. Gated: watched_by_tput" }),
+  searchString: filter("Terms (`,` all, `|` any) matched against title/description words (prefix) or the content key"),
+  categories: filter("`,` = all, `|` = any (`a,b|c` = a and (b or c)); values percent-encoded"),
+  customFields: filter("`[{name:v1|v2}]` any value, `[{name:v1!v2}]` all values. Gated: custom_fields"),
+  events: filter("As categories. Gated: events"),
+  tags: filter("As categories"),
+  page: intParam("page", 1, 1_000_000, 1),
+  pageSize: intParam("pageSize", 1, PAGE_SIZE_MAX, 100),
+});
+
+export const v2VideoRecord = z
+  .object({
+    contentKey: z.string(),
+    createdDate: z.string(),
+    publishedDate: z.string().nullable(),
+    title: z.string(),
+    description: z.string(),
+    duration: z.number(),
+    serviceCategories: z.array(z.string()),
+    categories: z.array(z.string()),
+    tags: z.array(z.string()),
+    events: z.array(z.string()),
+    customFields: z.array(z.record(z.string(), z.union([z.string(), z.number()]))),
+    isLive: z.boolean(),
+    thumbnail: z.string(),
+    url: z.string(),
+    urlHLS: z.string().nullable(),
+  })
+  .openapi("VideoRecord");
+
+export const videosResponse = z
+  .object({
+    count: z.number(),
+    message: z.string(),
+    page: z.number(),
+    pageSize: z.number(),
+    data: z.array(v2VideoRecord),
+  })
+  .openapi("VideoList");
+
+const commaList = z.string().optional();
+
+export const searchMetadataQuery = z.object({
+  organization_key: z.string().min(1),
+  privateTags: commaList.openapi({ description: "Comma-separated tags (case-sensitive); alias tagString" }),
+  tagString: commaList,
+  privateCategories: commaList.openapi({ description: "Comma-separated categories; alias categoryString" }),
+  categoryString: commaList,
+  events: commaList,
+  titleString: commaList.openapi({ description: "Comma-separated words or phrases in title or description (not case-sensitive)" }),
+  and: flag("and"),
+  tagAnd: flag("tagAnd"),
+  categoryAnd: flag("categoryAnd"),
+  eventAnd: flag("eventAnd"),
+  titleAnd: flag("titleAnd"),
+  start: intParam("start", 0, 10_000_000, 0),
+  limit: intParam("limit", 1, PAGE_SIZE_MAX, 100),
+});
+
+export const searchListQuery = z.object({
+  organization_key: z.string().min(1),
+  searchString: z.string({ error: "searchString is required" }).openapi({ description: "At least 3 characters" }),
+  start: intParam("start", 0, 10_000_000, 0),
+  limit: intParam("limit", 1, PAGE_SIZE_MAX, 100),
+});
+
+export const searchFeedQuery = z.object({
+  feed: z.string({ error: "feed is required" }).min(1, "feed is required"),
+  searchString: z.string({ error: "searchString is required" }),
+  start: intParam("start", 0, 10_000_000, 0),
+  limit: intParam("limit", 1, PAGE_SIZE_MAX, 100),
+});
+
+export const getVideosQuery = z.object({
+  organization_key: z.string().min(1),
+  start: intParam("start", 0, 10_000_000, 0),
+  limit: intParam("limit", 1, PAGE_SIZE_MAX, 100),
+  content_key: z.string().optional(),
+  ownVideos: flag("ownVideos"),
+  privateCategories: flag("privateCategories"),
+  privateTags: flag("privateTags"),
+});
+
+const syndicationObject = z.object({
+  name: z.string(),
+  start_time: z.string(),
+  stop_time: z.string().nullable(),
+  geos: z.array(z.string()),
+});
+
+export const searchRecord = z
+  .object({
+    content_key: z.string(),
+    created_date: z.string(),
+    description: z.string(),
+    duration: z.number(),
+    service_categories: z.array(z.string()),
+    privateCategory: z.array(z.string()),
+    privateTag: z.array(z.string()),
+    events: z.array(z.string()),
+    removed: z.boolean(),
+    thumbnail: z.string(),
+    title: z.string(),
+  })
+  .openapi("SearchRecord");
+
+export const searchResponse = z.object({ status: z.literal("ok"), message: z.string(), data: z.array(searchRecord) });
+
+export const feedSearchResponse = z.object({
+  status: z.literal("ok"),
+  message: z.string(),
+  data: z.array(
+    z.object({
+      content_key: z.string(),
+      created_date: z.string(),
+      description: z.string(),
+      duration: z.number(),
+      service_categories: z.array(z.string()),
+      removed: z.boolean(),
+      syndications: z.array(syndicationObject),
+      thumbnail: z.string(),
+      title: z.string(),
+      translations: z.array(z.object({ language: z.string(), title: z.string(), description: z.string() })),
+    }),
+  ),
+});
+
+export const getVideosResponse = z.object({
+  count: z.number(),
+  status: z.literal("ok"),
+  message: z.string(),
+  data: z.array(
+    z.object({
+      content_key: z.string(),
+      created_date: z.string(),
+      description: z.string(),
+      privateCategory: z.array(z.string()).optional(),
+      privateTag: z.array(z.string()).optional(),
+      thumbnail: z.string(),
+      title: z.string(),
+    }),
+  ),
+});
+
+const names = z.array(z.string().min(1).max(200)).max(100);
+export const feedConfiguration = z.strictObject({ categories: names.default([]), tags: names.default([]), events: names.default([]) });
+export const feedBody = z
+  .strictObject({ name: z.string({ error: "name is required" }).min(1).max(200), configuration: feedConfiguration.default({ categories: [], tags: [], events: [] }) })
+  .openapi("FeedDefinition");
+export const feedMetadata = z
+  .object({ feed_id: z.string(), name: z.string(), configuration: z.object({ categories: z.array(z.string()), tags: z.array(z.string()), events: z.array(z.string()) }) })
+  .openapi("FeedMetadata");
