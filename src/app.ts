@@ -11,10 +11,12 @@ import { requestContext } from "./middleware/request-context";
 import { adminRoutes } from "./routes/admin";
 import { adminVideoRoutes } from "./routes/admin-videos";
 import { feedRoutes } from "./routes/feeds";
+import { feedFileRoutes } from "./routes/feed-files";
 import { getVideosRoutes } from "./routes/get-videos";
 import { searchRoutes } from "./routes/search";
 import { videoRoutes } from "./routes/videos";
 import { contentRoutes } from "./routes/content";
+import { eventRoutes } from "./routes/events";
 import { fileRoutes } from "./routes/files";
 import { uploadRoutes } from "./routes/uploads";
 
@@ -47,11 +49,13 @@ export function createApp() {
   app.route("/", uploadRoutes);
   app.route("/", fileRoutes);
   app.route("/", adminRoutes);
+  app.route("/", eventRoutes);
   app.route("/", adminVideoRoutes);
   app.route("/", videoRoutes);
   app.route("/", searchRoutes);
   app.route("/", getVideosRoutes);
   app.route("/", feedRoutes);
+  app.route("/", feedFileRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "syncCodeAuth", { type: "apiKey", in: "header", name: "X-Service-Sync-Code" });
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Key" });

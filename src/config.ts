@@ -19,6 +19,9 @@ const configSchema = z.object({
       .max(R2_MAX_PART_SIZE, `CHUNK_SIZE must be at most ${R2_MAX_PART_SIZE} bytes (5 GiB)`)
       .default(100_000_000),
   ),
+  FEED_MAX_VIDEOS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(1000)),
+  FEED_CRON_BUDGET: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(100)),
+  FEED_RECONCILE_BATCH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(1000).default(25)),
   UPLOAD_URL_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(7 * 86400).default(86400)),
   PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
   STATIC_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
@@ -39,6 +42,12 @@ export interface S3Credentials {
 
 export interface Config {
   chunkSize: number;
+  /** Videos per feed file (json-feed pages reach past it). */
+  feedMaxVideos: number;
+  /** Feeds the cron rebuilds per run at most (dirty first, then the reconcile slice). */
+  feedCronBudget: number;
+  /** Feeds the cron re-checks per run in id order, so every feed is reconciled periodically. */
+  feedReconcileBatch: number;
   uploadUrlTtlSeconds: number;
   /** Origin written into API URLs; undefined means the request's own origin. */
   publicBaseUrl?: string;
@@ -73,6 +82,9 @@ export function loadConfig(env: Env): Config {
       : undefined;
   const config: Config = {
     chunkSize: v.CHUNK_SIZE,
+    feedMaxVideos: v.FEED_MAX_VIDEOS,
+    feedCronBudget: v.FEED_CRON_BUDGET,
+    feedReconcileBatch: v.FEED_RECONCILE_BATCH,
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS,
     publicBaseUrl: v.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     staticUrl: v.STATIC_URL?.replace(/\/+$/, ""),

@@ -6,6 +6,9 @@ export interface Env {
   ADMIN_TOKEN?: string;
   SIGNING_SECRET?: string;
   CHUNK_SIZE?: string;
+  FEED_MAX_VIDEOS?: string;
+  FEED_CRON_BUDGET?: string;
+  FEED_RECONCILE_BATCH?: string;
   UPLOAD_URL_TTL_SECONDS?: string;
   PUBLIC_BASE_URL?: string;
   STATIC_URL?: string;
@@ -13,4 +16,6 @@ export interface Env {
   R2_SECRET_ACCESS_KEY?: string;
   R2_ACCOUNT_ID?: string;
   R2_BUCKET_NAME?: string;
+  /** How old an ingested statistics event may be, in days (default 7). */
+  EVENTS_MAX_AGE_DAYS?: string;
 }

@@ -116,3 +116,19 @@ export async function searchVideos(
     .limit(page.limit)
     .offset(page.offset);
 }
+
+/** Videos with a syndication window that opened or closed in (since, until]. */
+export async function videosWithWindowChanges(db: Db, since: string, until: string) {
+  const changed = sql`(${syndications.startTime} > ${since} and ${syndications.startTime} <= ${until})
+    or (${syndications.stopTime} > ${since} and ${syndications.stopTime} <= ${until})`;
+  return db
+    .selectDistinct({
+      organizationId: contents.organizationId,
+      categories: contents.categories,
+      tags: contents.tags,
+      events: contents.events,
+    })
+    .from(syndications)
+    .innerJoin(contents, eq(contents.id, syndications.contentId))
+    .where(changed);
+}

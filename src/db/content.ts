@@ -1,6 +1,7 @@
 // Data layer: content rows and their category/tag/event names.
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { thumbnailKey } from "../storage/layout";
 import { chunkRows, type Db } from "./client";
 import { contentCustomFields, contentLabels, contents, labels, type Content, type CustomField, type LabelKind } from "./schema";
 
@@ -132,4 +133,13 @@ export async function markThumbnailUploaded(db: Db, contentId: number, now: stri
     .update(contents)
     .set({ thumbnailUploaded: true, updatedAt: now })
     .where(eq(contents.id, contentId));
+}
+
+/** R2 keys of every media object and thumbnail of an organization (for deleting it). */
+export async function contentObjectKeys(db: Db, organizationId: number): Promise<string[]> {
+  const rows = await db
+    .select({ contentKey: contents.contentKey, mediaKey: contents.mediaKey })
+    .from(contents)
+    .where(eq(contents.organizationId, organizationId));
+  return rows.flatMap((r) => [r.mediaKey, thumbnailKey(r.contentKey)]);
 }

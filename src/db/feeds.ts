@@ -35,15 +35,37 @@ export async function deleteFeed(db: Db, id: number): Promise<void> {
   await db.delete(feeds).where(eq(feeds.id, id));
 }
 
-/** Marks feeds as needing a rebuild (keeps the earliest mark so no change is missed). */
+/**
+ * Marks feeds as needing a rebuild. The mark is the time of the latest change: a rebuild clears
+ * it only if it is still the mark it started from, so a change made during a rebuild is not lost.
+ */
 export async function markFeedsDirty(db: Db, ids: number[], now: string): Promise<void> {
   if (ids.length === 0) return;
-  await db
-    .update(feeds)
-    .set({ dirtySince: sql`coalesce(${feeds.dirtySince}, ${now})` })
-    .where(inArray(feeds.id, ids));
+  await db.update(feeds).set({ dirtySince: now }).where(inArray(feeds.id, ids));
 }
 
-export async function dirtyFeeds(db: Db, limit: number): Promise<Feed[]> {
-  return db.select().from(feeds).where(isNotNull(feeds.dirtySince)).orderBy(asc(feeds.dirtySince)).limit(limit);
+/** Records a finished rebuild; clears the dirty mark unless a newer change marked it again. */
+export async function recordFeedBuild(db: Db, feed: Feed, files: Feed["files"], builtAt: string): Promise<void> {
+  await db
+    .update(feeds)
+    .set({
+      files,
+      builtAt,
+      dirtySince: feed.dirtySince === null ? null : sql`case when ${feeds.dirtySince} = ${feed.dirtySince} then null else ${feeds.dirtySince} end`,
+    })
+    .where(eq(feeds.id, feed.id));
+}
+
+/** Feeds in id order after `afterId` (the cron's reconcile cursor). */
+export async function feedsAfter(db: Db, afterId: number, limit: number): Promise<Feed[]> {
+  return db.select().from(feeds).where(sql`${feeds.id} > ${afterId}`).orderBy(asc(feeds.id)).limit(limit);
+}
+
+export async function dirtyFeeds(db: Db, limit: number, organizationId?: number): Promise<Feed[]> {
+  return db
+    .select()
+    .from(feeds)
+    .where(and(isNotNull(feeds.dirtySince), organizationId === undefined ? undefined : eq(feeds.organizationId, organizationId)))
+    .orderBy(asc(feeds.dirtySince))
+    .limit(limit);
 }

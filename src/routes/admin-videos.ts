@@ -12,6 +12,7 @@ import { requireAdmin } from "../middleware/auth";
 import { koError } from "../schemas/content";
 import { CONTENT_KEY_PATTERN } from "../storage/layout";
 import { syndicationObject } from "../domain/catalog/records";
+import { rebuildFeedsAfterWrite } from "./publishing";
 
 export const adminVideoRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
 adminVideoRoutes.use("/admin/videos/*", requireAdmin);
@@ -70,6 +71,7 @@ adminVideoRoutes.openapi(
     const content = await findContentByKeyAnyOrg(db, contentKey);
     if (!content) throw notFound(`contentKey: ${contentKey} does not exist`);
     const updated = await applyOperatorChanges(db, content, c.req.valid("json"), new Date().toISOString());
+    rebuildFeedsAfterWrite(c, content.organizationId);
     const windows = (await syndicationsOf(db, [updated.id])).get(updated.id) ?? [];
     return c.json(
       {

@@ -13,8 +13,13 @@ import {
   listSubOrganizations,
   replaceCredentials,
   updateOrganization,
+  deleteOrganization,
   type OrganizationWithNetwork,
 } from "../db/organizations";
+import { contentObjectKeys } from "../db/content";
+import { listFeeds } from "../db/feeds";
+import { removeFeedFiles } from "../domain/feed-publisher";
+import { orgFeedListKey } from "../storage/layout";
 import { isUniqueViolation } from "../db/client";
 import { ENTITLEMENTS, PLANS } from "../db/schema";
 import type { AppEnv } from "../http/context";
@@ -275,3 +280,31 @@ adminRoutes.openapi(
     return c.json({ rotated: [...rotate], credentials: issued }, 200);
   },
 );
+
+adminRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/admin/organizations/{organizationKey}",
+    tags: ["Operator"],
+    summary: "Delete an organization with its content, feeds and published files",
+    description:
+      "Metadata goes at once (cascading); feed files are removed before the answer; media and thumbnails are deleted after it (in batches of 1000 keys). Statistics rows stay.",
+    security,
+    request: { params: orgParam },
+    responses: { 200: ok(z.object({ deleted: z.string(), feeds: z.number(), videos: z.number() })), ...failures },
+  }),
+  async (c) => {
+    const db = c.get("db");
+    const org = await loadOrg(c, c.req.valid("param").organizationKey);
+    const [orgFeeds, mediaKeys] = await Promise.all([listFeeds(db, org.id), contentObjectKeys(db, org.id)]);
+    await deleteOrganization(db, org.id);
+    await c.env.MEDIA.delete([orgFeedListKey(org.syncCode)]);
+    for (const feed of orgFeeds) await removeFeedFiles(c.env.MEDIA, feed.feedId);
+    c.executionCtx.waitUntil(deleteKeys(c.env.MEDIA, mediaKeys));
+    return c.json({ deleted: org.organizationKey, feeds: orgFeeds.length, videos: mediaKeys.length / 2 }, 200);
+  },
+);
+
+async function deleteKeys(bucket: R2Bucket, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
+}

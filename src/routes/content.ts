@@ -3,6 +3,7 @@ import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { completeUpload, createContent, loadContentOr404, removeContent, replaceContent, toContentObject } from "../domain/content";
 import type { AppEnv } from "../http/context";
+import { rebuildFeedsAfterWrite } from "./publishing";
 import { messageErrors } from "../http/errors";
 import { validationHook } from "../http/validation";
 import { authenticate } from "../middleware/auth";
@@ -75,7 +76,11 @@ contentRoutes.openapi(
     request: { body: jsonBody(completeUploadBody) },
     responses: { 200: json(contentObject, "Published"), 400: errors[400], 401: errors[401], 404: errors[404], 429: errors[429] },
   }),
-  async (c) => c.json(await completeUpload(deps(c), scope(c), c.req.valid("json")), 200),
+  async (c) => {
+    const published = await completeUpload(deps(c), scope(c), c.req.valid("json"));
+    rebuildFeedsAfterWrite(c, c.get("auth").org.id);
+    return c.json(published, 200);
+  },
 );
 
 contentRoutes.openapi(
@@ -106,7 +111,11 @@ contentRoutes.openapi(
     request: { body: jsonBody(updateContentBody) },
     responses: { 200: json(contentObject, "As stored"), 400: errors[400], 401: errors[401], 404: errors[404], 429: errors[429] },
   }),
-  async (c) => c.json(await replaceContent(deps(c), scope(c), c.req.valid("json")), 200),
+  async (c) => {
+    const updated = await replaceContent(deps(c), scope(c), c.req.valid("json"));
+    rebuildFeedsAfterWrite(c, c.get("auth").org.id);
+    return c.json(updated, 200);
+  },
 );
 
 contentRoutes.openapi(
@@ -120,6 +129,10 @@ contentRoutes.openapi(
     request: { query: contentKeyQuery },
     responses: { 200: json(contentObject, "The deleted content"), 400: errors[400], 401: errors[401], 404: errors[404], 429: errors[429] },
   }),
-  async (c) => c.json(await removeContent(deps(c), scope(c), c.req.valid("query").contentKey), 200),
+  async (c) => {
+    const deleted = await removeContent(deps(c), scope(c), c.req.valid("query").contentKey);
+    rebuildFeedsAfterWrite(c, c.get("auth").org.id);
+    return c.json(deleted, 200);
+  },
 );
 

@@ -3,6 +3,8 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteFeed, findOwnFeed, insertFeed, listFeeds, updateFeed } from "../db/feeds";
 import { feedMetadata, newFeedId } from "../domain/feeds";
+import { publishOrgFeedList, removeFeedFiles } from "../domain/feed-publisher";
+import { publishDeps, rebuildFeedsAfterWrite } from "./publishing";
 import type { AppEnv } from "../http/context";
 import { notFound } from "../http/errors";
 import { validationHook } from "../http/validation";
@@ -11,7 +13,9 @@ import { feedBody, feedMetadata as feedMetadataSchema } from "../schemas/catalog
 import { koErrors } from "../schemas/errors";
 
 export const feedRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
-feedRoutes.use("/v2/feeds/*", authenticate("write"));
+// Exact paths: /v2/feeds/<id>/videos.json and metadata.json below them are public files.
+feedRoutes.use("/v2/feeds", authenticate("write"));
+feedRoutes.use("/v2/feeds/:feed_id", authenticate("write"));
 
 const security: Record<string, string[]>[] = [{ syncCodeAuth: [], apiKeyAuth: [], apiSecretAuth: [] }, { bearerAuth: [] }];
 const ok = <T>(schema: T, description = "OK") => ({ description, content: { "application/json": { schema } } });
@@ -42,6 +46,7 @@ feedRoutes.openapi(
   }),
   async (c) => {
     const feed = await insertFeed(c.get("db"), c.get("auth").org.id, newFeedId(), values(c.req.valid("json")), new Date().toISOString());
+    rebuildFeedsAfterWrite(c, feed.organizationId, { feedList: true });
     return c.json(feedMetadata(feed), 200);
   },
 );
@@ -84,6 +89,7 @@ feedRoutes.openapi(
   async (c) => {
     const feed = await ownFeed(c, c.req.valid("param").feed_id);
     const updated = await updateFeed(c.get("db"), feed.id, values(c.req.valid("json")), new Date().toISOString());
+    rebuildFeedsAfterWrite(c, feed.organizationId, { feedList: true });
     return c.json(feedMetadata(updated), 200);
   },
 );
@@ -101,6 +107,9 @@ feedRoutes.openapi(
   async (c) => {
     const feed = await ownFeed(c, c.req.valid("param").feed_id);
     await deleteFeed(c.get("db"), feed.id);
+    // The files go now, not in waitUntil: a deleted feed must not stay readable.
+    await removeFeedFiles(c.env.MEDIA, feed.feedId);
+    await publishOrgFeedList(publishDeps(c), feed.organizationId);
     return c.json(feedMetadata(feed), 200);
   },
 );

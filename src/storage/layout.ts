@@ -10,3 +10,11 @@ export const serviceThumbnailUrl = (staticUrl: string, contentKey: string) =>
 
 /** A content key as used in R2 keys and URLs: 1–8 ASCII letters or digits. */
 export const CONTENT_KEY_PATTERN = /^[A-Za-z0-9]{1,8}$/;
+
+/** Published feed files: the R2 key is also the public path (DESIGN.md). */
+export const feedFileKeys = (feedId: string) => ({
+  legacy: `${feedId}-feed.json`,
+  videos: `v2/feeds/${feedId}/videos.json`,
+  metadata: `v2/feeds/${feedId}/metadata.json`,
+});
+export const orgFeedListKey = (syncCode: string) => `v2/orgs/${syncCode}/feeds.json`;

@@ -1,0 +1,46 @@
+// Ecommerce items (E12 ecommerce_info): created, replaced and deleted by the publisher.
+import { isUniqueViolation, type Db } from "../../db/client";
+import { deleteEcommerceItem, insertEcommerceItem, listEcommerceItems, updateEcommerceItem } from "../../db/stats";
+import type { EcommerceItem } from "../../db/schema-stats";
+import { badRequest, notFound } from "../../http/errors";
+
+export interface EcommerceItemInput {
+  ecommerceKey: string;
+  ecommerceLink: string;
+  ecommerceName: string;
+}
+
+export function ecommerceItemView(item: EcommerceItem) {
+  return {
+    ecommerceKey: item.ecommerceKey,
+    ecommerceLink: item.ecommerceLink,
+    ecommerceName: item.ecommerceName,
+    createdAt: item.createdAt,
+    updatedAt: item.updatedAt,
+  };
+}
+
+export async function createEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
+  try {
+    return ecommerceItemView(await insertEcommerceItem(db, { organizationId, ...input, now }));
+  } catch (err) {
+    if (isUniqueViolation(err, "ecommerce_items.ecommerce_key")) throw badRequest(`ecommerceKey: ${input.ecommerceKey} is already in use`);
+    throw err;
+  }
+}
+
+export async function replaceEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
+  const item = await updateEcommerceItem(db, organizationId, input.ecommerceKey, { ...input, now });
+  if (!item) throw notFound(`ecommerceKey: ${input.ecommerceKey} does not exist`);
+  return ecommerceItemView(item);
+}
+
+export async function removeEcommerceItem(db: Db, organizationId: number, ecommerceKey: string) {
+  const item = await deleteEcommerceItem(db, organizationId, ecommerceKey);
+  if (!item) throw notFound(`ecommerceKey: ${ecommerceKey} does not exist`);
+  return ecommerceItemView(item);
+}
+
+export async function ecommerceItems(db: Db, organizationId: number) {
+  return (await listEcommerceItems(db, organizationId)).map(ecommerceItemView);
+}

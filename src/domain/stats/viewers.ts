@@ -1,0 +1,40 @@
+// Viewer-level statistics: who may have them, and how the third party user token is kept.
+//
+// tput is never stored. The viewer rows keep hashTput(organization id, tput): the lowercase hex
+// SHA-256 of the UTF-8 string "tput:v1:<organization id>:<tput>". Salting with the
+// organization id keeps one viewer's rows of two organizations from being joined; the "v1"
+// names the scheme so it can change with a migration. It is pseudonymization, not
+// anonymization: whoever knows a token can find its rows (that is how E10 `tput=` and E6
+// `watchedByTput` work), so the rows remain personal data, stored only with consent and
+// removed by DELETE /v2/viewers.
+import type { Db } from "../../db/client";
+import type { OrganizationWithNetwork } from "../../db/organizations";
+import { deleteViewerRows } from "../../db/stats";
+import { badRequest } from "../../http/errors";
+
+export async function hashTput(organizationId: number, tput: string): Promise<string> {
+  const bytes = new TextEncoder().encode(`tput:v1:${organizationId}:${tput}`);
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Viewer rows are written only for events with consent: true from organizations with viewer analytics. */
+export function keepsViewerRows(org: Pick<OrganizationWithNetwork, "entitlements">, consent: boolean | undefined): boolean {
+  return consent === true && org.entitlements.includes("viewer_analytics");
+}
+
+/** Erasure (DELETE /v2/viewers): every viewer row of a fingerprint or of a tput, all days. */
+export async function eraseViewer(
+  db: Db,
+  organizationId: number,
+  who: { fingerprint?: string; tput?: string },
+): Promise<{ deleted: number }> {
+  if ((who.fingerprint === undefined) === (who.tput === undefined)) {
+    throw badRequest("fingerprint, tput: give exactly one of them");
+  }
+  const deleted =
+    who.fingerprint !== undefined
+      ? await deleteViewerRows(db, organizationId, { fingerprint: who.fingerprint })
+      : await deleteViewerRows(db, organizationId, { tputHash: await hashTput(organizationId, who.tput!) });
+  return { deleted };
+}

@@ -1,0 +1,281 @@
+// Feed files in R2: exact shapes, serving, json-feed paging, targeted rebuilds, the cron
+// (windows opening and closing, interrupted rebuilds), deletion.
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import worker from "../src/index";
+import { createDb } from "../src/db/client";
+import { findFeedByFeedId } from "../src/db/catalog";
+import { rebuildFeed } from "../src/domain/feed-publisher";
+import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
+import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
+
+const mp4 = dataUrlBytes(mp4Url);
+let org: TestOrg;
+const k: Record<string, string> = {};
+const feeds: Record<string, string> = {};
+
+async function runCron() {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime: Date.now() }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+/** Waits for the waitUntil rebuild after a write: the file at `path` satisfies `check`. */
+async function fileWhen(path: string, check: (body: any, res: Response) => boolean) {
+  let last: { res: Response; body: any } | undefined;
+  await vi.waitFor(
+    async () => {
+      last = await callJson(path);
+      expect(last.res.status).toBe(200);
+      expect(check(last.body, last.res)).toBe(true);
+    },
+    { timeout: 5000, interval: 100 },
+  );
+  return last!;
+}
+
+const videoKeys = (body: any) => (body.videos as any[]).map((v) => v.content_key ?? v.contentKey);
+
+beforeAll(async () => {
+  org = await createOrg();
+  k.v1 = await publishVideo(org, mp4, {
+    title: "First",
+    description: "one",
+    tags: ["t1"],
+    categories: ["c1"],
+    events: ["e1"],
+    translations: [{ language: "de", title: "Erste", description: "eins" }],
+    subtitles: [{ en: "https://subs.example.com/v1.en.vtt" }],
+  });
+  await admin(`/admin/videos/${k.v1}`, "PATCH", { serviceCategories: ["Sports"] });
+  k.v2 = await publishVideo(org, mp4, { title: "Second", tags: ["t2"] });
+  k.v3 = await publishVideo(org, mp4, { title: "Third", tags: ["t1"] });
+  for (const [name, configuration] of [
+    ["F1", { tags: ["t1"] }],
+    ["F2", { tags: ["t2"] }],
+    ["F3", { categories: ["nothing"] }],
+  ] as const) {
+    const created = await writeJson(org, "POST", "/v2/feeds", { name, configuration });
+    expect(created.res.status).toBe(200);
+    feeds[name] = created.body.feed_id;
+  }
+});
+
+describe("feed files", () => {
+  it("publishes the older feed file with the spec's fields", async () => {
+    const { res, body } = await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.videos.length === 2);
+    expect(res.headers.get("Content-Type")).toBe("application/json; charset=utf-8");
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=60, stale-while-revalidate=600");
+    expect(res.headers.get("ETag")).toMatch(/^".+"$/);
+    expect(body).toEqual({
+      feed_id: feeds.F1,
+      name: "F1",
+      categories: ["Sports"],
+      privateCategories: [],
+      privateTags: ["t1"],
+      events: [],
+      videos: [
+        expect.objectContaining({ content_key: k.v3, title: "Third" }),
+        {
+          content_key: k.v1,
+          created_date: expect.any(String),
+          title: "First",
+          description: "one",
+          duration: 2,
+          categories: ["Sports"],
+          privateCategories: ["c1"],
+          privateTags: ["t1"],
+          events: ["e1"],
+          thumbnail: `${ORIGIN}/thumbnails/${k.v1}.jpg`,
+          translations: [{ language: "de", title: "Erste", description: "eins" }],
+        },
+      ],
+      generated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+  });
+
+  it("publishes v2 videos, metadata and the organization's feed list", async () => {
+    const { body: videos } = await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => b.videos.length === 2);
+    expect(Object.keys(videos)).toEqual(["videos", "generated_at"]);
+    expect(videos.videos[1]).toEqual({
+      contentKey: k.v1,
+      createdDate: expect.any(String),
+      publishedDate: expect.any(String),
+      title: "First",
+      description: "one",
+      duration: "2",
+      serviceCategories: ["Sports"],
+      categories: ["c1"],
+      tags: ["t1"],
+      events: ["e1"],
+      customFields: [],
+      isLive: false,
+      thumbnail: `${ORIGIN}/thumbnails/${k.v1}.jpg`,
+      url: `${ORIGIN}/media/${k.v1}/${k.v1}.mp4`,
+      urlHLS: null,
+      subtitles: [{ en: "https://subs.example.com/v1.en.vtt" }],
+    });
+    const { body: metadata } = await fileWhen(`/v2/feeds/${feeds.F1}/metadata.json`, () => true);
+    expect(metadata).toEqual({
+      feed_id: feeds.F1,
+      name: "F1",
+      configuration: { categories: [], tags: ["t1"], events: [] },
+      generated_at: expect.any(String),
+    });
+    const { body: list } = await fileWhen(`/v2/orgs/${org.syncCode}/feeds.json`, (b) => b.feeds.length === 3);
+    expect(list.feeds).toEqual([
+      { feed_id: feeds.F1, name: "F1" },
+      { feed_id: feeds.F2, name: "F2" },
+      { feed_id: feeds.F3, name: "F3" },
+    ]);
+    const { body: empty } = await fileWhen(`/${feeds.F3}-feed.json`, () => true);
+    expect(empty.videos).toEqual([]);
+  });
+
+  it("serves HEAD and 304, and a JSON 404 for an unknown file", async () => {
+    const { res } = await fileWhen(`/v2/feeds/${feeds.F2}/videos.json`, (b) => b.videos.length === 1);
+    const etag = res.headers.get("ETag")!;
+    expect((await call(`/v2/feeds/${feeds.F2}/videos.json`, { headers: { "If-None-Match": etag } })).status).toBe(304);
+    const head = await call(`/v2/feeds/${feeds.F2}/videos.json`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get("Content-Length"))).toBeGreaterThan(0);
+    const missing = await callJson("/v2/feeds/nosuchfeed/videos.json");
+    expect(missing.res.status).toBe(404);
+    expect(missing.body).toEqual({ status: "KO", error: "no feed file at /v2/feeds/nosuchfeed/videos.json" });
+    expect((await callJson("/nosuchfeed-feed.json")).res.status).toBe(404);
+  });
+
+  it("pages the deprecated json-feed with total_videos", async () => {
+    await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.videos.length === 2);
+    const first = await callJson(`/json-feed?feed=${feeds.F1}&start=0&count=1`);
+    expect(first.res.status).toBe(200);
+    expect(first.body).toEqual([
+      {
+        categories: [],
+        content_key: k.v3,
+        created_date: expect.any(String),
+        creator_code: org.organizationKey,
+        start_date: expect.any(String),
+        end_date: null,
+        geos: "-",
+        key: k.v3,
+        total_videos: 2,
+        video: {
+          description: "",
+          duration: "2",
+          id: expect.any(Number),
+          key: k.v3,
+          thumbnail: `${ORIGIN}/thumbnails/${k.v3}.jpg`,
+          title: "Third",
+          translations: [],
+        },
+      },
+    ]);
+    const second = await callJson(`/json-feed?feed=${feeds.F1}&start=1&count=1`);
+    expect(second.body.map((e: any) => e.content_key)).toEqual([k.v1]);
+    const past = await callJson(`/json-feed?feed=${feeds.F1}&start=2&count=1`);
+    expect(past.body).toEqual([]);
+    expect((await callJson("/json-feed?feed=nosuch")).res.status).toBe(404);
+    expect((await callJson(`/json-feed?feed=${feeds.F1}&count=0`)).res.status).toBe(400);
+  });
+
+  it("rebuilds only the affected feeds after a content update", async () => {
+    const f1 = await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => b.videos.length === 2);
+    const f2 = await fileWhen(`/v2/feeds/${feeds.F2}/videos.json`, (b) => b.videos.length === 1);
+    const f1Etag = f1.res.headers.get("ETag");
+    const f1Object = await env.MEDIA.head(`v2/feeds/${feeds.F1}/videos.json`);
+    const update = await writeJson(org, "PUT", "/v2/content", {
+      contentKey: k.v2,
+      title: "Second, renamed",
+      description: "",
+      thumbnailUrl: null,
+      categories: [],
+      tags: ["t2"],
+      events: [],
+      customFields: [],
+    });
+    expect(update.res.status).toBe(200);
+    const changed = await fileWhen(`/v2/feeds/${feeds.F2}/videos.json`, (b) => b.videos[0].title === "Second, renamed");
+    expect(changed.res.headers.get("ETag")).not.toBe(f2.res.headers.get("ETag"));
+    const untouched = await call(`/v2/feeds/${feeds.F1}/videos.json`);
+    expect(untouched.headers.get("ETag")).toBe(f1Etag);
+    expect((await env.MEDIA.head(`v2/feeds/${feeds.F1}/videos.json`))!.uploaded.getTime()).toBe(f1Object!.uploaded.getTime());
+  });
+
+  it("does not rewrite unchanged files when the cron reconciles", async () => {
+    await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.videos.length === 2);
+    const before = await env.MEDIA.head(`${feeds.F1}-feed.json`);
+    await runCron();
+    await runCron();
+    const after = await env.MEDIA.head(`${feeds.F1}-feed.json`);
+    expect(after!.etag).toBe(before!.etag);
+  });
+
+  it("follows a syndication window opening and closing on the scheduled runs", async () => {
+    const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
+    // Opens in 1.5 s: not yet in the feed after the write.
+    await admin(`/admin/videos/${k.v3}`, "PATCH", { syndications: [{ start_time: soon(1500), stop_time: soon(4000) }] });
+    await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => !videoKeys(b).includes(k.v3));
+    await new Promise((r) => setTimeout(r, 1700));
+    await runCron();
+    const opened = await callJson(`/v2/feeds/${feeds.F1}/videos.json`);
+    expect(videoKeys(opened.body)).toContain(k.v3);
+    await new Promise((r) => setTimeout(r, Math.max(0, 4200 - 1700)));
+    await runCron();
+    const closed = await callJson(`/${feeds.F1}-feed.json`);
+    expect(videoKeys(closed.body)).not.toContain(k.v3);
+    await admin(`/admin/videos/${k.v3}`, "PATCH", { syndications: [] });
+    await fileWhen(`/${feeds.F1}-feed.json`, (b) => videoKeys(b).includes(k.v3));
+  });
+
+  it("completes an interrupted rebuild on the next cron run", async () => {
+    await fileWhen(`/${feeds.F2}-feed.json`, (b) => b.videos.length === 1);
+    // A write whose waitUntil rebuild never ran: the data changed and the feed is marked dirty.
+    await env.DB.prepare("update contents set title = 'Changed behind the scenes' where content_key = ?").bind(k.v2).run();
+    await env.DB.prepare("update feeds set dirty_since = ? where feed_id = ?").bind(new Date().toISOString(), feeds.F2).run();
+    const stale = await callJson(`/${feeds.F2}-feed.json`);
+    expect(stale.body.videos[0].title).not.toBe("Changed behind the scenes");
+    await runCron();
+    const fresh = await callJson(`/${feeds.F2}-feed.json`);
+    expect(fresh.body.videos[0].title).toBe("Changed behind the scenes");
+    const row = await env.DB.prepare("select dirty_since from feeds where feed_id = ?").bind(feeds.F2).first("dirty_since");
+    expect(row).toBeNull();
+  });
+
+  it("caps files at the configured number of videos while json-feed pages past it", async () => {
+    const db = createDb(env.DB);
+    const feed = (await findFeedByFeedId(db, feeds.F1))!;
+    await env.DB.prepare("update feeds set files = '{}' where id = ?").bind(feed.id).run();
+    await rebuildFeed({ db, bucket: env.MEDIA, origins: { baseUrl: ORIGIN, staticUrl: ORIGIN }, now: new Date(), maxVideos: 1 }, { ...feed, files: {} });
+    const capped = await callJson(`/v2/feeds/${feeds.F1}/videos.json`);
+    expect(capped.body.videos).toHaveLength(1);
+    const paged = await callJson(`/json-feed?feed=${feeds.F1}&start=1&count=5`);
+    expect(paged.body).toHaveLength(1);
+    expect(paged.body[0].total_videos).toBe(2);
+    await runCron(); // reconcile restores the full file (default cap)
+  });
+
+  it("removes a deleted feed's files and its entry in the feed list", async () => {
+    await fileWhen(`/v2/orgs/${org.syncCode}/feeds.json`, (b) => b.feeds.length === 3);
+    const deleted = await writeJson(org, "DELETE", `/v2/feeds/${feeds.F3}`);
+    expect(deleted.res.status).toBe(200);
+    for (const path of [`/${feeds.F3}-feed.json`, `/v2/feeds/${feeds.F3}/videos.json`, `/v2/feeds/${feeds.F3}/metadata.json`]) {
+      expect((await call(path)).status, path).toBe(404);
+    }
+    const list = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
+    expect(list.body.feeds.map((f: any) => f.feed_id)).toEqual([feeds.F1, feeds.F2]);
+  });
+
+  it("removes every file of a deleted organization", async () => {
+    const gone = await createOrg();
+    await publishVideo(gone, mp4, { title: "bye" });
+    const feed = await writeJson(gone, "POST", "/v2/feeds", { name: "Bye" });
+    await fileWhen(`/${feed.body.feed_id}-feed.json`, (b) => b.videos.length === 1);
+    const res = await admin(`/admin/organizations/${gone.organizationKey}`, "DELETE");
+    expect(res.body).toEqual({ deleted: gone.organizationKey, feeds: 1, videos: 1 });
+    expect((await call(`/${feed.body.feed_id}-feed.json`)).status).toBe(404);
+    expect((await call(`/v2/orgs/${gone.syncCode}/feeds.json`)).status).toBe(404);
+    expect((await callJson("/admin/organizations/" + gone.organizationKey, { headers: { Authorization: "Bearer test-admin-token" } })).res.status).toBe(404);
+  });
+});
