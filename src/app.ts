@@ -9,6 +9,7 @@ import type { AppEnv } from "./http/context";
 import { validationHook } from "./http/validation";
 import { requestContext } from "./middleware/request-context";
 import { adminRoutes } from "./routes/admin";
+import { adminFeedRoutes } from "./routes/admin-feeds";
 import { adminVideoRoutes } from "./routes/admin-videos";
 import { feedRoutes } from "./routes/feeds";
 import { feedFileRoutes } from "./routes/feed-files";
@@ -56,6 +57,7 @@ export function createApp() {
   app.route("/", getVideosRoutes);
   app.route("/", feedRoutes);
   app.route("/", feedFileRoutes);
+  app.route("/", adminFeedRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "syncCodeAuth", { type: "apiKey", in: "header", name: "X-Service-Sync-Code" });
   app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Key" });

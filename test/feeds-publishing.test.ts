@@ -245,7 +245,7 @@ describe("feed files", () => {
 
   it("caps files at the configured number of videos while json-feed pages past it", async () => {
     const db = createDb(env.DB);
-    const feed = (await findFeedByFeedId(db, feeds.F1))!;
+    const feed = (await findFeedByFeedId(db, feeds.F1!))!;
     await env.DB.prepare("update feeds set files = '{}' where id = ?").bind(feed.id).run();
     await rebuildFeed({ db, bucket: env.MEDIA, origins: { baseUrl: ORIGIN, staticUrl: ORIGIN }, now: new Date(), maxVideos: 1 }, { ...feed, files: {} });
     const capped = await callJson(`/v2/feeds/${feeds.F1}/videos.json`);
@@ -277,5 +277,22 @@ describe("feed files", () => {
     expect((await call(`/${feed.body.feed_id}-feed.json`)).status).toBe(404);
     expect((await call(`/v2/orgs/${gone.syncCode}/feeds.json`)).status).toBe(404);
     expect((await callJson("/admin/organizations/" + gone.organizationKey, { headers: { Authorization: "Bearer test-admin-token" } })).res.status).toBe(404);
+  });
+});
+
+describe("operator rebuild", () => {
+  it("rebuilds one feed, a video's feeds, or every feed page by page", async () => {
+    const one = await admin("/admin/feeds/rebuild", "POST", { feedId: feeds.F1, force: true });
+    expect(one.body).toEqual({ feeds: 1, written: 3, unchanged: 0, nextAfterId: null });
+    const again = await admin("/admin/feeds/rebuild", "POST", { feedId: feeds.F1 });
+    expect(again.body).toEqual({ feeds: 1, written: 0, unchanged: 3, nextAfterId: null });
+    const byVideo = await admin("/admin/feeds/rebuild", "POST", { contentKey: k.v1 });
+    expect(byVideo.body.feeds).toBe(1); // v1 is in F1 only
+    const page = await admin("/admin/feeds/rebuild", "POST", { all: true, limit: 1 });
+    expect(page.body.feeds).toBe(1);
+    expect(page.body.nextAfterId).toEqual(expect.any(Number));
+    const bad = await admin("/admin/feeds/rebuild", "POST", { feedId: feeds.F1, all: true });
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.error).toBe("give exactly one of feedId, contentKey or all");
   });
 });
