@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { ROOT } from "./lib/wrangler.mjs";
 import {
   BULK_ORG_GLOB,
+  STATEMENT_BYTES,
   collectLabels,
   feedStatements,
   generateVideo,
@@ -33,6 +34,7 @@ Fills the LOCAL D1 database (the one \`npm run dev\` serves) with a generated ca
   --now ISO         reference time (default: today 00:00 UTC); dates spread over the 2 years before it
   --reset           delete the existing bulk organizations (and, by cascade, all their rows) first
   --chunk V         videos per SQL file (default 5000; one wrangler run and one transaction per file)
+  --statement-bytes B  bytes per INSERT statement (default 8000; see STATEMENT_BYTES in scripts/bulk/catalog.mjs)
   --stats-rows R    also call seedStats({ orgs, rows: R }) of scripts/bulk/stats.mjs
   --keep-sql DIR    keep the generated SQL files in DIR
   --persist-to DIR  wrangler's --persist-to (default: wrangler's .wrangler/state)
@@ -53,6 +55,7 @@ function parseOptions(argv) {
       now: { type: "string" },
       reset: { type: "boolean", default: false },
       chunk: { type: "string", default: "5000" },
+      "statement-bytes": { type: "string", default: String(STATEMENT_BYTES) },
       "stats-rows": { type: "string" },
       "keep-sql": { type: "string" },
       "persist-to": { type: "string" },
@@ -86,6 +89,7 @@ function parseOptions(argv) {
     now,
     reset: values.reset,
     chunk: integer("chunk", 1, 1_000_000),
+    statementBytes: integer("statement-bytes", 1000, 100_000),
     statsRows: integer("stats-rows", 0, 1_000_000_000),
     keepSql: values["keep-sql"] ? resolve(values["keep-sql"]) : null,
     persistTo: values["persist-to"] ? resolve(values["persist-to"]) : undefined,
@@ -146,7 +150,7 @@ function printSummary({ totals, perOrg, subOrgs, copies }, bytes) {
   const padl = (s, n) => String(s).padStart(n);
   console.log("\nRows per table (whole database):");
   for (const { name, total } of totals) console.log(`  ${pad(name, 24)}${padl(total, 10)}`);
-  if (bytes !== null) console.log(`  ${pad("database file", 24)}${padl(megabytes(bytes), 10)}`);
+  if (bytes !== null) console.log(`  ${pad("database file + WAL", 24)}${padl(megabytes(bytes), 10)}`);
   console.log("\nBulk organizations:");
   console.log(`  ${pad("org", 8)}${pad("plan", 12)}${padl("videos", 8)}${padl("listable", 10)}${padl("listing_counts", 16)}${padl("labels", 8)}${padl("feeds", 7)}`);
   const mismatches = [];
@@ -214,7 +218,15 @@ export async function seedBulk(options) {
   }
 
   const ids = await baseIds(d1);
-  const plan = planCatalog({ videos: options.videos, orgs: options.orgs, feeds: options.feeds, seed: options.seed, now: options.now, baseIds: ids });
+  const plan = planCatalog({
+    videos: options.videos,
+    orgs: options.orgs,
+    feeds: options.feeds,
+    seed: options.seed,
+    now: options.now,
+    baseIds: ids,
+    statementBytes: options.statementBytes,
+  });
   console.log(
     `Generating ${options.videos} videos over ${options.orgs} organizations, ${options.feeds} feeds ` +
       `(seed ${options.seed}, reference time ${new Date(options.now).toISOString()}); first content id ${ids.contents + 1}.`,

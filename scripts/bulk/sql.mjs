@@ -18,8 +18,7 @@ export function lit(value) {
 /**
  * Multi-row `INSERT INTO table (columns) VALUES (...), (...);` statements for `rows` (arrays of
  * JS values in column order). A statement ends before it passes maxBytes (D1 refuses statements
- * over 100 KB remotely; the local loader has no such limit but the files stay portable) or
- * maxRows rows.
+ * over 100 KB) or maxRows rows.
  */
 export function insertStatements(table, columns, rows, { maxBytes = 90_000, maxRows = 500 } = {}) {
   const head = `INSERT INTO ${table} (${columns.join(", ")}) VALUES\n`;
