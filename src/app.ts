@@ -18,6 +18,7 @@ import { searchRoutes } from "./routes/search";
 import { videoRoutes } from "./routes/videos";
 import { contentRoutes } from "./routes/content";
 import { eventRoutes } from "./routes/events";
+import { reportRoutes } from "./routes/reports";
 import { fileRoutes } from "./routes/files";
 import { uploadRoutes } from "./routes/uploads";
 
@@ -51,6 +52,7 @@ export function createApp() {
   app.route("/", fileRoutes);
   app.route("/", adminRoutes);
   app.route("/", eventRoutes);
+  app.route("/", reportRoutes);
   app.route("/", adminVideoRoutes);
   app.route("/", videoRoutes);
   app.route("/", searchRoutes);

@@ -4,7 +4,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../domain/stats/counters";
 import type { Db } from "./client";
-import { contents, syndications, type Translation } from "./schema";
+import { contents, type Content } from "./schema";
 import { adStats, ecommerceItems, ecommerceStats, videoStats, viewerStats, type EcommerceItem } from "./schema-stats";
 
 type StatsTable = typeof videoStats | typeof adStats | typeof viewerStats | typeof ecommerceStats;
@@ -252,22 +252,22 @@ export type VideoDimension = keyof typeof VIDEO_DIMENSIONS;
 
 /**
  * E9 ranking: content keys with statistics in the scope, highest first by the total of a
- * counter (or the greatest value of a dimension), then by key.
+ * counter (or the greatest value of a dimension), then by key; by key alone without a sort.
  */
 export async function rankContentKeys(
   db: Db,
   scope: StatsScope,
-  sort: { counter: string } | { dimension: VideoDimension },
+  sort: { counter: string } | { dimension: VideoDimension } | null,
   limit: number,
 ): Promise<string[]> {
   const t = videoStats;
-  const rank = "counter" in sort ? sql`sum(${column(t, sort.counter)})` : sql`max(${VIDEO_DIMENSIONS[sort.dimension]})`;
+  const rank = !sort ? [] : ["counter" in sort ? desc(sql`sum(${column(t, sort.counter)})`) : desc(sql`max(${VIDEO_DIMENSIONS[sort.dimension]})`)];
   const rows = await db
     .select({ contentKey: t.contentKey })
     .from(t)
     .where(scopeWhere(t, scope))
     .groupBy(t.contentKey)
-    .orderBy(desc(rank), asc(t.contentKey))
+    .orderBy(...rank, asc(t.contentKey))
     .limit(limit);
   return rows.map((r) => r.contentKey);
 }
@@ -355,50 +355,14 @@ export async function analyticsRows(db: Db, q: AnalyticsQuery): Promise<{ count:
 // ---------------------------------------------------------------------------------------------
 // Content records for reports (the content may be gone: statistics outlive it).
 
-export interface ReportContent {
-  contentKey: string;
-  title: string;
-  description: string;
-  duration: number | null;
-  thumbnailUrl: string | null;
-  serviceCategories: string[];
-  categories: string[];
-  tags: string[];
-  translations: Translation[];
-  removed: boolean;
-  createdAt: string;
-  syndications: { name: string; start_time: string; stop_time: string | null; geos: string[] }[];
-}
-
-/** The organization's content rows of these keys with their syndication windows (one query). */
-export async function reportContents(db: Db, organizationId: number, keys: readonly string[]): Promise<Map<string, ReportContent>> {
+/** The organization's content rows of these keys (deleted content is simply absent). */
+export async function contentsByKey(db: Db, organizationId: number, keys: readonly string[]): Promise<Map<string, Content>> {
   if (keys.length === 0) return new Map();
-  const s = syndications;
-  const windows = sql<string>`(select json_group_array(json_object('name', ${s.name}, 'start_time', ${s.startTime},
-    'stop_time', ${s.stopTime}, 'geos', json(${s.geos}))) from ${s} where ${s.contentId} = ${contents.id})`.as("syndications_json");
   const rows = await db
-    .select({
-      contentKey: contents.contentKey,
-      title: contents.title,
-      description: contents.description,
-      duration: contents.duration,
-      thumbnailUrl: contents.thumbnailUrl,
-      serviceCategories: contents.serviceCategories,
-      categories: contents.categories,
-      tags: contents.tags,
-      translations: contents.translations,
-      removed: contents.removed,
-      createdAt: contents.createdAt,
-      syndicationsJson: windows,
-    })
+    .select()
     .from(contents)
     .where(and(eq(contents.organizationId, organizationId), inJson(contents.contentKey, keys)));
-  return new Map(
-    rows.map(({ syndicationsJson, ...row }) => [
-      row.contentKey,
-      { ...row, syndications: JSON.parse(syndicationsJson ?? "[]") as ReportContent["syndications"] },
-    ]),
-  );
+  return new Map(rows.map((row) => [row.contentKey, row]));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,271 @@
+// Reports E8–E12 (spec 4.3): statistics rows as spec 2.5 names them, `date` at the end of its
+// UTC day, ranges inclusive. Reports show every content key with statistics, also removed
+// videos (removed: true) and deleted ones (their statistics stay; the video record is gone).
+import { syndicationsOf } from "../../db/catalog";
+import type { Db } from "../../db/client";
+import type { OrganizationWithNetwork } from "../../db/organizations";
+import type { Content, Syndication } from "../../db/schema";
+import {
+  adRows,
+  contentsByKey,
+  ecommerceRows,
+  groupedVideoRows,
+  listEcommerceItems,
+  rankContentKeys,
+  videoRows,
+  viewerRows,
+  type StatsRow,
+  type StatsScope,
+  type VideoDimension,
+} from "../../db/stats";
+import { badRequest } from "../../http/errors";
+import type { AuthContext } from "../../http/context";
+import { requireEntitlement } from "../../middleware/auth";
+import { COMBINED_FIELDS } from "../../schemas/stats";
+import { syndicationObject, thumbnailOf } from "../catalog/records";
+import { EVENT_ALIASES, NONE, VIDEO_COUNTERS, VIEWER_AD_COUNTERS, VIEWER_VIDEO_COUNTERS } from "./counters";
+import { dayRange, endOfDay } from "./dates";
+import { hashTput } from "./viewers";
+
+/**
+ * Most rows one report answers with (about 6 MB of JSON for video rows). Beyond it the report
+ * is a 400 asking for a narrower range or one content key, never a silently cut list.
+ */
+export const REPORT_MAX_ROWS = 10_000;
+
+export interface ReportContext {
+  db: Db;
+  auth: AuthContext;
+  staticUrl: string;
+}
+
+export interface ReportParams {
+  start_date: string;
+  end_date: string;
+  content_key?: string;
+}
+
+function scopeOf(ctx: ReportContext, q: ReportParams): StatsScope {
+  const range = dayRange(q.start_date, q.end_date, { start: "start_date", end: "end_date" });
+  return { organizationId: ctx.auth.org.id, start: range.start, end: range.end, contentKey: q.content_key };
+}
+
+/** Rows fetched with limit REPORT_MAX_ROWS + 1: one more means too many. */
+function capped(rows: StatsRow[]): StatsRow[] {
+  if (rows.length > REPORT_MAX_ROWS) {
+    throw badRequest(
+      `start_date, end_date: the report has more than ${REPORT_MAX_ROWS} rows; narrow the date range or give content_key`,
+    );
+  }
+  return rows;
+}
+
+const withEndOfDay = (row: StatsRow): StatsRow => ({ ...row, date: endOfDay(row.date as string) });
+
+/** E8 get_video_reports: video statistics rows. Requires the enterprise player. */
+export async function videoReport(ctx: ReportContext, q: ReportParams) {
+  requireEntitlement(ctx.auth, "enterprise_player", "get_video_reports");
+  const rows = capped(await videoRows(ctx.db, scopeOf(ctx, q), REPORT_MAX_ROWS + 1));
+  return rows.map(withEndOfDay);
+}
+
+/** E11 get_ad_reports: ad statistics rows (no entitlement named by the spec). */
+export async function adReport(ctx: ReportContext, q: ReportParams) {
+  const rows = capped(await adRows(ctx.db, scopeOf(ctx, q), REPORT_MAX_ROWS + 1));
+  return rows.map(withEndOfDay);
+}
+
+// ---------------------------------------------------------------------------------------------
+// E9 get_video_reports_combined
+
+export interface CombinedParams extends ReportParams {
+  sort_field?: string;
+  column_list?: string;
+  result_limit?: number;
+}
+
+const DIMENSIONS = new Set<string>(["video_device_type", "video_player_id"]);
+const COMBINED = new Set<string>([...COMBINED_FIELDS, "video_exited_fulscreen"]);
+
+/** A field of E9 in the row's spelling (video_exited_fullscreen → video_exited_fulscreen). */
+function combinedField(name: string, param: string): string {
+  const field = name.trim();
+  if (!COMBINED.has(field)) throw badRequest(`${param}: unknown field ${JSON.stringify(field)}; allowed: ${COMBINED_FIELDS.join(", ")}`);
+  return field === "video_exited_fullscreen" ? EVENT_ALIASES[field]! : field;
+}
+
+/** Spec 2.3 older record as the combined report shows it. */
+function combinedVideoRecord(c: Content, windows: Syndication[], staticUrl: string) {
+  return {
+    content_key: c.contentKey,
+    created_date: c.createdAt,
+    description: c.description,
+    duration: c.duration ?? 0,
+    service_categories: c.serviceCategories,
+    privateCategory: c.categories,
+    privateTag: c.tags,
+    removed: c.removed,
+    syndications: windows.map(syndicationObject),
+    thumbnail: thumbnailOf(c, { baseUrl: staticUrl, staticUrl }),
+    title: c.title,
+    translations: c.translations,
+  };
+}
+
+async function videosWithWindows(db: Db, organizationId: number, keys: string[]) {
+  const byKey = await contentsByKey(db, organizationId, keys);
+  const windows = await syndicationsOf(db, [...byKey.values()].map((c) => c.id));
+  return { byKey, windows };
+}
+
+/**
+ * Videos with their statistics. Without column_list a stats row is the whole video row; with
+ * it, content_key, date and the listed fields, the counters summed over the dimensions not
+ * listed. sort_field orders the videos by their total over the range (a dimension: its greatest
+ * value), highest first; result_limit keeps that many videos. Without sort_field videos are in
+ * content key order. Within a video, rows are by date.
+ */
+export async function combinedReport(ctx: ReportContext, q: CombinedParams) {
+  requireEntitlement(ctx.auth, "enterprise_player", "get_video_reports_combined");
+  const scope = scopeOf(ctx, q);
+  const sortField = q.sort_field !== undefined ? combinedField(q.sort_field, "sort_field") : undefined;
+  let fields: string[] | undefined;
+  if (q.column_list !== undefined) {
+    const names = q.column_list.split(",").filter((n) => n.trim() !== "");
+    if (names.length === 0) throw badRequest("column_list: must list at least one field");
+    fields = [...new Set(names.map((n) => combinedField(n, "column_list")))];
+    if (sortField && !fields.includes(sortField)) throw badRequest(`column_list: must include the sort_field ${sortField}`);
+  }
+  const dimensions: VideoDimension[] = fields
+    ? (fields.filter((f) => DIMENSIONS.has(f)) as VideoDimension[])
+    : ["country", "video_device_type", "video_player_id"];
+  const counters = fields ? fields.filter((f) => !DIMENSIONS.has(f)) : [...VIDEO_COUNTERS];
+
+  let keys: string[] | null = null;
+  if (sortField !== undefined || q.result_limit !== undefined) {
+    const sort = sortField === undefined ? null : DIMENSIONS.has(sortField) ? { dimension: sortField as VideoDimension } : { counter: sortField };
+    keys = await rankContentKeys(ctx.db, scope, sort, q.result_limit ?? REPORT_MAX_ROWS);
+  }
+  const rows = keys && keys.length === 0 ? [] : capped(await groupedVideoRows(ctx.db, scope, keys, dimensions, counters, REPORT_MAX_ROWS + 1));
+
+  const statsByKey = new Map<string, StatsRow[]>();
+  for (const row of rows) {
+    const key = row.content_key as string;
+    if (!statsByKey.has(key)) statsByKey.set(key, []);
+    statsByKey.get(key)!.push(withEndOfDay(row));
+  }
+  const order = keys ?? [...statsByKey.keys()];
+  const { byKey, windows } = await videosWithWindows(ctx.db, ctx.auth.org.id, order);
+  return order.map((key) => {
+    const content = byKey.get(key);
+    return {
+      stats: statsByKey.get(key) ?? [],
+      video: content ? combinedVideoRecord(content, windows.get(content.id) ?? [], ctx.staticUrl) : null,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// E10 get_viewer_reports
+
+export interface ViewerParams extends ReportParams {
+  fingerprint_list?: string;
+  tput?: string;
+}
+
+/** `"a","b"` (quotes optional, brackets tolerated) → ["a", "b"]. */
+export function parseFingerprintList(value: string): string[] {
+  const inner = value.trim().replace(/^\[(.*)\]$/s, "$1");
+  const list = inner
+    .split(",")
+    .map((f) => f.trim().replace(/^"(.*)"$/s, "$1").replace(/^'(.*)'$/s, "$1"))
+    .filter((f) => f !== "");
+  if (list.length === 0) throw badRequest('fingerprint_list: must list at least one fingerprint, each quoted, comma-separated: "a","b"');
+  if (list.length > 100) throw badRequest("fingerprint_list: at most 100 fingerprints");
+  return [...new Set(list)];
+}
+
+/**
+ * Four modes: dates only (every viewer row), content_key (its viewers), fingerprint_list (what
+ * those devices watched), tput (what that user watched; may be combined with content_key).
+ * content_key or tput together with fingerprint_list is a 400. Requires viewer analytics.
+ */
+export async function viewerReport(ctx: ReportContext, q: ViewerParams) {
+  requireEntitlement(ctx.auth, "viewer_analytics", "get_viewer_reports");
+  if (q.fingerprint_list !== undefined && q.content_key !== undefined) {
+    throw badRequest("content_key: must not be given together with fingerprint_list");
+  }
+  if (q.fingerprint_list !== undefined && q.tput !== undefined) {
+    throw badRequest("tput: must not be given together with fingerprint_list");
+  }
+  const scope = scopeOf(ctx, q);
+  const fingerprints = q.fingerprint_list !== undefined ? parseFingerprintList(q.fingerprint_list) : undefined;
+  const tputHash = q.tput !== undefined ? await hashTput(ctx.auth.org.id, q.tput) : undefined;
+  const rows = capped(await viewerRows(ctx.db, scope, { fingerprints, tputHash }, REPORT_MAX_ROWS + 1));
+  return rows.map((r) => {
+    const out: StatsRow = { date: endOfDay(r.date as string) };
+    if (q.content_key === undefined) out.content_key = r.content_key!;
+    out.country = r.country!;
+    out.device_type = r.device_type!;
+    out.ip = r.ip!;
+    out.fingerprint = r.fingerprint!;
+    // Only the hash is stored: the token itself when the query gave it, else the hash.
+    out.tput = q.tput !== undefined && r.tput_hash !== NONE ? q.tput : r.tput_hash!;
+    for (const c of VIEWER_VIDEO_COUNTERS) out[c] = r[c]!;
+    out.ad_position = r.ad_position!;
+    for (const c of VIEWER_AD_COUNTERS) out[c] = r[c]!;
+    return out;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// E12 get_ecommerce_reports
+
+export interface EcommerceParams extends ReportParams {
+  include_video_data?: "0" | "1";
+  include_ecommerce_data?: "0" | "1";
+}
+
+/** Spec 2.5 ecommerce video info entry. */
+function ecommerceVideoInfo(c: Content, windows: Syndication[], staticUrl: string) {
+  return {
+    content_key: c.contentKey,
+    description: c.description,
+    duration: c.duration,
+    service_categories: c.serviceCategories,
+    privateCategories: c.categories,
+    privateTags: c.tags,
+    removed: c.removed ? 1 : 0,
+    syndications: windows.map((w) => ({ start_date: w.startTime, end_date: w.stopTime, geos: w.geos })),
+    thumbnail: thumbnailOf(c, { baseUrl: staticUrl, staticUrl }),
+    title: c.title,
+    translations: c.translations,
+  };
+}
+
+/**
+ * ecommerce_stats always; ecommerce_info (the items named in the stats) with
+ * include_ecommerce_data=1; video_info (the videos in the stats that still exist) with
+ * include_video_data=1. Requires the ecommerce add-on.
+ */
+export async function ecommerceReport(ctx: ReportContext, q: EcommerceParams) {
+  requireEntitlement(ctx.auth, "ecommerce", "get_ecommerce_reports");
+  const orgId = ctx.auth.org.id;
+  const rows = capped(await ecommerceRows(ctx.db, scopeOf(ctx, q), REPORT_MAX_ROWS + 1));
+  const ecommerce_info =
+    q.include_ecommerce_data === "1"
+      ? (await listEcommerceItems(ctx.db, orgId, [...new Set(rows.map((r) => r.ecommerce_key as string))].filter((k) => k !== NONE))).map(
+          (i) => ({ ecommerce_key: i.ecommerceKey, ecommerce_link: i.ecommerceLink, ecommerce_name: i.ecommerceName }),
+        )
+      : [];
+  let video_info: ReturnType<typeof ecommerceVideoInfo>[] = [];
+  if (q.include_video_data === "1") {
+    const keys = [...new Set(rows.map((r) => r.content_key as string))];
+    const { byKey, windows } = await videosWithWindows(ctx.db, orgId, keys);
+    video_info = keys.flatMap((k) => {
+      const c = byKey.get(k);
+      return c ? [ecommerceVideoInfo(c, windows.get(c.id) ?? [], ctx.staticUrl)] : [];
+    });
+  }
+  return { ecommerce_info, ecommerce_stats: rows.map(withEndOfDay), video_info };
+}
