@@ -3,7 +3,7 @@
 // Target: --url, else ADMIN_URL, else http://127.0.0.1:8787. Token: --token, else ADMIN_TOKEN,
 // else (local URLs only) ADMIN_TOKEN from .dev.vars. The token is never printed.
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT } from "./lib/wrangler.mjs";
 
@@ -18,6 +18,49 @@ const list = (value) =>
 /** --network none clears the network (null); other values are network names. */
 const network = (value) => (value === "none" ? null : value);
 const orgPath = (key) => `/admin/organizations/${encodeURIComponent(key)}`;
+const videoPath = (key) => `/admin/videos/${encodeURIComponent(key)}`;
+
+/** --flag true|false → boolean; undefined stays undefined. */
+function bool(flag, value) {
+  if (value === undefined) return undefined;
+  if (value === "true" || value === "false") return value === "true";
+  throw new UsageError(`--${flag} must be true or false, not "${value}"`);
+}
+
+/**
+ * Syndication windows from --syndications (JSON text, or none = no windows) or
+ * --syndications-file (a JSON file; relative paths are from where npm was run). The server
+ * validates the windows themselves; this only checks that a JSON array arrives.
+ */
+function syndications(o) {
+  const text = o.syndications;
+  const file = o["syndications-file"];
+  if (text !== undefined && file !== undefined) throw new UsageError("give --syndications or --syndications-file, not both");
+  if (text === undefined && file === undefined) return undefined;
+  if (text === "none") return [];
+  let source = "--syndications";
+  let raw = text;
+  if (file !== undefined) {
+    // npm runs scripts from the package root; INIT_CWD is where the user typed the command.
+    const path = resolve(process.env.INIT_CWD ?? process.cwd(), file);
+    source = path;
+    try {
+      raw = readFileSync(path, "utf8");
+    } catch (err) {
+      throw new UsageError(`cannot read --syndications-file ${path}: ${err.code ?? err.message}`);
+    }
+  }
+  let value;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw new UsageError(`${source}: not valid JSON (${err.message})`);
+  }
+  if (!Array.isArray(value)) {
+    throw new UsageError(`${source}: expected a JSON array of windows [{name, start_time, stop_time, geos}]`);
+  }
+  return value;
+}
 
 const orgOptions = {
   name: { type: "string", hint: "N" },
@@ -42,7 +85,9 @@ function printOrgTable({ organizations }) {
  *   name       words that select it ("video set")
  *   args       names of its positional arguments, all required
  *   options    node:util parseArgs options (plus `hint` for the usage text); `required` lists mandatory ones
- *   request    (args, options) → { method, path, body? }; undefined body fields are not sent
+ *   confirm    for a required boolean flag (--yes): what the command destroys, shown when it is missing
+ *   request    (args, options) → { method, path, body? }; undefined body fields are not sent;
+ *              may throw UsageError for bad option values
  *   print      optional; default prints the JSON response
  *   secrets    true when the response holds credentials shown once (prints a warning)
  */
@@ -102,6 +147,42 @@ const COMMANDS = [
       body: o.parts === undefined ? {} : { rotate: list(o.parts) },
     }),
     secrets: true,
+  },
+  {
+    name: "org delete",
+    args: ["organizationKey"],
+    options: { yes: { type: "boolean" } },
+    required: ["yes"],
+    confirm: "deletes the organization with its sub-organizations, credentials, content, feeds and media (statistics stay)",
+    summary: "Delete an organization with its content, feeds and media (statistics stay); refuses without --yes",
+    request: ({ organizationKey }) => ({ method: "DELETE", path: orgPath(organizationKey) }),
+  },
+  {
+    name: "video set",
+    args: ["contentKey"],
+    options: {
+      removed: { type: "string", hint: "true|false" },
+      live: { type: "string", hint: "true|false" },
+      hls: { type: "string", hint: "URL|none" },
+      "service-categories": { type: "string", hint: "a,b|none" },
+      syndications: { type: "string", hint: "'<JSON array>'|none" },
+      "syndications-file": { type: "string", hint: "path.json" },
+    },
+    atLeastOne: true,
+    summary:
+      "Set a video's operator fields (any organization): removed, isLive, urlHLS (none = no HLS), serviceCategories " +
+      "(none = empty), syndication windows (replace all: [{name, start_time, stop_time|null, geos: [alpha-3]}], none = no windows)",
+    request: ({ contentKey }, o) => ({
+      method: "PATCH",
+      path: videoPath(contentKey),
+      body: {
+        removed: bool("removed", o.removed),
+        isLive: bool("live", o.live),
+        urlHLS: o.hls === undefined ? undefined : o.hls === "none" ? null : o.hls,
+        serviceCategories: list(o["service-categories"]),
+        syndications: syndications(o),
+      },
+    }),
   },
 ];
 
@@ -176,7 +257,9 @@ function parse(argv) {
       : given.length > names.length
         ? `unexpected argument: ${given[names.length]}`
         : missing.length
-          ? `missing --${missing[0]}`
+          ? cmd.confirm && cmd.options[missing[0]]?.type === "boolean"
+            ? `refusing without --${missing[0]}: this ${cmd.confirm}`
+            : `missing --${missing[0]}`
           : cmd.atLeastOne && !Object.keys(cmd.options).some((flag) => values[flag] !== undefined)
             ? `give at least one of ${Object.keys(cmd.options).map((f) => `--${f}`).join(", ")}`
             : null;
@@ -262,8 +345,10 @@ async function main(argv) {
   const parsed = parse(argv);
   if (parsed.help) return console.log(parsed.help);
   const { cmd, args, values } = parsed;
+  // The request first: bad option values are reported before any token or network problem.
+  const request = cmd.request(args, values);
   const target = resolveTarget(values);
-  const result = await call(target, cmd.request(args, values));
+  const result = await call(target, request);
   (cmd.print ?? ((r) => console.log(typeof r === "string" ? r : JSON.stringify(r, null, 2))))(result);
   // stderr, so stdout stays plain JSON for piping into jq or a file.
   if (cmd.secrets) console.error(`\n${CREDENTIALS_WARNING}`);

@@ -1,13 +1,15 @@
 // Demo data for local development (DESIGN.md "Local development contract").
-// Idempotent: every row is an upsert keyed on a unique column, so re-running restores the
-// documented demo state without duplicating anything. Usage: node scripts/seed.mjs [--remote]
+// Idempotent: every row is an upsert keyed on a unique column (and the link rows of the demo
+// videos are replaced as a whole), so re-running restores the documented demo state
+// without duplicating anything. The demo media (one small test MP4 and a thumbnail per video)
+// is uploaded to R2 only when missing. Usage: node scripts/seed.mjs [--remote]
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { runWrangler } from "./lib/wrangler.mjs";
+import { ROOT, runWrangler } from "./lib/wrangler.mjs";
 
 // Mirrors ENTITLEMENTS in src/db/schema.ts (the demo organization gets every one).
 const ALL_ENTITLEMENTS = [
@@ -50,7 +52,115 @@ export const DEMO = {
       subOrganizations: [],
     },
   ],
+  // Published videos: one test clip each (DEMO_MEDIA), listed, searchable and playable at once.
+  // Fixed content keys and dates, so the catalog looks the same on every machine.
+  videos: [
+    {
+      contentKey: "demo0001",
+      organizationKey: "demo",
+      title: "Cup Final highlights: late winner seals the trophy",
+      description: "All the goals from the Cup Final, decided by a header in stoppage time.",
+      categories: ["Sport"],
+      tags: ["football", "highlights"],
+      events: ["Cup Final"],
+      customFields: [{ season: 1 }],
+      translations: [
+        {
+          language: "fr",
+          title: "Finale de la Coupe : le but de la victoire dans le temps additionnel",
+          description: "Tous les buts de la finale de la Coupe, décidée par une tête dans le temps additionnel.",
+        },
+      ],
+      publishedAt: "2026-01-04T20:00:00.000Z",
+    },
+    {
+      contentKey: "demo0002",
+      organizationKey: "demo",
+      title: "Breaking: storm closes the coastal road",
+      description: "Strong winds and high tides shut the coastal road overnight; detours are in place.",
+      categories: ["News"],
+      tags: ["breaking"],
+      events: [],
+      customFields: [{ season: 1 }, { region: "north" }],
+      publishedAt: "2026-01-03T08:30:00.000Z",
+    },
+    {
+      contentKey: "demo0003",
+      organizationKey: "demo",
+      mmiKey: "demo-mmi",
+      title: "Evening bulletin from the sub-organization newsroom",
+      description: "The day's headlines, produced by the demo sub-organization (MMI key demo-mmi).",
+      categories: ["News"],
+      tags: ["breaking", "highlights"],
+      events: [],
+      customFields: [{ season: 2 }],
+      publishedAt: "2026-01-02T19:00:00.000Z",
+    },
+    {
+      contentKey: "demo0004",
+      organizationKey: "demo",
+      title: "Cup Final preview: training ground goalkeeper drills",
+      description: "Both keepers warm up before the Cup Final.",
+      categories: ["Sport"],
+      tags: ["football"],
+      events: ["Cup Final"],
+      customFields: [{ season: 2 }],
+      publishedAt: "2026-01-01T12:00:00.000Z",
+    },
+    // Partner videos reach demo's networkVideos=1 listings through their syndication windows
+    // (demo and partner share demo-network): one everywhere, one only in the USA and the UK.
+    {
+      contentKey: "partner1",
+      organizationKey: "partner",
+      title: "Partner league roundup",
+      description: "Every match of the partner league weekend in five minutes.",
+      categories: ["Sport"],
+      tags: ["highlights"],
+      events: [],
+      customFields: [],
+      publishedAt: "2026-01-05T09:00:00.000Z",
+      syndications: [{ name: "worldwide", start_time: "2020-01-01T00:00:00.000Z", stop_time: null, geos: [] }],
+    },
+    {
+      contentKey: "partner2",
+      organizationKey: "partner",
+      title: "Partner documentary: harbour lights",
+      description: "A night on the harbour with the pilots who bring the ships in.",
+      categories: ["News"],
+      tags: [],
+      events: [],
+      customFields: [],
+      publishedAt: "2026-01-02T10:00:00.000Z",
+      syndications: [
+        { name: "usa-gbr", start_time: "2020-01-01T00:00:00.000Z", stop_time: "2099-12-31T23:59:59.000Z", geos: ["USA", "GBR"] },
+      ],
+    },
+  ],
+  // Feed definitions (files published by the cron: dev.mjs runs it once the server is up).
+  feeds: [
+    { feedId: "demofeedall", organizationKey: "demo", name: "Demo: all videos", categories: [], tags: [], events: [] },
+    { feedId: "demofeednews", organizationKey: "demo", name: "Demo: news", categories: ["News"], tags: [], events: [] },
+  ],
 };
+
+/** What every demo video plays: a 2 s 320x180 H.264/AAC clip (test/fixtures/README.md). */
+export const DEMO_MEDIA = {
+  file: join(ROOT, "test", "fixtures", "h264-aac-faststart.mp4"),
+  contentType: "video/mp4",
+  suffix: ".mp4",
+  duration: 2,
+  width: 320,
+  height: 180,
+  videoCodec: "avc1",
+  audioCodec: "mp4a.40.2",
+  thumbnail: join(ROOT, "test", "fixtures", "thumb-1920x1080.jpg"),
+  // The worker's CHUNK_SIZE (wrangler.toml): what E1 would have recorded.
+  chunkSize: 100000000,
+};
+
+// Mirrors src/storage/layout.ts.
+const mediaKey = (contentKey) => `${contentKey}/${contentKey}${DEMO_MEDIA.suffix}`;
+const thumbnailKey = (contentKey) => `${contentKey}/thumbnail.jpg`;
 
 const sha256Hex = (value) => createHash("sha256").update(value, "utf8").digest("hex");
 
@@ -59,6 +169,46 @@ const q = (value) => (value == null ? "NULL" : `'${String(value).replace(/'/g, "
 
 const orgId = (organizationKey) => `(SELECT id FROM organizations WHERE organization_key = ${q(organizationKey)})`;
 const networkId = (name) => (name == null ? "NULL" : `(SELECT id FROM networks WHERE name = ${q(name)})`);
+const subOrgId = (mmiKey) => (mmiKey == null ? "NULL" : `(SELECT id FROM sub_organizations WHERE mmi_key = ${q(mmiKey)})`);
+const contentId = (contentKey) => `(SELECT id FROM contents WHERE content_key = ${q(contentKey)})`;
+/** JSON column literal, written the way the worker writes it (JSON.stringify: `[]`, no spaces). */
+const json = (value) => q(JSON.stringify(value));
+const minutesBefore = (iso, minutes) => new Date(Date.parse(iso) - minutes * 60_000).toISOString();
+
+/** The contents columns of a demo video, as SQL expressions (everything but key and timestamps). */
+function contentColumns(v, contentSize) {
+  return {
+    organization_id: orgId(v.organizationKey),
+    sub_organization_id: subOrgId(v.mmiKey),
+    title: q(v.title),
+    description: q(v.description),
+    thumbnail_url: "NULL",
+    categories: json(v.categories),
+    tags: json(v.tags),
+    events: json(v.events),
+    custom_fields: json(v.customFields),
+    translations: json(v.translations ?? []),
+    subtitles: json([]),
+    service_categories: json([]),
+    is_live: 0,
+    url_hls: "NULL",
+    removed: 0,
+    status: q("available"),
+    rejection_reason: "NULL",
+    content_size: contentSize,
+    suffix: q(DEMO_MEDIA.suffix),
+    media_key: q(mediaKey(v.contentKey)),
+    upload_id: "NULL",
+    chunk_size: DEMO_MEDIA.chunkSize,
+    thumbnail_uploaded: 1,
+    duration: DEMO_MEDIA.duration,
+    width: DEMO_MEDIA.width,
+    height: DEMO_MEDIA.height,
+    video_codec: q(DEMO_MEDIA.videoCodec),
+    audio_codec: q(DEMO_MEDIA.audioCodec),
+    published_at: q(v.publishedAt),
+  };
+}
 
 // One builder per table, in dependency order; each returns SQL statements for the data above.
 // Upserts never touch created_at, so a re-run leaves existing rows exactly as they were.
@@ -92,13 +242,185 @@ VALUES (${orgId(o.organizationKey)}, ${q(s.name)}, ${q(s.mmiKey)}, ${q(now)})
 ON CONFLICT(mmi_key) DO UPDATE SET organization_id = excluded.organization_id, name = excluded.name;`,
       ),
     ),
+  // Videos: inserted when missing, else updated only where a column differs from the demo state
+  // (then updated_at becomes now), so a re-run on an untouched catalog writes nothing and a
+  // video that was edited, removed or deleted is restored. The contents triggers keep
+  // contents_fts and listing_counts. Not one upsert (INSERT ... ON CONFLICT DO UPDATE): its
+  // DO UPDATE runs the update triggers under ABORT, which overrides the INSERT OR IGNORE into
+  // listing_counts in contents_count_update, so restoring a removed video would fail.
+  (data, now, { contentSize }) =>
+    data.videos.flatMap((v) => {
+      const columns = contentColumns(v, contentSize);
+      const names = Object.keys(columns);
+      const values = Object.values(columns);
+      const created = minutesBefore(v.publishedAt, 5);
+      return [
+        `INSERT INTO contents (content_key, created_at, updated_at, ${names.join(", ")})
+SELECT ${q(v.contentKey)}, ${q(created)}, ${q(v.publishedAt)}, ${values.join(", ")}
+WHERE NOT EXISTS (SELECT 1 FROM contents WHERE content_key = ${q(v.contentKey)});`,
+        `UPDATE contents SET ${names.map((n) => `${n} = ${columns[n]}`).join(", ")}, updated_at = ${q(now)}
+WHERE content_key = ${q(v.contentKey)} AND (${names.join(", ")}) IS NOT (${values.join(", ")});`,
+      ];
+    }),
+  // Names as the worker writes them (src/db/content.ts): one labels row per organization, kind
+  // and name; content_labels links each video to its names. A video's links are replaced as a
+  // whole, so removed names do not linger.
+  (data) => [
+    ...new Set(
+      data.videos.flatMap((v) =>
+        labelKinds(v).flatMap(([kind, names]) =>
+          names.map(
+            (name) => `INSERT INTO labels (organization_id, kind, name) VALUES (${orgId(v.organizationKey)}, ${q(kind)}, ${q(name)})
+ON CONFLICT(organization_id, kind, name) DO NOTHING;`,
+          ),
+        ),
+      ),
+    ),
+  ],
+  (data) =>
+    data.videos.flatMap((v) => {
+      const match = labelKinds(v)
+        .filter(([, names]) => names.length > 0)
+        .map(([kind, names]) => `(l.kind = ${q(kind)} AND l.name IN (${names.map(q).join(", ")}))`);
+      return [
+        `DELETE FROM content_labels WHERE content_id = ${contentId(v.contentKey)};`,
+        ...(match.length === 0
+          ? []
+          : [
+              `INSERT INTO content_labels (label_id, content_id)
+SELECT l.id, c.id FROM contents c JOIN labels l ON l.organization_id = c.organization_id
+WHERE c.content_key = ${q(v.contentKey)} AND (${match.join(" OR ")});`,
+            ]),
+      ];
+    }),
+  // Custom fields as rows, values as strings (what the E6 customFields filter matches).
+  (data) =>
+    data.videos.flatMap((v) => [
+      `DELETE FROM content_custom_fields WHERE content_id = ${contentId(v.contentKey)};`,
+      ...v.customFields.flatMap((field) =>
+        Object.entries(field).map(
+          ([name, value]) => `INSERT INTO content_custom_fields (content_id, organization_id, name, value)
+SELECT id, organization_id, ${q(name)}, ${q(String(value))} FROM contents WHERE content_key = ${q(v.contentKey)};`,
+        ),
+      ),
+    ]),
+  // Syndication windows (what PATCH /admin/videos sets): replaced as a whole, none when not listed.
+  (data) =>
+    data.videos.flatMap((v) => [
+      `DELETE FROM syndications WHERE content_id = ${contentId(v.contentKey)};`,
+      ...(v.syndications ?? []).map(
+        (s) => `INSERT INTO syndications (content_id, name, start_time, stop_time, geos)
+VALUES (${contentId(v.contentKey)}, ${q(s.name)}, ${q(s.start_time)}, ${q(s.stop_time)}, ${json(s.geos)});`,
+      ),
+    ]),
+  // Feeds: definitions restored (updated_at moves only when one changed), files state kept, and
+  // marked dirty so the next cron run (dev.mjs triggers one) publishes or repairs their files.
+  (data, now) =>
+    data.feeds.map((f) => {
+      const definition = ["organization_id", "name", "categories", "tags", "events"];
+      return `INSERT INTO feeds (feed_id, organization_id, name, categories, tags, events, created_at, updated_at, dirty_since, files)
+VALUES (${q(f.feedId)}, ${orgId(f.organizationKey)}, ${q(f.name)}, ${json(f.categories)}, ${json(f.tags)}, ${json(f.events)},
+  ${q(now)}, ${q(now)}, ${q(now)}, '{}')
+ON CONFLICT(feed_id) DO UPDATE SET
+  ${definition.map((n) => `${n} = excluded.${n}`).join(", ")},
+  updated_at = CASE WHEN (${definition.map((n) => `feeds.${n}`).join(", ")}) IS (${definition.map((n) => `excluded.${n}`).join(", ")})
+    THEN feeds.updated_at ELSE excluded.updated_at END,
+  dirty_since = excluded.dirty_since;`;
+    }),
+  // The origin the cron writes into feed files when PUBLIC_BASE_URL is empty (the worker keeps
+  // the last one a write request came in on; src/routes/publishing.ts): the dev server's own.
+  (data, now, { origin }) =>
+    origin
+      ? [`INSERT INTO cron_state (name, value) VALUES ('public_origin', ${q(origin)}) ON CONFLICT(name) DO UPDATE SET value = excluded.value;`]
+      : [],
 ];
 
-export function buildSeedSql(data = DEMO, now = new Date().toISOString()) {
-  return builders.flatMap((build) => build(data, now)).join("\n\n") + "\n";
+/** [kind, names] pairs of a video, kinds as stored in labels.kind. */
+const labelKinds = (v) => [
+  ["category", v.categories],
+  ["tag", v.tags],
+  ["event", v.events],
+];
+
+/**
+ * The seed as SQL. contentSize is the byte size of DEMO_MEDIA.file; origin (optional) is the
+ * local server's origin for the cron's feed files.
+ */
+export function buildSeedSql(data = DEMO, now = new Date().toISOString(), { contentSize = statSync(DEMO_MEDIA.file).size, origin } = {}) {
+  return builders.flatMap((build) => build(data, now, { contentSize, origin })).join("\n\n") + "\n";
 }
 
-function printSummary(data, remote) {
+/** The R2 objects of the demo videos: media and thumbnail of each. */
+function demoObjects(data) {
+  return data.videos.flatMap((v) => [
+    { key: mediaKey(v.contentKey), file: DEMO_MEDIA.file, contentType: DEMO_MEDIA.contentType },
+    { key: thumbnailKey(v.contentKey), file: DEMO_MEDIA.thumbnail, contentType: "image/jpeg" },
+  ]);
+}
+
+/** bucket_name of the [[r2_buckets]] entry with this binding in wrangler.toml. */
+function bucketName(binding) {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  for (const block of toml.split(/^\s*\[\[r2_buckets\]\]\s*$/m).slice(1)) {
+    const body = block.split(/^\s*\[/m)[0];
+    const value = (name) => body.match(new RegExp(`^\\s*${name}\\s*=\\s*"([^"]*)"`, "m"))?.[1];
+    if (value("binding") === binding) return value("bucket_name");
+  }
+  throw new Error(`wrangler.toml has no [[r2_buckets]] entry with binding = "${binding}"`);
+}
+
+/**
+ * Uploads the demo media objects that are missing (or have another size). Locally this opens
+ * the bucket through wrangler's getPlatformProxy (the same .wrangler/state as `wrangler dev`):
+ * one local runtime for all the checks, where `wrangler r2 object get/put` would start one per
+ * object (~4 s each). Remotely every object is put with `wrangler r2 object put --remote`
+ * (idempotent). Returns the number of objects written.
+ */
+async function uploadDemoMedia(data, { remote }) {
+  const objects = demoObjects(data);
+  if (remote) {
+    const bucket = bucketName("MEDIA");
+    for (const o of objects) {
+      await runWrangler(["r2", "object", "put", `${bucket}/${o.key}`, "--file", o.file, "--content-type", o.contentType, "--remote"], {
+        quiet: true,
+      });
+    }
+    return objects.length;
+  }
+  const previousLog = process.env.WRANGLER_LOG;
+  process.env.WRANGLER_LOG = "error"; // no "Using secrets defined in .dev.vars" chatter
+  let proxy;
+  try {
+    const { getPlatformProxy } = await import("wrangler");
+    proxy = await getPlatformProxy({
+      configPath: join(ROOT, "wrangler.toml"),
+      persist: { path: join(ROOT, ".wrangler", "state", "v3") },
+      remoteBindings: false,
+    });
+  } finally {
+    // Restored at once: dev.mjs starts `wrangler dev` from this process's environment.
+    if (previousLog === undefined) delete process.env.WRANGLER_LOG;
+    else process.env.WRANGLER_LOG = previousLog;
+  }
+  try {
+    const bucket = proxy.env.MEDIA;
+    let written = 0;
+    for (const o of objects) {
+      const bytes = readFileSync(o.file);
+      const head = await bucket.head(o.key);
+      if (head && head.size === bytes.length) continue;
+      // A plain ArrayBuffer: the proxy cannot serialize a Buffer (a view into a larger buffer).
+      const body = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
+      await bucket.put(o.key, body, { httpMetadata: { contentType: o.contentType } });
+      written += 1;
+    }
+    return written;
+  } finally {
+    await proxy.dispose();
+  }
+}
+
+function printSummary(data, remote, mediaWritten) {
   const lines = [`Seeded demo data into the ${remote ? "REMOTE" : "local"} D1 database (DB):`];
   for (const o of data.organizations) {
     lines.push(
@@ -107,11 +429,24 @@ function printSummary(data, remote) {
       `    sync code ${o.syncCode}  API key ${o.apiKey}  API secret ${o.apiSecret}  API token ${o.apiToken}`,
     );
     for (const s of o.subOrganizations) lines.push(`    sub-organization "${s.name}": MMI key ${s.mmiKey}`);
+    const videos = data.videos.filter((v) => v.organizationKey === o.organizationKey);
+    if (videos.length) lines.push(`    videos: ${videos.map((v) => v.contentKey + (v.mmiKey ? ` (${v.mmiKey})` : "")).join(", ")}`);
+    const feeds = data.feeds.filter((f) => f.organizationKey === o.organizationKey);
+    if (feeds.length) lines.push(`    feeds: ${feeds.map((f) => f.feedId).join(", ")}`);
   }
+  const objects = demoObjects(data).length;
+  lines.push(
+    `  media: ${mediaWritten === 0 ? `all ${objects} demo objects already in` : `${mediaWritten} of ${objects} demo objects uploaded to`} ` +
+      `${remote ? "remote" : "local"} R2 (play: /media/${mediaKey(data.videos[0].contentKey)})`,
+  );
   console.log(lines.join("\n"));
 }
 
-export async function seed({ remote = false } = {}) {
+/**
+ * Seeds D1 and uploads the demo media. origin: the local dev server's origin, recorded for the
+ * cron (dev.mjs passes it; otherwise the stored origin is left alone).
+ */
+export async function seed({ remote = false, origin } = {}) {
   if (remote) {
     // The demo credentials are public (README), so they must never reach a production database.
     console.warn("WARNING: seeding the remote database with PUBLIC demo credentials; use only on a non-production DB.");
@@ -119,14 +454,15 @@ export async function seed({ remote = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "video-catalog-seed-"));
   try {
     const file = join(dir, "seed.sql");
-    writeFileSync(file, buildSeedSql());
+    writeFileSync(file, buildSeedSql(DEMO, new Date().toISOString(), { origin }));
     await runWrangler(["d1", "execute", "DB", remote ? "--remote" : "--local", "--file", file, "--yes"], {
       quiet: true,
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  printSummary(DEMO, remote);
+  const mediaWritten = await uploadDemoMedia(DEMO, { remote });
+  printSummary(DEMO, remote, mediaWritten);
 }
 
 // Run when executed directly, not when imported by scripts/dev.mjs.
