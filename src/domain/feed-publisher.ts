@@ -28,6 +28,11 @@ export interface PublishStats {
   unchanged: number;
 }
 
+interface FeedBuild extends PublishStats {
+  /** The metadata file changed (new feed, new name or configuration): the feed list may too. */
+  metadataChanged: boolean;
+}
+
 const encoder = new TextEncoder();
 
 async function sha256(text: string): Promise<string> {
@@ -92,7 +97,7 @@ function v2VideosFile(rows: Content[], o: Origins) {
 }
 
 /** Rebuilds one feed's three files; returns how many were written. */
-export async function rebuildFeed(deps: PublishDeps, feed: Feed): Promise<PublishStats> {
+export async function rebuildFeed(deps: PublishDeps, feed: Feed): Promise<FeedBuild> {
   const { rows } = await feedVideos(deps, feed, { limit: deps.maxVideos, offset: 0 });
   const keys = feedFileKeys(feed.feedId);
   const generatedAt = deps.now.toISOString();
@@ -102,11 +107,12 @@ export async function rebuildFeed(deps: PublishDeps, feed: Feed): Promise<Publis
     [keys.metadata, feedMetadata(feed)],
   ];
   const state: Feed["files"] = {};
-  const stats: PublishStats = { feeds: 1, written: 0, unchanged: 0 };
+  const stats: FeedBuild = { feeds: 1, written: 0, unchanged: 0, metadataChanged: false };
   for (const [key, content] of files) {
     const { hash, written } = await writeIfChanged(deps.bucket, key, content, feed.files[key], generatedAt);
     state[key] = hash;
     stats[written ? "written" : "unchanged"] += 1;
+    if (written && key === keys.metadata) stats.metadataChanged = true;
   }
   await recordFeedBuild(deps.db, feed, state, generatedAt);
   return stats;
@@ -134,12 +140,19 @@ export function addStats(a: PublishStats, b: PublishStats): PublishStats {
   return { feeds: a.feeds + b.feeds, written: a.written + b.written, unchanged: a.unchanged + b.unchanged };
 }
 
-/** Rebuilds dirty feeds, oldest mark first, at most `limit` (optionally one organization's). */
+/**
+ * Rebuilds dirty feeds, oldest mark first, at most `limit` (optionally one organization's),
+ * and the feed lists of the organizations whose feeds' metadata changed.
+ */
 export async function rebuildDirtyFeeds(deps: PublishDeps, limit: number, organizationId?: number): Promise<PublishStats> {
   let total: PublishStats = { feeds: 0, written: 0, unchanged: 0 };
+  const listsToPublish = new Set<number>();
   for (const feed of await dirtyFeeds(deps.db, limit, organizationId)) {
-    total = addStats(total, await rebuildFeed(deps, feed));
+    const build = await rebuildFeed(deps, feed);
+    if (build.metadataChanged) listsToPublish.add(feed.organizationId);
+    total = addStats(total, build);
   }
+  for (const id of listsToPublish) await publishOrgFeedList(deps, id);
   return total;
 }
 

@@ -37,10 +37,14 @@ export function isAlpha3(code: string): boolean {
 
 const ALPHA3_CODES = new Set(Object.values(ALPHA2_TO_ALPHA3));
 
-/** The requester's country as alpha-2, from Cloudflare's request metadata or the CF-IPCountry header. */
+/**
+ * The requester's country as alpha-2: the CF-IPCountry header (Cloudflare sets it and overwrites
+ * any value a client sends), else request.cf.country. The header comes first so local
+ * development, where request.cf is a fixed placeholder, can choose a country.
+ */
 export function requestCountry(request: Request): string | null {
   const cf = (request as Request & { cf?: { country?: unknown } }).cf;
   const fromCf = typeof cf?.country === "string" ? cf.country : null;
-  const country = fromCf ?? request.headers.get("CF-IPCountry");
+  const country = request.headers.get("CF-IPCountry") ?? fromCf;
   return country && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null;
 }

@@ -46,7 +46,7 @@ feedRoutes.openapi(
   }),
   async (c) => {
     const feed = await insertFeed(c.get("db"), c.get("auth").org.id, newFeedId(), values(c.req.valid("json")), new Date().toISOString());
-    rebuildFeedsAfterWrite(c, feed.organizationId, { feedList: true });
+    rebuildFeedsAfterWrite(c, feed.organizationId);
     return c.json(feedMetadata(feed), 200);
   },
 );
@@ -89,7 +89,7 @@ feedRoutes.openapi(
   async (c) => {
     const feed = await ownFeed(c, c.req.valid("param").feed_id);
     const updated = await updateFeed(c.get("db"), feed.id, values(c.req.valid("json")), new Date().toISOString());
-    rebuildFeedsAfterWrite(c, feed.organizationId, { feedList: true });
+    rebuildFeedsAfterWrite(c, feed.organizationId);
     return c.json(feedMetadata(updated), 200);
   },
 );

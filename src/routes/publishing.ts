@@ -3,7 +3,7 @@
 // rebuilds them.
 import type { Context } from "hono";
 import { writeState } from "../db/cron-state";
-import { publishOrgFeedList, rebuildDirtyFeeds, type PublishDeps } from "../domain/feed-publisher";
+import { rebuildDirtyFeeds, type PublishDeps } from "../domain/feed-publisher";
 import type { AppEnv } from "../http/context";
 import { origins } from "./catalog-context";
 
@@ -20,14 +20,13 @@ export function publishDeps(c: Context<AppEnv>): PublishDeps {
   };
 }
 
-export function rebuildFeedsAfterWrite(c: Context<AppEnv>, organizationId: number, options: { feedList?: boolean } = {}): void {
+export function rebuildFeedsAfterWrite(c: Context<AppEnv>, organizationId: number): void {
   const deps = publishDeps(c);
   const config = c.get("config");
   const work = (async () => {
     if (!config.publicBaseUrl) await writeState(deps.db, ORIGIN_STATE, deps.origins.baseUrl);
     const stats = await rebuildDirtyFeeds(deps, config.feedCronBudget, organizationId);
-    const listWritten = options.feedList ? await publishOrgFeedList(deps, organizationId) : false;
-    console.log(JSON.stringify({ msg: "feeds rebuilt after write", organization_id: organizationId, ...stats, feed_list_written: listWritten }));
+    console.log(JSON.stringify({ msg: "feeds rebuilt after write", organization_id: organizationId, ...stats }));
   })().catch((err) => {
     console.error(JSON.stringify({ level: "error", msg: "feed rebuild after write failed; the cron will retry", error: String(err) }));
   });
