@@ -52,3 +52,12 @@ it("follows publish, remove, restore by upsert, move and delete", async () => {
   const listed = await callJson("/v2/videos/", { headers: readHeaders(other) });
   expect(listed.body.count).toBe(1);
 });
+
+it("lets an organization with sub-organization videos be deleted", async () => {
+  const org = await createOrg({ entitlements: ["mmi"] });
+  const sub = await admin(`/admin/organizations/${org.organizationKey}/sub-organizations`, "POST", { name: "S" });
+  await publishVideo(org, mp4, { title: "in sub" }, { "X-Service-MMI-Key": sub.body.mmiKey });
+  const deleted = await admin(`/admin/organizations/${org.organizationKey}`, "DELETE");
+  expect(deleted.res.status, JSON.stringify(deleted.body)).toBe(200);
+  expect(await counter(org.organizationKey)).toBeNull();
+});
