@@ -19,6 +19,7 @@ import { videoRoutes } from "./routes/videos";
 import { contentRoutes } from "./routes/content";
 import { eventRoutes } from "./routes/events";
 import { reportRoutes } from "./routes/reports";
+import { analyticsRoutes } from "./routes/analytics";
 import { fileRoutes } from "./routes/files";
 import { uploadRoutes } from "./routes/uploads";
 
@@ -53,6 +54,7 @@ export function createApp() {
   app.route("/", adminRoutes);
   app.route("/", eventRoutes);
   app.route("/", reportRoutes);
+  app.route("/", analyticsRoutes);
   app.route("/", adminVideoRoutes);
   app.route("/", videoRoutes);
   app.route("/", searchRoutes);

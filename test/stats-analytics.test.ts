@@ -1,0 +1,150 @@
+// E7 GET /v2/analytics/{type}: summary and detailed, fields, paging, types, E6 filters, auth.
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { admin, callJson, createOrg, type TestOrg } from "./helpers";
+import { createContent, ingest, utcDayAgo } from "./fixtures/stats";
+
+let org: TestOrg;
+let red: string;
+let blue: string;
+let live: string;
+const D2 = utcDayAgo(2);
+const D1 = utcDayAgo(1);
+
+function analytics(type: string, params: Record<string, string | number>, who: TestOrg = org, headers: Record<string, string> = {}) {
+  const query = new URLSearchParams(Object.entries({ startDate: D2, endDate: D1, ...params }).map(([k, v]): [string, string] => [k, String(v)]));
+  return callJson(`/v2/analytics/${type}?${query}`, { headers: { "X-Service-Sync-Code": who.syncCode, ...headers } });
+}
+
+/** E6 lists only published videos: mark test content available as E2 would. */
+async function publish(key: string) {
+  await env.DB.prepare("update contents set status = 'available', published_at = ? where content_key = ?").bind(new Date().toISOString(), key).run();
+}
+
+beforeAll(async () => {
+  org = await createOrg({ entitlements: ["enterprise_player", "viewer_analytics"] });
+  red = await createContent(org, { tags: ["red"] });
+  blue = await createContent(org, { tags: ["blue"] });
+  live = await createContent(org, { tags: ["red"] });
+  for (const k of [red, blue, live]) await publish(k);
+  expect((await admin(`/admin/videos/${live}`, "PATCH", { isLive: true })).res.status).toBe(200);
+  const ev = (event: string, contentKey: string, day: string, n: number, extra: object = {}) =>
+    Array.from({ length: n }, () => ({ event, contentKey, timestamp: `${day}T08:00:00Z`, ...extra }));
+  await ingest(org, [
+    ...ev("played_1s", red, D2, 4),
+    ...ev("played_1s", red, D1, 1),
+    ...ev("played_30s", red, D1, 2),
+    ...ev("played_1s", blue, D1, 3),
+    ...ev("video_played", live, D1, 6),
+    ...ev("ad_impression", blue, D2, 2),
+    ...ev("video_played", blue, D2, 1, { fingerprint: "f", consent: true }),
+  ]);
+});
+
+describe("E7 analytics", () => {
+  it("summary: totals per contentKey over the range, with the chosen fields", async () => {
+    const { res, body } = await analytics("video", { summary: 1, fields: "played_1,played_30" });
+    expect(res.status).toBe(200);
+    expect(body.message).toBe("ok");
+    expect(body.page).toBe(1);
+    expect(body.pageSize).toBe(100);
+    const expected = [
+      { contentKey: red, startDate: D2, endDate: D1, played_1s: 5, played_30s: 2 },
+      { contentKey: blue, startDate: D2, endDate: D1, played_1s: 3, played_30s: 0 },
+      { contentKey: live, startDate: D2, endDate: D1, played_1s: 0, played_30s: 0 },
+    ].sort((x, y) => (x.contentKey < y.contentKey ? -1 : 1));
+    // Every content key with video statistics in the range.
+    expect(body.data).toEqual(expected);
+    expect(body.count).toBe(3);
+  });
+
+  it("detailed: one row per UTC day and contentKey", async () => {
+    const { body } = await analytics("video", { detailed: "", fields: "played_1s", contentKey: red });
+    expect(body.data).toEqual([
+      { date: `${D2}T23:59:59.000Z`, contentKey: red, played_1s: 4 },
+      { date: `${D1}T23:59:59.000Z`, contentKey: red, played_1s: 1 },
+    ]);
+    const all = await analytics("video", { detailed: 1 });
+    // red on both days, blue on both days (a play on D2), live on D1.
+    expect(all.body.count).toBe(5);
+    expect(Object.keys(all.body.data[0]).slice(0, 4)).toEqual(["date", "contentKey", "thumbnail_view", "video_impression"]);
+  });
+
+  it("pages like E6", async () => {
+    const first = await analytics("video", { detailed: 1, fields: "played_1s", pageSize: 3 });
+    const second = await analytics("video", { detailed: 1, fields: "played_1s", pageSize: 3, page: 2 });
+    expect(first.body.data).toHaveLength(3);
+    expect(second.body).toMatchObject({ count: 5, page: 2, pageSize: 3 });
+    expect(second.body.data).toHaveLength(2);
+    expect(new Set([...first.body.data, ...second.body.data].map((r: any) => r.date + r.contentKey)).size).toBe(5);
+    expect((await analytics("video", { detailed: 1, page: 9 })).body.data).toEqual([]);
+    for (const [params, error] of [
+      [{ pageSize: 1001 }, "pageSize: must be at most 1000"],
+      [{ page: 0 }, "page: must be at least 1"],
+    ] as const) {
+      const { res, body } = await analytics("video", { summary: 1, ...params });
+      expect(res.status).toBe(400);
+      expect(body).toEqual({ status: "KO", error });
+    }
+  });
+
+  it("livestream: video counters of live videos only", async () => {
+    const { body } = await analytics("livestream", { summary: 1, fields: "video_played" });
+    expect(body.data).toEqual([{ contentKey: live, startDate: D2, endDate: D1, video_played: 6 }]);
+  });
+
+  it("ads, viewers and ecommerce use their own counters", async () => {
+    expect((await analytics("ads", { summary: 1, fields: "ad_impression" })).body.data).toEqual([
+      { contentKey: blue, startDate: D2, endDate: D1, ad_impression: 2 },
+    ]);
+    expect((await analytics("viewers", { summary: 1, fields: "video_played" })).body.data).toEqual([
+      { contentKey: blue, startDate: D2, endDate: D1, video_played: 1 },
+    ]);
+    const bad = await analytics("ads", { summary: 1, fields: "played_1" });
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.error).toMatch(/^fields: unknown metric "played_1" for type ads/);
+  });
+
+  it("narrows the videos with the E6 filters", async () => {
+    const { res, body } = await analytics("video", { summary: 1, fields: "played_1s,video_played", tags: "red" });
+    expect(res.status).toBe(200);
+    expect(body.data.map((r: any) => r.contentKey).sort()).toEqual([red, live].sort());
+    const redLive = await analytics("livestream", { summary: 1, fields: "video_played", tags: "blue" });
+    expect(redLive.body.data).toEqual([]);
+    // Gated E6 parameters keep their gates.
+    const gated = await analytics("video", { summary: 1, events: "x" });
+    expect(gated.res.status).toBe(403);
+  });
+
+  it("answers 400 for summary/detailed, fields and dates, 401 and 403 as documented", async () => {
+    const cases: [string, Record<string, string | number>, string][] = [
+      ["video", {}, "summary, detailed: give exactly one of them"],
+      ["video", { summary: 1, detailed: 1 }, "summary, detailed: give exactly one of them"],
+      ["video", { summary: 1, fields: "plays" }, 'fields: unknown metric "plays" for type video'],
+      ["video", { summary: 1, startDate: D1, endDate: D2 }, "endDate: must not be before startDate"],
+      ["video", { summary: 1, startDate: "2024-01-01", endDate: "2025-06-01" }, "endDate: the range from startDate to endDate is"],
+      ["video", { summary: 1, startDate: "01/02/2026" }, "startDate: must be a date YYYY-MM-DD"],
+      ["clicks", { summary: 1 }, "type: must be one of video, ads, livestream, viewers, ecommerce"],
+    ];
+    for (const [type, params, error] of cases) {
+      const { res, body } = await analytics(type, params);
+      expect(res.status, error).toBe(400);
+      expect(body.error.startsWith(error), body.error).toBe(true);
+    }
+    const noAuth = await callJson(`/v2/analytics/video?summary=1&startDate=${D1}&endDate=${D1}`);
+    expect(noAuth.res.status).toBe(401);
+    const plain = await createOrg();
+    const forbidden = await analytics("ecommerce", { summary: 1 });
+    expect(forbidden.res.status).toBe(403);
+    expect(forbidden.body.error).toBe("analytics of type ecommerce requires the ecommerce entitlement");
+    expect((await analytics("video", { summary: 1 }, plain)).res.status).toBe(403);
+    expect((await analytics("ads", { summary: 1 }, plain)).res.status).toBe(200);
+  });
+
+  it("is documented in the OpenAPI document", async () => {
+    const { body } = await callJson("/openapi.json");
+    const op = body.paths["/v2/analytics/{type}"].get;
+    expect(op.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(["type", "summary", "detailed", "startDate", "endDate", "fields", "tags", "page", "pageSize"]));
+    expect(op.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/AnalyticsPage");
+  });
+});
