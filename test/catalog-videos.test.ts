@@ -197,6 +197,23 @@ describe("E6 listing", () => {
     expect(await keys("networkVideos=1")).toEqual([...own, k.w2!].sort()); // unknown country: only unrestricted windows
     const { body } = await list("networkVideos=1", a, { "CF-IPCountry": "US" });
     expect(body.count).toBe(7);
+    // Own and network videos are listed by two queries and merged: pages must still interleave
+    // by publishedDate, newest first (a newer own video goes before the network ones).
+    const newest = await publishVideo(a, mp4, { title: "Newest own" });
+    const merged = await list("networkVideos=1", a, { "CF-IPCountry": "US" });
+    const order = merged.body.data.map((v: any) => v.contentKey);
+    expect(order[0]).toBe(newest);
+    expect(order.slice(1, 3).sort()).toEqual([k.w1!, k.w2!].sort());
+    const published = merged.body.data.map((v: any) => v.publishedDate);
+    expect([...published].sort().reverse()).toEqual(published);
+    const paged: string[] = [];
+    for (let page = 1; page <= 3; page++) {
+      const res = await list(`networkVideos=1&pageSize=3&page=${page}`, a, { "CF-IPCountry": "US" });
+      expect(res.body.count).toBe(8);
+      paged.push(...res.body.data.map((v: any) => v.contentKey));
+    }
+    expect(paged).toEqual(order);
+    await writeJson(a, "DELETE", `/v2/content?contentKey=${newest}`);
     // Filters apply across the network by name.
     expect(await keys("networkVideos=1&tags=alpha", a, { "CF-IPCountry": "US" })).toEqual(names("v1", "v7", "w1"));
     // A window closing hides the video; opening shows it.

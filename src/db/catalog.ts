@@ -22,6 +22,23 @@ export async function listVideos(db: Db, where: SQL, page: { limit: number; offs
     .offset(page.offset);
 }
 
+/**
+ * A page and the total number of matches in one pass (`count(*) over ()`): when the page query
+ * has to read every match anyway (to sort it), a separate count would read them all again.
+ * The total is null when the page is empty (past the end), where it cannot be read off a row.
+ */
+export async function listVideosWithTotal(db: Db, where: SQL, page: { limit: number; offset: number }) {
+  const rows = await db
+    .select({ ...getTableColumns(contents), total: sql<number>`count(*) over ()`.as("total") })
+    .from(contents)
+    .where(where)
+    .orderBy(...NEWEST_FIRST)
+    .limit(page.limit)
+    .offset(page.offset);
+  const total = rows[0] ? Number(rows[0].total) : null;
+  return { rows: rows.map(({ total: _, ...content }) => content as Content), total };
+}
+
 export async function countVideos(db: Db, where: SQL): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)` }).from(contents).where(where);
   return Number(row?.n ?? 0);

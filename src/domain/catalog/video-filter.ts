@@ -11,6 +11,7 @@ import {
   findFeedByFeedId,
   listableCount,
   listVideos,
+  listVideosWithTotal,
   findLabelIds,
   ftsMatch,
   labelKey,
@@ -19,7 +20,7 @@ import {
   type NameQuery,
 } from "../../db/catalog";
 import { findSubOrganization, type OrganizationWithNetwork } from "../../db/organizations";
-import { contentCustomFields, contentLabels, contents, syndications, type Feed, type LabelKind } from "../../db/schema";
+import { contentCustomFields, contentLabels, contents, syndications, type Content, type Feed, type LabelKind } from "../../db/schema";
 import { ApiError, badRequest, notFound } from "../../http/errors";
 import type { AuthContext } from "../../http/context";
 import { requireEntitlement } from "../../middleware/auth";
@@ -48,9 +49,16 @@ export interface VideoFilterParams {
 }
 
 export interface VideoFilter {
+  /** Every visible video that passes the filters (own and, if asked, network). */
   where: SQL;
   /** Own videos only with no narrowing filter: the listing counter can answer `count`. */
   countFromCounter: { organizationId: number; subOrganizationId: number | null } | null;
+  /**
+   * With network videos, the two halves of `where`, listed separately: one query walks the
+   * organization's own listing index, the other starts from the open syndication windows. A
+   * single OR would make SQLite scan every organization's listable videos.
+   */
+  network: { own: SQL; peers: SQL; ownCount: VideoFilter["countFromCounter"] } | null;
 }
 
 const NOTHING = sql`0`;
@@ -98,13 +106,18 @@ export function feedNameQueries(feed: Pick<Feed, "categories" | "tags" | "events
   ];
 }
 
-/** A network video is visible while one of its windows is open and covers the country. */
-export function openWindowCondition(country: string | null, now: string): SQL {
+/**
+ * A network video is visible while one of its windows is open and covers the country. Written
+ * as `id IN (windows)` so the query starts from the (few) open windows; the unary `+` keeps
+ * SQLite from walking the peers' listing index instead.
+ */
+export function networkVideosCondition(peers: number[], country: string | null, now: string): SQL {
   const geo = country
     ? sql`(${syndications.geos} = '[]' or exists (select 1 from json_each(${syndications.geos}) where value in ('-', ${country})))`
     : sql`(${syndications.geos} = '[]' or exists (select 1 from json_each(${syndications.geos}) where value = '-'))`;
-  return sql`exists (select 1 from ${syndications} where ${syndications.contentId} = ${contents.id}
-    and ${syndications.startTime} <= ${now} and (${syndications.stopTime} is null or ${syndications.stopTime} > ${now}) and ${geo})`;
+  return sql`(${contents.id} in (select ${syndications.contentId} from ${syndications}
+    where ${syndications.startTime} <= ${now} and (${syndications.stopTime} is null or ${syndications.stopTime} > ${now}) and ${geo})
+    and +${contents.organizationId} in (${sql.join(peers.map((p) => sql`${p}`), sql`, `)}))`;
 }
 
 function customFieldCondition(organizationIds: number[], name: string, values: AllOfAny): SQL {
@@ -158,8 +171,7 @@ export async function videoFilterCondition(ctx: CatalogContext, params: VideoFil
   const organizationIds = [org.id, ...peers];
 
   const own = and(eq(contents.organizationId, org.id), subOrganizationId === null ? undefined : eq(contents.subOrganizationId, subOrganizationId))!;
-  const visible =
-    peers.length === 0 ? own : or(own, and(inArray(contents.organizationId, peers), openWindowCondition(ctx.country, ctx.now)))!;
+  const network = peers.length === 0 ? null : networkVideosCondition(peers, ctx.country, ctx.now);
 
   const parsed = {
     category: params.categories !== undefined ? parseAllOfAny("categories", params.categories) : null,
@@ -191,20 +203,39 @@ export async function videoFilterCondition(ctx: CatalogContext, params: VideoFil
   }
   if (params.watchedByTput !== undefined) filters.push(await watchedByTputCondition(ctx, params.watchedByTput));
 
+  const ownCount = filters.length === 0 ? { organizationId: org.id, subOrganizationId } : null;
   return {
-    where: and(LISTABLE, visible, ...filters)!,
-    countFromCounter: peers.length === 0 && filters.length === 0 ? { organizationId: org.id, subOrganizationId } : null,
+    where: and(LISTABLE, network ? or(own, network) : own, ...filters)!,
+    countFromCounter: network ? null : ownCount,
+    network: network ? { own: and(LISTABLE, own, ...filters)!, peers: and(LISTABLE, network, ...filters)!, ownCount } : null,
   };
 }
 
+/** A page and its total: from the counter when it can, else in the same pass as the page. */
+async function pageAndTotal(db: Db, where: SQL, counter: VideoFilter["countFromCounter"], page: { limit: number; offset: number }) {
+  if (counter) {
+    const [rows, total] = await Promise.all([listVideos(db, where, page), listableCount(db, counter.organizationId, counter.subOrganizationId)]);
+    return { rows, total };
+  }
+  const { rows, total } = await listVideosWithTotal(db, where, page);
+  return { rows, total: total ?? (await countVideos(db, where)) };
+}
+
+const newerFirst = (a: Content, b: Content) =>
+  (b.publishedAt ?? "").localeCompare(a.publishedAt ?? "") || b.id - a.id;
+
 /** One page of matching videos, newest first, and the total (from the counter when it can). */
 export async function listMatching(db: Db, filter: VideoFilter, page: { limit: number; offset: number }) {
-  const counter = filter.countFromCounter;
-  const [rows, count] = await Promise.all([
-    listVideos(db, filter.where, page),
-    counter ? listableCount(db, counter.organizationId, counter.subOrganizationId) : countVideos(db, filter.where),
-  ]);
-  return { rows, count };
+  if (!filter.network) {
+    const { rows, total } = await pageAndTotal(db, filter.where, filter.countFromCounter, page);
+    return { rows, count: total };
+  }
+  // Both halves up to the end of the page, merged newest first (own and peers never overlap).
+  const upTo = { limit: page.offset + page.limit, offset: 0 };
+  const { own, peers, ownCount } = filter.network;
+  const [ownPart, peerPart] = await Promise.all([pageAndTotal(db, own, ownCount, upTo), pageAndTotal(db, peers, null, upTo)]);
+  const rows = [...ownPart.rows, ...peerPart.rows].sort(newerFirst).slice(page.offset, page.offset + page.limit);
+  return { rows, count: ownPart.total + peerPart.total };
 }
 
 /** Videos watched by a viewer's third party user token (viewer statistics, consented rows only). */
