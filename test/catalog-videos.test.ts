@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import { admin, callJson, createOrg, d1Cost, dataUrlBytes, publishVideo, readHeaders, writeJson, type TestOrg } from "./helpers";
+import { ingest } from "./fixtures/stats";
 
 const ALL = ["network", "mmi", "watched_by_tput", "custom_fields", "events", "enterprise_player", "viewer_analytics", "ecommerce"];
 const mp4 = dataUrlBytes(mp4Url);
@@ -238,6 +239,18 @@ describe("E6 listing", () => {
       expect(body.error).toMatch(new RegExp(`requires the ${entitlement} entitlement$`));
     }
     expect((await list("networkVideos=0", plain)).res.status).toBe(200);
+  });
+
+  it("lists videos watched by a third party user token (consented viewer rows)", async () => {
+    await ingest(a, [
+      { event: "video_played", contentKey: k.v2, tput: "viewer-1", consent: true },
+      { event: "played_1s", contentKey: k.v3, tput: "viewer-1", consent: true },
+      { event: "video_played", contentKey: k.v4, tput: "viewer-2", consent: true },
+      { event: "video_played", contentKey: k.v1, tput: "viewer-1" }, // no consent: no viewer row
+    ]);
+    expect(await keys("watchedByTput=viewer-1")).toEqual(names("v2", "v3"));
+    expect(await keys("watchedByTput=viewer-1&tags=beta")).toEqual(names("v2"));
+    expect(await keys("watchedByTput=nobody")).toEqual([]);
   });
 
   it("keeps organizations apart and hides removed and unfinished videos", async () => {

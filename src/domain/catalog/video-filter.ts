@@ -21,7 +21,9 @@ import {
 } from "../../db/catalog";
 import { findSubOrganization, type OrganizationWithNetwork } from "../../db/organizations";
 import { contentCustomFields, contentLabels, contents, syndications, type Content, type Feed, type LabelKind } from "../../db/schema";
-import { ApiError, badRequest, notFound } from "../../http/errors";
+import { badRequest, notFound } from "../../http/errors";
+import { viewerStats } from "../../db/schema-stats";
+import { hashTput } from "../stats/viewers";
 import type { AuthContext } from "../../http/context";
 import { requireEntitlement } from "../../middleware/auth";
 import { ftsPrefixQuery, parseAllOfAny, parseCustomFields, type AllOfAny } from "./filter-syntax";
@@ -238,8 +240,10 @@ export async function listMatching(db: Db, filter: VideoFilter, page: { limit: n
   return { rows, count: ownPart.total + peerPart.total };
 }
 
-/** Videos watched by a viewer's third party user token (viewer statistics, consented rows only). */
-async function watchedByTputCondition(_ctx: CatalogContext, _tput: string): Promise<SQL> {
-  // Wired to the viewer statistics table when statistics land (issue 5).
-  throw new ApiError(501, "watchedByTput: viewer statistics are not available yet");
+/** Videos watched by a viewer's third party user token (consented viewer rows, any day). */
+async function watchedByTputCondition(ctx: CatalogContext, tput: string): Promise<SQL> {
+  const organizationId = ctx.auth.org.id;
+  const tputHash = await hashTput(organizationId, tput);
+  return sql`${contents.contentKey} in (select ${viewerStats.contentKey} from ${viewerStats}
+    where ${viewerStats.organizationId} = ${organizationId} and ${viewerStats.tputHash} = ${tputHash})`;
 }
