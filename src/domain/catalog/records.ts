@@ -36,14 +36,21 @@ export function syndicationObject(s: Syndication) {
   return { name: s.name, start_time: s.startTime, stop_time: s.stopTime, geos: s.geos };
 }
 
-/** E13, E14 (search endpoints). */
-export function searchRecord(c: Content, o: Origins) {
+/** Fields every older search record starts with. */
+function olderRecordHead(c: Content) {
   return {
     content_key: c.contentKey,
     created_date: c.createdAt,
     description: c.description,
     duration: c.duration ?? 0,
     service_categories: c.serviceCategories,
+  };
+}
+
+/** E13, E14 (search endpoints). */
+export function searchRecord(c: Content, o: Origins) {
+  return {
+    ...olderRecordHead(c),
     privateCategory: c.categories,
     privateTag: c.tags,
     events: c.events,
@@ -56,11 +63,7 @@ export function searchRecord(c: Content, o: Origins) {
 /** E15 (feed search). */
 export function feedSearchRecord(c: Content, o: Origins, windows: Syndication[]) {
   return {
-    content_key: c.contentKey,
-    created_date: c.createdAt,
-    description: c.description,
-    duration: c.duration ?? 0,
-    service_categories: c.serviceCategories,
+    ...olderRecordHead(c),
     removed: c.removed,
     syndications: windows.map(syndicationObject),
     thumbnail: thumbnailOf(c, o),
