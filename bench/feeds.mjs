@@ -60,10 +60,10 @@ for (let i = 0; i < runs; i++) oneFeed.push(await rebuild({ feedId: feedIds[i % 
 const typicalWrite = [];
 for (let i = 0; i < runs; i++) typicalWrite.push(await rebuild({ contentKey: videos[i % videos.length] }));
 
-// Every feed, 100 at a time (one request per page keeps each invocation bounded).
+// Every feed, 25 at a time (one request per page keeps each invocation bounded).
 const all = { ms: 0, rowsRead: 0, d1Ms: 0, feeds: 0, pages: 0 };
 for (let afterId = 0; afterId !== null; ) {
-  const page = await rebuild({ all: true, afterId, limit: 100 });
+  const page = await rebuild({ all: true, afterId, limit: 25 });
   all.ms += page.ms;
   all.rowsRead += page.rowsRead;
   all.d1Ms += page.d1Ms;

@@ -296,3 +296,23 @@ describe("operator rebuild", () => {
     expect(bad.body.error).toBe("give exactly one of feedId, contentKey or all");
   });
 });
+
+describe("large lists stay within D1's 100 bound parameters", () => {
+  it("handles a feed with hundreds of names and a write that touches more than 100 feeds", { timeout: 60_000 }, async () => {
+    const big = await createOrg();
+    const key = await publishVideo(big, mp4, { title: "Needle", tags: ["tag-149"] });
+    const manyTags = Array.from({ length: 100 }, (_, i) => `tag-${i + 50}`);
+    const manyCategories = Array.from({ length: 100 }, (_, i) => `cat-${i}`);
+    const feed = await writeJson(big, "POST", "/v2/feeds", { name: "Wide", configuration: { tags: manyTags, categories: manyCategories } });
+    expect(feed.res.status).toBe(200);
+    const listed = await callJson(`/v2/videos/?feedId=${feed.body.feed_id}`, { headers: { "X-Service-Sync-Code": big.syncCode } });
+    expect(listed.body.data.map((v: any) => v.contentKey)).toEqual([key]);
+    await fileWhen(`/${feed.body.feed_id}-feed.json`, (b) => b.videos.length === 1);
+    for (let i = 0; i < 105; i++) await env.DB.prepare(
+      "insert into feeds (feed_id, organization_id, name, created_at, updated_at) select ?, id, ?, '2026-01-01', '2026-01-01' from organizations where organization_key = ?",
+    ).bind(`bulkfeed${i}x${Date.now() % 100000}`, `F${i}`, big.organizationKey).run();
+    const res = await admin("/admin/feeds/rebuild", "POST", { contentKey: key });
+    expect(res.res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.feeds).toBe(106);
+  });
+});

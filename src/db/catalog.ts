@@ -1,6 +1,6 @@
 // Data layer for the catalog read paths (E6, E13–E16, feeds): listing, counting, name lookups.
 import { and, desc, eq, getTableColumns, inArray, or, sql, type SQL } from "drizzle-orm";
-import { chunkRows, type Db } from "./client";
+import { chunkRows, inList, type Db } from "./client";
 import { contentsFts } from "./fts";
 import { contents, feeds, labels, listingCounts, organizations, syndications, type Content, type LabelKind, type Syndication } from "./schema";
 
@@ -67,7 +67,7 @@ export async function findLabelIds(
   const found = new Map<string, number[]>();
   const pairs = queries.flatMap((q) => [...new Set(q.names)].map((name) => ({ kind: q.kind, name })));
   if (pairs.length === 0) return found;
-  for (const chunk of chunkRows(pairs, 2, 90 - organizationIds.length)) {
+  for (const chunk of chunkRows(pairs, 2, 90)) {
     const byKind = new Map<LabelKind, string[]>();
     for (const p of chunk) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p.name]);
     const rows = await db
@@ -75,7 +75,7 @@ export async function findLabelIds(
       .from(labels)
       .where(
         and(
-          inArray(labels.organizationId, organizationIds),
+          inList(labels.organizationId, organizationIds),
           or(...[...byKind].map(([kind, names]) => and(eq(labels.kind, kind), inArray(labels.name, names)))),
         ),
       );

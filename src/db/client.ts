@@ -1,3 +1,4 @@
+import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
@@ -23,4 +24,13 @@ export function isUniqueViolation(err: unknown, column?: string): boolean {
     if (!(e instanceof Error)) break;
   }
   return false;
+}
+
+/**
+ * `column IN (values)` with the whole list as ONE bound parameter (a JSON array read by
+ * json_each), so lists of any length stay within D1's 100-parameter limit. SQLite still
+ * probes the column's index for each value.
+ */
+export function inList(column: SQLWrapper, values: readonly (string | number)[]): SQL {
+  return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
 }

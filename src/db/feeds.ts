@@ -1,6 +1,6 @@
 // Data layer: feed definitions and their publishing state.
-import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
+import { inList, type Db } from "./client";
 import { feeds, type Feed } from "./schema";
 
 export async function listFeeds(db: Db, organizationId: number): Promise<Feed[]> {
@@ -41,7 +41,7 @@ export async function deleteFeed(db: Db, id: number): Promise<void> {
  */
 export async function markFeedsDirty(db: Db, ids: number[], now: string): Promise<void> {
   if (ids.length === 0) return;
-  await db.update(feeds).set({ dirtySince: now }).where(inArray(feeds.id, ids));
+  await db.update(feeds).set({ dirtySince: now }).where(inList(feeds.id, ids));
 }
 
 /** Records a finished rebuild; clears the dirty mark unless a newer change marked it again. */

@@ -4,7 +4,8 @@
 //   added to it (so no parameters at all returns all videos having tags).
 // Within a criterion, tagAnd/categoryAnd/eventAnd/titleAnd choose all-of instead of any-of.
 // Names are case-sensitive; titleString is matched as words or phrases, case-insensitively.
-import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, or, sql, type SQL } from "drizzle-orm";
+import { inList } from "../../db/client";
 import { findLabelIds, ftsMatch, labelKey, LISTABLE } from "../../db/catalog";
 import { contentLabels, contents, type LabelKind } from "../../db/schema";
 import { ftsPhraseQuery } from "./filter-syntax";
@@ -60,7 +61,7 @@ export async function metadataSearchCondition(ctx: CatalogContext, q: MetadataSe
     const hasAny = (labelIds: number[]) =>
       labelIds.length === 0
         ? NOTHING
-        : sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${inArray(contentLabels.labelId, labelIds)})`;
+        : sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${inList(contentLabels.labelId, labelIds)})`;
     if (names.length === 0) criteria.push(NOTHING);
     else criteria.push(all ? and(...names.map((n) => hasAny(idsOf(n))))! : hasAny(names.flatMap(idsOf)));
   }

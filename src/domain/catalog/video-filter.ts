@@ -4,8 +4,8 @@
 // Every filter becomes `contents.id IN (<index lookup>)`: names go through content_labels by
 // label id, custom fields through content_custom_fields, text through the FTS5 index. Names
 // are resolved to label ids with one query for the whole request.
-import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { and, eq, or, sql, type SQL } from "drizzle-orm";
+import { inList, type Db } from "../../db/client";
 import {
   countVideos,
   findFeedByFeedId,
@@ -70,7 +70,7 @@ function namesCondition(groups: AllOfAny, kind: LabelKind, ids: Map<string, numb
   const conditions = groups.map((group) => {
     const labelIds = group.flatMap((name) => ids.get(labelKey(kind, name)) ?? []);
     if (labelIds.length === 0) return NOTHING;
-    return sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${inArray(contentLabels.labelId, labelIds)})`;
+    return sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${inList(contentLabels.labelId, labelIds)})`;
   });
   return and(...conditions)!;
 }
@@ -86,7 +86,7 @@ export function feedCondition(feed: Pick<Feed, "organizationId" | "categories" |
   if (names.every(([, list]) => list.length === 0)) return own;
   const labelIds = names.flatMap(([kind, list]) => list.flatMap((n) => ids.get(labelKey(kind, n)) ?? []));
   if (labelIds.length === 0) return NOTHING;
-  return and(own, sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${inArray(contentLabels.labelId, labelIds)})`)!;
+  return and(own, sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${inList(contentLabels.labelId, labelIds)})`)!;
 }
 
 /**
@@ -119,7 +119,7 @@ export function networkVideosCondition(peers: number[], country: string | null, 
     : sql`(${syndications.geos} = '[]' or exists (select 1 from json_each(${syndications.geos}) where value = '-'))`;
   return sql`(${contents.id} in (select ${syndications.contentId} from ${syndications}
     where ${syndications.startTime} <= ${now} and (${syndications.stopTime} is null or ${syndications.stopTime} > ${now}) and ${geo})
-    and +${contents.organizationId} in (${sql.join(peers.map((p) => sql`${p}`), sql`, `)}))`;
+    and +${contents.organizationId} in (select value from json_each(${JSON.stringify(peers)})))`;
 }
 
 function customFieldCondition(organizationIds: number[], name: string, values: AllOfAny): SQL {
@@ -127,9 +127,9 @@ function customFieldCondition(organizationIds: number[], name: string, values: A
     ...values.map(
       (group) =>
         sql`${contents.id} in (select ${contentCustomFields.contentId} from ${contentCustomFields} where ${and(
-          inArray(contentCustomFields.organizationId, organizationIds),
+          inList(contentCustomFields.organizationId, organizationIds),
           eq(contentCustomFields.name, name),
-          inArray(contentCustomFields.value, group),
+          inList(contentCustomFields.value, group),
         )})`,
     ),
   )!;
