@@ -152,60 +152,100 @@ function column(table: StatsTable, name: string): SQLiteColumn {
 
 export type StatsRow = Record<string, string | number>;
 
-/** E8: video statistics rows, in key order (date, content key, dimensions). */
-export async function videoRows(db: Db, scope: StatsScope, limit: number): Promise<StatsRow[]> {
+/**
+ * `(c1, c2, ...) > (v1, v2, ...)`: the rows after `after` in the order of the columns (keyset
+ * paging; the order is the UNIQUE key's, so each page is an index range seek).
+ */
+function after(order: [SQLiteColumn, string][], row: StatsRow | null): SQL | undefined {
+  if (!row) return undefined;
+  return sql`(${sql.join(order.map(([c]) => c), sql`, `)}) > (${sql.join(order.map(([, name]) => sql`${row[name]}`), sql`, `)})`;
+}
+
+/** A page of report rows: `limit` rows after `last` (null: from the start), in `order`. */
+async function rowsPage(
+  db: Db,
+  table: StatsTable,
+  selection: Record<string, SQLiteColumn>,
+  order: [SQLiteColumn, string][],
+  where: SQL,
+  last: StatsRow | null,
+  limit: number,
+): Promise<StatsRow[]> {
+  return (await db
+    .select(selection)
+    .from(table)
+    .where(and(where, after(order, last)))
+    .orderBy(...order.map(([c]) => asc(c)))
+    .limit(limit)) as StatsRow[];
+}
+
+/** E8: video statistics rows, by date, content key and dimensions (the UNIQUE key's order). */
+export function videoRows(db: Db, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
   const t = videoStats;
-  return db
-    .select({
-      content_key: t.contentKey,
-      date: t.date,
-      country: t.country,
-      video_device_type: t.videoDeviceType,
-      video_player_id: t.videoPlayerId,
-      ...pick(t, VIDEO_COUNTERS),
-    })
-    .from(t)
-    .where(scopeWhere(t, scope))
-    .orderBy(asc(t.date), asc(t.contentKey), asc(t.country), asc(t.videoDeviceType), asc(t.videoPlayerId))
-    .limit(limit) as Promise<StatsRow[]>;
+  const selection = {
+    content_key: t.contentKey,
+    date: t.date,
+    country: t.country,
+    video_device_type: t.videoDeviceType,
+    video_player_id: t.videoPlayerId,
+    ...pick(t, VIDEO_COUNTERS),
+  };
+  const order: [SQLiteColumn, string][] = [
+    [t.date, "date"],
+    [t.contentKey, "content_key"],
+    [t.country, "country"],
+    [t.videoDeviceType, "video_device_type"],
+    [t.videoPlayerId, "video_player_id"],
+  ];
+  return rowsPage(db, t, selection, order, scopeWhere(t, scope), last, limit);
 }
 
 /** E11: ad statistics rows. */
-export async function adRows(db: Db, scope: StatsScope, limit: number): Promise<StatsRow[]> {
+export function adRows(db: Db, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
   const t = adStats;
-  return db
-    .select({
-      date: t.date,
-      content_key: t.contentKey,
-      ad_country: t.adCountry,
-      ad_creative: t.adCreative,
-      ad_device_type: t.adDeviceType,
-      ad_player_id: t.adPlayerId,
-      ad_position: t.adPosition,
-      ad_system: t.adSystem,
-      ...pick(t, AD_COUNTERS),
-    })
-    .from(t)
-    .where(scopeWhere(t, scope))
-    .orderBy(asc(t.date), asc(t.contentKey), asc(t.adCountry), asc(t.adCreative), asc(t.adDeviceType), asc(t.adPlayerId), asc(t.adPosition), asc(t.adSystem))
-    .limit(limit) as Promise<StatsRow[]>;
+  const selection = {
+    date: t.date,
+    content_key: t.contentKey,
+    ad_country: t.adCountry,
+    ad_creative: t.adCreative,
+    ad_device_type: t.adDeviceType,
+    ad_player_id: t.adPlayerId,
+    ad_position: t.adPosition,
+    ad_system: t.adSystem,
+    ...pick(t, AD_COUNTERS),
+  };
+  const order: [SQLiteColumn, string][] = [
+    [t.date, "date"],
+    [t.contentKey, "content_key"],
+    [t.adCountry, "ad_country"],
+    [t.adCreative, "ad_creative"],
+    [t.adDeviceType, "ad_device_type"],
+    [t.adPlayerId, "ad_player_id"],
+    [t.adPosition, "ad_position"],
+    [t.adSystem, "ad_system"],
+  ];
+  return rowsPage(db, t, selection, order, scopeWhere(t, scope), last, limit);
 }
 
 /** E12: ecommerce statistics rows. */
-export async function ecommerceRows(db: Db, scope: StatsScope, limit: number): Promise<StatsRow[]> {
+export function ecommerceRows(db: Db, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
   const t = ecommerceStats;
-  return db
-    .select({
-      date: t.date,
-      content_key: t.contentKey,
-      ecommerce_key: t.ecommerceKey,
-      device_type: t.deviceType,
-      ...pick(t, ECOMMERCE_COUNTERS),
-    })
-    .from(t)
-    .where(scopeWhere(t, scope))
-    .orderBy(asc(t.date), asc(t.contentKey), asc(t.ecommerceKey), asc(t.deviceType))
-    .limit(limit) as Promise<StatsRow[]>;
+  const selection = { date: t.date, content_key: t.contentKey, ecommerce_key: t.ecommerceKey, device_type: t.deviceType, ...pick(t, ECOMMERCE_COUNTERS) };
+  const order: [SQLiteColumn, string][] = [
+    [t.date, "date"],
+    [t.contentKey, "content_key"],
+    [t.ecommerceKey, "ecommerce_key"],
+    [t.deviceType, "device_type"],
+  ];
+  return rowsPage(db, t, selection, order, scopeWhere(t, scope), last, limit);
+}
+
+/** Distinct values of a column of the ecommerce rows in the scope (E12's info lists). */
+export async function ecommerceKeysInScope(db: Db, scope: StatsScope, what: "ecommerce_key" | "content_key"): Promise<string[]> {
+  const t = ecommerceStats;
+  const col = what === "ecommerce_key" ? t.ecommerceKey : t.contentKey;
+  const rows = await db.selectDistinct({ value: col }).from(t).where(scopeWhere(t, scope)).orderBy(asc(col));
+  return rows.map((r) => r.value);
 }
 
 export interface ViewerFilter {
@@ -214,31 +254,36 @@ export interface ViewerFilter {
 }
 
 /** E10: viewer statistics rows (tput as stored: its hash). */
-export async function viewerRows(db: Db, scope: StatsScope, filter: ViewerFilter, limit: number): Promise<StatsRow[]> {
+export function viewerRows(db: Db, scope: StatsScope, filter: ViewerFilter, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
   const t = viewerStats;
-  return db
-    .select({
-      date: t.date,
-      content_key: t.contentKey,
-      country: t.country,
-      device_type: t.deviceType,
-      ip: t.ip,
-      fingerprint: t.fingerprint,
-      tput_hash: t.tputHash,
-      ad_position: t.adPosition,
-      ...pick(t, VIEWER_COUNTERS),
-    })
-    .from(t)
-    .where(
-      scopeWhere(
-        t,
-        scope,
-        filter.fingerprints ? inArray(t.fingerprint, filter.fingerprints) : undefined,
-        filter.tputHash !== undefined ? eq(t.tputHash, filter.tputHash) : undefined,
-      ),
-    )
-    .orderBy(asc(t.date), asc(t.contentKey), asc(t.fingerprint), asc(t.tputHash), asc(t.ip), asc(t.country), asc(t.deviceType), asc(t.adPosition))
-    .limit(limit) as Promise<StatsRow[]>;
+  const selection = {
+    date: t.date,
+    content_key: t.contentKey,
+    country: t.country,
+    device_type: t.deviceType,
+    ip: t.ip,
+    fingerprint: t.fingerprint,
+    tput_hash: t.tputHash,
+    ad_position: t.adPosition,
+    ...pick(t, VIEWER_COUNTERS),
+  };
+  const order: [SQLiteColumn, string][] = [
+    [t.date, "date"],
+    [t.contentKey, "content_key"],
+    [t.country, "country"],
+    [t.deviceType, "device_type"],
+    [t.ip, "ip"],
+    [t.fingerprint, "fingerprint"],
+    [t.tputHash, "tput_hash"],
+    [t.adPosition, "ad_position"],
+  ];
+  const where = scopeWhere(
+    t,
+    scope,
+    filter.fingerprints ? inArray(t.fingerprint, filter.fingerprints) : undefined,
+    filter.tputHash !== undefined ? eq(t.tputHash, filter.tputHash) : undefined,
+  );
+  return rowsPage(db, t, selection, order, where, last, limit);
 }
 
 const sumAs = (column: SQLiteColumn, alias: string) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number).as(alias);
@@ -328,6 +373,10 @@ function analyticsWhere(q: AnalyticsQuery): SQL {
   )!;
 }
 
+/**
+ * One page of groups and the number of groups, in one pass: `count(*) over ()` counts the
+ * groups of the whole result. (A page past the end has no row to carry it: then one count.)
+ */
 export async function analyticsRows(db: Db, q: AnalyticsQuery): Promise<{ count: number; rows: StatsRow[] }> {
   const t = q.rollup.table;
   const where = analyticsWhere(q);
@@ -336,11 +385,7 @@ export async function analyticsRows(db: Db, q: AnalyticsQuery): Promise<{ count:
     ? { date: t.date, content_key: t.contentKey }
     : { content_key: t.contentKey };
   for (const name of q.counters) selection[name] = sumAs(column(t, name), name);
-  const [countRow] = await db
-    .select({ count: sql<number>`count(*)`.mapWith(Number) })
-    .from(db.select({ one: sql`1`.as("one") }).from(t).where(where).groupBy(...groups).as("g"));
-  const count = countRow?.count ?? 0;
-  if (count === 0 || q.offset >= count) return { count, rows: [] };
+  selection.total_groups = sql<number>`count(*) over ()`.mapWith(Number).as("total_groups");
   const rows = (await db
     .select(selection)
     .from(t)
@@ -349,6 +394,18 @@ export async function analyticsRows(db: Db, q: AnalyticsQuery): Promise<{ count:
     .orderBy(...groups.map((c) => asc(c)))
     .limit(q.limit)
     .offset(q.offset)) as StatsRow[];
+  let count: number;
+  if (rows.length > 0) {
+    count = rows[0]!.total_groups as number;
+    for (const row of rows) delete row.total_groups;
+  } else if (q.offset === 0) {
+    count = 0;
+  } else {
+    const [countRow] = await db
+      .select({ count: sql<number>`count(*)`.mapWith(Number) })
+      .from(db.select({ one: sql`1`.as("one") }).from(t).where(where).groupBy(...groups).as("g"));
+    count = countRow?.count ?? 0;
+  }
   return { count, rows };
 }
 

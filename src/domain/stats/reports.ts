@@ -8,6 +8,7 @@ import type { Content, Syndication } from "../../db/schema";
 import {
   adRows,
   contentsByKey,
+  ecommerceKeysInScope,
   ecommerceRows,
   groupedVideoRows,
   listEcommerceItems,
@@ -25,13 +26,18 @@ import { COMBINED_FIELDS } from "../../schemas/stats";
 import { syndicationObject, thumbnailOf } from "../catalog/records";
 import { EVENT_ALIASES, NONE, VIDEO_COUNTERS, VIEWER_AD_COUNTERS, VIEWER_VIDEO_COUNTERS } from "./counters";
 import { dayRange, endOfDay } from "./dates";
+import { mapped, paged, type JsonPart } from "./json-stream";
 import { hashTput } from "./viewers";
 
 /**
- * Most rows one report answers with (about 6 MB of JSON for video rows). Beyond it the report
- * is a 400 asking for a narrower range or one content key, never a silently cut list.
+ * Most stats rows E9 answers with (about 6 MB of JSON): its entries group rows per video, so it
+ * is built in memory; beyond it E9 is a 400 asking for result_limit, a narrower range or one
+ * content key, never a silently cut list. The flat reports (E8, E10, E11, E12) have no limit:
+ * they are read in keyset pages and streamed (src/domain/stats/json-stream.ts).
  */
 export const REPORT_MAX_ROWS = 10_000;
+/** Rows per D1 query of the streamed reports. */
+export const PAGE_ROWS = 2_000;
 
 export interface ReportContext {
   db: Db;
@@ -50,11 +56,11 @@ function scopeOf(ctx: ReportContext, q: ReportParams): StatsScope {
   return { organizationId: ctx.auth.org.id, start: range.start, end: range.end, contentKey: q.content_key };
 }
 
-/** Rows fetched with limit REPORT_MAX_ROWS + 1: one more means too many. */
+/** E9's rows, fetched with limit REPORT_MAX_ROWS + 1: one more means too many. */
 function capped(rows: StatsRow[]): StatsRow[] {
   if (rows.length > REPORT_MAX_ROWS) {
     throw badRequest(
-      `start_date, end_date: the report has more than ${REPORT_MAX_ROWS} rows; narrow the date range or give content_key`,
+      `start_date, end_date: the report has more than ${REPORT_MAX_ROWS} stats rows; give result_limit, narrow the date range or give content_key`,
     );
   }
   return rows;
@@ -62,17 +68,22 @@ function capped(rows: StatsRow[]): StatsRow[] {
 
 const withEndOfDay = (row: StatsRow): StatsRow => ({ ...row, date: endOfDay(row.date as string) });
 
+/** The `data` of a report: the JSON document parts (literal text and streamed sequences). */
+export type ReportData = JsonPart[];
+
+const rowArray = (rows: AsyncIterable<unknown>): ReportData => ["[", rows, "]"];
+
 /** E8 get_video_reports: video statistics rows. Requires the enterprise player. */
-export async function videoReport(ctx: ReportContext, q: ReportParams) {
+export async function videoReport(ctx: ReportContext, q: ReportParams): Promise<ReportData> {
   requireEntitlement(ctx.auth, "enterprise_player", "get_video_reports");
-  const rows = capped(await videoRows(ctx.db, scopeOf(ctx, q), REPORT_MAX_ROWS + 1));
-  return rows.map(withEndOfDay);
+  const scope = scopeOf(ctx, q);
+  return rowArray(mapped(paged<StatsRow>((last) => videoRows(ctx.db, scope, last, PAGE_ROWS), PAGE_ROWS), withEndOfDay));
 }
 
 /** E11 get_ad_reports: ad statistics rows (no entitlement named by the spec). */
-export async function adReport(ctx: ReportContext, q: ReportParams) {
-  const rows = capped(await adRows(ctx.db, scopeOf(ctx, q), REPORT_MAX_ROWS + 1));
-  return rows.map(withEndOfDay);
+export async function adReport(ctx: ReportContext, q: ReportParams): Promise<ReportData> {
+  const scope = scopeOf(ctx, q);
+  return rowArray(mapped(paged<StatsRow>((last) => adRows(ctx.db, scope, last, PAGE_ROWS), PAGE_ROWS), withEndOfDay));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,7 +136,7 @@ async function videosWithWindows(db: Db, organizationId: number, keys: string[])
  * value), highest first; result_limit keeps that many videos. Without sort_field videos are in
  * content key order. Within a video, rows are by date.
  */
-export async function combinedReport(ctx: ReportContext, q: CombinedParams) {
+export async function combinedReport(ctx: ReportContext, q: CombinedParams): Promise<ReportData> {
   requireEntitlement(ctx.auth, "enterprise_player", "get_video_reports_combined");
   const scope = scopeOf(ctx, q);
   const sortField = q.sort_field !== undefined ? combinedField(q.sort_field, "sort_field") : undefined;
@@ -156,13 +167,14 @@ export async function combinedReport(ctx: ReportContext, q: CombinedParams) {
   }
   const order = keys ?? [...statsByKey.keys()];
   const { byKey, windows } = await videosWithWindows(ctx.db, ctx.auth.org.id, order);
-  return order.map((key) => {
+  const entries = order.map((key) => {
     const content = byKey.get(key);
     return {
       stats: statsByKey.get(key) ?? [],
       video: content ? combinedVideoRecord(content, windows.get(content.id) ?? [], ctx.staticUrl) : null,
     };
   });
+  return [JSON.stringify(entries)];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -190,7 +202,7 @@ export function parseFingerprintList(value: string): string[] {
  * those devices watched), tput (what that user watched; may be combined with content_key).
  * content_key or tput together with fingerprint_list is a 400. Requires viewer analytics.
  */
-export async function viewerReport(ctx: ReportContext, q: ViewerParams) {
+export async function viewerReport(ctx: ReportContext, q: ViewerParams): Promise<ReportData> {
   requireEntitlement(ctx.auth, "viewer_analytics", "get_viewer_reports");
   if (q.fingerprint_list !== undefined && q.content_key !== undefined) {
     throw badRequest("content_key: must not be given together with fingerprint_list");
@@ -201,8 +213,8 @@ export async function viewerReport(ctx: ReportContext, q: ViewerParams) {
   const scope = scopeOf(ctx, q);
   const fingerprints = q.fingerprint_list !== undefined ? parseFingerprintList(q.fingerprint_list) : undefined;
   const tputHash = q.tput !== undefined ? await hashTput(ctx.auth.org.id, q.tput) : undefined;
-  const rows = capped(await viewerRows(ctx.db, scope, { fingerprints, tputHash }, REPORT_MAX_ROWS + 1));
-  return rows.map((r) => {
+  const rows = paged<StatsRow>((last) => viewerRows(ctx.db, scope, { fingerprints, tputHash }, last, PAGE_ROWS), PAGE_ROWS);
+  return rowArray(mapped(rows, (r) => {
     const out: StatsRow = { date: endOfDay(r.date as string) };
     if (q.content_key === undefined) out.content_key = r.content_key!;
     out.country = r.country!;
@@ -215,7 +227,7 @@ export async function viewerReport(ctx: ReportContext, q: ViewerParams) {
     out.ad_position = r.ad_position!;
     for (const c of VIEWER_AD_COUNTERS) out[c] = r[c]!;
     return out;
-  });
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,24 +260,31 @@ function ecommerceVideoInfo(c: Content, windows: Syndication[], staticUrl: strin
  * include_ecommerce_data=1; video_info (the videos in the stats that still exist) with
  * include_video_data=1. Requires the ecommerce add-on.
  */
-export async function ecommerceReport(ctx: ReportContext, q: EcommerceParams) {
+export async function ecommerceReport(ctx: ReportContext, q: EcommerceParams): Promise<ReportData> {
   requireEntitlement(ctx.auth, "ecommerce", "get_ecommerce_reports");
   const orgId = ctx.auth.org.id;
-  const rows = capped(await ecommerceRows(ctx.db, scopeOf(ctx, q), REPORT_MAX_ROWS + 1));
-  const ecommerce_info =
+  const scope = scopeOf(ctx, q);
+  const info =
     q.include_ecommerce_data === "1"
-      ? (await listEcommerceItems(ctx.db, orgId, [...new Set(rows.map((r) => r.ecommerce_key as string))].filter((k) => k !== NONE))).map(
-          (i) => ({ ecommerce_key: i.ecommerceKey, ecommerce_link: i.ecommerceLink, ecommerce_name: i.ecommerceName }),
-        )
+      ? (await listEcommerceItems(ctx.db, orgId, (await ecommerceKeysInScope(ctx.db, scope, "ecommerce_key")).filter((k) => k !== NONE))).map((i) => ({
+          ecommerce_key: i.ecommerceKey,
+          ecommerce_link: i.ecommerceLink,
+          ecommerce_name: i.ecommerceName,
+        }))
       : [];
-  let video_info: ReturnType<typeof ecommerceVideoInfo>[] = [];
-  if (q.include_video_data === "1") {
-    const keys = [...new Set(rows.map((r) => r.content_key as string))];
-    const { byKey, windows } = await videosWithWindows(ctx.db, orgId, keys);
-    video_info = keys.flatMap((k) => {
-      const c = byKey.get(k);
-      return c ? [ecommerceVideoInfo(c, windows.get(c.id) ?? [], ctx.staticUrl)] : [];
-    });
+  const stats = mapped(paged<StatsRow>((last) => ecommerceRows(ctx.db, scope, last, PAGE_ROWS), PAGE_ROWS), withEndOfDay);
+  const db = ctx.db;
+  async function* videoInfo() {
+    if (q.include_video_data !== "1") return;
+    const keys = await ecommerceKeysInScope(db, scope, "content_key");
+    for (let i = 0; i < keys.length; i += 200) {
+      const batch = keys.slice(i, i + 200);
+      const { byKey, windows } = await videosWithWindows(db, orgId, batch);
+      for (const k of batch) {
+        const c = byKey.get(k);
+        if (c) yield ecommerceVideoInfo(c, windows.get(c.id) ?? [], ctx.staticUrl);
+      }
+    }
   }
-  return { ecommerce_info, ecommerce_stats: rows.map(withEndOfDay), video_info };
+  return [`{"ecommerce_info":${JSON.stringify(info)},"ecommerce_stats":[`, stats, `],"video_info":[`, videoInfo(), "]}"];
 }

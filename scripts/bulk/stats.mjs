@@ -1,0 +1,385 @@
+// Bulk statistics for benchmarks: daily rollup rows (video_stats, ad_stats, viewer_stats,
+// ecommerce_stats) over the year before the reference day, for the bulk organizations' videos,
+// loaded into the LOCAL D1 database in chunked SQL files. Deterministic for a seed.
+//
+//   npm run seed:bulk -- --videos 10000 --stats-rows 1000000     (seed-bulk calls seedStats)
+//   node scripts/bulk/stats.mjs --rows 1000000 [--orgs bulk1,bulk2] [--seed 1] [--now ISO]
+//
+// Standalone, it reads the organizations (default: every bulk* one) and their listable videos
+// from the local database and REPLACES their statistics. Shape of the data:
+// - rows per organization in proportion to its listable videos; per table about 55% video,
+//   25% ad, 12% viewer (only with viewer_analytics), 8% ecommerce (only with ecommerce) —
+//   the shares of the tables an organization cannot have go to video and ad rows;
+// - per day a weekly rhythm, videos drawn by popularity (Zipf over the org's videos, only
+//   those published by then), each row a distinct dimension combination (country, device,
+//   player; ad creative/system/position; viewer fingerprint/tput/ip; ecommerce item);
+// - viewers come from a pool of 20,000 per organization: fingerprint fp-<n>, tput user-<n>
+//   for every other one, stored as the worker's hashTput (SHA-256 of tput:v1:<org id>:<tput>),
+//   so `tput=user-2` works in E10; ecommerce items item-1..item-40 exist in ecommerce_items.
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { d1ExecFile, d1Query, d1Rows } from "./d1.mjs";
+import { Zipf, rng } from "./random.mjs";
+import { insertStatements, lit } from "./sql.mjs";
+
+const DAY = 86_400_000;
+const DAYS = 365;
+const STATEMENT_BYTES = 8_000; // see scripts/bulk/catalog.mjs: wrangler's splitter is quadratic
+const VIEWER_POOL = 20_000;
+const ECOMMERCE_ITEMS = 40;
+
+/** Same scheme as src/domain/stats/viewers.ts hashTput. */
+export const tputHash = (organizationId, tput) => createHash("sha256").update(`tput:v1:${organizationId}:${tput}`, "utf8").digest("hex");
+
+const COUNTRIES = [
+  ["USA", "US", 30], ["GBR", "GB", 12], ["DEU", "DE", 10], ["FRA", "FR", 8], ["NLD", "NL", 5], ["ESP", "ES", 5], ["ITA", "IT", 5],
+  ["CAN", "CA", 5], ["BRA", "BR", 5], ["IND", "IN", 5], ["JPN", "JP", 4], ["AUS", "AU", 3], ["none", "none", 3],
+];
+const DEVICES = [["Desktop", 40], ["Mobile", 40], ["Tablet", 8], ["TV", 8], ["Other", 4]];
+const PLAYERS = [["player-1", 50], ["player-2", 25], ["player-3", 10], ["none", 15]];
+const AD_SYSTEMS = [["vast", 50], ["ima", 30], ["vpaid", 10], ["none", 10]];
+const AD_POSITIONS = [["preroll", 70], ["midroll", 30]];
+
+const TABLES = {
+  video_stats: {
+    dims: ["country", "video_device_type", "video_player_id"],
+    counters: ["thumbnail_view", "video_impression", "video_played", "played_1s", "played_3s", "played_15s", "played_30s", "played_25percent", "played_50percent", "played_75percent", "video_ended", "video_autoplay", "video_muted", "video_unmuted", "video_pause", "video_resume", "video_entered_fullscreen", "video_exited_fulscreen"],
+  },
+  ad_stats: {
+    dims: ["ad_country", "ad_creative", "ad_device_type", "ad_player_id", "ad_position", "ad_system"],
+    counters: ["ad_impression", "ad_25", "ad_50", "ad_75", "ad_100", "ad_done", "ad_skip", "ad_autoplayed", "ad_muted", "ad_clicked"],
+  },
+  viewer_stats: {
+    dims: ["country", "device_type", "ip", "fingerprint", "tput_hash", "ad_position"],
+    counters: ["video_played", "played_1s", "played_3s", "played_15s", "played_30s", "played_25percent", "played_50percent", "played_75percent", "video_ended", "video_paused", "ad_done", "ad_clicked"],
+  },
+  ecommerce_stats: {
+    dims: ["ecommerce_key", "device_type"],
+    counters: ["ecommerce_clicked", "ecommerce_hidden", "ecommerce_visible", "ecommerce_bar_hidden", "ecommerce_bar_shown"],
+  },
+};
+const TABLE_NAMES = Object.keys(TABLES);
+
+/** Share of an organization's rows per table, given what it is entitled to. */
+function tableShares(entitlements) {
+  const viewer = entitlements.includes("viewer_analytics") ? 0.12 : 0;
+  const ecommerce = entitlements.includes("ecommerce") ? 0.08 : 0;
+  const rest = 1 - viewer - ecommerce;
+  return { video_stats: rest * (55 / 80), ad_stats: rest * (25 / 80), viewer_stats: viewer, ecommerce_stats: ecommerce };
+}
+
+const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
+
+/** Counters of one row from its size n (impressions): plausible funnels, small integers. */
+function counters(table, n, r) {
+  const f = (x, lo, hi) => Math.round(x * (lo + r.next() * (hi - lo)));
+  switch (table) {
+    case "video_stats": {
+      const played = f(n, 0.4, 0.85);
+      const p1 = f(played, 0.9, 1);
+      const p3 = f(p1, 0.8, 0.95);
+      const p15 = f(p3, 0.5, 0.8);
+      const p30 = f(p15, 0.5, 0.8);
+      const q25 = f(played, 0.6, 0.8);
+      const q50 = f(q25, 0.6, 0.8);
+      const q75 = f(q50, 0.6, 0.85);
+      const muted = f(played, 0.05, 0.2);
+      const pause = f(played, 0.1, 0.4);
+      const fs = f(played, 0.02, 0.15);
+      return [f(n, 1, 2), n, played, p1, p3, p15, p30, q25, q50, q75, f(q75, 0.6, 0.9), f(played, 0.1, 0.4), muted, f(muted, 0.3, 0.8), pause, f(pause, 0.6, 0.95), fs, f(fs, 0.8, 1)];
+    }
+    case "ad_stats": {
+      const a25 = f(n, 0.7, 0.95);
+      const a50 = f(a25, 0.7, 0.95);
+      const a75 = f(a50, 0.7, 0.95);
+      const a100 = f(a75, 0.7, 0.95);
+      return [n, a25, a50, a75, a100, f(a100, 0.9, 1), f(n, 0.05, 0.3), f(n, 0.1, 0.4), f(n, 0.02, 0.1), f(n, 0, 0.05)];
+    }
+    case "viewer_stats": {
+      const played = Math.max(1, f(n, 0.5, 1));
+      const p1 = f(played, 0.9, 1);
+      const q25 = f(played, 0.5, 0.9);
+      return [played, p1, f(p1, 0.8, 1), f(p1, 0.4, 0.8), f(p1, 0.3, 0.6), q25, f(q25, 0.5, 0.8), f(q25, 0.3, 0.6), f(q25, 0.2, 0.5), f(played, 0, 0.5), f(n, 0, 1), f(n, 0, 0.2)];
+    }
+    default: {
+      const visible = Math.max(1, n);
+      return [f(visible, 0.02, 0.2), f(visible, 0, 0.1), visible, f(visible, 0, 0.1), f(visible, 0.3, 1)];
+    }
+  }
+}
+
+/** Dimension values of one row (distinctness per day is checked by the caller). */
+function dimensions(table, r, orgId) {
+  const country = r.weighted(COUNTRIES.map((c) => [c, c[2]]));
+  const device = r.weighted(DEVICES);
+  switch (table) {
+    case "video_stats":
+      return [country[0], device, r.weighted(PLAYERS)];
+    case "ad_stats":
+      return [country[1], `creative-${r.int(1, 30)}`, device, r.weighted(PLAYERS), r.weighted(AD_POSITIONS), r.weighted(AD_SYSTEMS)];
+    case "viewer_stats": {
+      const v = r.int(1, VIEWER_POOL);
+      const position = r.chance(0.7) ? "none" : r.weighted(AD_POSITIONS);
+      return [country[0], device, `198.51.${(v >> 8) & 255}.${v & 255}`, `fp-${v}`, v % 2 === 0 ? tputHash(orgId, `user-${v}`) : "none", position];
+    }
+    default:
+      return [r.chance(0.2) ? "none" : `item-${r.int(1, ECOMMERCE_ITEMS)}`, device];
+  }
+}
+
+/** How many of the videos (sorted by publishedAt) were published before `endIso`. */
+function publishedBy(videos, endIso) {
+  let lo = 0;
+  let hi = videos.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (videos[mid].publishedAt < endIso) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Rows of one organization, table and day. Videos are drawn by popularity among those
+ * published by the end of the day; a drawn (video, dimensions) already used is drawn again.
+ */
+function dayRows(org, table, dayMs, count, seed) {
+  const r = rng(seed, "stats", org.id, table, dayMs);
+  const available = publishedBy(org.videos, new Date(dayMs + DAY).toISOString());
+  if (available === 0) return [];
+  const zipf = org.zipf(available);
+  const day = isoDay(dayMs);
+  const seen = new Set();
+  const rows = [];
+  for (let attempts = 0; rows.length < count && attempts < count * 4; attempts++) {
+    // Popularity by rank among published videos, newest first (new videos are watched more).
+    const video = org.videos[available - 1 - zipf.sample(r)];
+    const dims = dimensions(table, r, org.id);
+    const key = `${video.contentKey}\u0000${dims.join("\u0000")}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const n = 1 + Math.floor(60 * Math.pow(r.next(), 4));
+    rows.push([org.id, day, video.contentKey, ...dims, ...counters(table, n, r)]);
+  }
+  return rows;
+}
+
+/** Rows per day for a yearly total: a weekly rhythm (weekends +20%) and ±15% noise. */
+function dailyCounts(total, firstDayMs, seed, label) {
+  const r = rng(seed, "daily", label);
+  const weights = Array.from({ length: DAYS }, (_, i) => {
+    const weekday = new Date(firstDayMs + i * DAY).getUTCDay();
+    return (weekday === 0 || weekday === 6 ? 1.2 : 1) * (0.85 + 0.3 * r.next());
+  });
+  const sum = weights.reduce((a, b) => a + b, 0);
+  let carry = 0;
+  return weights.map((w) => {
+    const exact = (total * w) / sum + carry;
+    const n = Math.floor(exact);
+    carry = exact - n;
+    return n;
+  });
+}
+
+function statsDeleteSql(orgIds) {
+  const ids = orgIds.join(", ");
+  return TABLE_NAMES.map((t) => `DELETE FROM ${t} WHERE organization_id IN (${ids});`).join(" ");
+}
+
+function itemStatements(org, nowIso) {
+  const rows = Array.from({ length: ECOMMERCE_ITEMS }, (_, i) => [org.id, `item-${i + 1}`, `https://shop.example/${org.organizationKey}/item-${i + 1}`, `Item ${i + 1}`, nowIso, nowIso]);
+  return insertStatements("ecommerce_items", ["organization_id", "ecommerce_key", "ecommerce_link", "ecommerce_name", "created_at", "updated_at"], rows, {
+    maxBytes: STATEMENT_BYTES,
+  }).map((s) => s.replace(/;$/, " ON CONFLICT (organization_id, ecommerce_key) DO NOTHING;"));
+}
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * Writes about `rows` daily rows for `orgs` ([{ id, organizationKey, entitlements, videos:
+ * [{ contentKey, publishedAt }] }], the shape scripts/seed-bulk.mjs passes) into the local D1.
+ * `now` (ms) is the reference time: the year of statistics ends the UTC day before it.
+ * Replaces any statistics these organizations already have.
+ */
+export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persistTo, chunkRows = 50_000, keepSql } = {}) {
+  const started = Date.now();
+  const d1 = { persistTo };
+  const withVideos = orgs
+    .map((o) => ({ ...o, videos: [...o.videos].sort((a, b) => (a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : 0)) }))
+    .filter((o) => o.videos.length > 0);
+  if (withVideos.length === 0) throw new Error("no organization has listable videos to count statistics for");
+  // Zipf samplers per number of published videos, reused across days.
+  for (const o of withVideos) {
+    const cache = new Map();
+    o.zipf = (n) => {
+      if (!cache.has(n)) {
+        if (cache.size > 64) cache.clear();
+        cache.set(n, new Zipf(n, 0.9));
+      }
+      return cache.get(n);
+    };
+  }
+  const totalVideos = withVideos.reduce((n, o) => n + o.videos.length, 0);
+  const todayMs = Math.floor(now / DAY) * DAY;
+  const firstDayMs = todayMs - DAYS * DAY;
+  const plan = withVideos.map((o) => {
+    const orgRows = Math.round((rows * o.videos.length) / totalVideos);
+    const shares = tableShares(o.entitlements ?? []);
+    return { org: o, perTable: Object.fromEntries(TABLE_NAMES.map((t) => [t, dailyCounts(Math.round(orgRows * shares[t]), firstDayMs, seed, `${o.id}:${t}`)])) };
+  });
+  console.log(
+    `Statistics: about ${rows} daily rows for ${withVideos.map((o) => `${o.organizationKey} (${o.videos.length} videos)`).join(", ")}, ` +
+      `${isoDay(firstDayMs)} to ${isoDay(todayMs - DAY)} (seed ${seed}).`,
+  );
+
+  process.stdout.write("Deleting their existing statistics... ");
+  let t = Date.now();
+  await d1Query(statsDeleteSql(withVideos.map((o) => o.id)), d1);
+  console.log(seconds(Date.now() - t));
+
+  const dir = keepSql ?? mkdtempSync(join(tmpdir(), "video-catalog-stats-"));
+  mkdirSync(dir, { recursive: true });
+  const written = Object.fromEntries(TABLE_NAMES.map((tb) => [tb, 0]));
+  const nowIso = new Date(now).toISOString();
+  let statements = withVideos.filter((o) => (o.entitlements ?? []).includes("ecommerce")).flatMap((o) => itemStatements(o, nowIso));
+  let pendingRows = 0;
+  let fileIndex = 0;
+  let pending = null;
+  const flush = async () => {
+    if (statements.length === 0) return;
+    const file = join(dir, `stats-${String(fileIndex++).padStart(4, "0")}.sql`);
+    writeFileSync(file, statements.join("\n") + "\n");
+    const label = `file ${fileIndex} (${pendingRows} rows)`;
+    statements = [];
+    pendingRows = 0;
+    if (pending) await pending;
+    const t0 = Date.now();
+    pending = d1ExecFile(file, d1).then(() => {
+      console.log(`  ${label} loaded in ${seconds(Date.now() - t0)}`);
+      if (!keepSql) rmSync(file, { force: true });
+    });
+  };
+
+  const loadStarted = Date.now();
+  try {
+    for (let d = 0; d < DAYS; d++) {
+      const dayMs = firstDayMs + d * DAY;
+      for (const { org, perTable } of plan) {
+        for (const table of TABLE_NAMES) {
+          const count = perTable[table][d];
+          if (!count) continue;
+          const dayRowsOut = dayRows(org, table, dayMs, count, seed);
+          if (dayRowsOut.length === 0) continue;
+          const spec = TABLES[table];
+          statements.push(...insertStatements(table, ["organization_id", "date", "content_key", ...spec.dims, ...spec.counters], dayRowsOut, { maxBytes: STATEMENT_BYTES }));
+          written[table] += dayRowsOut.length;
+          pendingRows += dayRowsOut.length;
+        }
+      }
+      if (pendingRows >= chunkRows) await flush();
+    }
+    await flush();
+    if (pending) await pending;
+  } catch (err) {
+    throw new Error(`${err.message}\nThe files loaded before this one stay in the database; run again to replace them.`);
+  } finally {
+    if (!keepSql) rmSync(dir, { recursive: true, force: true });
+  }
+  const loadMs = Date.now() - loadStarted;
+  t = Date.now();
+  await d1Query("ANALYZE; PRAGMA optimize;", d1);
+  const total = Object.values(written).reduce((a, b) => a + b, 0);
+  console.log(
+    `Loaded ${total} statistics rows (${TABLE_NAMES.map((tb) => `${tb} ${written[tb]}`).join(", ")}) in ${fileIndex} files: ` +
+      `load ${seconds(loadMs)}, ANALYZE ${seconds(Date.now() - t)}, total ${seconds(Date.now() - started)}.` +
+      (keepSql ? ` SQL kept in ${dir}.` : ""),
+  );
+  return { rows: written, total, loadMs, files: fileIndex };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Standalone: node scripts/bulk/stats.mjs --rows N
+
+const USAGE = `Usage: node scripts/bulk/stats.mjs --rows N [options]
+
+Replaces the statistics of organizations in the LOCAL D1 database with about N generated daily
+rows over the year before the reference day (for bench/stats.mjs).
+
+  --rows N          daily rows in all (required; e.g. 1000000)
+  --orgs a,b        organization keys (default: every bulk* organization, see npm run seed:bulk)
+  --seed S          PRNG seed (default 1)
+  --now ISO         reference time (default now): the year ends the UTC day before it
+  --chunk-rows R    rows per SQL file (default 50000; one wrangler run per file)
+  --keep-sql DIR    keep the generated SQL files in DIR
+  --persist-to DIR  wrangler's --persist-to (default: wrangler's .wrangler/state)`;
+
+async function organizationsFromDb(keys, d1) {
+  const where = keys ? `organization_key IN (${keys.map(lit).join(", ")})` : "organization_key GLOB 'bulk[0-9]*'";
+  const orgs = await d1Rows(`SELECT id, organization_key, entitlements FROM organizations WHERE ${where} ORDER BY id`, d1);
+  if (orgs.length === 0) {
+    throw new Error(keys ? `none of ${keys.join(", ")} is in the local database` : "no bulk organizations in the local database: run `npm run seed:bulk -- --videos 10000` first");
+  }
+  const videos = await d1Rows(
+    `SELECT organization_id AS o, content_key AS k, published_at AS p FROM contents
+     WHERE organization_id IN (${orgs.map((o) => o.id).join(", ")}) AND status = 'available' AND removed = 0 ORDER BY published_at`,
+    d1,
+  );
+  return orgs.map((o) => ({
+    id: o.id,
+    organizationKey: o.organization_key,
+    entitlements: JSON.parse(o.entitlements),
+    videos: videos.filter((v) => v.o === o.id).map((v) => ({ contentKey: v.k, publishedAt: v.p })),
+  }));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        rows: { type: "string" },
+        orgs: { type: "string" },
+        seed: { type: "string", default: "1" },
+        now: { type: "string" },
+        "chunk-rows": { type: "string", default: "50000" },
+        "keep-sql": { type: "string" },
+        "persist-to": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+    if (values.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    if (!/^\d+$/.test(values.rows ?? "") || Number(values.rows) < 1 || Number(values.rows) > 100_000_000) throw new Error("--rows N (1 to 100000000) is required");
+    if (!/^\d+$/.test(values["chunk-rows"]) || Number(values["chunk-rows"]) < 1000) throw new Error("--chunk-rows must be an integer >= 1000");
+    if (values.now !== undefined && Number.isNaN(Date.parse(values.now))) throw new Error("--now must be an ISO 8601 time");
+  } catch (err) {
+    console.error(`${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const d1 = { persistTo: values["persist-to"] };
+  organizationsFromDb(values.orgs ? values.orgs.split(",").map((k) => k.trim()).filter(Boolean) : null, d1)
+    .then((orgs) =>
+      seedStats({
+        orgs,
+        rows: Number(values.rows),
+        seed: values.seed,
+        now: values.now ? Date.parse(values.now) : Date.now(),
+        persistTo: values["persist-to"],
+        chunkRows: Number(values["chunk-rows"]),
+        keepSql: values["keep-sql"],
+      }),
+    )
+    .then(
+      () => process.exit(0),
+      (err) => {
+        console.error(`stats seeding failed: ${err.message}`);
+        process.exit(1);
+      },
+    );
+}
