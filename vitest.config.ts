@@ -23,8 +23,9 @@ export default defineConfig(async () => {
     test: {
       setupFiles: ["./test/setup/apply-migrations.ts"],
       testTimeout: 30_000,
-      // The worker logs one JSON line per request; keep test output readable (errors still show).
-      onConsoleLog: (log: string, type: "stdout" | "stderr") => !(type === "stdout" && log.startsWith('{"method"')),
+      // The worker logs JSON lines (requests, feed rebuilds); keep test output readable (errors,
+      // on stderr, still show).
+      onConsoleLog: (log: string, type: "stdout" | "stderr") => !(type === "stdout" && /^\{"(method|msg)"/.test(log)),
     },
   };
 });
