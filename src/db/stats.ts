@@ -1,5 +1,5 @@
 // Data layer of the statistics: rollup upserts, report queries, ecommerce items, viewer erasure.
-import { and, asc, between, desc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, between, desc, eq, getTableColumns, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../domain/stats/counters";
@@ -161,20 +161,35 @@ function after(order: [SQLiteColumn, string][], row: StatsRow | null): SQL | und
   return sql`(${sql.join(order.map(([c]) => c), sql`, `)}) > (${sql.join(order.map(([, name]) => sql`${row[name]}`), sql`, `)})`;
 }
 
-/** A page of report rows: `limit` rows after `last` (null: from the start), in `order`. */
+/**
+ * A page of report rows: `limit` rows after `last` (null: from the start), in `order`. After
+ * the first page the range's lower bound is left to the row value (the cursor is inside the
+ * range): with both, SQLite seeks by `date BETWEEN` and filters the row value, re-reading the
+ * range from its start for every page; without, it seeks to the cursor.
+ */
 async function rowsPage(
   db: Db,
   table: StatsTable,
   selection: Record<string, SQLiteColumn>,
   order: [SQLiteColumn, string][],
-  where: SQL,
+  scope: StatsScope,
+  more: (SQL | undefined)[],
   last: StatsRow | null,
   limit: number,
 ): Promise<StatsRow[]> {
+  const where = last
+    ? and(
+        eq(table.organizationId, scope.organizationId),
+        after(order, last),
+        lte(table.date, scope.end),
+        scope.contentKey !== undefined ? eq(table.contentKey, scope.contentKey) : undefined,
+        ...more,
+      )
+    : scopeWhere(table, scope, ...more);
   return (await db
     .select(selection)
     .from(table)
-    .where(and(where, after(order, last)))
+    .where(where)
     .orderBy(...order.map(([c]) => asc(c)))
     .limit(limit)) as StatsRow[];
 }
@@ -197,7 +212,7 @@ export function videoRows(db: Db, scope: StatsScope, last: StatsRow | null, limi
     [t.videoDeviceType, "video_device_type"],
     [t.videoPlayerId, "video_player_id"],
   ];
-  return rowsPage(db, t, selection, order, scopeWhere(t, scope), last, limit);
+  return rowsPage(db, t, selection, order, scope, [], last, limit);
 }
 
 /** E11: ad statistics rows. */
@@ -224,7 +239,7 @@ export function adRows(db: Db, scope: StatsScope, last: StatsRow | null, limit: 
     [t.adPosition, "ad_position"],
     [t.adSystem, "ad_system"],
   ];
-  return rowsPage(db, t, selection, order, scopeWhere(t, scope), last, limit);
+  return rowsPage(db, t, selection, order, scope, [], last, limit);
 }
 
 /** E12: ecommerce statistics rows. */
@@ -237,7 +252,7 @@ export function ecommerceRows(db: Db, scope: StatsScope, last: StatsRow | null, 
     [t.ecommerceKey, "ecommerce_key"],
     [t.deviceType, "device_type"],
   ];
-  return rowsPage(db, t, selection, order, scopeWhere(t, scope), last, limit);
+  return rowsPage(db, t, selection, order, scope, [], last, limit);
 }
 
 /** Distinct values of a column of the ecommerce rows in the scope (E12's info lists). */
@@ -277,13 +292,11 @@ export function viewerRows(db: Db, scope: StatsScope, filter: ViewerFilter, last
     [t.tputHash, "tput_hash"],
     [t.adPosition, "ad_position"],
   ];
-  const where = scopeWhere(
-    t,
-    scope,
+  const more = [
     filter.fingerprints ? inArray(t.fingerprint, filter.fingerprints) : undefined,
     filter.tputHash !== undefined ? eq(t.tputHash, filter.tputHash) : undefined,
-  );
-  return rowsPage(db, t, selection, order, where, last, limit);
+  ];
+  return rowsPage(db, t, selection, order, scope, more, last, limit);
 }
 
 const sumAs = (column: SQLiteColumn, alias: string) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number).as(alias);
@@ -374,8 +387,10 @@ function analyticsWhere(q: AnalyticsQuery): SQL {
 }
 
 /**
- * One page of groups and the number of groups, in one pass: `count(*) over ()` counts the
- * groups of the whole result. (A page past the end has no row to carry it: then one count.)
+ * One page of groups and the number of groups. Summary (groups by content key, which must all
+ * be formed before the first is known): one pass, `count(*) over ()` counting the groups.
+ * Detailed (groups by day and key, in index order): a count, then a page that stops at its
+ * last group, which reads far less than the window would (the window keeps every group).
  */
 export async function analyticsRows(db: Db, q: AnalyticsQuery): Promise<{ count: number; rows: StatsRow[] }> {
   const t = q.rollup.table;
@@ -385,27 +400,31 @@ export async function analyticsRows(db: Db, q: AnalyticsQuery): Promise<{ count:
     ? { date: t.date, content_key: t.contentKey }
     : { content_key: t.contentKey };
   for (const name of q.counters) selection[name] = sumAs(column(t, name), name);
-  selection.total_groups = sql<number>`count(*) over ()`.mapWith(Number).as("total_groups");
-  const rows = (await db
-    .select(selection)
-    .from(t)
-    .where(where)
-    .groupBy(...groups)
-    .orderBy(...groups.map((c) => asc(c)))
-    .limit(q.limit)
-    .offset(q.offset)) as StatsRow[];
-  let count: number;
-  if (rows.length > 0) {
-    count = rows[0]!.total_groups as number;
-    for (const row of rows) delete row.total_groups;
-  } else if (q.offset === 0) {
-    count = 0;
-  } else {
-    const [countRow] = await db
+  const countGroups = async () => {
+    const [row] = await db
       .select({ count: sql<number>`count(*)`.mapWith(Number) })
       .from(db.select({ one: sql`1`.as("one") }).from(t).where(where).groupBy(...groups).as("g"));
-    count = countRow?.count ?? 0;
+    return row?.count ?? 0;
+  };
+  const page = () =>
+    db
+      .select(selection)
+      .from(t)
+      .where(where)
+      .groupBy(...groups)
+      .orderBy(...groups.map((c) => asc(c)))
+      .limit(q.limit)
+      .offset(q.offset) as Promise<StatsRow[]>;
+
+  if (q.detailed) {
+    const count = await countGroups();
+    return { count, rows: count > q.offset ? await page() : [] };
   }
+  selection.total_groups = sql<number>`count(*) over ()`.mapWith(Number).as("total_groups");
+  const rows = await page();
+  if (rows.length === 0) return { count: q.offset === 0 ? 0 : await countGroups(), rows };
+  const count = rows[0]!.total_groups as number;
+  for (const row of rows) delete row.total_groups;
   return { count, rows };
 }
 
