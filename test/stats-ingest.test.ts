@@ -246,6 +246,16 @@ describe("the request", () => {
     expect((await videoRows(k))[0]).toMatchObject({ thumbnail_view: 1 });
   });
 
+  it("takes a body without Content-Type (a Blob without type)", async () => {
+    const k = await createContent(org);
+    const res = await call(`/v2/events?sync=${org.syncCode}`, {
+      method: "POST",
+      body: new TextEncoder().encode(JSON.stringify({ events: [{ event: "video_impression", contentKey: k }] })),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok", accepted: 1, rejected: [] });
+  });
+
   it("is open to any origin and not rate limited", async () => {
     const preflight = await call("/v2/events", {
       method: "OPTIONS",

@@ -157,6 +157,22 @@ describe("E8 get_video_reports", () => {
     );
   });
 
+  it("narrows to the sub-organization's content with X-Service-MMI-Key", async () => {
+    const parent = await createOrg({ entitlements: ["enterprise_player", "mmi"] });
+    const sub = await admin(`/admin/organizations/${parent.organizationKey}/sub-organizations`, "POST", { name: "Sub" });
+    const mmi = { "X-Service-MMI-Key": sub.body.mmiKey as string };
+    const own = await createContent(parent);
+    const created = await writeJson(parent, "POST", "/v2/content/", { contentSize: 10 }, mmi);
+    const subKey = created.body.contentKey as string;
+    await ingest(parent, [
+      { event: "video_played", contentKey: own, timestamp: at(D1) },
+      { event: "video_played", contentKey: subKey, timestamp: at(D1) },
+    ]);
+    const path = `/prod/get_video_reports?organization_key=${parent.organizationKey}&start_date=${D1}&end_date=${D1}`;
+    expect((await callJson(path)).body.data.map((r: any) => r.content_key).sort()).toEqual([own, subKey].sort());
+    expect((await callJson(path, { headers: mmi })).body.data.map((r: any) => r.content_key)).toEqual([subKey]);
+  });
+
   it("answers a small report with an ETag and 304 on revalidation", async () => {
     const first = await report("/prod/get_video_reports", org, { start_date: D3, end_date: D1 });
     const etag = first.res.headers.get("ETag");

@@ -128,15 +128,25 @@ export interface StatsScope {
   start: string;
   end: string;
   contentKey?: string;
+  /** X-Service-MMI-Key: only the sub-organization's content (deleted content then drops out). */
+  subOrganizationId?: number | null;
+}
+
+/** The content conditions of a scope (key, sub-organization), besides organization and dates. */
+function contentScope(table: StatsTable, scope: StatsScope): (SQL | undefined)[] {
+  return [
+    scope.contentKey !== undefined ? eq(table.contentKey, scope.contentKey) : undefined,
+    scope.subOrganizationId != null
+      ? sql`${table.contentKey} in (select ${contents.contentKey} from ${contents} where ${and(
+          eq(contents.organizationId, scope.organizationId),
+          eq(contents.subOrganizationId, scope.subOrganizationId),
+        )})`
+      : undefined,
+  ];
 }
 
 function scopeWhere(table: StatsTable, scope: StatsScope, ...more: (SQL | undefined)[]): SQL {
-  return and(
-    eq(table.organizationId, scope.organizationId),
-    between(table.date, scope.start, scope.end),
-    scope.contentKey !== undefined ? eq(table.contentKey, scope.contentKey) : undefined,
-    ...more,
-  )!;
+  return and(eq(table.organizationId, scope.organizationId), between(table.date, scope.start, scope.end), ...contentScope(table, scope), ...more)!;
 }
 
 /** Columns of a table by their (snake_case) property names, e.g. the counters. */
@@ -178,13 +188,7 @@ async function rowsPage(
   limit: number,
 ): Promise<StatsRow[]> {
   const where = last
-    ? and(
-        eq(table.organizationId, scope.organizationId),
-        after(order, last),
-        lte(table.date, scope.end),
-        scope.contentKey !== undefined ? eq(table.contentKey, scope.contentKey) : undefined,
-        ...more,
-      )
+    ? and(eq(table.organizationId, scope.organizationId), after(order, last), lte(table.date, scope.end), ...contentScope(table, scope), ...more)
     : scopeWhere(table, scope, ...more);
   return (await db
     .select(selection)

@@ -53,7 +53,13 @@ export interface ReportParams {
 
 function scopeOf(ctx: ReportContext, q: ReportParams): StatsScope {
   const range = dayRange(q.start_date, q.end_date, { start: "start_date", end: "end_date" });
-  return { organizationId: ctx.auth.org.id, start: range.start, end: range.end, contentKey: q.content_key };
+  return {
+    organizationId: ctx.auth.org.id,
+    start: range.start,
+    end: range.end,
+    contentKey: q.content_key,
+    subOrganizationId: ctx.auth.subOrg?.id ?? null,
+  };
 }
 
 /** E9's rows, fetched with limit REPORT_MAX_ROWS + 1: one more means too many. */
