@@ -3,7 +3,6 @@
 // videos (removed: true) and deleted ones (their statistics stay; the video record is gone).
 import { syndicationsOf } from "../../db/catalog";
 import type { Db } from "../../db/client";
-import type { OrganizationWithNetwork } from "../../db/organizations";
 import type { Content, Syndication } from "../../db/schema";
 import {
   adRows,
