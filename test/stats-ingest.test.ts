@@ -315,7 +315,6 @@ describe("the request", () => {
     }));
     const res = await ingest(org, events);
     const cost = d1Cost(res);
-    console.info("500-event batch", JSON.stringify(cost));
     // organization, content keys, and one upsert per table (video, ad, ecommerce, viewer).
     expect(cost.queries).toBe(6);
     const rows =
@@ -332,7 +331,6 @@ describe("the request", () => {
     expect(cost.rowsWritten).toBeLessThan(500);
     // Posting it again updates the same rows in place: one write per row.
     const again = d1Cost(await ingest(org, events));
-    console.info("same batch again", JSON.stringify(again), "rows", rows);
     expect(again.rowsWritten).toBeLessThanOrEqual(rows);
     const total = await env.DB.prepare(
       `select sum(played_1s) as n from video_stats where content_key in (${keys.map(() => "?").join()})`,
