@@ -100,10 +100,9 @@ export async function networkPeers(db: Db, networkId: number, exceptOrganization
 
 export async function syndicationsOf(db: Db, contentIds: number[]): Promise<Map<number, Syndication[]>> {
   const byContent = new Map<number, Syndication[]>();
-  for (const chunk of chunkRows(contentIds, 1, 100)) {
-    const rows = await db.select().from(syndications).where(inArray(syndications.contentId, chunk)).orderBy(syndications.startTime);
-    for (const r of rows) byContent.set(r.contentId, [...(byContent.get(r.contentId) ?? []), r]);
-  }
+  if (contentIds.length === 0) return byContent;
+  const rows = await db.select().from(syndications).where(inList(syndications.contentId, contentIds)).orderBy(syndications.startTime);
+  for (const r of rows) byContent.set(r.contentId, [...(byContent.get(r.contentId) ?? []), r]);
   return byContent;
 }
 
