@@ -36,8 +36,8 @@ export function syndicationObject(s: Syndication) {
   return { name: s.name, start_time: s.startTime, stop_time: s.stopTime, geos: s.geos };
 }
 
-/** Fields every older search record starts with. */
-function olderRecordHead(c: Content) {
+/** Fields every older (2.3) record with a duration starts with: search, feed search, E9. */
+export function olderRecordHead(c: Content) {
   return {
     content_key: c.contentKey,
     created_date: c.createdAt,

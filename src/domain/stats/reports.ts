@@ -22,7 +22,7 @@ import { badRequest } from "../../http/errors";
 import type { AuthContext } from "../../http/context";
 import { requireEntitlement } from "../../middleware/auth";
 import { COMBINED_FIELDS } from "../../schemas/stats";
-import { syndicationObject, thumbnailOf } from "../catalog/records";
+import { olderRecordHead, syndicationObject, thumbnailOf } from "../catalog/records";
 import { EVENT_ALIASES, NONE, VIDEO_COUNTERS, VIEWER_AD_COUNTERS, VIEWER_VIDEO_COUNTERS } from "./counters";
 import { dayRange, endOfDay } from "./dates";
 import { mapped, paged, type JsonPart } from "./json-stream";
@@ -113,11 +113,7 @@ function combinedField(name: string, param: string): string {
 /** Spec 2.3 older record as the combined report shows it. */
 function combinedVideoRecord(c: Content, windows: Syndication[], staticUrl: string) {
   return {
-    content_key: c.contentKey,
-    created_date: c.createdAt,
-    description: c.description,
-    duration: c.duration ?? 0,
-    service_categories: c.serviceCategories,
+    ...olderRecordHead(c),
     privateCategory: c.categories,
     privateTag: c.tags,
     removed: c.removed,
