@@ -87,6 +87,12 @@ export async function findLabelIds(
   return found;
 }
 
+/** Listable videos carrying the label (labels.videos, kept by triggers). */
+export async function labelVideoCount(db: Db, labelId: number): Promise<number> {
+  const [row] = await db.select({ videos: labels.videos }).from(labels).where(eq(labels.id, labelId));
+  return row?.videos ?? 0;
+}
+
 export const labelKey = (kind: LabelKind, name: string) => `${kind}\u0000${name}`;
 
 /** Ids of the other organizations of a network. */

@@ -152,6 +152,11 @@ export const labels = sqliteTable(
       .references(() => organizations.id, { onDelete: "cascade" }),
     kind: text("kind", { enum: LABEL_KINDS }).notNull(),
     name: text("name").notNull(),
+    /**
+     * Listable videos carrying the name, kept by triggers (migrations/0006_label_counts.sql):
+     * answers `count` for a one-name filter and tells a popular name from a rare one.
+     */
+    videos: integer("videos").notNull().default(0),
   },
   (t) => [uniqueIndex("labels_org_kind_name_idx").on(t.organizationId, t.kind, t.name)],
 );
@@ -166,7 +171,8 @@ export const contentLabels = sqliteTable(
       .notNull()
       .references(() => contents.id, { onDelete: "cascade" }),
   },
-  (t) => [primaryKey({ columns: [t.labelId, t.contentId] }), index("content_labels_content_idx").on(t.contentId)],
+  // (content_id, label_id) answers "does this video carry one of these names" from the index alone.
+  (t) => [primaryKey({ columns: [t.labelId, t.contentId] }), index("content_labels_content_label_idx").on(t.contentId, t.labelId)],
 );
 
 export type Organization = typeof organizations.$inferSelect;

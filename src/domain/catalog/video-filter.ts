@@ -14,6 +14,7 @@ import {
   listVideosWithTotal,
   findLabelIds,
   ftsMatch,
+  labelVideoCount,
   labelKey,
   LISTABLE,
   networkPeers,
@@ -61,6 +62,8 @@ export interface VideoFilter {
    * single OR would make SQLite scan every organization's listable videos.
    */
   network: { own: SQL; peers: SQL; ownCount: VideoFilter["countFromCounter"] } | null;
+  /** The total, already known (a one-name filter: from labels.videos). */
+  knownCount?: number;
 }
 
 const NOTHING = sql`0`;
@@ -206,11 +209,40 @@ export async function videoFilterCondition(ctx: CatalogContext, params: VideoFil
   if (params.watchedByTput !== undefined) filters.push(await watchedByTputCondition(ctx, params.watchedByTput));
 
   const ownCount = filters.length === 0 ? { organizationId: org.id, subOrganizationId } : null;
+  if (!network && subOrganizationId === null && filters.length === 1) {
+    const one = await oneNameShortcut(db, org.id, parsed, ids);
+    if (one) return { where: and(LISTABLE, own, one.condition)!, countFromCounter: null, knownCount: one.count, network: null };
+  }
   return {
     where: and(LISTABLE, network ? or(own, network) : own, ...filters)!,
     countFromCounter: network ? null : ownCount,
     network: network ? { own: and(LISTABLE, own, ...filters)!, peers: and(LISTABLE, network, ...filters)!, ownCount } : null,
   };
+}
+
+/** Share of an organization's listable videos above which a name counts as popular. */
+const POPULAR_SHARE = 0.05;
+
+/**
+ * The most common filter, one name (`tags=news`) over an organization's own videos, needs no
+ * counting: labels.videos (kept by triggers) is the total. For a popular name the page walks
+ * the listing index newest first and checks each video's names by index (about pageSize /
+ * share rows); for a rare one it starts from the name's few videos.
+ */
+async function oneNameShortcut(db: Db, organizationId: number, parsed: Record<LabelKind, AllOfAny | null>, ids: Map<string, number[]>) {
+  const given = (Object.entries(parsed) as [LabelKind, AllOfAny | null][]).filter(([, g]) => g !== null);
+  if (given.length !== 1) return null;
+  const [kind, groups] = given[0]!;
+  if (groups!.length !== 1 || groups![0]!.length !== 1) return null;
+  const labelIds = ids.get(labelKey(kind, groups![0]![0]!)) ?? [];
+  if (labelIds.length !== 1) return null;
+  const labelId = labelIds[0]!;
+  const [count, listable] = await Promise.all([labelVideoCount(db, labelId), listableCount(db, organizationId, null)]);
+  const popular = listable > 0 && count / listable >= POPULAR_SHARE;
+  const condition = popular
+    ? sql`exists (select 1 from ${contentLabels} where ${contentLabels.contentId} = ${contents.id} and ${contentLabels.labelId} = ${labelId})`
+    : sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${contentLabels.labelId} = ${labelId})`;
+  return { condition, count };
 }
 
 /** A page and its total: from the counter when it can, else in the same pass as the page. */
@@ -228,6 +260,7 @@ const newerFirst = (a: Content, b: Content) =>
 
 /** One page of matching videos, newest first, and the total (from the counter when it can). */
 export async function listMatching(db: Db, filter: VideoFilter, page: { limit: number; offset: number }) {
+  if (filter.knownCount !== undefined) return { rows: await listVideos(db, filter.where, page), count: filter.knownCount };
   if (!filter.network) {
     const { rows, total } = await pageAndTotal(db, filter.where, filter.countFromCounter, page);
     return { rows, count: total };
