@@ -10,18 +10,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { ROOT, runWrangler } from "./lib/wrangler.mjs";
+import { ALL_ENTITLEMENTS } from "./lib/entitlements.mjs";
 
-// Mirrors ENTITLEMENTS in src/db/schema.ts (the demo organization gets every one).
-const ALL_ENTITLEMENTS = [
-  "network",
-  "mmi",
-  "watched_by_tput",
-  "custom_fields",
-  "events",
-  "enterprise_player",
-  "viewer_analytics",
-  "ecommerce",
-];
 
 /** The demo data. Secrets and tokens are stored only as SHA-256 hashes. */
 export const DEMO = {

@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { Zipf, alnumKey, rng } from "./random.mjs";
 import { insertStatements, raw } from "./sql.mjs";
+import { ALL_ENTITLEMENTS } from "../lib/entitlements.mjs";
 import {
   ADJECTIVES,
   CATEGORIES,
@@ -26,17 +27,6 @@ export const NETWORK = "bulk-network";
 /** organization_key pattern of bulk organizations (GLOB): bulk1, bulk2, ... */
 export const BULK_ORG_GLOB = "bulk[0-9]*";
 
-// Mirrors ENTITLEMENTS in src/db/schema.ts.
-const ALL_ENTITLEMENTS = [
-  "network",
-  "mmi",
-  "watched_by_tput",
-  "custom_fields",
-  "events",
-  "enterprise_player",
-  "viewer_analytics",
-  "ecommerce",
-];
 
 const DAY = 86_400_000;
 const CATALOG_SPAN = 730 * DAY; // videos were created over the last two years
