@@ -14,6 +14,8 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             ADMIN_TOKEN: "test-admin-token",
             SIGNING_SECRET: "test-signing-secret-0123456789",
+            // The public origin written into URLs (tests call the worker at this origin).
+            PUBLIC_BASE_URL: "https://catalog.test",
             // R2's minimum part size, so tests can upload two real parts.
             CHUNK_SIZE: String(5 * 1024 * 1024),
           },

@@ -98,10 +98,13 @@ await step("create .dev.vars", () => {
 
 await step("apply local D1 migrations", () => runWrangler(["d1", "migrations", "apply", "DB", "--local"]));
 
-const args = devArgs(process.argv.slice(2));
-const origin = localOrigin(args);
+const given = devArgs(process.argv.slice(2));
+const origin = localOrigin(given);
+// URLs in responses and feed files use PUBLIC_BASE_URL (never a request's Host): the dev
+// server's own address, unless the caller set it.
+const args = given.some((a) => a.startsWith("PUBLIC_BASE_URL:")) ? given : [...given, "--var", `PUBLIC_BASE_URL:${origin}`];
 
-await step("seed demo data", () => seed({ remote: false, origin }));
+await step("seed demo data", () => seed({ remote: false }));
 
 // Checked before wrangler starts: a server already on the port would otherwise get our cron call.
 const portTaken = await listening(origin);

@@ -317,12 +317,6 @@ ON CONFLICT(feed_id) DO UPDATE SET
     THEN feeds.updated_at ELSE excluded.updated_at END,
   dirty_since = excluded.dirty_since;`;
     }),
-  // The origin the cron writes into feed files when PUBLIC_BASE_URL is empty (the worker keeps
-  // the last one a write request came in on; src/routes/publishing.ts): the dev server's own.
-  (data, now, { origin }) =>
-    origin
-      ? [`INSERT INTO cron_state (name, value) VALUES ('public_origin', ${q(origin)}) ON CONFLICT(name) DO UPDATE SET value = excluded.value;`]
-      : [],
 ];
 
 /** [kind, names] pairs of a video, kinds as stored in labels.kind. */
@@ -333,11 +327,10 @@ const labelKinds = (v) => [
 ];
 
 /**
- * The seed as SQL. contentSize is the byte size of DEMO_MEDIA.file; origin (optional) is the
- * local server's origin for the cron's feed files.
+ * The seed as SQL. contentSize is the byte size of DEMO_MEDIA.file.
  */
-export function buildSeedSql(data = DEMO, now = new Date().toISOString(), { contentSize = statSync(DEMO_MEDIA.file).size, origin } = {}) {
-  return builders.flatMap((build) => build(data, now, { contentSize, origin })).join("\n\n") + "\n";
+export function buildSeedSql(data = DEMO, now = new Date().toISOString(), { contentSize = statSync(DEMO_MEDIA.file).size } = {}) {
+  return builders.flatMap((build) => build(data, now, { contentSize })).join("\n\n") + "\n";
 }
 
 /** The R2 objects of the demo videos: media and thumbnail of each. */
@@ -433,10 +426,9 @@ function printSummary(data, remote, mediaWritten) {
 }
 
 /**
- * Seeds D1 and uploads the demo media. origin: the local dev server's origin, recorded for the
- * cron (dev.mjs passes it; otherwise the stored origin is left alone).
+ * Seeds D1 and uploads the demo media.
  */
-export async function seed({ remote = false, origin } = {}) {
+export async function seed({ remote = false } = {}) {
   if (remote) {
     // The demo credentials are public (README), so they must never reach a production database.
     console.warn("WARNING: seeding the remote database with PUBLIC demo credentials; use only on a non-production DB.");
@@ -444,7 +436,7 @@ export async function seed({ remote = false, origin } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "video-catalog-seed-"));
   try {
     const file = join(dir, "seed.sql");
-    writeFileSync(file, buildSeedSql(DEMO, new Date().toISOString(), { origin }));
+    writeFileSync(file, buildSeedSql(DEMO, new Date().toISOString()));
     await runWrangler(["d1", "execute", "DB", remote ? "--remote" : "--local", "--file", file, "--yes"], {
       quiet: true,
     });

@@ -1,30 +1,30 @@
-// The worker's HTTP application: middleware, routes, errors, and the OpenAPI document.
-import { OpenAPIHono } from "@hono/zod-openapi";
+// The worker's HTTP application: global middleware, the route groups, the OpenAPI document,
+// and one error handler for every route.
 import { swaggerUI } from "@hono/swagger-ui";
 import { cors } from "hono/cors";
-import { HTTPException } from "hono/http-exception";
-import { ConfigError } from "./config";
-import { ApiError, errorResponse } from "./http/errors";
-import type { AppEnv } from "./http/context";
-import { validationHook } from "./http/validation";
+import { timing } from "hono/timing";
+import { errorResponse, renderError } from "./http/errors";
+import { registerSecuritySchemes } from "./http/openapi";
+import { createRouter } from "./http/router";
 import { requestContext } from "./middleware/request-context";
-import { adminRoutes } from "./routes/admin";
-import { adminFeedRoutes } from "./routes/admin-feeds";
-import { adminVideoRoutes } from "./routes/admin-videos";
-import { feedRoutes } from "./routes/feeds";
-import { feedFileRoutes } from "./routes/feed-files";
-import { getVideosRoutes } from "./routes/get-videos";
-import { searchRoutes } from "./routes/search";
-import { videoRoutes } from "./routes/videos";
-import { contentRoutes } from "./routes/content";
-import { eventRoutes } from "./routes/events";
-import { reportRoutes } from "./routes/reports";
-import { analyticsRoutes } from "./routes/analytics";
-import { fileRoutes } from "./routes/files";
-import { uploadRoutes } from "./routes/uploads";
+import admin from "./routes/admin/admin.index";
+import analytics from "./routes/analytics/analytics.index";
+import content from "./routes/content/content.index";
+import ecommerce from "./routes/ecommerce/ecommerce.index";
+import events from "./routes/events/events.index";
+import feedFiles from "./routes/feed-files/feed-files.index";
+import feeds from "./routes/feeds/feeds.index";
+import files from "./routes/files/files.index";
+import reports from "./routes/reports/reports.index";
+import search from "./routes/search/search.index";
+import uploads from "./routes/uploads/uploads.index";
+import videos from "./routes/videos/videos.index";
+import viewers from "./routes/viewers/viewers.index";
+
+const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin];
 
 export function createApp() {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, strict: false });
+  const app = createRouter();
 
   // Browser uploaders and players call the API cross-origin; ETag must be readable for E2.
   app.use(
@@ -40,36 +40,20 @@ export function createApp() {
         "X-Service-Api-Secret",
         "X-Service-MMI-Key",
         "If-None-Match",
+        "If-Range",
         "Range",
       ],
       exposeHeaders: ["ETag", "Server-Timing", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Content-Range"],
       maxAge: 86400,
     }),
   );
+  // Server-Timing: total time, and the D1 cost that requestContext adds as a metric.
+  app.use("*", timing({ totalDescription: "total", crossOrigin: true }));
   app.use("*", requestContext);
 
-  app.route("/", contentRoutes);
-  app.route("/", uploadRoutes);
-  app.route("/", fileRoutes);
-  app.route("/", adminRoutes);
-  app.route("/", eventRoutes);
-  app.route("/", reportRoutes);
-  app.route("/", analyticsRoutes);
-  app.route("/", adminVideoRoutes);
-  app.route("/", videoRoutes);
-  app.route("/", searchRoutes);
-  app.route("/", getVideosRoutes);
-  app.route("/", feedRoutes);
-  app.route("/", feedFileRoutes);
-  app.route("/", adminFeedRoutes);
+  for (const group of routeGroups) app.route("/", group);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "syncCodeAuth", { type: "apiKey", in: "header", name: "X-Service-Sync-Code" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Key" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "apiSecretAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Secret" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "API token" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "organizationKey", { type: "apiKey", in: "query", name: "organization_key" });
-
+  registerSecuritySchemes(app);
   app.doc31("/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: {
@@ -78,27 +62,11 @@ export function createApp() {
       description:
         "Content management, video listing, search, feeds and statistics. Errors: content endpoints answer {message}; every other endpoint answers {status: \"KO\", error}.",
     },
-    servers: [{ url: c.get("baseUrl") ?? new URL(c.req.url).origin }],
+    servers: [{ url: c.get("origins").baseUrl }],
   }));
   app.get("/docs", swaggerUI({ url: "/openapi.json" }));
 
   app.notFound((c) => errorResponse(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
-
-  app.onError((err, c) => {
-    if (err instanceof ApiError) {
-      const res = errorResponse(c, err.status, err.message);
-      for (const [name, value] of Object.entries(err.headers)) res.headers.set(name, value);
-      return res;
-    }
-    if (err instanceof HTTPException && err.status < 500) {
-      // Hono's body parsers: malformed JSON and the like.
-      const message = err.message.toLowerCase().includes("json") ? "invalid JSON in the request body" : err.message;
-      return errorResponse(c, err.status, message);
-    }
-    const message = err instanceof ConfigError ? err.message : "internal error";
-    console.error(JSON.stringify({ level: "error", msg: "unhandled error", path: new URL(c.req.url).pathname, error: String(err), stack: err instanceof Error ? err.stack : undefined }));
-    return errorResponse(c, 500, message);
-  });
-
+  app.onError(renderError);
   return app;
 }

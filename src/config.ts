@@ -22,9 +22,14 @@ const configSchema = z.object({
   FEED_MAX_VIDEOS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(1000)),
   FEED_CRON_BUDGET: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(50)),
   FEED_RECONCILE_BATCH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(1000).default(25)),
+  EVENTS_MAX_AGE_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(7)),
   UPLOAD_URL_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(7 * 86400).default(86400)),
-  PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
-  STATIC_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+  // URLs written into responses and files come from here, never from a request's Host header.
+  PUBLIC_BASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/, error: "PUBLIC_BASE_URL must be set to the service's public origin, e.g. https://api.example.com (npm run dev sets it)" }),
+  ),
+  STATIC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: "STATIC_URL must be an http(s) origin" }).optional()),
   ADMIN_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(8).optional()),
   SIGNING_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16, "SIGNING_SECRET must be at least 16 characters")),
   R2_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -49,10 +54,12 @@ export interface Config {
   /** Feeds the cron re-checks per run in id order, so every feed is reconciled periodically. */
   feedReconcileBatch: number;
   uploadUrlTtlSeconds: number;
-  /** Origin written into API URLs; undefined means the request's own origin. */
-  publicBaseUrl?: string;
-  /** Origin of the static feed files and thumbnails; undefined means the API origin. */
-  staticUrl?: string;
+  /** How old an ingested statistics event may be, in days. */
+  eventsMaxAgeDays: number;
+  /** Origin written into API URLs (signed upload URLs, media, the OpenAPI servers). */
+  publicBaseUrl: string;
+  /** Origin of the static feed files and thumbnails (default: publicBaseUrl). */
+  staticUrl: string;
   adminToken?: string;
   signingSecret: string;
   /** Presigned S3 part URLs straight to R2 when all four are set; otherwise worker-signed URLs. */
@@ -68,7 +75,7 @@ export function loadConfig(env: Env): Config {
   if (cached) return cached;
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(`invalid configuration: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
+    throw new ConfigError(`service not configured: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
   }
   const v = parsed.data;
   const s3 =
@@ -86,8 +93,9 @@ export function loadConfig(env: Env): Config {
     feedCronBudget: v.FEED_CRON_BUDGET,
     feedReconcileBatch: v.FEED_RECONCILE_BATCH,
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS,
-    publicBaseUrl: v.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
-    staticUrl: v.STATIC_URL?.replace(/\/+$/, ""),
+    eventsMaxAgeDays: v.EVENTS_MAX_AGE_DAYS,
+    publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/+$/, ""),
+    staticUrl: (v.STATIC_URL ?? v.PUBLIC_BASE_URL).replace(/\/+$/, ""),
     adminToken: v.ADMIN_TOKEN,
     signingSecret: v.SIGNING_SECRET,
     s3,

@@ -2,29 +2,28 @@
 import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { createDb } from "./db/client";
-import { readState } from "./db/cron-state";
 import { D1Meter, meterD1 } from "./db/metered-d1";
-import { runFeedCron } from "./domain/feed-cron";
+import { runFeedCron } from "./domain/feeds/cron";
 import type { Env } from "./env";
-import { ORIGIN_STATE } from "./routes/publishing";
 
 const app = createApp();
 
-/** Where URLs in cron-built files point when PUBLIC_BASE_URL is not set (local development). */
-const FALLBACK_ORIGIN = "http://127.0.0.1:8787";
-
 export default {
   fetch: app.fetch,
-  async scheduled(controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
+  async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     const started = Date.now();
     const meter = new D1Meter();
     const db = createDb(meterD1(env.DB, meter));
+    // Without PUBLIC_BASE_URL this throws: no file is published with a made-up origin.
     const config = loadConfig(env);
-    const baseUrl = config.publicBaseUrl ?? (await readState(db, ORIGIN_STATE)) ?? FALLBACK_ORIGIN;
-    const report = await runFeedCron(
-      { db, bucket: env.MEDIA, origins: { baseUrl, staticUrl: config.staticUrl ?? baseUrl }, now: new Date(), maxVideos: config.feedMaxVideos },
+    const report = await runFeedCron({
+      db,
+      bucket: env.MEDIA,
       config,
-    );
+      origins: { baseUrl: config.publicBaseUrl, staticUrl: config.staticUrl },
+      now: new Date(controller.scheduledTime),
+      defer: (work) => ctx.waitUntil(work),
+    });
     console.log(
       JSON.stringify({
         msg: "scheduled run",

@@ -2,7 +2,7 @@
 // limits, entitlements, removed and deleted videos, and the row cap.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { VIDEO_COUNTERS, AD_COUNTERS, ECOMMERCE_COUNTERS } from "../src/domain/stats/counters";
+import { VIDEO_COUNTERS, AD_COUNTERS, ECOMMERCE_COUNTERS } from "../src/shared/counters";
 import { admin, callJson, createOrg, writeJson, type TestOrg } from "./helpers";
 import { createContent, d1Cost, ingest, report, utcDayAgo } from "./fixtures/stats";
 

@@ -1,8 +1,9 @@
-// Data layer for the catalog read paths (E6, E13–E16, feeds): listing, counting, name lookups.
-import { and, desc, eq, getTableColumns, inArray, or, sql, type SQL } from "drizzle-orm";
-import { chunkRows, inList, type Db } from "./client";
+// Data layer of the catalog read paths: the listing order, counters, name lookups, and the
+// SQL building blocks every read composes (scope, names, custom fields, text).
+import { and, desc, eq, getTableColumns, or, sql, type SQL } from "drizzle-orm";
+import { inList, type Db } from "./client";
 import { contentsFts } from "./fts";
-import { contents, feeds, labels, listingCounts, organizations, syndications, type Content, type LabelKind, type Syndication } from "./schema";
+import { contentCustomFields, contentLabels, contents, labels, listingCounts, organizations, type Content, type LabelKind } from "./schema";
 
 /**
  * Listable = published and not removed. Written with literals, not bound parameters, so SQLite
@@ -12,7 +13,29 @@ export const LISTABLE: SQL = sql`${contents.status} = 'available' and ${contents
 
 export const NEWEST_FIRST = [desc(contents.publishedAt), desc(contents.id)];
 
-export async function listVideos(db: Db, where: SQL, page: { limit: number; offset: number }): Promise<Content[]> {
+/** Matches nothing. */
+export const NOTHING: SQL = sql`0`;
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+/** Whose content: an organization, or one of its sub-organizations. */
+export interface ContentScope {
+  organizationId: number;
+  /** When set, only this sub-organization's content. */
+  subOrganizationId: number | null;
+}
+
+export function inScope(scope: ContentScope): SQL {
+  return and(
+    eq(contents.organizationId, scope.organizationId),
+    scope.subOrganizationId === null ? undefined : eq(contents.subOrganizationId, scope.subOrganizationId),
+  )!;
+}
+
+export async function listVideos(db: Db, where: SQL, page: Page): Promise<Content[]> {
   return db
     .select()
     .from(contents)
@@ -27,7 +50,7 @@ export async function listVideos(db: Db, where: SQL, page: { limit: number; offs
  * has to read every match anyway (to sort it), a separate count would read them all again.
  * The total is null when the page is empty (past the end), where it cannot be read off a row.
  */
-export async function listVideosWithTotal(db: Db, where: SQL, page: { limit: number; offset: number }) {
+export async function listVideosWithTotal(db: Db, where: SQL, page: Page) {
   const rows = await db
     .select({ ...getTableColumns(contents), total: sql<number>`count(*) over ()`.as("total") })
     .from(contents)
@@ -45,44 +68,46 @@ export async function countVideos(db: Db, where: SQL): Promise<number> {
 }
 
 /** Listable videos of an organization (or one sub-organization), from the trigger-kept counter. */
-export async function listableCount(db: Db, organizationId: number, subOrganizationId: number | null): Promise<number> {
+export async function listableCount(db: Db, scope: ContentScope): Promise<number> {
   const [row] = await db
     .select({ videos: listingCounts.videos })
     .from(listingCounts)
-    .where(and(eq(listingCounts.organizationId, organizationId), eq(listingCounts.subOrganizationId, subOrganizationId ?? 0)));
+    .where(and(eq(listingCounts.organizationId, scope.organizationId), eq(listingCounts.subOrganizationId, scope.subOrganizationId ?? 0)));
   return row?.videos ?? 0;
 }
 
-export interface NameQuery {
+// ---------------------------------------------------------------------------------------------
+// Names (categories, tags, events)
+
+export interface NameRef {
   kind: LabelKind;
-  names: string[];
+  name: string;
 }
 
-/** Label ids by kind and name, across the given organizations (names are per organization). */
-export async function findLabelIds(
-  db: Db,
-  organizationIds: number[],
-  queries: NameQuery[],
-): Promise<Map<string, number[]>> {
+/** Every group must hold; within a group, any of its names. */
+export type NameGroups = NameRef[][];
+
+export const labelKey = (kind: LabelKind, name: string) => `${kind}\u0000${name}`;
+
+/** Label ids by kind and name across the given organizations (names are per organization), one query. */
+export async function findLabelIds(db: Db, organizationIds: number[], names: NameRef[]): Promise<Map<string, number[]>> {
   const found = new Map<string, number[]>();
-  const pairs = queries.flatMap((q) => [...new Set(q.names)].map((name) => ({ kind: q.kind, name })));
-  if (pairs.length === 0) return found;
-  for (const chunk of chunkRows(pairs, 2, 90)) {
-    const byKind = new Map<LabelKind, string[]>();
-    for (const p of chunk) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p.name]);
-    const rows = await db
-      .select({ id: labels.id, kind: labels.kind, name: labels.name })
-      .from(labels)
-      .where(
-        and(
-          inList(labels.organizationId, organizationIds),
-          or(...[...byKind].map(([kind, names]) => and(eq(labels.kind, kind), inArray(labels.name, names)))),
-        ),
-      );
-    for (const r of rows) {
-      const key = labelKey(r.kind, r.name);
-      found.set(key, [...(found.get(key) ?? []), r.id]);
-    }
+  const wanted = [...new Map(names.map((n) => [labelKey(n.kind, n.name), n])).values()];
+  if (wanted.length === 0) return found;
+  // (kind, name) pairs as one JSON parameter: any number of names in one statement.
+  const pairs = JSON.stringify(wanted.map((n) => [n.kind, n.name]));
+  const rows = await db
+    .select({ id: labels.id, kind: labels.kind, name: labels.name })
+    .from(labels)
+    .where(
+      and(
+        inList(labels.organizationId, organizationIds),
+        sql`(${labels.kind}, ${labels.name}) in (select value ->> 0, value ->> 1 from json_each(${pairs}))`,
+      ),
+    );
+  for (const r of rows) {
+    const key = labelKey(r.kind, r.name);
+    found.set(key, [...(found.get(key) ?? []), r.id]);
   }
   return found;
 }
@@ -93,7 +118,76 @@ export async function labelVideoCount(db: Db, labelId: number): Promise<number> 
   return row?.videos ?? 0;
 }
 
-export const labelKey = (kind: LabelKind, name: string) => `${kind}\u0000${name}`;
+/** The video carries one of these labels: an index lookup by label id. */
+export function carriesAnyLabel(labelIds: number[]): SQL {
+  if (labelIds.length === 0) return NOTHING;
+  return sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${inList(contentLabels.labelId, labelIds)})`;
+}
+
+/** The video carries a name of every group (any name within a group), with ids from findLabelIds. */
+export function namesCondition(groups: NameGroups, ids: Map<string, number[]>): SQL | undefined {
+  if (groups.length === 0) return undefined;
+  return and(...groups.map((group) => carriesAnyLabel(group.flatMap((n) => ids.get(labelKey(n.kind, n.name)) ?? []))))!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Custom fields and text
+
+export interface CustomFieldFilter {
+  name: string;
+  /** Every group must hold; within a group, any value (values compared as strings). */
+  values: string[][];
+}
+
+export function customFieldCondition(organizationIds: number[], filter: CustomFieldFilter): SQL {
+  return and(
+    ...filter.values.map(
+      (group) =>
+        sql`${contents.id} in (select ${contentCustomFields.contentId} from ${contentCustomFields} where ${and(
+          inList(contentCustomFields.organizationId, organizationIds),
+          eq(contentCustomFields.name, filter.name),
+          inList(contentCustomFields.value, group),
+        )})`,
+    ),
+  )!;
+}
+
+/** Rows of an FTS5 match, as a condition on contents.id. */
+export function ftsMatch(query: string): SQL {
+  return sql`${contents.id} in (select rowid from ${contentsFts} where ${contentsFts} match ${query})`;
+}
+
+const words = (term: string) => term.match(/[\p{L}\p{N}]+/gu);
+
+/** FTS5 query for one search term: every word must appear, the last one as a prefix. */
+export function ftsPrefixQuery(term: string): string | null {
+  const w = words(term);
+  return w ? w.map((word, i) => `"${word}"${i === w.length - 1 ? "*" : ""}`).join(" ") : null;
+}
+
+/** FTS5 phrase query for a whole word or phrase (no prefix). */
+export function ftsPhraseQuery(term: string): string | null {
+  const w = words(term);
+  return w ? `"${w.join(" ")}"` : null;
+}
+
+/** E6 searchString: every group must match; a term matches title/description words (prefix) or the content key. */
+export function textCondition(groups: string[][]): SQL | undefined {
+  if (groups.length === 0) return undefined;
+  return and(
+    ...groups.map((group) =>
+      or(
+        ...group.map((term) => {
+          const fts = ftsPrefixQuery(term);
+          const byKey = eq(contents.contentKey, term);
+          return fts ? or(ftsMatch(fts), byKey)! : byKey;
+        }),
+      ),
+    ),
+  )!;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 /** Ids of the other organizations of a network. */
 export async function networkPeers(db: Db, networkId: number, exceptOrganizationId: number): Promise<number[]> {
@@ -104,53 +198,9 @@ export async function networkPeers(db: Db, networkId: number, exceptOrganization
   return rows.map((r) => r.id);
 }
 
-export async function syndicationsOf(db: Db, contentIds: number[]): Promise<Map<number, Syndication[]>> {
-  const byContent = new Map<number, Syndication[]>();
-  if (contentIds.length === 0) return byContent;
-  const rows = await db.select().from(syndications).where(inList(syndications.contentId, contentIds)).orderBy(syndications.startTime);
-  for (const r of rows) byContent.set(r.contentId, [...(byContent.get(r.contentId) ?? []), r]);
-  return byContent;
-}
-
-export async function findFeedByFeedId(db: Db, feedId: string) {
-  const [row] = await db.select().from(feeds).where(eq(feeds.feedId, feedId)).limit(1);
-  return row ?? null;
-}
-
-/** Rows of an FTS5 match, as a condition on contents.id. */
-export function ftsMatch(query: string): SQL {
-  return sql`${contents.id} in (select rowid from ${contentsFts} where ${contentsFts} match ${query})`;
-}
-
-/** Text search ranked by relevance (bm25), then newest. */
-export async function searchVideos(
-  db: Db,
-  ftsQuery: string,
-  where: SQL,
-  page: { limit: number; offset: number },
-): Promise<Content[]> {
-  return db
-    .select(getTableColumns(contents))
-    .from(contentsFts)
-    .innerJoin(contents, eq(contents.id, contentsFts.rowid))
-    .where(and(sql`${contentsFts} match ${ftsQuery}`, where))
-    .orderBy(contentsFts.rank, ...NEWEST_FIRST)
-    .limit(page.limit)
-    .offset(page.offset);
-}
-
-/** Videos with a syndication window that opened or closed in (since, until]. */
-export async function videosWithWindowChanges(db: Db, since: string, until: string) {
-  const changed = sql`(${syndications.startTime} > ${since} and ${syndications.startTime} <= ${until})
-    or (${syndications.stopTime} > ${since} and ${syndications.stopTime} <= ${until})`;
-  return db
-    .selectDistinct({
-      organizationId: contents.organizationId,
-      categories: contents.categories,
-      tags: contents.tags,
-      events: contents.events,
-    })
-    .from(syndications)
-    .innerJoin(contents, eq(contents.id, syndications.contentId))
-    .where(changed);
+/** Organization keys by id (json-feed's creator_code). */
+export async function organizationKeys(db: Db, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: organizations.id, key: organizations.organizationKey }).from(organizations).where(inList(organizations.id, ids));
+  return new Map(rows.map((r) => [r.id, r.key]));
 }

@@ -1,4 +1,5 @@
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
@@ -33,4 +34,10 @@ export function isUniqueViolation(err: unknown, column?: string): boolean {
  */
 export function inList(column: SQLWrapper, values: readonly (string | number)[]): SQL {
   return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+}
+
+/** db.batch of any number of statements (none: nothing to run). */
+export async function runBatch(db: Db, statements: readonly BatchItem<"sqlite">[]): Promise<void> {
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
 }

@@ -1,27 +1,18 @@
-// Data layer: content rows and their category/tag/event names.
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+// Data layer: content rows, their names (content_labels) and custom fields (content_custom_fields).
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { thumbnailKey } from "../storage/layout";
-import { chunkRows, type Db } from "./client";
+import { inScope, type ContentScope } from "./catalog";
+import { inList, type Db } from "./client";
 import { contentCustomFields, contentLabels, contents, labels, type Content, type CustomField, type LabelKind } from "./schema";
+import { replaceWindowsStatements, type WindowInput } from "./syndications";
 
-export interface ContentScope {
-  organizationId: number;
-  /** When set, only this sub-organization's content is visible. */
-  subOrganizationId: number | null;
-}
-
-function scopeWhere(scope: ContentScope): SQL {
-  const conditions = [eq(contents.organizationId, scope.organizationId)];
-  if (scope.subOrganizationId !== null) conditions.push(eq(contents.subOrganizationId, scope.subOrganizationId));
-  return and(...conditions)!;
-}
+export type { ContentScope };
 
 export async function findContent(db: Db, scope: ContentScope, contentKey: string): Promise<Content | null> {
   const [row] = await db
     .select()
     .from(contents)
-    .where(and(eq(contents.contentKey, contentKey), scopeWhere(scope)))
+    .where(and(eq(contents.contentKey, contentKey), inScope(scope)))
     .limit(1);
   return row ?? null;
 }
@@ -33,59 +24,49 @@ export async function findContentByKeyAnyOrg(db: Db, contentKey: string): Promis
 }
 
 export async function contentKeyExists(db: Db, contentKey: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: contents.id })
-    .from(contents)
-    .where(eq(contents.contentKey, contentKey))
-    .limit(1);
+  const [row] = await db.select({ id: contents.id }).from(contents).where(eq(contents.contentKey, contentKey)).limit(1);
   return row !== undefined;
 }
 
 export type LabelNames = Record<LabelKind, string[]>;
 
-/**
- * Statements that make the content's names exactly `names`: create names new to the
- * organization, then link them. The content is addressed by key so the statements can run
- * in the same batch that inserts it.
- */
-function labelStatements(db: Db, organizationId: number, contentKey: string, names: LabelNames): BatchItem<"sqlite">[] {
-  const contentId = sql<number>`(select ${contents.id} from ${contents} where ${contents.contentKey} = ${contentKey})`;
-  const statements: BatchItem<"sqlite">[] = [db.delete(contentLabels).where(eq(contentLabels.contentId, contentId))];
-  const rows = (Object.keys(names) as LabelKind[]).flatMap((kind) =>
-    [...new Set(names[kind])].map((name) => ({ organizationId, kind, name })),
-  );
-  for (const chunk of chunkRows(rows, 3)) {
-    statements.push(db.insert(labels).values(chunk).onConflictDoNothing());
-  }
-  for (const kind of Object.keys(names) as LabelKind[]) {
-    // organization id, kind, content key and one parameter per name
-    for (const chunk of chunkRows([...new Set(names[kind])], 1, 96)) {
-      statements.push(
-        db.insert(contentLabels).select(
-          db
-            .select({ labelId: labels.id, contentId: sql<number>`${contentId}`.as("content_id") })
-            .from(labels)
-            .where(and(eq(labels.organizationId, organizationId), eq(labels.kind, kind), inArray(labels.name, chunk))),
-        ),
-      );
-    }
-  }
-  return statements;
-}
-
-/** Statements that make the content's custom field rows exactly `fields` (same batch as the row). */
-function customFieldStatements(db: Db, organizationId: number, contentKey: string, fields: CustomField[]): BatchItem<"sqlite">[] {
-  const contentId = sql<number>`(select ${contents.id} from ${contents} where ${contents.contentKey} = ${contentKey})`;
-  const statements: BatchItem<"sqlite">[] = [db.delete(contentCustomFields).where(eq(contentCustomFields.contentId, contentId))];
-  const rows = fields.flatMap((f) => Object.entries(f).map(([name, value]) => ({ name, value: String(value) })));
-  for (const chunk of chunkRows(rows, 4)) {
-    statements.push(db.insert(contentCustomFields).values(chunk.map((r) => ({ contentId, organizationId, ...r }))));
-  }
-  return statements;
-}
-
 export function labelNamesOf(c: Pick<Content, "categories" | "tags" | "events">): LabelNames {
   return { category: c.categories, tag: c.tags, event: c.events };
+}
+
+/** The content's id, addressed by key, so statements can run in the batch that inserts it. */
+const idOfKey = (contentKey: string) => sql<number>`(select ${contents.id} from ${contents} where ${contents.contentKey} = ${contentKey})`;
+
+/**
+ * Statements that make the content's names exactly `names`: create names new to the
+ * organization, then link them. The (kind, name) pairs travel as one JSON parameter, so any
+ * number of names is two statements.
+ */
+function labelStatements(db: Db, organizationId: number, contentKey: string, names: LabelNames): BatchItem<"sqlite">[] {
+  const pairs = JSON.stringify((Object.keys(names) as LabelKind[]).flatMap((kind) => [...new Set(names[kind])].map((name) => [kind, name])));
+  const contentId = idOfKey(contentKey);
+  return [
+    db.delete(contentLabels).where(eq(contentLabels.contentId, contentId)),
+    // (Drizzle's insert-select lists every column in table order: the SELECTs do too.)
+    db
+      .insert(labels)
+      .select(sql`select null, ${organizationId}, value ->> 0, value ->> 1, 0 from json_each(${pairs}) where true`)
+      .onConflictDoNothing(),
+    db.insert(contentLabels).select(
+      sql`select ${labels.id}, ${contentId} from ${labels}
+        where ${labels.organizationId} = ${organizationId} and (${labels.kind}, ${labels.name}) in (select value ->> 0, value ->> 1 from json_each(${pairs}))`,
+    ),
+  ];
+}
+
+/** Statements that make the content's custom field rows exactly `fields` (values as strings: 3 and "3" match alike). */
+function customFieldStatements(db: Db, organizationId: number, contentKey: string, fields: CustomField[]): BatchItem<"sqlite">[] {
+  const rows = JSON.stringify(fields.flatMap((f) => Object.entries(f).map(([name, value]) => [name, String(value)])));
+  const contentId = idOfKey(contentKey);
+  return [
+    db.delete(contentCustomFields).where(eq(contentCustomFields.contentId, contentId)),
+    db.insert(contentCustomFields).select(sql`select ${contentId}, ${organizationId}, value ->> 0, value ->> 1 from json_each(${rows})`),
+  ];
 }
 
 export async function insertContent(db: Db, row: typeof contents.$inferInsert): Promise<void> {
@@ -99,14 +80,15 @@ export async function insertContent(db: Db, row: typeof contents.$inferInsert): 
 
 export type ContentChanges = Partial<Omit<typeof contents.$inferInsert, "id" | "organizationId" | "contentKey">>;
 
-export async function updateContent(db: Db, content: Content, changes: ContentChanges): Promise<Content> {
+/** Updates the row (and its names, custom fields and windows when they change) in one batch. */
+export async function updateContent(db: Db, content: Content, changes: ContentChanges, windows?: WindowInput[]): Promise<Content> {
   const namesChanged = changes.categories || changes.tags || changes.events;
-  const update = db.update(contents).set(changes).where(eq(contents.id, content.id)).returning();
   const merged = { ...content, ...changes } as Content;
   const [updated] = await db.batch([
-    update,
+    db.update(contents).set(changes).where(eq(contents.id, content.id)).returning(),
     ...(namesChanged ? labelStatements(db, content.organizationId, content.contentKey, labelNamesOf(merged)) : []),
     ...(changes.customFields ? customFieldStatements(db, content.organizationId, content.contentKey, merged.customFields) : []),
+    ...(windows ? replaceWindowsStatements(db, content.id, windows) : []),
   ]);
   return updated[0]!;
 }
@@ -129,17 +111,38 @@ export async function deleteContentRow(db: Db, contentId: number): Promise<void>
 }
 
 export async function markThumbnailUploaded(db: Db, contentId: number, now: string): Promise<void> {
-  await db
-    .update(contents)
-    .set({ thumbnailUploaded: true, updatedAt: now })
-    .where(eq(contents.id, contentId));
+  await db.update(contents).set({ thumbnailUploaded: true, updatedAt: now }).where(eq(contents.id, contentId));
 }
 
-/** R2 keys of every media object and thumbnail of an organization (for deleting it). */
-export async function contentObjectKeys(db: Db, organizationId: number): Promise<string[]> {
+/** The organization's content rows of these keys (deleted content is simply absent). */
+export async function contentsByKey(db: Db, organizationId: number, keys: readonly string[]): Promise<Map<string, Content>> {
+  if (keys.length === 0) return new Map();
   const rows = await db
-    .select({ contentKey: contents.contentKey, mediaKey: contents.mediaKey })
+    .select()
+    .from(contents)
+    .where(and(eq(contents.organizationId, organizationId), inList(contents.contentKey, keys)));
+  return new Map(rows.map((row) => [row.contentKey, row]));
+}
+
+/** Which of these content keys belong to the organization (one query whatever their number). */
+export async function ownedContentKeys(db: Db, organizationId: number, keys: readonly string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await db
+    .select({ contentKey: contents.contentKey })
+    .from(contents)
+    .where(and(eq(contents.organizationId, organizationId), inList(contents.contentKey, keys)));
+  return new Set(rows.map((r) => r.contentKey));
+}
+
+/** Content keys of a sub-organization (reports scoped by X-Service-MMI-Key). */
+export function subOrganizationKeys(scope: ContentScope): SQL {
+  return sql`(select ${contents.contentKey} from ${contents} where ${inScope(scope)})`;
+}
+
+/** R2 keys and upload ids of every content of an organization (for deleting it). */
+export async function organizationObjects(db: Db, organizationId: number) {
+  return db
+    .select({ contentKey: contents.contentKey, mediaKey: contents.mediaKey, uploadId: contents.uploadId })
     .from(contents)
     .where(eq(contents.organizationId, organizationId));
-  return rows.flatMap((r) => [r.mediaKey, thumbnailKey(r.contentKey)]);
 }

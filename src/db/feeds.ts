@@ -7,6 +7,11 @@ export async function listFeeds(db: Db, organizationId: number): Promise<Feed[]>
   return db.select().from(feeds).where(eq(feeds.organizationId, organizationId)).orderBy(asc(feeds.id));
 }
 
+export async function findFeedByFeedId(db: Db, feedId: string): Promise<Feed | null> {
+  const [row] = await db.select().from(feeds).where(eq(feeds.feedId, feedId)).limit(1);
+  return row ?? null;
+}
+
 export async function findOwnFeed(db: Db, organizationId: number, feedId: string): Promise<Feed | null> {
   const [row] = await db
     .select()

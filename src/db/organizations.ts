@@ -11,6 +11,7 @@ import {
   type Plan,
   type SubOrganization,
 } from "./schema";
+import { adStats, ecommerceStats, videoStats, viewerStats } from "./schema-stats";
 
 export interface OrganizationWithNetwork extends Organization {
   networkName: string | null;
@@ -37,6 +38,11 @@ function selectOrganizations(db: Db) {
 
 export async function findOrganizationBySyncCode(db: Db, syncCode: string) {
   const [row] = await selectOrganizations(db).where(eq(organizations.syncCode, syncCode)).limit(1);
+  return row ?? null;
+}
+
+export async function findOrganizationById(db: Db, id: number) {
+  const [row] = await selectOrganizations(db).where(eq(organizations.id, id)).limit(1);
   return row ?? null;
 }
 
@@ -174,6 +180,10 @@ export async function insertSubOrganization(
   return row!;
 }
 
+/** Deletes the organization (its catalog cascades) and its statistics rows, in one batch. */
 export async function deleteOrganization(db: Db, organizationId: number): Promise<void> {
-  await db.delete(organizations).where(eq(organizations.id, organizationId));
+  await db.batch([
+    db.delete(organizations).where(eq(organizations.id, organizationId)),
+    ...[videoStats, adStats, viewerStats, ecommerceStats].map((t) => db.delete(t).where(eq(t.organizationId, organizationId))),
+  ]);
 }

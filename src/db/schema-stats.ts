@@ -6,9 +6,9 @@
 // NULL and a missing one is stored as 'none' (the spec's value for "not set").
 //
 // content_key has no foreign key: statistics outlive deleted content (DESIGN.md). Nor has
-// organization_id (organizations cannot be deleted through the API, and a foreign key would
-// cost a parent lookup per inserted row and empty these tables if organizations were ever
-// rebuilt by a migration).
+// organization_id: a foreign key would cost a parent lookup per inserted row, and a migration
+// that rebuilt `organizations` would cascade into these tables; deleting an organization erases
+// its statistics explicitly instead.
 //
 // Access paths: the UNIQUE key starts with (organization_id, date, content_key) and serves
 // every report over a date range; (organization_id, content_key, date) serves the reports for
@@ -16,7 +16,7 @@
 // (organization_id, tput_hash, date) for E10's fingerprint_list and tput modes, erasure and
 // E6 watchedByTput.
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../domain/stats/counters";
+import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../shared/counters";
 import { organizations } from "./schema";
 
 const counter = () => integer().notNull().default(0);

@@ -1,4 +1,5 @@
-// D1 schema (Drizzle). Migrations in migrations/ are generated from this file by drizzle-kit.
+// D1 schema of the catalog (Drizzle). drizzle-kit generates the table migrations from this file;
+// the FTS5 index and the counter triggers are hand-written migrations (docs/migrations.md).
 // Timestamps are ISO 8601 UTC strings ("2026-11-21T22:40:00.000Z"): they sort lexicographically.
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -153,7 +154,7 @@ export const labels = sqliteTable(
     kind: text("kind", { enum: LABEL_KINDS }).notNull(),
     name: text("name").notNull(),
     /**
-     * Listable videos carrying the name, kept by triggers (migrations/0006_label_counts.sql):
+     * Listable videos carrying the name, kept by triggers (migrations/0006_label_count_triggers.sql):
      * answers `count` for a one-name filter and tells a popular name from a rare one.
      */
     videos: integer("videos").notNull().default(0),
@@ -181,7 +182,7 @@ export type Content = typeof contents.$inferSelect;
 
 /**
  * Number of listable videos per organization (sub_organization_id 0) and per sub-organization,
- * kept by triggers on contents (migrations/0002_search_and_counts.sql) so that unfiltered
+ * kept by triggers on contents (migrations/0004_listing_count_triggers.sql) so that unfiltered
  * listings answer `count` with one row read instead of counting the catalog.
  */
 export const listingCounts = sqliteTable(

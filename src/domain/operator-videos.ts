@@ -1,10 +1,12 @@
-// Operator changes to a video. Removed videos vanish from listings, searches and feeds;
-// syndication windows decide where and when network organizations see it.
-import { eq } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import { chunkRows, type Db } from "../db/client";
-import { contents, syndications, type Content } from "../db/schema";
-import { markFeedsOfVideos } from "./feeds";
+// Operator changes to a video (what the spec gives no endpoint for). Removed videos vanish from
+// listings, searches and feeds; syndication windows decide where and when network
+// organizations see it.
+import { findContentByKeyAnyOrg, updateContent } from "../db/content";
+import { syndicationsOf } from "../db/syndications";
+import { notFound } from "../shared/errors";
+import { catalogChanged } from "./catalog-changed";
+import { syndicationObject } from "./catalog/records";
+import type { Deps } from "./deps";
 
 export interface OperatorChanges {
   serviceCategories?: string[];
@@ -16,32 +18,34 @@ export interface OperatorChanges {
 
 const utc = (iso: string) => new Date(iso).toISOString();
 
-export async function applyOperatorChanges(db: Db, content: Content, changes: OperatorChanges, now: string): Promise<Content> {
-  const update = db
-    .update(contents)
-    .set({
+export async function applyOperatorChanges(deps: Deps, contentKey: string, changes: OperatorChanges) {
+  const content = await findContentByKeyAnyOrg(deps.db, contentKey);
+  if (!content) throw notFound(`contentKey: ${contentKey} does not exist`);
+  const updated = await updateContent(
+    deps.db,
+    content,
+    {
       ...(changes.serviceCategories !== undefined && { serviceCategories: [...new Set(changes.serviceCategories)] }),
       ...(changes.removed !== undefined && { removed: changes.removed }),
       ...(changes.isLive !== undefined && { isLive: changes.isLive }),
       ...(changes.urlHLS !== undefined && { urlHls: changes.urlHLS }),
-      updatedAt: now,
-    })
-    .where(eq(contents.id, content.id))
-    .returning();
-  const windowStatements: BatchItem<"sqlite">[] = [];
-  if (changes.syndications !== undefined) {
-    windowStatements.push(db.delete(syndications).where(eq(syndications.contentId, content.id)));
-    const rows = changes.syndications.map((s) => ({
-      contentId: content.id,
+      updatedAt: deps.now.toISOString(),
+    },
+    changes.syndications?.map((s) => ({
       name: s.name,
       startTime: utc(s.start_time),
       stopTime: s.stop_time === null ? null : utc(s.stop_time),
       geos: [...new Set(s.geos)],
-    }));
-    for (const chunk of chunkRows(rows, 5)) windowStatements.push(db.insert(syndications).values(chunk));
-  }
-  const [updated] = await db.batch([update, ...windowStatements]);
-  const row = updated[0]!;
-  await markFeedsOfVideos(db, content.organizationId, [row], now);
-  return row;
+    })),
+  );
+  await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content, updated] });
+  const windows = (await syndicationsOf(deps.db, [updated.id])).get(updated.id) ?? [];
+  return {
+    contentKey: updated.contentKey,
+    serviceCategories: updated.serviceCategories,
+    syndications: windows.map(syndicationObject),
+    removed: updated.removed,
+    isLive: updated.isLive,
+    urlHLS: updated.urlHls,
+  };
 }

@@ -1,4 +1,5 @@
 // Per-organization request limits per minute (standard 100, enterprise 1000), counted in KV.
+// (The KV layout is in src/storage/rate-limit-shards.ts; the middleware in src/middleware/rate-limit.ts.)
 //
 // KV accepts about one write per second per key, and 1000/min is ~17 requests a second, so a
 // shared counter key cannot be incremented per request. Instead each isolate counts in memory
@@ -10,6 +11,8 @@
 // counts at most ~1 s late (plus KV's propagation delay between locations, up to ~60 s), so a
 // burst spread over many isolates can overshoot by roughly (requests those isolates accept
 // during the lag). Windows are fixed UTC minutes.
+
+import { syncShard } from "../storage/rate-limit-shards";
 
 export const PLAN_LIMITS = { standard: 100, enterprise: 1000 } as const;
 
@@ -72,20 +75,8 @@ export class RateLimiter {
   }
 
   private async sync(kv: KVNamespace, counterKey: string, window: Window): Promise<void> {
-    const prefix = `rl:${counterKey}:${window.minute}:`;
     try {
-      // KV's minimum expiration TTL is 60 s; the shard outlives its minute only briefly.
-      await kv.put(`${prefix}${this.isolateId}`, "", { expirationTtl: 120, metadata: { count: window.local } });
-      let others = 0;
-      let cursor: string | undefined;
-      do {
-        const page: KVNamespaceListResult<{ count?: number }> = await kv.list({ prefix, cursor });
-        for (const key of page.keys) {
-          if (key.name !== `${prefix}${this.isolateId}`) others += key.metadata?.count ?? 0;
-        }
-        cursor = page.list_complete ? undefined : page.cursor;
-      } while (cursor);
-      window.others = others;
+      window.others = await syncShard(kv, counterKey, window.minute, this.isolateId, window.local);
     } catch (err) {
       // A KV hiccup must not fail requests: keep counting locally.
       console.error(JSON.stringify({ level: "warn", msg: "rate limit sync failed", error: String(err) }));
@@ -96,14 +87,4 @@ export class RateLimiter {
     if (this.windows.size < 1000) return;
     for (const [key, w] of this.windows) if (w.minute < currentMinute) this.windows.delete(key);
   }
-}
-
-export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
-  const headers: Record<string, string> = {
-    "RateLimit-Limit": String(d.limit),
-    "RateLimit-Remaining": String(d.remaining),
-    "RateLimit-Reset": String(d.resetSeconds),
-  };
-  if (!d.allowed) headers["Retry-After"] = String(d.resetSeconds);
-  return headers;
 }

@@ -1,26 +1,31 @@
+// Per-request variables of the Hono app (set by middleware, read by handlers).
+import type { TimingVariables } from "hono/timing";
+import type { Config } from "../config";
 import type { Db } from "../db/client";
 import type { D1Meter } from "../db/metered-d1";
 import type { OrganizationWithNetwork } from "../db/organizations";
 import type { SubOrganization } from "../db/schema";
-import type { Config } from "../config";
+import type { Origins } from "../domain/deps";
 import type { Env } from "../env";
 import type { ErrorStyle } from "./errors";
+
+export type AuthClass = "read" | "report" | "write";
 
 export interface AuthContext {
   org: OrganizationWithNetwork;
   /** Set when the request carries X-Service-MMI-Key. */
   subOrg: SubOrganization | null;
+  /** Which credentials the request proved. */
+  via: AuthClass | "player";
 }
 
-export interface AppVariables {
+export interface AppVariables extends TimingVariables {
   db: Db;
   meter: D1Meter;
   config: Config;
   errorStyle: ErrorStyle;
-  /** Origin written into API URLs in responses. */
-  baseUrl: string;
-  /** Origin written into static file and thumbnail URLs. */
-  staticUrl: string;
+  /** Origins written into URLs in responses and files. */
+  origins: Origins;
   auth: AuthContext;
 }
 

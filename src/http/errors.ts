@@ -1,7 +1,12 @@
-// Error bodies (DESIGN.md): content endpoints answer {message}; every other endpoint answers
-// {status: "KO", error}. Handlers throw ApiError; app.onError renders it in the route's style.
+// The two error shapes (DESIGN.md) and the one place that turns errors into responses:
+// content endpoints (E1–E5, uploads) answer {message}; every other endpoint {status: "KO", error}.
+// Domain errors (src/shared/errors.ts) map to a status by kind; ApiError carries statuses that
+// only HTTP knows (401, 411, 413, 416, 429, 503) and extra headers.
 import type { Context, MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ConfigError } from "../config";
+import { DomainError, type ProblemKind } from "../shared/errors";
 
 export type ErrorStyle = "message" | "ko";
 
@@ -15,23 +20,59 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new ApiError(400, message);
-export const unauthorized = (message = "authentication failed: missing or wrong credentials") =>
-  new ApiError(401, message);
-export const forbidden = (message: string) => new ApiError(403, message);
-export const notFound = (message: string) => new ApiError(404, message);
+export const unauthorized = (message = "authentication failed: missing or wrong credentials") => new ApiError(401, message);
+
+const STATUS_OF: Record<ProblemKind, ContentfulStatusCode> = {
+  invalid: 400,
+  not_found: 404,
+  conflict: 409,
+  forbidden: 403,
+};
 
 export function errorBody(style: ErrorStyle, message: string) {
   return style === "message" ? { message } : { status: "KO" as const, error: message };
 }
 
-export function errorResponse(c: Context, status: ContentfulStatusCode, message: string) {
+export function errorResponse(c: Context, status: ContentfulStatusCode, message: string, headers: Record<string, string> = {}) {
   const style: ErrorStyle = c.get("errorStyle") ?? "ko";
-  return c.json(errorBody(style, message), status);
+  const res = c.json(errorBody(style, message), status);
+  for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
+  res.headers.set("Cache-Control", "no-store");
+  return res;
 }
 
-/** Marks the content-flow routes (E1–E5, uploads), whose errors are {message}. */
+/** Marks a route group whose errors are {message} (the content flow: E1–E5 and uploads). */
 export const messageErrors: MiddlewareHandler = async (c, next) => {
   c.set("errorStyle", "message");
   await next();
 };
+
+/** app.onError: every thrown error becomes a response in the route's error shape. */
+export function renderError(err: Error, c: Context): Response {
+  if (err instanceof DomainError) return errorResponse(c, STATUS_OF[err.kind], err.message);
+  if (err instanceof ApiError) return errorResponse(c, err.status, err.message, err.headers);
+  if (err instanceof HTTPException && err.status < 500) {
+    // Hono's own middleware (body limit, bearer auth, JSON body parser); some bring their answer.
+    if (err.res) return err.res;
+    const text = err.message;
+    const message = /json/i.test(text) ? "invalid JSON in the request body" : text || `request refused (HTTP ${err.status})`;
+    return errorResponse(c, err.status as ContentfulStatusCode, message);
+  }
+  if (err instanceof ConfigError) {
+    console.error(JSON.stringify({ level: "error", msg: "configuration error", error: err.message }));
+    return errorResponse(c, 503, err.message);
+  }
+  // The cause, never the request (its query string or body may carry credentials) nor the
+  // SQL with its parameters (D1 errors quote the statement).
+  console.error(
+    JSON.stringify({
+      level: "error",
+      msg: "unhandled error",
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      error: `${err.name}: ${err.message.split("\n")[0]!.slice(0, 300)}`,
+      cause: err.cause instanceof Error ? err.cause.message.slice(0, 300) : undefined,
+    }),
+  );
+  return errorResponse(c, 500, "internal error");
+}

@@ -1,12 +1,12 @@
-// Authentication per DESIGN.md, then the per-organization rate limit.
-//   read:   X-Service-Sync-Code                                   (E6, E7)
-//   report: ?organization_key (and X-Service-Sync-Code must match when sent)   (E8–E14, E16)
+// Authentication per DESIGN.md: which organization (and sub-organization) a request acts for.
+//   read:   X-Service-Sync-Code                                             (E6, E7)
+//   report: ?organization_key (X-Service-Sync-Code must match when sent)    (E8–E14, E16)
 //   write:  X-Service-Sync-Code + X-Service-Api-Key + X-Service-Api-Secret, or
-//           Authorization: Bearer <API token>                     (E1–E5 and every other write)
-// X-Service-MMI-Key narrows any of them to a sub-organization.
-import type { MiddlewareHandler } from "hono";
-import { constantTimeEqual, sha256Hex } from "../domain/credentials";
-import { PLAN_LIMITS, RateLimiter, rateLimitHeaders } from "../domain/rate-limit";
+//           Authorization: Bearer <API token>                               (E1–E5, every other write)
+// X-Service-MMI-Key narrows any of them to a sub-organization. Rate limiting is its own
+// middleware (./rate-limit.ts), mounted after this one.
+import type { Context, MiddlewareHandler } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
 import {
   findOrganizationByApiKey,
   findOrganizationByKey,
@@ -15,42 +15,37 @@ import {
   findSubOrganization,
   type OrganizationWithNetwork,
 } from "../db/organizations";
-import type { Entitlement } from "../db/schema";
-import { ApiError, forbidden, unauthorized } from "../http/errors";
-import type { AppEnv, AuthContext } from "../http/context";
+import { requireEntitlement } from "../domain/entitlements";
+import type { AppEnv, AuthClass } from "../http/context";
+import { ApiError, errorResponse, unauthorized } from "../http/errors";
+import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 
-export type AuthClass = "read" | "report" | "write";
+const bearerToken = (c: Context) => c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
 
-const rateLimiter = new RateLimiter();
-
-async function authenticateWrite(c: Parameters<MiddlewareHandler<AppEnv>>[0]) {
+async function authenticateWrite(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
   const db = c.get("db");
   const syncCode = c.req.header("X-Service-Sync-Code");
-  const authorization = c.req.header("Authorization");
-  let org: OrganizationWithNetwork | null = null;
-  const bearer = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  const bearer = bearerToken(c);
   if (bearer) {
-    org = await findOrganizationByTokenHash(db, await sha256Hex(bearer));
-    if (org && syncCode !== undefined && syncCode !== org.syncCode) org = null;
-  } else {
-    const apiKey = c.req.header("X-Service-Api-Key");
-    const apiSecret = c.req.header("X-Service-Api-Secret");
-    if (!syncCode || !apiKey || !apiSecret) {
-      throw unauthorized(
-        "authentication failed: send X-Service-Sync-Code, X-Service-Api-Key and X-Service-Api-Secret, or Authorization: Bearer <API token>",
-      );
-    }
-    const candidate = await findOrganizationByApiKey(db, apiKey);
-    const secretHash = await sha256Hex(apiSecret);
-    // Hash and compare even when the key is unknown, so timing does not reveal which part was wrong.
-    const secretOk = constantTimeEqual(secretHash, candidate?.apiSecretHash ?? "0".repeat(64));
-    if (candidate && secretOk && candidate.syncCode === syncCode) org = candidate;
+    const org = await findOrganizationByTokenHash(db, await sha256Hex(bearer));
+    if (org && (syncCode === undefined || syncCode === org.syncCode)) return org;
+    throw unauthorized();
   }
-  if (!org) throw unauthorized();
-  return org;
+  const apiKey = c.req.header("X-Service-Api-Key");
+  const apiSecret = c.req.header("X-Service-Api-Secret");
+  if (!syncCode || !apiKey || !apiSecret) {
+    throw unauthorized(
+      "authentication failed: send X-Service-Sync-Code, X-Service-Api-Key and X-Service-Api-Secret, or Authorization: Bearer <API token>",
+    );
+  }
+  const candidate = await findOrganizationByApiKey(db, apiKey);
+  // Hash and compare even when the key is unknown, so timing does not reveal which part was wrong.
+  const secretOk = constantTimeEqual(await sha256Hex(apiSecret), candidate?.apiSecretHash ?? "0".repeat(64));
+  if (candidate && secretOk && candidate.syncCode === syncCode) return candidate;
+  throw unauthorized();
 }
 
-async function authenticateRead(c: Parameters<MiddlewareHandler<AppEnv>>[0]) {
+async function authenticateRead(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
   const syncCode = c.req.header("X-Service-Sync-Code");
   if (!syncCode) throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
   const org = await findOrganizationBySyncCode(c.get("db"), syncCode);
@@ -58,7 +53,7 @@ async function authenticateRead(c: Parameters<MiddlewareHandler<AppEnv>>[0]) {
   return org;
 }
 
-async function authenticateReport(c: Parameters<MiddlewareHandler<AppEnv>>[0]) {
+async function authenticateReport(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
   const organizationKey = c.req.query("organization_key");
   if (!organizationKey) throw unauthorized("authentication failed: organization_key is required");
   const org = await findOrganizationByKey(c.get("db"), organizationKey);
@@ -75,40 +70,27 @@ const authenticators = { read: authenticateRead, report: authenticateReport, wri
 export function authenticate(kind: AuthClass): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const org = await authenticators[kind](c);
-    let subOrg: AuthContext["subOrg"] = null;
+    let subOrg = null;
     const mmiKey = c.req.header("X-Service-MMI-Key");
     if (mmiKey !== undefined) {
       subOrg = await findSubOrganization(c.get("db"), org.id, mmiKey);
       if (!subOrg) throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
-      requireEntitlement({ org, subOrg }, "mmi", "X-Service-MMI-Key");
+      requireEntitlement(org, "mmi", "X-Service-MMI-Key");
     }
-    c.set("auth", { org, subOrg });
-
-    const decision = rateLimiter.hit(c.env.RATE_LIMITS, org.syncCode, PLAN_LIMITS[org.plan], Date.now(), (p) =>
-      c.executionCtx.waitUntil(p),
-    );
-    const headers = rateLimitHeaders(decision);
-    if (!decision.allowed) {
-      throw new ApiError(429, `rate limit exceeded: ${decision.limit} requests per minute for this organization`, headers);
-    }
+    c.set("auth", { org, subOrg, via: kind });
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
   };
 }
 
-export function requireEntitlement(auth: AuthContext, entitlement: Entitlement, what: string): void {
-  if (!auth.org.entitlements.includes(entitlement)) {
-    throw forbidden(`${what} requires the ${entitlement} entitlement`);
-  }
-}
-
-/** Operator API: Authorization: Bearer <ADMIN_TOKEN>. */
-export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const expected = c.get("config").adminToken;
-  const given = c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
-  if (!expected) throw new ApiError(503, "operator API disabled: ADMIN_TOKEN is not configured");
-  if (!given || !constantTimeEqual(await sha256Hex(given), await sha256Hex(expected))) {
-    throw unauthorized("authentication failed: operator token required");
-  }
-  await next();
-};
+/** The operator API: Authorization: Bearer <ADMIN_TOKEN> (hono/bearer-auth, constant-time). */
+const refuseOperator = (c: Context) => errorResponse(c, 401, "authentication failed: operator token required");
+export const requireAdmin: MiddlewareHandler<AppEnv> = bearerAuth({
+  verifyToken: async (token, c: Context<AppEnv>) => {
+    const expected = c.get("config").adminToken;
+    if (!expected) throw new ApiError(503, "operator API disabled: ADMIN_TOKEN is not configured");
+    return constantTimeEqual(await sha256Hex(token), await sha256Hex(expected));
+  },
+  noAuthenticationHeader: { message: refuseOperator },
+  invalidAuthenticationHeader: { message: refuseOperator },
+  invalidToken: { message: refuseOperator },
+});

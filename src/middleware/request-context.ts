@@ -1,6 +1,8 @@
 // Per-request setup and bookkeeping: the metered database, configuration and public origins
-// on the way in; Server-Timing (D1 rows read and time) and one JSON log line on the way out.
+// on the way in; the D1 cost as a Server-Timing metric (hono/timing, mounted before this) and
+// one JSON log line on the way out.
 import type { MiddlewareHandler } from "hono";
+import { setMetric } from "hono/timing";
 import { loadConfig } from "../config";
 import { createDb } from "../db/client";
 import { D1Meter, meterD1 } from "../db/metered-d1";
@@ -12,24 +14,21 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("meter", meter);
   c.set("db", createDb(meterD1(c.env.DB, meter)));
   c.set("errorStyle", "ko");
+  // Configuration errors are answered (503, naming the setting) like any other error.
   const config = loadConfig(c.env);
   c.set("config", config);
-  const baseUrl = config.publicBaseUrl ?? new URL(c.req.url).origin;
-  c.set("baseUrl", baseUrl);
-  c.set("staticUrl", config.staticUrl ?? baseUrl);
+  c.set("origins", { baseUrl: config.publicBaseUrl, staticUrl: config.staticUrl });
 
   await next();
 
-  const elapsed = performance.now() - started;
-  c.res.headers.append("Server-Timing", meter.serverTiming());
-  c.res.headers.append("Server-Timing", `total;dur=${elapsed.toFixed(2)}`);
+  setMetric(c, "d1", meter.durationMs, meter.description());
   // Never log query strings or headers: they may carry credentials.
   console.log(
     JSON.stringify({
       method: c.req.method,
       path: new URL(c.req.url).pathname,
       status: c.res.status,
-      duration_ms: Math.round(elapsed),
+      duration_ms: Math.round(performance.now() - started),
       organization: c.get("auth")?.org.organizationKey ?? null,
       d1_rows_read: meter.rowsRead,
       d1_rows_written: meter.rowsWritten,

@@ -171,3 +171,85 @@ export const feedBody = z
 export const feedMetadata = z
   .object({ feed_id: z.string(), name: z.string(), configuration: z.object({ categories: z.array(z.string()), tags: z.array(z.string()), events: z.array(z.string()) }) })
   .openapi("FeedMetadata");
+
+// ---------------------------------------------------------------------------------------------
+// Published feed files (spec 2.4, 4.6) and json-feed
+
+const translation = z.object({ language: z.string(), title: z.string(), description: z.string() });
+const generatedAt = z.string().openapi({ description: "When the file was written (UTC)" });
+
+export const legacyFeedFile = z
+  .object({
+    feed_id: z.string(),
+    name: z.string(),
+    categories: z.array(z.string()).openapi({ description: "Service categories of the feed's videos" }),
+    privateCategories: z.array(z.string()),
+    privateTags: z.array(z.string()),
+    events: z.array(z.string()),
+    videos: z.array(
+      z.object({
+        content_key: z.string(),
+        created_date: z.string(),
+        title: z.string(),
+        description: z.string(),
+        duration: z.number(),
+        categories: z.array(z.string()),
+        privateCategories: z.array(z.string()),
+        privateTags: z.array(z.string()),
+        events: z.array(z.string()),
+        thumbnail: z.string(),
+        translations: z.array(translation),
+      }),
+    ),
+    generated_at: generatedAt,
+  })
+  .openapi("LegacyFeedFile");
+
+export const orgFeedListFile = z
+  .object({ feeds: z.array(z.object({ feed_id: z.string(), name: z.string() })), generated_at: generatedAt })
+  .openapi("FeedListFile");
+
+export const feedVideosFile = z
+  .object({
+    videos: z.array(
+      v2VideoRecord.extend({
+        duration: z.string().openapi({ description: "Seconds, as a string of digits" }),
+        subtitles: z.array(z.record(z.string(), z.string())).openapi({ description: "Each object maps a language code to a subtitle URL" }),
+      }),
+    ),
+    generated_at: generatedAt,
+  })
+  .openapi("FeedVideosFile");
+
+export const feedMetadataFile = feedMetadata.extend({ generated_at: generatedAt }).openapi("FeedMetadataFile");
+
+export const jsonFeedQuery = z.object({
+  feed: z.string({ error: "feed is required" }).min(1, "feed is required").max(64),
+  start: intParam("start", 0, 10_000_000, 0),
+  count: intParam("count", 1, 1000, 100),
+});
+
+export const jsonFeedResponse = z
+  .array(
+    z.object({
+      categories: z.array(z.string()),
+      content_key: z.string(),
+      created_date: z.string(),
+      creator_code: z.string().nullable(),
+      start_date: z.string().nullable(),
+      end_date: z.string().nullable(),
+      geos: z.string().openapi({ description: "Comma-separated alpha-3 codes; - means all" }),
+      key: z.string(),
+      total_videos: z.number().openapi({ description: "Videos in the feed, for paging" }),
+      video: z.object({
+        description: z.string(),
+        duration: z.string(),
+        id: z.number(),
+        key: z.string(),
+        thumbnail: z.string(),
+        title: z.string(),
+        translations: z.array(translation),
+      }),
+    }),
+  )
+  .openapi("JsonFeed");

@@ -1,6 +1,6 @@
 // zod schemas of the content endpoints (E1–E5, spec 2.1); the OpenAPI document is generated from them.
 import { z } from "@hono/zod-openapi";
-import { CONTENT_KEY_PATTERN } from "../storage/layout";
+import { CONTENT_KEY_PATTERN } from "../shared/ids";
 
 export const TITLE_MAX = 500;
 export const DESCRIPTION_MAX = 5000;
@@ -158,8 +158,6 @@ export const createContentResponse = contentObject
   })
   .openapi("CreatedContent");
 
-export const messageError = z.object({ message: z.string() }).openapi("MessageError");
-export const koError = z.object({ status: z.literal("KO"), error: z.string() }).openapi("Error");
 
 export type CreateContentBody = z.infer<typeof createContentBody>;
 export type UpdateContentBody = z.infer<typeof updateContentBody>;

@@ -11,11 +11,11 @@ import {
   VIEWER_AD_COUNTERS,
   VIEWER_VIDEO_COUNTERS,
   counterTarget,
-} from "../domain/stats/counters";
-import { isCalendarDay, parseTimestamp } from "../domain/stats/dates";
-import { canonicalDeviceType } from "../domain/stats/device";
-import { CONTENT_KEY_PATTERN } from "../storage/layout";
-import { koError } from "./content";
+  COMBINED_FIELDS,
+} from "../shared/counters";
+import { isCalendarDay, parseTimestamp } from "../shared/dates";
+import { canonicalDeviceType } from "../shared/device";
+import { CONTENT_KEY_PATTERN } from "../shared/ids";
 
 /** "is required" when absent, `must be <expected>` for a wrong type. */
 const required = (expected: string) => ({
@@ -143,35 +143,6 @@ const reportBase = {
 };
 
 export const reportQuery = z.object(reportBase);
-
-/** Fields E9 may sort by and list (spec 4.3), besides the row spelling video_exited_fulscreen. */
-export const COMBINED_FIELDS = [
-  "thumbnail_view",
-  "video_impression",
-  "video_played",
-  "played_1s",
-  "played_3s",
-  "played_15s",
-  "played_30s",
-  "played_25percent",
-  "played_50percent",
-  "played_75percent",
-  "video_ended",
-  "video_muted",
-  "video_unmuted",
-  "video_played_muted",
-  "video_played_unmuted",
-  "video_caption_enabled",
-  "video_autoplay",
-  "video_pause",
-  "video_resume",
-  "video_docked",
-  "video_entered_fullscreen",
-  "video_exited_fullscreen",
-  "video_undocked",
-  "video_device_type",
-  "video_player_id",
-] as const;
 
 export const REPORT_RESULT_LIMIT_MAX = 10_000;
 
@@ -371,16 +342,3 @@ export const analyticsRow = z
 export const analyticsResponse = z
   .object({ count: z.number(), message: z.string(), page: z.number(), pageSize: z.number(), data: z.array(analyticsRow) })
   .openapi("AnalyticsPage");
-
-// ---------------------------------------------------------------------------------------------
-
-const ko = (description: string) => ({ description, content: { "application/json": { schema: koError } } });
-export const statsErrors = {
-  400: ko("Invalid parameter (the error names it)"),
-  401: ko("Missing or wrong credentials"),
-  403: ko("Report or parameter without the entitlement"),
-  404: ko("Does not exist"),
-  413: ko("Body over 1 MB"),
-  429: ko("Rate limit exceeded (Retry-After)"),
-};
-export const jsonContent = <T>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });

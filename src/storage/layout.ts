@@ -8,9 +8,6 @@ export const mediaUrl = (baseUrl: string, key: string) => `${baseUrl}/media/${ke
 export const serviceThumbnailUrl = (staticUrl: string, contentKey: string) =>
   `${staticUrl}/thumbnails/${contentKey}.jpg`;
 
-/** A content key as used in R2 keys and URLs: 1–8 ASCII letters or digits. */
-export const CONTENT_KEY_PATTERN = /^[A-Za-z0-9]{1,8}$/;
-
 /** Published feed files: the R2 key is also the public path (DESIGN.md). */
 export const feedFileKeys = (feedId: string) => ({
   legacy: `${feedId}-feed.json`,

@@ -1,5 +1,6 @@
-// Reading R2 objects: ranged reads for probing, and HTTP serving with Range (206), HEAD,
-// ETag and If-None-Match (304) so players can seek and caches can revalidate.
+// Reading R2 objects: ranged reads for probing, and HTTP serving for players and caches:
+// Range (one range, 206), If-Range, HEAD, ETag and If-None-Match (304), per RFC 9110.
+import { etagMatches } from "../shared/etag";
 
 /** Reads [offset, offset+length) of an object, clamped to its size. */
 export function r2RangeReader(bucket: R2Bucket, key: string, size: number) {
@@ -19,12 +20,8 @@ export interface ServeOptions {
   headers?: Record<string, string>;
 }
 
-function ifNoneMatchHits(request: Request, etag: string): boolean {
-  const header = request.headers.get("If-None-Match");
-  if (!header) return false;
-  if (header.trim() === "*") return true;
-  return header.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
-}
+/** What serving an object came to: a response, no such object, or a range past its end. */
+export type Served = { kind: "response"; response: Response } | { kind: "missing" } | { kind: "unsatisfiable"; size: number };
 
 function baseHeaders(object: R2Object, options: ServeOptions): Headers {
   const headers = new Headers(options.headers);
@@ -37,16 +34,26 @@ function baseHeaders(object: R2Object, options: ServeOptions): Headers {
   return headers;
 }
 
-/** Parses a single "bytes=" range; null when absent, "invalid" when malformed. */
-export function parseRange(header: string | null): R2Range | null | "invalid" {
-  if (!header) return null;
-  const m = header.match(/^bytes=(\d*)-(\d*)$/);
-  if (!m || (m[1] === "" && m[2] === "")) return "invalid";
-  if (m[1] === "") return Number(m[2]) > 0 ? { suffix: Number(m[2]) } : "invalid";
+/**
+ * One "bytes=" range; null when absent or not one we serve (several ranges, another unit, bad
+ * syntax): RFC 9110 §14.2 lets a server ignore such a Range and answer the whole object.
+ */
+export function parseRange(header: string | null): R2Range | null {
+  const m = header?.trim().match(/^bytes=(\d*)-(\d*)$/);
+  if (!m || (m[1] === "" && m[2] === "")) return null;
+  if (m[1] === "") return Number(m[2]) > 0 ? { suffix: Number(m[2]) } : null;
   const offset = Number(m[1]);
   if (m[2] === "") return { offset };
   const end = Number(m[2]);
-  return end < offset ? "invalid" : { offset, length: end - offset + 1 };
+  return end < offset ? null : { offset, length: end - offset + 1 };
+}
+
+/** If-Range (RFC 9110 §13.1.5) holds: a strong ETag equal to the object's, or its exact Last-Modified. */
+function ifRangeHolds(ifRange: string | null, object: R2Object): boolean {
+  if (ifRange === null) return true;
+  const value = ifRange.trim();
+  if (value.startsWith('"')) return value === object.httpEtag;
+  return !value.startsWith("W/") && Date.parse(value) === Math.floor(object.uploaded.getTime() / 1000) * 1000;
 }
 
 /** Resolves a range against the object size; null when it starts past the end. */
@@ -61,56 +68,49 @@ function resolveRange(range: R2Range, size: number): { offset: number; length: n
   return { offset, length };
 }
 
-function unsatisfiable(size: number, options: ServeOptions): Response {
-  const headers = new Headers(options.headers);
-  headers.set("Content-Range", `bytes */${size}`);
-  return new Response(null, { status: 416, headers });
-}
-
-/** GET or HEAD of an R2 object (one R2 operation); null when the object does not exist. */
-export async function serveObject(
-  bucket: R2Bucket,
-  key: string,
-  request: Request,
-  options: ServeOptions,
-): Promise<Response | null> {
+/** GET or HEAD of an R2 object: one R2 operation (two only for a stale If-Range). */
+export async function serveObject(bucket: R2Bucket, key: string, request: Request, options: ServeOptions): Promise<Served> {
+  const ifNoneMatch = request.headers.get("If-None-Match");
   if (request.method === "HEAD") {
     const head = await bucket.head(key);
-    if (!head) return null;
+    if (!head) return { kind: "missing" };
     const headers = baseHeaders(head, options);
-    if (ifNoneMatchHits(request, head.httpEtag)) return new Response(null, { status: 304, headers });
+    if (etagMatches(ifNoneMatch, head.httpEtag)) return { kind: "response", response: new Response(null, { status: 304, headers }) };
     headers.set("Content-Length", String(head.size));
-    return new Response(null, { status: 200, headers });
+    return { kind: "response", response: new Response(null, { status: 200, headers }) };
   }
-  const requested = parseRange(request.headers.get("Range"));
-  if (requested === "invalid") {
-    const head = await bucket.head(key);
-    return head ? unsatisfiable(head.size, options) : null;
-  }
-  const etag = request.headers.get("If-None-Match")?.split(",")[0]?.trim().replace(/^W\//, "").replace(/"/g, "");
-  let object: R2Object | R2ObjectBody | null;
+  let range = parseRange(request.headers.get("Range"));
+  let object: R2ObjectBody | null;
   try {
-    object = await bucket.get(key, {
-      ...(requested && { range: requested }),
-      ...(etag && { onlyIf: { etagDoesNotMatch: etag } }),
-    });
+    object = await bucket.get(key, range ? { range } : {});
   } catch {
     // R2 refuses a range that starts past the end of the object.
     const head = await bucket.head(key);
-    return head ? unsatisfiable(head.size, options) : null;
+    return head ? { kind: "unsatisfiable", size: head.size } : { kind: "missing" };
   }
-  if (!object) return null;
+  if (!object) return { kind: "missing" };
   const headers = baseHeaders(object, options);
-  if (!("body" in object) || ifNoneMatchHits(request, object.httpEtag)) {
-    return new Response(null, { status: 304, headers });
+  if (etagMatches(ifNoneMatch, object.httpEtag)) {
+    await object.body.cancel();
+    return { kind: "response", response: new Response(null, { status: 304, headers }) };
   }
-  if (!requested) {
+  if (range && !ifRangeHolds(request.headers.get("If-Range"), object)) {
+    // The client's copy is stale: it gets the whole current object, not a piece of it.
+    await object.body.cancel();
+    range = null;
+    object = await bucket.get(key);
+    if (!object) return { kind: "missing" };
+  }
+  if (!range) {
     headers.set("Content-Length", String(object.size));
-    return new Response(object.body, { status: 200, headers });
+    return { kind: "response", response: new Response(object.body, { status: 200, headers }) };
   }
-  const range = resolveRange(requested, object.size);
-  if (!range) return unsatisfiable(object.size, options);
-  headers.set("Content-Range", `bytes ${range.offset}-${range.offset + range.length - 1}/${object.size}`);
-  headers.set("Content-Length", String(range.length));
-  return new Response(object.body, { status: 206, headers });
+  const resolved = resolveRange(range, object.size);
+  if (!resolved) {
+    await object.body.cancel();
+    return { kind: "unsatisfiable", size: object.size };
+  }
+  headers.set("Content-Range", `bytes ${resolved.offset}-${resolved.offset + resolved.length - 1}/${object.size}`);
+  headers.set("Content-Length", String(resolved.length));
+  return { kind: "response", response: new Response(object.body, { status: 206, headers }) };
 }

@@ -1,12 +1,12 @@
 // Signed upload URLs, two modes:
 // - worker (default): URLs on this worker, HMAC-SHA256 over method, R2 key, uploadId, part
-//   number and expiry; routes/uploads.ts verifies them and streams the body into R2.
+//   number and expiry; routes/uploads/ verifies them and streams the body into R2.
 // - s3 (when R2 S3 credentials are configured): presigned S3 UploadPart URLs (SigV4 query
 //   signature made with aws4fetch) so part bodies go straight to R2 without the worker.
 // Thumbnails always go through the worker, which checks the image before storing it.
 import { AwsClient } from "aws4fetch";
 import type { S3Credentials } from "../config";
-import { constantTimeEqual } from "../domain/credentials";
+import { base64url, constantTimeEqual, hmacSha256 } from "../shared/crypto";
 
 export interface UploadTarget {
   method: "PUT";
@@ -19,27 +19,9 @@ export interface UploadTarget {
   expires: number;
 }
 
-const encoder = new TextEncoder();
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
-
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = hmacKeys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    hmacKeys.set(secret, key);
-  }
-  return key;
-}
-
-function base64url(bytes: ArrayBuffer): string {
-  let bin = "";
-  for (const b of new Uint8Array(bytes)) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 async function signature(secret: string, t: UploadTarget): Promise<string> {
   const payload = [t.method, t.key, t.uploadId, String(t.partNumber), String(t.expires)].join("\n");
-  return base64url(await crypto.subtle.sign("HMAC", await hmacKey(secret), encoder.encode(payload)));
+  return base64url(await hmacSha256(secret, payload));
 }
 
 export async function workerPartUrl(secret: string, baseUrl: string, t: UploadTarget): Promise<string> {

@@ -5,7 +5,8 @@
 //     (`[{a:1},{b:2}]` or `[{a:1,b:2}]`) must all hold.
 // The query parameter arrives URL-decoded; each value is then decoded once more, so a literal
 // `,` `|` `!` `:` in a value is sent percent-encoded (`%2C` etc., i.e. `%252C` in the URL).
-import { badRequest } from "../../http/errors";
+import type { CustomFieldFilter } from "../../db/catalog";
+import { excerpt, invalid } from "../../shared/errors";
 
 /** All groups must hold; within a group any value may match. */
 export type AllOfAny = string[][];
@@ -14,7 +15,7 @@ function decodeValue(param: string, raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw badRequest(`${param}: malformed percent-encoding in "${raw}"`);
+    throw invalid(`${param}: malformed percent-encoding in "${excerpt(raw)}"`);
   }
 }
 
@@ -22,17 +23,11 @@ export function parseAllOfAny(param: string, input: string): AllOfAny {
   const groups = input.split(",").map((group, gi) =>
     group.split("|").map((raw, vi) => {
       const value = decodeValue(param, raw.trim());
-      if (value === "") throw badRequest(`${param}: empty value in group ${gi + 1}, position ${vi + 1}`);
+      if (value === "") throw invalid(`${param}: empty value in group ${gi + 1}, position ${vi + 1}`);
       return value;
     }),
   );
   return groups;
-}
-
-export interface CustomFieldFilter {
-  name: string;
-  /** All groups must hold; any value within a group. */
-  values: AllOfAny;
 }
 
 /** Parses `[{name:v1|v2},{other:x!y}]`; errors name the character position. */
@@ -40,7 +35,7 @@ export function parseCustomFields(input: string): CustomFieldFilter[] {
   const s = input.trim();
   let i = 0;
   const fail = (expected: string): never => {
-    throw badRequest(`customFields: expected ${expected} at position ${i} of "${s}"`);
+    throw invalid(`customFields: expected ${expected} at position ${i} of "${excerpt(s)}"`);
   };
   const expect = (ch: string) => {
     if (s[i] !== ch) fail(`'${ch}'`);
@@ -85,17 +80,4 @@ export function parseCustomFields(input: string): CustomFieldFilter[] {
   expect("]");
   if (i !== s.length) fail("the end of the filter");
   return filters;
-}
-
-/** FTS5 query for one search term: every word must appear, the last one as a prefix. */
-export function ftsPrefixQuery(term: string): string | null {
-  const words = term.match(/[\p{L}\p{N}]+/gu);
-  if (!words) return null;
-  return words.map((w, i) => `"${w}"${i === words.length - 1 ? "*" : ""}`).join(" ");
-}
-
-/** FTS5 phrase query for a whole word or phrase (no prefix). */
-export function ftsPhraseQuery(term: string): string | null {
-  const words = term.match(/[\p{L}\p{N}]+/gu);
-  return words ? `"${words.join(" ")}"` : null;
 }

@@ -2,11 +2,7 @@
 // each endpoint with its own field names.
 import type { Content, Syndication } from "../../db/schema";
 import { mediaUrl, serviceThumbnailUrl } from "../../storage/layout";
-
-export interface Origins {
-  baseUrl: string;
-  staticUrl: string;
-}
+import type { Origins } from "../deps";
 
 export const thumbnailOf = (c: Content, o: Origins) => c.thumbnailUrl ?? serviceThumbnailUrl(o.staticUrl, c.contentKey);
 

@@ -1,13 +1,14 @@
 // E7 GET /v2/analytics/{type}: sums of the chosen counters per content key over the range
 // (summary) or per UTC day and content key (detailed), paged like E6.
-import { and, eq, type SQL } from "drizzle-orm";
-import { analyticsRows, ROLLUPS, type Rollup, type StatsRow } from "../../db/stats";
-import { contents, type Entitlement } from "../../db/schema";
-import { badRequest } from "../../http/errors";
-import { requireEntitlement } from "../../middleware/auth";
+import type { Entitlement } from "../../db/schema";
+import { analyticsRows, type AnalyticsContent } from "../../db/stats/analytics";
+import type { StatsRow } from "../../db/stats/reports";
+import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
 import type { AnalyticsType } from "../../schemas/stats";
-import { videoFilterCondition, type CatalogContext, type VideoFilterParams } from "../catalog/video-filter";
-import { dayRange, endOfDay } from "./dates";
+import { dayRange, endOfDay } from "../../shared/dates";
+import { invalid } from "../../shared/errors";
+import { videoQuery, type Requester, type VideoFilterParams } from "../catalog/video-query";
+import { requireEntitlement } from "../entitlements";
 
 interface TypeSpec {
   rollup: Rollup;
@@ -44,12 +45,12 @@ const selected = (v: string | undefined) => v !== undefined && v !== "0" && v.to
 function parseFields(type: AnalyticsType, counters: readonly string[], fields: string | string[] | undefined): string[] {
   if (fields === undefined) return [...counters];
   const names = (Array.isArray(fields) ? fields : [fields]).flatMap((f) => f.split(",")).map((f) => f.trim()).filter(Boolean);
-  if (names.length === 0) throw badRequest("fields: must name at least one metric");
+  if (names.length === 0) throw invalid("fields: must name at least one metric");
   const known = new Set(counters);
   const out: string[] = [];
   for (const name of names) {
     const field = FIELD_ALIASES[name] ?? name;
-    if (!known.has(field)) throw badRequest(`fields: unknown metric ${JSON.stringify(name)} for type ${type}; allowed: played_1, played_30, ${counters.join(", ")}`);
+    if (!known.has(field)) throw invalid(`fields: unknown metric ${JSON.stringify(name)} for type ${type}; allowed: played_1, played_30, ${counters.join(", ")}`);
     if (!out.includes(field)) out.push(field);
   }
   return out;
@@ -63,12 +64,10 @@ const E6_FILTERS = ["feedId", "mmi", "searchString", "categories", "customFields
  * one: the videos E6 would list with those filters. Livestream: only content with isLive.
  * Statistics are always the organization's own (network videos' belong to their owners).
  */
-async function contentCondition(ctx: CatalogContext, spec: TypeSpec, q: AnalyticsParams): Promise<SQL | null> {
-  const filtered = E6_FILTERS.some((f) => q[f] !== undefined) || q.networkVideos === "1" || ctx.auth.subOrg !== null;
-  const live = spec.liveOnly ? eq(contents.isLive, true) : undefined;
-  if (!filtered) return live ? and(eq(contents.organizationId, ctx.auth.org.id), live)! : null;
-  // The E6 filters (issue 3's module): one condition over `contents`.
-  const filter = await videoFilterCondition(ctx, {
+async function contentFilter(r: Requester, spec: TypeSpec, q: AnalyticsParams): Promise<AnalyticsContent | null> {
+  const filtered = E6_FILTERS.some((f) => q[f] !== undefined) || q.networkVideos === "1" || r.caller.subOrg !== null;
+  if (!filtered) return spec.liveOnly ? { liveOf: r.caller.org.id } : null;
+  const query = await videoQuery(r, {
     feedId: q.feedId,
     mmi: q.mmi,
     networkVideos: q.networkVideos === "1",
@@ -78,33 +77,33 @@ async function contentCondition(ctx: CatalogContext, spec: TypeSpec, q: Analytic
     events: q.events,
     tags: q.tags,
   });
-  return and(filter.where, live)!;
+  return { query: { ...query, liveOnly: spec.liveOnly } };
 }
 
-export async function analytics(ctx: CatalogContext, type: AnalyticsType, q: AnalyticsParams) {
+export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsParams) {
   const spec = TYPES[type];
-  if (spec.entitlement) requireEntitlement(ctx.auth, spec.entitlement, `analytics of type ${type}`);
-  if (selected(q.summary) === selected(q.detailed)) throw badRequest("summary, detailed: give exactly one of them");
+  if (spec.entitlement) requireEntitlement(r.caller.org, spec.entitlement, `analytics of type ${type}`);
+  if (selected(q.summary) === selected(q.detailed)) throw invalid("summary, detailed: give exactly one of them");
   const detailed = selected(q.detailed);
   const range = dayRange(q.startDate, q.endDate, { start: "startDate", end: "endDate" });
   const counters = parseFields(type, spec.rollup.counters, q.fields);
-  const { count, rows } = await analyticsRows(ctx.db, {
+  const { count, rows } = await analyticsRows(r.db, {
     rollup: spec.rollup,
-    organizationId: ctx.auth.org.id,
+    organizationId: r.caller.org.id,
     start: range.start,
     end: range.end,
     counters,
     detailed,
-    contentCondition: await contentCondition(ctx, spec, q),
+    content: await contentFilter(r, spec, q),
     contentKey: q.contentKey,
     limit: q.pageSize,
     offset: (q.page - 1) * q.pageSize,
   });
-  const data = rows.map((r: StatsRow) => {
+  const data = rows.map((row: StatsRow) => {
     const out: StatsRow = detailed
-      ? { date: endOfDay(r.date as string), contentKey: r.content_key! }
-      : { contentKey: r.content_key!, startDate: range.start, endDate: range.end };
-    for (const c of counters) out[c] = r[c]!;
+      ? { date: endOfDay(row.date as string), contentKey: row.content_key! }
+      : { contentKey: row.content_key!, startDate: range.start, endDate: range.end };
+    for (const c of counters) out[c] = row[c]!;
     return out;
   });
   return { count, message: "ok", page: q.page, pageSize: q.pageSize, data };

@@ -1,8 +1,8 @@
 // Ecommerce items (E12 ecommerce_info): created, replaced and deleted by the publisher.
 import { isUniqueViolation, type Db } from "../../db/client";
-import { deleteEcommerceItem, insertEcommerceItem, listEcommerceItems, updateEcommerceItem } from "../../db/stats";
 import type { EcommerceItem } from "../../db/schema-stats";
-import { badRequest, notFound } from "../../http/errors";
+import { deleteEcommerceItem, insertEcommerceItem, listEcommerceItems, updateEcommerceItem } from "../../db/stats/ecommerce-items";
+import { invalid, notFound } from "../../shared/errors";
 
 export interface EcommerceItemInput {
   ecommerceKey: string;
@@ -24,7 +24,7 @@ export async function createEcommerceItem(db: Db, organizationId: number, input:
   try {
     return ecommerceItemView(await insertEcommerceItem(db, { organizationId, ...input, now }));
   } catch (err) {
-    if (isUniqueViolation(err, "ecommerce_items.ecommerce_key")) throw badRequest(`ecommerceKey: ${input.ecommerceKey} is already in use`);
+    if (isUniqueViolation(err, "ecommerce_items.ecommerce_key")) throw invalid(`ecommerceKey: ${input.ecommerceKey} is already in use`);
     throw err;
   }
 }

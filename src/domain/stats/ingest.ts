@@ -2,34 +2,20 @@
 // into daily rollup increments in memory, and write them with one upsert per table in one
 // atomic db.batch(). A 500-event batch is therefore 2 reads (organization, content keys) and
 // at most 4 statements, however many rows it touches.
-import { ConfigError } from "../../config";
-import type { Db } from "../../db/client";
+import { runBatch, type Db } from "../../db/client";
+import { ownedContentKeys } from "../../db/content";
 import type { OrganizationWithNetwork } from "../../db/organizations";
-import { ownedContentKeys, ROLLUPS, runBatch, upsertIncrements, type Rollup, type RollupIncrement } from "../../db/stats";
-import type { Env } from "../../env";
-import { describeZodError } from "../../http/validation";
+import { ROLLUPS, upsertIncrements, type Rollup, type RollupIncrement } from "../../db/stats/rollups";
 import { statsEvent, type StatsEvent } from "../../schemas/stats";
-import { alpha3 } from "../geo";
-import { counterTarget, NONE, type CounterTarget } from "./counters";
-import { parseTimestamp, utcDay } from "./dates";
-import { canonicalDeviceType, deviceTypeOfUserAgent } from "./device";
+import { counterTarget, NONE, type CounterTarget } from "../../shared/counters";
+import { parseTimestamp, utcDay } from "../../shared/dates";
+import { alpha3 } from "../../shared/geo";
+import { describeZodError } from "../../shared/validation";
+import { canonicalDeviceType, deviceTypeOfUserAgent } from "../../shared/device";
 import { hashTput, keepsViewerRows } from "./viewers";
 
 /** Events may be stamped at most this far ahead of the server's clock. */
 export const MAX_FUTURE_MS = 5 * 60_000;
-export const DEFAULT_MAX_AGE_DAYS = 7;
-
-/** EVENTS_MAX_AGE_DAYS: how old an event may be, in days (default 7, at most 3650). */
-export function eventsMaxAgeDays(env: Pick<Env, "EVENTS_MAX_AGE_DAYS">): number {
-  const raw = env.EVENTS_MAX_AGE_DAYS;
-  if (raw === undefined || raw === "") return DEFAULT_MAX_AGE_DAYS;
-  const days = Number(raw);
-  if (!Number.isInteger(days) || days < 1 || days > 3650) {
-    throw new ConfigError("invalid configuration: EVENTS_MAX_AGE_DAYS must be an integer from 1 to 3650");
-  }
-  return days;
-}
-
 export interface IngestContext {
   db: Db;
   org: OrganizationWithNetwork;

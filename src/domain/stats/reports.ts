@@ -1,31 +1,30 @@
 // Reports E8–E12 (spec 4.3): statistics rows as spec 2.5 names them, `date` at the end of its
 // UTC day, ranges inclusive. Reports show every content key with statistics, also removed
 // videos (removed: true) and deleted ones (their statistics stay; the video record is gone).
-import { syndicationsOf } from "../../db/catalog";
 import type { Db } from "../../db/client";
+import { contentsByKey } from "../../db/content";
 import type { Content, Syndication } from "../../db/schema";
+import { listEcommerceItems } from "../../db/stats/ecommerce-items";
 import {
   adRows,
-  contentsByKey,
   ecommerceKeysInScope,
   ecommerceRows,
   groupedVideoRows,
-  listEcommerceItems,
   rankContentKeys,
   videoRows,
   viewerRows,
   type StatsRow,
   type StatsScope,
   type VideoDimension,
-} from "../../db/stats";
-import { badRequest } from "../../http/errors";
-import type { AuthContext } from "../../http/context";
-import { requireEntitlement } from "../../middleware/auth";
-import { COMBINED_FIELDS } from "../../schemas/stats";
+} from "../../db/stats/reports";
+import { syndicationsOf } from "../../db/syndications";
+import { COMBINED_FIELDS, EVENT_ALIASES, NONE, VIDEO_COUNTERS, VIEWER_AD_COUNTERS, VIEWER_VIDEO_COUNTERS } from "../../shared/counters";
+import { dayRange, endOfDay } from "../../shared/dates";
+import { invalid } from "../../shared/errors";
+import { mapped, paged, type JsonPart } from "../../shared/json-stream";
+import { requireEntitlement } from "../entitlements";
+import type { Caller } from "../catalog/caller";
 import { olderRecordHead, syndicationObject, thumbnailOf } from "../catalog/records";
-import { EVENT_ALIASES, NONE, VIDEO_COUNTERS, VIEWER_AD_COUNTERS, VIEWER_VIDEO_COUNTERS } from "./counters";
-import { dayRange, endOfDay } from "./dates";
-import { mapped, paged, type JsonPart } from "./json-stream";
 import { hashTput } from "./viewers";
 
 /**
@@ -40,7 +39,7 @@ export const PAGE_ROWS = 2_000;
 
 export interface ReportContext {
   db: Db;
-  auth: AuthContext;
+  caller: Caller;
   staticUrl: string;
 }
 
@@ -53,18 +52,18 @@ export interface ReportParams {
 function scopeOf(ctx: ReportContext, q: ReportParams): StatsScope {
   const range = dayRange(q.start_date, q.end_date, { start: "start_date", end: "end_date" });
   return {
-    organizationId: ctx.auth.org.id,
+    organizationId: ctx.caller.org.id,
     start: range.start,
     end: range.end,
     contentKey: q.content_key,
-    subOrganizationId: ctx.auth.subOrg?.id ?? null,
+    subOrganizationId: ctx.caller.subOrg?.id ?? null,
   };
 }
 
 /** E9's rows, fetched with limit REPORT_MAX_ROWS + 1: one more means too many. */
 function capped(rows: StatsRow[]): StatsRow[] {
   if (rows.length > REPORT_MAX_ROWS) {
-    throw badRequest(
+    throw invalid(
       `start_date, end_date: the report has more than ${REPORT_MAX_ROWS} stats rows; give result_limit, narrow the date range or give content_key`,
     );
   }
@@ -80,7 +79,7 @@ const rowArray = (rows: AsyncIterable<unknown>): ReportData => ["[", rows, "]"];
 
 /** E8 get_video_reports: video statistics rows. Requires the enterprise player. */
 export async function videoReport(ctx: ReportContext, q: ReportParams): Promise<ReportData> {
-  requireEntitlement(ctx.auth, "enterprise_player", "get_video_reports");
+  requireEntitlement(ctx.caller.org, "enterprise_player", "get_video_reports");
   const scope = scopeOf(ctx, q);
   return rowArray(mapped(paged<StatsRow>((last) => videoRows(ctx.db, scope, last, PAGE_ROWS), PAGE_ROWS), withEndOfDay));
 }
@@ -106,7 +105,7 @@ const COMBINED = new Set<string>([...COMBINED_FIELDS, "video_exited_fulscreen"])
 /** A field of E9 in the row's spelling (video_exited_fullscreen → video_exited_fulscreen). */
 function combinedField(name: string, param: string): string {
   const field = name.trim();
-  if (!COMBINED.has(field)) throw badRequest(`${param}: unknown field ${JSON.stringify(field)}; allowed: ${COMBINED_FIELDS.join(", ")}`);
+  if (!COMBINED.has(field)) throw invalid(`${param}: unknown field ${JSON.stringify(field)}; allowed: ${COMBINED_FIELDS.join(", ")}`);
   return field === "video_exited_fullscreen" ? EVENT_ALIASES[field]! : field;
 }
 
@@ -138,15 +137,15 @@ async function videosWithWindows(db: Db, organizationId: number, keys: string[])
  * content key order. Within a video, rows are by date.
  */
 export async function combinedReport(ctx: ReportContext, q: CombinedParams): Promise<ReportData> {
-  requireEntitlement(ctx.auth, "enterprise_player", "get_video_reports_combined");
+  requireEntitlement(ctx.caller.org, "enterprise_player", "get_video_reports_combined");
   const scope = scopeOf(ctx, q);
   const sortField = q.sort_field !== undefined ? combinedField(q.sort_field, "sort_field") : undefined;
   let fields: string[] | undefined;
   if (q.column_list !== undefined) {
     const names = q.column_list.split(",").filter((n) => n.trim() !== "");
-    if (names.length === 0) throw badRequest("column_list: must list at least one field");
+    if (names.length === 0) throw invalid("column_list: must list at least one field");
     fields = [...new Set(names.map((n) => combinedField(n, "column_list")))];
-    if (sortField && !fields.includes(sortField)) throw badRequest(`column_list: must include the sort_field ${sortField}`);
+    if (sortField && !fields.includes(sortField)) throw invalid(`column_list: must include the sort_field ${sortField}`);
   }
   const dimensions: VideoDimension[] = fields
     ? (fields.filter((f) => DIMENSIONS.has(f)) as VideoDimension[])
@@ -167,7 +166,7 @@ export async function combinedReport(ctx: ReportContext, q: CombinedParams): Pro
     statsByKey.get(key)!.push(withEndOfDay(row));
   }
   const order = keys ?? [...statsByKey.keys()];
-  const { byKey, windows } = await videosWithWindows(ctx.db, ctx.auth.org.id, order);
+  const { byKey, windows } = await videosWithWindows(ctx.db, ctx.caller.org.id, order);
   const entries = order.map((key) => {
     const content = byKey.get(key);
     return {
@@ -193,8 +192,8 @@ export function parseFingerprintList(value: string): string[] {
     .split(",")
     .map((f) => f.trim().replace(/^"(.*)"$/s, "$1").replace(/^'(.*)'$/s, "$1"))
     .filter((f) => f !== "");
-  if (list.length === 0) throw badRequest('fingerprint_list: must list at least one fingerprint, each quoted, comma-separated: "a","b"');
-  if (list.length > 100) throw badRequest("fingerprint_list: at most 100 fingerprints");
+  if (list.length === 0) throw invalid('fingerprint_list: must list at least one fingerprint, each quoted, comma-separated: "a","b"');
+  if (list.length > 100) throw invalid("fingerprint_list: at most 100 fingerprints");
   return [...new Set(list)];
 }
 
@@ -204,16 +203,16 @@ export function parseFingerprintList(value: string): string[] {
  * content_key or tput together with fingerprint_list is a 400. Requires viewer analytics.
  */
 export async function viewerReport(ctx: ReportContext, q: ViewerParams): Promise<ReportData> {
-  requireEntitlement(ctx.auth, "viewer_analytics", "get_viewer_reports");
+  requireEntitlement(ctx.caller.org, "viewer_analytics", "get_viewer_reports");
   if (q.fingerprint_list !== undefined && q.content_key !== undefined) {
-    throw badRequest("content_key: must not be given together with fingerprint_list");
+    throw invalid("content_key: must not be given together with fingerprint_list");
   }
   if (q.fingerprint_list !== undefined && q.tput !== undefined) {
-    throw badRequest("tput: must not be given together with fingerprint_list");
+    throw invalid("tput: must not be given together with fingerprint_list");
   }
   const scope = scopeOf(ctx, q);
   const fingerprints = q.fingerprint_list !== undefined ? parseFingerprintList(q.fingerprint_list) : undefined;
-  const tputHash = q.tput !== undefined ? await hashTput(ctx.auth.org.id, q.tput) : undefined;
+  const tputHash = q.tput !== undefined ? await hashTput(ctx.caller.org.id, q.tput) : undefined;
   const rows = paged<StatsRow>((last) => viewerRows(ctx.db, scope, { fingerprints, tputHash }, last, PAGE_ROWS), PAGE_ROWS);
   return rowArray(mapped(rows, (r) => {
     const out: StatsRow = { date: endOfDay(r.date as string) };
@@ -262,8 +261,8 @@ function ecommerceVideoInfo(c: Content, windows: Syndication[], staticUrl: strin
  * include_video_data=1. Requires the ecommerce add-on.
  */
 export async function ecommerceReport(ctx: ReportContext, q: EcommerceParams): Promise<ReportData> {
-  requireEntitlement(ctx.auth, "ecommerce", "get_ecommerce_reports");
-  const orgId = ctx.auth.org.id;
+  requireEntitlement(ctx.caller.org, "ecommerce", "get_ecommerce_reports");
+  const orgId = ctx.caller.org.id;
   const scope = scopeOf(ctx, q);
   const info =
     q.include_ecommerce_data === "1"

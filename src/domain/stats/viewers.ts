@@ -9,13 +9,12 @@
 // removed by DELETE /v2/viewers.
 import type { Db } from "../../db/client";
 import type { OrganizationWithNetwork } from "../../db/organizations";
-import { deleteViewerRows } from "../../db/stats";
-import { badRequest } from "../../http/errors";
+import { deleteViewerRows } from "../../db/stats/viewers";
+import { sha256Hex } from "../../shared/crypto";
+import { invalid } from "../../shared/errors";
 
-export async function hashTput(organizationId: number, tput: string): Promise<string> {
-  const bytes = new TextEncoder().encode(`tput:v1:${organizationId}:${tput}`);
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+export function hashTput(organizationId: number, tput: string): Promise<string> {
+  return sha256Hex(`tput:v1:${organizationId}:${tput}`);
 }
 
 /** Viewer rows are written only for events with consent: true from organizations with viewer analytics. */
@@ -30,7 +29,7 @@ export async function eraseViewer(
   who: { fingerprint?: string; tput?: string },
 ): Promise<{ deleted: number }> {
   if ((who.fingerprint === undefined) === (who.tput === undefined)) {
-    throw badRequest("fingerprint, tput: give exactly one of them");
+    throw invalid("fingerprint, tput: give exactly one of them");
   }
   const deleted =
     who.fingerprint !== undefined

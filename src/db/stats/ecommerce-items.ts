@@ -1,0 +1,46 @@
+// Ecommerce items (E12 ecommerce_info), managed by the publisher.
+import { and, asc, eq } from "drizzle-orm";
+import { inList, type Db } from "../client";
+import { ecommerceItems, type EcommerceItem } from "../schema-stats";
+
+export async function listEcommerceItems(db: Db, organizationId: number, keys?: readonly string[]): Promise<EcommerceItem[]> {
+  if (keys && keys.length === 0) return [];
+  return db
+    .select()
+    .from(ecommerceItems)
+    .where(and(eq(ecommerceItems.organizationId, organizationId), keys ? inList(ecommerceItems.ecommerceKey, keys) : undefined))
+    .orderBy(asc(ecommerceItems.ecommerceKey));
+}
+
+export async function insertEcommerceItem(
+  db: Db,
+  item: { organizationId: number; ecommerceKey: string; ecommerceLink: string; ecommerceName: string; now: string },
+): Promise<EcommerceItem> {
+  const [row] = await db
+    .insert(ecommerceItems)
+    .values({ ...item, createdAt: item.now, updatedAt: item.now })
+    .returning();
+  return row!;
+}
+
+export async function updateEcommerceItem(
+  db: Db,
+  organizationId: number,
+  ecommerceKey: string,
+  changes: { ecommerceLink: string; ecommerceName: string; now: string },
+): Promise<EcommerceItem | null> {
+  const [row] = await db
+    .update(ecommerceItems)
+    .set({ ecommerceLink: changes.ecommerceLink, ecommerceName: changes.ecommerceName, updatedAt: changes.now })
+    .where(and(eq(ecommerceItems.organizationId, organizationId), eq(ecommerceItems.ecommerceKey, ecommerceKey)))
+    .returning();
+  return row ?? null;
+}
+
+export async function deleteEcommerceItem(db: Db, organizationId: number, ecommerceKey: string): Promise<EcommerceItem | null> {
+  const [row] = await db
+    .delete(ecommerceItems)
+    .where(and(eq(ecommerceItems.organizationId, organizationId), eq(ecommerceItems.ecommerceKey, ecommerceKey)))
+    .returning();
+  return row ?? null;
+}

@@ -1,0 +1,12 @@
+// Who asks: the organization a request authenticated as, and the sub-organization it is
+// narrowed to (X-Service-MMI-Key).
+import type { OrganizationWithNetwork } from "../../db/organizations";
+import type { SubOrganization } from "../../db/schema";
+import type { ContentScope } from "../../db/catalog";
+
+export interface Caller {
+  org: OrganizationWithNetwork;
+  subOrg: SubOrganization | null;
+}
+
+export const scopeOf = (caller: Caller): ContentScope => ({ organizationId: caller.org.id, subOrganizationId: caller.subOrg?.id ?? null });

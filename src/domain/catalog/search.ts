@@ -1,0 +1,99 @@
+// Search (spec 4.4).
+// E13 search_metadata (and get_video_by_cattag), the spec's behaviour paragraph:
+//   and=1: the intersection of the criteria that were asked for (events only: only events).
+//   and=0 (default): their union, and when tags were not asked for, every tagged video is
+//   added to it (so no parameters at all returns all videos having tags).
+// Within a criterion, tagAnd/categoryAnd/eventAnd/titleAnd choose all-of instead of any-of.
+// Names are case-sensitive; titleString is matched as words or phrases, case-insensitively.
+// E14 and E15: FTS5 text search ranked by relevance, then newest; at least 3 characters.
+import { ftsPrefixQuery, inScope, LISTABLE, listVideos, type Page } from "../../db/catalog";
+import { findFeedByFeedId } from "../../db/feeds";
+import type { LabelKind } from "../../db/schema";
+import { metadataCondition, searchVideos, type MetadataCriterion } from "../../db/search";
+import { syndicationsOf } from "../../db/syndications";
+import { feedPublishedCondition } from "../../db/video-query";
+import { and } from "drizzle-orm";
+import { excerpt, invalid, notFound } from "../../shared/errors";
+import type { Deps } from "../deps";
+import { feedMembership } from "../feeds/membership";
+import { scopeOf, type Caller } from "./caller";
+import { feedSearchRecord, searchRecord } from "./records";
+
+export const SEARCH_MIN_LENGTH = 3;
+
+export interface MetadataSearch {
+  tags?: string[];
+  categories?: string[];
+  events?: string[];
+  titles?: string[];
+  and: boolean;
+  tagAnd: boolean;
+  categoryAnd: boolean;
+  eventAnd: boolean;
+  titleAnd: boolean;
+}
+
+type ReadDeps = Pick<Deps, "db" | "origins" | "now">;
+
+/** "a,b%2Cc" → ["a", "b,c"]: comma-separated, each value percent-decoded. */
+export function commaList(param: string, value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value
+    .split(",")
+    .map((v) => {
+      try {
+        return decodeURIComponent(v.trim());
+      } catch {
+        throw invalid(`${param}: malformed percent-encoding in "${excerpt(v)}"`);
+      }
+    })
+    .filter((v) => v !== "");
+}
+
+/** E13. */
+export async function searchMetadata(deps: ReadDeps, caller: Caller, q: MetadataSearch, page: Page) {
+  const named: [LabelKind, string[] | undefined, boolean][] = [
+    ["tag", q.tags, q.tagAnd],
+    ["category", q.categories, q.categoryAnd],
+    ["event", q.events, q.eventAnd],
+  ];
+  const criteria: MetadataCriterion[] = [];
+  for (const [kind, names, all] of named) {
+    if (names === undefined) continue;
+    // Given but empty (`privateTags=`): the criterion matches nothing.
+    const refs = names.map((name) => ({ kind, name }));
+    criteria.push({ kind: "names", groups: all ? refs.map((r) => [r]) : [refs] });
+  }
+  if (q.titles !== undefined) criteria.push({ kind: "titles", terms: q.titles, all: q.titleAnd });
+  if (q.and && criteria.length === 0) criteria.push({ kind: "tagged" });
+  if (!q.and && q.tags === undefined) criteria.push({ kind: "tagged" });
+
+  const where = await metadataCondition(deps.db, { ...scopeOf(caller), criteria, combine: q.and ? "all" : "any" });
+  const rows = await listVideos(deps.db, where, page);
+  return rows.map((r) => searchRecord(r, deps.origins));
+}
+
+function ftsQueryOf(searchString: string): string | null {
+  const trimmed = searchString.trim();
+  if (trimmed.length < SEARCH_MIN_LENGTH) throw invalid(`searchString must be at least ${SEARCH_MIN_LENGTH} characters`);
+  return ftsPrefixQuery(trimmed);
+}
+
+/** E14: the caller's videos. */
+export async function searchVideoList(deps: ReadDeps, caller: Caller, searchString: string, page: Page) {
+  const fts = ftsQueryOf(searchString);
+  const rows = fts ? await searchVideos(deps.db, fts, and(LISTABLE, inScope(scopeOf(caller)))!, page) : [];
+  return rows.map((r) => searchRecord(r, deps.origins));
+}
+
+/** E15: a feed's published videos (public: what players call). */
+export async function searchFeed(deps: ReadDeps, feedId: string, searchString: string, page: Page) {
+  const fts = ftsQueryOf(searchString);
+  const feed = await findFeedByFeedId(deps.db, feedId);
+  if (!feed) throw notFound(`feed ${feedId} does not exist`);
+  if (!fts) return [];
+  const where = await feedPublishedCondition(deps.db, feedMembership(feed), deps.now.toISOString());
+  const rows = await searchVideos(deps.db, fts, where, page);
+  const windows = await syndicationsOf(deps.db, rows.map((r) => r.id));
+  return rows.map((r) => feedSearchRecord(r, deps.origins, windows.get(r.id) ?? []));
+}

@@ -1,0 +1,276 @@
+// Content management (E1–E5): the rules of the upload flow. Routes parse and answer; this
+// module decides; db/content.ts and storage/ do the reading and writing.
+import { R2_MAX_PARTS } from "../../config";
+import { isUniqueViolation, type Db } from "../../db/client";
+import {
+  contentKeyExists,
+  deleteContentRow,
+  findContent,
+  finishUpload,
+  insertContent,
+  updateContent,
+  type ContentScope,
+} from "../../db/content";
+import type { Content } from "../../db/schema";
+import { checkMediaRequirements, MediaProbeError, probeMp4, type MediaInfo } from "../../media/mp4-probe";
+import type { CompleteUploadBody, ContentObject, CreateContentBody, UpdateContentBody } from "../../schemas/content";
+import { randomAlphanumeric } from "../../shared/crypto";
+import { invalid, notFound } from "../../shared/errors";
+import { mediaKey, mediaUrl, serviceThumbnailUrl, thumbnailKey } from "../../storage/layout";
+import { r2RangeReader } from "../../storage/objects";
+import { s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
+import { catalogChanged } from "../catalog-changed";
+import type { Deps, Origins } from "../deps";
+
+export function toContentObject(c: Content, urls: Origins): ContentObject {
+  return {
+    contentKey: c.contentKey,
+    title: c.title,
+    description: c.description,
+    thumbnailUrl: c.thumbnailUrl ?? serviceThumbnailUrl(urls.staticUrl, c.contentKey),
+    categories: c.categories,
+    tags: c.tags,
+    events: c.events,
+    customFields: c.customFields,
+    translations: c.translations,
+    subtitles: c.subtitles,
+    isLive: c.isLive,
+    status: c.status,
+    rejectionReason: c.rejectionReason,
+    duration: c.duration,
+    createdDate: c.createdAt,
+    publishedDate: c.publishedAt,
+    url: c.status === "available" ? mediaUrl(urls.baseUrl, c.mediaKey) : null,
+  };
+}
+
+/** Number of parts of chunkSize bytes (the last one shorter) that make up contentSize. */
+export function partCount(contentSize: number, chunkSize: number): number {
+  return Math.ceil(contentSize / chunkSize);
+}
+
+/** Size the given part must have: chunkSize for all but the last, the remainder for the last. */
+export function expectedPartSize(contentSize: number, chunkSize: number, partNumber: number): number {
+  const parts = partCount(contentSize, chunkSize);
+  return partNumber < parts ? chunkSize : contentSize - chunkSize * (parts - 1);
+}
+
+async function newContentKey(db: Db): Promise<string> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const key = randomAlphanumeric(8);
+    if (!(await contentKeyExists(db, key))) return key;
+  }
+  throw new Error("could not generate an unused content key");
+}
+
+async function signedUploadUrls(deps: Deps, key: string, uploadId: string, parts: number, contentKey: string) {
+  const expires = Math.floor(deps.now.getTime() / 1000) + deps.config.uploadUrlTtlSeconds;
+  const { s3, signingSecret, uploadUrlTtlSeconds } = deps.config;
+  const signedUrls: string[] = [];
+  for (let partNumber = 1; partNumber <= parts; partNumber++) {
+    const target: UploadTarget = { method: "PUT", key, uploadId, partNumber, expires };
+    signedUrls.push(
+      s3 ? await s3PartUrl(s3, target, uploadUrlTtlSeconds) : await workerPartUrl(signingSecret, deps.origins.baseUrl, target),
+    );
+  }
+  const thumbnailUploadUrl = await workerThumbnailUrl(signingSecret, deps.origins.baseUrl, {
+    method: "PUT",
+    key: thumbnailKey(contentKey),
+    uploadId: "",
+    partNumber: 0,
+    expires,
+  });
+  return { signedUrls, thumbnailUploadUrl };
+}
+
+/** E1: record the metadata, open the R2 multipart upload and sign one URL per part. */
+export async function createContent(deps: Deps, scope: ContentScope, body: CreateContentBody) {
+  const { db, bucket, config } = deps;
+  const chunkSize = config.chunkSize;
+  const parts = partCount(body.contentSize, chunkSize);
+  if (parts > R2_MAX_PARTS) {
+    throw invalid(
+      `contentSize: ${body.contentSize} bytes would need ${parts} parts of ${chunkSize} bytes; at most ${R2_MAX_PARTS} parts are allowed`,
+    );
+  }
+  let contentKey = body.contentKey ?? null;
+  if (contentKey !== null && (await contentKeyExists(db, contentKey))) {
+    throw invalid(`contentKey: ${contentKey} is already in use`);
+  }
+  contentKey ??= await newContentKey(db);
+
+  const suffix = body.suffix ?? ".mp4";
+  const key = mediaKey(contentKey, suffix);
+  const upload = await bucket.createMultipartUpload(key, { httpMetadata: { contentType: mediaType(suffix) } });
+  const now = deps.now.toISOString();
+  try {
+    await insertContent(db, {
+      organizationId: scope.organizationId,
+      subOrganizationId: scope.subOrganizationId,
+      contentKey,
+      title: body.title ?? "",
+      description: body.description ?? "",
+      thumbnailUrl: body.thumbnailUrl ?? null,
+      categories: body.categories ?? [],
+      tags: body.tags ?? [],
+      events: body.events ?? [],
+      customFields: body.customFields ?? [],
+      translations: body.translations ?? [],
+      subtitles: body.subtitles ?? [],
+      isLive: body.isLive ?? false,
+      contentSize: body.contentSize,
+      suffix,
+      mediaKey: key,
+      uploadId: upload.uploadId,
+      chunkSize,
+      createdAt: now,
+      updatedAt: now,
+    });
+  } catch (err) {
+    // Nothing half-made is left behind: the upload goes with the failed insert.
+    await upload.abort().catch(() => undefined);
+    if (isUniqueViolation(err, "contents.content_key")) {
+      throw invalid(`contentKey: ${contentKey} is already in use`);
+    }
+    throw err;
+  }
+  const content = await findContent(db, scope, contentKey);
+  const { signedUrls, thumbnailUploadUrl } = await signedUploadUrls(deps, key, upload.uploadId, parts, contentKey);
+  return {
+    ...toContentObject(content!, deps.origins),
+    contentSize: body.contentSize,
+    thumbnailUploadUrl,
+    contentUploadData: { chunkSize, uploadId: upload.uploadId, key, signedUrls },
+  };
+}
+
+function mediaType(suffix: string): string {
+  return suffix === ".mov" ? "video/quicktime" : "video/mp4";
+}
+
+const stripQuotes = (etag: string) => etag.replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+
+function checkParts(content: Content, parts: CompleteUploadBody["parts"]): void {
+  const expected = partCount(content.contentSize, content.chunkSize);
+  const seen = new Set<number>();
+  for (const part of parts) {
+    if (seen.has(part.PartNumber)) throw invalid(`parts: PartNumber ${part.PartNumber} appears more than once`);
+    if (part.PartNumber > expected) {
+      throw invalid(`parts: PartNumber ${part.PartNumber} is out of range; this upload has ${expected} part(s)`);
+    }
+    seen.add(part.PartNumber);
+  }
+  if (seen.size !== expected) {
+    const missing = Array.from({ length: expected }, (_, i) => i + 1).filter((n) => !seen.has(n));
+    throw invalid(`parts: expected ${expected} part(s); missing PartNumber ${missing.join(", ")}`);
+  }
+}
+
+/** E2: complete the multipart upload, probe the media, and publish or reject it. */
+export async function completeUpload(deps: Deps, scope: ContentScope, body: CompleteUploadBody) {
+  const { db, bucket } = deps;
+  const contentKey = body.key.split("/")[0] ?? "";
+  const content = await findContent(db, scope, contentKey);
+  if (!content || content.mediaKey !== body.key) throw notFound(`key: no upload ${body.key} for this organization`);
+  if (content.status === "available") throw invalid("upload already completed");
+  if (content.status === "rejected") {
+    throw invalid(`upload was rejected (${content.rejectionReason}); delete the content and create it again`);
+  }
+  if (content.uploadId !== body.uploadId) throw invalid("uploadId: does not match the upload of this key");
+  checkParts(content, body.parts);
+
+  const upload = bucket.resumeMultipartUpload(content.mediaKey, body.uploadId);
+  const sorted = [...body.parts].sort((a, b) => a.PartNumber - b.PartNumber);
+  try {
+    await upload.complete(sorted.map((p) => ({ partNumber: p.PartNumber, etag: stripQuotes(p.ETag) })));
+  } catch (err) {
+    // The upload stays open: the caller can re-send missing parts and complete again.
+    throw invalid(`completing the upload failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  const now = deps.now.toISOString();
+  const { reason, info } = await inspectMedia(bucket, content);
+  if (reason !== null) {
+    // The object is deleted and the content stays unavailable; E5 can delete it.
+    await bucket.delete(content.mediaKey);
+    await finishUpload(db, content, { status: "rejected", rejectionReason: reason, updatedAt: now });
+    throw invalid(`media rejected: ${reason}`);
+  }
+  const published = await finishUpload(db, content, {
+    status: "available",
+    publishedAt: now,
+    updatedAt: now,
+    duration: info.durationSeconds,
+    width: info.width,
+    height: info.height,
+    videoCodec: info.videoCodec,
+    audioCodec: info.audioCodec,
+  });
+  if (!published) throw invalid("upload already completed");
+  await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
+  return toContentObject(published, deps.origins);
+}
+
+type Inspection = { reason: string; info: null } | { reason: null; info: MediaInfo };
+
+/** Size and media checks of a completed upload, from ranged reads of the stored object. */
+async function inspectMedia(bucket: R2Bucket, content: Content): Promise<Inspection> {
+  const head = await bucket.head(content.mediaKey);
+  if (!head) return { reason: "the uploaded object is missing", info: null };
+  if (head.size !== content.contentSize) {
+    return { reason: `stored size ${head.size} bytes differs from contentSize ${content.contentSize}`, info: null };
+  }
+  try {
+    const info = await probeMp4(r2RangeReader(bucket, content.mediaKey, head.size), head.size);
+    const reason = checkMediaRequirements(info);
+    return reason === null ? { reason: null, info } : { reason, info: null };
+  } catch (err) {
+    if (err instanceof MediaProbeError) return { reason: err.message, info: null };
+    throw err;
+  }
+}
+
+export async function loadContentOr404(db: Db, scope: ContentScope, contentKey: string): Promise<Content> {
+  const content = await findContent(db, scope, contentKey);
+  if (!content) throw notFound(`contentKey: ${contentKey} does not exist`);
+  return content;
+}
+
+/** E4: replace the editable fields. */
+export async function replaceContent(deps: Deps, scope: ContentScope, body: UpdateContentBody) {
+  const content = await loadContentOr404(deps.db, scope, body.contentKey);
+  const updated = await updateContent(deps.db, content, {
+    title: body.title,
+    description: body.description,
+    thumbnailUrl: body.thumbnailUrl,
+    categories: body.categories,
+    tags: body.tags,
+    events: body.events,
+    customFields: body.customFields,
+    ...(body.translations !== undefined && { translations: body.translations }),
+    ...(body.subtitles !== undefined && { subtitles: body.subtitles }),
+    ...(body.isLive !== undefined && { isLive: body.isLive }),
+    updatedAt: deps.now.toISOString(),
+  });
+  if (content.status === "available") {
+    await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content, updated] });
+  }
+  return toContentObject(updated, deps.origins);
+}
+
+/** E5: delete the metadata, then the media, the thumbnail and any unfinished upload. */
+export async function removeContent(deps: Deps, scope: ContentScope, contentKey: string) {
+  const content = await loadContentOr404(deps.db, scope, contentKey);
+  await deleteContentRow(deps.db, content.id);
+  if (content.status === "available") {
+    await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content] });
+  }
+  if (content.uploadId) {
+    await deps.bucket
+      .resumeMultipartUpload(content.mediaKey, content.uploadId)
+      .abort()
+      .catch(() => undefined);
+  }
+  await deps.bucket.delete([content.mediaKey, thumbnailKey(content.contentKey)]);
+  return toContentObject(content, deps.origins);
+}

@@ -1,0 +1,44 @@
+// The signed upload URLs' side of the flow: storing one video part into the open multipart
+// upload, and the thumbnail. The signature (checked by the route) is the credential; here the
+// upload must still exist and the body must be what the content announced.
+import { findContentByKeyAnyOrg, markThumbnailUploaded } from "../../db/content";
+import { checkThumbnail, THUMBNAIL_MAX_BYTES } from "../../media/jpeg";
+import { invalid, notFound } from "../../shared/errors";
+import { serviceThumbnailUrl, thumbnailKey } from "../../storage/layout";
+import type { Deps } from "../deps";
+import { expectedPartSize } from "./content";
+
+const contentKeyOf = (key: string) => key.split("/")[0] ?? "";
+
+/** The length a part's body must have, or why it cannot be stored. */
+export async function partTarget(deps: Pick<Deps, "db">, key: string, uploadId: string, partNumber: number, length: number) {
+  const content = await findContentByKeyAnyOrg(deps.db, contentKeyOf(key));
+  if (!content || content.mediaKey !== key || content.uploadId !== uploadId) {
+    throw notFound("upload not found: it was completed, rejected or deleted");
+  }
+  const expected = expectedPartSize(content.contentSize, content.chunkSize, partNumber);
+  if (length > content.chunkSize) throw invalid(`part body is ${length} bytes, larger than chunkSize ${content.chunkSize}`);
+  if (length !== expected) throw invalid(`part ${partNumber} must be exactly ${expected} bytes, got ${length}`);
+  return content;
+}
+
+/** Streams one part into the R2 multipart upload; returns its ETag. */
+export async function storePart(deps: Pick<Deps, "db" | "bucket">, key: string, uploadId: string, partNumber: number, length: number, body: ReadableStream) {
+  await partTarget(deps, key, uploadId, partNumber, length);
+  const part = await deps.bucket.resumeMultipartUpload(key, uploadId).uploadPart(partNumber, body);
+  return { partNumber: part.partNumber, etag: part.etag };
+}
+
+/** Checks and stores the thumbnail (JPEG 1920x1080, at most 5 MB); returns its URL and ETag. */
+export async function storeThumbnail(deps: Pick<Deps, "db" | "bucket" | "origins" | "now">, key: string, declaredLength: number, read: () => Promise<ArrayBuffer>) {
+  const contentKey = contentKeyOf(key);
+  const content = await findContentByKeyAnyOrg(deps.db, contentKey);
+  if (!content || thumbnailKey(contentKey) !== key) throw notFound("content not found: it was deleted");
+  if (declaredLength > THUMBNAIL_MAX_BYTES) throw invalid(`thumbnail is larger than 5 MB (${declaredLength} bytes)`);
+  const bytes = new Uint8Array(await read());
+  const problem = checkThumbnail(bytes);
+  if (problem) throw invalid(problem);
+  const stored = await deps.bucket.put(key, bytes, { httpMetadata: { contentType: "image/jpeg" } });
+  await markThumbnailUploaded(deps.db, content.id, deps.now.toISOString());
+  return { thumbnailUrl: content.thumbnailUrl ?? serviceThumbnailUrl(deps.origins.staticUrl, contentKey), etag: stored.httpEtag };
+}

@@ -1,0 +1,22 @@
+// What the domain needs from the outside world, handed in by the caller (a request handler
+// or the cron): the data stores, configuration, the public origins, the time, and a way to
+// run work after the answer. The domain reads no clock and no request of its own.
+import type { Config } from "../config";
+import type { Db } from "../db/client";
+
+export interface Origins {
+  /** Origin of API URLs (signed upload URLs, media URLs). */
+  baseUrl: string;
+  /** Origin of the static feed files and thumbnails. */
+  staticUrl: string;
+}
+
+export interface Deps {
+  db: Db;
+  bucket: R2Bucket;
+  config: Config;
+  origins: Origins;
+  now: Date;
+  /** Runs work after the answer (a request's waitUntil); the cron awaits it before going on. */
+  defer(work: Promise<unknown>): void;
+}

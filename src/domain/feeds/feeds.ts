@@ -1,0 +1,75 @@
+// Feed definitions (DESIGN.md), owned by an organization: create, replace, delete, and the
+// operator's "rebuild now".
+import { deleteFeed, feedsAfter, findFeedByFeedId, findOwnFeed, insertFeed, listFeeds, updateFeed, type FeedValues } from "../../db/feeds";
+import { findContentByKeyAnyOrg } from "../../db/content";
+import type { Feed } from "../../db/schema";
+import { randomAlphanumeric } from "../../shared/crypto";
+import { notFound } from "../../shared/errors";
+import { catalogChanged } from "../catalog-changed";
+import type { Deps } from "../deps";
+import { feedMetadata, markFeedsOfVideos } from "./membership";
+import { rebuildFeeds } from "./publisher";
+
+export interface FeedDefinition {
+  name: string;
+  configuration: { categories: string[]; tags: string[]; events: string[] };
+}
+
+const values = (d: FeedDefinition): FeedValues => ({ name: d.name, ...d.configuration });
+
+async function ownFeed(deps: Pick<Deps, "db">, organizationId: number, feedId: string): Promise<Feed> {
+  const feed = await findOwnFeed(deps.db, organizationId, feedId);
+  if (!feed) throw notFound(`feed ${feedId} does not exist`);
+  return feed;
+}
+
+export async function listOwnFeeds(deps: Pick<Deps, "db">, organizationId: number) {
+  return (await listFeeds(deps.db, organizationId)).map(feedMetadata);
+}
+
+export async function showFeed(deps: Pick<Deps, "db">, organizationId: number, feedId: string) {
+  return feedMetadata(await ownFeed(deps, organizationId, feedId));
+}
+
+export async function createFeed(deps: Deps, organizationId: number, definition: FeedDefinition) {
+  const feed = await insertFeed(deps.db, organizationId, randomAlphanumeric(12), values(definition), deps.now.toISOString());
+  await catalogChanged(deps, organizationId, { kind: "feed-saved", feedId: feed.id });
+  return feedMetadata(feed);
+}
+
+export async function replaceFeed(deps: Deps, organizationId: number, feedId: string, definition: FeedDefinition) {
+  const feed = await ownFeed(deps, organizationId, feedId);
+  const updated = await updateFeed(deps.db, feed.id, values(definition), deps.now.toISOString());
+  await catalogChanged(deps, organizationId, { kind: "feed-saved", feedId: feed.id });
+  return feedMetadata(updated);
+}
+
+export async function removeFeed(deps: Deps, organizationId: number, feedId: string) {
+  const feed = await ownFeed(deps, organizationId, feedId);
+  await deleteFeed(deps.db, feed.id);
+  await catalogChanged(deps, organizationId, { kind: "feed-deleted", feedId: feed.feedId });
+  return feedMetadata(feed);
+}
+
+export type RebuildTarget = { feedId: string } | { contentKey: string } | { all: true; afterId: number; limit: number };
+
+/** Operator: rebuild feed files now (after a bulk import, to force a rewrite, or to measure it). */
+export async function rebuildNow(deps: Deps, target: RebuildTarget, force: boolean) {
+  let feeds: Feed[];
+  let nextAfterId: number | null = null;
+  if ("feedId" in target) {
+    const feed = await findFeedByFeedId(deps.db, target.feedId);
+    if (!feed) throw notFound(`feed ${target.feedId} does not exist`);
+    feeds = [feed];
+  } else if ("contentKey" in target) {
+    const content = await findContentByKeyAnyOrg(deps.db, target.contentKey);
+    if (!content) throw notFound(`contentKey: ${target.contentKey} does not exist`);
+    feeds = await markFeedsOfVideos(deps.db, content.organizationId, [content], deps.now.toISOString());
+  } else {
+    feeds = await feedsAfter(deps.db, target.afterId, target.limit);
+    nextAfterId = feeds.length === target.limit ? feeds[feeds.length - 1]!.id : null;
+  }
+  // Forgetting the recorded hashes makes every file count as changed.
+  const stats = await rebuildFeeds(deps, force ? feeds.map((f) => ({ ...f, files: {} })) : feeds);
+  return { feeds: stats.feeds, written: stats.written, unchanged: stats.unchanged, nextAfterId };
+}

@@ -1,0 +1,46 @@
+// Feed membership (DESIGN.md), the one place it is defined: a feed `{name, configuration:
+// {categories, tags, events}}` holds its organization's videos that carry any listed name; an
+// empty configuration holds all of them. The rule is data (a FeedMembership) that the listing
+// SQL (db/video-query.ts) and `holds` below both evaluate.
+import { listFeeds, markFeedsDirty } from "../../db/feeds";
+import type { FeedMembership } from "../../db/video-query";
+import type { Db } from "../../db/client";
+import type { Content, Feed } from "../../db/schema";
+
+export type VideoNames = Pick<Content, "categories" | "tags" | "events">;
+
+export function feedMembership(feed: Pick<Feed, "organizationId" | "categories" | "tags" | "events">): FeedMembership {
+  return {
+    organizationId: feed.organizationId,
+    anyOf: [
+      ...feed.categories.map((name) => ({ kind: "category" as const, name })),
+      ...feed.tags.map((name) => ({ kind: "tag" as const, name })),
+      ...feed.events.map((name) => ({ kind: "event" as const, name })),
+    ],
+  };
+}
+
+/** Whether a video with these names (of the feed's organization) is a member. */
+export function holds(membership: FeedMembership, video: VideoNames): boolean {
+  if (membership.anyOf.length === 0) return true;
+  const names = { category: video.categories, tag: video.tags, event: video.events };
+  return membership.anyOf.some((n) => names[n.kind].includes(n.name));
+}
+
+/**
+ * Marks the organization's feeds that any of the given versions of a video belongs to (before
+ * and after a change), so their files are rebuilt. Returns the marked feeds.
+ */
+export async function markFeedsOfVideos(db: Db, organizationId: number, versions: VideoNames[], now: string): Promise<Feed[]> {
+  const affected = (await listFeeds(db, organizationId)).filter((f) => versions.some((v) => holds(feedMembership(f), v)));
+  await markFeedsDirty(db, affected.map((f) => f.id), now);
+  return affected;
+}
+
+export function feedMetadata(feed: Feed) {
+  return {
+    feed_id: feed.feedId,
+    name: feed.name,
+    configuration: { categories: feed.categories, tags: feed.tags, events: feed.events },
+  };
+}

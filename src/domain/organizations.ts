@@ -1,0 +1,161 @@
+// Organizations and their credentials (the operator API): create, change, rotate, delete.
+// Secrets appear only in the answer that creates or rotates them; the database keeps hashes.
+import { isUniqueViolation } from "../db/client";
+import { organizationObjects } from "../db/content";
+import { listFeeds } from "../db/feeds";
+import {
+  deleteOrganization as deleteOrganizationRows,
+  ensureNetwork,
+  findOrganizationByKey,
+  insertOrganization,
+  insertSubOrganization,
+  replaceCredentials,
+  updateOrganization as updateOrganizationRow,
+  type OrganizationWithNetwork,
+} from "../db/organizations";
+import type { Entitlement, Plan } from "../db/schema";
+import { randomAlphanumeric, randomToken, sha256Hex } from "../shared/crypto";
+import { invalid, notFound } from "../shared/errors";
+import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
+import { thumbnailKey } from "../storage/layout";
+import { catalogChanged } from "./catalog-changed";
+import type { Deps } from "./deps";
+
+export const CREDENTIAL_PARTS = ["syncCode", "apiKey", "apiSecret", "apiToken"] as const;
+export type CredentialPart = (typeof CREDENTIAL_PARTS)[number];
+export type IssuedCredentials = Record<CredentialPart, string>;
+
+/** Fresh credentials from the platform CSPRNG (secrets and tokens carry 256 bits). */
+export function generateCredentials(): IssuedCredentials {
+  return {
+    syncCode: `sc_${randomAlphanumeric(20)}`,
+    apiKey: `ak_${randomAlphanumeric(20)}`,
+    apiSecret: `as_${randomToken(32)}`,
+    apiToken: `at_${randomToken(32)}`,
+  };
+}
+
+/** An organization as the operator sees it (no secret, no hash). */
+export function organizationView(org: OrganizationWithNetwork) {
+  return {
+    organizationKey: org.organizationKey,
+    name: org.name,
+    syncCode: org.syncCode,
+    apiKey: org.apiKey,
+    plan: org.plan,
+    entitlements: org.entitlements,
+    network: org.networkName,
+    createdAt: org.createdAt,
+  };
+}
+
+type OrgDeps = Pick<Deps, "db" | "now">;
+
+export async function loadOrganization(deps: Pick<Deps, "db">, organizationKey: string): Promise<OrganizationWithNetwork> {
+  const org = await findOrganizationByKey(deps.db, organizationKey);
+  if (!org) throw notFound(`organization ${organizationKey} does not exist`);
+  return org;
+}
+
+async function networkId(deps: OrgDeps, name: string | null | undefined) {
+  if (name === undefined) return undefined;
+  return name === null ? null : ensureNetwork(deps.db, name, deps.now.toISOString());
+}
+
+export interface NewOrganizationInput {
+  organizationKey: string;
+  name?: string;
+  plan: Plan;
+  entitlements: Entitlement[];
+  network?: string | null;
+}
+
+export async function createOrganization(deps: OrgDeps, input: NewOrganizationInput) {
+  if (await findOrganizationByKey(deps.db, input.organizationKey)) {
+    throw invalid(`organizationKey: ${input.organizationKey} is already in use`);
+  }
+  const credentials = generateCredentials();
+  await insertOrganization(deps.db, {
+    organizationKey: input.organizationKey,
+    name: input.name ?? input.organizationKey,
+    plan: input.plan,
+    entitlements: [...new Set(input.entitlements)],
+    networkId: (await networkId(deps, input.network)) ?? null,
+    syncCode: credentials.syncCode,
+    apiKey: credentials.apiKey,
+    apiSecretHash: await sha256Hex(credentials.apiSecret),
+    tokenHash: await sha256Hex(credentials.apiToken),
+    now: deps.now.toISOString(),
+  });
+  return { organization: organizationView(await loadOrganization(deps, input.organizationKey)), credentials };
+}
+
+export interface OrganizationChanges {
+  name?: string;
+  plan?: Plan;
+  entitlements?: Entitlement[];
+  network?: string | null;
+}
+
+export async function changeOrganization(deps: OrgDeps, organizationKey: string, changes: OrganizationChanges) {
+  const org = await loadOrganization(deps, organizationKey);
+  const network = await networkId(deps, changes.network);
+  await updateOrganizationRow(deps.db, org.id, {
+    ...(changes.name !== undefined && { name: changes.name }),
+    ...(changes.plan !== undefined && { plan: changes.plan }),
+    ...(changes.entitlements !== undefined && { entitlements: [...new Set(changes.entitlements)] }),
+    ...(network !== undefined && { networkId: network }),
+  });
+  return organizationView(await loadOrganization(deps, organizationKey));
+}
+
+export async function createSubOrganization(deps: OrgDeps, organizationKey: string, input: { name: string; mmiKey?: string }) {
+  const org = await loadOrganization(deps, organizationKey);
+  const mmiKey = input.mmiKey ?? `mmi_${randomAlphanumeric(16)}`;
+  try {
+    const sub = await insertSubOrganization(deps.db, { organizationId: org.id, name: input.name, mmiKey, now: deps.now.toISOString() });
+    return { name: sub.name, mmiKey: sub.mmiKey };
+  } catch (err) {
+    if (isUniqueViolation(err, "sub_organizations.mmi_key")) throw invalid(`mmiKey: ${mmiKey} is already in use`);
+    throw err;
+  }
+}
+
+/** Replaces the chosen credentials; the old ones stop working at once. A new sync code moves the feed list. */
+export async function rotateCredentials(deps: Deps, organizationKey: string, parts: readonly CredentialPart[]) {
+  const org = await loadOrganization(deps, organizationKey);
+  const fresh = generateCredentials();
+  const issued: Partial<IssuedCredentials> = {};
+  for (const part of parts) issued[part] = fresh[part];
+  await replaceCredentials(deps.db, org.id, {
+    ...(issued.syncCode && { syncCode: issued.syncCode }),
+    ...(issued.apiKey && { apiKey: issued.apiKey }),
+    ...(issued.apiSecret && { apiSecretHash: await sha256Hex(issued.apiSecret) }),
+    ...(issued.apiToken && { tokenHash: await sha256Hex(issued.apiToken) }),
+    now: deps.now.toISOString(),
+  });
+  if (issued.syncCode) await catalogChanged(deps, org.id, { kind: "sync-code", previous: org.syncCode });
+  return { rotated: [...new Set(parts)], credentials: issued };
+}
+
+/**
+ * Deletes an organization: its metadata (cascading) and statistics at once, its published
+ * files before the answer, its open uploads and media after it.
+ */
+export async function deleteOrganization(deps: Deps, organizationKey: string) {
+  const org = await loadOrganization(deps, organizationKey);
+  const [feeds, objects] = await Promise.all([listFeeds(deps.db, org.id), organizationObjects(deps.db, org.id)]);
+  await deleteOrganizationRows(deps.db, org.id);
+  await removeOrgFeedList(deps.bucket, org.syncCode);
+  await removeFeedFiles(deps.bucket, feeds.map((f) => f.feedId));
+  deps.defer(removeMedia(deps.bucket, objects));
+  return { deleted: org.organizationKey, feeds: feeds.length, videos: objects.length };
+}
+
+async function removeMedia(bucket: R2Bucket, objects: { contentKey: string; mediaKey: string; uploadId: string | null }[]) {
+  for (const o of objects) {
+    if (o.uploadId) await bucket.resumeMultipartUpload(o.mediaKey, o.uploadId).abort().catch(() => undefined);
+  }
+  const keys = objects.flatMap((o) => [o.mediaKey, thumbnailKey(o.contentKey)]);
+  for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
+}

@@ -1,0 +1,21 @@
+// The domain's dependencies for one request.
+import type { Context } from "hono";
+import type { Deps } from "../domain/deps";
+import type { AppEnv } from "./context";
+
+export function requestDeps(c: Context<AppEnv>): Deps {
+  return {
+    db: c.get("db"),
+    bucket: c.env.MEDIA,
+    config: c.get("config"),
+    origins: c.get("origins"),
+    now: new Date(),
+    defer: (work) => c.executionCtx.waitUntil(work),
+  };
+}
+
+/** The organization (and sub-organization) a request acts for. */
+export function requestScope(c: Context<AppEnv>) {
+  const { org, subOrg } = c.get("auth");
+  return { organizationId: org.id, subOrganizationId: subOrg?.id ?? null };
+}

@@ -1,0 +1,73 @@
+// Pieces every route definition shares: JSON bodies and responses, the two error shapes, and
+// the security requirements of each credential class (spec 5, DESIGN.md).
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "./context";
+
+export const messageError = z.object({ message: z.string() }).openapi("MessageError");
+export const koError = z.object({ status: z.literal("KO"), error: z.string() }).openapi("Error");
+
+export const jsonContent = <T>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+export const jsonBody = <T>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
+
+const DESCRIPTIONS = {
+  400: "Invalid input (the error names the parameter)",
+  401: "Missing or wrong credentials",
+  403: "Missing entitlement for this parameter or report",
+  404: "Does not exist",
+  409: "Conflicts with the current state",
+  411: "Content-Length is required",
+  413: "Body too large",
+  416: "Range not satisfiable",
+  429: "Rate limit exceeded (Retry-After says when to try again)",
+  503: "Not available (configuration)",
+} as const;
+type ErrorStatus = keyof typeof DESCRIPTIONS;
+
+/** Error responses in the {status: "KO", error} shape (every endpoint but the content flow). */
+export function koErrors<S extends ErrorStatus>(...statuses: S[]) {
+  return Object.fromEntries(statuses.map((s) => [s, jsonContent(koError, DESCRIPTIONS[s])])) as {
+    [K in S]: ReturnType<typeof jsonContent<typeof koError>>;
+  };
+}
+
+/** Error responses in the {message} shape (E1–E5 and the upload URLs). */
+export function messageErrors<S extends ErrorStatus>(...statuses: S[]) {
+  return Object.fromEntries(statuses.map((s) => [s, jsonContent(messageError, DESCRIPTIONS[s])])) as {
+    [K in S]: ReturnType<typeof jsonContent<typeof messageError>>;
+  };
+}
+
+export const notModifiedResponse = { 304: { description: "Not modified (If-None-Match matched the ETag)" } };
+
+type SecurityRequirements = Record<string, string[]>[];
+
+/** Security requirements by credential class (one entry per accepted alternative). */
+export const SECURITY: Record<"public" | "read" | "report" | "write" | "player" | "admin", SecurityRequirements> = {
+  /** Player traffic and public files: no credentials. */
+  public: [],
+  /** E6, E7: the sync code. */
+  read: [{ syncCodeAuth: [] }],
+  /** E8–E14, E16: organization_key. */
+  report: [{ organizationKey: [] }],
+  /** E1–E5 and every other write: sync code + API key + secret, or an API token. */
+  write: [{ syncCodeAuth: [], apiKeyAuth: [], apiSecretAuth: [] }, { bearerAuth: [] }],
+  /** Event ingestion: the sync code as header or ?sync= (sendBeacon cannot set headers). */
+  player: [{ syncCodeAuth: [] }, { syncCodeQuery: [] }],
+  /** The operator API: ADMIN_TOKEN. */
+  admin: [{ adminAuth: [] }],
+};
+
+export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
+  const r = app.openAPIRegistry;
+  r.registerComponent("securitySchemes", "syncCodeAuth", { type: "apiKey", in: "header", name: "X-Service-Sync-Code" });
+  r.registerComponent("securitySchemes", "syncCodeQuery", { type: "apiKey", in: "query", name: "sync" });
+  r.registerComponent("securitySchemes", "apiKeyAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Key" });
+  r.registerComponent("securitySchemes", "apiSecretAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Secret" });
+  r.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "API token" });
+  r.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN" });
+  r.registerComponent("securitySchemes", "organizationKey", { type: "apiKey", in: "query", name: "organization_key" });
+}

@@ -1,0 +1,49 @@
+import { listOrganizations as listOrganizationRows, listSubOrganizations } from "../../db/organizations";
+import { rebuildNow } from "../../domain/feeds/feeds";
+import { applyOperatorChanges } from "../../domain/operator-videos";
+import * as organizations from "../../domain/organizations";
+import { requestDeps } from "../../http/deps";
+import type { AppRouteHandler } from "../../http/router";
+import type * as routes from "./admin.routes";
+
+export const createOrganization: AppRouteHandler<typeof routes.createOrganization> = async (c) =>
+  c.json(await organizations.createOrganization(requestDeps(c), c.req.valid("json")), 200);
+
+export const listOrganizations: AppRouteHandler<typeof routes.listOrganizations> = async (c) =>
+  c.json({ organizations: (await listOrganizationRows(c.get("db"))).map(organizations.organizationView) }, 200);
+
+export const showOrganization: AppRouteHandler<typeof routes.showOrganization> = async (c) => {
+  const org = await organizations.loadOrganization(requestDeps(c), c.req.valid("param").organizationKey);
+  const subs = await listSubOrganizations(c.get("db"), org.id);
+  return c.json(
+    {
+      organization: organizations.organizationView(org),
+      subOrganizations: subs.map((s) => ({ name: s.name, mmiKey: s.mmiKey, createdAt: s.createdAt })),
+    },
+    200,
+  );
+};
+
+export const updateOrganization: AppRouteHandler<typeof routes.updateOrganization> = async (c) =>
+  c.json({ organization: await organizations.changeOrganization(requestDeps(c), c.req.valid("param").organizationKey, c.req.valid("json")) }, 200);
+
+export const createSubOrganization: AppRouteHandler<typeof routes.createSubOrganization> = async (c) =>
+  c.json(await organizations.createSubOrganization(requestDeps(c), c.req.valid("param").organizationKey, c.req.valid("json")), 200);
+
+export const rotateCredentials: AppRouteHandler<typeof routes.rotateCredentials> = async (c) => {
+  const parts = c.req.valid("json")?.rotate ?? ["apiSecret", "apiToken"];
+  return c.json(await organizations.rotateCredentials(requestDeps(c), c.req.valid("param").organizationKey, parts), 200);
+};
+
+export const deleteOrganization: AppRouteHandler<typeof routes.deleteOrganization> = async (c) =>
+  c.json(await organizations.deleteOrganization(requestDeps(c), c.req.valid("param").organizationKey), 200);
+
+export const updateVideo: AppRouteHandler<typeof routes.updateVideo> = async (c) =>
+  c.json(await applyOperatorChanges(requestDeps(c), c.req.valid("param").contentKey, c.req.valid("json")), 200);
+
+export const rebuildFeeds: AppRouteHandler<typeof routes.rebuildFeeds> = async (c) => {
+  const q = c.req.valid("json");
+  const target =
+    q.feedId !== undefined ? { feedId: q.feedId } : q.contentKey !== undefined ? { contentKey: q.contentKey } : { all: true as const, afterId: q.afterId, limit: q.limit };
+  return c.json(await rebuildNow(requestDeps(c), target, q.force), 200);
+};

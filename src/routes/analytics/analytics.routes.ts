@@ -1,0 +1,26 @@
+// E7 GET /v2/analytics/{type} (sync code): statistics per content key (summary) or per UTC day
+// and content key (detailed), narrowed by the E6 filters, paged like E6.
+import { createRoute } from "@hono/zod-openapi";
+import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { credentials } from "../../middleware/credentials";
+import { analyticsParams, analyticsQuery, analyticsResponse } from "../../schemas/stats";
+
+export const analytics = createRoute({
+  method: "get",
+  path: "/v2/analytics/{type}",
+  operationId: "getAnalytics",
+  tags: ["Reports"],
+  summary: "E7. Analytics by type",
+  description: [
+    "type: video, livestream (video counters of live videos), ads, viewers or ecommerce.",
+    "Exactly one of summary (one row per contentKey with totals over the range) or detailed (one row per UTC day and contentKey).",
+    "fields picks the metrics: played_1 (= played_1s), played_30 (= played_30s) or any counter of the type's statistics row (spec 2.5); default all; rows use the counter names.",
+    "Without E6 filters every content key with statistics counts (removed and deleted videos too); with any (feedId, mmi, networkVideos, searchString, categories, customFields, events, tags) only the videos E6 would list.",
+    "Statistics are the organization's own. Entitlements as the matching report: video and livestream enterprise_player, viewers viewer_analytics, ecommerce ecommerce.",
+    "Ordered by contentKey (detailed: by day, then contentKey); page and pageSize (at most 1000) as E6; count is the number of rows over all pages.",
+  ].join(" "),
+  security: SECURITY.read,
+  middleware: credentials("read"),
+  request: { params: analyticsParams, query: analyticsQuery },
+  responses: { 200: jsonContent(analyticsResponse, "A page of rows"), ...notModifiedResponse, ...koErrors(400, 401, 403, 404, 429) },
+});

@@ -1,0 +1,70 @@
+// E1–E5 content management (spec 4.1): write credentials; errors as {message}.
+import { createRoute } from "@hono/zod-openapi";
+import { jsonBody, jsonContent, messageErrors, SECURITY } from "../../http/openapi";
+import { credentials } from "../../middleware/credentials";
+import {
+  completeUploadBody,
+  contentKeyQuery,
+  contentObject,
+  createContentBody,
+  createContentResponse,
+  updateContentBody,
+} from "../../schemas/content";
+
+const base = { tags: ["Content"], security: SECURITY.write, middleware: credentials("write") };
+
+export const create = createRoute({
+  ...base,
+  method: "post",
+  path: "/v2/content",
+  operationId: "createContent",
+  summary: "E1. Create content and start the upload",
+  description:
+    "Records the metadata, opens a multipart upload and returns one signed URL per part (PUT each part of chunkSize bytes, keep the ETag header) plus a thumbnailUploadUrl (PUT a 1920x1080 JPEG).",
+  request: { body: jsonBody(createContentBody) },
+  responses: { 200: jsonContent(createContentResponse, "Created"), ...messageErrors(400, 401, 413, 429) },
+});
+
+export const complete = createRoute({
+  ...base,
+  method: "post",
+  path: "/v2/content/complete",
+  operationId: "completeUpload",
+  summary: "E2. Complete the upload",
+  description:
+    "Completes the multipart upload, checks the media (MP4/MOV, H.264 video, AAC audio, at most 1920x1080) and publishes the content. A rejected upload answers 400 with the reason; its media is deleted.",
+  request: { body: jsonBody(completeUploadBody) },
+  responses: { 200: jsonContent(contentObject, "Published"), ...messageErrors(400, 401, 404, 413, 429) },
+});
+
+export const retrieve = createRoute({
+  ...base,
+  method: "get",
+  path: "/v2/content",
+  operationId: "getContent",
+  summary: "E3. Retrieve content",
+  request: { query: contentKeyQuery },
+  responses: { 200: jsonContent(contentObject, "The content"), ...messageErrors(400, 401, 404, 429) },
+});
+
+export const update = createRoute({
+  ...base,
+  method: "put",
+  path: "/v2/content",
+  operationId: "updateContent",
+  summary: "E4. Update content",
+  description: "Every field of the update column of spec 2.1 is required; thumbnailUrl may be null.",
+  request: { body: jsonBody(updateContentBody) },
+  responses: { 200: jsonContent(contentObject, "As stored"), ...messageErrors(400, 401, 404, 413, 429) },
+});
+
+export const remove = createRoute({
+  ...base,
+  method: "delete",
+  path: "/v2/content",
+  operationId: "deleteContent",
+  summary: "E5. Delete content",
+  description: "Deletes the metadata, the media and the thumbnail, and aborts an unfinished upload. Statistics stay.",
+  request: { query: contentKeyQuery },
+  responses: { 200: jsonContent(contentObject, "The deleted content"), ...messageErrors(400, 401, 404, 429) },
+});

@@ -1,0 +1,11 @@
+import { limitBody } from "../../http/body-limit";
+import { createRouter } from "../../http/router";
+import { eventBatch, EVENTS_BODY_MAX_BYTES } from "../../schemas/stats";
+import * as handlers from "./events.handlers";
+import * as routes from "./events.routes";
+
+const router = createRouter();
+router.openAPIRegistry.register("EventBatch", eventBatch);
+router.use(routes.ingest.path, limitBody(EVENTS_BODY_MAX_BYTES));
+
+export default router.openapi(routes.ingest, handlers.ingest);

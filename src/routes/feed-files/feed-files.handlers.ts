@@ -1,0 +1,36 @@
+import type { Context } from "hono";
+import { jsonFeed as jsonFeedEntries } from "../../domain/feeds/json-feed";
+import type { AppEnv } from "../../http/context";
+import { requestDeps } from "../../http/deps";
+import type { AppRouteHandler } from "../../http/router";
+import { serveStored } from "../../http/serve-object";
+import { notFound } from "../../shared/errors";
+import { feedFileKeys, orgFeedListKey } from "../../storage/layout";
+import type * as routes from "./feed-files.routes";
+
+/** Short max-age with a long stale-while-revalidate: players see changes within a minute. */
+export const FEED_CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=600";
+const fileOptions = {
+  cacheControl: FEED_CACHE_CONTROL,
+  contentType: "application/json; charset=utf-8",
+  headers: { "Access-Control-Allow-Origin": "*" },
+};
+
+export async function serveFeedFile(c: Context<AppEnv>, key: string): Promise<Response> {
+  const response = await serveStored(c, key, fileOptions);
+  if (!response) throw notFound(`no feed file at /${key}`);
+  return response;
+}
+
+export const legacyFile = (c: Context<AppEnv>) => serveFeedFile(c, c.req.param("file")!);
+
+export const orgFeedList: AppRouteHandler<typeof routes.orgFeedList> = (c) => serveFeedFile(c, orgFeedListKey(c.req.valid("param").sync_code));
+
+export const feedVideos: AppRouteHandler<typeof routes.feedVideos> = (c) => serveFeedFile(c, feedFileKeys(c.req.valid("param").feed_id).videos);
+
+export const feedMetadata: AppRouteHandler<typeof routes.feedMetadata> = (c) => serveFeedFile(c, feedFileKeys(c.req.valid("param").feed_id).metadata);
+
+export const jsonFeed: AppRouteHandler<typeof routes.jsonFeed> = async (c) => {
+  const q = c.req.valid("query");
+  return c.json(await jsonFeedEntries(requestDeps(c), q.feed, { limit: q.count, offset: q.start }), 200);
+};

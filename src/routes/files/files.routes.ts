@@ -1,0 +1,43 @@
+// Player traffic for media and thumbnails: public, not rate limited, cached by ETag.
+import { createRoute, z } from "@hono/zod-openapi";
+import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { CONTENT_KEY_PATTERN } from "../../shared/ids";
+
+const binary = (type: string, description: string) => ({
+  description,
+  content: { [type]: { schema: z.string().openapi({ format: "binary" }) } },
+});
+
+export const media = createRoute({
+  method: "get",
+  path: "/media/{contentKey}/{file}",
+  operationId: "getMedia",
+  tags: ["Files"],
+  security: SECURITY.public,
+  summary: "The video file (the record's url)",
+  description: "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end answers 416 with Content-Range: bytes */<size>.",
+  request: {
+    params: z.object({
+      contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
+      file: z.string().regex(/^[A-Za-z0-9]{1,8}\.(mp4|mov)$/, "must be <contentKey>.mp4 or .mov"),
+    }),
+  },
+  responses: {
+    200: binary("video/mp4", "The media"),
+    206: binary("video/mp4", "Partial content (Content-Range)"),
+    ...notModifiedResponse,
+    ...koErrors(400, 404, 416),
+  },
+});
+
+export const thumbnail = createRoute({
+  method: "get",
+  path: "/thumbnails/{file}",
+  operationId: "getThumbnail",
+  tags: ["Files"],
+  security: SECURITY.public,
+  summary: "A content's thumbnail (the service thumbnail URL)",
+  description: "The uploaded thumbnail, or a default 1920x1080 image until one is uploaded.",
+  request: { params: z.object({ file: z.string().regex(/^[A-Za-z0-9]{1,8}\.jpg$/, "must be <contentKey>.jpg") }) },
+  responses: { 200: binary("image/jpeg", "JPEG"), ...notModifiedResponse, ...koErrors(400, 404) },
+});

@@ -1,0 +1,119 @@
+// zod schemas of the operator API (/admin/*).
+import { z } from "@hono/zod-openapi";
+import { ENTITLEMENTS, PLANS } from "../db/schema";
+import { isAlpha3 } from "../shared/geo";
+import { CONTENT_KEY_PATTERN, KEY_PATTERN } from "../shared/ids";
+
+const keyMessage = "must be 1 to 64 letters, digits, - or _";
+export const organizationKey = z.string().regex(KEY_PATTERN, keyMessage);
+export const orgParam = z.object({ organizationKey });
+
+export const organizationView = z
+  .object({
+    organizationKey: z.string(),
+    name: z.string(),
+    syncCode: z.string(),
+    apiKey: z.string(),
+    plan: z.enum(PLANS),
+    entitlements: z.array(z.enum(ENTITLEMENTS)),
+    network: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .openapi("AdminOrganization");
+
+export const credentialsView = z
+  .object({
+    syncCode: z.string(),
+    apiKey: z.string(),
+    apiSecret: z.string().openapi({ description: "Shown once" }),
+    apiToken: z.string().openapi({ description: "Shown once" }),
+  })
+  .openapi("IssuedCredentials");
+
+export const createOrganizationBody = z
+  .strictObject({
+    organizationKey,
+    name: z.string().min(1).max(200).optional(),
+    plan: z.enum(PLANS).default("standard"),
+    entitlements: z.array(z.enum(ENTITLEMENTS)).max(ENTITLEMENTS.length * 2).default([]),
+    network: z.string().min(1).max(100).nullable().optional(),
+  })
+  .openapi("AdminCreateOrganization");
+
+export const updateOrganizationBody = z
+  .strictObject({
+    name: z.string().min(1).max(200).optional(),
+    plan: z.enum(PLANS).optional(),
+    entitlements: z.array(z.enum(ENTITLEMENTS)).max(ENTITLEMENTS.length * 2).optional(),
+    network: z.string().min(1).max(100).nullable().optional(),
+  })
+  .openapi("AdminUpdateOrganization");
+
+export const subOrganizationBody = z
+  .strictObject({ name: z.string().min(1).max(200), mmiKey: z.string().regex(KEY_PATTERN, keyMessage).optional() })
+  .openapi("AdminCreateSubOrganization");
+
+export const rotateBody = z
+  .strictObject({
+    rotate: z
+      .array(z.enum(["syncCode", "apiKey", "apiSecret", "apiToken"]))
+      .min(1)
+      .max(4)
+      .default(["apiSecret", "apiToken"])
+      .openapi({ description: "Which credentials to replace (default apiSecret and apiToken). Rotating syncCode moves the feed list URL." }),
+  })
+  .openapi("AdminRotateCredentials");
+
+const isoTimestamp = z.iso.datetime({ offset: true, error: "must be an ISO 8601 timestamp" });
+const syndicationInput = z
+  .strictObject({
+    name: z.string().max(200).default(""),
+    start_time: isoTimestamp,
+    stop_time: isoTimestamp.nullable().default(null),
+    geos: z
+      .array(z.string().refine((g) => g === "-" || isAlpha3(g), 'geos must be ISO 3166 alpha-3 codes or "-"'))
+      .max(300)
+      .default([]),
+  })
+  .refine((s) => s.stop_time === null || Date.parse(s.stop_time) > Date.parse(s.start_time), "stop_time must be after start_time");
+
+export const contentKeyParam = z.object({ contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits") });
+
+export const operatorVideoBody = z
+  .strictObject({
+    serviceCategories: z.array(z.string().min(1).max(200)).max(100).optional(),
+    syndications: z.array(syndicationInput).max(100).optional().openapi({ description: "Replaces every window of the video" }),
+    removed: z.boolean().optional(),
+    isLive: z.boolean().optional(),
+    urlHLS: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000).nullable().optional(),
+  })
+  .openapi("OperatorVideoChanges");
+
+export const operatorVideoView = z
+  .object({
+    contentKey: z.string(),
+    serviceCategories: z.array(z.string()),
+    syndications: z.array(z.object({ name: z.string(), start_time: z.string(), stop_time: z.string().nullable(), geos: z.array(z.string()) })),
+    removed: z.boolean(),
+    isLive: z.boolean(),
+    urlHLS: z.string().nullable(),
+  })
+  .openapi("OperatorVideo");
+
+export const rebuildBody = z
+  .strictObject({
+    feedId: z.string().max(64).optional().openapi({ description: "Rebuild this feed" }),
+    contentKey: z.string().max(8).optional().openapi({ description: "Rebuild the feeds this video belongs to (what a write to it triggers)" }),
+    all: z.boolean().optional().openapi({ description: "Rebuild every feed in id order, `limit` at a time from `afterId`" }),
+    afterId: z.number().int().min(0).default(0),
+    limit: z.number().int().min(1).max(1000).default(100),
+    force: z.boolean().default(false).openapi({ description: "Write every file even when its content is unchanged" }),
+  })
+  .refine((b) => [b.feedId, b.contentKey, b.all].filter((v) => v !== undefined && v !== false).length === 1, {
+    message: "give exactly one of feedId, contentKey or all",
+  })
+  .openapi("AdminRebuildFeeds");
+
+export const rebuildResult = z
+  .object({ feeds: z.number(), written: z.number(), unchanged: z.number(), nextAfterId: z.number().nullable() })
+  .openapi("AdminRebuildResult");
