@@ -4,26 +4,9 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-export const PLANS = ["standard", "enterprise"] as const;
-export type Plan = (typeof PLANS)[number];
+import { CONTENT_STATUSES, LABEL_KINDS, PLANS, type Entitlement } from "../shared/vocabulary";
 
-export const ENTITLEMENTS = [
-  "network",
-  "mmi",
-  "watched_by_tput",
-  "custom_fields",
-  "events",
-  "enterprise_player",
-  "viewer_analytics",
-  "ecommerce",
-] as const;
-export type Entitlement = (typeof ENTITLEMENTS)[number];
-
-export const LABEL_KINDS = ["category", "tag", "event"] as const;
-export type LabelKind = (typeof LABEL_KINDS)[number];
-
-export const CONTENT_STATUSES = ["uploading", "available", "rejected"] as const;
-export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+export type { ContentStatus, Entitlement, LabelKind, Plan } from "../shared/vocabulary";
 
 export const networks = sqliteTable("networks", {
   id: integer("id").primaryKey({ autoIncrement: true }),

@@ -9,6 +9,8 @@ import {
   findOrganizationByKey,
   insertOrganization,
   insertSubOrganization,
+  listOrganizations as listOrganizationRows,
+  listSubOrganizations,
   replaceCredentials,
   updateOrganization as updateOrganizationRow,
   type OrganizationWithNetwork,
@@ -50,6 +52,20 @@ export function organizationView(org: OrganizationWithNetwork) {
 }
 
 type OrgDeps = Pick<Deps, "db" | "now">;
+
+export async function listOrganizations(deps: Pick<Deps, "db">) {
+  return (await listOrganizationRows(deps.db)).map(organizationView);
+}
+
+/** An organization and its sub-organizations. */
+export async function showOrganization(deps: Pick<Deps, "db">, organizationKey: string) {
+  const org = await loadOrganization(deps, organizationKey);
+  const subs = await listSubOrganizations(deps.db, org.id);
+  return {
+    organization: organizationView(org),
+    subOrganizations: subs.map((s) => ({ name: s.name, mmiKey: s.mmiKey, createdAt: s.createdAt })),
+  };
+}
 
 export async function loadOrganization(deps: Pick<Deps, "db">, organizationKey: string): Promise<OrganizationWithNetwork> {
   const org = await findOrganizationByKey(deps.db, organizationKey);

@@ -8,17 +8,16 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import {
-  findOrganizationByApiKey,
-  findOrganizationByKey,
-  findOrganizationBySyncCode,
-  findOrganizationByTokenHash,
-  findSubOrganization,
+  isOperatorToken,
+  organizationByKey,
+  organizationByKeyAndSecret,
+  organizationBySyncCode,
+  organizationByToken,
+  subOrganizationOf,
   type OrganizationWithNetwork,
-} from "../db/organizations";
-import { requireEntitlement } from "../domain/entitlements";
+} from "../domain/authentication";
 import type { AppEnv, AuthClass } from "../http/context";
 import { ApiError, errorResponse, unauthorized } from "../http/errors";
-import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 
 const bearerToken = (c: Context) => c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
 
@@ -27,7 +26,7 @@ async function authenticateWrite(c: Context<AppEnv>): Promise<OrganizationWithNe
   const syncCode = c.req.header("X-Service-Sync-Code");
   const bearer = bearerToken(c);
   if (bearer) {
-    const org = await findOrganizationByTokenHash(db, await sha256Hex(bearer));
+    const org = await organizationByToken(db, bearer);
     if (org && (syncCode === undefined || syncCode === org.syncCode)) return org;
     throw unauthorized();
   }
@@ -38,17 +37,15 @@ async function authenticateWrite(c: Context<AppEnv>): Promise<OrganizationWithNe
       "authentication failed: send X-Service-Sync-Code, X-Service-Api-Key and X-Service-Api-Secret, or Authorization: Bearer <API token>",
     );
   }
-  const candidate = await findOrganizationByApiKey(db, apiKey);
-  // Hash and compare even when the key is unknown, so timing does not reveal which part was wrong.
-  const secretOk = constantTimeEqual(await sha256Hex(apiSecret), candidate?.apiSecretHash ?? "0".repeat(64));
-  if (candidate && secretOk && candidate.syncCode === syncCode) return candidate;
-  throw unauthorized();
+  const org = await organizationByKeyAndSecret(db, syncCode, apiKey, apiSecret);
+  if (!org) throw unauthorized();
+  return org;
 }
 
 async function authenticateRead(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
   const syncCode = c.req.header("X-Service-Sync-Code");
   if (!syncCode) throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
-  const org = await findOrganizationBySyncCode(c.get("db"), syncCode);
+  const org = await organizationBySyncCode(c.get("db"), syncCode);
   if (!org) throw unauthorized("authentication failed: unknown sync code");
   return org;
 }
@@ -56,7 +53,7 @@ async function authenticateRead(c: Context<AppEnv>): Promise<OrganizationWithNet
 async function authenticateReport(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
   const organizationKey = c.req.query("organization_key");
   if (!organizationKey) throw unauthorized("authentication failed: organization_key is required");
-  const org = await findOrganizationByKey(c.get("db"), organizationKey);
+  const org = await organizationByKey(c.get("db"), organizationKey);
   if (!org) throw unauthorized("authentication failed: unknown organization_key");
   const syncCode = c.req.header("X-Service-Sync-Code");
   if (syncCode !== undefined && syncCode !== org.syncCode) {
@@ -73,9 +70,8 @@ export function authenticate(kind: AuthClass): MiddlewareHandler<AppEnv> {
     let subOrg = null;
     const mmiKey = c.req.header("X-Service-MMI-Key");
     if (mmiKey !== undefined) {
-      subOrg = await findSubOrganization(c.get("db"), org.id, mmiKey);
+      subOrg = await subOrganizationOf(c.get("db"), org, mmiKey);
       if (!subOrg) throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
-      requireEntitlement(org, "mmi", "X-Service-MMI-Key");
     }
     c.set("auth", { org, subOrg, via: kind });
     await next();
@@ -88,7 +84,7 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = bearerAuth({
   verifyToken: async (token, c: Context<AppEnv>) => {
     const expected = c.get("config").adminToken;
     if (!expected) throw new ApiError(503, "operator API disabled: ADMIN_TOKEN is not configured");
-    return constantTimeEqual(await sha256Hex(token), await sha256Hex(expected));
+    return isOperatorToken(token, expected);
   },
   noAuthenticationHeader: { message: refuseOperator },
   invalidAuthenticationHeader: { message: refuseOperator },

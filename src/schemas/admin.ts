@@ -1,6 +1,6 @@
 // zod schemas of the operator API (/admin/*).
 import { z } from "@hono/zod-openapi";
-import { ENTITLEMENTS, PLANS } from "../db/schema";
+import { ENTITLEMENTS, PLANS } from "../shared/vocabulary";
 import { isAlpha3 } from "../shared/geo";
 import { CONTENT_KEY_PATTERN, KEY_PATTERN } from "../shared/ids";
 

@@ -3,12 +3,19 @@
 // upload must still exist and the body must be what the content announced.
 import { findContentByKeyAnyOrg, markThumbnailUploaded } from "../../db/content";
 import { checkThumbnail, THUMBNAIL_MAX_BYTES } from "../../media/jpeg";
-import { invalid, notFound } from "../../shared/errors";
+import { forbidden, invalid, notFound } from "../../shared/errors";
 import { serviceThumbnailUrl, thumbnailKey } from "../../storage/layout";
+import { verifyWorkerSignature, type UploadTarget } from "../../storage/signed-urls";
 import type { Deps } from "../deps";
 import { expectedPartSize } from "./content";
 
 const contentKeyOf = (key: string) => key.split("/")[0] ?? "";
+
+/** The signed URL is the credential: a wrong or expired signature is refused (403). */
+export async function checkSignature(deps: Pick<Deps, "config" | "now">, target: UploadTarget, signature: string): Promise<void> {
+  const check = await verifyWorkerSignature(deps.config.signingSecret, target, signature, Math.floor(deps.now.getTime() / 1000));
+  if (!check.ok) throw forbidden(`upload URL rejected: ${check.reason}`);
+}
 
 /** The length a part's body must have, or why it cannot be stored. */
 export async function partTarget(deps: Pick<Deps, "db">, key: string, uploadId: string, partNumber: number, length: number) {

@@ -1,4 +1,3 @@
-import { listOrganizations as listOrganizationRows, listSubOrganizations } from "../../db/organizations";
 import { rebuildNow } from "../../domain/feeds/feeds";
 import { applyOperatorChanges } from "../../domain/operator-videos";
 import * as organizations from "../../domain/organizations";
@@ -10,19 +9,10 @@ export const createOrganization: AppRouteHandler<typeof routes.createOrganizatio
   c.json(await organizations.createOrganization(requestDeps(c), c.req.valid("json")), 200);
 
 export const listOrganizations: AppRouteHandler<typeof routes.listOrganizations> = async (c) =>
-  c.json({ organizations: (await listOrganizationRows(c.get("db"))).map(organizations.organizationView) }, 200);
+  c.json({ organizations: await organizations.listOrganizations(requestDeps(c)) }, 200);
 
-export const showOrganization: AppRouteHandler<typeof routes.showOrganization> = async (c) => {
-  const org = await organizations.loadOrganization(requestDeps(c), c.req.valid("param").organizationKey);
-  const subs = await listSubOrganizations(c.get("db"), org.id);
-  return c.json(
-    {
-      organization: organizations.organizationView(org),
-      subOrganizations: subs.map((s) => ({ name: s.name, mmiKey: s.mmiKey, createdAt: s.createdAt })),
-    },
-    200,
-  );
-};
+export const showOrganization: AppRouteHandler<typeof routes.showOrganization> = async (c) =>
+  c.json(await organizations.showOrganization(requestDeps(c), c.req.valid("param").organizationKey), 200);
 
 export const updateOrganization: AppRouteHandler<typeof routes.updateOrganization> = async (c) =>
   c.json({ organization: await organizations.changeOrganization(requestDeps(c), c.req.valid("param").organizationKey, c.req.valid("json")) }, 200);

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { findOrganizationBySyncCode } from "../../db/organizations";
+import { organizationBySyncCode } from "../../domain/authentication";
 import { ingestEvents } from "../../domain/stats/ingest";
 import type { AppEnv } from "../../http/context";
 import { unauthorized } from "../../http/errors";
@@ -18,7 +18,7 @@ async function playerOrganization(c: Context<AppEnv>, fromQuery: string | undefi
   }
   const syncCode = fromHeader ?? fromQuery;
   if (!syncCode) throw unauthorized("authentication failed: send X-Service-Sync-Code or the sync query parameter");
-  const org = await findOrganizationBySyncCode(c.get("db"), syncCode);
+  const org = await organizationBySyncCode(c.get("db"), syncCode);
   if (!org) throw unauthorized("authentication failed: unknown sync code");
   return org;
 }

@@ -1,11 +1,11 @@
 import type { Context } from "hono";
+import { feedListObjectKey, feedObjectKey } from "../../domain/files";
 import { jsonFeed as jsonFeedEntries } from "../../domain/feeds/json-feed";
 import type { AppEnv } from "../../http/context";
 import { requestDeps } from "../../http/deps";
 import type { AppRouteHandler } from "../../http/router";
 import { serveStored } from "../../http/serve-object";
 import { notFound } from "../../shared/errors";
-import { feedFileKeys, orgFeedListKey } from "../../storage/layout";
 import type * as routes from "./feed-files.routes";
 
 /** Short max-age with a long stale-while-revalidate: players see changes within a minute. */
@@ -22,13 +22,13 @@ export async function serveFeedFile(c: Context<AppEnv>, key: string): Promise<Re
   return response;
 }
 
-export const legacyFile = (c: Context<AppEnv>) => serveFeedFile(c, c.req.param("file")!);
+export const legacyFile = (c: Context<AppEnv>) => serveFeedFile(c, feedObjectKey(c.req.param("file")!.replace(/-feed\.json$/, ""), "legacy"));
 
-export const orgFeedList: AppRouteHandler<typeof routes.orgFeedList> = (c) => serveFeedFile(c, orgFeedListKey(c.req.valid("param").sync_code));
+export const orgFeedList: AppRouteHandler<typeof routes.orgFeedList> = (c) => serveFeedFile(c, feedListObjectKey(c.req.valid("param").sync_code));
 
-export const feedVideos: AppRouteHandler<typeof routes.feedVideos> = (c) => serveFeedFile(c, feedFileKeys(c.req.valid("param").feed_id).videos);
+export const feedVideos: AppRouteHandler<typeof routes.feedVideos> = (c) => serveFeedFile(c, feedObjectKey(c.req.valid("param").feed_id, "videos"));
 
-export const feedMetadata: AppRouteHandler<typeof routes.feedMetadata> = (c) => serveFeedFile(c, feedFileKeys(c.req.valid("param").feed_id).metadata);
+export const feedMetadata: AppRouteHandler<typeof routes.feedMetadata> = (c) => serveFeedFile(c, feedObjectKey(c.req.valid("param").feed_id, "metadata"));
 
 export const jsonFeed: AppRouteHandler<typeof routes.jsonFeed> = async (c) => {
   const q = c.req.valid("query");

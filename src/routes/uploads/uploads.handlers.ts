@@ -1,17 +1,11 @@
 import type { Context } from "hono";
-import { storePart, storeThumbnail } from "../../domain/content/uploads";
+import { checkSignature, storePart, storeThumbnail } from "../../domain/content/uploads";
 import type { AppEnv } from "../../http/context";
 import { requestDeps } from "../../http/deps";
 import { ApiError } from "../../http/errors";
 import type { AppRouteHandler } from "../../http/router";
 import { invalid } from "../../shared/errors";
-import { verifyWorkerSignature, type UploadTarget } from "../../storage/signed-urls";
 import type * as routes from "./uploads.routes";
-
-async function verify(c: Context<AppEnv>, target: UploadTarget, signature: string): Promise<void> {
-  const check = await verifyWorkerSignature(c.get("config").signingSecret, target, signature, Math.floor(Date.now() / 1000));
-  if (!check.ok) throw new ApiError(403, `upload URL rejected: ${check.reason}`);
-}
 
 function contentLength(c: Context<AppEnv>): number {
   const header = c.req.header("Content-Length");
@@ -21,19 +15,21 @@ function contentLength(c: Context<AppEnv>): number {
 
 export const part: AppRouteHandler<typeof routes.part> = async (c) => {
   const q = c.req.valid("query");
-  await verify(c, { method: "PUT", key: q.key, uploadId: q.uploadId, partNumber: q.partNumber, expires: q.expires }, q.signature);
+  const deps = requestDeps(c);
+  await checkSignature(deps, { method: "PUT", key: q.key, uploadId: q.uploadId, partNumber: q.partNumber, expires: q.expires }, q.signature);
   const length = contentLength(c);
   const body = c.req.raw.body;
   if (!body) throw invalid("part body is empty");
-  const stored = await storePart(requestDeps(c), q.key, q.uploadId, q.partNumber, length, body);
+  const stored = await storePart(deps, q.key, q.uploadId, q.partNumber, length, body);
   c.header("ETag", `"${stored.etag}"`);
   return c.json(stored, 200);
 };
 
 export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => {
   const q = c.req.valid("query");
-  await verify(c, { method: "PUT", key: q.key, uploadId: "", partNumber: 0, expires: q.expires }, q.signature);
-  const stored = await storeThumbnail(requestDeps(c), q.key, contentLength(c), () => c.req.arrayBuffer());
+  const deps = requestDeps(c);
+  await checkSignature(deps, { method: "PUT", key: q.key, uploadId: "", partNumber: 0, expires: q.expires }, q.signature);
+  const stored = await storeThumbnail(deps, q.key, contentLength(c), () => c.req.arrayBuffer());
   c.header("ETag", stored.etag);
   return c.json({ thumbnailUrl: stored.thumbnailUrl }, 200);
 };

@@ -1,0 +1,23 @@
+// The service's vocabulary: plans, entitlements, kinds of names, content states. The database
+// schema, the rules and the API schemas all use these lists.
+
+export const PLANS = ["standard", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const ENTITLEMENTS = [
+  "network",
+  "mmi",
+  "watched_by_tput",
+  "custom_fields",
+  "events",
+  "enterprise_player",
+  "viewer_analytics",
+  "ecommerce",
+] as const;
+export type Entitlement = (typeof ENTITLEMENTS)[number];
+
+export const LABEL_KINDS = ["category", "tag", "event"] as const;
+export type LabelKind = (typeof LABEL_KINDS)[number];
+
+export const CONTENT_STATUSES = ["uploading", "available", "rejected"] as const;
+export type ContentStatus = (typeof CONTENT_STATUSES)[number];
