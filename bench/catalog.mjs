@@ -7,7 +7,7 @@
 // database first (most and least used tag of the organization, a common title word, ...), so
 // the same command works for any catalog size. Prints a markdown table and writes
 // bench/results/catalog-<timestamp>.json. See docs/benchmarks.md.
-import { COMMON_USAGE, parseBenchArgs } from "./lib/args.mjs";
+import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
 import { STANDARD_COLUMNS, failureNotes, markdownTable, writeResults } from "./lib/report.mjs";
 import { checkServer, runAll } from "./lib/runner.mjs";
@@ -149,17 +149,7 @@ function describeInputs(v) {
 }
 
 async function main() {
-  let options;
-  try {
-    options = parseBenchArgs(process.argv.slice(2), { org: { type: "string", default: "bulk1" } });
-  } catch (err) {
-    console.error(`${err.message}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  if (options.help) {
-    console.log(USAGE);
-    return;
-  }
+  const options = benchOptions(USAGE, { org: { type: "string", default: "bulk1" } });
   await checkServer(options.url);
   const inputs = await chooseInputs(options.org, { persistTo: options.persistTo });
   console.log(describeInputs(inputs));

@@ -11,7 +11,7 @@
 // Loopback only; every loop is bounded. Prints markdown tables and writes
 // bench/results/stats-<timestamp>.json. See docs/statistics.md.
 import { performance } from "node:perf_hooks";
-import { COMMON_USAGE, parseBenchArgs } from "./lib/args.mjs";
+import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
 import { STANDARD_COLUMNS, failureNotes, markdownTable, writeResults } from "./lib/report.mjs";
 import { checkServer, runAll } from "./lib/runner.mjs";
@@ -160,29 +160,19 @@ async function ingest(url, inputs, batches, concurrency) {
 }
 
 async function main() {
-  let options;
-  try {
-    options = parseBenchArgs(process.argv.slice(2), {
-      org: { type: "string", default: "bulk1" },
-      batches: { type: "string", default: "20" },
-      concurrency: { type: "string", default: "4" },
-    });
-    if (!options.help) {
-      for (const [name, max] of [["batches", 200], ["concurrency", 16]]) {
-        const n = Number(options[name]);
-        if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`--${name} must be an integer from 1 to ${max}`);
-        options[name] = n;
-      }
-      if (!isLoopback(options.url)) throw new Error(`--url must be a loopback address (127.0.0.1, localhost, [::1]); got ${options.url}`);
+  const extra = {
+    org: { type: "string", default: "bulk1" },
+    batches: { type: "string", default: "20" },
+    concurrency: { type: "string", default: "4" },
+  };
+  const options = benchOptions(USAGE, extra, (o) => {
+    for (const [name, max] of [["batches", 200], ["concurrency", 16]]) {
+      const n = Number(o[name]);
+      if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`--${name} must be an integer from 1 to ${max}`);
+      o[name] = n;
     }
-  } catch (err) {
-    console.error(`${err.message}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  if (options.help) {
-    console.log(USAGE);
-    return;
-  }
+    if (!isLoopback(o.url)) throw new Error(`--url must be a loopback address (127.0.0.1, localhost, [::1]); got ${o.url}`);
+  });
   // The defaults of the shared runner (20 runs, 2 warm-ups) are for fast reads; reports are fewer.
   if (!process.argv.includes("--runs")) options.runs = 5;
   if (!process.argv.includes("--warmups")) options.warmups = 1;

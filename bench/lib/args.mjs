@@ -31,3 +31,23 @@ export function parseBenchArgs(argv, extra = {}) {
   const url = new URL(values.url).href;
   return { ...values, url, runs: count("runs", 1), warmups: count("warmups", 0), only, persistTo: values["persist-to"] ? resolve(values["persist-to"]) : undefined };
 }
+
+/**
+ * The options of a bench's command line, or the exit: usage and status 2 on bad input, the
+ * usage alone for --help. `check` validates the bench's own options (throwing on bad ones).
+ */
+export function benchOptions(usage, extra = {}, check = () => {}) {
+  let options;
+  try {
+    options = parseBenchArgs(process.argv.slice(2), extra);
+    if (!options.help) check(options);
+  } catch (err) {
+    console.error(`${err.message}\n\n${usage}`);
+    process.exit(2);
+  }
+  if (options.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  return options;
+}

@@ -1,5 +1,6 @@
 // zod schemas of the catalog read endpoints (E6, E13–E16) and feed definitions.
 import { z } from "@hono/zod-openapi";
+import { olderRecordHead, syndicationRecord, translationRecord } from "./records";
 
 export const PAGE_SIZE_MAX = 1000;
 
@@ -102,20 +103,9 @@ export const getVideosQuery = z.object({
   privateTags: flag("privateTags"),
 });
 
-const syndicationObject = z.object({
-  name: z.string(),
-  start_time: z.string(),
-  stop_time: z.string().nullable(),
-  geos: z.array(z.string()),
-});
-
 export const searchRecord = z
   .object({
-    content_key: z.string(),
-    created_date: z.string(),
-    description: z.string(),
-    duration: z.number(),
-    service_categories: z.array(z.string()),
+    ...olderRecordHead,
     privateCategory: z.array(z.string()),
     privateTag: z.array(z.string()),
     events: z.array(z.string()),
@@ -132,16 +122,12 @@ export const feedSearchResponse = z.object({
   message: z.string(),
   data: z.array(
     z.object({
-      content_key: z.string(),
-      created_date: z.string(),
-      description: z.string(),
-      duration: z.number(),
-      service_categories: z.array(z.string()),
+      ...olderRecordHead,
       removed: z.boolean(),
-      syndications: z.array(syndicationObject),
+      syndications: z.array(syndicationRecord),
       thumbnail: z.string(),
       title: z.string(),
-      translations: z.array(z.object({ language: z.string(), title: z.string(), description: z.string() })),
+      translations: z.array(translationRecord),
     }),
   ),
 });
@@ -175,7 +161,6 @@ export const feedMetadata = z
 // ---------------------------------------------------------------------------------------------
 // Published feed files (spec 2.4, 4.6) and json-feed
 
-const translation = z.object({ language: z.string(), title: z.string(), description: z.string() });
 const generatedAt = z.string().openapi({ description: "When the file was written (UTC)" });
 
 export const legacyFeedFile = z
@@ -198,7 +183,7 @@ export const legacyFeedFile = z
         privateTags: z.array(z.string()),
         events: z.array(z.string()),
         thumbnail: z.string(),
-        translations: z.array(translation),
+        translations: z.array(translationRecord),
       }),
     ),
     generated_at: generatedAt,
@@ -248,7 +233,7 @@ export const jsonFeedResponse = z
         key: z.string(),
         thumbnail: z.string(),
         title: z.string(),
-        translations: z.array(translation),
+        translations: z.array(translationRecord),
       }),
     }),
   )

@@ -16,6 +16,7 @@ import {
 import { isCalendarDay, parseTimestamp } from "../shared/dates";
 import { canonicalDeviceType } from "../shared/device";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
+import { olderRecordHead, syndicationRecord, translationRecord } from "./records";
 
 /** "is required" when absent, `must be <expected>` for a wrong type. */
 const required = (expected: string) => ({
@@ -227,22 +228,17 @@ export const ecommerceStatsRow = z
   })
   .openapi("EcommerceStatsRow");
 
-const translation = z.object({ language: z.string(), title: z.string(), description: z.string() });
 
 export const combinedVideoRecord = z
   .object({
-    content_key: z.string(),
-    created_date: z.string(),
-    description: z.string(),
-    duration: z.number().nullable(),
-    service_categories: z.array(z.string()),
+    ...olderRecordHead,
     privateCategory: z.array(z.string()),
     privateTag: z.array(z.string()),
     removed: z.boolean(),
-    syndications: z.array(z.object({ name: z.string(), start_time: z.string(), stop_time: z.string().nullable(), geos: z.array(z.string()) })),
+    syndications: z.array(syndicationRecord),
     thumbnail: z.string(),
     title: z.string(),
-    translations: z.array(translation),
+    translations: z.array(translationRecord),
   })
   .openapi("CombinedReportVideo");
 
@@ -267,7 +263,7 @@ export const ecommerceVideoInfo = z
     syndications: z.array(z.object({ start_date: z.string(), end_date: z.string().nullable(), geos: z.array(z.string()) })),
     thumbnail: z.string(),
     title: z.string(),
-    translations: z.array(translation),
+    translations: z.array(translationRecord),
   })
   .openapi("EcommerceVideoInfo");
 

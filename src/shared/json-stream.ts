@@ -11,71 +11,72 @@ export type JsonPart = string | AsyncIterable<unknown>;
 
 export type JsonBody = { kind: "buffered"; text: string } | { kind: "streamed"; stream: ReadableStream<Uint8Array> };
 
-/**
- * Reads the parts in order. Literal parts are written verbatim; each iterable becomes its
- * values separated by commas (the caller writes the surrounding brackets). Errors thrown while
- * buffering (the first pages) reach the caller; once streaming, an error ends the body early.
- */
-export async function jsonBody(parts: JsonPart[], onStreamEnd?: (items: number, error?: unknown) => void): Promise<JsonBody> {
-  const chunks: string[] = [];
-  let items = 0;
+/** Reads the parts in order, one piece of output text at a time (null at the end). */
+function pieces(parts: JsonPart[]) {
   let index = 0;
   let pending: { iterator: AsyncIterator<unknown>; first: boolean } | null = null;
+  let items = 0;
+  return {
+    get items() {
+      return items;
+    },
+    async next(): Promise<string | null> {
+      while (index < parts.length) {
+        const part = parts[index]!;
+        if (typeof part === "string") {
+          index++;
+          return part;
+        }
+        pending ??= { iterator: part[Symbol.asyncIterator](), first: true };
+        const next = await pending.iterator.next();
+        if (next.done) {
+          pending = null;
+          index++;
+          continue;
+        }
+        const text = (pending.first ? "" : ",") + JSON.stringify(next.value);
+        pending.first = false;
+        items++;
+        return text;
+      }
+      return null;
+    },
+  };
+}
 
+/**
+ * Literal parts are written verbatim; each iterable becomes its values separated by commas (the
+ * caller writes the surrounding brackets). Errors thrown while buffering (the first pages)
+ * reach the caller; once streaming, an error ends the body early.
+ */
+export async function jsonBody(parts: JsonPart[], onStreamEnd?: (items: number, error?: unknown) => void): Promise<JsonBody> {
+  const reader = pieces(parts);
+  const chunks: string[] = [];
   // Buffer until the document ends or BUFFER_ITEMS values were read.
-  while (index < parts.length && items <= BUFFER_ITEMS) {
-    const part = parts[index]!;
-    if (typeof part === "string") {
-      chunks.push(part);
-      index++;
-      continue;
-    }
-    pending ??= { iterator: part[Symbol.asyncIterator](), first: true };
-    const next = await pending.iterator.next();
-    if (next.done) {
-      pending = null;
-      index++;
-      continue;
-    }
-    chunks.push((pending.first ? "" : ",") + JSON.stringify(next.value));
-    pending.first = false;
-    items++;
+  for (;;) {
+    if (reader.items > BUFFER_ITEMS) break;
+    const piece = await reader.next();
+    if (piece === null) return { kind: "buffered", text: chunks.join("") };
+    chunks.push(piece);
   }
-  if (index >= parts.length) return { kind: "buffered", text: chunks.join("") };
 
   const encoder = new TextEncoder();
   let carried = chunks.join("");
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        // One page-sized slice of output per pull.
+        // About 256 KB of output per pull.
         let out = carried;
         carried = "";
-        while (out.length < 256 * 1024 && index < parts.length) {
-          const part = parts[index]!;
-          if (typeof part === "string") {
-            out += part;
-            index++;
-            continue;
-          }
-          pending ??= { iterator: part[Symbol.asyncIterator](), first: true };
-          const next = await pending.iterator.next();
-          if (next.done) {
-            pending = null;
-            index++;
-            continue;
-          }
-          out += (pending.first ? "" : ",") + JSON.stringify(next.value);
-          pending.first = false;
-          items++;
-        }
+        let piece: string | null = "";
+        while (out.length < 256 * 1024 && (piece = await reader.next()) !== null) out += piece;
         if (out) controller.enqueue(encoder.encode(out));
-        if (index >= parts.length) {
+        if (piece === null) {
           controller.close();
-          onStreamEnd?.(items);
+          onStreamEnd?.(reader.items);
         }
       } catch (err) {
-        onStreamEnd?.(items, err);
+        onStreamEnd?.(reader.items, err);
         controller.error(err);
       }
     },
