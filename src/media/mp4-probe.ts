@@ -4,11 +4,13 @@
  * Reads only what it needs through ranged reads so a multi-GB upload in R2 is
  * never downloaded: the top-level box headers, then the whole moov box (which
  * holds all the metadata, typically a few KB to a few MB). Media data (mdat) is
- * skipped by offset.
+ * skipped by offset. A fragmented file (moov with mvex) takes its duration
+ * from the fragments instead, see mp4-fragments.ts.
  *
  * Every length in the file is untrusted: all reads are bounds-checked and any
  * malformed structure ends in a MediaProbeError with a user-facing message.
  */
+
 import {
   Bytes,
   children,
@@ -19,13 +21,17 @@ import {
   parseBoxHeader,
   type Box,
 } from "./mp4-boxes";
+import { fragmentedDuration, parseMvex, type FragmentSetup, type FragmentTrack } from "./mp4-fragments";
 import { CachedReader, type RangeReader } from "./mp4-reader";
 
 export { MediaProbeError } from "./mp4-boxes";
 export type { RangeReader } from "./mp4-reader";
 
 export interface MediaInfo {
-  /** From mvhd (duration / timescale); falls back to the longest track's mdhd. */
+  /**
+   * From mvhd (duration / timescale); falls back to the longest track's mdhd.
+   * For a fragmented file: from mehd, mfra or the moofs (see `fragmented`).
+   */
   durationSeconds: number;
   /** Video frame size from the visual sample entry, else from tkhd. */
   width: number | null;
@@ -36,6 +42,8 @@ export interface MediaInfo {
   audioCodec: string | null;
   /** Whether moov came before ("start") or after ("end") mdat. */
   moovPosition: "start" | "end";
+  /** Only for a fragmented file (moov with mvex): where its duration came from. */
+  fragmented?: { durationFrom: "mehd" | "mfra" | "moofs" };
 }
 
 /** Metadata larger than this is not a sane upload (and would not fit in memory comfortably). */
@@ -88,8 +96,16 @@ export async function probeMp4(read: RangeReader, fileSize: number): Promise<Med
         );
       }
       const moov = await reader.read(offset + headerSize, payloadSize);
-      const info = parseMoovSafely(moov);
-      return { ...info, moovPosition: sawMdat ? "end" : "start" };
+      const { fragments, ...info } = parseMoovSafely(moov);
+      const result: MediaInfo = { ...info, moovPosition: sawMdat ? "end" : "start" };
+      if (fragments) {
+        const found = await fragmentedDuration(reader, fragments, offset + boxSize);
+        // mehd covers the whole movie; the other sources only add fragments to what the moov holds.
+        result.durationSeconds =
+          found.from === "mehd" ? (found.seconds ?? 0) : Math.max(info.durationSeconds, found.seconds ?? 0);
+        result.fragmented = { durationFrom: found.from };
+      }
+      return result;
     }
     offset += boxSize;
   }
@@ -106,13 +122,20 @@ export async function probeMp4(read: RangeReader, fileSize: number): Promise<Med
 
 interface TrackInfo {
   handler: string;
+  /** tkhd track_ID (fragments refer to tracks by it). */
+  trackId: number | null;
+  /** mdhd timescale and duration in those units (0 when unknown). */
+  timescale: number;
+  rawDuration: number;
   durationSeconds: number | null;
   tkhdWidth: number | null;
   tkhdHeight: number | null;
   sampleEntry: Box | null;
 }
 
-function parseMoovSafely(moov: Uint8Array): Omit<MediaInfo, "moovPosition"> {
+type MoovInfo = Omit<MediaInfo, "moovPosition" | "fragmented"> & { fragments: FragmentSetup | null };
+
+function parseMoovSafely(moov: Uint8Array): MoovInfo {
   try {
     return parseMoov(new Bytes(moov));
   } catch (err) {
@@ -124,12 +147,17 @@ function parseMoovSafely(moov: Uint8Array): Omit<MediaInfo, "moovPosition"> {
   }
 }
 
-function parseMoov(b: Bytes): Omit<MediaInfo, "moovPosition"> {
+function parseMoov(b: Bytes): MoovInfo {
   const top = children(b, 0, b.length);
 
   let movieDuration: number | null = null;
+  let movieTimescale = 0;
   const mvhd = top.find((x) => x.type === "mvhd");
-  if (mvhd) movieDuration = parseTimescaledDuration(b, mvhd, "mvhd");
+  if (mvhd) {
+    const raw = parseTimescaledRaw(b, mvhd, "mvhd");
+    movieTimescale = raw.timescale;
+    movieDuration = secondsOf(raw);
+  }
 
   const tracks = top.filter((x) => x.type === "trak").map((t) => parseTrak(b, t));
 
@@ -160,12 +188,33 @@ function parseMoov(b: Bytes): Omit<MediaInfo, "moovPosition"> {
   let audioCodec: string | null = null;
   if (audio?.sampleEntry) audioCodec = audioCodecString(b, audio.sampleEntry);
 
-  return { durationSeconds, width, height, videoCodec, audioCodec };
+  // mvex announces movie fragments after the moov (ISO/IEC 14496-12, 8.8.1).
+  const mvex = top.find((x) => x.type === "mvex");
+  const fragments = mvex ? fragmentSetup(b, mvex, movieTimescale, tracks) : null;
+
+  return { durationSeconds, width, height, videoCodec, audioCodec, fragments };
+}
+
+function fragmentSetup(b: Bytes, mvexBox: Box, movieTimescale: number, tracks: TrackInfo[]): FragmentSetup {
+  const mvex = parseMvex(b, mvexBox);
+  const byId = new Map<number, FragmentTrack>();
+  for (const t of tracks) {
+    if (t.trackId === null) continue;
+    byId.set(t.trackId, {
+      timescale: t.timescale,
+      moovDuration: t.rawDuration,
+      defaultSampleDuration: mvex.defaultDurations.get(t.trackId) ?? null,
+    });
+  }
+  return { movieTimescale, mehdDuration: mvex.mehdDuration, tracks: byId };
 }
 
 function parseTrak(b: Bytes, trak: Box): TrackInfo {
   const info: TrackInfo = {
     handler: "",
+    trackId: null,
+    timescale: 0,
+    rawDuration: 0,
     durationSeconds: null,
     tkhdWidth: null,
     tkhdHeight: null,
@@ -177,6 +226,7 @@ function parseTrak(b: Bytes, trak: Box): TrackInfo {
   if (tkhd) {
     // Width/height are 16.16 fixed point at the end of tkhd; their offset depends on the version.
     const version = b.u8(tkhd.start, tkhd);
+    info.trackId = b.u32(tkhd.start + (version === 1 ? 20 : 12), tkhd);
     const at = tkhd.start + (version === 1 ? 88 : 76);
     const w = b.u32(at, tkhd) >>> 16;
     const h = b.u32(at + 4, tkhd) >>> 16;
@@ -191,7 +241,12 @@ function parseTrak(b: Bytes, trak: Box): TrackInfo {
   const mdiaKids = children(b, mdia.start, mdia.end);
 
   const mdhd = mdiaKids.find((x) => x.type === "mdhd");
-  if (mdhd) info.durationSeconds = parseTimescaledDuration(b, mdhd, "mdhd");
+  if (mdhd) {
+    const raw = parseTimescaledRaw(b, mdhd, "mdhd");
+    info.timescale = raw.timescale;
+    info.rawDuration = raw.duration ?? 0;
+    info.durationSeconds = secondsOf(raw);
+  }
 
   // The mdia-level hdlr gives the media type. (QuickTime has a second hdlr in
   // minf for the data reference; that one is ignored.)
@@ -209,22 +264,28 @@ function parseTrak(b: Bytes, trak: Box): TrackInfo {
   return info;
 }
 
-/** mvhd and mdhd share the layout up to the duration: returns seconds or null if unknown. */
-function parseTimescaledDuration(b: Bytes, box: Box, name: string): number | null {
+interface Timescaled {
+  timescale: number;
+  /** null for the "unknown" marker. */
+  duration: number | null;
+}
+
+/** mvhd and mdhd share the layout up to the duration. */
+function parseTimescaledRaw(b: Bytes, box: Box, name: string): Timescaled {
   const version = b.u8(box.start, box);
-  let timescale: number;
-  let duration: number;
   if (version === 1) {
-    timescale = b.u32(box.start + 20, box);
-    duration = b.u64(box.start + 24, box);
-  } else if (version === 0) {
-    timescale = b.u32(box.start + 12, box);
-    duration = b.u32(box.start + 16, box);
-    if (duration === 0xffffffff) return null; // "unknown" marker
-  } else {
-    throw new MediaProbeError(`corrupt MP4/MOV file: unsupported ${name} version ${version}`);
+    return { timescale: b.u32(box.start + 20, box), duration: b.u64(box.start + 24, box) };
   }
-  if (timescale === 0) return null;
+  if (version === 0) {
+    const duration = b.u32(box.start + 16, box);
+    return { timescale: b.u32(box.start + 12, box), duration: duration === 0xffffffff ? null : duration };
+  }
+  throw new MediaProbeError(`corrupt MP4/MOV file: unsupported ${name} version ${version}`);
+}
+
+/** Seconds, or null if unknown. */
+function secondsOf({ timescale, duration }: Timescaled): number | null {
+  if (duration === null || timescale === 0) return null;
   return duration / timescale;
 }
 
