@@ -235,7 +235,7 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
   let offset = o.head.length;
   for (const moof of moofs) {
     moofOffsets.push(offset);
-    parts.push(moof, u32(mdatSize), ascii("mdat"), mdatSize - 8);
+    parts.push(moof, concat(u32(mdatSize), ascii("mdat")), mdatSize - 8);
     offset += moof.length + mdatSize;
   }
   if (o.mfra) {
