@@ -363,7 +363,10 @@ describe("probeMp4 on fragmented MP4s", () => {
     }
     const reader = sparseReader(offset, segments);
     await expect(probeMp4(reader, offset)).rejects.toThrow(
-      /^cannot determine the duration of this fragmented MP4: it has no mehd or mfra box, and its fragments go on past byte \d+ of \d+ \(stopped after 64 reads\)/,
+      new RegExp(
+        "^cannot determine the duration of this fragmented MP4: it has no mehd or mfra box, " +
+          `and its fragments go on past byte \\d+ of ${offset} \\(stopped after 64 reads\\)`,
+      ),
     );
     // Head, tail, then the walk's budget (the tail read counts against it too).
     expect(reader.reads).toBe(1 + MAX_FRAGMENT_READS);

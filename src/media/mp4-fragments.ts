@@ -28,7 +28,10 @@ import { ReadBudgetExceeded, type CachedReader } from "./mp4-reader";
 
 /** Requests the fragment stage may make after the moov has been read (tail + moofs). */
 export const MAX_FRAGMENT_READS = 64;
-/** The tail read that looks for mfro also takes in the whole mfra of a long file (~70 KB for 1 h of 2 s fragments, two tracks). */
+/**
+ * The tail read that looks for mfro also takes in the whole mfra of a long
+ * file (~70 KB for 1 h of 2 s fragments and two tracks).
+ */
 export const TAIL_READ_BYTES = 128 * 1024;
 /** Each read of the walk takes this much, so a moof and the next mdat header come in one request. */
 export const WALK_WINDOW_BYTES = 16 * 1024;
