@@ -172,6 +172,8 @@ export interface FragmentedFileOptions {
   tfdt?: boolean;
   /** Append an mfra (tfra for both tracks, one entry per fragment) and its mfro. */
   mfra?: boolean;
+  /** One moof per track and fragment (video, then audio) instead of one moof with both trafs. */
+  moofPerTrack?: boolean;
 }
 
 export interface FragmentedFile {
@@ -184,7 +186,7 @@ export interface FragmentedFile {
 /**
  * Fragments of `fragmentSeconds` each: a moof (mfhd, then a traf per track
  * with tfhd, tfdt and a trun with per-sample durations and sizes) and an
- * mdat of zeros. Video has 10 frames per second; audio has 1024-sample AAC
+ * mdat of zeros, or a moof + mdat pair per track (`moofPerTrack`). Video has 10 frames per second; audio has 1024-sample AAC
  * frames, split between fragments as an encoder would (86 or 87 per 2 s).
  */
 export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
@@ -193,7 +195,8 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
   const videoPerFragment = Math.round(10 * o.fragmentSeconds);
   const audioSamplesPerFragment = o.audioTimescale * o.fragmentSeconds;
 
-  const moofs: Uint8Array[] = [];
+  // Each moof with the index of its fragment and the tracks it holds (for tfra).
+  const moofs: Array<{ bytes: Uint8Array; fragment: number; tracks: number[] }> = [];
   const times: Array<{ video: number; audio: number }> = [];
   let audioFrames = 0;
   for (let i = 0; i < o.fragments; i++) {
@@ -216,18 +219,19 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
         ...(withTfdt ? [fullBox("tfdt", 1, 0, u64(start))] : []),
         fullBox("trun", 0, trunFlags, u32(count, 0), ...samples),
       );
-    moofs.push(
-      box(
-        "moof",
-        fullBox("mfhd", 0, 0, u32(i + 1)),
-        traf(1, videoStart, 0xf01, videoPerFragment, videoSamples),
-        traf(2, audioStart, 0x301, audioCount, audioSamples),
-      ),
-    );
+    const videoTraf = traf(1, videoStart, 0xf01, videoPerFragment, videoSamples);
+    const audioTraf = traf(2, audioStart, 0x301, audioCount, audioSamples);
+    const moof = (...trafs: Uint8Array[]) => box("moof", fullBox("mfhd", 0, 0, u32(moofs.length + 1)), ...trafs);
+    if (o.moofPerTrack) {
+      moofs.push({ bytes: moof(videoTraf), fragment: i, tracks: [1] });
+      moofs.push({ bytes: moof(audioTraf), fragment: i, tracks: [2] });
+    } else {
+      moofs.push({ bytes: moof(videoTraf, audioTraf), fragment: i, tracks: [1, 2] });
+    }
   }
 
-  const metadata = o.head.length + moofs.reduce((n, m) => n + m.length + 8, 0);
-  const mdatSize = Math.floor((o.targetSize - metadata) / o.fragments);
+  const metadata = o.head.length + moofs.reduce((n, m) => n + m.bytes.length + 8, 0);
+  const mdatSize = Math.floor((o.targetSize - metadata) / moofs.length);
   if (mdatSize < 8 || mdatSize >= 2 ** 32) throw new Error("target size does not fit 32-bit mdat boxes");
 
   const parts: Array<Uint8Array | number> = [o.head];
@@ -235,18 +239,18 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
   let offset = o.head.length;
   for (const moof of moofs) {
     moofOffsets.push(offset);
-    parts.push(moof, concat(u32(mdatSize), ascii("mdat")), mdatSize - 8);
-    offset += moof.length + mdatSize;
+    parts.push(moof.bytes, concat(u32(mdatSize), ascii("mdat")), mdatSize - 8);
+    offset += moof.bytes.length + mdatSize;
   }
   if (o.mfra) {
-    const tfra = (trackId: number, time: (i: number) => number) =>
-      fullBox(
-        "tfra",
-        1,
-        0,
-        u32(trackId, 0, o.fragments), // 1-byte traf/trun/sample numbers
-        ...moofOffsets.map((moofOffset, i) => concat(u64(time(i)), u64(moofOffset), new Uint8Array([1, 1, 1]))),
+    const tfra = (trackId: number, time: (fragment: number) => number) => {
+      const entries = moofs.flatMap((m, k) =>
+        m.tracks.includes(trackId)
+          ? [concat(u64(time(m.fragment)), u64(moofOffsets[k]!), new Uint8Array([1, 1, 1]))]
+          : [],
       );
+      return fullBox("tfra", 1, 0, u32(trackId, 0, entries.length), ...entries); // 1-byte traf/trun/sample numbers
+    };
     const body = concat(
       tfra(1, (i) => times[i]!.video + videoFrameDuration), // presentation time of the first (sync) sample
       tfra(2, (i) => times[i]!.audio),

@@ -401,6 +401,21 @@ describe("fragmented duration on synthetic files", () => {
     expect(reader.reads).toBe(4); // head, tail, two moofs
   });
 
+  it("reads each track's last fragment when the tracks have moofs of their own", async () => {
+    // Video moof, then audio moof: the walk from the audio one never sees the
+    // video track, whose end (60 s) is later than the audio's (59.98 s).
+    const options = { ...base, fragments: 30, targetSize: 60e6, mfra: true, moofPerTrack: true };
+    const { info, file, reader } = await probe(options);
+    expect(info.fragmented).toEqual({ durationFrom: "mfra" });
+    expect(file.durationSeconds).toBe(60);
+    expect(info.durationSeconds).toBeCloseTo(60, 9);
+    expect(reader.reads).toBe(4); // head, tail, audio moof, video moof
+    // Without mfra, the walk covers both kinds of moof.
+    const walked = await probe({ ...base, fragments: 10, targetSize: 20e6, moofPerTrack: true });
+    expect(walked.info.fragmented).toEqual({ durationFrom: "moofs" });
+    expect(walked.info.durationSeconds).toBeCloseTo(20, 9);
+  });
+
   it("rejects fragments that overlap the mfra", async () => {
     const file = fragmentedFile({ ...base, fragments: 3, targetSize: 6e6, mfra: true });
     // Grow the last mdat by 8 bytes so it runs into the mfra.

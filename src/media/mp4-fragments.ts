@@ -336,8 +336,10 @@ async function readMfra(reader: CachedReader, moovEnd: number): Promise<MfraInde
 
 /**
  * Reads from the last fragment the mfra points at (the latest of the tracks'
- * last entries) up to the mfra. Null when the entries do not lead to a moof
- * or give no track an end time.
+ * last entries) up to the mfra, then the last entry's moof of any track that
+ * walk did not meet (a track with moofs of its own, written earlier in the
+ * file, may still end later). Null when the entries do not lead to a moof or
+ * give no track an end time.
  */
 async function durationFromMfra(
   reader: CachedReader,
@@ -346,12 +348,22 @@ async function durationFromMfra(
   mfraStart: number,
   entries: TfraEntry[],
 ): Promise<number | null> {
-  const from = Math.max(...entries.map((e) => e.moofOffset));
-  if (from < moovEnd || from >= mfraStart) return null;
+  const usable = entries.filter((e) => e.moofOffset >= moovEnd && e.moofOffset < mfraStart);
+  if (usable.length === 0) return null;
+  const from = Math.max(...usable.map((e) => e.moofOffset));
   const ends = new Map<number, number>();
-  const seeds = entries.filter((e) => e.moofOffset === from);
-  const sawMoof = await walkFragments(reader, setup, from, mfraStart, ends, seeds);
-  return sawMoof && ends.size > 0 ? longestTrack(setup, ends) : null;
+  const lastMoof = usable.filter((e) => e.moofOffset === from);
+  if (!(await walkFragments(reader, setup, from, mfraStart, ends, lastMoof))) return null;
+  for (const entry of usable) {
+    if (ends.has(entry.trackId)) continue;
+    // Only this one moof: later samples of the track would be in the moofs walked above.
+    const trackEnds = new Map<number, number>();
+    if (await walkFragments(reader, setup, entry.moofOffset, from, trackEnds, [entry], true)) {
+      const end = trackEnds.get(entry.trackId);
+      if (end !== undefined) ends.set(entry.trackId, end);
+    }
+  }
+  return ends.size > 0 ? longestTrack(setup, ends) : null;
 }
 
 /**
@@ -360,7 +372,7 @@ async function durationFromMfra(
  * tfdt starts there; one without continues from the track's previous end or,
  * in the first moof, from a tfra entry (`seeds`). When `seeds` is not empty
  * the walk must start on a moof: returns false if it does not. Otherwise
- * returns whether any moof was seen.
+ * returns whether any moof was seen. `firstOnly` stops after the first box.
  */
 async function walkFragments(
   reader: CachedReader,
@@ -369,6 +381,7 @@ async function walkFragments(
   to: number,
   ends: Map<number, number>,
   seeds: TfraEntry[],
+  firstOnly = false,
 ): Promise<boolean> {
   let sawMoof = false;
   for (let offset = from; to - offset >= 8; ) {
@@ -397,6 +410,7 @@ async function walkFragments(
       }
       sawMoof = true;
     }
+    if (firstOnly) break;
     offset += header.size;
   }
   return sawMoof;
