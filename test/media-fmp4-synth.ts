@@ -186,8 +186,9 @@ export interface FragmentedFile {
 /**
  * Fragments of `fragmentSeconds` each: a moof (mfhd, then a traf per track
  * with tfhd, tfdt and a trun with per-sample durations and sizes) and an
- * mdat of zeros, or a moof + mdat pair per track (`moofPerTrack`). Video has 10 frames per second; audio has 1024-sample AAC
- * frames, split between fragments as an encoder would (86 or 87 per 2 s).
+ * mdat of zeros, or a moof + mdat pair per track (`moofPerTrack`). Video
+ * has 10 frames per second; audio has 1024-sample AAC frames, split between
+ * fragments as an encoder would (86 or 87 per 2 s).
  */
 export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
   const withTfdt = o.tfdt ?? true;
