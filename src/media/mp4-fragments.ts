@@ -358,7 +358,7 @@ async function durationFromMfra(
     if (ends.has(entry.trackId)) continue;
     // Only this one moof: later samples of the track would be in the moofs walked above.
     const trackEnds = new Map<number, number>();
-    if (await walkFragments(reader, setup, entry.moofOffset, from, trackEnds, [entry], true)) {
+    if (await walkFragments(reader, setup, entry.moofOffset, mfraStart, trackEnds, [entry], true)) {
       const end = trackEnds.get(entry.trackId);
       if (end !== undefined) ends.set(entry.trackId, end);
     }
