@@ -9,7 +9,8 @@
  *  2. mfra at the end of the file, found through the 16-byte mfro box that
  *     closes it: its tfra boxes point at the last random-access fragment of
  *     each track; that moof's tfdt plus its sample durations is the end.
- *     One read of the file's tail, one of that moof.
+ *     One read of the file's tail, one of that moof (and one more for each
+ *     track whose last fragment sits in an earlier moof of its own).
  *  3. Otherwise, walk the top-level boxes after the moov and add up each
  *     moof's sample durations: about one read per fragment, so it is capped
  *     (MAX_FRAGMENT_READS) and a long file without mehd or mfra is rejected.
@@ -26,7 +27,11 @@ import {
 } from "./mp4-boxes";
 import { ReadBudgetExceeded, type CachedReader } from "./mp4-reader";
 
-/** Requests the fragment stage may make after the moov has been read (tail + moofs). */
+/**
+ * Requests the fragment stage may make after the moov has been read (tail +
+ * moofs): enough to walk about a minute or two of typical fragments when a
+ * file has no index, well under the Workers subrequest limits.
+ */
 export const MAX_FRAGMENT_READS = 64;
 /**
  * The tail read that looks for mfro also takes in the whole mfra of a long
