@@ -29,8 +29,10 @@ import { ReadBudgetExceeded, type CachedReader } from "./mp4-reader";
 
 /**
  * Requests the fragment stage may make after the moov has been read (tail +
- * moofs): enough to walk about a minute or two of typical fragments when a
- * file has no index, well under the Workers subrequest limits.
+ * moofs): enough to walk a minute or two of typical fragments when a file
+ * has no index. With the head read that makes at most 65 ranged reads of R2:
+ * fine on Workers Paid (thousands of subrequests per request), over the Free
+ * plan's 50 (like the existing 100-box cap of the moov search).
  */
 export const MAX_FRAGMENT_READS = 64;
 /**
