@@ -32,6 +32,18 @@ $FF $VIDEO $AUDIO -c:v mpeg4 -q:v 31 $AAC "$OUT/mpeg4-aac.mp4"
 # H.264 + MP3 audio (mp4a with objectTypeIndication 0x6B): must be rejected.
 $FF $VIDEO $AUDIO $X264 -c:a libmp3lame -b:a 32k -ac 1 "$OUT/h264-mp3.mp4"
 
+# Fragmented MP4s (moov with mvex, then moof+mdat pairs), as MediaRecorder and
+# live-to-VOD encoders write. A keyframe every 5 frames (0.5 s) and a fragment
+# per keyframe give 4 fragments. ffmpeg never writes mehd; the tests insert one.
+FRAG="-g 5"
+# ffmpeg's fragmented defaults: empty moov, absolute base data offsets, mfra index at the end.
+$FF $VIDEO $AUDIO $X264 $FRAG $AAC -movflags frag_keyframe+empty_moov "$OUT/h264-aac-frag.mp4"
+# Offsets relative to each moof and no mfra: only the fragments themselves give the duration.
+$FF $VIDEO $AUDIO $X264 $FRAG $AAC -movflags frag_keyframe+empty_moov+default_base_moof+skip_trailer \
+  "$OUT/h264-aac-frag-nomfra.mp4"
+# Without empty_moov the first fragment's samples stay in the moov (mvhd says 0.5 s); mfra at the end.
+$FF $VIDEO $AUDIO $X264 $FRAG $AAC -movflags frag_keyframe "$OUT/h264-aac-frag-moov-samples.mp4"
+
 # Thumbnails: a valid 1920x1080 JPEG, a wrong-sized JPEG, and a PNG.
 $FF -f lavfi -i "testsrc=size=1920x1080:rate=1" -frames:v 1 -q:v 31 "$OUT/thumb-1920x1080.jpg"
 $FF -f lavfi -i "testsrc=size=1280x720:rate=1" -frames:v 1 -q:v 31 "$OUT/thumb-1280x720.jpg"

@@ -8,6 +8,8 @@ import {
 } from "../src/media/mp4-probe";
 import { checkThumbnail, ImageCheckError, readJpegInfo, THUMBNAIL_MAX_BYTES } from "../src/media/jpeg";
 import { DEFAULT_THUMBNAIL_JPEG } from "../src/media/default-thumbnail";
+import { MAX_FRAGMENT_READS } from "../src/media/mp4-fragments";
+import { boxPath, insertChild, mehd, sparseReader, u32 } from "./media-fmp4-synth";
 
 // Fixtures are inlined by Vite as data: URLs (there is no fs in the Workers runtime).
 // See test/fixtures/README.md for how each file was made.
@@ -17,6 +19,9 @@ import noAudioUrl from "./fixtures/h264-noaudio.mp4?inline";
 import movUrl from "./fixtures/h264-aac.mov?inline";
 import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
 import mp3Url from "./fixtures/h264-mp3.mp4?inline";
+import fragUrl from "./fixtures/h264-aac-frag.mp4?inline";
+import fragNoMfraUrl from "./fixtures/h264-aac-frag-nomfra.mp4?inline";
+import fragMoovSamplesUrl from "./fixtures/h264-aac-frag-moov-samples.mp4?inline";
 import thumb1080Url from "./fixtures/thumb-1920x1080.jpg?inline";
 import thumb720Url from "./fixtures/thumb-1280x720.jpg?inline";
 import pngUrl from "./fixtures/not-a-jpeg.png?inline";
@@ -97,6 +102,9 @@ const fixtures = {
   mov: fromDataUrl(movUrl),
   mpeg4: fromDataUrl(mpeg4Url),
   mp3: fromDataUrl(mp3Url),
+  frag: fromDataUrl(fragUrl),
+  fragNoMfra: fromDataUrl(fragNoMfraUrl),
+  fragMoovSamples: fromDataUrl(fragMoovSamplesUrl),
 };
 
 const h264Aac = {
@@ -134,6 +142,26 @@ const probeCases: Array<{
     duration: 2,
     expected: { ...h264Aac, audioCodec: "mp4a.6B", moovPosition: "end" },
     reason: "audio codec must be AAC, got mp4a.6B",
+  },
+  // Fragmented: ffprobe reports 2.2 s (the AAC track, priming included, outlasts the 2.0 s of video).
+  {
+    name: "frag",
+    duration: 2.2,
+    expected: { ...h264Aac, moovPosition: "start", fragmented: { durationFrom: "mfra" } },
+    reason: null,
+  },
+  {
+    name: "fragNoMfra",
+    duration: 2.2,
+    expected: { ...h264Aac, moovPosition: "start", fragmented: { durationFrom: "moofs" } },
+    reason: null,
+  },
+  // Its mvhd says 0.5 s: only the first fragment's samples are in the moov.
+  {
+    name: "fragMoovSamples",
+    duration: 2.2,
+    expected: { ...h264Aac, moovPosition: "start", fragmented: { durationFrom: "mfra" } },
+    reason: null,
   },
 ];
 
@@ -211,6 +239,137 @@ describe("probeMp4 on fixtures", () => {
     const fast = fixtures.faststart.slice();
     new DataView(fast.buffer).setUint32(box(fast, "mdat").offset, 0);
     await expect(probeBytes(fast)).resolves.toMatchObject({ moovPosition: "start" });
+  });
+});
+
+describe("probeMp4 on fragmented MP4s", () => {
+  /** The mfra and its last 16 bytes (mfro) of a fixture. */
+  function mfraOf(bytes: Uint8Array) {
+    return box(bytes, "mfra");
+  }
+
+  it("takes the duration from mehd when present, without reading the fragments", async () => {
+    // ffmpeg never writes mehd; this fixture's offsets are moof-relative, so inserting one is safe.
+    const withMehd = insertChild(fixtures.fragNoMfra, ["moov", "mvex"], mehd(2345)); // mvhd timescale is 1000
+    const moov = box(withMehd, "moov");
+    // Zero everything after the moov: had the probe read a fragment, it would fail.
+    const blanked = withMehd.slice();
+    blanked.fill(0, moov.offset + moov.size);
+    for (const bytes of [withMehd, blanked]) {
+      const info = await probeBytes(bytes);
+      expect(info).toMatchObject({ ...h264Aac, moovPosition: "start", fragmented: { durationFrom: "mehd" } });
+      expect(info.durationSeconds).toBe(2.345);
+    }
+  });
+
+  it("walks the fragments when the mfra is cut off", async () => {
+    for (const bytes of [fixtures.frag, fixtures.fragMoovSamples]) {
+      const cut = bytes.subarray(0, mfraOf(bytes).offset);
+      const info = await probeBytes(cut);
+      expect(info.fragmented).toEqual({ durationFrom: "moofs" });
+      // Same end as through the mfra: the walk adds the moofs to the samples in the moov.
+      expect(info.durationSeconds).toBeCloseTo((await probeBytes(bytes)).durationSeconds, 6);
+      expect(Math.abs(info.durationSeconds - 2.2)).toBeLessThanOrEqual(0.1);
+    }
+  });
+
+  it("falls back to the walk when the mfra points at no moof", async () => {
+    const bytes = fixtures.frag.slice();
+    const mfra = mfraOf(bytes);
+    const firstMdat = box(bytes, "mdat").offset;
+    const view = new DataView(bytes.buffer);
+    for (const tfra of topLevelBoxes(bytes.subarray(mfra.offset + 8, mfra.offset + mfra.size))) {
+      if (tfra.type !== "tfra") continue;
+      const at = mfra.offset + 8 + tfra.offset;
+      // tfra v1: header(8) version/flags(4) track_ID(4) sizes(4) count(4), then entries of
+      // time(8) moof_offset(8) and three 1-byte numbers (ffmpeg's layout).
+      expect(view.getUint8(at + 8)).toBe(1);
+      const count = view.getUint32(at + 20);
+      const last = at + 24 + (count - 1) * 19;
+      view.setUint32(last + 12, firstMdat);
+    }
+    const info = await probeBytes(bytes);
+    expect(info.fragmented).toEqual({ durationFrom: "moofs" });
+    expect(Math.abs(info.durationSeconds - 2.2)).toBeLessThanOrEqual(0.1);
+  });
+
+  it("ignores an mfro whose size does not lead to an mfra", async () => {
+    for (const size of [0, 8, 24, 100, 1_000_000]) {
+      const bytes = fixtures.frag.slice();
+      new DataView(bytes.buffer).setUint32(bytes.length - 4, size);
+      const info = await probeBytes(bytes);
+      expect(info.fragmented).toEqual({ durationFrom: "moofs" });
+      expect(Math.abs(info.durationSeconds - 2.2)).toBeLessThanOrEqual(0.1);
+    }
+  });
+
+  it("rejects a fragmented file that has no fragments for its zero duration", async () => {
+    const moov = box(fixtures.fragNoMfra, "moov");
+    const info = await probeBytes(fixtures.fragNoMfra.subarray(0, moov.offset + moov.size));
+    expect(info).toMatchObject({ durationSeconds: 0, fragmented: { durationFrom: "moofs" } });
+    expect(checkMediaRequirements(info)).toBe("video duration must be greater than 0");
+  });
+
+  it("rejects a fragmented file cut inside a fragment", async () => {
+    const boxes = topLevelBoxes(fixtures.fragNoMfra);
+    const lastMoof = boxes.filter((b) => b.type === "moof").at(-1)!;
+    const lastMdat = boxes.filter((b) => b.type === "mdat").at(-1)!;
+    for (const cut of [lastMoof.offset + 100, lastMdat.offset + 100]) {
+      await expect(probeBytes(fixtures.fragNoMfra.subarray(0, cut))).rejects.toThrow(/truncated/);
+    }
+  });
+
+  it("rejects a trun that claims more samples than it holds", async () => {
+    const bytes = fixtures.fragNoMfra.slice();
+    const [, traf] = boxPath(bytes, ["moof", "traf"]);
+    const trun = topLevelBoxes(bytes.subarray(traf!.offset + 8, traf!.offset + traf!.size)).find(
+      (b) => b.type === "trun",
+    )!;
+    new DataView(bytes.buffer).setUint32(traf!.offset + 8 + trun.offset + 12, 0x7fffffff); // sample_count
+    await expect(probeBytes(bytes)).rejects.toThrow("corrupt MP4/MOV file: invalid 'trun' box in the metadata");
+  });
+
+  it("never throws anything but MediaProbeError on corrupted fragmented fixtures", async () => {
+    for (const src of [fixtures.frag, fixtures.fragNoMfra]) {
+      const moovEnd = box(src, "moov").offset + box(src, "moov").size;
+      const noise = randomBytes(4 * 400, 7);
+      for (let round = 0; round < 400; round++) {
+        const bytes = src.slice();
+        for (let k = 0; k < 2; k++) {
+          // Flip bytes after the moov: the moofs, mdat headers and the mfra.
+          const r = (noise[round * 4 + k * 2]! << 8) | noise[round * 4 + k * 2 + 1]!;
+          bytes[moovEnd + (r % (bytes.length - moovEnd))] = noise[(round * 4 + k + 7) % noise.length]!;
+        }
+        try {
+          await probeBytes(bytes);
+        } catch (err) {
+          expect(err).toBeInstanceOf(MediaProbeError);
+        }
+      }
+    }
+  });
+
+  it("caps the reads of a fragment walk and says why it gave up", async () => {
+    // 200 fragments of 1 MB each, no mehd or mfra: the walk needs a read per fragment.
+    const moovEnd = box(fixtures.fragNoMfra, "moov").offset + box(fixtures.fragNoMfra, "moov").size;
+    const firstMoof = box(fixtures.fragNoMfra, "moof");
+    const moof = fixtures.fragNoMfra.subarray(firstMoof.offset, firstMoof.offset + firstMoof.size);
+    const segments = [{ offset: 0, bytes: fixtures.fragNoMfra.subarray(0, moovEnd) }];
+    let offset = moovEnd;
+    for (let i = 0; i < 200; i++) {
+      const mdatHeader = concat(u32(1_000_000), new Uint8Array([0x6d, 0x64, 0x61, 0x74])); // "mdat"
+      segments.push({ offset, bytes: moof }, { offset: offset + moof.length, bytes: mdatHeader });
+      offset += moof.length + 1_000_000;
+    }
+    const reader = sparseReader(offset, segments);
+    await expect(probeMp4(reader, offset)).rejects.toThrow(
+      new RegExp(
+        "^cannot determine the duration of this fragmented MP4: it has no mehd or mfra box, " +
+          `and its fragments go on past byte \\d+ of ${offset} \\(stopped after 64 reads\\)`,
+      ),
+    );
+    // Head, tail, then the walk's budget (the tail read counts against it too).
+    expect(reader.reads).toBe(1 + MAX_FRAGMENT_READS);
   });
 });
 

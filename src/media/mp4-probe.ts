@@ -4,17 +4,34 @@
  * Reads only what it needs through ranged reads so a multi-GB upload in R2 is
  * never downloaded: the top-level box headers, then the whole moov box (which
  * holds all the metadata, typically a few KB to a few MB). Media data (mdat) is
- * skipped by offset.
+ * skipped by offset. A fragmented file (moov with mvex) takes its duration
+ * from the fragments instead, see mp4-fragments.ts.
  *
  * Every length in the file is untrusted: all reads are bounds-checked and any
  * malformed structure ends in a MediaProbeError with a user-facing message.
  */
 
-/** Reads `length` bytes at `offset`; may return fewer bytes at end of file. */
-export type RangeReader = (offset: number, length: number) => Promise<Uint8Array>;
+import {
+  Bytes,
+  children,
+  corrupt,
+  descend,
+  fourcc,
+  MediaProbeError,
+  parseBoxHeader,
+  type Box,
+} from "./mp4-boxes";
+import { fragmentedDuration, parseMvex, type FragmentSetup, type FragmentTrack } from "./mp4-fragments";
+import { CachedReader, type RangeReader } from "./mp4-reader";
+
+export { MediaProbeError } from "./mp4-boxes";
+export type { RangeReader } from "./mp4-reader";
 
 export interface MediaInfo {
-  /** From mvhd (duration / timescale); falls back to the longest track's mdhd. */
+  /**
+   * From mvhd (duration / timescale); falls back to the longest track's mdhd.
+   * For a fragmented file: from mehd, mfra or the moofs (see `fragmented`).
+   */
   durationSeconds: number;
   /** Video frame size from the visual sample entry, else from tkhd. */
   width: number | null;
@@ -25,14 +42,8 @@ export interface MediaInfo {
   audioCodec: string | null;
   /** Whether moov came before ("start") or after ("end") mdat. */
   moovPosition: "start" | "end";
-}
-
-/** A problem with the uploaded file itself. The message is shown to the user. */
-export class MediaProbeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "MediaProbeError";
-  }
+  /** Only for a fragmented file (moov with mvex): where its duration came from. */
+  fragmented?: { durationFrom: "mehd" | "mfra" | "moofs" };
 }
 
 /** Metadata larger than this is not a sane upload (and would not fit in memory comfortably). */
@@ -70,34 +81,10 @@ export async function probeMp4(read: RangeReader, fileSize: number): Promise<Med
       break;
     }
     const header = await reader.read(offset, Math.min(16, fileSize - offset));
-    const view = viewOf(header);
-    const size32 = view.getUint32(0);
-    const type = fourcc(header, 4);
-
-    if (count === 0 && !KNOWN_FIRST_BOXES.has(type)) {
+    if (count === 0 && !KNOWN_FIRST_BOXES.has(fourcc(header, 4))) {
       throw new MediaProbeError("not an MP4/MOV file: no ftyp or moov box");
     }
-    if (!isPrintableFourcc(header, 4)) {
-      throw new MediaProbeError(`corrupt MP4/MOV file: invalid box header at byte ${offset}`);
-    }
-
-    let headerSize = 8;
-    let boxSize: number;
-    if (size32 === 1) {
-      // 64-bit "largesize" follows the type (used for mdat > 4 GiB).
-      if (header.length < 16) throw truncated(type);
-      boxSize = readUint64(view, 8);
-      headerSize = 16;
-    } else if (size32 === 0) {
-      // Box extends to the end of the file (only allowed for the last box).
-      boxSize = fileSize - offset;
-    } else {
-      boxSize = size32;
-    }
-    if (boxSize < headerSize) {
-      throw new MediaProbeError(`corrupt MP4/MOV file: invalid size for '${type}' box at byte ${offset}`);
-    }
-    if (boxSize > fileSize - offset) throw truncated(type);
+    const { type, headerSize, size: boxSize } = parseBoxHeader(header, offset, fileSize);
 
     if (type === "ftyp") sawFtyp = true;
     if (type === "mdat") sawMdat = true;
@@ -109,8 +96,16 @@ export async function probeMp4(read: RangeReader, fileSize: number): Promise<Med
         );
       }
       const moov = await reader.read(offset + headerSize, payloadSize);
-      const info = parseMoovSafely(moov);
-      return { ...info, moovPosition: sawMdat ? "end" : "start" };
+      const { fragments, ...info } = parseMoovSafely(moov);
+      const result: MediaInfo = { ...info, moovPosition: sawMdat ? "end" : "start" };
+      if (fragments) {
+        const found = await fragmentedDuration(reader, fragments, offset + boxSize);
+        // mehd covers the whole movie; the other sources only add fragments to what the moov holds.
+        result.durationSeconds =
+          found.from === "mehd" ? (found.seconds ?? 0) : Math.max(info.durationSeconds, found.seconds ?? 0);
+        result.fragmented = { durationFrom: found.from };
+      }
+      return result;
     }
     offset += boxSize;
   }
@@ -121,63 +116,26 @@ export async function probeMp4(read: RangeReader, fileSize: number): Promise<Med
   throw new MediaProbeError("no moov box found: the file is incomplete or was not finalized");
 }
 
-function truncated(type: string): MediaProbeError {
-  return new MediaProbeError(`file is truncated: '${type}' box extends past the end of the file`);
-}
-
-/**
- * Serves reads from a prefetched head of the file when possible, so a small
- * faststart file is probed with one request. Short reads mean the object is
- * smaller than `fileSize` claims, i.e. a truncated file.
- */
-class CachedReader {
-  private head: Uint8Array = new Uint8Array(0);
-
-  constructor(
-    private readonly source: RangeReader,
-    private readonly fileSize: number,
-  ) {}
-
-  async prefetchHead(length: number): Promise<void> {
-    this.head = await this.fetch(0, Math.min(length, this.fileSize));
-  }
-
-  async read(offset: number, length: number): Promise<Uint8Array> {
-    if (offset + length <= this.head.length) return this.head.subarray(offset, offset + length);
-    return this.fetch(offset, length);
-  }
-
-  private async fetch(offset: number, length: number): Promise<Uint8Array> {
-    if (length === 0) return new Uint8Array(0);
-    const bytes = await this.source(offset, length);
-    if (bytes.length < length) {
-      throw new MediaProbeError("file is truncated: fewer bytes could be read than its size says");
-    }
-    // Tolerate readers that return more than asked.
-    return bytes.length === length ? bytes : bytes.subarray(0, length);
-  }
-}
-
 // ---------------------------------------------------------------------------
 // moov parsing (in memory, bounds-checked).
 // ---------------------------------------------------------------------------
 
-/** A box inside a buffer: [start, end) is its payload (after the header). */
-interface Box {
-  type: string;
-  start: number;
-  end: number;
-}
-
 interface TrackInfo {
   handler: string;
+  /** tkhd track_ID (fragments refer to tracks by it). */
+  trackId: number | null;
+  /** mdhd timescale and duration in those units (0 when unknown). */
+  timescale: number;
+  rawDuration: number;
   durationSeconds: number | null;
   tkhdWidth: number | null;
   tkhdHeight: number | null;
   sampleEntry: Box | null;
 }
 
-function parseMoovSafely(moov: Uint8Array): Omit<MediaInfo, "moovPosition"> {
+type MoovInfo = Omit<MediaInfo, "moovPosition" | "fragmented"> & { fragments: FragmentSetup | null };
+
+function parseMoovSafely(moov: Uint8Array): MoovInfo {
   try {
     return parseMoov(new Bytes(moov));
   } catch (err) {
@@ -189,12 +147,17 @@ function parseMoovSafely(moov: Uint8Array): Omit<MediaInfo, "moovPosition"> {
   }
 }
 
-function parseMoov(b: Bytes): Omit<MediaInfo, "moovPosition"> {
+function parseMoov(b: Bytes): MoovInfo {
   const top = children(b, 0, b.length);
 
   let movieDuration: number | null = null;
+  let movieTimescale = 0;
   const mvhd = top.find((x) => x.type === "mvhd");
-  if (mvhd) movieDuration = parseTimescaledDuration(b, mvhd, "mvhd");
+  if (mvhd) {
+    const raw = parseTimescaledRaw(b, mvhd, "mvhd");
+    movieTimescale = raw.timescale;
+    movieDuration = secondsOf(raw);
+  }
 
   const tracks = top.filter((x) => x.type === "trak").map((t) => parseTrak(b, t));
 
@@ -225,12 +188,33 @@ function parseMoov(b: Bytes): Omit<MediaInfo, "moovPosition"> {
   let audioCodec: string | null = null;
   if (audio?.sampleEntry) audioCodec = audioCodecString(b, audio.sampleEntry);
 
-  return { durationSeconds, width, height, videoCodec, audioCodec };
+  // mvex announces movie fragments after the moov (ISO/IEC 14496-12, 8.8.1).
+  const mvex = top.find((x) => x.type === "mvex");
+  const fragments = mvex ? fragmentSetup(b, mvex, movieTimescale, tracks) : null;
+
+  return { durationSeconds, width, height, videoCodec, audioCodec, fragments };
+}
+
+function fragmentSetup(b: Bytes, mvexBox: Box, movieTimescale: number, tracks: TrackInfo[]): FragmentSetup {
+  const mvex = parseMvex(b, mvexBox);
+  const byId = new Map<number, FragmentTrack>();
+  for (const t of tracks) {
+    if (t.trackId === null) continue;
+    byId.set(t.trackId, {
+      timescale: t.timescale,
+      moovDuration: t.rawDuration,
+      defaultSampleDuration: mvex.defaultDurations.get(t.trackId) ?? null,
+    });
+  }
+  return { movieTimescale, mehdDuration: mvex.mehdDuration, tracks: byId };
 }
 
 function parseTrak(b: Bytes, trak: Box): TrackInfo {
   const info: TrackInfo = {
     handler: "",
+    trackId: null,
+    timescale: 0,
+    rawDuration: 0,
     durationSeconds: null,
     tkhdWidth: null,
     tkhdHeight: null,
@@ -242,6 +226,7 @@ function parseTrak(b: Bytes, trak: Box): TrackInfo {
   if (tkhd) {
     // Width/height are 16.16 fixed point at the end of tkhd; their offset depends on the version.
     const version = b.u8(tkhd.start, tkhd);
+    info.trackId = b.u32(tkhd.start + (version === 1 ? 20 : 12), tkhd);
     const at = tkhd.start + (version === 1 ? 88 : 76);
     const w = b.u32(at, tkhd) >>> 16;
     const h = b.u32(at + 4, tkhd) >>> 16;
@@ -256,7 +241,12 @@ function parseTrak(b: Bytes, trak: Box): TrackInfo {
   const mdiaKids = children(b, mdia.start, mdia.end);
 
   const mdhd = mdiaKids.find((x) => x.type === "mdhd");
-  if (mdhd) info.durationSeconds = parseTimescaledDuration(b, mdhd, "mdhd");
+  if (mdhd) {
+    const raw = parseTimescaledRaw(b, mdhd, "mdhd");
+    info.timescale = raw.timescale;
+    info.rawDuration = raw.duration ?? 0;
+    info.durationSeconds = secondsOf(raw);
+  }
 
   // The mdia-level hdlr gives the media type. (QuickTime has a second hdlr in
   // minf for the data reference; that one is ignored.)
@@ -274,22 +264,28 @@ function parseTrak(b: Bytes, trak: Box): TrackInfo {
   return info;
 }
 
-/** mvhd and mdhd share the layout up to the duration: returns seconds or null if unknown. */
-function parseTimescaledDuration(b: Bytes, box: Box, name: string): number | null {
+interface Timescaled {
+  timescale: number;
+  /** null for the "unknown" marker. */
+  duration: number | null;
+}
+
+/** mvhd and mdhd share the layout up to the duration. */
+function parseTimescaledRaw(b: Bytes, box: Box, name: string): Timescaled {
   const version = b.u8(box.start, box);
-  let timescale: number;
-  let duration: number;
   if (version === 1) {
-    timescale = b.u32(box.start + 20, box);
-    duration = b.u64(box.start + 24, box);
-  } else if (version === 0) {
-    timescale = b.u32(box.start + 12, box);
-    duration = b.u32(box.start + 16, box);
-    if (duration === 0xffffffff) return null; // "unknown" marker
-  } else {
-    throw new MediaProbeError(`corrupt MP4/MOV file: unsupported ${name} version ${version}`);
+    return { timescale: b.u32(box.start + 20, box), duration: b.u64(box.start + 24, box) };
   }
-  if (timescale === 0) return null;
+  if (version === 0) {
+    const duration = b.u32(box.start + 16, box);
+    return { timescale: b.u32(box.start + 12, box), duration: duration === 0xffffffff ? null : duration };
+  }
+  throw new MediaProbeError(`corrupt MP4/MOV file: unsupported ${name} version ${version}`);
+}
+
+/** Seconds, or null if unknown. */
+function secondsOf({ timescale, duration }: Timescaled): number | null {
+  if (duration === null || timescale === 0) return null;
   return duration / timescale;
 }
 
@@ -413,122 +409,6 @@ function findDescriptor(b: Bytes, offset: number, limit: number, tag: number): D
     p = d.end; // always advances: the header is at least 2 bytes
   }
   return null;
-}
-
-/**
- * Parses consecutive boxes in [start, end). `max` stops early (used for
- * stsd, where only the first entry matters).
- */
-function children(b: Bytes, start: number, end: number, max = Infinity): Box[] {
-  const boxes: Box[] = [];
-  let p = start;
-  const parent: Box = { type: "box", start, end };
-  // Fewer than 8 bytes left is padding (QuickTime may end a list with a 4-byte zero).
-  while (end - p >= 8 && boxes.length < max) {
-    const size32 = b.u32(p, parent);
-    const type = b.fourcc(p + 4, parent);
-    let headerSize = 8;
-    let size: number;
-    if (size32 === 1) {
-      size = b.u64(p + 8, parent);
-      headerSize = 16;
-    } else if (size32 === 0) {
-      size = end - p; // extends to the end of the parent
-    } else {
-      size = size32;
-    }
-    if (size < headerSize || size > end - p) throw corrupt(type);
-    boxes.push({ type, start: p + headerSize, end: p + size });
-    p += size; // size >= 8, so this always advances
-  }
-  return boxes;
-}
-
-/** Follows a path of container boxes, e.g. minf → stbl → stsd. */
-function descend(b: Bytes, boxes: Box[], path: string[]): Box | null {
-  let current = boxes;
-  let found: Box | null = null;
-  for (const [i, type] of path.entries()) {
-    found = current.find((x) => x.type === type) ?? null;
-    if (!found) return null;
-    if (i < path.length - 1) current = children(b, found.start, found.end);
-  }
-  return found;
-}
-
-function corrupt(type: string): MediaProbeError {
-  const name = /^[\x20-\x7e]{4}$/.test(type) ? `'${type}' box` : "box";
-  return new MediaProbeError(`corrupt MP4/MOV file: invalid ${name} in the metadata`);
-}
-
-/** Bounds-checked big-endian reads; every read names the box it must stay inside. */
-class Bytes {
-  private readonly view: DataView;
-  readonly length: number;
-
-  constructor(private readonly bytes: Uint8Array) {
-    this.view = viewOf(bytes);
-    this.length = bytes.length;
-  }
-
-  private check(offset: number, n: number, box: Box): void {
-    if (offset < box.start || offset + n > box.end || offset + n > this.length) throw corrupt(box.type);
-  }
-
-  u8(offset: number, box: Box): number {
-    this.check(offset, 1, box);
-    return this.view.getUint8(offset);
-  }
-
-  u16(offset: number, box: Box): number {
-    this.check(offset, 2, box);
-    return this.view.getUint16(offset);
-  }
-
-  u32(offset: number, box: Box): number {
-    this.check(offset, 4, box);
-    return this.view.getUint32(offset);
-  }
-
-  u64(offset: number, box: Box): number {
-    this.check(offset, 8, box);
-    return readUint64(this.view, offset);
-  }
-
-  fourcc(offset: number, box: Box): string {
-    this.check(offset, 4, box);
-    return fourcc(this.bytes, offset);
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Small helpers shared by both levels.
-// ---------------------------------------------------------------------------
-
-function viewOf(bytes: Uint8Array): DataView {
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** 64-bit big-endian as a JS number; values beyond 2^53 cannot be real sizes/durations here. */
-function readUint64(view: DataView, offset: number): number {
-  const hi = view.getUint32(offset);
-  const lo = view.getUint32(offset + 4);
-  if (hi >= 0x200000) throw new MediaProbeError("corrupt MP4/MOV file: 64-bit value out of range");
-  return hi * 0x1_0000_0000 + lo;
-}
-
-function fourcc(bytes: Uint8Array, offset: number): string {
-  let s = "";
-  for (let i = offset; i < offset + 4; i++) s += String.fromCharCode(bytes[i] ?? 0);
-  return s;
-}
-
-function isPrintableFourcc(bytes: Uint8Array, offset: number): boolean {
-  for (let i = offset; i < offset + 4; i++) {
-    const c = bytes[i];
-    if (c === undefined || c < 0x20 || c > 0x7e) return false;
-  }
-  return true;
 }
 
 // ---------------------------------------------------------------------------

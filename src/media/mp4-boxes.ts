@@ -1,0 +1,196 @@
+/**
+ * ISO BMFF / QuickTime box primitives shared by the MP4 probe and the
+ * fragment reader: the user-facing error type, bounds-checked reads inside a
+ * buffer, child-box listing, and top-level box headers.
+ *
+ * Every length in the file is untrusted: any read outside the box it belongs
+ * to ends in a MediaProbeError, never a RangeError.
+ */
+
+/** A problem with the uploaded file itself. The message is shown to the user. */
+export class MediaProbeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MediaProbeError";
+  }
+}
+
+/** A box inside a buffer: [start, end) is its payload (after the header). */
+export interface Box {
+  type: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Parses consecutive boxes in [start, end). `max` stops early (used for
+ * stsd, where only the first entry matters).
+ */
+export function children(b: Bytes, start: number, end: number, max = Infinity): Box[] {
+  const boxes: Box[] = [];
+  let p = start;
+  const parent: Box = { type: "box", start, end };
+  // Fewer than 8 bytes left is padding (QuickTime may end a list with a 4-byte zero).
+  while (end - p >= 8 && boxes.length < max) {
+    const size32 = b.u32(p, parent);
+    const type = b.fourcc(p + 4, parent);
+    let headerSize = 8;
+    let size: number;
+    if (size32 === 1) {
+      size = b.u64(p + 8, parent);
+      headerSize = 16;
+    } else if (size32 === 0) {
+      size = end - p; // extends to the end of the parent
+    } else {
+      size = size32;
+    }
+    if (size < headerSize || size > end - p) throw corrupt(type);
+    boxes.push({ type, start: p + headerSize, end: p + size });
+    p += size; // size >= 8, so this always advances
+  }
+  return boxes;
+}
+
+/** Follows a path of container boxes, e.g. minf → stbl → stsd. */
+export function descend(b: Bytes, boxes: Box[], path: string[]): Box | null {
+  let current = boxes;
+  let found: Box | null = null;
+  for (const [i, type] of path.entries()) {
+    found = current.find((x) => x.type === type) ?? null;
+    if (!found) return null;
+    if (i < path.length - 1) current = children(b, found.start, found.end);
+  }
+  return found;
+}
+
+export function corrupt(type: string): MediaProbeError {
+  const name = /^[\x20-\x7e]{4}$/.test(type) ? `'${type}' box` : "box";
+  return new MediaProbeError(`corrupt MP4/MOV file: invalid ${name} in the metadata`);
+}
+
+/** Bounds-checked big-endian reads; every read names the box it must stay inside. */
+export class Bytes {
+  private readonly view: DataView;
+  readonly length: number;
+
+  constructor(private readonly bytes: Uint8Array) {
+    this.view = viewOf(bytes);
+    this.length = bytes.length;
+  }
+
+  private check(offset: number, n: number, box: Box): void {
+    if (offset < box.start || offset + n > box.end || offset + n > this.length) throw corrupt(box.type);
+  }
+
+  u8(offset: number, box: Box): number {
+    this.check(offset, 1, box);
+    return this.view.getUint8(offset);
+  }
+
+  u16(offset: number, box: Box): number {
+    this.check(offset, 2, box);
+    return this.view.getUint16(offset);
+  }
+
+  u32(offset: number, box: Box): number {
+    this.check(offset, 4, box);
+    return this.view.getUint32(offset);
+  }
+
+  u64(offset: number, box: Box): number {
+    this.check(offset, 8, box);
+    return readUint64(this.view, offset);
+  }
+
+  fourcc(offset: number, box: Box): string {
+    this.check(offset, 4, box);
+    return fourcc(this.bytes, offset);
+  }
+}
+
+
+// ---------------------------------------------------------------------------
+// Small helpers shared by both levels.
+// ---------------------------------------------------------------------------
+
+export function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** 64-bit big-endian as a JS number; values beyond 2^53 cannot be real sizes/durations here. */
+export function readUint64(view: DataView, offset: number): number {
+  const hi = view.getUint32(offset);
+  const lo = view.getUint32(offset + 4);
+  if (hi >= 0x200000) throw new MediaProbeError("corrupt MP4/MOV file: 64-bit value out of range");
+  return hi * 0x1_0000_0000 + lo;
+}
+
+export function fourcc(bytes: Uint8Array, offset: number): string {
+  let s = "";
+  for (let i = offset; i < offset + 4; i++) s += String.fromCharCode(bytes[i] ?? 0);
+  return s;
+}
+
+export function isPrintableFourcc(bytes: Uint8Array, offset: number): boolean {
+  for (let i = offset; i < offset + 4; i++) {
+    const c = bytes[i];
+    if (c === undefined || c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
+
+/** Reads an unsigned big-endian integer of 1 to 4 bytes (tfra's variable-size fields). */
+export function readUintN(b: Bytes, offset: number, size: number, box: Box): number {
+  let value = 0;
+  for (let i = 0; i < size; i++) value = value * 256 + b.u8(offset + i, box);
+  return value;
+}
+
+// ---------------------------------------------------------------------------
+// Top-level box headers (read from the file, 8 or 16 bytes each).
+// ---------------------------------------------------------------------------
+
+export interface BoxHeader {
+  type: string;
+  /** 8, or 16 with a 64-bit largesize. */
+  headerSize: number;
+  /** Whole box, header included. */
+  size: number;
+}
+
+/**
+ * Parses the header of the box at file offset `offset`, given the 8 to 16
+ * bytes read there. Size 1 means a 64-bit size follows the type; size 0 means
+ * the box runs to the end of the file.
+ */
+export function parseBoxHeader(header: Uint8Array, offset: number, fileSize: number): BoxHeader {
+  const type = fourcc(header, 4);
+  if (header.length < 8 || !isPrintableFourcc(header, 4)) {
+    throw new MediaProbeError(`corrupt MP4/MOV file: invalid box header at byte ${offset}`);
+  }
+  const view = viewOf(header);
+  const size32 = view.getUint32(0);
+  let headerSize = 8;
+  let size: number;
+  if (size32 === 1) {
+    // 64-bit "largesize" follows the type (used for mdat > 4 GiB).
+    if (header.length < 16) throw truncated(type);
+    size = readUint64(view, 8);
+    headerSize = 16;
+  } else if (size32 === 0) {
+    // Box extends to the end of the file (only allowed for the last box).
+    size = fileSize - offset;
+  } else {
+    size = size32;
+  }
+  if (size < headerSize) {
+    throw new MediaProbeError(`corrupt MP4/MOV file: invalid size for '${type}' box at byte ${offset}`);
+  }
+  if (size > fileSize - offset) throw truncated(type);
+  return { type, headerSize, size };
+}
+
+export function truncated(type: string): MediaProbeError {
+  return new MediaProbeError(`file is truncated: '${type}' box extends past the end of the file`);
+}
