@@ -69,7 +69,7 @@ export function renderError(err: Error, c: Context): Response {
       level: "error",
       msg: "unhandled error",
       method: c.req.method,
-      path: new URL(c.req.url).pathname,
+      route: c.req.matchedRoutes.filter((r) => r.method !== "ALL").at(-1)?.path,
       error: `${err.name}: ${err.message.split("\n")[0]!.slice(0, 300)}`,
       cause: err.cause instanceof Error ? err.cause.message.slice(0, 300) : undefined,
     }),

@@ -22,11 +22,13 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 
   setMetric(c, "d1", meter.durationMs, meter.description());
-  // Never log query strings or headers: they may carry credentials.
+  // Never log query strings, headers or concrete paths: they may carry credentials (a sync code
+  // in /v2/orgs/<sync_code>/feeds.json). The route's pattern says what was called.
+  const route = c.req.matchedRoutes.filter((r) => r.method !== "ALL").at(-1)?.path ?? "(no route)";
   console.log(
     JSON.stringify({
       method: c.req.method,
-      path: new URL(c.req.url).pathname,
+      path: route,
       status: c.res.status,
       duration_ms: Math.round(performance.now() - started),
       organization: c.get("auth")?.org.organizationKey ?? null,

@@ -1,0 +1,24 @@
+// The hand-written parts of the schema (docs/migrations.md): the FTS5 index and the counter
+// triggers. drizzle-kit knows nothing of them, so a generated migration that rebuilt a table
+// would drop them silently; this inventory fails first.
+import { env } from "cloudflare:test";
+import { expect, it } from "vitest";
+
+it("has the FTS index and every counter trigger on the tables they watch", async () => {
+  const { results } = await env.DB.prepare(
+    "select type, name, tbl_name from sqlite_master where type = 'trigger' or (type = 'table' and name = 'contents_fts') order by type, name",
+  ).all<{ type: string; name: string; tbl_name: string }>();
+  expect(results.map((r) => `${r.type} ${r.name} on ${r.tbl_name}`)).toEqual([
+    "table contents_fts on contents_fts",
+    "trigger content_labels_count_delete on content_labels",
+    "trigger content_labels_count_insert on content_labels",
+    "trigger contents_count_delete on contents",
+    "trigger contents_count_insert on contents",
+    "trigger contents_count_update on contents",
+    "trigger contents_fts_delete on contents",
+    "trigger contents_fts_insert on contents",
+    "trigger contents_fts_update on contents",
+    "trigger contents_label_count_delete on contents",
+    "trigger contents_label_count_update on contents",
+  ]);
+});

@@ -1,0 +1,1 @@
+declare module "*/entitlements.mjs" { export const ALL_ENTITLEMENTS: string[]; }
