@@ -1,21 +1,12 @@
 // zod schemas of the content endpoints (E1–E5, spec 2.1); the OpenAPI document is generated from them.
 import { z } from "@hono/zod-openapi";
-import { CONTENT_KEY_PATTERN } from "../shared/ids";
+import { contentKeySchema, required } from "./common";
+
 
 export const TITLE_MAX = 500;
 export const DESCRIPTION_MAX = 5000;
 const NAME_MAX = 200;
 const NAMES_MAX = 100;
-
-/** "is required" when the field is absent, zod's own message otherwise. */
-const required = (expected: string) => ({
-  error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${expected}`),
-});
-
-export const contentKeySchema = z
-  .string(required("a string"))
-  .regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits")
-  .openapi({ example: "abc123XY" });
 
 const names = (what: string) =>
   z

@@ -4,7 +4,7 @@ import type { Entitlement } from "../../db/schema";
 import { analyticsRows, type AnalyticsContent } from "../../db/stats/analytics";
 import type { StatsRow } from "../../db/stats/reports";
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
-import type { AnalyticsType } from "../../schemas/stats";
+import type { AnalyticsType } from "../../schemas/reports";
 import { dayRange, endOfDay } from "../../shared/dates";
 import { invalid } from "../../shared/errors";
 import { videoQuery, type Requester, type VideoFilterParams } from "../catalog/video-query";

@@ -6,7 +6,7 @@ import { runBatch, type Db } from "../../db/client";
 import { ownedContentKeys } from "../../db/content";
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import { ROLLUPS, upsertIncrements, type Rollup, type RollupIncrement } from "../../db/stats/rollups";
-import { statsEvent, type StatsEvent } from "../../schemas/stats";
+import { statsEvent, type StatsEvent } from "../../schemas/events";
 import { counterTarget, NONE, type CounterTarget } from "../../shared/counters";
 import { parseTimestamp, utcDay } from "../../shared/dates";
 import { alpha3 } from "../../shared/geo";

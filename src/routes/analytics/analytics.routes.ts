@@ -3,7 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { credentials } from "../../middleware/credentials";
-import { analyticsParams, analyticsQuery, analyticsResponse } from "../../schemas/stats";
+import { analyticsParams, analyticsQuery, analyticsResponse } from "../../schemas/reports";
 
 export const analytics = createRoute({
   method: "get",

@@ -3,7 +3,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonBody, jsonContent, koErrors, SECURITY } from "../../http/openapi";
 import { credentials } from "../../middleware/credentials";
-import { ecommerceItem, ecommerceItemBody, ecommerceKeyQuery, okEnvelope } from "../../schemas/stats";
+import { okEnvelope } from "../../schemas/common";
+import { ecommerceItem, ecommerceItemBody, ecommerceKeyQuery } from "../../schemas/events";
 
 const base = { path: "/v2/ecommerce", tags: ["Statistics"], security: SECURITY.write, middleware: credentials("write") };
 const itemResponse = jsonContent(okEnvelope(ecommerceItem, "EcommerceItemResponse"), "The item");

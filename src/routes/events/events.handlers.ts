@@ -5,7 +5,7 @@ import type { AppEnv } from "../../http/context";
 import { unauthorized } from "../../http/errors";
 import { clientIp, requestCountry } from "../../http/request";
 import type { AppRouteHandler } from "../../http/router";
-import { eventBatchEnvelope } from "../../schemas/stats";
+import { eventBatchEnvelope } from "../../schemas/events";
 import { invalid } from "../../shared/errors";
 import { describeZodError } from "../../shared/validation";
 import type * as routes from "./events.routes";

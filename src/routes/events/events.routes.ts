@@ -1,7 +1,7 @@
 // POST /v2/events: player statistics (public by sync code, not rate limited, CORS open).
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, SECURITY } from "../../http/openapi";
-import { eventBatchResult, eventsQuery, EVENTS_BODY_MAX_BYTES, EVENTS_MAX } from "../../schemas/stats";
+import { eventBatchResult, eventsQuery, EVENTS_BODY_MAX_BYTES, EVENTS_MAX } from "../../schemas/events";
 
 const batchSchema = { $ref: "#/components/schemas/EventBatch" };
 

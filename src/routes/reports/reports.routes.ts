@@ -10,12 +10,12 @@ import {
   combinedReportQuery,
   ecommerceReportData,
   ecommerceReportQuery,
-  okEnvelope,
   reportQuery,
   videoStatsRow,
   viewerReportQuery,
   viewerStatsRow,
-} from "../../schemas/stats";
+} from "../../schemas/reports";
+import { okEnvelope } from "../../schemas/common";
 
 const COMMON =
   "Dates are UTC days, inclusive, at most 366 days apart; a row's date is the end of its UTC day. " +

@@ -2,7 +2,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonContent, koErrors, SECURITY } from "../../http/openapi";
 import { credentials } from "../../middleware/credentials";
-import { okEnvelope, viewerErasureQuery } from "../../schemas/stats";
+import { okEnvelope } from "../../schemas/common";
+import { viewerErasureQuery } from "../../schemas/events";
 
 export const erase = createRoute({
   method: "delete",

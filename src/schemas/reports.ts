@@ -1,134 +1,17 @@
-// zod schemas of the statistics endpoints: event ingestion, ecommerce items, viewer erasure,
-// the reports E8–E12 and analytics E7. The OpenAPI document is generated from them.
+// zod schemas of the reports E8–E12 and analytics E7 (spec 4.3, 4.2, 2.5).
 import { z } from "@hono/zod-openapi";
 import {
   AD_COUNTERS,
-  AD_POSITIONS,
-  DEVICE_TYPES,
+  COMBINED_FIELDS,
   ECOMMERCE_COUNTERS,
-  EVENT_NAMES,
   VIDEO_COUNTERS,
   VIEWER_AD_COUNTERS,
   VIEWER_VIDEO_COUNTERS,
-  counterTarget,
-  COMBINED_FIELDS,
 } from "../shared/counters";
-import { isCalendarDay, parseTimestamp } from "../shared/dates";
-import { canonicalDeviceType } from "../shared/device";
-import { CONTENT_KEY_PATTERN } from "../shared/ids";
+import { isCalendarDay } from "../shared/dates";
+import { contentKeySchema as contentKey, required, text } from "./common";
 import { olderRecordHead, syndicationRecord, translationRecord } from "./records";
 
-/** "is required" when absent, `must be <expected>` for a wrong type. */
-const required = (expected: string) => ({
-  error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${expected}`),
-});
-const text = (max: number) =>
-  z.string(required("a string")).min(1, "must not be empty").max(max, `must be at most ${max} characters`);
-const contentKey = z.string(required("a string")).regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits");
-
-// ---------------------------------------------------------------------------------------------
-// Ingestion
-
-export const EVENTS_MAX = 500;
-export const EVENTS_BODY_MAX_BYTES = 1024 * 1024;
-
-/** One event. Optional dimensions may also be null (= not reported, stored as 'none'). */
-export const statsEvent = z
-  .strictObject({
-    event: z
-      .string(required("a counter name"))
-      .refine((name) => counterTarget(name) !== null, { error: (i) => `unknown counter ${JSON.stringify(i.input)}` })
-      .openapi({ description: "A counter of spec 2.5 (video, ad or ecommerce row), or one of its other spellings", enum: [...EVENT_NAMES], example: "played_1s" }),
-    contentKey: contentKey.openapi({ description: "A content key of the organization", example: "abc123XY" }),
-    timestamp: z
-      .string("must be a string")
-      .refine((v) => parseTimestamp(v) !== null, "must be an ISO 8601 timestamp with an offset (Z or ±hh:mm)")
-      .nullish()
-      .openapi({
-        description: "When it happened (default: when received). Counted on the UTC day of this instant. At most 5 minutes in the future and EVENTS_MAX_AGE_DAYS (default 7) days old.",
-        example: "2026-11-01T22:00:00-05:00",
-      }),
-    deviceType: z
-      .string("must be a string")
-      .refine((v) => canonicalDeviceType(v) !== null, `must be one of ${DEVICE_TYPES.join(", ")}`)
-      .nullish()
-      .openapi({ description: "Mobile, Desktop, Tablet, TV or Other (any letter case); default: derived from the User-Agent", enum: [...DEVICE_TYPES] }),
-    playerId: text(128).nullish().openapi({ description: "video_player_id / ad_player_id" }),
-    adPosition: z.enum(AD_POSITIONS, { error: "must be preroll or midroll" }).nullish().openapi({ description: "Ad events and viewer rows" }),
-    adCreative: text(256).nullish().openapi({ description: "Ad events" }),
-    adSystem: text(256).nullish().openapi({ description: "Ad events" }),
-    ecommerceKey: text(64).nullish().openapi({ description: "Ecommerce events; absent for events of the bar itself" }),
-    fingerprint: text(256).nullish().openapi({ description: "Device fingerprint (viewer rows)" }),
-    tput: text(512).nullish().openapi({ description: "Third party user token (viewer rows; stored only as a hash)" }),
-    consent: z.boolean("must be true or false").nullish().openapi({ description: "true: the viewer consented to viewer-level statistics" }),
-  })
-  .openapi("StatsEvent");
-export type StatsEvent = z.infer<typeof statsEvent>;
-
-/** The envelope, checked before the events one by one (each event is judged on its own). */
-export const eventBatchEnvelope = z.strictObject(
-  {
-    events: z
-      .array(z.unknown(), required("an array of events"))
-      .max(EVENTS_MAX, `at most ${EVENTS_MAX} events per batch`),
-  },
-  {
-    error: (i) =>
-      typeof i.input === "object" && i.input !== null && !Array.isArray(i.input) ? undefined : "the body must be a JSON object {events: [...]}",
-  },
-);
-
-/** What a valid batch looks like (OpenAPI document). */
-export const eventBatch = z
-  .object({ events: z.array(statsEvent).max(EVENTS_MAX) })
-  .openapi("EventBatch", { description: "application/json, or text/plain carrying the same JSON (navigator.sendBeacon)" });
-
-export const eventBatchResult = z
-  .object({
-    status: z.literal("ok"),
-    accepted: z.number().openapi({ description: "Events counted" }),
-    rejected: z
-      .array(z.object({ index: z.number().openapi({ description: "Position in events" }), reason: z.string() }))
-      .openapi({ description: "Events not counted, with why" }),
-  })
-  .openapi("EventBatchResult");
-
-export const eventsQuery = z.object({
-  sync: z.string().optional().openapi({ description: "The organization's sync code, when the X-Service-Sync-Code header cannot be sent (sendBeacon)" }),
-});
-
-// ---------------------------------------------------------------------------------------------
-// Ecommerce items and viewer erasure (write credentials)
-
-const ecommerceKey = z
-  .string(required("a string"))
-  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 letters, digits, '.', '-' or '_'")
-  .refine((k) => k !== "none", "none is reserved (statistics rows of the bar)");
-
-export const ecommerceItemBody = z
-  .strictObject({
-    ecommerceKey,
-    ecommerceLink: z.url({ protocol: /^https?$/, error: (i) => (i.input === undefined ? "is required" : "must be an http(s) URL") }).max(2000),
-    ecommerceName: text(500),
-  })
-  .openapi("EcommerceItemInput");
-
-export const ecommerceKeyQuery = z.object({ ecommerceKey });
-
-export const ecommerceItem = z
-  .object({ ecommerceKey: z.string(), ecommerceLink: z.string(), ecommerceName: z.string(), createdAt: z.string(), updatedAt: z.string() })
-  .openapi("EcommerceItem");
-
-export const okEnvelope = <T extends z.ZodType>(data: T, name: string) =>
-  z.object({ status: z.literal("ok"), message: z.literal("ok"), data }).openapi(name);
-
-export const viewerErasureQuery = z.object({
-  fingerprint: text(256).optional().openapi({ description: "Erase this device fingerprint's rows" }),
-  tput: text(512).optional().openapi({ description: "Erase this third party user token's rows" }),
-});
-
-// ---------------------------------------------------------------------------------------------
-// Reports (E8–E12)
 
 const day = z
   .string(required("a date YYYY-MM-DD"))
@@ -279,7 +162,6 @@ export const ecommerceReportData = z
   })
   .openapi("EcommerceReportData");
 
-// ---------------------------------------------------------------------------------------------
 // Analytics (E7)
 
 export const ANALYTICS_TYPES = ["video", "ads", "livestream", "viewers", "ecommerce"] as const;

@@ -1,0 +1,100 @@
+// zod schemas of the statistics' write side: event ingestion, ecommerce items, viewer erasure.
+import { z } from "@hono/zod-openapi";
+import { AD_POSITIONS, counterTarget, DEVICE_TYPES, EVENT_NAMES } from "../shared/counters";
+import { parseTimestamp } from "../shared/dates";
+import { canonicalDeviceType } from "../shared/device";
+import { contentKeySchema as contentKey, required, text } from "./common";
+
+export const EVENTS_MAX = 500;
+export const EVENTS_BODY_MAX_BYTES = 1024 * 1024;
+
+/** One event. Optional dimensions may also be null (= not reported, stored as 'none'). */
+export const statsEvent = z
+  .strictObject({
+    event: z
+      .string(required("a counter name"))
+      .refine((name) => counterTarget(name) !== null, { error: (i) => `unknown counter ${JSON.stringify(i.input)}` })
+      .openapi({ description: "A counter of spec 2.5 (video, ad or ecommerce row), or one of its other spellings", enum: [...EVENT_NAMES], example: "played_1s" }),
+    contentKey: contentKey.openapi({ description: "A content key of the organization", example: "abc123XY" }),
+    timestamp: z
+      .string("must be a string")
+      .refine((v) => parseTimestamp(v) !== null, "must be an ISO 8601 timestamp with an offset (Z or ±hh:mm)")
+      .nullish()
+      .openapi({
+        description: "When it happened (default: when received). Counted on the UTC day of this instant. At most 5 minutes in the future and EVENTS_MAX_AGE_DAYS (default 7) days old.",
+        example: "2026-11-01T22:00:00-05:00",
+      }),
+    deviceType: z
+      .string("must be a string")
+      .refine((v) => canonicalDeviceType(v) !== null, `must be one of ${DEVICE_TYPES.join(", ")}`)
+      .nullish()
+      .openapi({ description: "Mobile, Desktop, Tablet, TV or Other (any letter case); default: derived from the User-Agent", enum: [...DEVICE_TYPES] }),
+    playerId: text(128).nullish().openapi({ description: "video_player_id / ad_player_id" }),
+    adPosition: z.enum(AD_POSITIONS, { error: "must be preroll or midroll" }).nullish().openapi({ description: "Ad events and viewer rows" }),
+    adCreative: text(256).nullish().openapi({ description: "Ad events" }),
+    adSystem: text(256).nullish().openapi({ description: "Ad events" }),
+    ecommerceKey: text(64).nullish().openapi({ description: "Ecommerce events; absent for events of the bar itself" }),
+    fingerprint: text(256).nullish().openapi({ description: "Device fingerprint (viewer rows)" }),
+    tput: text(512).nullish().openapi({ description: "Third party user token (viewer rows; stored only as a hash)" }),
+    consent: z.boolean("must be true or false").nullish().openapi({ description: "true: the viewer consented to viewer-level statistics" }),
+  })
+  .openapi("StatsEvent");
+export type StatsEvent = z.infer<typeof statsEvent>;
+
+/** The envelope, checked before the events one by one (each event is judged on its own). */
+export const eventBatchEnvelope = z.strictObject(
+  {
+    events: z
+      .array(z.unknown(), required("an array of events"))
+      .max(EVENTS_MAX, `at most ${EVENTS_MAX} events per batch`),
+  },
+  {
+    error: (i) =>
+      typeof i.input === "object" && i.input !== null && !Array.isArray(i.input) ? undefined : "the body must be a JSON object {events: [...]}",
+  },
+);
+
+/** What a valid batch looks like (OpenAPI document). */
+export const eventBatch = z
+  .object({ events: z.array(statsEvent).max(EVENTS_MAX) })
+  .openapi("EventBatch", { description: "application/json, or text/plain carrying the same JSON (navigator.sendBeacon)" });
+
+export const eventBatchResult = z
+  .object({
+    status: z.literal("ok"),
+    accepted: z.number().openapi({ description: "Events counted" }),
+    rejected: z
+      .array(z.object({ index: z.number().openapi({ description: "Position in events" }), reason: z.string() }))
+      .openapi({ description: "Events not counted, with why" }),
+  })
+  .openapi("EventBatchResult");
+
+export const eventsQuery = z.object({
+  sync: z.string().optional().openapi({ description: "The organization's sync code, when the X-Service-Sync-Code header cannot be sent (sendBeacon)" }),
+});
+
+// Ecommerce items and viewer erasure (write credentials)
+
+const ecommerceKey = z
+  .string(required("a string"))
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1 to 64 letters, digits, '.', '-' or '_'")
+  .refine((k) => k !== "none", "none is reserved (statistics rows of the bar)");
+
+export const ecommerceItemBody = z
+  .strictObject({
+    ecommerceKey,
+    ecommerceLink: z.url({ protocol: /^https?$/, error: (i) => (i.input === undefined ? "is required" : "must be an http(s) URL") }).max(2000),
+    ecommerceName: text(500),
+  })
+  .openapi("EcommerceItemInput");
+
+export const ecommerceKeyQuery = z.object({ ecommerceKey });
+
+export const ecommerceItem = z
+  .object({ ecommerceKey: z.string(), ecommerceLink: z.string(), ecommerceName: z.string(), createdAt: z.string(), updatedAt: z.string() })
+  .openapi("EcommerceItem");
+
+export const viewerErasureQuery = z.object({
+  fingerprint: text(256).optional().openapi({ description: "Erase this device fingerprint's rows" }),
+  tput: text(512).optional().openapi({ description: "Erase this third party user token's rows" }),
+});
