@@ -11,6 +11,7 @@ type Listener = [EventTarget | undefined, string, EventListener];
 
 export function html5Source(el: HTMLMediaElement): PlayerSource {
   let visible = false;
+  let fullscreen = isFullscreen(el);
   return {
     state: (): PlayerState => ({
       currentTime: el.currentTime,
@@ -22,20 +23,34 @@ export function html5Source(el: HTMLMediaElement): PlayerSource {
       playbackRate: el.playbackRate,
       autoplay: el.autoplay,
       captions: captionsShowing(el),
-      fullscreen: isFullscreen(el),
+      fullscreen,
       visible,
       userActivation: (navigator as { userActivation?: { isActive: boolean } }).userActivation?.isActive,
     }),
     subscribe(listener) {
       const on = (name: SourceEvent): EventListener => () => listener(name);
+      const setFullscreen = (value: boolean) => () => {
+        fullscreen = value;
+        listener("fullscreenchange");
+      };
+      // Each fullscreenchange at (or around) the element is one transition. Read as toggles, not
+      // from document.fullscreenElement: a quick enter+exit dispatches both events after the
+      // exit, when the document no longer shows the first one.
+      const toggled: EventListener = (event) => {
+        const target = event.target;
+        if (target instanceof Node && (target === el || target.contains(el))) {
+          fullscreen = !fullscreen;
+          listener("fullscreenchange");
+        }
+      };
       const listeners: Listener[] = MEDIA_EVENTS.map((name) => [el, name, on(name)]);
       listeners.push(
         [el.textTracks, "change", on("captionschange")],
-        [document, "fullscreenchange", on("fullscreenchange")],
-        [document, "webkitfullscreenchange", on("fullscreenchange")],
+        // Older Safari has only the prefixed event (listening to both would count twice).
+        [document, "onfullscreenchange" in document ? "fullscreenchange" : "webkitfullscreenchange", toggled],
         // iOS Safari plays fullscreen on the element itself, without the Fullscreen API.
-        [el, "webkitbeginfullscreen", on("fullscreenchange")],
-        [el, "webkitendfullscreen", on("fullscreenchange")],
+        [el, "webkitbeginfullscreen", setFullscreen(true)],
+        [el, "webkitendfullscreen", setFullscreen(false)],
       );
       for (const [target, name, fn] of listeners) target?.addEventListener(name, fn);
       let observer: IntersectionObserver | undefined;

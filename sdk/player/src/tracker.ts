@@ -131,9 +131,12 @@ export function createTracker(source: PlayerSource, emit: (event: string) => voi
         pendingAutoplay = null;
         break;
       case "emptied":
-        // A new source: the next play is a new session.
+        // A new source: the next play is a new session. Loading also drops the element's
+        // pending events (a volumechange queued just before load() never fires), so take the
+        // mute state as it is now, without counting an action nobody saw.
         session = null;
         pendingAutoplay = null;
+        muted = state.muted;
         break;
       case "volumechange":
         if (state.muted !== muted) {

@@ -1,6 +1,7 @@
 // A scripted player behind the PlayerSource interface, sending events in the order an HTML5
 // element does (timeupdate before pause, pause before ended, seeking/seeked around a jump). Time
-// is vitest's fake clock: play() advances it in 250 ms steps, like Chromium's timeupdate.
+// is a fake clock (vitest's unless told otherwise): run() advances it in 250 ms steps, like
+// Chromium's timeupdate.
 import { vi } from "vitest";
 import type { PlayerSource, PlayerState, SourceEvent } from "../src/types";
 
@@ -23,7 +24,10 @@ export class FakePlayer implements PlayerSource {
   };
   private listener: ((event: SourceEvent) => void) | undefined;
 
-  constructor(initial: Partial<PlayerState> = {}) {
+  constructor(
+    initial: Partial<PlayerState> = {},
+    private readonly advance: (ms: number) => void = (ms) => vi.advanceTimersByTime(ms),
+  ) {
     Object.assign(this.s, initial);
   }
 
@@ -60,7 +64,7 @@ export class FakePlayer implements PlayerSource {
   run(seconds: number) {
     for (let left = seconds * 1000; left > 0 && !this.s.paused; left -= STEP_MS) {
       const ms = Math.min(STEP_MS, left);
-      vi.advanceTimersByTime(ms);
+      this.advance(ms);
       this.s.currentTime = Math.min(this.s.duration, this.s.currentTime + (ms / 1000) * this.s.playbackRate);
       this.emit("timeupdate");
       if (this.s.currentTime >= this.s.duration) {

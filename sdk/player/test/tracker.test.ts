@@ -205,6 +205,14 @@ describe("actions", () => {
     expect(take()).toEqual(["video_muted", "video_unmuted"]);
   });
 
+  it("takes the mute state as it is after a new load (whose pending volumechange never fires)", () => {
+    const { player, take } = setup();
+    player.s.muted = true; // muted, then load() dropped the volumechange
+    player.emit("emptied");
+    player.set({ muted: false }, "volumechange");
+    expect(take()).toEqual(["video_unmuted"]);
+  });
+
   it("counts video_played_muted for a session that starts muted", () => {
     const { player, take } = setup({ muted: true });
     player.play();
