@@ -11,6 +11,9 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     test: {
+      // The worker logs JSON lines (requests, feed rebuilds); keep test output readable (errors,
+      // on stderr, still show). A root option: vitest ignores it in a project's config.
+      onConsoleLog: (log: string, type: "stdout" | "stderr") => !(type === "stdout" && /^\{"(method|msg)"/.test(log)),
       projects: [
         {
           plugins: [
@@ -33,9 +36,6 @@ export default defineConfig(async () => {
             exclude: ["test/e2e/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
             testTimeout: 30_000,
-            // The worker logs JSON lines (requests, feed rebuilds); keep test output readable (errors,
-            // on stderr, still show).
-            onConsoleLog: (log: string, type: "stdout" | "stderr") => !(type === "stdout" && /^\{"(method|msg)"/.test(log)),
           },
         },
         {
@@ -45,6 +45,7 @@ export default defineConfig(async () => {
             environment: "node",
           },
         },
+        "./test/e2e/vitest.config.ts",
       ],
     },
   };
