@@ -94,6 +94,7 @@ export function attach(target: HTMLMediaElement | PlayerSource, options: AttachO
     const source = isSource(target) ? target : html5Source(target);
     const tracker = createTracker(source, (name) => sender.push(event(name)), () => scheduler.now());
     const unsubscribe = source.subscribe(guard(tracker.handle));
+    tracker.start();
 
     // Leaving or hiding the page is the last reliable moment to send (beacons survive unload).
     const flush = guard(sender.flush);

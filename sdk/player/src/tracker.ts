@@ -23,6 +23,8 @@ export interface Tracker {
   undocked(): void;
   /** New content in the same player: sessions, impressions and the thumbnail view start over. */
   reset(): void;
+  /** Begins: a player already playing gets its session now. */
+  start(): void;
 }
 
 export function createTracker(source: PlayerSource, emit: (event: string) => void, now: () => number): Tracker {
@@ -80,14 +82,22 @@ export function createTracker(source: PlayerSource, emit: (event: string) => voi
     if (session) sync(session, state);
   };
 
-  const start = (state: PlayerState) => {
-    const autoplay = pendingAutoplay ?? isAutoplay(state);
+  const start = (state: PlayerState, autoplay = pendingAutoplay ?? isAutoplay(state)) => {
     pendingAutoplay = null;
     everPlayed = true;
     session = { played: 0, pos: state.currentTime, at: now(), paused: false, fired: new Set() };
     emit("video_played");
     emit(state.muted ? "video_played_muted" : "video_played_unmuted");
     if (autoplay) emit("video_autoplay");
+  };
+
+  /**
+   * Already playing when the tracker starts looking (attach() after playback began, a playlist's
+   * next item): a session from here. Whether a click started it is past knowing; only the
+   * autoplay attribute says autoplay.
+   */
+  const joinPlayback = (state: PlayerState) => {
+    if (!session && !state.paused && !state.ended) start(state, state.autoplay);
   };
 
   const impression = (state: PlayerState) => {
@@ -181,7 +191,13 @@ export function createTracker(source: PlayerSource, emit: (event: string) => voi
       pendingAutoplay = null;
       everPlayed = false;
       seen = false;
-      impression(source.state());
+      const state = source.state();
+      // Joined first: content that is already playing shows no thumbnail.
+      joinPlayback(state);
+      impression(state);
+    },
+    start() {
+      joinPlayback(source.state());
     },
   };
 }

@@ -47,9 +47,15 @@ describe("impressions", () => {
     const { player, tracker, take } = setup({ visible: true });
     player.emit("viewport");
     player.play();
+    player.pause();
     take();
     tracker.reset();
     expect(take()).toEqual(["thumbnail_view", "video_impression"]);
+    // New content that is already playing: seen, but not as a thumbnail.
+    player.play();
+    take();
+    tracker.reset();
+    expect(take()).toEqual(["video_played", "video_played_unmuted", "video_impression"]);
   });
 });
 
@@ -175,6 +181,24 @@ describe("play sessions", () => {
       played_75percent: 1,
       video_ended: 1,
     });
+  });
+
+  it("joins a playback already under way (late attach, a playlist's next item), autoplay only by the attribute", () => {
+    const late = setup({ paused: false, currentTime: 12, userActivation: false });
+    late.tracker.start();
+    late.player.run(1);
+    expect(late.take()).toEqual(["video_played", "video_played_unmuted", "played_1s"]);
+
+    const next = setup({ autoplay: true });
+    next.player.play();
+    next.player.run(0.5);
+    next.take();
+    next.tracker.reset();
+    expect(next.take()).toEqual(["video_played", "video_played_unmuted", "video_autoplay"]);
+
+    const idle = setup();
+    idle.tracker.start();
+    expect(idle.take()).toEqual([]);
   });
 
   it("starts a new session after a new source (emptied), without video_ended", () => {
