@@ -2,32 +2,54 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-worker
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
-// Tests run inside workerd with the worker's real bindings (local D1, R2, KV from miniflare).
+// Three projects, all run by `npm test` (one with `vitest run --project <name>`):
+// - workers: the worker's tests, inside workerd with its real bindings (local D1, R2, KV from miniflare);
+// - sdk: the player SDK's unit tests in Node (pure logic, fake timers);
+// - e2e: Node tests against the real worker under `wrangler dev` on a free loopback port, and
+//   the SDK in headless Chromium (test/e2e/README.md).
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            ADMIN_TOKEN: "test-admin-token",
-            SIGNING_SECRET: "test-signing-secret-0123456789",
-            // The public origin written into URLs (tests call the worker at this origin).
-            PUBLIC_BASE_URL: "https://catalog.test",
-            // R2's minimum part size, so tests can upload two real parts.
-            CHUNK_SIZE: String(5 * 1024 * 1024),
+    test: {
+      // The worker logs JSON lines (requests, feed rebuilds); keep test output readable (errors,
+      // on stderr, still show). A root option: vitest ignores it in a project's config.
+      onConsoleLog: (log: string, type: "stdout" | "stderr") => !(type === "stdout" && /^\{"(method|msg)"/.test(log)),
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  ADMIN_TOKEN: "test-admin-token",
+                  SIGNING_SECRET: "test-signing-secret-0123456789",
+                  // The public origin written into URLs (tests call the worker at this origin).
+                  PUBLIC_BASE_URL: "https://catalog.test",
+                  // R2's minimum part size, so tests can upload two real parts.
+                  CHUNK_SIZE: String(5 * 1024 * 1024),
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "workers",
+            // Integration tests in test/, unit tests beside the modules they test in src/.
+            include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+            exclude: ["test/e2e/**"],
+            setupFiles: ["./test/setup/apply-migrations.ts"],
+            testTimeout: 30_000,
           },
         },
-      }),
-    ],
-    test: {
-      setupFiles: ["./test/setup/apply-migrations.ts"],
-      testTimeout: 30_000,
-      // The worker logs JSON lines (requests, feed rebuilds); keep test output readable (errors,
-      // on stderr, still show).
-      onConsoleLog: (log: string, type: "stdout" | "stderr") => !(type === "stdout" && /^\{"(method|msg)"/.test(log)),
+        {
+          test: {
+            name: "sdk",
+            include: ["sdk/**/test/**/*.test.ts"],
+            environment: "node",
+          },
+        },
+        "./test/e2e/vitest.config.ts",
+      ],
     },
   };
 });

@@ -43,6 +43,11 @@ $FF $VIDEO $AUDIO $X264 $FRAG $AAC -movflags frag_keyframe+empty_moov+default_ba
   "$OUT/h264-aac-frag-nomfra.mp4"
 # Without empty_moov the first fragment's samples stay in the moov (mvhd says 0.5 s); mfra at the end.
 $FF $VIDEO $AUDIO $X264 $FRAG $AAC -movflags frag_keyframe "$OUT/h264-aac-frag-moov-samples.mp4"
+# 40 s at 160x90, 5 fps, 8 kHz audio (~75 KB): the player SDK's browser test needs a video long
+# enough for played_30s and the 25/50/75 % marks; a keyframe every 2 s keeps its seeks cheap.
+$FF -f lavfi -i testsrc=size=160x90:rate=5:duration=40 -f lavfi -i sine=frequency=440:sample_rate=8000:duration=40 \
+  -c:v libx264 -preset veryslow -crf 45 -pix_fmt yuv420p -g 10 -c:a aac -b:a 8k -ac 1 -movflags +faststart \
+  "$OUT/h264-aac-40s-160x90.mp4"
 
 # Thumbnails: a valid 1920x1080 JPEG, a wrong-sized JPEG, and a PNG.
 $FF -f lavfi -i "testsrc=size=1920x1080:rate=1" -frames:v 1 -q:v 31 "$OUT/thumb-1920x1080.jpg"

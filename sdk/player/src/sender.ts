@@ -1,0 +1,164 @@
+// Batches events and sends them to POST /v2/events: navigator.sendBeacon first (text/plain, the
+// sync code in the URL because a beacon cannot set headers), fetch with keepalive when there is
+// no beacon or the browser refuses one. Only the fetch path sees answers, so only it can honour
+// 429 Retry-After and retry failures. Nothing here touches the DOM.
+import type { Scheduler, SendResponse, StatsEvent, Transport } from "./types";
+
+/** The server's limit per request (EVENTS_MAX in src/schemas/stats.ts). */
+export const MAX_EVENTS = 500;
+/** Keepalive requests (beacons included) share a 64 KiB in-flight quota per page. */
+export const MAX_BYTES = 60_000;
+/** Beyond this many waiting events the oldest are dropped (a server that stays unreachable). */
+export const MAX_QUEUE = 5_000;
+const MAX_BACKOFF_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 600_000;
+
+export interface SenderOptions {
+  url: string;
+  token?: string;
+  interval: number;
+  scheduler: Scheduler;
+  transport: Transport;
+  onError: (error: unknown) => void;
+}
+
+export interface Sender {
+  push(event: StatsEvent): void;
+  flush(): void;
+  /** No more timers (a final flush() first sends what is waiting). */
+  stop(): void;
+}
+
+const encoder = new TextEncoder();
+
+export function createSender(options: SenderOptions): Sender {
+  const { url, token, interval, scheduler, transport, onError } = options;
+  let queue: StatsEvent[] = [];
+  let timer: unknown = null;
+  let timerAt = 0;
+  let blockedUntil = 0;
+  let failures = 0;
+  let stopped = false;
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    const at = Math.max(scheduler.now() + ms, blockedUntil);
+    if (timer !== null) {
+      if (timerAt <= at) return;
+      scheduler.clearTimeout(timer);
+    }
+    timerAt = at;
+    timer = scheduler.setTimeout(() => {
+      timer = null;
+      flush();
+    }, at - scheduler.now());
+  };
+
+  const requeue = (events: StatsEvent[]) => {
+    queue = events.concat(queue);
+    if (queue.length > MAX_QUEUE) queue = queue.slice(queue.length - MAX_QUEUE);
+  };
+
+  const envelope = (events: StatsEvent[]) => JSON.stringify(token === undefined ? { events } : { token, events });
+
+  /** Takes the next batch: at most MAX_EVENTS events and MAX_BYTES of body. */
+  const take = (): StatsEvent[] => {
+    let bytes = encoder.encode(envelope([])).length;
+    let n = 0;
+    while (n < queue.length && n < MAX_EVENTS) {
+      const size = encoder.encode(JSON.stringify(queue[n])).length + 1;
+      if (n > 0 && bytes + size > MAX_BYTES) break;
+      bytes += size;
+      n++;
+    }
+    return queue.splice(0, n);
+  };
+
+  const failed = (events: StatsEvent[], error: unknown) => {
+    requeue(events);
+    failures++;
+    onError(error);
+    schedule(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** failures));
+  };
+
+  const answered = (events: StatsEvent[], res: SendResponse) => {
+    if (res.status === 429) {
+      requeue(events);
+      blockedUntil = scheduler.now() + retryAfterMs(res.headers.get("Retry-After"), scheduler.now());
+      schedule(0);
+    } else if (res.status >= 500) {
+      failed(events, new Error(`POST /v2/events answered ${res.status}`));
+    } else {
+      failures = 0;
+      // A 4xx other than 429 refuses the batch as such: sending it again would not help.
+      if (res.status >= 400) onError(new Error(`POST /v2/events answered ${res.status}`));
+    }
+  };
+
+  const send = (events: StatsEvent[]) => {
+    const body = envelope(events);
+    let beaconed = false;
+    try {
+      beaconed = transport.sendBeacon?.(url, body) === true;
+    } catch (error) {
+      onError(error);
+    }
+    if (beaconed) return;
+    if (!transport.fetch) {
+      failed(events, new Error("no transport accepted the batch"));
+      return;
+    }
+    let sent: Promise<SendResponse>;
+    try {
+      // text/plain keeps the cross-origin request simple (no preflight), as for the beacon.
+      sent = transport.fetch(url, { method: "POST", body, keepalive: true, credentials: "omit", headers: { "Content-Type": "text/plain;charset=UTF-8" } });
+    } catch (error) {
+      failed(events, error);
+      return;
+    }
+    sent.then((res) => answered(events, res), (error: unknown) => failed(events, error)).catch(onError);
+  };
+
+  function flush() {
+    if (timer !== null) {
+      scheduler.clearTimeout(timer);
+      timer = null;
+    }
+    if (queue.length === 0) return;
+    // Retry-After is honoured even when the page is going away: those events are then lost.
+    if (scheduler.now() < blockedUntil) {
+      schedule(0);
+      return;
+    }
+    // Batches are cut first: a failed send puts its events back in the queue.
+    const batches: StatsEvent[][] = [];
+    while (queue.length > 0) batches.push(take());
+    for (const events of batches) send(events);
+  }
+
+  return {
+    push(event) {
+      queue.push(event);
+      if (queue.length > MAX_QUEUE) queue.shift();
+      schedule(queue.length >= MAX_EVENTS ? 0 : interval);
+    },
+    flush,
+    stop() {
+      stopped = true;
+      if (timer !== null) scheduler.clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
+/** Retry-After as seconds or an HTTP date; 30 s when absent or unreadable. */
+export function retryAfterMs(value: string | null, now: number): number {
+  let ms = 30_000;
+  if (value !== null && value.trim() !== "") {
+    const seconds = Number(value);
+    const date = Date.parse(value);
+    if (Number.isFinite(seconds)) ms = seconds * 1000;
+    else if (!Number.isNaN(date)) ms = date - now;
+  }
+  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+}

@@ -1,0 +1,180 @@
+// Batching and delivery rules: timing, batch limits, beacon then fetch, 429 Retry-After, retries.
+// The transport is a recording stand-in (Node has no sendBeacon); the browser test covers the real one.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createSender, MAX_BYTES, MAX_EVENTS, retryAfterMs } from "../src/sender";
+import type { SendResponse, StatsEvent, Transport } from "../src/types";
+
+const URL_ = "https://api.test/v2/events?sync=s1";
+
+interface Sent {
+  via: "beacon" | "fetch";
+  url: string;
+  body: { token?: string; events: StatsEvent[] };
+  raw: string;
+  init?: RequestInit;
+}
+
+function recorder(options: { beacon?: boolean; answers?: (SendResponse | Error)[] } = {}) {
+  const sent: Sent[] = [];
+  const answers = options.answers ?? [];
+  const transport: Transport = {
+    sendBeacon:
+      options.beacon === false
+        ? undefined
+        : (url, body) => {
+            sent.push({ via: "beacon", url, body: JSON.parse(body), raw: body });
+            return true;
+          },
+    fetch: (url, init) => {
+      sent.push({ via: "fetch", url, body: JSON.parse(String(init.body)), raw: String(init.body), init });
+      const answer = answers.shift() ?? response(200);
+      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+    },
+  };
+  return { sent, transport };
+}
+
+function response(status: number, headers: Record<string, string> = {}): SendResponse {
+  return { status, headers: { get: (name) => headers[name] ?? null } };
+}
+
+function sender(transport: Transport, extra: { token?: string; onError?: (e: unknown) => void } = {}) {
+  return createSender({
+    url: URL_,
+    interval: 5000,
+    scheduler: { now: () => Date.now(), setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (h) => clearTimeout(h as number) },
+    transport,
+    onError: extra.onError ?? (() => {}),
+    token: extra.token,
+  });
+}
+
+const ev = (i: number, extra: Partial<StatsEvent> = {}): StatsEvent => ({ event: "played_1s", contentKey: `k${i}`, ...extra });
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: new Date("2026-11-01T12:00:00Z") });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("batching", () => {
+  it("sends what waits one interval after the first event, as one beacon", () => {
+    const { sent, transport } = recorder();
+    const s = sender(transport);
+    s.push(ev(1));
+    vi.advanceTimersByTime(3000);
+    s.push(ev(2));
+    vi.advanceTimersByTime(1999);
+    expect(sent).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.via).toBe("beacon");
+    expect(sent[0]!.url).toBe(URL_);
+    expect(sent[0]!.raw).toBe(JSON.stringify({ events: [ev(1), ev(2)] }));
+    vi.advanceTimersByTime(60_000);
+    expect(sent).toHaveLength(1); // no idle timer sends empty batches
+  });
+
+  it("sends at once when a full batch waits, and never more than MAX_EVENTS per request", () => {
+    const { sent, transport } = recorder();
+    const s = sender(transport);
+    for (let i = 0; i < MAX_EVENTS - 1; i++) s.push(ev(i));
+    vi.advanceTimersByTime(0);
+    expect(sent).toEqual([]);
+    s.push(ev(MAX_EVENTS - 1));
+    vi.advanceTimersByTime(0);
+    expect(sent.map((x) => x.body.events.length)).toEqual([MAX_EVENTS]);
+    for (let i = MAX_EVENTS; i < 1700; i++) s.push(ev(i));
+    vi.advanceTimersByTime(0);
+    expect(sent.map((x) => x.body.events.length)).toEqual([MAX_EVENTS, MAX_EVENTS, MAX_EVENTS, 200]);
+    expect(sent.flatMap((x) => x.body.events.map((e) => e.contentKey))).toEqual(Array.from({ length: 1700 }, (_, i) => `k${i}`));
+  });
+
+  it("keeps each body under the keepalive quota", () => {
+    const { sent, transport } = recorder();
+    const s = sender(transport);
+    for (let i = 0; i < 300; i++) s.push(ev(i, { tput: "t".repeat(500), fingerprint: "é".repeat(100), consent: true }));
+    s.flush();
+    expect(sent.length).toBeGreaterThan(1);
+    for (const x of sent) expect(new TextEncoder().encode(x.raw).length).toBeLessThanOrEqual(MAX_BYTES);
+    expect(sent.reduce((n, x) => n + x.body.events.length, 0)).toBe(300);
+  });
+
+  it("puts the token first in the envelope when given", () => {
+    const { sent, transport } = recorder();
+    const s = sender(transport, { token: "tok-1" });
+    s.push(ev(1));
+    s.flush();
+    expect(sent[0]!.raw).toBe('{"token":"tok-1","events":[{"event":"played_1s","contentKey":"k1"}]}');
+  });
+});
+
+describe("fetch fallback", () => {
+  it("uses fetch with keepalive and a text/plain body when there is no beacon or it is refused", () => {
+    const refused = recorder();
+    refused.transport.sendBeacon = () => false;
+    const s = sender(refused.transport);
+    s.push(ev(1));
+    s.flush();
+    expect(refused.sent).toHaveLength(1);
+    expect(refused.sent[0]).toMatchObject({ via: "fetch", url: URL_, init: { method: "POST", keepalive: true, credentials: "omit" } });
+    expect(refused.sent[0]!.init!.headers).toEqual({ "Content-Type": "text/plain;charset=UTF-8" });
+  });
+
+  it("honours 429 Retry-After: nothing is sent before it, then the same events", async () => {
+    const { sent, transport } = recorder({ beacon: false, answers: [response(429, { "Retry-After": "20" })] });
+    const s = sender(transport);
+    s.push(ev(1));
+    s.flush();
+    await vi.advanceTimersByTimeAsync(0);
+    s.push(ev(2));
+    s.flush(); // blocked: neither flush() nor the interval sends before 20 s
+    await vi.advanceTimersByTimeAsync(19_999);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.body.events).toEqual([ev(1), ev(2)]);
+  });
+
+  it("retries a failed request (network error, 5xx) with growing delays; drops a 4xx", async () => {
+    const errors: unknown[] = [];
+    const { sent, transport } = recorder({ beacon: false, answers: [new TypeError("offline"), response(503), response(400)] });
+    const s = sender(transport, { onError: (e) => errors.push(e) });
+    s.push(ev(1));
+    s.flush();
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1); // 2 s after the first failure
+    expect(sent).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(3999);
+    expect(sent).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1); // 4 s after the second
+    expect(sent).toHaveLength(3); // answered 400: not sent again
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(sent).toHaveLength(3);
+    expect(errors.map(String)).toEqual(["TypeError: offline", "Error: POST /v2/events answered 503", "Error: POST /v2/events answered 400"]);
+  });
+
+  it("sends nothing more after stop()", async () => {
+    const { sent, transport } = recorder({ beacon: false, answers: [response(503)] });
+    const s = sender(transport);
+    s.push(ev(1));
+    s.flush();
+    s.stop();
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe("retryAfterMs", () => {
+  it("reads seconds and HTTP dates, defaults to 30 s and caps at 10 minutes", () => {
+    const now = Date.parse("2026-11-01T12:00:00Z");
+    expect(retryAfterMs("7", now)).toBe(7000);
+    expect(retryAfterMs("Sun, 01 Nov 2026 12:01:00 GMT", now)).toBe(60_000);
+    expect(retryAfterMs(null, now)).toBe(30_000);
+    expect(retryAfterMs("soon", now)).toBe(30_000);
+    expect(retryAfterMs("86400", now)).toBe(600_000);
+    expect(retryAfterMs("-5", now)).toBe(0);
+  });
+});

@@ -1,0 +1,160 @@
+// Runs the real worker under `wrangler dev --local` on a free loopback port with fresh state in a
+// temporary directory, and stops it (wrangler, workerd and everything they started) on request.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./ports";
+
+export const ROOT = join(import.meta.dirname, "..", "..", "..");
+const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+export interface RunningWorker {
+  url: string;
+  adminToken: string;
+  /** The temporary directory: local D1/R2/KV state, the env file and wrangler.log. */
+  dir: string;
+  stop(): Promise<void>;
+}
+
+function wranglerEnv(): NodeJS.ProcessEnv {
+  // CI=true: never prompt. No metrics: the machine may have no network.
+  return { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" };
+}
+
+/** Runs wrangler to completion, its output into `log`; rejects with that output on failure. */
+function runWrangler(args: string[], logFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WRANGLER, ...args], { cwd: ROOT, env: wranglerEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      writeFileSync(logFile, output, { flag: "a" });
+      if (code === 0) resolve();
+      else reject(new Error(`wrangler ${args.join(" ")} exited with ${signal ?? `code ${code}`}:\n${output}`));
+    });
+  });
+}
+
+const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/** Signals the child's whole process group (it was spawned detached, as its leader). */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals) {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (exited(child)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+function tail(file: string, lines = 40): string {
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").slice(-lines).join("\n") : "";
+}
+
+async function waitReady(url: string, child: ChildProcess, logFile: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (exited(child)) throw new Error(`wrangler dev exited (${child.signalCode ?? child.exitCode}) before answering:\n${tail(logFile)}`);
+    try {
+      const res = await fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(2000) });
+      await res.body?.cancel();
+      if (res.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`wrangler dev did not answer ${url} within ${READY_TIMEOUT_MS / 1000} s:\n${tail(logFile)}`);
+}
+
+/**
+ * Applies the D1 migrations to a fresh state directory, then starts `wrangler dev` on 127.0.0.1
+ * with a random free port. Secrets come from an env file of its own (so a developer's .dev.vars,
+ * with perhaps R2 credentials, never applies); the admin token is random per run.
+ */
+export async function startWorker(): Promise<RunningWorker> {
+  const dir = mkdtempSync(join(tmpdir(), "evc-e2e-"));
+  const state = join(dir, "state");
+  const logFile = join(dir, "wrangler.log");
+  const envFile = join(dir, "e2e.env");
+  const adminToken = `e2e-admin-${randomBytes(12).toString("hex")}`;
+  writeFileSync(envFile, `ADMIN_TOKEN=${adminToken}\nSIGNING_SECRET=e2e-signing-${randomBytes(16).toString("hex")}\n`);
+  try {
+    await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], logFile);
+    // A port found free can be taken before wrangler binds it: try again with other ports.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const inspectorPort = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const log = createWriteStream(logFile, { flags: "a" });
+      const child = spawn(
+        process.execPath,
+        [
+          WRANGLER,
+          "dev",
+          "--local",
+          "--persist-to", state,
+          "--ip", "127.0.0.1",
+          "--port", String(port),
+          "--inspector-port", String(inspectorPort),
+          "--env-file", envFile,
+          // URLs in answers and feed files name the server's own address (never a Host header).
+          "--var", `PUBLIC_BASE_URL:${url}`,
+          "--show-interactive-dev-session=false",
+        ],
+        // detached: its own process group, so stop() reaches workerd too.
+        { cwd: ROOT, env: wranglerEnv(), stdio: ["ignore", "pipe", "pipe"], detached: true },
+      );
+      child.stdout!.pipe(log);
+      child.stderr!.pipe(log);
+      // Last resort if the test process ends without teardown (a crash, Ctrl-C): no orphan workerd.
+      const onExit = () => signalGroup(child, "SIGKILL");
+      process.once("exit", onExit);
+      const stop = async () => {
+        process.removeListener("exit", onExit);
+        if (!exited(child)) {
+          signalGroup(child, "SIGTERM");
+          if (!(await waitExit(child, STOP_TIMEOUT_MS))) signalGroup(child, "SIGKILL");
+        }
+        // Children of wrangler (workerd) may outlive it by a moment.
+        signalGroup(child, "SIGKILL");
+        await waitExit(child, STOP_TIMEOUT_MS);
+      };
+      try {
+        await waitReady(url, child, logFile);
+        return {
+          url,
+          adminToken,
+          dir,
+          stop: async () => {
+            await stop();
+            rmSync(dir, { recursive: true, force: true });
+          },
+        };
+      } catch (err) {
+        await stop();
+        if (attempt >= 3 || !/EADDRINUSE|address already in use/i.test(String(err))) throw err;
+      }
+    }
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
