@@ -22,7 +22,7 @@ export default {
     const config = loadConfig(env);
     const baseUrl = config.publicBaseUrl ?? (await readState(db, ORIGIN_STATE)) ?? FALLBACK_ORIGIN;
     const report = await runFeedCron(
-      { db, bucket: env.MEDIA, origins: { baseUrl, staticUrl: config.staticUrl ?? baseUrl }, now: new Date(), maxVideos: config.feedMaxVideos },
+      { db, bucket: env.MEDIA, origins: { baseUrl, staticUrl: config.staticUrl ?? baseUrl }, now: new Date(controller.scheduledTime), maxVideos: config.feedMaxVideos },
       config,
     );
     console.log(

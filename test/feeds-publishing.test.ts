@@ -14,9 +14,13 @@ let org: TestOrg;
 const k: Record<string, string> = {};
 const feeds: Record<string, string> = {};
 
-async function runCron() {
+/**
+ * Runs the scheduled handler as the cron trigger would at `scheduledTime` (default: now), with
+ * optional variable overrides (e.g. FEED_RECONCILE_BATCH).
+ */
+async function runCron(scheduledTime = Date.now(), vars: Record<string, string> = {}) {
   const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime: Date.now() }), env, ctx);
+  await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime }), { ...env, ...vars }, ctx);
   await waitOnExecutionContext(ctx);
 }
 
@@ -213,20 +217,36 @@ describe("feed files", () => {
   });
 
   it("follows a syndication window opening and closing on the scheduled runs", async () => {
-    const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
-    // Opens in 1.5 s: not yet in the feed after the write.
-    await admin(`/admin/videos/${k.v3}`, "PATCH", { syndications: [{ start_time: soon(1500), stop_time: soon(4000) }] });
+    // The runs happen at instants the test chooses (controller.scheduledTime), not by waiting:
+    // a window [T+10 min, T+20 min) must appear on the run at T+10 and disappear on the run at
+    // T+20. The reconcile slice is switched off, so only the window check can change the files.
+    const t = Math.ceil(Date.now() / 300_000) * 300_000 + 300_000; // a cron instant ahead of the clock
+    const at = (minutes: number) => t + minutes * 60_000;
+    const windowsOnly = { FEED_RECONCILE_BATCH: "0" };
+    const inF1 = async () => ({
+      v2: videoKeys((await callJson(`/v2/feeds/${feeds.F1}/videos.json`)).body).includes(k.v3),
+      legacy: videoKeys((await callJson(`/${feeds.F1}-feed.json`)).body).includes(k.v3),
+    });
+    await runCron(at(0), windowsOnly); // windows checked up to T
+    const patched = await admin(`/admin/videos/${k.v3}`, "PATCH", {
+      syndications: [{ name: "w", start_time: new Date(at(10)).toISOString(), stop_time: new Date(at(20)).toISOString(), geos: [] }],
+    });
+    expect(patched.res.status, JSON.stringify(patched.body)).toBe(200);
+    // The write's own rebuild (now, before the window) leaves v3 out.
     await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => !videoKeys(b).includes(k.v3));
-    await new Promise((r) => setTimeout(r, 1700));
-    await runCron();
-    const opened = await callJson(`/v2/feeds/${feeds.F1}/videos.json`);
-    expect(videoKeys(opened.body)).toContain(k.v3);
-    await new Promise((r) => setTimeout(r, Math.max(0, 4200 - 1700)));
-    await runCron();
-    const closed = await callJson(`/${feeds.F1}-feed.json`);
-    expect(videoKeys(closed.body)).not.toContain(k.v3);
+    await fileWhen(`/${feeds.F1}-feed.json`, (b) => !videoKeys(b).includes(k.v3));
+    await runCron(at(5), windowsOnly);
+    expect(await inF1()).toEqual({ v2: false, legacy: false });
+    await runCron(at(10), windowsOnly); // start_time is inclusive
+    expect(await inF1()).toEqual({ v2: true, legacy: true });
+    await runCron(at(15), windowsOnly);
+    expect(await inF1()).toEqual({ v2: true, legacy: true });
+    await runCron(at(20), windowsOnly); // stop_time is exclusive
+    expect(await inF1()).toEqual({ v2: false, legacy: false });
+    // Restore: without windows v3 is published again.
     await admin(`/admin/videos/${k.v3}`, "PATCH", { syndications: [] });
     await fileWhen(`/${feeds.F1}-feed.json`, (b) => videoKeys(b).includes(k.v3));
+    await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => videoKeys(b).includes(k.v3));
   });
 
   it("completes an interrupted rebuild on the next cron run", async () => {
