@@ -38,6 +38,21 @@ async function fileWhen(path: string, check: (body: any, res: Response) => boole
   return last!;
 }
 
+/** Waits until no rebuild of the organization is pending (a previous write's waitUntil work). */
+async function settled() {
+  await vi.waitFor(
+    async () => {
+      const dirty = await env.DB.prepare(
+        "select count(*) as n from feeds where dirty_since is not null and organization_id = (select id from organizations where organization_key = ?)",
+      )
+        .bind(org.organizationKey)
+        .first("n");
+      expect(dirty).toBe(0);
+    },
+    { timeout: 5000, interval: 50 },
+  );
+}
+
 const videoKeys = (body: any) => (body.videos as any[]).map((v) => v.content_key ?? v.contentKey);
 
 beforeAll(async () => {
@@ -185,6 +200,7 @@ describe("feed files", () => {
   });
 
   it("rebuilds only the affected feeds after a content update", async () => {
+    await settled(); // F1 must not be rewritten by another test's pending rebuild
     const f1 = await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => b.videos.length === 2);
     const f2 = await fileWhen(`/v2/feeds/${feeds.F2}/videos.json`, (b) => b.videos.length === 1);
     const f1Etag = f1.res.headers.get("ETag");
@@ -208,6 +224,7 @@ describe("feed files", () => {
   });
 
   it("does not rewrite unchanged files when the cron reconciles", async () => {
+    await settled();
     await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.videos.length === 2);
     const before = await env.MEDIA.head(`${feeds.F1}-feed.json`);
     await runCron();
