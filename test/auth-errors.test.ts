@@ -338,4 +338,13 @@ describe("cross-cutting", () => {
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain("/openapi.json");
   });
+
+  // Was test/smoke.test.ts: a file of its own costs ~2 s of pool start-up for a 50 ms test.
+  it("serves the OpenAPI document", async () => {
+    const res = await call("http://example.com/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toContain("/v2/content");
+    expect(res.headers.get("Server-Timing")).toMatch(/d1;dur=/);
+  });
 });
