@@ -297,14 +297,20 @@ describe("feed files", () => {
   });
 
   it("removes a deleted feed's files and its entry in the feed list", async () => {
-    await fileWhen(`/v2/orgs/${org.syncCode}/feeds.json`, (b) => b.feeds.length === 3);
-    const deleted = await writeJson(org, "DELETE", `/v2/feeds/${feeds.F3}`);
+    // A feed of its own: F1–F3 are used by the other tests.
+    const doomed = await writeJson(org, "POST", "/v2/feeds", { name: "Doomed", configuration: { tags: ["t2"] } });
+    expect(doomed.res.status).toBe(200);
+    const id: string = doomed.body.feed_id;
+    await fileWhen(`/${id}-feed.json`, (b) => b.videos.length === 1);
+    await fileWhen(`/v2/orgs/${org.syncCode}/feeds.json`, (b) => b.feeds.some((f: any) => f.feed_id === id));
+    const deleted = await writeJson(org, "DELETE", `/v2/feeds/${id}`);
     expect(deleted.res.status).toBe(200);
-    for (const path of [`/${feeds.F3}-feed.json`, `/v2/feeds/${feeds.F3}/videos.json`, `/v2/feeds/${feeds.F3}/metadata.json`]) {
+    // Gone before the answer, not in waitUntil.
+    for (const path of [`/${id}-feed.json`, `/v2/feeds/${id}/videos.json`, `/v2/feeds/${id}/metadata.json`]) {
       expect((await call(path)).status, path).toBe(404);
     }
     const list = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
-    expect(list.body.feeds.map((f: any) => f.feed_id)).toEqual([feeds.F1, feeds.F2]);
+    expect(list.body.feeds.map((f: any) => f.feed_id)).toEqual([feeds.F1, feeds.F2, feeds.F3]);
   });
 
   it("removes every file of a deleted organization", async () => {
