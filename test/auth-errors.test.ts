@@ -205,6 +205,7 @@ describe("rate limits", () => {
   });
 
   it("answers 429 after the plan's limit with Retry-After and RateLimit headers", async () => {
+    // Standard plan: 100 requests, then 429 until the minute ends (30 s later here).
     const standard = await createOrg({ plan: "standard" });
     const minute = someMinute(2);
     clockAt(minute + 30_000); // 30 s left in the window
@@ -232,6 +233,7 @@ describe("rate limits", () => {
   });
 
   it("starts a fresh count when the minute rolls over", async () => {
+    // Windows are fixed UTC minutes: exhausted at the very end of M, whole again at M+1.
     const standard = await createOrg({ plan: "standard" });
     const minute = someMinute(3);
     clockAt(minute + 59_500); // half a second before the end of minute M
@@ -258,6 +260,7 @@ describe("rate limits", () => {
   });
 
   it("allows an enterprise organization 1000 requests a minute", async () => {
+    // The plan's limit, not the standard one: the 1000th request passes, the 1001st does not.
     const enterprise = await createOrg({ plan: "enterprise" });
     clockAt(someMinute(4) + 1_000);
     const accepted = await burst(enterprise, 1000);
