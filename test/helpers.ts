@@ -1,5 +1,6 @@
-// Shared test helpers: every call goes through the real worker (SELF.fetch) against local
-// D1/R2/KV. Each test file creates its own organizations so files don't share rate limits.
+// Shared test helpers: every call goes through the real worker (SELF.fetch, or its fetch handler
+// with an execution context of its own: callSettled) against local D1/R2/KV. Each test file
+// creates its own organizations so files don't share rate limits.
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
 import worker from "../src/index";
