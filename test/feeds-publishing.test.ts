@@ -15,9 +15,13 @@ let org: TestOrg;
 const k: Record<string, string> = {};
 const feeds: Record<string, string> = {};
 
-async function runCron() {
+/**
+ * Runs the scheduled handler as the cron trigger would at `scheduledTime` (default: now), with
+ * optional variable overrides (e.g. FEED_RECONCILE_BATCH).
+ */
+async function runCron(scheduledTime = Date.now(), vars: Record<string, string> = {}) {
   const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime: Date.now() }), env, ctx);
+  await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime }), { ...env, ...vars }, ctx);
   await waitOnExecutionContext(ctx);
 }
 
@@ -33,6 +37,21 @@ async function fileWhen(path: string, check: (body: any, res: Response) => boole
     { timeout: 5000, interval: 100 },
   );
   return last!;
+}
+
+/** Waits until no rebuild of the organization is pending (a previous write's waitUntil work). */
+async function settled() {
+  await vi.waitFor(
+    async () => {
+      const dirty = await env.DB.prepare(
+        "select count(*) as n from feeds where dirty_since is not null and organization_id = (select id from organizations where organization_key = ?)",
+      )
+        .bind(org.organizationKey)
+        .first("n");
+      expect(dirty).toBe(0);
+    },
+    { timeout: 5000, interval: 50 },
+  );
 }
 
 const videoKeys = (body: any) => (body.videos as any[]).map((v) => v.content_key ?? v.contentKey);
@@ -182,6 +201,7 @@ describe("feed files", () => {
   });
 
   it("rebuilds only the affected feeds after a content update", async () => {
+    await settled(); // F1 must not be rewritten by another test's pending rebuild
     const f1 = await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => b.videos.length === 2);
     const f2 = await fileWhen(`/v2/feeds/${feeds.F2}/videos.json`, (b) => b.videos.length === 1);
     const f1Etag = f1.res.headers.get("ETag");
@@ -205,6 +225,7 @@ describe("feed files", () => {
   });
 
   it("does not rewrite unchanged files when the cron reconciles", async () => {
+    await settled();
     await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.videos.length === 2);
     const before = await env.MEDIA.head(`${feeds.F1}-feed.json`);
     await runCron();
@@ -214,20 +235,36 @@ describe("feed files", () => {
   });
 
   it("follows a syndication window opening and closing on the scheduled runs", async () => {
-    const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
-    // Opens in 1.5 s: not yet in the feed after the write.
-    await admin(`/admin/videos/${k.v3}`, "PATCH", { syndications: [{ start_time: soon(1500), stop_time: soon(4000) }] });
+    // The runs happen at instants the test chooses (controller.scheduledTime), not by waiting:
+    // a window [T+10 min, T+20 min) must appear on the run at T+10 and disappear on the run at
+    // T+20. The reconcile slice is switched off, so only the window check can change the files.
+    const t = Math.ceil(Date.now() / 300_000) * 300_000 + 300_000; // a cron instant ahead of the clock
+    const at = (minutes: number) => t + minutes * 60_000;
+    const windowsOnly = { FEED_RECONCILE_BATCH: "0" };
+    const inF1 = async () => ({
+      v2: videoKeys((await callJson(`/v2/feeds/${feeds.F1}/videos.json`)).body).includes(k.v3),
+      legacy: videoKeys((await callJson(`/${feeds.F1}-feed.json`)).body).includes(k.v3),
+    });
+    await runCron(at(0), windowsOnly); // windows checked up to T
+    const patched = await admin(`/admin/videos/${k.v3}`, "PATCH", {
+      syndications: [{ name: "w", start_time: new Date(at(10)).toISOString(), stop_time: new Date(at(20)).toISOString(), geos: [] }],
+    });
+    expect(patched.res.status, JSON.stringify(patched.body)).toBe(200);
+    // The write's own rebuild (now, before the window) leaves v3 out.
     await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => !videoKeys(b).includes(k.v3));
-    await new Promise((r) => setTimeout(r, 1700));
-    await runCron();
-    const opened = await callJson(`/v2/feeds/${feeds.F1}/videos.json`);
-    expect(videoKeys(opened.body)).toContain(k.v3);
-    await new Promise((r) => setTimeout(r, Math.max(0, 4200 - 1700)));
-    await runCron();
-    const closed = await callJson(`/${feeds.F1}-feed.json`);
-    expect(videoKeys(closed.body)).not.toContain(k.v3);
+    await fileWhen(`/${feeds.F1}-feed.json`, (b) => !videoKeys(b).includes(k.v3));
+    await runCron(at(5), windowsOnly);
+    expect(await inF1()).toEqual({ v2: false, legacy: false });
+    await runCron(at(10), windowsOnly); // start_time is inclusive
+    expect(await inF1()).toEqual({ v2: true, legacy: true });
+    await runCron(at(15), windowsOnly);
+    expect(await inF1()).toEqual({ v2: true, legacy: true });
+    await runCron(at(20), windowsOnly); // stop_time is exclusive
+    expect(await inF1()).toEqual({ v2: false, legacy: false });
+    // Restore: without windows v3 is published again.
     await admin(`/admin/videos/${k.v3}`, "PATCH", { syndications: [] });
     await fileWhen(`/${feeds.F1}-feed.json`, (b) => videoKeys(b).includes(k.v3));
+    await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => videoKeys(b).includes(k.v3));
   });
 
   it("completes an interrupted rebuild on the next cron run", async () => {
@@ -255,18 +292,27 @@ describe("feed files", () => {
     const paged = await callJson(`/json-feed?feed=${feeds.F1}&start=1&count=5`);
     expect(paged.body).toHaveLength(1);
     expect(paged.body[0].total_videos).toBe(2);
-    await runCron(); // reconcile restores the full file (default cap)
+    // Restore the full file (default cap) for the other tests.
+    const restored = await admin("/admin/feeds/rebuild", "POST", { feedId: feeds.F1, force: true });
+    expect(restored.res.status).toBe(200);
+    await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => b.videos.length === 2);
   });
 
   it("removes a deleted feed's files and its entry in the feed list", async () => {
-    await fileWhen(`/v2/orgs/${org.syncCode}/feeds.json`, (b) => b.feeds.length === 3);
-    const deleted = await writeJson(org, "DELETE", `/v2/feeds/${feeds.F3}`);
+    // A feed of its own: F1–F3 are used by the other tests.
+    const doomed = await writeJson(org, "POST", "/v2/feeds", { name: "Doomed", configuration: { tags: ["t2"] } });
+    expect(doomed.res.status).toBe(200);
+    const id: string = doomed.body.feed_id;
+    await fileWhen(`/${id}-feed.json`, (b) => b.videos.length === 1);
+    await fileWhen(`/v2/orgs/${org.syncCode}/feeds.json`, (b) => b.feeds.some((f: any) => f.feed_id === id));
+    const deleted = await writeJson(org, "DELETE", `/v2/feeds/${id}`);
     expect(deleted.res.status).toBe(200);
-    for (const path of [`/${feeds.F3}-feed.json`, `/v2/feeds/${feeds.F3}/videos.json`, `/v2/feeds/${feeds.F3}/metadata.json`]) {
+    // Gone before the answer, not in waitUntil.
+    for (const path of [`/${id}-feed.json`, `/v2/feeds/${id}/videos.json`, `/v2/feeds/${id}/metadata.json`]) {
       expect((await call(path)).status, path).toBe(404);
     }
     const list = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
-    expect(list.body.feeds.map((f: any) => f.feed_id)).toEqual([feeds.F1, feeds.F2]);
+    expect(list.body.feeds.map((f: any) => f.feed_id)).toEqual([feeds.F1, feeds.F2, feeds.F3]);
   });
 
   it("removes every file of a deleted organization", async () => {

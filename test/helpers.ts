@@ -1,13 +1,27 @@
-// Shared test helpers: every call goes through the real worker (SELF.fetch) against local
-// D1/R2/KV. Each test file creates its own organizations so files don't share rate limits.
-import { SELF } from "cloudflare:test";
+// Shared test helpers: every call goes through the real worker (SELF.fetch, or its fetch handler
+// with an execution context of its own: callSettled) against local D1/R2/KV. Each test file
+// creates its own organizations so files don't share rate limits.
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
+import worker from "../src/index";
 
 export const ORIGIN = "https://catalog.test";
 export const ADMIN_TOKEN = "test-admin-token";
 
 export function call(path: string, init: RequestInit = {}): Promise<Response> {
   return SELF.fetch(path.startsWith("http") ? path : `${ORIGIN}${path}`, init);
+}
+
+/**
+ * Like `call`, but hands the request to the worker's fetch handler with an execution context of
+ * its own and resolves once the request's waitUntil work (feed rebuilds, rate-limit sync) is
+ * done, so the test can check its effects without polling. SELF.fetch does not wait for it.
+ */
+export async function callSettled(path: string, init: RequestInit = {}): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(path.startsWith("http") ? path : `${ORIGIN}${path}`, init), env, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
 }
 
 export async function callJson<T = any>(path: string, init: RequestInit = {}): Promise<{ res: Response; body: T }> {

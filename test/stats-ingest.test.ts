@@ -1,7 +1,7 @@
 // Event ingestion (POST /v2/events): UTC-day bucketing, rollups, per-event rejections,
 // dimensions, consent, beacon bodies, limits and cost.
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { hashTput } from "../src/domain/stats/viewers";
 import { call, callJson, createOrg, type TestOrg } from "./helpers";
 import { createContent, d1Cost, ingest, localTimestamp, postEvents, utcDayAgo } from "./fixtures/stats";
@@ -30,30 +30,44 @@ beforeAll(async () => {
 describe("UTC days", () => {
   it("counts an event on the UTC day of its timestamp, whatever its zone", async () => {
     const k = await createContent(org);
+    // Days counted back from one instant, so events and expectations agree across midnight.
+    const from = Date.now();
     await ingest(org, [
       // 22:00 at UTC-5 on day D is 03:00 UTC on D+1.
-      { event: "played_1s", contentKey: k, timestamp: localTimestamp(3, "22:00", "-05:00") },
+      { event: "played_1s", contentKey: k, timestamp: localTimestamp(3, "22:00", "-05:00", from) },
       // 23:59:59.999Z stays on D.
-      { event: "played_1s", contentKey: k, timestamp: `${utcDayAgo(3)}T23:59:59.999Z` },
+      { event: "played_1s", contentKey: k, timestamp: `${utcDayAgo(3, from)}T23:59:59.999Z` },
       // 01:30 at UTC+02:00 on D+1 is 23:30 UTC on D.
-      { event: "played_1s", contentKey: k, timestamp: `${utcDayAgo(2)}T01:30:00+02:00` },
+      { event: "played_1s", contentKey: k, timestamp: `${utcDayAgo(2, from)}T01:30:00+02:00` },
       // 00:00Z on D+1 is D+1; a compact offset works too.
-      { event: "played_1s", contentKey: k, timestamp: `${utcDayAgo(2)}T00:00:00.000+0000` },
+      { event: "played_1s", contentKey: k, timestamp: `${utcDayAgo(2, from)}T00:00:00.000+0000` },
       // 23:00 at UTC+14 on D+2 is 09:00 UTC on D+1.
-      { event: "played_1s", contentKey: k, timestamp: `${utcDayAgo(1)}T23:00:00+14:00` },
+      { event: "played_1s", contentKey: k, timestamp: `${utcDayAgo(1, from)}T23:00:00+14:00` },
     ]);
     const rows = await videoRows(k);
     expect(rows.map((r) => [r.date, r.played_1s])).toEqual([
-      [utcDayAgo(3), 2],
-      [utcDayAgo(2), 2],
-      [utcDayAgo(1), 1],
+      [utcDayAgo(3, from), 2],
+      [utcDayAgo(2, from), 2],
+      [utcDayAgo(1, from), 1],
     ]);
   });
 
-  it("counts an event without timestamp on today's UTC day", async () => {
+  it("counts an event without timestamp on the UTC day the service receives it", async () => {
     const k = await createContent(org);
-    await ingest(org, [{ event: "video_played", contentKey: k }]);
-    expect((await videoRows(k)).map((r) => r.date)).toEqual([new Date().toISOString().slice(0, 10)]);
+    // The clock (the worker's too) is pinned on each side of a midnight UTC.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.parse("2030-12-31T23:59:59.999Z"));
+      await ingest(org, [{ event: "video_played", contentKey: k }]);
+      vi.setSystemTime(Date.parse("2031-01-01T00:00:00.000Z"));
+      await ingest(org, [{ event: "video_played", contentKey: k }, { event: "video_played", contentKey: k }]);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await videoRows(k)).map((r) => [r.date, r.video_played])).toEqual([
+      ["2030-12-31", 1],
+      ["2031-01-01", 2],
+    ]);
   });
 });
 

@@ -48,6 +48,9 @@ beforeAll(async () => {
   expect(patched.res.status, JSON.stringify(patched.body)).toBe(200);
   expect((await admin(`/admin/videos/${b}`, "PATCH", { removed: true })).res.status).toBe(200);
   expect((await writeJson(org, "DELETE", `/v2/content?contentKey=${gone}`)).res.status).toBe(200);
+  // The ecommerce item the "shoe" statistics refer to (E12 include_ecommerce_data).
+  const item = await writeJson(org, "POST", "/v2/ecommerce", { ecommerceKey: "shoe", ecommerceLink: "https://shop.example/shoes", ecommerceName: "Shoes" });
+  expect(item.res.status, JSON.stringify(item.body)).toBe(200);
 });
 
 const VIDEO_ROW_KEYS = ["content_key", "date", "country", "video_device_type", "video_player_id", ...VIDEO_COUNTERS];
@@ -305,21 +308,23 @@ describe("E11 get_ad_reports", () => {
 
 describe("E12 get_ecommerce_reports and ecommerce items", () => {
   it("manages items with write credentials", async () => {
-    const created = await writeJson(org, "POST", "/v2/ecommerce", { ecommerceKey: "shoe", ecommerceLink: "https://shop.example/shoe", ecommerceName: "Shoe" });
+    // Its own organization: the report tests rely on the item made in beforeAll.
+    const shop = await createOrg({ entitlements: ["ecommerce"] });
+    const created = await writeJson(shop, "POST", "/v2/ecommerce", { ecommerceKey: "shoe", ecommerceLink: "https://shop.example/shoe", ecommerceName: "Shoe" });
     expect(created.res.status).toBe(200);
     expect(created.body).toMatchObject({ status: "ok", message: "ok", data: { ecommerceKey: "shoe", ecommerceLink: "https://shop.example/shoe", ecommerceName: "Shoe" } });
-    const dup = await writeJson(org, "POST", "/v2/ecommerce", { ecommerceKey: "shoe", ecommerceLink: "https://shop.example/x", ecommerceName: "X" });
+    const dup = await writeJson(shop, "POST", "/v2/ecommerce", { ecommerceKey: "shoe", ecommerceLink: "https://shop.example/x", ecommerceName: "X" });
     expect(dup.res.status).toBe(400);
     expect(dup.body).toEqual({ status: "KO", error: "ecommerceKey: shoe is already in use" });
-    const updated = await writeJson(org, "PUT", "/v2/ecommerce", { ecommerceKey: "shoe", ecommerceLink: "https://shop.example/shoes", ecommerceName: "Shoes" });
+    const updated = await writeJson(shop, "PUT", "/v2/ecommerce", { ecommerceKey: "shoe", ecommerceLink: "https://shop.example/shoes", ecommerceName: "Shoes" });
     expect(updated.body.data).toMatchObject({ ecommerceLink: "https://shop.example/shoes", ecommerceName: "Shoes" });
-    expect((await writeJson(org, "PUT", "/v2/ecommerce", { ecommerceKey: "nope", ecommerceLink: "https://x.example", ecommerceName: "x" })).res.status).toBe(404);
-    await writeJson(org, "POST", "/v2/ecommerce", { ecommerceKey: "tmp", ecommerceLink: "https://shop.example/tmp", ecommerceName: "Tmp" });
-    expect((await writeJson(org, "GET", "/v2/ecommerce")).body.data.map((i: any) => i.ecommerceKey)).toEqual(["shoe", "tmp"]);
-    const removed = await writeJson(org, "DELETE", "/v2/ecommerce?ecommerceKey=tmp");
+    expect((await writeJson(shop, "PUT", "/v2/ecommerce", { ecommerceKey: "nope", ecommerceLink: "https://x.example", ecommerceName: "x" })).res.status).toBe(404);
+    await writeJson(shop, "POST", "/v2/ecommerce", { ecommerceKey: "tmp", ecommerceLink: "https://shop.example/tmp", ecommerceName: "Tmp" });
+    expect((await writeJson(shop, "GET", "/v2/ecommerce")).body.data.map((i: any) => i.ecommerceKey)).toEqual(["shoe", "tmp"]);
+    const removed = await writeJson(shop, "DELETE", "/v2/ecommerce?ecommerceKey=tmp");
     expect(removed.body.data.ecommerceKey).toBe("tmp");
-    expect((await writeJson(org, "DELETE", "/v2/ecommerce?ecommerceKey=tmp")).res.status).toBe(404);
-    const bad = await writeJson(org, "POST", "/v2/ecommerce", { ecommerceKey: "none", ecommerceLink: "ftp://x", ecommerceName: "" });
+    expect((await writeJson(shop, "DELETE", "/v2/ecommerce?ecommerceKey=tmp")).res.status).toBe(404);
+    const bad = await writeJson(shop, "POST", "/v2/ecommerce", { ecommerceKey: "none", ecommerceLink: "ftp://x", ecommerceName: "" });
     expect(bad.res.status).toBe(400);
     expect(bad.body.error).toContain("ecommerceKey: none is reserved");
     expect(bad.body.error).toContain("ecommerceLink: must be an http(s) URL");
@@ -327,7 +332,7 @@ describe("E12 get_ecommerce_reports and ecommerce items", () => {
     const other = await createOrg({ entitlements: ["ecommerce"] });
     expect((await writeJson(other, "POST", "/v2/ecommerce", { ecommerceKey: "shoe", ecommerceLink: "https://o.example", ecommerceName: "O" })).res.status).toBe(200);
     // Write credentials and the ecommerce entitlement are required.
-    expect((await callJson("/v2/ecommerce", { headers: { "X-Service-Sync-Code": org.syncCode } })).res.status).toBe(401);
+    expect((await callJson("/v2/ecommerce", { headers: { "X-Service-Sync-Code": shop.syncCode } })).res.status).toBe(401);
     const plain = await createOrg();
     expect((await writeJson(plain, "GET", "/v2/ecommerce")).res.status).toBe(403);
   });

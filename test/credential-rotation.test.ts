@@ -1,0 +1,59 @@
+// Rotating an organization's sync code moves its published feed list.
+//
+// The feed list is published at /v2/orgs/<sync code>/feeds.json, so after
+// `POST /admin/organizations/<key>/credentials/rotate {"rotate": ["syncCode"]}` the old URL must
+// stop answering (the old sync code is revoked) and the new one must list the organization's
+// feeds, as soon as the rotation request and its waitUntil work are done — not only after a
+// later cron run or feed write.
+//
+// EXPECTED TO FAIL on the code this was written against: the rotation changes the sync code in
+// D1 but neither removes nor republishes the feed list (a parallel change fixes it).
+import { env } from "cloudflare:test";
+import { expect, it } from "vitest";
+import { ADMIN_TOKEN, call, callJson, callSettled, createOrg, writeHeaders, type TestOrg } from "./helpers";
+
+/** A write whose waitUntil work (the feed rebuilds) is finished when this resolves. */
+async function settledWrite(org: TestOrg, method: string, path: string, body: unknown) {
+  const res = await callSettled(path, {
+    method,
+    headers: { ...writeHeaders(org), "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as any;
+  expect(res.status, JSON.stringify(json)).toBe(200);
+  return json;
+}
+
+it("publishes the feed list under the new sync code and removes the old one when the sync code is rotated", async () => {
+  const org = await createOrg();
+  const first = await settledWrite(org, "POST", "/v2/feeds", { name: "First" });
+  const second = await settledWrite(org, "POST", "/v2/feeds", { name: "Second", configuration: { tags: ["x"] } });
+  const expected = [
+    { feed_id: first.feed_id, name: "First" },
+    { feed_id: second.feed_id, name: "Second" },
+  ];
+  // Before: the list is published under the current sync code.
+  const before = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
+  expect(before.res.status).toBe(200);
+  expect(before.body.feeds).toEqual(expected);
+
+  const rotation = await callSettled(`/admin/organizations/${org.organizationKey}/credentials/rotate`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ rotate: ["syncCode"] }),
+  });
+  const rotated = (await rotation.json()) as any;
+  expect(rotation.status, JSON.stringify(rotated)).toBe(200);
+  const newSyncCode: string = rotated.credentials.syncCode;
+  expect(newSyncCode).toEqual(expect.any(String));
+  expect(newSyncCode).not.toBe(org.syncCode);
+
+  // No cron run in between: the rotation itself must have moved the file.
+  const old = await call(`/v2/orgs/${org.syncCode}/feeds.json`);
+  const fresh = await callJson(`/v2/orgs/${newSyncCode}/feeds.json`);
+  expect({ oldSyncCode: old.status, newSyncCode: fresh.res.status }).toEqual({ oldSyncCode: 404, newSyncCode: 200 });
+  expect(fresh.body.feeds).toEqual(expected);
+  expect(await env.MEDIA.head(`v2/orgs/${org.syncCode}/feeds.json`)).toBeNull();
+  // The feeds' own files do not depend on the sync code and stay where they were.
+  expect((await call(`/${first.feed_id}-feed.json`)).status).toBe(200);
+});
