@@ -104,9 +104,10 @@ function catalogQueries(v) {
   const sync = { "X-Service-Sync-Code": v.syncCode };
   const e6 = (name, query, headers = {}) => ({ name: `E6 ${name}`, path: `/v2/videos/?${query}`, headers: { ...sync, ...headers } });
   const byKey = (path, query) => `${path}?organization_key=${enc(v.org)}${query ? `&${query}` : ""}`;
-  const e13 = (name, query) => ({ name: `E13 ${name}`, path: byKey("/prod/search_metadata", query) });
-  const e14 = (name, word) => ({ name: `E14 ${name}`, path: byKey("/prod/search_video_list", `searchString=${enc(word)}`) });
-  const e16 = (name, query) => ({ name: `E16 ${name}`, path: byKey("/get_videos", query) });
+  // E13, E14, E16: organization_key and the sync code of the same organization.
+  const e13 = (name, query) => ({ name: `E13 ${name}`, path: byKey("/prod/search_metadata", query), headers: sync });
+  const e14 = (name, word) => ({ name: `E14 ${name}`, path: byKey("/prod/search_video_list", `searchString=${enc(word)}`), headers: sync });
+  const e16 = (name, query) => ({ name: `E16 ${name}`, path: byKey("/get_videos", query), headers: sync });
   const [tagA, tagB] = [v.popularTag.name, v.secondTag.name];
   const [catA, catB] = v.categories.map((c) => c.name);
   return [

@@ -78,16 +78,18 @@ function reportQueries(inputs, days) {
   const fp = inputs.fingerprints.map((f) => `"${f}"`).join(",");
   const analytics = `startDate=${start}&endDate=${end}`;
   const sync = { "X-Service-Sync-Code": inputs.syncCode };
-  const q = (name, path, headers) => ({ name: `${name} (${days} d)`, path, ...(headers && { headers }) });
+  // Viewer reports need write credentials (the bulk organizations' secrets are <key>-secret).
+  const write = { ...sync, "X-Service-Api-Key": `${inputs.org}-key`, "X-Service-Api-Secret": `${inputs.org}-secret` };
+  const q = (name, path, headers = sync) => ({ name: `${name} (${days} d)`, path, headers });
   return [
     q("E8 video, all", `/prod/get_video_reports?${base}`),
     q("E8 video, content_key", `/prod/get_video_reports?${base}&content_key=${inputs.topKey}`),
     q("E9 combined, top 10 by video_played", `/prod/get_video_reports_combined?${base}&sort_field=video_played&column_list=video_played,played_1s&result_limit=10`),
     q("E9 combined, content_key", `/prod/get_video_reports_combined?${base}&content_key=${inputs.topKey}`),
-    q("E10 viewers, dates only", `/prod/get_viewer_reports?${base}`),
-    q("E10 viewers, content_key", `/prod/get_viewer_reports?${base}&content_key=${inputs.viewerKey}`),
-    q("E10 viewers, fingerprint_list (3)", `/prod/get_viewer_reports?${base}&fingerprint_list=${encodeURIComponent(fp)}`),
-    ...(inputs.tput ? [q("E10 viewers, tput", `/prod/get_viewer_reports?${base}&tput=${inputs.tput}`)] : []),
+    q("E10 viewers, dates only", `/prod/get_viewer_reports?${base}`, write),
+    q("E10 viewers, content_key", `/prod/get_viewer_reports?${base}&content_key=${inputs.viewerKey}`, write),
+    q("E10 viewers, fingerprint_list (3)", `/prod/get_viewer_reports?${base}&fingerprint_list=${encodeURIComponent(fp)}`, write),
+    ...(inputs.tput ? [q("E10 viewers, tput", `/prod/get_viewer_reports?${base}&tput=${inputs.tput}`, write)] : []),
     q("E11 ads, all", `/prod/get_ad_reports?${base}`),
     q("E11 ads, content_key", `/prod/get_ad_reports?${base}&content_key=${inputs.topKey}`),
     q("E12 ecommerce, all + info", `/prod/get_ecommerce_reports?${base}&include_video_data=1&include_ecommerce_data=1`),

@@ -62,6 +62,13 @@ function syndications(o) {
   return value;
 }
 
+/** --player-tokens required|optional → boolean; undefined stays undefined. */
+function playerTokens(value) {
+  if (value === undefined) return undefined;
+  if (value === "required" || value === "optional") return value === "required";
+  throw new UsageError(`--player-tokens must be required or optional, not "${value}"`);
+}
+
 const orgOptions = {
   name: { type: "string", hint: "N" },
   plan: { type: "string", hint: "standard|enterprise" },
@@ -119,10 +126,14 @@ const COMMANDS = [
   {
     name: "org set",
     args: ["organizationKey"],
-    options: orgOptions,
+    options: { ...orgOptions, "player-tokens": { type: "string", hint: "required|optional" } },
     atLeastOne: true,
-    summary: "Change name, plan, entitlements (none = empty) or network (none = no network)",
-    request: ({ organizationKey }, o) => ({ method: "PATCH", path: orgPath(organizationKey), body: orgFields(o) }),
+    summary: "Change name, plan, entitlements (none = empty), network (none = no network) or whether events need signed player tokens",
+    request: ({ organizationKey }, o) => ({
+      method: "PATCH",
+      path: orgPath(organizationKey),
+      body: { ...orgFields(o), playerTokensRequired: playerTokens(o["player-tokens"]) },
+    }),
   },
   {
     name: "suborg create",

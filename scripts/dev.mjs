@@ -1,19 +1,28 @@
-// `npm run dev`: prepare local state (.dev.vars, D1 migrations, demo data), then run
-// `wrangler dev`. Extra arguments go to wrangler dev and override the defaults below,
-// e.g. `npm run dev -- --port 8790`.
-import { constants as osConstants } from "node:os";
+// `npm run dev`: prepare local state (.dev.vars, static assets, D1 migrations, demo data), then
+// run `wrangler dev`. Extra arguments go to wrangler dev and override the defaults below,
+// e.g. `npm run dev -- --port 8790` or `npm run dev -- --persist-to /tmp/state` (the
+// migrations and the seed then use that state too).
+//
+// Output: a few lines saying what was prepared, wrangler's banner and "Ready on", then one line
+// per request (the worker's own JSON log line; wrangler's duplicate request lines and its
+// bindings table are left out). Stopping this script (Ctrl-C, or SIGTERM to its pid) stops
+// wrangler and workerd: nothing here imports wrangler (whose signal handlers would exit first),
+// the seed runs in a child process, and the signal is forwarded and waited for.
+import { spawn } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
 import { connect } from "node:net";
+import { constants as osConstants } from "node:os";
 import { join } from "node:path";
-import { seed } from "./seed.mjs";
+import { createInterface } from "node:readline";
 import { ROOT, runWrangler, spawnWrangler } from "./lib/wrangler.mjs";
 
 // `--test-scheduled` exposes GET /__scheduled so the cron can be triggered by hand.
-const DEV_DEFAULTS = [["--local"], ["--ip", "127.0.0.1"], ["--port", "8787"], ["--test-scheduled"]];
+const DEV_DEFAULTS = [["--local"], ["--ip", "127.0.0.1"], ["--port", "8787"], ["--test-scheduled"], ["--show-interactive-dev-session=false"]];
+const say = (line) => console.log(`npm run dev: ${line}`);
 
 async function step(name, fn) {
   try {
-    await fn();
+    return await fn();
   } catch (err) {
     console.error(`\nnpm run dev: step "${name}" failed: ${err.message}`);
     process.exit(1);
@@ -23,7 +32,7 @@ async function step(name, fn) {
 function devArgs(extra) {
   // A flag the caller passed (--port 8790 or --port=8790) replaces our default for it.
   const given = new Set(extra.filter((a) => a.startsWith("--")).map((a) => a.split("=")[0]));
-  return ["dev", ...DEV_DEFAULTS.filter(([flag]) => !given.has(flag)).flat(), ...extra];
+  return ["dev", ...DEV_DEFAULTS.filter(([flag]) => !given.has(flag.split("=")[0])).flat(), ...extra];
 }
 
 /** The value of --flag in args (`--flag v` or `--flag=v`; the last one wins, as for wrangler). */
@@ -63,8 +72,8 @@ function listening(origin) {
 
 /**
  * Once the server answers, runs the cron once (GET /__scheduled), so the demo feed files are
- * published without waiting for the next scheduled tick. Runs beside wrangler (its output is not
- * held up); gives up quietly after READY_TIMEOUT_MS or when wrangler exits (signal aborts).
+ * published without waiting for the next scheduled tick. Gives up quietly after
+ * READY_TIMEOUT_MS or when wrangler exits (signal aborts).
  */
 async function runCronOnceReady(origin, signal) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -72,59 +81,97 @@ async function runCronOnceReady(origin, signal) {
     try {
       const res = await fetch(`${origin}/__scheduled`, { signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]) });
       await res.body?.cancel();
-      if (res.ok) {
-        console.log(`npm run dev: ran the cron once (GET ${origin}/__scheduled): demo feed files published, e.g. ${origin}/demofeedall-feed.json`);
-      } else {
-        console.warn(`npm run dev: GET ${origin}/__scheduled answered HTTP ${res.status} (started without --test-scheduled?); feeds publish on the next cron run`);
-      }
+      if (res.ok) say(`ran the cron once: demo feeds published, e.g. ${origin}/demofeedall-feed.json`);
+      else say(`GET ${origin}/__scheduled answered HTTP ${res.status}; feeds publish on the next cron run`);
       return;
     } catch {
       // Not listening yet (or still starting): try again shortly.
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-  if (!signal.aborted) {
-    console.warn(`npm run dev: ${origin} did not answer within ${READY_TIMEOUT_MS / 1000} s; run \`curl ${origin}/__scheduled\` to publish the demo feeds`);
-  }
+  if (!signal.aborted) say(`${origin} did not answer within ${READY_TIMEOUT_MS / 1000} s; run \`curl ${origin}/__scheduled\` to publish the demo feeds`);
 }
+
+/** Runs a Node script as a child process (its output buffered; shown when it fails). */
+function runNode(script, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`${script} exited with code ${code}\n${out}`))));
+  });
+}
+
+/** Copies wrangler's output, leaving out the bindings table and wrangler's own request lines. */
+function filterOutput(stream, target) {
+  let inBindings = false;
+  createInterface({ input: stream }).on("line", (line) => {
+    if (line.startsWith("Your Worker has access to the following bindings")) inBindings = true;
+    if (inBindings) {
+      if (line.trim() === "") inBindings = false;
+      return;
+    }
+    // One line per request: the worker's JSON line stays, wrangler's copy goes.
+    if (/^\[wrangler:info\] (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) /.test(line)) return;
+    if (line.startsWith("Using secrets defined in")) return;
+    target.write(`${line}\n`);
+  });
+}
+
+const given = devArgs(process.argv.slice(2));
+const origin = localOrigin(given);
+const persistTo = flagValue(given, "--persist-to");
+const statePath = persistTo ? ["--persist-to", persistTo] : [];
+// URLs in responses and feed files use PUBLIC_BASE_URL (never a request's Host): the dev
+// server's own address, unless the caller set it.
+const args = given.some((a) => a.startsWith("PUBLIC_BASE_URL:")) ? given : [...given, "--var", `PUBLIC_BASE_URL:${origin}`];
+// Local development is offline-friendly: no fetch of Cloudflare's request.cf data.
+process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
 
 await step("create .dev.vars", () => {
   const vars = join(ROOT, ".dev.vars");
   if (!existsSync(vars)) {
     copyFileSync(join(ROOT, ".dev.vars.example"), vars);
-    console.log("Created .dev.vars from .dev.vars.example (local secrets; it is gitignored).");
+    say("created .dev.vars from .dev.vars.example (local secrets; it is gitignored)");
   }
 });
 
-await step("apply local D1 migrations", () => runWrangler(["d1", "migrations", "apply", "DB", "--local"]));
+await step("build the static assets", async () => {
+  await runNode("scripts/build-assets.mjs", []);
+  say("built the static assets (API reference, player SDK bundle) into dist/public");
+});
 
-const given = devArgs(process.argv.slice(2));
-const origin = localOrigin(given);
-// URLs in responses and feed files use PUBLIC_BASE_URL (never a request's Host): the dev
-// server's own address, unless the caller set it.
-const args = given.some((a) => a.startsWith("PUBLIC_BASE_URL:")) ? given : [...given, "--var", `PUBLIC_BASE_URL:${origin}`];
+await step("apply local D1 migrations", async () => {
+  const out = await runWrangler(["d1", "migrations", "apply", "DB", "--local", ...statePath], { quiet: true });
+  // wrangler redraws its progress table per migration: each name once.
+  const applied = [...new Set(out.split("\n").filter((l) => /│ \S+\.sql\s+│ ✅/.test(l)).map((l) => l.split("│")[1].trim()))];
+  say(applied.length ? `applied ${applied.length} D1 migration(s): ${applied.join(", ")}` : "D1 migrations: up to date");
+});
 
-await step("seed demo data", () => seed({ remote: false }));
+await step("seed demo data", async () => say(await runNode("scripts/seed.mjs", ["--brief", ...statePath])));
 
 // Checked before wrangler starts: a server already on the port would otherwise get our cron call.
 const portTaken = await listening(origin);
 
 await step("start wrangler dev", () => {
-  const child = spawnWrangler(args);
+  const child = spawnWrangler(args, { stdio: ["inherit", "pipe", "pipe"] });
+  filterOutput(child.stdout, process.stdout);
+  filterOutput(child.stderr, process.stderr);
+  say(`serving ${origin} (API reference: ${origin}/docs); stop with Ctrl-C`);
   const ready = new AbortController();
-  if (portTaken) {
-    console.warn(`npm run dev: something already listens on ${origin}; not running the cron there (choose another port: npm run dev -- --port 8790)`);
-  } else {
-    runCronOnceReady(origin, ready.signal);
-  }
-  // A terminal's Ctrl-C already reaches the whole process group; forwarding covers signals sent
-  // to this process alone (kill <pid>, process managers). Staying alive until the child exits
-  // lets wrangler shut workerd down cleanly.
+  if (portTaken) say(`something already listens on ${origin}; not running the cron there (choose another port: npm run dev -- --port 8790)`);
+  else runCronOnceReady(origin, ready.signal);
+  // Ctrl-C in a terminal reaches the whole process group; forwarding covers signals sent to
+  // this process alone (kill <pid>, process managers). Staying alive until the child exits lets
+  // wrangler shut workerd down cleanly.
   let stopping = false;
-  for (const signal of ["SIGINT", "SIGTERM"]) {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, () => {
       stopping = true;
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      ready.abort();
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal === "SIGHUP" ? "SIGTERM" : signal);
     });
   }
   return new Promise((resolve, reject) => {
@@ -134,9 +181,7 @@ await step("start wrangler dev", () => {
     });
     child.on("exit", (code, signal) => {
       ready.abort();
-      if (!stopping && code !== 0) {
-        console.error(`\nnpm run dev: step "start wrangler dev" failed (wrangler exited with ${signal ?? `code ${code}`})`);
-      }
+      if (!stopping && code !== 0) console.error(`\nnpm run dev: wrangler exited with ${signal ?? `code ${code}`}`);
       // Exit like the child did: its code, or 128 + signal number when a signal ended it.
       process.exit(code ?? 128 + (osConstants.signals[signal] ?? 0));
     });

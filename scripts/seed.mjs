@@ -2,7 +2,8 @@
 // Idempotent: every row is an upsert keyed on a unique column (and the link rows of the demo
 // videos are replaced as a whole), so re-running restores the documented demo state
 // without duplicating anything. The demo media (one small test MP4 and a thumbnail per video)
-// is uploaded to R2 only when missing. Usage: node scripts/seed.mjs [--remote]
+// is uploaded to R2 only when missing.
+// Usage: node scripts/seed.mjs [--remote] [--persist-to DIR] [--brief]
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -210,12 +211,12 @@ const builders = [
   (data, now) =>
     data.organizations.map(
       (o) => `INSERT INTO organizations
-  (organization_key, name, sync_code, api_key, api_secret_hash, plan, entitlements, network_id, created_at)
+  (organization_key, name, sync_code, api_key, api_secret_hash, player_token_key, plan, entitlements, network_id, created_at)
 VALUES (${q(o.organizationKey)}, ${q(o.name)}, ${q(o.syncCode)}, ${q(o.apiKey)}, ${q(sha256Hex(o.apiSecret))},
-  ${q(o.plan)}, ${q(JSON.stringify(o.entitlements))}, ${networkId(o.network)}, ${q(now)})
+  ${q(sha256Hex(`player-token:v1:${o.apiSecret}`))}, ${q(o.plan)}, ${q(JSON.stringify(o.entitlements))}, ${networkId(o.network)}, ${q(now)})
 ON CONFLICT(organization_key) DO UPDATE SET
   name = excluded.name, sync_code = excluded.sync_code, api_key = excluded.api_key,
-  api_secret_hash = excluded.api_secret_hash, plan = excluded.plan,
+  api_secret_hash = excluded.api_secret_hash, player_token_key = excluded.player_token_key, plan = excluded.plan,
   entitlements = excluded.entitlements, network_id = excluded.network_id;`,
     ),
   (data, now) =>
@@ -359,7 +360,7 @@ function bucketName(binding) {
  * object (~4 s each). Remotely every object is put with `wrangler r2 object put --remote`
  * (idempotent). Returns the number of objects written.
  */
-async function uploadDemoMedia(data, { remote }) {
+async function uploadDemoMedia(data, { remote, persistTo }) {
   const objects = demoObjects(data);
   if (remote) {
     const bucket = bucketName("MEDIA");
@@ -377,7 +378,8 @@ async function uploadDemoMedia(data, { remote }) {
     const { getPlatformProxy } = await import("wrangler");
     proxy = await getPlatformProxy({
       configPath: join(ROOT, "wrangler.toml"),
-      persist: { path: join(ROOT, ".wrangler", "state", "v3") },
+      // wrangler keeps local state in <persist dir>/v3 (default persist dir: .wrangler/state).
+      persist: { path: join(persistTo ?? join(ROOT, ".wrangler", "state"), "v3") },
       remoteBindings: false,
     });
   } finally {
@@ -401,6 +403,14 @@ async function uploadDemoMedia(data, { remote }) {
   } finally {
     await proxy.dispose();
   }
+}
+
+function printBrief(data, mediaWritten) {
+  const orgs = data.organizations.map((o) => o.organizationKey).join(", ");
+  console.log(
+    `demo data seeded: organizations ${orgs}; ${data.videos.length} videos; ${data.feeds.length} feeds; ` +
+      `${mediaWritten} media objects uploaded (credentials: README, "Demo credentials")`,
+  );
 }
 
 function printSummary(data, remote, mediaWritten) {
@@ -428,7 +438,7 @@ function printSummary(data, remote, mediaWritten) {
 /**
  * Seeds D1 and uploads the demo media.
  */
-export async function seed({ remote = false } = {}) {
+export async function seed({ remote = false, persistTo, brief = false } = {}) {
   if (remote) {
     // The demo credentials are public (README), so they must never reach a production database.
     console.warn("WARNING: seeding the remote database with PUBLIC demo credentials; use only on a non-production DB.");
@@ -437,30 +447,42 @@ export async function seed({ remote = false } = {}) {
   try {
     const file = join(dir, "seed.sql");
     writeFileSync(file, buildSeedSql(DEMO, new Date().toISOString()));
-    await runWrangler(["d1", "execute", "DB", remote ? "--remote" : "--local", "--file", file, "--yes"], {
+    const where = remote ? ["--remote"] : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+    await runWrangler(["d1", "execute", "DB", ...where, "--file", file, "--yes"], {
       quiet: true,
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const mediaWritten = await uploadDemoMedia(DEMO, { remote });
-  printSummary(DEMO, remote, mediaWritten);
+  const mediaWritten = await uploadDemoMedia(DEMO, { remote, persistTo });
+  if (brief) printBrief(DEMO, mediaWritten);
+  else printSummary(DEMO, remote, mediaWritten);
 }
 
 // Run when executed directly, not when imported by scripts/dev.mjs.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   let values;
   try {
-    ({ values } = parseArgs({ options: { remote: { type: "boolean" }, help: { type: "boolean", short: "h" } } }));
+    ({ values } = parseArgs({
+      options: {
+        remote: { type: "boolean" },
+        "persist-to": { type: "string" },
+        brief: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
   } catch (err) {
-    console.error(`${err.message}\nUsage: node scripts/seed.mjs [--remote]`);
+    console.error(`${err.message}\nUsage: node scripts/seed.mjs [--remote] [--persist-to DIR] [--brief]`);
     process.exit(2);
   }
   if (values.help) {
-    console.log("Usage: node scripts/seed.mjs [--remote]   (default: the local D1 database used by wrangler dev)");
+    console.log(
+      "Usage: node scripts/seed.mjs [--remote] [--persist-to DIR] [--brief]\n" +
+        "  default: the local D1/R2 state used by wrangler dev (.wrangler/state, or --persist-to DIR as given to wrangler dev)",
+    );
     process.exit(0);
   }
-  seed({ remote: values.remote ?? false }).catch((err) => {
+  seed({ remote: values.remote ?? false, persistTo: values["persist-to"], brief: values.brief ?? false }).catch((err) => {
     console.error(`Seeding failed: ${err.message}`);
     process.exit(1);
   });

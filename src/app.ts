@@ -1,12 +1,13 @@
 // The worker's HTTP application: global middleware, the route groups, the OpenAPI document,
 // and one error handler for every route.
-import { swaggerUI } from "@hono/swagger-ui";
 import { cors } from "hono/cors";
 import { timing } from "hono/timing";
+import { defaultBodyLimit } from "./http/body-limit";
 import { errorResponse, renderError } from "./http/errors";
 import { registerSecuritySchemes } from "./http/openapi";
 import { createRouter } from "./http/router";
 import { requestContext } from "./middleware/request-context";
+import { securityHeaders } from "./middleware/security-headers";
 import admin from "./routes/admin/admin.index";
 import analytics from "./routes/analytics/analytics.index";
 import content from "./routes/content/content.index";
@@ -15,17 +16,20 @@ import events from "./routes/events/events.index";
 import feedFiles from "./routes/feed-files/feed-files.index";
 import feeds from "./routes/feeds/feeds.index";
 import files from "./routes/files/files.index";
+import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
 import search from "./routes/search/search.index";
 import uploads from "./routes/uploads/uploads.index";
 import videos from "./routes/videos/videos.index";
 import viewers from "./routes/viewers/viewers.index";
 
-const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin];
+const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference];
 
 export function createApp() {
   const app = createRouter();
 
+  // First, so that every answer carries them, CORS preflights included.
+  app.use("*", securityHeaders);
   // Browser uploaders and players call the API cross-origin; ETag must be readable for E2.
   app.use(
     "*",
@@ -41,6 +45,7 @@ export function createApp() {
         "X-Service-MMI-Key",
         "If-None-Match",
         "If-Range",
+        "X-Service-Player-Token",
         "Range",
       ],
       exposeHeaders: ["ETag", "Server-Timing", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Content-Range"],
@@ -50,6 +55,7 @@ export function createApp() {
   // Server-Timing: total time, and the D1 cost that requestContext adds as a metric.
   app.use("*", timing({ totalDescription: "total", crossOrigin: true }));
   app.use("*", requestContext);
+  app.use("*", defaultBodyLimit);
 
   for (const group of routeGroups) app.route("/", group);
 
@@ -57,16 +63,23 @@ export function createApp() {
   app.doc31("/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: {
-      title: "Edge video catalog",
+      title: "Edge video catalog API",
       version: "2.0.0",
       description:
         "Content management, video listing, search, feeds and statistics. Errors: content endpoints answer {message}; every other endpoint answers {status: \"KO\", error}.",
     },
     servers: [{ url: c.get("origins").baseUrl }],
   }));
-  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
 
-  app.notFound((c) => errorResponse(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
+  // Static assets are served before the worker in production; a request that reaches the worker
+  // (tests, or a route of both) still gets them through the binding.
+  app.notFound(async (c) => {
+    if (c.env.ASSETS && (c.req.method === "GET" || c.req.method === "HEAD")) {
+      const asset = await c.env.ASSETS.fetch(c.req.raw);
+      if (asset.status !== 404) return new Response(asset.body, asset);
+    }
+    return errorResponse(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+  });
   app.onError(renderError);
   return app;
 }

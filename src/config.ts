@@ -22,7 +22,12 @@ const configSchema = z.object({
   FEED_MAX_VIDEOS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(1000)),
   FEED_CRON_BUDGET: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(50)),
   FEED_RECONCILE_BATCH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(1000).default(25)),
+  AUTH_FAILURES_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(30)),
+  EVENTS_PER_IP_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1200)),
+  DIMENSION_VALUES_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1000)),
+  VIEWER_IDS_PER_IP_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(20)),
   EVENTS_MAX_AGE_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(7)),
+  UPLOAD_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(30 * 86400).default(3600)),
   UPLOAD_URL_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(7 * 86400).default(86400)),
   // URLs written into responses and files come from here, never from a request's Host header.
   PUBLIC_BASE_URL: z.preprocess(
@@ -54,6 +59,16 @@ export interface Config {
   /** Feeds the cron re-checks per run in id order, so every feed is reconciled periodically. */
   feedReconcileBatch: number;
   uploadUrlTtlSeconds: number;
+  /** After its signed URLs expired, how long an unfinished upload is kept before the cron aborts it. */
+  uploadGraceSeconds: number;
+  /** Failed authentications a client IP may make per minute before further failures get 429. */
+  authFailuresPerMinute: number;
+  /** Events one client IP may post per minute (batches past it get 429). */
+  eventsPerIpPerMinute: number;
+  /** New values a free-form dimension may get per organization and UTC day (then `other`). */
+  dimensionValuesPerDay: number;
+  /** Distinct fingerprints (and tputs) on viewer rows per client IP and UTC day (then `other`). */
+  viewerIdsPerIpPerDay: number;
   /** How old an ingested statistics event may be, in days. */
   eventsMaxAgeDays: number;
   /** Origin written into API URLs (signed upload URLs, media, the OpenAPI servers). */
@@ -93,7 +108,12 @@ export function loadConfig(env: Env): Config {
     feedCronBudget: v.FEED_CRON_BUDGET,
     feedReconcileBatch: v.FEED_RECONCILE_BATCH,
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS,
+    uploadGraceSeconds: v.UPLOAD_GRACE_SECONDS,
     eventsMaxAgeDays: v.EVENTS_MAX_AGE_DAYS,
+    authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
+    eventsPerIpPerMinute: v.EVENTS_PER_IP_PER_MINUTE,
+    dimensionValuesPerDay: v.DIMENSION_VALUES_PER_DAY,
+    viewerIdsPerIpPerDay: v.VIEWER_IDS_PER_IP_PER_DAY,
     publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/+$/, ""),
     staticUrl: (v.STATIC_URL ?? v.PUBLIC_BASE_URL).replace(/\/+$/, ""),
     adminToken: v.ADMIN_TOKEN,

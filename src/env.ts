@@ -3,6 +3,8 @@ export interface Env {
   DB: D1Database;
   MEDIA: R2Bucket;
   RATE_LIMITS: KVNamespace;
+  /** Static assets (dist/public): the API reference and the player SDK bundle. */
+  ASSETS?: Fetcher;
   ADMIN_TOKEN?: string;
   SIGNING_SECRET?: string;
   CHUNK_SIZE?: string;
@@ -10,12 +12,17 @@ export interface Env {
   FEED_CRON_BUDGET?: string;
   FEED_RECONCILE_BATCH?: string;
   UPLOAD_URL_TTL_SECONDS?: string;
+  UPLOAD_GRACE_SECONDS?: string;
   PUBLIC_BASE_URL?: string;
   STATIC_URL?: string;
   R2_ACCESS_KEY_ID?: string;
   R2_SECRET_ACCESS_KEY?: string;
   R2_ACCOUNT_ID?: string;
   R2_BUCKET_NAME?: string;
+  AUTH_FAILURES_PER_MINUTE?: string;
+  EVENTS_PER_IP_PER_MINUTE?: string;
+  DIMENSION_VALUES_PER_DAY?: string;
+  VIEWER_IDS_PER_IP_PER_DAY?: string;
   /** How old an ingested statistics event may be, in days (default 7). */
   EVENTS_MAX_AGE_DAYS?: string;
 }

@@ -1,9 +1,10 @@
-// Worker entry: HTTP requests go to the Hono app; the cron trigger keeps feed files current.
+// Worker entry: HTTP requests go to the Hono app; the cron trigger keeps feed files current and
+// sweeps unfinished uploads (src/domain/cron.ts).
 import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { createDb } from "./db/client";
 import { D1Meter, meterD1 } from "./db/metered-d1";
-import { runFeedCron } from "./domain/feeds/cron";
+import { runCron } from "./domain/cron";
 import type { Env } from "./env";
 
 const app = createApp();
@@ -16,7 +17,7 @@ export default {
     const db = createDb(meterD1(env.DB, meter));
     // Without PUBLIC_BASE_URL this throws: no file is published with a made-up origin.
     const config = loadConfig(env);
-    const report = await runFeedCron({
+    const report = await runCron({
       db,
       bucket: env.MEDIA,
       config,

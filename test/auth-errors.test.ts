@@ -339,9 +339,14 @@ describe("cross-cutting", () => {
     const { res, body } = await callJson("/nowhere");
     expect(res.status).toBe(404);
     expect(body).toEqual({ status: "KO", error: "no route for GET /nowhere" });
+    // The reference loads only the worker's own assets (no CDN), and they point at /openapi.json.
     const docs = await call("/docs");
     expect(docs.status).toBe(200);
-    expect(await docs.text()).toContain("/openapi.json");
+    const page = await docs.text();
+    expect(page).toContain('<script src="/docs/swagger-ui-bundle.js"></script>');
+    expect(page).not.toMatch(/https?:\/\//);
+    expect(await (await call("/docs/init.js")).text()).toContain('url: "/openapi.json"');
+    expect((await call("/docs/swagger-ui-bundle.js")).status).toBe(200);
   });
 
   // Was test/smoke.test.ts: a file of its own costs ~2 s of pool start-up for a 50 ms test.

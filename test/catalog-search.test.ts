@@ -23,8 +23,11 @@ beforeAll(async () => {
   k.x1 = await publishVideo(other, mp4, { title: "Alpha story elsewhere", tags: ["t1"] });
 });
 
+/** E13, E14, E16: organization_key with the sync code of the same organization. */
+const sync = () => ({ "X-Service-Sync-Code": org.syncCode });
+
 async function search(path: string, query: string) {
-  const { res, body } = await callJson(`${path}?organization_key=${org.organizationKey}${query ? `&${query}` : ""}`);
+  const { res, body } = await callJson(`${path}?organization_key=${org.organizationKey}${query ? `&${query}` : ""}`, { headers: sync() });
   expect(res.status, JSON.stringify(body)).toBe(200);
   expect(body.status).toBe("ok");
   return (body.data as { content_key: string }[]).map((r) => r.content_key).sort();
@@ -75,7 +78,9 @@ describe("E13 search_metadata", () => {
 
   it("answers the older name the same way, with the spec's record fields", async () => {
     expect(await search("/prod/get_video_by_cattag", "privateTags=t1")).toEqual(names("s1", "s4"));
-    const { body } = await callJson(`/prod/search_metadata?organization_key=${org.organizationKey}&privateTags=t1&tagAnd=1&privateCategories=c1&and=1`);
+    const { body } = await callJson(`/prod/search_metadata?organization_key=${org.organizationKey}&privateTags=t1&tagAnd=1&privateCategories=c1&and=1`, {
+      headers: sync(),
+    });
     expect(body.message).toBe("ok");
     expect(body.data).toHaveLength(1);
     expect(Object.keys(body.data[0]).sort()).toEqual(
@@ -86,10 +91,12 @@ describe("E13 search_metadata", () => {
 
   it("requires a known organization_key and a matching sync code", async () => {
     expect((await callJson("/prod/search_metadata")).res.status).toBe(401);
-    expect((await callJson("/prod/search_metadata?organization_key=nobody")).body).toEqual({
+    expect((await callJson("/prod/search_metadata?organization_key=nobody", { headers: sync() })).body).toEqual({
       status: "KO",
-      error: "authentication failed: unknown organization_key",
+      error: "authentication failed: organization_key and X-Service-Sync-Code do not name one organization",
     });
+    // The organization_key alone (public: it is in feed URLs) no longer reads.
+    expect((await callJson(`/prod/search_metadata?organization_key=${org.organizationKey}`)).res.status).toBe(401);
     const mismatch = await callJson(`/prod/search_metadata?organization_key=${org.organizationKey}`, {
       headers: { "X-Service-Sync-Code": other.syncCode },
     });
@@ -114,14 +121,14 @@ describe("E14 search_video_list", () => {
   });
 
   it("ranks by relevance, then newest", async () => {
-    const { body } = await callJson(`/prod/search_video_list?organization_key=${org.organizationKey}&searchString=story`);
+    const { body } = await callJson(`/prod/search_video_list?organization_key=${org.organizationKey}&searchString=story`, { headers: sync() });
     // s5 mentions "story" only in a longer description; the titles rank first, newest first among equals.
     expect(body.data.map((r: any) => r.content_key)).toEqual([k.s2, k.s1, k.s5]);
   });
 
   it("requires at least 3 characters", async () => {
     for (const q of ["searchString=ab", "searchString=%20%20ab%20", ""]) {
-      const { res, body } = await callJson(`/prod/search_video_list?organization_key=${org.organizationKey}&${q}`);
+      const { res, body } = await callJson(`/prod/search_video_list?organization_key=${org.organizationKey}&${q}`, { headers: sync() });
       expect(res.status).toBe(400);
       expect(body.status).toBe("KO");
       expect(body.error).toMatch(/searchString/);
@@ -166,17 +173,17 @@ describe("E15 search_video_feed", () => {
 describe("E16 get_videos", () => {
   it("lists with start/limit, content_key and the private name flags", async () => {
     const base = `/get_videos?organization_key=${org.organizationKey}`;
-    const all = await callJson(base);
+    const all = await callJson(base, { headers: sync() });
     expect(all.body).toMatchObject({ count: 5, status: "ok", message: "ok" });
     expect(all.body.data.map((r: any) => r.content_key)).toEqual([k.s5, k.s4, k.s3, k.s2, k.s1]);
     expect(Object.keys(all.body.data[0]).sort()).toEqual(["content_key", "created_date", "description", "thumbnail", "title"]);
-    const paged = await callJson(`${base}&start=1&limit=2`);
+    const paged = await callJson(`${base}&start=1&limit=2`, { headers: sync() });
     expect(paged.body.count).toBe(5);
     expect(paged.body.data.map((r: any) => r.content_key)).toEqual([k.s4, k.s3]);
-    const one = await callJson(`${base}&content_key=${k.s4}&start=3&limit=1&privateTags=1&privateCategories=1`);
+    const one = await callJson(`${base}&content_key=${k.s4}&start=3&limit=1&privateTags=1&privateCategories=1`, { headers: sync() });
     expect(one.body.data).toEqual([expect.objectContaining({ content_key: k.s4, privateTag: ["t1", "t2"], privateCategory: [] })]);
-    expect((await callJson(`${base}&limit=1001`)).res.status).toBe(400);
-    expect((await callJson(`${base}&ownVideos=1`)).body.count).toBe(5);
+    expect((await callJson(`${base}&limit=1001`, { headers: sync() })).res.status).toBe(400);
+    expect((await callJson(`${base}&ownVideos=1`, { headers: sync() })).body.count).toBe(5);
   });
 });
 

@@ -21,7 +21,6 @@ import {
   writeJson,
   type TestOrg,
 } from "./helpers";
-import { readJpegInfo } from "../src/media/jpeg";
 
 let org: TestOrg;
 let other: TestOrg;
@@ -66,17 +65,12 @@ describe("upload round trip", () => {
     expect(upload.signedUrls).toHaveLength(2);
     expect(typeof upload.uploadId).toBe("string");
 
-    // Until a thumbnail is uploaded, the service URL serves the default image.
-    const before = await call(created.thumbnailUrl);
-    expect(before.status).toBe(200);
-    expect(readJpegInfo(new Uint8Array(await before.arrayBuffer()))).toEqual({ width: 1920, height: 1080 });
+    // Unfinished content serves no thumbnail (issue "Safe on the open internet" §4).
+    expect((await call(created.thumbnailUrl)).status).toBe(404);
 
     const thumb = dataUrlBytes(thumbUrl);
     const thumbRes = await call(created.thumbnailUploadUrl, { method: "PUT", body: thumb });
     expect(thumbRes.status).toBe(200);
-    const served = await call(created.thumbnailUrl);
-    expect(served.headers.get("Content-Type")).toBe("image/jpeg");
-    expect(await sha256(await served.arrayBuffer())).toBe(await sha256(thumb));
 
     const parts = await uploadParts(upload.signedUrls, media);
     expect(parts.every((p) => /^".+"$/.test(p.ETag))).toBe(true);
@@ -94,6 +88,10 @@ describe("upload round trip", () => {
     expect(done.duration).toBeCloseTo(2.0, 1);
     expect(Date.parse(done.publishedDate)).toBeGreaterThan(Date.now() - 60_000);
     expect(done.url).toBe(`https://catalog.test/media/${upload.key}`);
+    // Published: the thumbnail uploaded before completion is served.
+    const served = await call(created.thumbnailUrl);
+    expect(served.headers.get("Content-Type")).toBe("image/jpeg");
+    expect(await sha256(await served.arrayBuffer())).toBe(await sha256(thumb));
 
     const { body: fetched } = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
     expect(fetched).toMatchObject({

@@ -244,11 +244,9 @@ describe("scheduled runs", () => {
       });
     }
 
-    // BUG (known, not fixed here): both runs read the same dirty feeds before either clears a
-    // mark, so both rebuild them and every changed file is written twice (double work; with
-    // adjacent instants the second write only changes generated_at, and the ETag with it).
-    // it.fails keeps the suite green until runs claim their feeds; then drop `.fails`.
-    it.fails("BUG: overlapping runs should each publish a dirty feed's files once, not once per run", async () => {
+    // Each run leases the feeds it rebuilds (feeds.building_until): of two overlapping runs,
+    // each dirty feed is rebuilt by one, so every changed file is written once.
+    it("overlapping runs publish a dirty feed's files once, not once per run", async () => {
       const { puts } = await overlap("counted", [0, 0]);
       const twice = [...puts].filter(([key, n]) => n > 1 && ids().some((id) => key.includes(id)));
       expect(twice, JSON.stringify([...puts])).toEqual([]);

@@ -222,7 +222,7 @@ describe("rejected events", () => {
     expect(body.accepted).toBe(2);
     expect(body.rejected).toEqual([
       { index: 1, reason: 'event: unknown counter "played_2s"' },
-      { index: 2, reason: `contentKey: ${foreign} is not a content of this organization` },
+      { index: 2, reason: `contentKey: ${foreign} is not a video of this organization or its network` },
       { index: 3, reason: "contentKey: is required" },
       { index: 4, reason: "timestamp: must be an ISO 8601 timestamp with an offset (Z or ±hh:mm)" },
       { index: 5, reason: "timestamp: must be an ISO 8601 timestamp with an offset (Z or ±hh:mm)" },
@@ -232,7 +232,7 @@ describe("rejected events", () => {
       { index: 9, reason: "each event must be a JSON object" },
       { index: 10, reason: expect.stringMatching(/colour/) },
       { index: 11, reason: "adPosition: must be preroll or midroll" },
-      { index: 12, reason: "contentKey: nope is not a content of this organization" },
+      { index: 12, reason: "contentKey: nope is not a video of this organization or its network" },
       { index: 14, reason: "consent: must be true or false" },
     ]);
   });

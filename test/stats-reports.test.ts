@@ -119,7 +119,9 @@ describe("E8 get_video_reports", () => {
 
   it("answers 401 without a valid organization_key and 403 without the enterprise player", async () => {
     expect((await callJson(`/prod/get_video_reports?start_date=${D1}&end_date=${D1}`)).res.status).toBe(401);
-    expect((await callJson(`/prod/get_video_reports?organization_key=nobody&start_date=${D1}&end_date=${D1}`)).res.status).toBe(401);
+    expect((await callJson(`/prod/get_video_reports?organization_key=nobody&start_date=${D1}&end_date=${D1}`, { headers: { "X-Service-Sync-Code": org.syncCode } })).res.status).toBe(401);
+    // organization_key alone, without the sync code: 401.
+    expect((await callJson(`/prod/get_video_reports?organization_key=${org.organizationKey}&start_date=${D1}&end_date=${D1}`)).res.status).toBe(401);
     const mismatch = await callJson(`/prod/get_video_reports?organization_key=${org.organizationKey}&start_date=${D1}&end_date=${D1}`, {
       headers: { "X-Service-Sync-Code": "sc_someone_else" },
     });
@@ -171,9 +173,9 @@ describe("E8 get_video_reports", () => {
       { event: "video_played", contentKey: own, timestamp: at(D1) },
       { event: "video_played", contentKey: subKey, timestamp: at(D1) },
     ]);
-    const path = `/prod/get_video_reports?organization_key=${parent.organizationKey}&start_date=${D1}&end_date=${D1}`;
-    expect((await callJson(path)).body.data.map((r: any) => r.content_key).sort()).toEqual([own, subKey].sort());
-    expect((await callJson(path, { headers: mmi })).body.data.map((r: any) => r.content_key)).toEqual([subKey]);
+    const range = { start_date: D1, end_date: D1 };
+    expect((await report("/prod/get_video_reports", parent, range)).body.data.map((r: any) => r.content_key).sort()).toEqual([own, subKey].sort());
+    expect((await report("/prod/get_video_reports", parent, range, mmi)).body.data.map((r: any) => r.content_key)).toEqual([subKey]);
   });
 
   it("answers a small report with an ETag and 304 on revalidation", async () => {
@@ -181,9 +183,7 @@ describe("E8 get_video_reports", () => {
     const etag = first.res.headers.get("ETag");
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
     expect(first.res.headers.get("Cache-Control")).toBe("private, max-age=60");
-    const again = await callJson(`/prod/get_video_reports?organization_key=${org.organizationKey}&start_date=${D3}&end_date=${D1}`, {
-      headers: { "If-None-Match": etag! },
-    });
+    const again = await report("/prod/get_video_reports", org, { start_date: D3, end_date: D1 }, { "If-None-Match": etag! });
     expect(again.res.status).toBe(304);
   });
 });

@@ -107,16 +107,14 @@ describe("E10 get_viewer_reports", () => {
       expect((await one({ fingerprint_list: '"fp42","fp7"' })).body.data.map((r: any) => r.fingerprint).sort()).toEqual(["fp42", "fp7"]);
     });
 
-    // BUG (known, not fixed here): docs/statistics.md says viewer_stats_tput_idx and
-    // viewer_stats_fingerprint_idx serve these modes, but the keyset query orders by the UNIQUE
-    // key, so SQLite walks the key index over every viewer row of the range (102 rows read
-    // here for one row). it.fails keeps the suite green until that is fixed; then drop `.fails`.
-    it.fails("BUG: tput mode should read a handful of rows through the tput index, not every viewer row of the range", async () => {
+    // viewer_stats_tput_idx and viewer_stats_fingerprint_idx serve these modes: one viewer's rows
+    // cost a handful of rows read, not every viewer row of the range (102 before the fix).
+    it("tput mode reads a handful of rows through the tput index, not every viewer row of the range", async () => {
       const { res } = await one({ tput: "user-42" });
       expect(d1Cost(res).rowsRead).toBeLessThan(10);
     });
 
-    it.fails("BUG: fingerprint_list mode should read a handful of rows through the fingerprint index, not every viewer row of the range", async () => {
+    it("fingerprint_list mode reads a handful of rows through the fingerprint index, not every viewer row of the range", async () => {
       const { res } = await one({ fingerprint_list: '"fp42"' });
       expect(d1Cost(res).rowsRead).toBeLessThan(10);
     });

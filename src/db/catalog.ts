@@ -124,10 +124,22 @@ export function carriesAnyLabel(labelIds: number[]): SQL {
   return sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${inList(contentLabels.labelId, labelIds)})`;
 }
 
-/** The video carries a name of every group (any name within a group), with ids from findLabelIds. */
+/**
+ * The video carries a name of every group (any name within a group), with ids from
+ * findLabelIds. One statement and two bound parameters however many names and groups: the
+ * (label id, group) pairs travel as one JSON array, and a video qualifies when its labels hit
+ * every group.
+ */
 export function namesCondition(groups: NameGroups, ids: Map<string, number[]>): SQL | undefined {
   if (groups.length === 0) return undefined;
-  return and(...groups.map((group) => carriesAnyLabel(group.flatMap((n) => ids.get(labelKey(n.kind, n.name)) ?? []))))!;
+  const pairs = groups.map((group) => [...new Set(group.flatMap((n) => ids.get(labelKey(n.kind, n.name)) ?? []))]);
+  // A group no name of which exists matches nothing.
+  if (pairs.some((labelIds) => labelIds.length === 0)) return NOTHING;
+  if (pairs.length === 1) return carriesAnyLabel(pairs[0]!);
+  const json = JSON.stringify(pairs.flatMap((labelIds, group) => labelIds.map((id) => [id, group])));
+  return sql`${contents.id} in (select ${contentLabels.contentId} from json_each(${json}) j
+    join ${contentLabels} on ${contentLabels.labelId} = j.value ->> 0
+    group by ${contentLabels.contentId} having count(distinct j.value ->> 1) = ${pairs.length})`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,17 +151,18 @@ export interface CustomFieldFilter {
   values: string[][];
 }
 
-export function customFieldCondition(organizationIds: number[], filter: CustomFieldFilter): SQL {
-  return and(
-    ...filter.values.map(
-      (group) =>
-        sql`${contents.id} in (select ${contentCustomFields.contentId} from ${contentCustomFields} where ${and(
-          inList(contentCustomFields.organizationId, organizationIds),
-          eq(contentCustomFields.name, filter.name),
-          inList(contentCustomFields.value, group),
-        )})`,
-    ),
-  )!;
+/**
+ * Every filter must hold (all its groups; any value within a group). Like namesCondition, one
+ * statement with the (name, value, group) triples as one JSON parameter.
+ */
+export function customFieldsCondition(organizationIds: number[], filters: CustomFieldFilter[]): SQL | undefined {
+  const groups = filters.flatMap((f) => f.values.map((values) => ({ name: f.name, values })));
+  if (groups.length === 0) return undefined;
+  const json = JSON.stringify(groups.flatMap((g, i) => g.values.map((v) => [g.name, v, i])));
+  return sql`${contents.id} in (select ${contentCustomFields.contentId} from json_each(${json}) j
+    join ${contentCustomFields} on ${inList(contentCustomFields.organizationId, organizationIds)}
+      and ${contentCustomFields.name} = j.value ->> 0 and ${contentCustomFields.value} = j.value ->> 1
+    group by ${contentCustomFields.contentId} having count(distinct j.value ->> 2) = ${groups.length})`;
 }
 
 /** Rows of an FTS5 match, as a condition on contents.id. */
@@ -171,19 +184,19 @@ export function ftsPhraseQuery(term: string): string | null {
   return w ? `"${w.join(" ")}"` : null;
 }
 
-/** E6 searchString: every group must match; a term matches title/description words (prefix) or the content key. */
+/**
+ * E6 searchString: every group must match; a term matches title/description words (prefix) or
+ * the content key. Each group is one FTS5 expression (its terms ORed) and one key list: two
+ * bound parameters per group.
+ */
 export function textCondition(groups: string[][]): SQL | undefined {
   if (groups.length === 0) return undefined;
   return and(
-    ...groups.map((group) =>
-      or(
-        ...group.map((term) => {
-          const fts = ftsPrefixQuery(term);
-          const byKey = eq(contents.contentKey, term);
-          return fts ? or(ftsMatch(fts), byKey)! : byKey;
-        }),
-      ),
-    ),
+    ...groups.map((group) => {
+      const fts = group.map(ftsPrefixQuery).filter((q): q is string => q !== null);
+      const byKey = inList(contents.contentKey, group);
+      return fts.length ? or(ftsMatch(fts.map((q) => `(${q})`).join(" OR ")), byKey)! : byKey;
+    }),
   )!;
 }
 

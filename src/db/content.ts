@@ -3,7 +3,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { inScope, type ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
-import { contentCustomFields, contentLabels, contents, labels, type Content, type CustomField, type LabelKind } from "./schema";
+import { contentCustomFields, contentLabels, contents, labels, organizations, type Content, type CustomField, type LabelKind } from "./schema";
 import { replaceWindowsStatements, type WindowInput } from "./syndications";
 
 export type { ContentScope };
@@ -21,6 +21,16 @@ export async function findContent(db: Db, scope: ContentScope, contentKey: strin
 export async function findContentByKeyAnyOrg(db: Db, contentKey: string): Promise<Content | null> {
   const [row] = await db.select().from(contents).where(eq(contents.contentKey, contentKey)).limit(1);
   return row ?? null;
+}
+
+/** Whether a content's media and thumbnail may be served: published and not removed (one indexed row). */
+export async function isListable(db: Db, contentKey: string): Promise<boolean> {
+  const [row] = await db
+    .select({ status: contents.status, removed: contents.removed })
+    .from(contents)
+    .where(eq(contents.contentKey, contentKey))
+    .limit(1);
+  return row !== undefined && row.status === "available" && !row.removed;
 }
 
 export async function contentKeyExists(db: Db, contentKey: string): Promise<boolean> {
@@ -106,6 +116,31 @@ export async function finishUpload(db: Db, content: Content, changes: ContentCha
   return row ?? null;
 }
 
+/** Records when E2 was first asked to complete the upload (null: forget it). */
+export async function markCompleteRequested(db: Db, contentId: number, at: string | null): Promise<void> {
+  await db.update(contents).set({ completeRequestedAt: at }).where(eq(contents.id, contentId));
+}
+
+/**
+ * Unfinished uploads the cron must look at, oldest first: those E2 was asked to complete before
+ * `stuckBefore` (a crash may have left them completed in R2 only), and those created before
+ * `expiredBefore` (abandoned: their signed URLs expired). Read through the partial index of
+ * open uploads.
+ */
+export async function openUploadsToSweep(db: Db, stuckBefore: string, expiredBefore: string, limit: number): Promise<Content[]> {
+  return db
+    .select()
+    .from(contents)
+    .where(
+      and(
+        sql`${contents.status} = 'uploading'`,
+        sql`(${contents.createdAt} < ${expiredBefore} or (${contents.completeRequestedAt} is not null and ${contents.completeRequestedAt} < ${stuckBefore}))`,
+      ),
+    )
+    .orderBy(contents.createdAt)
+    .limit(limit);
+}
+
 export async function deleteContentRow(db: Db, contentId: number): Promise<void> {
   await db.delete(contents).where(eq(contents.id, contentId));
 }
@@ -124,13 +159,20 @@ export async function contentsByKey(db: Db, organizationId: number, keys: readon
   return new Map(rows.map((row) => [row.contentKey, row]));
 }
 
-/** Which of these content keys belong to the organization (one query whatever their number). */
-export async function ownedContentKeys(db: Db, organizationId: number, keys: readonly string[]): Promise<Set<string>> {
+/**
+ * Which of these content keys belong to the organization or, with a network, to another
+ * organization of it (one query whatever their number).
+ */
+export async function playableContentKeys(db: Db, organizationId: number, networkId: number | null, keys: readonly string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
+  const owners =
+    networkId === null
+      ? eq(contents.organizationId, organizationId)
+      : sql`${contents.organizationId} in (select ${organizations.id} from ${organizations} where ${organizations.networkId} = ${networkId} or ${organizations.id} = ${organizationId})`;
   const rows = await db
     .select({ contentKey: contents.contentKey })
     .from(contents)
-    .where(and(eq(contents.organizationId, organizationId), inList(contents.contentKey, keys)));
+    .where(and(inList(contents.contentKey, keys), owners));
   return new Set(rows.map((r) => r.contentKey));
 }
 

@@ -49,13 +49,14 @@ export async function markFeedsDirty(db: Db, ids: number[], now: string): Promis
   await db.update(feeds).set({ dirtySince: now }).where(inList(feeds.id, ids));
 }
 
-/** Records a finished rebuild; clears the dirty mark unless a newer change marked it again. */
+/** Records a finished rebuild; clears the dirty mark unless a newer change marked it again, and the lease. */
 export async function recordFeedBuild(db: Db, feed: Feed, files: Feed["files"], builtAt: string): Promise<void> {
   await db
     .update(feeds)
     .set({
       files,
       builtAt,
+      buildingUntil: null,
       dirtySince: feed.dirtySince === null ? null : sql`case when ${feeds.dirtySince} = ${feed.dirtySince} then null else ${feeds.dirtySince} end`,
     })
     .where(eq(feeds.id, feed.id));
@@ -66,11 +67,29 @@ export async function feedsAfter(db: Db, afterId: number, limit: number): Promis
   return db.select().from(feeds).where(sql`${feeds.id} > ${afterId}`).orderBy(asc(feeds.id)).limit(limit);
 }
 
-export async function dirtyFeeds(db: Db, limit: number, organizationId?: number): Promise<Feed[]> {
-  return db
-    .select()
+const unleased = (now: string) => sql`(${feeds.buildingUntil} is null or ${feeds.buildingUntil} <= ${now})`;
+
+/** Ids of dirty feeds no rebuild holds, oldest mark first (optionally one organization's). */
+export async function dirtyFeedIds(db: Db, limit: number, now: string, organizationId?: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: feeds.id })
     .from(feeds)
-    .where(and(isNotNull(feeds.dirtySince), organizationId === undefined ? undefined : eq(feeds.organizationId, organizationId)))
+    .where(and(isNotNull(feeds.dirtySince), unleased(now), organizationId === undefined ? undefined : eq(feeds.organizationId, organizationId)))
     .orderBy(asc(feeds.dirtySince))
     .limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Takes a lease on the feeds (until `leaseUntil`) that no other rebuild holds, atomically, and
+ * returns them in id order: of two overlapping runs, each feed is rebuilt by one.
+ */
+export async function claimFeeds(db: Db, ids: number[], now: string, leaseUntil: string): Promise<Feed[]> {
+  if (ids.length === 0) return [];
+  const claimed = await db
+    .update(feeds)
+    .set({ buildingUntil: leaseUntil })
+    .where(and(inList(feeds.id, ids), unleased(now)))
+    .returning();
+  return claimed.sort((a, b) => a.id - b.id);
 }

@@ -24,6 +24,8 @@ const withNetwork = {
   syncCode: organizations.syncCode,
   apiKey: organizations.apiKey,
   apiSecretHash: organizations.apiSecretHash,
+  playerTokenKey: organizations.playerTokenKey,
+  playerTokensRequired: organizations.playerTokensRequired,
   plan: organizations.plan,
   entitlements: organizations.entitlements,
   networkId: organizations.networkId,
@@ -104,6 +106,7 @@ export interface NewOrganization {
   syncCode: string;
   apiKey: string;
   apiSecretHash: string;
+  playerTokenKey: string;
   tokenHash: string;
   now: string;
 }
@@ -119,6 +122,7 @@ export async function insertOrganization(db: Db, org: NewOrganization): Promise<
       syncCode: org.syncCode,
       apiKey: org.apiKey,
       apiSecretHash: org.apiSecretHash,
+      playerTokenKey: org.playerTokenKey,
       createdAt: org.now,
     }),
     // Insert-select addresses the new organization by key, so both rows land in one atomic batch.
@@ -140,7 +144,7 @@ export async function insertOrganization(db: Db, org: NewOrganization): Promise<
 export async function updateOrganization(
   db: Db,
   organizationId: number,
-  changes: Partial<Pick<Organization, "plan" | "entitlements" | "networkId" | "name">>,
+  changes: Partial<Pick<Organization, "plan" | "entitlements" | "networkId" | "name" | "playerTokensRequired">>,
 ): Promise<void> {
   if (Object.keys(changes).length === 0) return;
   await db.update(organizations).set(changes).where(eq(organizations.id, organizationId));
@@ -150,6 +154,7 @@ export interface CredentialChanges {
   syncCode?: string;
   apiKey?: string;
   apiSecretHash?: string;
+  playerTokenKey?: string;
   /** Replaces every API token of the organization with this one. */
   tokenHash?: string;
   now: string;

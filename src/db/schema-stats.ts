@@ -15,7 +15,7 @@
 // one content key; the viewer rows add (organization_id, fingerprint, date) and
 // (organization_id, tput_hash, date) for E10's fingerprint_list and tput modes, erasure and
 // E6 watchedByTput.
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../shared/counters";
 import { organizations } from "./schema";
 
@@ -146,3 +146,32 @@ export const ecommerceItems = sqliteTable(
 );
 
 export type EcommerceItem = typeof ecommerceItems.$inferSelect;
+
+/**
+ * Distinct values of the free-form dimensions seen per organization and UTC day (player ids, ad
+ * creatives and systems, ecommerce keys; viewer identities per client IP), for the cardinality
+ * caps: past the cap a new value is counted under `other`. `dimension_counts` keeps how many
+ * values each (day, dimension) has, so a batch reads a few counters instead of the values.
+ * Rows older than the oldest accepted event day are purged by the cron.
+ */
+export const dimensionValues = sqliteTable(
+  "dimension_values",
+  {
+    organizationId: integer("organization_id").notNull(),
+    day: text("day").notNull(),
+    dimension: text("dimension").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.day, t.dimension, t.value] })],
+);
+
+export const dimensionCounts = sqliteTable(
+  "dimension_counts",
+  {
+    organizationId: integer("organization_id").notNull(),
+    day: text("day").notNull(),
+    dimension: text("dimension").notNull(),
+    values: integer("values").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.day, t.dimension] }), index("dimension_counts_day_idx").on(t.day)],
+);

@@ -25,6 +25,13 @@ export const organizations = sqliteTable("organizations", {
   plan: text("plan", { enum: PLANS }).notNull().default("standard"),
   entitlements: text("entitlements", { mode: "json" }).$type<Entitlement[]>().notNull().default(sql`'[]'`),
   networkId: integer("network_id").references(() => networks.id, { onDelete: "set null" }),
+  /**
+   * Key of the signed player tokens: hex SHA-256 of "player-token:v1:<API secret>", derived when
+   * the secret is issued (the secret itself is never stored). Null for secrets issued before.
+   */
+  playerTokenKey: text("player_token_key"),
+  /** Events without a valid player token are refused. */
+  playerTokensRequired: integer("player_tokens_required", { mode: "boolean" }).notNull().default(false),
   createdAt: text("created_at").notNull(),
 });
 
@@ -103,6 +110,8 @@ export const contents = sqliteTable(
     /** R2 multipart upload id while the upload is open; null once completed, rejected or aborted. */
     uploadId: text("upload_id"),
     chunkSize: integer("chunk_size").notNull(),
+    /** When E2 was first asked to complete the upload: the cron finishes uploads a crash left open. */
+    completeRequestedAt: text("complete_requested_at"),
     thumbnailUploaded: integer("thumbnail_uploaded", { mode: "boolean" }).notNull().default(false),
     duration: real("duration"),
     width: integer("width"),
@@ -123,6 +132,8 @@ export const contents = sqliteTable(
       .on(t.subOrganizationId, t.publishedAt, t.id)
       .where(sql`status = 'available' and removed = 0`),
     index("contents_org_idx").on(t.organizationId, t.status),
+    // The cron's sweep of unfinished uploads (expired, or completed in R2 but not in D1).
+    index("contents_open_uploads_idx").on(t.createdAt).where(sql`status = 'uploading'`),
   ],
 );
 
@@ -241,6 +252,8 @@ export const feeds = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     /** Set when something that affects the feed's files changed; cleared by the rebuild that saw it. */
     dirtySince: text("dirty_since"),
+    /** A rebuild holds the feed until then (a lease): overlapping runs do not rebuild it twice. */
+    buildingUntil: text("building_until"),
     builtAt: text("built_at"),
     files: text("files", { mode: "json" }).$type<FeedFileState>().notNull().default(sql`'{}'`),
   },

@@ -9,7 +9,7 @@ import type { Db } from "./client";
 import {
   carriesAnyLabel,
   countVideos,
-  customFieldCondition,
+  customFieldsCondition,
   findLabelIds,
   inScope,
   labelKey,
@@ -90,7 +90,7 @@ export async function compileVideoQuery(db: Db, q: VideoQuery): Promise<Compiled
     q.contentKeys !== undefined ? (q.contentKeys.length ? inList(contents.contentKey, q.contentKeys) : NOTHING) : undefined,
     q.feed ? feedCondition(q.feed, ids) : undefined,
     namesCondition(q.names, ids),
-    ...q.customFields.map((f) => customFieldCondition(organizationIds, f)),
+    customFieldsCondition(organizationIds, q.customFields),
     textCondition(q.text),
     q.liveOnly ? eq(contents.isLive, true) : undefined,
   ].filter((f): f is SQL => f !== undefined);

@@ -8,6 +8,7 @@ import { markFeedsDirty } from "../db/feeds";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import type { Deps } from "./deps";
 import { markFeedsOfVideos, type VideoNames } from "./feeds/membership";
+import { forgetServable } from "./files";
 import { publishOrgFeedList, rebuildDirtyFeeds } from "./feeds/publisher";
 
 export type CatalogChange =
@@ -25,6 +26,7 @@ export async function catalogChanged(deps: Deps, organizationId: number, change:
   let listMoved = false;
   switch (change.kind) {
     case "videos":
+      forgetServable(change.versions.flatMap((v) => (v.contentKey ? [v.contentKey] : [])));
       await markFeedsOfVideos(deps.db, organizationId, change.versions, now);
       break;
     case "feed-saved":

@@ -1,5 +1,7 @@
 // Public files and where they are stored: media and thumbnails (player traffic), and the
 // published feed files, whose R2 key is their public path (DESIGN.md).
+import type { Db } from "../db/client";
+import { isListable } from "../db/content";
 import { DEFAULT_THUMBNAIL_JPEG } from "../media/default-thumbnail";
 import { sha256Hex } from "../shared/crypto";
 import { feedFileKeys, orgFeedListKey, thumbnailKey } from "../storage/layout";
@@ -15,4 +17,28 @@ let defaultEtag: Promise<string> | undefined;
 export async function defaultThumbnail(): Promise<{ bytes: Uint8Array; etag: string }> {
   defaultEtag ??= sha256Hex(DEFAULT_THUMBNAIL_JPEG).then((hex) => `"default-${hex.slice(0, 16)}"`);
   return { bytes: DEFAULT_THUMBNAIL_JPEG, etag: await defaultEtag };
+}
+
+/**
+ * Media and thumbnails are served only for published, not removed content (DESIGN.md): never
+ * for removed, rejected, deleted or unfinished content. Player traffic asks this for every
+ * range request, so the answer is kept in the isolate for SERVABLE_TTL_MS: a removal stops
+ * serving within that bound (at once in the isolate that made it, see forgetServable).
+ */
+export const SERVABLE_TTL_MS = 30_000;
+const SERVABLE_MAX_ENTRIES = 10_000;
+const servable = new Map<string, { ok: boolean; until: number }>();
+
+export async function isServable(db: Db, contentKey: string, nowMs: number): Promise<boolean> {
+  const cached = servable.get(contentKey);
+  if (cached && cached.until > nowMs) return cached.ok;
+  const ok = await isListable(db, contentKey);
+  if (servable.size >= SERVABLE_MAX_ENTRIES) servable.clear();
+  servable.set(contentKey, { ok, until: nowMs + SERVABLE_TTL_MS });
+  return ok;
+}
+
+/** A write changed whether these contents may be served (catalogChanged calls it). */
+export function forgetServable(contentKeys: Iterable<string>): void {
+  for (const key of contentKeys) servable.delete(key);
 }

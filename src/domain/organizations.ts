@@ -21,6 +21,7 @@ import { invalid, notFound } from "../shared/errors";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import { thumbnailKey } from "../storage/layout";
 import { catalogChanged } from "./catalog-changed";
+import { playerTokenKey } from "./stats/player-tokens";
 import type { Deps } from "./deps";
 
 export const CREDENTIAL_PARTS = ["syncCode", "apiKey", "apiSecret", "apiToken"] as const;
@@ -47,6 +48,7 @@ export function organizationView(org: OrganizationWithNetwork) {
     plan: org.plan,
     entitlements: org.entitlements,
     network: org.networkName,
+    playerTokensRequired: org.playerTokensRequired,
     createdAt: org.createdAt,
   };
 }
@@ -100,6 +102,7 @@ export async function createOrganization(deps: OrgDeps, input: NewOrganizationIn
     syncCode: credentials.syncCode,
     apiKey: credentials.apiKey,
     apiSecretHash: await sha256Hex(credentials.apiSecret),
+    playerTokenKey: await playerTokenKey(credentials.apiSecret),
     tokenHash: await sha256Hex(credentials.apiToken),
     now: deps.now.toISOString(),
   });
@@ -111,16 +114,21 @@ export interface OrganizationChanges {
   plan?: Plan;
   entitlements?: Entitlement[];
   network?: string | null;
+  playerTokensRequired?: boolean;
 }
 
 export async function changeOrganization(deps: OrgDeps, organizationKey: string, changes: OrganizationChanges) {
   const org = await loadOrganization(deps, organizationKey);
+  if (changes.playerTokensRequired && !org.playerTokenKey) {
+    throw invalid("playerTokensRequired: this organization's API secret predates player tokens; rotate the API secret first");
+  }
   const network = await networkId(deps, changes.network);
   await updateOrganizationRow(deps.db, org.id, {
     ...(changes.name !== undefined && { name: changes.name }),
     ...(changes.plan !== undefined && { plan: changes.plan }),
     ...(changes.entitlements !== undefined && { entitlements: [...new Set(changes.entitlements)] }),
     ...(network !== undefined && { networkId: network }),
+    ...(changes.playerTokensRequired !== undefined && { playerTokensRequired: changes.playerTokensRequired }),
   });
   return organizationView(await loadOrganization(deps, organizationKey));
 }
@@ -146,7 +154,7 @@ export async function rotateCredentials(deps: Deps, organizationKey: string, par
   await replaceCredentials(deps.db, org.id, {
     ...(issued.syncCode && { syncCode: issued.syncCode }),
     ...(issued.apiKey && { apiKey: issued.apiKey }),
-    ...(issued.apiSecret && { apiSecretHash: await sha256Hex(issued.apiSecret) }),
+    ...(issued.apiSecret && { apiSecretHash: await sha256Hex(issued.apiSecret), playerTokenKey: await playerTokenKey(issued.apiSecret) }),
     ...(issued.apiToken && { tokenHash: await sha256Hex(issued.apiToken) }),
     now: deps.now.toISOString(),
   });

@@ -47,10 +47,10 @@ export class RateLimiter {
   constructor(private readonly syncIntervalMs = SYNC_INTERVAL_MS) {}
 
   /**
-   * Counts one request for `counterKey` (the organization's sync code) and decides.
-   * `defer` runs the KV sync after the response (ctx.waitUntil).
+   * Counts `cost` units (one request; or a batch's events) for `counterKey` and decides; a
+   * refused hit counts nothing. `defer` runs the KV sync after the response (ctx.waitUntil).
    */
-  hit(kv: KVNamespace, counterKey: string, limit: number, nowMs: number, defer: (p: Promise<unknown>) => void) {
+  hit(kv: KVNamespace, counterKey: string, limit: number, nowMs: number, defer: (p: Promise<unknown>) => void, cost = 1) {
     const minute = Math.floor(nowMs / 60_000);
     let window = this.windows.get(counterKey);
     if (!window || window.minute !== minute) {
@@ -59,8 +59,8 @@ export class RateLimiter {
       this.prune(minute);
     }
     const used = window.local + window.others;
-    const allowed = used < limit;
-    if (allowed) window.local += 1;
+    const allowed = used + cost <= limit;
+    if (allowed) window.local += cost;
     if (nowMs - window.lastSyncMs >= this.syncIntervalMs) {
       window.lastSyncMs = nowMs;
       defer(this.sync(kv, counterKey, window));

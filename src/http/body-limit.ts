@@ -1,7 +1,22 @@
 // Request body size limits (hono/body-limit), answering 413 in the route's error shape.
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { errorResponse } from "./errors";
 
 export function limitBody(maxSize: number) {
   return bodyLimit({ maxSize, onError: (c) => errorResponse(c, 413, `the body is over ${maxSize} bytes`) });
 }
+
+/** JSON bodies of the API: 1 MB is far above any valid request (a content object is a few KB). */
+export const JSON_BODY_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The body limit of every route but those that carry their own: upload parts (chunkSize bytes,
+ * checked against the upload) and event batches (EVENTS_BODY_MAX_BYTES).
+ */
+export const defaultBodyLimit: MiddlewareHandler = async (c, next) => {
+  const path = new URL(c.req.url).pathname;
+  if (path.startsWith("/v2/uploads/") || path.startsWith("/v2/events")) return next();
+  return jsonLimit(c, next);
+};
+const jsonLimit = limitBody(JSON_BODY_MAX_BYTES);

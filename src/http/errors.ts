@@ -2,7 +2,7 @@
 // content endpoints (E1–E5, uploads) answer {message}; every other endpoint {status: "KO", error}.
 // Domain errors (src/shared/errors.ts) map to a status by kind; ApiError carries statuses that
 // only HTTP knows (401, 411, 413, 416, 429, 503) and extra headers.
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "../config";
@@ -41,11 +41,10 @@ export function errorResponse(c: Context, status: ContentfulStatusCode, message:
   return res;
 }
 
-/** Marks a route group whose errors are {message} (the content flow: E1–E5 and uploads). */
-export const messageErrors: MiddlewareHandler = async (c, next) => {
-  c.set("errorStyle", "message");
-  await next();
-};
+/** The content flow (E1–E5 and the signed upload URLs) answers {message}; everything else {status: "KO", error}. */
+export function errorStyleOf(path: string): ErrorStyle {
+  return /^\/v2\/(content|uploads)(\/|$)/.test(path) ? "message" : "ko";
+}
 
 /** app.onError: every thrown error becomes a response in the route's error shape. */
 export function renderError(err: Error, c: Context): Response {
@@ -62,16 +61,18 @@ export function renderError(err: Error, c: Context): Response {
     console.error(JSON.stringify({ level: "error", msg: "configuration error", error: err.message }));
     return errorResponse(c, 503, err.message);
   }
-  // The cause, never the request (its query string or body may carry credentials) nor the
-  // SQL with its parameters (D1 errors quote the statement).
+  // The cause, never the request (its query string or body may carry credentials) nor the SQL
+  // with its parameters: Drizzle's "Failed query: <sql> params: <values>" is left out and only
+  // the database's own error (its cause) is logged.
+  const cause = err.cause instanceof Error ? err.cause : null;
+  const described = cause ?? err;
   console.error(
     JSON.stringify({
       level: "error",
       msg: "unhandled error",
       method: c.req.method,
       route: c.req.matchedRoutes.filter((r) => r.method !== "ALL").at(-1)?.path,
-      error: `${err.name}: ${err.message.split("\n")[0]!.slice(0, 300)}`,
-      cause: err.cause instanceof Error ? err.cause.message.slice(0, 300) : undefined,
+      error: `${described.name}: ${described.message.split("\n")[0]!.slice(0, 300)}`,
     }),
   );
   return errorResponse(c, 500, "internal error");

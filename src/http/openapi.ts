@@ -51,8 +51,8 @@ export const SECURITY: Record<"public" | "read" | "report" | "write" | "player" 
   public: [],
   /** E6, E7: the sync code. */
   read: [{ syncCodeAuth: [] }],
-  /** E8–E14, E16: organization_key. */
-  report: [{ organizationKey: [] }],
+  /** E8, E9, E11–E14, E16: organization_key and the sync code of the same organization. */
+  report: [{ organizationKey: [], syncCodeAuth: [] }],
   /** E1–E5 and every other write: sync code + API key + secret, or an API token. */
   write: [{ syncCodeAuth: [], apiKeyAuth: [], apiSecretAuth: [] }, { bearerAuth: [] }],
   /** Event ingestion: the sync code as header or ?sync= (sendBeacon cannot set headers). */

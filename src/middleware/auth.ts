@@ -1,10 +1,11 @@
 // Authentication per DESIGN.md: which organization (and sub-organization) a request acts for.
 //   read:   X-Service-Sync-Code                                             (E6, E7)
-//   report: ?organization_key (X-Service-Sync-Code must match when sent)    (E8–E14, E16)
+//   report: ?organization_key and X-Service-Sync-Code of the same organization (E8, E9, E11–E14, E16)
 //   write:  X-Service-Sync-Code + X-Service-Api-Key + X-Service-Api-Secret, or
-//           Authorization: Bearer <API token>                               (E1–E5, every other write)
-// X-Service-MMI-Key narrows any of them to a sub-organization. Rate limiting is its own
-// middleware (./rate-limit.ts), mounted after this one.
+//           Authorization: Bearer <API token>    (E1–E5, every other write, and viewer data: E10)
+// An organization_key given to any class must name the authenticated organization.
+// X-Service-MMI-Key narrows any of them to a sub-organization. Failed attempts are throttled per
+// client IP (./auth-failures.ts); the plan's rate limit is its own middleware (./rate-limit.ts).
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import {
@@ -18,6 +19,8 @@ import {
 } from "../domain/authentication";
 import type { AppEnv, AuthClass } from "../http/context";
 import { ApiError, errorResponse, unauthorized } from "../http/errors";
+import { constantTimeEqual } from "../shared/crypto";
+import { authenticationFailed } from "./auth-failures";
 
 const bearerToken = (c: Context) => c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
 
@@ -53,33 +56,48 @@ async function authenticateRead(c: Context<AppEnv>): Promise<OrganizationWithNet
 async function authenticateReport(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
   const organizationKey = c.req.query("organization_key");
   if (!organizationKey) throw unauthorized("authentication failed: organization_key is required");
-  const org = await organizationByKey(c.get("db"), organizationKey);
-  if (!org) throw unauthorized("authentication failed: unknown organization_key");
   const syncCode = c.req.header("X-Service-Sync-Code");
-  if (syncCode !== undefined && syncCode !== org.syncCode) {
-    throw unauthorized("authentication failed: X-Service-Sync-Code does not belong to organization_key");
+  if (!syncCode) throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
+  const org = await organizationByKey(c.get("db"), organizationKey);
+  if (!org || !constantTimeEqual(syncCode, org.syncCode)) {
+    throw unauthorized("authentication failed: organization_key and X-Service-Sync-Code do not name one organization");
   }
   return org;
 }
 
 const authenticators = { read: authenticateRead, report: authenticateReport, write: authenticateWrite };
 
+async function identify(c: Context<AppEnv>, kind: AuthClass) {
+  const org = await authenticators[kind](c);
+  const organizationKey = c.req.query("organization_key");
+  if (organizationKey !== undefined && organizationKey !== org.organizationKey) {
+    throw unauthorized("authentication failed: organization_key does not belong to these credentials");
+  }
+  const mmiKey = c.req.header("X-Service-MMI-Key");
+  if (mmiKey === undefined) return { org, subOrg: null };
+  const subOrg = await subOrganizationOf(c.get("db"), org, mmiKey);
+  if (!subOrg) throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
+  return { org, subOrg };
+}
+
 export function authenticate(kind: AuthClass): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const org = await authenticators[kind](c);
-    let subOrg = null;
-    const mmiKey = c.req.header("X-Service-MMI-Key");
-    if (mmiKey !== undefined) {
-      subOrg = await subOrganizationOf(c.get("db"), org, mmiKey);
-      if (!subOrg) throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
+    let who;
+    try {
+      who = await identify(c, kind);
+    } catch (err) {
+      throw err instanceof ApiError && err.status === 401 ? authenticationFailed(c, err) : err;
     }
-    c.set("auth", { org, subOrg, via: kind });
+    c.set("auth", { ...who, via: kind });
     await next();
   };
 }
 
 /** The operator API: Authorization: Bearer <ADMIN_TOKEN> (hono/bearer-auth, constant-time). */
-const refuseOperator = (c: Context) => errorResponse(c, 401, "authentication failed: operator token required");
+const refuseOperator = (c: Context<AppEnv>) => {
+  const refusal = authenticationFailed(c, unauthorized("authentication failed: operator token required"));
+  return errorResponse(c, refusal.status, refusal.message, refusal.headers);
+};
 export const requireAdmin: MiddlewareHandler<AppEnv> = bearerAuth({
   verifyToken: async (token, c: Context<AppEnv>) => {
     const expected = c.get("config").adminToken;

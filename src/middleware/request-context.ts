@@ -7,13 +7,14 @@ import { loadConfig } from "../config";
 import { createDb } from "../db/client";
 import { D1Meter, meterD1 } from "../db/metered-d1";
 import type { AppEnv } from "../http/context";
+import { errorStyleOf } from "../http/errors";
 
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = performance.now();
   const meter = new D1Meter();
   c.set("meter", meter);
   c.set("db", createDb(meterD1(c.env.DB, meter)));
-  c.set("errorStyle", "ko");
+  c.set("errorStyle", errorStyleOf(new URL(c.req.url).pathname));
   // Configuration errors are answered (503, naming the setting) like any other error.
   const config = loadConfig(c.env);
   c.set("config", config);

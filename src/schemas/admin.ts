@@ -17,6 +17,7 @@ export const organizationView = z
     plan: z.enum(PLANS),
     entitlements: z.array(z.enum(ENTITLEMENTS)),
     network: z.string().nullable(),
+    playerTokensRequired: z.boolean().openapi({ description: "Events without a valid signed player token are refused" }),
     createdAt: z.string(),
   })
   .openapi("AdminOrganization");
@@ -46,6 +47,7 @@ export const updateOrganizationBody = z
     plan: z.enum(PLANS).optional(),
     entitlements: z.array(z.enum(ENTITLEMENTS)).max(ENTITLEMENTS.length * 2).optional(),
     network: z.string().min(1).max(100).nullable().optional(),
+    playerTokensRequired: z.boolean().optional().openapi({ description: "Require signed player tokens on POST /v2/events" }),
   })
   .openapi("AdminUpdateOrganization");
 

@@ -13,17 +13,22 @@ const intParam = (name: string, min: number, max: number, fallback: number) =>
     .min(min, `${name} must be at least ${min}`)
     .max(max, `${name} must be at most ${max}`)
     .default(fallback);
-const filter = (description: string) => z.string().optional().openapi({ description });
+/** Query strings are bounded like every input: a filter is at most FILTER_MAX characters. */
+export const FILTER_MAX = 2000;
+const bounded = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+const filter = (description: string) => bounded(FILTER_MAX).optional().openapi({ description });
 
 export const videosQuery = z.object({
-  contentKey: z.string().optional().openapi({ description: "A single video" }),
-  feedId: z.string().optional().openapi({ description: "Restrict to one of your feeds" }),
-  mmi: z.string().optional().openapi({ description: "Restrict to a sub-organization (MMI key). Gated: mmi" }),
+  contentKey: bounded(64).optional().openapi({ description: "A single video" }),
+  feedId: bounded(64).optional().openapi({ description: "Restrict to one of your feeds" }),
+  mmi: bounded(64).optional().openapi({ description: "Restrict to a sub-organization (MMI key). Gated: mmi" }),
   networkVideos: flag("networkVideos").openapi({ description: "1: include network videos with an open syndication window for your country. Gated: network" }),
-  watchedByTput: z.string().optional().openapi({ description: "Videos watched by this third party user token. Gated: watched_by_tput" }),
-  searchString: filter("Terms (`,` all, `|` any) matched against title/description words (prefix) or the content key"),
-  categories: filter("`,` = all, `|` = any (`a,b|c` = a and (b or c)); values percent-encoded"),
-  customFields: filter("`[{name:v1|v2}]` any value, `[{name:v1!v2}]` all values. Gated: custom_fields"),
+  watchedByTput: bounded(512).optional().openapi({ description: "Videos watched by this third party user token. Gated: watched_by_tput" }),
+  searchString: bounded(500).optional().openapi({
+    description: "Terms (`,` all, `|` any) matched against title/description words (prefix) or the content key; at most 20 `,` groups and 50 terms",
+  }),
+  categories: filter("`,` = all, `|` = any (`a,b|c` = a and (b or c)); values percent-encoded; at most 20 `,` groups and 100 values"),
+  customFields: filter("`[{name:v1|v2}]` any value, `[{name:v1!v2}]` all values; at most 20 field conditions and 100 values. Gated: custom_fields"),
   events: filter("As categories. Gated: events"),
   tags: filter("As categories"),
   page: intParam("page", 1, 1_000_000, 1),
@@ -60,16 +65,18 @@ export const videosResponse = z
   })
   .openapi("VideoList");
 
-const commaList = z.string().optional();
+const commaList = bounded(FILTER_MAX).optional();
+
+const organizationKey = z.string().min(1).max(64).openapi({ description: "The organization (with its X-Service-Sync-Code)" });
 
 export const searchMetadataQuery = z.object({
-  organization_key: z.string().min(1),
+  organization_key: organizationKey,
   privateTags: commaList.openapi({ description: "Comma-separated tags (case-sensitive); alias tagString" }),
   tagString: commaList,
   privateCategories: commaList.openapi({ description: "Comma-separated categories; alias categoryString" }),
   categoryString: commaList,
   events: commaList,
-  titleString: commaList.openapi({ description: "Comma-separated words or phrases in title or description (not case-sensitive)" }),
+  titleString: commaList.openapi({ description: "Comma-separated words or phrases in title or description (not case-sensitive); at most 100" }),
   and: flag("and"),
   tagAnd: flag("tagAnd"),
   categoryAnd: flag("categoryAnd"),
@@ -80,24 +87,24 @@ export const searchMetadataQuery = z.object({
 });
 
 export const searchListQuery = z.object({
-  organization_key: z.string().min(1),
-  searchString: z.string({ error: "searchString is required" }).openapi({ description: "At least 3 characters" }),
+  organization_key: organizationKey,
+  searchString: z.string({ error: "searchString is required" }).max(500, "searchString must be at most 500 characters").openapi({ description: "At least 3 characters" }),
   start: intParam("start", 0, 10_000_000, 0),
   limit: intParam("limit", 1, PAGE_SIZE_MAX, 100),
 });
 
 export const searchFeedQuery = z.object({
-  feed: z.string({ error: "feed is required" }).min(1, "feed is required"),
-  searchString: z.string({ error: "searchString is required" }),
+  feed: z.string({ error: "feed is required" }).min(1, "feed is required").max(64),
+  searchString: z.string({ error: "searchString is required" }).max(500, "searchString must be at most 500 characters"),
   start: intParam("start", 0, 10_000_000, 0),
   limit: intParam("limit", 1, PAGE_SIZE_MAX, 100),
 });
 
 export const getVideosQuery = z.object({
-  organization_key: z.string().min(1),
+  organization_key: organizationKey,
   start: intParam("start", 0, 10_000_000, 0),
   limit: intParam("limit", 1, PAGE_SIZE_MAX, 100),
-  content_key: z.string().optional(),
+  content_key: bounded(64).optional(),
   ownVideos: flag("ownVideos"),
   privateCategories: flag("privateCategories"),
   privateTags: flag("privateTags"),

@@ -1,5 +1,6 @@
 // zod schemas of the content endpoints (E1–E5, spec 2.1); the OpenAPI document is generated from them.
 import { z } from "@hono/zod-openapi";
+import { CONTENT_STATUSES } from "../shared/vocabulary";
 import { contentKeySchema, required } from "./common";
 
 
@@ -28,6 +29,9 @@ export const customFieldsSchema = z
   .max(100, "at most 100 custom fields")
   .openapi({ example: [{ season: 3 }] });
 
+/** URLs written into records and feed files: http(s) only (no javascript:, data:), bounded. */
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000, "must be at most 2000 characters");
+
 export const translationSchema = z.strictObject({
   language: z.string().regex(/^[a-z]{2}$/, "must be a two-letter language code"),
   title: z.string().max(TITLE_MAX),
@@ -35,10 +39,9 @@ export const translationSchema = z.strictObject({
 });
 
 export const subtitleSchema = z
-  .record(z.string().regex(/^[a-z]{2}(-[A-Za-z0-9]{2,8})?$/, "subtitle keys must be language codes"), z.url())
+  .record(z.string().regex(/^[a-z]{2}(-[A-Za-z0-9]{2,8})?$/, "subtitle keys must be language codes"), httpUrl)
   .refine((o) => Object.keys(o).length >= 1, "each subtitle object maps a language code to a URL");
 
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
 /** Fields shared by create and update. */
 const editable = {
@@ -76,8 +79,22 @@ export const createContentBody = z
   })
   .openapi("CreateContent");
 
+/**
+ * What E3 returns besides the editable fields. E4's usual flow is "retrieve with E3, modify,
+ * send" (spec 4.1), so E4 accepts them, checks their types, and ignores them.
+ */
+const readOnly = {
+  status: z.enum(CONTENT_STATUSES).optional(),
+  rejectionReason: z.string().max(2000).nullable().optional(),
+  duration: z.number().nullable().optional(),
+  createdDate: z.string().max(64).optional(),
+  publishedDate: z.string().max(64).nullable().optional(),
+  url: z.string().max(2000).nullable().optional(),
+};
+
 export const updateContentBody = z
   .strictObject({
+    ...readOnly,
     contentKey: contentKeySchema,
     title: editable.title,
     description: editable.description,
@@ -94,19 +111,22 @@ export const updateContentBody = z
 
 export const completeUploadBody = z
   .strictObject({
-    uploadId: z.string(required("a string")).min(1),
-    key: z.string(required("a string")).min(1),
+    uploadId: z.string(required("a string")).min(1).max(1024),
+    key: z.string(required("a string")).min(1).max(200),
     parts: z
       .array(
         z.strictObject({
           PartNumber: z.number().int().min(1).max(10_000),
-          ETag: z.string().min(1, "must not be empty"),
+          ETag: z.string().min(1, "must not be empty").max(200),
         }),
         required("an array of {PartNumber, ETag}"),
       )
-      .min(1, "at least one part is required"),
+      .min(1, "at least one part is required")
+      .max(10_000, "at most 10000 parts"),
   })
   .openapi("CompleteUpload");
+
+export const contentKeyBody = z.strictObject({ contentKey: contentKeySchema }).openapi("ContentKey");
 
 export const contentKeyQuery = z.object({
   contentKey: contentKeySchema.openapi({ param: { name: "contentKey", in: "query" } }),
@@ -125,8 +145,9 @@ export const contentObject = z
     translations: z.array(translationSchema),
     subtitles: z.array(z.record(z.string(), z.string())),
     isLive: z.boolean(),
-    status: z.enum(["uploading", "available", "rejected"]).openapi({
-      description: "uploading until E2 completes; available once published; rejected when the media failed the checks",
+    status: z.enum(CONTENT_STATUSES).openapi({
+      description:
+        "uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)",
     }),
     rejectionReason: z.string().nullable(),
     duration: z.number().nullable(),

@@ -8,6 +8,16 @@ import { contentKeySchema as contentKey, required, text } from "./common";
 export const EVENTS_MAX = 500;
 export const EVENTS_BODY_MAX_BYTES = 1024 * 1024;
 
+/**
+ * A free-form dimension value: bounded, printable (no control or format characters), and not
+ * one of the words the rollups reserve. Each organization may add at most
+ * DIMENSION_VALUES_PER_DAY new values per dimension and day; past it values count as `other`.
+ */
+const dimension = (max: number) =>
+  text(max)
+    .regex(/^[^\p{Cc}\p{Cf}]+$/u, "must be printable text")
+    .refine((v) => v !== "none" && v !== "other", "none and other are reserved");
+
 /** One event. Optional dimensions may also be null (= not reported, stored as 'none'). */
 export const statsEvent = z
   .strictObject({
@@ -29,12 +39,12 @@ export const statsEvent = z
       .refine((v) => canonicalDeviceType(v) !== null, `must be one of ${DEVICE_TYPES.join(", ")}`)
       .nullish()
       .openapi({ description: "Mobile, Desktop, Tablet, TV or Other (any letter case); default: derived from the User-Agent", enum: [...DEVICE_TYPES] }),
-    playerId: text(128).nullish().openapi({ description: "video_player_id / ad_player_id" }),
+    playerId: dimension(128).nullish().openapi({ description: "video_player_id / ad_player_id" }),
     adPosition: z.enum(AD_POSITIONS, { error: "must be preroll or midroll" }).nullish().openapi({ description: "Ad events and viewer rows" }),
-    adCreative: text(256).nullish().openapi({ description: "Ad events" }),
-    adSystem: text(256).nullish().openapi({ description: "Ad events" }),
-    ecommerceKey: text(64).nullish().openapi({ description: "Ecommerce events; absent for events of the bar itself" }),
-    fingerprint: text(256).nullish().openapi({ description: "Device fingerprint (viewer rows)" }),
+    adCreative: dimension(256).nullish().openapi({ description: "Ad events" }),
+    adSystem: dimension(256).nullish().openapi({ description: "Ad events" }),
+    ecommerceKey: dimension(64).nullish().openapi({ description: "Ecommerce events; absent for events of the bar itself" }),
+    fingerprint: dimension(256).nullish().openapi({ description: "Device fingerprint (viewer rows)" }),
     tput: text(512).nullish().openapi({ description: "Third party user token (viewer rows; stored only as a hash)" }),
     consent: z.boolean("must be true or false").nullish().openapi({ description: "true: the viewer consented to viewer-level statistics" }),
   })
@@ -47,6 +57,7 @@ export const eventBatchEnvelope = z.strictObject(
     events: z
       .array(z.unknown(), required("an array of events"))
       .max(EVENTS_MAX, `at most ${EVENTS_MAX} events per batch`),
+    token: z.string("must be a string").max(200).optional(),
   },
   {
     error: (i) =>
@@ -56,7 +67,10 @@ export const eventBatchEnvelope = z.strictObject(
 
 /** What a valid batch looks like (OpenAPI document). */
 export const eventBatch = z
-  .object({ events: z.array(statsEvent).max(EVENTS_MAX) })
+  .object({
+    events: z.array(statsEvent).max(EVENTS_MAX),
+    token: z.string().max(200).optional().openapi({ description: "A signed player token (or the X-Service-Player-Token header); required when the organization turned them on" }),
+  })
   .openapi("EventBatch", { description: "application/json, or text/plain carrying the same JSON (navigator.sendBeacon)" });
 
 export const eventBatchResult = z
@@ -70,7 +84,7 @@ export const eventBatchResult = z
   .openapi("EventBatchResult");
 
 export const eventsQuery = z.object({
-  sync: z.string().optional().openapi({ description: "The organization's sync code, when the X-Service-Sync-Code header cannot be sent (sendBeacon)" }),
+  sync: z.string().max(128).optional().openapi({ description: "The organization's sync code, when the X-Service-Sync-Code header cannot be sent (sendBeacon)" }),
 });
 
 // Ecommerce items and viewer erasure (write credentials)

@@ -20,7 +20,7 @@ const day = z
 const flag01 = z.enum(["0", "1"], { error: "must be 0 or 1" }).optional();
 
 const reportBase = {
-  organization_key: z.string().openapi({ description: "The organization (authentication)" }),
+  organization_key: z.string().max(64).openapi({ description: "The organization (with its X-Service-Sync-Code)" }),
   start_date: day.openapi({ description: "First UTC day, inclusive" }),
   end_date: day.openapi({ description: "Last UTC day, inclusive; at most 366 days from start_date" }),
   content_key: contentKey.optional().openapi({ description: "One video (also a deleted one: statistics stay)" }),
@@ -34,9 +34,10 @@ export const combinedReportQuery = z.object({
   ...reportBase,
   sort_field: z
     .string()
+    .max(64)
     .optional()
     .openapi({ description: `Highest first. One of ${COMBINED_FIELDS.join(", ")} (also video_exited_fulscreen)` }),
-  column_list: z.string().optional().openapi({ description: "Comma-separated fields of the stats rows; must include sort_field" }),
+  column_list: z.string().max(2000).optional().openapi({ description: "Comma-separated fields of the stats rows; must include sort_field" }),
   result_limit: z.coerce
     .number("must be an integer")
     .int("must be an integer")
@@ -49,7 +50,7 @@ export const combinedReportQuery = z.object({
 export const viewerReportQuery = z.object({
   ...reportBase,
   content_key: reportBase.content_key.openapi({ description: "Viewers of this video; not with fingerprint_list" }),
-  fingerprint_list: z.string().optional().openapi({ description: 'Fingerprints, each quoted, comma-separated: "a","b"', example: '"f1","f2"' }),
+  fingerprint_list: z.string().max(30_000).optional().openapi({ description: 'Fingerprints, each quoted, comma-separated: "a","b"', example: '"f1","f2"' }),
   tput: text(512).optional().openapi({ description: "Everything watched by this third party user token; not with fingerprint_list" }),
 });
 
@@ -176,7 +177,7 @@ const intParam = (min: number, max: number, fallback: number) =>
     .max(max, `must be at most ${max}`)
     .default(fallback)
     .openapi({ type: "integer" });
-const filterParam = (description: string) => z.string().optional().openapi({ description });
+const filterParam = (description: string) => z.string().max(2000, "must be at most 2000 characters").optional().openapi({ description });
 
 export const analyticsParams = z.object({
   type: z.enum(ANALYTICS_TYPES, { error: `must be one of ${ANALYTICS_TYPES.join(", ")}` }).openapi({
@@ -186,12 +187,12 @@ export const analyticsParams = z.object({
 });
 
 export const analyticsQuery = z.object({
-  summary: z.string().optional().openapi({ description: "Give summary or detailed (exactly one): totals per contentKey over the range" }),
-  detailed: z.string().optional().openapi({ description: "Give summary or detailed (exactly one): one row per UTC day and contentKey" }),
+  summary: z.string().max(10).optional().openapi({ description: "Give summary or detailed (exactly one): totals per contentKey over the range" }),
+  detailed: z.string().max(10).optional().openapi({ description: "Give summary or detailed (exactly one): one row per UTC day and contentKey" }),
   startDate: day.openapi({ description: "First UTC day, inclusive" }),
   endDate: day.openapi({ description: "Last UTC day, inclusive; at most 366 days from startDate" }),
   fields: z
-    .union([z.string(), z.array(z.string())])
+    .union([z.string().max(2000), z.array(z.string().max(64)).max(100)])
     .optional()
     .openapi({ description: "Metrics (comma-separated or repeated): played_1 (= played_1s), played_30 (= played_30s) or any counter of the type; default all" }),
   contentKey: filterParam("One video"),

@@ -149,6 +149,8 @@ export const EVENT_NAMES: readonly string[] = [...TARGETS.keys()];
 
 /** The dimension value stored when an event does not report it (spec 2.5: `none` if not set). */
 export const NONE = "none";
+/** The value counted instead of a new one past a dimension's daily cap (GA4's "(other)" row). */
+export const OTHER = "other";
 
 export const DEVICE_TYPES = ["Mobile", "Desktop", "Tablet", "TV", "Other"] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];

@@ -19,5 +19,9 @@ export type Entitlement = (typeof ENTITLEMENTS)[number];
 export const LABEL_KINDS = ["category", "tag", "event"] as const;
 export type LabelKind = (typeof LABEL_KINDS)[number];
 
-export const CONTENT_STATUSES = ["uploading", "available", "rejected"] as const;
+/**
+ * uploading until E2 completes; available once published; rejected when the media failed the
+ * checks; expired when the upload was abandoned (its signed URLs expired, the cron aborted it).
+ */
+export const CONTENT_STATUSES = ["uploading", "available", "rejected", "expired"] as const;
 export type ContentStatus = (typeof CONTENT_STATUSES)[number];

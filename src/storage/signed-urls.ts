@@ -11,7 +11,7 @@ import { base64url, constantTimeEqual, hmacSha256 } from "../shared/crypto";
 export interface UploadTarget {
   method: "PUT";
   key: string;
-  /** Empty for thumbnails. */
+  /** The multipart upload id; for thumbnails "content:<content id>". */
   uploadId: string;
   /** 0 for thumbnails. */
   partNumber: number;
@@ -35,8 +35,10 @@ export async function workerPartUrl(secret: string, baseUrl: string, t: UploadTa
   return `${baseUrl}/v2/uploads/part?${q}`;
 }
 
+/** A thumbnail URL; t.uploadId is "content:<id>", the content the URL is bound to. */
 export async function workerThumbnailUrl(secret: string, baseUrl: string, t: UploadTarget): Promise<string> {
-  const q = new URLSearchParams({ key: t.key, expires: String(t.expires), signature: await signature(secret, t) });
+  const content = t.uploadId.replace(/^content:/, "");
+  const q = new URLSearchParams({ key: t.key, content, expires: String(t.expires), signature: await signature(secret, t) });
   return `${baseUrl}/v2/uploads/thumbnail?${q}`;
 }
 

@@ -1,11 +1,12 @@
-// Global setup of the e2e project: once for all its files, builds the SDK, starts the worker
+// Global setup of the e2e project: once for all its files, builds the SDK and the static assets, starts the worker
 // (wrangler dev, fresh state, free port) and a static server for the browser, checks the
 // operator API answers, and provides their addresses to the tests (inject("e2e")). The returned
 // teardown stops both and removes the temporary state.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { buildSdk, DIST } from "../../sdk/player/scripts/build.mjs";
+import { buildAssets } from "../../scripts/build-assets.mjs";
+import { DIST } from "../../sdk/player/scripts/build.mjs";
 import { createOrg } from "./harness/api";
 import { CHROMIUM_PATH } from "./harness/browser";
 import { startStaticServer } from "./harness/static-server";
@@ -13,8 +14,9 @@ import { ROOT, startWorker } from "./harness/worker";
 
 export default async function setup(project: TestProject) {
   const started = Date.now();
-  // The page loads what this checkout builds, never a stale bundle.
-  await buildSdk();
+  // The page loads what this checkout builds, never a stale bundle; the worker serves the
+  // static assets (API reference, SDK bundle) of this checkout too.
+  await buildAssets();
   const worker = await startWorker();
   let files;
   try {

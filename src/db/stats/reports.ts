@@ -1,6 +1,6 @@
 // Report queries (E8–E12): statistics rows of a scope in keyset pages, E9's ranking and
 // grouped rows.
-import { and, asc, between, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, between, desc, eq, lte, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../../shared/counters";
 import { inList, type Db } from "../client";
@@ -69,6 +69,12 @@ async function rowsPage(
   more: (SQL | undefined)[],
   last: StatsRow | null,
   limit: number,
+  /**
+   * A selective filter (one viewer's tput or fingerprints) has an index of its own: the rows are
+   * found through it and sorted afterwards. The unary + keeps SQLite from walking the UNIQUE
+   * key's index for the order instead, which reads every row of the range.
+   */
+  seekByFilter = false,
 ): Promise<StatsRow[]> {
   const where = last
     ? and(eq(table.organizationId, scope.organizationId), after(order, last), lte(table.date, scope.end), ...contentScope(table, scope), ...more)
@@ -77,7 +83,7 @@ async function rowsPage(
     .select(selection)
     .from(table)
     .where(where)
-    .orderBy(...order.map(([c]) => asc(c)))
+    .orderBy(...order.map(([c]) => (seekByFilter ? sql`+${c}` : asc(c))))
     .limit(limit)) as StatsRow[];
 }
 
@@ -180,10 +186,10 @@ export function viewerRows(db: Db, scope: StatsScope, filter: ViewerFilter, last
     [t.adPosition, "ad_position"],
   ];
   const more = [
-    filter.fingerprints ? inArray(t.fingerprint, filter.fingerprints) : undefined,
+    filter.fingerprints ? inList(t.fingerprint, filter.fingerprints) : undefined,
     filter.tputHash !== undefined ? eq(t.tputHash, filter.tputHash) : undefined,
   ];
-  return rowsPage(db, t, selection, order, scope, more, last, limit);
+  return rowsPage(db, t, selection, order, scope, more, last, limit, filter.fingerprints !== undefined || filter.tputHash !== undefined);
 }
 
 export const sumAs = (column: SQLiteColumn, alias: string) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number).as(alias);

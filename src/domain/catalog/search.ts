@@ -35,11 +35,15 @@ export interface MetadataSearch {
 
 type ReadDeps = Pick<Deps, "db" | "origins" | "now">;
 
+/** Values one E13 parameter may list. */
+export const METADATA_LIST_MAX = 100;
+
 /** "a,b%2Cc" → ["a", "b,c"]: comma-separated, each value percent-decoded. */
 export function commaList(param: string, value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  return value
-    .split(",")
+  const raw = value.split(",");
+  if (raw.length > METADATA_LIST_MAX) throw invalid(`${param}: at most ${METADATA_LIST_MAX} values, got ${raw.length}`);
+  return raw
     .map((v) => {
       try {
         return decodeURIComponent(v.trim());

@@ -12,7 +12,7 @@ import { requireEntitlement } from "../entitlements";
 import { feedMembership } from "../feeds/membership";
 import { hashTput } from "../stats/viewers";
 import type { Caller } from "./caller";
-import { parseAllOfAny, parseCustomFields, type AllOfAny } from "./filter-syntax";
+import { parseAllOfAny, parseCustomFields, SEARCH_LIMITS, type AllOfAny } from "./filter-syntax";
 import type { Db } from "../../db/client";
 
 /** E6 parameters as received (strings still in the filter syntax). */
@@ -80,6 +80,6 @@ export async function videoQuery(r: Requester, params: VideoFilterParams): Promi
     feed,
     names,
     customFields: params.customFields !== undefined ? parseCustomFields(params.customFields) : [],
-    text: params.searchString !== undefined && params.searchString.trim() !== "" ? parseAllOfAny("searchString", params.searchString) : [],
+    text: params.searchString !== undefined && params.searchString.trim() !== "" ? parseAllOfAny("searchString", params.searchString, SEARCH_LIMITS) : [],
   };
 }

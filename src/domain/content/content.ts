@@ -8,6 +8,7 @@ import {
   findContent,
   finishUpload,
   insertContent,
+  markCompleteRequested,
   updateContent,
   type ContentScope,
 } from "../../db/content";
@@ -63,8 +64,25 @@ async function newContentKey(db: Db): Promise<string> {
   throw new Error("could not generate an unused content key");
 }
 
-async function signedUploadUrls(deps: Deps, key: string, uploadId: string, parts: number, contentKey: string) {
-  const expires = Math.floor(deps.now.getTime() / 1000) + deps.config.uploadUrlTtlSeconds;
+const urlExpiry = (deps: Pick<Deps, "now" | "config">) => Math.floor(deps.now.getTime() / 1000) + deps.config.uploadUrlTtlSeconds;
+
+/**
+ * The thumbnail's signed upload URL, bound to this content (its id, not only its key): it
+ * dies with the content, and a later content with the same key cannot be overwritten with it.
+ */
+export async function thumbnailUploadUrl(deps: Pick<Deps, "now" | "config" | "origins">, content: Pick<Content, "id" | "contentKey">) {
+  const expires = urlExpiry(deps);
+  const url = await workerThumbnailUrl(deps.config.signingSecret, deps.origins.baseUrl, thumbnailTarget(content.contentKey, content.id, expires));
+  return { thumbnailUploadUrl: url, expires: new Date(expires * 1000).toISOString() };
+}
+
+/** What a thumbnail URL's signature covers. */
+export function thumbnailTarget(contentKey: string, contentId: number, expires: number): UploadTarget {
+  return { method: "PUT", key: thumbnailKey(contentKey), uploadId: `content:${contentId}`, partNumber: 0, expires };
+}
+
+async function signedPartUrls(deps: Deps, key: string, uploadId: string, parts: number) {
+  const expires = urlExpiry(deps);
   const { s3, signingSecret, uploadUrlTtlSeconds } = deps.config;
   const signedUrls: string[] = [];
   for (let partNumber = 1; partNumber <= parts; partNumber++) {
@@ -73,14 +91,7 @@ async function signedUploadUrls(deps: Deps, key: string, uploadId: string, parts
       s3 ? await s3PartUrl(s3, target, uploadUrlTtlSeconds) : await workerPartUrl(signingSecret, deps.origins.baseUrl, target),
     );
   }
-  const thumbnailUploadUrl = await workerThumbnailUrl(signingSecret, deps.origins.baseUrl, {
-    method: "PUT",
-    key: thumbnailKey(contentKey),
-    uploadId: "",
-    partNumber: 0,
-    expires,
-  });
-  return { signedUrls, thumbnailUploadUrl };
+  return signedUrls;
 }
 
 /** E1: record the metadata, open the R2 multipart upload and sign one URL per part. */
@@ -135,11 +146,12 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
     throw err;
   }
   const content = await findContent(db, scope, contentKey);
-  const { signedUrls, thumbnailUploadUrl } = await signedUploadUrls(deps, key, upload.uploadId, parts, contentKey);
+  const signedUrls = await signedPartUrls(deps, key, upload.uploadId, parts);
+  const thumbnail = await thumbnailUploadUrl(deps, content!);
   return {
     ...toContentObject(content!, deps.origins),
     contentSize: body.contentSize,
-    thumbnailUploadUrl,
+    thumbnailUploadUrl: thumbnail.thumbnailUploadUrl,
     contentUploadData: { chunkSize, uploadId: upload.uploadId, key, signedUrls },
   };
 }
@@ -179,22 +191,42 @@ export async function completeUpload(deps: Deps, scope: ContentScope, body: Comp
   if (content.uploadId !== body.uploadId) throw invalid("uploadId: does not match the upload of this key");
   checkParts(content, body.parts);
 
+  // Remembered before R2 completes: if this request dies between R2's completion and the D1
+  // update, the cron (sweepUploads) and a retried E2 finish the job from the stored object.
+  if (!content.completeRequestedAt) await markCompleteRequested(db, content.id, deps.now.toISOString());
   const upload = bucket.resumeMultipartUpload(content.mediaKey, body.uploadId);
   const sorted = [...body.parts].sort((a, b) => a.PartNumber - b.PartNumber);
   try {
     await upload.complete(sorted.map((p) => ({ partNumber: p.PartNumber, etag: stripQuotes(p.ETag) })));
   } catch (err) {
-    // The upload stays open: the caller can re-send missing parts and complete again.
-    throw invalid(`completing the upload failed: ${err instanceof Error ? err.message : String(err)}`);
+    // Completed by an earlier attempt that crashed before D1 knew: the object is there.
+    const stored = await bucket.head(content.mediaKey);
+    if (!stored) {
+      // The upload stays open: the caller can re-send missing parts and complete again.
+      throw invalid(`completing the upload failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
+  const outcome = await publishStoredUpload(deps, content);
+  if (outcome.kind === "rejected") throw invalid(`media rejected: ${outcome.reason}`);
+  if (outcome.kind === "lost") throw invalid("upload already completed");
+  return toContentObject(outcome.content, deps.origins);
+}
 
+export type PublishOutcome = { kind: "published"; content: Content } | { kind: "rejected"; reason: string } | { kind: "lost" };
+
+/**
+ * The stored object of a completed multipart upload: probed, then published or rejected (its
+ * object deleted). "lost": another request finished it first. Used by E2 and by the cron.
+ */
+export async function publishStoredUpload(deps: Deps, content: Content): Promise<PublishOutcome> {
+  const { db, bucket } = deps;
   const now = deps.now.toISOString();
   const { reason, info } = await inspectMedia(bucket, content);
   if (reason !== null) {
     // The object is deleted and the content stays unavailable; E5 can delete it.
     await bucket.delete(content.mediaKey);
     await finishUpload(db, content, { status: "rejected", rejectionReason: reason, updatedAt: now });
-    throw invalid(`media rejected: ${reason}`);
+    return { kind: "rejected", reason };
   }
   const published = await finishUpload(db, content, {
     status: "available",
@@ -206,9 +238,9 @@ export async function completeUpload(deps: Deps, scope: ContentScope, body: Comp
     videoCodec: info.videoCodec,
     audioCodec: info.audioCodec,
   });
-  if (!published) throw invalid("upload already completed");
+  if (!published) return { kind: "lost" };
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
-  return toContentObject(published, deps.origins);
+  return { kind: "published", content: published };
 }
 
 type Inspection = { reason: string; info: null } | { reason: null; info: MediaInfo };
@@ -236,13 +268,24 @@ export async function loadContentOr404(db: Db, scope: ContentScope, contentKey: 
   return content;
 }
 
+/** A fresh thumbnail upload URL for an existing content (to replace its thumbnail later). */
+export async function newThumbnailUploadUrl(deps: Deps, scope: ContentScope, contentKey: string) {
+  const content = await loadContentOr404(deps.db, scope, contentKey);
+  if (content.status === "rejected" || content.status === "expired") {
+    throw invalid(`contentKey: ${contentKey} is ${content.status}; delete it and create it again`);
+  }
+  return { contentKey, ...(await thumbnailUploadUrl(deps, content)) };
+}
+
 /** E4: replace the editable fields. */
 export async function replaceContent(deps: Deps, scope: ContentScope, body: UpdateContentBody) {
   const content = await loadContentOr404(deps.db, scope, body.contentKey);
+  // E3 shows the service's own thumbnail URL for "no publisher URL": sent back, it keeps it so.
+  const ownThumbnail = serviceThumbnailUrl(deps.origins.staticUrl, content.contentKey);
   const updated = await updateContent(deps.db, content, {
     title: body.title,
     description: body.description,
-    thumbnailUrl: body.thumbnailUrl,
+    thumbnailUrl: body.thumbnailUrl === ownThumbnail ? null : body.thumbnailUrl,
     categories: body.categories,
     tags: body.tags,
     events: body.events,

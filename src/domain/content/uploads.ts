@@ -37,10 +37,17 @@ export async function storePart(deps: Pick<Deps, "db" | "bucket">, key: string, 
 }
 
 /** Checks and stores the thumbnail (JPEG 1920x1080, at most 5 MB); returns its URL and ETag. */
-export async function storeThumbnail(deps: Pick<Deps, "db" | "bucket" | "origins" | "now">, key: string, declaredLength: number, read: () => Promise<ArrayBuffer>) {
+export async function storeThumbnail(
+  deps: Pick<Deps, "db" | "bucket" | "origins" | "now">,
+  key: string,
+  contentId: number,
+  declaredLength: number,
+  read: () => Promise<ArrayBuffer>,
+) {
   const contentKey = contentKeyOf(key);
   const content = await findContentByKeyAnyOrg(deps.db, contentKey);
-  if (!content || thumbnailKey(contentKey) !== key) throw notFound("content not found: it was deleted");
+  // The URL was signed for one content: a deleted one's URL cannot reach a new content of that key.
+  if (!content || content.id !== contentId || thumbnailKey(contentKey) !== key) throw notFound("content not found: it was deleted");
   if (declaredLength > THUMBNAIL_MAX_BYTES) throw invalid(`thumbnail is larger than 5 MB (${declaredLength} bytes)`);
   const bytes = new Uint8Array(await read());
   const problem = checkThumbnail(bytes);

@@ -11,7 +11,7 @@ import { feedsAfter } from "../../db/feeds";
 import { videosWithWindowChanges } from "../../db/syndications";
 import { catalogChanged } from "../catalog-changed";
 import type { Deps } from "../deps";
-import { addStats, rebuildDirtyFeeds, rebuildFeeds, type PublishStats } from "./publisher";
+import { addStats, rebuildDirtyFeeds, rebuildUnclaimed, type PublishStats } from "./publisher";
 import type { VideoNames } from "./membership";
 
 const WINDOWS_CHECKED = "windows_checked_until";
@@ -47,7 +47,7 @@ export async function runFeedCron(deps: Deps): Promise<CronReport> {
   let reconciled = 0;
   if (budgetLeft > 0) {
     const slice = await feedsAfter(deps.db, cursor, budgetLeft);
-    stats = addStats(stats, await rebuildFeeds(deps, slice, new Set(slice.map((f) => f.organizationId))));
+    stats = addStats(stats, await rebuildUnclaimed(deps, slice.map((f) => f.id), new Set(slice.map((f) => f.organizationId))));
     reconciled = slice.length;
     // Wrap around once the end is reached.
     cursor = slice.length < budgetLeft ? 0 : slice[slice.length - 1]!.id;

@@ -5,7 +5,7 @@
 // written only when its content changed (storage/feed-files.ts), so unchanged feeds keep their
 // ETag and caches stay warm.
 import { listVideos } from "../../db/catalog";
-import { dirtyFeeds, listFeeds, recordFeedBuild } from "../../db/feeds";
+import { claimFeeds, dirtyFeedIds, listFeeds, recordFeedBuild } from "../../db/feeds";
 import { findOrganizationById } from "../../db/organizations";
 import type { Content, Feed } from "../../db/schema";
 import { feedPublishedCondition } from "../../db/video-query";
@@ -107,7 +107,29 @@ export async function rebuildFeeds(deps: PublishDeps, feeds: Feed[], alsoLists: 
   return total;
 }
 
-/** Rebuilds dirty feeds, oldest mark first, at most `limit` (optionally one organization's). */
+/** How long a rebuild holds a feed; a run that dies holding it lets the next run take it after. */
+const LEASE_MS = 2 * 60_000;
+
+/** Rebuilds the given feeds that no other rebuild holds (the lease makes overlapping runs share the work). */
+export async function rebuildUnclaimed(deps: PublishDeps, ids: number[], alsoLists: Iterable<number> = []): Promise<PublishStats> {
+  const leaseUntil = new Date(deps.now.getTime() + LEASE_MS).toISOString();
+  return rebuildFeeds(deps, await claimFeeds(deps.db, ids, deps.now.toISOString(), leaseUntil), alsoLists);
+}
+
+/**
+ * Rebuilds dirty feeds, oldest mark first, at most `limit` (optionally one organization's). A
+ * feed marked again while it was being rebuilt is dirty again afterwards: the loop takes it
+ * once more, so a write during a rebuild is not left for the next cron run.
+ */
 export async function rebuildDirtyFeeds(deps: PublishDeps, limit: number, organizationId?: number, alsoLists: Iterable<number> = []) {
-  return rebuildFeeds(deps, await dirtyFeeds(deps.db, limit, organizationId), alsoLists);
+  let total = noStats();
+  let lists = alsoLists;
+  while (total.feeds < limit) {
+    const ids = await dirtyFeedIds(deps.db, limit - total.feeds, deps.now.toISOString(), organizationId);
+    const round = await rebuildUnclaimed(deps, ids, lists);
+    lists = [];
+    if (round.feeds === 0) break;
+    total = addStats(total, round);
+  }
+  return total;
 }

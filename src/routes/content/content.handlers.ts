@@ -1,4 +1,12 @@
-import { completeUpload, createContent, loadContentOr404, removeContent, replaceContent, toContentObject } from "../../domain/content/content";
+import {
+  completeUpload,
+  createContent,
+  loadContentOr404,
+  newThumbnailUploadUrl,
+  removeContent,
+  replaceContent,
+  toContentObject,
+} from "../../domain/content/content";
 import { requestDeps, requestScope } from "../../http/deps";
 import type { AppRouteHandler } from "../../http/router";
 import type * as routes from "./content.routes";
@@ -8,6 +16,9 @@ export const create: AppRouteHandler<typeof routes.create> = async (c) =>
 
 export const complete: AppRouteHandler<typeof routes.complete> = async (c) =>
   c.json(await completeUpload(requestDeps(c), requestScope(c), c.req.valid("json")), 200);
+
+export const thumbnailUrl: AppRouteHandler<typeof routes.thumbnailUrl> = async (c) =>
+  c.json(await newThumbnailUploadUrl(requestDeps(c), requestScope(c), c.req.valid("json").contentKey), 200);
 
 export const retrieve: AppRouteHandler<typeof routes.retrieve> = async (c) => {
   const content = await loadContentOr404(c.get("db"), requestScope(c), c.req.valid("query").contentKey);

@@ -1,9 +1,10 @@
 // E1–E5 content management (spec 4.1): write credentials; errors as {message}.
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { jsonBody, jsonContent, messageErrors, SECURITY } from "../../http/openapi";
 import { credentials } from "../../middleware/credentials";
 import {
   completeUploadBody,
+  contentKeyBody,
   contentKeyQuery,
   contentObject,
   createContentBody,
@@ -37,6 +38,21 @@ export const complete = createRoute({
   responses: { 200: jsonContent(contentObject, "Published"), ...messageErrors(400, 401, 404, 413, 429) },
 });
 
+export const thumbnailUrl = createRoute({
+  ...base,
+  method: "post",
+  path: "/v2/content/thumbnail",
+  operationId: "createThumbnailUploadUrl",
+  summary: "A fresh thumbnail upload URL",
+  description:
+    "To replace a content's thumbnail after E1: answers a new signed URL (valid UPLOAD_URL_TTL_SECONDS) to PUT a 1920x1080 JPEG of at most 5 MB to. The URL is bound to this content and dies with it.",
+  request: { body: jsonBody(contentKeyBody) },
+  responses: {
+    200: jsonContent(z.object({ contentKey: z.string(), thumbnailUploadUrl: z.string(), expires: z.string() }), "The URL and when it expires"),
+    ...messageErrors(400, 401, 404, 429),
+  },
+});
+
 export const retrieve = createRoute({
   ...base,
   method: "get",
@@ -53,7 +69,8 @@ export const update = createRoute({
   path: "/v2/content",
   operationId: "updateContent",
   summary: "E4. Update content",
-  description: "Every field of the update column of spec 2.1 is required; thumbnailUrl may be null.",
+  description:
+    "Every field of the update column of spec 2.1 is required; thumbnailUrl may be null. The usual flow is retrieve with E3, modify, send: the fields E3 adds (status, rejectionReason, duration, createdDate, publishedDate, url) are accepted and ignored, and the service's own thumbnail URL sent back keeps the service thumbnail.",
   request: { body: jsonBody(updateContentBody) },
   responses: { 200: jsonContent(contentObject, "As stored"), ...messageErrors(400, 401, 404, 413, 429) },
 });

@@ -1,14 +1,20 @@
 import type { Context } from "hono";
 import { organizationBySyncCode } from "../../domain/authentication";
+import { RateLimiter } from "../../domain/rate-limit";
 import { ingestEvents } from "../../domain/stats/ingest";
+import { verifyPlayerToken } from "../../domain/stats/player-tokens";
 import type { AppEnv } from "../../http/context";
-import { unauthorized } from "../../http/errors";
+import { ApiError, unauthorized } from "../../http/errors";
 import { clientIp, requestCountry } from "../../http/request";
 import type { AppRouteHandler } from "../../http/router";
+import { authenticationFailed } from "../../middleware/auth-failures";
 import { eventBatchEnvelope } from "../../schemas/events";
 import { invalid } from "../../shared/errors";
 import { describeZodError } from "../../shared/validation";
 import type * as routes from "./events.routes";
+
+/** Events per client IP per minute (EVENTS_PER_IP_PER_MINUTE), counted like the plan limits. */
+const perIp = new RateLimiter();
 
 /** Player traffic names its organization by sync code: the header, or ?sync= for sendBeacon. */
 async function playerOrganization(c: Context<AppEnv>, fromQuery: string | undefined) {
@@ -19,14 +25,11 @@ async function playerOrganization(c: Context<AppEnv>, fromQuery: string | undefi
   const syncCode = fromHeader ?? fromQuery;
   if (!syncCode) throw unauthorized("authentication failed: send X-Service-Sync-Code or the sync query parameter");
   const org = await organizationBySyncCode(c.get("db"), syncCode);
-  if (!org) throw unauthorized("authentication failed: unknown sync code");
+  if (!org) throw authenticationFailed(c, unauthorized("authentication failed: unknown sync code"));
   return org;
 }
 
-export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
-  const org = await playerOrganization(c, c.req.valid("query").sync);
-  // For the request log; no rate limit (DESIGN.md: player traffic is bounded by size instead).
-  c.set("auth", { org, subOrg: null, via: "player" });
+async function readBatch(c: Context<AppEnv>) {
   let body: unknown;
   try {
     // Any Content-Type: sendBeacon sends text/plain, some players none.
@@ -36,17 +39,45 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
   }
   const envelope = eventBatchEnvelope.safeParse(body);
   if (!envelope.success) throw invalid(describeZodError(envelope.error));
-  const result = await ingestEvents(
-    {
-      db: c.get("db"),
-      org,
-      now: Date.now(),
-      maxAgeDays: c.get("config").eventsMaxAgeDays,
-      country: requestCountry(c.req.raw),
-      ip: clientIp(c.req.raw),
-      userAgent: c.req.header("User-Agent") ?? null,
-    },
-    envelope.data.events,
-  );
+  return envelope.data;
+}
+
+export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
+  const org = await playerOrganization(c, c.req.valid("query").sync);
+  // For the request log; no plan rate limit (DESIGN.md): player traffic is bounded per client IP.
+  c.set("auth", { org, subOrg: null, via: "player" });
+  const config = c.get("config");
+  const batch = await readBatch(c);
+
+  const ip = clientIp(c.req.raw);
+  if (ip) {
+    const d = perIp.hit(c.env.RATE_LIMITS, `events:${ip}`, config.eventsPerIpPerMinute, Date.now(), (p) => c.executionCtx.waitUntil(p), batch.events.length);
+    if (!d.allowed) {
+      throw new ApiError(429, `too many events from this address: at most ${d.limit} a minute`, { "Retry-After": String(d.resetSeconds) });
+    }
+  }
+
+  const token = batch.token ?? c.req.header("X-Service-Player-Token");
+  let tokenContentKey: string | null = null;
+  if (token !== undefined) {
+    const check = org.playerTokenKey
+      ? await verifyPlayerToken(org.playerTokenKey, org.organizationKey, token, Math.floor(Date.now() / 1000))
+      : { ok: false as const, reason: "this organization has no player token key (rotate the API secret)" };
+    if (!check.ok) throw authenticationFailed(c, unauthorized(`authentication failed: ${check.reason}`));
+    tokenContentKey = check.contentKey;
+  } else if (org.playerTokensRequired) {
+    throw unauthorized("authentication failed: this organization requires a signed player token (token in the body or X-Service-Player-Token)");
+  }
+
+  const source = {
+    now: Date.now(),
+    maxAgeDays: config.eventsMaxAgeDays,
+    country: requestCountry(c.req.raw),
+    ip,
+    userAgent: c.req.header("User-Agent") ?? null,
+    tokenContentKey,
+  };
+  const limits = { valuesPerDay: config.dimensionValuesPerDay, viewerIdsPerIp: config.viewerIdsPerIpPerDay };
+  const result = await ingestEvents(c.get("db"), org, source, limits, batch.events);
   return c.json({ status: "ok" as const, ...result }, 200);
 };

@@ -1,5 +1,5 @@
 import type { AppRouteHandler } from "../../http/router";
-import { defaultThumbnail, mediaObjectKey, thumbnailObjectKey } from "../../domain/files";
+import { defaultThumbnail, isServable, mediaObjectKey, thumbnailObjectKey } from "../../domain/files";
 import { etagMatches } from "../../shared/etag";
 import { notFound } from "../../shared/errors";
 import { serveStored } from "../../http/serve-object";
@@ -9,6 +9,7 @@ const PUBLIC_CORS = { "Access-Control-Allow-Origin": "*" };
 
 export const media: AppRouteHandler<typeof routes.media> = async (c) => {
   const { contentKey, file } = c.req.valid("param");
+  if (!(await isServable(c.get("db"), contentKey, Date.now()))) throw notFound(`no media at /media/${contentKey}/${file}`);
   // Media objects never change under the same key (a re-upload needs a new content).
   const response = await serveStored(c, mediaObjectKey(contentKey, file), { cacheControl: "public, max-age=86400", headers: PUBLIC_CORS });
   if (!response) throw notFound(`no media at /media/${contentKey}/${file}`);
@@ -17,6 +18,7 @@ export const media: AppRouteHandler<typeof routes.media> = async (c) => {
 
 export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => {
   const contentKey = c.req.valid("param").file.replace(/\.jpg$/, "");
+  if (!(await isServable(c.get("db"), contentKey, Date.now()))) throw notFound(`no thumbnail at /thumbnails/${contentKey}.jpg`);
   // Short max-age: the default image is replaced when the publisher uploads a thumbnail.
   const options = { cacheControl: "public, max-age=300", contentType: "image/jpeg", headers: PUBLIC_CORS };
   const stored = await serveStored(c, thumbnailObjectKey(contentKey), options);

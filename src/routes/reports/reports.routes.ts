@@ -53,6 +53,10 @@ export const combinedReport = createRoute({
 
 export const viewerReport = createRoute({
   ...base,
+  // Viewer rows carry IP addresses, fingerprints and what a named user watched: write
+  // credentials, not the public sync code (a privacy rule beyond the spec; DESIGN.md).
+  security: SECURITY.write,
+  middleware: credentials("write"),
   path: "/prod/get_viewer_reports",
   operationId: "getViewerReports",
   summary: "E10. Viewer analytics",
@@ -60,7 +64,7 @@ export const viewerReport = createRoute({
     "Viewer statistics rows (consented events only). Modes: dates only (every viewer), content_key (its viewers; rows then omit content_key),",
     'fingerprint_list ("a","b": what those devices watched), tput (what that user watched; combinable with content_key).',
     "content_key or tput together with fingerprint_list is a 400. tput is shown as given in tput mode, otherwise as its stored hash.",
-    "Requires the viewer_analytics entitlement.",
+    "Requires the viewer_analytics entitlement and write credentials (API key and secret, or the API token): viewer rows are personal data. organization_key must name the same organization.",
     COMMON,
   ].join(" "),
   request: { query: viewerReportQuery },

@@ -28,8 +28,8 @@ export const part: AppRouteHandler<typeof routes.part> = async (c) => {
 export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => {
   const q = c.req.valid("query");
   const deps = requestDeps(c);
-  await checkSignature(deps, { method: "PUT", key: q.key, uploadId: "", partNumber: 0, expires: q.expires }, q.signature);
-  const stored = await storeThumbnail(deps, q.key, contentLength(c), () => c.req.arrayBuffer());
+  await checkSignature(deps, { method: "PUT", key: q.key, uploadId: `content:${q.content}`, partNumber: 0, expires: q.expires }, q.signature);
+  const stored = await storeThumbnail(deps, q.key, q.content, contentLength(c), () => c.req.arrayBuffer());
   c.header("ETag", stored.etag);
   return c.json({ thumbnailUrl: stored.thumbnailUrl }, 200);
 };

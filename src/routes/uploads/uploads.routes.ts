@@ -39,7 +39,7 @@ export const thumbnail = createRoute({
   security: SECURITY.public,
   summary: "Upload the thumbnail (signed URL from E1)",
   description: "Body: a JPEG, 1920x1080, at most 5 MB. Served afterwards at the content's thumbnail URL.",
-  request: { query: z.object({ key, expires: numeric("expires"), signature }) },
+  request: { query: z.object({ key, content: numeric("content").min(1), expires: numeric("expires"), signature }) },
   responses: {
     200: jsonContent(z.object({ thumbnailUrl: z.string() }), "Stored"),
     ...messageErrors(400, 403, 404, 411),

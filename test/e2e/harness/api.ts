@@ -92,9 +92,16 @@ export async function getContent(service: Service, org: Org, contentKey: string)
 }
 
 /** GET <path>?organization_key=...&<params>; resolves to the status and the parsed body. */
+/**
+ * A report of the organization: organization_key with its sync code (E8, E9, E11, E12), or with
+ * write credentials for the viewer report (E10: viewer rows are personal data).
+ */
 export async function report<T = any>(service: Service, path: string, org: Org, params: Record<string, string>): Promise<{ status: number; body: T }> {
   const query = new URLSearchParams({ organization_key: org.organizationKey, ...params });
-  const res = await fetch(`${service.baseUrl}${path}?${query}`);
+  const headers: Record<string, string> = path.endsWith("/get_viewer_reports")
+    ? { "X-Service-Sync-Code": org.syncCode, "X-Service-Api-Key": org.apiKey, "X-Service-Api-Secret": org.apiSecret }
+    : { "X-Service-Sync-Code": org.syncCode };
+  const res = await fetch(`${service.baseUrl}${path}?${query}`, { headers });
   return { status: res.status, body: await json<T>(res) };
 }
 

@@ -21,8 +21,8 @@ export interface RunningWorker {
 }
 
 function wranglerEnv(): NodeJS.ProcessEnv {
-  // CI=true: never prompt. No metrics: the machine may have no network.
-  return { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" };
+  // CI=true: never prompt. No metrics and no request.cf download: the machine may have no network.
+  return { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0" };
 }
 
 /** Runs wrangler to completion, its output into `log`; rejects with that output on failure. */
@@ -95,7 +95,18 @@ export async function startWorker(): Promise<RunningWorker> {
   const logFile = join(dir, "wrangler.log");
   const envFile = join(dir, "e2e.env");
   const adminToken = `e2e-admin-${randomBytes(12).toString("hex")}`;
-  writeFileSync(envFile, `ADMIN_TOKEN=${adminToken}\nSIGNING_SECRET=e2e-signing-${randomBytes(16).toString("hex")}\n`);
+  // Every e2e request comes from 127.0.0.1: the per-IP throttles (failed authentications, events
+  // a minute; tested in the workers project) would make the files depend on each other.
+  writeFileSync(
+    envFile,
+    [
+      `ADMIN_TOKEN=${adminToken}`,
+      `SIGNING_SECRET=e2e-signing-${randomBytes(16).toString("hex")}`,
+      "AUTH_FAILURES_PER_MINUTE=100000",
+      "EVENTS_PER_IP_PER_MINUTE=10000000",
+      "",
+    ].join("\n"),
+  );
   try {
     await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], logFile);
     // A port found free can be taken before wrangler binds it: try again with other ports.

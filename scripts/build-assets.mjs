@@ -1,0 +1,38 @@
+// Builds dist/public, the worker's static assets ([assets] in wrangler.toml): the API
+// reference (Swagger UI from the version-pinned swagger-ui-dist package, so /docs works offline
+// and behind a firewall) and the player SDK's script-tag bundle at /sdk/. Run by `npm run dev`,
+// `npm test` (pretest) and `npm run deploy`. Usage: node scripts/build-assets.mjs
+import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { ROOT } from "./lib/wrangler.mjs";
+import { BUNDLES, buildSdk } from "../sdk/player/scripts/build.mjs";
+
+export const PUBLIC_DIR = join(ROOT, "dist", "public");
+const require = createRequire(import.meta.url);
+
+export async function buildAssets() {
+  rmSync(PUBLIC_DIR, { recursive: true, force: true });
+  const docs = join(PUBLIC_DIR, "docs");
+  mkdirSync(docs, { recursive: true });
+  const swagger = dirname(require.resolve("swagger-ui-dist/package.json"));
+  for (const file of ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"]) cpSync(join(swagger, file), join(docs, file));
+  cpSync(join(ROOT, "assets", "docs"), docs, { recursive: true });
+  await buildSdk();
+  const sdk = join(PUBLIC_DIR, "sdk");
+  mkdirSync(sdk, { recursive: true });
+  cpSync(BUNDLES.iife, join(sdk, "player-analytics.js"));
+  cpSync(BUNDLES.esm, join(sdk, "player-analytics.mjs"));
+  // Headers of the static assets (Workers static assets read _headers): the same hygiene as
+  // the worker's answers, and the SDK bundles may be loaded from any site.
+  writeFileSync(
+    join(PUBLIC_DIR, "_headers"),
+    ["/*", "  X-Content-Type-Options: nosniff", "  Referrer-Policy: no-referrer", "/sdk/*", "  Access-Control-Allow-Origin: *", ""].join("\n"),
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await buildAssets();
+  console.log(`built ${PUBLIC_DIR}`);
+}
