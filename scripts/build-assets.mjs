@@ -2,7 +2,7 @@
 // reference (Swagger UI from the version-pinned swagger-ui-dist package, so /docs works offline
 // and behind a firewall) and the player SDK's script-tag bundle at /sdk/. Run by `npm run dev`,
 // `npm test` (pretest) and `npm run deploy`. Usage: node scripts/build-assets.mjs
-import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -12,8 +12,21 @@ import { BUNDLES, buildSdk } from "../sdk/player/scripts/build.mjs";
 export const PUBLIC_DIR = join(ROOT, "dist", "public");
 const require = createRequire(import.meta.url);
 
+/**
+ * Builds into a directory of its own and swaps it in, so a running `wrangler dev` (or a test
+ * run beside another) never serves a half-built directory.
+ */
 export async function buildAssets() {
-  rmSync(PUBLIC_DIR, { recursive: true, force: true });
+  const building = `${PUBLIC_DIR}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  await buildInto(building);
+  const old = `${PUBLIC_DIR}.old-${process.pid}`;
+  if (existsSync(PUBLIC_DIR)) renameSync(PUBLIC_DIR, old);
+  renameSync(building, PUBLIC_DIR);
+  rmSync(old, { recursive: true, force: true });
+}
+
+async function buildInto(PUBLIC_DIR) {
   const docs = join(PUBLIC_DIR, "docs");
   mkdirSync(docs, { recursive: true });
   const swagger = dirname(require.resolve("swagger-ui-dist/package.json"));

@@ -139,6 +139,8 @@ await step("create .dev.vars", () => {
 });
 
 await step("build the static assets", async () => {
+  // The e2e tests start this script beside a worker already serving this checkout's build.
+  if (process.env.EVC_DEV_SKIP_BUILD === "1" && existsSync(join(ROOT, "dist", "public"))) return;
   await runNode("scripts/build-assets.mjs", []);
   say("built the static assets (API reference, player SDK bundle) into dist/public");
 });

@@ -65,6 +65,7 @@ export function createApp() {
     info: {
       title: "Edge video catalog API",
       version: "2.0.0",
+      license: { name: "MIT", identifier: "MIT" },
       description:
         "Content management, video listing, search, feeds and statistics. Errors: content endpoints answer {message}; every other endpoint answers {status: \"KO\", error}.",
     },

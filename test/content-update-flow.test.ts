@@ -1,0 +1,153 @@
+// The spec's update flow (4.1 E4: "retrieve with E3, modify, send") for a content with every
+// field set, checked through E3, E6 and the published feed files afterwards; and the media
+// answers real players and caches rely on (Range, If-Range, 416).
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
+import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
+
+const mp4 = dataUrlBytes(mp4Url);
+let org: TestOrg;
+let key: string;
+let feedId: string;
+
+beforeAll(async () => {
+  org = await createOrg({ entitlements: ["custom_fields", "events"] });
+  key = await publishVideo(org, mp4, {
+    title: "Everything set",
+    description: "Every field of the content object",
+    thumbnailUrl: null,
+    categories: ["News"],
+    tags: ["flow", "before"],
+    events: ["Launch"],
+    customFields: [{ season: 2 }, { show: "Morning" }],
+    translations: [{ language: "de", title: "Alles gesetzt", description: "Jedes Feld" }],
+    subtitles: [{ en: "https://subs.example.com/flow.en.vtt" }],
+    isLive: false,
+  });
+  const feed = await writeJson(org, "POST", "/v2/feeds", { name: "Flow", configuration: { tags: ["flow"] } });
+  feedId = feed.body.feed_id;
+});
+
+async function feedFile(path: string, check: (body: any) => boolean) {
+  let body: any;
+  await vi.waitFor(
+    async () => {
+      const res = await callJson(path);
+      expect(res.res.status).toBe(200);
+      body = res.body;
+      expect(check(body)).toBe(true);
+    },
+    { timeout: 5000, interval: 50 },
+  );
+  return body;
+}
+
+describe("retrieve, modify, send (spec 4.1 E4)", () => {
+  it("takes E3's answer back as it is, with or without a change", async () => {
+    const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
+    expect(e3.res.status).toBe(200);
+    // E3 carries the read-only fields, and the service's own thumbnail URL for "none given".
+    expect(e3.body).toMatchObject({ status: "available", thumbnailUrl: `${ORIGIN}/thumbnails/${key}.jpg`, url: `${ORIGIN}/media/${key}/${key}.mp4` });
+    expect(e3.body.duration).toBeGreaterThan(0);
+
+    const unchanged = await writeJson(org, "PUT", "/v2/content", e3.body);
+    expect(unchanged.res.status, JSON.stringify(unchanged.body)).toBe(200);
+    expect(unchanged.body).toEqual(e3.body);
+
+    const modified = await writeJson(org, "PUT", "/v2/content", { ...e3.body, title: "Edited through the flow", tags: ["flow", "after"] });
+    expect(modified.res.status, JSON.stringify(modified.body)).toBe(200);
+    expect(modified.body).toMatchObject({ title: "Edited through the flow", tags: ["flow", "after"], status: "available" });
+    // The service thumbnail stays the service's: sending its URL back is not a publisher URL.
+    expect(await env.DB.prepare("select thumbnail_url from contents where content_key = ?").bind(key).first("thumbnail_url")).toBeNull();
+    expect(modified.body.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${key}.jpg`);
+
+    const again = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
+    expect(again.body).toEqual(modified.body);
+
+    const e6 = await callJson(`/v2/videos/?contentKey=${key}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+    expect(e6.body.data).toEqual([
+      expect.objectContaining({
+        contentKey: key,
+        title: "Edited through the flow",
+        tags: ["flow", "after"],
+        categories: ["News"],
+        events: ["Launch"],
+        customFields: [{ season: 2 }, { show: "Morning" }],
+        thumbnail: `${ORIGIN}/thumbnails/${key}.jpg`,
+      }),
+    ]);
+    const legacy = await feedFile(`/${feedId}-feed.json`, (b) => b.videos[0]?.title === "Edited through the flow");
+    expect(legacy.videos[0]).toMatchObject({ content_key: key, privateTags: ["flow", "after"], translations: [{ language: "de", title: "Alles gesetzt", description: "Jedes Feld" }] });
+    const v2 = await feedFile(`/v2/feeds/${feedId}/videos.json`, (b) => b.videos[0]?.title === "Edited through the flow");
+    expect(v2.videos[0]).toMatchObject({ contentKey: key, subtitles: [{ en: "https://subs.example.com/flow.en.vtt" }], thumbnail: `${ORIGIN}/thumbnails/${key}.jpg` });
+  });
+
+  it("still refuses unknown keys and wrong types, read-only fields included", async () => {
+    const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
+    for (const [change, message] of [
+      [{ colour: "red" }, 'Unrecognized key: "colour"'],
+      [{ status: 7 }, "status: Invalid option"],
+      [{ duration: "long" }, "duration: Invalid input: expected number"],
+      [{ publishedDate: 12 }, "publishedDate: Invalid input: expected string"],
+    ] as const) {
+      const res = await writeJson(org, "PUT", "/v2/content", { ...e3.body, ...change });
+      expect(res.res.status, JSON.stringify(change)).toBe(400);
+      expect(res.body.message).toContain(message);
+    }
+  });
+
+  it("keeps a publisher thumbnail URL as given", async () => {
+    const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
+    const own = await writeJson(org, "PUT", "/v2/content", { ...e3.body, thumbnailUrl: "https://images.example.com/flow.jpg" });
+    expect(own.body.thumbnailUrl).toBe("https://images.example.com/flow.jpg");
+    const back = await writeJson(org, "PUT", "/v2/content", { ...own.body, thumbnailUrl: null });
+    expect(back.body.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${key}.jpg`);
+  });
+});
+
+describe("media answers", () => {
+  let url: string;
+  let etag: string;
+  beforeAll(async () => {
+    url = `/media/${key}/${key}.mp4`;
+    etag = (await call(url, { method: "HEAD" })).headers.get("ETag")!;
+  });
+
+  it("serves one range, and the whole file for a stale If-Range (RFC 9110 §13.1.5)", async () => {
+    const fresh = await call(url, { headers: { Range: "bytes=0-99", "If-Range": etag } });
+    expect(fresh.status).toBe(206);
+    expect(fresh.headers.get("Content-Range")).toBe(`bytes 0-99/${mp4.byteLength}`);
+    expect((await fresh.arrayBuffer()).byteLength).toBe(100);
+    const stale = await call(url, { headers: { Range: "bytes=0-99", "If-Range": '"an-older-version"' } });
+    expect(stale.status).toBe(200);
+    expect((await stale.arrayBuffer()).byteLength).toBe(mp4.byteLength);
+    const staleDate = await call(url, { headers: { Range: "bytes=0-99", "If-Range": "Tue, 01 Jan 2019 00:00:00 GMT" } });
+    expect(staleDate.status).toBe(200);
+    await staleDate.arrayBuffer();
+  });
+
+  it("answers a range past the end with 416, the error shape and Content-Range: bytes */size", async () => {
+    const res = await call(url, { headers: { Range: `bytes=${mp4.byteLength + 10}-` } });
+    expect(res.status).toBe(416);
+    expect(res.headers.get("Content-Range")).toBe(`bytes */${mp4.byteLength}`);
+    expect(await res.json()).toEqual({ status: "KO", error: `Range: not satisfiable; the object has ${mp4.byteLength} bytes` });
+  });
+
+  it("answers several ranges or a malformed Range with the whole file, and If-None-Match with 304", async () => {
+    for (const range of ["bytes=0-1,5-6", "bytes=abc", "items=0-1"]) {
+      const res = await call(url, { headers: { Range: range } });
+      expect(res.status, range).toBe(200);
+      await res.arrayBuffer();
+    }
+    expect((await call(url, { headers: { "If-None-Match": `"x", ${etag}` } })).status).toBe(304);
+    expect((await call(url, { headers: { "If-None-Match": `W/${etag}` } })).status).toBe(304);
+  });
+
+  it("stops serving a removed video", async () => {
+    const removed = await publishVideo(org, mp4);
+    expect((await call(`/media/${removed}/${removed}.mp4`, { method: "HEAD" })).status).toBe(200);
+    await admin(`/admin/videos/${removed}`, "PATCH", { removed: true });
+    expect((await call(`/media/${removed}/${removed}.mp4`, { method: "HEAD" })).status).toBe(404);
+  });
+});
