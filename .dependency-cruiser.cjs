@@ -1,6 +1,6 @@
 // The import rule of the layers (docs/architecture.md), checked in CI by `npm run lint:deps`:
 //
-//   routes, middleware, http  ->  domain  ->  db | storage | media  ->  shared
+//   routes, middleware, http, queues  ->  domain  ->  db | storage | media  ->  shared
 //
 // schemas (the API's zod contract) sit beside routes and read only shared; config and env are
 // read by every layer. Type-only imports are free: they vanish from the bundle and carry no
@@ -21,16 +21,16 @@ module.exports = {
       "lower-layers-stay-low",
       "db/, storage/ and media/ never reach up into domain, HTTP or routes.",
       "^src/(db|storage|media)/",
-      "^src/(domain|http|middleware|routes|schemas|app|index)",
+      "^src/(domain|http|middleware|routes|queues|schemas|app|index)",
     ),
     forbid("lower-layers-apart", "db/, storage/ and media/ do not import each other.", "^src/db/", "^src/(storage|media)/"),
     forbid("storage-apart", "storage/ does not import db/ or media/.", "^src/storage/", "^src/(db|media)/"),
     forbid("media-apart", "media/ does not import db/ or storage/.", "^src/media/", "^src/(db|storage)/"),
-    forbid("domain-knows-no-http", "domain/ holds the rules: no HTTP, no middleware, no routes.", "^src/domain/", "^src/(http|middleware|routes|app|index)"),
+    forbid("domain-knows-no-http", "domain/ holds the rules: no HTTP, no middleware, no routes, no queue consumers.", "^src/domain/", "^src/(http|middleware|routes|queues|app|index)"),
     forbid(
       "routes-go-through-domain",
-      "Routes, middleware and the HTTP helpers reach data through domain/ (stored objects are streamed by http/serve-object).",
-      "^src/(routes|middleware|http)/",
+      "Routes, middleware, the HTTP helpers and the queue consumers reach data through domain/ (stored objects are streamed by http/serve-object).",
+      "^src/(routes|middleware|http|queues)/",
       "^src/(db|storage|media)/",
       { from: { pathNot: "^src/(middleware/request-context|http/serve-object)\\.ts$" } },
     ),

@@ -6,11 +6,13 @@ import { createDb } from "./db/client";
 import { D1Meter, meterD1 } from "./db/metered-d1";
 import { runCron } from "./domain/cron";
 import type { Env } from "./env";
+import { handleQueueBatch } from "./queues";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
+  queue: handleQueueBatch,
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     const started = Date.now();
     const meter = new D1Meter();

@@ -1,0 +1,19 @@
+// Queue consumers of the worker (Cloudflare Queues; wrangler dev runs them locally in the same
+// worker). Each queue is routed by name to its consumer; wrangler.toml binds the producers and
+// names the consumers. A consumer acknowledges or retries each message itself.
+import type { Env } from "../env";
+
+export type QueueConsumer = (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>;
+
+/** Consumers by queue name (the `queue` of [[queues.consumers]] in wrangler.toml). */
+const consumers: Record<string, QueueConsumer> = {};
+
+export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+  const consumer = consumers[batch.queue];
+  if (!consumer) {
+    console.error(JSON.stringify({ level: "error", msg: "no consumer for this queue; messages retried", queue: batch.queue }));
+    batch.retryAll();
+    return;
+  }
+  await consumer(batch, env, ctx);
+}
