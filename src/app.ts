@@ -47,8 +47,9 @@ export function createApp() {
         "If-Range",
         "X-Service-Player-Token",
         "Range",
+        "X-D1-Bookmark",
       ],
-      exposeHeaders: ["ETag", "Server-Timing", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Content-Range"],
+      exposeHeaders: ["ETag", "Server-Timing", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Content-Range", "X-Edge-Cache", "X-D1-Bookmark"],
       maxAge: 86400,
     }),
   );

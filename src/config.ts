@@ -22,6 +22,7 @@ const configSchema = z.object({
   FEED_MAX_VIDEOS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(1000)),
   FEED_CRON_BUDGET: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(50)),
   FEED_RECONCILE_BATCH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(1000).default(25)),
+  CREDENTIAL_CACHE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(300).default(30)),
   AUTH_FAILURES_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(30)),
   EVENTS_PER_IP_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1200)),
   DIMENSION_VALUES_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1000)),
@@ -61,6 +62,8 @@ export interface Config {
   uploadUrlTtlSeconds: number;
   /** After its signed URLs expired, how long an unfinished upload is kept before the cron aborts it. */
   uploadGraceSeconds: number;
+  /** How long an isolate keeps a successful credential lookup (revocation takes effect within it). */
+  credentialCacheSeconds: number;
   /** Failed authentications a client IP may make per minute before further failures get 429. */
   authFailuresPerMinute: number;
   /** Events one client IP may post per minute (batches past it get 429). */
@@ -111,6 +114,7 @@ export function loadConfig(env: Env): Config {
     uploadGraceSeconds: v.UPLOAD_GRACE_SECONDS,
     eventsMaxAgeDays: v.EVENTS_MAX_AGE_DAYS,
     authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
+    credentialCacheSeconds: v.CREDENTIAL_CACHE_SECONDS,
     eventsPerIpPerMinute: v.EVENTS_PER_IP_PER_MINUTE,
     dimensionValuesPerDay: v.DIMENSION_VALUES_PER_DAY,
     viewerIdsPerIpPerDay: v.VIEWER_IDS_PER_IP_PER_DAY,

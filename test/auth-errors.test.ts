@@ -302,8 +302,9 @@ describe("cross-cutting", () => {
     const timing = res.headers.get("Server-Timing")!;
     const m = timing.match(/d1;dur=([\d.]+);desc="rows_read=(\d+) rows_written=(\d+) queries=(\d+)"/);
     expect(m).not.toBeNull();
-    expect(Number(m![2])).toBeGreaterThan(0);
-    expect(Number(m![4])).toBeGreaterThanOrEqual(2);
+    // The content lookup at least (the credentials may come from the isolate's cache); an
+    // unknown key reads no row.
+    expect(Number(m![4])).toBeGreaterThanOrEqual(1);
   });
 
   it("logs one JSON line per request without secrets", async () => {

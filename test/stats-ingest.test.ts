@@ -329,8 +329,10 @@ describe("the request", () => {
     }));
     const res = await ingest(org, events);
     const cost = d1Cost(res);
-    // organization, content keys, and one upsert per table (video, ad, ecommerce, viewer).
-    expect(cost.queries).toBe(6);
+    // organization (unless the isolate's credential cache has it), content keys, and one upsert
+    // per table (video, ad, ecommerce, viewer).
+    expect(cost.queries).toBeGreaterThanOrEqual(5);
+    expect(cost.queries).toBeLessThanOrEqual(6);
     const rows =
       ((await env.DB.prepare(
         `select (select count(*) from video_stats where content_key in (${keys.map(() => "?").join()})) +

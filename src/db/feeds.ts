@@ -1,7 +1,18 @@
 // Data layer: feed definitions and their publishing state.
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import { inList, type Db } from "./client";
-import { feeds, type Feed } from "./schema";
+import { feeds, organizations, type Feed } from "./schema";
+
+/** A feed's owner and the owner's catalog version (what public reads of the feed are keyed by). */
+export async function findFeedOwnerVersion(db: Db, feedId: string): Promise<{ organizationId: number; catalogVersion: number } | null> {
+  const [row] = await db
+    .select({ organizationId: feeds.organizationId, catalogVersion: organizations.catalogVersion })
+    .from(feeds)
+    .innerJoin(organizations, eq(organizations.id, feeds.organizationId))
+    .where(eq(feeds.feedId, feedId))
+    .limit(1);
+  return row ?? null;
+}
 
 export async function listFeeds(db: Db, organizationId: number): Promise<Feed[]> {
   return db.select().from(feeds).where(eq(feeds.organizationId, organizationId)).orderBy(asc(feeds.id));

@@ -7,10 +7,13 @@ export class D1Meter {
   rowsWritten = 0;
   durationMs = 0;
   queries = 0;
+  /** Where D1 answered from (meta.served_by_region, when D1 reports it: replicas in production). */
+  regions = new Set<string>();
 
   record(meta: Partial<D1Meta> | undefined): void {
     this.queries += 1;
     if (!meta) return;
+    if (meta.served_by_region) this.regions.add(meta.served_by_region);
     this.rowsRead += meta.rows_read ?? 0;
     this.rowsWritten += meta.rows_written ?? 0;
     this.durationMs += meta.duration ?? 0;
@@ -60,7 +63,8 @@ function wrapStatement(inner: D1PreparedStatement, meter: D1Meter): Wrapped {
   return wrapped as unknown as Wrapped;
 }
 
-export function meterD1(db: D1Database, meter: D1Meter): D1Database {
+/** The metered database over a D1 binding or a session of it (./sessions.ts). */
+export function meterD1(db: D1Database | D1DatabaseSession, meter: D1Meter): D1Database {
   return {
     prepare: (query: string) => wrapStatement(db.prepare(query), meter),
     async batch<T>(statements: D1PreparedStatement[]) {
@@ -70,12 +74,11 @@ export function meterD1(db: D1Database, meter: D1Meter): D1Database {
       return results;
     },
     async exec(query: string) {
+      if (!("exec" in db)) throw new Error("exec runs on the database, not on a session");
       const result = await db.exec(query);
       meter.queries += result.count;
       meter.durationMs += result.duration;
       return result;
     },
-    withSession: (constraint?: string) => db.withSession(constraint as D1SessionConstraint),
-    dump: () => db.dump(),
-  } as D1Database;
+  } as unknown as D1Database;
 }

@@ -15,6 +15,8 @@ import { adStats, ecommerceStats, videoStats, viewerStats } from "./schema-stats
 
 export interface OrganizationWithNetwork extends Organization {
   networkName: string | null;
+  /** The network's catalog version (0 without a network). */
+  networkVersion: number;
 }
 
 const withNetwork = {
@@ -29,9 +31,12 @@ const withNetwork = {
   plan: organizations.plan,
   entitlements: organizations.entitlements,
   networkId: organizations.networkId,
+  catalogVersion: organizations.catalogVersion,
+  statsVersion: organizations.statsVersion,
   createdAt: organizations.createdAt,
   // Aliased: the metered D1 driver keys raw rows by column name, and both tables have "name".
   networkName: sql<string | null>`${networks.name}`.as("network_name"),
+  networkVersion: sql<number>`coalesce(${networks.catalogVersion}, 0)`.mapWith(Number).as("network_version"),
 };
 
 function selectOrganizations(db: Db) {
@@ -183,6 +188,38 @@ export async function insertSubOrganization(
     .values({ organizationId: values.organizationId, name: values.name, mmiKey: values.mmiKey, createdAt: values.now })
     .returning();
   return row!;
+}
+
+/** A change of the organization's catalog: its version moves on, and its network's. Returns the network. */
+export async function bumpCatalogVersion(db: Db, organizationId: number): Promise<number | null> {
+  const [[org]] = await db.batch([
+    db
+      .update(organizations)
+      .set({ catalogVersion: sql`${organizations.catalogVersion} + 1` })
+      .where(eq(organizations.id, organizationId))
+      .returning({ networkId: organizations.networkId }),
+    db
+      .update(networks)
+      .set({ catalogVersion: sql`${networks.catalogVersion} + 1` })
+      .where(sql`${networks.id} = (select ${organizations.networkId} from ${organizations} where ${organizations.id} = ${organizationId})`),
+  ]);
+  return org?.networkId ?? null;
+}
+
+/** A change of the network's membership: its members' network listings change. */
+export async function bumpNetworkVersion(db: Db, networkId: number): Promise<void> {
+  await db
+    .update(networks)
+    .set({ catalogVersion: sql`${networks.catalogVersion} + 1` })
+    .where(eq(networks.id, networkId));
+}
+
+/** A change of the organization's statistics other than new events (erasure, ecommerce items). */
+export async function bumpStatsVersion(db: Db, organizationId: number): Promise<void> {
+  await db
+    .update(organizations)
+    .set({ statsVersion: sql`${organizations.statsVersion} + 1` })
+    .where(eq(organizations.id, organizationId));
 }
 
 /** Deletes the organization (its catalog cascades) and its statistics rows, in one batch. */

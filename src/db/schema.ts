@@ -11,6 +11,8 @@ export type { ContentStatus, Entitlement, LabelKind, Plan } from "../shared/voca
 export const networks = sqliteTable("networks", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   name: text("name").notNull().unique(),
+  /** Bumped whenever a member's catalog changes: part of the edge cache key of network listings. */
+  catalogVersion: integer("catalog_version").notNull().default(0),
   createdAt: text("created_at").notNull(),
 });
 
@@ -32,6 +34,13 @@ export const organizations = sqliteTable("organizations", {
   playerTokenKey: text("player_token_key"),
   /** Events without a valid player token are refused. */
   playerTokensRequired: integer("player_tokens_required", { mode: "boolean" }).notNull().default(false),
+  /**
+   * Bumped by every change of what the organization's catalog reads answer (catalogChanged),
+   * and read with the credentials: part of the edge cache key, so a write makes new keys.
+   */
+  catalogVersion: integer("catalog_version").notNull().default(0),
+  /** Bumped when statistics change other than by new events (erasure): part of report cache keys. */
+  statsVersion: integer("stats_version").notNull().default(0),
   createdAt: text("created_at").notNull(),
 });
 

@@ -1,15 +1,18 @@
 // The one entry point for "the catalog changed". Every write path (content E1–E5, feed
 // definitions, operator changes, credential rotation, windows opening or closing in the cron)
 // calls it once, after its write, with what changed. It does now what must be true when the
-// answer goes out (feeds marked dirty, files that must disappear removed) and defers the
-// republishing to after the answer; if that deferred work fails, the dirty marks stay and the
-// cron finishes it.
+// answer goes out (the organization's catalog version moves on, so cached reads get new keys;
+// feeds marked dirty; files that must disappear removed) and defers the republishing to after
+// the answer; if that deferred work fails, the dirty marks stay and the cron finishes it.
 import { markFeedsDirty } from "../db/feeds";
+import type { Db } from "../db/client";
+import { bumpCatalogVersion, bumpStatsVersion } from "../db/organizations";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
+import { forgetOrganization } from "./recent-lookups";
 import type { Deps } from "./deps";
 import { markFeedsOfVideos, type VideoNames } from "./feeds/membership";
 import { forgetServable } from "./files";
-import { publishOrgFeedList, rebuildDirtyFeeds } from "./feeds/publisher";
+import { feedFileStore, publishOrgFeedList, rebuildDirtyFeeds } from "./feeds/publisher";
 
 export type CatalogChange =
   /** Videos changed (published, edited, deleted, hidden, windows): every version, before and after. */
@@ -24,6 +27,8 @@ export type CatalogChange =
 export async function catalogChanged(deps: Deps, organizationId: number, change: CatalogChange): Promise<void> {
   const now = deps.now.toISOString();
   let listMoved = false;
+  // New edge-cache keys for the organization's reads (and its network's), at once in this isolate.
+  forgetOrganization(organizationId, await bumpCatalogVersion(deps.db, organizationId));
   switch (change.kind) {
     case "videos":
       forgetServable(change.versions.flatMap((v) => (v.contentKey ? [v.contentKey] : [])));
@@ -34,11 +39,11 @@ export async function catalogChanged(deps: Deps, organizationId: number, change:
       break;
     case "feed-deleted":
       // A deleted feed must not stay readable, nor listed.
-      await removeFeedFiles(deps.bucket, [change.feedId]);
+      await removeFeedFiles(feedFileStore(deps), [change.feedId]);
       await publishOrgFeedList(deps, organizationId);
       break;
     case "sync-code":
-      await removeOrgFeedList(deps.bucket, change.previous);
+      await removeOrgFeedList(feedFileStore(deps), change.previous);
       listMoved = true;
       break;
   }
@@ -52,4 +57,14 @@ async function republish(deps: Deps, organizationId: number, withList: boolean):
   } catch (err) {
     console.error(JSON.stringify({ level: "error", msg: "republishing after a change failed; the cron will retry", organization_id: organizationId, error: String(err) }));
   }
+}
+
+/**
+ * The statistics changed other than by new events (erasure, ecommerce items): reports get new
+ * edge-cache keys. New events need no call: reports of days that can still receive them are
+ * cached for a minute only (middleware/cache-policies.ts).
+ */
+export async function statisticsChanged(db: Db, organizationId: number): Promise<void> {
+  await bumpStatsVersion(db, organizationId);
+  forgetOrganization(organizationId);
 }

@@ -4,6 +4,8 @@ import { isUniqueViolation } from "../db/client";
 import { organizationObjects } from "../db/content";
 import { listFeeds } from "../db/feeds";
 import {
+  bumpCatalogVersion,
+  bumpNetworkVersion,
   deleteOrganization as deleteOrganizationRows,
   ensureNetwork,
   findOrganizationByKey,
@@ -20,9 +22,11 @@ import { randomAlphanumeric, randomToken, sha256Hex } from "../shared/crypto";
 import { invalid, notFound } from "../shared/errors";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import { thumbnailKey } from "../storage/layout";
+import { forgetOrganization } from "./recent-lookups";
 import { catalogChanged } from "./catalog-changed";
 import { playerTokenKey } from "./stats/player-tokens";
 import type { Deps } from "./deps";
+import { feedFileStore } from "./feeds/publisher";
 
 export const CREDENTIAL_PARTS = ["syncCode", "apiKey", "apiSecret", "apiToken"] as const;
 export type CredentialPart = (typeof CREDENTIAL_PARTS)[number];
@@ -130,6 +134,12 @@ export async function changeOrganization(deps: OrgDeps, organizationKey: string,
     ...(network !== undefined && { networkId: network }),
     ...(changes.playerTokensRequired !== undefined && { playerTokensRequired: changes.playerTokensRequired }),
   });
+  if (network !== undefined && network !== org.networkId) {
+    // Both networks' listings change: the new one through the organization's catalog version.
+    forgetOrganization(org.id, await bumpCatalogVersion(deps.db, org.id));
+    if (org.networkId !== null) await bumpNetworkVersion(deps.db, org.networkId);
+  }
+  forgetOrganization(org.id, org.networkId);
   return organizationView(await loadOrganization(deps, organizationKey));
 }
 
@@ -158,6 +168,7 @@ export async function rotateCredentials(deps: Deps, organizationKey: string, par
     ...(issued.apiToken && { tokenHash: await sha256Hex(issued.apiToken) }),
     now: deps.now.toISOString(),
   });
+  forgetOrganization(org.id);
   if (issued.syncCode) await catalogChanged(deps, org.id, { kind: "sync-code", previous: org.syncCode });
   return { rotated: [...new Set(parts)], credentials: issued };
 }
@@ -170,8 +181,10 @@ export async function deleteOrganization(deps: Deps, organizationKey: string) {
   const org = await loadOrganization(deps, organizationKey);
   const [feeds, objects] = await Promise.all([listFeeds(deps.db, org.id), organizationObjects(deps.db, org.id)]);
   await deleteOrganizationRows(deps.db, org.id);
-  await removeOrgFeedList(deps.bucket, org.syncCode);
-  await removeFeedFiles(deps.bucket, feeds.map((f) => f.feedId));
+  if (org.networkId !== null) await bumpNetworkVersion(deps.db, org.networkId);
+  forgetOrganization(org.id, org.networkId);
+  await removeOrgFeedList(feedFileStore(deps), org.syncCode);
+  await removeFeedFiles(feedFileStore(deps), feeds.map((f) => f.feedId));
   deps.defer(removeMedia(deps.bucket, objects));
   return { deleted: org.organizationKey, feeds: feeds.length, videos: objects.length };
 }

@@ -12,7 +12,7 @@ export async function bodyEtag(body: string | ArrayBuffer): Promise<string> {
 }
 
 /** Headers a 304 keeps from the 200 it stands for (RFC 9110 §15.4.5). */
-const KEPT_ON_304 = ["cache-control", "etag", "vary", "expires", "content-location", "date"];
+const KEPT_ON_304 = ["cache-control", "etag", "vary", "expires", "content-location", "date", "x-edge-cache"];
 
 export function notModified(from: Headers): Response {
   const headers = new Headers();
@@ -35,6 +35,11 @@ export function cacheable(cacheControl: string, vary: string[] = []): Middleware
   return async (c, next) => {
     await next();
     if (vary.length) c.res.headers.set("Vary", vary.join(", "));
+    // A 304 from the edge cache (middleware/edge-cache.ts): the validators are already set.
+    if (c.res.status === 304) {
+      c.res.headers.set("Cache-Control", cacheControl);
+      return;
+    }
     if (c.res.status !== 200) {
       c.res.headers.set("Cache-Control", "no-store");
       return;

@@ -1,5 +1,6 @@
 // The domain's dependencies for one request.
 import type { Context } from "hono";
+import type { CredentialDeps } from "../domain/authentication";
 import type { Deps } from "../domain/deps";
 import type { AppEnv } from "./context";
 
@@ -12,6 +13,11 @@ export function requestDeps(c: Context<AppEnv>): Deps {
     now: new Date(),
     defer: (work) => c.executionCtx.waitUntil(work),
   };
+}
+
+/** What the credential checks of a request need. */
+export function credentialDeps(c: Context<AppEnv>): CredentialDeps {
+  return { db: c.get("db"), nowMs: Date.now(), credentialCacheMs: c.get("config").credentialCacheSeconds * 1000 };
 }
 
 /** The organization (and sub-organization) a request acts for. */

@@ -17,3 +17,6 @@ export function clientIp(request: Request): string | null {
   const ip = request.headers.get("CF-Connecting-IP");
   return ip && ip.length <= 64 ? ip : null;
 }
+
+/** D1's read-your-writes bookmark: on every answer that read D1, accepted back on the next request (db/sessions.ts). */
+export const BOOKMARK_HEADER = "X-D1-Bookmark";

@@ -18,6 +18,7 @@ import {
   type OrganizationWithNetwork,
 } from "../domain/authentication";
 import type { AppEnv, AuthClass } from "../http/context";
+import { credentialDeps } from "../http/deps";
 import { ApiError, errorResponse, unauthorized } from "../http/errors";
 import { constantTimeEqual } from "../shared/crypto";
 import { authenticationFailed } from "./auth-failures";
@@ -25,11 +26,11 @@ import { authenticationFailed } from "./auth-failures";
 const bearerToken = (c: Context) => c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
 
 async function authenticateWrite(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
-  const db = c.get("db");
+  const deps = credentialDeps(c);
   const syncCode = c.req.header("X-Service-Sync-Code");
   const bearer = bearerToken(c);
   if (bearer) {
-    const org = await organizationByToken(db, bearer);
+    const org = await organizationByToken(deps, bearer);
     if (org && (syncCode === undefined || syncCode === org.syncCode)) return org;
     throw unauthorized();
   }
@@ -40,7 +41,7 @@ async function authenticateWrite(c: Context<AppEnv>): Promise<OrganizationWithNe
       "authentication failed: send X-Service-Sync-Code, X-Service-Api-Key and X-Service-Api-Secret, or Authorization: Bearer <API token>",
     );
   }
-  const org = await organizationByKeyAndSecret(db, syncCode, apiKey, apiSecret);
+  const org = await organizationByKeyAndSecret(deps, syncCode, apiKey, apiSecret);
   if (!org) throw unauthorized();
   return org;
 }
@@ -48,7 +49,7 @@ async function authenticateWrite(c: Context<AppEnv>): Promise<OrganizationWithNe
 async function authenticateRead(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
   const syncCode = c.req.header("X-Service-Sync-Code");
   if (!syncCode) throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
-  const org = await organizationBySyncCode(c.get("db"), syncCode);
+  const org = await organizationBySyncCode(credentialDeps(c), syncCode);
   if (!org) throw unauthorized("authentication failed: unknown sync code");
   return org;
 }
@@ -58,7 +59,7 @@ async function authenticateReport(c: Context<AppEnv>): Promise<OrganizationWithN
   if (!organizationKey) throw unauthorized("authentication failed: organization_key is required");
   const syncCode = c.req.header("X-Service-Sync-Code");
   if (!syncCode) throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
-  const org = await organizationByKey(c.get("db"), organizationKey);
+  const org = await organizationByKey(credentialDeps(c), organizationKey);
   if (!org || !constantTimeEqual(syncCode, org.syncCode)) {
     throw unauthorized("authentication failed: organization_key and X-Service-Sync-Code do not name one organization");
   }
@@ -75,7 +76,7 @@ async function identify(c: Context<AppEnv>, kind: AuthClass) {
   }
   const mmiKey = c.req.header("X-Service-MMI-Key");
   if (mmiKey === undefined) return { org, subOrg: null };
-  const subOrg = await subOrganizationOf(c.get("db"), org, mmiKey);
+  const subOrg = await subOrganizationOf(credentialDeps(c), org, mmiKey);
   if (!subOrg) throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
   return { org, subOrg };
 }

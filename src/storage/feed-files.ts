@@ -1,7 +1,10 @@
 // Published feed files in R2 (the key is the public path, DESIGN.md). A file is rewritten only
 // when its content changed, judged by a SHA-256 of the content without `generated_at`, so an
-// unchanged feed keeps its ETag and caches stay warm.
+// unchanged feed keeps its ETag and caches stay warm. A file rewritten or removed is dropped from
+// this location's edge cache at once; other locations keep their copy for at most its max-age
+// (the Cache API is per location).
 import { sha256Hex } from "../shared/crypto";
+import { publicObjectCacheKey } from "../shared/edge-cache-key";
 import { feedFileKeys, orgFeedListKey } from "./layout";
 
 export const FEED_FILE_HTTP_METADATA = { contentType: "application/json; charset=utf-8" };
@@ -10,7 +13,19 @@ export const FEED_FILE_HTTP_METADATA = { contentType: "application/json; charset
  * Writes `content` plus generated_at at `key` unless its hash equals `previousHash` (undefined:
  * read the hash kept in the object's metadata). Returns the content hash and whether it wrote.
  */
-export async function writeFeedFile(bucket: R2Bucket, key: string, content: object, generatedAt: string, previousHash?: string) {
+export interface FeedFileStore {
+  bucket: R2Bucket;
+  /** The public origin the files are served at (their edge-cache keys). */
+  origin: string;
+}
+
+async function forgetEdgeCopies(store: FeedFileStore, keys: string[]): Promise<void> {
+  const cache = caches.default;
+  await Promise.all(keys.map((key) => cache.delete(publicObjectCacheKey(store.origin, key))));
+}
+
+export async function writeFeedFile(store: FeedFileStore, key: string, content: object, generatedAt: string, previousHash?: string) {
+  const { bucket } = store;
   const hash = await sha256Hex(JSON.stringify(content));
   const previous = previousHash ?? (await bucket.head(key))?.customMetadata?.contentHash;
   if (hash === previous) return { hash, written: false };
@@ -18,16 +33,19 @@ export async function writeFeedFile(bucket: R2Bucket, key: string, content: obje
     httpMetadata: FEED_FILE_HTTP_METADATA,
     customMetadata: { contentHash: hash },
   });
+  await forgetEdgeCopies(store, [key]);
   return { hash, written: true };
 }
 
-export async function removeFeedFiles(bucket: R2Bucket, feedIds: string[]): Promise<void> {
+export async function removeFeedFiles(store: FeedFileStore, feedIds: string[]): Promise<void> {
   const keys = feedIds.flatMap((id) => Object.values(feedFileKeys(id)));
-  for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
+  for (let i = 0; i < keys.length; i += 1000) await store.bucket.delete(keys.slice(i, i + 1000));
+  await forgetEdgeCopies(store, keys);
 }
 
-export async function removeOrgFeedList(bucket: R2Bucket, syncCode: string): Promise<void> {
-  await bucket.delete(orgFeedListKey(syncCode));
+export async function removeOrgFeedList(store: FeedFileStore, syncCode: string): Promise<void> {
+  await store.bucket.delete(orgFeedListKey(syncCode));
+  await forgetEdgeCopies(store, [orgFeedListKey(syncCode)]);
 }
 
 export { feedFileKeys, orgFeedListKey };

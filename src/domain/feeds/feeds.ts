@@ -1,12 +1,13 @@
 // Feed definitions (DESIGN.md), owned by an organization: create, replace, delete, and the
 // operator's "rebuild now".
-import { deleteFeed, feedsAfter, findFeedByFeedId, findOwnFeed, insertFeed, listFeeds, updateFeed, type FeedValues } from "../../db/feeds";
+import { deleteFeed, feedsAfter, findFeedByFeedId, findFeedOwnerVersion, findOwnFeed, insertFeed, listFeeds, updateFeed, type FeedValues } from "../../db/feeds";
 import { findContentByKeyAnyOrg } from "../../db/content";
 import type { Feed } from "../../db/schema";
 import { randomAlphanumeric } from "../../shared/crypto";
 import { notFound } from "../../shared/errors";
 import { catalogChanged } from "../catalog-changed";
 import type { Deps } from "../deps";
+import { remembered, type LookupDeps } from "../recent-lookups";
 import { feedMetadata, markFeedsOfVideos } from "./membership";
 import { rebuildFeeds } from "./publisher";
 
@@ -21,6 +22,15 @@ async function ownFeed(deps: Pick<Deps, "db">, organizationId: number, feedId: s
   const feed = await findOwnFeed(deps.db, organizationId, feedId);
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
   return feed;
+}
+
+/**
+ * The catalog version public reads of a feed (E15, json-feed) are cached under, remembered in
+ * the isolate like a credential (../recent-lookups.ts); null for an unknown feed.
+ */
+export async function publicFeedVersion(deps: LookupDeps, feedId: string): Promise<number | null> {
+  const found = await remembered(deps, `feed\u0000${feedId}`, () => findFeedOwnerVersion(deps.db, feedId));
+  return found?.catalogVersion ?? null;
 }
 
 export async function listOwnFeeds(deps: Pick<Deps, "db">, organizationId: number) {

@@ -9,10 +9,15 @@ import { claimFeeds, dirtyFeedIds, listFeeds, recordFeedBuild } from "../../db/f
 import { findOrganizationById } from "../../db/organizations";
 import type { Content, Feed } from "../../db/schema";
 import { feedPublishedCondition } from "../../db/video-query";
-import { feedFileKeys, orgFeedListKey, writeFeedFile } from "../../storage/feed-files";
+import { feedFileKeys, orgFeedListKey, writeFeedFile, type FeedFileStore } from "../../storage/feed-files";
 import { thumbnailOf, v2Record } from "../catalog/records";
 import type { Deps } from "../deps";
 import { feedMembership, feedMetadata } from "./membership";
+
+/** Where feed files live: the bucket, and the origin whose edge cache holds copies of them. */
+export function feedFileStore(deps: Pick<Deps, "bucket" | "origins">): FeedFileStore {
+  return { bucket: deps.bucket, origin: deps.origins.baseUrl };
+}
 
 export type PublishDeps = Pick<Deps, "db" | "bucket" | "origins" | "now" | "config">;
 
@@ -76,7 +81,7 @@ export async function rebuildFeed(deps: PublishDeps, feed: Feed): Promise<Publis
   const stats = { feeds: 1, written: 0, unchanged: 0, metadataChanged: false };
   for (const [key, content] of files) {
     // "" (never undefined) for a file never written: no R2 head needed to know it is new.
-    const { hash, written } = await writeFeedFile(deps.bucket, key, content, now, feed.files[key] ?? "");
+    const { hash, written } = await writeFeedFile(feedFileStore(deps), key, content, now, feed.files[key] ?? "");
     state[key] = hash;
     stats[written ? "written" : "unchanged"] += 1;
     if (written && key === keys.metadata) stats.metadataChanged = true;
@@ -90,7 +95,7 @@ export async function publishOrgFeedList(deps: PublishDeps, organizationId: numb
   const org = await findOrganizationById(deps.db, organizationId);
   if (!org) return false;
   const content = { feeds: (await listFeeds(deps.db, organizationId)).map((f) => ({ feed_id: f.feedId, name: f.name })) };
-  const { written } = await writeFeedFile(deps.bucket, orgFeedListKey(org.syncCode), content, deps.now.toISOString());
+  const { written } = await writeFeedFile(feedFileStore(deps), orgFeedListKey(org.syncCode), content, deps.now.toISOString());
   return written;
 }
 

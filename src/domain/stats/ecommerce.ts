@@ -3,6 +3,7 @@ import { isUniqueViolation, type Db } from "../../db/client";
 import type { EcommerceItem } from "../../db/schema-stats";
 import { deleteEcommerceItem, insertEcommerceItem, listEcommerceItems, updateEcommerceItem } from "../../db/stats/ecommerce-items";
 import { invalid, notFound } from "../../shared/errors";
+import { statisticsChanged } from "../catalog-changed";
 
 export interface EcommerceItemInput {
   ecommerceKey: string;
@@ -22,7 +23,9 @@ export function ecommerceItemView(item: EcommerceItem) {
 
 export async function createEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
   try {
-    return ecommerceItemView(await insertEcommerceItem(db, { organizationId, ...input, now }));
+    const item = await insertEcommerceItem(db, { organizationId, ...input, now });
+    await statisticsChanged(db, organizationId);
+    return ecommerceItemView(item);
   } catch (err) {
     if (isUniqueViolation(err, "ecommerce_items.ecommerce_key")) throw invalid(`ecommerceKey: ${input.ecommerceKey} is already in use`);
     throw err;
@@ -32,12 +35,14 @@ export async function createEcommerceItem(db: Db, organizationId: number, input:
 export async function replaceEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
   const item = await updateEcommerceItem(db, organizationId, input.ecommerceKey, { ...input, now });
   if (!item) throw notFound(`ecommerceKey: ${input.ecommerceKey} does not exist`);
+  await statisticsChanged(db, organizationId);
   return ecommerceItemView(item);
 }
 
 export async function removeEcommerceItem(db: Db, organizationId: number, ecommerceKey: string) {
   const item = await deleteEcommerceItem(db, organizationId, ecommerceKey);
   if (!item) throw notFound(`ecommerceKey: ${ecommerceKey} does not exist`);
+  await statisticsChanged(db, organizationId);
   return ecommerceItemView(item);
 }
 

@@ -9,6 +9,7 @@
 // removed by DELETE /v2/viewers.
 import type { Db } from "../../db/client";
 import type { OrganizationWithNetwork } from "../../db/organizations";
+import { statisticsChanged } from "../catalog-changed";
 import { deleteViewerRows } from "../../db/stats/viewers";
 import { sha256Hex } from "../../shared/crypto";
 import { invalid } from "../../shared/errors";
@@ -35,5 +36,6 @@ export async function eraseViewer(
     who.fingerprint !== undefined
       ? await deleteViewerRows(db, organizationId, { fingerprint: who.fingerprint })
       : await deleteViewerRows(db, organizationId, { tputHash: await hashTput(organizationId, who.tput!) });
+  if (deleted > 0) await statisticsChanged(db, organizationId);
   return { deleted };
 }

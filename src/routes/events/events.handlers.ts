@@ -4,6 +4,7 @@ import { RateLimiter } from "../../domain/rate-limit";
 import { ingestEvents } from "../../domain/stats/ingest";
 import { verifyPlayerToken } from "../../domain/stats/player-tokens";
 import type { AppEnv } from "../../http/context";
+import { credentialDeps } from "../../http/deps";
 import { ApiError, unauthorized } from "../../http/errors";
 import { clientIp, requestCountry } from "../../http/request";
 import type { AppRouteHandler } from "../../http/router";
@@ -24,7 +25,7 @@ async function playerOrganization(c: Context<AppEnv>, fromQuery: string | undefi
   }
   const syncCode = fromHeader ?? fromQuery;
   if (!syncCode) throw unauthorized("authentication failed: send X-Service-Sync-Code or the sync query parameter");
-  const org = await organizationBySyncCode(c.get("db"), syncCode);
+  const org = await organizationBySyncCode(credentialDeps(c), syncCode);
   if (!org) throw authenticationFailed(c, unauthorized("authentication failed: unknown sync code"));
   return org;
 }

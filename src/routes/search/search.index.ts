@@ -5,7 +5,7 @@ import * as routes from "./search.routes";
 
 const router = createRouter();
 for (const path of [routes.searchMetadata.path, routes.videoByCattag.path, routes.searchVideoList.path]) {
-  router.use(path, cacheable("public, max-age=30, stale-while-revalidate=60", ["X-Service-MMI-Key"]));
+  router.use(path, cacheable("private, max-age=30", ["X-Service-Sync-Code", "X-Service-MMI-Key"]));
 }
 router.use(routes.searchVideoFeed.path, cacheable("public, max-age=60, stale-while-revalidate=300"));
 

@@ -2,7 +2,9 @@
 // E15 search_video_feed (public: what players call).
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { catalogPolicy, feedReadPolicy } from "../../middleware/cache-policies";
 import { credentials } from "../../middleware/credentials";
+import { edgeCache } from "../../middleware/edge-cache";
 import { feedSearchResponse, searchFeedQuery, searchListQuery, searchMetadataQuery, searchResponse } from "../../schemas/catalog";
 
 const METADATA_DESCRIPTION =
@@ -17,7 +19,7 @@ const metadataRoute = (path: string, operationId: string, summary: string) =>
     summary,
     description: METADATA_DESCRIPTION,
     security: SECURITY.report,
-    middleware: credentials("report"),
+    middleware: [...credentials("report"), edgeCache(catalogPolicy())],
     request: { query: searchMetadataQuery },
     responses: { 200: jsonContent(searchResponse, "Matching videos"), ...notModifiedResponse, ...koErrors(400, 401, 429) },
   });
@@ -34,7 +36,7 @@ export const searchVideoList = createRoute({
   description:
     "Words are matched case- and diacritics-insensitively, the last word as a prefix; ranked by relevance, then newest. searchString of at least 3 characters.",
   security: SECURITY.report,
-  middleware: credentials("report"),
+  middleware: [...credentials("report"), edgeCache(catalogPolicy())],
   request: { query: searchListQuery },
   responses: { 200: jsonContent(searchResponse, "Matching videos"), ...notModifiedResponse, ...koErrors(400, 401, 429) },
 });
@@ -47,6 +49,7 @@ export const searchVideoFeed = createRoute({
   summary: "E15. Text search within a feed (public)",
   description: "The same text search as E14, restricted to the feed's published videos.",
   security: SECURITY.public,
+  middleware: edgeCache(feedReadPolicy),
   request: { query: searchFeedQuery },
   responses: { 200: jsonContent(feedSearchResponse, "Matching videos"), ...notModifiedResponse, ...koErrors(400, 404) },
 });

@@ -1,0 +1,61 @@
+// How long each kind of read may be answered from the edge cache, and what its key holds
+// besides the caller and the URL (middleware/edge-cache.ts). The staleness each gives is in
+// docs/api.md ("Caching and freshness").
+import type { Context } from "hono";
+import type { AppEnv } from "../http/context";
+import { publicFeedVersion } from "../domain/feeds/feeds";
+import { credentialDeps } from "../http/deps";
+import { requestCountry } from "../http/request";
+import { dayStart } from "../shared/dates";
+import type { CachePolicy } from "./edge-cache";
+
+/** Catalog reads: a write moves the version on, so entries may live long; windows move by the cron. */
+export const CATALOG_TTL_SECONDS = 300;
+/** Statistics that may still change (recent days: events arrive, up to EVENTS_MAX_AGE_DAYS late). */
+export const RECENT_STATS_TTL_SECONDS = 60;
+/** Statistics of days no event can reach any more (erasure moves the statistics version on). */
+export const CLOSED_STATS_TTL_SECONDS = 3600;
+/** Feed files: as long as their own max-age (they are republished within a minute of a change). */
+export const FEED_FILE_TTL_SECONDS = 60;
+
+/** Network listings depend on the network's catalog and on the requester's country. */
+function networkParts(c: Context<AppEnv>) {
+  const org = c.get("auth").org;
+  return [`n${org.networkVersion}`, requestCountry(c.req.raw) ?? "-"];
+}
+
+/** E6, E13, E14, E16: keyed by the organization's catalog version (and the network's when it shows). */
+export function catalogPolicy(showsNetwork: (c: Context<AppEnv>) => boolean = () => false): CachePolicy {
+  return (c) => ({
+    parts: [`c${c.get("auth").org.catalogVersion}`, ...(showsNetwork(c) ? networkParts(c) : [])],
+    ttlSeconds: CATALOG_TTL_SECONDS,
+  });
+}
+
+/**
+ * E7–E12: keyed by the statistics and catalog versions (reports carry video records); short-lived
+ * while the range reaches days that can still receive events. `range` names the date parameters.
+ */
+export function statsPolicy(range: { start: string; end: string }, showsNetwork: (c: Context<AppEnv>) => boolean = () => false): CachePolicy {
+  return (c) => {
+    const end = dayStart(c.req.query(range.end) ?? "");
+    if (end === null || dayStart(c.req.query(range.start) ?? "") === null) return null; // a 400: nothing to keep
+    const org = c.get("auth").org;
+    const openDays = (c.get("config").eventsMaxAgeDays + 1) * 86_400_000;
+    const closed = end + 86_400_000 < Date.now() - openDays;
+    return {
+      parts: [`s${org.statsVersion}`, `c${org.catalogVersion}`, ...(showsNetwork(c) ? networkParts(c) : [])],
+      ttlSeconds: closed ? CLOSED_STATS_TTL_SECONDS : RECENT_STATS_TTL_SECONDS,
+    };
+  };
+}
+
+/** Public reads of a feed (E15, json-feed): keyed by the feed owner's catalog version, looked up like a credential. */
+export const feedReadPolicy: CachePolicy = async (c) => {
+  const feedId = c.req.query("feed");
+  const version = feedId ? await publicFeedVersion(credentialDeps(c), feedId) : null;
+  return version === null ? null : { parts: [`c${version}`], ttlSeconds: CATALOG_TTL_SECONDS };
+};
+
+/** Feed files (R2 objects): keyed by their URL; a hit saves the R2 read. */
+export const feedFilePolicy: CachePolicy = () => ({ parts: [], ttlSeconds: FEED_FILE_TTL_SECONDS });
