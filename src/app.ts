@@ -16,6 +16,7 @@ import events from "./routes/events/events.index";
 import feedFiles from "./routes/feed-files/feed-files.index";
 import feeds from "./routes/feeds/feeds.index";
 import files from "./routes/files/files.index";
+import health from "./routes/health/health.index";
 import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
 import search from "./routes/search/search.index";
@@ -23,7 +24,7 @@ import uploads from "./routes/uploads/uploads.index";
 import videos from "./routes/videos/videos.index";
 import viewers from "./routes/viewers/viewers.index";
 
-const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference];
+const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, health];
 
 export function createApp() {
   const app = createRouter();

@@ -351,6 +351,14 @@ describe("cross-cutting", () => {
   });
 
   // Was test/smoke.test.ts: a file of its own costs ~2 s of pool start-up for a 50 ms test.
+  it("answers GET /healthz without touching D1", async () => {
+    const res = await call("/healthz");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    expect(res.headers.get("Server-Timing")).toMatch(/queries=0/);
+  });
+
   it("serves the OpenAPI document", async () => {
     const res = await call("http://example.com/openapi.json");
     expect(res.status).toBe(200);
