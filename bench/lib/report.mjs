@@ -45,6 +45,17 @@ export const STANDARD_COLUMNS = [
   { title: "latency p95 ms", value: (r) => r.summary.latencyP95 },
 ];
 
+/** Issue 11's goal for a cold read: D1 rows read ≤ 3 × rows returned + 50. */
+export const rowsGoal = (r) => (r.summary.rows === null ? null : 3 * r.summary.rows + 50);
+export const GOAL_COLUMN = {
+  title: "goal ≤ 3×rows+50",
+  value: (r) => {
+    const goal = rowsGoal(r);
+    if (goal === null || r.summary.rowsReadP50 === null) return null;
+    return r.summary.rowsReadP50 <= goal ? `ok (${goal})` : `OVER (${goal})`;
+  },
+};
+
 /** Lines explaining the queries that did not answer 200 (first error of each). */
 export function failureNotes(results) {
   return results

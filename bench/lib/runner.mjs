@@ -7,15 +7,24 @@ import { parseD1Timing } from "./server-timing.mjs";
 import { max, median, percentile } from "./stats.mjs";
 
 /**
- * A query: `{ name, path, headers?, method?, note? }`; path is relative to the base URL and
- * already carries its query string (callers decide the encoding).
+ * A query: `{ name, path, headers?, method?, note?, cold? }`; path is relative to the base URL and
+ * already carries its query string (callers decide the encoding). `cold: true` adds a fresh
+ * `_cb=<n>` parameter to every request, so the worker's edge cache never answers it (the
+ * worker ignores parameters it does not know).
  */
+
+let cacheBuster = 0;
+function requestUrl(baseUrl, query) {
+  const url = new URL(query.path, baseUrl);
+  if (query.cold) url.searchParams.set("_cb", `${process.pid}-${Date.now()}-${cacheBuster++}`);
+  return url.href;
+}
 
 const RETRY_LIMIT = 5;
 
 /** One request; body read completely (that is part of the latency). Never throws. */
 export async function sendOnce(baseUrl, query, { timeoutMs = 30_000 } = {}) {
-  const url = new URL(query.path, baseUrl).href;
+  const url = requestUrl(baseUrl, query);
   const started = performance.now();
   try {
     const res = await fetch(url, {

@@ -2,7 +2,6 @@
 // SQL building blocks every read composes (scope, names, custom fields, text).
 import { and, desc, eq, getTableColumns, or, sql, type SQL } from "drizzle-orm";
 import { inList, type Db } from "./client";
-import { contentsFts } from "./fts";
 import { contentCustomFields, contentLabels, contents, labels, listingCounts, organizations, type Content, type LabelKind } from "./schema";
 
 /**
@@ -89,15 +88,22 @@ export type NameGroups = NameRef[][];
 
 export const labelKey = (kind: LabelKind, name: string) => `${kind}\u0000${name}`;
 
-/** Label ids by kind and name across the given organizations (names are per organization), one query. */
-export async function findLabelIds(db: Db, organizationIds: number[], names: NameRef[]): Promise<Map<string, number[]>> {
-  const found = new Map<string, number[]>();
+/** A name's label in one organization, with its listable videos (labels.videos, kept by triggers). */
+export interface LabelHit {
+  id: number;
+  organizationId: number;
+  videos: number;
+}
+
+/** Labels by kind and name across the given organizations (names are per organization), one query. */
+export async function findLabels(db: Db, organizationIds: number[], names: NameRef[]): Promise<Map<string, LabelHit[]>> {
+  const found = new Map<string, LabelHit[]>();
   const wanted = [...new Map(names.map((n) => [labelKey(n.kind, n.name), n])).values()];
   if (wanted.length === 0) return found;
   // (kind, name) pairs as one JSON parameter: any number of names in one statement.
   const pairs = JSON.stringify(wanted.map((n) => [n.kind, n.name]));
   const rows = await db
-    .select({ id: labels.id, kind: labels.kind, name: labels.name })
+    .select({ id: labels.id, organizationId: labels.organizationId, videos: labels.videos, kind: labels.kind, name: labels.name })
     .from(labels)
     .where(
       and(
@@ -107,16 +113,14 @@ export async function findLabelIds(db: Db, organizationIds: number[], names: Nam
     );
   for (const r of rows) {
     const key = labelKey(r.kind, r.name);
-    found.set(key, [...(found.get(key) ?? []), r.id]);
+    found.set(key, [...(found.get(key) ?? []), { id: r.id, organizationId: r.organizationId, videos: r.videos }]);
   }
   return found;
 }
 
-/** Listable videos carrying the label (labels.videos, kept by triggers). */
-export async function labelVideoCount(db: Db, labelId: number): Promise<number> {
-  const [row] = await db.select({ videos: labels.videos }).from(labels).where(eq(labels.id, labelId));
-  return row?.videos ?? 0;
-}
+/** The labels of these names (any organization). */
+export const labelsOf = (names: readonly NameRef[], found: Map<string, LabelHit[]>): LabelHit[] =>
+  [...new Map(names.flatMap((n) => found.get(labelKey(n.kind, n.name)) ?? []).map((l) => [l.id, l])).values()];
 
 /** The video carries one of these labels: an index lookup by label id. */
 export function carriesAnyLabel(labelIds: number[]): SQL {
@@ -124,22 +128,42 @@ export function carriesAnyLabel(labelIds: number[]): SQL {
   return sql`${contents.id} in (select ${contentLabels.contentId} from ${contentLabels} where ${inList(contentLabels.labelId, labelIds)})`;
 }
 
+/** Listable videos' links to these labels (the partial index of listable links). */
+export function listableLinks(labelIds: number[]): SQL {
+  return sql`${contentLabels.listable} = 1 and ${inList(contentLabels.labelId, labelIds)}`;
+}
+
+const NAME_COLUMNS = { category: "categories", tag: "tags", event: "events" } as const;
+
+/** `value` as an SQL string literal (SQLite has no backslash escapes: quotes are doubled). */
+const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/** Past this many names a row check reads the video's links instead (SQLite's expression depth). */
+export const ROW_NAME_TESTS_MAX = 24;
+
 /**
- * The video carries a name of every group (any name within a group), with ids from
- * findLabelIds. One statement and two bound parameters however many names and groups: the
- * (label id, group) pairs travel as one JSON array, and a video qualifies when its labels hit
- * every group.
+ * The row being read carries one of these names, judged from its own JSON columns (the same
+ * names content_labels holds): no index read, so a walk of the listing index checks each video
+ * for free. An element of a compact JSON array starts after `[` or `,`, and neither can precede
+ * an unescaped quote inside a string, so `,"news"` matches the element "news" exactly.
+ * The patterns are literals, not parameters (D1 allows 100 per statement), in one flat CASE
+ * (a chain of ORs would hit SQLite's expression depth limit). Null past ROW_NAME_TESTS_MAX.
  */
-export function namesCondition(groups: NameGroups, ids: Map<string, number[]>): SQL | undefined {
-  if (groups.length === 0) return undefined;
-  const pairs = groups.map((group) => [...new Set(group.flatMap((n) => ids.get(labelKey(n.kind, n.name)) ?? []))]);
-  // A group no name of which exists matches nothing.
-  if (pairs.some((labelIds) => labelIds.length === 0)) return NOTHING;
-  if (pairs.length === 1) return carriesAnyLabel(pairs[0]!);
-  const json = JSON.stringify(pairs.flatMap((labelIds, group) => labelIds.map((id) => [id, group])));
-  return sql`${contents.id} in (select ${contentLabels.contentId} from json_each(${json}) j
-    join ${contentLabels} on ${contentLabels.labelId} = j.value ->> 0
-    group by ${contentLabels.contentId} having count(distinct j.value ->> 1) = ${pairs.length})`;
+export function carriesAnyName(names: readonly NameRef[]): SQL | null {
+  if (names.length === 0) return NOTHING;
+  if (names.length > ROW_NAME_TESTS_MAX) return null;
+  const tests = names.flatMap((n) => {
+    const element = JSON.stringify(n.name);
+    const column = `"contents"."${NAME_COLUMNS[n.kind]}"`;
+    return [`when instr(${column}, ${literal(`[${element}`)}) > 0 then 1`, `when instr(${column}, ${literal(`,${element}`)}) > 0 then 1`];
+  });
+  return sql.raw(`(case ${tests.join(" ")} else 0 end) = 1`);
+}
+
+/** The row being read is linked to one of these labels (an index seek into its links). */
+export function linkedToAny(labelIds: readonly number[]): SQL {
+  if (labelIds.length === 0) return NOTHING;
+  return sql`exists (select 1 from ${contentLabels} where ${contentLabels.contentId} = ${contents.id} and ${inList(contentLabels.labelId, labelIds)})`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -151,53 +175,23 @@ export interface CustomFieldFilter {
   values: string[][];
 }
 
-/**
- * Every filter must hold (all its groups; any value within a group). Like namesCondition, one
- * statement with the (name, value, group) triples as one JSON parameter.
- */
-export function customFieldsCondition(organizationIds: number[], filters: CustomFieldFilter[]): SQL | undefined {
-  const groups = filters.flatMap((f) => f.values.map((values) => ({ name: f.name, values })));
-  if (groups.length === 0) return undefined;
-  const json = JSON.stringify(groups.flatMap((g, i) => g.values.map((v) => [g.name, v, i])));
-  return sql`${contents.id} in (select ${contentCustomFields.contentId} from json_each(${json}) j
-    join ${contentCustomFields} on ${inList(contentCustomFields.organizationId, organizationIds)}
-      and ${contentCustomFields.name} = j.value ->> 0 and ${contentCustomFields.value} = j.value ->> 1
-    group by ${contentCustomFields.contentId} having count(distinct j.value ->> 2) = ${groups.length})`;
+/** The row being read has the field with one of these values (an index seek per video). */
+export function hasFieldValue(name: string, values: readonly string[]): SQL {
+  return sql`exists (select 1 from ${contentCustomFields} where ${contentCustomFields.contentId} = ${contents.id}
+    and ${contentCustomFields.name} = ${name} and ${inList(contentCustomFields.value, values)})`;
 }
 
-/** Rows of an FTS5 match, as a condition on contents.id. */
-export function ftsMatch(query: string): SQL {
-  return sql`${contents.id} in (select rowid from ${contentsFts} where ${contentsFts} match ${query})`;
+/** Videos of these organizations with the field at one of these values (the lookup index). */
+export function withFieldValue(organizationIds: number[], name: string, values: readonly string[]): SQL {
+  return sql`select ${contentCustomFields.contentId} from ${contentCustomFields}
+    where ${inList(contentCustomFields.organizationId, organizationIds)} and ${contentCustomFields.name} = ${name}
+    and ${inList(contentCustomFields.value, values)}`;
 }
 
-const words = (term: string) => term.match(/[\p{L}\p{N}]+/gu);
-
-/** FTS5 query for one search term: every word must appear, the last one as a prefix. */
-export function ftsPrefixQuery(term: string): string | null {
-  const w = words(term);
-  return w ? w.map((word, i) => `"${word}"${i === w.length - 1 ? "*" : ""}`).join(" ") : null;
-}
-
-/** FTS5 phrase query for a whole word or phrase (no prefix). */
-export function ftsPhraseQuery(term: string): string | null {
-  const w = words(term);
-  return w ? `"${w.join(" ")}"` : null;
-}
-
-/**
- * E6 searchString: every group must match; a term matches title/description words (prefix) or
- * the content key. Each group is one FTS5 expression (its terms ORed) and one key list: two
- * bound parameters per group.
- */
-export function textCondition(groups: string[][]): SQL | undefined {
-  if (groups.length === 0) return undefined;
-  return and(
-    ...groups.map((group) => {
-      const fts = group.map(ftsPrefixQuery).filter((q): q is string => q !== null);
-      const byKey = inList(contents.contentKey, group);
-      return fts.length ? or(ftsMatch(fts.map((q) => `(${q})`).join(" OR ")), byKey)! : byKey;
-    }),
-  )!;
+/** How many videos (any status) have the field at one of these values, counted up to `cap` (reads at most `cap` rows). */
+export async function fieldValueCount(db: Db, organizationIds: number[], name: string, values: readonly string[], cap: number): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)` }).from(sql`(${withFieldValue(organizationIds, name, values)} limit ${cap})`);
+  return Number(row?.n ?? 0);
 }
 
 // ---------------------------------------------------------------------------------------------

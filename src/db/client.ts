@@ -1,4 +1,4 @@
-import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as schema from "./schema";
@@ -27,13 +27,36 @@ export function isUniqueViolation(err: unknown, column?: string): boolean {
   return false;
 }
 
+/** Up to this many integers are written into the statement itself (see inList). */
+const INLINE_INTEGERS_MAX = 500;
+
 /**
- * `column IN (values)` with the whole list as ONE bound parameter (a JSON array read by
- * json_each), so lists of any length stay within D1's 100-parameter limit. SQLite still
- * probes the column's index for each value.
+ * `column IN (values)` within D1's 100-parameter limit, for lists of any length. Integer ids
+ * (label, organization, content ids) and short string lists are written as literals: free, where a
+ * json_each source counts a row read per element each time SQLite evaluates it (once per
+ * candidate row inside a correlated subquery). Strings, and long lists, are ONE bound
+ * parameter (a JSON array read by json_each). SQLite probes the column's index for each value.
  */
 export function inList(column: SQLWrapper, values: readonly (string | number)[]): SQL {
+  const literals = inlineLiterals(values);
+  if (literals !== null) return sql`${column} in (${sql.raw(literals)})`;
   return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+}
+
+/** Short lists of strings (names, field values) are written as literals too, as they are under this. */
+const INLINE_STRING_CHARS_MAX = 4000;
+
+/**
+ * The values as SQL literals, or null to bind them instead. A string literal is safe whatever it
+ * holds except control characters (SQLite has no escapes but the doubled quote; a NUL could cut
+ * the statement short), so strings with those are bound.
+ */
+function inlineLiterals(values: readonly (string | number)[]): string | null {
+  if (values.length === 0) return null;
+  if (values.every((v) => typeof v === "number" && Number.isSafeInteger(v))) return values.length <= INLINE_INTEGERS_MAX ? values.join(",") : null;
+  if (!values.every((v) => typeof v === "string" && !/[\u0000-\u001f\u007f]/.test(v))) return null;
+  const quoted = (values as string[]).map((v) => `'${v.replace(/'/g, "''")}'`).join(",");
+  return quoted.length <= INLINE_STRING_CHARS_MAX ? quoted : null;
 }
 
 /** db.batch of any number of statements (none: nothing to run). */
@@ -41,3 +64,18 @@ export async function runBatch(db: Db, statements: readonly BatchItem<"sqlite">[
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }
+
+/**
+ * AND / OR of any number of conditions as a balanced tree. SQLite refuses an expression deeper
+ * than 100 levels, and a flat `a and b and …` nests one level per term: E13's 100 all-of names
+ * plus the base's own conditions would pass it.
+ */
+function balanced(join: typeof and, conditions: readonly (SQL | undefined)[]): SQL | undefined {
+  const present = conditions.filter((c): c is SQL => c !== undefined);
+  if (present.length <= 8) return join(...present);
+  const half = Math.ceil(present.length / 2);
+  return join(balanced(join, present.slice(0, half)), balanced(join, present.slice(half)));
+}
+
+export const allOf = (conditions: readonly (SQL | undefined)[]): SQL | undefined => balanced(and, conditions);
+export const someOf = (conditions: readonly (SQL | undefined)[]): SQL | undefined => balanced(or, conditions);

@@ -63,7 +63,8 @@ function labelStatements(db: Db, organizationId: number, contentKey: string, nam
       .select(sql`select null, ${organizationId}, value ->> 0, value ->> 1, 0 from json_each(${pairs}) where true`)
       .onConflictDoNothing(),
     db.insert(contentLabels).select(
-      sql`select ${labels.id}, ${contentId} from ${labels}
+      // listable: 0 here, set by the insert trigger when the video is listable.
+      sql`select ${labels.id}, ${contentId}, 0 from ${labels}
         where ${labels.organizationId} = ${organizationId} and (${labels.kind}, ${labels.name}) in (select value ->> 0, value ->> 1 from json_each(${pairs}))`,
     ),
   ];

@@ -1,12 +1,130 @@
-// The FTS5 index over contents (created by migrations/0002_search_and_counts.sql, not by
-// drizzle-kit: this file is outside the schema glob on purpose). Declared here so queries can
-// join it with Drizzle.
+// The text index (migrations/0010_cold_read_indexes.sql, hand-written: drizzle-kit cannot
+// create virtual tables, so this file is outside the schema glob). A contentless FTS5 index of
+// listable videos' title and description, each row tagged with its scope ("all o<org>
+// m<sub>") and stored under rowid -contents.id (so rank ties and rowid order are newest first);
+// its vocabulary (contents_fts_terms) gives each word's document count.
+//
+// Every query is scoped: `scope:o5 AND (...)` reads only organization 5's matches.
+import { sql, type SQL } from "drizzle-orm";
 import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { Db } from "./client";
+import { contents } from "./schema";
 
 export const contentsFts = sqliteTable("contents_fts", {
+  /** -contents.id */
   rowid: integer("rowid").notNull(),
   title: text("title"),
   description: text("description"),
+  scope: text("scope"),
   /** bm25 relevance: lower is better. */
   rank: real("rank"),
 });
+
+export const contentsFtsTerms = sqliteTable("contents_fts_terms", {
+  term: text("term").notNull(),
+  /** Documents (listable videos, every organization) containing the term. */
+  doc: integer("doc").notNull(),
+});
+
+/** Whose documents a search reads: an organization's, or one sub-organization's. */
+export interface TextScope {
+  organizationId: number;
+  subOrganizationId: number | null;
+}
+
+export const scopeToken = (s: TextScope) => (s.subOrganizationId === null ? `o${s.organizationId}` : `m${s.subOrganizationId}`);
+
+/**
+ * A search expression over title and description only: the scope column holds "all" and the
+ * scope tokens, which a search for "all" must not find.
+ */
+export const inText = (expression: string) => `{title description}: (${expression})`;
+
+/** A search expression limited to the scope's documents. */
+export function scopedExpression(s: TextScope, expression: string): string {
+  return `scope:${scopeToken(s)} AND ${inText(expression)}`;
+}
+
+/** contents.id of the index's rows matching `expression` (an FTS5 query; scope it first). */
+export function ftsIds(expression: string): SQL {
+  return sql`select -rowid from ${contentsFts} where ${contentsFts} match ${expression}`;
+}
+
+/**
+ * The row of `contents` being read matches the search expression (one index seek by rowid).
+ * Cheap for whole words; a prefix re-expands at every row, so callers expand it first.
+ */
+export function ftsRowMatches(expression: string): SQL {
+  return sql`exists (select 1 from ${contentsFts} where ${contentsFts} match ${inText(expression)} and rowid = -${contents.id})`;
+}
+
+/** Matching documents, counted in the index (one row read per match). */
+export async function ftsCount(db: Db, expression: string): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)` }).from(contentsFts).where(sql`${contentsFts} match ${expression}`);
+  return Number(row?.n ?? 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Words and terms
+
+/** Words of a search term as the index sees them (letters and digits; the tokenizer folds case and accents). */
+export const wordsOf = (term: string): string[] => term.match(/[\p{L}\p{N}]+/gu) ?? [];
+
+const quoted = (word: string) => `"${word.replace(/"/g, '""')}"`;
+
+/** One term as an FTS5 query: every word must appear, the last one as a prefix. */
+export function prefixQuery(term: string): string | null {
+  const w = wordsOf(term);
+  return w.length ? w.map((word, i) => `${quoted(word)}${i === w.length - 1 ? "*" : ""}`).join(" ") : null;
+}
+
+/** One term as an FTS5 phrase (whole words in this order). */
+export function phraseQuery(term: string): string | null {
+  const w = wordsOf(term);
+  return w.length ? quoted(w.join(" ")) : null;
+}
+
+/** Past this many words a prefix is not expanded (its probe would be slow): the search must start from the index. */
+export const MAX_PREFIX_EXPANSION = 16;
+
+export interface TermStats {
+  /** The index's words a prefix stands for (null: more than MAX_PREFIX_EXPANSION). */
+  expansion: string[] | null;
+  /** Documents containing the word or any expansion (every organization): an upper bound. */
+  docs: number;
+}
+
+/**
+ * What the vocabulary says of each word (exact) or prefix: its document count, and for a prefix
+ * the words it stands for. One statement per word, in one batch; each reads the terms it returns.
+ */
+export async function termStats(db: Db, words: { word: string; prefix: boolean }[]): Promise<Map<string, TermStats>> {
+  const out = new Map<string, TermStats>();
+  const unique = [...new Map(words.map((w) => [`${w.prefix ? "p" : "w"}:${w.word.toLowerCase()}`, w])).values()];
+  if (unique.length === 0) return out;
+  const statements = unique.map(({ word, prefix }) => {
+    const term = word.toLowerCase();
+    // The tokenizer removes accents too; the vocabulary lookup folds them the same way.
+    const folded = term.normalize("NFD").replace(/\p{M}/gu, "");
+    const where = prefix ? sql`term >= ${folded} and term < ${`${folded}\u{10FFFF}`}` : sql`term = ${folded}`;
+    return db.select({ term: contentsFtsTerms.term, doc: contentsFtsTerms.doc }).from(contentsFtsTerms).where(where).limit(MAX_PREFIX_EXPANSION + 1);
+  });
+  const [first, ...rest] = statements;
+  const results = await db.batch([first!, ...rest]);
+  unique.forEach(({ word, prefix }, i) => {
+    const rows = results[i]!;
+    out.set(`${prefix ? "p" : "w"}:${word.toLowerCase()}`, {
+      expansion: rows.length > MAX_PREFIX_EXPANSION ? null : rows.map((r) => r.term),
+      docs: rows.length > MAX_PREFIX_EXPANSION ? Number.MAX_SAFE_INTEGER : rows.reduce((n, r) => n + r.doc, 0),
+    });
+  });
+  return out;
+}
+
+export const statsKey = (word: string, prefix: boolean) => `${prefix ? "p" : "w"}:${word.toLowerCase()}`;
+
+/** Documents in the index (every organization): the denominator of a word's share. */
+export async function indexedDocuments(db: Db): Promise<number> {
+  const [row] = await db.select({ doc: contentsFtsTerms.doc }).from(contentsFtsTerms).where(sql`term = 'all'`);
+  return row?.doc ?? 0;
+}

@@ -174,9 +174,18 @@ export const contentLabels = sqliteTable(
     contentId: integer("content_id")
       .notNull()
       .references(() => contents.id, { onDelete: "cascade" }),
+    /**
+     * The video is listable (available, not removed), kept by triggers
+     * (migrations/0010_cold_read_indexes.sql): name counts read the listable links alone.
+     */
+    listable: integer("listable", { mode: "boolean" }).notNull().default(false),
   },
-  // (content_id, label_id) answers "does this video carry one of these names" from the index alone.
-  (t) => [primaryKey({ columns: [t.labelId, t.contentId] }), index("content_labels_content_label_idx").on(t.contentId, t.labelId)],
+  (t) => [
+    primaryKey({ columns: [t.labelId, t.contentId] }),
+    // (content_id, label_id) answers "does this video carry one of these names" from the index alone.
+    index("content_labels_content_label_idx").on(t.contentId, t.labelId),
+    index("content_labels_listable_idx").on(t.labelId, t.contentId).where(sql`listable = 1`),
+  ],
 );
 
 export type Organization = typeof organizations.$inferSelect;
@@ -213,7 +222,8 @@ export const contentCustomFields = sqliteTable(
   },
   (t) => [
     index("content_custom_fields_lookup_idx").on(t.organizationId, t.name, t.value, t.contentId),
-    index("content_custom_fields_content_idx").on(t.contentId),
+    // A walk's per-video check reads only the matching field.
+    index("content_custom_fields_content_idx").on(t.contentId, t.name, t.value),
   ],
 );
 
@@ -238,6 +248,44 @@ export const syndications = sqliteTable(
     index("syndications_start_idx").on(t.startTime),
     index("syndications_stop_idx").on(t.stopTime),
   ],
+);
+
+/**
+ * Videos shown to their network right now: listable, of an organization in a network, with a
+ * syndication window open at the last refresh. Kept by the writes (catalogChanged) and the cron
+ * as windows open and close (db/network-listings.ts), so a network listing walks the page it
+ * returns instead of every open window. `geos`: '[]' for everywhere, else the alpha-3 codes
+ * the open windows cover.
+ */
+export const networkListings = sqliteTable(
+  "network_listings",
+  {
+    contentId: integer("content_id")
+      .primaryKey()
+      .references(() => contents.id, { onDelete: "cascade" }),
+    networkId: integer("network_id")
+      .notNull()
+      .references(() => networks.id, { onDelete: "cascade" }),
+    organizationId: integer("organization_id").notNull(),
+    publishedAt: text("published_at").notNull(),
+    geos: text("geos").notNull(),
+  },
+  (t) => [index("network_listings_walk_idx").on(t.networkId, t.publishedAt, t.contentId)],
+);
+
+/**
+ * network_listings counted per network, organization and country ('' = everywhere), kept by
+ * triggers (migrations/0010_cold_read_indexes.sql): a network listing's `count` in a few rows.
+ */
+export const networkListingCounts = sqliteTable(
+  "network_listing_counts",
+  {
+    networkId: integer("network_id").notNull(),
+    organizationId: integer("organization_id").notNull(),
+    country: text("country").notNull(),
+    videos: integer("videos").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.networkId, t.organizationId, t.country] })],
 );
 
 export interface FeedFileState {

@@ -1,8 +1,11 @@
-// Search queries: E13's metadata criteria and FTS5-ranked text search (E14, E15).
+// Search queries: E13's metadata criteria (a listing without a total, ./listing-plan.ts) and
+// relevance-ranked text search (E14, E15) in the text index of the organization's documents.
 import { and, eq, getTableColumns, or, sql, type SQL } from "drizzle-orm";
-import { findLabelIds, ftsMatch, ftsPhraseQuery, inScope, LISTABLE, namesCondition, NEWEST_FIRST, NOTHING, type ContentScope, type NameGroups, type Page } from "./catalog";
-import type { Db } from "./client";
-import { contentsFts } from "./fts";
+import { findLabels, LISTABLE, listableCount, type ContentScope, type NameGroups, type Page } from "./catalog";
+import { allOf, someOf, type Db } from "./client";
+import { contentsFts, indexedDocuments, scopedExpression, termStats, type TextScope } from "./fts";
+import { namesFilter, rowFilter, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
+import { listBase, ownBase } from "./listing-plan";
 import { contents, type Content } from "./schema";
 
 /** One criterion of E13: names (all groups), words or phrases in title/description (all or any), or "has any tag". */
@@ -17,29 +20,54 @@ export interface MetadataQuery extends ContentScope {
   combine: "all" | "any";
 }
 
-export async function metadataCondition(db: Db, q: MetadataQuery): Promise<SQL> {
-  const names = q.criteria.flatMap((c) => (c.kind === "names" ? c.groups.flat() : []));
-  const ids = await findLabelIds(db, [q.organizationId], names);
-  const conditions = q.criteria.map((c): SQL => {
-    if (c.kind === "tagged") return sql`${contents.tags} <> '[]'`;
-    if (c.kind === "names") return namesCondition(c.groups, ids) ?? NOTHING;
-    const phrases = c.terms.map(ftsPhraseQuery).filter((p): p is string => p !== null);
-    if (phrases.length === 0) return NOTHING;
-    // One FTS5 expression, one bound parameter, however many phrases.
-    return ftsMatch(phrases.join(c.all ? " AND " : " OR "));
-  });
-  const matched = conditions.length === 0 ? NOTHING : q.combine === "all" ? and(...conditions)! : or(...conditions)!;
-  return and(LISTABLE, inScope(q), matched)!;
+/** Any of several conjunctions of filters: checked together, started from each one's smallest index. */
+function anyOf(conjunctions: ListingFilter[][], base: FilterBase): ListingFilter {
+  const leaders = conjunctions.map((c) => c.filter((f) => f.source !== null).sort((a, b) => a.estimate - b.estimate)[0]);
+  const sources = leaders.every((l) => l !== undefined) ? leaders.map((l) => l!.source!) : null;
+  return {
+    kind: "other",
+    label: `any of ${conjunctions.length}`,
+    probe: someOf(conjunctions.map((c) => allOf(c.map((f) => f.probe))))!,
+    slowProbe: conjunctions.some((c) => c.some((f) => f.slowProbe)),
+    source: sources ? sql.join(sources, sql` union `) : null,
+    estimate: Math.min(base.size, conjunctions.reduce((n, c) => n + Math.min(...c.map((f) => f.estimate)), 0)),
+  };
 }
 
-/** Text search ranked by relevance (bm25), then newest; `where` narrows the videos. */
-export async function searchVideos(db: Db, ftsQuery: string, where: SQL, page: Page): Promise<Content[]> {
+/** E13: a page of the videos the criteria select, newest first. */
+export async function searchMetadata(db: Db, q: MetadataQuery, page: Page): Promise<Content[]> {
+  if (q.criteria.length === 0) return [];
+  const names = q.criteria.flatMap((c) => (c.kind === "names" ? c.groups.flat() : []));
+  const terms: TextTerm[] = q.criteria.flatMap((c) => (c.kind === "titles" ? c.terms.map((text) => ({ text, phrase: true })) : []));
+  const [size, found, stats, indexed] = await Promise.all([
+    listableCount(db, q),
+    findLabels(db, [q.organizationId], names),
+    termStats(db, termWords(terms)),
+    terms.length ? indexedDocuments(db) : Promise.resolve(0),
+  ]);
+  const base: FilterBase = { organizationIds: [q.organizationId], textScopes: [q], size };
+  const conjunctions = q.criteria.map((c): ListingFilter[] => {
+    if (c.kind === "tagged") return [rowFilter("tagged", sql`${contents.tags} <> '[]'`, 0.9, base)];
+    if (c.kind === "names") return c.groups.map((group) => namesFilter(base, group, found));
+    const phrases = c.terms.map((text) => ({ text, phrase: true }));
+    return [textFilter(base, phrases, [], stats, indexed, c.all ? "all" : "any")];
+  });
+  const filters = q.combine === "all" || conjunctions.length === 1 ? conjunctions.flat() : [anyOf(conjunctions, base)];
+  return (await listBase(db, ownBase(q, size), filters, page, false)).rows;
+}
+
+/**
+ * Text search ranked by relevance (bm25 within the scope's documents; equal relevance: newest
+ * first, the index's rowid order). The index streams matches in rank order and the page stops
+ * reading once full, so `where` (feed membership) costs what it skips.
+ */
+export async function searchRanked(db: Db, scope: TextScope, ftsQuery: string, where: SQL | undefined, page: Page): Promise<Content[]> {
   return db
     .select(getTableColumns(contents))
     .from(contentsFts)
-    .innerJoin(contents, eq(contents.id, contentsFts.rowid))
-    .where(and(sql`${contentsFts} match ${ftsQuery}`, where))
-    .orderBy(contentsFts.rank, ...NEWEST_FIRST)
+    .innerJoin(contents, eq(contents.id, sql`-${contentsFts.rowid}`))
+    .where(and(sql`${contentsFts} match ${scopedExpression(scope, ftsQuery)}`, LISTABLE, where))
+    .orderBy(contentsFts.rank)
     .limit(page.limit)
     .offset(page.offset);
 }

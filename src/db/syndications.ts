@@ -59,6 +59,7 @@ export async function videosWithWindowChanges(db: Db, since: string, until: stri
     or (${syndications.stopTime} > ${since} and ${syndications.stopTime} <= ${until})`;
   return db
     .selectDistinct({
+      id: contents.id,
       organizationId: contents.organizationId,
       categories: contents.categories,
       tags: contents.tags,

@@ -1,39 +1,19 @@
-// E6-style listings (E6, E7's content filter, E16, feeds): a VideoQuery, made by the domain from
-// the request, compiled here to SQL over `contents` and run with the cheapest plan we know.
-//
-// Every filter becomes `contents.id IN (<index lookup>)`: names through content_labels by label
-// id (resolved for the whole query in one statement), custom fields through
-// content_custom_fields, text through the FTS5 index.
+// E6-style listings (E6, E7's content filter, E16, json-feed): a VideoQuery, made by the domain
+// from the request, compiled here into filters (./listing-filters.ts) over one or two bases (the
+// organization's own listing; its network's) and read by the cheapest plan (./listing-plan.ts).
 import { and, eq, or, sql, type SQL } from "drizzle-orm";
-import type { Db } from "./client";
-import {
-  carriesAnyLabel,
-  countVideos,
-  customFieldsCondition,
-  findLabelIds,
-  inScope,
-  labelKey,
-  labelVideoCount,
-  LISTABLE,
-  listableCount,
-  listVideos,
-  listVideosWithTotal,
-  namesCondition,
-  NOTHING,
-  textCondition,
-  type ContentScope,
-  type CustomFieldFilter,
-  type NameGroups,
-  type NameRef,
-  type Page,
-} from "./catalog";
-import { inList } from "./client";
-import { contentLabels, contents, syndications, type Content } from "./schema";
-import { publishedByWindows, windowCovers, windowOpenAt } from "./syndications";
+import { findLabels, inScope, LISTABLE, listableCount, type ContentScope, type CustomFieldFilter, type NameGroups, type NameRef, type Page } from "./catalog";
+import { allOf, type Db } from "./client";
+import { indexedDocuments, termStats } from "./fts";
+import { fieldFilter, keysFilter, namesFilter, rowFilter, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
+import { listBase, listBases, ownBase, peersBase, shownIn, type ListingBase, type ListingResult } from "./listing-plan";
+import { networkVideoCount } from "./network-listings";
+import { contents, networkListings } from "./schema";
+import { publishedByWindows } from "./syndications";
 
 export interface VideoQuery extends ContentScope {
-  /** Also the network's videos whose window is open at `now` for the country (alpha-3). */
-  network: { peers: number[]; country: string | null; now: string } | null;
+  /** Also the other members' videos shown now in the country (alpha-3; null: unknown). */
+  network: { networkId: number; peers: number[]; country: string | null } | null;
   contentKey?: string;
   /** Only these content keys (e.g. the videos a viewer watched). */
   contentKeys?: string[];
@@ -41,128 +21,131 @@ export interface VideoQuery extends ContentScope {
   feed?: { organizationId: number; anyOf: NameRef[] };
   names: NameGroups;
   customFields: CustomFieldFilter[];
-  /** searchString: every group must match, any term within a group. */
+  /** searchString: every group must match, any term within a group (a term may also be a content key). */
   text: string[][];
   liveOnly?: boolean;
 }
 
 export const emptyQuery = (scope: ContentScope): VideoQuery => ({ ...scope, network: null, names: [], customFields: [], text: [] });
 
-interface Compiled {
-  /** Every visible video that passes the filters (own and, if asked, network). */
-  where: SQL;
-  /** Own videos only, no narrowing filter: the listing counter answers `count`. */
-  counter: ContentScope | null;
-  /**
-   * With network videos, the two halves of `where`, listed separately: one query walks the
-   * organization's own listing index, the other starts from the open syndication windows. A
-   * single OR would make SQLite scan every organization's listable videos.
-   */
-  network: { own: SQL; peers: SQL; ownCounter: ContentScope | null } | null;
-  /** The total, already known (a one-name filter: from labels.videos). */
-  knownCount?: number;
-}
-
-/**
- * A network video is visible while one of its windows is open and covers the country. Written
- * as `id IN (windows)` so the query starts from the (few) open windows; the unary `+` keeps
- * SQLite from walking the peers' listing index instead.
- */
-function networkCondition(n: NonNullable<VideoQuery["network"]>): SQL {
-  return sql`(${contents.id} in (select ${syndications.contentId} from ${syndications}
-    where ${windowOpenAt(n.now)} and ${windowCovers(n.country)})
-    and +${contents.organizationId} in (select value from json_each(${JSON.stringify(n.peers)})))`;
-}
-
-function feedCondition(feed: NonNullable<VideoQuery["feed"]>, ids: Map<string, number[]>): SQL {
-  const own = eq(contents.organizationId, feed.organizationId);
-  if (feed.anyOf.length === 0) return own;
-  return and(own, carriesAnyLabel(feed.anyOf.flatMap((n) => ids.get(labelKey(n.kind, n.name)) ?? [])))!;
-}
-
-export async function compileVideoQuery(db: Db, q: VideoQuery): Promise<Compiled> {
-  const organizationIds = [q.organizationId, ...(q.network?.peers ?? [])];
-  if (q.feed && !organizationIds.includes(q.feed.organizationId)) organizationIds.push(q.feed.organizationId);
-  const ids = await findLabelIds(db, organizationIds, [...q.names.flat(), ...(q.feed?.anyOf ?? [])]);
-
-  const filters = [
-    q.contentKey !== undefined ? eq(contents.contentKey, q.contentKey) : undefined,
-    q.contentKeys !== undefined ? (q.contentKeys.length ? inList(contents.contentKey, q.contentKeys) : NOTHING) : undefined,
-    q.feed ? feedCondition(q.feed, ids) : undefined,
-    namesCondition(q.names, ids),
-    customFieldsCondition(organizationIds, q.customFields),
-    textCondition(q.text),
-    q.liveOnly ? eq(contents.isLive, true) : undefined,
-  ].filter((f): f is SQL => f !== undefined);
-
-  const own = inScope(q);
-  const counter = filters.length === 0 ? { organizationId: q.organizationId, subOrganizationId: q.subOrganizationId } : null;
-  if (q.network) {
-    const peers = networkCondition(q.network);
-    return {
-      where: and(LISTABLE, or(own, peers), ...filters)!,
-      counter: null,
-      network: { own: and(LISTABLE, own, ...filters)!, peers: and(LISTABLE, peers, ...filters)!, ownCounter: counter },
-    };
-  }
-  if (q.subOrganizationId === null && filters.length === 1 && q.names.length === 1 && q.names[0]!.length === 1) {
-    const one = await oneNameShortcut(db, q, ids.get(labelKey(q.names[0]![0]!.kind, q.names[0]![0]!.name)) ?? []);
-    if (one) return { where: and(LISTABLE, own, one.condition)!, counter: null, network: null, knownCount: one.count };
-  }
-  return { where: and(LISTABLE, own, ...filters)!, counter, network: null };
-}
-
-/** Share of an organization's listable videos above which a name counts as popular. */
-const POPULAR_SHARE = 0.05;
-
-/**
- * The most common filter, one name (`tags=news`) over an organization's own videos, needs no
- * counting: labels.videos (kept by triggers) is the total. For a popular name the page walks
- * the listing index newest first and checks each video's names by index (about pageSize /
- * share rows); for a rare one it starts from the name's few videos.
- */
-async function oneNameShortcut(db: Db, scope: ContentScope, labelIds: number[]) {
-  if (labelIds.length !== 1) return null;
-  const labelId = labelIds[0]!;
-  const [count, listable] = await Promise.all([labelVideoCount(db, labelId), listableCount(db, scope)]);
-  const popular = listable > 0 && count / listable >= POPULAR_SHARE;
-  const condition = popular
-    ? sql`exists (select 1 from ${contentLabels} where ${contentLabels.contentId} = ${contents.id} and ${contentLabels.labelId} = ${labelId})`
-    : carriesAnyLabel([labelId]);
-  return { condition, count };
-}
-
-/** A page and its total: from the counter when it can, else in the same pass as the page. */
-async function pageAndTotal(db: Db, where: SQL, counter: ContentScope | null, page: Page) {
-  if (counter) {
-    const [rows, total] = await Promise.all([listVideos(db, where, page), listableCount(db, counter)]);
-    return { rows, total };
-  }
-  const { rows, total } = await listVideosWithTotal(db, where, page);
-  return { rows, total: total ?? (await countVideos(db, where)) };
-}
-
-const newerFirst = (a: Content, b: Content) => (b.publishedAt ?? "").localeCompare(a.publishedAt ?? "") || b.id - a.id;
-
-/** One page of matching videos, newest first, and the total. */
-export async function listMatching(db: Db, q: VideoQuery, page: Page): Promise<{ rows: Content[]; count: number }> {
-  const c = await compileVideoQuery(db, q);
-  if (c.knownCount !== undefined) return { rows: await listVideos(db, c.where, page), count: c.knownCount };
-  if (!c.network) {
-    const { rows, total } = await pageAndTotal(db, c.where, c.counter, page);
-    return { rows, count: total };
-  }
-  // Both halves up to the end of the page, merged newest first (own and peers never overlap).
-  const upTo = { limit: page.offset + page.limit, offset: 0 };
-  const [ownPart, peerPart] = await Promise.all([pageAndTotal(db, c.network.own, c.network.ownCounter, upTo), pageAndTotal(db, c.network.peers, null, upTo)]);
-  const rows = [...ownPart.rows, ...peerPart.rows].sort(newerFirst).slice(page.offset, page.offset + page.limit);
-  return { rows, count: ownPart.total + peerPart.total };
-}
-
 export type FeedMembership = NonNullable<VideoQuery["feed"]>;
 
-/** What a feed publishes at `now`: listable members with no window or one open then (E15, json-feed, files). */
+/** A field-value count stops here: past it the value is common and a walk finds it soon. */
+const fieldCap = (pageEnd: number) => Math.min(20_000, 1_000 + 10 * pageEnd);
+
+/** What compiling needs to know, fetched together: sizes, label counters, word counts. */
+async function lookups(db: Db, q: VideoQuery) {
+  const organizationIds = [q.organizationId, ...(q.network?.peers ?? [])];
+  const names = [...q.names.flat(), ...(q.feed?.anyOf ?? [])];
+  const terms: TextTerm[] = q.text.flat().map((text) => ({ text, phrase: false }));
+  const [ownSize, peersSize, found, stats, indexed] = await Promise.all([
+    listableCount(db, q),
+    q.network ? networkVideoCount(db, q.network.networkId, q.organizationId, q.network.country) : Promise.resolve(0),
+    findLabels(db, organizationIds, names),
+    termStats(db, termWords(terms)),
+    terms.length ? indexedDocuments(db) : Promise.resolve(0),
+  ]);
+  return { ownSize, peersSize, found, stats, indexed };
+}
+
+type Lookups = Awaited<ReturnType<typeof lookups>>;
+
+async function compileFilters(db: Db, q: VideoQuery, base: FilterBase, l: Lookups, pageEnd: number, ownsFeed: boolean): Promise<ListingFilter[]> {
+  const filters: ListingFilter[] = [];
+  if (q.contentKey !== undefined) filters.push(keysFilter([q.contentKey]));
+  if (q.contentKeys !== undefined) filters.push(keysFilter(q.contentKeys));
+  if (q.feed) {
+    if (!ownsFeed) filters.push(keysFilter([])); // a feed holds its own organization's videos only
+    else if (q.feed.anyOf.length) filters.push(namesFilter(base, q.feed.anyOf, l.found));
+  }
+  for (const group of q.names) filters.push(namesFilter(base, group, l.found));
+  for (const field of q.customFields) {
+    for (const values of field.values) filters.push(await fieldFilter(db, base, field.name, values, fieldCap(pageEnd)));
+  }
+  for (const group of q.text) {
+    filters.push(textFilter(base, group.map((text) => ({ text, phrase: false })), group, l.stats, l.indexed));
+  }
+  if (q.liveOnly) filters.push(rowFilter("live", eq(contents.isLive, true), 0.05, base));
+  return filters;
+}
+
+/** The query's bases (own, and the network's when asked) with their filters. */
+async function plan(db: Db, q: VideoQuery, pageEnd: number) {
+  const l = await lookups(db, q);
+  const own: FilterBase = { organizationIds: [q.organizationId], textScopes: [q], size: l.ownSize };
+  const bases: { base: ListingBase; filters: ListingFilter[] }[] = [
+    { base: ownBase(q, l.ownSize), filters: await compileFilters(db, q, own, l, pageEnd, true) },
+  ];
+  if (q.network) {
+    const peers: FilterBase = {
+      organizationIds: q.network.peers,
+      textScopes: q.network.peers.map((organizationId) => ({ organizationId, subOrganizationId: null })),
+      size: l.peersSize,
+    };
+    bases.push({
+      base: peersBase({ networkId: q.network.networkId, organizationId: q.organizationId, country: q.network.country }, l.peersSize),
+      filters: await compileFilters(db, q, peers, l, pageEnd, false),
+    });
+  }
+  return bases;
+}
+
+/** One page of matching videos, newest first, and the total. */
+export async function listMatching(db: Db, q: VideoQuery, page: Page): Promise<ListingResult> {
+  return listBases(db, await plan(db, q, page.offset + page.limit), page, true);
+}
+
+/**
+ * The query as one condition on `contents` (E7 narrows statistics with it). Probes only: they
+ * hold for any organization's videos, so own and network videos share them.
+ */
+export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
+  const [own, peers] = await plan(db, q, 100);
+  const visible = peers
+    ? or(
+        inScope(q),
+        sql`exists (select 1 from ${networkListings} where ${networkListings.contentId} = ${contents.id}
+          and ${networkListings.networkId} = ${q.network!.networkId} and ${networkListings.organizationId} <> ${q.organizationId}
+          and ${shownIn(q.network!.country)})`,
+      )
+    : inScope(q);
+  return allOf([LISTABLE, visible, ...own!.filters.map((f) => f.probe)])!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Feeds
+
+/** What a feed publishes at `now`: listable members with no window or one open then. */
+async function feedFilters(db: Db, feed: FeedMembership, now: string, size: number): Promise<ListingFilter[]> {
+  const base: FilterBase = { organizationIds: [feed.organizationId], textScopes: [{ organizationId: feed.organizationId, subOrganizationId: null }], size };
+  const found = await findLabels(db, [feed.organizationId], feed.anyOf);
+  return [
+    ...(feed.anyOf.length ? [namesFilter(base, feed.anyOf, found)] : []),
+    // Most videos have no window: the check rarely removes one.
+    rowFilter("windows", publishedByWindows(now), 0.9, base),
+  ];
+}
+
+/** A page of a feed's published videos, newest first, and their total (json-feed). */
+export async function listFeed(db: Db, feed: FeedMembership, now: string, page: Page): Promise<ListingResult> {
+  const scope = { organizationId: feed.organizationId, subOrganizationId: null };
+  const size = await listableCount(db, scope);
+  return listBase(db, ownBase(scope, size), await feedFilters(db, feed, now, size), page, true);
+}
+
+/** A feed's checks on one video (E15 filters ranked matches with them): names, windows. */
+export async function feedRowChecks(db: Db, feed: FeedMembership, now: string): Promise<SQL> {
+  const filters = await feedFilters(db, feed, now, 0);
+  return allOf(filters.map((f) => f.probe))!;
+}
+
+/** The same as one condition (the feed publisher): the feed's organization, names, windows. */
 export async function feedPublishedCondition(db: Db, feed: FeedMembership, now: string): Promise<SQL> {
-  const ids = await findLabelIds(db, [feed.organizationId], feed.anyOf);
-  return and(LISTABLE, feedCondition(feed, ids), publishedByWindows(now))!;
+  const scope = { organizationId: feed.organizationId, subOrganizationId: null };
+  const size = await listableCount(db, scope);
+  const filters = await feedFilters(db, feed, now, size);
+  const names = filters.find((f) => f.kind === "names");
+  // A small feed starts from its names' index; a large one is best walked with the row checks.
+  const membership = names && names.source && names.estimate < size / 20 ? sql`${contents.id} in (${names.source})` : undefined;
+  return allOf([LISTABLE, eq(contents.organizationId, feed.organizationId), membership, ...filters.map((f) => f.probe)])!;
 }

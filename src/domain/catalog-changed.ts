@@ -6,6 +6,7 @@
 // the answer; if that deferred work fails, the dirty marks stay and the cron finishes it.
 import { markFeedsDirty } from "../db/feeds";
 import type { Db } from "../db/client";
+import { refreshNetworkListings } from "../db/network-listings";
 import { bumpCatalogVersion, bumpStatsVersion } from "../db/organizations";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import { forgetOrganization } from "./recent-lookups";
@@ -28,10 +29,13 @@ export async function catalogChanged(deps: Deps, organizationId: number, change:
   const now = deps.now.toISOString();
   let listMoved = false;
   // New edge-cache keys for the organization's reads (and its network's), at once in this isolate.
-  forgetOrganization(organizationId, await bumpCatalogVersion(deps.db, organizationId));
+  const networkId = await bumpCatalogVersion(deps.db, organizationId);
+  forgetOrganization(organizationId, networkId);
   switch (change.kind) {
     case "videos":
       forgetServable(change.versions.flatMap((v) => (v.contentKey ? [v.contentKey] : [])));
+      // What the network shows now of these videos (their windows, or whether they are listable).
+      if (networkId !== null) await refreshNetworkListings(deps.db, change.versions.flatMap((v) => (v.id !== undefined ? [v.id] : [])), now);
       await markFeedsOfVideos(deps.db, organizationId, change.versions, now);
       break;
     case "feed-saved":

@@ -3,6 +3,7 @@
 import { isUniqueViolation } from "../db/client";
 import { organizationObjects } from "../db/content";
 import { listFeeds } from "../db/feeds";
+import { refreshOrganizationListings } from "../db/network-listings";
 import {
   bumpCatalogVersion,
   bumpNetworkVersion,
@@ -138,6 +139,7 @@ export async function changeOrganization(deps: OrgDeps, organizationKey: string,
     // Both networks' listings change: the new one through the organization's catalog version.
     forgetOrganization(org.id, await bumpCatalogVersion(deps.db, org.id));
     if (org.networkId !== null) await bumpNetworkVersion(deps.db, org.networkId);
+    await refreshOrganizationListings(deps.db, org.id, deps.now.toISOString());
   }
   forgetOrganization(org.id, org.networkId);
   return organizationView(await loadOrganization(deps, organizationKey));

@@ -3,7 +3,7 @@ import { and, asc, between, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../client";
 import { contents } from "../schema";
-import { compileVideoQuery, type VideoQuery } from "../video-query";
+import { videoQueryCondition, type VideoQuery } from "../video-query";
 import { column, sumAs, type StatsRow } from "./reports";
 import type { Rollup } from "./rollups";
 
@@ -28,7 +28,7 @@ export interface AnalyticsQuery {
 async function contentCondition(db: Db, content: AnalyticsContent | null): Promise<SQL | null> {
   if (!content) return null;
   if ("liveOf" in content) return and(eq(contents.organizationId, content.liveOf), eq(contents.isLive, true))!;
-  return (await compileVideoQuery(db, content.query)).where;
+  return videoQueryCondition(db, content.query);
 }
 
 function analyticsWhere(q: AnalyticsQuery, condition: SQL | null): SQL {

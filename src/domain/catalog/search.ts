@@ -5,14 +5,15 @@
 //   added to it (so no parameters at all returns all videos having tags).
 // Within a criterion, tagAnd/categoryAnd/eventAnd/titleAnd choose all-of instead of any-of.
 // Names are case-sensitive; titleString is matched as words or phrases, case-insensitively.
-// E14 and E15: FTS5 text search ranked by relevance, then newest; at least 3 characters.
-import { ftsPrefixQuery, inScope, LISTABLE, listVideos, type Page } from "../../db/catalog";
+// E14 and E15: text search ranked by relevance within the organization's videos, then newest;
+// at least 3 characters.
+import type { Page } from "../../db/catalog";
 import { findFeedByFeedId } from "../../db/feeds";
+import { prefixQuery } from "../../db/fts";
 import type { LabelKind } from "../../db/schema";
-import { metadataCondition, searchVideos, type MetadataCriterion } from "../../db/search";
+import { searchMetadata as searchByMetadata, searchRanked, type MetadataCriterion } from "../../db/search";
 import { syndicationsOf } from "../../db/syndications";
-import { feedPublishedCondition } from "../../db/video-query";
-import { and } from "drizzle-orm";
+import { feedRowChecks } from "../../db/video-query";
 import { excerpt, invalid, notFound } from "../../shared/errors";
 import type { Deps } from "../deps";
 import { feedMembership } from "../feeds/membership";
@@ -72,21 +73,20 @@ export async function searchMetadata(deps: ReadDeps, caller: Caller, q: Metadata
   if (q.and && criteria.length === 0) criteria.push({ kind: "tagged" });
   if (!q.and && q.tags === undefined) criteria.push({ kind: "tagged" });
 
-  const where = await metadataCondition(deps.db, { ...scopeOf(caller), criteria, combine: q.and ? "all" : "any" });
-  const rows = await listVideos(deps.db, where, page);
+  const rows = await searchByMetadata(deps.db, { ...scopeOf(caller), criteria, combine: q.and ? "all" : "any" }, page);
   return rows.map((r) => searchRecord(r, deps.origins));
 }
 
 function ftsQueryOf(searchString: string): string | null {
   const trimmed = searchString.trim();
   if (trimmed.length < SEARCH_MIN_LENGTH) throw invalid(`searchString must be at least ${SEARCH_MIN_LENGTH} characters`);
-  return ftsPrefixQuery(trimmed);
+  return prefixQuery(trimmed);
 }
 
 /** E14: the caller's videos. */
 export async function searchVideoList(deps: ReadDeps, caller: Caller, searchString: string, page: Page) {
   const fts = ftsQueryOf(searchString);
-  const rows = fts ? await searchVideos(deps.db, fts, and(LISTABLE, inScope(scopeOf(caller)))!, page) : [];
+  const rows = fts ? await searchRanked(deps.db, scopeOf(caller), fts, undefined, page) : [];
   return rows.map((r) => searchRecord(r, deps.origins));
 }
 
@@ -96,8 +96,8 @@ export async function searchFeed(deps: ReadDeps, feedId: string, searchString: s
   const feed = await findFeedByFeedId(deps.db, feedId);
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
   if (!fts) return [];
-  const where = await feedPublishedCondition(deps.db, feedMembership(feed), deps.now.toISOString());
-  const rows = await searchVideos(deps.db, fts, where, page);
+  const scope = { organizationId: feed.organizationId, subOrganizationId: null };
+  const rows = await searchRanked(deps.db, scope, fts, await feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString()), page);
   const windows = await syndicationsOf(deps.db, rows.map((r) => r.id));
   return rows.map((r) => feedSearchRecord(r, deps.origins, windows.get(r.id) ?? []));
 }

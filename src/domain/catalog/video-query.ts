@@ -74,7 +74,7 @@ export async function videoQuery(r: Requester, params: VideoFilterParams): Promi
   return {
     organizationId: org.id,
     subOrganizationId,
-    network: peers.length ? { peers, country: r.country, now: r.now } : null,
+    network: peers.length && org.networkId !== null ? { networkId: org.networkId, peers, country: r.country } : null,
     contentKey: params.contentKey,
     contentKeys: params.watchedByTput !== undefined ? await watchedContentKeys(db, org.id, await hashTput(org.id, params.watchedByTput)) : undefined,
     feed,

@@ -1,9 +1,9 @@
 // The deprecated json-feed listing (spec 2.4, 4.6): one entry per published video of a feed,
 // each with the feed's total for paging (it reaches past the feed file's cap).
-import { countVideos, listVideos, organizationKeys, type Page } from "../../db/catalog";
+import { organizationKeys, type Page } from "../../db/catalog";
 import { findFeedByFeedId } from "../../db/feeds";
 import { openWindowsOf } from "../../db/syndications";
-import { feedPublishedCondition } from "../../db/video-query";
+import { listFeed } from "../../db/video-query";
 import { notFound } from "../../shared/errors";
 import { thumbnailOf } from "../catalog/records";
 import type { Deps } from "../deps";
@@ -14,10 +14,8 @@ export async function jsonFeed(deps: Pick<Deps, "db" | "origins" | "now">, feedI
   const now = deps.now.toISOString();
   const feed = await findFeedByFeedId(db, feedId);
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
-  const where = await feedPublishedCondition(db, feedMembership(feed), now);
-  const rows = await listVideos(db, where, page);
-  const [total, windows, creators] = await Promise.all([
-    countVideos(db, where),
+  const { rows, count: total } = await listFeed(db, feedMembership(feed), now, page);
+  const [windows, creators] = await Promise.all([
     openWindowsOf(db, rows.map((r) => r.id), now),
     organizationKeys(db, [feed.organizationId]),
   ]);

@@ -8,7 +8,7 @@ import type { Db } from "../../db/client";
 import type { Content, Feed } from "../../db/schema";
 
 /** A version of a video as its feeds see it (the content key when known: its files stop or start serving). */
-export type VideoNames = Pick<Content, "categories" | "tags" | "events"> & { contentKey?: string };
+export type VideoNames = Pick<Content, "categories" | "tags" | "events"> & { contentKey?: string; id?: number };
 
 export function feedMembership(feed: Pick<Feed, "organizationId" | "categories" | "tags" | "events">): FeedMembership {
   return {

@@ -1,0 +1,265 @@
+// How a listing (newest first, with its total) is read so that the rows it reads stay close to
+// the rows it returns (issue 11, "cold reads"). Two ways to find a page:
+//   walk        - read the base's listing index newest first and check each video with every
+//                 filter's probe: costs about pageEnd / selectivity rows, good for common filters;
+//   candidates  - start from the most selective filter's index (its source), check the others,
+//                 sort what is left: costs about twice that filter's size, good for rare ones;
+// and ways to count that avoid reading every match where a counter knows it (listing counts,
+// labels.videos, network listing counts) or an index holds it alone (listable name links, the
+// text index). The plan is chosen from the filters' estimates (./listing-filters.ts).
+import { and, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { LISTABLE, NEWEST_FIRST, type ContentScope, type Page } from "./catalog";
+import { allOf, inList, type Db } from "./client";
+import { ftsCount, ftsRowMatches } from "./fts";
+import type { ListingFilter } from "./listing-filters";
+import { contentLabels, contents, networkListings, type Content } from "./schema";
+
+/** Where a listing's videos come from: the organization's own listing, or its network's. */
+export interface ListingBase {
+  label: string;
+  /** Listable videos in the base (exact, from counters). */
+  size: number;
+  /** A contents row belongs to the base (candidate plans and counts). */
+  contains: SQL;
+  /** The base's videos newest first that pass `conditions`. */
+  walk(db: Db, conditions: SQL[], page: Page): Promise<Content[]>;
+  /** The organization whose own listable name links count (null: a network or a sub-organization). */
+  namesCountScope: number | null;
+}
+
+export interface ListingResult {
+  rows: Content[];
+  count: number;
+  /** The plan taken (tests and logs). */
+  plan: string;
+}
+
+/** Own videos of an organization or sub-organization: the listing index, the listing counter. */
+export function ownBase(scope: ContentScope, size: number): ListingBase {
+  const own = and(eq(contents.organizationId, scope.organizationId), scope.subOrganizationId === null ? undefined : eq(contents.subOrganizationId, scope.subOrganizationId))!;
+  // `+column` keeps SQLite from starting at the listing index when a filter's ids should lead.
+  const contains = and(
+    LISTABLE,
+    sql`+${contents.organizationId} = ${scope.organizationId}`,
+    scope.subOrganizationId === null ? undefined : sql`+${contents.subOrganizationId} = ${scope.subOrganizationId}`,
+  )!;
+  return {
+    label: scope.subOrganizationId === null ? "own" : "sub-organization",
+    size,
+    contains,
+    walk: (db, conditions, page) =>
+      db
+        .select()
+        .from(contents)
+        .where(allOf([LISTABLE, own, ...conditions]))
+        .orderBy(...NEWEST_FIRST)
+        .limit(page.limit)
+        .offset(page.offset),
+    namesCountScope: scope.subOrganizationId === null ? scope.organizationId : null,
+  };
+}
+
+/** A network listing row is shown in the country (alpha-3; null: unknown, only windows open everywhere). */
+export function shownIn(country: string | null): SQL {
+  const everywhere = sql`${networkListings.geos} = '[]'`;
+  return country ? sql`(${everywhere} or instr(${networkListings.geos}, ${JSON.stringify(country)}) > 0)` : everywhere;
+}
+
+/** The other members' videos shown now in the country: the network listing table, its counters. */
+export function peersBase(network: { networkId: number; organizationId: number; country: string | null }, size: number): ListingBase {
+  const visible = and(
+    eq(networkListings.networkId, network.networkId),
+    sql`${networkListings.organizationId} <> ${network.organizationId}`,
+    shownIn(network.country),
+  )!;
+  return {
+    label: "network",
+    size,
+    contains: and(LISTABLE, sql`exists (select 1 from ${networkListings} where ${networkListings.contentId} = ${contents.id} and ${visible})`)!,
+    walk: (db, conditions, page) =>
+      db
+        .select(getTableColumns(contents))
+        .from(networkListings)
+        .innerJoin(contents, eq(contents.id, networkListings.contentId))
+        .where(allOf([visible, LISTABLE, ...conditions]))
+        .orderBy(desc(networkListings.publishedAt), desc(networkListings.contentId))
+        .limit(page.limit)
+        .offset(page.offset),
+    namesCountScope: null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Costs (in D1 rows read), from the filters' estimates
+
+/** A probe that re-expands a prefix costs time at every row: count it as this many rows. */
+const SLOW_PROBE_FACTOR = 20;
+
+function walkCost(base: ListingBase, filters: readonly ListingFilter[], pageEnd: number): number {
+  if (base.size === 0) return 0;
+  const selectivity = filters.reduce((p, f) => p * Math.min(1, f.estimate / base.size), 1);
+  const rows = selectivity === 0 ? base.size : Math.min(base.size, pageEnd / selectivity);
+  return filters.some((f) => f.slowProbe) ? rows * SLOW_PROBE_FACTOR : rows;
+}
+
+/** The filter to start from: the smallest that has an index. */
+function leader(filters: readonly ListingFilter[]): ListingFilter | null {
+  return filters.filter((f) => f.source !== null).reduce<ListingFilter | null>((best, f) => (!best || f.estimate < best.estimate ? f : best), null);
+}
+
+const candidatesCost = (f: ListingFilter | null) => (f ? 2 * f.estimate : Infinity);
+
+interface CountPlan {
+  cost: number;
+  run: (db: Db) => Promise<number>;
+}
+
+/** The cheapest way to count the base's videos passing every filter, given what is known. */
+function countPlan(base: ListingBase, filters: readonly ListingFilter[]): CountPlan {
+  if (filters.length === 0) return { cost: 0, run: async () => base.size };
+  const names = filters.filter((f): f is Extract<ListingFilter, { kind: "names" }> => f.kind === "names");
+  if (base.namesCountScope !== null && names.length === filters.length) return namesCount(names);
+  const f = filters[0]!;
+  if (filters.length === 1 && f.kind === "text" && base.namesCountScope !== null) {
+    return {
+      cost: f.estimate,
+      run: async (db) => (await ftsCount(db, f.expression)) + (f.keys.length ? await keysOutsideText(db, base, f) : 0),
+    };
+  }
+  const lead = leader(filters);
+  if (!lead) return { cost: base.size, run: (db) => countWalk(db, base, filters) };
+  return { cost: 2 * lead.estimate, run: (db) => countFrom(db, base, lead, filters) };
+}
+
+/**
+ * Names only, over an organization's own listing: one label is its counter; several labels of
+ * one group are the biggest label's counter plus the others' listable links outside it; several
+ * groups walk the smallest group's listable links and check the others by index.
+ */
+function namesCount(filters: Extract<ListingFilter, { kind: "names" }>[]): CountPlan {
+  const [first] = filters;
+  if (filters.length === 1 && first!.labels.length === 1) return { cost: 1, run: async () => first!.labels[0]!.videos };
+  if (filters.length === 1) {
+    const labels = [...first!.labels].sort((a, b) => b.videos - a.videos);
+    const [biggest, ...rest] = labels;
+    const restIds = rest.map((l) => l.id);
+    return {
+      cost: rest.reduce((n, l) => n + l.videos, 0),
+      run: async (db) => {
+        const [row] = await db
+          .select({ n: sql<number>`count(distinct ${contentLabels.contentId})` })
+          .from(contentLabels)
+          .where(
+            and(
+              sql`${contentLabels.listable} = 1 and ${inList(contentLabels.labelId, restIds)}`,
+              sql`not exists (select 1 from ${contentLabels} as x where x.content_id = ${contentLabels.contentId} and x.label_id = ${biggest!.id})`,
+            ),
+          );
+        return biggest!.videos + Number(row?.n ?? 0);
+      },
+    };
+  }
+  const smallest = filters.reduce((a, b) => (b.estimate < a.estimate ? b : a));
+  const rest = filters.filter((f) => f !== smallest);
+  return {
+    cost: smallest.estimate,
+    run: async (db) => {
+      const [row] = await db
+        .select({ n: sql<number>`count(distinct ${contentLabels.contentId})` })
+        .from(contentLabels)
+        .where(
+          allOf([
+            sql`${contentLabels.listable} = 1 and ${inList(
+              contentLabels.labelId,
+              smallest.labels.map((l) => l.id),
+            )}`,
+            ...rest.map(
+              (f) =>
+                sql`exists (select 1 from ${contentLabels} as x where x.content_id = ${contentLabels.contentId} and ${inList(
+                  sql`x.label_id`,
+                  f.labels.map((l) => l.id),
+                )})`,
+            ),
+          ]),
+        );
+      return Number(row?.n ?? 0);
+    },
+  };
+}
+
+async function keysOutsideText(db: Db, base: ListingBase, f: Extract<ListingFilter, { kind: "text" }>) {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(contents)
+    .where(and(inList(contents.contentKey, f.keys), base.contains, sql`not ${ftsRowMatches(f.terms)}`));
+  return Number(row?.n ?? 0);
+}
+
+async function countFrom(db: Db, base: ListingBase, lead: ListingFilter, filters: readonly ListingFilter[]) {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(contents)
+    .where(allOf([sql`${contents.id} in (${lead.source})`, base.contains, ...filters.filter((f) => f !== lead).map((f) => f.probe)]));
+  return Number(row?.n ?? 0);
+}
+
+async function countWalk(db: Db, base: ListingBase, filters: readonly ListingFilter[]) {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(contents)
+    .where(allOf([base.contains, ...filters.map((f) => f.probe)]));
+  return Number(row?.n ?? 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The page from the leader's candidates, sorted, with the total in the same pass. */
+async function candidatesPage(db: Db, base: ListingBase, lead: ListingFilter, filters: readonly ListingFilter[], page: Page) {
+  const rows = await db
+    .select({ ...getTableColumns(contents), total: sql<number>`count(*) over ()`.as("total") })
+    .from(contents)
+    .where(allOf([sql`${contents.id} in (${lead.source})`, base.contains, ...filters.filter((f) => f !== lead).map((f) => f.probe)]))
+    // `+published_at`: sort the candidates rather than walk the listing index.
+    .orderBy(sql`+${contents.publishedAt} desc`, desc(contents.id))
+    .limit(page.limit)
+    .offset(page.offset);
+  return { rows: rows.map(({ total: _, ...c }) => c as Content), total: rows[0] ? Number(rows[0].total) : null };
+}
+
+/** One base's page (and total when asked), by the cheapest plan the estimates promise. */
+export async function listBase(db: Db, base: ListingBase, filters: readonly ListingFilter[], page: Page, withCount: boolean): Promise<ListingResult> {
+  const pageEnd = page.offset + page.limit;
+  const walk = walkCost(base, filters, pageEnd);
+  const lead = leader(filters);
+  const candidates = candidatesCost(lead);
+  const counting = withCount ? countPlan(base, filters) : { cost: 0, run: async () => 0 };
+  if (filters.length === 0 || walk + counting.cost <= candidates || !lead) {
+    const [rows, count] = await Promise.all([base.walk(db, filters.map((f) => f.probe), page), counting.run(db)]);
+    return { rows, count, plan: `${base.label}: walk${withCount ? ` + count (${counting.cost})` : ""}` };
+  }
+  const { rows, total } = await candidatesPage(db, base, lead, filters, page);
+  const count = !withCount ? 0 : (total ?? (await countFrom(db, base, lead, filters)));
+  return { rows, count, plan: `${base.label}: candidates from ${lead.label}` };
+}
+
+const newerFirst = (a: Content, b: Content) => (b.publishedAt ?? "").localeCompare(a.publishedAt ?? "") || b.id - a.id;
+
+/** Own and network videos merged newest first (they never overlap), totals added. */
+export async function listBases(
+  db: Db,
+  bases: { base: ListingBase; filters: readonly ListingFilter[] }[],
+  page: Page,
+  withCount: boolean,
+): Promise<ListingResult> {
+  if (bases.length === 1) return listBase(db, bases[0]!.base, bases[0]!.filters, page, withCount);
+  const upTo = { limit: page.offset + page.limit, offset: 0 };
+  const parts = await Promise.all(bases.map((b) => listBase(db, b.base, b.filters, upTo, withCount)));
+  return {
+    rows: parts
+      .flatMap((p) => p.rows)
+      .sort(newerFirst)
+      .slice(page.offset, page.offset + page.limit),
+    count: parts.reduce((n, p) => n + p.count, 0),
+    plan: parts.map((p) => p.plan).join("; "),
+  };
+}
