@@ -2106,6 +2106,14 @@ const currentMinute = () => Math.floor(Date.now() / 60_000);
 // The run
 
 /**
+ * @typedef {{ index: number, method: string, path: string, status: number, curl: string, [key: string]: unknown }} FuzzAnswer
+ * @typedef {{ seed: string | number, requests: number, elapsedSeconds: number, byClass: Record<string, number>,
+ *   byStatus: Record<string, number>, byOperation: Record<string, unknown>, rateLimited: number,
+ *   serverErrors: FuzzAnswer[], timeouts: FuzzAnswer[], connectionErrors: FuzzAnswer[],
+ *   shapeViolations: FuzzAnswer[], missingNosniff: FuzzAnswer[], [key: string]: unknown }} FuzzResult
+ */
+
+/**
  * Fuzzes the service at baseUrl (loopback only) and resolves to the result.
  *
  * @param {object} options
@@ -2116,13 +2124,11 @@ const currentMinute = () => Math.floor(Date.now() / 60_000);
  * @param {object} [options.credentials]      { adminToken, network, organizations: [{organizationKey, syncCode, apiKey, apiSecret, apiToken, mmiKey, plan, contentKeys, feedIds}], protectedOrganizations }
  * @param {(r: object) => void} [options.onResult]  called after every request with
  *   { index, operation, method, path, status, error, ms, mutations, response }
- * @returns {Promise<object>} { seed, requests, elapsedSeconds, byClass, byStatus, byOperation,
- *   rateLimited, serverErrors, timeouts, connectionErrors, shapeViolations, missingNosniff,
- *   runtimeAnswers, findings, warnings, ... }; each listed answer has index, method, path (300
- *   characters at most), mutations, requestBody and response excerpts, status and a curl line
  * @param {number} [options.concurrency]      requests in flight (default 4)
  * @param {number} [options.timeoutMs]        per request (default 30000): a timeout is a failure
  * @param {number} [options.freshOrganizations] enterprise organizations to create through the operator API (default 2)
+ * @returns {Promise<FuzzResult>} each listed answer has index, method, path (300 characters at
+ *   most), mutations, requestBody and response excerpts, status and a curl line
  */
 export async function fuzz(options) {
   const opts = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
