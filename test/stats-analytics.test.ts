@@ -118,8 +118,9 @@ describe("E7 analytics", () => {
 
   it("answers 400 for summary/detailed, fields and dates, 401 and 403 as documented", async () => {
     const cases: [string, Record<string, string | number>, string][] = [
-      ["video", {}, "summary, detailed: give exactly one of them"],
-      ["video", { summary: 1, detailed: 1 }, "summary, detailed: give exactly one of them"],
+      ["video", {}, "summary, detailed, daily: give exactly one of them"],
+      ["video", { summary: 1, detailed: 1 }, "summary, detailed, daily: give exactly one of them"],
+      ["video", { summary: 1, daily: 1 }, "summary, detailed, daily: give exactly one of them"],
       ["video", { summary: 1, fields: "plays" }, 'fields: unknown metric "plays" for type video'],
       ["video", { summary: 1, startDate: D1, endDate: D2 }, "endDate: must not be before startDate"],
       ["video", { summary: 1, startDate: "2024-01-01", endDate: "2025-06-01" }, "endDate: the range from startDate to endDate is"],

@@ -36,8 +36,8 @@ export function inList(column: SQLWrapper, values: readonly (string | number)[])
   return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
 }
 
-/** db.batch of any number of statements (none: nothing to run). */
-export async function runBatch(db: Db, statements: readonly BatchItem<"sqlite">[]): Promise<void> {
+/** db.batch of any number of statements (none: nothing to run), on either database. */
+export async function runBatch(db: Pick<Db, "batch">, statements: readonly BatchItem<"sqlite">[]): Promise<void> {
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }

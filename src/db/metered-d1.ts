@@ -60,8 +60,16 @@ function wrapStatement(inner: D1PreparedStatement, meter: D1Meter): Wrapped {
   return wrapped as unknown as Wrapped;
 }
 
+/** The meter of each metered database, so a second database can be metered on the same one. */
+const meters = new WeakMap<D1Database, D1Meter>();
+
+/** The meter a database made by meterD1 reports to; undefined for an unmetered one. */
+export function meterOf(db: D1Database): D1Meter | undefined {
+  return meters.get(db);
+}
+
 export function meterD1(db: D1Database, meter: D1Meter): D1Database {
-  return {
+  const metered = {
     prepare: (query: string) => wrapStatement(db.prepare(query), meter),
     async batch<T>(statements: D1PreparedStatement[]) {
       const inner = statements.map((s) => (s as Partial<Wrapped>)[INNER] ?? s);
@@ -78,4 +86,6 @@ export function meterD1(db: D1Database, meter: D1Meter): D1Database {
     withSession: (constraint?: string) => db.withSession(constraint as D1SessionConstraint),
     dump: () => db.dump(),
   } as D1Database;
+  meters.set(metered, meter);
+  return metered;
 }

@@ -21,6 +21,7 @@ import { invalid, notFound } from "../shared/errors";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import { thumbnailKey } from "../storage/layout";
 import { catalogChanged } from "./catalog-changed";
+import { eraseOrganizationStatistics } from "./stats/erasure";
 import { playerTokenKey } from "./stats/player-tokens";
 import type { Deps } from "./deps";
 
@@ -163,12 +164,14 @@ export async function rotateCredentials(deps: Deps, organizationKey: string, par
 }
 
 /**
- * Deletes an organization: its metadata (cascading) and statistics at once, its published
- * files before the answer, its open uploads and media after it.
+ * Deletes an organization: its statistics (in the statistics database, first, so that a failure
+ * leaves the organization there to delete again), its metadata (cascading), its published files
+ * before the answer, its open uploads and media after it.
  */
 export async function deleteOrganization(deps: Deps, organizationKey: string) {
   const org = await loadOrganization(deps, organizationKey);
   const [feeds, objects] = await Promise.all([listFeeds(deps.db, org.id), organizationObjects(deps.db, org.id)]);
+  await eraseOrganizationStatistics(deps.db, org.id);
   await deleteOrganizationRows(deps.db, org.id);
   await removeOrgFeedList(deps.bucket, org.syncCode);
   await removeFeedFiles(deps.bucket, feeds.map((f) => f.feedId));

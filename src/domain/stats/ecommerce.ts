@@ -1,6 +1,8 @@
-// Ecommerce items (E12 ecommerce_info): created, replaced and deleted by the publisher.
+// Ecommerce items (E12 ecommerce_info): created, replaced and deleted by the publisher; kept in
+// the statistics database beside the rows that name them.
 import { isUniqueViolation, type Db } from "../../db/client";
-import type { EcommerceItem } from "../../db/schema-stats";
+import { statsDbBeside } from "../../db/stats/client";
+import type { EcommerceItem } from "../../db/stats/schema";
 import { deleteEcommerceItem, insertEcommerceItem, listEcommerceItems, updateEcommerceItem } from "../../db/stats/ecommerce-items";
 import { invalid, notFound } from "../../shared/errors";
 
@@ -22,7 +24,7 @@ export function ecommerceItemView(item: EcommerceItem) {
 
 export async function createEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
   try {
-    return ecommerceItemView(await insertEcommerceItem(db, { organizationId, ...input, now }));
+    return ecommerceItemView(await insertEcommerceItem(statsDbBeside(db), { organizationId, ...input, now }));
   } catch (err) {
     if (isUniqueViolation(err, "ecommerce_items.ecommerce_key")) throw invalid(`ecommerceKey: ${input.ecommerceKey} is already in use`);
     throw err;
@@ -30,17 +32,17 @@ export async function createEcommerceItem(db: Db, organizationId: number, input:
 }
 
 export async function replaceEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
-  const item = await updateEcommerceItem(db, organizationId, input.ecommerceKey, { ...input, now });
+  const item = await updateEcommerceItem(statsDbBeside(db), organizationId, input.ecommerceKey, { ...input, now });
   if (!item) throw notFound(`ecommerceKey: ${input.ecommerceKey} does not exist`);
   return ecommerceItemView(item);
 }
 
 export async function removeEcommerceItem(db: Db, organizationId: number, ecommerceKey: string) {
-  const item = await deleteEcommerceItem(db, organizationId, ecommerceKey);
+  const item = await deleteEcommerceItem(statsDbBeside(db), organizationId, ecommerceKey);
   if (!item) throw notFound(`ecommerceKey: ${ecommerceKey} does not exist`);
   return ecommerceItemView(item);
 }
 
 export async function ecommerceItems(db: Db, organizationId: number) {
-  return (await listEcommerceItems(db, organizationId)).map(ecommerceItemView);
+  return (await listEcommerceItems(statsDbBeside(db), organizationId)).map(ecommerceItemView);
 }
