@@ -1,4 +1,4 @@
-// E7 GET /v2/analytics/{type}: summary and detailed, fields, paging, types, E6 filters, auth.
+// E7 GET /v2/analytics/{type}: summary, detailed and daily, fields, paging, types, E6 filters, auth.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, callJson, createOrg, type TestOrg } from "./helpers";
@@ -86,6 +86,25 @@ describe("E7 analytics", () => {
       expect(res.status).toBe(400);
       expect(body).toEqual({ status: "KO", error });
     }
+  });
+
+  it("daily: one row per UTC day of the range for charts, zeros included, narrowed like summary", async () => {
+    const D3 = utcDayAgo(3);
+    const { res, body } = await analytics("video", { daily: 1, fields: "played_1s,video_played", startDate: D3 });
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ count: 3, page: 1, pageSize: 100 });
+    expect(body.data).toEqual([
+      { date: `${D3}T23:59:59.000Z`, played_1s: 0, video_played: 0 },
+      { date: `${D2}T23:59:59.000Z`, played_1s: 4, video_played: 1 },
+      { date: `${D1}T23:59:59.000Z`, played_1s: 4, video_played: 6 },
+    ]);
+    // One video, or the videos of an E6 filter, instead of the whole organization.
+    expect((await analytics("video", { daily: 1, fields: "played_1s", contentKey: red })).body.data.map((r: any) => r.played_1s)).toEqual([4, 1]);
+    expect((await analytics("video", { daily: 1, fields: "video_played", tags: "red" })).body.data.map((r: any) => r.video_played)).toEqual([0, 6]);
+    expect((await analytics("livestream", { daily: 1, fields: "video_played" })).body.data.map((r: any) => r.video_played)).toEqual([0, 6]);
+    // Paged like the other modes.
+    const second = await analytics("video", { daily: 1, fields: "played_1s", startDate: D3, pageSize: 2, page: 2 });
+    expect(second.body).toMatchObject({ count: 3, data: [{ date: `${D1}T23:59:59.000Z`, played_1s: 4 }] });
   });
 
   it("livestream: video counters of live videos only", async () => {
