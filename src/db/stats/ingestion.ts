@@ -1,6 +1,6 @@
 // Ingestion bookkeeping of the queue consumer: the ids of counted messages (exactly-once), what
 // was counted and rejected per organization and day, and the dead letters waiting for a replay.
-import { and, asc, count, desc, eq, gte, lt, min, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, isNotNull, isNull, lt, min, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { inList } from "../client";
 import type { StatsDb } from "./client";
@@ -90,9 +90,15 @@ export async function parkDeadLetters(db: StatsDb, letters: DeadLetter[]): Promi
     .onConflictDoNothing();
 }
 
-/** The oldest parked messages, at most `limit`. */
-export function oldestDeadLetters(db: StatsDb, limit: number): Promise<DeadLetter[]> {
-  return db.select().from(deadLetters).orderBy(asc(deadLetters.parkedAt), asc(deadLetters.id)).limit(limit);
+/** The oldest parked messages that were read (they name their organization), at most `limit`. */
+export function oldestReadableDeadLetters(db: StatsDb, limit: number): Promise<DeadLetter[]> {
+  return db.select().from(deadLetters).where(isNotNull(deadLetters.organizationId)).orderBy(asc(deadLetters.parkedAt), asc(deadLetters.id)).limit(limit);
+}
+
+/** How many parked messages could not be read (no organization). */
+export async function unreadableDeadLetterCount(db: StatsDb): Promise<number> {
+  const [row] = await db.select({ count: count() }).from(deadLetters).where(isNull(deadLetters.organizationId));
+  return row?.count ?? 0;
 }
 
 export async function deleteDeadLetters(db: StatsDb, ids: readonly string[]): Promise<void> {

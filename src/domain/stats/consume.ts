@@ -17,15 +17,16 @@ import {
   countedMessageIds,
   deadLetterCount,
   deleteDeadLetters,
-  oldestDeadLetters,
+  oldestReadableDeadLetters,
   parkDeadLetters,
   purgeMessageIds,
+  unreadableDeadLetterCount,
   type DeadLetter,
 } from "../../db/stats/ingestion";
 import { invalid } from "../../shared/errors";
 import type { CountedEvent } from "./events";
 import { foldBatch, type FoldLimits, type OrganizationEvents, type OrganizationOutcome } from "./fold";
-import { decodeEventMessage, messageIdPrefix, sendBatches, type EventsMessage, type OutgoingMessage } from "./queued-events";
+import { decodeEventMessage, messageIdPrefix, sendBatches, type EventsMessage } from "./queued-events";
 
 export const MESSAGE_IDS_KEPT_DAYS = 5;
 
@@ -158,30 +159,28 @@ export const REPLAY_MAX = 1000;
 /**
  * Puts up to `limit` of the oldest parked messages back on the event queue, unchanged (same id:
  * one that was counted after all is skipped by the consumer), and forgets them once queued.
- * Unreadable ones stay parked (they would come back); the answer counts them.
+ * Unreadable ones stay parked (they would come back) and are left out; the answer counts them.
  */
 export async function replayDeadLetters(db: Db, queue: Queue<unknown>, limit: number) {
   if (!Number.isInteger(limit) || limit < 1 || limit > REPLAY_MAX) throw invalid(`limit: must be an integer from 1 to ${REPLAY_MAX}`);
   const statsDb = statsDbBeside(db);
-  const letters = await oldestDeadLetters(statsDb, limit);
-  const outgoing: (OutgoingMessage & { id: string })[] = [];
-  let unreadable = 0;
+  const letters = await oldestReadableDeadLetters(statsDb, limit);
+  const outgoing: { id: string; body: EventsMessage; bytes: number }[] = [];
   for (const l of letters) {
-    const body = parseJson(l.body);
-    const decoded = decodeEventMessage(body);
-    if ("error" in decoded) unreadable += 1;
-    else outgoing.push({ id: l.id, body: decoded.message, bytes: new TextEncoder().encode(l.body).length, indices: [] });
+    const decoded = decodeEventMessage(parseJson(l.body));
+    if (!("error" in decoded)) outgoing.push({ id: l.id, body: decoded.message, bytes: new TextEncoder().encode(l.body).length });
   }
   let replayed = 0;
   for (const group of sendBatches(outgoing)) {
-    await queue.sendBatch(group.map((m) => ({ body: m.body, contentType: "json" })));
+    await queue.sendBatch(group.map((m) => ({ body: m.body, contentType: "json" as const })));
+    // Forgotten once queued: a failure between the two replays them again, which counts nothing twice.
     await deleteDeadLetters(
       statsDb,
-      group.map((m) => (m as (typeof outgoing)[number]).id),
+      group.map((m) => m.id),
     );
     replayed += group.length;
   }
-  const remaining = await deadLetterCount(statsDb);
+  const [remaining, unreadable] = await Promise.all([deadLetterCount(statsDb), unreadableDeadLetterCount(statsDb)]);
   return { replayed, unreadable, remaining: remaining.count };
 }
 

@@ -112,9 +112,9 @@ export function encodeEventMessages(organizationId: number, events: NormalizedEv
 }
 
 /** Groups messages into sendBatch calls within the queue's limits. */
-export function sendBatches(messages: OutgoingMessage[]): OutgoingMessage[][] {
-  const groups: OutgoingMessage[][] = [];
-  let group: OutgoingMessage[] = [];
+export function sendBatches<M extends { bytes: number }>(messages: M[]): M[][] {
+  const groups: M[][] = [];
+  let group: M[] = [];
   let bytes = 0;
   for (const m of messages) {
     if (group.length === SEND_BATCH_MAX_MESSAGES || (group.length > 0 && bytes + m.bytes > SEND_BATCH_MAX_BYTES)) {
