@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { ROLLUPS, rebuildTotals } from "../stats-totals.mjs";
 import { d1ExecFile, d1Query, d1Rows } from "./d1.mjs";
 import { Zipf, rng } from "./random.mjs";
 import { insertStatements, lit } from "./sql.mjs";
@@ -66,8 +67,6 @@ const TABLES = {
   },
 };
 const TABLE_NAMES = Object.keys(TABLES);
-/** The counters the bulk rows fill (the totals of the others stay 0 like theirs). */
-const TOTALS_COUNTERS = Object.fromEntries(Object.entries(TABLES).map(([t, spec]) => [t, spec.counters]));
 
 /** Share of an organization's rows per table, given what it is entitled to. */
 function tableShares(entitlements) {
@@ -191,8 +190,7 @@ function dailyCounts(total, firstDayMs, seed, label) {
 }
 
 /** Every table of the statistics database that carries an organization id. */
-const KINDS = { video_stats: "video", ad_stats: "ad", viewer_stats: "viewer", ecommerce_stats: "ecommerce" };
-const TOTALS_TABLES = Object.values(KINDS).flatMap((k) => [`${k}_day_totals`, `${k}_month_totals`, `${k}_org_day_totals`]);
+const TOTALS_TABLES = Object.keys(ROLLUPS).flatMap((k) => [`${k}_day_totals`, `${k}_month_totals`, `${k}_org_day_totals`]);
 const ORG_TABLES = [...TABLE_NAMES, ...TOTALS_TABLES, "ecommerce_items", "dimension_values", "dimension_counts", "ingestion_days", "dead_letters"];
 
 /** Deletes the statistics of these organizations and of any not in `catalogIds` (orphans). */
@@ -200,25 +198,6 @@ function statsDeleteSql(orgIds, catalogIds) {
   const ids = orgIds.join(", ");
   const known = catalogIds.join(", ");
   return ORG_TABLES.map((t) => `DELETE FROM ${t} WHERE organization_id IN (${ids}) OR organization_id NOT IN (${known});`).join(" ");
-}
-
-/**
- * The totals of these organizations, summed from their daily rows: the same figures the consumer
- * writes in the transaction that writes the rows (src/domain/stats/fold.ts).
- */
-function totalsSql(orgIds) {
-  const ids = orgIds.join(", ");
-  return Object.entries(KINDS).flatMap(([table, kind]) => {
-    const counters = TOTALS_COUNTERS[table];
-    const sums = counters.map((c) => `sum(${c})`).join(", ");
-    const cols = counters.join(", ");
-    const where = `WHERE organization_id IN (${ids})`;
-    return [
-      `INSERT INTO ${kind}_day_totals (organization_id, date, content_key, ${cols}) SELECT organization_id, date, content_key, ${sums} FROM ${table} ${where} GROUP BY organization_id, date, content_key;`,
-      `INSERT INTO ${kind}_month_totals (organization_id, month, content_key, ${cols}) SELECT organization_id, substr(date, 1, 7), content_key, ${sums} FROM ${table} ${where} GROUP BY 1, 2, 3;`,
-      `INSERT INTO ${kind}_org_day_totals (organization_id, date, ${cols}) SELECT organization_id, date, ${sums} FROM ${table} ${where} GROUP BY organization_id, date;`,
-    ];
-  });
 }
 
 function itemStatements(org, nowIso) {
@@ -323,7 +302,7 @@ export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persis
   }
   const loadMs = Date.now() - loadStarted;
   t = Date.now();
-  await d1Query(totalsSql(withVideos.map((o) => o.id)).join(" "), d1);
+  await rebuildTotals({ orgIds: withVideos.map((o) => o.id), persistTo });
   const totalsMs = Date.now() - t;
   t = Date.now();
   await d1Query("ANALYZE; PRAGMA optimize;", d1);
