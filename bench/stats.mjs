@@ -43,6 +43,7 @@ ${COMMON_USAGE}
                     tenth for 500; at most 5000)
   --concurrency C   requests in flight in the beacon phases (default 8, at most 64)
   --reports SET     key (E9 top 10, E7 summary/detailed/daily; default) or all (every report)
+  --port P          the port of its own worker (default: a free one)
   --before          the code before issue 12: statistics in the catalog database, written in the request`;
 
 const DAY = 86_400_000;
@@ -67,8 +68,8 @@ function freePort() {
 }
 
 /** Starts bench/lib/worker-server.mjs; resolves with its URL, the lines it logs, and stop(). */
-async function startWorker(persistTo) {
-  const port = await freePort();
+async function startWorker(persistTo, fixedPort) {
+  const port = fixedPort ?? (await freePort());
   const args = [fileURLToPath(new URL("./lib/worker-server.mjs", import.meta.url)), "--port", String(port), "--var", "EVENTS_PER_IP_PER_MINUTE:10000000"];
   if (persistTo) args.push("--persist-to", persistTo);
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
@@ -327,12 +328,18 @@ async function main() {
     concurrency: { type: "string", default: "8" },
     reports: { type: "string", default: "key" },
     before: { type: "boolean", default: false },
+    port: { type: "string" },
   };
   const options = benchOptions(USAGE, extra, (o) => {
     for (const [name, lo, hi] of [["rounds", 1, 10], ["requests", 100, 5000], ["concurrency", 1, 64]]) {
       const n = Number(o[name]);
       if (!Number.isInteger(n) || n < lo || n > hi) throw new Error(`--${name} must be an integer from ${lo} to ${hi}`);
       o[name] = n;
+    }
+    if (o.port !== undefined) {
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 1024 || port > 65535) throw new Error("--port must be an integer from 1024 to 65535");
+      o.port = port;
     }
     if (!["key", "all"].includes(o.reports)) throw new Error("--reports must be key or all");
     if (!isLoopback(o.url)) throw new Error(`--url must be a loopback address (127.0.0.1, localhost, [::1]); got ${o.url}`);
@@ -343,7 +350,7 @@ async function main() {
   if (ownServer && options.before) throw new Error("--before measures a server of the earlier code: give its --url");
 
   const inputs = await chooseInputs(options.org, options.persistTo, options.before);
-  const server = ownServer ? await startWorker(options.persistTo) : { url: options.url, logs: [], stop: async () => {} };
+  const server = ownServer ? await startWorker(options.persistTo, options.port) : { url: options.url, logs: [], stop: async () => {} };
   try {
     const url = server.url;
     await checkServer(url);
