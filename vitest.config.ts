@@ -9,6 +9,7 @@ import { defineConfig } from "vitest/config";
 //   the SDK in headless Chromium (test/e2e/README.md).
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  const statsMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-stats"));
   return {
     test: {
       // The worker logs JSON lines (requests, feed rebuilds); keep test output readable (errors,
@@ -22,12 +23,19 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  TEST_STATS_MIGRATIONS: statsMigrations,
                   ADMIN_TOKEN: "test-admin-token",
                   SIGNING_SECRET: "test-signing-secret-0123456789",
                   // The public origin written into URLs (tests call the worker at this origin).
                   PUBLIC_BASE_URL: "https://catalog.test",
                   // R2's minimum part size, so tests can upload two real parts.
                   CHUNK_SIZE: String(5 * 1024 * 1024),
+                },
+                // The event queue as wrangler.toml has it, but batches close after 50 ms instead
+                // of 2 s, so a test waiting for its events waits little.
+                queueConsumers: {
+                  "video-catalog-events": { maxBatchSize: 100, maxBatchTimeout: 0.05, maxRetries: 5, deadLetterQueue: "video-catalog-events-dlq" },
+                  "video-catalog-events-dlq": { maxBatchSize: 100, maxBatchTimeout: 0.05 },
                 },
               },
             }),

@@ -1,4 +1,4 @@
-// Operator CLI over the admin API (src/routes/admin.ts).
+// Operator CLI over the admin API (src/routes/admin, and the event dead letters in src/routes/events).
 //   npm run admin -- <command> [options]        npm run admin -- help
 // Target: --url, else ADMIN_URL, else http://127.0.0.1:8787. Token: --token, else ADMIN_TOKEN,
 // else (local URLs only) ADMIN_TOKEN from .dev.vars. The token is never printed.
@@ -97,6 +97,8 @@ function printOrgTable({ organizations }) {
  *              may throw UsageError for bad option values
  *   print      optional; default prints the JSON response
  *   secrets    true when the response holds credentials shown once (prints a warning)
+ *   again      optional (response) → boolean: send the same request again while it says so
+ *              (at most MAX_ROUNDS times), e.g. a replay that goes on while messages remain
  */
 const COMMANDS = [
   {
@@ -164,8 +166,8 @@ const COMMANDS = [
     args: ["organizationKey"],
     options: { yes: { type: "boolean" } },
     required: ["yes"],
-    confirm: "deletes the organization with its sub-organizations, credentials, content, feeds and media (statistics stay)",
-    summary: "Delete an organization with its content, feeds and media (statistics stay); refuses without --yes",
+    confirm: "deletes the organization with its sub-organizations, credentials, content, feeds, media and statistics",
+    summary: "Delete an organization with its content, feeds, media and statistics; refuses without --yes",
     request: ({ organizationKey }) => ({ method: "DELETE", path: orgPath(organizationKey) }),
   },
   {
@@ -195,7 +197,24 @@ const COMMANDS = [
       },
     }),
   },
+  {
+    name: "events dead-letters",
+    summary: "Event messages the queue gave up on (after its retries), parked until replayed: how many, and the oldest",
+    request: () => ({ method: "GET", path: "/admin/events/dead-letters" }),
+  },
+  {
+    name: "events replay-dlq",
+    options: { limit: { type: "string", hint: "N (1-1000 per round, default 1000)" } },
+    summary: "Put the parked event messages back on the event queue, oldest first, round after round until none remain",
+    request: (_, o) => ({ method: "POST", path: `/admin/events/dead-letters/replay${o.limit === undefined ? "" : `?limit=${encodeURIComponent(o.limit)}`}` }),
+    print: (r) => console.log(`replayed ${r.replayed}, unreadable (left parked) ${r.unreadable}, remaining ${r.remaining}`),
+    // Unreadable messages stay parked: stop once a round replays nothing.
+    again: (r) => r.replayed > 0 && r.remaining > r.unreadable,
+  },
 ];
+
+/** Most rounds of a repeated command (`again`). */
+const MAX_ROUNDS = 1000;
 
 const GLOBAL_OPTIONS = {
   url: { type: "string" },
@@ -359,8 +378,12 @@ async function main(argv) {
   // The request first: bad option values are reported before any token or network problem.
   const request = cmd.request(args, values);
   const target = resolveTarget(values);
-  const result = await call(target, request);
-  (cmd.print ?? ((r) => console.log(typeof r === "string" ? r : JSON.stringify(r, null, 2))))(result);
+  const print = cmd.print ?? ((r) => console.log(typeof r === "string" ? r : JSON.stringify(r, null, 2)));
+  for (let round = 1; ; round++) {
+    const result = await call(target, request);
+    print(result);
+    if (!cmd.again?.(result) || round >= MAX_ROUNDS) break;
+  }
   // stderr, so stdout stays plain JSON for piping into jq or a file.
   if (cmd.secrets) console.error(`\n${CREDENTIALS_WARNING}`);
 }

@@ -145,12 +145,15 @@ await step("build the static assets", async () => {
   say("built the static assets (API reference, player SDK bundle) into dist/public");
 });
 
-await step("apply local D1 migrations", async () => {
-  const out = await runWrangler(["d1", "migrations", "apply", "DB", "--local", ...statePath], { quiet: true });
-  // wrangler redraws its progress table per migration: each name once.
-  const applied = [...new Set(out.split("\n").filter((l) => /│ \S+\.sql\s+│ ✅/.test(l)).map((l) => l.split("│")[1].trim()))];
-  say(applied.length ? `applied ${applied.length} D1 migration(s): ${applied.join(", ")}` : "D1 migrations: up to date");
-});
+// The catalog (DB) and the statistics (STATS_DB) have a database and migrations each.
+for (const [binding, what] of [["DB", "catalog"], ["STATS_DB", "statistics"]]) {
+  await step(`apply local D1 migrations (${what})`, async () => {
+    const out = await runWrangler(["d1", "migrations", "apply", binding, "--local", ...statePath], { quiet: true });
+    // wrangler redraws its progress table per migration: each name once.
+    const applied = [...new Set(out.split("\n").filter((l) => /│ \S+\.sql\s+│ ✅/.test(l)).map((l) => l.split("│")[1].trim()))];
+    say(applied.length ? `applied ${applied.length} D1 migration(s): ${applied.join(", ")} (${binding})` : `D1 migrations (${binding}): up to date`);
+  });
+}
 
 await step("seed demo data", async () => say(await runNode("scripts/seed.mjs", ["--brief", ...statePath])));
 

@@ -28,6 +28,7 @@ const configSchema = z.object({
   DIMENSION_VALUES_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1000)),
   VIEWER_IDS_PER_IP_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(20)),
   EVENTS_MAX_AGE_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(7)),
+  VIEWER_ROWS_RETENTION_MONTHS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(120).default(13)),
   UPLOAD_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(30 * 86400).default(3600)),
   UPLOAD_URL_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(7 * 86400).default(86400)),
   // URLs written into responses and files come from here, never from a request's Host header.
@@ -74,6 +75,8 @@ export interface Config {
   viewerIdsPerIpPerDay: number;
   /** How old an ingested statistics event may be, in days. */
   eventsMaxAgeDays: number;
+  /** How long viewer-level rows are kept, in months (the cron purges older days). */
+  viewerRowsRetentionMonths: number;
   /** Origin written into API URLs (signed upload URLs, media, the OpenAPI servers). */
   publicBaseUrl: string;
   /** Origin of the static feed files and thumbnails (default: publicBaseUrl). */
@@ -113,6 +116,7 @@ export function loadConfig(env: Env): Config {
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS,
     uploadGraceSeconds: v.UPLOAD_GRACE_SECONDS,
     eventsMaxAgeDays: v.EVENTS_MAX_AGE_DAYS,
+    viewerRowsRetentionMonths: v.VIEWER_ROWS_RETENTION_MONTHS,
     authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
     credentialCacheSeconds: v.CREDENTIAL_CACHE_SECONDS,
     eventsPerIpPerMinute: v.EVENTS_PER_IP_PER_MINUTE,

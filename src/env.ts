@@ -1,6 +1,11 @@
 // Bindings and variables of the worker (wrangler.toml, .dev.vars, secrets).
 export interface Env {
+  /** The catalog database (video-catalog). */
   DB: D1Database;
+  /** The statistics database (video-catalog-stats): rollups, totals, ingestion bookkeeping. */
+  STATS_DB: D1Database;
+  /** Producer of the player event queue (video-catalog-events), consumed by src/queues/events.ts. */
+  EVENTS_QUEUE: Queue<unknown>;
   MEDIA: R2Bucket;
   RATE_LIMITS: KVNamespace;
   /** Static assets (dist/public): the API reference and the player SDK bundle. */
@@ -26,4 +31,6 @@ export interface Env {
   VIEWER_IDS_PER_IP_PER_DAY?: string;
   /** How old an ingested statistics event may be, in days (default 7). */
   EVENTS_MAX_AGE_DAYS?: string;
+  /** How long viewer-level rows are kept, in months (default 13); the cron purges older ones. */
+  VIEWER_ROWS_RETENTION_MONTHS?: string;
 }

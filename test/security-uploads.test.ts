@@ -8,6 +8,7 @@ import worker from "../src/index";
 import { readJpegInfo } from "../src/media/jpeg";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
+import { ingest, organizationId } from "./fixtures/stats";
 import { admin, call, callJson, createOrg, dataUrlBytes, publishVideo, uploadParts, writeJson, type TestOrg } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
@@ -157,17 +158,16 @@ describe("deleting an organization", () => {
   it("aborts its open uploads and erases its statistics", async () => {
     const doomed = await createOrg();
     const created = await writeJson(doomed, "POST", "/v2/content/", { contentSize: mp4.byteLength });
-    const { res } = await callJson("/v2/events", {
-      method: "POST",
-      headers: { "X-Service-Sync-Code": doomed.syncCode, "Content-Type": "application/json" },
-      body: JSON.stringify({ events: [{ event: "video_played", contentKey: created.body.contentKey }] }),
-    });
-    expect(res.status).toBe(200);
-    const orgId = await env.DB.prepare("select id from organizations where organization_key = ?").bind(doomed.organizationKey).first<number>("id");
-    expect(await env.DB.prepare("select count(*) as n from video_stats where organization_id = ?").bind(orgId).first("n")).toBe(1);
+    await ingest(doomed, [{ event: "video_played", contentKey: created.body.contentKey, playerId: "p1" }]);
+    const orgId = await organizationId(doomed);
+    // Every table of the statistics database that names the organization (rollups, totals, bookkeeping).
+    const tables = ["video_stats", "video_day_totals", "video_month_totals", "video_org_day_totals", "dimension_counts", "ingestion_days"];
+    const rowsOf = async () =>
+      Promise.all(tables.map(async (t) => [t, await env.STATS_DB.prepare(`select count(*) as n from ${t} where organization_id = ?`).bind(orgId).first("n")]));
+    expect((await rowsOf()).filter(([, n]) => n === 0)).toEqual([]);
     const deleted = await admin(`/admin/organizations/${doomed.organizationKey}`, "DELETE");
     expect(deleted.res.status).toBe(200);
-    expect(await env.DB.prepare("select count(*) as n from video_stats where organization_id = ?").bind(orgId).first("n")).toBe(0);
+    expect((await rowsOf()).filter(([, n]) => n !== 0)).toEqual([]);
     // The multipart upload was aborted after the answer.
     await expect.poll(() => uploadAlive(created.body.contentUploadData.key, created.body.contentUploadData.uploadId)).toBe(false);
   });

@@ -1,4 +1,4 @@
-// E7 GET /v2/analytics/{type}: summary and detailed, fields, paging, types, E6 filters, auth.
+// E7 GET /v2/analytics/{type}: summary, detailed and daily, fields, paging, types, E6 filters, auth.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, callJson, createOrg, type TestOrg } from "./helpers";
@@ -88,6 +88,25 @@ describe("E7 analytics", () => {
     }
   });
 
+  it("daily: one row per UTC day of the range for charts, zeros included, narrowed like summary", async () => {
+    const D3 = utcDayAgo(3);
+    const { res, body } = await analytics("video", { daily: 1, fields: "played_1s,video_played", startDate: D3 });
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ count: 3, page: 1, pageSize: 100 });
+    expect(body.data).toEqual([
+      { date: `${D3}T23:59:59.000Z`, played_1s: 0, video_played: 0 },
+      { date: `${D2}T23:59:59.000Z`, played_1s: 4, video_played: 1 },
+      { date: `${D1}T23:59:59.000Z`, played_1s: 4, video_played: 6 },
+    ]);
+    // One video, or the videos of an E6 filter, instead of the whole organization.
+    expect((await analytics("video", { daily: 1, fields: "played_1s", contentKey: red })).body.data.map((r: any) => r.played_1s)).toEqual([4, 1]);
+    expect((await analytics("video", { daily: 1, fields: "video_played", tags: "red" })).body.data.map((r: any) => r.video_played)).toEqual([0, 6]);
+    expect((await analytics("livestream", { daily: 1, fields: "video_played" })).body.data.map((r: any) => r.video_played)).toEqual([0, 6]);
+    // Paged like the other modes.
+    const second = await analytics("video", { daily: 1, fields: "played_1s", startDate: D3, pageSize: 2, page: 2 });
+    expect(second.body).toMatchObject({ count: 3, data: [{ date: `${D1}T23:59:59.000Z`, played_1s: 4 }] });
+  });
+
   it("livestream: video counters of live videos only", async () => {
     const { body } = await analytics("livestream", { summary: 1, fields: "video_played" });
     expect(body.data).toEqual([{ contentKey: live, startDate: D2, endDate: D1, video_played: 6 }]);
@@ -118,8 +137,9 @@ describe("E7 analytics", () => {
 
   it("answers 400 for summary/detailed, fields and dates, 401 and 403 as documented", async () => {
     const cases: [string, Record<string, string | number>, string][] = [
-      ["video", {}, "summary, detailed: give exactly one of them"],
-      ["video", { summary: 1, detailed: 1 }, "summary, detailed: give exactly one of them"],
+      ["video", {}, "summary, detailed, daily: give exactly one of them"],
+      ["video", { summary: 1, detailed: 1 }, "summary, detailed, daily: give exactly one of them"],
+      ["video", { summary: 1, daily: 1 }, "summary, detailed, daily: give exactly one of them"],
       ["video", { summary: 1, fields: "plays" }, 'fields: unknown metric "plays" for type video'],
       ["video", { summary: 1, startDate: D1, endDate: D2 }, "endDate: must not be before startDate"],
       ["video", { summary: 1, startDate: "2024-01-01", endDate: "2025-06-01" }, "endDate: the range from startDate to endDate is"],

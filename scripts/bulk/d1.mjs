@@ -1,20 +1,23 @@
-// The local D1 database through `wrangler d1 execute DB --local` (scripts/lib/wrangler.mjs runs
-// wrangler): queries with JSON results, SQL files, and where the database file lives.
+// The local D1 databases through `wrangler d1 execute <binding> --local` (scripts/lib/wrangler.mjs
+// runs wrangler): queries with JSON results, SQL files, and where the database file lives. The
+// binding is DB (the catalog) unless an option says STATS_DB (the statistics); `remote: true`
+// runs against the deployed database instead (operator scripts only).
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runWrangler, spawnWrangler } from "../lib/wrangler.mjs";
 
-function localArgs(persistTo) {
-  return ["d1", "execute", "DB", "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+function localArgs(persistTo, binding = "DB", remote = false) {
+  if (remote) return ["d1", "execute", binding, "--remote"];
+  return ["d1", "execute", binding, "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
 }
 
 /**
  * Runs SQL (one or more statements) and returns one array of rows per statement. wrangler's
  * --json output is the only thing on stdout; errors come as `{"error": {"text"}}` or on stderr.
  */
-export function d1Query(sql, { persistTo } = {}) {
+export function d1Query(sql, { persistTo, binding, remote } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawnWrangler([...localArgs(persistTo), "--json", "--command", sql], {
+    const child = spawnWrangler([...localArgs(persistTo, binding, remote), "--json", "--command", sql], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -46,8 +49,8 @@ export async function d1Rows(sql, options) {
  * Runs a SQL file. wrangler executes a local file as one D1 batch, i.e. one transaction:
  * a failing file leaves nothing of itself behind.
  */
-export function d1ExecFile(file, { persistTo } = {}) {
-  return runWrangler([...localArgs(persistTo), "--file", file, "--yes"], { quiet: true });
+export function d1ExecFile(file, { persistTo, binding, remote } = {}) {
+  return runWrangler([...localArgs(persistTo, binding, remote), "--file", file, "--yes"], { quiet: true });
 }
 
 /** Bytes of the local D1 database file(s) (SQLite file plus WAL), or null if not found. */

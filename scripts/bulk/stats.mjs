@@ -1,12 +1,15 @@
 // Bulk statistics for benchmarks: daily rollup rows (video_stats, ad_stats, viewer_stats,
 // ecommerce_stats) over the year before the reference day, for the bulk organizations' videos,
-// loaded into the LOCAL D1 database in chunked SQL files. Deterministic for a seed.
+// loaded into the LOCAL statistics database (binding STATS_DB) in chunked SQL files, then their
+// totals (per content key and day, per content key and month, per organization and day) summed
+// from them, as the queue consumer would have kept them. Deterministic for a seed.
 //
 //   npm run seed:bulk -- --videos 10000 --stats-rows 1000000     (seed-bulk calls seedStats)
 //   node scripts/bulk/stats.mjs --rows 1000000 [--orgs bulk1,bulk2] [--seed 1] [--now ISO]
 //
 // Standalone, it reads the organizations (default: every bulk* one) and their listable videos
-// from the local database and REPLACES their statistics. Shape of the data:
+// from the local catalog database and REPLACES their statistics; statistics of organizations no
+// longer in the catalog (left by `seed:bulk --reset`) are deleted too. Shape of the data:
 // - rows per organization in proportion to its listable videos; per table about 55% video,
 //   25% ad, 12% viewer (only with viewer_analytics), 8% ecommerce (only with ecommerce) —
 //   the shares of the tables an organization cannot have go to video and ad rows;
@@ -22,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { ROLLUPS, rebuildTotals } from "../stats-totals.mjs";
 import { d1ExecFile, d1Query, d1Rows } from "./d1.mjs";
 import { Zipf, rng } from "./random.mjs";
 import { insertStatements, lit } from "./sql.mjs";
@@ -185,9 +189,15 @@ function dailyCounts(total, firstDayMs, seed, label) {
   });
 }
 
-function statsDeleteSql(orgIds) {
+/** Every table of the statistics database that carries an organization id. */
+const TOTALS_TABLES = Object.keys(ROLLUPS).flatMap((k) => [`${k}_day_totals`, `${k}_month_totals`, `${k}_org_day_totals`]);
+const ORG_TABLES = [...TABLE_NAMES, ...TOTALS_TABLES, "ecommerce_items", "dimension_values", "dimension_counts", "ingestion_days", "dead_letters"];
+
+/** Deletes the statistics of these organizations and of any not in `catalogIds` (orphans). */
+function statsDeleteSql(orgIds, catalogIds) {
   const ids = orgIds.join(", ");
-  return TABLE_NAMES.map((t) => `DELETE FROM ${t} WHERE organization_id IN (${ids});`).join(" ");
+  const known = catalogIds.join(", ");
+  return ORG_TABLES.map((t) => `DELETE FROM ${t} WHERE organization_id IN (${ids}) OR organization_id NOT IN (${known});`).join(" ");
 }
 
 function itemStatements(org, nowIso) {
@@ -207,7 +217,7 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
  */
 export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persistTo, chunkRows = 50_000, keepSql } = {}) {
   const started = Date.now();
-  const d1 = { persistTo };
+  const d1 = { persistTo, binding: "STATS_DB" };
   const withVideos = orgs
     .map((o) => ({ ...o, videos: [...o.videos].sort((a, b) => (a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : 0)) }))
     .filter((o) => o.videos.length > 0);
@@ -236,9 +246,10 @@ export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persis
       `${isoDay(firstDayMs)} to ${isoDay(todayMs - DAY)} (seed ${seed}).`,
   );
 
-  process.stdout.write("Deleting their existing statistics... ");
+  process.stdout.write("Deleting their existing statistics (and those of organizations no longer in the catalog)... ");
   let t = Date.now();
-  await d1Query(statsDeleteSql(withVideos.map((o) => o.id)), d1);
+  const catalogIds = (await d1Rows("SELECT id FROM organizations", { persistTo })).map((r) => r.id);
+  await d1Query(statsDeleteSql(withVideos.map((o) => o.id), catalogIds), d1);
   console.log(seconds(Date.now() - t));
 
   const dir = keepSql ?? mkdtempSync(join(tmpdir(), "video-catalog-stats-"));
@@ -291,11 +302,14 @@ export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persis
   }
   const loadMs = Date.now() - loadStarted;
   t = Date.now();
+  await rebuildTotals({ orgIds: withVideos.map((o) => o.id), persistTo });
+  const totalsMs = Date.now() - t;
+  t = Date.now();
   await d1Query("ANALYZE; PRAGMA optimize;", d1);
   const total = Object.values(written).reduce((a, b) => a + b, 0);
   console.log(
     `Loaded ${total} statistics rows (${TABLE_NAMES.map((tb) => `${tb} ${written[tb]}`).join(", ")}) in ${fileIndex} files: ` +
-      `load ${seconds(loadMs)}, ANALYZE ${seconds(Date.now() - t)}, total ${seconds(Date.now() - started)}.` +
+      `load ${seconds(loadMs)}, totals ${seconds(totalsMs)}, ANALYZE ${seconds(Date.now() - t)}, total ${seconds(Date.now() - started)}.` +
       (keepSql ? ` SQL kept in ${dir}.` : ""),
   );
   return { rows: written, total, loadMs, files: fileIndex };
@@ -306,8 +320,9 @@ export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persis
 
 const USAGE = `Usage: node scripts/bulk/stats.mjs --rows N [options]
 
-Replaces the statistics of organizations in the LOCAL D1 database with about N generated daily
-rows over the year before the reference day (for bench/stats.mjs).
+Replaces the statistics of organizations in the LOCAL statistics database (STATS_DB) with about
+N generated daily rows over the year before the reference day, and their totals (for
+bench/stats.mjs). Organizations and videos are read from the local catalog database (DB).
 
   --rows N          daily rows in all (required; e.g. 1000000)
   --orgs a,b        organization keys (default: every bulk* organization, see npm run seed:bulk)

@@ -59,8 +59,8 @@ function inlineLiterals(values: readonly (string | number)[]): string | null {
   return quoted.length <= INLINE_STRING_CHARS_MAX ? quoted : null;
 }
 
-/** db.batch of any number of statements (none: nothing to run). */
-export async function runBatch(db: Db, statements: readonly BatchItem<"sqlite">[]): Promise<void> {
+/** db.batch of any number of statements (none: nothing to run), on either database. */
+export async function runBatch(db: Pick<Db, "batch">, statements: readonly BatchItem<"sqlite">[]): Promise<void> {
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }

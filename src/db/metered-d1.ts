@@ -63,9 +63,17 @@ function wrapStatement(inner: D1PreparedStatement, meter: D1Meter): Wrapped {
   return wrapped as unknown as Wrapped;
 }
 
+/** The meter of each metered database, so a second database can be metered on the same one. */
+const meters = new WeakMap<D1Database, D1Meter>();
+
+/** The meter a database made by meterD1 reports to; undefined for an unmetered one. */
+export function meterOf(db: D1Database): D1Meter | undefined {
+  return meters.get(db);
+}
+
 /** The metered database over a D1 binding or a session of it (./sessions.ts). */
 export function meterD1(db: D1Database | D1DatabaseSession, meter: D1Meter): D1Database {
-  return {
+  const metered = {
     prepare: (query: string) => wrapStatement(db.prepare(query), meter),
     async batch<T>(statements: D1PreparedStatement[]) {
       const inner = statements.map((s) => (s as Partial<Wrapped>)[INNER] ?? s);
@@ -81,4 +89,6 @@ export function meterD1(db: D1Database | D1DatabaseSession, meter: D1Meter): D1D
       return result;
     },
   } as unknown as D1Database;
+  meters.set(metered, meter);
+  return metered;
 }

@@ -11,7 +11,6 @@ import {
   type Plan,
   type SubOrganization,
 } from "./schema";
-import { adStats, ecommerceStats, videoStats, viewerStats } from "./schema-stats";
 
 export interface OrganizationWithNetwork extends Organization {
   networkName: string | null;
@@ -222,10 +221,7 @@ export async function bumpStatsVersion(db: Db, organizationId: number): Promise<
     .where(eq(organizations.id, organizationId));
 }
 
-/** Deletes the organization (its catalog cascades) and its statistics rows, in one batch. */
+/** Deletes the organization; its catalog rows cascade (its statistics live in the statistics database). */
 export async function deleteOrganization(db: Db, organizationId: number): Promise<void> {
-  await db.batch([
-    db.delete(organizations).where(eq(organizations.id, organizationId)),
-    ...[videoStats, adStats, viewerStats, ecommerceStats].map((t) => db.delete(t).where(eq(t.organizationId, organizationId))),
-  ]);
+  await db.delete(organizations).where(eq(organizations.id, organizationId));
 }

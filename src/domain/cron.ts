@@ -1,17 +1,24 @@
 // The scheduled handler's work, in order, each part bounded and idempotent (cron delivery is at
 // least once and runs may overlap): feed files (feeds/cron.ts), unfinished uploads
-// (content/sweep.ts), and the cardinality bookkeeping of days no event can reach any more.
+// (content/sweep.ts), and the statistics' housekeeping: the cardinality bookkeeping of days no
+// event can reach any more, the ids of counted queue messages no delivery can repeat any more,
+// and viewer rows past their retention period.
+import { statsDbBeside } from "../db/stats/client";
 import { purgeDimensionValues } from "../db/stats/dimensions";
 import { utcDay } from "../shared/dates";
 import { sweepUploads } from "./content/sweep";
 import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
+import { purgeCountedMessageIds } from "./stats/consume";
+import { purgeExpiredViewerRows } from "./stats/erasure";
 
 export async function runCron(deps: Deps) {
   const feeds = await runFeedCron(deps);
   const uploads = await sweepUploads(deps);
   // Events older than EVENTS_MAX_AGE_DAYS are refused, so their days' values are no longer needed.
   const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * 86_400_000);
-  const dimensionValuesPurged = await purgeDimensionValues(deps.db, oldestDay);
-  return { ...feeds, uploads, dimensionValuesPurged };
+  const dimensionValuesPurged = await purgeDimensionValues(statsDbBeside(deps.db), oldestDay);
+  const messageIdsPurged = await purgeCountedMessageIds(deps.db, deps.now);
+  const viewers = await purgeExpiredViewerRows(deps.db, deps.now, deps.config.viewerRowsRetentionMonths);
+  return { ...feeds, uploads, dimensionValuesPurged, messageIdsPurged, viewerRowsPurged: viewers.purged };
 }

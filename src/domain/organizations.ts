@@ -25,6 +25,7 @@ import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import { thumbnailKey } from "../storage/layout";
 import { forgetOrganization } from "./recent-lookups";
 import { catalogChanged } from "./catalog-changed";
+import { eraseOrganizationStatistics } from "./stats/erasure";
 import { playerTokenKey } from "./stats/player-tokens";
 import type { Deps } from "./deps";
 import { feedFileStore } from "./feeds/publisher";
@@ -176,12 +177,14 @@ export async function rotateCredentials(deps: Deps, organizationKey: string, par
 }
 
 /**
- * Deletes an organization: its metadata (cascading) and statistics at once, its published
- * files before the answer, its open uploads and media after it.
+ * Deletes an organization: its statistics (in the statistics database, first, so that a failure
+ * leaves the organization there to delete again), its metadata (cascading), its published files
+ * before the answer, its open uploads and media after it.
  */
 export async function deleteOrganization(deps: Deps, organizationKey: string) {
   const org = await loadOrganization(deps, organizationKey);
   const [feeds, objects] = await Promise.all([listFeeds(deps.db, org.id), organizationObjects(deps.db, org.id)]);
+  await eraseOrganizationStatistics(deps.db, org.id);
   await deleteOrganizationRows(deps.db, org.id);
   if (org.networkId !== null) await bumpNetworkVersion(deps.db, org.networkId);
   forgetOrganization(org.id, org.networkId);

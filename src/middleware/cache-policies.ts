@@ -6,7 +6,7 @@ import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
-import { dayStart } from "../shared/dates";
+import { dayStart, isClosedDay } from "../shared/dates";
 import type { CachePolicy } from "./edge-cache";
 
 /** Catalog reads: a write moves the version on, so entries may live long; windows move by the cron. */
@@ -38,11 +38,10 @@ export function catalogPolicy(showsNetwork: (c: Context<AppEnv>) => boolean = ()
  */
 export function statsPolicy(range: { start: string; end: string }, showsNetwork: (c: Context<AppEnv>) => boolean = () => false): CachePolicy {
   return (c) => {
-    const end = dayStart(c.req.query(range.end) ?? "");
-    if (end === null || dayStart(c.req.query(range.start) ?? "") === null) return null; // a 400: nothing to keep
+    const end = c.req.query(range.end) ?? "";
+    if (dayStart(end) === null || dayStart(c.req.query(range.start) ?? "") === null) return null; // a 400: nothing to keep
     const org = c.get("auth").org;
-    const openDays = (c.get("config").eventsMaxAgeDays + 1) * 86_400_000;
-    const closed = end + 86_400_000 < Date.now() - openDays;
+    const closed = isClosedDay(end, Date.now(), c.get("config").eventsMaxAgeDays);
     return {
       parts: [`s${org.statsVersion}`, `c${org.catalogVersion}`, ...(showsNetwork(c) ? networkParts(c) : [])],
       ttlSeconds: closed ? CLOSED_STATS_TTL_SECONDS : RECENT_STATS_TTL_SECONDS,

@@ -2,11 +2,15 @@
 // worker). Each queue is routed by name to its consumer; wrangler.toml binds the producers and
 // names the consumers. A consumer acknowledges or retries each message itself.
 import type { Env } from "../env";
+import { consumeEvents, EVENTS_DEAD_LETTER_QUEUE, EVENTS_QUEUE, parkDeadEvents } from "./events";
 
 export type QueueConsumer = (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>;
 
 /** Consumers by queue name (the `queue` of [[queues.consumers]] in wrangler.toml). */
-const consumers: Record<string, QueueConsumer> = {};
+const consumers: Record<string, QueueConsumer> = {
+  [EVENTS_QUEUE]: consumeEvents,
+  [EVENTS_DEAD_LETTER_QUEUE]: parkDeadEvents,
+};
 
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
   const consumer = consumers[batch.queue];

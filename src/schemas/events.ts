@@ -76,10 +76,13 @@ export const eventBatch = z
 export const eventBatchResult = z
   .object({
     status: z.literal("ok"),
-    accepted: z.number().openapi({ description: "Events counted" }),
+    accepted: z.number().openapi({
+      description:
+        "Events queued for counting. The queue consumer then checks each content key (a video of the organization or its network) and the daily cardinality caps; what it refuses shows in GET /v2/ingestion.",
+    }),
     rejected: z
       .array(z.object({ index: z.number().openapi({ description: "Position in events" }), reason: z.string() }))
-      .openapi({ description: "Events not counted, with why" }),
+      .openapi({ description: "Events refused by the request's checks (shape, time window, player token), with why" }),
   })
   .openapi("EventBatchResult");
 
@@ -112,3 +115,56 @@ export const viewerErasureQuery = z.object({
   fingerprint: text(256).optional().openapi({ description: "Erase this device fingerprint's rows" }),
   tput: text(512).optional().openapi({ description: "Erase this third party user token's rows" }),
 });
+
+// Ingestion status (write credentials) and the dead letters (operator)
+
+export const INGESTION_DAYS_MAX = 90;
+
+export const ingestionQuery = z.object({
+  days: z.coerce
+    .number("must be an integer")
+    .int("must be an integer")
+    .min(1, "must be at least 1")
+    .max(INGESTION_DAYS_MAX, `must be at most ${INGESTION_DAYS_MAX}`)
+    .default(7)
+    .openapi({ type: "integer", description: `UTC days back from today, 1 to ${INGESTION_DAYS_MAX} (default 7)` }),
+});
+
+export const ingestionDay = z
+  .object({
+    date: z.string().openapi({ description: "UTC day the consumer counted on (of processing, not of the events)" }),
+    messages: z.number().openapi({ description: "Queue messages (one per beacon, or per 100 KB of events) counted" }),
+    eventsCounted: z.number(),
+    eventsRejected: z.number().openapi({ description: "Refused by the consumer: a content key not of the organization or its network" }),
+    valuesFolded: z.number().openapi({ description: "Dimension values counted as other: the daily cap (DIMENSION_VALUES_PER_DAY, VIEWER_IDS_PER_IP_PER_DAY) was reached" }),
+    lastRejection: z.string().nullable(),
+    lastRejectionAt: z.string().nullable(),
+  })
+  .openapi("IngestionDay");
+
+export const ingestionStatus = z
+  .object({
+    days: z.array(ingestionDay).openapi({ description: "Days with counted messages, newest first" }),
+    deadLetters: z.object({ count: z.number(), oldest: z.string().nullable() }).openapi({ description: "Messages of the organization the queue gave up on, parked until the operator replays them" }),
+  })
+  .openapi("IngestionStatus");
+
+export const deadLetterStatus = z.object({ count: z.number(), oldest: z.string().nullable() }).openapi("DeadLetterStatus");
+
+export const replayQuery = z.object({
+  limit: z.coerce
+    .number("must be an integer")
+    .int("must be an integer")
+    .min(1, "must be at least 1")
+    .max(1000, "must be at most 1000")
+    .default(1000)
+    .openapi({ type: "integer", description: "Parked messages to put back on the event queue, oldest first (1 to 1000)" }),
+});
+
+export const replayResult = z
+  .object({
+    replayed: z.number(),
+    unreadable: z.number().openapi({ description: "Parked messages that cannot be read: they stay parked" }),
+    remaining: z.number().openapi({ description: "Messages still parked" }),
+  })
+  .openapi("DeadLetterReplay");

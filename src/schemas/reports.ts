@@ -187,8 +187,13 @@ export const analyticsParams = z.object({
 });
 
 export const analyticsQuery = z.object({
-  summary: z.string().max(10).optional().openapi({ description: "Give summary or detailed (exactly one): totals per contentKey over the range" }),
-  detailed: z.string().max(10).optional().openapi({ description: "Give summary or detailed (exactly one): one row per UTC day and contentKey" }),
+  summary: z.string().max(10).optional().openapi({ description: "Give summary, detailed or daily (exactly one): totals per contentKey over the range" }),
+  detailed: z.string().max(10).optional().openapi({ description: "Give summary, detailed or daily (exactly one): one row per UTC day and contentKey" }),
+  daily: z
+    .string()
+    .max(10)
+    .optional()
+    .openapi({ description: "Give summary, detailed or daily (exactly one): one row per UTC day of the range, totals over the selected videos (zeros for days without statistics), e.g. plays per day for a chart" }),
   startDate: day.openapi({ description: "First UTC day, inclusive" }),
   endDate: day.openapi({ description: "Last UTC day, inclusive; at most 366 days from startDate" }),
   fields: z
@@ -210,13 +215,13 @@ export const analyticsQuery = z.object({
 
 export const analyticsRow = z
   .object({
-    date: z.string().optional().openapi({ description: "detailed: end of the UTC day" }),
-    contentKey: z.string(),
+    date: z.string().optional().openapi({ description: "detailed and daily: end of the UTC day" }),
+    contentKey: z.string().optional().openapi({ description: "summary and detailed" }),
     startDate: z.string().optional().openapi({ description: "summary: the range" }),
     endDate: z.string().optional(),
   })
   .catchall(z.number())
-  .openapi("AnalyticsRow", { description: "contentKey, date (detailed) or startDate/endDate (summary), and one number per field" });
+  .openapi("AnalyticsRow", { description: "contentKey and startDate/endDate (summary), date and contentKey (detailed) or date (daily), and one number per field" });
 
 export const analyticsResponse = z
   .object({ count: z.number(), message: z.string(), page: z.number(), pageSize: z.number(), data: z.array(analyticsRow) })

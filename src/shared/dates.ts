@@ -77,3 +77,13 @@ export function parseTimestamp(value: string): number | null {
   }
   return midnight + ((h * 60 + mi - offsetMinutes) * 60 + s) * 1000 + ms;
 }
+
+/**
+ * A UTC day is closed to new events once it ended more than `eventsMaxAgeDays` + 1 days ago
+ * (the ingestion refuses older timestamps): reports over closed days change only by erasure or
+ * by a late delivery (a queue backlog, a dead-letter replay), which must say so (stats version).
+ */
+export function isClosedDay(day: string, nowMs: number, eventsMaxAgeDays: number): boolean {
+  const start = dayStart(day);
+  return start !== null && start + 86_400_000 < nowMs - (eventsMaxAgeDays + 1) * 86_400_000;
+}

@@ -4,7 +4,7 @@
 // those.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createOrg, fixture, publishVideo, report, sumCounters, aroundToday, type Org, type Service } from "./harness/api";
+import { COUNTED, createOrg, fixture, publishVideo, report, sumCounters, aroundToday, type Org, type Service } from "./harness/api";
 import { launchChromium } from "./harness/browser";
 import { startRecorder, type Recorder } from "./harness/recorder";
 
@@ -224,15 +224,15 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
     };
 
     // E8: the video rows.
-    await expect.poll(async () => sumCounters(await data("/prod/get_video_reports", { content_key: main }))).toEqual(videoCounters(expectedMain));
-    await expect.poll(async () => sumCounters(await data("/prod/get_video_reports", { content_key: second }))).toEqual(expectedSecond);
+    await expect.poll(async () => sumCounters(await data("/prod/get_video_reports", { content_key: main })), COUNTED).toEqual(videoCounters(expectedMain));
+    await expect.poll(async () => sumCounters(await data("/prod/get_video_reports", { content_key: second })), COUNTED).toEqual(expectedSecond);
     expect((await data("/prod/get_video_reports", {})).map((r: any) => r.video_player_id)).toEqual(["e2e-player", "e2e-player"]);
 
     // E10 with the consenting viewer's token: the main video's counters (viewer names for pause
     // and resume) and the ad row; nothing of #second, which was played without consent.
     const { video_pause, video_resume, thumbnail_view, video_impression, ...viewerVideo } = videoCounters(expectedMain);
     await expect
-      .poll(async () => sumCounters(await data("/prod/get_viewer_reports", { tput: "user-e2e" })))
+      .poll(async () => sumCounters(await data("/prod/get_viewer_reports", { tput: "user-e2e" })), COUNTED)
       .toEqual({ ...viewerVideo, video_paused: video_pause, video_resumed: video_resume, ad_done: 1 });
     const viewerRows = await data("/prod/get_viewer_reports", {});
     expect(new Set(viewerRows.map((r: any) => `${r.content_key} ${r.fingerprint}`))).toEqual(new Set([`${main} fp-e2e`]));
@@ -241,6 +241,7 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
     await expect
       .poll(async () =>
         (await data("/prod/get_ad_reports", {})).map((r: any) => [r.content_key, r.ad_position, r.ad_creative, r.ad_system, r.ad_player_id, r.ad_impression, r.ad_done]),
+        COUNTED,
       )
       .toEqual([[main, "preroll", "e2e-creative", "e2e-vast", "e2e-player", 1, 1]]);
     await expect
@@ -248,6 +249,7 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
         (await data("/prod/get_ecommerce_reports", {})).ecommerce_stats
           .map((r: any) => [r.content_key, r.ecommerce_key, r.ecommerce_clicked, r.ecommerce_bar_shown])
           .sort(),
+        COUNTED,
       )
       .toEqual([
         [main, "none", 0, 1],

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { attach } from "../../sdk/player/src/index";
 import type { Scheduler } from "../../sdk/player/src/types";
 import { FakePlayer } from "../../sdk/player/test/fake-player";
-import { createOrg, fixture, publishVideo, report, sumCounters, aroundToday, type Org, type Service } from "./harness/api";
+import { COUNTED, createOrg, fixture, publishVideo, report, sumCounters, aroundToday, type Org, type Service } from "./harness/api";
 
 const service: Service = inject("e2e");
 
@@ -77,11 +77,11 @@ describe("player SDK from Node, through a PlayerSource adapter", () => {
 
     const dates = aroundToday();
     await expect
-      .poll(async () => sumCounters((await report(service, "/prod/get_video_reports", org, { ...dates, content_key: contentKey })).body.data))
+      .poll(async () => sumCounters((await report(service, "/prod/get_video_reports", org, { ...dates, content_key: contentKey })).body.data), COUNTED)
       .toEqual(sent);
     const { thumbnail_view, video_impression, video_pause, ...viewerCounters } = sent;
     await expect
-      .poll(async () => sumCounters((await report(service, "/prod/get_viewer_reports", org, { ...dates, fingerprint_list: '"fp-node"' })).body.data))
+      .poll(async () => sumCounters((await report(service, "/prod/get_viewer_reports", org, { ...dates, fingerprint_list: '"fp-node"' })).body.data), COUNTED)
       .toEqual({ ...viewerCounters, video_paused: video_pause });
   });
 });

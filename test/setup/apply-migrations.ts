@@ -1,4 +1,6 @@
 import { applyD1Migrations, env } from "cloudflare:test";
 
-// Idempotent: applyD1Migrations skips migrations already applied to this database.
+// Idempotent: applyD1Migrations skips migrations already applied to this database. The catalog
+// and the statistics database each have their own migrations.
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+await applyD1Migrations(env.STATS_DB, env.TEST_STATS_MIGRATIONS);

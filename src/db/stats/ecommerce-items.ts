@@ -1,9 +1,10 @@
 // Ecommerce items (E12 ecommerce_info), managed by the publisher.
 import { and, asc, eq } from "drizzle-orm";
-import { inList, type Db } from "../client";
-import { ecommerceItems, type EcommerceItem } from "../schema-stats";
+import { inList } from "../client";
+import type { StatsDb } from "./client";
+import { ecommerceItems, type EcommerceItem } from "./schema";
 
-export async function listEcommerceItems(db: Db, organizationId: number, keys?: readonly string[]): Promise<EcommerceItem[]> {
+export async function listEcommerceItems(db: StatsDb, organizationId: number, keys?: readonly string[]): Promise<EcommerceItem[]> {
   if (keys && keys.length === 0) return [];
   return db
     .select()
@@ -13,7 +14,7 @@ export async function listEcommerceItems(db: Db, organizationId: number, keys?: 
 }
 
 export async function insertEcommerceItem(
-  db: Db,
+  db: StatsDb,
   item: { organizationId: number; ecommerceKey: string; ecommerceLink: string; ecommerceName: string; now: string },
 ): Promise<EcommerceItem> {
   const [row] = await db
@@ -24,7 +25,7 @@ export async function insertEcommerceItem(
 }
 
 export async function updateEcommerceItem(
-  db: Db,
+  db: StatsDb,
   organizationId: number,
   ecommerceKey: string,
   changes: { ecommerceLink: string; ecommerceName: string; now: string },
@@ -37,7 +38,7 @@ export async function updateEcommerceItem(
   return row ?? null;
 }
 
-export async function deleteEcommerceItem(db: Db, organizationId: number, ecommerceKey: string): Promise<EcommerceItem | null> {
+export async function deleteEcommerceItem(db: StatsDb, organizationId: number, ecommerceKey: string): Promise<EcommerceItem | null> {
   const [row] = await db
     .delete(ecommerceItems)
     .where(and(eq(ecommerceItems.organizationId, organizationId), eq(ecommerceItems.ecommerceKey, ecommerceKey)))

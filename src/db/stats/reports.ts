@@ -1,12 +1,14 @@
-// Report queries (E8–E12): statistics rows of a scope in keyset pages, E9's ranking and
-// grouped rows.
+// Report queries (E8–E12) on the daily rollups: statistics rows of a scope in keyset pages,
+// E9's ranking by a dimension and its grouped rows. (Rankings and sums by counter read the
+// totals: totals.ts.)
 import { and, asc, between, desc, eq, lte, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../../shared/counters";
-import { inList, type Db } from "../client";
-import { subOrganizationKeys } from "../content";
-import { adStats, ecommerceStats, videoStats, viewerStats } from "../schema-stats";
+import { inList } from "../client";
+import { KEYS_PER_PARAMETER } from "./catalog-keys";
+import type { StatsDb } from "./client";
 import type { StatsTable } from "./rollups";
+import { adStats, ecommerceStats, videoStats, viewerStats } from "./schema";
 
 export interface StatsScope {
   organizationId: number;
@@ -14,17 +16,21 @@ export interface StatsScope {
   start: string;
   end: string;
   contentKey?: string;
-  /** X-Service-MMI-Key: only the sub-organization's content (deleted content then drops out). */
-  subOrganizationId?: number | null;
+  /**
+   * Only these content keys (a sub-organization's, X-Service-MMI-Key). A list longer than
+   * KEYS_PER_PARAMETER is not sent to D1: the caller then keeps the rows of its keys itself.
+   */
+  keys?: readonly string[];
 }
 
-/** The content conditions of a scope (key, sub-organization), besides organization and dates. */
+/** Whether the queries narrow a scope's key list themselves (else the caller filters). */
+export const keysInSql = (scope: StatsScope) => scope.keys === undefined || scope.keys.length <= KEYS_PER_PARAMETER;
+
+/** The content conditions of a scope (key, key list), besides organization and dates. */
 function contentScope(table: StatsTable, scope: StatsScope): (SQL | undefined)[] {
   return [
     scope.contentKey !== undefined ? eq(table.contentKey, scope.contentKey) : undefined,
-    scope.subOrganizationId != null
-      ? sql`${table.contentKey} in ${subOrganizationKeys({ organizationId: scope.organizationId, subOrganizationId: scope.subOrganizationId })}`
-      : undefined,
+    scope.keys !== undefined && keysInSql(scope) ? inList(table.contentKey, scope.keys) : undefined,
   ];
 }
 
@@ -61,7 +67,7 @@ function after(order: [SQLiteColumn, string][], row: StatsRow | null): SQL | und
  * range from its start for every page; without, it seeks to the cursor.
  */
 async function rowsPage(
-  db: Db,
+  db: StatsDb,
   table: StatsTable,
   selection: Record<string, SQLiteColumn>,
   order: [SQLiteColumn, string][],
@@ -88,7 +94,7 @@ async function rowsPage(
 }
 
 /** E8: video statistics rows, by date, content key and dimensions (the UNIQUE key's order). */
-export function videoRows(db: Db, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
+export function videoRows(db: StatsDb, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
   const t = videoStats;
   const selection = {
     content_key: t.contentKey,
@@ -109,7 +115,7 @@ export function videoRows(db: Db, scope: StatsScope, last: StatsRow | null, limi
 }
 
 /** E11: ad statistics rows. */
-export function adRows(db: Db, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
+export function adRows(db: StatsDb, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
   const t = adStats;
   const selection = {
     date: t.date,
@@ -136,7 +142,7 @@ export function adRows(db: Db, scope: StatsScope, last: StatsRow | null, limit: 
 }
 
 /** E12: ecommerce statistics rows. */
-export function ecommerceRows(db: Db, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
+export function ecommerceRows(db: StatsDb, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
   const t = ecommerceStats;
   const selection = { date: t.date, content_key: t.contentKey, ecommerce_key: t.ecommerceKey, device_type: t.deviceType, ...pick(t, ECOMMERCE_COUNTERS) };
   const order: [SQLiteColumn, string][] = [
@@ -149,7 +155,7 @@ export function ecommerceRows(db: Db, scope: StatsScope, last: StatsRow | null, 
 }
 
 /** Distinct values of a column of the ecommerce rows in the scope (E12's info lists). */
-export async function ecommerceKeysInScope(db: Db, scope: StatsScope, what: "ecommerce_key" | "content_key"): Promise<string[]> {
+export async function ecommerceKeysInScope(db: StatsDb, scope: StatsScope, what: "ecommerce_key" | "content_key"): Promise<string[]> {
   const t = ecommerceStats;
   const col = what === "ecommerce_key" ? t.ecommerceKey : t.contentKey;
   const rows = await db.selectDistinct({ value: col }).from(t).where(scopeWhere(t, scope)).orderBy(asc(col));
@@ -162,7 +168,7 @@ export interface ViewerFilter {
 }
 
 /** E10: viewer statistics rows (tput as stored: its hash). */
-export function viewerRows(db: Db, scope: StatsScope, filter: ViewerFilter, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
+export function viewerRows(db: StatsDb, scope: StatsScope, filter: ViewerFilter, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
   const t = viewerStats;
   const selection = {
     date: t.date,
@@ -202,35 +208,29 @@ const VIDEO_DIMENSIONS = {
 export type VideoDimension = keyof typeof VIDEO_DIMENSIONS;
 
 /**
- * E9 ranking: content keys with statistics in the scope, highest first by the total of a
- * counter (or the greatest value of a dimension), then by key; by key alone without a sort.
+ * E9 ranking by a dimension: content keys with statistics in the scope, the greatest value of
+ * the dimension first, then by key. (Totals carry no dimensions; rankings by a counter read
+ * them: totals.ts#rankByTotal.) At most `limit` (none: all).
  */
-export async function rankContentKeys(
-  db: Db,
-  scope: StatsScope,
-  sort: { counter: string } | { dimension: VideoDimension } | null,
-  limit: number,
-): Promise<string[]> {
+export async function rankByDimension(db: StatsDb, scope: StatsScope, dimension: VideoDimension, limit?: number): Promise<string[]> {
   const t = videoStats;
-  const rank = !sort ? [] : ["counter" in sort ? desc(sql`sum(${column(t, sort.counter)})`) : desc(sql`max(${VIDEO_DIMENSIONS[sort.dimension]})`)];
-  const rows = await db
+  const query = db
     .select({ contentKey: t.contentKey })
     .from(t)
     .where(scopeWhere(t, scope))
     .groupBy(t.contentKey)
-    .orderBy(...rank, asc(t.contentKey))
-    .limit(limit);
+    .orderBy(desc(sql`max(${VIDEO_DIMENSIONS[dimension]})`), asc(t.contentKey));
+  const rows = limit === undefined ? await query : await query.limit(limit);
   return rows.map((r) => r.contentKey);
 }
 
 /**
  * E9 stats: per content key and day, broken down by the listed dimensions, counters summed
- * over the others. `keys` null means every content key in the scope.
+ * over the others.
  */
 export async function groupedVideoRows(
-  db: Db,
+  db: StatsDb,
   scope: StatsScope,
-  keys: string[] | null,
   dimensions: readonly VideoDimension[],
   counters: readonly string[],
   limit: number,
@@ -243,7 +243,7 @@ export async function groupedVideoRows(
   return db
     .select(selection)
     .from(t)
-    .where(scopeWhere(t, scope, keys ? inList(t.contentKey, keys) : undefined))
+    .where(scopeWhere(t, scope))
     .groupBy(t.contentKey, t.date, ...dims)
     .orderBy(asc(t.contentKey), asc(t.date), ...dims.map((c) => asc(c)))
     .limit(limit) as Promise<StatsRow[]>;

@@ -1,11 +1,15 @@
 // E7 GET /v2/analytics/{type}: sums of the chosen counters per content key over the range
-// (summary) or per UTC day and content key (detailed), paged like E6.
+// (summary), per UTC day and content key (detailed) or per UTC day (daily, for charts), paged
+// like E6. Every mode reads the totals the consumer keeps (never the dimensioned daily rows):
+// summary the month totals plus the day totals of partial months, detailed the day totals,
+// daily the organization's day totals (or the day totals of the selected videos).
 import type { Entitlement } from "../../db/schema";
-import { analyticsRows, type AnalyticsContent } from "../../db/stats/analytics";
-import type { StatsRow } from "../../db/stats/reports";
+import { byKeyParts, selectContentKeys, type ContentSelection } from "../../db/stats/catalog-keys";
+import { statsDbBeside } from "../../db/stats/client";
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
+import { contentKeysWithTotals, dayTotalsPage, totalsPerContentKey, totalsPerDay, type TotalsRow, type TotalsScope } from "../../db/stats/totals";
 import type { AnalyticsType } from "../../schemas/reports";
-import { dayRange, endOfDay } from "../../shared/dates";
+import { dayRange, dayStart, endOfDay, utcDay } from "../../shared/dates";
 import { invalid } from "../../shared/errors";
 import { videoQuery, type Requester, type VideoFilterParams } from "../catalog/video-query";
 import { requireEntitlement } from "../entitlements";
@@ -31,6 +35,7 @@ const FIELD_ALIASES: Record<string, string> = { played_1: "played_1s", played_30
 export interface AnalyticsParams extends Omit<VideoFilterParams, "networkVideos" | "watchedByTput"> {
   summary?: string;
   detailed?: string;
+  daily?: string;
   startDate: string;
   endDate: string;
   fields?: string | string[];
@@ -41,6 +46,14 @@ export interface AnalyticsParams extends Omit<VideoFilterParams, "networkVideos"
 
 /** `?summary`, `?summary=1`, `?summary=true` select it; absent, 0 or false do not. */
 const selected = (v: string | undefined) => v !== undefined && v !== "0" && v.toLowerCase() !== "false";
+
+type Mode = "summary" | "detailed" | "daily";
+
+function modeOf(q: AnalyticsParams): Mode {
+  const modes = (["summary", "detailed", "daily"] as const).filter((m) => selected(q[m]));
+  if (modes.length !== 1) throw invalid("summary, detailed, daily: give exactly one of them");
+  return modes[0]!;
+}
 
 function parseFields(type: AnalyticsType, counters: readonly string[], fields: string | string[] | undefined): string[] {
   if (fields === undefined) return [...counters];
@@ -59,12 +72,12 @@ function parseFields(type: AnalyticsType, counters: readonly string[], fields: s
 const E6_FILTERS = ["feedId", "mmi", "searchString", "categories", "customFields", "events", "tags"] as const;
 
 /**
- * Which content keys count. Without an E6 filter (and without an MMI scope): every key of the
- * organization with statistics, removed and deleted videos included, like the reports. With
- * one: the videos E6 would list with those filters. Livestream: only content with isLive.
+ * Which videos count. Without an E6 filter (and without an MMI scope): every content key of the
+ * organization with statistics, removed and deleted videos included, like the reports (null).
+ * With one: the videos E6 would list with those filters. Livestream: only content with isLive.
  * Statistics are always the organization's own (network videos' belong to their owners).
  */
-async function contentFilter(r: Requester, spec: TypeSpec, q: AnalyticsParams): Promise<AnalyticsContent | null> {
+async function contentSelection(r: Requester, spec: TypeSpec, q: AnalyticsParams): Promise<ContentSelection | null> {
   const filtered = E6_FILTERS.some((f) => q[f] !== undefined) || q.networkVideos === "1" || r.caller.subOrg !== null;
   if (!filtered) return spec.liveOnly ? { liveOf: r.caller.org.id } : null;
   const query = await videoQuery(r, {
@@ -80,30 +93,75 @@ async function contentFilter(r: Requester, spec: TypeSpec, q: AnalyticsParams): 
   return { query: { ...query, liveOnly: spec.liveOnly } };
 }
 
+/** Adds the counters of `row` to `into` (rows of the same day from several key parts). */
+function addCounters(into: TotalsRow, row: TotalsRow, counters: readonly string[]): void {
+  for (const c of counters) into[c] = Number(into[c] ?? 0) + Number(row[c] ?? 0);
+}
+
 export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsParams) {
   const spec = TYPES[type];
   if (spec.entitlement) requireEntitlement(r.caller.org, spec.entitlement, `analytics of type ${type}`);
-  if (selected(q.summary) === selected(q.detailed)) throw invalid("summary, detailed: give exactly one of them");
-  const detailed = selected(q.detailed);
+  const mode = modeOf(q);
   const range = dayRange(q.startDate, q.endDate, { start: "startDate", end: "endDate" });
   const counters = parseFields(type, spec.rollup.counters, q.fields);
-  const { count, rows } = await analyticsRows(r.db, {
-    rollup: spec.rollup,
-    organizationId: r.caller.org.id,
-    start: range.start,
-    end: range.end,
-    counters,
-    detailed,
-    content: await contentFilter(r, spec, q),
-    contentKey: q.contentKey,
-    limit: q.pageSize,
-    offset: (q.page - 1) * q.pageSize,
-  });
-  const data = rows.map((row: StatsRow) => {
-    const out: StatsRow = detailed
-      ? { date: endOfDay(row.date as string), contentKey: row.content_key! }
-      : { contentKey: row.content_key!, startDate: range.start, endDate: range.end };
-    for (const c of counters) out[c] = row[c]!;
+  const stats = statsDbBeside(r.db);
+  const totals = spec.rollup.totals;
+  const scope: TotalsScope = { organizationId: r.caller.org.id, start: range.start, end: range.end, contentKey: q.contentKey };
+  const page = { limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
+
+  // With a selection: the keys with statistics in the range, then the catalog keeps the ones it
+  // selects (one query per KEYS_PER_PARAMETER keys, keys in and keys out).
+  const selection = await contentSelection(r, spec, q);
+  let keys: string[] | null = null;
+  if (selection) {
+    const withStatistics = await contentKeysWithTotals(stats, totals, scope);
+    const taken = await selectContentKeys(r.db, selection, withStatistics);
+    keys = withStatistics.filter((k) => taken.has(k));
+  }
+
+  let count: number;
+  let rows: TotalsRow[];
+  if (mode === "summary") {
+    if (keys) {
+      count = keys.length;
+      const pageKeys = keys.slice(page.offset, page.offset + page.limit);
+      rows = pageKeys.length ? (await totalsPerContentKey(stats, totals, { ...scope, keys: pageKeys }, counters, { limit: page.limit, offset: 0 })).rows : [];
+    } else {
+      ({ count, rows } = await totalsPerContentKey(stats, totals, scope, counters, page));
+    }
+  } else if (mode === "detailed") {
+    if (keys) {
+      // Each part gives its first offset + limit rows in (day, key) order; merged, then the page.
+      const parts = await byKeyParts(keys, async (part) => [await dayTotalsPage(stats, totals, { ...scope, keys: part }, counters, { limit: page.offset + page.limit, offset: 0 })]);
+      count = parts.reduce((n, p) => n + p.count, 0);
+      rows = parts
+        .flatMap((p) => p.rows)
+        .sort((a, b) => (a.date === b.date ? (a.content_key! < b.content_key! ? -1 : 1) : a.date! < b.date! ? -1 : 1))
+        .slice(page.offset, page.offset + page.limit);
+    } else {
+      ({ count, rows } = await dayTotalsPage(stats, totals, scope, counters, page));
+    }
+  } else {
+    const perDay = new Map<string, TotalsRow>();
+    const add = (list: TotalsRow[]) => {
+      for (const row of list) addCounters(perDay.get(row.date as string) ?? perDay.set(row.date as string, { date: row.date! }).get(row.date as string)!, row, counters);
+    };
+    if (keys) for (const part of await byKeyParts(keys, async (k) => [await totalsPerDay(stats, totals, { ...scope, keys: k }, counters)])) add(part);
+    else add(await totalsPerDay(stats, totals, scope, counters));
+    // Every day of the range, zeros where nothing counted: a chart's x axis.
+    const days = Array.from({ length: range.days }, (_, i) => utcDay(dayStart(range.start)! + i * 86_400_000));
+    count = days.length;
+    rows = days.slice(page.offset, page.offset + page.limit).map((day) => perDay.get(day) ?? { date: day });
+  }
+
+  const data = rows.map((row) => {
+    const out: Record<string, string | number> =
+      mode === "summary"
+        ? { contentKey: row.content_key!, startDate: range.start, endDate: range.end }
+        : mode === "detailed"
+          ? { date: endOfDay(row.date as string), contentKey: row.content_key! }
+          : { date: endOfDay(row.date as string) };
+    for (const c of counters) out[c] = Number(row[c] ?? 0);
     return out;
   });
   return { count, message: "ok", page: q.page, pageSize: q.pageSize, data };

@@ -1,6 +1,8 @@
-// Ecommerce items (E12 ecommerce_info): created, replaced and deleted by the publisher.
+// Ecommerce items (E12 ecommerce_info): created, replaced and deleted by the publisher; kept in
+// the statistics database beside the rows that name them.
 import { isUniqueViolation, type Db } from "../../db/client";
-import type { EcommerceItem } from "../../db/schema-stats";
+import { statsDbBeside } from "../../db/stats/client";
+import type { EcommerceItem } from "../../db/stats/schema";
 import { deleteEcommerceItem, insertEcommerceItem, listEcommerceItems, updateEcommerceItem } from "../../db/stats/ecommerce-items";
 import { invalid, notFound } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
@@ -23,7 +25,7 @@ export function ecommerceItemView(item: EcommerceItem) {
 
 export async function createEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
   try {
-    const item = await insertEcommerceItem(db, { organizationId, ...input, now });
+    const item = await insertEcommerceItem(statsDbBeside(db), { organizationId, ...input, now });
     await statisticsChanged(db, organizationId);
     return ecommerceItemView(item);
   } catch (err) {
@@ -33,19 +35,19 @@ export async function createEcommerceItem(db: Db, organizationId: number, input:
 }
 
 export async function replaceEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
-  const item = await updateEcommerceItem(db, organizationId, input.ecommerceKey, { ...input, now });
+  const item = await updateEcommerceItem(statsDbBeside(db), organizationId, input.ecommerceKey, { ...input, now });
   if (!item) throw notFound(`ecommerceKey: ${input.ecommerceKey} does not exist`);
   await statisticsChanged(db, organizationId);
   return ecommerceItemView(item);
 }
 
 export async function removeEcommerceItem(db: Db, organizationId: number, ecommerceKey: string) {
-  const item = await deleteEcommerceItem(db, organizationId, ecommerceKey);
+  const item = await deleteEcommerceItem(statsDbBeside(db), organizationId, ecommerceKey);
   if (!item) throw notFound(`ecommerceKey: ${ecommerceKey} does not exist`);
   await statisticsChanged(db, organizationId);
   return ecommerceItemView(item);
 }
 
 export async function ecommerceItems(db: Db, organizationId: number) {
-  return (await listEcommerceItems(db, organizationId)).map(ecommerceItemView);
+  return (await listEcommerceItems(statsDbBeside(db), organizationId)).map(ecommerceItemView);
 }

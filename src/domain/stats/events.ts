@@ -1,6 +1,7 @@
 // The request side of event ingestion: each event of a batch judged on its own against the
 // contract and the time window, and normalized into what its rollup rows need. Nothing here
-// reads the database; what needs it (content keys, the cardinality caps) is fold.ts's.
+// reads the database; what needs it (content keys, the cardinality caps) is the queue
+// consumer's (fold.ts).
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import { statsEvent } from "../../schemas/events";
 import { counterTarget, NONE, type CounterTarget } from "../../shared/counters";
@@ -27,9 +28,8 @@ export interface EventSource {
   tokenContentKey: string | null;
 }
 
-/** One accepted event with every value its rows need ('none' for what it did not report). */
-export interface NormalizedEvent {
-  index: number;
+/** An event with every value its rows need ('none' for what it did not report): what is queued. */
+export interface CountedEvent {
   day: string;
   contentKey: string;
   target: CounterTarget;
@@ -43,6 +43,11 @@ export interface NormalizedEvent {
   ecommerceKey: string;
   /** Viewer-level values, only with consent from an organization with viewer analytics. */
   viewer: { ip: string; fingerprint: string; tputHash: string } | null;
+}
+
+/** An accepted event of a request, with its index in the batch (for the answer). */
+export interface NormalizedEvent extends CountedEvent {
+  index: number;
 }
 
 export interface Rejection {

@@ -1,37 +1,60 @@
-// The database side of event ingestion: events whose content key is the organization's (or
-// its network's) are folded into the daily rollup rows they touch, with one upsert per table,
-// in one atomic batch with the cardinality bookkeeping. A 500-event batch is three reads
-// (content keys, known dimension values, their counts) and one write batch.
+// The database side of event ingestion, run by the queue consumer on a batch of messages: the
+// events whose content key is their organization's (or its network's) are folded into the rows
+// they touch — the daily rollups and their totals per content key and day, per content key and
+// month, per organization and day — with one upsert per table (per 500 distinct rows), in one
+// atomic D1 batch with the message ids, the cardinality bookkeeping and the ingestion figures.
 //
 // Cardinality caps (DESIGN.md "Scale"): per organization, UTC day and free-form dimension at
 // most `valuesPerDay` distinct values; a value beyond it is counted under `other`, so totals stay
 // exact while one client cannot create rows without bound. Viewer identities (fingerprint, tput)
 // are capped per client IP and day instead (`viewerIdsPerIp`): real viewers are many, but one
-// address has few.
+// address has few. Batches that run at the same time decide on the same counts, so a cap may be
+// passed by the new values of concurrent batches; the counters stay exact either way.
 import { runBatch, type Db } from "../../db/client";
 import { playableContentKeys } from "../../db/content";
 import type { OrganizationWithNetwork } from "../../db/organizations";
+import type { StatsDb } from "../../db/stats/client";
 import { dimensionState, registerDimensionValues, slotKey, valueKey, type DimensionValue } from "../../db/stats/dimensions";
-import { ROLLUPS, upsertIncrements, type Rollup, type RollupIncrement } from "../../db/stats/rollups";
+import { addIngestionDays, recordMessageIds } from "../../db/stats/ingestion";
+import { ROLLUP_LIST, ROLLUPS, upsertIncrements, type CounterIncrement, type CounterTable, type Rollup } from "../../db/stats/rollups";
 import { NONE, OTHER } from "../../shared/counters";
-import type { NormalizedEvent, Rejection } from "./events";
+import { utcDay } from "../../shared/dates";
+import type { CountedEvent } from "./events";
 
 export interface FoldLimits {
   valuesPerDay: number;
   viewerIdsPerIp: number;
+  /** The ingestion's age limit: events of days closed by it are late deliveries (isClosedDay). */
+  eventsMaxAgeDays: number;
 }
 
-export interface FoldResult {
+/** The events of one organization in a batch (of the messages not counted yet). */
+export interface OrganizationEvents {
+  org: OrganizationWithNetwork;
+  messages: number;
+  events: CountedEvent[];
+}
+
+/** What the batch did for one organization (also added to its ingestion day). */
+export interface OrganizationOutcome {
+  organizationId: number;
+  organizationKey: string;
+  messages: number;
   counted: number;
-  rejected: Rejection[];
+  /** Events whose content key is not the organization's or its network's. */
+  rejected: number;
   /** Values counted as `other` because their dimension was at its cap. */
   folded: number;
+  lastRejection: string | null;
 }
+
+/** An event of the batch with its organization. */
+type BatchEvent = CountedEvent & { organizationId: number };
 
 /** Sums increments per row key, so each row is written once per batch. */
 class Increments {
-  private rows = new Map<string, RollupIncrement>();
-  constructor(readonly rollup: Rollup) {}
+  private rows = new Map<string, CounterIncrement>();
+  constructor(readonly target: CounterTable) {}
 
   add(key: (string | number)[], counter: string): void {
     const id = JSON.stringify(key);
@@ -40,17 +63,38 @@ class Increments {
     row.counters[counter] = (row.counters[counter] ?? 0) + 1;
   }
 
-  get size() {
-    return this.rows.size;
-  }
-
   values() {
     return [...this.rows.values()];
   }
 }
 
+/** The increments of a rollup and of its three totals, added together. */
+class RollupIncrements {
+  readonly rows: Increments;
+  readonly day: Increments;
+  readonly month: Increments;
+  readonly orgDay: Increments;
+  constructor(rollup: Rollup) {
+    this.rows = new Increments(rollup);
+    this.day = new Increments(rollup.totals.day);
+    this.month = new Increments(rollup.totals.month);
+    this.orgDay = new Increments(rollup.totals.orgDay);
+  }
+
+  add(rowKey: (string | number)[], e: BatchEvent, counter: string): void {
+    this.rows.add(rowKey, counter);
+    this.day.add([e.organizationId, e.day, e.contentKey], counter);
+    this.month.add([e.organizationId, e.day.slice(0, 7), e.contentKey], counter);
+    this.orgDay.add([e.organizationId, e.day], counter);
+  }
+
+  all(): Increments[] {
+    return [this.rows, this.day, this.month, this.orgDay];
+  }
+}
+
 /** The capped values an event carries: [field, dimension name]. */
-function cappedValues(e: NormalizedEvent): [keyof Capped, string][] {
+function cappedValues(e: CountedEvent): [keyof Capped, string][] {
   const fields: [keyof Capped, string][] = [];
   if (e.target.kind !== "ecommerce") fields.push(["playerId", "player_id"]);
   if (e.target.kind === "ad") fields.push(["adCreative", "ad_creative"], ["adSystem", "ad_system"]);
@@ -60,30 +104,33 @@ function cappedValues(e: NormalizedEvent): [keyof Capped, string][] {
   return fields;
 }
 
-type Capped = Pick<NormalizedEvent, "playerId" | "adCreative" | "adSystem" | "ecommerceKey"> & { fingerprint: string; tputHash: string };
+type Capped = Pick<CountedEvent, "playerId" | "adCreative" | "adSystem" | "ecommerceKey"> & { fingerprint: string; tputHash: string };
 
-const read = (e: NormalizedEvent, field: keyof Capped) =>
-  field === "fingerprint" || field === "tputHash" ? e.viewer![field] : e[field];
+const read = (e: CountedEvent, field: keyof Capped) => (field === "fingerprint" || field === "tputHash" ? e.viewer![field] : e[field]);
 
-function write(e: NormalizedEvent, field: keyof Capped, value: string): void {
+function write(e: CountedEvent, field: keyof Capped, value: string): void {
   if (field === "fingerprint" || field === "tputHash") e.viewer![field] = value;
   else e[field] = value;
 }
 
 /**
  * Replaces values past their dimension's cap by `other` (in place), admitting new ones in batch
- * order while there is room. Returns the new values to record and how many were folded.
+ * order while there is room. Returns the new values to record and how many were folded per
+ * organization.
  */
-async function applyCaps(db: Db, organizationId: number, events: NormalizedEvent[], limits: FoldLimits) {
+async function applyCaps(statsDb: StatsDb, events: BatchEvent[], limits: FoldLimits) {
   const capOf = (dimension: string) => (dimension.includes("@") ? limits.viewerIdsPerIp : limits.valuesPerDay);
   const uses = events.flatMap((e) =>
     cappedValues(e)
-      .map(([field, dimension]) => ({ e, field, v: { day: e.day, dimension, value: read(e, field) } }))
+      .map(([field, dimension]) => ({ e, field, v: { organizationId: e.organizationId, day: e.day, dimension, value: read(e, field) } }))
       .filter(({ v }) => v.value !== NONE),
   );
-  const { known, counts } = await dimensionState(db, organizationId, uses.map((u) => u.v));
+  const { known, counts } = await dimensionState(
+    statsDb,
+    uses.map((u) => u.v),
+  );
   const admitted = new Map<string, DimensionValue>();
-  let folded = 0;
+  const folded = new Map<number, number>();
   for (const { e, field, v } of uses) {
     const key = valueKey(v);
     if (known.has(key) || admitted.has(key)) continue;
@@ -93,44 +140,86 @@ async function applyCaps(db: Db, organizationId: number, events: NormalizedEvent
       counts.set(slotKey(v), used + 1);
     } else {
       write(e, field, OTHER);
-      folded += 1;
+      folded.set(e.organizationId, (folded.get(e.organizationId) ?? 0) + 1);
     }
   }
   return { fresh: [...admitted.values()], folded };
 }
 
-export async function foldEvents(db: Db, org: OrganizationWithNetwork, events: NormalizedEvent[], limits: FoldLimits): Promise<FoldResult> {
-  const playable = await playableContentKeys(db, org.id, org.networkId, [...new Set(events.map((e) => e.contentKey))]);
-  const rejected: Rejection[] = [];
-  const counted = events.filter((e) => {
-    if (playable.has(e.contentKey)) return true;
-    rejected.push({ index: e.index, reason: `contentKey: ${e.contentKey} is not a video of this organization or its network` });
-    return false;
-  });
-  const { fresh, folded } = await applyCaps(db, org.id, counted, limits);
-
-  const orgId = org.id;
-  const video = new Increments(ROLLUPS.video);
-  const ad = new Increments(ROLLUPS.ad);
-  const ecommerce = new Increments(ROLLUPS.ecommerce);
-  const viewer = new Increments(ROLLUPS.viewer);
-  for (const e of counted) {
-    const { target, day, contentKey } = e;
-    if (target.kind === "video") {
-      video.add([orgId, day, contentKey, e.country3, e.device, e.playerId], target.counter);
-    } else if (target.kind === "ad") {
-      ad.add([orgId, day, contentKey, e.country2, e.adCreative, e.device, e.playerId, e.adPosition, e.adSystem], target.counter);
-    } else {
-      ecommerce.add([orgId, day, contentKey, e.ecommerceKey, e.device], target.counter);
-    }
-    if (target.viewerCounter && e.viewer) {
-      const adPosition = target.kind === "ad" ? e.adPosition : NONE;
-      viewer.add([orgId, day, contentKey, e.country3, e.device, e.viewer.ip, e.viewer.fingerprint, e.viewer.tputHash, adPosition], target.viewerCounter);
-    }
+function addToRollups(rollups: Map<Rollup, RollupIncrements>, e: BatchEvent): void {
+  const of = (r: Rollup) => rollups.get(r) ?? rollups.set(r, new RollupIncrements(r)).get(r)!;
+  const { target, day, contentKey, organizationId: org } = e;
+  if (target.kind === "video") {
+    of(ROLLUPS.video).add([org, day, contentKey, e.country3, e.device, e.playerId], e, target.counter);
+  } else if (target.kind === "ad") {
+    of(ROLLUPS.ad).add([org, day, contentKey, e.country2, e.adCreative, e.device, e.playerId, e.adPosition, e.adSystem], e, target.counter);
+  } else {
+    of(ROLLUPS.ecommerce).add([org, day, contentKey, e.ecommerceKey, e.device], e, target.counter);
   }
-  await runBatch(db, [
-    ...registerDimensionValues(db, orgId, fresh),
-    ...[video, ad, ecommerce, viewer].filter((inc) => inc.size > 0).map((inc) => upsertIncrements(db, inc.rollup, inc.values())),
+  if (target.viewerCounter && e.viewer) {
+    const adPosition = target.kind === "ad" ? e.adPosition : NONE;
+    of(ROLLUPS.viewer).add([org, day, contentKey, e.country3, e.device, e.viewer.ip, e.viewer.fingerprint, e.viewer.tputHash, adPosition], e, target.viewerCounter);
+  }
+}
+
+/**
+ * Counts a batch: checks content keys (catalog), applies the caps, and writes everything in one
+ * D1 batch on the statistics database, whose first statement records `messageIds` (a plain
+ * INSERT: the batch fails, counting nothing, when another delivery recorded one of them first).
+ */
+export async function foldBatch(
+  db: Db,
+  statsDb: StatsDb,
+  messageIds: string[],
+  byOrganization: OrganizationEvents[],
+  limits: FoldLimits,
+  now: Date,
+): Promise<OrganizationOutcome[]> {
+  const playable = await Promise.all(
+    byOrganization.map(({ org, events }) => playableContentKeys(db, org.id, org.networkId, [...new Set(events.map((e) => e.contentKey))])),
+  );
+  const outcomes: OrganizationOutcome[] = [];
+  const counted: BatchEvent[] = [];
+  byOrganization.forEach(({ org, events, messages }, i) => {
+    const outcome: OrganizationOutcome = { organizationId: org.id, organizationKey: org.organizationKey, messages, counted: 0, rejected: 0, folded: 0, lastRejection: null };
+    for (const e of events) {
+      if (playable[i]!.has(e.contentKey)) {
+        counted.push({ ...e, viewer: e.viewer && { ...e.viewer }, organizationId: org.id });
+        outcome.counted += 1;
+      } else {
+        outcome.rejected += 1;
+        outcome.lastRejection = `contentKey: ${e.contentKey} is not a video of this organization or its network`;
+      }
+    }
+    outcomes.push(outcome);
+  });
+
+  const { fresh, folded } = await applyCaps(statsDb, counted, limits);
+  for (const o of outcomes) o.folded = folded.get(o.organizationId) ?? 0;
+
+  const rollups = new Map<Rollup, RollupIncrements>();
+  for (const e of counted) addToRollups(rollups, e);
+  const upserts = ROLLUP_LIST.flatMap((r) => rollups.get(r)?.all() ?? []).flatMap((inc) => upsertIncrements(statsDb, inc.target, inc.values()));
+
+  const at = now.toISOString();
+  const today = utcDay(now.getTime());
+  await runBatch(statsDb, [
+    recordMessageIds(statsDb, messageIds),
+    ...registerDimensionValues(statsDb, fresh),
+    ...upserts,
+    addIngestionDays(
+      statsDb,
+      outcomes.map((o) => ({
+        organizationId: o.organizationId,
+        day: today,
+        messages: o.messages,
+        eventsCounted: o.counted,
+        eventsRejected: o.rejected,
+        valuesFolded: o.folded,
+        lastRejection: o.lastRejection,
+        at,
+      })),
+    ),
   ]);
-  return { counted: counted.length, rejected, folded };
+  return outcomes;
 }

@@ -1,22 +1,45 @@
-// Event ingestion (POST /v2/events): a batch is normalized (events.ts: shape, time window,
-// player token scope) and folded into the rollups (fold.ts: content keys, cardinality caps, one
-// write batch). The answer counts the events counted and lists every refused one with why.
-import type { Db } from "../../db/client";
+// Event ingestion (POST /v2/events), the request's part: a batch is normalized (events.ts:
+// shape, time window, player token scope) and its accepted events are put on the event queue;
+// the queue consumer (consume.ts, fold.ts) checks content keys and the cardinality caps and
+// counts them. No database write happens in the request. The answer counts the events queued
+// and lists every refused one with why.
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import { normalizeEvents, type EventSource, type Rejection } from "./events";
-import { foldEvents, type FoldLimits } from "./fold";
+import { encodeEventMessages, sendBatches } from "./queued-events";
 
 export interface IngestResult {
+  /** Events queued for counting. */
   accepted: number;
   rejected: Rejection[];
 }
 
-export async function ingestEvents(db: Db, org: OrganizationWithNetwork, source: EventSource, limits: FoldLimits, raw: readonly unknown[]): Promise<IngestResult> {
+/** Not one event could be queued (the queue refused or failed): the batch may be sent again. */
+export class EventsNotQueued extends Error {}
+
+export const NOT_QUEUED_REASON = "not queued: the event queue is unavailable; send it again later";
+
+export async function queueEvents(queue: Queue<unknown>, org: OrganizationWithNetwork, source: EventSource, raw: readonly unknown[]): Promise<IngestResult> {
   const normalized = await normalizeEvents(org, source, raw);
-  const folded = await foldEvents(db, org, normalized.events, limits);
-  if (folded.folded > 0) {
-    console.log(JSON.stringify({ msg: "dimension values past their daily cap counted as other", organization: org.organizationKey, values: folded.folded }));
+  const rejected = [...normalized.rejected];
+  let accepted = 0;
+  let failure: unknown = null;
+  for (const group of sendBatches(encodeEventMessages(org.id, normalized.events, source.now))) {
+    const events = group.reduce((n, m) => n + m.indices.length, 0);
+    if (failure === null) {
+      try {
+        await queue.sendBatch(group.map((m) => ({ body: m.body, contentType: "json" as const })));
+        accepted += events;
+        continue;
+      } catch (err) {
+        failure = err;
+      }
+    }
+    // Once a send failed the rest is not tried: the events that did not go are named one by one.
+    for (const m of group) for (const index of m.indices) rejected.push({ index, reason: NOT_QUEUED_REASON });
   }
-  const rejected = [...normalized.rejected, ...folded.rejected].sort((a, b) => a.index - b.index);
-  return { accepted: folded.counted, rejected };
+  if (failure !== null) {
+    console.error(JSON.stringify({ level: "error", msg: "events not queued", organization: org.organizationKey, error: String(failure).slice(0, 200) }));
+    if (accepted === 0 && normalized.events.length > 0) throw new EventsNotQueued("the event queue is unavailable", { cause: failure });
+  }
+  return { accepted, rejected: rejected.sort((a, b) => a.index - b.index) };
 }

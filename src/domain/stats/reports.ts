@@ -4,19 +4,24 @@
 import type { Db } from "../../db/client";
 import { contentsByKey } from "../../db/content";
 import type { Content, Syndication } from "../../db/schema";
+import { keysInScopeAmong } from "../../db/stats/catalog-keys";
+import { statsDbBeside, type StatsDb } from "../../db/stats/client";
 import { listEcommerceItems } from "../../db/stats/ecommerce-items";
 import {
   adRows,
   ecommerceKeysInScope,
   ecommerceRows,
   groupedVideoRows,
-  rankContentKeys,
+  keysInSql,
+  rankByDimension,
   videoRows,
   viewerRows,
   type StatsRow,
   type StatsScope,
   type VideoDimension,
 } from "../../db/stats/reports";
+import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
+import { contentKeysWithTotals, dayTotalsOf, rankByTotal } from "../../db/stats/totals";
 import { syndicationsOf } from "../../db/syndications";
 import { COMBINED_FIELDS, EVENT_ALIASES, NONE, VIDEO_COUNTERS, VIEWER_AD_COUNTERS, VIEWER_VIDEO_COUNTERS } from "../../shared/counters";
 import { dayRange, endOfDay } from "../../shared/dates";
@@ -31,13 +36,14 @@ import { hashTput } from "./viewers";
  * Most stats rows E9 answers with (about 6 MB of JSON): its entries group rows per video, so it
  * is built in memory; beyond it E9 is a 400 asking for result_limit, a narrower range or one
  * content key, never a silently cut list. The flat reports (E8, E10, E11, E12) have no limit:
- * they are read in keyset pages and streamed (src/domain/stats/json-stream.ts).
+ * they are read in keyset pages and streamed (src/shared/json-stream.ts).
  */
 export const REPORT_MAX_ROWS = 10_000;
 /** Rows per D1 query of the streamed reports. */
 export const PAGE_ROWS = 2_000;
 
 export interface ReportContext {
+  /** The catalog database of the request (the statistics database is found beside it). */
   db: Db;
   caller: Caller;
   staticUrl: string;
@@ -49,24 +55,41 @@ export interface ReportParams {
   content_key?: string;
 }
 
-function scopeOf(ctx: ReportContext, q: ReportParams): StatsScope {
+/**
+ * The rows a report reads: organization, range, content key, and with X-Service-MMI-Key the
+ * sub-organization's content keys among those with statistics of this rollup in the range
+ * (one query per database: the keys with totals, then the catalog keeps its own).
+ */
+async function scopeOf(ctx: ReportContext, stats: StatsDb, q: ReportParams, rollup: Rollup): Promise<StatsScope> {
   const range = dayRange(q.start_date, q.end_date, { start: "start_date", end: "end_date" });
-  return {
-    organizationId: ctx.caller.org.id,
-    start: range.start,
-    end: range.end,
-    contentKey: q.content_key,
-    subOrganizationId: ctx.caller.subOrg?.id ?? null,
-  };
+  const scope: StatsScope = { organizationId: ctx.caller.org.id, start: range.start, end: range.end, contentKey: q.content_key };
+  const sub = ctx.caller.subOrg;
+  if (!sub) return scope;
+  const withStatistics = await contentKeysWithTotals(stats, rollup.totals, scope);
+  const ofSub = await keysInScopeAmong(ctx.db, { organizationId: scope.organizationId, subOrganizationId: sub.id }, withStatistics);
+  return { ...scope, keys: withStatistics.filter((k) => ofSub.has(k)) };
 }
+
+/** The rows of the scope's keys, when the queries could not narrow to a list that long. */
+async function* ofScopeKeys(rows: AsyncIterable<StatsRow>, scope: StatsScope): AsyncGenerator<StatsRow> {
+  const keep = keysInSql(scope) ? null : new Set(scope.keys);
+  for await (const row of rows) if (!keep || keep.has(row.content_key as string)) yield row;
+}
+
+/** Pages of rows of a scope, as one sequence (keyset pages of PAGE_ROWS, then the key filter). */
+function rowsOf(scope: StatsScope, page: (last: StatsRow | null, limit: number) => Promise<StatsRow[]>): AsyncIterable<StatsRow> {
+  return ofScopeKeys(
+    paged<StatsRow>((last) => page(last, PAGE_ROWS), PAGE_ROWS),
+    scope,
+  );
+}
+
+const tooManyRows = () =>
+  invalid(`start_date, end_date: the report has more than ${REPORT_MAX_ROWS} stats rows; give result_limit, narrow the date range or give content_key`);
 
 /** E9's rows, fetched with limit REPORT_MAX_ROWS + 1: one more means too many. */
 function capped(rows: StatsRow[]): StatsRow[] {
-  if (rows.length > REPORT_MAX_ROWS) {
-    throw invalid(
-      `start_date, end_date: the report has more than ${REPORT_MAX_ROWS} stats rows; give result_limit, narrow the date range or give content_key`,
-    );
-  }
+  if (rows.length > REPORT_MAX_ROWS) throw tooManyRows();
   return rows;
 }
 
@@ -80,14 +103,16 @@ const rowArray = (rows: AsyncIterable<unknown>): ReportData => ["[", rows, "]"];
 /** E8 get_video_reports: video statistics rows. Requires the enterprise player. */
 export async function videoReport(ctx: ReportContext, q: ReportParams): Promise<ReportData> {
   requireEntitlement(ctx.caller.org, "enterprise_player", "get_video_reports");
-  const scope = scopeOf(ctx, q);
-  return rowArray(mapped(paged<StatsRow>((last) => videoRows(ctx.db, scope, last, PAGE_ROWS), PAGE_ROWS), withEndOfDay));
+  const stats = statsDbBeside(ctx.db);
+  const scope = await scopeOf(ctx, stats, q, ROLLUPS.video);
+  return rowArray(mapped(rowsOf(scope, (last, limit) => videoRows(stats, scope, last, limit)), withEndOfDay));
 }
 
 /** E11 get_ad_reports: ad statistics rows (no entitlement named by the spec). */
 export async function adReport(ctx: ReportContext, q: ReportParams): Promise<ReportData> {
-  const scope = scopeOf(ctx, q);
-  return rowArray(mapped(paged<StatsRow>((last) => adRows(ctx.db, scope, last, PAGE_ROWS), PAGE_ROWS), withEndOfDay));
+  const stats = statsDbBeside(ctx.db);
+  const scope = await scopeOf(ctx, stats, q, ROLLUPS.ad);
+  return rowArray(mapped(rowsOf(scope, (last, limit) => adRows(stats, scope, last, limit)), withEndOfDay));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,7 +163,8 @@ async function videosWithWindows(db: Db, organizationId: number, keys: string[])
  */
 export async function combinedReport(ctx: ReportContext, q: CombinedParams): Promise<ReportData> {
   requireEntitlement(ctx.caller.org, "enterprise_player", "get_video_reports_combined");
-  const scope = scopeOf(ctx, q);
+  const stats = statsDbBeside(ctx.db);
+  const scope = await scopeOf(ctx, stats, q, ROLLUPS.video);
   const sortField = q.sort_field !== undefined ? combinedField(q.sort_field, "sort_field") : undefined;
   let fields: string[] | undefined;
   if (q.column_list !== undefined) {
@@ -151,13 +177,32 @@ export async function combinedReport(ctx: ReportContext, q: CombinedParams): Pro
     ? (fields.filter((f) => DIMENSIONS.has(f)) as VideoDimension[])
     : ["country", "video_device_type", "video_player_id"];
   const counters = fields ? fields.filter((f) => !DIMENSIONS.has(f)) : [...VIDEO_COUNTERS];
+  // The totals narrow to the scope's keys in SQL when the list is short enough; else here.
+  const totalsScope = { ...scope, keys: keysInSql(scope) ? scope.keys : undefined };
+  const keep = keysInSql(scope) ? null : new Set(scope.keys);
 
   let keys: string[] | null = null;
   if (sortField !== undefined || q.result_limit !== undefined) {
-    const sort = sortField === undefined ? null : DIMENSIONS.has(sortField) ? { dimension: sortField as VideoDimension } : { counter: sortField };
-    keys = await rankContentKeys(ctx.db, scope, sort, q.result_limit ?? REPORT_MAX_ROWS);
+    const limit = q.result_limit ?? REPORT_MAX_ROWS;
+    // A ranking by a counter (or by key) reads the totals: videos × months, not every daily row.
+    const ranked =
+      sortField !== undefined && DIMENSIONS.has(sortField)
+        ? await rankByDimension(stats, scope, sortField as VideoDimension, keep ? undefined : limit)
+        : await rankByTotal(stats, ROLLUPS.video.totals, totalsScope, sortField ?? null, keep ? undefined : limit);
+    keys = (keep ? ranked.filter((k) => keep.has(k)) : ranked).slice(0, limit);
   }
-  const rows = keys && keys.length === 0 ? [] : capped(await groupedVideoRows(ctx.db, scope, keys, dimensions, counters, REPORT_MAX_ROWS + 1));
+  // A key list too long for SQL has more keys, hence rows, than E9 answers with.
+  if (keep && !keys) throw tooManyRows();
+  let rows: StatsRow[] = [];
+  if (!keys || keys.length > 0) {
+    const rowScope = keys ? { ...totalsScope, keys } : totalsScope;
+    // Without a dimension the stats rows are the day totals themselves.
+    rows =
+      dimensions.length === 0
+        ? await dayTotalsOf(stats, ROLLUPS.video.totals, rowScope, counters, REPORT_MAX_ROWS + 1)
+        : await groupedVideoRows(stats, keys ? { ...scope, keys } : scope, dimensions, counters, REPORT_MAX_ROWS + 1);
+    rows = capped(rows);
+  }
 
   const statsByKey = new Map<string, StatsRow[]>();
   for (const row of rows) {
@@ -210,10 +255,11 @@ export async function viewerReport(ctx: ReportContext, q: ViewerParams): Promise
   if (q.fingerprint_list !== undefined && q.tput !== undefined) {
     throw invalid("tput: must not be given together with fingerprint_list");
   }
-  const scope = scopeOf(ctx, q);
+  const stats = statsDbBeside(ctx.db);
+  const scope = await scopeOf(ctx, stats, q, ROLLUPS.viewer);
   const fingerprints = q.fingerprint_list !== undefined ? parseFingerprintList(q.fingerprint_list) : undefined;
   const tputHash = q.tput !== undefined ? await hashTput(ctx.caller.org.id, q.tput) : undefined;
-  const rows = paged<StatsRow>((last) => viewerRows(ctx.db, scope, { fingerprints, tputHash }, last, PAGE_ROWS), PAGE_ROWS);
+  const rows = rowsOf(scope, (last, limit) => viewerRows(stats, scope, { fingerprints, tputHash }, last, limit));
   return rowArray(mapped(rows, (r) => {
     const out: StatsRow = { date: endOfDay(r.date as string) };
     if (q.content_key === undefined) out.content_key = r.content_key!;
@@ -263,20 +309,24 @@ function ecommerceVideoInfo(c: Content, windows: Syndication[], staticUrl: strin
 export async function ecommerceReport(ctx: ReportContext, q: EcommerceParams): Promise<ReportData> {
   requireEntitlement(ctx.caller.org, "ecommerce", "get_ecommerce_reports");
   const orgId = ctx.caller.org.id;
-  const scope = scopeOf(ctx, q);
+  const statsDb = statsDbBeside(ctx.db);
+  const scope = await scopeOf(ctx, statsDb, q, ROLLUPS.ecommerce);
+  // (A sub-organization key list too long for SQL lists the items of the organization's rows.)
   const info =
     q.include_ecommerce_data === "1"
-      ? (await listEcommerceItems(ctx.db, orgId, (await ecommerceKeysInScope(ctx.db, scope, "ecommerce_key")).filter((k) => k !== NONE))).map((i) => ({
+      ? (await listEcommerceItems(statsDb, orgId, (await ecommerceKeysInScope(statsDb, scope, "ecommerce_key")).filter((k) => k !== NONE))).map((i) => ({
           ecommerce_key: i.ecommerceKey,
           ecommerce_link: i.ecommerceLink,
           ecommerce_name: i.ecommerceName,
         }))
       : [];
-  const stats = mapped(paged<StatsRow>((last) => ecommerceRows(ctx.db, scope, last, PAGE_ROWS), PAGE_ROWS), withEndOfDay);
+  const stats = mapped(rowsOf(scope, (last, limit) => ecommerceRows(statsDb, scope, last, limit)), withEndOfDay);
   const db = ctx.db;
   async function* videoInfo() {
     if (q.include_video_data !== "1") return;
-    const keys = await ecommerceKeysInScope(db, scope, "content_key");
+    // Keys from the statistics, then one catalog query per 200 of them (keys in, records out).
+    const keep = keysInSql(scope) ? null : new Set(scope.keys);
+    const keys = (await ecommerceKeysInScope(statsDb, scope, "content_key")).filter((k) => !keep || keep.has(k));
     for (let i = 0; i < keys.length; i += 200) {
       const batch = keys.slice(i, i + 200);
       const { byKey, windows } = await videosWithWindows(db, orgId, batch);

@@ -9,6 +9,7 @@
 // removed by DELETE /v2/viewers.
 import type { Db } from "../../db/client";
 import type { OrganizationWithNetwork } from "../../db/organizations";
+import { statsDbBeside } from "../../db/stats/client";
 import { statisticsChanged } from "../catalog-changed";
 import { deleteViewerRows } from "../../db/stats/viewers";
 import { sha256Hex } from "../../shared/crypto";
@@ -32,10 +33,11 @@ export async function eraseViewer(
   if ((who.fingerprint === undefined) === (who.tput === undefined)) {
     throw invalid("fingerprint, tput: give exactly one of them");
   }
+  const stats = statsDbBeside(db);
   const deleted =
     who.fingerprint !== undefined
-      ? await deleteViewerRows(db, organizationId, { fingerprint: who.fingerprint })
-      : await deleteViewerRows(db, organizationId, { tputHash: await hashTput(organizationId, who.tput!) });
+      ? await deleteViewerRows(stats, organizationId, { fingerprint: who.fingerprint })
+      : await deleteViewerRows(stats, organizationId, { tputHash: await hashTput(organizationId, who.tput!) });
   if (deleted > 0) await statisticsChanged(db, organizationId);
   return { deleted };
 }

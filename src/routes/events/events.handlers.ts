@@ -1,7 +1,9 @@
 import type { Context } from "hono";
 import { organizationBySyncCode } from "../../domain/authentication";
 import { RateLimiter } from "../../domain/rate-limit";
-import { ingestEvents } from "../../domain/stats/ingest";
+import { deadLetterStatus, replayDeadLetters } from "../../domain/stats/consume";
+import { EventsNotQueued, queueEvents } from "../../domain/stats/ingest";
+import { ingestionStatus } from "../../domain/stats/ingestion-status";
 import { verifyPlayerToken } from "../../domain/stats/player-tokens";
 import type { AppEnv } from "../../http/context";
 import { credentialDeps } from "../../http/deps";
@@ -78,7 +80,21 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
     userAgent: c.req.header("User-Agent") ?? null,
     tokenContentKey,
   };
-  const limits = { valuesPerDay: config.dimensionValuesPerDay, viewerIdsPerIp: config.viewerIdsPerIpPerDay };
-  const result = await ingestEvents(c.get("db"), org, source, limits, batch.events);
-  return c.json({ status: "ok" as const, ...result }, 200);
+  try {
+    const result = await queueEvents(c.env.EVENTS_QUEUE, org, source, batch.events);
+    return c.json({ status: "ok" as const, ...result }, 200);
+  } catch (err) {
+    if (err instanceof EventsNotQueued) throw new ApiError(503, "events not queued: the event queue is unavailable; send the batch again later", { "Retry-After": "10" });
+    throw err;
+  }
 };
+
+export const ingestion: AppRouteHandler<typeof routes.ingestion> = async (c) => {
+  const data = await ingestionStatus(c.get("db"), c.get("auth").org.id, c.req.valid("query").days, new Date());
+  return c.json({ status: "ok" as const, message: "ok" as const, data }, 200);
+};
+
+export const deadLetters: AppRouteHandler<typeof routes.deadLetters> = async (c) => c.json(await deadLetterStatus(c.get("db")), 200);
+
+export const replay: AppRouteHandler<typeof routes.replayDeadLetters> = async (c) =>
+  c.json(await replayDeadLetters(c.get("db"), c.env.EVENTS_QUEUE, c.req.valid("query").limit), 200);

@@ -8,4 +8,8 @@ const router = createRouter();
 router.openAPIRegistry.register("EventBatch", eventBatch);
 router.use(routes.ingest.path, limitBody(EVENTS_BODY_MAX_BYTES));
 
-export default router.openapi(routes.ingest, handlers.ingest);
+export default router
+  .openapi(routes.ingest, handlers.ingest)
+  .openapi(routes.ingestion, handlers.ingestion)
+  .openapi(routes.deadLetters, handlers.deadLetters)
+  .openapi(routes.replayDeadLetters, handlers.replay);

@@ -91,6 +91,13 @@ export async function getContent(service: Service, org: Org, contentKey: string)
   return expectOk<Content>("E3 GET /v2/content", res);
 }
 
+/**
+ * How long a test polls a report for events it sent: they are counted by the queue consumer
+ * after the queue closes a batch (max_batch_timeout, 2 s in wrangler.toml, which `wrangler dev`
+ * runs), plus the consumer's own time. Polling, so a test waits only as long as it takes.
+ */
+export const COUNTED = { timeout: 15_000, interval: 200 };
+
 /** GET <path>?organization_key=...&<params>; resolves to the status and the parsed body. */
 /**
  * A report of the organization: organization_key with its sync code (E8, E9, E11, E12), or with

@@ -85,7 +85,7 @@ async function waitReady(url: string, child: ChildProcess, logFile: string): Pro
 }
 
 /**
- * Applies the D1 migrations to a fresh state directory, then starts `wrangler dev` on 127.0.0.1
+ * Applies the D1 migrations (catalog and statistics) to a fresh state directory, then starts `wrangler dev` on 127.0.0.1
  * with a random free port. Secrets come from an env file of its own (so a developer's .dev.vars,
  * with perhaps R2 credentials, never applies); the admin token is random per run.
  */
@@ -109,6 +109,7 @@ export async function startWorker(): Promise<RunningWorker> {
   );
   try {
     await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], logFile);
+    await runWrangler(["d1", "migrations", "apply", "STATS_DB", "--local", "--persist-to", state], logFile);
     // A port found free can be taken before wrangler binds it: try again with other ports.
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();

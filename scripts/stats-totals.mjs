@@ -1,0 +1,92 @@
+// Rebuilds the statistics totals (<kind>_day_totals, <kind>_month_totals, <kind>_org_day_totals)
+// from the daily rows of the statistics database (binding STATS_DB). The queue consumer keeps
+// them in the transaction that writes the rows (src/domain/stats/fold.ts); rows that arrive any
+// other way — the bulk statistics of the benchmark, or rows copied from the catalog database
+// when upgrading a deployment from before the statistics database (docs/operations.md) — need
+// their totals summed once.
+//
+//   node scripts/stats-totals.mjs [--orgs 1,2] [--persist-to DIR]     the local database
+//   node scripts/stats-totals.mjs --remote [--orgs 1,2]               the deployed one
+//
+// Per run one SQL file, i.e. one transaction: the totals of the organizations are deleted and
+// summed again, never half done. A large deployed database may need --orgs in parts (D1 stops a
+// statement after 30 s).
+import { rmSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { d1ExecFile, d1Query } from "./bulk/d1.mjs";
+
+/** The daily rows of each kind of statistics. */
+export const ROLLUPS = { video: "video_stats", ad: "ad_stats", viewer: "viewer_stats", ecommerce: "ecommerce_stats" };
+
+/**
+ * The counters of each kind, read from the database itself (the columns of its organization-day
+ * totals but the key), so a counter added to the schema is summed without touching this script.
+ */
+export async function totalsCounters(d1) {
+  const kinds = Object.keys(ROLLUPS);
+  const results = await d1Query(kinds.map((k) => `SELECT name FROM pragma_table_info('${k}_org_day_totals');`).join("\n"), { ...d1, binding: "STATS_DB" });
+  return Object.fromEntries(kinds.map((k, i) => [k, results[i].map((r) => r.name).filter((n) => n !== "organization_id" && n !== "date")]));
+}
+
+/** SQL that replaces the totals of these organization ids (all organizations if null) with the sums of their rows. */
+export function totalsSql(counters, orgIds = null) {
+  if (orgIds !== null && orgIds.length === 0) return [];
+  const where = orgIds === null ? "" : `WHERE organization_id IN (${orgIds.map(Number).join(", ")})`;
+  return Object.entries(ROLLUPS).flatMap(([kind, table]) => {
+    const cols = counters[kind].join(", ");
+    const sums = counters[kind].map((c) => `sum(${c})`).join(", ");
+    return [
+      `DELETE FROM ${kind}_day_totals ${where};`,
+      `DELETE FROM ${kind}_month_totals ${where};`,
+      `DELETE FROM ${kind}_org_day_totals ${where};`,
+      `INSERT INTO ${kind}_day_totals (organization_id, date, content_key, ${cols}) SELECT organization_id, date, content_key, ${sums} FROM ${table} ${where} GROUP BY organization_id, date, content_key;`,
+      `INSERT INTO ${kind}_month_totals (organization_id, month, content_key, ${cols}) SELECT organization_id, substr(date, 1, 7), content_key, ${sums} FROM ${table} ${where} GROUP BY organization_id, substr(date, 1, 7), content_key;`,
+      `INSERT INTO ${kind}_org_day_totals (organization_id, date, ${cols}) SELECT organization_id, date, ${sums} FROM ${table} ${where} GROUP BY organization_id, date;`,
+    ];
+  });
+}
+
+/** Rebuilds the totals in one transaction (one SQL file). */
+export async function rebuildTotals({ orgIds = null, persistTo, remote = false } = {}) {
+  const d1 = { persistTo, remote, binding: "STATS_DB" };
+  const statements = totalsSql(await totalsCounters(d1), orgIds);
+  if (statements.length === 0) return;
+  const dir = mkdtempSync(join(tmpdir(), "video-catalog-totals-"));
+  try {
+    const file = join(dir, "totals.sql");
+    writeFileSync(file, `${statements.join("\n")}\n`);
+    await d1ExecFile(file, d1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const USAGE = `Usage: node scripts/stats-totals.mjs [--orgs ID,ID] [--persist-to DIR] [--remote]
+
+Sums the statistics totals again from the daily rows of the statistics database (STATS_DB), for
+the organizations given by id (default: all), in one transaction.`;
+
+async function main() {
+  const { values } = parseArgs({
+    options: { orgs: { type: "string" }, "persist-to": { type: "string" }, remote: { type: "boolean", default: false }, help: { type: "boolean", default: false } },
+  });
+  if (values.help) return console.log(USAGE);
+  let orgIds = null;
+  if (values.orgs !== undefined) {
+    orgIds = values.orgs.split(",").map((v) => Number(v.trim()));
+    if (orgIds.some((id) => !Number.isInteger(id) || id < 1)) throw new Error(`--orgs takes organization ids (positive integers), got ${values.orgs}`);
+  }
+  const started = Date.now();
+  await rebuildTotals({ orgIds, persistTo: values["persist-to"], remote: values.remote });
+  console.log(`Totals of ${orgIds === null ? "every organization" : `organizations ${orgIds.join(", ")}`} summed from the daily rows ${values.remote ? "(remote)" : "(local)"} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(err.message);
+    process.exit(1);
+  });
+}

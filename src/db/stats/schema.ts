@@ -1,0 +1,303 @@
+// D1 schema of the statistics database (binding STATS_DB, database video-catalog-stats;
+// Drizzle, migrations in migrations-stats/ generated with drizzle-stats.config.ts). It lives
+// apart from the catalog database so that event writes never queue ahead of catalog reads and
+// writes, and each database stays far from D1's size cap. Nothing here references a catalog
+// table: organizations and content are named by their id and key, and the code that reads both
+// databases joins them one page at a time (src/db/stats/catalog-keys.ts).
+//
+// Daily rollups: one row per organization, UTC day ('YYYY-MM-DD'), content key and the row's
+// dimensions, one INTEGER column per counter of spec 2.5. The queue consumer adds to the
+// counters with INSERT ... ON CONFLICT (<the key>) DO UPDATE SET c = c + excluded.c, so every
+// dimension is NOT NULL and a missing one is stored as 'none' (the spec's value for "not set").
+//
+// Totals: the same counters summed over the dimensions, per content key and day, per content key
+// and month, and per organization and day, written by the consumer in the transaction that
+// writes the rollups, so they always equal the sums of the daily rows. Rankings and summaries
+// over long ranges read them instead of every daily row.
+//
+// content_key has no foreign key: statistics outlive deleted content (DESIGN.md). Deleting an
+// organization erases its statistics explicitly (src/domain/stats/erasure.ts).
+//
+// Access paths: the rollups' UNIQUE key starts with (organization_id, date, content_key) and
+// serves every report over a date range; (organization_id, content_key, date) serves the
+// reports for one content key; the viewer rows add (organization_id, fingerprint, date) and
+// (organization_id, tput_hash, date) for E10's fingerprint_list and tput modes, erasure and E6
+// watchedByTput.
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../../shared/counters";
+
+const counter = () => integer().notNull().default(0);
+/** One NOT NULL DEFAULT 0 INTEGER column per counter, named as the spec names it. */
+function counters<const N extends readonly string[]>(names: N) {
+  return Object.fromEntries(names.map((name) => [name, counter()])) as { [K in N[number]]: ReturnType<typeof counter> };
+}
+const dim = (name: string) => text(name).notNull().default("none");
+
+export const videoStats = sqliteTable(
+  "video_stats",
+  {
+    organizationId: integer("organization_id").notNull(),
+    /** UTC day, 'YYYY-MM-DD'. */
+    date: text("date").notNull(),
+    contentKey: text("content_key").notNull(),
+    /** ISO 3166-1 alpha-3, or 'none'. */
+    country: dim("country"),
+    videoDeviceType: dim("video_device_type"),
+    videoPlayerId: dim("video_player_id"),
+    ...counters(VIDEO_COUNTERS),
+  },
+  (t) => [
+    uniqueIndex("video_stats_key_idx").on(t.organizationId, t.date, t.contentKey, t.country, t.videoDeviceType, t.videoPlayerId),
+    index("video_stats_content_idx").on(t.organizationId, t.contentKey, t.date),
+  ],
+);
+
+export const adStats = sqliteTable(
+  "ad_stats",
+  {
+    organizationId: integer("organization_id").notNull(),
+    date: text("date").notNull(),
+    contentKey: text("content_key").notNull(),
+    /** ISO 3166-1 alpha-2, or 'none'. */
+    adCountry: dim("ad_country"),
+    adCreative: dim("ad_creative"),
+    adDeviceType: dim("ad_device_type"),
+    adPlayerId: dim("ad_player_id"),
+    adPosition: dim("ad_position"),
+    adSystem: dim("ad_system"),
+    ...counters(AD_COUNTERS),
+  },
+  (t) => [
+    uniqueIndex("ad_stats_key_idx").on(
+      t.organizationId,
+      t.date,
+      t.contentKey,
+      t.adCountry,
+      t.adCreative,
+      t.adDeviceType,
+      t.adPlayerId,
+      t.adPosition,
+      t.adSystem,
+    ),
+    index("ad_stats_content_idx").on(t.organizationId, t.contentKey, t.date),
+  ],
+);
+
+/**
+ * Viewer-level rows: only for events with consent from organizations with viewer analytics;
+ * kept VIEWER_ROWS_RETENTION_MONTHS (default 13) and then purged by the cron.
+ */
+export const viewerStats = sqliteTable(
+  "viewer_stats",
+  {
+    organizationId: integer("organization_id").notNull(),
+    date: text("date").notNull(),
+    contentKey: text("content_key").notNull(),
+    /** ISO 3166-1 alpha-3, or 'none'. */
+    country: dim("country"),
+    deviceType: dim("device_type"),
+    ip: dim("ip"),
+    fingerprint: dim("fingerprint"),
+    /** hashTput(organization id, tput) (src/domain/stats/viewers.ts), or 'none'. Never the token itself. */
+    tputHash: dim("tput_hash"),
+    adPosition: dim("ad_position"),
+    ...counters(VIEWER_COUNTERS),
+  },
+  (t) => [
+    uniqueIndex("viewer_stats_key_idx").on(
+      t.organizationId,
+      t.date,
+      t.contentKey,
+      t.country,
+      t.deviceType,
+      t.ip,
+      t.fingerprint,
+      t.tputHash,
+      t.adPosition,
+    ),
+    index("viewer_stats_content_idx").on(t.organizationId, t.contentKey, t.date),
+    index("viewer_stats_fingerprint_idx").on(t.organizationId, t.fingerprint, t.date),
+    index("viewer_stats_tput_idx").on(t.organizationId, t.tputHash, t.date),
+  ],
+);
+
+export const ecommerceStats = sqliteTable(
+  "ecommerce_stats",
+  {
+    organizationId: integer("organization_id").notNull(),
+    date: text("date").notNull(),
+    contentKey: text("content_key").notNull(),
+    /** 'none' for rows counting only the bar. */
+    ecommerceKey: dim("ecommerce_key"),
+    deviceType: dim("device_type"),
+    ...counters(ECOMMERCE_COUNTERS),
+  },
+  (t) => [
+    uniqueIndex("ecommerce_stats_key_idx").on(t.organizationId, t.date, t.contentKey, t.ecommerceKey, t.deviceType),
+    index("ecommerce_stats_content_idx").on(t.organizationId, t.contentKey, t.date),
+  ],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Totals of each rollup: per content key and day, per content key and month ('YYYY-MM'), per
+// organization and day. No dimensions, hence no personal data: viewer totals stay when viewer
+// rows are purged or erased.
+
+function dayTotals<const N extends readonly string[]>(name: string, names: N) {
+  return sqliteTable(
+    `${name}_day_totals`,
+    {
+      organizationId: integer("organization_id").notNull(),
+      date: text("date").notNull(),
+      contentKey: text("content_key").notNull(),
+      ...counters(names),
+    },
+    (t) => [
+      primaryKey({ name: `${name}_day_totals_pk`, columns: [t.organizationId, t.date, t.contentKey] }),
+      index(`${name}_day_totals_content_idx`).on(t.organizationId, t.contentKey, t.date),
+    ],
+  );
+}
+
+function monthTotals<const N extends readonly string[]>(name: string, names: N) {
+  return sqliteTable(
+    `${name}_month_totals`,
+    {
+      organizationId: integer("organization_id").notNull(),
+      /** UTC month, 'YYYY-MM'. */
+      month: text("month").notNull(),
+      contentKey: text("content_key").notNull(),
+      ...counters(names),
+    },
+    (t) => [
+      primaryKey({ name: `${name}_month_totals_pk`, columns: [t.organizationId, t.month, t.contentKey] }),
+      index(`${name}_month_totals_content_idx`).on(t.organizationId, t.contentKey, t.month),
+    ],
+  );
+}
+
+function organizationDayTotals<const N extends readonly string[]>(name: string, names: N) {
+  return sqliteTable(
+    `${name}_org_day_totals`,
+    {
+      organizationId: integer("organization_id").notNull(),
+      date: text("date").notNull(),
+      ...counters(names),
+    },
+    (t) => [primaryKey({ name: `${name}_org_day_totals_pk`, columns: [t.organizationId, t.date] })],
+  );
+}
+
+export const videoDayTotals = dayTotals("video", VIDEO_COUNTERS);
+export const videoMonthTotals = monthTotals("video", VIDEO_COUNTERS);
+export const videoOrgDayTotals = organizationDayTotals("video", VIDEO_COUNTERS);
+export const adDayTotals = dayTotals("ad", AD_COUNTERS);
+export const adMonthTotals = monthTotals("ad", AD_COUNTERS);
+export const adOrgDayTotals = organizationDayTotals("ad", AD_COUNTERS);
+export const viewerDayTotals = dayTotals("viewer", VIEWER_COUNTERS);
+export const viewerMonthTotals = monthTotals("viewer", VIEWER_COUNTERS);
+export const viewerOrgDayTotals = organizationDayTotals("viewer", VIEWER_COUNTERS);
+export const ecommerceDayTotals = dayTotals("ecommerce", ECOMMERCE_COUNTERS);
+export const ecommerceMonthTotals = monthTotals("ecommerce", ECOMMERCE_COUNTERS);
+export const ecommerceOrgDayTotals = organizationDayTotals("ecommerce", ECOMMERCE_COUNTERS);
+
+// ---------------------------------------------------------------------------------------------
+
+/** Ecommerce items (E12 ecommerce_info), managed with POST/PUT/DELETE /v2/ecommerce. */
+export const ecommerceItems = sqliteTable(
+  "ecommerce_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizationId: integer("organization_id").notNull(),
+    ecommerceKey: text("ecommerce_key").notNull(),
+    ecommerceLink: text("ecommerce_link").notNull(),
+    ecommerceName: text("ecommerce_name").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("ecommerce_items_org_key_idx").on(t.organizationId, t.ecommerceKey)],
+);
+
+export type EcommerceItem = typeof ecommerceItems.$inferSelect;
+
+/**
+ * Distinct values of the free-form dimensions seen per organization and UTC day (player ids, ad
+ * creatives and systems, ecommerce keys; viewer identities per client IP), for the cardinality
+ * caps: past the cap a new value is counted under `other`. `dimension_counts` keeps how many
+ * values each (day, dimension) has, so a batch reads a few counters instead of the values.
+ * Rows older than the oldest accepted event day are purged by the cron.
+ */
+export const dimensionValues = sqliteTable(
+  "dimension_values",
+  {
+    organizationId: integer("organization_id").notNull(),
+    day: text("day").notNull(),
+    dimension: text("dimension").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.day, t.dimension, t.value] })],
+);
+
+export const dimensionCounts = sqliteTable(
+  "dimension_counts",
+  {
+    organizationId: integer("organization_id").notNull(),
+    day: text("day").notNull(),
+    dimension: text("dimension").notNull(),
+    values: integer("values").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.day, t.dimension] }), index("dimension_counts_day_idx").on(t.day)],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Ingestion bookkeeping (the queue consumer, src/domain/stats/consume.ts).
+
+/**
+ * Ids of the queued event messages already counted (exactly-once on an at-least-once queue).
+ * The id is assigned by the producer (src/domain/stats/queued-events.ts), starts with the time
+ * it was queued, and survives redelivery, the dead-letter queue and a replay. The consumer
+ * inserts the ids of a batch with a plain INSERT in the transaction that counts it: a second
+ * delivery of any of them fails that transaction, so nothing counts twice. Purged by the cron
+ * once no delivery can come any more (MESSAGE_IDS_KEPT_DAYS).
+ */
+export const ingestedMessages = sqliteTable("ingested_messages", {
+  id: text("id").primaryKey(),
+});
+
+/**
+ * What the consumer did per organization and UTC day (of processing): events counted, events
+ * rejected by the checks that need the database (content keys), values folded into `other` by
+ * the cardinality caps, and the last rejection. GET /v2/ingestion shows it.
+ */
+export const ingestionDays = sqliteTable(
+  "ingestion_days",
+  {
+    organizationId: integer("organization_id").notNull(),
+    day: text("day").notNull(),
+    messages: integer("messages").notNull().default(0),
+    eventsCounted: integer("events_counted").notNull().default(0),
+    eventsRejected: integer("events_rejected").notNull().default(0),
+    valuesFolded: integer("values_folded").notNull().default(0),
+    lastRejection: text("last_rejection"),
+    lastRejectionAt: text("last_rejection_at"),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.day] })],
+);
+
+/**
+ * Event messages the queue gave up on (after max_retries, through the dead-letter queue) or
+ * that cannot be read: kept here until an operator replays them
+ * (POST /admin/events/dead-letters/replay, `npm run admin -- events replay-dlq`).
+ */
+export const deadLetters = sqliteTable(
+  "dead_letters",
+  {
+    id: text("id").primaryKey(),
+    /** null when the body could not be read. */
+    organizationId: integer("organization_id"),
+    body: text("body").notNull(),
+    reason: text("reason").notNull(),
+    parkedAt: text("parked_at").notNull(),
+  },
+  (t) => [index("dead_letters_parked_idx").on(t.parkedAt), index("dead_letters_org_idx").on(t.organizationId)],
+);

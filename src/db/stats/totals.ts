@@ -1,0 +1,192 @@
+// Queries of the totals tables (schema.ts): a range of days is read as the whole months it covers
+// (one row per content key and month) plus the days of the months it covers only in part, so a
+// 365-day ranking reads about (videos with statistics) × 14 rows instead of every daily row of
+// every dimension.
+import { sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { inList } from "../client";
+import type { StatsDb } from "./client";
+import type { Rollup } from "./rollups";
+
+export type Totals = Rollup["totals"];
+
+/** An inclusive range of days as whole months ('YYYY-MM') and day ranges of partial months. */
+export interface RangeParts {
+  months: [string, string] | null;
+  days: [string, string][];
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** First and last day of the month of a 'YYYY-MM-DD' day. */
+function monthBounds(day: string): [string, string] {
+  const y = Number(day.slice(0, 4));
+  const m = Number(day.slice(5, 7)) - 1;
+  return [isoDay(Date.UTC(y, m, 1)), isoDay(Date.UTC(y, m + 1, 0))];
+}
+
+export function rangeParts(start: string, end: string): RangeParts {
+  const [startMonthFirst, startMonthLast] = monthBounds(start);
+  const [endMonthFirst, endMonthLast] = monthBounds(end);
+  if (startMonthFirst === endMonthFirst) {
+    return start === startMonthFirst && end === endMonthLast ? { months: [start.slice(0, 7), start.slice(0, 7)], days: [] } : { months: null, days: [[start, end]] };
+  }
+  const days: [string, string][] = [];
+  // Whole months from the first one the range starts at its first day to the last it ends at its last day.
+  let firstWhole = start.slice(0, 7);
+  if (start !== startMonthFirst) {
+    days.push([start, startMonthLast]);
+    firstWhole = isoDay(Date.parse(`${startMonthLast}T00:00:00Z`) + 86_400_000).slice(0, 7);
+  }
+  let lastWhole = end.slice(0, 7);
+  if (end !== endMonthLast) {
+    days.push([endMonthFirst, end]);
+    lastWhole = isoDay(Date.parse(`${endMonthFirst}T00:00:00Z`) - 86_400_000).slice(0, 7);
+  }
+  return { months: firstWhole <= lastWhole ? [firstWhole, lastWhole] : null, days };
+}
+
+/** Which totals of an organization to read. */
+export interface TotalsScope {
+  organizationId: number;
+  start: string;
+  end: string;
+  contentKey?: string;
+  /** Only these content keys (at most KEYS_PER_PARAMETER: the caller cuts longer lists). */
+  keys?: readonly string[];
+}
+
+const col = (table: object, name: string) => {
+  const c = (table as Record<string, SQLiteColumn | undefined>)[name];
+  if (!c) throw new Error(`${name} is no column of this totals table`);
+  return c;
+};
+
+/** Key conditions of a scope on a table with a content_key column. */
+function keyConditions(contentKey: SQLiteColumn, scope: TotalsScope): SQL[] {
+  const out: SQL[] = [];
+  if (scope.contentKey !== undefined) out.push(sql`${contentKey} = ${scope.contentKey}`);
+  if (scope.keys !== undefined) out.push(inList(contentKey, scope.keys));
+  return out;
+}
+
+/**
+ * The rows that make up the range, per content key: `SELECT content_key, <counters> FROM
+ * month_totals WHERE ... UNION ALL SELECT ... FROM day_totals WHERE ...` (counters as named).
+ */
+function rangeRows(totals: Totals, scope: TotalsScope, counters: readonly string[]): SQL {
+  const parts = rangeParts(scope.start, scope.end);
+  const selects: SQL[] = [];
+  const pick = (table: object) => sql.join([sql`${col(table, "contentKey")} as content_key`, ...counters.map((c) => sql`${col(table, c)} as ${sql.identifier(c)}`)], sql`, `);
+  if (parts.months) {
+    const t = totals.month.table;
+    const where = [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.month} between ${parts.months[0]} and ${parts.months[1]}`, ...keyConditions(t.contentKey, scope)];
+    selects.push(sql`select ${pick(t)} from ${t} where ${sql.join(where, sql` and `)}`);
+  }
+  for (const [from, to] of parts.days) {
+    const t = totals.day.table;
+    const where = [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${from} and ${to}`, ...keyConditions(t.contentKey, scope)];
+    selects.push(sql`select ${pick(t)} from ${t} where ${sql.join(where, sql` and `)}`);
+  }
+  return sql.join(selects, sql` union all `);
+}
+
+const sums = (counters: readonly string[]) => sql.join(counters.map((c) => sql`sum(${sql.identifier(c)}) as ${sql.identifier(c)}`), sql`, `);
+
+export type TotalsRow = Record<string, string | number>;
+
+/** Content keys with totals in the range (every key that has statistics there), in key order. */
+export async function contentKeysWithTotals(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<string[]> {
+  const rows = await db.all<{ content_key: string }>(sql`select distinct content_key from (${rangeRows(totals, scope, [])}) order by content_key`);
+  return rows.map((r) => r.content_key);
+}
+
+/**
+ * E9's ranking: content keys by the total of `counter` over the range, highest first, ties by
+ * key; by key alone without a counter. At most `limit` (none: all).
+ */
+export async function rankByTotal(db: StatsDb, totals: Totals, scope: TotalsScope, counter: string | null, limit?: number): Promise<string[]> {
+  const order = counter ? sql`sum(${sql.identifier(counter)}) desc, content_key` : sql`content_key`;
+  const rows = await db.all<{ content_key: string }>(
+    sql`select content_key from (${rangeRows(totals, scope, counter ? [counter] : [])}) group by content_key order by ${order}${limit !== undefined ? sql` limit ${limit}` : sql``}`,
+  );
+  return rows.map((r) => r.content_key);
+}
+
+/**
+ * E7 summary: the counters summed per content key over the range, in key order, one page, with
+ * the number of keys (a window count over the groups, so one pass).
+ */
+export async function totalsPerContentKey(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  counters: readonly string[],
+  page: { limit: number; offset: number },
+): Promise<{ count: number; rows: TotalsRow[] }> {
+  const rows = await db.all<TotalsRow>(
+    sql`select content_key, ${sums(counters)}, count(*) over () as total_groups from (${rangeRows(totals, scope, counters)})
+        group by content_key order by content_key limit ${page.limit} offset ${page.offset}`,
+  );
+  if (rows.length === 0) {
+    if (page.offset === 0) return { count: 0, rows };
+    const [c] = await db.all<{ n: number }>(sql`select count(distinct content_key) as n from (${rangeRows(totals, scope, [])})`);
+    return { count: c?.n ?? 0, rows };
+  }
+  const count = Number(rows[0]!.total_groups);
+  for (const row of rows) delete row.total_groups;
+  return { count, rows };
+}
+
+/** E7 detailed: the rows of the day totals (per day and content key), in that order, one page, and their number. */
+export async function dayTotalsPage(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  counters: readonly string[],
+  page: { limit: number; offset: number },
+): Promise<{ count: number; rows: TotalsRow[] }> {
+  const t = totals.day.table;
+  const where = sql.join(
+    [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope)],
+    sql` and `,
+  );
+  const [c] = await db.all<{ n: number }>(sql`select count(*) as n from ${t} where ${where}`);
+  const count = c?.n ?? 0;
+  if (count <= page.offset) return { count, rows: [] };
+  const columns = sql.join([sql`${t.date} as date`, sql`${t.contentKey} as content_key`, ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`)], sql`, `);
+  const rows = await db.all<TotalsRow>(
+    sql`select ${columns} from ${t} where ${where} order by ${t.date}, ${t.contentKey} limit ${page.limit} offset ${page.offset}`,
+  );
+  return { count, rows };
+}
+
+/**
+ * Per day of the range (days without statistics left out): the organization's totals, or,
+ * narrowed to content keys, the sums of their day totals. In day order.
+ */
+export async function totalsPerDay(db: StatsDb, totals: Totals, scope: TotalsScope, counters: readonly string[]): Promise<TotalsRow[]> {
+  if (scope.contentKey === undefined && scope.keys === undefined) {
+    const t = totals.orgDay.table;
+    const columns = sql.join([sql`${t.date} as date`, ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`)], sql`, `);
+    return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${t.organizationId} = ${scope.organizationId} and ${t.date} between ${scope.start} and ${scope.end} order by ${t.date}`);
+  }
+  const t = totals.day.table;
+  const where = sql.join(
+    [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope)],
+    sql` and `,
+  );
+  const columns = sql.join([sql`${t.date} as date`, ...counters.map((name) => sql`sum(${col(t, name)}) as ${sql.identifier(name)}`)], sql`, `);
+  return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${where} group by ${t.date} order by ${t.date}`);
+}
+
+/** E9 stats without dimensions: the day totals of these content keys, by key and day. */
+export function dayTotalsOf(db: StatsDb, totals: Totals, scope: TotalsScope, counters: readonly string[], limit: number): Promise<TotalsRow[]> {
+  const t = totals.day.table;
+  const where = sql.join(
+    [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope)],
+    sql` and `,
+  );
+  const columns = sql.join([sql`${t.contentKey} as content_key`, sql`${t.date} as date`, ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`)], sql`, `);
+  return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${where} order by ${t.contentKey}, ${t.date} limit ${limit}`);
+}

@@ -1,0 +1,28 @@
+// Erasing statistics: an organization's when it is deleted (the operator API), and viewer rows
+// past their retention period (the cron). Viewer-level rows are personal data kept only with
+// consent (viewers.ts); the totals carry no identities and stay.
+import type { Db } from "../../db/client";
+import { statsDbBeside } from "../../db/stats/client";
+import { deleteOrganizationStatistics } from "../../db/stats/erasure";
+import { purgeViewerRowsBefore } from "../../db/stats/viewers";
+
+/** Viewer rows deleted per cron run at most; the next run goes on. */
+export const VIEWER_PURGE_ROWS_PER_RUN = 10_000;
+
+export async function eraseOrganizationStatistics(db: Db, organizationId: number): Promise<void> {
+  await deleteOrganizationStatistics(statsDbBeside(db), organizationId);
+}
+
+/** The first day kept: the same calendar day `months` months before `now` (clamped to the month's end). */
+export function retentionStart(now: Date, months: number): string {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth() - months;
+  const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(y, m, Math.min(now.getUTCDate(), lastDay))).toISOString().slice(0, 10);
+}
+
+/** Deletes viewer rows of days before the retention period (VIEWER_ROWS_RETENTION_MONTHS). */
+export async function purgeExpiredViewerRows(db: Db, now: Date, months: number): Promise<{ before: string; purged: number }> {
+  const before = retentionStart(now, months);
+  return { before, purged: await purgeViewerRowsBefore(statsDbBeside(db), before, VIEWER_PURGE_ROWS_PER_RUN) };
+}

@@ -1,0 +1,154 @@
+// The messages of the event queue (video-catalog-events): what POST /v2/events puts on it and
+// what the consumer reads back. A request's accepted events are normalized already (events.ts),
+// so a message carries exactly what the rollup rows need, plus an id of its own: the key of
+// exactly-once counting (the consumer records it in the transaction that counts the message).
+import { z } from "zod";
+import { counterTarget, NONE } from "../../shared/counters";
+import { base64url } from "../../shared/crypto";
+import type { CountedEvent, NormalizedEvent } from "./events";
+
+/** Queue limits (Cloudflare Queues): 128 KB per message, 100 messages or 256 KB per sendBatch. */
+const MESSAGE_MAX_BYTES = 100_000;
+const SEND_BATCH_MAX_MESSAGES = 100;
+const SEND_BATCH_MAX_BYTES = 240_000;
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const value = z.string().min(1).max(512);
+
+const queuedEvent = z.strictObject({
+  day,
+  contentKey: value,
+  /** The counter (its canonical name: counterTarget gives the rows it counts in). */
+  event: z.string().refine((name) => counterTarget(name) !== null, "unknown counter"),
+  device: value,
+  playerId: value.optional(),
+  adPosition: value.optional(),
+  adCreative: value.optional(),
+  adSystem: value.optional(),
+  ecommerceKey: value.optional(),
+  viewer: z.strictObject({ ip: value, fingerprint: value, tputHash: value }).optional(),
+});
+
+const eventsMessage = z.strictObject({
+  v: z.literal(1),
+  id: z.string().min(10).max(64),
+  organizationId: z.number().int().positive(),
+  country3: value,
+  country2: value,
+  events: z.array(queuedEvent).min(1),
+});
+
+export type EventsMessage = z.infer<typeof eventsMessage>;
+type QueuedEvent = z.infer<typeof queuedEvent>;
+
+/**
+ * A message id, 22 characters: the time it was queued (base 36 milliseconds, fixed width, so ids
+ * sort by time and the cron forgets old ones with one range delete), then 72 random bits.
+ */
+export function messageId(nowMs: number): string {
+  return `${messageIdPrefix(nowMs)}-${base64url(crypto.getRandomValues(new Uint8Array(9)))}`;
+}
+
+/** The id prefix of an instant: every id queued before it sorts before it. */
+export function messageIdPrefix(ms: number): string {
+  return Math.max(0, Math.floor(ms)).toString(36).padStart(9, "0");
+}
+
+const utf8 = new TextEncoder();
+const bytesOf = (v: unknown) => utf8.encode(JSON.stringify(v)).length;
+
+const orNone = (v: string | undefined) => v ?? NONE;
+const unlessNone = (v: string) => (v === NONE ? undefined : v);
+
+function toQueued(e: CountedEvent): QueuedEvent {
+  return {
+    day: e.day,
+    contentKey: e.contentKey,
+    event: e.target.counter,
+    device: e.device,
+    playerId: unlessNone(e.playerId),
+    adPosition: unlessNone(e.adPosition),
+    adCreative: unlessNone(e.adCreative),
+    adSystem: unlessNone(e.adSystem),
+    ecommerceKey: unlessNone(e.ecommerceKey),
+    viewer: e.viewer ?? undefined,
+  };
+}
+
+/** A message to send, and the request indices of the events it carries (for the answer). */
+export interface OutgoingMessage {
+  body: EventsMessage;
+  bytes: number;
+  indices: number[];
+}
+
+/** The accepted events of one request as messages of at most MESSAGE_MAX_BYTES each. */
+export function encodeEventMessages(organizationId: number, events: NormalizedEvent[], nowMs: number): OutgoingMessage[] {
+  if (events.length === 0) return [];
+  const { country3, country2 } = events[0]!;
+  const envelope = (queued: QueuedEvent[]): EventsMessage => ({ v: 1, id: messageId(nowMs), organizationId, country3, country2, events: queued });
+  const envelopeBytes = bytesOf(envelope([]));
+  const out: OutgoingMessage[] = [];
+  let queued: QueuedEvent[] = [];
+  let indices: number[] = [];
+  let bytes = envelopeBytes;
+  const flush = () => {
+    if (queued.length === 0) return;
+    out.push({ body: envelope(queued), bytes, indices });
+    queued = [];
+    indices = [];
+    bytes = envelopeBytes;
+  };
+  for (const e of events) {
+    const q = toQueued(e);
+    const size = bytesOf(q) + 1;
+    if (bytes + size > MESSAGE_MAX_BYTES) flush();
+    queued.push(q);
+    indices.push(e.index);
+    bytes += size;
+  }
+  flush();
+  return out;
+}
+
+/** Groups messages into sendBatch calls within the queue's limits. */
+export function sendBatches<M extends { bytes: number }>(messages: M[]): M[][] {
+  const groups: M[][] = [];
+  let group: M[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    if (group.length === SEND_BATCH_MAX_MESSAGES || (group.length > 0 && bytes + m.bytes > SEND_BATCH_MAX_BYTES)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(m);
+    bytes += m.bytes;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/** A message read back: its id, organization and events; an error string when it cannot be read. */
+export function decodeEventMessage(body: unknown): { message: EventsMessage; events: CountedEvent[] } | { error: string } {
+  const parsed = eventsMessage.safeParse(body);
+  if (!parsed.success) return { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ").slice(0, 300) };
+  const m = parsed.data;
+  const events = m.events.map(
+    (q): CountedEvent => ({
+      day: q.day,
+      contentKey: q.contentKey,
+      target: counterTarget(q.event)!,
+      country3: m.country3,
+      country2: m.country2,
+      device: q.device,
+      playerId: orNone(q.playerId),
+      adPosition: orNone(q.adPosition),
+      adCreative: orNone(q.adCreative),
+      adSystem: orNone(q.adSystem),
+      ecommerceKey: orNone(q.ecommerceKey),
+      viewer: q.viewer ?? null,
+    }),
+  );
+  return { message: m, events };
+}
