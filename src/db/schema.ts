@@ -137,6 +137,26 @@ export const contents = sqliteTable(
   ],
 );
 
+/**
+ * Parts the worker's signed part URLs stored into an open multipart upload (the R2 binding has
+ * no ListParts): what a resuming client is told is already there. A part uploaded again
+ * replaces its row, as R2 replaces the part. Removed with the content, and when the upload ends.
+ */
+export const uploadParts = sqliteTable(
+  "upload_parts",
+  {
+    contentId: integer("content_id")
+      .notNull()
+      .references(() => contents.id, { onDelete: "cascade" }),
+    partNumber: integer("part_number").notNull(),
+    size: integer("size").notNull(),
+    /** R2's part ETag, unquoted (E2 takes it quoted or not). */
+    etag: text("etag").notNull(),
+    uploadedAt: text("uploaded_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contentId, t.partNumber] })],
+);
+
 /** Category, tag and event names of an organization (case-sensitive). */
 export const labels = sqliteTable(
   "labels",
@@ -173,6 +193,7 @@ export const contentLabels = sqliteTable(
 export type Organization = typeof organizations.$inferSelect;
 export type SubOrganization = typeof subOrganizations.$inferSelect;
 export type Content = typeof contents.$inferSelect;
+export type UploadPart = typeof uploadParts.$inferSelect;
 
 /**
  * Number of listable videos per organization (sub_organization_id 0) and per sub-organization,

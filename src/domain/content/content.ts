@@ -9,6 +9,7 @@ import {
   finishUpload,
   insertContent,
   markCompleteRequested,
+  storedParts,
   updateContent,
   type ContentScope,
 } from "../../db/content";
@@ -16,10 +17,10 @@ import type { Content } from "../../db/schema";
 import { checkMediaRequirements, MediaProbeError, probeMp4, type MediaInfo } from "../../media/mp4-probe";
 import type { CompleteUploadBody, ContentObject, CreateContentBody, UpdateContentBody } from "../../schemas/content";
 import { randomAlphanumeric } from "../../shared/crypto";
-import { invalid, notFound } from "../../shared/errors";
+import { conflict, invalid, notFound } from "../../shared/errors";
 import { mediaKey, mediaUrl, serviceThumbnailUrl, thumbnailKey } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
-import { s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
+import { listS3Parts, s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
 import type { Deps, Origins } from "../deps";
 
@@ -81,11 +82,12 @@ export function thumbnailTarget(contentKey: string, contentId: number, expires: 
   return { method: "PUT", key: thumbnailKey(contentKey), uploadId: `content:${contentId}`, partNumber: 0, expires };
 }
 
-async function signedPartUrls(deps: Deps, key: string, uploadId: string, parts: number) {
+/** Fresh signed URLs of the given parts (worker URLs, or presigned S3 UploadPart URLs). */
+async function signedPartUrls(deps: Pick<Deps, "now" | "config" | "origins">, key: string, uploadId: string, partNumbers: number[]) {
   const expires = urlExpiry(deps);
   const { s3, signingSecret, uploadUrlTtlSeconds } = deps.config;
   const signedUrls: string[] = [];
-  for (let partNumber = 1; partNumber <= parts; partNumber++) {
+  for (const partNumber of partNumbers) {
     const target: UploadTarget = { method: "PUT", key, uploadId, partNumber, expires };
     signedUrls.push(
       s3 ? await s3PartUrl(s3, target, uploadUrlTtlSeconds) : await workerPartUrl(signingSecret, deps.origins.baseUrl, target),
@@ -93,6 +95,8 @@ async function signedPartUrls(deps: Deps, key: string, uploadId: string, parts: 
   }
   return signedUrls;
 }
+
+const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 /** E1: record the metadata, open the R2 multipart upload and sign one URL per part. */
 export async function createContent(deps: Deps, scope: ContentScope, body: CreateContentBody) {
@@ -146,7 +150,7 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
     throw err;
   }
   const content = await findContent(db, scope, contentKey);
-  const signedUrls = await signedPartUrls(deps, key, upload.uploadId, parts);
+  const signedUrls = await signedPartUrls(deps, key, upload.uploadId, oneTo(parts));
   const thumbnail = await thumbnailUploadUrl(deps, content!);
   return {
     ...toContentObject(content!, deps.origins),
@@ -275,6 +279,43 @@ export async function newThumbnailUploadUrl(deps: Deps, scope: ContentScope, con
     throw invalid(`contentKey: ${contentKey} is ${content.status}; delete it and create it again`);
   }
   return { contentKey, ...(await thumbnailUploadUrl(deps, content)) };
+}
+
+/**
+ * Where an unfinished upload stands, for any client to resume it: the parts already stored
+ * (number, size, ETag: what E2 needs back) and fresh signed URLs for the missing ones. The
+ * worker's part URLs record what they stored (the R2 binding has no ListParts); with presigned
+ * S3 URLs the parts never pass through the worker, so S3 ListParts says what R2 holds.
+ */
+export async function uploadState(deps: Deps, scope: ContentScope, contentKey: string) {
+  const content = await loadContentOr404(deps.db, scope, contentKey);
+  if (content.status !== "uploading" || !content.uploadId) {
+    throw conflict(`contentKey: ${contentKey} is ${content.status}; there is no upload to resume`);
+  }
+  const { contentSize, chunkSize, mediaKey: key, uploadId } = content;
+  const total = partCount(contentSize, chunkSize);
+  const listed = deps.config.s3
+    ? await listS3Parts(deps.config.s3, key, uploadId)
+    : (await storedParts(deps.db, content.id)).map((p) => ({ partNumber: p.partNumber, size: p.size, etag: p.etag }));
+  // Only a part of the size E2 needs counts as stored (S3 URLs let a client store any size).
+  const stored = listed.filter((p) => p.partNumber <= total && p.size === expectedPartSize(contentSize, chunkSize, p.partNumber));
+  const have = new Set(stored.map((p) => p.partNumber));
+  const missing = oneTo(total).filter((n) => !have.has(n));
+  const urls = await signedPartUrls(deps, key, uploadId, missing);
+  const thumbnail = await thumbnailUploadUrl(deps, content);
+  return {
+    contentKey,
+    status: content.status,
+    contentSize,
+    chunkSize,
+    uploadId,
+    key,
+    partCount: total,
+    storedParts: stored.map((p) => ({ PartNumber: p.partNumber, ETag: `"${p.etag}"`, Size: p.size })),
+    missingParts: missing.map((n, i) => ({ PartNumber: n, Size: expectedPartSize(contentSize, chunkSize, n), signedUrl: urls[i]! })),
+    thumbnailUploaded: content.thumbnailUploaded,
+    ...thumbnail,
+  };
 }
 
 /** E4: replace the editable fields. */
