@@ -28,7 +28,13 @@ export default defineConfig(async () => {
                   PUBLIC_BASE_URL: "https://catalog.test",
                   // R2's minimum part size, so tests can upload two real parts.
                   CHUNK_SIZE: String(5 * 1024 * 1024),
+                  // Webhook endpoints on the tests' loopback receiver.
+                  WEBHOOKS_ALLOW_LOOPBACK: "true",
                 },
+                // Webhook deliveries go to a queue nobody consumes here: the tests hand each
+                // message to the consumer themselves (createMessageBatch), on a fake clock, so
+                // retries and duplicates are theirs to arrange. The e2e project runs the real queue.
+                queueProducers: { WEBHOOK_QUEUE: { queueName: "evc-webhook-deliveries-unconsumed" } },
               },
             }),
           ],
@@ -38,6 +44,8 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts", "src/**/*.test.ts"],
             exclude: ["test/e2e/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
+            // A webhook receiver (Node) the tests reach over loopback: inject("webhookReceiver").
+            globalSetup: ["./test/e2e/harness/webhook-receiver.ts"],
             testTimeout: 30_000,
           },
         },

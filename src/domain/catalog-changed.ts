@@ -4,6 +4,9 @@
 // answer goes out (feeds marked dirty, files that must disappear removed) and defers the
 // republishing to after the answer; if that deferred work fails, the dirty marks stay and the
 // cron finishes it.
+//
+// Webhook events sit beside this entry point, not on it (domain/webhooks/emit.ts): most of them
+// (video.created, video.rejected, upload.expired, edits while uploading) change no feed.
 import { markFeedsDirty } from "../db/feeds";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import type { Deps } from "./deps";

@@ -6,6 +6,7 @@ import { utcDay } from "../shared/dates";
 import { sweepUploads } from "./content/sweep";
 import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
+import { runWebhookCron } from "./webhooks/cron";
 
 export async function runCron(deps: Deps) {
   const feeds = await runFeedCron(deps);
@@ -13,5 +14,6 @@ export async function runCron(deps: Deps) {
   // Events older than EVENTS_MAX_AGE_DAYS are refused, so their days' values are no longer needed.
   const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * 86_400_000);
   const dimensionValuesPurged = await purgeDimensionValues(deps.db, oldestDay);
-  return { ...feeds, uploads, dimensionValuesPurged };
+  const webhooks = await runWebhookCron(deps);
+  return { ...feeds, uploads, dimensionValuesPurged, webhooks };
 }

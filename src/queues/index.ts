@@ -2,11 +2,14 @@
 // worker). Each queue is routed by name to its consumer; wrangler.toml binds the producers and
 // names the consumers. A consumer acknowledges or retries each message itself.
 import type { Env } from "../env";
+import { WEBHOOK_QUEUE_NAME, webhookConsumer } from "./webhooks";
 
 export type QueueConsumer = (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>;
 
 /** Consumers by queue name (the `queue` of [[queues.consumers]] in wrangler.toml). */
-const consumers: Record<string, QueueConsumer> = {};
+const consumers: Record<string, QueueConsumer> = {
+  [WEBHOOK_QUEUE_NAME]: webhookConsumer,
+};
 
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
   const consumer = consumers[batch.queue];

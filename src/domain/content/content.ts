@@ -22,6 +22,7 @@ import { mediaKey, mediaUrl, serviceThumbnailUrl, thumbnailKey } from "../../sto
 import { r2RangeReader } from "../../storage/objects";
 import { listS3Parts, s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
+import { emitWebhookEvent } from "../webhooks/emit";
 import type { Deps, Origins } from "../deps";
 
 export function toContentObject(c: Content, urls: Origins): ContentObject {
@@ -152,8 +153,10 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
   const content = await findContent(db, scope, contentKey);
   const signedUrls = await signedPartUrls(deps, key, upload.uploadId, oneTo(parts));
   const thumbnail = await thumbnailUploadUrl(deps, content!);
+  const object = toContentObject(content!, deps.origins);
+  await emitWebhookEvent(deps, content!.organizationId, "video.created", object);
   return {
-    ...toContentObject(content!, deps.origins),
+    ...object,
     contentSize: body.contentSize,
     thumbnailUploadUrl: thumbnail.thumbnailUploadUrl,
     contentUploadData: { chunkSize, uploadId: upload.uploadId, key, signedUrls },
@@ -229,7 +232,8 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
   if (reason !== null) {
     // The object is deleted and the content stays unavailable; E5 can delete it.
     await bucket.delete(content.mediaKey);
-    await finishUpload(db, content, { status: "rejected", rejectionReason: reason, updatedAt: now });
+    const rejected = await finishUpload(db, content, { status: "rejected", rejectionReason: reason, updatedAt: now });
+    if (rejected) await emitWebhookEvent(deps, rejected.organizationId, "video.rejected", toContentObject(rejected, deps.origins));
     return { kind: "rejected", reason };
   }
   const published = await finishUpload(db, content, {
@@ -244,6 +248,7 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
   });
   if (!published) return { kind: "lost" };
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
+  await emitWebhookEvent(deps, published.organizationId, "video.ready", toContentObject(published, deps.origins));
   return { kind: "published", content: published };
 }
 
@@ -339,7 +344,9 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
   if (content.status === "available") {
     await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content, updated] });
   }
-  return toContentObject(updated, deps.origins);
+  const object = toContentObject(updated, deps.origins);
+  await emitWebhookEvent(deps, content.organizationId, "video.updated", object);
+  return object;
 }
 
 /** E5: delete the metadata, then the media, the thumbnail and any unfinished upload. */
@@ -356,5 +363,7 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
       .catch(() => undefined);
   }
   await deps.bucket.delete([content.mediaKey, thumbnailKey(content.contentKey)]);
-  return toContentObject(content, deps.origins);
+  const object = toContentObject(content, deps.origins);
+  await emitWebhookEvent(deps, content.organizationId, "video.deleted", object);
+  return object;
 }

@@ -12,9 +12,10 @@ import { feedPublishedCondition } from "../../db/video-query";
 import { feedFileKeys, orgFeedListKey, writeFeedFile } from "../../storage/feed-files";
 import { thumbnailOf, v2Record } from "../catalog/records";
 import type { Deps } from "../deps";
+import { emitWebhookEvent } from "../webhooks/emit";
 import { feedMembership, feedMetadata } from "./membership";
 
-export type PublishDeps = Pick<Deps, "db" | "bucket" | "origins" | "now" | "config">;
+export type PublishDeps = Pick<Deps, "db" | "bucket" | "origins" | "now" | "config" | "webhookQueue">;
 
 export interface PublishStats {
   feeds: number;
@@ -82,6 +83,11 @@ export async function rebuildFeed(deps: PublishDeps, feed: Feed): Promise<Publis
     if (written && key === keys.metadata) stats.metadataChanged = true;
   }
   await recordFeedBuild(deps.db, feed, state, now);
+  if (stats.written > 0) {
+    // Webhook feed.published: the feed's files were rewritten (unchanged files are not).
+    const files = Object.fromEntries(Object.entries(keys).map(([name, key]) => [name, `${deps.origins.staticUrl}/${key}`]));
+    await emitWebhookEvent(deps, feed.organizationId, "feed.published", { feed_id: feed.feedId, name: feed.name, videos: rows.length, files, publishedAt: now });
+  }
   return stats;
 }
 
