@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildAssets } from "../../scripts/build-assets.mjs";
+import { buildClient } from "../../sdk/client/scripts/build.mjs";
 import { DIST } from "../../sdk/player/scripts/build.mjs";
 import { createOrg } from "./harness/api";
 import { CHROMIUM_PATH } from "./harness/browser";
@@ -17,6 +18,8 @@ export default async function setup(project: TestProject) {
   // The page loads what this checkout builds, never a stale bundle; the worker serves the
   // static assets (API reference, SDK bundle) of this checkout too.
   await buildAssets();
+  // The client tests import sdk/client/dist, as a publisher's code would import the package.
+  await buildClient({ types: false });
   const worker = await startWorker();
   let files;
   try {
