@@ -1,7 +1,8 @@
 // Resumable uploads (issue 13 §0): GET /v2/content/upload tells any client which parts of an
 // unfinished upload are stored (number, size, ETag) and signs fresh URLs for the missing ones;
 // the worker's part URLs record what they stored, a part stored twice counts once (the last).
-import { env } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../src/index";
 import { beforeAll, describe, expect, it } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
@@ -124,5 +125,19 @@ describe("GET /v2/content/upload", () => {
     expect((await writeJson(org, "DELETE", `/v2/content?contentKey=${created.contentKey}`)).res.status).toBe(200);
     expect((await state(created.contentKey)).res.status).toBe(404);
     expect((await env.DB.prepare("select count(*) as n from upload_parts where content_id = ?").bind(contentId).first("n"))).toBe(0);
+  });
+
+  it("forgets the stored parts when the cron expires an abandoned upload", async () => {
+    const created = await create();
+    await uploadParts(created.contentUploadData.signedUrls.slice(0, 1), media);
+    expect(await rows(created.contentKey)).toHaveLength(1);
+    // Past the URLs' 24 h and the hour of grace.
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime: Date.now() + 26 * 3600_000 }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    const after = await state(created.contentKey);
+    expect(after.res.status).toBe(409);
+    expect(after.body.message).toBe(`contentKey: ${created.contentKey} is expired; there is no upload to resume`);
+    expect(await rows(created.contentKey)).toEqual([]);
   });
 });
