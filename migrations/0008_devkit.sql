@@ -64,3 +64,5 @@ CREATE TABLE `upload_parts` (
 	PRIMARY KEY(`content_id`, `part_number`),
 	FOREIGN KEY (`content_id`) REFERENCES `contents`(`id`) ON UPDATE no action ON DELETE cascade
 );
+--> statement-breakpoint
+ALTER TABLE `contents` ADD `upload_signed_at` text;

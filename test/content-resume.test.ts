@@ -3,7 +3,7 @@
 // the worker's part URLs record what they stored, a part stored twice counts once (the last).
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../src/index";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
@@ -139,5 +139,67 @@ describe("GET /v2/content/upload", () => {
     expect(after.res.status).toBe(409);
     expect(after.body.message).toBe(`contentKey: ${created.contentKey} is expired; there is no upload to resume`);
     expect(await rows(created.contentKey)).toEqual([]);
+  });
+
+  describe("on a clock a day later", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("keeps a resumed upload alive while the URLs the resume signed are valid", async () => {
+      const start = Date.now();
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(start);
+      const created = await create();
+      await uploadParts(created.contentUploadData.signedUrls.slice(0, 1), media);
+      const cron = async (hours: number) => {
+        const ctx = createExecutionContext();
+        await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime: start + hours * 3600_000 }), env, ctx);
+        await waitOnExecutionContext(ctx);
+      };
+
+      // 23 h later, an hour before E1's URLs expire, the client resumes: fresh URLs for a day.
+      vi.setSystemTime(start + 23 * 3600_000);
+      const resumed = await state(created.contentKey);
+      expect(resumed.res.status, JSON.stringify(resumed.body)).toBe(200);
+      expect(Math.abs(Date.parse(resumed.body.expires) - (start + 47 * 3600_000))).toBeLessThan(1000);
+
+      // Past E1's URLs and the hour of grace: the upload stays, and the resume's URL still works.
+      await cron(26);
+      vi.setSystemTime(start + 26 * 3600_000);
+      const [missing] = resumed.body.missingParts;
+      const last = await uploadParts([missing.signedUrl], media.subarray(CHUNK_SIZE));
+      const done = await writeJson(org, "POST", "/v2/content/complete", {
+        uploadId: created.contentUploadData.uploadId,
+        key: created.contentUploadData.key,
+        parts: [...resumed.body.storedParts.map(({ PartNumber, ETag }: { PartNumber: number; ETag: string }) => ({ PartNumber, ETag })), { ...last[0]!, PartNumber: 2 }],
+      });
+      expect(done.res.status, JSON.stringify(done.body)).toBe(200);
+      expect(done.body.status).toBe("available");
+    });
+
+    it("expires a resumed upload once the resume's URLs expired, plus the grace", async () => {
+      const start = Date.now();
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(start);
+      const created = await create();
+      vi.setSystemTime(start + 23 * 3600_000);
+      expect((await state(created.contentKey)).res.status).toBe(200);
+      const cron = async (hours: number) => {
+        const ctx = createExecutionContext();
+        await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime: start + hours * 3600_000 }), env, ctx);
+        await waitOnExecutionContext(ctx);
+      };
+      // Signed again at 23 h: those URLs expire at 47 h, the upload after the hour of grace.
+      await cron(47.5);
+      vi.setSystemTime(start + 47.5 * 3600_000);
+      expect((await state(created.contentKey)).res.status).toBe(200);
+      // That look signed afresh too (47.5 h); past its URLs and the grace, the cron expires it.
+      await cron(72.6);
+      vi.setSystemTime(start + 72.6 * 3600_000);
+      const after = await state(created.contentKey);
+      expect(after.res.status).toBe(409);
+      expect(after.body.message).toBe(`contentKey: ${created.contentKey} is expired; there is no upload to resume`);
+    });
   });
 });

@@ -146,14 +146,19 @@ export async function storedParts(db: Db, contentId: number): Promise<UploadPart
 }
 
 /** Records when E2 was first asked to complete the upload (null: forget it). */
+/** The resume endpoint signed fresh part URLs: the upload lives until they expire. */
+export async function markUploadSigned(db: Db, contentId: number, at: string): Promise<void> {
+  await db.update(contents).set({ uploadSignedAt: at }).where(eq(contents.id, contentId));
+}
+
 export async function markCompleteRequested(db: Db, contentId: number, at: string | null): Promise<void> {
   await db.update(contents).set({ completeRequestedAt: at }).where(eq(contents.id, contentId));
 }
 
 /**
  * Unfinished uploads the cron must look at, oldest first: those E2 was asked to complete before
- * `stuckBefore` (a crash may have left them completed in R2 only), and those created before
- * `expiredBefore` (abandoned: their signed URLs expired). Read through the partial index of
+ * `stuckBefore` (a crash may have left them completed in R2 only), and those whose part URLs
+ * were last signed (E1 or a resume) before `expiredBefore` (abandoned: their URLs expired). Read through the partial index of
  * open uploads.
  */
 export async function openUploadsToSweep(db: Db, stuckBefore: string, expiredBefore: string, limit: number): Promise<Content[]> {
@@ -163,7 +168,7 @@ export async function openUploadsToSweep(db: Db, stuckBefore: string, expiredBef
     .where(
       and(
         sql`${contents.status} = 'uploading'`,
-        sql`(${contents.createdAt} < ${expiredBefore} or (${contents.completeRequestedAt} is not null and ${contents.completeRequestedAt} < ${stuckBefore}))`,
+        sql`(coalesce(${contents.uploadSignedAt}, ${contents.createdAt}) < ${expiredBefore} or (${contents.completeRequestedAt} is not null and ${contents.completeRequestedAt} < ${stuckBefore}))`,
       ),
     )
     .orderBy(contents.createdAt)

@@ -112,6 +112,11 @@ export const contents = sqliteTable(
     chunkSize: integer("chunk_size").notNull(),
     /** When E2 was first asked to complete the upload: the cron finishes uploads a crash left open. */
     completeRequestedAt: text("complete_requested_at"),
+    /**
+     * When an upload's part URLs were last signed by the resume endpoint (null: only by E1, at
+     * createdAt). The cron expires an upload from the later of the two, never under live URLs.
+     */
+    uploadSignedAt: text("upload_signed_at"),
     thumbnailUploaded: integer("thumbnail_uploaded", { mode: "boolean" }).notNull().default(false),
     duration: real("duration"),
     width: integer("width"),

@@ -9,6 +9,7 @@ import {
   finishUpload,
   insertContent,
   markCompleteRequested,
+  markUploadSigned,
   storedParts,
   updateContent,
   type ContentScope,
@@ -308,6 +309,8 @@ export async function uploadState(deps: Deps, scope: ContentScope, contentKey: s
   const missing = oneTo(total).filter((n) => !have.has(n));
   const urls = await signedPartUrls(deps, key, uploadId, missing);
   const thumbnail = await thumbnailUploadUrl(deps, content);
+  // The cron must not expire the upload while the URLs handed out here are valid.
+  await markUploadSigned(deps.db, content.id, deps.now.toISOString());
   return {
     contentKey,
     status: content.status,
