@@ -141,6 +141,17 @@ describe("GET /v2/content/upload", () => {
     expect(await rows(created.contentKey)).toEqual([]);
   });
 
+  it("answers a part for an upload R2 no longer holds with 404 and what to do", async () => {
+    const created = await create();
+    const { key, uploadId, signedUrls } = created.contentUploadData;
+    // What R2's lifecycle rule does to a multipart upload left incomplete for 7 days.
+    await env.MEDIA.resumeMultipartUpload(key, uploadId).abort();
+    const put = await callJson(signedUrls[0], { method: "PUT", body: media.slice(0, CHUNK_SIZE) });
+    expect(put.res.status).toBe(404);
+    expect(put.body.message).toMatch(/^upload not found in storage: it was aborted .*; delete the content and create it again$/);
+    expect(await rows(created.contentKey)).toEqual([]);
+  });
+
   describe("on a clock a day later", () => {
     afterEach(() => {
       vi.useRealTimers();

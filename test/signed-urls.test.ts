@@ -257,7 +257,10 @@ describe("S3 ListParts (resuming in the presigned mode)", () => {
       { partNumber: 2, size: 100, etag: "e2" },
       { partNumber: 3, size: 40, etag: "e3" },
     ]);
-    const failing = (async () => new Response("<Error><Code>NoSuchUpload</Code></Error>", { status: 404 })) as typeof fetch;
-    await expect(listS3Parts(S3, "abc/abc.mp4", "gone", failing)).rejects.toThrow(/HTTP 404.*NoSuchUpload/);
+    // An upload R2 no longer holds (aborted): null, which the resume endpoint answers with 409.
+    const gone = (async () => new Response("<Error><Code>NoSuchUpload</Code></Error>", { status: 404 })) as typeof fetch;
+    expect(await listS3Parts(S3, "abc/abc.mp4", "gone", gone)).toBeNull();
+    const failing = (async () => new Response("<Error><Code>InternalError</Code></Error>", { status: 500 })) as typeof fetch;
+    await expect(listS3Parts(S3, "abc/abc.mp4", "up-1", failing)).rejects.toThrow(/HTTP 500.*InternalError/);
   });
 });

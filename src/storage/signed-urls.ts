@@ -113,13 +113,17 @@ export function parseListParts(xml: string): { parts: ListedPart[]; nextMarker: 
   return { parts, nextMarker: truncated && Number.isInteger(next) && next > 0 ? next : null };
 }
 
-/** Every part R2 holds for the upload, page after page (at most 10 pages: 10,000 parts). */
-export async function listS3Parts(s3: S3Credentials, key: string, uploadId: string, fetcher: typeof fetch = fetch): Promise<ListedPart[]> {
+/**
+ * Every part R2 holds for the upload, page after page (at most 10 pages: 10,000 parts); null
+ * when R2 does not hold the upload (404 NoSuchUpload: aborted, or completed).
+ */
+export async function listS3Parts(s3: S3Credentials, key: string, uploadId: string, fetcher: typeof fetch = fetch): Promise<ListedPart[] | null> {
   const parts: ListedPart[] = [];
   let marker = 0;
   for (let page = 0; page < 10; page++) {
     const res = await fetcher(await s3ListPartsRequest(s3, key, uploadId, marker));
     const text = await res.text();
+    if (res.status === 404 && text.includes("NoSuchUpload")) return null;
     if (!res.ok) throw new Error(`S3 ListParts answered HTTP ${res.status}: ${text.slice(0, 200)}`);
     const listed = parseListParts(text);
     parts.push(...listed.parts);

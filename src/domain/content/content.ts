@@ -293,6 +293,10 @@ export async function newThumbnailUploadUrl(deps: Deps, scope: ContentScope, con
  * worker's part URLs record what they stored (the R2 binding has no ListParts); with presigned
  * S3 URLs the parts never pass through the worker, so S3 ListParts says what R2 holds.
  */
+/** The content says uploading, but R2 no longer holds its multipart upload. */
+export const STORAGE_LOST_UPLOAD =
+  "upload not found in storage: it was aborted (R2 aborts multipart uploads left incomplete for 7 days by default); delete the content and create it again";
+
 export async function uploadState(deps: Deps, scope: ContentScope, contentKey: string) {
   const content = await loadContentOr404(deps.db, scope, contentKey);
   if (content.status !== "uploading" || !content.uploadId) {
@@ -303,6 +307,7 @@ export async function uploadState(deps: Deps, scope: ContentScope, contentKey: s
   const listed = deps.config.s3
     ? await listS3Parts(deps.config.s3, key, uploadId)
     : (await storedParts(deps.db, content.id)).map((p) => ({ partNumber: p.partNumber, size: p.size, etag: p.etag }));
+  if (listed === null) throw conflict(`contentKey: ${contentKey}: ${STORAGE_LOST_UPLOAD}`);
   // Only a part of the size E2 needs counts as stored (S3 URLs let a client store any size).
   const stored = listed.filter((p) => p.partNumber <= total && p.size === expectedPartSize(contentSize, chunkSize, p.partNumber));
   const have = new Set(stored.map((p) => p.partNumber));

@@ -5,10 +5,11 @@ import { findContentByKeyAnyOrg, markThumbnailUploaded, recordPart } from "../..
 import { checkThumbnail, THUMBNAIL_MAX_BYTES } from "../../media/jpeg";
 import { forbidden, invalid, notFound } from "../../shared/errors";
 import { serviceThumbnailUrl, thumbnailKey } from "../../storage/layout";
+import { isNoSuchUpload } from "../../storage/objects";
 import { exactLengthBody } from "../../storage/part-body";
 import { verifyWorkerSignature, type UploadTarget } from "../../storage/signed-urls";
 import type { Deps } from "../deps";
-import { expectedPartSize, partCount } from "./content";
+import { expectedPartSize, partCount, STORAGE_LOST_UPLOAD } from "./content";
 
 const contentKeyOf = (key: string) => key.split("/")[0] ?? "";
 
@@ -49,19 +50,16 @@ export async function storePart(
 ) {
   const { content, expected } = await partTarget(deps, key, uploadId, partNumber, length);
   const upload = deps.bucket.resumeMultipartUpload(key, uploadId);
+  // R2 stores only bodies of a known length: a streamed one must turn out exactly right.
+  const exact = length === null ? exactLengthBody(body, expected) : null;
   let part: R2UploadedPart;
-  if (length !== null) {
-    part = await upload.uploadPart(partNumber, body);
-  } else {
-    // R2 stores only bodies of a known length: a streamed one must turn out exactly right.
-    const exact = exactLengthBody(body, expected);
-    try {
-      part = await upload.uploadPart(partNumber, exact.stream);
-    } catch (err) {
-      const problem = exact.problem();
-      if (problem) throw invalid(`part ${partNumber} must be exactly ${expected} bytes; the body ${problem}`);
-      throw err;
-    }
+  try {
+    part = await upload.uploadPart(partNumber, exact ? exact.stream : body);
+  } catch (err) {
+    const problem = exact?.problem();
+    if (problem) throw invalid(`part ${partNumber} must be exactly ${expected} bytes; the body ${problem}`);
+    if (isNoSuchUpload(err)) throw notFound(STORAGE_LOST_UPLOAD);
+    throw err;
   }
   await recordPart(deps.db, { contentId: content.id, partNumber, size: expected, etag: part.etag, uploadedAt: deps.now.toISOString() });
   return { partNumber: part.partNumber, etag: part.etag };

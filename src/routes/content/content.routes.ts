@@ -94,7 +94,7 @@ export const uploadState = createRoute({
   operationId: "getUploadState",
   summary: "Resume an unfinished upload",
   description:
-    "For a content still `uploading`: the parts already stored (PartNumber, ETag, Size: send them back in E2 with the others) and a fresh signed URL for each missing part, plus a fresh thumbnail upload URL. Any client with write credentials can resume an upload this way, after a reload or a lost connection. A dedicated endpoint rather than E3, so E3 stays a cheap read and E4 (retrieve, modify, send) is unchanged. 409 when the content is not uploading (available, rejected, expired).",
+    "For a content still `uploading`: the parts already stored (PartNumber, ETag, Size: send them back in E2 with the others) and a fresh signed URL for each missing part, plus a fresh thumbnail upload URL. Any client with write credentials can resume an upload this way, after a reload or a lost connection. A dedicated endpoint rather than E3, so E3 stays a cheap read and E4 (retrieve, modify, send) is unchanged. 409 when the content is not uploading (available, rejected, expired), or when storage no longer holds the upload (presigned S3 mode: R2 aborted it).",
   request: { query: contentKeyQuery },
   responses: { 200: jsonContent(uploadStateResponse, "The upload and what is left to send"), ...messageErrors(400, 401, 404, 409, 429) },
 });
