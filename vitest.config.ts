@@ -30,12 +30,21 @@ export default defineConfig(async () => {
                   PUBLIC_BASE_URL: "https://catalog.test",
                   // R2's minimum part size, so tests can upload two real parts.
                   CHUNK_SIZE: String(5 * 1024 * 1024),
+                  // Webhook endpoints on the tests' loopback receiver.
+                  WEBHOOKS_ALLOW_LOOPBACK: "true",
                 },
                 // The event queue as wrangler.toml has it, but batches close after 50 ms instead
                 // of 2 s, so a test waiting for its events waits little.
                 queueConsumers: {
                   "video-catalog-events": { maxBatchSize: 100, maxBatchTimeout: 0.05, maxRetries: 5, deadLetterQueue: "video-catalog-events-dlq" },
                   "video-catalog-events-dlq": { maxBatchSize: 100, maxBatchTimeout: 0.05 },
+                },
+                // Webhook deliveries go to a queue nobody consumes here: the tests hand each
+                // message to the consumer themselves (createMessageBatch), on a fake clock, so
+                // retries and duplicates are theirs to arrange. The e2e project runs the real queue.
+                queueProducers: {
+                  EVENTS_QUEUE: { queueName: "video-catalog-events" },
+                  WEBHOOK_QUEUE: { queueName: "evc-webhook-deliveries-unconsumed" },
                 },
               },
             }),
@@ -46,6 +55,8 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts", "src/**/*.test.ts"],
             exclude: ["test/e2e/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
+            // A webhook receiver (Node) the tests reach over loopback: inject("webhookReceiver").
+            globalSetup: ["./test/e2e/harness/webhook-receiver.ts"],
             testTimeout: 30_000,
           },
         },

@@ -1,9 +1,12 @@
-// Operator CLI over the admin API (src/routes/admin, and the event dead letters in src/routes/events).
+// Operator CLI over the admin API (src/routes/admin, and the event dead letters in src/routes/events),
+// through the typed client (sdk/client, its build imported as a publisher's code would import the
+// package; built here when missing).
 //   npm run admin -- <command> [options]        npm run admin -- help
 // Target: --url, else ADMIN_URL, else http://127.0.0.1:8787. Token: --token, else ADMIN_TOKEN,
 // else (local URLs only) ADMIN_TOKEN from .dev.vars. The token is never printed.
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { ROOT } from "./lib/wrangler.mjs";
 
@@ -17,8 +20,9 @@ const list = (value) =>
   value === undefined ? undefined : value === "none" ? [] : value.split(",").map((s) => s.trim()).filter(Boolean);
 /** --network none clears the network (null); other values are network names. */
 const network = (value) => (value === "none" ? null : value);
-const orgPath = (key) => `/admin/organizations/${encodeURIComponent(key)}`;
-const videoPath = (key) => `/admin/videos/${encodeURIComponent(key)}`;
+// Paths are the OpenAPI document's templates; the client fills in (and encodes) the parameters.
+const ORG_PATH = "/admin/organizations/{organizationKey}";
+const VIDEO_PATH = "/admin/videos/{contentKey}";
 
 /** --flag true|false → boolean; undefined stays undefined. */
 function bool(flag, value) {
@@ -93,7 +97,8 @@ function printOrgTable({ organizations }) {
  *   args       names of its positional arguments, all required
  *   options    node:util parseArgs options (plus `hint` for the usage text); `required` lists mandatory ones
  *   confirm    for a required boolean flag (--yes): what the command destroys, shown when it is missing
- *   request    (args, options) → { method, path, body? }; undefined body fields are not sent;
+ *   request    (args, options) → { method, path, params?, body? } (path: the OpenAPI template,
+ *              params: its path parameters); undefined body fields are not sent;
  *              may throw UsageError for bad option values
  *   print      optional; default prints the JSON response
  *   secrets    true when the response holds credentials shown once (prints a warning)
@@ -123,7 +128,7 @@ const COMMANDS = [
     name: "org show",
     args: ["organizationKey"],
     summary: "Show an organization and its sub-organizations",
-    request: ({ organizationKey }) => ({ method: "GET", path: orgPath(organizationKey) }),
+    request: ({ organizationKey }) => ({ method: "GET", path: ORG_PATH, params: { organizationKey } }),
   },
   {
     name: "org set",
@@ -133,7 +138,8 @@ const COMMANDS = [
     summary: "Change name, plan, entitlements (none = empty), network (none = no network) or whether events need signed player tokens",
     request: ({ organizationKey }, o) => ({
       method: "PATCH",
-      path: orgPath(organizationKey),
+      path: ORG_PATH,
+      params: { organizationKey },
       body: { ...orgFields(o), playerTokensRequired: playerTokens(o["player-tokens"]) },
     }),
   },
@@ -145,7 +151,8 @@ const COMMANDS = [
     summary: "Create a sub-organization; prints its MMI key (generated unless --mmi-key is given)",
     request: ({ organizationKey }, o) => ({
       method: "POST",
-      path: `${orgPath(organizationKey)}/sub-organizations`,
+      path: `${ORG_PATH}/sub-organizations`,
+      params: { organizationKey },
       body: { name: o.name, mmiKey: o["mmi-key"] },
     }),
   },
@@ -156,7 +163,8 @@ const COMMANDS = [
     summary: "Replace credentials (default apiSecret,apiToken); old ones stop working, new ones are printed once",
     request: ({ organizationKey }, o) => ({
       method: "POST",
-      path: `${orgPath(organizationKey)}/credentials/rotate`,
+      path: `${ORG_PATH}/credentials/rotate`,
+      params: { organizationKey },
       body: o.parts === undefined ? {} : { rotate: list(o.parts) },
     }),
     secrets: true,
@@ -168,7 +176,7 @@ const COMMANDS = [
     required: ["yes"],
     confirm: "deletes the organization with its sub-organizations, credentials, content, feeds, media and statistics",
     summary: "Delete an organization with its content, feeds, media and statistics; refuses without --yes",
-    request: ({ organizationKey }) => ({ method: "DELETE", path: orgPath(organizationKey) }),
+    request: ({ organizationKey }) => ({ method: "DELETE", path: ORG_PATH, params: { organizationKey } }),
   },
   {
     name: "video set",
@@ -187,7 +195,8 @@ const COMMANDS = [
       "(none = empty), syndication windows (replace all: [{name, start_time, stop_time|null, geos: [alpha-3]}], none = no windows)",
     request: ({ contentKey }, o) => ({
       method: "PATCH",
-      path: videoPath(contentKey),
+      path: VIDEO_PATH,
+      params: { contentKey },
       body: {
         removed: bool("removed", o.removed),
         isLive: bool("live", o.live),
@@ -206,7 +215,7 @@ const COMMANDS = [
     name: "events replay-dlq",
     options: { limit: { type: "string", hint: "N (1-1000 per round, default 1000)" } },
     summary: "Put the parked event messages back on the event queue, oldest first, round after round until none remain",
-    request: (_, o) => ({ method: "POST", path: `/admin/events/dead-letters/replay${o.limit === undefined ? "" : `?limit=${encodeURIComponent(o.limit)}`}` }),
+    request: (_, o) => ({ method: "POST", path: "/admin/events/dead-letters/replay", query: o.limit === undefined ? undefined : { limit: o.limit } }),
     print: (r) => console.log(`replayed ${r.replayed}, unreadable (left parked) ${r.unreadable}, remaining ${r.remaining}`),
     // Unreadable messages stay parked: stop once a round replays nothing.
     again: (r) => r.replayed > 0 && r.remaining > r.unreadable,
@@ -338,17 +347,25 @@ function resolveTarget(values) {
 const compact = (body) =>
   body && Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
 
-async function call(target, { method, path, body }) {
-  let res;
+/** The typed client's build (sdk/client/dist), built first when this checkout has none. */
+async function loadClient() {
+  const dist = join(ROOT, "sdk", "client", "dist", "index.mjs");
+  if (!existsSync(dist)) {
+    const { buildClient } = await import(pathToFileURL(join(ROOT, "sdk", "client", "scripts", "build.mjs")).href);
+    await buildClient({ types: false });
+  }
+  return import(pathToFileURL(dist).href);
+}
+
+async function call(target, { method, path, params, query, body }) {
+  const { createCatalogClient } = await loadClient();
+  const { api } = createCatalogClient({ baseUrl: target.base, credentials: { token: target.token } });
+  let result;
   try {
-    res = await fetch(target.base + path, {
-      method,
-      headers: {
-        Authorization: `Bearer ${target.token}`,
-        Accept: "application/json",
-        ...(body !== undefined && { "Content-Type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(compact(body)),
+    result = await api.request(method, path, {
+      params: { path: params ?? {}, ...(query && { query }) },
+      headers: { Accept: "application/json" },
+      ...(body !== undefined && { body: compact(body) }),
       signal: AbortSignal.timeout(30_000),
     });
   } catch (err) {
@@ -356,19 +373,14 @@ async function call(target, { method, path, body }) {
     const hint = target.local ? " (is `npm run dev` running?)" : "";
     throw new Error(`cannot reach ${target.origin}: ${reason}${hint}`);
   }
-  const text = await res.text();
-  let json;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
+  const { data, error, response } = result;
+  if (!response.ok) {
+    const message = (typeof error === "object" && (error?.error ?? error?.message)) || (typeof error === "string" && error.slice(0, 500)) || response.statusText;
+    const hint = response.status === 401 ? " (check ADMIN_TOKEN for this server)" : "";
+    const shown = Object.entries(params ?? {}).reduce((p, [name, value]) => p.replace(`{${name}}`, encodeURIComponent(value)), path);
+    throw new Error(`${method} ${shown} failed: HTTP ${response.status}: ${message}${hint}`);
   }
-  if (!res.ok) {
-    const message = json?.error ?? json?.message ?? (text.slice(0, 500) || res.statusText);
-    const hint = res.status === 401 ? " (check ADMIN_TOKEN for this server)" : "";
-    throw new Error(`${method} ${path} failed: HTTP ${res.status}: ${message}${hint}`);
-  }
-  return json ?? text;
+  return data;
 }
 
 async function main(argv) {

@@ -126,7 +126,9 @@ const persistTo = flagValue(given, "--persist-to");
 const statePath = persistTo ? ["--persist-to", persistTo] : [];
 // URLs in responses and feed files use PUBLIC_BASE_URL (never a request's Host): the dev
 // server's own address, unless the caller set it.
-const args = given.some((a) => a.startsWith("PUBLIC_BASE_URL:")) ? given : [...given, "--var", `PUBLIC_BASE_URL:${origin}`];
+const withOrigin = given.some((a) => a.startsWith("PUBLIC_BASE_URL:")) ? given : [...given, "--var", `PUBLIC_BASE_URL:${origin}`];
+// Webhook endpoints on this machine (a receiver on localhost) are accepted in local development only.
+const args = given.some((a) => a.startsWith("WEBHOOKS_ALLOW_LOOPBACK:")) ? withOrigin : [...withOrigin, "--var", "WEBHOOKS_ALLOW_LOOPBACK:true"];
 // Local development is offline-friendly: no fetch of Cloudflare's request.cf data.
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
 

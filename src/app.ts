@@ -23,8 +23,9 @@ import search from "./routes/search/search.index";
 import uploads from "./routes/uploads/uploads.index";
 import videos from "./routes/videos/videos.index";
 import viewers from "./routes/viewers/viewers.index";
+import webhooks from "./routes/webhooks/webhooks.index";
 
-const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, health];
+const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, webhooks, health];
 
 export function createApp() {
   const app = createRouter();

@@ -39,6 +39,7 @@ const configSchema = z.object({
   STATIC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: "STATIC_URL must be an http(s) origin" }).optional()),
   ADMIN_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(8).optional()),
   SIGNING_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16, "SIGNING_SECRET must be at least 16 characters")),
+  WEBHOOKS_ALLOW_LOOPBACK: z.preprocess(emptyAsUndefined, z.enum(["true", "false"], { error: "WEBHOOKS_ALLOW_LOOPBACK must be true or false" }).default("false")),
   R2_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   R2_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
   R2_ACCOUNT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -85,6 +86,8 @@ export interface Config {
   signingSecret: string;
   /** Presigned S3 part URLs straight to R2 when all four are set; otherwise worker-signed URLs. */
   s3?: S3Credentials;
+  /** Local development and tests only: webhook endpoints on loopback (http allowed) are accepted. */
+  webhooksAllowLoopback: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -127,6 +130,7 @@ export function loadConfig(env: Env): Config {
     adminToken: v.ADMIN_TOKEN,
     signingSecret: v.SIGNING_SECRET,
     s3,
+    webhooksAllowLoopback: v.WEBHOOKS_ALLOW_LOOPBACK === "true",
   };
   cache.set(env, config);
   return config;

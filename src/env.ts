@@ -29,6 +29,10 @@ export interface Env {
   EVENTS_PER_IP_PER_MINUTE?: string;
   DIMENSION_VALUES_PER_DAY?: string;
   VIEWER_IDS_PER_IP_PER_DAY?: string;
+  /** Producer of the webhook delivery queue (wrangler.toml [[queues.producers]]). */
+  WEBHOOK_QUEUE?: Queue;
+  /** "true" in local development and tests only: webhook endpoints on loopback are accepted. */
+  WEBHOOKS_ALLOW_LOOPBACK?: string;
   /** How old an ingested statistics event may be, in days (default 7). */
   EVENTS_MAX_AGE_DAYS?: string;
   /** How long viewer-level rows are kept, in months (default 13); the cron purges older ones. */

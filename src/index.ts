@@ -26,6 +26,7 @@ export default {
       origins: { baseUrl: config.publicBaseUrl, staticUrl: config.staticUrl },
       now: new Date(controller.scheduledTime),
       defer: (work) => ctx.waitUntil(work),
+      webhookQueue: env.WEBHOOK_QUEUE,
     });
     console.log(
       JSON.stringify({

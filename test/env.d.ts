@@ -9,3 +9,10 @@ declare global {
     }
   }
 }
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The webhook receiver (test/e2e/harness/webhook-receiver.ts), e.g. http://127.0.0.1:41234 */
+    webhookReceiver: string;
+  }
+}

@@ -3,7 +3,18 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { inScope, type ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
-import { contentCustomFields, contentLabels, contents, labels, organizations, type Content, type CustomField, type LabelKind } from "./schema";
+import {
+  contentCustomFields,
+  contentLabels,
+  contents,
+  labels,
+  organizations,
+  uploadParts,
+  type Content,
+  type CustomField,
+  type LabelKind,
+  type UploadPart,
+} from "./schema";
 import { replaceWindowsStatements, type WindowInput } from "./syndications";
 
 export type { ContentScope };
@@ -114,18 +125,41 @@ export async function finishUpload(db: Db, content: Content, changes: ContentCha
     .set({ ...changes, uploadId: null })
     .where(and(eq(contents.id, content.id), eq(contents.uploadId, content.uploadId ?? ""), eq(contents.status, "uploading")))
     .returning();
+  // The upload is over (published, rejected or expired): its part list has nothing left to tell.
+  if (row) await db.delete(uploadParts).where(eq(uploadParts.contentId, content.id));
   return row ?? null;
 }
 
+/** Records a part the worker stored; a part stored again replaces the earlier one (as in R2). */
+export async function recordPart(db: Db, part: UploadPart): Promise<void> {
+  await db
+    .insert(uploadParts)
+    .values(part)
+    .onConflictDoUpdate({
+      target: [uploadParts.contentId, uploadParts.partNumber],
+      set: { size: part.size, etag: part.etag, uploadedAt: part.uploadedAt },
+    });
+}
+
+/** The parts stored so far into a content's open upload, by part number. */
+export async function storedParts(db: Db, contentId: number): Promise<UploadPart[]> {
+  return db.select().from(uploadParts).where(eq(uploadParts.contentId, contentId)).orderBy(uploadParts.partNumber);
+}
+
 /** Records when E2 was first asked to complete the upload (null: forget it). */
+/** The resume endpoint signed fresh part URLs: the upload lives until they expire. */
+export async function markUploadSigned(db: Db, contentId: number, at: string): Promise<void> {
+  await db.update(contents).set({ uploadSignedAt: at }).where(eq(contents.id, contentId));
+}
+
 export async function markCompleteRequested(db: Db, contentId: number, at: string | null): Promise<void> {
   await db.update(contents).set({ completeRequestedAt: at }).where(eq(contents.id, contentId));
 }
 
 /**
  * Unfinished uploads the cron must look at, oldest first: those E2 was asked to complete before
- * `stuckBefore` (a crash may have left them completed in R2 only), and those created before
- * `expiredBefore` (abandoned: their signed URLs expired). Read through the partial index of
+ * `stuckBefore` (a crash may have left them completed in R2 only), and those whose part URLs
+ * were last signed (E1 or a resume) before `expiredBefore` (abandoned: their URLs expired). Read through the partial index of
  * open uploads.
  */
 export async function openUploadsToSweep(db: Db, stuckBefore: string, expiredBefore: string, limit: number): Promise<Content[]> {
@@ -135,7 +169,7 @@ export async function openUploadsToSweep(db: Db, stuckBefore: string, expiredBef
     .where(
       and(
         sql`${contents.status} = 'uploading'`,
-        sql`(${contents.createdAt} < ${expiredBefore} or (${contents.completeRequestedAt} is not null and ${contents.completeRequestedAt} < ${stuckBefore}))`,
+        sql`(coalesce(${contents.uploadSignedAt}, ${contents.createdAt}) < ${expiredBefore} or (${contents.completeRequestedAt} is not null and ${contents.completeRequestedAt} < ${stuckBefore}))`,
       ),
     )
     .orderBy(contents.createdAt)

@@ -1,6 +1,6 @@
 // Data layer: organizations, sub-organizations, networks and API tokens.
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import { inList, type Db } from "./client";
 import {
   apiTokens,
   networks,
@@ -214,11 +214,13 @@ export async function bumpNetworkVersion(db: Db, networkId: number): Promise<voi
 }
 
 /** A change of the organization's statistics other than new events (erasure, ecommerce items). */
-export async function bumpStatsVersion(db: Db, organizationId: number): Promise<void> {
+export async function bumpStatsVersion(db: Db, organizationIds: number | readonly number[]): Promise<void> {
+  const ids = typeof organizationIds === "number" ? [organizationIds] : organizationIds;
+  if (ids.length === 0) return;
   await db
     .update(organizations)
     .set({ statsVersion: sql`${organizations.statsVersion} + 1` })
-    .where(eq(organizations.id, organizationId));
+    .where(inList(organizations.id, ids));
 }
 
 /** Deletes the organization; its catalog rows cascade (its statistics live in the statistics database). */

@@ -121,6 +121,11 @@ export const contents = sqliteTable(
     chunkSize: integer("chunk_size").notNull(),
     /** When E2 was first asked to complete the upload: the cron finishes uploads a crash left open. */
     completeRequestedAt: text("complete_requested_at"),
+    /**
+     * When an upload's part URLs were last signed by the resume endpoint (null: only by E1, at
+     * createdAt). The cron expires an upload from the later of the two, never under live URLs.
+     */
+    uploadSignedAt: text("upload_signed_at"),
     thumbnailUploaded: integer("thumbnail_uploaded", { mode: "boolean" }).notNull().default(false),
     duration: real("duration"),
     width: integer("width"),
@@ -144,6 +149,26 @@ export const contents = sqliteTable(
     // The cron's sweep of unfinished uploads (expired, or completed in R2 but not in D1).
     index("contents_open_uploads_idx").on(t.createdAt).where(sql`status = 'uploading'`),
   ],
+);
+
+/**
+ * Parts the worker's signed part URLs stored into an open multipart upload (the R2 binding has
+ * no ListParts): what a resuming client is told is already there. A part uploaded again
+ * replaces its row, as R2 replaces the part. Removed with the content, and when the upload ends.
+ */
+export const uploadParts = sqliteTable(
+  "upload_parts",
+  {
+    contentId: integer("content_id")
+      .notNull()
+      .references(() => contents.id, { onDelete: "cascade" }),
+    partNumber: integer("part_number").notNull(),
+    size: integer("size").notNull(),
+    /** R2's part ETag, unquoted (E2 takes it quoted or not). */
+    etag: text("etag").notNull(),
+    uploadedAt: text("uploaded_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contentId, t.partNumber] })],
 );
 
 /** Category, tag and event names of an organization (case-sensitive). */
@@ -191,6 +216,7 @@ export const contentLabels = sqliteTable(
 export type Organization = typeof organizations.$inferSelect;
 export type SubOrganization = typeof subOrganizations.$inferSelect;
 export type Content = typeof contents.$inferSelect;
+export type UploadPart = typeof uploadParts.$inferSelect;
 
 /**
  * Number of listable videos per organization (sub_organization_id 0) and per sub-organization,

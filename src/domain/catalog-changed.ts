@@ -4,6 +4,9 @@
 // answer goes out (the organization's catalog version moves on, so cached reads get new keys;
 // feeds marked dirty; files that must disappear removed) and defers the republishing to after
 // the answer; if that deferred work fails, the dirty marks stay and the cron finishes it.
+//
+// Webhook events sit beside this entry point, not on it (domain/webhooks/emit.ts): most of them
+// (video.created, video.rejected, upload.expired, edits while uploading) change no feed.
 import { markFeedsDirty } from "../db/feeds";
 import type { Db } from "../db/client";
 import { refreshNetworkListings } from "../db/network-listings";
@@ -64,11 +67,12 @@ async function republish(deps: Deps, organizationId: number, withList: boolean):
 }
 
 /**
- * The statistics changed other than by new events (erasure, ecommerce items): reports get new
- * edge-cache keys. New events need no call: reports of days that can still receive them are
- * cached for a minute only (middleware/cache-policies.ts).
+ * The statistics of these organizations changed (a queue batch counted their events, an
+ * erasure, ecommerce items): their reports get new edge-cache keys, so the next read counts
+ * what is there (other isolates: once their credential cache, 30 s, lets go of the version).
  */
-export async function statisticsChanged(db: Db, organizationId: number): Promise<void> {
-  await bumpStatsVersion(db, organizationId);
-  forgetOrganization(organizationId);
+export async function statisticsChanged(db: Db, organizationIds: number | readonly number[]): Promise<void> {
+  const ids = typeof organizationIds === "number" ? [organizationIds] : organizationIds;
+  await bumpStatsVersion(db, ids);
+  for (const id of ids) forgetOrganization(id);
 }

@@ -11,6 +11,7 @@ import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
 import { purgeCountedMessageIds } from "./stats/consume";
 import { purgeExpiredViewerRows } from "./stats/erasure";
+import { runWebhookCron } from "./webhooks/cron";
 
 export async function runCron(deps: Deps) {
   const feeds = await runFeedCron(deps);
@@ -20,5 +21,6 @@ export async function runCron(deps: Deps) {
   const dimensionValuesPurged = await purgeDimensionValues(statsDbBeside(deps.db), oldestDay);
   const messageIdsPurged = await purgeCountedMessageIds(deps.db, deps.now);
   const viewers = await purgeExpiredViewerRows(deps.db, deps.now, deps.config.viewerRowsRetentionMonths);
-  return { ...feeds, uploads, dimensionValuesPurged, messageIdsPurged, viewerRowsPurged: viewers.purged };
+  const webhooks = await runWebhookCron(deps);
+  return { ...feeds, uploads, dimensionValuesPurged, messageIdsPurged, viewerRowsPurged: viewers.purged, webhooks };
 }

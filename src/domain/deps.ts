@@ -19,4 +19,9 @@ export interface Deps {
   now: Date;
   /** Runs work after the answer (a request's waitUntil); the cron awaits it before going on. */
   defer(work: Promise<unknown>): void;
+  /**
+   * Producer of the webhook delivery queue. Absent (tools, some tests): emitted events wait in
+   * D1 and the cron sends them (domain/webhooks/emit.ts).
+   */
+  webhookQueue?: Queue;
 }

@@ -6,7 +6,9 @@ import { syndicationsOf } from "../db/syndications";
 import { notFound } from "../shared/errors";
 import { catalogChanged } from "./catalog-changed";
 import { syndicationObject } from "./catalog/records";
+import { toContentObject } from "./content/content";
 import type { Deps } from "./deps";
+import { emitWebhookEvent } from "./webhooks/emit";
 
 export interface OperatorChanges {
   serviceCategories?: string[];
@@ -39,6 +41,7 @@ export async function applyOperatorChanges(deps: Deps, contentKey: string, chang
     })),
   );
   await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content, updated] });
+  await emitWebhookEvent(deps, content.organizationId, "video.updated", toContentObject(updated, deps.origins));
   const windows = (await syndicationsOf(deps.db, [updated.id])).get(updated.id) ?? [];
   return {
     contentKey: updated.contentKey,

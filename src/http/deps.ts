@@ -12,6 +12,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
     origins: c.get("origins"),
     now: new Date(),
     defer: (work) => c.executionCtx.waitUntil(work),
+    webhookQueue: c.env.WEBHOOK_QUEUE,
   };
 }
 

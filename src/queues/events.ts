@@ -21,7 +21,7 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
   const started = Date.now();
   const { db, cost } = consumerDatabase(env.DB);
   const config = loadConfig(env);
-  const limits = { valuesPerDay: config.dimensionValuesPerDay, viewerIdsPerIp: config.viewerIdsPerIpPerDay, eventsMaxAgeDays: config.eventsMaxAgeDays };
+  const limits = { valuesPerDay: config.dimensionValuesPerDay, viewerIdsPerIp: config.viewerIdsPerIpPerDay };
   try {
     const report = await consumeEventMessages(
       db,

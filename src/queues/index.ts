@@ -3,6 +3,7 @@
 // names the consumers. A consumer acknowledges or retries each message itself.
 import type { Env } from "../env";
 import { consumeEvents, EVENTS_DEAD_LETTER_QUEUE, EVENTS_QUEUE, parkDeadEvents } from "./events";
+import { WEBHOOK_QUEUE_NAME, webhookConsumer } from "./webhooks";
 
 export type QueueConsumer = (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>;
 
@@ -10,6 +11,7 @@ export type QueueConsumer = (batch: MessageBatch<unknown>, env: Env, ctx: Execut
 const consumers: Record<string, QueueConsumer> = {
   [EVENTS_QUEUE]: consumeEvents,
   [EVENTS_DEAD_LETTER_QUEUE]: parkDeadEvents,
+  [WEBHOOK_QUEUE_NAME]: webhookConsumer,
 };
 
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {

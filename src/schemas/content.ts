@@ -175,3 +175,26 @@ export type CreateContentBody = z.infer<typeof createContentBody>;
 export type UpdateContentBody = z.infer<typeof updateContentBody>;
 export type CompleteUploadBody = z.infer<typeof completeUploadBody>;
 export type ContentObject = z.infer<typeof contentObject>;
+
+export const uploadStateResponse = z
+  .object({
+    contentKey: z.string(),
+    status: z.enum(CONTENT_STATUSES),
+    contentSize: z.number(),
+    chunkSize: z.number(),
+    uploadId: z.string(),
+    key: z.string(),
+    partCount: z.number().openapi({ description: "Parts of the whole upload: ceil(contentSize / chunkSize)" }),
+    storedParts: z
+      .array(z.object({ PartNumber: z.number(), ETag: z.string(), Size: z.number() }))
+      .openapi({ description: "Parts already stored, with the ETag E2 needs back" }),
+    missingParts: z
+      .array(z.object({ PartNumber: z.number(), Size: z.number(), signedUrl: z.string() }))
+      .openapi({ description: "Parts still to PUT, each with a fresh signed URL and the exact size it must have" }),
+    thumbnailUploaded: z.boolean(),
+    thumbnailUploadUrl: z.string().openapi({ description: "A fresh thumbnail upload URL" }),
+    expires: z.string().openapi({ description: "When the signed URLs expire" }),
+  })
+  .openapi("UploadState");
+
+export type UploadStateResponse = z.infer<typeof uploadStateResponse>;

@@ -80,8 +80,7 @@ export function parseTimestamp(value: string): number | null {
 
 /**
  * A UTC day is closed to new events once it ended more than `eventsMaxAgeDays` + 1 days ago
- * (the ingestion refuses older timestamps): reports over closed days change only by erasure or
- * by a late delivery (a queue backlog, a dead-letter replay), which must say so (stats version).
+ * (the ingestion refuses older timestamps): reports ending on one are cached for longer.
  */
 export function isClosedDay(day: string, nowMs: number, eventsMaxAgeDays: number): boolean {
   const start = dayStart(day);

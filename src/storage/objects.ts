@@ -114,3 +114,11 @@ export async function serveObject(bucket: R2Bucket, key: string, request: Reques
   headers.set("Content-Length", String(resolved.length));
   return { kind: "response", response: new Response(object.body, { status: 206, headers }) };
 }
+
+/**
+ * R2's refusal of a multipart upload it does not hold (completed, aborted, or aborted by the
+ * bucket's lifecycle rule): error 10024 from the binding.
+ */
+export function isNoSuchUpload(err: unknown): boolean {
+  return err instanceof Error && /\(10024\)|NoSuchUpload/.test(err.message);
+}

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildAssets } from "../../scripts/build-assets.mjs";
+import { buildClient, DIST as CLIENT_DIST } from "../../sdk/client/scripts/build.mjs";
 import { DIST } from "../../sdk/player/scripts/build.mjs";
 import { createOrg } from "./harness/api";
 import { CHROMIUM_PATH } from "./harness/browser";
@@ -17,10 +18,18 @@ export default async function setup(project: TestProject) {
   // The page loads what this checkout builds, never a stale bundle; the worker serves the
   // static assets (API reference, SDK bundle) of this checkout too.
   await buildAssets();
+  // The client tests import sdk/client/dist, as a publisher's code would import the package.
+  await buildClient({ types: false });
   const worker = await startWorker();
   let files;
   try {
-    files = await startStaticServer({ "/sdk/": DIST, "/pages/": join(ROOT, "test", "e2e", "pages") });
+    files = await startStaticServer({
+      "/sdk/": DIST,
+      "/pages/": join(ROOT, "test", "e2e", "pages"),
+      // The typed client's build and the media fixtures, for the client in the browser.
+      "/client/": CLIENT_DIST,
+      "/fixtures/": join(ROOT, "test", "fixtures"),
+    });
     // Fail here, with one clear message, if the operator API does not work.
     await createOrg({ baseUrl: worker.url, adminToken: worker.adminToken });
   } catch (err) {

@@ -4,6 +4,7 @@
 // answer with a body has a schema, so generated clients type every call's result.
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { describe, expect, inject, it } from "vitest";
+import { openapiDocument, PLACEHOLDER_ORIGIN } from "../../sdk/client/scripts/openapi-document.mjs";
 
 const e2e = inject("e2e");
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
@@ -52,5 +53,14 @@ describe("the OpenAPI document", () => {
       ),
     );
     expect(untyped).toEqual([]);
+  });
+});
+
+describe("the document the client is generated from", () => {
+  it("is the one the worker serves (built from the app without a server, only the origin differs)", async () => {
+    const served = JSON.parse(await documentText());
+    const built = (await openapiDocument()) as { servers: { url: string }[] };
+    expect(built.servers).toEqual([{ url: PLACEHOLDER_ORIGIN }]);
+    expect({ ...built, servers: served.servers }).toEqual(served);
   });
 });

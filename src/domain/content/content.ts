@@ -9,6 +9,8 @@ import {
   finishUpload,
   insertContent,
   markCompleteRequested,
+  markUploadSigned,
+  storedParts,
   updateContent,
   type ContentScope,
 } from "../../db/content";
@@ -16,11 +18,12 @@ import type { Content } from "../../db/schema";
 import { checkMediaRequirements, MediaProbeError, probeMp4, type MediaInfo } from "../../media/mp4-probe";
 import type { CompleteUploadBody, ContentObject, CreateContentBody, UpdateContentBody } from "../../schemas/content";
 import { randomAlphanumeric } from "../../shared/crypto";
-import { invalid, notFound } from "../../shared/errors";
+import { conflict, invalid, notFound } from "../../shared/errors";
 import { mediaKey, mediaUrl, serviceThumbnailUrl, thumbnailKey } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
-import { s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
+import { listS3Parts, s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
+import { emitWebhookEvent } from "../webhooks/emit";
 import type { Deps, Origins } from "../deps";
 
 export function toContentObject(c: Content, urls: Origins): ContentObject {
@@ -81,11 +84,12 @@ export function thumbnailTarget(contentKey: string, contentId: number, expires: 
   return { method: "PUT", key: thumbnailKey(contentKey), uploadId: `content:${contentId}`, partNumber: 0, expires };
 }
 
-async function signedPartUrls(deps: Deps, key: string, uploadId: string, parts: number) {
+/** Fresh signed URLs of the given parts (worker URLs, or presigned S3 UploadPart URLs). */
+async function signedPartUrls(deps: Pick<Deps, "now" | "config" | "origins">, key: string, uploadId: string, partNumbers: number[]) {
   const expires = urlExpiry(deps);
   const { s3, signingSecret, uploadUrlTtlSeconds } = deps.config;
   const signedUrls: string[] = [];
-  for (let partNumber = 1; partNumber <= parts; partNumber++) {
+  for (const partNumber of partNumbers) {
     const target: UploadTarget = { method: "PUT", key, uploadId, partNumber, expires };
     signedUrls.push(
       s3 ? await s3PartUrl(s3, target, uploadUrlTtlSeconds) : await workerPartUrl(signingSecret, deps.origins.baseUrl, target),
@@ -93,6 +97,8 @@ async function signedPartUrls(deps: Deps, key: string, uploadId: string, parts: 
   }
   return signedUrls;
 }
+
+const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 /** E1: record the metadata, open the R2 multipart upload and sign one URL per part. */
 export async function createContent(deps: Deps, scope: ContentScope, body: CreateContentBody) {
@@ -146,10 +152,12 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
     throw err;
   }
   const content = await findContent(db, scope, contentKey);
-  const signedUrls = await signedPartUrls(deps, key, upload.uploadId, parts);
+  const signedUrls = await signedPartUrls(deps, key, upload.uploadId, oneTo(parts));
   const thumbnail = await thumbnailUploadUrl(deps, content!);
+  const object = toContentObject(content!, deps.origins);
+  await emitWebhookEvent(deps, content!.organizationId, "video.created", object);
   return {
-    ...toContentObject(content!, deps.origins),
+    ...object,
     contentSize: body.contentSize,
     thumbnailUploadUrl: thumbnail.thumbnailUploadUrl,
     contentUploadData: { chunkSize, uploadId: upload.uploadId, key, signedUrls },
@@ -225,7 +233,8 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
   if (reason !== null) {
     // The object is deleted and the content stays unavailable; E5 can delete it.
     await bucket.delete(content.mediaKey);
-    await finishUpload(db, content, { status: "rejected", rejectionReason: reason, updatedAt: now });
+    const rejected = await finishUpload(db, content, { status: "rejected", rejectionReason: reason, updatedAt: now });
+    if (rejected) await emitWebhookEvent(deps, rejected.organizationId, "video.rejected", toContentObject(rejected, deps.origins));
     return { kind: "rejected", reason };
   }
   const published = await finishUpload(db, content, {
@@ -240,6 +249,7 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
   });
   if (!published) return { kind: "lost" };
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
+  await emitWebhookEvent(deps, published.organizationId, "video.ready", toContentObject(published, deps.origins));
   return { kind: "published", content: published };
 }
 
@@ -277,6 +287,50 @@ export async function newThumbnailUploadUrl(deps: Deps, scope: ContentScope, con
   return { contentKey, ...(await thumbnailUploadUrl(deps, content)) };
 }
 
+/**
+ * Where an unfinished upload stands, for any client to resume it: the parts already stored
+ * (number, size, ETag: what E2 needs back) and fresh signed URLs for the missing ones. The
+ * worker's part URLs record what they stored (the R2 binding has no ListParts); with presigned
+ * S3 URLs the parts never pass through the worker, so S3 ListParts says what R2 holds.
+ */
+/** The content says uploading, but R2 no longer holds its multipart upload. */
+export const STORAGE_LOST_UPLOAD =
+  "upload not found in storage: it was aborted (R2 aborts multipart uploads left incomplete for 7 days by default); delete the content and create it again";
+
+export async function uploadState(deps: Deps, scope: ContentScope, contentKey: string) {
+  const content = await loadContentOr404(deps.db, scope, contentKey);
+  if (content.status !== "uploading" || !content.uploadId) {
+    throw conflict(`contentKey: ${contentKey} is ${content.status}; there is no upload to resume`);
+  }
+  const { contentSize, chunkSize, mediaKey: key, uploadId } = content;
+  const total = partCount(contentSize, chunkSize);
+  const listed = deps.config.s3
+    ? await listS3Parts(deps.config.s3, key, uploadId)
+    : (await storedParts(deps.db, content.id)).map((p) => ({ partNumber: p.partNumber, size: p.size, etag: p.etag }));
+  if (listed === null) throw conflict(`contentKey: ${contentKey}: ${STORAGE_LOST_UPLOAD}`);
+  // Only a part of the size E2 needs counts as stored (S3 URLs let a client store any size).
+  const stored = listed.filter((p) => p.partNumber <= total && p.size === expectedPartSize(contentSize, chunkSize, p.partNumber));
+  const have = new Set(stored.map((p) => p.partNumber));
+  const missing = oneTo(total).filter((n) => !have.has(n));
+  const urls = await signedPartUrls(deps, key, uploadId, missing);
+  const thumbnail = await thumbnailUploadUrl(deps, content);
+  // The cron must not expire the upload while the URLs handed out here are valid.
+  await markUploadSigned(deps.db, content.id, deps.now.toISOString());
+  return {
+    contentKey,
+    status: content.status,
+    contentSize,
+    chunkSize,
+    uploadId,
+    key,
+    partCount: total,
+    storedParts: stored.map((p) => ({ PartNumber: p.partNumber, ETag: `"${p.etag}"`, Size: p.size })),
+    missingParts: missing.map((n, i) => ({ PartNumber: n, Size: expectedPartSize(contentSize, chunkSize, n), signedUrl: urls[i]! })),
+    thumbnailUploaded: content.thumbnailUploaded,
+    ...thumbnail,
+  };
+}
+
 /** E4: replace the editable fields. */
 export async function replaceContent(deps: Deps, scope: ContentScope, body: UpdateContentBody) {
   const content = await loadContentOr404(deps.db, scope, body.contentKey);
@@ -298,7 +352,9 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
   if (content.status === "available") {
     await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content, updated] });
   }
-  return toContentObject(updated, deps.origins);
+  const object = toContentObject(updated, deps.origins);
+  await emitWebhookEvent(deps, content.organizationId, "video.updated", object);
+  return object;
 }
 
 /** E5: delete the metadata, then the media, the thumbnail and any unfinished upload. */
@@ -315,5 +371,7 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
       .catch(() => undefined);
   }
   await deps.bucket.delete([content.mediaKey, thumbnailKey(content.contentKey)]);
-  return toContentObject(content, deps.origins);
+  const object = toContentObject(content, deps.origins);
+  await emitWebhookEvent(deps, content.organizationId, "video.deleted", object);
+  return object;
 }

@@ -2,12 +2,14 @@
 // - E2 was asked to complete it a while ago but the content is still `uploading`: a crash came
 //   between R2's completion and the D1 update. If the object is stored, it is probed and
 //   published or rejected now; otherwise the failed E2 left the upload open, and it stays open.
-// - Its signed URLs expired UPLOAD_GRACE_SECONDS ago: the R2 multipart upload is aborted and the
-//   content marked `expired` (E3 shows it; E5 deletes it).
+// - Its signed URLs (E1's, or the latest resume's) expired UPLOAD_GRACE_SECONDS ago: the R2
+//   multipart upload is aborted and the content marked `expired` (E3 shows it; E5 deletes it;
+//   webhook upload.expired).
 // Bounded per run (SWEEP_BATCH); the next run goes on. Every step is idempotent.
 import { finishUpload, markCompleteRequested, openUploadsToSweep } from "../../db/content";
 import type { Deps } from "../deps";
-import { publishStoredUpload } from "./content";
+import { emitWebhookEvent } from "../webhooks/emit";
+import { publishStoredUpload, toContentObject } from "./content";
 
 const SWEEP_BATCH = 25;
 /** An E2 older than this that did not finish is taken as crashed. */
@@ -33,11 +35,15 @@ export async function sweepUploads(deps: Deps): Promise<SweepReport> {
       if (outcome.kind === "rejected") report.rejected += 1;
       continue;
     }
-    if (content.createdAt < expiredBefore) {
+    if ((content.uploadSignedAt ?? content.createdAt) < expiredBefore) {
       if (content.uploadId) {
         await deps.bucket.resumeMultipartUpload(content.mediaKey, content.uploadId).abort().catch(() => undefined);
       }
-      if (await finishUpload(deps.db, content, { status: "expired", updatedAt: deps.now.toISOString() })) report.expired += 1;
+      const expired = await finishUpload(deps.db, content, { status: "expired", updatedAt: deps.now.toISOString() });
+      if (expired) {
+        report.expired += 1;
+        await emitWebhookEvent(deps, expired.organizationId, "upload.expired", toContentObject(expired, deps.origins));
+      }
     } else {
       // E2 failed before R2 completed (bad parts): the upload is still the client's to finish.
       await markCompleteRequested(deps.db, content.id, null);

@@ -1,13 +1,15 @@
 // The signed upload URLs' side of the flow: storing one video part into the open multipart
 // upload, and the thumbnail. The signature (checked by the route) is the credential; here the
 // upload must still exist and the body must be what the content announced.
-import { findContentByKeyAnyOrg, markThumbnailUploaded } from "../../db/content";
+import { findContentByKeyAnyOrg, markThumbnailUploaded, recordPart } from "../../db/content";
 import { checkThumbnail, THUMBNAIL_MAX_BYTES } from "../../media/jpeg";
 import { forbidden, invalid, notFound } from "../../shared/errors";
 import { serviceThumbnailUrl, thumbnailKey } from "../../storage/layout";
+import { isNoSuchUpload } from "../../storage/objects";
+import { exactLengthBody } from "../../storage/part-body";
 import { verifyWorkerSignature, type UploadTarget } from "../../storage/signed-urls";
 import type { Deps } from "../deps";
-import { expectedPartSize } from "./content";
+import { expectedPartSize, partCount, STORAGE_LOST_UPLOAD } from "./content";
 
 const contentKeyOf = (key: string) => key.split("/")[0] ?? "";
 
@@ -17,22 +19,49 @@ export async function checkSignature(deps: Pick<Deps, "config" | "now">, target:
   if (!check.ok) throw forbidden(`upload URL rejected: ${check.reason}`);
 }
 
-/** The length a part's body must have, or why it cannot be stored. */
-export async function partTarget(deps: Pick<Deps, "db">, key: string, uploadId: string, partNumber: number, length: number) {
+/**
+ * The upload a part belongs to, and the size the part must have; `length` is the declared
+ * Content-Length, or null for a streamed body (checked while it streams).
+ */
+export async function partTarget(deps: Pick<Deps, "db">, key: string, uploadId: string, partNumber: number, length: number | null) {
   const content = await findContentByKeyAnyOrg(deps.db, contentKeyOf(key));
   if (!content || content.mediaKey !== key || content.uploadId !== uploadId) {
     throw notFound("upload not found: it was completed, rejected or deleted");
   }
+  const parts = partCount(content.contentSize, content.chunkSize);
+  if (partNumber > parts) throw invalid(`partNumber: ${partNumber} is out of range; this upload has ${parts} part(s)`);
   const expected = expectedPartSize(content.contentSize, content.chunkSize, partNumber);
-  if (length > content.chunkSize) throw invalid(`part body is ${length} bytes, larger than chunkSize ${content.chunkSize}`);
-  if (length !== expected) throw invalid(`part ${partNumber} must be exactly ${expected} bytes, got ${length}`);
-  return content;
+  if (length !== null && length > content.chunkSize) throw invalid(`part body is ${length} bytes, larger than chunkSize ${content.chunkSize}`);
+  if (length !== null && length !== expected) throw invalid(`part ${partNumber} must be exactly ${expected} bytes, got ${length}`);
+  return { content, expected };
 }
 
-/** Streams one part into the R2 multipart upload; returns its ETag. */
-export async function storePart(deps: Pick<Deps, "db" | "bucket">, key: string, uploadId: string, partNumber: number, length: number, body: ReadableStream) {
-  await partTarget(deps, key, uploadId, partNumber, length);
-  const part = await deps.bucket.resumeMultipartUpload(key, uploadId).uploadPart(partNumber, body);
+/**
+ * Streams one part into the R2 multipart upload, records it (what a resuming client is told is
+ * stored) and returns its ETag. A part stored again replaces the earlier one, in R2 and here.
+ */
+export async function storePart(
+  deps: Pick<Deps, "db" | "bucket" | "now">,
+  key: string,
+  uploadId: string,
+  partNumber: number,
+  length: number | null,
+  body: ReadableStream<Uint8Array>,
+) {
+  const { content, expected } = await partTarget(deps, key, uploadId, partNumber, length);
+  const upload = deps.bucket.resumeMultipartUpload(key, uploadId);
+  // R2 stores only bodies of a known length: a streamed one must turn out exactly right.
+  const exact = length === null ? exactLengthBody(body, expected) : null;
+  let part: R2UploadedPart;
+  try {
+    part = await upload.uploadPart(partNumber, exact ? exact.stream : body);
+  } catch (err) {
+    const problem = exact?.problem();
+    if (problem) throw invalid(`part ${partNumber} must be exactly ${expected} bytes; the body ${problem}`);
+    if (isNoSuchUpload(err)) throw notFound(STORAGE_LOST_UPLOAD);
+    throw err;
+  }
+  await recordPart(deps.db, { contentId: content.id, partNumber, size: expected, etag: part.etag, uploadedAt: deps.now.toISOString() });
   return { partNumber: part.partNumber, etag: part.etag };
 }
 

@@ -12,6 +12,7 @@ import { feedPublishedCondition } from "../../db/video-query";
 import { feedFileKeys, orgFeedListKey, writeFeedFile, type FeedFileStore } from "../../storage/feed-files";
 import { thumbnailOf, v2Record } from "../catalog/records";
 import type { Deps } from "../deps";
+import { emitWebhookEvent } from "../webhooks/emit";
 import { feedMembership, feedMetadata } from "./membership";
 
 /** Where feed files live: the bucket, and the origin whose edge cache holds copies of them. */
@@ -19,7 +20,7 @@ export function feedFileStore(deps: Pick<Deps, "bucket" | "origins">): FeedFileS
   return { bucket: deps.bucket, origin: deps.origins.baseUrl };
 }
 
-export type PublishDeps = Pick<Deps, "db" | "bucket" | "origins" | "now" | "config">;
+export type PublishDeps = Pick<Deps, "db" | "bucket" | "origins" | "now" | "config" | "webhookQueue">;
 
 export interface PublishStats {
   feeds: number;
@@ -87,6 +88,11 @@ export async function rebuildFeed(deps: PublishDeps, feed: Feed): Promise<Publis
     if (written && key === keys.metadata) stats.metadataChanged = true;
   }
   await recordFeedBuild(deps.db, feed, state, now);
+  if (stats.written > 0) {
+    // Webhook feed.published: the feed's files were rewritten (unchanged files are not).
+    const files = Object.fromEntries(Object.entries(keys).map(([name, key]) => [name, `${deps.origins.staticUrl}/${key}`]));
+    await emitWebhookEvent(deps, feed.organizationId, "feed.published", { feed_id: feed.feedId, name: feed.name, videos: rows.length, files, publishedAt: now });
+  }
   return stats;
 }
 

@@ -24,7 +24,6 @@ import {
   type DeadLetter,
 } from "../../db/stats/ingestion";
 import { invalid } from "../../shared/errors";
-import { isClosedDay } from "../../shared/dates";
 import { statisticsChanged } from "../catalog-changed";
 import type { CountedEvent } from "./events";
 import { foldBatch, type FoldLimits, type OrganizationEvents, type OrganizationOutcome } from "./fold";
@@ -105,11 +104,8 @@ export async function consumeEventMessages(db: Db, delivered: Delivered[], limit
   }
   const countable = fresh.filter((r) => orgs.has(r.message.organizationId));
   const organizations = countable.length ? await foldBatch(db, statsDb, countable.map((r) => r.message.id), [...groups.values()], limits, now) : [];
-  // Reports over closed days are cached for long under the statistics version: a late delivery
-  // into such a day (a backlog, a dead-letter replay) moves the version on.
-  for (const group of groups.values()) {
-    if (group.events.some((e) => isClosedDay(e.day, now.getTime(), limits.eventsMaxAgeDays))) await statisticsChanged(db, group.org.id);
-  }
+  // Reports are cached under the statistics version: what was just counted shows on the next read.
+  if (organizations.length) await statisticsChanged(db, [...groups.keys()]);
   return {
     messages: delivered.length,
     duplicates: readable.length - fresh.length,

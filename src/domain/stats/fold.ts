@@ -24,8 +24,6 @@ import type { CountedEvent } from "./events";
 export interface FoldLimits {
   valuesPerDay: number;
   viewerIdsPerIp: number;
-  /** The ingestion's age limit: events of days closed by it are late deliveries (isClosedDay). */
-  eventsMaxAgeDays: number;
 }
 
 /** The events of one organization in a batch (of the messages not counted yet). */

@@ -6,6 +6,7 @@ import {
   removeContent,
   replaceContent,
   toContentObject,
+  uploadState as loadUploadState,
 } from "../../domain/content/content";
 import { requestDeps, requestScope } from "../../http/deps";
 import type { AppRouteHandler } from "../../http/router";
@@ -30,3 +31,6 @@ export const update: AppRouteHandler<typeof routes.update> = async (c) =>
 
 export const remove: AppRouteHandler<typeof routes.remove> = async (c) =>
   c.json(await removeContent(requestDeps(c), requestScope(c), c.req.valid("query").contentKey), 200);
+
+export const uploadState: AppRouteHandler<typeof routes.uploadState> = async (c) =>
+  c.json(await loadUploadState(requestDeps(c), requestScope(c), c.req.valid("query").contentKey), 200);

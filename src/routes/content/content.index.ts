@@ -6,6 +6,7 @@ export default createRouter()
   .openapi(routes.create, handlers.create)
   .openapi(routes.complete, handlers.complete)
   .openapi(routes.thumbnailUrl, handlers.thumbnailUrl)
+  .openapi(routes.uploadState, handlers.uploadState)
   .openapi(routes.retrieve, handlers.retrieve)
   .openapi(routes.update, handlers.update)
   .openapi(routes.remove, handlers.remove);

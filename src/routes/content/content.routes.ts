@@ -10,6 +10,7 @@ import {
   createContentBody,
   createContentResponse,
   updateContentBody,
+  uploadStateResponse,
 } from "../../schemas/content";
 
 const base = { tags: ["Content"], security: SECURITY.write, middleware: credentials("write") };
@@ -84,4 +85,16 @@ export const remove = createRoute({
   description: "Deletes the metadata, the media and the thumbnail, and aborts an unfinished upload. Statistics stay.",
   request: { query: contentKeyQuery },
   responses: { 200: jsonContent(contentObject, "The deleted content"), ...messageErrors(400, 401, 404, 429) },
+});
+
+export const uploadState = createRoute({
+  ...base,
+  method: "get",
+  path: "/v2/content/upload",
+  operationId: "getUploadState",
+  summary: "Resume an unfinished upload",
+  description:
+    "For a content still `uploading`: the parts already stored (PartNumber, ETag, Size: send them back in E2 with the others) and a fresh signed URL for each missing part, plus a fresh thumbnail upload URL. Any client with write credentials can resume an upload this way, after a reload or a lost connection. A dedicated endpoint rather than E3, so E3 stays a cheap read and E4 (retrieve, modify, send) is unchanged. 409 when the content is not uploading (available, rejected, expired), or when storage no longer holds the upload (presigned S3 mode: R2 aborted it).",
+  request: { query: contentKeyQuery },
+  responses: { 200: jsonContent(uploadStateResponse, "The upload and what is left to send"), ...messageErrors(400, 401, 404, 409, 429) },
 });

@@ -17,7 +17,10 @@ export const part: AppRouteHandler<typeof routes.part> = async (c) => {
   const q = c.req.valid("query");
   const deps = requestDeps(c);
   await checkSignature(deps, { method: "PUT", key: q.key, uploadId: q.uploadId, partNumber: q.partNumber, expires: q.expires }, q.signature);
-  const length = contentLength(c);
+  // Without Content-Length (Transfer-Encoding: chunked) the body is streamed and must turn out
+  // exactly the part's size: the domain checks it while it streams.
+  const header = c.req.header("Content-Length");
+  const length = header === undefined ? null : contentLength(c);
   const body = c.req.raw.body;
   if (!body) throw invalid("part body is empty");
   const stored = await storePart(deps, q.key, q.uploadId, q.partNumber, length, body);

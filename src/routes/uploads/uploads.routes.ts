@@ -15,7 +15,7 @@ export const part = createRoute({
   security: SECURITY.public,
   summary: "Upload one video part (signed URL from E1)",
   description:
-    "Body: the part's bytes (chunkSize bytes for every part but the last). Answers with the part's ETag header, to be sent back in E2.",
+    "Body: the part's bytes (chunkSize bytes for every part but the last). Answers with the part's ETag header, to be sent back in E2. Content-Length may be left out (Transfer-Encoding: chunked, a streaming client): the body is then streamed to storage and must turn out exactly the part's size, else 400 and nothing is stored. A part sent again replaces the earlier one; GET /v2/content/upload lists what is stored.",
   request: {
     query: z.object({
       key,
@@ -27,7 +27,7 @@ export const part = createRoute({
   },
   responses: {
     200: jsonContent(z.object({ partNumber: z.number(), etag: z.string() }), "Stored; the ETag header identifies the part"),
-    ...messageErrors(400, 403, 404, 411),
+    ...messageErrors(400, 403, 404),
   },
 });
 
@@ -38,7 +38,7 @@ export const thumbnail = createRoute({
   tags: ["Uploads"],
   security: SECURITY.public,
   summary: "Upload the thumbnail (signed URL from E1)",
-  description: "Body: a JPEG, 1920x1080, at most 5 MB. Served afterwards at the content's thumbnail URL.",
+  description: "Body: a JPEG, 1920x1080, at most 5 MB, with Content-Length (411 without). Served afterwards at the content's thumbnail URL.",
   request: { query: z.object({ key, content: numeric("content").min(1), expires: numeric("expires"), signature }) },
   responses: {
     200: jsonContent(z.object({ thumbnailUrl: z.string() }), "Stored"),

@@ -104,6 +104,10 @@ export async function startWorker(): Promise<RunningWorker> {
       `SIGNING_SECRET=e2e-signing-${randomBytes(16).toString("hex")}`,
       "AUTH_FAILURES_PER_MINUTE=100000",
       "EVENTS_PER_IP_PER_MINUTE=10000000",
+      // R2's minimum part size: uploads of a few MB make two real parts (resumed uploads).
+      `CHUNK_SIZE=${5 * 1024 * 1024}`,
+      // Webhook endpoints on the tests' loopback receiver.
+      "WEBHOOKS_ALLOW_LOOPBACK=true",
       "",
     ].join("\n"),
   );

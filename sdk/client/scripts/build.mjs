@@ -1,0 +1,59 @@
+// Builds sdk/client/dist: one ES module (index.mjs, openapi-fetch bundled in, so the package has
+// no runtime dependency) and its type declarations (the generated API types included). Run by
+// `npm test` (pretest), the e2e harness and `npm run admin` (the CLI imports the build).
+import { build } from "esbuild";
+import { rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import ts from "typescript";
+
+export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const DIST = join(PACKAGE_DIR, "dist");
+export const BUNDLE = join(DIST, "index.mjs");
+
+function declarations() {
+  const program = ts.createProgram([join(PACKAGE_DIR, "src", "index.ts")], {
+    target: ts.ScriptTarget.ES2020,
+    module: ts.ModuleKind.ES2022,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+    types: [],
+    strict: true,
+    skipLibCheck: true,
+    declaration: true,
+    emitDeclarationOnly: true,
+    rootDir: join(PACKAGE_DIR, "src"),
+    outDir: DIST,
+  });
+  const result = program.emit();
+  const errors = ts.getPreEmitDiagnostics(program).concat(result.diagnostics);
+  if (errors.length > 0) {
+    const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => PACKAGE_DIR, getNewLine: () => "\n" };
+    throw new Error(`type declarations failed:\n${ts.formatDiagnostics(errors, host)}`);
+  }
+}
+
+export async function buildClient({ types = true } = {}) {
+  rmSync(DIST, { recursive: true, force: true });
+  await build({
+    entryPoints: [join(PACKAGE_DIR, "src", "index.ts")],
+    outfile: BUNDLE,
+    bundle: true,
+    format: "esm",
+    minify: true,
+    target: ["es2020"],
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  if (types) declarations();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    await buildClient({ types: !process.argv.includes("--no-types") });
+    console.log(`sdk/client: built ${DIST}`);
+  } catch (err) {
+    console.error(`sdk/client build failed: ${err.message}`);
+    process.exit(1);
+  }
+}
