@@ -28,6 +28,8 @@ const configSchema = z.object({
   DIMENSION_VALUES_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1000)),
   VIEWER_IDS_PER_IP_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(20)),
   EVENTS_MAX_AGE_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(7)),
+  LOG_REQUESTS: z.preprocess(emptyAsUndefined, z.enum(["0", "1"], { error: "LOG_REQUESTS must be 0 or 1" }).default("1")),
+  RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).optional()),
   UPLOAD_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(30 * 86400).default(3600)),
   UPLOAD_URL_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(7 * 86400).default(86400)),
   // URLs written into responses and files come from here, never from a request's Host header.
@@ -74,6 +76,10 @@ export interface Config {
   viewerIdsPerIpPerDay: number;
   /** How old an ingested statistics event may be, in days. */
   eventsMaxAgeDays: number;
+  /** One JSON log line per request (LOG_REQUESTS=0 silences it; errors and other lines still log). */
+  logRequests: boolean;
+  /** Replaces every plan's per-minute request limit when set (local load tests). */
+  rateLimitPerMinute?: number;
   /** Origin written into API URLs (signed upload URLs, media, the OpenAPI servers). */
   publicBaseUrl: string;
   /** Origin of the static feed files and thumbnails (default: publicBaseUrl). */
@@ -113,6 +119,8 @@ export function loadConfig(env: Env): Config {
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS,
     uploadGraceSeconds: v.UPLOAD_GRACE_SECONDS,
     eventsMaxAgeDays: v.EVENTS_MAX_AGE_DAYS,
+    logRequests: v.LOG_REQUESTS === "1",
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
     credentialCacheSeconds: v.CREDENTIAL_CACHE_SECONDS,
     eventsPerIpPerMinute: v.EVENTS_PER_IP_PER_MINUTE,

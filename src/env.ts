@@ -26,4 +26,8 @@ export interface Env {
   VIEWER_IDS_PER_IP_PER_DAY?: string;
   /** How old an ingested statistics event may be, in days (default 7). */
   EVENTS_MAX_AGE_DAYS?: string;
+  /** "0" silences the per-request JSON log line (load tests); default "1". */
+  LOG_REQUESTS?: string;
+  /** When set, every plan's per-minute request limit (local load tests); default: the plan's. */
+  RATE_LIMIT_PER_MINUTE?: string;
 }
