@@ -2,16 +2,19 @@
 // server, of a route without D1, the cheapest D1 route, repeated catalog reads answered from the
 // Workers cache, the same reads made cold by a cache-busting parameter, E15 and a feed file;
 // each as a ratio of the route without D1, against the goals (cached >= 80 % of /healthz, cold
-// catalog reads >= 70 % of the cheapest D1 route). Loopback only; bounded in time.
+// catalog reads >= 70 % of the cheapest D1 route). Loopback only; bounded in time (19 rows,
+// 3 interleaved passes of 4 s, 2 s warm-up: about 5 minutes with the preparation).
 //
-//   npm run seed:bulk -- --reset --videos 10000      (once; --feeds N adds bulk feeds)
-//   npm run bench:load -- [--connections 20] [--duration 10] [--soak 60000] [--only E6]
+//   npm run bench:load                               (demo data, or bulk1 when seeded)
+//   npm run seed:bulk -- --reset --videos 10000      (optional: the bulk catalog; --feeds N adds feeds)
+//   npm run bench:load -- [--org demo] [--connections 20] [--passes 3] [--duration 4] [--soak 60000] [--only E6]
 //
-// By default it starts its own worker (bench/lib/load-server.mjs: wrangler's API with the
-// inspector off, the local D1/R2/KV state of .wrangler/state or --persist-to, a Workers cache
-// of its own) on a free loopback port, with RATE_LIMIT_PER_MINUTE raised so the plan's limit
-// (1000/min) does not turn the measurement into 429s, and stops it at the end. --url measures
-// a server already running instead (it must be started with those settings: see
+// By default it prepares the local state as `npm run dev` does (assets if missing, D1
+// migrations, demo data), then starts its own worker (bench/lib/load-server.mjs: wrangler's API
+// with the inspector off, the local D1/R2/KV state of .wrangler/state or --persist-to, a Workers
+// cache of its own) on a free loopback port, with RATE_LIMIT_PER_MINUTE raised so the plan's
+// limit (1000/min) does not turn the measurement into 429s, and stops it at the end. --url
+// measures a server already running instead (it must be started with those settings: see
 // docs/benchmarks.md, "Load"). Prints a markdown table and the server's memory, and writes
 // bench/results/load-<timestamp>.json.
 import autocannon from "autocannon";
@@ -19,7 +22,7 @@ import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
-import { startLoadServer } from "./lib/load-server.mjs";
+import { prepareState, startLoadServer } from "./lib/load-server.mjs";
 import { canSampleMemory, sampleMemory, treeMemory } from "./lib/process-memory.mjs";
 import { markdownTable, RESULTS_DIR, writeResults } from "./lib/report.mjs";
 import { parseD1Timing } from "./lib/server-timing.mjs";
@@ -27,13 +30,17 @@ import { parseD1Timing } from "./lib/server-timing.mjs";
 const USAGE = `Usage: npm run bench:load -- [options]
 
   --connections N   concurrent connections per row (default 20)
-  --duration S      measured seconds per row (default 10), after --warmup S (default 2)
+  --passes N        measure every row N times, interleaved (default 3), so that a machine's
+                    changing load falls on all rows alike; req/s is over all passes
+  --duration S      measured seconds per row and pass (default 4), after --warmup S (default 2)
+                    in the first pass
   --soak N          then N more requests over every row's request, round robin, to show the
                     server's memory over a long run (default 0: none)
   --only REGEX      only the rows whose name matches (the two baselines always run)
-  --org KEY         organization to read as (default bulk1: sync code KEY-sync, API key
-                    KEY-key, secret KEY-secret, from npm run seed:bulk)
+  --org KEY         organization to read as (default: bulk1 when npm run seed:bulk loaded it,
+                    else demo); its sync code is KEY-sync, API key KEY-key, secret KEY-secret
   --persist-to DIR  local state to serve and pick inputs from (default .wrangler/state)
+  --no-prepare      do not apply migrations and seed the demo data first
   --port N          port of the server it starts (default: a free one)
   --log-requests 0|1  the worker's per-request log line (LOG_REQUESTS; default 1, as deployed)
   --url URL         measure a running server instead of starting one (see docs/benchmarks.md)
@@ -47,11 +54,13 @@ function options() {
       args: process.argv.slice(2),
       options: {
         connections: { type: "string", default: "20" },
-        duration: { type: "string", default: "10" },
+        passes: { type: "string", default: "3" },
+        duration: { type: "string", default: "4" },
         warmup: { type: "string", default: "2" },
         soak: { type: "string", default: "0" },
         only: { type: "string" },
-        org: { type: "string", default: "bulk1" },
+        org: { type: "string" },
+        "no-prepare": { type: "boolean", default: false },
         "persist-to": { type: "string" },
         port: { type: "string", default: "0" },
         "log-requests": { type: "string", default: "1" },
@@ -76,11 +85,13 @@ function options() {
     if (url && !["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname)) throw new Error("--url must be a loopback address");
     return {
       connections: int("connections", 1, 1000),
+      passes: int("passes", 1, 20),
       duration: int("duration", 1, 600),
       warmup: int("warmup", 0, 60),
       soak: int("soak", 0, 10_000_000),
       only: values.only ? new RegExp(values.only) : null,
-      org: values.org,
+      org: values.org ?? null,
+      prepare: !values["no-prepare"] && !values.url,
       persistTo: values["persist-to"],
       port: int("port", 0, 65535),
       logRequests: values["log-requests"],
@@ -125,7 +136,7 @@ async function chooseInputs(org, persistTo) {
     ].join("\n"),
     { persistTo },
   );
-  if (orgRows.length === 0) throw new Error(`organization ${org} is not in the local database; run \`npm run seed:bulk -- --reset --videos 10000\` first`);
+  if (orgRows.length === 0) throw new Error(`organization ${org} is not in the local database (demo comes with npm run dev; bulk1..bulk5 with \`npm run seed:bulk -- --reset --videos 10000\`)`);
   if (tags.length < 2 || keys.length === 0) throw new Error(`organization ${org} has too few videos to benchmark; seed more`);
   const word = commonWord(titles);
   let feed = null;
@@ -138,6 +149,12 @@ async function chooseInputs(org, persistTo) {
     feed = { feedId: owner.feed_id, owner: owner.organization_key, word: commonWord(ownerTitles) ?? word };
   }
   return { org, plan: orgRows[0].plan, tags: tags.map((t) => t.name), contentKey: keys[0].content_key, word, feed };
+}
+
+/** bulk1 when the bulk catalog is loaded (the larger, more telling catalog), else demo. */
+async function defaultOrg(persistTo) {
+  const [rows] = await d1Query("SELECT organization_key FROM organizations WHERE organization_key = 'bulk1';", { persistTo });
+  return rows.length > 0 ? "bulk1" : "demo";
 }
 
 const enc = encodeURIComponent;
@@ -222,7 +239,7 @@ let requestsSoFar = 0;
 
 /** Runs autocannon over `rows` (round robin per connection) for a duration or an amount. */
 async function load(url, rows, { connections, duration, amount, timeout }) {
-  const tally = { statuses: {}, edge: {}, rowsRead: 0, timed: 0 };
+  const tally = { statuses: {}, edge: {}, rowsRead: 0, queries: 0, timed: 0 };
   const requests = rows.map((row) => ({
     method: "GET",
     path: row.path,
@@ -235,6 +252,7 @@ async function load(url, rows, { connections, duration, amount, timeout }) {
       const timing = parseD1Timing(headers["server-timing"] ?? headers["Server-Timing"] ?? null);
       if (timing.rowsRead !== null) {
         tally.rowsRead += timing.rowsRead;
+        tally.queries += timing.queries ?? 0;
         tally.timed++;
       }
     },
@@ -274,6 +292,47 @@ function summarize(row, { result, tally }) {
     timeouts: result.timeouts,
     edgeCache: tally.edge,
     d1RowsReadMean: tally.timed ? round(tally.rowsRead / tally.timed) : null,
+    d1QueriesMean: tally.timed ? round(tally.queries / tally.timed) : null,
+  };
+}
+
+const add = (a, b) => {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+};
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * One row's passes as one summary: req/s over all passes (200 answers / measured seconds), the
+ * slowest and fastest pass, the median of the passes' p50 and the highest p99.
+ */
+function mergePasses(row, passes) {
+  const seconds = passes.reduce((a, p) => a + p.seconds, 0);
+  const ok = passes.reduce((a, p) => a + p.ok, 0);
+  const timed = passes.filter((p) => p.d1RowsReadMean !== null);
+  return {
+    name: row.name,
+    kind: row.kind,
+    path: row.path,
+    passes: passes.length,
+    seconds,
+    requests: passes.reduce((a, p) => a + p.requests, 0),
+    ok,
+    rps: round(ok / seconds),
+    rpsPasses: passes.map((p) => p.rps),
+    latencyP50: median(passes.map((p) => p.latencyP50)),
+    latencyP99: Math.max(...passes.map((p) => p.latencyP99)),
+    latencyMax: Math.max(...passes.map((p) => p.latencyMax)),
+    statuses: passes.reduce((a, p) => add(a, p.statuses), {}),
+    errors: passes.reduce((a, p) => a + p.errors, 0),
+    timeouts: passes.reduce((a, p) => a + p.timeouts, 0),
+    edgeCache: passes.reduce((a, p) => add(a, p.edgeCache), {}),
+    d1RowsReadMean: timed.length ? round(timed.reduce((a, p) => a + p.d1RowsReadMean * p.requests, 0) / timed.reduce((a, p) => a + p.requests, 0)) : null,
+    d1QueriesMean: timed.length ? round(timed.reduce((a, p) => a + p.d1QueriesMean * p.requests, 0) / timed.reduce((a, p) => a + p.requests, 0)) : null,
   };
 }
 
@@ -308,6 +367,11 @@ async function main() {
   const t0 = performance.now();
   const log = (line) => console.error(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}`);
 
+  if (opts.prepare) {
+    log("preparing the local state (as npm run dev: migrations, demo data) ...");
+    for (const line of await prepareState({ persistTo: opts.persistTo })) log(`  ${line.split("\n").join("\n         ")}`);
+  }
+  opts.org ??= await defaultOrg(opts.persistTo);
   const inputs = await chooseInputs(opts.org, opts.persistTo);
   log(
     `inputs (${opts.org}, ${inputs.plan}): tags "${inputs.tags[0]}", "${inputs.tags[1]}"; word "${inputs.word}"; contentKey ${inputs.contentKey}; ` +
@@ -355,12 +419,20 @@ async function main() {
     for (const row of rows) await checkRow(url, row);
     log(`checked ${rows.length} rows (200; repeated reads hit the cache; _cb misses it and changes nothing)`);
     const base = { connections: opts.connections, timeout: opts.timeout };
+    const passes = rows.map(() => []);
+    for (let pass = 0; pass < opts.passes; pass++) {
+      for (const [i, row] of rows.entries()) {
+        if (pass === 0 && opts.warmup) await load(url, [row], { ...base, duration: opts.warmup });
+        const summary = summarize(row, await load(url, [row], { ...base, duration: opts.duration }));
+        passes[i].push(summary);
+        const rss = memory ? memory.now().totalMb : null;
+        log(`[pass ${pass + 1}/${opts.passes}, ${i + 1}/${rows.length}] ${row.name}: ${summary.rps} req/s, p50 ${summary.latencyP50} ms, p99 ${summary.latencyP99} ms, ${statusesText(summary)}${rss ? `, server RSS ${rss} MB` : ""}`);
+      }
+    }
     for (const [i, row] of rows.entries()) {
-      if (opts.warmup) await load(url, [row], { ...base, duration: opts.warmup });
-      const summary = summarize(row, await load(url, [row], { ...base, duration: opts.duration }));
-      summary.rssMb = memory ? memory.now().totalMb : null;
-      results.push(summary);
-      log(`[${i + 1}/${rows.length}] ${row.name}: ${summary.rps} req/s, p50 ${summary.latencyP50} ms, p99 ${summary.latencyP99} ms, ${statusesText(summary)}${summary.rssMb ? `, server RSS ${summary.rssMb} MB` : ""}`);
+      const merged = mergePasses(row, passes[i]);
+      merged.rssMb = memory ? memory.now().totalMb : null;
+      results.push(merged);
     }
     if (opts.soak) {
       log(`soak: ${opts.soak} requests over the ${rows.length} rows, ${opts.connections} connections ...`);
@@ -390,6 +462,7 @@ async function main() {
     [
       { title: "row", value: (r) => r.name, align: "left" },
       { title: "req/s", value: (r) => r.rps },
+      { title: "passes", value: (r) => `${Math.min(...r.rpsPasses)}–${Math.max(...r.rpsPasses)}` },
       { title: "× /healthz", value: (r) => pct(r.ratioToBaseline) },
       { title: "× E3", value: (r) => pct(r.ratioToD1) },
       { title: "goal", value: (r) => (r.goal ? `${r.goal.met ? "ok" : "MISS"} (≥ ${r.goal.min * 100} % of ${r.goal.of})` : "") },
@@ -398,6 +471,7 @@ async function main() {
       { title: "answers", value: (r) => r.requests },
       { title: "not 200", value: (r) => statusesText(r) },
       { title: "X-Edge-Cache", value: (r) => edgeText(r.edgeCache) },
+      { title: "D1 queries/req", value: (r) => r.d1QueriesMean },
       { title: "D1 rows/req", value: (r) => r.d1RowsReadMean },
     ],
     results,
@@ -439,7 +513,7 @@ async function main() {
     bench: "load",
     startedAt: startedAt.toISOString(),
     url: opts.url ?? "own server (wrangler API, inspector off)",
-    settings: { connections: opts.connections, duration: opts.duration, warmup: opts.warmup, soak: opts.soak, logRequests: opts.logRequests, timeout: opts.timeout },
+    settings: { connections: opts.connections, passes: opts.passes, duration: opts.duration, warmup: opts.warmup, soak: opts.soak, logRequests: opts.logRequests, timeout: opts.timeout },
     machine,
     inputs,
     rows: results,
@@ -449,7 +523,8 @@ async function main() {
     requestsTotal: requestsSoFar,
   });
   console.log(
-    `\n${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s per row; req/s = 200 answers per second; ` +
+    `\n${opts.connections} connections; ${opts.passes} interleaved pass(es) of ${opts.duration} s per row (${opts.warmup} s warm-up in the first); ` +
+      `req/s = 200 answers per second over all passes, "passes" = the slowest and fastest pass; ` +
       `machine: ${machine.cpus} CPUs, load average ${machine.loadavgAtEnd.join(" / ")} at the end (the bench and the server share them).\n` +
       `${requestsSoFar} requests in ${totalSeconds} s in total. Results: ${file}`,
   );

@@ -1,19 +1,10 @@
-// The worker for `npm run bench:load`, run without wrangler dev's inspector.
-//
-// Why not `wrangler dev`: wrangler 4.86's dev server connects an inspector proxy to the worker
-// and keeps every message the worker's inspector sends (one Runtime.consoleAPICalled per
-// console.log, so one per request) in a buffer that is only emptied when DevTools attaches;
-// each message is also posted to wrangler's Node process as a debug log. Under load that grows
-// without bound (docs/benchmarks.md, "Load"). The CLI cannot turn the inspector off, but its
-// API can: unstable_startWorker({ dev: { inspector: false } }) runs the same worker, the same
-// local bindings and the same proxy in front of it, with no inspector at all.
-//
-// startLoadServer() runs this file as a child process in its own process group (so its RSS is
-// the server's alone, and stop() ends wrangler, workerd and esbuild together). The state
-// directory given is shared through symlinks (D1, R2, KV) except the Workers cache, which gets
-// a temporary directory of its own: cold reads put thousands of entries there, and they are
-// deleted with it.
-import { spawn } from "node:child_process";
+// The worker for `npm run bench:load`: scripts/lib/dev-worker.mjs (wrangler's API with the
+// inspector off; see there why wrangler dev's inspector cannot take a long load) in a child
+// process of its own process group, so its RSS is the server's alone and stop() ends wrangler,
+// workerd and esbuild together. The state directory given is shared through symlinks (D1, R2,
+// KV) except the Workers cache, which gets a temporary directory of its own: cold reads put
+// thousands of entries there, and they are deleted with it.
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
@@ -22,6 +13,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const DEFAULT_STATE = join(ROOT, ".wrangler", "state");
+const DEV_WORKER = join(ROOT, "scripts", "lib", "dev-worker.mjs");
 const READY_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -37,6 +30,33 @@ function serverState(persistTo) {
     if (store !== "cache") symlinkSync(join(source, store), join(dir, "state", "v3", store));
   }
   return dir;
+}
+
+function runNode(args) {
+  return new Promise((done, fail) => {
+    execFile(process.execPath, args, { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) fail(new Error(`node ${args.join(" ")} failed:\n${stdout}${stderr}`));
+      else done(stdout.trim());
+    });
+  });
+}
+
+/**
+ * What `npm run dev` prepares, for a fresh checkout or state directory: the static assets when
+ * dist/public is missing, the D1 migrations, and the demo data (idempotent upserts; a bulk
+ * catalog in the same state stays as it is). Returns the lines to show.
+ */
+export async function prepareState({ persistTo = DEFAULT_STATE } = {}) {
+  const lines = [];
+  if (!existsSync(join(ROOT, "dist", "public"))) {
+    await runNode([join(ROOT, "scripts", "build-assets.mjs")]);
+    lines.push("built the static assets (dist/public)");
+  }
+  const wrangler = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+  await runNode([wrangler, "d1", "migrations", "apply", "DB", "--local", "--persist-to", resolve(persistTo)]);
+  lines.push("D1 migrations applied");
+  lines.push(await runNode([join(ROOT, "scripts", "seed.mjs"), "--brief", "--persist-to", resolve(persistTo)]));
+  return lines;
 }
 
 /** A loopback port nobody listens on right now (the OS picks it). */
@@ -59,15 +79,18 @@ export function freePort() {
  * directory, deleted by stop()). Resolves with `{ url, pid, logFile, stop() }`; pid is the
  * process group's leader.
  */
-export async function startLoadServer({ persistTo = join(ROOT, ".wrangler", "state"), port = 0, vars = {}, logFile } = {}) {
+export async function startLoadServer({ persistTo = DEFAULT_STATE, port = 0, vars = {}, logFile } = {}) {
   const dir = serverState(resolve(persistTo));
   if (!port) port = await freePort();
   logFile ??= join(dir, "server.log");
   mkdirSync(dirname(logFile), { recursive: true });
   const log = createWriteStream(logFile);
   const config = {
+    ip: "127.0.0.1",
     port,
     persist: join(dir, "state"),
+    watch: false,
+    logLevel: "warn",
     vars: {
       // URLs in answers (and the edge cache's keys) name the server's own address.
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
@@ -75,7 +98,7 @@ export async function startLoadServer({ persistTo = join(ROOT, ".wrangler", "sta
       ...vars,
     },
   };
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), JSON.stringify(config)], {
+  const child = spawn(process.execPath, [DEV_WORKER, JSON.stringify(config)], {
     cwd: ROOT,
     // No prompts, no metrics, no download of Cloudflare's request.cf data (offline machines).
     env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
@@ -135,41 +158,4 @@ export async function startLoadServer({ persistTo = join(ROOT, ".wrangler", "sta
     throw err;
   });
   return { url, pid: child.pid, logFile, stop };
-}
-
-// The child: start the worker, say READY, dispose on SIGTERM/SIGINT.
-async function serve({ port, persist, vars }) {
-  const { unstable_startWorker } = await import("wrangler");
-  const worker = await unstable_startWorker({
-    config: join(ROOT, "wrangler.toml"),
-    bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: "plain_text", value: String(value) }])),
-    dev: {
-      inspector: false,
-      server: { hostname: "127.0.0.1", port },
-      persist,
-      watch: false,
-      liveReload: false,
-      testScheduled: true,
-      logLevel: "warn",
-    },
-  });
-  await worker.ready;
-  const url = new URL(String(await worker.url)).origin;
-  let stopping = false;
-  for (const signal of ["SIGINT", "SIGTERM"]) {
-    process.on(signal, async () => {
-      if (stopping) return;
-      stopping = true;
-      await worker.dispose().catch(() => {});
-      process.exit(0);
-    });
-  }
-  process.stdout.write(`READY ${url}\n`);
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  serve(JSON.parse(process.argv[2])).catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
 }
