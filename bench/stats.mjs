@@ -15,13 +15,14 @@
 //   node bench/stats.mjs --before --url ...                 (the code before issue 12: statistics in DB, no queue)
 //
 // Without --url the bench starts its own worker of this checkout on a free loopback port over the
-// same local state (bench/lib/worker-server.mjs: wrangler's API with the DevTools inspector off,
+// same local state (scripts/lib/dev-worker.mjs: wrangler's API with the DevTools inspector off,
 // EVENTS_PER_IP_PER_MINUTE raised so one address may send the load), reads its log, and stops it.
 // Stop `npm run dev` first: two servers on one local state contend for its SQLite files.
 // Loopback only; every phase is bounded in requests. Prints markdown tables and writes
 // bench/results/stats-<timestamp>.json. See docs/statistics.md.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { join, resolve as resolvePath } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -67,11 +68,15 @@ function freePort() {
   });
 }
 
-/** Starts bench/lib/worker-server.mjs; resolves with its URL, the lines it logs, and stop(). */
+/** Starts scripts/lib/dev-worker.mjs (the inspector-free worker); resolves with its URL, the lines it logs, and stop(). */
 async function startWorker(persistTo, fixedPort) {
   const port = fixedPort ?? (await freePort());
-  const args = [fileURLToPath(new URL("./lib/worker-server.mjs", import.meta.url)), "--port", String(port), "--var", "EVENTS_PER_IP_PER_MINUTE:10000000"];
-  if (persistTo) args.push("--persist-to", persistTo);
+  const options = {
+    port,
+    persist: resolvePath(ROOT, persistTo ?? ".wrangler/state"),
+    vars: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, EVENTS_PER_IP_PER_MINUTE: "10000000" },
+  };
+  const args = [join(ROOT, "scripts", "lib", "dev-worker.mjs"), JSON.stringify(options)];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   const logs = [];
   let output = "";
@@ -87,7 +92,7 @@ async function startWorker(persistTo, fixedPort) {
       } else {
         output += `${line}\n`;
       }
-      const m = /^ready (http\S+)/.exec(line);
+      const m = /^READY (http\S+)/.exec(line);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);

@@ -1,7 +1,13 @@
 // `npm run dev`: prepare local state (.dev.vars, static assets, D1 migrations, demo data), then
-// run `wrangler dev`. Extra arguments go to wrangler dev and override the defaults below,
+// serve the worker. Extra arguments are wrangler dev's and override the defaults below,
 // e.g. `npm run dev -- --port 8790` or `npm run dev -- --persist-to /tmp/state` (the
 // migrations and the seed then use that state too).
+//
+// The inspector is off by default: the worker runs through wrangler's API
+// (scripts/lib/dev-worker.mjs), because wrangler dev's inspector keeps every console message
+// in memory until DevTools attaches and cannot take a long load. `npm run dev -- --inspect`
+// (or --inspector-port N, or any wrangler dev flag the API path does not know) runs
+// `wrangler dev` itself, inspector and DevTools included.
 //
 // Output: a few lines saying what was prepared, wrangler's banner and "Ready on", then one line
 // per request (the worker's own JSON log line; wrangler's duplicate request lines and its
@@ -12,9 +18,11 @@ import { spawn } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
 import { connect } from "node:net";
 import { constants as osConstants } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { ROOT, runWrangler, spawnWrangler } from "./lib/wrangler.mjs";
+
+const DEV_WORKER = join(ROOT, "scripts", "lib", "dev-worker.mjs");
 
 // `--test-scheduled` exposes GET /__scheduled so the cron can be triggered by hand.
 const DEV_DEFAULTS = [["--local"], ["--ip", "127.0.0.1"], ["--port", "8787"], ["--test-scheduled"], ["--show-interactive-dev-session=false"]];
@@ -92,6 +100,36 @@ async function runCronOnceReady(origin, signal) {
   if (!signal.aborted) say(`${origin} did not answer within ${READY_TIMEOUT_MS / 1000} s; run \`curl ${origin}/__scheduled\` to publish the demo feeds`);
 }
 
+// wrangler dev flags the inspector-free path understands (the rest need wrangler dev itself).
+const API_FLAGS = new Set(["--local", "--ip", "--port", "--test-scheduled", "--show-interactive-dev-session", "--persist-to", "--var", "--env-file", "--log-level"]);
+
+/**
+ * The dev-worker configuration for wrangler dev arguments, or `{ unknown }` naming the first
+ * flag it does not handle. `--var A:1 B:2` and `--env-file f g` take several values, as in wrangler.
+ */
+function apiConfig(args) {
+  const config = { vars: {}, envFiles: [], watch: true, logLevel: "log" };
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i].split(/=(.*)/s);
+    if (!API_FLAGS.has(flag)) return { unknown: args[i] };
+    const values = [];
+    if (inline !== undefined) values.push(inline);
+    else while (i + 1 < args.length && !args[i + 1].startsWith("--")) values.push(args[++i]);
+    if (flag === "--ip") config.ip = values.at(-1);
+    else if (flag === "--port") config.port = Number(values.at(-1));
+    else if (flag === "--persist-to") config.persist = resolve(values.at(-1));
+    else if (flag === "--log-level") config.logLevel = values.at(-1);
+    else if (flag === "--env-file") config.envFiles.push(...values.map((f) => resolve(f)));
+    else if (flag === "--var") {
+      for (const v of values) {
+        const at = v.indexOf(":");
+        if (at > 0) config.vars[v.slice(0, at)] = v.slice(at + 1);
+      }
+    }
+  }
+  return config;
+}
+
 /** Runs a Node script as a child process (its output buffered; shown when it fails). */
 function runNode(script, args) {
   return new Promise((resolve, reject) => {
@@ -116,11 +154,14 @@ function filterOutput(stream, target) {
     // One line per request: the worker's JSON line stays, wrangler's copy goes.
     if (/^\[wrangler:info\] (GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) /.test(line)) return;
     if (line.startsWith("Using secrets defined in")) return;
+    // dev-worker.mjs's line for scripts; wrangler's "Ready on" says the same to people.
+    if (line.startsWith("READY ")) return;
     target.write(`${line}\n`);
   });
 }
 
-const given = devArgs(process.argv.slice(2));
+const inspectAsked = process.argv.includes("--inspect");
+const given = devArgs(process.argv.slice(2).filter((a) => a !== "--inspect"));
 const origin = localOrigin(given);
 const persistTo = flagValue(given, "--persist-to");
 const statePath = persistTo ? ["--persist-to", persistTo] : [];
@@ -162,10 +203,17 @@ await step("seed demo data", async () => say(await runNode("scripts/seed.mjs", [
 // Checked before wrangler starts: a server already on the port would otherwise get our cron call.
 const portTaken = await listening(origin);
 
-await step("start wrangler dev", () => {
-  const child = spawnWrangler(args, { stdio: ["inherit", "pipe", "pipe"] });
+// args[0] is "dev"; the rest are wrangler dev's flags.
+const api = inspectAsked ? { unknown: "--inspect" } : apiConfig(args.slice(1));
+
+await step("start the worker", () => {
+  const child = api.unknown
+    ? spawnWrangler(args, { stdio: ["inherit", "pipe", "pipe"] })
+    : spawn(process.execPath, [DEV_WORKER, JSON.stringify(api)], { cwd: ROOT, env: { ...process.env, CI: "true" }, stdio: ["inherit", "pipe", "pipe"] });
   filterOutput(child.stdout, process.stdout);
   filterOutput(child.stderr, process.stderr);
+  if (api.unknown) say(`wrangler dev with its inspector (${api.unknown}); a long load grows its memory: docs/benchmarks.md, "Load"`);
+  else say("inspector off (npm run dev -- --inspect for DevTools)");
   say(`serving ${origin} (API reference: ${origin}/docs); stop with Ctrl-C`);
   const ready = new AbortController();
   if (portTaken) say(`something already listens on ${origin}; not running the cron there (choose another port: npm run dev -- --port 8790)`);

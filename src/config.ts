@@ -29,6 +29,8 @@ const configSchema = z.object({
   VIEWER_IDS_PER_IP_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(20)),
   EVENTS_MAX_AGE_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(7)),
   VIEWER_ROWS_RETENTION_MONTHS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(120).default(13)),
+  LOG_REQUESTS: z.preprocess(emptyAsUndefined, z.enum(["0", "1"], { error: "LOG_REQUESTS must be 0 or 1" }).default("1")),
+  RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).optional()),
   UPLOAD_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(30 * 86400).default(3600)),
   UPLOAD_URL_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(7 * 86400).default(86400)),
   // URLs written into responses and files come from here, never from a request's Host header.
@@ -78,6 +80,10 @@ export interface Config {
   eventsMaxAgeDays: number;
   /** How long viewer-level rows are kept, in months (the cron purges older days). */
   viewerRowsRetentionMonths: number;
+  /** One JSON log line per request (LOG_REQUESTS=0 silences it; errors and other lines still log). */
+  logRequests: boolean;
+  /** Replaces every plan's per-minute request limit when set (local load tests). */
+  rateLimitPerMinute?: number;
   /** Origin written into API URLs (signed upload URLs, media, the OpenAPI servers). */
   publicBaseUrl: string;
   /** Origin of the static feed files and thumbnails (default: publicBaseUrl). */
@@ -120,6 +126,8 @@ export function loadConfig(env: Env): Config {
     uploadGraceSeconds: v.UPLOAD_GRACE_SECONDS,
     eventsMaxAgeDays: v.EVENTS_MAX_AGE_DAYS,
     viewerRowsRetentionMonths: v.VIEWER_ROWS_RETENTION_MONTHS,
+    logRequests: v.LOG_REQUESTS === "1",
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
     credentialCacheSeconds: v.CREDENTIAL_CACHE_SECONDS,
     eventsPerIpPerMinute: v.EVENTS_PER_IP_PER_MINUTE,

@@ -37,4 +37,8 @@ export interface Env {
   EVENTS_MAX_AGE_DAYS?: string;
   /** How long viewer-level rows are kept, in months (default 13); the cron purges older ones. */
   VIEWER_ROWS_RETENTION_MONTHS?: string;
+  /** "0" silences the per-request JSON log line (load tests); default "1". */
+  LOG_REQUESTS?: string;
+  /** When set, every plan's per-minute request limit (local load tests); default: the plan's. */
+  RATE_LIMIT_PER_MINUTE?: string;
 }

@@ -30,6 +30,9 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   setMetric(c, "d1", meter.durationMs, meter.description());
   const bookmark = meter.queries > 0 ? session.getBookmark() : null;
   if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+  // LOG_REQUESTS=0 (load tests): no line per request. Under `wrangler dev` each console.log is
+  // also an inspector message that wrangler keeps until DevTools attaches (docs/benchmarks.md).
+  if (!config.logRequests) return;
   // Never log query strings, headers or concrete paths: they may carry credentials (a sync code
   // in /v2/orgs/<sync_code>/feeds.json). The route's pattern says what was called.
   const route = c.req.matchedRoutes.filter((r) => r.method !== "ALL").at(-1)?.path ?? "(no route)";

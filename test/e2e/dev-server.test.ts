@@ -1,8 +1,10 @@
 // `npm run dev` as a newcomer meets it (issue "Clients that follow the spec just work" §4): a
 // short start that says what was prepared, one log line per request, and a stop that stops
-// everything — SIGTERM to the script leaves no wrangler or workerd serving the port.
+// everything — SIGTERM to the script leaves no wrangler or workerd serving the port. By default
+// the worker runs without wrangler dev's inspector (issue 11 §5: it cannot take a long load);
+// `--inspect` brings wrangler dev and its inspector back.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,8 +12,8 @@ import { afterAll, expect, it } from "vitest";
 import { freePort } from "./harness/ports";
 import { ROOT } from "./harness/worker";
 
-const state = mkdtempSync(join(tmpdir(), "evc-dev-"));
-afterAll(() => rmSync(state, { recursive: true, force: true }));
+const states: string[] = [];
+afterAll(() => states.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -25,9 +27,47 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-it("starts briefly, logs one line per request, and stops entirely on SIGTERM", { timeout: 120_000 }, async () => {
+/** Command lines of `root` and every process below it (Linux /proc). */
+function treeCommands(root: number): string[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  const tree = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parent) {
+      if (tree.has(ppid) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...tree].flatMap((pid) => {
+    try {
+      return [readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ")];
+    } catch {
+      return [];
+    }
+  });
+}
+
+it.each([
+  { mode: "default: inspector off", inspect: false },
+  { mode: "--inspect: wrangler dev with its inspector", inspect: true },
+])("$mode: starts briefly, logs one line per request, and stops entirely on SIGTERM", { timeout: 120_000 }, async ({ inspect }) => {
+  const state = mkdtempSync(join(tmpdir(), "evc-dev-"));
+  states.push(state);
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, "scripts", "dev.mjs"), "--port", String(port), "--persist-to", state, "--inspector-port", String(await freePort())], {
+  const inspectorPort = await freePort();
+  // The default path takes no inspector port; --inspect is given one (wrangler's default 9229 may be taken).
+  const extra = inspect ? ["--inspect", "--inspector-port", String(inspectorPort)] : [];
+  const child = spawn(process.execPath, [join(ROOT, "scripts", "dev.mjs"), "--port", String(port), "--persist-to", state, ...extra], {
     cwd: ROOT,
     // The global setup built the assets already; rebuilding them here would race the other files.
     env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", EVC_DEV_SKIP_BUILD: "1" },
@@ -46,6 +86,11 @@ it("starts briefly, logs one line per request, and stops entirely on SIGTERM", {
     expect(start).not.toContain("┌");
     expect(start).not.toContain("Your Worker has access");
     expect(start.split("\n").filter((l) => l.trim()).length).toBeLessThan(15);
+    expect(start).toContain(inspect ? "wrangler dev with its inspector" : "inspector off");
+    // workerd gets an inspector address (and wrangler its inspector proxy) only when asked for.
+    const workerd = treeCommands(child.pid!).filter((cmd) => cmd.includes("workerd"));
+    expect(workerd.length).toBeGreaterThan(0);
+    expect(workerd.some((cmd) => cmd.includes("--inspector-addr"))).toBe(inspect);
 
     const before = output.length;
     const res = await fetch(`http://127.0.0.1:${port}/v2/videos/?pageSize=1`, { headers: { "X-Service-Sync-Code": "demo-sync" } });

@@ -1,0 +1,537 @@
+// Load benchmark (issue 11, section 5): requests per second under concurrency, in one run of one
+// server, of a route without D1, the cheapest D1 route, repeated catalog reads answered from the
+// Workers cache, the same reads made cold by a cache-busting parameter, E15 and a feed file;
+// each as a ratio of the route without D1, against the goals (cached >= 80 % of /healthz, cold
+// catalog reads >= 70 % of the cheapest D1 route). Loopback only; bounded in time (19 rows,
+// 3 interleaved passes of 4 s, 2 s warm-up: about 5 minutes with the preparation).
+//
+//   npm run bench:load                               (demo data, or bulk1 when seeded)
+//   npm run seed:bulk -- --reset --videos 10000      (optional: the bulk catalog; --feeds N adds feeds)
+//   npm run bench:load -- [--org demo] [--connections 20] [--passes 3] [--duration 4] [--soak 60000] [--only E6]
+//
+// By default it prepares the local state as `npm run dev` does (assets if missing, D1
+// migrations, demo data), then starts its own worker (bench/lib/load-server.mjs: wrangler's API
+// with the inspector off, the local D1/R2/KV state of .wrangler/state or --persist-to, a Workers
+// cache of its own) on a free loopback port, with RATE_LIMIT_PER_MINUTE raised so the plan's
+// limit (1000/min) does not turn the measurement into 429s, and stops it at the end. --url
+// measures a server already running instead (it must be started with those settings: see
+// docs/benchmarks.md, "Load"). Prints a markdown table and the server's memory, and writes
+// bench/results/load-<timestamp>.json.
+import autocannon from "autocannon";
+import { cpus, loadavg } from "node:os";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { d1Query, sqlString } from "./lib/local-db.mjs";
+import { prepareState, startLoadServer } from "./lib/load-server.mjs";
+import { canSampleMemory, sampleMemory, treeMemory } from "./lib/process-memory.mjs";
+import { markdownTable, RESULTS_DIR, writeResults } from "./lib/report.mjs";
+import { parseD1Timing } from "./lib/server-timing.mjs";
+
+const USAGE = `Usage: npm run bench:load -- [options]
+
+  --connections N   concurrent connections per row (default 20)
+  --passes N        measure every row N times, interleaved (default 3), so that a machine's
+                    changing load falls on all rows alike; req/s is over all passes
+  --duration S      measured seconds per row and pass (default 4), after --warmup S (default 2)
+                    in the first pass
+  --soak N          then N more requests over every row's request, round robin, to show the
+                    server's memory over a long run (default 0: none)
+  --only REGEX      only the rows whose name matches (the two baselines always run)
+  --org KEY         organization to read as (default: bulk1 when npm run seed:bulk loaded it,
+                    else demo); its sync code is KEY-sync, API key KEY-key, secret KEY-secret
+  --persist-to DIR  local state to serve and pick inputs from (default .wrangler/state)
+  --no-prepare      do not apply migrations and seed the demo data first
+  --port N          port of the server it starts (default: a free one)
+  --log-requests 0|1  the worker's per-request log line (LOG_REQUESTS; default 1, as deployed)
+  --url URL         measure a running server instead of starting one (see docs/benchmarks.md)
+  --pid PID         with --url: the server's process, to sample its memory (with children)
+  --timeout S       per-request timeout (default 30)`;
+
+function options() {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        connections: { type: "string", default: "20" },
+        passes: { type: "string", default: "3" },
+        duration: { type: "string", default: "4" },
+        warmup: { type: "string", default: "2" },
+        soak: { type: "string", default: "0" },
+        only: { type: "string" },
+        org: { type: "string" },
+        "no-prepare": { type: "boolean", default: false },
+        "persist-to": { type: "string" },
+        port: { type: "string", default: "0" },
+        "log-requests": { type: "string", default: "1" },
+        url: { type: "string" },
+        pid: { type: "string" },
+        timeout: { type: "string", default: "30" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+    const int = (name, min, max) => {
+      const n = Number(values[name]);
+      if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+      return n;
+    };
+    if (values.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    if (!["0", "1"].includes(values["log-requests"])) throw new Error("--log-requests must be 0 or 1");
+    if (values.pid && !values.url) throw new Error("--pid goes with --url");
+    const url = values.url ? new URL(values.url).origin : null;
+    if (url && !["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname)) throw new Error("--url must be a loopback address");
+    return {
+      connections: int("connections", 1, 1000),
+      passes: int("passes", 1, 20),
+      duration: int("duration", 1, 600),
+      warmup: int("warmup", 0, 60),
+      soak: int("soak", 0, 10_000_000),
+      only: values.only ? new RegExp(values.only) : null,
+      org: values.org ?? null,
+      prepare: !values["no-prepare"] && !values.url,
+      persistTo: values["persist-to"],
+      port: int("port", 0, 65535),
+      logRequests: values["log-requests"],
+      url,
+      pid: values.pid ? int("pid", 1, 2 ** 31) : null,
+      timeout: int("timeout", 1, 600),
+    };
+  } catch (err) {
+    console.error(`${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const STOPWORDS = new Set(
+  "the and with from this that your our for how top episode interview live tour guide diary special moments ideas tips secrets featuring friends location studio".split(" "),
+);
+
+/** The most frequent title word (4+ letters, not glue) among up to 3000 listable titles. */
+function commonWord(titles) {
+  const df = new Map();
+  for (const { title } of titles) {
+    const words = (title.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length >= 4 && !STOPWORDS.has(w));
+    for (const w of new Set(words)) df.set(w, (df.get(w) ?? 0) + 1);
+  }
+  return [...df.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? null;
+}
+
+/** Inputs from the local D1 database: the organization's top tags, a video, a common word, a published feed. */
+async function chooseInputs(org, persistTo) {
+  const orgId = `(SELECT id FROM organizations WHERE organization_key = ${sqlString(org)})`;
+  const listable = `organization_id = ${orgId} AND status = 'available' AND removed = 0`;
+  const [orgRows, tags, keys, titles, feeds] = await d1Query(
+    [
+      `SELECT id, plan FROM organizations WHERE organization_key = ${sqlString(org)};`,
+      `SELECT l.name AS name, count(*) AS uses FROM labels l JOIN content_labels cl ON cl.label_id = l.id
+       WHERE l.organization_id = ${orgId} AND l.kind = 'tag' GROUP BY l.id ORDER BY uses DESC, l.name LIMIT 2;`,
+      `SELECT content_key FROM contents WHERE ${listable} ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM contents WHERE ${listable});`,
+      `SELECT title FROM contents WHERE ${listable} ORDER BY id LIMIT 3000;`,
+      // A feed of the organization if it has one (seed:bulk --feeds), else any (the demo feeds).
+      `SELECT f.feed_id, o.organization_key, o.id AS org_id FROM feeds f JOIN organizations o ON o.id = f.organization_id
+       ORDER BY (o.organization_key = ${sqlString(org)}) DESC, f.id LIMIT 1;`,
+    ].join("\n"),
+    { persistTo },
+  );
+  if (orgRows.length === 0) throw new Error(`organization ${org} is not in the local database (demo comes with npm run dev; bulk1..bulk5 with \`npm run seed:bulk -- --reset --videos 10000\`)`);
+  if (tags.length < 2 || keys.length === 0) throw new Error(`organization ${org} has too few videos to benchmark; seed more`);
+  const word = commonWord(titles);
+  let feed = null;
+  if (feeds.length > 0) {
+    const owner = feeds[0];
+    const ownerTitles =
+      owner.organization_key === org
+        ? titles
+        : (await d1Query(`SELECT title FROM contents WHERE organization_id = ${owner.org_id} AND status = 'available' AND removed = 0 ORDER BY id LIMIT 3000;`, { persistTo }))[0];
+    feed = { feedId: owner.feed_id, owner: owner.organization_key, word: commonWord(ownerTitles) ?? word };
+  }
+  return { org, plan: orgRows[0].plan, tags: tags.map((t) => t.name), contentKey: keys[0].content_key, word, feed };
+}
+
+/** bulk1 when the bulk catalog is loaded (the larger, more telling catalog), else demo. */
+async function defaultOrg(persistTo) {
+  const [rows] = await d1Query("SELECT organization_key FROM organizations WHERE organization_key = 'bulk1';", { persistTo });
+  return rows.length > 0 ? "bulk1" : "demo";
+}
+
+const enc = encodeURIComponent;
+
+/**
+ * The rows. kind: baseline (no D1), d1 (the cheapest D1 route: E3 by key, one query once the
+ * credential is cached in the isolate, never edge-cached), cached (a repeated identical read),
+ * cold (the same read with `_cb=<fresh value>` per request: a parameter the worker ignores, so
+ * the answer is the same but the cache key is new).
+ */
+function buildRows(v) {
+  const sync = { "X-Service-Sync-Code": `${v.org}-sync` };
+  const write = { ...sync, "X-Service-Api-Key": `${v.org}-key`, "X-Service-Api-Secret": `${v.org}-secret` };
+  const byKey = (path, query) => `${path}?organization_key=${enc(v.org)}&${query}`;
+  const reads = [
+    { name: "E6 no filter", path: "/v2/videos/?page=1&pageSize=100", headers: sync },
+    { name: "E6 tags=a,b (AND)", path: `/v2/videos/?tags=${enc(v.tags[0])},${enc(v.tags[1])}`, headers: sync },
+    { name: "E6 searchString=common", path: `/v2/videos/?searchString=${enc(v.word)}`, headers: sync },
+    { name: "E6 networkVideos=1 (US)", path: "/v2/videos/?networkVideos=1", headers: { ...sync, "CF-IPCountry": "US" } },
+    { name: "E13 privateTags=popular", path: byKey("/prod/search_metadata", `privateTags=${enc(v.tags[0])}`), headers: sync },
+    { name: "E14 common word", path: byKey("/prod/search_video_list", `searchString=${enc(v.word)}`), headers: sync },
+    { name: "E16 first 100", path: byKey("/get_videos", "limit=100"), headers: sync },
+  ];
+  const rows = [
+    { name: "GET /healthz (no D1)", kind: "baseline", path: "/healthz", headers: {} },
+    { name: "E3 by key (cheapest D1 route)", kind: "d1", path: `/v2/content?contentKey=${enc(v.contentKey)}`, headers: write },
+    ...reads.map((r) => ({ ...r, name: `${r.name} cached`, kind: "cached" })),
+    ...reads.map((r) => ({ ...r, name: `${r.name} cold`, kind: "cold" })),
+  ];
+  if (v.feed) {
+    const e15 = `/search_video_feed?feed=${enc(v.feed.feedId)}&searchString=${enc(v.feed.word)}`;
+    rows.push(
+      { name: "E15 cached", kind: "cached", path: e15, headers: {} },
+      { name: "E15 cold", kind: "cold-other", path: e15, headers: {} },
+      { name: `feed file ${v.feed.feedId}-feed.json`, kind: "cached", path: `/${v.feed.feedId}-feed.json`, headers: {} },
+    );
+  }
+  return rows;
+}
+
+// A value of its own per bench run, so a second run against the same server misses too.
+const RUN_ID = Date.now().toString(36);
+let bustCounter = 0;
+const isCold = (row) => row.kind === "cold" || row.kind === "cold-other";
+const bust = (path) => `${path}${path.includes("?") ? "&" : "?"}_cb=${RUN_ID}-${++bustCounter}`;
+
+/** One request to check a row before loading it: the status, X-Edge-Cache and body. */
+async function probe(url, row, path = row.path) {
+  const res = await fetch(new URL(path, url), { headers: row.headers, signal: AbortSignal.timeout(60_000) });
+  const text = await res.text();
+  let body = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON.
+  }
+  return { status: res.status, edge: res.headers.get("x-edge-cache"), body, text };
+}
+
+/**
+ * Checks what each kind promises: 200; a repeated read is a hit; a cache-busted read is a miss
+ * with the same data as without the parameter (the worker ignores it). Throws otherwise.
+ */
+async function checkRow(url, row) {
+  const first = await probe(url, row);
+  if (first.status !== 200) throw new Error(`${row.name}: HTTP ${first.status} ${first.text.slice(0, 200)}`);
+  if (row.kind === "cached") {
+    const again = await probe(url, row);
+    if (again.edge !== "hit") throw new Error(`${row.name}: a repeated read answered X-Edge-Cache: ${again.edge} (expected hit)`);
+  }
+  if (isCold(row)) {
+    const busted = await probe(url, row, bust(row.path));
+    if (busted.status !== 200 || busted.edge !== "miss") {
+      throw new Error(`${row.name}: the cache-busting parameter answered HTTP ${busted.status}, X-Edge-Cache: ${busted.edge} (expected 200, miss)`);
+    }
+    const data = (b) => JSON.stringify(b?.data ?? b);
+    if (data(busted.body) !== data(first.body)) throw new Error(`${row.name}: the answer changed with the unknown parameter _cb`);
+  }
+}
+
+let requestsSoFar = 0;
+
+/** Runs autocannon over `rows` (round robin per connection) for a duration or an amount. */
+async function load(url, rows, { connections, duration, amount, timeout }) {
+  const tally = { statuses: {}, edge: {}, rowsRead: 0, queries: 0, timed: 0 };
+  const requests = rows.map((row) => ({
+    method: "GET",
+    path: row.path,
+    headers: row.headers,
+    ...(isCold(row) && { setupRequest: (req) => ({ ...req, path: bust(row.path) }) }),
+    onResponse: (status, _body, _context, headers) => {
+      tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
+      const edge = headers["x-edge-cache"] ?? headers["X-Edge-Cache"] ?? "-";
+      tally.edge[edge] = (tally.edge[edge] ?? 0) + 1;
+      const timing = parseD1Timing(headers["server-timing"] ?? headers["Server-Timing"] ?? null);
+      if (timing.rowsRead !== null) {
+        tally.rowsRead += timing.rowsRead;
+        tally.queries += timing.queries ?? 0;
+        tally.timed++;
+      }
+    },
+  }));
+  const instance = autocannon({
+    url,
+    connections,
+    timeout,
+    requests,
+    ...(amount ? { amount } : { duration }),
+  });
+  instance.on("response", () => requestsSoFar++);
+  const result = await instance;
+  return { result, tally };
+}
+
+const round = (v, digits = 1) => (v === null || v === undefined || !Number.isFinite(v) ? null : Number(v.toFixed(digits)));
+
+function summarize(row, { result, tally }) {
+  const seconds = result.duration;
+  const ok = tally.statuses[200] ?? 0;
+  const total = Object.values(tally.statuses).reduce((a, b) => a + b, 0);
+  return {
+    name: row.name,
+    kind: row.kind,
+    path: row.path,
+    seconds,
+    requests: total,
+    ok,
+    // Completed 200 answers per second over the measured time (errors and other statuses do not count).
+    rps: round(ok / seconds),
+    latencyP50: result.latency.p50,
+    latencyP99: result.latency.p99,
+    latencyMax: result.latency.max,
+    statuses: tally.statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    edgeCache: tally.edge,
+    d1RowsReadMean: tally.timed ? round(tally.rowsRead / tally.timed) : null,
+    d1QueriesMean: tally.timed ? round(tally.queries / tally.timed) : null,
+  };
+}
+
+const add = (a, b) => {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+};
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * One row's passes as one summary: req/s over all passes (200 answers / measured seconds), the
+ * slowest and fastest pass, the median of the passes' p50 and the highest p99.
+ */
+function mergePasses(row, passes) {
+  const seconds = passes.reduce((a, p) => a + p.seconds, 0);
+  const ok = passes.reduce((a, p) => a + p.ok, 0);
+  const timed = passes.filter((p) => p.d1RowsReadMean !== null);
+  return {
+    name: row.name,
+    kind: row.kind,
+    path: row.path,
+    passes: passes.length,
+    seconds,
+    requests: passes.reduce((a, p) => a + p.requests, 0),
+    ok,
+    rps: round(ok / seconds),
+    rpsPasses: passes.map((p) => p.rps),
+    latencyP50: median(passes.map((p) => p.latencyP50)),
+    latencyP99: Math.max(...passes.map((p) => p.latencyP99)),
+    latencyMax: Math.max(...passes.map((p) => p.latencyMax)),
+    statuses: passes.reduce((a, p) => add(a, p.statuses), {}),
+    errors: passes.reduce((a, p) => a + p.errors, 0),
+    timeouts: passes.reduce((a, p) => a + p.timeouts, 0),
+    edgeCache: passes.reduce((a, p) => add(a, p.edgeCache), {}),
+    d1RowsReadMean: timed.length ? round(timed.reduce((a, p) => a + p.d1RowsReadMean * p.requests, 0) / timed.reduce((a, p) => a + p.requests, 0)) : null,
+    d1QueriesMean: timed.length ? round(timed.reduce((a, p) => a + p.d1QueriesMean * p.requests, 0) / timed.reduce((a, p) => a + p.requests, 0)) : null,
+  };
+}
+
+/** Goal of a row, as [reference rps, minimum ratio, reference name] or null. */
+function goalOf(row, baseline, d1) {
+  if (row.kind === "cached") return [baseline.rps, 0.8, "/healthz"];
+  if (row.kind === "cold") return [d1.rps, 0.7, "E3"];
+  return null;
+}
+
+function edgeText(edge) {
+  const entries = Object.entries(edge).filter(([k]) => k !== "-");
+  const total = Object.values(edge).reduce((a, b) => a + b, 0);
+  if (entries.length === 0 || total === 0) return "-";
+  const hit = edge.hit ?? 0;
+  return hit === total ? "hit" : hit === 0 && (edge.miss ?? 0) === total ? "miss" : `${Math.round((100 * hit) / total)}% hit`;
+}
+
+function statusesText(s) {
+  const other = Object.entries(s.statuses).filter(([k]) => k !== "200");
+  const parts = other.map(([k, n]) => `${k}×${n}`);
+  if (s.errors) parts.push(`errors×${s.errors}`);
+  if (s.timeouts) parts.push(`timeouts×${s.timeouts}`);
+  return parts.join(" ") || "-";
+}
+
+const pct = (x) => (x === null ? null : `${Math.round(x * 100)} %`);
+
+async function main() {
+  const opts = options();
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const log = (line) => console.error(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+
+  if (opts.prepare) {
+    log("preparing the local state (as npm run dev: migrations, demo data) ...");
+    for (const line of await prepareState({ persistTo: opts.persistTo })) log(`  ${line.split("\n").join("\n         ")}`);
+  }
+  opts.org ??= await defaultOrg(opts.persistTo);
+  const inputs = await chooseInputs(opts.org, opts.persistTo);
+  log(
+    `inputs (${opts.org}, ${inputs.plan}): tags "${inputs.tags[0]}", "${inputs.tags[1]}"; word "${inputs.word}"; contentKey ${inputs.contentKey}; ` +
+      (inputs.feed ? `feed ${inputs.feed.feedId} of ${inputs.feed.owner} (E15 word "${inputs.feed.word}")` : "no feed: E15 and feed file rows left out"),
+  );
+  const rows = buildRows(inputs).filter((r) => r.kind === "baseline" || r.kind === "d1" || !opts.only || opts.only.test(r.name));
+
+  let server = null;
+  let url = opts.url;
+  let pid = opts.pid;
+  const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
+  if (!url) {
+    log("starting the worker (wrangler API, inspector off) ...");
+    server = await startLoadServer({
+      persistTo: opts.persistTo,
+      port: opts.port,
+      logFile: `${RESULTS_DIR}/load-${stamp}-server.log`,
+      vars: { RATE_LIMIT_PER_MINUTE: "100000000", LOG_REQUESTS: opts.logRequests },
+    });
+    url = server.url;
+    pid = server.pid;
+    log(`worker on ${url} (pid ${pid}; log ${server.logFile})`);
+  }
+  const stopServer = async () => {
+    if (server) {
+      const s = server;
+      server = null;
+      await s.stop();
+      log("stopped the worker and everything it started");
+    }
+  };
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, async () => {
+      await stopServer();
+      process.exit(130);
+    });
+  }
+
+  const memory = pid && canSampleMemory() ? sampleMemory(pid, 1000, () => ({ requests: requestsSoFar })) : null;
+  const results = [];
+  let soak = null;
+  try {
+    // Dirty feeds (seed:bulk --feeds) get their files now; then every row is checked once.
+    if (server) await fetch(new URL("/__scheduled", url)).then((r) => r.body?.cancel());
+    for (const row of rows) await checkRow(url, row);
+    log(`checked ${rows.length} rows (200; repeated reads hit the cache; _cb misses it and changes nothing)`);
+    const base = { connections: opts.connections, timeout: opts.timeout };
+    const passes = rows.map(() => []);
+    for (let pass = 0; pass < opts.passes; pass++) {
+      for (const [i, row] of rows.entries()) {
+        if (pass === 0 && opts.warmup) await load(url, [row], { ...base, duration: opts.warmup });
+        const summary = summarize(row, await load(url, [row], { ...base, duration: opts.duration }));
+        passes[i].push(summary);
+        const rss = memory ? memory.now().totalMb : null;
+        log(`[pass ${pass + 1}/${opts.passes}, ${i + 1}/${rows.length}] ${row.name}: ${summary.rps} req/s, p50 ${summary.latencyP50} ms, p99 ${summary.latencyP99} ms, ${statusesText(summary)}${rss ? `, server RSS ${rss} MB` : ""}`);
+      }
+    }
+    for (const [i, row] of rows.entries()) {
+      const merged = mergePasses(row, passes[i]);
+      merged.rssMb = memory ? memory.now().totalMb : null;
+      results.push(merged);
+    }
+    if (opts.soak) {
+      log(`soak: ${opts.soak} requests over the ${rows.length} rows, ${opts.connections} connections ...`);
+      const soakStarted = performance.now();
+      const before = requestsSoFar;
+      soak = summarize({ name: "soak (every row, round robin)", kind: "soak", path: "-" }, await load(url, rows, { ...base, amount: opts.soak }));
+      soak.seconds = round((performance.now() - soakStarted) / 1000);
+      soak.requestsCounted = requestsSoFar - before;
+      log(`soak: ${soak.requests} answers in ${soak.seconds} s, ${statusesText(soak)}`);
+    }
+  } finally {
+    memory?.stop();
+    await stopServer();
+  }
+
+  const baseline = results.find((r) => r.kind === "baseline");
+  const d1 = results.find((r) => r.kind === "d1");
+  for (const r of results) {
+    r.ratioToBaseline = baseline.rps ? round(r.rps / baseline.rps, 3) : null;
+    r.ratioToD1 = d1.rps ? round(r.rps / d1.rps, 3) : null;
+    const goal = goalOf(r, baseline, d1);
+    r.goal = goal ? { of: goal[2], min: goal[1], met: r.rps >= goal[0] * goal[1] } : null;
+  }
+  const totalSeconds = round((performance.now() - t0) / 1000);
+
+  const table = markdownTable(
+    [
+      { title: "row", value: (r) => r.name, align: "left" },
+      { title: "req/s", value: (r) => r.rps },
+      { title: "passes", value: (r) => `${Math.min(...r.rpsPasses)}–${Math.max(...r.rpsPasses)}` },
+      { title: "× /healthz", value: (r) => pct(r.ratioToBaseline) },
+      { title: "× E3", value: (r) => pct(r.ratioToD1) },
+      { title: "goal", value: (r) => (r.goal ? `${r.goal.met ? "ok" : "MISS"} (≥ ${r.goal.min * 100} % of ${r.goal.of})` : "") },
+      { title: "p50 ms", value: (r) => r.latencyP50 },
+      { title: "p99 ms", value: (r) => r.latencyP99 },
+      { title: "answers", value: (r) => r.requests },
+      { title: "not 200", value: (r) => statusesText(r) },
+      { title: "X-Edge-Cache", value: (r) => edgeText(r.edgeCache) },
+      { title: "D1 queries/req", value: (r) => r.d1QueriesMean },
+      { title: "D1 rows/req", value: (r) => r.d1RowsReadMean },
+    ],
+    results,
+  );
+  console.log(`\n${table}`);
+  const missed = results.filter((r) => r.goal && !r.goal.met).map((r) => r.name);
+  console.log(`\nGoals: ${missed.length === 0 ? "all met" : `missed by ${missed.length} row(s): ${missed.join("; ")}`}.`);
+
+  let memoryReport = null;
+  if (memory) {
+    const samples = memory.samples;
+    const first = samples[0];
+    const last = samples.at(-1);
+    const peak = samples.reduce((a, b) => (b.totalMb > a.totalMb ? b : a));
+    // The timeline at about every tenth of the requests.
+    const step = Math.max(1, Math.ceil((last.requests || 1) / 10));
+    const marks = [first];
+    for (const s of samples) if (s.requests >= (marks.at(-1).requests ?? 0) + step) marks.push(s);
+    if (marks.at(-1) !== last) marks.push(last);
+    const names = (s) => s.processes.map((p) => `${p.name} ${p.rssMb}`).join(", ");
+    console.log(`\nServer memory (RSS of pid ${pid} and its children, MB), by requests answered so far:`);
+    console.log(
+      markdownTable(
+        [
+          { title: "requests", value: (s) => s.requests },
+          { title: "s", value: (s) => round((s.at - first.at) / 1000, 0) },
+          { title: "total MB", value: (s) => s.totalMb },
+          { title: "processes (MB)", value: (s) => names(s), align: "left" },
+        ],
+        marks,
+      ),
+    );
+    console.log(`peak ${peak.totalMb} MB at ${peak.requests} requests; start ${first.totalMb} MB, end ${last.totalMb} MB.`);
+    memoryReport = { pid, first, last, peak, samples: samples.map(({ at, requests, totalMb }) => ({ at, requests, totalMb })) };
+  }
+
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, loadavgAtEnd: loadavg().map((x) => round(x, 2)) };
+  const file = writeResults("load", {
+    bench: "load",
+    startedAt: startedAt.toISOString(),
+    url: opts.url ?? "own server (wrangler API, inspector off)",
+    settings: { connections: opts.connections, passes: opts.passes, duration: opts.duration, warmup: opts.warmup, soak: opts.soak, logRequests: opts.logRequests, timeout: opts.timeout },
+    machine,
+    inputs,
+    rows: results,
+    soak,
+    memory: memoryReport,
+    totalSeconds,
+    requestsTotal: requestsSoFar,
+  });
+  console.log(
+    `\n${opts.connections} connections; ${opts.passes} interleaved pass(es) of ${opts.duration} s per row (${opts.warmup} s warm-up in the first); ` +
+      `req/s = 200 answers per second over all passes, "passes" = the slowest and fastest pass; ` +
+      `machine: ${machine.cpus} CPUs, load average ${machine.loadavgAtEnd.join(" / ")} at the end (the bench and the server share them).\n` +
+      `${requestsSoFar} requests in ${totalSeconds} s in total. Results: ${file}`,
+  );
+  if (results.some((r) => r.ok < r.requests) || (soak && soak.ok < soak.requests)) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(`bench:load failed: ${err.message}`);
+  process.exit(1);
+});
