@@ -6,7 +6,7 @@ import worker from "../src/index";
 import { loadConfig } from "../src/config";
 import { createDb } from "../src/db/client";
 import { findFeedByFeedId } from "../src/db/feeds";
-import { rebuildFeed } from "../src/domain/feeds/publisher";
+import { rebuildFeeds } from "../src/domain/feeds/publisher";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
 
@@ -286,7 +286,7 @@ describe("feed files", () => {
     const feed = (await findFeedByFeedId(db, feeds.F1!))!;
     await env.DB.prepare("update feeds set files = '{}' where id = ?").bind(feed.id).run();
     const config = { ...loadConfig(env), feedMaxVideos: 1 };
-    await rebuildFeed({ db, bucket: env.MEDIA, config, origins: { baseUrl: ORIGIN, staticUrl: ORIGIN }, now: new Date() }, { ...feed, files: {} });
+    await rebuildFeeds({ db, bucket: env.MEDIA, config, origins: { baseUrl: ORIGIN, staticUrl: ORIGIN }, now: new Date() }, [{ ...feed, files: {} }]);
     const capped = await callJson(`/v2/feeds/${feeds.F1}/videos.json`);
     expect(capped.body.videos).toHaveLength(1);
     const paged = await callJson(`/json-feed?feed=${feeds.F1}&start=1&count=5`);
