@@ -25,7 +25,7 @@ async function runCron(scheduledTime = Date.now(), vars: Record<string, string> 
   await waitOnExecutionContext(ctx);
 }
 
-/** Waits for the waitUntil rebuild after a write: the file at `path` satisfies `check`. */
+/** Waits for the rebuild after a write (the feed-rebuilds queue): the file at `path` satisfies `check`. */
 async function fileWhen(path: string, check: (body: any, res: Response) => boolean) {
   let last: { res: Response; body: any } | undefined;
   await vi.waitFor(
@@ -39,7 +39,7 @@ async function fileWhen(path: string, check: (body: any, res: Response) => boole
   return last!;
 }
 
-/** Waits until no rebuild of the organization is pending (a previous write's waitUntil work). */
+/** Waits until no rebuild of the organization is pending (a previous write's queued rebuild). */
 async function settled() {
   await vi.waitFor(
     async () => {
@@ -269,7 +269,7 @@ describe("feed files", () => {
 
   it("completes an interrupted rebuild on the next cron run", async () => {
     await fileWhen(`/${feeds.F2}-feed.json`, (b) => b.videos.length === 1);
-    // A write whose waitUntil rebuild never ran: the data changed and the feed is marked dirty.
+    // A write whose queued rebuild never ran: the data changed and the feed is marked dirty.
     await env.DB.prepare("update contents set title = 'Changed behind the scenes' where content_key = ?").bind(k.v2).run();
     await env.DB.prepare("update feeds set dirty_since = ? where feed_id = ?").bind(new Date().toISOString(), feeds.F2).run();
     const stale = await callJson(`/${feeds.F2}-feed.json`);
