@@ -20,7 +20,8 @@ const configSchema = z.object({
       .default(100_000_000),
   ),
   FEED_MAX_VIDEOS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(1000)),
-  FEED_CRON_BUDGET: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(50)),
+  FEED_WORK_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(600_000).default(20_000)),
+  FEED_WORK_ROWS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).default(1_000_000)),
   FEED_RECONCILE_BATCH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(1000).default(25)),
   CREDENTIAL_CACHE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(300).default(30)),
   AUTH_FAILURES_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(30)),
@@ -59,8 +60,11 @@ export interface Config {
   chunkSize: number;
   /** Videos per feed file (json-feed pages reach past it). */
   feedMaxVideos: number;
-  /** Feeds the cron rebuilds per run at most (dirty first, then the reconcile slice). */
-  feedCronBudget: number;
+  /**
+   * Work one feed-rebuilds message (or one cron run) may do before leaving the rest to the next:
+   * time in ms and D1 rows read. At least one feed is always built.
+   */
+  feedWork: { ms: number; rowsRead: number };
   /** Feeds the cron re-checks per run in id order, so every feed is reconciled periodically. */
   feedReconcileBatch: number;
   uploadUrlTtlSeconds: number;
@@ -120,7 +124,7 @@ export function loadConfig(env: Env): Config {
   const config: Config = {
     chunkSize: v.CHUNK_SIZE,
     feedMaxVideos: v.FEED_MAX_VIDEOS,
-    feedCronBudget: v.FEED_CRON_BUDGET,
+    feedWork: { ms: v.FEED_WORK_MS, rowsRead: v.FEED_WORK_ROWS },
     feedReconcileBatch: v.FEED_RECONCILE_BATCH,
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS,
     uploadGraceSeconds: v.UPLOAD_GRACE_SECONDS,

@@ -8,13 +8,16 @@ export interface Env {
   EVENTS_QUEUE: Queue<unknown>;
   MEDIA: R2Bucket;
   RATE_LIMITS: KVNamespace;
+  /** Producer of the feed-rebuilds queue (messages: domain/deps.ts FeedRebuildRequest). */
+  FEED_REBUILDS: Queue;
   /** Static assets (dist/public): the API reference and the player SDK bundle. */
   ASSETS?: Fetcher;
   ADMIN_TOKEN?: string;
   SIGNING_SECRET?: string;
   CHUNK_SIZE?: string;
   FEED_MAX_VIDEOS?: string;
-  FEED_CRON_BUDGET?: string;
+  FEED_WORK_MS?: string;
+  FEED_WORK_ROWS?: string;
   FEED_RECONCILE_BATCH?: string;
   UPLOAD_URL_TTL_SECONDS?: string;
   UPLOAD_GRACE_SECONDS?: string;

@@ -1,9 +1,8 @@
-// Worker entry: HTTP requests go to the Hono app; the cron trigger keeps feed files current and
+// Worker entry: HTTP requests go to the Hono app; queue messages to their consumers
+// (src/queues: feed rebuilds); the cron trigger keeps feed files current as a safety net and
 // sweeps unfinished uploads (src/domain/cron.ts).
 import { createApp } from "./app";
-import { loadConfig } from "./config";
-import { createDb } from "./db/client";
-import { D1Meter, meterD1 } from "./db/metered-d1";
+import { backgroundDeps } from "./domain/background";
 import { runCron } from "./domain/cron";
 import type { Env } from "./env";
 import { handleQueueBatch } from "./queues";
@@ -15,19 +14,8 @@ export default {
   queue: handleQueueBatch,
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     const started = Date.now();
-    const meter = new D1Meter();
-    const db = createDb(meterD1(env.DB, meter));
-    // Without PUBLIC_BASE_URL this throws: no file is published with a made-up origin.
-    const config = loadConfig(env);
-    const report = await runCron({
-      db,
-      bucket: env.MEDIA,
-      config,
-      origins: { baseUrl: config.publicBaseUrl, staticUrl: config.staticUrl },
-      now: new Date(controller.scheduledTime),
-      defer: (work) => ctx.waitUntil(work),
-      webhookQueue: env.WEBHOOK_QUEUE,
-    });
+    const { deps, meter, budget } = backgroundDeps(env, new Date(controller.scheduledTime), Date.now, (work) => ctx.waitUntil(work));
+    const report = await runCron(deps, budget);
     console.log(
       JSON.stringify({
         msg: "scheduled run",

@@ -2,17 +2,14 @@
 //
 // The feed list is published at /v2/orgs/<sync code>/feeds.json, so after
 // `POST /admin/organizations/<key>/credentials/rotate {"rotate": ["syncCode"]}` the old URL must
-// stop answering (the old sync code is revoked) and the new one must list the organization's
-// feeds, as soon as the rotation request and its waitUntil work are done — not only after a
-// later cron run or feed write.
-//
-// EXPECTED TO FAIL on the code this was written against: the rotation changes the sync code in
-// D1 but neither removes nor republishes the feed list (a parallel change fixes it).
+// stop answering (the old sync code is revoked) at once, and the new one must list the
+// organization's feeds as soon as the rotation's feed-rebuilds message is consumed — not only
+// after a later cron run or feed write.
 import { env } from "cloudflare:test";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { ADMIN_TOKEN, call, callJson, callSettled, createOrg, writeHeaders, type TestOrg } from "./helpers";
 
-/** A write whose waitUntil work (the feed rebuilds) is finished when this resolves. */
+/** A write whose waitUntil work (its feed-rebuilds message) is done when this resolves. */
 async function settledWrite(org: TestOrg, method: string, path: string, body: unknown) {
   const res = await callSettled(path, {
     method,
@@ -24,6 +21,20 @@ async function settledWrite(org: TestOrg, method: string, path: string, body: un
   return json;
 }
 
+/** The feed list at the sync code once the queue's consumer has published `count` feeds in it. */
+async function feedListWhen(syncCode: string, count: number) {
+  let got: { res: Response; body: any } | undefined;
+  await vi.waitFor(
+    async () => {
+      got = await callJson(`/v2/orgs/${syncCode}/feeds.json`);
+      expect(got.res.status).toBe(200);
+      expect(got.body.feeds).toHaveLength(count);
+    },
+    { timeout: 5000, interval: 50 },
+  );
+  return got!;
+}
+
 it("publishes the feed list under the new sync code and removes the old one when the sync code is rotated", async () => {
   const org = await createOrg();
   const first = await settledWrite(org, "POST", "/v2/feeds", { name: "First" });
@@ -33,8 +44,7 @@ it("publishes the feed list under the new sync code and removes the old one when
     { feed_id: second.feed_id, name: "Second" },
   ];
   // Before: the list is published under the current sync code.
-  const before = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
-  expect(before.res.status).toBe(200);
+  const before = await feedListWhen(org.syncCode, 2);
   expect(before.body.feeds).toEqual(expected);
 
   const rotation = await callSettled(`/admin/organizations/${org.organizationKey}/credentials/rotate`, {
@@ -48,10 +58,10 @@ it("publishes the feed list under the new sync code and removes the old one when
   expect(newSyncCode).toEqual(expect.any(String));
   expect(newSyncCode).not.toBe(org.syncCode);
 
-  // No cron run in between: the rotation itself must have moved the file.
-  const old = await call(`/v2/orgs/${org.syncCode}/feeds.json`);
-  const fresh = await callJson(`/v2/orgs/${newSyncCode}/feeds.json`);
-  expect({ oldSyncCode: old.status, newSyncCode: fresh.res.status }).toEqual({ oldSyncCode: 404, newSyncCode: 200 });
+  // No cron run in between: the rotation removed the old file before answering, and its
+  // message republishes the list under the new sync code.
+  expect((await call(`/v2/orgs/${org.syncCode}/feeds.json`)).status).toBe(404);
+  const fresh = await feedListWhen(newSyncCode, 2);
   expect(fresh.body.feeds).toEqual(expected);
   expect(await env.MEDIA.head(`v2/orgs/${org.syncCode}/feeds.json`)).toBeNull();
   // The feeds' own files do not depend on the sync code and stay where they were.

@@ -50,6 +50,8 @@ beforeAll(async () => {
     { event: "ad_impression", contentKey: k.a1, timestamp: `${D2}T10:00:00Z`, deviceType: "Desktop" },
     { event: "ecommerce_clicked", contentKey: k.a1, ecommerceKey: "mug", timestamp: `${D2}T10:00:00Z`, deviceType: "Desktop" },
   ]);
+  // The feed's files are published by the feed-rebuilds queue's consumer, shortly after the write.
+  await vi.waitFor(async () => expect((await call(`/v2/feeds/${feedId}/videos.json`, { method: "HEAD" })).status).toBe(200), { timeout: 5000, interval: 50 });
 });
 
 const range = () => `start_date=${D2}&end_date=${TODAY}`;

@@ -6,7 +6,7 @@ import worker from "../src/index";
 import { loadConfig } from "../src/config";
 import { createDb } from "../src/db/client";
 import { findFeedByFeedId } from "../src/db/feeds";
-import { rebuildFeed } from "../src/domain/feeds/publisher";
+import { rebuildFeeds } from "../src/domain/feeds/publisher";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
 
@@ -25,7 +25,7 @@ async function runCron(scheduledTime = Date.now(), vars: Record<string, string> 
   await waitOnExecutionContext(ctx);
 }
 
-/** Waits for the waitUntil rebuild after a write: the file at `path` satisfies `check`. */
+/** Waits for the rebuild after a write (the feed-rebuilds queue): the file at `path` satisfies `check`. */
 async function fileWhen(path: string, check: (body: any, res: Response) => boolean) {
   let last: { res: Response; body: any } | undefined;
   await vi.waitFor(
@@ -39,7 +39,7 @@ async function fileWhen(path: string, check: (body: any, res: Response) => boole
   return last!;
 }
 
-/** Waits until no rebuild of the organization is pending (a previous write's waitUntil work). */
+/** Waits until no rebuild of the organization is pending (a previous write's queued rebuild). */
 async function settled() {
   await vi.waitFor(
     async () => {
@@ -269,7 +269,7 @@ describe("feed files", () => {
 
   it("completes an interrupted rebuild on the next cron run", async () => {
     await fileWhen(`/${feeds.F2}-feed.json`, (b) => b.videos.length === 1);
-    // A write whose waitUntil rebuild never ran: the data changed and the feed is marked dirty.
+    // A write whose queued rebuild never ran: the data changed and the feed is marked dirty.
     await env.DB.prepare("update contents set title = 'Changed behind the scenes' where content_key = ?").bind(k.v2).run();
     await env.DB.prepare("update feeds set dirty_since = ? where feed_id = ?").bind(new Date().toISOString(), feeds.F2).run();
     const stale = await callJson(`/${feeds.F2}-feed.json`);
@@ -286,7 +286,7 @@ describe("feed files", () => {
     const feed = (await findFeedByFeedId(db, feeds.F1!))!;
     await env.DB.prepare("update feeds set files = '{}' where id = ?").bind(feed.id).run();
     const config = { ...loadConfig(env), feedMaxVideos: 1 };
-    await rebuildFeed({ db, bucket: env.MEDIA, config, origins: { baseUrl: ORIGIN, staticUrl: ORIGIN }, now: new Date() }, { ...feed, files: {} });
+    await rebuildFeeds({ db, bucket: env.MEDIA, config, origins: { baseUrl: ORIGIN, staticUrl: ORIGIN }, now: new Date() }, [{ ...feed, files: {} }]);
     const capped = await callJson(`/v2/feeds/${feeds.F1}/videos.json`);
     expect(capped.body.videos).toHaveLength(1);
     const paged = await callJson(`/json-feed?feed=${feeds.F1}&start=1&count=5`);

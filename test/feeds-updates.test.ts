@@ -1,7 +1,7 @@
 // How the published feed files follow changes, in both formats (/<feed_id>-feed.json and
 // /v2/feeds/<feed_id>/videos.json):
 // - writes: a change of membership (E4, operator removal, E5, feed PUT) marks the feed dirty and
-//   rebuilds it in the request's waitUntil, so the files change without the cron; like the
+//   republishes it through the feed-rebuilds queue, so the files change without the cron; like the
 //   other feed tests, these wait for the files to show the change;
 // - scheduled runs (src/domain/feed-cron.ts) at chosen instants: overlapping runs, and the
 //   reconcile cursor walking every feed and wrapping.
@@ -159,7 +159,7 @@ describe("scheduled runs", () => {
     return (await env.DB.prepare("select value from cron_state where name = ?").bind(name).first("value")) as string | null;
   }
 
-  /** The file at `path` once the write's waitUntil rebuild has produced what `check` wants. */
+  /** The file at `path` once the write's queued rebuild has produced what `check` wants. */
   async function fileWhen(path: string, check: (body: any) => boolean) {
     let body: any;
     await vi.waitFor(

@@ -227,7 +227,8 @@ describe("events", () => {
       body: JSON.stringify({ name: "Hooked", configuration: { tags: ["hooks"] } }),
     });
     const feedId = ((await feed.json()) as { feed_id: string }).feed_id;
-    expect(await deliverPending(hook.id)).toEqual({ acked: 1, retried: [] });
+    // The feed-rebuilds queue's consumer publishes the files (and emits the event) shortly after.
+    await vi.waitFor(async () => expect(await deliverPending(hook.id)).toEqual({ acked: 1, retried: [] }), { timeout: 5000, interval: 100 });
     const [published] = (await received(hook.name)).map(bodyOf);
     expect(published).toMatchObject({
       type: "feed.published",

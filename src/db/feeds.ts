@@ -91,6 +91,27 @@ export async function dirtyFeedIds(db: Db, limit: number, now: string, organizat
   return rows.map((r) => r.id);
 }
 
+/** Organizations with dirty feeds no rebuild holds, the one with the oldest mark first. */
+export async function organizationsWithDirtyFeeds(db: Db, now: string, limit: number): Promise<number[]> {
+  const rows = await db
+    .select({ organizationId: feeds.organizationId })
+    .from(feeds)
+    .where(and(isNotNull(feeds.dirtySince), unleased(now)))
+    .groupBy(feeds.organizationId)
+    .orderBy(sql`min(${feeds.dirtySince})`)
+    .limit(limit);
+  return rows.map((r) => r.organizationId);
+}
+
+/** Gives back the lease on feeds a rebuild took but did not build (only its own lease). */
+export async function releaseFeeds(db: Db, ids: number[], leaseUntil: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .update(feeds)
+    .set({ buildingUntil: null })
+    .where(and(inList(feeds.id, ids), eq(feeds.buildingUntil, leaseUntil)));
+}
+
 /**
  * Takes a lease on the feeds (until `leaseUntil`) that no other rebuild holds, atomically, and
  * returns them in id order: of two overlapping runs, each feed is rebuilt by one.

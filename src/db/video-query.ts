@@ -138,14 +138,3 @@ export async function feedRowChecks(db: Db, feed: FeedMembership, now: string): 
   const filters = await feedFilters(db, feed, now, 0);
   return allOf(filters.map((f) => f.probe))!;
 }
-
-/** The same as one condition (the feed publisher): the feed's organization, names, windows. */
-export async function feedPublishedCondition(db: Db, feed: FeedMembership, now: string): Promise<SQL> {
-  const scope = { organizationId: feed.organizationId, subOrganizationId: null };
-  const size = await listableCount(db, scope);
-  const filters = await feedFilters(db, feed, now, size);
-  const names = filters.find((f) => f.kind === "names");
-  // A small feed starts from its names' index; a large one is best walked with the row checks.
-  const membership = names && names.source && names.estimate < size / 20 ? sql`${contents.id} in (${names.source})` : undefined;
-  return allOf([LISTABLE, eq(contents.organizationId, feed.organizationId), membership, ...filters.map((f) => f.probe)])!;
-}

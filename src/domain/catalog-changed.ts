@@ -2,8 +2,9 @@
 // definitions, operator changes, credential rotation, windows opening or closing in the cron)
 // calls it once, after its write, with what changed. It does now what must be true when the
 // answer goes out (the organization's catalog version moves on, so cached reads get new keys;
-// feeds marked dirty; files that must disappear removed) and defers the republishing to after
-// the answer; if that deferred work fails, the dirty marks stay and the cron finishes it.
+// feeds marked dirty; files that must disappear removed) and, after the answer, asks the
+// feed-rebuilds queue to republish the organization's dirty feeds (feeds/rebuild-requests.ts);
+// if that message is lost, the dirty marks stay and the cron finishes the work.
 //
 // Webhook events sit beside this entry point, not on it (domain/webhooks/emit.ts): most of them
 // (video.created, video.rejected, upload.expired, edits while uploading) change no feed.
@@ -16,7 +17,8 @@ import { forgetOrganization } from "./recent-lookups";
 import type { Deps } from "./deps";
 import { markFeedsOfVideos, type VideoNames } from "./feeds/membership";
 import { forgetServable } from "./files";
-import { feedFileStore, publishOrgFeedList, rebuildDirtyFeeds } from "./feeds/publisher";
+import { feedFileStore, publishOrgFeedList } from "./feeds/publisher";
+import { requestFeedRebuild } from "./feeds/rebuild-requests";
 
 export type CatalogChange =
   /** Videos changed (published, edited, deleted, hidden, windows): every version, before and after. */
@@ -31,6 +33,8 @@ export type CatalogChange =
 export async function catalogChanged(deps: Deps, organizationId: number, change: CatalogChange): Promise<void> {
   const now = deps.now.toISOString();
   let listMoved = false;
+  // Whether feeds were marked dirty (or the list moved): only then is a rebuild asked for.
+  let rebuild = true;
   // New edge-cache keys for the organization's reads (and its network's), at once in this isolate.
   const networkId = await bumpCatalogVersion(deps.db, organizationId);
   forgetOrganization(organizationId, networkId);
@@ -39,7 +43,7 @@ export async function catalogChanged(deps: Deps, organizationId: number, change:
       forgetServable(change.versions.flatMap((v) => (v.contentKey ? [v.contentKey] : [])));
       // What the network shows now of these videos (their windows, or whether they are listable).
       if (networkId !== null) await refreshNetworkListings(deps.db, change.versions.flatMap((v) => (v.id !== undefined ? [v.id] : [])), now);
-      await markFeedsOfVideos(deps.db, organizationId, change.versions, now);
+      rebuild = (await markFeedsOfVideos(deps.db, organizationId, change.versions, now)).length > 0;
       break;
     case "feed-saved":
       await markFeedsDirty(deps.db, [change.feedId], now);
@@ -48,21 +52,21 @@ export async function catalogChanged(deps: Deps, organizationId: number, change:
       // A deleted feed must not stay readable, nor listed.
       await removeFeedFiles(feedFileStore(deps), [change.feedId]);
       await publishOrgFeedList(deps, organizationId);
+      rebuild = false;
       break;
     case "sync-code":
       await removeOrgFeedList(feedFileStore(deps), change.previous);
       listMoved = true;
       break;
   }
-  deps.defer(republish(deps, organizationId, listMoved));
+  if (rebuild) deps.defer(askForRebuild(deps, organizationId, listMoved));
 }
 
-async function republish(deps: Deps, organizationId: number, withList: boolean): Promise<void> {
+async function askForRebuild(deps: Deps, organizationId: number, feedList: boolean): Promise<void> {
   try {
-    const stats = await rebuildDirtyFeeds(deps, deps.config.feedCronBudget, organizationId, withList ? [organizationId] : []);
-    console.log(JSON.stringify({ msg: "feeds republished after a change", organization_id: organizationId, ...stats }));
+    await requestFeedRebuild(deps, organizationId, feedList);
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", msg: "republishing after a change failed; the cron will retry", organization_id: organizationId, error: String(err) }));
+    console.error(JSON.stringify({ level: "error", msg: "feed rebuild request not sent; the cron will rebuild", organization_id: organizationId, error: String(err) }));
   }
 }
 

@@ -1,6 +1,7 @@
-// What the domain needs from the outside world, handed in by the caller (a request handler
-// or the cron): the data stores, configuration, the public origins, the time, and a way to
-// run work after the answer. The domain reads no clock and no request of its own.
+// What the domain needs from the outside world, handed in by the caller (a request handler,
+// the cron or a queue consumer): the data stores, the queue of feed rebuilds, configuration,
+// the public origins, the time, and a way to run work after the answer. The domain reads no
+// clock and no request of its own.
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 
@@ -11,9 +12,18 @@ export interface Origins {
   staticUrl: string;
 }
 
+/** A message of the feed-rebuilds queue: republish the organization's dirty feeds. */
+export interface FeedRebuildRequest {
+  organizationId: number;
+  /** Also republish the organization's feed list (its path moved). */
+  feedList: boolean;
+}
+
 export interface Deps {
   db: Db;
   bucket: R2Bucket;
+  /** The feed-rebuilds queue (its consumer: src/queues/feed-rebuilds.ts). */
+  feedRebuilds: Queue<FeedRebuildRequest>;
   config: Config;
   origins: Origins;
   now: Date;

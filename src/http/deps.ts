@@ -8,6 +8,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
   return {
     db: c.get("db"),
     bucket: c.env.MEDIA,
+    feedRebuilds: c.env.FEED_REBUILDS,
     config: c.get("config"),
     origins: c.get("origins"),
     now: new Date(),

@@ -4,6 +4,7 @@
 import type { Env } from "../env";
 import { consumeEvents, EVENTS_DEAD_LETTER_QUEUE, EVENTS_QUEUE, parkDeadEvents } from "./events";
 import { WEBHOOK_QUEUE_NAME, webhookConsumer } from "./webhooks";
+import { consumeFeedRebuilds } from "./feed-rebuilds";
 
 export type QueueConsumer = (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>;
 
@@ -12,6 +13,7 @@ const consumers: Record<string, QueueConsumer> = {
   [EVENTS_QUEUE]: consumeEvents,
   [EVENTS_DEAD_LETTER_QUEUE]: parkDeadEvents,
   [WEBHOOK_QUEUE_NAME]: webhookConsumer,
+  "feed-rebuilds": consumeFeedRebuilds,
 };
 
 export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {

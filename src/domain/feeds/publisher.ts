@@ -4,16 +4,22 @@
 // now), newest first, at most FEED_MAX_VIDEOS. Each file carries `generated_at`; a file is
 // written only when its content changed (storage/feed-files.ts), so unchanged feeds keep their
 // ETag and caches stay warm.
-import { listVideos } from "../../db/catalog";
-import { claimFeeds, dirtyFeedIds, listFeeds, recordFeedBuild } from "../../db/feeds";
+//
+// Feeds of one organization are rebuilt together, in one pass: one newest-first walk of the
+// organization's published videos reads the names each video carries and sorts it into every
+// feed it belongs to (membership.ts `holds`, the one rule), stopping once every feed is full;
+// then each needed record is fetched once by id, however many of the feeds list it. A write to
+// a video in 170 feeds thus reads about the organization's listing once, not once per feed.
+import { listableContentsByIds, publishedVideoNames } from "../../db/feed-sources";
+import { claimFeeds, dirtyFeedIds, listFeeds, recordFeedBuild, releaseFeeds } from "../../db/feeds";
 import { findOrganizationById } from "../../db/organizations";
 import type { Content, Feed } from "../../db/schema";
-import { feedPublishedCondition } from "../../db/video-query";
 import { feedFileKeys, orgFeedListKey, writeFeedFile, type FeedFileStore } from "../../storage/feed-files";
 import { thumbnailOf, v2Record } from "../catalog/records";
 import type { Deps } from "../deps";
 import { emitWebhookEvent } from "../webhooks/emit";
-import { feedMembership, feedMetadata } from "./membership";
+import { feedMembership, feedMetadata, holds } from "./membership";
+import { unlimitedBudget, type WorkBudget } from "./work";
 
 /** Where feed files live: the bucket, and the origin whose edge cache holds copies of them. */
 export function feedFileStore(deps: Pick<Deps, "bucket" | "origins">): FeedFileStore {
@@ -67,11 +73,74 @@ function v2VideosFile(rows: Content[], o: PublishDeps["origins"]) {
   };
 }
 
-/** Rebuilds one feed's three files. `metadataChanged`: the feed list may have changed too. */
-export async function rebuildFeed(deps: PublishDeps, feed: Feed): Promise<PublishStats & { metadataChanged: boolean }> {
+/** Videos per query of the membership walk. */
+const WALK_PAGE = 2000;
+/** Records per query when fetching by id (one bound JSON parameter, ./db/client.ts inList). */
+const FETCH_BATCH = 500;
+/** Feeds one pass takes at most (their member lists are held in memory together). */
+const PASS_FEEDS = 1000;
+
+/**
+ * Each feed's published videos, newest first, at most FEED_MAX_VIDEOS: ids from one walk of the
+ * organization's published videos, judged by `holds` on the names the walk reads.
+ */
+async function membersOf(deps: PublishDeps, organizationId: number, feeds: Feed[]): Promise<Map<number, number[]>> {
+  const max = deps.config.feedMaxVideos;
+  const wanting = feeds.map((feed) => ({ feed, membership: feedMembership(feed), ids: [] as number[] }));
+  let open = wanting;
+  let after: Pick<Content, "id" | "publishedAt"> | null = null;
+  while (open.length > 0) {
+    const page = await publishedVideoNames(deps.db, organizationId, deps.now.toISOString(), after, WALK_PAGE);
+    for (const video of page) {
+      for (const f of open) if (f.ids.length < max && holds(f.membership, video)) f.ids.push(video.id);
+    }
+    // Full feeds drop out; the walk ends when none is left or the videos are.
+    open = open.filter((f) => f.ids.length < max);
+    if (page.length < WALK_PAGE) break;
+    after = page[page.length - 1]!;
+  }
+  return new Map(wanting.map((f) => [f.feed.id, f.ids]));
+}
+
+/**
+ * The records a pass needs, each fetched once: a record is kept while a feed still to be built
+ * lists it, and let go after the last one (so memory holds what is still needed, not the union).
+ */
+class SharedRecords {
+  private readonly records = new Map<number, Content>();
+  private readonly uses = new Map<number, number>();
+
+  constructor(
+    private readonly deps: PublishDeps,
+    memberLists: Iterable<number[]>,
+  ) {
+    for (const ids of memberLists) for (const id of ids) this.uses.set(id, (this.uses.get(id) ?? 0) + 1);
+  }
+
+  /** The records of `ids`, in that order (a video no longer listable is left out). */
+  async take(ids: number[]): Promise<Content[]> {
+    const missing = ids.filter((id) => !this.records.has(id));
+    for (let i = 0; i < missing.length; i += FETCH_BATCH) {
+      for (const row of await listableContentsByIds(this.deps.db, missing.slice(i, i + FETCH_BATCH))) this.records.set(row.id, row);
+    }
+    const rows = ids.flatMap((id) => this.records.get(id) ?? []);
+    for (const id of ids) {
+      const left = (this.uses.get(id) ?? 1) - 1;
+      if (left > 0) this.uses.set(id, left);
+      else {
+        this.uses.delete(id);
+        this.records.delete(id);
+      }
+    }
+    // A video missing from the fetch (deleted or hidden meanwhile) is not fetched again.
+    for (const id of missing) if (!this.records.has(id)) this.uses.delete(id);
+    return rows;
+  }
+}
+
+/** Writes one feed's three files from its rows and records the build. */
+async function publishFeed(deps: PublishDeps, feed: Feed, rows: Content[]): Promise<PublishStats & { metadataChanged: boolean }> {
   const now = deps.now.toISOString();
-  const where = await feedPublishedCondition(deps.db, feedMembership(feed), now);
-  const rows = await listVideos(deps.db, where, { limit: deps.config.feedMaxVideos, offset: 0 });
   const keys = feedFileKeys(feed.feedId);
   const files: [string, object][] = [
     [keys.legacy, legacyFeedFile(feed, rows, deps.origins)],
@@ -96,6 +165,25 @@ export async function rebuildFeed(deps: PublishDeps, feed: Feed): Promise<Publis
   return stats;
 }
 
+/**
+ * Rebuilds feeds of one organization together (one walk, each record fetched once) while the
+ * budget lasts, at least one. Returns the stats, the feeds left unbuilt, and whether a feed's
+ * metadata file changed (the organization's feed list may need republishing).
+ */
+async function rebuildTogether(deps: PublishDeps, organizationId: number, feeds: Feed[], budget: WorkBudget) {
+  let stats = noStats();
+  let metadataChanged = false;
+  const members = await membersOf(deps, organizationId, feeds);
+  const records = new SharedRecords(deps, members.values());
+  for (const [i, feed] of feeds.entries()) {
+    if (i > 0 && budget.exhausted()) return { stats, metadataChanged, left: feeds.slice(i) };
+    const build = await publishFeed(deps, feed, await records.take(members.get(feed.id)!));
+    metadataChanged ||= build.metadataChanged;
+    stats = addStats(stats, build);
+  }
+  return { stats, metadataChanged, left: [] as Feed[] };
+}
+
 /** `v2/orgs/<sync_code>/feeds.json`: the organization's feeds. */
 export async function publishOrgFeedList(deps: PublishDeps, organizationId: number): Promise<boolean> {
   const org = await findOrganizationById(deps.db, organizationId);
@@ -105,42 +193,78 @@ export async function publishOrgFeedList(deps: PublishDeps, organizationId: numb
   return written;
 }
 
-/** Rebuilds the given feeds, then the feed lists of the organizations whose feeds' metadata changed. */
+/** Rebuilds the given feeds (any organizations', unleased: the operator's rebuild), then the feed lists that changed. */
 export async function rebuildFeeds(deps: PublishDeps, feeds: Feed[], alsoLists: Iterable<number> = []): Promise<PublishStats> {
   let total = noStats();
   const lists = new Set(alsoLists);
-  for (const feed of feeds) {
-    const build = await rebuildFeed(deps, feed);
-    if (build.metadataChanged) lists.add(feed.organizationId);
-    total = addStats(total, build);
+  for (const [organizationId, group] of byOrganization(feeds)) {
+    const { stats, metadataChanged } = await rebuildTogether(deps, organizationId, group, unlimitedBudget);
+    if (metadataChanged) lists.add(organizationId);
+    total = addStats(total, stats);
   }
   for (const id of lists) await publishOrgFeedList(deps, id);
   return total;
 }
 
+function byOrganization(feeds: Feed[]): Map<number, Feed[]> {
+  const groups = new Map<number, Feed[]>();
+  for (const feed of feeds) groups.set(feed.organizationId, [...(groups.get(feed.organizationId) ?? []), feed]);
+  return groups;
+}
+
 /** How long a rebuild holds a feed; a run that dies holding it lets the next run take it after. */
 const LEASE_MS = 2 * 60_000;
 
-/** Rebuilds the given feeds that no other rebuild holds (the lease makes overlapping runs share the work). */
-export async function rebuildUnclaimed(deps: PublishDeps, ids: number[], alsoLists: Iterable<number> = []): Promise<PublishStats> {
+/**
+ * Rebuilds the given feeds that no other rebuild holds (the lease makes overlapping runs share
+ * the work), organization by organization, while the budget lasts; the ones left are given back.
+ * Returns the stats and how many were left.
+ */
+export async function rebuildUnclaimed(deps: PublishDeps, ids: number[], budget: WorkBudget, alsoLists: Iterable<number> = []) {
+  const now = deps.now.toISOString();
   const leaseUntil = new Date(deps.now.getTime() + LEASE_MS).toISOString();
-  return rebuildFeeds(deps, await claimFeeds(deps.db, ids, deps.now.toISOString(), leaseUntil), alsoLists);
+  const claimed = await claimFeeds(deps.db, ids, now, leaseUntil);
+  let total = noStats();
+  let left = 0;
+  const lists = new Set(alsoLists);
+  const pending = new Set(claimed.map((f) => f.id));
+  try {
+    for (const [organizationId, group] of byOrganization(claimed)) {
+      if (total.feeds > 0 && budget.exhausted()) {
+        left += group.length;
+        continue;
+      }
+      const done = await rebuildTogether(deps, organizationId, group, budget);
+      for (const feed of group) if (!done.left.includes(feed)) pending.delete(feed.id);
+      if (done.metadataChanged) lists.add(organizationId);
+      total = addStats(total, done.stats);
+      left += done.left.length;
+    }
+  } finally {
+    // Feeds taken but not built (budget spent, or a failure) go back at once, still dirty.
+    await releaseFeeds(deps.db, [...pending], leaseUntil);
+  }
+  for (const id of lists) await publishOrgFeedList(deps, id);
+  return { stats: total, left };
 }
 
 /**
- * Rebuilds dirty feeds, oldest mark first, at most `limit` (optionally one organization's). A
- * feed marked again while it was being rebuilt is dirty again afterwards: the loop takes it
- * once more, so a write during a rebuild is not left for the next cron run.
+ * Rebuilds dirty feeds, oldest mark first, optionally one organization's, while the budget
+ * lasts. A feed marked again while it was being rebuilt is dirty again afterwards: the loop
+ * takes it once more, so a write during a rebuild is not left for later. `more`: dirty feeds
+ * no rebuild holds remain (the caller asks for another pass).
  */
-export async function rebuildDirtyFeeds(deps: PublishDeps, limit: number, organizationId?: number, alsoLists: Iterable<number> = []) {
+export async function rebuildDirtyFeeds(deps: PublishDeps, budget: WorkBudget, organizationId?: number, alsoLists: Iterable<number> = []) {
+  const now = deps.now.toISOString();
   let total = noStats();
   let lists = alsoLists;
-  while (total.feeds < limit) {
-    const ids = await dirtyFeedIds(deps.db, limit - total.feeds, deps.now.toISOString(), organizationId);
-    const round = await rebuildUnclaimed(deps, ids, lists);
+  while (total.feeds === 0 || !budget.exhausted()) {
+    const ids = await dirtyFeedIds(deps.db, PASS_FEEDS, now, organizationId);
+    const round = await rebuildUnclaimed(deps, ids, budget, lists);
     lists = [];
-    if (round.feeds === 0) break;
-    total = addStats(total, round);
+    total = addStats(total, round.stats);
+    if (round.stats.feeds === 0 || round.left > 0) break;
   }
-  return total;
+  const more = (await dirtyFeedIds(deps.db, 1, now, organizationId)).length > 0;
+  return { ...total, more };
 }

@@ -1,0 +1,48 @@
+// The feed publisher's budget, in work rather than in feeds: D1 rows read and time spent. A
+// queue message's pass and a cron run each stop when either runs out (after at least one feed)
+// and leave the rest for the next pass; a 1,000-video feed and a 3-video feed cost what they
+// cost, not "one feed" each. The caller supplies the clock: the domain reads none itself.
+import type { D1Meter } from "../../db/metered-d1";
+import { addToCounters } from "../../db/cron-state";
+import type { Db } from "../../db/client";
+
+export interface WorkLimits {
+  ms: number;
+  rowsRead: number;
+}
+
+export interface WorkSpent {
+  ms: number;
+  rowsRead: number;
+}
+
+export interface WorkBudget {
+  /** Whether the work done so far reached a limit (the publisher asks between feeds). */
+  exhausted(): boolean;
+  spent(): WorkSpent;
+}
+
+/** A budget over the rows `meter` counts (the metered database of the work) and `clock` (ms). */
+export function workBudget(meter: Pick<D1Meter, "rowsRead">, clock: () => number, limits: WorkLimits): WorkBudget {
+  const startMs = clock();
+  const startRows = meter.rowsRead;
+  const spent = () => ({ ms: clock() - startMs, rowsRead: meter.rowsRead - startRows });
+  return {
+    spent,
+    exhausted() {
+      const s = spent();
+      return s.ms >= limits.ms || s.rowsRead >= limits.rowsRead;
+    },
+  };
+}
+
+/** No limit (an operator's rebuild, answered when done). */
+export const unlimitedBudget: WorkBudget = { exhausted: () => false, spent: () => ({ ms: 0, rowsRead: 0 }) };
+
+/**
+ * Adds one run's work to the running totals in cron_state (feed_work_runs, _feeds, _rows_read,
+ * _ms): what publishing costs over time, and what bench/feeds.mjs reads before and after a write.
+ */
+export async function recordFeedWork(db: Db, spent: WorkSpent, feeds: number): Promise<void> {
+  await addToCounters(db, { feed_work_runs: 1, feed_work_feeds: feeds, feed_work_rows_read: spent.rowsRead, feed_work_ms: spent.ms });
+}
