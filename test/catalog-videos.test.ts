@@ -296,4 +296,21 @@ describe("E6 listing", () => {
     const filtered = await list("tags=alpha&pageSize=2");
     expect(d1Cost(filtered.res).rowsRead).toBeLessThanOrEqual(40);
   });
+
+  it("answers a page past the end with its count, without reading the rows it would skip", async () => {
+    const all = await list("pageSize=3");
+    const total = all.body.count as number;
+    expect(total).toBeGreaterThan(2);
+    for (const filter of ["", "&tags=alpha"]) {
+      const first = await list(`pageSize=1${filter}`);
+      const past = await list(`pageSize=1&page=${total + 1}${filter}`);
+      expect(past.res.status).toBe(200);
+      expect(past.body.data).toEqual([]);
+      expect(past.body.count).toBe(first.body.count);
+      // No more than the first page: OFFSET would have read every row it skips.
+      expect(d1Cost(past.res).rowsRead, filter).toBeLessThanOrEqual(d1Cost(first.res).rowsRead);
+    }
+    const last = await list(`pageSize=1&page=${total}`);
+    expect(last.body.data).toHaveLength(1);
+  });
 });

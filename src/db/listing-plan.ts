@@ -229,6 +229,11 @@ async function candidatesPage(db: Db, base: ListingBase, lead: ListingFilter, fi
 /** One base's page (and total when asked), by the cheapest plan the estimates promise. */
 export async function listBase(db: Db, base: ListingBase, filters: readonly ListingFilter[], page: Page, withCount: boolean): Promise<ListingResult> {
   const pageEnd = page.offset + page.limit;
+  // Filters only narrow the base: a page starting past its size is empty, without reading the
+  // rows OFFSET would skip.
+  if (page.offset >= base.size) {
+    return { rows: [], count: withCount ? await countPlan(base, filters).run(db) : 0, plan: `${base.label}: past the end` };
+  }
   const walk = walkCost(base, filters, pageEnd);
   const lead = leader(filters);
   const candidates = candidatesCost(lead);
@@ -252,6 +257,10 @@ export async function listBases(
   withCount: boolean,
 ): Promise<ListingResult> {
   if (bases.length === 1) return listBase(db, bases[0]!.base, bases[0]!.filters, page, withCount);
+  if (page.offset >= bases.reduce((n, b) => n + b.base.size, 0)) {
+    const counts = withCount ? await Promise.all(bases.map((b) => countPlan(b.base, b.filters).run(db))) : [0];
+    return { rows: [], count: counts.reduce((n, c) => n + c, 0), plan: "past the end" };
+  }
   const upTo = { limit: page.offset + page.limit, offset: 0 };
   const parts = await Promise.all(bases.map((b) => listBase(db, b.base, b.filters, upTo, withCount)));
   return {
