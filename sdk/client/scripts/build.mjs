@@ -5,33 +5,13 @@ import { build } from "esbuild";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import ts from "typescript";
+import { emitDeclarations } from "../../scripts/declarations.mjs";
 
 export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const DIST = join(PACKAGE_DIR, "dist");
 export const BUNDLE = join(DIST, "index.mjs");
 
-function declarations() {
-  const program = ts.createProgram([join(PACKAGE_DIR, "src", "index.ts")], {
-    target: ts.ScriptTarget.ES2020,
-    module: ts.ModuleKind.ES2022,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
-    types: [],
-    strict: true,
-    skipLibCheck: true,
-    declaration: true,
-    emitDeclarationOnly: true,
-    rootDir: join(PACKAGE_DIR, "src"),
-    outDir: DIST,
-  });
-  const result = program.emit();
-  const errors = ts.getPreEmitDiagnostics(program).concat(result.diagnostics);
-  if (errors.length > 0) {
-    const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => PACKAGE_DIR, getNewLine: () => "\n" };
-    throw new Error(`type declarations failed:\n${ts.formatDiagnostics(errors, host)}`);
-  }
-}
+const declarations = () => emitDeclarations(PACKAGE_DIR, DIST);
 
 export async function buildClient({ types = true } = {}) {
   rmSync(DIST, { recursive: true, force: true });
