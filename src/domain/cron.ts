@@ -3,6 +3,7 @@
 // (content/sweep.ts), and the cardinality bookkeeping of days no event can reach any more.
 import { purgeDimensionValues } from "../db/stats/dimensions";
 import { utcDay } from "../shared/dates";
+import { purgeExpiredSessions } from "./console/sessions";
 import { sweepUploads } from "./content/sweep";
 import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
@@ -15,5 +16,6 @@ export async function runCron(deps: Deps) {
   const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * 86_400_000);
   const dimensionValuesPurged = await purgeDimensionValues(deps.db, oldestDay);
   const webhooks = await runWebhookCron(deps);
-  return { ...feeds, uploads, dimensionValuesPurged, webhooks };
+  const consoleSessionsPurged = await purgeExpiredSessions(deps);
+  return { ...feeds, uploads, dimensionValuesPurged, webhooks, consoleSessionsPurged };
 }

@@ -3,7 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { credentials } from "../../middleware/credentials";
-import { analyticsParams, analyticsQuery, analyticsResponse } from "../../schemas/reports";
+import { analyticsParams, analyticsQuery, analyticsResponse, totalsQuery, totalsResponse } from "../../schemas/reports";
 
 export const analytics = createRoute({
   method: "get",
@@ -23,4 +23,18 @@ export const analytics = createRoute({
   middleware: credentials("read"),
   request: { params: analyticsParams, query: analyticsQuery },
   responses: { 200: jsonContent(analyticsResponse, "A page of rows"), ...notModifiedResponse, ...koErrors(400, 401, 403, 404, 429) },
+});
+
+export const totals = createRoute({
+  method: "get",
+  path: "/v2/analytics/video/totals",
+  operationId: "getVideoTotals",
+  tags: ["Reports"],
+  summary: "The organization's video totals per day, country or device",
+  description:
+    "Sums of the organization's video statistics over a UTC date range (every content key, deleted ones too), one row per day (in order, days without statistics left out), or per country or device type (most plays first). What a chart of the whole organization needs; E7 and E8 answer per content key. Gated: enterprise_player.",
+  security: SECURITY.read,
+  middleware: credentials("read"),
+  request: { query: totalsQuery },
+  responses: { 200: jsonContent(totalsResponse, "Totals"), ...koErrors(400, 401, 403, 429) },
 });

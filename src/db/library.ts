@@ -1,0 +1,49 @@
+// Data layer of the console's library: every content of an organization whatever its status
+// (E6 lists only published videos), newest first, paged by keys rather than offsets so page
+// 1,000 costs what page 1 does (contents_library_idx, contents_library_status_idx).
+import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
+import { carriesAnyLabel, inScope, textCondition, type ContentScope } from "./catalog";
+import type { Db } from "./client";
+import { contents, labels, type Content, type ContentStatus, type LabelKind } from "./schema";
+
+/** Where a page starts: after the row with this creation time and id. */
+export interface LibraryKey {
+  createdAt: string;
+  id: number;
+}
+
+export interface LibraryQuery {
+  status?: ContentStatus;
+  /** Words of the title or description (the last one a prefix), or a content key. */
+  search?: string;
+  /** For each group, the content carries one of its label ids (one group per name filter). */
+  labelGroups?: number[][];
+  after?: LibraryKey;
+  limit: number;
+}
+
+export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery): Promise<Content[]> {
+  const conditions: (SQL | undefined)[] = [
+    inScope(scope),
+    q.status ? eq(contents.status, q.status) : undefined,
+    q.search ? textCondition([[q.search]]) : undefined,
+    ...(q.labelGroups ?? []).map(carriesAnyLabel),
+    // A row value comparison: SQLite turns it into a range of the index.
+    q.after ? sql`(${contents.createdAt}, ${contents.id}) < (${q.after.createdAt}, ${q.after.id})` : undefined,
+  ];
+  return db
+    .select()
+    .from(contents)
+    .where(and(...conditions))
+    .orderBy(desc(contents.createdAt), desc(contents.id))
+    .limit(q.limit);
+}
+
+/** The organization's category, tag and event names with their published videos, by kind and name. */
+export async function listLabelNames(db: Db, organizationId: number): Promise<{ kind: LabelKind; name: string; videos: number }[]> {
+  return db
+    .select({ kind: labels.kind, name: labels.name, videos: labels.videos })
+    .from(labels)
+    .where(eq(labels.organizationId, organizationId))
+    .orderBy(asc(labels.kind), asc(labels.name));
+}
