@@ -302,6 +302,9 @@ describe("library listing", () => {
     expect(await list("tag=boats")).toEqual([keys.available[0]]);
     expect(await list("category=News&tag=city")).toEqual([keys.available[2], keys.available[1]]);
     expect(await list("tag=unknown")).toEqual([]);
+    // A name most content carries is checked while walking the listing (2 of 3 videos, pages of 1).
+    expect(await list("tag=city&limit=1")).toEqual([keys.available[2]]);
+    expect(await list("tag=boats&limit=1")).toEqual([keys.available[0]]);
   });
 
   it("answers bad parameters with 400 and the {message} shape, and needs write credentials", async () => {

@@ -10,7 +10,7 @@ import { Feeds } from "./pages/feeds";
 import { Library } from "./pages/library";
 import { Settings } from "./pages/settings";
 import { SignIn } from "./pages/signin";
-import { Upload } from "./pages/upload";
+import { stopUploads, Upload } from "./pages/upload";
 import { VideoPage } from "./pages/video";
 
 const PAGES = [
@@ -89,6 +89,7 @@ function App() {
   }
 
   const signOut = async () => {
+    stopUploads();
     await anonymous.api.DELETE("/v2/console/session").then(ok).catch(() => undefined);
     useSession(null);
     setState("out");

@@ -3,8 +3,8 @@
 // 1,000 costs what page 1 does (contents_library_idx, contents_library_status_idx).
 import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import { carriesAnyLabel, inScope, textCondition, type ContentScope } from "./catalog";
-import type { Db } from "./client";
-import { contents, labels, type Content, type ContentStatus, type LabelKind } from "./schema";
+import { inList, type Db } from "./client";
+import { contentLabels, contents, labels, type Content, type ContentStatus, type LabelKind } from "./schema";
 
 /** Where a page starts: after the row with this creation time and id. */
 export interface LibraryKey {
@@ -16,10 +16,19 @@ export interface LibraryQuery {
   status?: ContentStatus;
   /** Words of the title or description (the last one a prefix), or a content key. */
   search?: string;
-  /** For each group, the content carries one of its label ids (one group per name filter). */
-  labelGroups?: number[][];
+  /**
+   * For each group, the content carries one of its label ids (one group per name filter).
+   * `walk`: check each row met while walking the listing index (a name most content carries,
+   * so a page is found after a few rows); otherwise read the name's rows first (a rare name).
+   */
+  labelGroups?: { ids: number[]; walk: boolean }[];
   after?: LibraryKey;
   limit: number;
+}
+
+/** The content carries one of the labels: one probe of content_labels' key per content row. */
+function carriesAnyLabelProbe(labelIds: number[]): SQL {
+  return sql`exists (select 1 from ${contentLabels} where ${contentLabels.contentId} = ${contents.id} and ${inList(contentLabels.labelId, labelIds)})`;
 }
 
 export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery): Promise<Content[]> {
@@ -27,7 +36,7 @@ export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery):
     inScope(scope),
     q.status ? eq(contents.status, q.status) : undefined,
     q.search ? textCondition([[q.search]]) : undefined,
-    ...(q.labelGroups ?? []).map(carriesAnyLabel),
+    ...(q.labelGroups ?? []).map((g) => (g.walk ? carriesAnyLabelProbe(g.ids) : carriesAnyLabel(g.ids))),
     // A row value comparison: SQLite turns it into a range of the index.
     q.after ? sql`(${contents.createdAt}, ${contents.id}) < (${q.after.createdAt}, ${q.after.id})` : undefined,
   ];
@@ -46,4 +55,11 @@ export async function listLabelNames(db: Db, organizationId: number): Promise<{ 
     .from(labels)
     .where(eq(labels.organizationId, organizationId))
     .orderBy(asc(labels.kind), asc(labels.name));
+}
+
+/** Published videos carrying each of these labels (labels.videos, kept by triggers). */
+export async function labelVideoCounts(db: Db, labelIds: number[]): Promise<number> {
+  if (labelIds.length === 0) return 0;
+  const [row] = await db.select({ n: sql<number>`coalesce(sum(${labels.videos}), 0)` }).from(labels).where(inList(labels.id, labelIds));
+  return Number(row?.n ?? 0);
 }

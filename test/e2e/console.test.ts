@@ -175,6 +175,13 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await expect.poll(() => row.locator("img").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1920);
     expect(await row.textContent()).toMatch(/Harbour at night.*available.*0:40/);
     expect(await page.locator("tbody tr").count()).toBe(2);
+    // Keyboard: the first Tab reaches the skip link, the next ones the navigation, with a visible focus.
+    await page.locator("body").focus();
+    const focused = async () => page.evaluate(() => [document.activeElement?.textContent?.trim(), getComputedStyle(document.activeElement!).outlineStyle]);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toEqual(["Skip to content", "solid"]);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toEqual(["Library", "solid"]);
     await checkPage(page, "library");
     await page.getByLabel("Search").fill("lighthouse");
     await page.getByRole("button", { name: "Apply" }).click();

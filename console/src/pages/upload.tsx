@@ -3,7 +3,7 @@
 // shows bytes, time left, cancel and retry. An upload interrupted by a reload or a lost
 // connection is listed (its content key kept in localStorage, no credential) and resumes from
 // the parts already stored when its file is chosen again.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { client, formatBytes, session, splitNames, type Content } from "../api";
 
 interface Job {
@@ -88,14 +88,32 @@ function timeLeft(job: Job): string {
 
 let nextId = 1;
 
+// Uploads outlive the page's view: leaving the upload page for the library does not stop them,
+// and coming back shows them as they are.
+let allJobs: Job[] = [];
+const listeners = new Set<(jobs: Job[]) => void>();
+const controllers = new Map<number, AbortController>();
+/** Signing out stops the uploads and forgets them (their content keys stay resumable). */
+export function stopUploads() {
+  for (const controller of controllers.values()) controller.abort();
+  setJobs(() => []);
+}
+
+function setJobs(change: (jobs: Job[]) => Job[]) {
+  allJobs = change(allJobs);
+  for (const listener of listeners) listener(allJobs);
+}
+
 export function Upload() {
-  const [jobs, setJobs] = useState<Job[]>([]);
+  const [jobs, showJobs] = useState<Job[]>(allJobs);
   const [pending, setPending] = useState<Pending[]>(readPending);
   const [dragging, setDragging] = useState(false);
-  const controllers = useRef(new Map<number, AbortController>());
   const update = (id: number, change: Partial<Job>) => setJobs((list) => list.map((j) => (j.id === id ? { ...j, ...change } : j)));
 
-  useEffect(() => () => controllers.current.forEach((c) => c.abort()), []);
+  useEffect(() => {
+    listeners.add(showJobs);
+    return () => void listeners.delete(showJobs);
+  }, []);
 
   const addFiles = async (files: FileList | File[], resume?: Pending) => {
     for (const file of Array.from(files)) {
@@ -127,7 +145,7 @@ export function Upload() {
 
   const start = async (job: Job) => {
     const controller = new AbortController();
-    controllers.current.set(job.id, controller);
+    controllers.set(job.id, controller);
     const resumeKey = job.contentKey ?? job.resumeKey;
     update(job.id, { status: "uploading", message: "", runStart: Date.now(), runStartBytes: 0 });
     try {
@@ -157,7 +175,7 @@ export function Upload() {
       const aborted = controller.signal.aborted;
       update(job.id, { status: aborted ? "cancelled" : "failed", message: aborted ? "cancelled; retry sends only the missing parts" : err instanceof Error ? err.message : String(err) });
     } finally {
-      controllers.current.delete(job.id);
+      controllers.delete(job.id);
     }
   };
 
@@ -280,7 +298,7 @@ export function Upload() {
                     </button>
                   )}
                   {job.status === "uploading" && (
-                    <button type="button" class="secondary" onClick={() => controllers.current.get(job.id)?.abort()}>
+                    <button type="button" class="secondary" onClick={() => controllers.get(job.id)?.abort()}>
                       Cancel
                     </button>
                   )}

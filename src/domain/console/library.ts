@@ -1,8 +1,8 @@
 // The console's library: all the organization's content with its status (uploading, available,
 // rejected with the reason, expired), which E6 cannot list (published videos only). Keyset
 // paging: the cursor is the last row's (createdAt, id), so any page reads only its own rows.
-import { findLabelIds, labelKey, type ContentScope } from "../../db/catalog";
-import { listLabelNames, listLibrary, type LibraryKey } from "../../db/library";
+import { findLabelIds, labelKey, listableCount, type ContentScope } from "../../db/catalog";
+import { labelVideoCounts, listLabelNames, listLibrary, type LibraryKey } from "../../db/library";
 import type { ContentStatus, LabelKind } from "../../db/schema";
 import { invalid } from "../../shared/errors";
 import { toContentObject } from "../content/content";
@@ -37,10 +37,20 @@ export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: Con
     .filter((kind) => params[kind] !== undefined)
     .map((kind) => ({ kind: kind as LabelKind, name: params[kind]! }));
   const ids = await findLabelIds(deps.db, [scope.organizationId], names);
+  const groups = names.map((n) => ids.get(labelKey(n.kind, n.name)) ?? []);
+  // Walking the listing index finds a page of a name carried by a share s of the content after
+  // about limit/s rows; reading the name's rows first costs its count. Walk when cheaper.
+  const total = groups.length ? await listableCount(deps.db, scope) : 0;
+  const labelGroups = await Promise.all(
+    groups.map(async (group) => {
+      const carrying = await labelVideoCounts(deps.db, group);
+      return { ids: group, walk: carrying > 0 && carrying * carrying > params.limit * total };
+    }),
+  );
   const rows = await listLibrary(deps.db, scope, {
     status: params.status,
     search: params.search,
-    labelGroups: names.map((n) => ids.get(labelKey(n.kind, n.name)) ?? []),
+    labelGroups,
     after: params.cursor === undefined ? undefined : decodeCursor(params.cursor),
     // One more than asked tells whether another page follows.
     limit: params.limit + 1,
