@@ -241,7 +241,13 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     const res = await fetch(`${service.baseUrl}/v2/events`, {
       method: "POST",
       headers: { "X-Service-Sync-Code": org.syncCode, "Content-Type": "application/json", "CF-IPCountry": "DE" },
-      body: JSON.stringify({ events: [...played(keys.second, 3, "Desktop"), ...played(keys.first, 1, "Mobile")] }),
+      body: JSON.stringify({
+        events: [
+          ...played(keys.second, 3, "Desktop"),
+          ...played(keys.first, 1, "Mobile"),
+          { event: "ad_impression", contentKey: keys.second, timestamp: new Date().toISOString(), adPosition: "preroll", adCreative: "c1", adSystem: "vast", deviceType: "Desktop" },
+        ],
+      }),
     });
     expect(res.status).toBe(200);
     await go("analytics", "Analytics");
@@ -267,6 +273,11 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
       ["Desktop", "3"],
       ["Mobile", "1"],
     ]);
+    // Ads (E11) by position; ecommerce needs its entitlement, which this organization lacks.
+    expect(await page.getByRole("region", { name: "Ads by position" }).locator("tbody tr").evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)))).toEqual([
+      ["preroll", "1", "0", "0"],
+    ]);
+    expect(await page.getByRole("region", { name: "Ecommerce" }).textContent()).toContain("ecommerce entitlement");
     const download = page.waitForEvent("download");
     await page.getByRole("button", { name: "Download CSV: top videos" }).click();
     const csv = readFileSync((await (await download).path())!, "utf8");

@@ -38,11 +38,28 @@ function downloadCsv(name: string, header: string[], rows: unknown[][]) {
 function TotalsTable({ title, keyLabel, rows, file }: { title: string; keyLabel: string; rows: Totals[]; file: string }) {
   const header = [keyLabel, "Impressions", "Plays", "Played 30 s", "Ended"];
   const cells = rows.map((r) => [r.key, r.video_impression, r.video_played, r.played_30s, r.video_ended]);
+  return <DataTable title={title} header={header} cells={cells} file={file} />;
+}
+
+/** Rows summed by one column: [key, sums of `fields`...], largest first by the first field. */
+function sumBy(rows: Record<string, unknown>[], key: string, fields: string[]): (string | number)[][] {
+  const sums = new Map<string, number[]>();
+  for (const row of rows) {
+    const k = String(row[key] ?? "none");
+    const acc = sums.get(k) ?? fields.map(() => 0);
+    fields.forEach((f, i) => (acc[i]! += Number(row[f]) || 0));
+    sums.set(k, acc);
+  }
+  return [...sums].sort((a, b) => b[1][0]! - a[1][0]! || a[0].localeCompare(b[0])).map(([k, v]) => [k, ...v]);
+}
+
+function DataTable({ title, header, cells, file, note }: { title: string; header: string[]; cells: (string | number)[][]; file: string; note?: string }) {
+  const rows = cells;
   return (
     <section class="card" aria-label={title}>
       <h2 class="h3">{title}</h2>
       {rows.length === 0 ? (
-        <p class="muted">Nothing in this range.</p>
+        <p class="muted">{note ?? "Nothing in this range."}</p>
       ) : (
         <table>
           <thead>
@@ -58,7 +75,7 @@ function TotalsTable({ title, keyLabel, rows, file }: { title: string; keyLabel:
             {cells.map((row) => (
               <tr key={String(row[0])}>
                 {row.map((c, i) => (
-                  <td key={i}>{c}</td>
+                  <td key={i}>{String(c)}</td>
                 ))}
               </tr>
             ))}
@@ -75,7 +92,7 @@ function TotalsTable({ title, keyLabel, rows, file }: { title: string; keyLabel:
 export function Analytics() {
   const [range, setRange] = useState({ start: utcDay(-29), end: utcDay(0) });
   const [draft, setDraft] = useState(range);
-  const [data, setData] = useState<{ days: Totals[]; countries: Totals[]; devices: Totals[]; top: Top[] } | null>(null);
+  const [data, setData] = useState<{ days: Totals[]; countries: Totals[]; devices: Totals[]; top: Top[]; ads: (string | number)[][]; ecommerce: (string | number)[][] | null } | null>(null);
   const [error, setError] = useState("");
 
   useEffect(() => {
@@ -105,8 +122,25 @@ export function Analytics() {
           return { contentKey: key, title: entry.video?.title ?? "(deleted)", video_played: sum("video_played"), video_impression: sum("video_impression"), video_ended: sum("video_ended") };
         }),
       );
-    Promise.all([totals("day"), totals("country"), totals("device"), top]).then(
-      ([days, countries, devices, topVideos]) => setData({ days, countries, devices, top: topVideos }),
+    const report = { organization_key: s.organizationKey, start_date: range.start, end_date: range.end };
+    // Ads (E11, no entitlement) by position; ecommerce (E12) by item, when the organization has it.
+    const ads = client.api
+      .GET("/prod/get_ad_reports", { params: { query: report } })
+      .then(ok)
+      .then((r) => sumBy(r.data as Record<string, unknown>[], "ad_position", ["ad_impression", "ad_100", "ad_clicked"]));
+    const ecommerce = client.api
+      .GET("/v2/organization")
+      .then(ok)
+      .then((org) =>
+        org.entitlements.includes("ecommerce")
+          ? client.api
+              .GET("/prod/get_ecommerce_reports", { params: { query: report } })
+              .then(ok)
+              .then((r) => sumBy((r.data as { ecommerce_stats: Record<string, unknown>[] }).ecommerce_stats, "ecommerce_key", ["ecommerce_visible", "ecommerce_clicked"]))
+          : null,
+      );
+    Promise.all([totals("day"), totals("country"), totals("device"), top, ads, ecommerce]).then(
+      ([days, countries, devices, topVideos, adRows, ecommerceRows]) => setData({ days, countries, devices, top: topVideos, ads: adRows, ecommerce: ecommerceRows }),
       (err: Error) => setError(err.message),
     );
   }, [range]);
@@ -192,6 +226,17 @@ export function Analytics() {
           <div class="grid2">
             <TotalsTable title="By country" keyLabel="Country" rows={data.countries} file="plays-by-country.csv" />
             <TotalsTable title="By device" keyLabel="Device" rows={data.devices} file="plays-by-device.csv" />
+          </div>
+          <div class="grid2">
+            <DataTable title="Ads by position" header={["Position", "Impressions", "Completed", "Clicks"]} cells={data.ads} file="ads-by-position.csv" note="No ad statistics in this range." />
+            {data.ecommerce ? (
+              <DataTable title="Ecommerce by item" header={["Item", "Shown", "Clicked"]} cells={data.ecommerce} file="ecommerce-by-item.csv" note="No ecommerce statistics in this range." />
+            ) : (
+              <section class="card" aria-label="Ecommerce">
+                <h2 class="h3">Ecommerce</h2>
+                <p class="muted">The ecommerce statistics come with the ecommerce entitlement.</p>
+              </section>
+            )}
           </div>
         </>
       )}
