@@ -5,7 +5,7 @@
 // the old one refused, sign-out. Every page passes axe-core (no serious or critical violation)
 // and is photographed into docs/console/ for docs/console.md. The steps share one page and run
 // in order.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -82,6 +82,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("signs in with the API key and secret (wrong ones refused); the session is an HttpOnly cookie, nothing in storage", async () => {
