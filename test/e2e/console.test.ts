@@ -184,6 +184,12 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.keyboard.press("Tab");
     expect(await focused()).toEqual(["Library", "solid"]);
     await checkPage(page, "library");
+    await page.getByRole("button", { name: "Grid" }).click();
+    await expect.poll(() => page.locator("li.tile").count()).toBe(2);
+    await expect.poll(() => page.locator(`li.tile[data-content-key="${keys.first}"] img`).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1920);
+    await checkPage(page, "library-grid");
+    await page.getByRole("button", { name: "Table" }).click();
+    await page.locator("tbody tr").first().waitFor();
     await page.getByLabel("Search").fill("lighthouse");
     await page.getByRole("button", { name: "Apply" }).click();
     await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
@@ -200,6 +206,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.goto(`${service.baseUrl}/console/#/video/${keys.first}`);
     await page.getByRole("heading", { level: 1, name: "Harbour at night" }).waitFor();
     const video = page.locator("video");
+    await page.getByText("Service categories: none").waitFor();
     expect(await video.getAttribute("src")).toBe(`${service.baseUrl}/media/${keys.first}/${keys.first}.mp4`);
     const seeked = await video.evaluate(
       (v: HTMLVideoElement) =>
@@ -294,9 +301,21 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await go("settings", "Settings");
     await page.getByText(org.apiKey).waitFor();
     await page.getByLabel("URL").fill("http://127.0.0.1:9/console-hook");
+    await page.getByLabel("video.updated").check();
     await page.getByRole("button", { name: "Add endpoint" }).click();
     await page.getByRole("status").filter({ hasText: "Signing secret (shown once)" }).waitFor();
+    // An edit (E4) makes a delivery to this endpoint (nobody listens on port 9): it shows, and can be redelivered.
+    const e3 = await json(await fetch(`${service.baseUrl}/v2/content?contentKey=${keys.first}`, { headers: writeHeaders(org) }));
+    const e4 = await fetch(`${service.baseUrl}/v2/content`, { method: "PUT", headers: { ...writeHeaders(org), "Content-Type": "application/json" }, body: JSON.stringify({ ...e3, description: "edited" }) });
+    expect(e4.status).toBe(200);
+    const [hook] = (await json(await fetch(`${service.baseUrl}/v2/webhooks`, { headers: writeHeaders(org) }))).webhooks;
+    await expect
+      .poll(async () => (await json(await fetch(`${service.baseUrl}/v2/webhooks/${hook.id}/deliveries`, { headers: writeHeaders(org) }))).deliveries.length)
+      .toBe(1);
+    await go("settings", "Settings");
     const endpoint = page.locator("li[data-endpoint]");
+    await endpoint.getByRole("button", { name: /^Redeliver video\.updated/ }).click();
+    await endpoint.getByRole("status").filter({ hasText: "queued again" }).waitFor();
     await endpoint.getByRole("button", { name: "Pause" }).click();
     await endpoint.getByRole("button", { name: "Enable" }).waitFor();
     await checkPage(page, "settings");

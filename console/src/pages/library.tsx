@@ -32,6 +32,11 @@ export function Library() {
   const [page, setPage] = useState<{ contents: (Content & { width: number | null; height: number | null })[]; nextCursor: string | null } | null>(null);
   const [labels, setLabels] = useState<Labels | null>(null);
   const [error, setError] = useState("");
+  const [view, setView] = useState<"table" | "grid">(() => (localStorage.getItem("evc-console:library-view") === "grid" ? "grid" : "table"));
+  const choose = (v: "table" | "grid") => {
+    localStorage.setItem("evc-console:library-view", v);
+    setView(v);
+  };
 
   useEffect(() => {
     client.api.GET("/v2/organization/labels").then(ok).then(setLabels, () => undefined);
@@ -96,7 +101,32 @@ export function Library() {
         </p>
       )}
       {page && page.contents.length === 0 && <p>No content matches.</p>}
-      {page && page.contents.length > 0 && (
+      <div class="view-switch" role="group" aria-label="Show as">
+        <button type="button" class="secondary" aria-pressed={view === "table"} onClick={() => choose("table")}>
+          Table
+        </button>
+        <button type="button" class="secondary" aria-pressed={view === "grid"} onClick={() => choose("grid")}>
+          Grid
+        </button>
+      </div>
+      {page && page.contents.length > 0 && view === "grid" && (
+        <ul class="grid plain">
+          {page.contents.map((c) => (
+            <li key={c.contentKey} class="card tile" data-content-key={c.contentKey}>
+              {c.status === "available" ? (
+                <img class="tile-thumb" src={c.thumbnailUrl} alt={`Thumbnail of ${c.title || c.contentKey}`} loading="lazy" />
+              ) : (
+                <span class="tile-thumb placeholder" aria-hidden="true" />
+              )}
+              <a href={`#/video/${encodeURIComponent(c.contentKey)}`}>{c.title || "(untitled)"}</a>
+              <div class="small">
+                <StatusBadge content={c} /> {formatDuration(c.duration)} · {formatDate(c.publishedDate)}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      {page && page.contents.length > 0 && view === "table" && (
         <div class="table-wrap">
           <table class="library">
             <caption class="visually-hidden">Content of the organization, newest first</caption>

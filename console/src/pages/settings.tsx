@@ -112,9 +112,13 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
     void load();
   }, [endpoint.id]);
   const redeliver = async (d: Delivery) => {
-    ok(await client.api.POST("/v2/webhooks/{id}/deliveries/{deliveryId}/redeliver", { params: { path: { id: endpoint.id, deliveryId: d.id } } }));
-    setNotice(`Delivery ${d.id} queued again.`);
-    await load();
+    try {
+      ok(await client.api.POST("/v2/webhooks/{id}/deliveries/{deliveryId}/redeliver", { params: { path: { id: endpoint.id, deliveryId: d.id } } }));
+      setNotice(`Delivery ${d.id} queued again.`);
+      await load();
+    } catch (err) {
+      setNotice(err instanceof Error ? err.message : String(err));
+    }
   };
   if (!list) return <p>Loading deliveries…</p>;
   if (list.length === 0) return <p class="muted small">No deliveries yet.</p>;

@@ -42,6 +42,19 @@ function Plays({ contentKey }: { contentKey: string }) {
   );
 }
 
+/** Service categories (set by the service, read-only) from E6's record of the published video. */
+function ServiceCategories({ contentKey }: { contentKey: string }) {
+  const [names, setNames] = useState<string[] | null>(null);
+  useEffect(() => {
+    client.api
+      .GET("/v2/videos", { params: { query: { contentKey } as never } })
+      .then(ok)
+      .then((page) => setNames((page.data[0]?.serviceCategories as string[] | undefined) ?? []), () => setNames(null));
+  }, [contentKey]);
+  if (names === null) return null;
+  return <p class="small">Service categories: {names.join(", ") || "none"}</p>;
+}
+
 export function VideoPage({ contentKey }: { contentKey: string }) {
   const [content, setContent] = useState<Content | null>(null);
   const [error, setError] = useState("");
@@ -140,6 +153,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
               Media URL: <a href={content.url}>{content.url}</a>
             </p>
           )}
+          {content.status === "available" && <ServiceCategories contentKey={contentKey} />}
           <label>
             Replace the thumbnail (JPEG 1920x1080)
             <input type="file" accept="image/jpeg" onChange={(e) => void replaceThumbnail(e.currentTarget.files?.[0])} />
