@@ -10,8 +10,47 @@ export type Content = components["schemas"]["Content"];
 
 let csrfToken = "";
 
+/** Bytes sent so far of each part upload in flight, by its URL (fetch reports no upload progress). */
+type PartProgressListener = (url: URL, loaded: number) => void;
+const partListeners = new Set<PartProgressListener>();
+export function watchPartProgress(listener: PartProgressListener): () => void {
+  partListeners.add(listener);
+  return () => void partListeners.delete(listener);
+}
+
+/**
+ * A part PUT through XMLHttpRequest, whose upload events tell the bytes sent within the part,
+ * answered as a fetch Response (the client reads its status and ETag).
+ */
+function putWithProgress(url: string, init: RequestInit): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    const target = new URL(url, location.href);
+    const signal = init.signal;
+    if (signal?.aborted) return reject(new DOMException("aborted", "AbortError"));
+    xhr.open("PUT", target.href);
+    xhr.responseType = "blob";
+    new Headers(init.headers).forEach((value, name) => xhr.setRequestHeader(name, value));
+    xhr.upload.onprogress = (e) => partListeners.forEach((l) => l(target, e.loaded));
+    xhr.onload = () => {
+      const headers = new Headers();
+      for (const line of xhr.getAllResponseHeaders().trim().split(/\r?\n/)) {
+        const at = line.indexOf(":");
+        if (at > 0) headers.append(line.slice(0, at).trim(), line.slice(at + 1).trim());
+      }
+      const empty = [101, 204, 205, 304].includes(xhr.status);
+      resolve(new Response(empty ? null : (xhr.response as Blob), { status: xhr.status, headers }));
+    };
+    xhr.onerror = () => reject(new TypeError("network error"));
+    xhr.onabort = () => reject(new DOMException("aborted", "AbortError"));
+    signal?.addEventListener("abort", () => xhr.abort(), { once: true });
+    xhr.send(init.body as XMLHttpRequestBodyInit);
+  });
+}
+
 /** Same-origin requests carry the CSRF token; none is read from the HTTP cache unchecked. */
 const consoleFetch: typeof fetch = (input, init) => {
+  if (typeof input === "string" && init?.method === "PUT" && new URL(input, location.href).pathname === "/v2/uploads/part") return putWithProgress(input, init);
   const request = new Request(input, { ...init, cache: "no-cache", credentials: "same-origin" });
   if (new URL(request.url).origin === location.origin && csrfToken) request.headers.set("X-CSRF-Token", csrfToken);
   return fetch(request);

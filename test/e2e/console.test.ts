@@ -120,7 +120,15 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     page.on("request", (r) => {
       if (r.url().includes("/v2/uploads/part")) parts.push(new URL(r.url()).searchParams.get("partNumber")!);
     });
+    // Uploads throttled to 4 MB/s: the bar is seen between 10 and 89 %, inside the parts (their
+    // boundaries are 5 % and 94 %), not only when one is stored.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 4_000_000 });
     await job.getByRole("button", { name: "Upload" }).click();
+    await page.waitForFunction(() => /^[1-8]\d% .*left$/.test(document.querySelector('li[data-file="harbour.mp4"] [data-testid="progress"]')?.textContent ?? ""), null, { polling: "raf", timeout: 20_000 });
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.detach();
     await expect.poll(() => job.getByTestId("progress").textContent(), { timeout: 30_000 }).toMatch(/^100% .* done$/);
     expect(parts.sort()).toEqual(["1", "2"]);
     const href = await job.getByRole("link", { name: /Open Harbour at night/ }).getAttribute("href");
@@ -312,7 +320,9 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await expect
       .poll(async () => (await json(await fetch(`${service.baseUrl}/v2/webhooks/${hook.id}/deliveries`, { headers: writeHeaders(org) }))).deliveries.length)
       .toBe(1);
-    await go("settings", "Settings");
+    // The same URL: a reload (goto would only compare hashes) makes the page read the log again.
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
     const endpoint = page.locator("li[data-endpoint]");
     await endpoint.getByRole("button", { name: /^Redeliver video\.updated/ }).click();
     await endpoint.getByRole("status").filter({ hasText: "queued again" }).waitFor();

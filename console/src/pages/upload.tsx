@@ -4,7 +4,7 @@
 // connection is listed (its content key kept in localStorage, no credential) and resumes from
 // the parts already stored when its file is chosen again.
 import { useEffect, useState } from "preact/hooks";
-import { client, formatBytes, session, splitNames, type Content } from "../api";
+import { client, formatBytes, session, splitNames, watchPartProgress, type Content } from "../api";
 
 interface Job {
   id: number;
@@ -21,6 +21,8 @@ interface Job {
   runStartBytes: number;
   contentKey?: string;
   resumeKey?: string;
+  /** Bytes sent of the parts in flight (not yet stored). */
+  sending?: number;
   message?: string;
   content?: Content;
 }
@@ -78,11 +80,14 @@ async function thumbnailProblem(file: File): Promise<string | null> {
   return width === 1920 && height === 1080 ? null : `the thumbnail is ${width}x${height}; it must be 1920x1080`;
 }
 
+/** Bytes stored plus bytes of the parts in flight. */
+const progressBytes = (job: Job) => Math.min(job.total, job.uploaded + (job.status === "uploading" ? (job.sending ?? 0) : 0));
+
 function timeLeft(job: Job): string {
   const elapsed = (Date.now() - job.runStart) / 1000;
-  const sent = job.uploaded - job.runStartBytes;
+  const sent = progressBytes(job) - job.runStartBytes;
   if (sent <= 0 || elapsed <= 0) return "";
-  const seconds = Math.round((job.total - job.uploaded) / (sent / elapsed));
+  const seconds = Math.round((job.total - progressBytes(job)) / (sent / elapsed));
   return seconds > 0 ? `, about ${seconds} s left` : "";
 }
 
@@ -98,6 +103,20 @@ export function stopUploads() {
   for (const controller of controllers.values()) controller.abort();
   setJobs(() => []);
 }
+
+/** Bytes sent of the parts in flight, by job id and part number (cleared when a part is stored). */
+const inFlight = new Map<number, Map<string, number>>();
+const jobOfContent = new Map<string, number>();
+watchPartProgress((url, loaded) => {
+  const contentKey = url.searchParams.get("key")?.split("/")[0] ?? "";
+  const id = jobOfContent.get(contentKey);
+  const part = url.searchParams.get("partNumber");
+  if (id === undefined || !part) return;
+  const parts = inFlight.get(id) ?? new Map<string, number>();
+  parts.set(part, loaded);
+  inFlight.set(id, parts);
+  setJobs((list) => list.map((j) => (j.id === id ? { ...j, sending: [...parts.values()].reduce((a, b) => a + b, 0) } : j)));
+});
 
 function setJobs(change: (jobs: Job[]) => Job[]) {
   allJobs = change(allJobs);
@@ -158,14 +177,19 @@ export function Upload() {
         concurrency: 3,
         signal: controller.signal,
         onContentKey: (contentKey) => {
+          jobOfContent.set(contentKey, job.id);
           update(job.id, { contentKey });
           const list = [...readPending().filter((p) => p.contentKey !== contentKey), { contentKey, name: job.file.name, size: job.file.size, title: job.title }];
           writePending(list);
           setPending(list);
         },
         onProgress: (p) => {
+          // A part stored: its bytes move from "sending" to "uploaded".
+          const parts = inFlight.get(job.id);
+          if (p.partNumber !== undefined) parts?.delete(String(p.partNumber));
+          const sending = [...(parts?.values() ?? [])].reduce((a, b) => a + b, 0);
           // The first report counts the parts already stored: the rate starts after them.
-          update(job.id, { uploaded: p.uploadedBytes, total: p.totalBytes, ...(first && { runStartBytes: p.uploadedBytes, runStart: Date.now() }) });
+          update(job.id, { uploaded: p.uploadedBytes, sending, total: p.totalBytes, ...(first && { runStartBytes: p.uploadedBytes, runStart: Date.now() }) });
           first = false;
         },
       });
@@ -176,6 +200,8 @@ export function Upload() {
       update(job.id, { status: aborted ? "cancelled" : "failed", message: aborted ? "cancelled; retry sends only the missing parts" : err instanceof Error ? err.message : String(err) });
     } finally {
       controllers.delete(job.id);
+      inFlight.delete(job.id);
+      update(job.id, { sending: 0 });
     }
   };
 
@@ -256,7 +282,7 @@ export function Upload() {
       {jobs.length > 0 && (
         <ul class="jobs plain">
           {jobs.map((job) => {
-            const percent = job.total ? Math.floor((job.uploaded / job.total) * 100) : 0;
+            const percent = job.total ? Math.floor((progressBytes(job) / job.total) * 100) : 0;
             return (
               <li key={job.id} class={`card job job-${job.status}`} data-file={job.file.name}>
                 <h2 class="h3">{job.file.name}</h2>
@@ -284,7 +310,7 @@ export function Upload() {
                   <>
                     <progress max={100} value={percent} aria-label={`Upload of ${job.file.name}`} />
                     <p class="progress-text" aria-live="polite" data-testid="progress">
-                      {percent}% — {formatBytes(job.uploaded)} of {formatBytes(job.total)}
+                      {percent}% — {formatBytes(progressBytes(job))} of {formatBytes(job.total)}
                       {job.status === "uploading" ? timeLeft(job) : ""}
                       {job.status === "done" ? " — done" : ""}
                     </p>
