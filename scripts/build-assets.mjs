@@ -1,6 +1,7 @@
 // Builds dist/public, the worker's static assets ([assets] in wrangler.toml): the API
 // reference (Swagger UI from the version-pinned swagger-ui-dist package, so /docs works offline
-// and behind a firewall) and the player SDK's script-tag bundle at /sdk/. Run by `npm run dev`,
+// and behind a firewall), the player SDK's script-tag bundle at /sdk/, and the publisher
+// console's script and stylesheet at /console/ (its page is served by the worker, with its CSP). Run by `npm run dev`,
 // `npm test` (pretest) and `npm run deploy`. Usage: node scripts/build-assets.mjs
 import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -8,6 +9,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "./lib/wrangler.mjs";
 import { BUNDLES, buildSdk } from "../sdk/player/scripts/build.mjs";
+import { CONSOLE_DIST, CONSOLE_FILES, buildConsole } from "../console/scripts/build.mjs";
 
 export const PUBLIC_DIR = join(ROOT, "dist", "public");
 const require = createRequire(import.meta.url);
@@ -37,11 +39,26 @@ async function buildInto(PUBLIC_DIR) {
   mkdirSync(sdk, { recursive: true });
   cpSync(BUNDLES.iife, join(sdk, "player-analytics.js"));
   cpSync(BUNDLES.esm, join(sdk, "player-analytics.mjs"));
+  await buildConsole();
+  const consoleDir = join(PUBLIC_DIR, "console");
+  mkdirSync(consoleDir, { recursive: true });
+  for (const file of CONSOLE_FILES) cpSync(join(CONSOLE_DIST, file), join(consoleDir, file));
   // Headers of the static assets (Workers static assets read _headers): the same hygiene as
   // the worker's answers, and the SDK bundles may be loaded from any site.
   writeFileSync(
     join(PUBLIC_DIR, "_headers"),
-    ["/*", "  X-Content-Type-Options: nosniff", "  Referrer-Policy: no-referrer", "/sdk/*", "  Access-Control-Allow-Origin: *", ""].join("\n"),
+    [
+      "/*",
+      "  X-Content-Type-Options: nosniff",
+      "  Referrer-Policy: no-referrer",
+      "/sdk/*",
+      "  Access-Control-Allow-Origin: *",
+      // The console's files: revalidated on every load (a deploy takes effect at once), never framed.
+      "/console/*",
+      "  Cache-Control: no-cache",
+      "  Content-Security-Policy: default-src 'none'; frame-ancestors 'none'",
+      "",
+    ].join("\n"),
   );
 }
 

@@ -10,6 +10,7 @@ import { requestContext } from "./middleware/request-context";
 import { securityHeaders } from "./middleware/security-headers";
 import admin from "./routes/admin/admin.index";
 import analytics from "./routes/analytics/analytics.index";
+import consoleApp from "./routes/console/console.index";
 import content from "./routes/content/content.index";
 import ecommerce from "./routes/ecommerce/ecommerce.index";
 import events from "./routes/events/events.index";
@@ -17,6 +18,7 @@ import feedFiles from "./routes/feed-files/feed-files.index";
 import feeds from "./routes/feeds/feeds.index";
 import files from "./routes/files/files.index";
 import health from "./routes/health/health.index";
+import organization from "./routes/organization/organization.index";
 import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
 import search from "./routes/search/search.index";
@@ -25,7 +27,7 @@ import videos from "./routes/videos/videos.index";
 import viewers from "./routes/viewers/viewers.index";
 import webhooks from "./routes/webhooks/webhooks.index";
 
-const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, webhooks, health];
+const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, webhooks, consoleApp, organization, health];
 
 export function createApp() {
   const app = createRouter();

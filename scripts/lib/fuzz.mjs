@@ -2267,11 +2267,14 @@ export async function fuzz(options) {
     try {
       while (inFlight > 0) await new Promise((r) => setTimeout(r, 5));
       const res = await send(sent);
-      // the restart may come a moment after the answer: probe a few times over about a second
-      for (const pause of [0, 100, 300, 600]) {
+      // the restart may come a moment after the answer (later on a busy machine): probe a few
+      // times over about three seconds; a restart shows as wrangler's 503 or as miniflare's entry
+      // worker failing to replay the request it held
+      for (const pause of [0, 100, 300, 600, 900, 1200]) {
         if (pause) await new Promise((r) => setTimeout(r, pause));
         const probe = await send({ method: "POST", path: "/openapi.json", headers: { "Content-Length": "0" } });
-        if (probe.status === 503 && /restarted mid-request/.test(probe.body?.toString() ?? "")) {
+        const text = probe.body?.toString() ?? "";
+        if ((probe.status === 503 && /restarted mid-request/.test(text)) || (probe.status === 500 && /Cannot reconstruct a Request/.test(text))) {
           result.absorbedRestarts++;
           break;
         }

@@ -146,6 +146,9 @@ export const contents = sqliteTable(
       .on(t.subOrganizationId, t.publishedAt, t.id)
       .where(sql`status = 'available' and removed = 0`),
     index("contents_org_idx").on(t.organizationId, t.status),
+    // The console's library: every status, newest first, paged by (createdAt, id) keys.
+    index("contents_library_idx").on(t.organizationId, t.createdAt, t.id),
+    index("contents_library_status_idx").on(t.organizationId, t.status, t.createdAt, t.id),
     // The cron's sweep of unfinished uploads (expired, or completed in R2 but not in D1).
     index("contents_open_uploads_idx").on(t.createdAt).where(sql`status = 'uploading'`),
   ],

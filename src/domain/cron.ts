@@ -6,6 +6,7 @@
 import { statsDbBeside } from "../db/stats/client";
 import { purgeDimensionValues } from "../db/stats/dimensions";
 import { utcDay } from "../shared/dates";
+import { purgeExpiredSessions } from "./console/sessions";
 import { sweepUploads } from "./content/sweep";
 import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
@@ -25,5 +26,6 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   const messageIdsPurged = await purgeCountedMessageIds(deps.db, deps.now);
   const viewers = await purgeExpiredViewerRows(deps.db, deps.now, deps.config.viewerRowsRetentionMonths);
   const webhooks = await runWebhookCron(deps);
-  return { ...feeds, uploads, dimensionValuesPurged, messageIdsPurged, viewerRowsPurged: viewers.purged, webhooks };
+  const consoleSessionsPurged = await purgeExpiredSessions(deps);
+  return { ...feeds, uploads, dimensionValuesPurged, messageIdsPurged, viewerRowsPurged: viewers.purged, webhooks, consoleSessionsPurged };
 }

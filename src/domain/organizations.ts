@@ -1,6 +1,7 @@
 // Organizations and their credentials (the operator API): create, change, rotate, delete.
 // Secrets appear only in the answer that creates or rotates them; the database keeps hashes.
 import { isUniqueViolation } from "../db/client";
+import { deleteOrganizationSessions } from "../db/console-sessions";
 import { organizationObjects } from "../db/content";
 import { listFeeds } from "../db/feeds";
 import { refreshOrganizationListings } from "../db/network-listings";
@@ -29,6 +30,7 @@ import { eraseOrganizationStatistics } from "./stats/erasure";
 import { playerTokenKey } from "./stats/player-tokens";
 import type { Deps } from "./deps";
 import { feedFileStore } from "./feeds/publisher";
+import { PLAN_LIMITS } from "./rate-limit";
 
 export const CREDENTIAL_PARTS = ["syncCode", "apiKey", "apiSecret", "apiToken"] as const;
 export type CredentialPart = (typeof CREDENTIAL_PARTS)[number];
@@ -72,6 +74,19 @@ export async function showOrganization(deps: Pick<Deps, "db">, organizationKey: 
   return {
     organization: organizationView(org),
     subOrganizations: subs.map((s) => ({ name: s.name, mmiKey: s.mmiKey, createdAt: s.createdAt })),
+  };
+}
+
+/**
+ * The organization's own record for its settings page (self-service, write credentials): the
+ * operator's view, the plan's limit and the sub-organizations in the caller's scope.
+ */
+export async function ownOrganization(deps: Pick<Deps, "db">, org: OrganizationWithNetwork, subOrg: { id: number } | null) {
+  const subs = await listSubOrganizations(deps.db, org.id);
+  return {
+    ...organizationView(org),
+    requestsPerMinute: PLAN_LIMITS[org.plan],
+    subOrganizations: subs.filter((s) => !subOrg || s.id === subOrg.id).map((s) => ({ name: s.name, mmiKey: s.mmiKey, createdAt: s.createdAt })),
   };
 }
 
@@ -158,8 +173,12 @@ export async function createSubOrganization(deps: OrgDeps, organizationKey: stri
   }
 }
 
-/** Replaces the chosen credentials; the old ones stop working at once. A new sync code moves the feed list. */
-export async function rotateCredentials(deps: Deps, organizationKey: string, parts: readonly CredentialPart[]) {
+/**
+ * Replaces the chosen credentials; the old ones stop working at once, and so do the console
+ * sessions opened with them (all but `keepSessionHash`, the session asking). A new sync code
+ * moves the feed list.
+ */
+export async function rotateCredentials(deps: Deps, organizationKey: string, parts: readonly CredentialPart[], keepSessionHash: string | null = null) {
   const org = await loadOrganization(deps, organizationKey);
   const fresh = generateCredentials();
   const issued: Partial<IssuedCredentials> = {};
@@ -172,6 +191,7 @@ export async function rotateCredentials(deps: Deps, organizationKey: string, par
     now: deps.now.toISOString(),
   });
   forgetOrganization(org.id);
+  await deleteOrganizationSessions(deps.db, org.id, keepSessionHash);
   if (issued.syncCode) await catalogChanged(deps, org.id, { kind: "sync-code", previous: org.syncCode });
   return { rotated: [...new Set(parts)], credentials: issued };
 }

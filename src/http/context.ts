@@ -17,6 +17,8 @@ export interface AuthContext {
   subOrg: SubOrganization | null;
   /** Which credentials the request proved. */
   via: AuthClass | "player";
+  /** Set when the console's session cookie authenticated the request (the hash of its token). */
+  sessionTokenHash?: string;
 }
 
 export interface AppVariables extends TimingVariables {

@@ -46,15 +46,17 @@ export const notModifiedResponse = { 304: { description: "Not modified (If-None-
 type SecurityRequirements = Record<string, string[]>[];
 
 /** Security requirements by credential class (one entry per accepted alternative). */
-export const SECURITY: Record<"public" | "read" | "report" | "write" | "player" | "admin", SecurityRequirements> = {
+export const SECURITY: Record<"public" | "read" | "report" | "write" | "session" | "player" | "admin", SecurityRequirements> = {
   /** Player traffic and public files: no credentials. */
   public: [],
   /** E6, E7: the sync code. */
   read: [{ syncCodeAuth: [] }],
   /** E8, E9, E11–E14, E16: organization_key and the sync code of the same organization. */
   report: [{ organizationKey: [], syncCodeAuth: [] }],
-  /** E1–E5 and every other write: sync code + API key + secret, or an API token. */
-  write: [{ syncCodeAuth: [], apiKeyAuth: [], apiSecretAuth: [] }, { bearerAuth: [] }],
+  /** E1–E5 and every other write: sync code + API key + secret, or an API token, or the console's session (docs/console.md). */
+  write: [{ syncCodeAuth: [], apiKeyAuth: [], apiSecretAuth: [] }, { bearerAuth: [] }, { consoleSession: [], csrfToken: [] }],
+  /** The console's session endpoints: the session cookie (its CSRF token too, to sign out). */
+  session: [{ consoleSession: [] }],
   /** Event ingestion: the sync code as header or ?sync= (sendBeacon cannot set headers). */
   player: [{ syncCodeAuth: [] }, { syncCodeQuery: [] }],
   /** The operator API: ADMIN_TOKEN. */
@@ -69,5 +71,12 @@ export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
   r.registerComponent("securitySchemes", "apiSecretAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Secret" });
   r.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "API token" });
   r.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN" });
+  r.registerComponent("securitySchemes", "consoleSession", {
+    type: "apiKey",
+    in: "cookie",
+    name: "evc_session",
+    description: "The publisher console's session (POST /v2/console/session); same-origin browsers only",
+  });
+  r.registerComponent("securitySchemes", "csrfToken", { type: "apiKey", in: "header", name: "X-CSRF-Token", description: "The session's csrfToken" });
   r.registerComponent("securitySchemes", "organizationKey", { type: "apiKey", in: "query", name: "organization_key" });
 }

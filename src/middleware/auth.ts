@@ -8,6 +8,7 @@
 // client IP (./auth-failures.ts); the plan's rate limit is its own middleware (./rate-limit.ts).
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
+import { getCookie } from "hono/cookie";
 import {
   isOperatorToken,
   organizationByKey,
@@ -17,6 +18,7 @@ import {
   subOrganizationOf,
   type OrganizationWithNetwork,
 } from "../domain/authentication";
+import { csrfTokenMatches, sessionIdentity } from "../domain/console/sessions";
 import type { AppEnv, AuthClass } from "../http/context";
 import { credentialDeps } from "../http/deps";
 import { ApiError, errorResponse, unauthorized } from "../http/errors";
@@ -66,9 +68,50 @@ async function authenticateReport(c: Context<AppEnv>): Promise<OrganizationWithN
   return org;
 }
 
+/** The console's session cookie (docs/console.md): HttpOnly, SameSite=Strict, Secure over https. */
+export const SESSION_COOKIE = "evc_session";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** The request's Origin is this service's own (a write a browser sends from another site is not). */
+export function fromOwnOrigin(c: Context<AppEnv>): boolean {
+  const origin = c.req.header("Origin");
+  return origin !== undefined && (origin === new URL(c.req.url).origin || origin === c.get("origins").baseUrl);
+}
+
+/** True when the request offers write credentials of its own (headers), which take precedence over a session. */
+const hasWriteHeaders = (c: Context<AppEnv>) =>
+  bearerToken(c) !== undefined || c.req.header("X-Service-Api-Key") !== undefined || c.req.header("X-Service-Api-Secret") !== undefined;
+
+/**
+ * Write credentials from the console's session cookie. Every request it authenticates carries
+ * the session's X-CSRF-Token (a page of another site cannot read it), and writes also an Origin
+ * of this service: two independent checks beside SameSite=Strict.
+ */
+async function authenticateSession(c: Context<AppEnv>, token: string) {
+  const identity = await sessionIdentity({ db: c.get("db"), now: new Date() }, token);
+  if (!identity) throw unauthorized("authentication failed: the console session has ended; sign in again");
+  const csrf = c.req.header("X-CSRF-Token");
+  if (!csrf || !(await csrfTokenMatches(token, csrf))) throw new ApiError(403, "CSRF check failed: send the session's X-CSRF-Token header");
+  if (!SAFE_METHODS.has(c.req.method) && !fromOwnOrigin(c)) {
+    throw new ApiError(403, "CSRF check failed: a write with the session cookie must come from this service's own origin");
+  }
+  return identity;
+}
+
 const authenticators = { read: authenticateRead, report: authenticateReport, write: authenticateWrite };
 
 async function identify(c: Context<AppEnv>, kind: AuthClass) {
+  const sessionToken = kind === "write" && !hasWriteHeaders(c) ? getCookie(c, SESSION_COOKIE) : undefined;
+  if (sessionToken) {
+    const session = await authenticateSession(c, sessionToken);
+    const mmiKey = c.req.header("X-Service-MMI-Key");
+    // A session opened for a sub-organization stays in it; one of the organization may narrow.
+    if (session.subOrg || mmiKey === undefined) return { org: session.org, subOrg: session.subOrg, sessionTokenHash: session.tokenHash };
+    const subOrg = await subOrganizationOf(credentialDeps(c), session.org, mmiKey);
+    if (!subOrg) throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
+    return { org: session.org, subOrg, sessionTokenHash: session.tokenHash };
+  }
   const org = await authenticators[kind](c);
   const organizationKey = c.req.query("organization_key");
   if (organizationKey !== undefined && organizationKey !== org.organizationKey) {

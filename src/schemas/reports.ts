@@ -226,3 +226,26 @@ export const analyticsRow = z
 export const analyticsResponse = z
   .object({ count: z.number(), message: z.string(), page: z.number(), pageSize: z.number(), data: z.array(analyticsRow) })
   .openapi("AnalyticsPage");
+
+export const totalsQuery = z.object({
+  startDate: day.openapi({ description: "First UTC day, inclusive" }),
+  endDate: day.openapi({ description: "Last UTC day, inclusive; at most 366 days from startDate" }),
+  by: z.enum(["day", "country", "device"], { error: "must be day, country or device" }).openapi({ description: "Group the sums by UTC day, country (alpha-3) or device type" }),
+});
+
+export const totalsResponse = z
+  .object({
+    by: z.enum(["day", "country", "device"]),
+    startDate: z.string(),
+    endDate: z.string(),
+    data: z.array(
+      z.object({
+        key: z.string().openapi({ description: "The day, country or device type ('none' when not known)" }),
+        video_impression: z.number(),
+        video_played: z.number(),
+        played_30s: z.number(),
+        video_ended: z.number(),
+      }),
+    ),
+  })
+  .openapi("VideoTotals");

@@ -5,7 +5,7 @@ import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http
 import { statsPolicy } from "../../middleware/cache-policies";
 import { credentials } from "../../middleware/credentials";
 import { edgeCache } from "../../middleware/edge-cache";
-import { analyticsParams, analyticsQuery, analyticsResponse } from "../../schemas/reports";
+import { analyticsParams, analyticsQuery, analyticsResponse, totalsQuery, totalsResponse } from "../../schemas/reports";
 
 export const analytics = createRoute({
   method: "get",
@@ -25,4 +25,18 @@ export const analytics = createRoute({
   middleware: [...credentials("read"), edgeCache(statsPolicy({ start: "startDate", end: "endDate" }, (c) => c.req.query("networkVideos") === "1"))],
   request: { params: analyticsParams, query: analyticsQuery },
   responses: { 200: jsonContent(analyticsResponse, "A page of rows"), ...notModifiedResponse, ...koErrors(400, 401, 403, 404, 429) },
+});
+
+export const totals = createRoute({
+  method: "get",
+  path: "/v2/analytics/video/totals",
+  operationId: "getVideoTotals",
+  tags: ["Reports"],
+  summary: "The organization's video totals per day, country or device",
+  description:
+    "Sums of the organization's video statistics over a UTC date range (every content key, deleted ones too), one row per day (in order, days without statistics left out), or per country or device type (most plays first). What a chart of the whole organization needs; E7 and E8 answer per content key. Gated: enterprise_player.",
+  security: SECURITY.read,
+  middleware: credentials("read"),
+  request: { query: totalsQuery },
+  responses: { 200: jsonContent(totalsResponse, "Totals"), ...koErrors(400, 401, 403, 429) },
 });

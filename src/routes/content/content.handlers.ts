@@ -8,6 +8,7 @@ import {
   toContentObject,
   uploadState as loadUploadState,
 } from "../../domain/content/content";
+import { libraryPage } from "../../domain/console/library";
 import { requestDeps, requestScope } from "../../http/deps";
 import type { AppRouteHandler } from "../../http/router";
 import type * as routes from "./content.routes";
@@ -34,3 +35,5 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) =>
 
 export const uploadState: AppRouteHandler<typeof routes.uploadState> = async (c) =>
   c.json(await loadUploadState(requestDeps(c), requestScope(c), c.req.valid("query").contentKey), 200);
+
+export const library: AppRouteHandler<typeof routes.library> = async (c) => c.json(await libraryPage(requestDeps(c), requestScope(c), c.req.valid("query")), 200);

@@ -7,6 +7,7 @@ export default createRouter()
   .openapi(routes.complete, handlers.complete)
   .openapi(routes.thumbnailUrl, handlers.thumbnailUrl)
   .openapi(routes.uploadState, handlers.uploadState)
+  .openapi(routes.library, handlers.library)
   .openapi(routes.retrieve, handlers.retrieve)
   .openapi(routes.update, handlers.update)
   .openapi(routes.remove, handlers.remove);

@@ -12,6 +12,7 @@ import {
   updateContentBody,
   uploadStateResponse,
 } from "../../schemas/content";
+import { libraryPage, libraryQuery } from "../../schemas/console";
 
 const base = { tags: ["Content"], security: SECURITY.write, middleware: credentials("write") };
 
@@ -97,4 +98,16 @@ export const uploadState = createRoute({
     "For a content still `uploading`: the parts already stored (PartNumber, ETag, Size: send them back in E2 with the others) and a fresh signed URL for each missing part, plus a fresh thumbnail upload URL. Any client with write credentials can resume an upload this way, after a reload or a lost connection. A dedicated endpoint rather than E3, so E3 stays a cheap read and E4 (retrieve, modify, send) is unchanged. 409 when the content is not uploading (available, rejected, expired), or when storage no longer holds the upload (presigned S3 mode: R2 aborted it).",
   request: { query: contentKeyQuery },
   responses: { 200: jsonContent(uploadStateResponse, "The upload and what is left to send"), ...messageErrors(400, 401, 404, 409, 429) },
+});
+
+export const library = createRoute({
+  ...base,
+  method: "get",
+  path: "/v2/content/list",
+  operationId: "listAllContent",
+  summary: "All the organization's content with its status (the console's library)",
+  description:
+    "Every content, newest created first, whatever its status: uploading, available, rejected (with rejectionReason) or expired — E6 lists only published videos. Filters: status, search (title and description words, the last a prefix, or a content key), one category, tag and event name each. Paged by cursor (nextCursor), so every page costs the same at any depth.",
+  request: { query: libraryQuery },
+  responses: { 200: jsonContent(libraryPage, "A page"), ...messageErrors(400, 401, 429) },
 });

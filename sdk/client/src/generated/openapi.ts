@@ -91,6 +91,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/content/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * All the organization's content with its status (the console's library)
+         * @description Every content, newest created first, whatever its status: uploading, available, rejected (with rejectionReason) or expired — E6 lists only published videos. Filters: status, search (title and description words, the last a prefix, or a content key), one category, tag and event name each. Paged by cursor (nextCursor), so every page costs the same at any depth.
+         */
+        get: operations["listAllContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/uploads/part": {
         parameters: {
             query?: never;
@@ -203,6 +223,26 @@ export interface paths {
          * @description ownVideos=1: own videos only; omitted or 0: every video available to the organization (with the network entitlement, network videos whose syndication window is open for the requester's country). content_key returns one video (start and limit are then ignored). privateCategories=1 / privateTags=1 add those fields.
          */
         get: operations["getVideos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/analytics/video/totals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's video totals per day, country or device
+         * @description Sums of the organization's video statistics over a UTC date range (every content key, deleted ones too), one row per day (in order, days without statistics left out), or per country or device type (most plays first). What a chart of the whole organization needs; E7 and E8 answer per content key. Gated: enterprise_player.
+         */
+        get: operations["getVideoTotals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -885,6 +925,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current console session
+         * @description Who the session cookie signs in, and its CSRF token (a page reloaded learns it here). The session token travels only in the HttpOnly, SameSite=Strict evc_session cookie (Secure over https); it authenticates the write endpoints in place of credential headers when X-CSRF-Token carries the session's csrfToken.
+         */
+        get: operations["consoleSession"];
+        put?: never;
+        /**
+         * Sign in to the console
+         * @description Checks write credentials (sync code, API key and secret, or an API token; with mmiKey, a sub-organization's scope) and opens a session of 8 hours at most. The session token travels only in the HttpOnly, SameSite=Strict evc_session cookie (Secure over https); it authenticates the write endpoints in place of credential headers when X-CSRF-Token carries the session's csrfToken. A browser request from another origin is refused.
+         */
+        post: operations["consoleSignIn"];
+        /**
+         * Sign out: the session ends on the server and the cookie is cleared
+         * @description Needs the session's X-CSRF-Token and an Origin of this service.
+         */
+        delete: operations["consoleSignOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's own record
+         * @description Organization key, sync code, API key, plan and its limit, entitlements, network, sub-organizations (with an MMI key: only that one). The RateLimit-* headers of this answer tell the current minute's use.
+         */
+        get: operations["getOwnOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The category, tag and event names the organization uses
+         * @description Each with the number of its published videos: the choices of filters and forms.
+         */
+        get: operations["getLabelNames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organization/credentials/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the API secret or the API token
+         * @description The new values are in this answer only; the old ones stop working at once, and so does every console session but the one asking. Not available to a sub-organization's scope (403).
+         */
+        post: operations["rotateOwnCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1058,6 +1186,14 @@ export interface components {
             /** @description When the signed URLs expire */
             expires: string;
         };
+        LibraryPage: {
+            contents: (components["schemas"]["Content"] & {
+                width: number | null;
+                height: number | null;
+            })[];
+            /** @description Pass as cursor for the next page; null on the last page */
+            nextCursor: string | null;
+        };
         UpdateContent: {
             /** @enum {string} */
             status?: "uploading" | "available" | "rejected" | "expired";
@@ -1127,6 +1263,20 @@ export interface components {
             thumbnail: string;
             url: string;
             urlHLS: string | null;
+        };
+        VideoTotals: {
+            /** @enum {string} */
+            by: "day" | "country" | "device";
+            startDate: string;
+            endDate: string;
+            data: {
+                /** @description The day, country or device type ('none' when not known) */
+                key: string;
+                video_impression: number;
+                video_played: number;
+                played_30s: number;
+                video_ended: number;
+            }[];
         };
         AnalyticsPage: {
             count: number;
@@ -1738,6 +1888,75 @@ export interface components {
             lastError: string | null;
             nextAttemptAt: string | null;
         };
+        ConsoleSession: {
+            organizationKey: string;
+            name: string;
+            /** @description For the read and report endpoints, which take the sync code */
+            syncCode: string;
+            subOrganization: {
+                name: string;
+                mmiKey: string;
+            } | null;
+            /** @description Send as X-CSRF-Token on every request the session cookie authenticates */
+            csrfToken: string;
+            expiresAt: string;
+        };
+        ConsoleSignIn: {
+            syncCode?: string;
+            apiKey?: string;
+            apiSecret?: string;
+            /** @description Instead of the sync code, API key and secret */
+            apiToken?: string;
+            /** @description Sign in to this sub-organization's scope only */
+            mmiKey?: string;
+        };
+        OwnOrganization: {
+            organizationKey: string;
+            name: string;
+            syncCode: string;
+            apiKey: string;
+            /** @enum {string} */
+            plan: "standard" | "enterprise";
+            /** @description The plan's limit; this answer's RateLimit-Remaining header tells the current minute's use */
+            requestsPerMinute: number;
+            entitlements: ("network" | "mmi" | "watched_by_tput" | "custom_fields" | "events" | "enterprise_player" | "viewer_analytics" | "ecommerce")[];
+            network: string | null;
+            playerTokensRequired: boolean;
+            createdAt: string;
+            subOrganizations: {
+                name: string;
+                mmiKey: string;
+                createdAt: string;
+            }[];
+        };
+        LabelNames: {
+            categories: {
+                name: string;
+                /** @description Published videos carrying it */
+                videos: number;
+            }[];
+            tags: {
+                name: string;
+                /** @description Published videos carrying it */
+                videos: number;
+            }[];
+            events: {
+                name: string;
+                /** @description Published videos carrying it */
+                videos: number;
+            }[];
+        };
+        RotatedCredentials: {
+            rotated: ("apiSecret" | "apiToken")[];
+            /** @description Shown once */
+            credentials: {
+                apiSecret?: string;
+                apiToken?: string;
+            };
+        };
+        RotateOwnCredentials: {
+            rotate: ("apiSecret" | "apiToken")[];
+        };
     };
     responses: never;
     parameters: never;
@@ -2192,6 +2411,63 @@ export interface operations {
             };
         };
     };
+    listAllContent: {
+        parameters: {
+            query?: {
+                status?: "uploading" | "available" | "rejected" | "expired";
+                /** @description Words of the title or description (the last one a prefix), or a content key */
+                search?: string;
+                category?: string;
+                tag?: string;
+                event?: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibraryPage"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
     uploadPart: {
         parameters: {
             query: {
@@ -2566,6 +2842,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVideoTotals: {
+        parameters: {
+            query: {
+                /** @description First UTC day, inclusive */
+                startDate: string;
+                /** @description Last UTC day, inclusive; at most 366 days from startDate */
+                endDate: string;
+                /** @description Group the sums by UTC day, country (alpha-3) or device type */
+                by: "day" | "country" | "device";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Totals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VideoTotals"];
+                };
             };
             /** @description Invalid input (the error names the parameter) */
             400: {
@@ -5559,6 +5898,290 @@ export interface operations {
             };
             /** @description Conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    consoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    consoleSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleSignIn"];
+            };
+        };
+        responses: {
+            /** @description Signed in (Set-Cookie: evc_session) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    consoleSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        signedOut: true;
+                    };
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOwnOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnOrganization"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLabelNames: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Names by kind */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelNames"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateOwnCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateOwnCredentials"];
+            };
+        };
+        responses: {
+            /** @description The new credentials (shown once) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedCredentials"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

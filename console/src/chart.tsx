@@ -1,0 +1,69 @@
+// A line chart of values per UTC day (uPlot, drawn on a canvas) with the same numbers as a
+// table for screen readers and for the tests.
+import { useEffect, useRef } from "preact/hooks";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+
+export interface DayPoint {
+  day: string;
+  value: number;
+}
+
+/** One point per UTC day from start to end inclusive; days without statistics are 0. */
+export function everyDay(start: string, end: string, values: Map<string, number>): DayPoint[] {
+  const points: DayPoint[] = [];
+  for (let t = Date.parse(`${start}T00:00:00Z`); t <= Date.parse(`${end}T00:00:00Z`) && points.length < 400; t += 86_400_000) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    points.push({ day, value: values.get(day) ?? 0 });
+  }
+  return points;
+}
+
+export function DayChart({ points, label }: { points: DayPoint[]; label: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current;
+    if (!el || points.length === 0) return;
+    const xs = points.map((p) => Date.parse(`${p.day}T00:00:00Z`) / 1000);
+    const plot = new uPlot(
+      {
+        width: Math.max(280, Math.min(el.clientWidth || 640, 900)),
+        height: 240,
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
+        scales: { x: { time: true } },
+        series: [{}, { label, stroke: "#1d4ed8", width: 2, points: { show: true, size: 7 } }],
+        axes: [{}, { label }],
+      },
+      [xs, points.map((p) => p.value)],
+      el,
+    );
+    return () => plot.destroy();
+  }, [points, label]);
+  if (points.every((p) => p.value === 0)) return <p class="muted">No plays in this range yet.</p>;
+  return (
+    <figure class="chart">
+      <div ref={box} role="img" aria-label={`${label} per UTC day, line chart`} data-points={points.length} />
+      <figcaption>
+        <details>
+          <summary>{label} per day as a table (days with plays)</summary>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">UTC day</th>
+                <th scope="col">{label}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {points.filter((p) => p.value > 0).map((p) => (
+                <tr key={p.day}>
+                  <td>{p.day}</td>
+                  <td>{p.value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      </figcaption>
+    </figure>
+  );
+}

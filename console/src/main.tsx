@@ -1,0 +1,132 @@
+// The publisher console: a single page app at /console/ (hash routes, so the worker serves one
+// page). It learns its session from the cookie (GET /v2/console/session) and shows sign-in
+// without one.
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { anonymous, ok, session, useSession, type Session } from "./api";
+import "./console.css";
+import { Analytics } from "./pages/analytics";
+import { Feeds } from "./pages/feeds";
+import { Library } from "./pages/library";
+import { Settings } from "./pages/settings";
+import { SignIn } from "./pages/signin";
+import { stopUploads, Upload } from "./pages/upload";
+import { VideoPage } from "./pages/video";
+
+const PAGES = [
+  ["library", "Library"],
+  ["upload", "Upload"],
+  ["feeds", "Feeds"],
+  ["analytics", "Analytics"],
+  ["settings", "Settings"],
+] as const;
+
+function useHash() {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const changed = () => setHash(location.hash);
+    window.addEventListener("hashchange", changed);
+    return () => window.removeEventListener("hashchange", changed);
+  }, []);
+  return hash.replace(/^#\/?/, "") || "library";
+}
+
+function Page({ route }: { route: string }) {
+  const [name, arg] = route.split("/");
+  switch (name) {
+    case "upload":
+      return <Upload />;
+    case "video":
+      return <VideoPage contentKey={decodeURIComponent(arg ?? "")} />;
+    case "feeds":
+      return <Feeds />;
+    case "analytics":
+      return <Analytics />;
+    case "settings":
+      return <Settings />;
+    default:
+      return <Library />;
+  }
+}
+
+function App() {
+  const [state, setState] = useState<"loading" | "out" | "in">("loading");
+  const route = useHash();
+
+  useEffect(() => {
+    anonymous.api.GET("/v2/console/session").then(
+      (r) => {
+        if (r.data) useSession(r.data);
+        setState(r.data ? "in" : "out");
+      },
+      () => setState("out"),
+    );
+    // Any answer 401 (the session ended elsewhere, or was revoked) returns to sign-in.
+    const out = () => {
+      useSession(null);
+      setState("out");
+    };
+    window.addEventListener("console:signed-out", out);
+    return () => window.removeEventListener("console:signed-out", out);
+  }, []);
+
+  // Each page's title names it, for the tab and for screen readers.
+  useEffect(() => {
+    const current = route.startsWith("video/") ? "Video" : PAGES.find(([id]) => id === route)?.[1];
+    document.title = state === "in" ? `${current ?? "Library"} · Publisher console` : "Sign in · Publisher console";
+  }, [route, state]);
+
+  if (state === "loading") return <p class="loading">Loading the console…</p>;
+  if (state === "out") {
+    return (
+      <SignIn
+        onSignedIn={(s: Session) => {
+          useSession(s);
+          setState("in");
+        }}
+      />
+    );
+  }
+
+  const signOut = async () => {
+    stopUploads();
+    await anonymous.api.DELETE("/v2/console/session").then(ok).catch(() => undefined);
+    useSession(null);
+    setState("out");
+  };
+
+  const active = route.startsWith("video/") ? "library" : route;
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Publisher console</span>
+        <nav aria-label="Console">
+          <ul>
+            {PAGES.map(([id, label]) => (
+              <li key={id}>
+                <a href={`#/${id}`} aria-current={active === id ? "page" : undefined}>
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span class="who" data-testid="who">
+          {session?.name} <span class="muted">({session?.organizationKey}{session?.subOrganization ? ` / ${session.subOrganization.name}` : ""})</span>
+        </span>
+        <button type="button" class="secondary" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page route={route} />
+      </main>
+    </>
+  );
+}
+
+// The console's own client (anonymous) is created before any session; the app element is the page's.
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,245 @@
+// Analytics of the organization over a range of UTC days: plays per day (a line chart of
+// GET /v2/analytics/video/totals?by=day), the top videos (E9), and breakdowns by country and
+// device (the same totals, by=country|device). Every table can be downloaded as CSV.
+import { useEffect, useState } from "preact/hooks";
+import { client, ok, session, utcDay } from "../api";
+import { DayChart, everyDay } from "../chart";
+
+interface Totals {
+  key: string;
+  video_impression: number;
+  video_played: number;
+  played_30s: number;
+  video_ended: number;
+}
+interface Top {
+  contentKey: string;
+  title: string;
+  video_played: number;
+  video_impression: number;
+  video_ended: number;
+}
+
+const csvCell = (v: unknown) => {
+  const s = String(v ?? "");
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+function downloadCsv(name: string, header: string[], rows: unknown[][]) {
+  const text = [header, ...rows].map((r) => r.map(csvCell).join(",")).join("\n") + "\n";
+  const url = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function TotalsTable({ title, keyLabel, rows, file }: { title: string; keyLabel: string; rows: Totals[]; file: string }) {
+  const header = [keyLabel, "Impressions", "Plays", "Played 30 s", "Ended"];
+  const cells = rows.map((r) => [r.key, r.video_impression, r.video_played, r.played_30s, r.video_ended]);
+  return <DataTable title={title} header={header} cells={cells} file={file} />;
+}
+
+/** Rows summed by one column: [key, sums of `fields`...], largest first by the first field. */
+function sumBy(rows: Record<string, unknown>[], key: string, fields: string[]): (string | number)[][] {
+  const sums = new Map<string, number[]>();
+  for (const row of rows) {
+    const k = String(row[key] ?? "none");
+    const acc = sums.get(k) ?? fields.map(() => 0);
+    fields.forEach((f, i) => (acc[i]! += Number(row[f]) || 0));
+    sums.set(k, acc);
+  }
+  return [...sums].sort((a, b) => b[1][0]! - a[1][0]! || a[0].localeCompare(b[0])).map(([k, v]) => [k, ...v]);
+}
+
+function DataTable({ title, header, cells, file, note }: { title: string; header: string[]; cells: (string | number)[][]; file: string; note?: string }) {
+  const rows = cells;
+  return (
+    <section class="card" aria-label={title}>
+      <h2 class="h3">{title}</h2>
+      {rows.length === 0 ? (
+        <p class="muted">{note ?? "Nothing in this range."}</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              {header.map((h) => (
+                <th scope="col" key={h}>
+                  {h}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {cells.map((row) => (
+              <tr key={String(row[0])}>
+                {row.map((c, i) => (
+                  <td key={i}>{String(c)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <button type="button" class="secondary" onClick={() => downloadCsv(file, header, cells)}>
+        Download CSV: {title}
+      </button>
+    </section>
+  );
+}
+
+export function Analytics() {
+  const [range, setRange] = useState({ start: utcDay(-29), end: utcDay(0) });
+  const [draft, setDraft] = useState(range);
+  const [data, setData] = useState<{ days: Totals[]; countries: Totals[]; devices: Totals[]; top: Top[]; ads: (string | number)[][]; ecommerce: (string | number)[][] | null } | null>(null);
+  const [error, setError] = useState("");
+
+  useEffect(() => {
+    if (!session) return;
+    const s = session;
+    setError("");
+    const totals = (by: "day" | "country" | "device") =>
+      client.api.GET("/v2/analytics/video/totals", { params: { query: { startDate: range.start, endDate: range.end, by } } }).then(ok).then((r) => r.data as Totals[]);
+    const top = client.api
+      .GET("/prod/get_video_reports_combined", {
+        params: {
+          query: {
+            organization_key: s.organizationKey,
+            start_date: range.start,
+            end_date: range.end,
+            sort_field: "video_played",
+            column_list: "video_played,video_impression,video_ended",
+            result_limit: 10,
+          } as never,
+        },
+      })
+      .then(ok)
+      .then((r) =>
+        ((r as { data: { stats: Record<string, number>[]; video: { content_key: string; title: string } | null }[] }).data ?? []).map((entry) => {
+          const sum = (f: string) => entry.stats.reduce((n, row) => n + (Number(row[f]) || 0), 0);
+          const key = entry.video?.content_key ?? String(entry.stats[0]?.content_key ?? "");
+          return { contentKey: key, title: entry.video?.title ?? "(deleted)", video_played: sum("video_played"), video_impression: sum("video_impression"), video_ended: sum("video_ended") };
+        }),
+      );
+    const report = { organization_key: s.organizationKey, start_date: range.start, end_date: range.end };
+    // Ads (E11, no entitlement) by position; ecommerce (E12) by item, when the organization has it.
+    const ads = client.api
+      .GET("/prod/get_ad_reports", { params: { query: report } })
+      .then(ok)
+      .then((r) => sumBy(r.data as Record<string, unknown>[], "ad_position", ["ad_impression", "ad_100", "ad_clicked"]));
+    const ecommerce = client.api
+      .GET("/v2/organization")
+      .then(ok)
+      .then((org) =>
+        org.entitlements.includes("ecommerce")
+          ? client.api
+              .GET("/prod/get_ecommerce_reports", { params: { query: report } })
+              .then(ok)
+              .then((r) => sumBy((r.data as { ecommerce_stats: Record<string, unknown>[] }).ecommerce_stats, "ecommerce_key", ["ecommerce_visible", "ecommerce_clicked"]))
+          : null,
+      );
+    Promise.all([totals("day"), totals("country"), totals("device"), top, ads, ecommerce]).then(
+      ([days, countries, devices, topVideos, adRows, ecommerceRows]) => setData({ days, countries, devices, top: topVideos, ads: adRows, ecommerce: ecommerceRows }),
+      (err: Error) => setError(err.message),
+    );
+  }, [range]);
+
+  const apply = (e: Event) => {
+    e.preventDefault();
+    setRange(draft);
+  };
+  const topHeader = ["Content key", "Title", "Plays", "Impressions", "Ended"];
+  const topCells = (data?.top ?? []).map((t) => [t.contentKey, t.title, t.video_played, t.video_impression, t.video_ended]);
+
+  return (
+    <section aria-labelledby="analytics-title">
+      <h1 id="analytics-title">Analytics</h1>
+      <form class="filters" onSubmit={apply}>
+        <label>
+          From (UTC day)
+          <input type="date" required value={draft.start} onInput={(e) => setDraft({ ...draft, start: e.currentTarget.value })} />
+        </label>
+        <label>
+          To (UTC day, inclusive)
+          <input type="date" required value={draft.end} onInput={(e) => setDraft({ ...draft, end: e.currentTarget.value })} />
+        </label>
+        <button type="submit">Show</button>
+        <p class="muted small">Days are UTC days: an event counts on the UTC day it happened.</p>
+      </form>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {data && (
+        <>
+          <section class="card" aria-labelledby="plays-chart-title">
+            <h2 id="plays-chart-title" class="h3">
+              Plays per day
+            </h2>
+            <DayChart points={everyDay(range.start, range.end, new Map(data.days.map((d) => [d.key, d.video_played])))} label="Plays" />
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => downloadCsv("plays-per-day.csv", ["UTC day", "Plays"], data.days.map((d) => [d.key, d.video_played]))}
+            >
+              Download CSV: plays per day
+            </button>
+          </section>
+          <section class="card" aria-labelledby="top-title">
+            <h2 id="top-title" class="h3">
+              Top videos
+            </h2>
+            {data.top.length === 0 ? (
+              <p class="muted">No plays in this range.</p>
+            ) : (
+              <table class="top-videos">
+                <thead>
+                  <tr>
+                    {topHeader.map((h) => (
+                      <th scope="col" key={h}>
+                        {h}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.top.map((t) => (
+                    <tr key={t.contentKey} data-content-key={t.contentKey}>
+                      <td>{t.contentKey}</td>
+                      <td>
+                        <a href={`#/video/${encodeURIComponent(t.contentKey)}`}>{t.title}</a>
+                      </td>
+                      <td>{t.video_played}</td>
+                      <td>{t.video_impression}</td>
+                      <td>{t.video_ended}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            <button type="button" class="secondary" onClick={() => downloadCsv("top-videos.csv", topHeader, topCells)}>
+              Download CSV: top videos
+            </button>
+          </section>
+          <div class="grid2">
+            <TotalsTable title="By country" keyLabel="Country" rows={data.countries} file="plays-by-country.csv" />
+            <TotalsTable title="By device" keyLabel="Device" rows={data.devices} file="plays-by-device.csv" />
+          </div>
+          <div class="grid2">
+            <DataTable title="Ads by position" header={["Position", "Impressions", "Completed", "Clicks"]} cells={data.ads} file="ads-by-position.csv" note="No ad statistics in this range." />
+            {data.ecommerce ? (
+              <DataTable title="Ecommerce by item" header={["Item", "Shown", "Clicked"]} cells={data.ecommerce} file="ecommerce-by-item.csv" note="No ecommerce statistics in this range." />
+            ) : (
+              <section class="card" aria-label="Ecommerce">
+                <h2 class="h3">Ecommerce</h2>
+                <p class="muted">The ecommerce statistics come with the ecommerce entitlement.</p>
+              </section>
+            )}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,350 @@
+// Upload: drop or choose MP4/MOV files, give metadata and a thumbnail, and send them with the
+// typed client's uploadVideo (parts in parallel through the signed URLs, retried). Each file
+// shows bytes, time left, cancel and retry. An upload interrupted by a reload or a lost
+// connection is listed (its content key kept in localStorage, no credential) and resumes from
+// the parts already stored when its file is chosen again.
+import { useEffect, useState } from "preact/hooks";
+import { client, formatBytes, session, splitNames, watchPartProgress, type Content } from "../api";
+
+interface Job {
+  id: number;
+  file: File;
+  title: string;
+  tags: string;
+  categories: string;
+  thumbnail: File | null;
+  status: "ready" | "uploading" | "done" | "failed" | "cancelled" | "refused";
+  uploaded: number;
+  total: number;
+  /** When this run started and what was stored then: the rate of this run gives the time left. */
+  runStart: number;
+  runStartBytes: number;
+  contentKey?: string;
+  resumeKey?: string;
+  /** Bytes sent of the parts in flight (not yet stored). */
+  sending?: number;
+  message?: string;
+  content?: Content;
+}
+
+interface Pending {
+  contentKey: string;
+  name: string;
+  size: number;
+  title: string;
+}
+
+const MAX_WIDTH = 1920;
+const MAX_HEIGHT = 1080;
+const pendingKey = () => `evc-console:pending-uploads:${session?.organizationKey ?? ""}`;
+const readPending = (): Pending[] => {
+  try {
+    return JSON.parse(localStorage.getItem(pendingKey()) ?? "[]") as Pending[];
+  } catch {
+    return [];
+  }
+};
+const writePending = (list: Pending[]) => localStorage.setItem(pendingKey(), JSON.stringify(list));
+
+/** What the browser can tell before sending anything: the container and the picture size. */
+async function precheck(file: File): Promise<string | null> {
+  if (!/\.(mp4|mov)$/i.test(file.name) && !/^video\/(mp4|quicktime)$/.test(file.type)) return "not an MP4 or MOV file";
+  if (file.size === 0) return "the file is empty";
+  const url = URL.createObjectURL(file);
+  try {
+    const size = await new Promise<{ w: number; h: number } | null>((resolve) => {
+      const video = document.createElement("video");
+      video.preload = "metadata";
+      video.muted = true;
+      video.onloadedmetadata = () => resolve({ w: video.videoWidth, h: video.videoHeight });
+      // The browser could not read it (a codec it lacks): the service will judge.
+      video.onerror = () => resolve(null);
+      video.src = url;
+    });
+    if (size && (Math.max(size.w, size.h) > MAX_WIDTH || Math.min(size.w, size.h) > MAX_HEIGHT)) {
+      return `the picture is ${size.w}x${size.h}; at most ${MAX_WIDTH}x${MAX_HEIGHT} is accepted`;
+    }
+    return null;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+async function thumbnailProblem(file: File): Promise<string | null> {
+  if (file.type !== "image/jpeg") return "the thumbnail must be a JPEG";
+  if (file.size > 5 * 1024 * 1024) return "the thumbnail must be at most 5 MB";
+  const image = await createImageBitmap(file).catch(() => null);
+  if (!image) return "the thumbnail is not a readable image";
+  const { width, height } = image;
+  image.close();
+  return width === 1920 && height === 1080 ? null : `the thumbnail is ${width}x${height}; it must be 1920x1080`;
+}
+
+/** Bytes stored plus bytes of the parts in flight. */
+const progressBytes = (job: Job) => Math.min(job.total, job.uploaded + (job.status === "uploading" ? (job.sending ?? 0) : 0));
+
+function timeLeft(job: Job): string {
+  const elapsed = (Date.now() - job.runStart) / 1000;
+  const sent = progressBytes(job) - job.runStartBytes;
+  if (sent <= 0 || elapsed <= 0) return "";
+  const seconds = Math.round((job.total - progressBytes(job)) / (sent / elapsed));
+  return seconds > 0 ? `, about ${seconds} s left` : "";
+}
+
+let nextId = 1;
+
+// Uploads outlive the page's view: leaving the upload page for the library does not stop them,
+// and coming back shows them as they are.
+let allJobs: Job[] = [];
+const listeners = new Set<(jobs: Job[]) => void>();
+const controllers = new Map<number, AbortController>();
+/** Signing out stops the uploads and forgets them (their content keys stay resumable). */
+export function stopUploads() {
+  for (const controller of controllers.values()) controller.abort();
+  setJobs(() => []);
+}
+
+/** Bytes sent of the parts in flight, by job id and part number (cleared when a part is stored). */
+const inFlight = new Map<number, Map<string, number>>();
+const jobOfContent = new Map<string, number>();
+watchPartProgress((url, loaded) => {
+  const contentKey = url.searchParams.get("key")?.split("/")[0] ?? "";
+  const id = jobOfContent.get(contentKey);
+  const part = url.searchParams.get("partNumber");
+  if (id === undefined || !part) return;
+  const parts = inFlight.get(id) ?? new Map<string, number>();
+  parts.set(part, loaded);
+  inFlight.set(id, parts);
+  setJobs((list) => list.map((j) => (j.id === id ? { ...j, sending: [...parts.values()].reduce((a, b) => a + b, 0) } : j)));
+});
+
+function setJobs(change: (jobs: Job[]) => Job[]) {
+  allJobs = change(allJobs);
+  for (const listener of listeners) listener(allJobs);
+}
+
+export function Upload() {
+  const [jobs, showJobs] = useState<Job[]>(allJobs);
+  const [pending, setPending] = useState<Pending[]>(readPending);
+  const [dragging, setDragging] = useState(false);
+  const update = (id: number, change: Partial<Job>) => setJobs((list) => list.map((j) => (j.id === id ? { ...j, ...change } : j)));
+
+  useEffect(() => {
+    listeners.add(showJobs);
+    return () => void listeners.delete(showJobs);
+  }, []);
+
+  const addFiles = async (files: FileList | File[], resume?: Pending) => {
+    for (const file of Array.from(files)) {
+      const job: Job = {
+        id: nextId++,
+        file,
+        title: resume?.title ?? file.name.replace(/\.[^.]+$/, ""),
+        tags: "",
+        categories: "",
+        thumbnail: null,
+        status: "ready",
+        uploaded: 0,
+        total: file.size,
+        runStart: 0,
+        runStartBytes: 0,
+        resumeKey: resume?.contentKey,
+      };
+      const refused = resume && (file.size !== resume.size || file.name !== resume.name) ? `not the file of this upload (${resume.name}, ${formatBytes(resume.size)})` : await precheck(file);
+      setJobs((list) => [...list, refused ? { ...job, status: "refused", message: refused } : job]);
+      if (!refused && resume) void start(job);
+    }
+  };
+
+  const forget = (contentKey: string) => {
+    const list = readPending().filter((p) => p.contentKey !== contentKey);
+    writePending(list);
+    setPending(list);
+  };
+
+  const start = async (job: Job) => {
+    const controller = new AbortController();
+    controllers.set(job.id, controller);
+    const resumeKey = job.contentKey ?? job.resumeKey;
+    update(job.id, { status: "uploading", message: "", runStart: Date.now(), runStartBytes: 0 });
+    try {
+      let first = true;
+      const metadata = resumeKey
+        ? { contentKey: resumeKey }
+        : { title: job.title, tags: splitNames(job.tags), categories: splitNames(job.categories), suffix: /\.mov$/i.test(job.file.name) ? (".mov" as const) : (".mp4" as const) };
+      const content = await client.uploadVideo(job.file, metadata, {
+        thumbnail: job.thumbnail ?? undefined,
+        concurrency: 3,
+        signal: controller.signal,
+        onContentKey: (contentKey) => {
+          jobOfContent.set(contentKey, job.id);
+          update(job.id, { contentKey });
+          const list = [...readPending().filter((p) => p.contentKey !== contentKey), { contentKey, name: job.file.name, size: job.file.size, title: job.title }];
+          writePending(list);
+          setPending(list);
+        },
+        onProgress: (p) => {
+          // A part stored: its bytes move from "sending" to "uploaded".
+          const parts = inFlight.get(job.id);
+          if (p.partNumber !== undefined) parts?.delete(String(p.partNumber));
+          const sending = [...(parts?.values() ?? [])].reduce((a, b) => a + b, 0);
+          // The first report counts the parts already stored: the rate starts after them.
+          update(job.id, { uploaded: p.uploadedBytes, sending, total: p.totalBytes, ...(first && { runStartBytes: p.uploadedBytes, runStart: Date.now() }) });
+          first = false;
+        },
+      });
+      forget(content.contentKey);
+      update(job.id, { status: "done", content, uploaded: job.file.size, contentKey: content.contentKey });
+    } catch (err) {
+      const aborted = controller.signal.aborted;
+      update(job.id, { status: aborted ? "cancelled" : "failed", message: aborted ? "cancelled; retry sends only the missing parts" : err instanceof Error ? err.message : String(err) });
+    } finally {
+      controllers.delete(job.id);
+      inFlight.delete(job.id);
+      update(job.id, { sending: 0 });
+    }
+  };
+
+  const setThumbnail = async (job: Job, file: File | undefined) => {
+    if (!file) return update(job.id, { thumbnail: null });
+    const problem = await thumbnailProblem(file);
+    update(job.id, problem ? { thumbnail: null, message: problem } : { thumbnail: file, message: "" });
+  };
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    if (e.dataTransfer?.files.length) void addFiles(e.dataTransfer.files);
+  };
+
+  const ready = jobs.filter((j) => j.status === "ready");
+  const resumable = pending.filter((p) => !jobs.some((j) => j.contentKey === p.contentKey && (j.status === "uploading" || j.status === "done")));
+
+  return (
+    <section aria-labelledby="upload-title">
+      <h1 id="upload-title">Upload videos</h1>
+      <div
+        class={`dropzone${dragging ? " dragging" : ""}`}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={onDrop}
+      >
+        <p>Drop MP4 or MOV files here (H.264 video, AAC audio, at most 1920x1080), or</p>
+        <label class="button">
+          Choose files
+          <input
+            class="visually-hidden"
+            type="file"
+            accept="video/mp4,video/quicktime,.mp4,.mov"
+            multiple
+            data-testid="choose-files"
+            onChange={(e) => {
+              const input = e.currentTarget;
+              if (input.files) void addFiles(input.files).then(() => (input.value = ""));
+            }}
+          />
+        </label>
+      </div>
+
+      {resumable.length > 0 && (
+        <section aria-labelledby="resume-title" class="card">
+          <h2 id="resume-title">Unfinished uploads</h2>
+          <p class="muted">Choose the same file again: only the parts not yet stored are sent.</p>
+          <ul class="plain">
+            {resumable.map((p) => (
+              <li key={p.contentKey} data-resume={p.contentKey}>
+                <strong>{p.title}</strong> ({p.name}, {formatBytes(p.size)}, content key {p.contentKey}){" "}
+                <label class="button secondary">
+                  Resume with {p.name}
+                  <input
+                    class="visually-hidden"
+                    type="file"
+                    accept="video/mp4,video/quicktime,.mp4,.mov"
+                    data-testid={`resume-${p.contentKey}`}
+                    onChange={(e) => {
+                      const files = e.currentTarget.files;
+                      if (files) void addFiles(files, p);
+                    }}
+                  />
+                </label>{" "}
+                <button type="button" class="link" onClick={() => forget(p.contentKey)}>
+                  Forget
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+
+      {jobs.length > 0 && (
+        <ul class="jobs plain">
+          {jobs.map((job) => {
+            const percent = job.total ? Math.floor((progressBytes(job) / job.total) * 100) : 0;
+            return (
+              <li key={job.id} class={`card job job-${job.status}`} data-file={job.file.name}>
+                <h2 class="h3">{job.file.name}</h2>
+                {job.status === "ready" && (
+                  <div class="grid2">
+                    <label>
+                      Title
+                      <input value={job.title} onInput={(e) => update(job.id, { title: e.currentTarget.value })} />
+                    </label>
+                    <label>
+                      Tags (comma-separated)
+                      <input value={job.tags} onInput={(e) => update(job.id, { tags: e.currentTarget.value })} />
+                    </label>
+                    <label>
+                      Categories (comma-separated)
+                      <input value={job.categories} onInput={(e) => update(job.id, { categories: e.currentTarget.value })} />
+                    </label>
+                    <label>
+                      Thumbnail (JPEG 1920x1080, optional)
+                      <input type="file" accept="image/jpeg" onChange={(e) => void setThumbnail(job, e.currentTarget.files?.[0])} />
+                    </label>
+                  </div>
+                )}
+                {job.status !== "ready" && job.status !== "refused" && (
+                  <>
+                    <progress max={100} value={percent} aria-label={`Upload of ${job.file.name}`} />
+                    <p class="progress-text" aria-live="polite" data-testid="progress">
+                      {percent}% — {formatBytes(progressBytes(job))} of {formatBytes(job.total)}
+                      {job.status === "uploading" ? timeLeft(job) : ""}
+                      {job.status === "done" ? " — done" : ""}
+                    </p>
+                  </>
+                )}
+                {job.message && <p class={job.status === "refused" || job.status === "failed" ? "error" : "muted"}>{job.message}</p>}
+                <div class="actions">
+                  {job.status === "ready" && (
+                    <button type="button" onClick={() => void start(job)}>
+                      Upload
+                    </button>
+                  )}
+                  {job.status === "uploading" && (
+                    <button type="button" class="secondary" onClick={() => controllers.get(job.id)?.abort()}>
+                      Cancel
+                    </button>
+                  )}
+                  {(job.status === "failed" || job.status === "cancelled") && (
+                    <button type="button" onClick={() => void start(job)}>
+                      Retry
+                    </button>
+                  )}
+                  {job.status === "done" && job.content && <a href={`#/video/${encodeURIComponent(job.content.contentKey)}`}>Open {job.content.title || job.content.contentKey}</a>}
+                </div>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {ready.length > 1 && (
+        <button type="button" onClick={() => ready.forEach((j) => void start(j))}>
+          Upload all ({ready.length})
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,212 @@
+// A video: play it (its media URL; the player SDK reports the plays), edit the E4 fields
+// (retrieve with E3, modify, send the whole object back), replace the thumbnail, delete it,
+// and its plays per day (E8).
+import { useEffect, useRef, useState } from "preact/hooks";
+import { attach } from "../../../sdk/player/src/index";
+import { client, formatDate, formatDuration, ok, session, splitNames, utcDay, type Content } from "../api";
+import { DayChart, everyDay, type DayPoint } from "../chart";
+import { StatusBadge } from "./library";
+
+function Player({ content }: { content: Content }) {
+  const video = useRef<HTMLVideoElement>(null);
+  useEffect(() => {
+    if (!video.current || !session) return;
+    const analytics = attach(video.current, { syncCode: session.syncCode, contentKey: content.contentKey, endpoint: location.origin, consent: false, playerId: "console" });
+    return () => analytics.detach();
+  }, [content.contentKey]);
+  return <video ref={video} class="player" controls preload="metadata" src={content.url ?? undefined} poster={content.thumbnailUrl} aria-label={`Play ${content.title || content.contentKey}`} />;
+}
+
+function Plays({ contentKey }: { contentKey: string }) {
+  const [points, setPoints] = useState<DayPoint[] | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    if (!session) return;
+    client.api
+      .GET("/prod/get_video_reports", { params: { query: { organization_key: session.organizationKey, start_date: utcDay(-29), end_date: utcDay(0), content_key: contentKey } } })
+      .then(ok)
+      .then(
+        (report) => {
+          const byDay = new Map<string, number>();
+          for (const row of report.data as { date: string; video_played: number }[]) byDay.set(row.date, (byDay.get(row.date) ?? 0) + row.video_played);
+          setPoints(everyDay(utcDay(-29), utcDay(0), byDay));
+        },
+        (err: Error) => setError(err.message),
+      );
+  }, [contentKey]);
+  return (
+    <section aria-labelledby="plays-title">
+      <h2 id="plays-title">Plays per day (last 30 UTC days)</h2>
+      {error ? <p class="muted">{error}</p> : points && <DayChart points={points} label="Plays" />}
+    </section>
+  );
+}
+
+/** Service categories (set by the service, read-only) from E6's record of the published video. */
+function ServiceCategories({ contentKey }: { contentKey: string }) {
+  const [names, setNames] = useState<string[] | null>(null);
+  useEffect(() => {
+    client.api
+      .GET("/v2/videos", { params: { query: { contentKey } as never } })
+      .then(ok)
+      .then((page) => setNames((page.data[0]?.serviceCategories as string[] | undefined) ?? []), () => setNames(null));
+  }, [contentKey]);
+  if (names === null) return null;
+  return <p class="small">Service categories: {names.join(", ") || "none"}</p>;
+}
+
+export function VideoPage({ contentKey }: { contentKey: string }) {
+  const [content, setContent] = useState<Content | null>(null);
+  const [error, setError] = useState("");
+  const [notice, setNotice] = useState("");
+  const [deleted, setDeleted] = useState(false);
+
+  const load = () =>
+    client.api
+      .GET("/v2/content", { params: { query: { contentKey } } })
+      .then(ok)
+      .then(setContent, (err: Error) => setError(err.message));
+  useEffect(() => {
+    void load();
+  }, [contentKey]);
+
+  if (deleted) {
+    return (
+      <section>
+        <h1>Deleted</h1>
+        <p role="status">{contentKey} was deleted.</p>
+        <a href="#/library">Back to the library</a>
+      </section>
+    );
+  }
+  if (error && !content) return <p role="alert" class="error">{error}</p>;
+  if (!content) return <p>Loading…</p>;
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget as HTMLFormElement);
+    const text = (name: string) => String(form.get(name) ?? "");
+    setNotice("");
+    setError("");
+    try {
+      // Retrieve → modify → send: the current record, with the form's fields changed.
+      const current = ok(await client.api.GET("/v2/content", { params: { query: { contentKey } } }));
+      let customFields: Content["customFields"];
+      try {
+        customFields = JSON.parse(text("customFields") || "[]");
+      } catch {
+        throw new Error("custom fields: not valid JSON (an array of {name: value} objects)");
+      }
+      const body = {
+        ...current,
+        title: text("title"),
+        description: text("description"),
+        categories: splitNames(text("categories")),
+        tags: splitNames(text("tags")),
+        events: splitNames(text("events")),
+        customFields,
+        isLive: form.get("isLive") === "on",
+      };
+      setContent(ok(await client.api.PUT("/v2/content", { body })));
+      setNotice("Saved.");
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  const replaceThumbnail = async (file: File | undefined) => {
+    if (!file) return;
+    setNotice("");
+    setError("");
+    try {
+      const { thumbnailUploadUrl } = ok(await client.api.POST("/v2/content/thumbnail", { body: { contentKey } }));
+      const res = await fetch(thumbnailUploadUrl, { method: "PUT", body: file, headers: { "Content-Type": "image/jpeg" } });
+      if (!res.ok) throw new Error(((await res.json().catch(() => ({}))) as { message?: string }).message ?? `HTTP ${res.status}`);
+      setNotice("Thumbnail replaced.");
+      await load();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  const remove = async () => {
+    if (!confirm(`Delete "${content.title || contentKey}"? Its media and metadata are removed; this cannot be undone.`)) return;
+    try {
+      ok(await client.api.DELETE("/v2/content", { params: { query: { contentKey } } }));
+      setDeleted(true);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <section aria-labelledby="video-title">
+      <h1 id="video-title">{content.title || "(untitled)"}</h1>
+      <p>
+        <StatusBadge content={content} /> · {content.contentKey} · {formatDuration(content.duration)} · published {formatDate(content.publishedDate)}
+      </p>
+      <div class="video-layout">
+        <div>
+          {content.url ? <Player content={content} /> : <p class="muted">No media to play while the content is {content.status}.</p>}
+          {content.url && (
+            <p class="small">
+              Media URL: <a href={content.url}>{content.url}</a>
+            </p>
+          )}
+          {content.status === "available" && <ServiceCategories contentKey={contentKey} />}
+          <label>
+            Replace the thumbnail (JPEG 1920x1080)
+            <input type="file" accept="image/jpeg" onChange={(e) => void replaceThumbnail(e.currentTarget.files?.[0])} />
+          </label>
+        </div>
+        <form class="card" onSubmit={save} aria-labelledby="edit-title">
+          <h2 id="edit-title">Details</h2>
+          <label>
+            Title
+            <input name="title" value={content.title} maxLength={1000} />
+          </label>
+          <label>
+            Description
+            <textarea name="description" rows={3} value={content.description} />
+          </label>
+          <label>
+            Categories (comma-separated)
+            <input name="categories" value={content.categories.join(", ")} />
+          </label>
+          <label>
+            Tags (comma-separated)
+            <input name="tags" value={content.tags.join(", ")} />
+          </label>
+          <label>
+            Events (comma-separated)
+            <input name="events" value={content.events.join(", ")} />
+          </label>
+          <label>
+            Custom fields (JSON)
+            <textarea name="customFields" rows={2} value={JSON.stringify(content.customFields)} />
+          </label>
+          <label class="inline">
+            <input type="checkbox" name="isLive" checked={content.isLive} /> Live stream
+          </label>
+          {error && (
+            <p role="alert" class="error">
+              {error}
+            </p>
+          )}
+          {notice && (
+            <p role="status" class="notice">
+              {notice}
+            </p>
+          )}
+          <div class="actions">
+            <button type="submit">Save</button>
+            <button type="button" class="danger" onClick={() => void remove()}>
+              Delete…
+            </button>
+          </div>
+        </form>
+      </div>
+      <Plays contentKey={contentKey} />
+    </section>
+  );
+}

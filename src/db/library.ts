@@ -1,0 +1,72 @@
+// Data layer of the console's library: every content of an organization whatever its status
+// (E6 lists only published videos), newest first, paged by keys rather than offsets so page
+// 1,000 costs what page 1 does (contents_library_idx, contents_library_status_idx).
+import { and, asc, desc, eq, or, sql, type SQL } from "drizzle-orm";
+import { carriesAnyLabel, inScope, LISTABLE, type ContentScope } from "./catalog";
+import { inList, type Db } from "./client";
+import { ftsIds, prefixQuery, scopedExpression } from "./fts";
+import { contentLabels, contents, labels, type Content, type ContentStatus, type LabelKind } from "./schema";
+
+/** Where a page starts: after the row with this creation time and id. */
+export interface LibraryKey {
+  createdAt: string;
+  id: number;
+}
+
+export interface LibraryQuery {
+  status?: ContentStatus;
+  /** Words of the title or description (the last one a prefix), or a content key. */
+  search?: string;
+  /**
+   * For each group, the content carries one of its label ids (one group per name filter).
+   * `walk`: check each row met while walking the listing index (a name most content carries,
+   * so a page is found after a few rows); otherwise read the name's rows first (a rare name).
+   */
+  labelGroups?: { ids: number[]; walk: boolean }[];
+  after?: LibraryKey;
+  limit: number;
+}
+
+/** The content carries one of the labels: one probe of content_labels' key per content row. */
+function carriesAnyLabelProbe(labelIds: number[]): SQL {
+  return sql`exists (select 1 from ${contentLabels} where ${contentLabels.contentId} = ${contents.id} and ${inList(contentLabels.labelId, labelIds)})`;
+}
+
+/**
+ * The search of the library: a content key, or words of the title or description (the last a
+ * prefix). The text index holds listable videos only (what E6, E13 and E14 search), so content
+ * that is not listable (uploading, rejected, expired, removed) is matched on its title instead.
+ */
+function matchesSearch(scope: ContentScope, term: string): SQL {
+  const byKey = eq(contents.contentKey, term);
+  const unlisted = sql`not (${LISTABLE}) and instr(lower(${contents.title}), ${term.toLowerCase()}) > 0`;
+  const query = prefixQuery(term);
+  if (!query) return or(byKey, unlisted)!;
+  return or(sql`${contents.id} in (${ftsIds(scopedExpression(scope, query))})`, byKey, unlisted)!;
+}
+
+export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery): Promise<Content[]> {
+  const conditions: (SQL | undefined)[] = [
+    inScope(scope),
+    q.status ? eq(contents.status, q.status) : undefined,
+    q.search ? matchesSearch(scope, q.search) : undefined,
+    ...(q.labelGroups ?? []).map((g) => (g.walk ? carriesAnyLabelProbe(g.ids) : carriesAnyLabel(g.ids))),
+    // A row value comparison: SQLite turns it into a range of the index.
+    q.after ? sql`(${contents.createdAt}, ${contents.id}) < (${q.after.createdAt}, ${q.after.id})` : undefined,
+  ];
+  return db
+    .select()
+    .from(contents)
+    .where(and(...conditions))
+    .orderBy(desc(contents.createdAt), desc(contents.id))
+    .limit(q.limit);
+}
+
+/** The organization's category, tag and event names with their published videos, by kind and name. */
+export async function listLabelNames(db: Db, organizationId: number): Promise<{ kind: LabelKind; name: string; videos: number }[]> {
+  return db
+    .select({ kind: labels.kind, name: labels.name, videos: labels.videos })
+    .from(labels)
+    .where(eq(labels.organizationId, organizationId))
+    .orderBy(asc(labels.kind), asc(labels.name));
+}

@@ -1,0 +1,24 @@
+// D1 schema of the publisher console's sessions (docs/console.md "Security model"). The cookie
+// carries a random token; the database keeps only its SHA-256, so a leaked table cannot be
+// replayed. A session dies at expiresAt, on sign-out, and when the organization's credentials
+// are rotated (every session but the one that rotated them).
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { organizations, subOrganizations } from "./schema";
+
+export const consoleSessions = sqliteTable(
+  "console_sessions",
+  {
+    /** SHA-256 (hex) of the session token the cookie carries. */
+    tokenHash: text("token_hash").primaryKey(),
+    organizationId: integer("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    /** Set when the session was opened with an MMI key: it sees only that sub-organization. */
+    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("console_sessions_org_idx").on(t.organizationId), index("console_sessions_expires_idx").on(t.expiresAt)],
+);
+
+export type ConsoleSession = typeof consoleSessions.$inferSelect;

@@ -1,0 +1,363 @@
+// The publisher console (/console/) in headless Chromium against the real worker: sign in, upload
+// a real MP4 in two parts and watch the progress reach 100 %, reload during an upload and resume
+// it, the video in the library with its thumbnail, tags edited and seen in E6, a feed that holds
+// the video, events that draw the chart and fill the top videos, webhooks, the secret rotated and
+// the old one refused, sign-out. Every page passes axe-core (no serious or critical violation)
+// and is photographed into docs/console/ for docs/console.md. The steps share one page and run
+// in order.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page, Route } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { COUNTED, createOrg, fixture, json, report, utcDay, writeHeaders, type Org, type Service } from "./harness/api";
+import { launchChromium } from "./harness/browser";
+import { ROOT } from "./harness/worker";
+
+const e2e = inject("e2e");
+const service: Service = e2e;
+const CHUNK = 5 * 1024 * 1024;
+const SHOTS = join(ROOT, "docs", "console");
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** A trailing `free` box brings a small MP4 to `size` bytes; it probes and plays the same. */
+function padWithFreeBox(mp4: Uint8Array, size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  out.set(mp4, 0);
+  new DataView(out.buffer).setUint32(mp4.byteLength, size - mp4.byteLength);
+  out.set([0x66, 0x72, 0x65, 0x65], mp4.byteLength + 4);
+  return out;
+}
+
+/** axe-core in the page (evaluated over the DevTools protocol: the page's CSP allows no inline script). */
+async function seriousViolations(page: Page) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+async function checkPage(page: Page, name: string) {
+  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let org: Org;
+  let dir: string;
+  const files = { first: "", second: "", thumbnail: "" };
+  const keys = { first: "", second: "" };
+  const pageErrors: string[] = [];
+  let sessionCookie = "";
+
+  const go = async (route: string, heading: string) => {
+    await page.goto(`${service.baseUrl}/console/#/${route}`);
+    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+  };
+
+  beforeAll(async () => {
+    [browser, org] = await Promise.all([launchChromium(e2e.chromium!), createOrg(service, { entitlements: ["enterprise_player"] })]);
+    dir = join(tmpdir(), `evc-console-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(SHOTS, { recursive: true });
+    const video = fixture("h264-aac-40s-160x90.mp4");
+    // Two real parts each (the e2e worker's CHUNK_SIZE is 5 MiB), of different sizes.
+    files.first = join(dir, "harbour.mp4");
+    writeFileSync(files.first, padWithFreeBox(video, CHUNK + 300_001));
+    files.second = join(dir, "lighthouse.mp4");
+    writeFileSync(files.second, padWithFreeBox(video, CHUNK + 400_001));
+    files.thumbnail = join(dir, "harbour.jpg");
+    writeFileSync(files.thumbnail, fixture("thumb-1920x1080.jpg"));
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    // Anything the CSP blocks, and any script error, fails the run (checked at the end).
+    page.on("console", (m) => {
+      if (m.type() === "error" && /Content Security Policy|Refused/.test(m.text())) pageErrors.push(m.text());
+    });
+    page.on("pageerror", (err) => pageErrors.push(err.message));
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("signs in with the API key and secret (wrong ones refused); the session is an HttpOnly cookie, nothing in storage", async () => {
+    const res = await fetch(`${service.baseUrl}/console/`);
+    expect(res.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
+    await page.goto(`${service.baseUrl}/console/`);
+    await page.getByRole("heading", { name: "Sign in to the publisher console" }).waitFor();
+    await page.getByLabel("Sync code").fill(org.syncCode);
+    await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
+    await page.getByLabel("API secret").fill("wrong-secret");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("authentication failed");
+    await checkPage(page, "sign-in");
+    await page.getByLabel("API secret").fill(org.apiSecret);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === "evc_session")!;
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
+    sessionCookie = session.value;
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    expect(stored).not.toContain(org.apiSecret);
+    expect(stored).not.toContain(session.value);
+  });
+
+  it("uploads a real MP4 in two parts with its thumbnail; the progress reaches 100 %", async () => {
+    await go("upload", "Upload videos");
+    await page.getByTestId("choose-files").setInputFiles(files.first);
+    const job = page.locator('li[data-file="harbour.mp4"]');
+    await job.getByLabel("Title").fill("Harbour at night");
+    await job.getByLabel("Tags (comma-separated)").fill("boats");
+    await job.getByLabel("Thumbnail (JPEG 1920x1080, optional)").setInputFiles(files.thumbnail);
+    await checkPage(page, "upload");
+    const parts: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/v2/uploads/part")) parts.push(new URL(r.url()).searchParams.get("partNumber")!);
+    });
+    // Uploads throttled to 4 MB/s: the bar is seen between 10 and 89 %, inside the parts (their
+    // boundaries are 5 % and 94 %), not only when one is stored.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 4_000_000 });
+    await job.getByRole("button", { name: "Upload" }).click();
+    await page.waitForFunction(() => /^[1-8]\d% .*left$/.test(document.querySelector('li[data-file="harbour.mp4"] [data-testid="progress"]')?.textContent ?? ""), null, { polling: "raf", timeout: 20_000 });
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.detach();
+    await expect.poll(() => job.getByTestId("progress").textContent(), { timeout: 30_000 }).toMatch(/^100% .* done$/);
+    expect(parts.sort()).toEqual(["1", "2"]);
+    const href = await job.getByRole("link", { name: /Open Harbour at night/ }).getAttribute("href");
+    keys.first = decodeURIComponent(href!.replace("#/video/", ""));
+    const e3 = await json(await fetch(`${service.baseUrl}/v2/content?contentKey=${keys.first}`, { headers: writeHeaders(org) }));
+    expect(e3).toMatchObject({ status: "available", title: "Harbour at night", tags: ["boats"], duration: 40 });
+  });
+
+  it("resumes an upload after a reload: only the missing part is sent", async () => {
+    await go("upload", "Upload videos");
+    // Part 2 never gets an answer: the page is reloaded while it is in flight.
+    let held = 0;
+    const hold = async (route: Route) => {
+      if (new URL(route.request().url()).searchParams.get("partNumber") === "2") {
+        held++;
+        return; // neither continued nor fulfilled: stays pending until the page goes away
+      }
+      await route.continue();
+    };
+    await page.route("**/v2/uploads/part**", hold);
+    await page.getByTestId("choose-files").setInputFiles(files.second);
+    const job = page.locator('li[data-file="lighthouse.mp4"]');
+    await job.getByLabel("Title").fill("Lighthouse");
+    await job.getByRole("button", { name: "Upload" }).click();
+    // Part 1 stored (5 MiB of 5.4 MiB), part 2 hanging.
+    await expect.poll(() => job.getByTestId("progress").textContent(), { timeout: 20_000 }).toMatch(/^9\d% /);
+    expect(held).toBeGreaterThan(0);
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Upload videos" }).waitFor();
+    // Only now: released earlier, the held part would still be sent by the page being left.
+    await page.unroute("**/v2/uploads/part**", hold);
+    const pending = page.locator("li[data-resume]");
+    await expect.poll(() => pending.count()).toBe(1);
+    keys.second = (await pending.getAttribute("data-resume"))!;
+    await checkPage(page, "upload-resume");
+    const sent: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/v2/uploads/part")) sent.push(new URL(r.url()).searchParams.get("partNumber")!);
+    });
+    await page.getByTestId(`resume-${keys.second}`).setInputFiles(files.second);
+    const resumed = page.locator('li[data-file="lighthouse.mp4"]');
+    await expect.poll(() => resumed.getByTestId("progress").textContent(), { timeout: 30_000 }).toMatch(/^100% .* done$/);
+    expect(sent).toEqual(["2"]);
+    await expect.poll(() => page.locator("li[data-resume]").count()).toBe(0);
+    const e3 = await json(await fetch(`${service.baseUrl}/v2/content?contentKey=${keys.second}`, { headers: writeHeaders(org) }));
+    expect(e3).toMatchObject({ status: "available", title: "Lighthouse" });
+  });
+
+  it("shows both videos in the library with their thumbnails, status and duration; search filters", async () => {
+    await go("library", "Library");
+    const row = page.locator(`tr[data-content-key="${keys.first}"]`);
+    await row.waitFor();
+    await expect.poll(() => row.locator("img").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1920);
+    expect(await row.textContent()).toMatch(/Harbour at night.*available.*0:40/);
+    expect(await page.locator("tbody tr").count()).toBe(2);
+    // Keyboard: the first Tab reaches the skip link, the next ones the navigation, with a visible focus.
+    await page.locator("body").focus();
+    const focused = async () => page.evaluate(() => [document.activeElement?.textContent?.trim(), getComputedStyle(document.activeElement!).outlineStyle]);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toEqual(["Skip to content", "solid"]);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toEqual(["Library", "solid"]);
+    await checkPage(page, "library");
+    await page.getByRole("button", { name: "Grid" }).click();
+    await expect.poll(() => page.locator("li.tile").count()).toBe(2);
+    await expect.poll(() => page.locator(`li.tile[data-content-key="${keys.first}"] img`).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1920);
+    await checkPage(page, "library-grid");
+    await page.getByRole("button", { name: "Table" }).click();
+    await page.locator("tbody tr").first().waitFor();
+    await page.getByLabel("Search").fill("lighthouse");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
+    expect(await page.locator("tbody tr").getAttribute("data-content-key")).toBe(keys.second);
+    // A tablet's width: the layout still works.
+    await page.setViewportSize({ width: 800, height: 1000 });
+    await page.screenshot({ path: join(SHOTS, "library-tablet.png") });
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it("plays the video (seeking works), edits its tags (retrieve, modify, send) and E6 lists it by the new tag", async () => {
+    await page.locator(`tr[data-content-key="${keys.second}"]`).getByRole("link", { name: "Lighthouse" }).click();
+    await page.getByRole("heading", { level: 1, name: "Lighthouse" }).waitFor();
+    await page.goto(`${service.baseUrl}/console/#/video/${keys.first}`);
+    await page.getByRole("heading", { level: 1, name: "Harbour at night" }).waitFor();
+    const video = page.locator("video");
+    await page.getByText("Service categories: none").waitFor();
+    expect(await video.getAttribute("src")).toBe(`${service.baseUrl}/media/${keys.first}/${keys.first}.mp4`);
+    const seeked = await video.evaluate(
+      (v: HTMLVideoElement) =>
+        new Promise<number>((resolve) => {
+          const seek = () => {
+            v.addEventListener("seeked", () => resolve(v.currentTime), { once: true });
+            v.currentTime = 30;
+          };
+          if (v.readyState >= 1) seek();
+          else v.addEventListener("loadedmetadata", seek, { once: true });
+        }),
+    );
+    expect(seeked).toBeCloseTo(30, 0);
+    await page.getByLabel("Tags (comma-separated)").fill("boats, night-shots");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    await checkPage(page, "video");
+    const e6 = await json(await fetch(`${service.baseUrl}/v2/videos?tags=night-shots`, { headers: { "X-Service-Sync-Code": org.syncCode } }));
+    expect(e6.data.map((v: { contentKey: string }) => v.contentKey)).toEqual([keys.first]);
+    expect(e6.data[0].tags ?? e6.data[0].privateTags).toEqual(["boats", "night-shots"]);
+  });
+
+  it("creates a feed and sees the video in its preview and its published files", async () => {
+    await go("feeds", "Feeds");
+    const form = page.getByRole("form", { name: "New feed" });
+    await form.getByLabel("Name").fill("Night shots");
+    await form.getByLabel(/^Tags/).fill("night-shots");
+    await form.getByRole("button", { name: "Create feed" }).click();
+    const feed = page.locator("li[data-feed]").filter({ hasText: "Night shots" });
+    await feed.locator(".feed-videos").getByRole("link", { name: "Harbour at night" }).waitFor();
+    expect(await feed.locator(".feed-videos li").count()).toBe(1);
+    const feedId = await feed.getAttribute("data-feed");
+    expect(await feed.getByRole("link", { name: "videos.json" }).getAttribute("href")).toBe(`/v2/feeds/${feedId}/videos.json`);
+    await checkPage(page, "feeds");
+  });
+
+  it("draws the plays chart and fills the top videos from events posted by a player", async () => {
+    const today = utcDay(0);
+    const played = (contentKey: string, n: number, deviceType: string) => Array.from({ length: n }, () => ({ event: "video_played", contentKey, timestamp: new Date().toISOString(), deviceType }));
+    const res = await fetch(`${service.baseUrl}/v2/events`, {
+      method: "POST",
+      headers: { "X-Service-Sync-Code": org.syncCode, "Content-Type": "application/json", "CF-IPCountry": "DE" },
+      body: JSON.stringify({
+        events: [
+          ...played(keys.second, 3, "Desktop"),
+          ...played(keys.first, 1, "Mobile"),
+          { event: "ad_impression", contentKey: keys.second, timestamp: new Date().toISOString(), adPosition: "preroll", adCreative: "c1", adSystem: "vast", deviceType: "Desktop" },
+        ],
+      }),
+    });
+    expect(res.status).toBe(200);
+    // Events are counted by the queue's consumer a batch later (about 2 s under wrangler dev).
+    const playsOf = async (contentKey: string) =>
+      ((await report(service, "/prod/get_video_reports", org, { start_date: today, end_date: today, content_key: contentKey })).body.data as Record<string, unknown>[]).reduce(
+        (n, row) => n + Number(row.video_played ?? 0),
+        0,
+      );
+    await expect.poll(() => playsOf(keys.second), COUNTED).toBe(3);
+    await expect.poll(() => playsOf(keys.first), COUNTED).toBe(1);
+    await go("analytics", "Analytics");
+    const chart = page.getByRole("img", { name: /Plays per UTC day/ });
+    await chart.waitFor();
+    // One point per day of the default range (the last 30 UTC days), the plays on today's.
+    expect(await chart.getAttribute("data-points")).toBe("30");
+    expect(await chart.locator("canvas").count()).toBeGreaterThan(0);
+    expect(await page.locator("figure.chart figcaption tbody").textContent()).toContain(`${today}4`);
+    const top = page.locator("table.top-videos tbody tr");
+    expect(await top.evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-content-key"), r.children[2]!.textContent]))).toEqual([
+      [keys.second, "3"],
+      [keys.first, "1"],
+    ]);
+    // [key, plays] of a breakdown (the video page's player also sent impressions, from no country).
+    const plays = (name: string) =>
+      page
+        .getByRole("region", { name })
+        .locator("tbody tr")
+        .evaluateAll((rows) => rows.map((r) => [r.children[0]!.textContent, r.children[2]!.textContent]).filter(([, n]) => n !== "0"));
+    expect(await plays("By country")).toEqual([["DEU", "4"]]);
+    expect(await plays("By device")).toEqual([
+      ["Desktop", "3"],
+      ["Mobile", "1"],
+    ]);
+    // Ads (E11) by position; ecommerce needs its entitlement, which this organization lacks.
+    expect(await page.getByRole("region", { name: "Ads by position" }).locator("tbody tr").evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)))).toEqual([
+      ["preroll", "1", "0", "0"],
+    ]);
+    expect(await page.getByRole("region", { name: "Ecommerce" }).textContent()).toContain("ecommerce entitlement");
+    const download = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Download CSV: top videos" }).click();
+    const csv = readFileSync((await (await download).path())!, "utf8");
+    // The CSV holds what the table shows (impressions depend on what the video page's player sent).
+    const shown = await top.first().evaluate((r) => [...r.children].map((c) => c.textContent).join(","));
+    expect(csv.split("\n")[0]).toBe("Content key,Title,Plays,Impressions,Ended");
+    expect(csv.split("\n")[1]).toBe(shown);
+    expect(shown).toMatch(new RegExp(`^${keys.second},Lighthouse,3,`));
+    await checkPage(page, "analytics");
+  });
+
+  it("manages webhooks and rotates the secret: shown once, the old one refused, this session kept", async () => {
+    await go("settings", "Settings");
+    await page.getByText(org.apiKey).waitFor();
+    await page.getByLabel("URL").fill("http://127.0.0.1:9/console-hook");
+    await page.getByLabel("video.updated").check();
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.getByRole("status").filter({ hasText: "Signing secret (shown once)" }).waitFor();
+    // An edit (E4) makes a delivery to this endpoint (nobody listens on port 9): it shows, and can be redelivered.
+    const e3 = await json(await fetch(`${service.baseUrl}/v2/content?contentKey=${keys.first}`, { headers: writeHeaders(org) }));
+    const e4 = await fetch(`${service.baseUrl}/v2/content`, { method: "PUT", headers: { ...writeHeaders(org), "Content-Type": "application/json" }, body: JSON.stringify({ ...e3, description: "edited" }) });
+    expect(e4.status).toBe(200);
+    const [hook] = (await json(await fetch(`${service.baseUrl}/v2/webhooks`, { headers: writeHeaders(org) }))).webhooks;
+    await expect
+      .poll(async () => (await json(await fetch(`${service.baseUrl}/v2/webhooks/${hook.id}/deliveries`, { headers: writeHeaders(org) }))).deliveries.length)
+      .toBe(1);
+    // The same URL: a reload (goto would only compare hashes) makes the page read the log again.
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
+    const endpoint = page.locator("li[data-endpoint]");
+    await endpoint.getByRole("button", { name: /^Redeliver video\.updated/ }).click();
+    await endpoint.getByRole("status").filter({ hasText: "queued again" }).waitFor();
+    await endpoint.getByRole("button", { name: "Pause" }).click();
+    await endpoint.getByRole("button", { name: "Enable" }).waitFor();
+    await checkPage(page, "settings");
+    page.once("dialog", (d) => void d.accept());
+    await endpoint.getByRole("button", { name: "Delete…" }).click();
+    await expect.poll(() => page.locator("li[data-endpoint]").count()).toBe(0);
+
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "Rotate API secret…" }).click();
+    const fresh = (await page.getByTestId("new-credential").textContent())!;
+    expect(fresh).toMatch(/^as_/);
+    expect((await fetch(`${service.baseUrl}/v2/webhooks`, { headers: writeHeaders(org) })).status).toBe(401);
+    expect((await fetch(`${service.baseUrl}/v2/webhooks`, { headers: writeHeaders({ ...org, apiSecret: fresh }) })).status).toBe(200);
+    // The console's own session survived its rotation.
+    await go("library", "Library");
+    await page.locator("tbody tr").first().waitFor();
+  });
+
+  it("signs out: the session ends on the server, and the old cookie no longer works", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to the publisher console" }).waitFor();
+    expect((await context.cookies()).some((c) => c.name === "evc_session")).toBe(false);
+    const replay = await fetch(`${service.baseUrl}/v2/console/session`, { headers: { Cookie: `evc_session=${sessionCookie}` } });
+    expect(replay.status).toBe(401);
+    expect(pageErrors).toEqual([]);
+  });
+});
