@@ -293,6 +293,23 @@ describe("library listing", () => {
     expect(Math.max(...costs)).toBeLessThanOrEqual(costs[0]! + 2);
   });
 
+  it("answers one content by key with its service categories and syndication windows", async () => {
+    const key = keys.available[1]!;
+    const window = { name: "summer", start_time: "2031-06-01T00:00:00Z", stop_time: "2031-09-01T00:00:00Z", geos: ["DEU", "FRA"] };
+    const patched = await admin(`/admin/videos/${key}`, "PATCH", { serviceCategories: ["Sports"], syndications: [window] });
+    expect(patched.res.status, JSON.stringify(patched.body)).toBe(200);
+    const { res, body } = await callJson(`/v2/content/list?contentKey=${key}`, { headers: writeHeaders(org) });
+    expect(res.status).toBe(200);
+    expect(body.contents).toHaveLength(1);
+    expect(body.contents[0]).toMatchObject({
+      contentKey: key,
+      serviceCategories: ["Sports"],
+      syndications: [{ name: "summer", startTime: "2031-06-01T00:00:00.000Z", stopTime: "2031-09-01T00:00:00.000Z", geos: ["DEU", "FRA"] }],
+    });
+    expect((await callJson(`/v2/content/list?contentKey=${keys.uploading}`, { headers: writeHeaders(org) })).body.contents[0]).toMatchObject({ status: "uploading", syndications: [] });
+    expect((await callJson("/v2/content/list?contentKey=bad-key!", { headers: writeHeaders(org) })).res.status).toBe(400);
+  });
+
   it("filters by status, words of the title, a tag and a category", async () => {
     const list = async (q: string) => ((await callJson(`/v2/content/list?${q}`, { headers: writeHeaders(org) })).body.contents as any[]).map((c) => c.contentKey);
     expect(await list("status=uploading")).toEqual([keys.uploading]);

@@ -14,6 +14,7 @@ export interface LibraryKey {
 }
 
 export interface LibraryQuery {
+  contentKey?: string;
   status?: ContentStatus;
   /** Words of the title or description (the last one a prefix), or a content key. */
   search?: string;
@@ -48,6 +49,7 @@ function matchesSearch(scope: ContentScope, term: string): SQL {
 export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery): Promise<Content[]> {
   const conditions: (SQL | undefined)[] = [
     inScope(scope),
+    q.contentKey ? eq(contents.contentKey, q.contentKey) : undefined,
     q.status ? eq(contents.status, q.status) : undefined,
     q.search ? matchesSearch(scope, q.search) : undefined,
     ...(q.labelGroups ?? []).map((g) => (g.walk ? carriesAnyLabelProbe(g.ids) : carriesAnyLabel(g.ids))),

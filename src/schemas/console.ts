@@ -2,7 +2,7 @@
 // credential rotation, the library listing and the names in use (docs/console.md).
 import { z } from "@hono/zod-openapi";
 import { CONTENT_STATUSES, ENTITLEMENTS, PLANS } from "../shared/vocabulary";
-import { required, text } from "./common";
+import { contentKeySchema, required, text } from "./common";
 import { contentObject } from "./content";
 
 export const signInBody = z
@@ -69,6 +69,7 @@ export const selfRotateResponse = z
 const labelName = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
 
 export const libraryQuery = z.object({
+  contentKey: contentKeySchema.optional().openapi({ description: "One content (whatever its status)" }),
   status: z.enum(CONTENT_STATUSES, { error: `must be one of ${CONTENT_STATUSES.join(", ")}` }).optional(),
   search: z.string().min(1, "must not be empty").max(200, "must be at most 200 characters").optional().openapi({ description: "Words of the title or description (the last one a prefix), or a content key" }),
   category: labelName.optional(),
@@ -85,7 +86,16 @@ export const libraryQuery = z.object({
 
 export const libraryPage = z
   .object({
-    contents: z.array(contentObject.extend({ width: z.number().nullable(), height: z.number().nullable() })),
+    contents: z.array(
+      contentObject.extend({
+        width: z.number().nullable(),
+        height: z.number().nullable(),
+        serviceCategories: z.array(z.string()).openapi({ description: "Set by the service (operator), read-only" }),
+        syndications: z
+          .array(z.object({ name: z.string(), startTime: z.string(), stopTime: z.string().nullable(), geos: z.array(z.string()) }))
+          .openapi({ description: "Syndication windows to the network (operator-set), by start time" }),
+      }),
+    ),
     nextCursor: z.string().nullable().openapi({ description: "Pass as cursor for the next page; null on the last page" }),
   })
   .openapi("LibraryPage");

@@ -215,6 +215,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.getByRole("heading", { level: 1, name: "Harbour at night" }).waitFor();
     const video = page.locator("video");
     await page.getByText("Service categories: none").waitFor();
+    await page.getByText("Syndication windows: none").waitFor();
     expect(await video.getAttribute("src")).toBe(`${service.baseUrl}/media/${keys.first}/${keys.first}.mp4`);
     const seeked = await video.evaluate(
       (v: HTMLVideoElement) =>

@@ -42,17 +42,49 @@ function Plays({ contentKey }: { contentKey: string }) {
   );
 }
 
-/** Service categories (set by the service, read-only) from E6's record of the published video. */
-function ServiceCategories({ contentKey }: { contentKey: string }) {
-  const [names, setNames] = useState<string[] | null>(null);
+/** Service categories and syndication windows (operator-set, read-only), from the library listing. */
+function Distribution({ contentKey }: { contentKey: string }) {
+  const [item, setItem] = useState<{ serviceCategories: string[]; syndications: { name: string; startTime: string; stopTime: string | null; geos: string[] }[] } | null>(null);
   useEffect(() => {
     client.api
-      .GET("/v2/videos", { params: { query: { contentKey } as never } })
+      .GET("/v2/content/list", { params: { query: { contentKey, limit: 1 } as never } })
       .then(ok)
-      .then((page) => setNames((page.data[0]?.serviceCategories as string[] | undefined) ?? []), () => setNames(null));
+      .then((page) => setItem(page.contents[0] ?? null), () => setItem(null));
   }, [contentKey]);
-  if (names === null) return null;
-  return <p class="small">Service categories: {names.join(", ") || "none"}</p>;
+  if (!item) return null;
+  return (
+    <section aria-labelledby="distribution-title">
+      <h2 id="distribution-title" class="h4">
+        Distribution
+      </h2>
+      <p class="small">Service categories: {item.serviceCategories.join(", ") || "none"}</p>
+      {item.syndications.length === 0 ? (
+        <p class="small">Syndication windows: none (not offered to the network)</p>
+      ) : (
+        <table class="small syndications">
+          <caption>Syndication windows</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">From</th>
+              <th scope="col">Until</th>
+              <th scope="col">Countries</th>
+            </tr>
+          </thead>
+          <tbody>
+            {item.syndications.map((w) => (
+              <tr key={`${w.name}${w.startTime}`}>
+                <td>{w.name || "–"}</td>
+                <td>{formatDate(w.startTime)}</td>
+                <td>{w.stopTime ? formatDate(w.stopTime) : "open-ended"}</td>
+                <td>{w.geos.length === 0 || w.geos.includes("-") ? "everywhere" : w.geos.join(", ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
 }
 
 export function VideoPage({ contentKey }: { contentKey: string }) {
@@ -153,7 +185,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
               Media URL: <a href={content.url}>{content.url}</a>
             </p>
           )}
-          {content.status === "available" && <ServiceCategories contentKey={contentKey} />}
+          <Distribution contentKey={contentKey} />
           <label>
             Replace the thumbnail (JPEG 1920x1080)
             <input type="file" accept="image/jpeg" onChange={(e) => void replaceThumbnail(e.currentTarget.files?.[0])} />

@@ -4,11 +4,13 @@
 import { findLabels, labelKey, listableCount, type ContentScope } from "../../db/catalog";
 import { listLabelNames, listLibrary, type LibraryKey } from "../../db/library";
 import type { ContentStatus, LabelKind } from "../../db/schema";
+import { syndicationsOf } from "../../db/syndications";
 import { invalid } from "../../shared/errors";
 import { toContentObject } from "../content/content";
 import type { Deps } from "../deps";
 
 export interface LibraryParams {
+  contentKey?: string;
   status?: ContentStatus;
   search?: string;
   category?: string;
@@ -46,6 +48,7 @@ export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: Con
     return { ids: group.map((l) => l.id), walk: carrying > 0 && carrying * carrying > params.limit * total };
   });
   const rows = await listLibrary(deps.db, scope, {
+    contentKey: params.contentKey,
     status: params.status,
     search: params.search,
     labelGroups,
@@ -55,8 +58,16 @@ export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: Con
   });
   const page = rows.slice(0, params.limit);
   const last = page.at(-1);
+  // The page's windows in one query.
+  const windows = await syndicationsOf(deps.db, page.map((c) => c.id));
   return {
-    contents: page.map((c) => ({ ...toContentObject(c, deps.origins), width: c.width, height: c.height })),
+    contents: page.map((c) => ({
+      ...toContentObject(c, deps.origins),
+      width: c.width,
+      height: c.height,
+      serviceCategories: c.serviceCategories,
+      syndications: (windows.get(c.id) ?? []).map((w) => ({ name: w.name, startTime: w.startTime, stopTime: w.stopTime, geos: w.geos })),
+    })),
     nextCursor: rows.length > params.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
   };
 }

@@ -1190,6 +1190,15 @@ export interface components {
             contents: (components["schemas"]["Content"] & {
                 width: number | null;
                 height: number | null;
+                /** @description Set by the service (operator), read-only */
+                serviceCategories: string[];
+                /** @description Syndication windows to the network (operator-set), by start time */
+                syndications: {
+                    name: string;
+                    startTime: string;
+                    stopTime: string | null;
+                    geos: string[];
+                }[];
             })[];
             /** @description Pass as cursor for the next page; null on the last page */
             nextCursor: string | null;
@@ -2414,6 +2423,8 @@ export interface operations {
     listAllContent: {
         parameters: {
             query?: {
+                /** @description One content (whatever its status) */
+                contentKey?: string;
                 status?: "uploading" | "available" | "rejected" | "expired";
                 /** @description Words of the title or description (the last one a prefix), or a content key */
                 search?: string;
