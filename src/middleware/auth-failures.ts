@@ -1,12 +1,14 @@
-// Failed authentication is throttled per client IP (DESIGN.md): past AUTH_FAILURES_PER_MINUTE
+// Failed authentication is throttled per client (DESIGN.md): past AUTH_FAILURES_PER_MINUTE
 // failures in a minute, further *failing* attempts answer 429 instead of 401. Valid
 // credentials are never refused here: only a failure is counted and judged. The count uses the
-// same per-isolate + KV-shard limiter as the plan limits, keyed by IP.
+// same per-isolate + KV-shard limiter as the plan limits, keyed by the client: an IPv4 address,
+// or an IPv6 /64 (shared/client-address.ts: one subscriber holds the whole /64).
 import type { Context } from "hono";
 import { RateLimiter } from "../domain/rate-limit";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { clientIp } from "../http/request";
+import { addressBucket } from "../shared/client-address";
 
 const failures = new RateLimiter();
 
@@ -17,9 +19,9 @@ export function authenticationFailed(c: Context<AppEnv>, refusal: ApiError): Api
   const ip = clientIp(c.req.raw);
   if (!ip) return refusal;
   const limit = c.get("config").authFailuresPerMinute;
-  const decision = failures.hit(c.env.RATE_LIMITS, `authfail:${ip}`, limit, Date.now(), (p) => c.executionCtx.waitUntil(p));
+  const decision = failures.hit(c.env.RATE_LIMITS, `authfail:${addressBucket(ip)}`, limit, Date.now(), (p) => c.executionCtx.waitUntil(p));
   if (decision.allowed) return refusal;
-  return new ApiError(429, `too many failed authentications from this address: at most ${limit} a minute`, {
+  return new ApiError(429, `too many failed authentications from this address (an IPv6 client counts by its /64): at most ${limit} a minute`, {
     "Retry-After": String(decision.resetSeconds),
   });
 }
