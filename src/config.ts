@@ -28,6 +28,8 @@ const configSchema = z.object({
   EVENTS_PER_IP_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1200)),
   DIMENSION_VALUES_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1000)),
   VIEWER_IDS_PER_IP_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(20)),
+  EVENTS_PER_ORG_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).optional()),
+  NEW_VIEWERS_PER_ORG_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).optional()),
   EVENTS_MAX_AGE_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(7)),
   VIEWER_ROWS_RETENTION_MONTHS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(120).default(13)),
   LOG_REQUESTS: z.preprocess(emptyAsUndefined, z.enum(["0", "1"], { error: "LOG_REQUESTS must be 0 or 1" }).default("1")),
@@ -72,14 +74,20 @@ export interface Config {
   uploadGraceSeconds: number;
   /** How long an isolate keeps a successful credential lookup (revocation takes effect within it). */
   credentialCacheSeconds: number;
-  /** Failed authentications a client IP may make per minute before further failures get 429. */
+  /** Failed authentications a client (an IPv4 address, an IPv6 /64) may make per minute before further failures get 429. */
   authFailuresPerMinute: number;
-  /** Events one client IP may post per minute (batches past it get 429). */
+  /** Events one client (an IPv4 address, an IPv6 /64) may post per minute (batches past it get 429). */
   eventsPerIpPerMinute: number;
   /** New values a free-form dimension may get per organization and UTC day (then `other`). */
   dimensionValuesPerDay: number;
-  /** Distinct fingerprints (and tputs) on viewer rows per client IP and UTC day (then `other`). */
+  /** Distinct fingerprints (and tputs) on viewer rows per client (IPv4 address, IPv6 /64) and UTC day (then `other`). */
   viewerIdsPerIpPerDay: number;
+  /**
+   * Replace the plans' ingestion ceilings per organization (domain/stats/ceilings.ts) when set:
+   * events accepted per minute, new viewers per UTC day.
+   */
+  eventsPerOrgPerMinute?: number;
+  newViewersPerOrgPerDay?: number;
   /** How old an ingested statistics event may be, in days. */
   eventsMaxAgeDays: number;
   /** How long viewer-level rows are kept, in months (the cron purges older days). */
@@ -137,6 +145,8 @@ export function loadConfig(env: Env): Config {
     eventsPerIpPerMinute: v.EVENTS_PER_IP_PER_MINUTE,
     dimensionValuesPerDay: v.DIMENSION_VALUES_PER_DAY,
     viewerIdsPerIpPerDay: v.VIEWER_IDS_PER_IP_PER_DAY,
+    eventsPerOrgPerMinute: v.EVENTS_PER_ORG_PER_MINUTE,
+    newViewersPerOrgPerDay: v.NEW_VIEWERS_PER_ORG_PER_DAY,
     publicBaseUrl: v.PUBLIC_BASE_URL.replace(/\/+$/, ""),
     staticUrl: (v.STATIC_URL ?? v.PUBLIC_BASE_URL).replace(/\/+$/, ""),
     adminToken: v.ADMIN_TOKEN,

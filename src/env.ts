@@ -32,6 +32,8 @@ export interface Env {
   EVENTS_PER_IP_PER_MINUTE?: string;
   DIMENSION_VALUES_PER_DAY?: string;
   VIEWER_IDS_PER_IP_PER_DAY?: string;
+  EVENTS_PER_ORG_PER_MINUTE?: string;
+  NEW_VIEWERS_PER_ORG_PER_DAY?: string;
   /** Producer of the webhook delivery queue (wrangler.toml [[queues.producers]]). */
   WEBHOOK_QUEUE?: Queue;
   /** "true" in local development and tests only: webhook endpoints on loopback are accepted. */

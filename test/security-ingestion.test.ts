@@ -2,11 +2,13 @@
 // dimensions bounded and capped per day (past the cap values count as `other`, totals exact),
 // viewer identities capped per client IP, events per client IP per minute, optional signed
 // player tokens, and content keys of the organization or its network only.
-import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { createExecutionContext, createMessageBatch, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { mintPlayerToken, playerTokenKey } from "../src/domain/stats/player-tokens";
-import { admin, callJson, createOrg, writeHeaders, type TestOrg } from "./helpers";
-import { createContent, eventsSettled, ingest, organizationId, postEvents } from "./fixtures/stats";
+import { messageId } from "../src/domain/stats/queued-events";
+import worker from "../src/index";
+import { admin, callJson, createOrg, ORIGIN, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import { createContent, eventsSettled, ingest, noteQueued, organizationId, postEvents } from "./fixtures/stats";
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -192,4 +194,123 @@ describe("content keys", () => {
 
 function event(contentKey: string) {
   return { event: "video_played", contentKey };
+}
+
+// Issue 18 §1: limits that hold against a pool of addresses. One IPv6 /64 is one client; no
+// pool of /64s passes the organization's ceilings (events per minute, new viewers per day).
+describe("a pool of addresses", () => {
+  afterEach(() => vi.useRealTimers());
+  const from = (ip: string) => ({ headers: { "CF-Connecting-IP": ip } });
+  /** The n-th address of a /64 (`prefix` has four groups). */
+  const in64 = (prefix: string, n: number) => `${prefix}:${(n >> 16).toString(16)}:${(n & 0xffff).toString(16)}:${(n * 7919) % 65536 ? ((n * 7919) % 65536).toString(16) : "1"}:1`;
+
+  it("counts every address of one IPv6 /64 as one client for the per-address event limit", async () => {
+    const org = await createOrg();
+    const key = await createContent(org);
+    const batch = Array.from({ length: 500 }, () => ({ event: "video_impression", contentKey: key }));
+    expect((await postEvents(org, batch, from(in64("2001:db8:18:1", 1)))).res.status).toBe(200);
+    expect((await postEvents(org, batch, from(in64("2001:db8:18:1", 2)))).res.status).toBe(200);
+    const third = await postEvents(org, batch, from(in64("2001:db8:18:1", 3)));
+    expect(third.res.status).toBe(429);
+    expect(third.body.error).toMatch(/an IPv6 client counts by its \/64\): at most 1200 a minute/);
+    // The next /64 is another client.
+    expect((await postEvents(org, batch, from(in64("2001:db8:18:2", 3)))).res.status).toBe(200);
+    // The refused batch is counted for the organization (a tally through the queue).
+    await vi.waitFor(async () => expect((await ingestionToday(org)).eventsRefusedPerAddress).toBe(500), { timeout: 10_000, interval: 50 });
+  });
+
+  it("keeps at most 20 fingerprints per /64 and day, whatever addresses of it they come from", async () => {
+    const org = await createOrg({ entitlements: ["viewer_analytics"] });
+    const key = await createContent(org);
+    const posted = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => postEvents(org, [{ event: "video_played", contentKey: key, fingerprint: `fp${i}`, consent: true }], from(in64("2001:db8:18:3", i)))),
+    );
+    expect(posted.map((p) => p.res.status)).toEqual(Array(25).fill(200));
+    await eventsSettled(org);
+    const fingerprints = await env.STATS_DB.prepare("select fingerprint from viewer_stats where content_key = ?").bind(key).all<{ fingerprint: string }>();
+    expect(fingerprints.results.filter((r) => r.fingerprint !== "other")).toHaveLength(20);
+    expect(fingerprints.results.filter((r) => r.fingerprint === "other").length).toBeGreaterThan(0);
+  });
+
+  it("refuses past the organization's events-per-minute ceiling, from one /64 or from many, and counts the refused", async () => {
+    const org = await createOrg();
+    const bystander = await createOrg();
+    const key = await createContent(org);
+    const otherKey = await createContent(bystander);
+    // The ceiling replaced by configuration (EVENTS_PER_ORG_PER_MINUTE), on a frozen minute.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime((Math.floor(Date.now() / 60_000) + 1) * 60_000 + 1_000);
+    const beacon = (o: TestOrg, contentKey: string, ip: string) =>
+      fetchWith({ EVENTS_PER_ORG_PER_MINUTE: "1000" }, "/v2/events", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Service-Sync-Code": o.syncCode, "CF-Connecting-IP": ip },
+        body: JSON.stringify({ events: Array.from({ length: 100 }, () => ({ event: "video_impression", contentKey })) }),
+      });
+    // 30 beacons of 100 events, each from a /64 of its own (each far under its per-address limit).
+    const many = await Promise.all(Array.from({ length: 30 }, (_, i) => beacon(org, key, in64(`2001:db8:${(0x1800 + i).toString(16)}:1`, i))));
+    expect(many.filter((r) => r.status === 200)).toHaveLength(10);
+    const refused = many.find((r) => r.status === 429)!;
+    expect(refused.headers.get("Retry-After")).toBe("59");
+    expect(((await refused.json()) as { error: string }).error).toMatch(/too many events for this organization: at most 1000 a minute/);
+    // From one /64 and from IPv4 addresses: the same ceiling, already spent.
+    expect((await beacon(org, key, in64("2001:db8:18ff:1", 1))).status).toBe(429);
+    expect((await beacon(org, key, "192.0.2.180")).status).toBe(429);
+    // Another organization is not held back.
+    expect((await beacon(bystander, otherKey, "192.0.2.181")).status).toBe(200);
+    vi.useRealTimers();
+    noteQueued(org, 1000);
+    await eventsSettled(org);
+    await vi.waitFor(async () => expect((await ingestionToday(org)).eventsRefused).toBe(2200), { timeout: 10_000, interval: 50 });
+    expect((await ingestionToday(org)).eventsCounted).toBe(1000);
+  });
+
+  it("counts new viewers past the organization's daily ceiling as other, and says so in GET /v2/ingestion", async () => {
+    const org = await createOrg({ entitlements: ["viewer_analytics"] });
+    const key = await createContent(org);
+    const orgId = await organizationId(org);
+    const day = today();
+    // 12 viewers, each from a /64 of its own: the per-address caps never bite, the ceiling (5) does.
+    const body = {
+      v: 1,
+      id: messageId(Date.now()),
+      organizationId: orgId,
+      country3: "DEU",
+      country2: "DE",
+      events: Array.from({ length: 12 }, (_, i) => ({
+        day,
+        contentKey: key,
+        event: "video_played",
+        device: "Desktop",
+        viewer: { ip: in64(`2001:db8:${(0x1900 + i).toString(16)}:1`, i), fingerprint: `viewer-${i}`, tputHash: "none" },
+      })),
+    };
+    const batch = createMessageBatch("video-catalog-events", [{ id: "pool-viewers", timestamp: new Date(), attempts: 1, body }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, { ...env, NEW_VIEWERS_PER_ORG_PER_DAY: "5" }, ctx);
+    expect((await getQueueResult(batch, ctx)).ackAll).toBe(true);
+    const { results } = await env.STATS_DB.prepare("select ip, fingerprint, video_played from viewer_stats where content_key = ? order by fingerprint")
+      .bind(key)
+      .all<{ ip: string; fingerprint: string; video_played: number }>();
+    expect(results.filter((r) => r.fingerprint !== "other")).toHaveLength(5);
+    expect(results.filter((r) => r.fingerprint === "other")).toEqual([{ ip: "other", fingerprint: "other", video_played: 7 }]);
+    // Every play is still counted in the video rows.
+    const played = await env.STATS_DB.prepare("select sum(video_played) as n from video_stats where content_key = ?").bind(key).first<number>("n");
+    expect(played).toBe(12);
+    const status = await writeJson(org, "GET", "/v2/ingestion?days=1");
+    expect(status.body.data.ceilings).toEqual({ eventsPerMinute: 600_000, newViewersPerDay: 1_000_000, newViewersToday: 5 });
+    expect(status.body.data.days[0]).toMatchObject({ eventsCounted: 12, viewersFolded: 7 });
+  });
+});
+
+async function fetchWith(vars: Record<string, string>, path: string, init: RequestInit): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(`${ORIGIN}${path}`, init), { ...env, ...vars }, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+async function ingestionToday(org: TestOrg) {
+  const { res, body } = await writeJson(org, "GET", "/v2/ingestion?days=1");
+  expect(res.status).toBe(200);
+  return body.data.days[0] ?? {};
 }

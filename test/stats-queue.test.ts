@@ -136,7 +136,7 @@ describe("D1 cost of a batch", () => {
         { day: "2026-04-01", contentKey: keys[(i + 2) % 3]!, event: "video_ended", device: "TV" },
       ],
     });
-    const limits = { valuesPerDay: 1000, viewerIdsPerIp: 100 };
+    const limits = { valuesPerDay: 1000, viewerIdsPerIp: 100, newViewersPerDay: () => 1000 };
     const statements = async (messages: number) => {
       const { db, cost } = consumerDatabase(env.DB);
       const delivered = Array.from({ length: messages }, (_, i) => ({ queueId: `q${i}`, body: mixed(`run${messages}`, i) }));
@@ -147,10 +147,11 @@ describe("D1 cost of a batch", () => {
     const ten = await statements(10);
     const hundred = await statements(100);
     // Reads: counted ids, the organization, its content keys, the dimension values and their
-    // counts. One write batch: the ids, two of cardinality bookkeeping, four tables (rollup and
-    // three totals) for each of video, ad, viewer and ecommerce, and the ingestion figures. Then
-    // the organizations' statistics version in the catalog.
-    expect(hundred).toBe(5 + 1 + 2 + 16 + 1 + 1);
+    // counts, then the viewers' (the organization's ceiling) values and counts. One write batch:
+    // the ids, two of cardinality bookkeeping, four tables (rollup and three totals) for each of
+    // video, ad, viewer and ecommerce, and the ingestion figures. Then the organizations'
+    // statistics version in the catalog.
+    expect(hundred).toBe(7 + 1 + 2 + 16 + 1 + 1);
     expect(ten).toBe(hundred);
   });
 });

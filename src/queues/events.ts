@@ -2,8 +2,10 @@
 // (video-catalog-events-dlq): the queue side only (deliveries, acknowledgements, retries, the
 // log line); the rules are src/domain/stats/consume.ts's.
 import { loadConfig } from "../config";
+import { ingestionCeilings } from "../domain/stats/ceilings";
 import { consumeEventMessages, consumerDatabase, parkDeadEventMessages } from "../domain/stats/consume";
 import type { Env } from "../env";
+import type { Plan } from "../shared/vocabulary";
 
 export const EVENTS_QUEUE = "video-catalog-events";
 export const EVENTS_DEAD_LETTER_QUEUE = "video-catalog-events-dlq";
@@ -21,7 +23,11 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
   const started = Date.now();
   const { db, cost } = consumerDatabase(env.DB);
   const config = loadConfig(env);
-  const limits = { valuesPerDay: config.dimensionValuesPerDay, viewerIdsPerIp: config.viewerIdsPerIpPerDay };
+  const limits = {
+    valuesPerDay: config.dimensionValuesPerDay,
+    viewerIdsPerIp: config.viewerIdsPerIpPerDay,
+    newViewersPerDay: (plan: Plan) => ingestionCeilings(plan, config).newViewersPerDay,
+  };
   try {
     const report = await consumeEventMessages(
       db,
@@ -39,14 +45,22 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
         counted: organizations.reduce((n, o) => n + o.counted, 0),
         rejected: organizations.reduce((n, o) => n + o.rejected, 0),
         folded: organizations.reduce((n, o) => n + o.folded, 0),
+        viewers_folded: organizations.reduce((n, o) => n + o.viewersFolded, 0),
         organizations: organizations.length,
         ...cost(),
         duration_ms: Date.now() - started,
       }),
     );
-    for (const o of organizations.filter((x) => x.rejected > 0 || x.folded > 0)) {
+    for (const o of organizations.filter((x) => x.rejected > 0 || x.folded > 0 || x.viewersFolded > 0)) {
       console.log(
-        JSON.stringify({ msg: "events rejected or folded by the consumer", organization: o.organizationKey, rejected: o.rejected, folded: o.folded, last_rejection: o.lastRejection }),
+        JSON.stringify({
+          msg: "events rejected or folded by the consumer",
+          organization: o.organizationKey,
+          rejected: o.rejected,
+          folded: o.folded,
+          viewers_folded: o.viewersFolded,
+          last_rejection: o.lastRejection,
+        }),
       );
     }
   } catch (err) {

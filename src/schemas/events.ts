@@ -136,7 +136,14 @@ export const ingestionDay = z
     messages: z.number().openapi({ description: "Queue messages (one per beacon, or per 100 KB of events) counted" }),
     eventsCounted: z.number(),
     eventsRejected: z.number().openapi({ description: "Refused by the consumer: a content key not of the organization or its network" }),
-    valuesFolded: z.number().openapi({ description: "Dimension values counted as other: the daily cap (DIMENSION_VALUES_PER_DAY, VIEWER_IDS_PER_IP_PER_DAY) was reached" }),
+    valuesFolded: z.number().openapi({
+      description: "Dimension values counted as other: the daily cap (DIMENSION_VALUES_PER_DAY per organization, VIEWER_IDS_PER_IP_PER_DAY per client) was reached",
+    }),
+    viewersFolded: z.number().openapi({ description: "New viewers (ip + fingerprint + tput) counted as other: the organization's daily viewer ceiling was reached" }),
+    eventsRefused: z.number().openapi({ description: "Events POST /v2/events answered 429 for: the organization's events-per-minute ceiling was reached" }),
+    eventsRefusedPerAddress: z.number().openapi({
+      description: "Events POST /v2/events answered 429 for: one client (an IPv4 address, an IPv6 /64) passed EVENTS_PER_IP_PER_MINUTE",
+    }),
     lastRejection: z.string().nullable(),
     lastRejectionAt: z.string().nullable(),
   })
@@ -144,6 +151,13 @@ export const ingestionDay = z
 
 export const ingestionStatus = z
   .object({
+    ceilings: z
+      .object({
+        eventsPerMinute: z.number().openapi({ description: "Events accepted per minute for the organization, whatever the addresses (by plan)" }),
+        newViewersPerDay: z.number().openapi({ description: "New viewers per UTC day on viewer rows; past it they count as other (by plan)" }),
+        newViewersToday: z.number().openapi({ description: "New viewers counted today (UTC)" }),
+      })
+      .openapi({ description: "The organization's ingestion ceilings (docs/statistics.md) and today's use" }),
     days: z.array(ingestionDay).openapi({ description: "Days with counted messages, newest first" }),
     deadLetters: z.object({ count: z.number(), oldest: z.string().nullable() }).openapi({ description: "Messages of the organization the queue gave up on, parked until the operator replays them" }),
   })

@@ -1,7 +1,7 @@
 // The distinct free-form dimension values seen per organization and day, for the cardinality
 // caps (domain/stats/fold.ts decides; this reads and writes the bookkeeping). A consumer batch
 // mixes organizations, so every value carries its organization.
-import { lt, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { StatsDb } from "./client";
 import { dimensionCounts, dimensionValues } from "./schema";
@@ -93,4 +93,13 @@ export async function purgeDimensionValues(db: StatsDb, beforeDay: string): Prom
     db.delete(dimensionCounts).where(lt(dimensionCounts.day, beforeDay)),
   ]);
   return values.meta.changes ?? 0;
+}
+
+/** How many values a dimension has for an organization and day (0 when none). */
+export async function dimensionCount(db: StatsDb, organizationId: number, day: string, dimension: string): Promise<number> {
+  const [row] = await db
+    .select({ values: dimensionCounts.values })
+    .from(dimensionCounts)
+    .where(and(eq(dimensionCounts.organizationId, organizationId), eq(dimensionCounts.day, day), eq(dimensionCounts.dimension, dimension)));
+  return row?.values ?? 0;
 }

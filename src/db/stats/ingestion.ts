@@ -34,6 +34,9 @@ export interface IngestionDayIncrement {
   eventsCounted: number;
   eventsRejected: number;
   valuesFolded: number;
+  viewersFolded: number;
+  eventsRefused: number;
+  eventsRefusedPerAddress: number;
   /** The last rejection of the batch for this organization, if any. */
   lastRejection: string | null;
   at: string;
@@ -42,11 +45,25 @@ export interface IngestionDayIncrement {
 /** Adds a batch's figures to each organization's day (one statement). */
 export function addIngestionDays(db: StatsDb, rows: IngestionDayIncrement[]): BatchItem<"sqlite"> {
   const data = JSON.stringify(
-    rows.map((r) => [r.organizationId, r.day, r.messages, r.eventsCounted, r.eventsRejected, r.valuesFolded, r.lastRejection, r.lastRejection ? r.at : null]),
+    rows.map((r) => [
+      r.organizationId,
+      r.day,
+      r.messages,
+      r.eventsCounted,
+      r.eventsRejected,
+      r.valuesFolded,
+      r.viewersFolded,
+      r.eventsRefused,
+      r.eventsRefusedPerAddress,
+      r.lastRejection,
+      r.lastRejection ? r.at : null,
+    ]),
   );
   return db
     .insert(ingestionDays)
-    .select(sql`select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7 from json_each(${data}) where true`)
+    .select(
+      sql`select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 from json_each(${data}) where true`,
+    )
     .onConflictDoUpdate({
       target: [ingestionDays.organizationId, ingestionDays.day],
       set: {
@@ -54,6 +71,9 @@ export function addIngestionDays(db: StatsDb, rows: IngestionDayIncrement[]): Ba
         eventsCounted: sql`${ingestionDays.eventsCounted} + excluded.events_counted`,
         eventsRejected: sql`${ingestionDays.eventsRejected} + excluded.events_rejected`,
         valuesFolded: sql`${ingestionDays.valuesFolded} + excluded.values_folded`,
+        viewersFolded: sql`${ingestionDays.viewersFolded} + excluded.viewers_folded`,
+        eventsRefused: sql`${ingestionDays.eventsRefused} + excluded.events_refused`,
+        eventsRefusedPerAddress: sql`${ingestionDays.eventsRefusedPerAddress} + excluded.events_refused_per_address`,
         lastRejection: sql`coalesce(excluded.last_rejection, ${ingestionDays.lastRejection})`,
         lastRejectionAt: sql`coalesce(excluded.last_rejection_at, ${ingestionDays.lastRejectionAt})`,
       },

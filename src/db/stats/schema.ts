@@ -278,6 +278,11 @@ export const ingestionDays = sqliteTable(
     eventsCounted: integer("events_counted").notNull().default(0),
     eventsRejected: integer("events_rejected").notNull().default(0),
     valuesFolded: integer("values_folded").notNull().default(0),
+    /** New viewers counted as `other`: the organization's daily ceiling was reached. */
+    viewersFolded: integer("viewers_folded").notNull().default(0),
+    /** Events the requests refused: past the organization's per-minute ceiling, past a client's per-address limit. */
+    eventsRefused: integer("events_refused").notNull().default(0),
+    eventsRefusedPerAddress: integer("events_refused_per_address").notNull().default(0),
     lastRejection: text("last_rejection"),
     lastRejectionAt: text("last_rejection_at"),
   },

@@ -25,9 +25,8 @@ import {
 } from "../../db/stats/ingestion";
 import { invalid } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
-import type { CountedEvent } from "./events";
 import { foldBatch, type FoldLimits, type OrganizationEvents, type OrganizationOutcome } from "./fold";
-import { decodeEventMessage, messageIdPrefix, sendBatches, type EventsMessage } from "./queued-events";
+import { decodeEventMessage, messageIdPrefix, sendBatches, type DecodedMessage, type EventsMessage, type RefusalMessage } from "./queued-events";
 
 export const MESSAGE_IDS_KEPT_DAYS = 5;
 
@@ -69,7 +68,7 @@ export interface ConsumeReport {
  */
 export async function consumeEventMessages(db: Db, delivered: Delivered[], limits: FoldLimits, now: Date): Promise<ConsumeReport> {
   const statsDb = statsDbBeside(db);
-  const readable: { message: EventsMessage; events: CountedEvent[] }[] = [];
+  const readable: DecodedMessage[] = [];
   const unreadable: DeadLetter[] = [];
   for (const d of delivered) {
     const decoded = decodeEventMessage(d.body);
@@ -98,9 +97,15 @@ export async function consumeEventMessages(db: Db, delivered: Delivered[], limit
       orphaned += 1;
       continue;
     }
-    const group = groups.get(org.id) ?? groups.set(org.id, { org, messages: 0, events: [] }).get(org.id)!;
-    group.messages += 1;
-    group.events.push(...r.events);
+    const group = groups.get(org.id) ?? groups.set(org.id, { org, messages: 0, events: [], refused: { ceiling: 0, address: 0 } }).get(org.id)!;
+    if (r.refused) {
+      // A tally of the request's refusals (bookkeeping, not a beacon): added to the day's figures.
+      group.refused.ceiling += r.refused.ceiling;
+      group.refused.address += r.refused.address;
+    } else {
+      group.messages += 1;
+      group.events.push(...r.events);
+    }
   }
   const countable = fresh.filter((r) => orgs.has(r.message.organizationId));
   const organizations = countable.length ? await foldBatch(db, statsDb, countable.map((r) => r.message.id), [...groups.values()], limits, now) : [];
@@ -168,7 +173,7 @@ export async function replayDeadLetters(db: Db, queue: Queue<unknown>, limit: nu
   if (!Number.isInteger(limit) || limit < 1 || limit > REPLAY_MAX) throw invalid(`limit: must be an integer from 1 to ${REPLAY_MAX}`);
   const statsDb = statsDbBeside(db);
   const letters = await oldestReadableDeadLetters(statsDb, limit);
-  const outgoing: { id: string; body: EventsMessage; bytes: number }[] = [];
+  const outgoing: { id: string; body: EventsMessage | RefusalMessage; bytes: number }[] = [];
   for (const l of letters) {
     const decoded = decodeEventMessage(parseJson(l.body));
     if (!("error" in decoded)) outgoing.push({ id: l.id, body: decoded.message, bytes: new TextEncoder().encode(l.body).length });

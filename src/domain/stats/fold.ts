@@ -7,9 +7,12 @@
 // Cardinality caps (DESIGN.md "Scale"): per organization, UTC day and free-form dimension at
 // most `valuesPerDay` distinct values; a value beyond it is counted under `other`, so totals stay
 // exact while one client cannot create rows without bound. Viewer identities (fingerprint, tput)
-// are capped per client IP and day instead (`viewerIdsPerIp`): real viewers are many, but one
-// address has few. Batches that run at the same time decide on the same counts, so a cap may be
-// passed by the new values of concurrent batches; the counters stay exact either way.
+// are capped per client and day instead (`viewerIdsPerIp`; a client is an IPv4 address or an
+// IPv6 /64): real viewers are many, but one address has few. Then the organization's ceiling
+// (`newViewersPerDay`, by plan: ceilings.ts) bounds what a pool of addresses can add: past it a
+// new viewer (ip + fingerprint + tput) is counted as `other` in all three. Batches that run at
+// the same time decide on the same counts, so a cap may be passed by the new values of
+// concurrent batches; the counters stay exact either way.
 import { runBatch, type Db } from "../../db/client";
 import { playableContentKeys } from "../../db/content";
 import type { OrganizationWithNetwork } from "../../db/organizations";
@@ -17,13 +20,18 @@ import type { StatsDb } from "../../db/stats/client";
 import { dimensionState, registerDimensionValues, slotKey, valueKey, type DimensionValue } from "../../db/stats/dimensions";
 import { addIngestionDays, recordMessageIds } from "../../db/stats/ingestion";
 import { ROLLUP_LIST, ROLLUPS, upsertIncrements, type CounterIncrement, type CounterTable, type Rollup } from "../../db/stats/rollups";
+import { addressBucket } from "../../shared/client-address";
 import { NONE, OTHER } from "../../shared/counters";
 import { utcDay } from "../../shared/dates";
+import type { Plan } from "../../shared/vocabulary";
 import type { CountedEvent } from "./events";
+import type { Refused } from "./queued-events";
 
 export interface FoldLimits {
   valuesPerDay: number;
   viewerIdsPerIp: number;
+  /** The organization's ceiling on new viewers per UTC day (by plan). */
+  newViewersPerDay: (plan: Plan) => number;
 }
 
 /** The events of one organization in a batch (of the messages not counted yet). */
@@ -31,6 +39,8 @@ export interface OrganizationEvents {
   org: OrganizationWithNetwork;
   messages: number;
   events: CountedEvent[];
+  /** Events the requests refused (tallies sent by the request side), added to the day's figures. */
+  refused: Refused;
 }
 
 /** What the batch did for one organization (also added to its ingestion day). */
@@ -43,6 +53,9 @@ export interface OrganizationOutcome {
   rejected: number;
   /** Values counted as `other` because their dimension was at its cap. */
   folded: number;
+  /** New viewers counted as `other` past the organization's daily ceiling. */
+  viewersFolded: number;
+  refused: Refused;
   lastRejection: string | null;
 }
 
@@ -97,9 +110,31 @@ function cappedValues(e: CountedEvent): [keyof Capped, string][] {
   if (e.target.kind !== "ecommerce") fields.push(["playerId", "player_id"]);
   if (e.target.kind === "ad") fields.push(["adCreative", "ad_creative"], ["adSystem", "ad_system"]);
   if (e.target.kind === "ecommerce") fields.push(["ecommerceKey", "ecommerce_key"]);
-  // Per client IP; without one (local tools: Cloudflare always sets it) there is no client to cap.
-  if (e.viewer && e.viewer.ip !== NONE) fields.push(["fingerprint", `fingerprint@${e.viewer.ip}`], ["tputHash", `tput@${e.viewer.ip}`]);
+  // Per client; without an IP (local tools: Cloudflare always sets it) there is no client to cap.
+  if (e.viewer && e.viewer.ip !== NONE) {
+    const client = addressBucket(e.viewer.ip);
+    fields.push(["fingerprint", `fingerprint@${client}`], ["tputHash", `tput@${client}`]);
+  }
   return fields;
+}
+
+/** The dimension under which an organization's viewers of a day are counted (their ceiling). */
+export const VIEWERS_DIMENSION = "viewers";
+
+/**
+ * A viewer's identity as a dimension value: 64 bits of FNV-1a over ip, fingerprint and tput hash
+ * (after the per-client caps), so the bookkeeping holds no personal data and stays short. Not a
+ * secret: a collision only counts two viewers as one.
+ */
+function viewerIdentity(v: NonNullable<CountedEvent["viewer"]>): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (const ch of `${v.ip}\u0000${v.fingerprint}\u0000${v.tputHash}`) {
+    const c = ch.codePointAt(0)!;
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (a >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
 type Capped = Pick<CountedEvent, "playerId" | "adCreative" | "adSystem" | "ecommerceKey"> & { fingerprint: string; tputHash: string };
@@ -116,29 +151,52 @@ function write(e: CountedEvent, field: keyof Capped, value: string): void {
  * order while there is room. Returns the new values to record and how many were folded per
  * organization.
  */
-async function applyCaps(statsDb: StatsDb, events: BatchEvent[], limits: FoldLimits) {
+async function applyCaps(statsDb: StatsDb, events: BatchEvent[], limits: FoldLimits, plans: Map<number, Plan>) {
   const capOf = (dimension: string) => (dimension.includes("@") ? limits.viewerIdsPerIp : limits.valuesPerDay);
-  const uses = events.flatMap((e) =>
-    cappedValues(e)
-      .map(([field, dimension]) => ({ e, field, v: { organizationId: e.organizationId, day: e.day, dimension, value: read(e, field) } }))
-      .filter(({ v }) => v.value !== NONE),
+  const values = await admit(
+    statsDb,
+    events.flatMap((e) =>
+      cappedValues(e)
+        .map(([field, dimension]) => ({ e, field, v: { organizationId: e.organizationId, day: e.day, dimension, value: read(e, field) } }))
+        .filter(({ v }) => v.value !== NONE),
+    ),
+    (v) => capOf(v.dimension),
+    ({ e, field }) => write(e, field, OTHER),
   );
+  // The organization's ceiling, on the viewers as the per-client caps left them.
+  const viewers = await admit(
+    statsDb,
+    events.flatMap((e) => (e.viewer ? [{ e, v: { organizationId: e.organizationId, day: e.day, dimension: VIEWERS_DIMENSION, value: viewerIdentity(e.viewer) } }] : [])),
+    (v) => limits.newViewersPerDay(plans.get(v.organizationId)!),
+    ({ e }) => (e.viewer = { ip: OTHER, fingerprint: OTHER, tputHash: OTHER }),
+  );
+  return { fresh: [...values.fresh, ...viewers.fresh], folded: values.folded, viewersFolded: viewers.folded };
+}
+
+/**
+ * Admits new values in batch order while their slot (organization, day, dimension) is under its
+ * cap; `fold` rewrites the use of each value past it. Returns the values to record and the folds
+ * per organization.
+ */
+async function admit<U extends { e: BatchEvent; v: DimensionValue }>(statsDb: StatsDb, uses: U[], cap: (v: DimensionValue) => number, fold: (use: U) => void) {
+  const admitted = new Map<string, DimensionValue>();
+  const folded = new Map<number, number>();
+  if (uses.length === 0) return { fresh: [], folded };
   const { known, counts } = await dimensionState(
     statsDb,
     uses.map((u) => u.v),
   );
-  const admitted = new Map<string, DimensionValue>();
-  const folded = new Map<number, number>();
-  for (const { e, field, v } of uses) {
+  for (const use of uses) {
+    const { v } = use;
     const key = valueKey(v);
     if (known.has(key) || admitted.has(key)) continue;
     const used = counts.get(slotKey(v)) ?? 0;
-    if (used < capOf(v.dimension)) {
+    if (used < cap(v)) {
       admitted.set(key, v);
       counts.set(slotKey(v), used + 1);
     } else {
-      write(e, field, OTHER);
-      folded.set(e.organizationId, (folded.get(e.organizationId) ?? 0) + 1);
+      fold(use);
+      folded.set(v.organizationId, (folded.get(v.organizationId) ?? 0) + 1);
     }
   }
   return { fresh: [...admitted.values()], folded };
@@ -178,8 +236,18 @@ export async function foldBatch(
   );
   const outcomes: OrganizationOutcome[] = [];
   const counted: BatchEvent[] = [];
-  byOrganization.forEach(({ org, events, messages }, i) => {
-    const outcome: OrganizationOutcome = { organizationId: org.id, organizationKey: org.organizationKey, messages, counted: 0, rejected: 0, folded: 0, lastRejection: null };
+  byOrganization.forEach(({ org, events, messages, refused }, i) => {
+    const outcome: OrganizationOutcome = {
+      organizationId: org.id,
+      organizationKey: org.organizationKey,
+      messages,
+      counted: 0,
+      rejected: 0,
+      folded: 0,
+      viewersFolded: 0,
+      refused,
+      lastRejection: null,
+    };
     for (const e of events) {
       if (playable[i]!.has(e.contentKey)) {
         counted.push({ ...e, viewer: e.viewer && { ...e.viewer }, organizationId: org.id });
@@ -192,8 +260,12 @@ export async function foldBatch(
     outcomes.push(outcome);
   });
 
-  const { fresh, folded } = await applyCaps(statsDb, counted, limits);
-  for (const o of outcomes) o.folded = folded.get(o.organizationId) ?? 0;
+  const plans = new Map(byOrganization.map(({ org }) => [org.id, org.plan]));
+  const { fresh, folded, viewersFolded } = await applyCaps(statsDb, counted, limits, plans);
+  for (const o of outcomes) {
+    o.folded = folded.get(o.organizationId) ?? 0;
+    o.viewersFolded = viewersFolded.get(o.organizationId) ?? 0;
+  }
 
   const rollups = new Map<Rollup, RollupIncrements>();
   for (const e of counted) addToRollups(rollups, e);
@@ -214,6 +286,9 @@ export async function foldBatch(
         eventsCounted: o.counted,
         eventsRejected: o.rejected,
         valuesFolded: o.folded,
+        viewersFolded: o.viewersFolded,
+        eventsRefused: o.refused.ceiling,
+        eventsRefusedPerAddress: o.refused.address,
         lastRejection: o.lastRejection,
         at,
       })),

@@ -1,22 +1,35 @@
-// What the queue consumer did for an organization (GET /v2/ingestion): per UTC day the messages
-// and events it counted, the events its checks refused and the values it folded into `other`,
-// and the organization's messages parked as dead letters.
+// What ingestion did for an organization (GET /v2/ingestion): per UTC day the messages and
+// events the queue consumer counted, the events its checks refused, the values and viewers it
+// folded into `other`, the events the requests refused by the limits; the organization's
+// ceilings with today's use; and its messages parked as dead letters.
 import type { Db } from "../../db/client";
 import { statsDbBeside } from "../../db/stats/client";
+import { dimensionCount } from "../../db/stats/dimensions";
 import { deadLetterCount, ingestionDaysOf } from "../../db/stats/ingestion";
 import { utcDay } from "../../shared/dates";
+import { VIEWERS_DIMENSION } from "./fold";
+import type { IngestionCeilings } from "./ceilings";
 
-export async function ingestionStatus(db: Db, organizationId: number, days: number, now: Date) {
+export async function ingestionStatus(db: Db, organizationId: number, ceilings: IngestionCeilings, days: number, now: Date) {
   const stats = statsDbBeside(db);
+  const today = utcDay(now.getTime());
   const from = utcDay(now.getTime() - (days - 1) * 86_400_000);
-  const [rows, deadLetters] = await Promise.all([ingestionDaysOf(stats, organizationId, from), deadLetterCount(stats, organizationId)]);
+  const [rows, deadLetters, viewersToday] = await Promise.all([
+    ingestionDaysOf(stats, organizationId, from),
+    deadLetterCount(stats, organizationId),
+    dimensionCount(stats, organizationId, today, VIEWERS_DIMENSION),
+  ]);
   return {
+    ceilings: { ...ceilings, newViewersToday: viewersToday },
     days: rows.map((r) => ({
       date: r.day,
       messages: r.messages,
       eventsCounted: r.eventsCounted,
       eventsRejected: r.eventsRejected,
       valuesFolded: r.valuesFolded,
+      viewersFolded: r.viewersFolded,
+      eventsRefused: r.eventsRefused,
+      eventsRefusedPerAddress: r.eventsRefusedPerAddress,
       lastRejection: r.lastRejection,
       lastRejectionAt: r.lastRejectionAt,
     })),

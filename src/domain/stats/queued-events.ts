@@ -38,7 +38,26 @@ const eventsMessage = z.strictObject({
   events: z.array(queuedEvent).min(1),
 });
 
+/**
+ * Events refused in the request by the ingestion limits (ceilings.ts), tallied per isolate and
+ * organization and sent at most once a second (refusals.ts), so GET /v2/ingestion counts them
+ * without a database write in the request. Counted exactly once like an events message.
+ */
+const refusalMessage = z.strictObject({
+  v: z.literal(1),
+  id: z.string().min(10).max(64),
+  organizationId: z.number().int().positive(),
+  refused: z.strictObject({
+    /** Past the organization's events-per-minute ceiling. */
+    ceiling: z.number().int().min(0),
+    /** Past the per-address (IPv4 address, IPv6 /64) limit. */
+    address: z.number().int().min(0),
+  }),
+});
+
 export type EventsMessage = z.infer<typeof eventsMessage>;
+export type RefusalMessage = z.infer<typeof refusalMessage>;
+export type Refused = RefusalMessage["refused"];
 type QueuedEvent = z.infer<typeof queuedEvent>;
 
 /**
@@ -129,10 +148,22 @@ export function sendBatches<M extends { bytes: number }>(messages: M[]): M[][] {
   return groups;
 }
 
-/** A message read back: its id, organization and events; an error string when it cannot be read. */
-export function decodeEventMessage(body: unknown): { message: EventsMessage; events: CountedEvent[] } | { error: string } {
+/** A refusal tally as a message of the event queue. */
+export function refusalMessageOf(organizationId: number, refused: Refused, nowMs: number): RefusalMessage {
+  return { v: 1, id: messageId(nowMs), organizationId, refused };
+}
+
+export type DecodedMessage = { message: EventsMessage | RefusalMessage; events: CountedEvent[]; refused: Refused | null };
+
+/** A message read back: its id, organization and events (or refusals); an error string when it cannot be read. */
+export function decodeEventMessage(body: unknown): DecodedMessage | { error: string } {
+  if (typeof body === "object" && body !== null && "refused" in body) {
+    const refusal = refusalMessage.safeParse(body);
+    if (!refusal.success) return { error: describeIssues(refusal.error) };
+    return { message: refusal.data, events: [], refused: refusal.data.refused };
+  }
   const parsed = eventsMessage.safeParse(body);
-  if (!parsed.success) return { error: parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ").slice(0, 300) };
+  if (!parsed.success) return { error: describeIssues(parsed.error) };
   const m = parsed.data;
   const events = m.events.map(
     (q): CountedEvent => ({
@@ -150,5 +181,7 @@ export function decodeEventMessage(body: unknown): { message: EventsMessage; eve
       viewer: q.viewer ?? null,
     }),
   );
-  return { message: m, events };
+  return { message: m, events, refused: null };
 }
+
+const describeIssues = (error: z.ZodError) => error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ").slice(0, 300);

@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import { organizationBySyncCode } from "../../domain/authentication";
-import { RateLimiter } from "../../domain/rate-limit";
+import { RateLimiter, type RateLimitDecision } from "../../domain/rate-limit";
+import { ingestionCeilings } from "../../domain/stats/ceilings";
+import { RefusalTally } from "../../domain/stats/refusals";
 import { deadLetterStatus, replayDeadLetters } from "../../domain/stats/consume";
 import { EventsNotQueued, queueEvents } from "../../domain/stats/ingest";
 import { ingestionStatus } from "../../domain/stats/ingestion-status";
@@ -12,12 +14,17 @@ import { clientIp, requestCountry } from "../../http/request";
 import type { AppRouteHandler } from "../../http/router";
 import { authenticationFailed } from "../../middleware/auth-failures";
 import { eventBatchEnvelope } from "../../schemas/events";
+import { addressBucket } from "../../shared/client-address";
 import { invalid } from "../../shared/errors";
 import { describeZodError } from "../../shared/validation";
 import type * as routes from "./events.routes";
 
-/** Events per client IP per minute (EVENTS_PER_IP_PER_MINUTE), counted like the plan limits. */
-const perIp = new RateLimiter();
+/** Events per client (IPv4 address, IPv6 /64) per minute (EVENTS_PER_IP_PER_MINUTE), counted like the plan limits. */
+const perAddress = new RateLimiter();
+/** Events per organization per minute: the ceiling no pool of addresses passes (domain/stats/ceilings.ts). */
+const perOrganization = new RateLimiter();
+/** What the two refused, for GET /v2/ingestion. */
+const refusals = new RefusalTally();
 
 /** Player traffic names its organization by sync code: the header, or ?sync= for sendBeacon. */
 async function playerOrganization(c: Context<AppEnv>, fromQuery: string | undefined) {
@@ -47,17 +54,21 @@ async function readBatch(c: Context<AppEnv>) {
 
 export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
   const org = await playerOrganization(c, c.req.valid("query").sync);
-  // For the request log; no plan rate limit (DESIGN.md): player traffic is bounded per client IP.
+  // For the request log; no plan rate limit (DESIGN.md): player traffic is bounded per client
+  // (IPv4 address, IPv6 /64) and by the organization's ingestion ceiling.
   c.set("auth", { org, subOrg: null, via: "player" });
   const config = c.get("config");
   const batch = await readBatch(c);
 
   const ip = clientIp(c.req.raw);
+  const defer = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
+  const refuse = (kind: "address" | "ceiling", d: RateLimitDecision, message: string) => {
+    refusals.add(c.env.EVENTS_QUEUE, org.id, kind, batch.events.length, Date.now(), defer);
+    return new ApiError(429, message, { "Retry-After": String(d.resetSeconds) });
+  };
   if (ip) {
-    const d = perIp.hit(c.env.RATE_LIMITS, `events:${ip}`, config.eventsPerIpPerMinute, Date.now(), (p) => c.executionCtx.waitUntil(p), batch.events.length);
-    if (!d.allowed) {
-      throw new ApiError(429, `too many events from this address: at most ${d.limit} a minute`, { "Retry-After": String(d.resetSeconds) });
-    }
+    const d = perAddress.hit(c.env.RATE_LIMITS, `events:${addressBucket(ip)}`, config.eventsPerIpPerMinute, Date.now(), defer, batch.events.length);
+    if (!d.allowed) throw refuse("address", d, `too many events from this address (an IPv6 client counts by its /64): at most ${d.limit} a minute`);
   }
 
   const token = batch.token ?? c.req.header("X-Service-Player-Token");
@@ -71,6 +82,10 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
   } else if (org.playerTokensRequired) {
     throw unauthorized("authentication failed: this organization requires a signed player token (token in the body or X-Service-Player-Token)");
   }
+  // After the token: a batch that cannot authenticate must not spend the organization's ceiling.
+  const ceiling = ingestionCeilings(org.plan, config).eventsPerMinute;
+  const d = perOrganization.hit(c.env.RATE_LIMITS, `events-org:${org.id}`, ceiling, Date.now(), defer, batch.events.length);
+  if (!d.allowed) throw refuse("ceiling", d, `too many events for this organization: at most ${d.limit} a minute (its plan's ceiling); GET /v2/ingestion counts the refused`);
 
   const source = {
     now: Date.now(),
@@ -90,7 +105,8 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
 };
 
 export const ingestion: AppRouteHandler<typeof routes.ingestion> = async (c) => {
-  const data = await ingestionStatus(c.get("db"), c.get("auth").org.id, c.req.valid("query").days, new Date());
+  const { org } = c.get("auth");
+  const data = await ingestionStatus(c.get("db"), org.id, ingestionCeilings(org.plan, c.get("config")), c.req.valid("query").days, new Date());
   return c.json({ status: "ok" as const, message: "ok" as const, data }, 200);
 };
 
