@@ -177,8 +177,11 @@ describe("rate limits", () => {
   };
   /** Start of a UTC minute well away from the real one (no other test's window). */
   const someMinute = (n: number) => (Math.floor(Date.now() / 60_000) + 1000 * n) * 60_000;
-  /** A cheap authenticated request (E3 of a key that does not exist: 404). */
+  /** A cheap request with write credentials (E3 of a key that does not exist: 404). */
   const probe = (o: TestOrg) => call("/v2/content?contentKey=none", { headers: writeHeaders(o) });
+  /** The cheapest counted request with the sync code alone (E7 without its dates: 400 from validation). */
+  const publicProbe = (o: TestOrg) => callSettled("/v2/analytics/video", { headers: { "X-Service-Sync-Code": o.syncCode } });
+  const orgId = async (o: TestOrg) => (await env.DB.prepare("select id from organizations where organization_key = ?").bind(o.organizationKey).first<number>("id"))!;
   /**
    * `n` counted requests, `batch` at a time: the cheapest there is, E7 without its dates (read
    * credentials, counted, then 400 from validation: BURST_STATUS). They go to the worker's
@@ -207,7 +210,7 @@ describe("rate limits", () => {
   });
 
   it("answers 429 after the plan's limit with Retry-After and RateLimit headers", async () => {
-    // Standard plan: 100 requests, then 429 until the minute ends (30 s later here).
+    // Standard plan: 100 requests with the sync code, then 429 until the minute ends (30 s later here).
     const standard = await createOrg({ plan: "standard" });
     const minute = someMinute(2);
     clockAt(minute + 30_000); // 30 s left in the window
@@ -219,19 +222,62 @@ describe("rate limits", () => {
       expect(res.headers.get("RateLimit-Remaining")).toBe(String(100 - i));
       expect(res.headers.get("RateLimit-Reset")).toBe("30");
     }
-    const { res, body } = await callJson("/v2/content?contentKey=none", { headers: writeHeaders(standard) });
+    const { res, body } = await callJson("/v2/analytics/video", { headers: { "X-Service-Sync-Code": standard.syncCode } });
     expect(res.status).toBe(429);
-    expect(body).toEqual({ message: "rate limit exceeded: 100 requests per minute for this organization" });
+    expect(body).toEqual({ status: "KO", error: "rate limit exceeded: 100 requests per minute for this organization's sync code (public credentials)" });
     expect(res.headers.get("Retry-After")).toBe("30");
     expect(res.headers.get("RateLimit-Limit")).toBe("100");
     expect(res.headers.get("RateLimit-Remaining")).toBe("0");
     expect(res.headers.get("RateLimit-Reset")).toBe("30");
-    // The count reached KV as this isolate's shard of that minute, in the key's metadata.
-    const shards = await env.RATE_LIMITS.list<{ count: number }>({ prefix: `rl:${standard.syncCode}:${minute / 60_000}:` });
+    // The count reached KV as this isolate's shard of that minute and class, in the key's metadata.
+    const shards = await env.RATE_LIMITS.list<{ count: number }>({ prefix: `rl:${await orgId(standard)}:public:${minute / 60_000}:` });
     expect(shards.keys).toHaveLength(1);
     expect(shards.keys[0]!.metadata!.count).toBeGreaterThan(0);
+    // The organization's write credentials have a budget of their own, whole.
+    const own = await probe(standard);
+    expect(own.status).toBe(404);
+    expect(own.headers.get("RateLimit-Remaining")).toBe("99");
     // Another organization is unaffected.
     expect((await probe(org)).status).toBe(404);
+  });
+
+  it("counts write credentials apart: a spent write budget leaves the sync code's reads alone", async () => {
+    const standard = await createOrg({ plan: "standard" });
+    clockAt(someMinute(6) + 5_000);
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    for (let i = 0; i < 100; i += 20) {
+      const batch = await Promise.all(Array.from({ length: 20 }, () => callSettled("/v2/content?contentKey=none", { headers: writeHeaders(standard) })));
+      expect(batch.map((r) => r.status)).toEqual(Array(20).fill(404));
+    }
+    const refused = await callJson("/v2/content?contentKey=none", { headers: writeHeaders(standard) });
+    expect(refused.res.status).toBe(429);
+    expect(refused.body.message).toBe("rate limit exceeded: 100 requests per minute for this organization's write credentials");
+    // The console session and the API token are write credentials too: the same budget.
+    expect((await call("/v2/content?contentKey=none", { headers: { Authorization: `Bearer ${standard.apiToken}` } })).status).toBe(429);
+    const read = await publicProbe(standard);
+    expect(read.status).toBe(BURST_STATUS);
+    expect(read.headers.get("RateLimit-Remaining")).toBe("99");
+  });
+
+  it("does not count reads answered from the edge cache (no database work), and says where the budget stands", async () => {
+    const standard = await createOrg({ plan: "standard" });
+    clockAt(someMinute(7) + 5_000);
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const read = () => callSettled("/v2/videos/?pageSize=1", { headers: { "X-Service-Sync-Code": standard.syncCode } });
+    const first = await read();
+    expect(first.headers.get("X-Edge-Cache")).toBe("miss");
+    expect(first.headers.get("RateLimit-Remaining")).toBe("99");
+    // 150 more reads of the same page: answered from the cache, more than the plan's 100, none refused.
+    for (let i = 0; i < 150; i += 25) {
+      const batch = await Promise.all(Array.from({ length: 25 }, read));
+      expect(batch.map((r) => r.status)).toEqual(Array(25).fill(200));
+      expect(batch.map((r) => r.headers.get("X-Edge-Cache"))).toEqual(Array(25).fill("hit"));
+      expect(batch.map((r) => r.headers.get("RateLimit-Remaining"))).toEqual(Array(25).fill("99"));
+    }
+    // Computing afresh counts again (another page is a miss).
+    const other = await callSettled("/v2/videos/?pageSize=2", { headers: { "X-Service-Sync-Code": standard.syncCode } });
+    expect(other.headers.get("X-Edge-Cache")).toBe("miss");
+    expect(other.headers.get("RateLimit-Remaining")).toBe("98");
   });
 
   it("starts a fresh count when the minute rolls over", async () => {
@@ -252,13 +298,13 @@ describe("rate limits", () => {
     }
     // M+1: the organization has its whole allowance again.
     clockAt(minute + 60_000);
-    const next = await probe(standard);
-    expect(next.status).toBe(404);
+    const next = await publicProbe(standard);
+    expect(next.status).toBe(BURST_STATUS);
     expect(next.headers.get("RateLimit-Remaining")).toBe("99");
     expect(next.headers.get("RateLimit-Reset")).toBe("60");
     const rest = await burst(standard, 99);
     expect(rest.every((r) => r.status === BURST_STATUS)).toBe(true);
-    expect((await probe(standard)).status).toBe(429);
+    expect((await publicProbe(standard)).status).toBe(429);
   });
 
   it("allows an enterprise organization 1000 requests a minute", async () => {
@@ -269,7 +315,7 @@ describe("rate limits", () => {
     expect(accepted.filter((r) => r.status !== BURST_STATUS).map((r) => r.status)).toEqual([]);
     expect(accepted[0]!.headers.get("RateLimit-Limit")).toBe("1000");
     expect(Math.min(...accepted.map((r) => Number(r.headers.get("RateLimit-Remaining"))))).toBe(0);
-    const over = await probe(enterprise);
+    const over = await publicProbe(enterprise);
     expect(over.status).toBe(429);
     expect(over.headers.get("Retry-After")).toBe("59");
     expect(over.headers.get("RateLimit-Limit")).toBe("1000");
@@ -281,7 +327,7 @@ describe("rate limits", () => {
     const minute = someMinute(5);
     clockAt(minute + 10_000);
     // Another isolate already accepted 100 requests this minute.
-    await env.RATE_LIMITS.put(`rl:${standard.syncCode}:${minute / 60_000}:other-isolate`, "", {
+    await env.RATE_LIMITS.put(`rl:${await orgId(standard)}:write:${minute / 60_000}:other-isolate`, "", {
       expirationTtl: 120,
       metadata: { count: 100 },
     });

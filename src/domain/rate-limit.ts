@@ -74,6 +74,14 @@ export class RateLimiter {
     return decision;
   }
 
+  /** The decision a hit would get now, counting nothing (for answers that do not count: edge-cache hits). */
+  peek(counterKey: string, limit: number, nowMs: number): RateLimitDecision {
+    const minute = Math.floor(nowMs / 60_000);
+    const window = this.windows.get(counterKey);
+    const used = window && window.minute === minute ? window.local + window.others : 0;
+    return { allowed: used < limit, limit, remaining: Math.max(0, limit - used), resetSeconds: Math.max(1, Math.ceil(((minute + 1) * 60_000 - nowMs) / 1000)) };
+  }
+
   private async sync(kv: KVNamespace, counterKey: string, window: Window): Promise<void> {
     try {
       window.others = await syncShard(kv, counterKey, window.minute, this.isolateId, window.local);

@@ -24,12 +24,22 @@ function networkParts(c: Context<AppEnv>) {
   return [`n${org.networkVersion}`, requestCountry(c.req.raw) ?? "-"];
 }
 
-/** E6, E13, E14, E16: keyed by the organization's catalog version (and the network's when it shows). */
-export function catalogPolicy(showsNetwork: (c: Context<AppEnv>) => boolean = () => false): CachePolicy {
-  return (c) => ({
-    parts: [`c${c.get("auth").org.catalogVersion}`, ...(showsNetwork(c) ? networkParts(c) : [])],
-    ttlSeconds: CATALOG_TTL_SECONDS,
-  });
+interface CatalogReads {
+  /** The answer shows network videos (the network's version and the country join the key). */
+  network?: (c: Context<AppEnv>) => boolean;
+  /** The answer is built from viewer or statistics rows (E6 watchedByTput): the statistics version joins the key, so erasure moves it. */
+  statistics?: (c: Context<AppEnv>) => boolean;
+}
+
+/** E6, E13, E14, E16: keyed by the organization's catalog version (and the network's, the statistics' when they show). */
+export function catalogPolicy(reads: CatalogReads = {}): CachePolicy {
+  return (c) => {
+    const org = c.get("auth").org;
+    return {
+      parts: [`c${org.catalogVersion}`, ...(reads.statistics?.(c) ? [`s${org.statsVersion}`] : []), ...(reads.network?.(c) ? networkParts(c) : [])],
+      ttlSeconds: CATALOG_TTL_SECONDS,
+    };
+  };
 }
 
 /**

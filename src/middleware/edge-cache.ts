@@ -16,6 +16,7 @@ import { BOOKMARK_HEADER } from "../http/request";
 import { bodyEtag, etagMatches, notModified } from "../http/conditional";
 import type { AppEnv } from "../http/context";
 import { edgeCacheKey } from "../shared/edge-cache-key";
+import { currentRateLimitHeaders } from "./rate-limit";
 
 export interface CachePlan {
   /** What besides the caller and the URL the answer depends on (versions, country). */
@@ -68,6 +69,8 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
     const hit = await cache.match(key);
     if (hit) {
       const headers = replay(hit);
+      // A hit spends no budget (middleware/rate-limit.ts) but says where the budget stands.
+      if (c.get("auth")) for (const [name, value] of Object.entries(currentRateLimitHeaders(c))) headers.set(name, value);
       const etag = headers.get("ETag");
       c.res = etag && etagMatches(c.req.header("If-None-Match"), etag) ? notModified(headers) : new Response(hit.body, { status: 200, headers });
       return;

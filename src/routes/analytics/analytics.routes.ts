@@ -3,8 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { statsPolicy } from "../../middleware/cache-policies";
-import { credentials } from "../../middleware/credentials";
-import { edgeCache } from "../../middleware/edge-cache";
+import { cachedRead, credentials } from "../../middleware/credentials";
 import { analyticsParams, analyticsQuery, analyticsResponse, totalsQuery, totalsResponse } from "../../schemas/reports";
 
 export const analytics = createRoute({
@@ -22,7 +21,7 @@ export const analytics = createRoute({
     "Ordered by contentKey (detailed: by day, then contentKey); page and pageSize (at most 1000) as E6; count is the number of rows over all pages.",
   ].join(" "),
   security: SECURITY.read,
-  middleware: [...credentials("read"), edgeCache(statsPolicy({ start: "startDate", end: "endDate" }, (c) => c.req.query("networkVideos") === "1"))],
+  middleware: cachedRead("read", statsPolicy({ start: "startDate", end: "endDate" }, (c) => c.req.query("networkVideos") === "1")),
   request: { params: analyticsParams, query: analyticsQuery },
   responses: { 200: jsonContent(analyticsResponse, "A page of rows"), ...notModifiedResponse, ...koErrors(400, 401, 403, 404, 429) },
 });

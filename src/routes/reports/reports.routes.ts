@@ -4,8 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { REPORT_MAX_ROWS } from "../../domain/stats/reports";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { statsPolicy } from "../../middleware/cache-policies";
-import { credentials } from "../../middleware/credentials";
-import { edgeCache } from "../../middleware/edge-cache";
+import { cachedRead } from "../../middleware/credentials";
 import {
   adStatsRow,
   combinedReportEntry,
@@ -23,8 +22,8 @@ const COMMON =
   "Dates are UTC days, inclusive, at most 366 days apart; a row's date is the end of its UTC day. " +
   "Any number of rows: a report of more than 5000 rows is streamed as it is read (Server-Timing then covers the first 5000).";
 
-const cached = edgeCache(statsPolicy({ start: "start_date", end: "end_date" }));
-const base = { method: "get" as const, tags: ["Reports"], security: SECURITY.report, middleware: [...credentials("report"), cached] };
+const reportPolicy = statsPolicy({ start: "start_date", end: "end_date" });
+const base = { method: "get" as const, tags: ["Reports"], security: SECURITY.report, middleware: cachedRead("report", reportPolicy) };
 const errors = { ...notModifiedResponse, ...koErrors(400, 401, 403, 429) };
 
 export const videoReport = createRoute({
@@ -59,7 +58,7 @@ export const viewerReport = createRoute({
   // Viewer rows carry IP addresses, fingerprints and what a named user watched: write
   // credentials, not the public sync code (a privacy rule beyond the spec; DESIGN.md).
   security: SECURITY.write,
-  middleware: [...credentials("write"), cached],
+  middleware: cachedRead("write", reportPolicy),
   path: "/prod/get_viewer_reports",
   operationId: "getViewerReports",
   summary: "E10. Viewer analytics",

@@ -3,7 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { catalogPolicy, feedReadPolicy } from "../../middleware/cache-policies";
-import { credentials } from "../../middleware/credentials";
+import { cachedRead } from "../../middleware/credentials";
 import { edgeCache } from "../../middleware/edge-cache";
 import { feedSearchResponse, searchFeedQuery, searchListQuery, searchMetadataQuery, searchResponse } from "../../schemas/catalog";
 
@@ -19,7 +19,7 @@ const metadataRoute = (path: string, operationId: string, summary: string) =>
     summary,
     description: METADATA_DESCRIPTION,
     security: SECURITY.report,
-    middleware: [...credentials("report"), edgeCache(catalogPolicy())],
+    middleware: cachedRead("report", catalogPolicy()),
     request: { query: searchMetadataQuery },
     responses: { 200: jsonContent(searchResponse, "Matching videos"), ...notModifiedResponse, ...koErrors(400, 401, 429) },
   });
@@ -36,7 +36,7 @@ export const searchVideoList = createRoute({
   description:
     "Words are matched case- and diacritics-insensitively, the last word as a prefix; ranked by relevance, then newest. searchString of at least 3 characters.",
   security: SECURITY.report,
-  middleware: [...credentials("report"), edgeCache(catalogPolicy())],
+  middleware: cachedRead("report", catalogPolicy()),
   request: { query: searchListQuery },
   responses: { 200: jsonContent(searchResponse, "Matching videos"), ...notModifiedResponse, ...koErrors(400, 401, 429) },
 });
