@@ -8,7 +8,7 @@ import { contents, type Content } from "./schema";
 import { publishedByWindows } from "./syndications";
 
 /** A published video as feed membership sees it, plus its place in the newest-first order. */
-export type VideoNamesRow = Pick<Content, "id" | "publishedAt" | "categories" | "tags" | "events">;
+export type VideoNamesRow = Pick<Content, "id" | "publishedAt" | "subOrganizationId" | "categories" | "tags" | "events">;
 
 /**
  * The organization's videos a feed may publish at `now` (listable, no syndication window or
@@ -29,7 +29,14 @@ export async function publishedVideoNames(
       ? undefined
       : sql`${contents.publishedAt} <= ${after.publishedAt} and (${contents.publishedAt} < ${after.publishedAt} or ${contents.id} < ${after.id})`;
   return db
-    .select({ id: contents.id, publishedAt: contents.publishedAt, categories: contents.categories, tags: contents.tags, events: contents.events })
+    .select({
+      id: contents.id,
+      publishedAt: contents.publishedAt,
+      subOrganizationId: contents.subOrganizationId,
+      categories: contents.categories,
+      tags: contents.tags,
+      events: contents.events,
+    })
     .from(contents)
     .where(and(LISTABLE, eq(contents.organizationId, organizationId), keyset, publishedByWindows(now)))
     .orderBy(desc(contents.publishedAt), desc(contents.id))

@@ -1,5 +1,6 @@
 // Data layer: feed definitions and their publishing state.
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
+import type { ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
 import { feeds, organizations, type Feed } from "./schema";
 
@@ -23,21 +24,34 @@ export async function findFeedByFeedId(db: Db, feedId: string): Promise<Feed | n
   return row ?? null;
 }
 
-export async function findOwnFeed(db: Db, organizationId: number, feedId: string): Promise<Feed | null> {
+/**
+ * The feeds a caller manages, as content is scoped (catalog.ts#inScope): the organization's
+ * credentials all of them, a sub-organization's only its own.
+ */
+function managedBy(scope: ContentScope) {
+  return and(eq(feeds.organizationId, scope.organizationId), scope.subOrganizationId === null ? undefined : eq(feeds.subOrganizationId, scope.subOrganizationId));
+}
+
+export async function feedsIn(db: Db, scope: ContentScope): Promise<Feed[]> {
+  return db.select().from(feeds).where(managedBy(scope)).orderBy(asc(feeds.id));
+}
+
+export async function findFeedIn(db: Db, scope: ContentScope, feedId: string): Promise<Feed | null> {
   const [row] = await db
     .select()
     .from(feeds)
-    .where(and(eq(feeds.feedId, feedId), eq(feeds.organizationId, organizationId)))
+    .where(and(eq(feeds.feedId, feedId), managedBy(scope)))
     .limit(1);
   return row ?? null;
 }
 
 export type FeedValues = Pick<Feed, "name" | "categories" | "tags" | "events">;
 
-export async function insertFeed(db: Db, organizationId: number, feedId: string, v: FeedValues, now: string): Promise<Feed> {
+/** A feed of the scope: created with a sub-organization's credentials, it is that sub-organization's. */
+export async function insertFeed(db: Db, scope: ContentScope, feedId: string, v: FeedValues, now: string): Promise<Feed> {
   const [row] = await db
     .insert(feeds)
-    .values({ feedId, organizationId, ...v, createdAt: now, updatedAt: now, dirtySince: now })
+    .values({ feedId, organizationId: scope.organizationId, subOrganizationId: scope.subOrganizationId, ...v, createdAt: now, updatedAt: now, dirtySince: now })
     .returning();
   return row!;
 }

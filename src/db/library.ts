@@ -65,10 +65,25 @@ export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery):
 }
 
 /** The organization's category, tag and event names with their published videos, by kind and name. */
-export async function listLabelNames(db: Db, organizationId: number): Promise<{ kind: LabelKind; name: string; videos: number }[]> {
+/**
+ * The names a scope uses and how many of its listable videos carry each: the organization's from
+ * the labels' own counters; a sub-organization's from its videos' links (names only the parent
+ * or another sub-organization uses are not its own).
+ */
+export async function listLabelNames(db: Db, scope: ContentScope): Promise<{ kind: LabelKind; name: string; videos: number }[]> {
+  if (scope.subOrganizationId === null) {
+    return db
+      .select({ kind: labels.kind, name: labels.name, videos: labels.videos })
+      .from(labels)
+      .where(eq(labels.organizationId, scope.organizationId))
+      .orderBy(asc(labels.kind), asc(labels.name));
+  }
   return db
-    .select({ kind: labels.kind, name: labels.name, videos: labels.videos })
-    .from(labels)
-    .where(eq(labels.organizationId, organizationId))
+    .select({ kind: labels.kind, name: labels.name, videos: sql<number>`count(*) filter (where ${contentLabels.listable})`.mapWith(Number) })
+    .from(contents)
+    .innerJoin(contentLabels, eq(contentLabels.contentId, contents.id))
+    .innerJoin(labels, eq(labels.id, contentLabels.labelId))
+    .where(inScope(scope))
+    .groupBy(labels.id)
     .orderBy(asc(labels.kind), asc(labels.name));
 }

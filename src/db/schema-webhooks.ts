@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookEventType } from "../shared/webhook-events";
-import { organizations } from "./schema";
+import { organizations, subOrganizations } from "./schema";
 
 export const webhookEndpoints = sqliteTable(
   "webhook_endpoints",
@@ -15,6 +15,8 @@ export const webhookEndpoints = sqliteTable(
     organizationId: integer("organization_id")
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
+    /** Registered with X-Service-MMI-Key: hears only the sub-organization's events (null: every event of the organization). */
+    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
     description: text("description").notNull().default(""),
     events: text("events", { mode: "json" }).$type<WebhookEventType[]>().notNull(),

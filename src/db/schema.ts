@@ -330,6 +330,8 @@ export const feeds = sqliteTable(
     organizationId: integer("organization_id")
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
+    /** Created with X-Service-MMI-Key: the sub-organization's feed, holding only its videos (null: the organization's). */
+    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     categories: text("categories", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),

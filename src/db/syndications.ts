@@ -61,6 +61,7 @@ export async function videosWithWindowChanges(db: Db, since: string, until: stri
     .selectDistinct({
       id: contents.id,
       organizationId: contents.organizationId,
+      subOrganizationId: contents.subOrganizationId,
       categories: contents.categories,
       tags: contents.tags,
       events: contents.events,

@@ -17,8 +17,11 @@ export interface VideoQuery extends ContentScope {
   contentKey?: string;
   /** Only these content keys (e.g. the videos a viewer watched). */
   contentKeys?: string[];
-  /** A feed's membership: its organization's videos carrying any of `anyOf` (empty: all of them). */
-  feed?: { organizationId: number; anyOf: NameRef[] };
+  /**
+   * A feed's membership: its organization's (or sub-organization's) videos carrying any of
+   * `anyOf` (empty: all of them).
+   */
+  feed?: { organizationId: number; subOrganizationId: number | null; anyOf: NameRef[] };
   names: NameGroups;
   customFields: CustomFieldFilter[];
   /** searchString: every group must match, any term within a group (a term may also be a content key). */
@@ -56,7 +59,7 @@ async function compileFilters(db: Db, q: VideoQuery, base: FilterBase, l: Lookup
   if (q.contentKeys !== undefined) filters.push(keysFilter(q.contentKeys));
   if (q.feed) {
     if (!ownsFeed) filters.push(keysFilter([])); // a feed holds its own organization's videos only
-    else if (q.feed.anyOf.length) filters.push(namesFilter(base, q.feed.anyOf, l.found));
+    else filters.push(...feedNameFilters(base, q.feed, l.found));
   }
   for (const group of q.names) filters.push(namesFilter(base, group, l.found));
   for (const field of q.customFields) {
@@ -115,12 +118,20 @@ export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
 // ---------------------------------------------------------------------------------------------
 // Feeds
 
+/** A feed's own rule on a video (domain/feeds/membership.ts#holds in SQL): its sub-organization, any listed name. */
+function feedNameFilters(base: FilterBase, feed: FeedMembership, found: Awaited<ReturnType<typeof findLabels>>): ListingFilter[] {
+  return [
+    ...(feed.subOrganizationId !== null ? [rowFilter("feed's sub-organization", sql`+${contents.subOrganizationId} = ${feed.subOrganizationId}`, 0.5, base)] : []),
+    ...(feed.anyOf.length ? [namesFilter(base, feed.anyOf, found)] : []),
+  ];
+}
+
 /** What a feed publishes at `now`: listable members with no window or one open then. */
 async function feedFilters(db: Db, feed: FeedMembership, now: string, size: number): Promise<ListingFilter[]> {
   const base: FilterBase = { organizationIds: [feed.organizationId], textScopes: [{ organizationId: feed.organizationId, subOrganizationId: null }], size };
   const found = await findLabels(db, [feed.organizationId], feed.anyOf);
   return [
-    ...(feed.anyOf.length ? [namesFilter(base, feed.anyOf, found)] : []),
+    ...feedNameFilters(base, feed, found),
     // Most videos have no window: the check rarely removes one.
     rowFilter("windows", publishedByWindows(now), 0.9, base),
   ];
@@ -128,7 +139,7 @@ async function feedFilters(db: Db, feed: FeedMembership, now: string, size: numb
 
 /** A page of a feed's published videos, newest first, and their total (json-feed). */
 export async function listFeed(db: Db, feed: FeedMembership, now: string, page: Page): Promise<ListingResult> {
-  const scope = { organizationId: feed.organizationId, subOrganizationId: null };
+  const scope = { organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId };
   const size = await listableCount(db, scope);
   return listBase(db, ownBase(scope, size), await feedFilters(db, feed, now, size), page, true);
 }

@@ -1,21 +1,53 @@
 // Data layer of the webhooks: endpoints, events, and their deliveries (the state the queue
 // consumer works from; a queue message carries only a delivery id and its round).
 import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
 import { webhookDeliveries, webhookEndpoints, webhookEvents, type WebhookDelivery, type WebhookEndpoint, type WebhookEvent } from "./schema-webhooks";
 import type { WebhookDeliveryStatus } from "../shared/webhook-events";
 
 export type { WebhookDelivery, WebhookEndpoint, WebhookEvent };
 
-export async function endpointsOf(db: Db, organizationId: number): Promise<WebhookEndpoint[]> {
-  return db.select().from(webhookEndpoints).where(eq(webhookEndpoints.organizationId, organizationId)).orderBy(webhookEndpoints.id);
+/**
+ * The endpoints a caller manages, as content is scoped (catalog.ts#inScope): the organization's
+ * credentials all of them, a sub-organization's (X-Service-MMI-Key) only those it registered.
+ */
+function managedBy(scope: ContentScope) {
+  return and(
+    eq(webhookEndpoints.organizationId, scope.organizationId),
+    scope.subOrganizationId === null ? undefined : eq(webhookEndpoints.subOrganizationId, scope.subOrganizationId),
+  );
 }
 
-export async function findEndpoint(db: Db, organizationId: number, endpointId: string): Promise<WebhookEndpoint | null> {
+export async function endpointsOf(db: Db, scope: ContentScope): Promise<WebhookEndpoint[]> {
+  return db.select().from(webhookEndpoints).where(managedBy(scope)).orderBy(webhookEndpoints.id);
+}
+
+/**
+ * The endpoints that hear an event of this scope: the organization's own (registered without a
+ * sub-organization) and, for an event of a sub-organization's content or feed, that
+ * sub-organization's. Another sub-organization's endpoints never hear it.
+ */
+export async function listenersOf(db: Db, scope: ContentScope): Promise<WebhookEndpoint[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.organizationId, scope.organizationId),
+        scope.subOrganizationId === null
+          ? isNull(webhookEndpoints.subOrganizationId)
+          : or(isNull(webhookEndpoints.subOrganizationId), eq(webhookEndpoints.subOrganizationId, scope.subOrganizationId)),
+      ),
+    )
+    .orderBy(webhookEndpoints.id);
+}
+
+export async function findEndpoint(db: Db, scope: ContentScope, endpointId: string): Promise<WebhookEndpoint | null> {
   const [row] = await db
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.organizationId, organizationId), eq(webhookEndpoints.endpointId, endpointId)))
+    .where(and(managedBy(scope), eq(webhookEndpoints.endpointId, endpointId)))
     .limit(1);
   return row ?? null;
 }

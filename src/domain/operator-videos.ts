@@ -41,7 +41,7 @@ export async function applyOperatorChanges(deps: Deps, contentKey: string, chang
     })),
   );
   await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content, updated] });
-  await emitWebhookEvent(deps, content.organizationId, "video.updated", toContentObject(updated, deps.origins));
+  await emitWebhookEvent(deps, content, "video.updated", toContentObject(updated, deps.origins));
   const windows = (await syndicationsOf(deps.db, [updated.id])).get(updated.id) ?? [];
   return {
     contentKey: updated.contentKey,

@@ -101,10 +101,19 @@ async function authenticateSession(c: Context<AppEnv>, token: string) {
 
 const authenticators = { read: authenticateRead, report: authenticateReport, write: authenticateWrite };
 
+/** Every credential, the session's too: an organization_key given must name the organization it authenticated. */
+function checkOrganizationKey(c: Context<AppEnv>, org: OrganizationWithNetwork): void {
+  const organizationKey = c.req.query("organization_key");
+  if (organizationKey !== undefined && organizationKey !== org.organizationKey) {
+    throw unauthorized("authentication failed: organization_key does not belong to these credentials");
+  }
+}
+
 async function identify(c: Context<AppEnv>, kind: AuthClass) {
   const sessionToken = kind === "write" && !hasWriteHeaders(c) ? getCookie(c, SESSION_COOKIE) : undefined;
   if (sessionToken) {
     const session = await authenticateSession(c, sessionToken);
+    checkOrganizationKey(c, session.org);
     const mmiKey = c.req.header("X-Service-MMI-Key");
     // A session opened for a sub-organization stays in it; one of the organization may narrow.
     if (session.subOrg || mmiKey === undefined) return { org: session.org, subOrg: session.subOrg, sessionTokenHash: session.tokenHash };
@@ -113,10 +122,7 @@ async function identify(c: Context<AppEnv>, kind: AuthClass) {
     return { org: session.org, subOrg, sessionTokenHash: session.tokenHash };
   }
   const org = await authenticators[kind](c);
-  const organizationKey = c.req.query("organization_key");
-  if (organizationKey !== undefined && organizationKey !== org.organizationKey) {
-    throw unauthorized("authentication failed: organization_key does not belong to these credentials");
-  }
+  checkOrganizationKey(c, org);
   const mmiKey = c.req.header("X-Service-MMI-Key");
   if (mmiKey === undefined) return { org, subOrg: null };
   const subOrg = await subOrganizationOf(credentialDeps(c), org, mmiKey);

@@ -2,13 +2,16 @@
 // console's plays chart and breakdowns. One range scan of video_stats_key_idx (organization_id,
 // date, ...), grouped in SQLite; at most a row per day, country or device type comes back.
 import { and, between, eq, sql } from "drizzle-orm";
+import { inList } from "../client";
 import type { StatsDb } from "./client";
 import { videoStats } from "./schema";
 
 export const TOTALS_GROUPS = { day: videoStats.date, country: videoStats.country, device: videoStats.videoDeviceType } as const;
 export type TotalsGroup = keyof typeof TOTALS_GROUPS;
 
-export async function videoTotals(db: StatsDb, organizationId: number, start: string, end: string, by: TotalsGroup) {
+/** `keys`: only these content keys (a sub-organization's); an empty list sums nothing. */
+export async function videoTotals(db: StatsDb, scope: { organizationId: number; start: string; end: string; keys?: readonly string[] }, by: TotalsGroup) {
+  const { organizationId, start, end, keys } = scope;
   const key = TOTALS_GROUPS[by];
   return db
     .select({
@@ -19,7 +22,7 @@ export async function videoTotals(db: StatsDb, organizationId: number, start: st
       video_ended: sql<number>`sum(${videoStats.video_ended})`.as("video_ended"),
     })
     .from(videoStats)
-    .where(and(eq(videoStats.organizationId, organizationId), between(videoStats.date, start, end)))
+    .where(and(eq(videoStats.organizationId, organizationId), between(videoStats.date, start, end), keys === undefined ? undefined : inList(videoStats.contentKey, keys)))
     .groupBy(key)
     .orderBy(by === "day" ? key : sql`video_played desc, key`);
 }

@@ -1,7 +1,7 @@
 // Viewer rows: erasure, retention, and what a viewer watched (E6 watchedByTput).
-import { and, asc, eq, gt, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, like, lt, sql } from "drizzle-orm";
 import type { StatsDb } from "./client";
-import { viewerStats } from "./schema";
+import { dimensionValues, viewerStats } from "./schema";
 
 /** Deletes every viewer row of a fingerprint or of a tput hash; returns how many rows went. */
 export async function deleteViewerRows(
@@ -10,7 +10,15 @@ export async function deleteViewerRows(
   who: { fingerprint: string } | { tputHash: string },
 ): Promise<number> {
   const match = "fingerprint" in who ? eq(viewerStats.fingerprint, who.fingerprint) : eq(viewerStats.tputHash, who.tputHash);
-  const result = await db.delete(viewerStats).where(and(eq(viewerStats.organizationId, organizationId), match));
+  // The per-client caps' bookkeeping holds the same identifier for a few days (fold.ts): it goes too.
+  const dimension = "fingerprint" in who ? "fingerprint@%" : "tput@%";
+  const value = "fingerprint" in who ? who.fingerprint : who.tputHash;
+  const [result] = await db.batch([
+    db.delete(viewerStats).where(and(eq(viewerStats.organizationId, organizationId), match)),
+    db
+      .delete(dimensionValues)
+      .where(and(eq(dimensionValues.organizationId, organizationId), like(dimensionValues.dimension, dimension), eq(dimensionValues.value, value))),
+  ]);
   return result.meta.changes ?? 0;
 }
 

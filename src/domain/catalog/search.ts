@@ -96,7 +96,8 @@ export async function searchFeed(deps: ReadDeps, feedId: string, searchString: s
   const feed = await findFeedByFeedId(deps.db, feedId);
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
   if (!fts) return [];
-  const scope = { organizationId: feed.organizationId, subOrganizationId: null };
+  // A sub-organization's feed ranks among that sub-organization's documents only.
+  const scope = { organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId };
   const rows = await searchRanked(deps.db, scope, fts, await feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString()), page);
   const windows = await syndicationsOf(deps.db, rows.map((r) => r.id));
   return rows.map((r) => feedSearchRecord(r, deps.origins, windows.get(r.id) ?? []));

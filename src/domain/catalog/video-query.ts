@@ -10,9 +10,9 @@ import { watchedContentKeys } from "../../db/stats/viewers";
 import type { VideoQuery } from "../../db/video-query";
 import { invalid, notFound } from "../../shared/errors";
 import { requireEntitlement } from "../entitlements";
-import { feedMembership } from "../feeds/membership";
+import { feedMembership, feedVisibleTo } from "../feeds/membership";
 import { hashTput } from "../stats/viewers";
-import type { Caller } from "./caller";
+import { scopeOf, type Caller } from "./caller";
 import { parseAllOfAny, parseCustomFields, SEARCH_LIMITS, type AllOfAny } from "./filter-syntax";
 import type { Db } from "../../db/client";
 
@@ -62,7 +62,8 @@ export async function videoQuery(r: Requester, params: VideoFilterParams): Promi
   let feed: VideoQuery["feed"];
   if (params.feedId !== undefined) {
     const found = await findFeedByFeedId(db, params.feedId);
-    if (!found || found.organizationId !== org.id) throw notFound(`feedId: feed ${params.feedId} does not exist`);
+    // A sub-organization's caller sees its own feeds only, as it sees its own content only.
+    if (!found || !feedVisibleTo(scopeOf(caller), found)) throw notFound(`feedId: feed ${params.feedId} does not exist`);
     feed = feedMembership(found);
   }
 

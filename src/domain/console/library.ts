@@ -72,10 +72,10 @@ export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: Con
   };
 }
 
-/** The names the organization uses, as choices for filters and forms. */
-export async function labelNames(deps: Pick<Deps, "db">, organizationId: number) {
+/** The names the organization (or the caller's sub-organization) uses, as choices for filters and forms. */
+export async function labelNames(deps: Pick<Deps, "db">, scope: ContentScope) {
   const byKind: Record<"categories" | "tags" | "events", { name: string; videos: number }[]> = { categories: [], tags: [], events: [] };
   const plural = { category: "categories", tag: "tags", event: "events" } as const;
-  for (const l of await listLabelNames(deps.db, organizationId)) byKind[plural[l.kind]].push({ name: l.name, videos: l.videos });
+  for (const l of await listLabelNames(deps.db, scope)) byKind[plural[l.kind]].push({ name: l.name, videos: l.videos });
   return byKind;
 }

@@ -155,7 +155,7 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
   const signedUrls = await signedPartUrls(deps, key, upload.uploadId, oneTo(parts));
   const thumbnail = await thumbnailUploadUrl(deps, content!);
   const object = toContentObject(content!, deps.origins);
-  await emitWebhookEvent(deps, content!.organizationId, "video.created", object);
+  await emitWebhookEvent(deps, content!, "video.created", object);
   return {
     ...object,
     contentSize: body.contentSize,
@@ -234,7 +234,7 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
     // The object is deleted and the content stays unavailable; E5 can delete it.
     await bucket.delete(content.mediaKey);
     const rejected = await finishUpload(db, content, { status: "rejected", rejectionReason: reason, updatedAt: now });
-    if (rejected) await emitWebhookEvent(deps, rejected.organizationId, "video.rejected", toContentObject(rejected, deps.origins));
+    if (rejected) await emitWebhookEvent(deps, rejected, "video.rejected", toContentObject(rejected, deps.origins));
     return { kind: "rejected", reason };
   }
   const published = await finishUpload(db, content, {
@@ -249,7 +249,7 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
   });
   if (!published) return { kind: "lost" };
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
-  await emitWebhookEvent(deps, published.organizationId, "video.ready", toContentObject(published, deps.origins));
+  await emitWebhookEvent(deps, published, "video.ready", toContentObject(published, deps.origins));
   return { kind: "published", content: published };
 }
 
@@ -353,7 +353,7 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content, updated] });
   }
   const object = toContentObject(updated, deps.origins);
-  await emitWebhookEvent(deps, content.organizationId, "video.updated", object);
+  await emitWebhookEvent(deps, content, "video.updated", object);
   return object;
 }
 
@@ -372,6 +372,6 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
   }
   await deps.bucket.delete([content.mediaKey, thumbnailKey(content.contentKey)]);
   const object = toContentObject(content, deps.origins);
-  await emitWebhookEvent(deps, content.organizationId, "video.deleted", object);
+  await emitWebhookEvent(deps, content, "video.deleted", object);
   return object;
 }

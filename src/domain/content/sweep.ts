@@ -42,7 +42,7 @@ export async function sweepUploads(deps: Deps): Promise<SweepReport> {
       const expired = await finishUpload(deps.db, content, { status: "expired", updatedAt: deps.now.toISOString() });
       if (expired) {
         report.expired += 1;
-        await emitWebhookEvent(deps, expired.organizationId, "upload.expired", toContentObject(expired, deps.origins));
+        await emitWebhookEvent(deps, expired, "upload.expired", toContentObject(expired, deps.origins));
       }
     } else {
       // E2 failed before R2 completed (bad parts): the upload is still the client's to finish.

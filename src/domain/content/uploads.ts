@@ -50,13 +50,19 @@ export async function storePart(
 ) {
   const { content, expected } = await partTarget(deps, key, uploadId, partNumber, length);
   const upload = deps.bucket.resumeMultipartUpload(key, uploadId);
-  // R2 stores only bodies of a known length: a streamed one must turn out exactly right.
-  const exact = length === null ? exactLengthBody(body, expected) : null;
+  // R2 stores only bodies of a known length: a streamed one must turn out exactly right, and a
+  // declared one may still stop short (the client went away).
+  const exact = exactLengthBody(body, expected, length !== null);
   let part: R2UploadedPart;
   try {
-    part = await upload.uploadPart(partNumber, exact ? exact.stream : body);
+    part = await upload.uploadPart(partNumber, exact.stream);
   } catch (err) {
-    const problem = exact?.problem();
+    const problem = exact.problem();
+    if (problem && exact.interrupted()) {
+      // Not the service's failure: a reload or a cancelled upload. Logged as what it is.
+      console.log(JSON.stringify({ level: "info", msg: "part upload interrupted by the client", key, part: partNumber, expected_bytes: expected }));
+      throw invalid(`part ${partNumber}: the body ${problem}; nothing of it was stored, PUT it again`);
+    }
     if (problem) throw invalid(`part ${partNumber} must be exactly ${expected} bytes; the body ${problem}`);
     if (isNoSuchUpload(err)) throw notFound(STORAGE_LOST_UPLOAD);
     throw err;

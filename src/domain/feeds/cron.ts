@@ -4,14 +4,19 @@
 // (FEED_WORK_MS, FEED_WORK_ROWS: time and D1 rows read, ./work.ts) and the next run resumes.
 // The time is the run's scheduled time (deps.now), never the wall clock.
 //   1. Videos whose syndication window opened or closed since the last run: catalogChanged.
+//      A database the cron has not run on yet (fresh, restored, or the demo seed, which clears
+//      the mark) gets every network listing derived first: its rows were not written through
+//      the write paths that keep them.
 //   2. Dirty feeds are rebuilt, organization by organization, oldest mark first (this completes
 //      what a queue message that failed for good, or was never sent, left behind).
 //   3. If budget is left, a slice of every feed (FEED_RECONCILE_BATCH, in id order, cursor kept)
 //      is rebuilt, so any drift is repaired periodically; unchanged files are not rewritten.
 import { readState, writeState } from "../../db/cron-state";
 import { feedsAfter, organizationsWithDirtyFeeds } from "../../db/feeds";
+import { refreshAllNetworkListings } from "../../db/network-listings";
 import { videosWithWindowChanges } from "../../db/syndications";
 import { catalogChanged } from "../catalog-changed";
+import { forgetEveryOrganization } from "../recent-lookups";
 import type { Deps } from "../deps";
 import { addStats, noStats, rebuildDirtyFeeds, rebuildUnclaimed, type PublishStats } from "./publisher";
 import type { VideoNames } from "./membership";
@@ -30,7 +35,12 @@ export interface CronReport extends PublishStats {
 
 export async function runFeedCron(deps: Deps, budget: WorkBudget): Promise<CronReport> {
   const now = deps.now.toISOString();
-  const since = (await readState(deps.db, WINDOWS_CHECKED)) ?? new Date(deps.now.getTime() - 3600_000).toISOString();
+  const checked = await readState(deps.db, WINDOWS_CHECKED);
+  if (checked === null) {
+    await refreshAllNetworkListings(deps.db, now);
+    forgetEveryOrganization();
+  }
+  const since = checked ?? new Date(deps.now.getTime() - 3600_000).toISOString();
   // A run that overlaps a later one must not move the mark backwards.
   const until = since > now ? since : now;
   const changed = await videosWithWindowChanges(deps.db, since, until);

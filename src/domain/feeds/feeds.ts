@@ -1,6 +1,7 @@
 // Feed definitions (DESIGN.md), owned by an organization: create, replace, delete, and the
 // operator's "rebuild now".
-import { deleteFeed, feedsAfter, findFeedByFeedId, findFeedOwnerVersion, findOwnFeed, insertFeed, listFeeds, updateFeed, type FeedValues } from "../../db/feeds";
+import type { ContentScope } from "../../db/catalog";
+import { deleteFeed, feedsAfter, feedsIn, findFeedByFeedId, findFeedIn, findFeedOwnerVersion, insertFeed, updateFeed, type FeedValues } from "../../db/feeds";
 import { findContentByKeyAnyOrg } from "../../db/content";
 import type { Feed } from "../../db/schema";
 import { randomAlphanumeric } from "../../shared/crypto";
@@ -18,8 +19,9 @@ export interface FeedDefinition {
 
 const values = (d: FeedDefinition): FeedValues => ({ name: d.name, ...d.configuration });
 
-async function ownFeed(deps: Pick<Deps, "db">, organizationId: number, feedId: string): Promise<Feed> {
-  const feed = await findOwnFeed(deps.db, organizationId, feedId);
+/** A feed the caller manages (a sub-organization: its own only), else 404. */
+async function ownFeed(deps: Pick<Deps, "db">, scope: ContentScope, feedId: string): Promise<Feed> {
+  const feed = await findFeedIn(deps.db, scope, feedId);
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
   return feed;
 }
@@ -33,31 +35,32 @@ export async function publicFeedVersion(deps: LookupDeps, feedId: string): Promi
   return found?.catalogVersion ?? null;
 }
 
-export async function listOwnFeeds(deps: Pick<Deps, "db">, organizationId: number) {
-  return (await listFeeds(deps.db, organizationId)).map(feedMetadata);
+export async function listOwnFeeds(deps: Pick<Deps, "db">, scope: ContentScope) {
+  return (await feedsIn(deps.db, scope)).map(feedMetadata);
 }
 
-export async function showFeed(deps: Pick<Deps, "db">, organizationId: number, feedId: string) {
-  return feedMetadata(await ownFeed(deps, organizationId, feedId));
+export async function showFeed(deps: Pick<Deps, "db">, scope: ContentScope, feedId: string) {
+  return feedMetadata(await ownFeed(deps, scope, feedId));
 }
 
-export async function createFeed(deps: Deps, organizationId: number, definition: FeedDefinition) {
-  const feed = await insertFeed(deps.db, organizationId, randomAlphanumeric(12), values(definition), deps.now.toISOString());
-  await catalogChanged(deps, organizationId, { kind: "feed-saved", feedId: feed.id });
+/** Created with X-Service-MMI-Key, the feed is the sub-organization's and holds only its videos. */
+export async function createFeed(deps: Deps, scope: ContentScope, definition: FeedDefinition) {
+  const feed = await insertFeed(deps.db, scope, randomAlphanumeric(12), values(definition), deps.now.toISOString());
+  await catalogChanged(deps, scope.organizationId, { kind: "feed-saved", feedId: feed.id });
   return feedMetadata(feed);
 }
 
-export async function replaceFeed(deps: Deps, organizationId: number, feedId: string, definition: FeedDefinition) {
-  const feed = await ownFeed(deps, organizationId, feedId);
+export async function replaceFeed(deps: Deps, scope: ContentScope, feedId: string, definition: FeedDefinition) {
+  const feed = await ownFeed(deps, scope, feedId);
   const updated = await updateFeed(deps.db, feed.id, values(definition), deps.now.toISOString());
-  await catalogChanged(deps, organizationId, { kind: "feed-saved", feedId: feed.id });
+  await catalogChanged(deps, scope.organizationId, { kind: "feed-saved", feedId: feed.id });
   return feedMetadata(updated);
 }
 
-export async function removeFeed(deps: Deps, organizationId: number, feedId: string) {
-  const feed = await ownFeed(deps, organizationId, feedId);
+export async function removeFeed(deps: Deps, scope: ContentScope, feedId: string) {
+  const feed = await ownFeed(deps, scope, feedId);
   await deleteFeed(deps.db, feed.id);
-  await catalogChanged(deps, organizationId, { kind: "feed-deleted", feedId: feed.feedId });
+  await catalogChanged(deps, scope.organizationId, { kind: "feed-deleted", feedId: feed.feedId });
   return feedMetadata(feed);
 }
 

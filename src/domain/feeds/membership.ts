@@ -1,18 +1,21 @@
 // Feed membership (DESIGN.md), the one place it is defined: a feed `{name, configuration:
 // {categories, tags, events}}` holds its organization's videos that carry any listed name; an
-// empty configuration holds all of them. The rule is data (a FeedMembership) that the listing
-// SQL (db/video-query.ts) and `holds` below both evaluate.
+// empty configuration holds all of them. A feed created with a sub-organization's credentials
+// holds only that sub-organization's videos. The rule is data (a FeedMembership) that the
+// listing SQL (db/video-query.ts) and `holds` below both evaluate.
 import { listFeeds, markFeedsDirty } from "../../db/feeds";
 import type { FeedMembership } from "../../db/video-query";
+import type { ContentScope } from "../../db/catalog";
 import type { Db } from "../../db/client";
 import type { Content, Feed } from "../../db/schema";
 
 /** A version of a video as its feeds see it (the content key when known: its files stop or start serving). */
-export type VideoNames = Pick<Content, "categories" | "tags" | "events"> & { contentKey?: string; id?: number };
+export type VideoNames = Pick<Content, "subOrganizationId" | "categories" | "tags" | "events"> & { contentKey?: string; id?: number };
 
-export function feedMembership(feed: Pick<Feed, "organizationId" | "categories" | "tags" | "events">): FeedMembership {
+export function feedMembership(feed: Pick<Feed, "organizationId" | "subOrganizationId" | "categories" | "tags" | "events">): FeedMembership {
   return {
     organizationId: feed.organizationId,
+    subOrganizationId: feed.subOrganizationId,
     anyOf: [
       ...feed.categories.map((name) => ({ kind: "category" as const, name })),
       ...feed.tags.map((name) => ({ kind: "tag" as const, name })),
@@ -23,9 +26,15 @@ export function feedMembership(feed: Pick<Feed, "organizationId" | "categories" 
 
 /** Whether a video with these names (of the feed's organization) is a member. */
 export function holds(membership: FeedMembership, video: VideoNames): boolean {
+  if (membership.subOrganizationId !== null && video.subOrganizationId !== membership.subOrganizationId) return false;
   if (membership.anyOf.length === 0) return true;
   const names = { category: video.categories, tag: video.tags, event: video.events };
   return membership.anyOf.some((n) => names[n.kind].includes(n.name));
+}
+
+/** Whether a caller of this scope sees the feed: the organization every feed of its own, a sub-organization its own feeds only. */
+export function feedVisibleTo(scope: ContentScope, feed: Pick<Feed, "organizationId" | "subOrganizationId">): boolean {
+  return feed.organizationId === scope.organizationId && (scope.subOrganizationId === null || feed.subOrganizationId === scope.subOrganizationId);
 }
 
 /**

@@ -160,7 +160,7 @@ async function publishFeed(deps: PublishDeps, feed: Feed, rows: Content[]): Prom
   if (stats.written > 0) {
     // Webhook feed.published: the feed's files were rewritten (unchanged files are not).
     const files = Object.fromEntries(Object.entries(keys).map(([name, key]) => [name, `${deps.origins.staticUrl}/${key}`]));
-    await emitWebhookEvent(deps, feed.organizationId, "feed.published", { feed_id: feed.feedId, name: feed.name, videos: rows.length, files, publishedAt: now });
+    await emitWebhookEvent(deps, feed, "feed.published", { feed_id: feed.feedId, name: feed.name, videos: rows.length, files, publishedAt: now });
   }
   return stats;
 }

@@ -4,7 +4,6 @@
 import type { Db } from "../../db/client";
 import { contentsByKey } from "../../db/content";
 import type { Content, Syndication } from "../../db/schema";
-import { keysInScopeAmong } from "../../db/stats/catalog-keys";
 import { statsDbBeside, type StatsDb } from "../../db/stats/client";
 import { listEcommerceItems } from "../../db/stats/ecommerce-items";
 import {
@@ -21,7 +20,7 @@ import {
   type VideoDimension,
 } from "../../db/stats/reports";
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
-import { contentKeysWithTotals, dayTotalsOf, rankByTotal } from "../../db/stats/totals";
+import { dayTotalsOf, rankByTotal } from "../../db/stats/totals";
 import { syndicationsOf } from "../../db/syndications";
 import { COMBINED_FIELDS, EVENT_ALIASES, NONE, VIDEO_COUNTERS, VIEWER_AD_COUNTERS, VIEWER_VIDEO_COUNTERS } from "../../shared/counters";
 import { dayRange, endOfDay } from "../../shared/dates";
@@ -30,6 +29,7 @@ import { mapped, paged, type JsonPart } from "../../shared/json-stream";
 import { requireEntitlement } from "../entitlements";
 import type { Caller } from "../catalog/caller";
 import { olderRecordHead, syndicationObject, thumbnailOf } from "../catalog/records";
+import { callerContentKeys } from "./caller-keys";
 import { hashTput } from "./viewers";
 
 /**
@@ -63,11 +63,8 @@ export interface ReportParams {
 async function scopeOf(ctx: ReportContext, stats: StatsDb, q: ReportParams, rollup: Rollup): Promise<StatsScope> {
   const range = dayRange(q.start_date, q.end_date, { start: "start_date", end: "end_date" });
   const scope: StatsScope = { organizationId: ctx.caller.org.id, start: range.start, end: range.end, contentKey: q.content_key };
-  const sub = ctx.caller.subOrg;
-  if (!sub) return scope;
-  const withStatistics = await contentKeysWithTotals(stats, rollup.totals, scope);
-  const ofSub = await keysInScopeAmong(ctx.db, { organizationId: scope.organizationId, subOrganizationId: sub.id }, withStatistics);
-  return { ...scope, keys: withStatistics.filter((k) => ofSub.has(k)) };
+  const keys = await callerContentKeys(ctx.db, stats, ctx.caller, scope, rollup.totals);
+  return keys ? { ...scope, keys } : scope;
 }
 
 /** The rows of the scope's keys, when the queries could not narrow to a list that long. */

@@ -8,7 +8,8 @@
 // outbox in D1), then the deliveries' ids go to the queue; without a queue at hand, or when
 // sending fails, the cron sends them (cron.ts). Nothing here fails the write that called it.
 import type { Db } from "../../db/client";
-import { endpointsOf, insertEvent, markDispatched } from "../../db/webhooks";
+import type { ContentScope } from "../../db/catalog";
+import { insertEvent, listenersOf, markDispatched } from "../../db/webhooks";
 import { randomAlphanumeric } from "../../shared/crypto";
 import type { WebhookEventType } from "../../shared/webhook-events";
 import type { Deps } from "../deps";
@@ -21,9 +22,14 @@ export interface WebhookMessage {
   round: number;
 }
 
-export async function emitWebhookEvent(deps: EmitDeps, organizationId: number, type: WebhookEventType, data: unknown): Promise<void> {
+/**
+ * `scope` is whose content or feed the event is about: the organization's endpoints hear it, and
+ * a sub-organization's endpoints only when it is about that sub-organization's (db/webhooks.ts#listenersOf).
+ */
+export async function emitWebhookEvent(deps: EmitDeps, scope: ContentScope, type: WebhookEventType, data: unknown): Promise<void> {
+  const { organizationId } = scope;
   try {
-    const endpoints = (await endpointsOf(deps.db, organizationId)).filter((e) => !e.disabled && e.events.includes(type));
+    const endpoints = (await listenersOf(deps.db, scope)).filter((e) => !e.disabled && e.events.includes(type));
     if (endpoints.length === 0) return;
     const createdAt = deps.now.toISOString();
     const eventId = `msg_${randomAlphanumeric(24)}`;

@@ -16,6 +16,7 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from "../../db/webhooks";
+import type { ContentScope } from "../../db/catalog";
 import { randomAlphanumeric } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import type { WebhookDeliveryStatus, WebhookEventType } from "../../shared/webhook-events";
@@ -50,8 +51,8 @@ function checkedUrl(deps: Pick<Deps, "config">, url: string): string {
   return check.url.toString();
 }
 
-async function endpointOr404(deps: Pick<Deps, "db">, organizationId: number, endpointId: string): Promise<WebhookEndpoint> {
-  const endpoint = await findEndpoint(deps.db, organizationId, endpointId);
+async function endpointOr404(deps: Pick<Deps, "db">, scope: ContentScope, endpointId: string): Promise<WebhookEndpoint> {
+  const endpoint = await findEndpoint(deps.db, scope, endpointId);
   if (!endpoint) throw notFound(`webhook ${endpointId} does not exist`);
   return endpoint;
 }
@@ -62,7 +63,9 @@ export interface EndpointInput {
   description?: string;
 }
 
-export async function createEndpoint(deps: Deps, organizationId: number, input: EndpointInput) {
+/** An endpoint registered with X-Service-MMI-Key belongs to the sub-organization and hears only its events. */
+export async function createEndpoint(deps: Deps, scope: ContentScope, input: EndpointInput) {
+  const { organizationId, subOrganizationId } = scope;
   const url = checkedUrl(deps, input.url);
   if ((await countEndpoints(deps.db, organizationId)) >= ENDPOINTS_MAX) throw invalid(`at most ${ENDPOINTS_MAX} webhook endpoints per organization`);
   const endpointId = `ep_${randomAlphanumeric(20)}`;
@@ -71,6 +74,7 @@ export async function createEndpoint(deps: Deps, organizationId: number, input: 
   const endpoint = await insertEndpoint(deps.db, {
     endpointId,
     organizationId,
+    subOrganizationId,
     url,
     description: input.description ?? "",
     events: [...new Set(input.events)],
@@ -82,12 +86,12 @@ export async function createEndpoint(deps: Deps, organizationId: number, input: 
   return { ...toEndpointObject(endpoint), secret };
 }
 
-export async function listEndpoints(deps: Deps, organizationId: number) {
-  return (await endpointsOf(deps.db, organizationId)).map(toEndpointObject);
+export async function listEndpoints(deps: Deps, scope: ContentScope) {
+  return (await endpointsOf(deps.db, scope)).map(toEndpointObject);
 }
 
-export async function showEndpoint(deps: Deps, organizationId: number, endpointId: string) {
-  return toEndpointObject(await endpointOr404(deps, organizationId, endpointId));
+export async function showEndpoint(deps: Deps, scope: ContentScope, endpointId: string) {
+  return toEndpointObject(await endpointOr404(deps, scope, endpointId));
 }
 
 export interface EndpointPatch extends Partial<EndpointInput> {
@@ -95,8 +99,8 @@ export interface EndpointPatch extends Partial<EndpointInput> {
   disabled?: boolean;
 }
 
-export async function changeEndpoint(deps: Deps, organizationId: number, endpointId: string, patch: EndpointPatch) {
-  const endpoint = await endpointOr404(deps, organizationId, endpointId);
+export async function changeEndpoint(deps: Deps, scope: ContentScope, endpointId: string, patch: EndpointPatch) {
+  const endpoint = await endpointOr404(deps, scope, endpointId);
   const now = deps.now.toISOString();
   const changes: EndpointChanges = { updatedAt: now };
   if (patch.url !== undefined) changes.url = checkedUrl(deps, patch.url);
@@ -107,15 +111,15 @@ export async function changeEndpoint(deps: Deps, organizationId: number, endpoin
   return toEndpointObject((await updateEndpoint(deps.db, endpoint.id, changes))!);
 }
 
-export async function removeEndpoint(deps: Deps, organizationId: number, endpointId: string) {
-  const endpoint = await endpointOr404(deps, organizationId, endpointId);
+export async function removeEndpoint(deps: Deps, scope: ContentScope, endpointId: string) {
+  const endpoint = await endpointOr404(deps, scope, endpointId);
   await deleteEndpoint(deps.db, endpoint.id);
   return toEndpointObject(endpoint);
 }
 
 /** A new secret, shown once; the previous one keeps signing (beside it) for ROTATION_OVERLAP_MS. */
-export async function rotateSecret(deps: Deps, organizationId: number, endpointId: string) {
-  const endpoint = await endpointOr404(deps, organizationId, endpointId);
+export async function rotateSecret(deps: Deps, scope: ContentScope, endpointId: string) {
+  const endpoint = await endpointOr404(deps, scope, endpointId);
   const secret = newWebhookSecret();
   const now = deps.now.toISOString();
   const updated = await updateEndpoint(deps.db, endpoint.id, {
@@ -144,11 +148,11 @@ function toDeliveryObject(d: WebhookDelivery, event: { eventId: string; eventTyp
 
 export async function listDeliveries(
   deps: Deps,
-  organizationId: number,
+  scope: ContentScope,
   endpointId: string,
   options: { limit: number; cursor?: string; status?: WebhookDeliveryStatus },
 ) {
-  const endpoint = await endpointOr404(deps, organizationId, endpointId);
+  const endpoint = await endpointOr404(deps, scope, endpointId);
   const rows = await deliveryLog(deps.db, endpoint.id, { ...options, limit: options.limit + 1 });
   const page = rows.slice(0, options.limit);
   return {
@@ -158,8 +162,8 @@ export async function listDeliveries(
 }
 
 /** Sends a delivery again (same webhook-id), with a fresh day of retries. */
-export async function redeliver(deps: Deps, organizationId: number, endpointId: string, deliveryId: string) {
-  const endpoint = await endpointOr404(deps, organizationId, endpointId);
+export async function redeliver(deps: Deps, scope: ContentScope, endpointId: string, deliveryId: string) {
+  const endpoint = await endpointOr404(deps, scope, endpointId);
   if (endpoint.disabled) throw conflict(`webhook ${endpointId} is disabled; enable it first (PATCH disabled: false)`);
   const delivery = await findDelivery(deps.db, endpoint.id, deliveryId);
   if (!delivery) throw notFound(`delivery ${deliveryId} does not exist for webhook ${endpointId}`);

@@ -10,4 +10,4 @@ export const analytics: AppRouteHandler<typeof routes.analytics> = async (c) => 
   return c.json(await analyticsPage(requester, c.req.valid("param").type, c.req.valid("query")), 200);
 };
 
-export const totals: AppRouteHandler<typeof routes.totals> = async (c) => c.json(await organizationTotals(c.get("db"), c.get("auth").org, c.req.valid("query")), 200);
+export const totals: AppRouteHandler<typeof routes.totals> = async (c) => c.json(await organizationTotals(c.get("db"), c.get("auth"), c.req.valid("query")), 200);

@@ -1,6 +1,6 @@
 import { labelNames } from "../../domain/console/library";
 import { ownOrganization, rotateCredentials } from "../../domain/organizations";
-import { requestDeps } from "../../http/deps";
+import { requestDeps, requestScope } from "../../http/deps";
 import type { AppRouteHandler } from "../../http/router";
 import { forbidden } from "../../shared/errors";
 import type * as routes from "./organization.routes";
@@ -10,7 +10,7 @@ export const show: AppRouteHandler<typeof routes.show> = async (c) => {
   return c.json(await ownOrganization(requestDeps(c), org, subOrg), 200);
 };
 
-export const labels: AppRouteHandler<typeof routes.labels> = async (c) => c.json(await labelNames(requestDeps(c), c.get("auth").org.id), 200);
+export const labels: AppRouteHandler<typeof routes.labels> = async (c) => c.json(await labelNames(requestDeps(c), requestScope(c)), 200);
 
 export const rotate: AppRouteHandler<typeof routes.rotate> = async (c) => {
   const { org, subOrg, sessionTokenHash } = c.get("auth");
