@@ -172,3 +172,31 @@ describe("deleting an organization", () => {
     await expect.poll(() => uploadAlive(created.body.contentUploadData.key, created.body.contentUploadData.uploadId)).toBe(false);
   });
 });
+
+describe("a part body that stops short (issue 18 §4)", () => {
+  it("answers 400 naming what happened, stores nothing, and a PUT of the whole part then succeeds", async () => {
+    const created = await writeJson(org, "POST", "/v2/content/", { contentSize: mp4.byteLength, title: "Interrupted" });
+    expect(created.res.status).toBe(200);
+    const [url] = created.body.contentUploadData.signedUrls as string[];
+    // The client declares the whole part, sends a third of it, and goes away.
+    const third = mp4.slice(0, Math.floor(mp4.byteLength / 3));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(third);
+      },
+      pull(controller) {
+        controller.error(new Error("connection reset by the client"));
+      },
+    });
+    const res = await call(url!, { method: "PUT", headers: { "Content-Length": String(mp4.byteLength) }, body, duplex: "half" } as RequestInit);
+    const answer = (await res.json()) as { message: string };
+    expect(res.status, JSON.stringify(answer)).toBe(400);
+    expect(answer.message).toMatch(/part 1: the body stopped after \d+ of \d+ bytes: the client stopped sending or went away; nothing of it was stored/);
+    // Nothing was stored: the resume endpoint lists no part.
+    const state = await writeJson(org, "GET", `/v2/content/upload?contentKey=${created.body.contentKey}`);
+    expect(state.body.storedParts).toEqual([]);
+    const parts = await uploadParts(created.body.contentUploadData.signedUrls, mp4);
+    const done = await writeJson(org, "POST", "/v2/content/complete", { uploadId: created.body.contentUploadData.uploadId, key: created.body.contentUploadData.key, parts });
+    expect(done.res.status, JSON.stringify(done.body)).toBe(200);
+  });
+});
