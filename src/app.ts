@@ -27,6 +27,9 @@ import videos from "./routes/videos/videos.index";
 import viewers from "./routes/viewers/viewers.index";
 import webhooks from "./routes/webhooks/webhooks.index";
 
+/** How much of an unknown path a 404 quotes. */
+const PATH_ECHO_MAX = 200;
+
 const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, webhooks, consoleApp, organization, health];
 
 export function createApp() {
@@ -84,7 +87,10 @@ export function createApp() {
       const asset = await c.env.ASSETS.fetch(c.req.raw);
       if (asset.status !== 404) return new Response(asset.body, asset);
     }
-    return errorResponse(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+    // The path is the client's: echo a short prefix only (a 100 KB path must not make a 100 KB answer).
+    const path = new URL(c.req.url).pathname;
+    const shown = path.length > PATH_ECHO_MAX ? `${path.slice(0, PATH_ECHO_MAX)}… (${path.length} characters)` : path;
+    return errorResponse(c, 404, `no route for ${c.req.method.slice(0, 16)} ${shown}`);
   });
   app.onError(renderError);
   return app;

@@ -87,6 +87,40 @@ describe("budgets and throttles", () => {
   });
 });
 
+describe("a pool of addresses (issue 18 §1)", () => {
+  it("counts failed authentications of every address of one IPv6 /64 together", async () => {
+    // 35 wrong secrets from 35 addresses of one /64: the 31st on is refused 429.
+    const wrong = (ip: string) => writeJson({ ...org, apiSecret: "wrong" }, "GET", "/v2/content?contentKey=nothing", undefined, { "CF-Connecting-IP": ip });
+    const statuses: number[] = [];
+    for (let i = 1; i <= 35; i++) statuses.push((await wrong(`2001:db8:77:1:${i.toString(16)}::${i}`)).res.status);
+    expect(statuses.slice(0, 30)).toEqual(Array(30).fill(401));
+    expect(statuses.slice(30)).toEqual(Array(5).fill(429));
+    // Valid credentials from the same /64 pass; another /64 is another client.
+    expect((await writeJson(org, "GET", "/v2/content?contentKey=nothing", undefined, { "CF-Connecting-IP": "2001:db8:77:1::99" })).res.status).toBe(404);
+    expect((await wrong("2001:db8:77:2::1")).res.status).toBe(401);
+  });
+});
+
+describe("organization_key names the authenticated organization, whatever the credential", () => {
+  it("refuses a console session's request that names another organization", async () => {
+    const signedIn = await call("/v2/console/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: ORIGIN },
+      body: JSON.stringify({ syncCode: org.syncCode, apiKey: org.apiKey, apiSecret: org.apiSecret }),
+    });
+    expect(signedIn.status).toBe(200);
+    const session = { Cookie: signedIn.headers.get("Set-Cookie")!.split(";")[0]!, "X-CSRF-Token": ((await signedIn.json()) as { csrfToken: string }).csrfToken };
+    const viewers = (key: string) => callJson(`/prod/get_viewer_reports?${days}&organization_key=${key}`, { headers: session });
+    expect((await viewers(org.organizationKey)).res.status).toBe(200);
+    const crossed = await viewers(other.organizationKey);
+    expect(crossed.res.status).toBe(401);
+    expect(crossed.body.error).toMatch(/organization_key does not belong to these credentials/);
+    // The same rule for the API token and the key and secret.
+    expect((await callJson(`/prod/get_viewer_reports?${days}&organization_key=${other.organizationKey}`, { headers: { Authorization: `Bearer ${org.apiToken}` } })).res.status).toBe(401);
+    expect((await callJson(`/v2/content?contentKey=x&organization_key=${other.organizationKey}`, { headers: writeHeaders(org) })).res.status).toBe(401);
+  });
+});
+
 describe("URLs come from PUBLIC_BASE_URL, never from the Host header", () => {
   it("signed upload URLs and media URLs name the configured origin whatever Host the request carried", async () => {
     const res = await call("https://evil.example/v2/content/", {
@@ -105,6 +139,27 @@ describe("URLs come from PUBLIC_BASE_URL, never from the Host header", () => {
 });
 
 describe("response hygiene", () => {
+  it("a 404 for an unknown route quotes a short prefix of its path, whatever its length", async () => {
+    const path = `/no-such-route/${"p".repeat(100_000)}`;
+    const res = await call(path);
+    expect(res.status).toBe(404);
+    const text = await res.text();
+    expect(text.length).toBeLessThan(400);
+    expect(JSON.parse(text).error).toMatch(/^no route for GET \/no-such-route\/p+… \(100015 characters\)$/);
+    // A short path is quoted whole.
+    expect(((await (await call("/nothing-here")).json()) as { error: string }).error).toBe("no route for GET /nothing-here");
+  });
+
+  it("declares the feed videos file's duration as the digit string the spec asks for", async () => {
+    const doc = (await (await call("/openapi.json")).json()) as { components: { schemas: Record<string, any> } };
+    const file = doc.components.schemas.FeedVideosFile;
+    expect(file.properties.videos.items).toEqual({ $ref: "#/components/schemas/FeedVideoRecord" });
+    const record = doc.components.schemas.FeedVideoRecord;
+    expect(record.allOf).toBeUndefined();
+    expect(record.properties.duration).toMatchObject({ type: "string", pattern: "^\\d+$" });
+    expect(doc.components.schemas.VideoRecord.properties.duration.type).toBe("number");
+  });
+
   it("every answer says nosniff, and errors quote at most a short prefix of the input", async () => {
     const res = await call(`/v2/videos/?tags=${"%".repeat(1)}${"x".repeat(1900)}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
     expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");

@@ -35,25 +35,26 @@ export const videosQuery = z.object({
   pageSize: intParam("pageSize", 1, PAGE_SIZE_MAX, 100),
 });
 
-export const v2VideoRecord = z
-  .object({
-    contentKey: z.string(),
-    createdDate: z.string(),
-    publishedDate: z.string().nullable(),
-    title: z.string(),
-    description: z.string(),
-    duration: z.number(),
-    serviceCategories: z.array(z.string()),
-    categories: z.array(z.string()),
-    tags: z.array(z.string()),
-    events: z.array(z.string()),
-    customFields: z.array(z.record(z.string(), z.union([z.string(), z.number()]))),
-    isLive: z.boolean(),
-    thumbnail: z.string(),
-    url: z.string(),
-    urlHLS: z.string().nullable(),
-  })
-  .openapi("VideoRecord");
+/** The fields of the v2 video record (spec 2.2), shared by the listing's record and the feed file's. */
+const v2VideoFields = {
+  contentKey: z.string(),
+  createdDate: z.string(),
+  publishedDate: z.string().nullable(),
+  title: z.string(),
+  description: z.string(),
+  duration: z.number(),
+  serviceCategories: z.array(z.string()),
+  categories: z.array(z.string()),
+  tags: z.array(z.string()),
+  events: z.array(z.string()),
+  customFields: z.array(z.record(z.string(), z.union([z.string(), z.number()]))),
+  isLive: z.boolean(),
+  thumbnail: z.string(),
+  url: z.string(),
+  urlHLS: z.string().nullable(),
+};
+
+export const v2VideoRecord = z.object(v2VideoFields).openapi("VideoRecord");
 
 export const videosResponse = z
   .object({
@@ -204,10 +205,17 @@ export const orgFeedListFile = z
 export const feedVideosFile = z
   .object({
     videos: z.array(
-      v2VideoRecord.extend({
-        duration: z.string().openapi({ description: "Seconds, as a string of digits" }),
-        subtitles: z.array(z.record(z.string(), z.string())).openapi({ description: "Each object maps a language code to a subtitle URL" }),
-      }),
+      // Not an extension of VideoRecord: an allOf with it would declare duration a number and a string at once.
+      z
+        .object({
+          ...v2VideoFields,
+          duration: z
+            .string()
+            .regex(/^\d+$/)
+            .openapi({ description: "Seconds, as a string of digits (spec 2.2: a string of digits in feed files)", example: "120" }),
+          subtitles: z.array(z.record(z.string(), z.string())).openapi({ description: "Each object maps a language code to a subtitle URL" }),
+        })
+        .openapi("FeedVideoRecord"),
     ),
     generated_at: generatedAt,
   })

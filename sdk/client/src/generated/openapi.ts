@@ -1587,16 +1587,36 @@ export interface components {
             generated_at: string;
         };
         FeedVideosFile: {
-            videos: (components["schemas"]["VideoRecord"] & {
-                /** @description Seconds, as a string of digits */
-                duration?: string;
-                /** @description Each object maps a language code to a subtitle URL */
-                subtitles: {
-                    [key: string]: string;
-                }[];
-            })[];
+            videos: components["schemas"]["FeedVideoRecord"][];
             /** @description When the file was written (UTC) */
             generated_at: string;
+        };
+        FeedVideoRecord: {
+            contentKey: string;
+            createdDate: string;
+            publishedDate: string | null;
+            title: string;
+            description: string;
+            /**
+             * @description Seconds, as a string of digits (spec 2.2: a string of digits in feed files)
+             * @example 120
+             */
+            duration: string;
+            serviceCategories: string[];
+            categories: string[];
+            tags: string[];
+            events: string[];
+            customFields: {
+                [key: string]: string | number;
+            }[];
+            isLive: boolean;
+            thumbnail: string;
+            url: string;
+            urlHLS: string | null;
+            /** @description Each object maps a language code to a subtitle URL */
+            subtitles: {
+                [key: string]: string;
+            }[];
         };
         FeedMetadataFile: components["schemas"]["FeedMetadata"] & {
             /** @description When the file was written (UTC) */
@@ -1644,6 +1664,15 @@ export interface components {
             data: components["schemas"]["IngestionStatus"];
         };
         IngestionStatus: {
+            /** @description The organization's ingestion ceilings (docs/statistics.md) and today's use */
+            ceilings: {
+                /** @description Events accepted per minute for the organization, whatever the addresses (by plan) */
+                eventsPerMinute: number;
+                /** @description New viewers per UTC day on viewer rows; past it they count as other (by plan) */
+                newViewersPerDay: number;
+                /** @description New viewers counted today (UTC) */
+                newViewersToday: number;
+            };
             /** @description Days with counted messages, newest first */
             days: components["schemas"]["IngestionDay"][];
             /** @description Messages of the organization the queue gave up on, parked until the operator replays them */
@@ -1660,8 +1689,14 @@ export interface components {
             eventsCounted: number;
             /** @description Refused by the consumer: a content key not of the organization or its network */
             eventsRejected: number;
-            /** @description Dimension values counted as other: the daily cap (DIMENSION_VALUES_PER_DAY, VIEWER_IDS_PER_IP_PER_DAY) was reached */
+            /** @description Dimension values counted as other: the daily cap (DIMENSION_VALUES_PER_DAY per organization, VIEWER_IDS_PER_IP_PER_DAY per client) was reached */
             valuesFolded: number;
+            /** @description New viewers (ip + fingerprint + tput) counted as other: the organization's daily viewer ceiling was reached */
+            viewersFolded: number;
+            /** @description Events POST /v2/events answered 429 for: the organization's events-per-minute ceiling was reached */
+            eventsRefused: number;
+            /** @description Events POST /v2/events answered 429 for: one client (an IPv4 address, an IPv6 /64) passed EVENTS_PER_IP_PER_MINUTE */
+            eventsRefusedPerAddress: number;
             lastRejection: string | null;
             lastRejectionAt: string | null;
         };
