@@ -214,6 +214,8 @@ await step("start the worker", () => {
   filterOutput(child.stderr, process.stderr);
   if (api.unknown) say(`wrangler dev with its inspector (${api.unknown}); a long load grows its memory: docs/benchmarks.md, "Load"`);
   else say("inspector off (npm run dev -- --inspect for DevTools)");
+  // The one durability difference from production (docs/operations.md, "Local development").
+  say("queues (player events, feed rebuilds, webhooks) live in this process's memory: a kill -9 loses what they hold; Cloudflare Queues persist");
   say(`serving ${origin} (API reference: ${origin}/docs); stop with Ctrl-C`);
   const ready = new AbortController();
   if (portTaken) say(`something already listens on ${origin}; not running the cron there (choose another port: npm run dev -- --port 8790)`);

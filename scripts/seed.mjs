@@ -304,6 +304,9 @@ SELECT id, organization_id, ${q(name)}, ${q(String(value))} FROM contents WHERE 
 VALUES (${contentId(v.contentKey)}, ${q(s.name)}, ${q(s.start_time)}, ${q(s.stop_time)}, ${json(s.geos)});`,
       ),
     ]),
+  // Network listings are derived state the write paths keep; these rows were written around
+  // them, so the cron's next run (dev.mjs triggers one) derives them all again.
+  () => [`DELETE FROM cron_state WHERE name = 'windows_checked_until';`],
   // Feeds: definitions restored (updated_at moves only when one changed), files state kept, and
   // marked dirty so the next cron run (dev.mjs triggers one) publishes or repairs their files.
   (data, now) =>

@@ -5,7 +5,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { chunkRows, inList, runBatch, type Db } from "./client";
-import { contents, networkListingCounts, networkListings, organizations, syndications } from "./schema";
+import { contents, networkListingCounts, networkListings, networks, organizations, syndications } from "./schema";
 
 /**
  * Rows for the given videos at `now`: listable videos of an organization in a network with a
@@ -44,6 +44,19 @@ export async function refreshOrganizationListings(db: Db, organizationId: number
   await runBatch(db, [
     db.delete(networkListings).where(eq(networkListings.organizationId, organizationId)),
     insertShown(db, sql`c.organization_id = ${organizationId}`, now),
+  ]);
+}
+
+/**
+ * Re-derives every row of every network at `now`, and moves every network's version on (their
+ * cached listings change): for a database whose rows were written around the write paths (the
+ * demo seed, a restore), once, by the cron's first run on it.
+ */
+export async function refreshAllNetworkListings(db: Db, now: string): Promise<void> {
+  await runBatch(db, [
+    db.delete(networkListings),
+    insertShown(db, sql`true`, now),
+    db.update(networks).set({ catalogVersion: sql`${networks.catalogVersion} + 1` }),
   ]);
 }
 

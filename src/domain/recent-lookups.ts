@@ -52,3 +52,8 @@ export function forgetOrganization(organizationId: number, networkId: number | n
     if (entry.organizationId === organizationId || (networkId !== null && entry.networkId === networkId)) entries.delete(key);
   }
 }
+
+/** Drops everything this isolate keeps (a change that reaches every organization). */
+export function forgetEveryOrganization(): void {
+  entries.clear();
+}

@@ -12,6 +12,28 @@ import { afterAll, expect, it } from "vitest";
 import { freePort } from "./harness/ports";
 import { ROOT } from "./harness/worker";
 
+/** The commands of the README's "A short tour" block, each joined across its `\` continuations. */
+function readmeTour(): string[] {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## A short tour"));
+  const block = section.slice(section.indexOf("```sh") + 5, section.indexOf("```", section.indexOf("```sh") + 5));
+  return block
+    .replace(/\\\n\s*/g, " ")
+    .split("\n")
+    .filter((line) => line.startsWith("curl "));
+}
+
+/** Runs a README command with bash and the real curl, failing on an HTTP error (curl --fail-with-body). */
+function runShell(command: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-c", `set -o pipefail; curl() { command curl --fail-with-body "$@"; }; ${command}`], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => resolve({ code, out }));
+  });
+}
+
 const states: string[] = [];
 afterAll(() => states.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -86,6 +108,8 @@ it.each([
     expect(start).not.toContain("┌");
     expect(start).not.toContain("Your Worker has access");
     expect(start.split("\n").filter((l) => l.trim()).length).toBeLessThan(15);
+    // Said once: local queues are in memory (production Queues persist).
+    expect(start.match(/queues .* live in this process's memory/g)).toHaveLength(1);
     expect(start).toContain(inspect ? "wrangler dev with its inspector" : "inspector off");
     // workerd gets an inspector address (and wrangler its inspector proxy) only when asked for.
     const workerd = treeCommands(child.pid!).filter((cmd) => cmd.includes("workerd"));
@@ -100,6 +124,22 @@ it.each([
     await expect.poll(() => output.slice(before).includes('"path":"/v2/videos"'), { timeout: 10_000 }).toBe(true);
     const requestLines = output.slice(before).split("\n").filter((l) => l.includes("/v2/videos"));
     expect(requestLines).toHaveLength(1);
+
+    if (!inspect) {
+      // The README's tour, as a newcomer pastes it (the real curl), against the demo data: every
+      // command answers, and the network listing shows what the README says it shows.
+      const tour = readmeTour();
+      expect(tour.length).toBeGreaterThanOrEqual(5);
+      for (const command of tour) {
+        const { code, out } = await runShell(command.replaceAll("http://127.0.0.1:8787", `http://127.0.0.1:${port}`));
+        expect(code, `${command}\n${out}`).toBe(0);
+        expect(out.trim(), command).not.toBe("");
+        if (command.includes("networkVideos=1")) {
+          const keys = (JSON.parse(out) as { data: { contentKey: string }[] }).data.map((v) => v.contentKey);
+          expect(keys, "partner videos syndicated to the network (README)").toEqual(expect.arrayContaining(["partner1", "partner2"]));
+        }
+      }
+    }
   } finally {
     child.kill("SIGTERM");
   }
