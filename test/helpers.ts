@@ -2,7 +2,7 @@
 // with an execution context of its own: callSettled) against local D1/R2/KV. Each test file
 // creates its own organizations so files don't share rate limits.
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import worker from "../src/index";
 
 export const ORIGIN = "https://catalog.test";
@@ -151,4 +151,14 @@ export function d1Cost(res: Response): { rowsRead: number; rowsWritten: number; 
   const m = res.headers.get("Server-Timing")?.match(/rows_read=(\d+) rows_written=(\d+) queries=(\d+)/);
   if (!m) throw new Error("no D1 Server-Timing");
   return { rowsRead: Number(m[1]), rowsWritten: Number(m[2]), queries: Number(m[3]) };
+}
+
+/**
+ * Per-minute limits count per wall-clock minute: a test that straddled a minute's end would start
+ * a new count halfway. Pins the clock (Date only: timers still run) to just after the next
+ * minute starts; the test file calls vi.useRealTimers() after each test.
+ */
+export function startOfAMinute(): void {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(Math.ceil(Date.now() / 60_000) * 60_000 + 1_000);
 }

@@ -2,8 +2,8 @@
 // the sync code with organization_key, viewer data needs write credentials, only authenticated
 // requests count against an organization's budget, failed attempts are throttled per client IP,
 // and URLs never come from a request's Host header.
-import { beforeAll, describe, expect, it } from "vitest";
-import { call, callJson, createOrg, ORIGIN, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { call, callJson, createOrg, ORIGIN, startOfAMinute, writeHeaders, writeJson, type TestOrg } from "./helpers";
 
 let org: TestOrg;
 let other: TestOrg;
@@ -12,6 +12,8 @@ beforeAll(async () => {
   org = await createOrg({ plan: "standard", entitlements: ["enterprise_player", "viewer_analytics", "ecommerce"] });
   other = await createOrg();
 });
+
+afterEach(() => vi.useRealTimers());
 
 const days = "start_date=2026-01-01&end_date=2026-01-02";
 const READ_ONLY = [
@@ -73,6 +75,7 @@ describe("budgets and throttles", () => {
   });
 
   it("throttles failed authentication per client IP, never a valid request", async () => {
+    startOfAMinute();
     const ip = { "CF-Connecting-IP": "203.0.113.77" };
     const wrong = () => writeJson({ ...org, apiSecret: "wrong" }, "GET", "/v2/content?contentKey=nothing", undefined, ip);
     for (let i = 0; i < 30; i++) expect((await wrong()).res.status).toBe(401);
@@ -89,6 +92,7 @@ describe("budgets and throttles", () => {
 
 describe("a pool of addresses (issue 18 §1)", () => {
   it("counts failed authentications of every address of one IPv6 /64 together", async () => {
+    startOfAMinute();
     // 35 wrong secrets from 35 addresses of one /64: the 31st on is refused 429.
     const wrong = (ip: string) => writeJson({ ...org, apiSecret: "wrong" }, "GET", "/v2/content?contentKey=nothing", undefined, { "CF-Connecting-IP": ip });
     const statuses: number[] = [];

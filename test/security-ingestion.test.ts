@@ -7,8 +7,10 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { mintPlayerToken, playerTokenKey } from "../src/domain/stats/player-tokens";
 import { messageId } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
-import { admin, callJson, createOrg, ORIGIN, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import { admin, callJson, createOrg, ORIGIN, startOfAMinute, writeHeaders, writeJson, type TestOrg } from "./helpers";
 import { createContent, eventsSettled, ingest, noteQueued, organizationId, postEvents } from "./fixtures/stats";
+
+afterEach(() => vi.useRealTimers());
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -84,6 +86,7 @@ describe("viewer identities per client IP", () => {
 
 describe("events per client IP", () => {
   it("answers 429 with Retry-After past 1200 events a minute from one address, not for others", async () => {
+    startOfAMinute();
     const org = await createOrg();
     const key = await createContent(org);
     const batch = Array.from({ length: 500 }, () => ({ event: "video_impression", contentKey: key }));
@@ -199,12 +202,12 @@ function event(contentKey: string) {
 // Issue 18 §1: limits that hold against a pool of addresses. One IPv6 /64 is one client; no
 // pool of /64s passes the organization's ceilings (events per minute, new viewers per day).
 describe("a pool of addresses", () => {
-  afterEach(() => vi.useRealTimers());
   const from = (ip: string) => ({ headers: { "CF-Connecting-IP": ip } });
   /** The n-th address of a /64 (`prefix` has four groups). */
   const in64 = (prefix: string, n: number) => `${prefix}:${(n >> 16).toString(16)}:${(n & 0xffff).toString(16)}:${(n * 7919) % 65536 ? ((n * 7919) % 65536).toString(16) : "1"}:1`;
 
   it("counts every address of one IPv6 /64 as one client for the per-address event limit", async () => {
+    startOfAMinute();
     const org = await createOrg();
     const key = await createContent(org);
     const batch = Array.from({ length: 500 }, () => ({ event: "video_impression", contentKey: key }));
@@ -238,8 +241,7 @@ describe("a pool of addresses", () => {
     const key = await createContent(org);
     const otherKey = await createContent(bystander);
     // The ceiling replaced by configuration (EVENTS_PER_ORG_PER_MINUTE), on a frozen minute.
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime((Math.floor(Date.now() / 60_000) + 1) * 60_000 + 1_000);
+    startOfAMinute();
     const beacon = (o: TestOrg, contentKey: string, ip: string) =>
       fetchWith({ EVENTS_PER_ORG_PER_MINUTE: "1000" }, "/v2/events", {
         method: "POST",

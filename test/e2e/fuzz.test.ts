@@ -48,11 +48,14 @@ describe("OpenAPI fuzzer", () => {
     feedId = feedBody.feed_id;
   }, 60_000);
 
-  it("finds no 5xx, timeout, connection error or error-shape violation in 400 requests", async () => {
+  // What is asserted is what the requests found, never how fast this machine sent them: the
+  // time bound is a safety net far above what REQUESTS take, and every request must be sent.
+  const REQUESTS = 250;
+  it(`finds no 5xx, timeout, connection error or error-shape violation in ${REQUESTS} requests`, async () => {
     const result = await fuzz({
       baseUrl: e2e.baseUrl,
-      requests: 400,
-      seconds: 40,
+      requests: REQUESTS,
+      seconds: 150,
       seed: SEED,
       concurrency: 4,
       timeoutMs: 15_000,
@@ -63,9 +66,9 @@ describe("OpenAPI fuzzer", () => {
       },
     });
     const summary = formatSummary(result, { maxListed: 10 });
-    // Reached the handlers: most operations answered something other than 401/429.
-    expect(result.requests, summary).toBeGreaterThanOrEqual(300);
-    expect(result.byClass["2xx"] ?? 0, summary).toBeGreaterThan(30);
+    expect(result.requests, summary).toBe(REQUESTS);
+    // Reached the handlers: many operations answered something other than 401/429.
+    expect(result.byClass["2xx"] ?? 0, summary).toBeGreaterThan(20);
     expect(result.serverErrors, summary).toEqual([]);
     expect(result.timeouts, summary).toEqual([]);
     expect(result.connectionErrors, summary).toEqual([]);
@@ -78,5 +81,5 @@ describe("OpenAPI fuzzer", () => {
     const still = await fetch(`${e2e.baseUrl}/v2/videos/?contentKey=${contentKey}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
     expect(still.status).toBe(200);
     expect((await json(still)).count).toBe(1);
-  }, 90_000);
+  }, 180_000);
 });

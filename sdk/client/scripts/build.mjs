@@ -13,8 +13,12 @@ export const BUNDLE = join(DIST, "index.mjs");
 
 const declarations = () => emitDeclarations(PACKAGE_DIR, DIST);
 
+/**
+ * `types: false` (the e2e harness, the operator CLI) rebuilds the bundle alone and leaves the
+ * declarations a full build wrote: an app that depends on the package keeps its types.
+ */
 export async function buildClient({ types = true } = {}) {
-  rmSync(DIST, { recursive: true, force: true });
+  if (types) rmSync(DIST, { recursive: true, force: true });
   await build({
     entryPoints: [join(PACKAGE_DIR, "src", "index.ts")],
     outfile: BUNDLE,
