@@ -58,6 +58,9 @@ describe("uploadVideo", () => {
     expect(log.at(-1)).toBe("POST /v2/content/complete");
     expect(progress[0]).toEqual({ uploadedBytes: 0, totalBytes: media.byteLength, partsDone: 0, partCount: 2 });
     expect(progress.at(-1)).toMatchObject({ uploadedBytes: media.byteLength, partsDone: 2 });
+    // In Node the bytes move within a part too (the body is streamed and counted), not only at part boundaries.
+    const withinParts = progress.filter((p) => p.partNumber === undefined && p.uploadedBytes > 0 && p.uploadedBytes % CHUNK !== 0);
+    expect(withinParts.length).toBeGreaterThan(10);
     const served = await fetch(content.url!);
     expect(sha256(await served.arrayBuffer())).toBe(sha256(media));
     const thumb = await fetch(content.thumbnailUrl);
@@ -77,7 +80,10 @@ describe("uploadVideo", () => {
       },
     });
     await expect(interrupted).rejects.toMatchObject({ name: "AbortError" });
-    expect(first.map((p) => p.uploadedBytes)).toEqual([0, CHUNK]);
+    const reported = first.map((p) => p.uploadedBytes);
+    expect(reported[0]).toBe(0);
+    expect(reported.at(-1)).toBe(CHUNK);
+    expect(reported.slice(1, -1).every((b) => b > 0 && b < CHUNK)).toBe(true);
 
     // What any client sees now: one part stored, one to send, through a fresh URL.
     const state = await client.api.GET("/v2/content/upload", { params: { query: { contentKey: key } } });
@@ -96,7 +102,10 @@ describe("uploadVideo", () => {
       "PUT /v2/uploads/part part 2",
       "POST /v2/content/complete",
     ]);
-    expect(resumed.map((p) => p.uploadedBytes)).toEqual([CHUNK, media.byteLength]);
+    const resumedBytes = resumed.map((p) => p.uploadedBytes);
+    expect(resumedBytes[0]).toBe(CHUNK);
+    expect(resumedBytes.at(-1)).toBe(media.byteLength);
+    expect(resumedBytes.length).toBeGreaterThan(2);
     expect(sha256(await (await fetch(content.url!)).arrayBuffer())).toBe(sha256(media));
 
     // Done: nothing left to resume, and uploading the same key again says so.

@@ -1,13 +1,13 @@
 // @edge-video-catalog/client: the service's API, typed from its OpenAPI document
 // (openapi-typescript types, openapi-fetch calls), and uploadVideo for the whole upload flow.
 import createClient, { type Client, type Middleware } from "openapi-fetch";
-import type { paths } from "./generated/openapi";
-import { uploadVideo, type Content, type UploadContext, type UploadOptions, type VideoInput, type VideoMetadata } from "./upload";
+import type { paths } from "./generated/openapi.js";
+import { uploadVideo, type Content, type UploadContext, type UploadOptions, type VideoInput, type VideoMetadata } from "./upload.js";
 
-export type { components, operations, paths } from "./generated/openapi";
-export { CatalogApiError } from "./upload";
-export type { Content, ThumbnailInput, UploadOptions, UploadProgress, UploadState, VideoInput, VideoMetadata } from "./upload";
-export { AbortedError } from "./http";
+export type { components, operations, paths } from "./generated/openapi.js";
+export { CatalogApiError } from "./upload.js";
+export type { Content, ThumbnailInput, UploadOptions, UploadProgress, UploadState, VideoInput, VideoMetadata } from "./upload.js";
+export { AbortedError } from "./http.js";
 
 /** How requests authenticate (docs/api.md "Authentication"). */
 export type Credentials =

@@ -2,8 +2,8 @@
 // the parts in parallel with retries, then E2. Runs in browsers and in Node (File, Blob,
 // ArrayBuffer or Uint8Array; for a large file in Node, `fs.openAsBlob(path)` reads it lazily).
 import type { Client } from "openapi-fetch";
-import type { components, paths } from "./generated/openapi";
-import { AbortedError, backoffMs, DEFAULT_RETRY, retriable, retryAfterMs, sleep, throwIfAborted, type RetryPolicy } from "./http";
+import type { components, paths } from "./generated/openapi.js";
+import { AbortedError, backoffMs, DEFAULT_RETRY, retriable, retryAfterMs, sleep, throwIfAborted, type RetryPolicy } from "./http.js";
 
 export type Content = components["schemas"]["Content"];
 export type CreateContent = components["schemas"]["CreateContent"];
@@ -28,7 +28,12 @@ export interface UploadOptions {
   thumbnail?: ThumbnailInput;
   /** Parts in flight at once (default 4). */
   concurrency?: number;
-  /** Called when the upload starts (already stored bytes counted) and after each part. Fetch reports no progress within a part. */
+  /**
+   * Called when the upload starts (already stored bytes counted), as the bytes of each part go
+   * out where the platform tells (Node: the part body is streamed and counted; a browser's fetch
+   * tells nothing within a request, so there only after each part, unless `fetch` is an
+   * XMLHttpRequest-based one that reports, as the console's does), and after each part.
+   */
   onProgress?: (progress: UploadProgress) => void;
   /** Called once the content exists: keep its key to resume after a reload (uploadVideo with metadata.contentKey). */
   onContentKey?: (contentKey: string) => void;
@@ -177,7 +182,51 @@ async function planUpload(ctx: UploadContext, size: number, metadata: VideoMetad
   };
 }
 
-/** PUTs one body to a signed URL with retries; a refused URL (403: expired) is signed afresh once per attempt. */
+/**
+ * Node's fetch streams a request body (`duplex: "half"`) with the Content-Length given, so the
+ * bytes of a part can be counted as they go out; a browser's fetch cannot stream a body over
+ * HTTP/1.1 and reports nothing within a request.
+ */
+const COUNTS_SENT_BYTES = typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === "string";
+const STREAM_CHUNK = 64 * 1024;
+
+/** A request body, counted as it is read where the platform streams bodies (`onSent`: bytes so far). */
+function countedBody(data: Blob | Uint8Array, onSent?: (bytes: number) => void): RequestInit {
+  if (!COUNTS_SENT_BYTES || !onSent) return { body: data as BodyInit };
+  let sent = 0;
+  // What is read but not sent yet: a Blob's stream may hand over megabytes at once, and progress
+  // should move in steps of STREAM_CHUNK.
+  let pending: Uint8Array = data instanceof Uint8Array ? data : new Uint8Array(0);
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const next = async (): Promise<Uint8Array | undefined> => {
+    if (pending.byteLength === 0 && !(data instanceof Uint8Array)) {
+      reader ??= data.stream().getReader();
+      const { done, value } = await reader.read();
+      if (!done) pending = value;
+    }
+    if (pending.byteLength === 0) return undefined;
+    const chunk = pending.subarray(0, STREAM_CHUNK);
+    pending = pending.subarray(chunk.byteLength);
+    return chunk;
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = await next();
+      if (!chunk) return controller.close();
+      sent += chunk.byteLength;
+      onSent(sent);
+      controller.enqueue(chunk);
+    },
+    cancel: (reason) => reader?.cancel(reason),
+  });
+  const size = data instanceof Uint8Array ? data.byteLength : data.size;
+  return { body, headers: { "Content-Length": String(size) }, duplex: "half" } as RequestInit;
+}
+
+/**
+ * PUTs one body to a signed URL with retries; a refused URL (403: expired) is signed afresh once
+ * per attempt. `onSent` hears the bytes sent of the current attempt (each attempt starts at 0).
+ */
 async function putSigned(
   ctx: UploadContext,
   policy: RetryPolicy,
@@ -185,16 +234,20 @@ async function putSigned(
   what: string,
   url: () => Promise<string>,
   body: Blob | Uint8Array,
+  onSent?: (bytes: number) => void,
 ): Promise<Response> {
   let target = await url();
   let refreshed = false;
+  const put = () => ctx.fetch(target, { method: "PUT", ...countedBody(body, onSent), signal });
   const { value: res } = await withRetries(policy, signal, async () => {
-    let r = await ctx.fetch(target, { method: "PUT", body: body as BodyInit, signal });
+    onSent?.(0);
+    let r = await put();
     if (r.status === 403 && !refreshed) {
       refreshed = true;
       await r.body?.cancel();
       target = await url();
-      r = await ctx.fetch(target, { method: "PUT", body: body as BodyInit, signal });
+      onSent?.(0);
+      r = await put();
     }
     return { response: r, value: r };
   });
@@ -232,9 +285,14 @@ export async function uploadVideo(ctx: UploadContext, input: VideoInput, metadat
   // Every part but the last has the same size: the first part's size is the chunk size.
   const firstSize = [...plan.stored, ...plan.missing].find((p) => p.PartNumber === 1)!.Size;
   const done: { PartNumber: number; ETag: string }[] = plan.stored.map(({ PartNumber, ETag }) => ({ PartNumber, ETag }));
-  let uploadedBytes = plan.stored.reduce((sum, p) => sum + p.Size, 0);
-  const report = (partNumber?: number) =>
+  let storedBytes = plan.stored.reduce((sum, p) => sum + p.Size, 0);
+  // Bytes sent so far of the parts in flight (where the platform counts them).
+  const sending = new Map<number, number>();
+  const report = (partNumber?: number) => {
+    let uploadedBytes = storedBytes;
+    for (const bytes of sending.values()) uploadedBytes += bytes;
     onProgress?.({ uploadedBytes, totalBytes: video.size, partsDone: done.length, partCount, ...(partNumber !== undefined && { partNumber }) });
+  };
   report();
 
   const queue = [...plan.missing];
@@ -254,10 +312,16 @@ export async function uploadVideo(ctx: UploadContext, input: VideoInput, metadat
         const state = await fresh();
         return state.missingParts.find((p) => p.PartNumber === current.PartNumber)?.signedUrl ?? current.url;
       };
-      const res = await putSigned(ctx, policy, inner.signal, `part ${current.PartNumber}`, url, video.slice(start, start + current.Size));
+      const onSent = (bytes: number) => {
+        // The last bytes of a body are reported when the part is stored, not when they leave.
+        sending.set(current.PartNumber, Math.min(bytes, current.Size - 1));
+        if (bytes > 0) report();
+      };
+      const res = await putSigned(ctx, policy, inner.signal, `part ${current.PartNumber}`, url, video.slice(start, start + current.Size), onSent);
       await res.body?.cancel();
+      sending.delete(current.PartNumber);
       done.push({ PartNumber: current.PartNumber, ETag: res.headers.get("ETag") ?? "" });
-      uploadedBytes += current.Size;
+      storedBytes += current.Size;
       report(current.PartNumber);
     }
   };

@@ -1,7 +1,7 @@
 // The default source: an HTML5 media element (also what hls.js and dash.js play into). Media
 // events pass through under their own names; text tracks, fullscreen and the viewport are turned
 // into state the tracker diffs.
-import type { PlayerSource, PlayerState, SourceEvent } from "./types";
+import type { PlayerSource, PlayerState, SourceEvent } from "./types.js";
 
 const MEDIA_EVENTS: SourceEvent[] = ["play", "playing", "pause", "timeupdate", "seeking", "seeked", "ended", "volumechange", "emptied"];
 /** Share of the player that must be in the viewport to count as seen. */

@@ -1,14 +1,14 @@
 // Player analytics for the edge video catalog: attach() to a video element (or any PlayerSource)
 // and its behaviour is reported as the spec's statistics events (POST /v2/events).
 // Nothing here may throw into the page: every entry point and handler is guarded.
-import { html5Source } from "./html5";
-import { createSender } from "./sender";
-import { createTracker } from "./tracker";
-import type { AdDetails, AdEvent, AttachOptions, EcommerceEvent, PlayerAnalytics, PlayerSource, Scheduler, StatsEvent, Transport } from "./types";
+import { html5Source } from "./html5.js";
+import { createSender } from "./sender.js";
+import { createTracker } from "./tracker.js";
+import type { AdDetails, AdEvent, AttachOptions, EcommerceEvent, PlayerAnalytics, PlayerSource, Scheduler, StatsEvent, Transport } from "./types.js";
 
 export { html5Source };
-export { MAX_EVENTS } from "./sender";
-export type * from "./types";
+export { MAX_EVENTS } from "./sender.js";
+export type * from "./types.js";
 
 // Globals are looked up at call time, so fake timers installed after import still apply.
 const defaultScheduler: Scheduler = {

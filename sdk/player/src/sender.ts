@@ -2,7 +2,7 @@
 // sync code in the URL because a beacon cannot set headers), fetch with keepalive when there is
 // no beacon or the browser refuses one. Only the fetch path sees answers, so only it can honour
 // 429 Retry-After and retry failures. Nothing here touches the DOM.
-import type { Scheduler, SendResponse, StatsEvent, Transport } from "./types";
+import type { Scheduler, SendResponse, StatsEvent, Transport } from "./types.js";
 
 /** The server's limit per request (EVENTS_MAX in src/schemas/stats.ts). */
 export const MAX_EVENTS = 500;

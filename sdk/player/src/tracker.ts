@@ -1,7 +1,7 @@
 // Turns a player's behaviour into the spec's video counters (SPEC 2.5). No DOM here: the tracker
 // sees a PlayerSource (state + notifications), so its rules are unit-tested in Node. The rules
 // are documented in README.md ("When each event fires"); keep the two in step.
-import type { PlayerSource, PlayerState, SourceEvent } from "./types";
+import type { PlayerSource, PlayerState, SourceEvent } from "./types.js";
 
 const SECONDS = [1, 3, 15, 30] as const;
 const PERCENTS = [25, 50, 75] as const;

@@ -180,7 +180,7 @@ export interface paths {
         };
         /**
          * A content's thumbnail (the service thumbnail URL)
-         * @description The uploaded thumbnail, or a default 1920x1080 image until one is uploaded.
+         * @description The stored thumbnail, or a default 1920x1080 image until one is stored. The URL a record carries names the stored thumbnail's version (`?v=`): each replacement gets a new URL, so a versioned URL is cached for good (immutable); without `v`, 60 s.
          */
         get: operations["getThumbnail"];
         put?: never;
@@ -1145,6 +1145,8 @@ export interface components {
                 [key: string]: string;
             }[];
             isLive?: boolean;
+            /** @description Extension: the size of every part but the last, in bytes, when the client wants smaller parts than the service's (a browser loses less to a reload): at least 5 MiB (R2's minimum); more than the service's own part size (the default) is taken down to it. contentUploadData.chunkSize answers what was taken. */
+            chunkSize?: number;
         };
         CompleteUpload: {
             uploadId: string;
@@ -1192,6 +1194,8 @@ export interface components {
                 height: number | null;
                 /** @description Set by the service (operator), read-only */
                 serviceCategories: string[];
+                /** @description video_played over the content's life (the statistics' month totals) */
+                plays: number;
                 /** @description Syndication windows to the network (operator-set), by start time */
                 syndications: {
                     name: string;
@@ -2466,7 +2470,11 @@ export interface operations {
                 category?: string;
                 tag?: string;
                 event?: string;
-                /** @description nextCursor of the previous page */
+                /** @description Order of the listing: created (default), title, duration, published */
+                sort?: "created" | "title" | "duration" | "published";
+                /** @description Direction: desc for created, duration and published, asc for title by default */
+                order?: "asc" | "desc";
+                /** @description nextCursor of the previous page (of the same sort and order) */
                 cursor?: string;
                 limit?: number;
             };
@@ -2701,7 +2709,9 @@ export interface operations {
     };
     getThumbnail: {
         parameters: {
-            query?: never;
+            query?: {
+                v?: string;
+            };
             header?: never;
             path: {
                 file: string;
