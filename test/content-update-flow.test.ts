@@ -4,6 +4,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
+import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
 import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
@@ -103,6 +104,43 @@ describe("retrieve, modify, send (spec 4.1 E4)", () => {
     expect(own.body.thumbnailUrl).toBe("https://images.example.com/flow.jpg");
     const back = await writeJson(org, "PUT", "/v2/content", { ...own.body, thumbnailUrl: null });
     expect(back.body.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${key}.jpg`);
+  });
+});
+
+describe("the service thumbnail's URL", () => {
+  const jpeg = dataUrlBytes(thumbUrl);
+  /** PUTs a JPEG to a fresh thumbnail upload URL (POST /v2/content/thumbnail). */
+  async function replaceThumbnail(contentKey: string) {
+    const asked = await writeJson(org, "POST", "/v2/content/thumbnail", { contentKey });
+    expect(asked.res.status).toBe(200);
+    const put = await call(asked.body.thumbnailUploadUrl, { method: "PUT", body: jpeg, headers: { "Content-Type": "image/jpeg" } });
+    expect(put.status, await put.clone().text()).toBe(200);
+    return (await put.json()) as { thumbnailUrl: string };
+  }
+
+  it("moves on with each stored thumbnail, so players and CDNs may keep each one for good", async () => {
+    const own = await publishVideo(org, mp4, { title: "Thumbnails", tags: ["flow"] });
+    const listed = async () => (await callJson(`/v2/videos/?contentKey=${own}`, { headers: { "X-Service-Sync-Code": org.syncCode } })).body.data[0].thumbnail;
+    // No thumbnail stored yet: the default image, unversioned and short-lived.
+    expect(await listed()).toBe(`${ORIGIN}/thumbnails/${own}.jpg`);
+    expect((await call(`/thumbnails/${own}.jpg`)).headers.get("Cache-Control")).toBe("public, max-age=60");
+
+    const first = await replaceThumbnail(own);
+    expect(first.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${own}.jpg?v=1`);
+    expect(await listed()).toBe(first.thumbnailUrl);
+    const served = await call(first.thumbnailUrl);
+    expect(served.status).toBe(200);
+    expect(served.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+
+    const second = await replaceThumbnail(own);
+    expect(second.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${own}.jpg?v=2`);
+    // Every record moves on at once (the cached listing too), and E4 keeps the service thumbnail when sent back.
+    expect(await listed()).toBe(second.thumbnailUrl);
+    const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${own}`);
+    expect(e3.body.thumbnailUrl).toBe(second.thumbnailUrl);
+    const sentBack = await writeJson(org, "PUT", "/v2/content", { ...e3.body, thumbnailUrl: first.thumbnailUrl });
+    expect(sentBack.body.thumbnailUrl).toBe(second.thumbnailUrl);
+    await feedFile(`/v2/feeds/${feedId}/videos.json`, (body) => body.videos.some((v: { contentKey: string; thumbnail: string }) => v.contentKey === own && v.thumbnail === second.thumbnailUrl));
   });
 });
 

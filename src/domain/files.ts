@@ -1,5 +1,5 @@
 // Public files and where they are stored: media and thumbnails (player traffic), and the
-// published feed files, whose R2 key is their public path (DESIGN.md).
+// published feed files, whose R2 key is their public path (docs/design.md).
 import type { Db } from "../db/client";
 import { isListable } from "../db/content";
 import { DEFAULT_THUMBNAIL_JPEG } from "../media/default-thumbnail";
@@ -20,7 +20,7 @@ export async function defaultThumbnail(): Promise<{ bytes: Uint8Array; etag: str
 }
 
 /**
- * Media and thumbnails are served only for published, not removed content (DESIGN.md): never
+ * Media and thumbnails are served only for published, not removed content (docs/design.md): never
  * for removed, rejected, deleted or unfinished content. Player traffic asks this for every
  * range request, so the answer is kept in the isolate for SERVABLE_TTL_MS: a removal stops
  * serving within that bound (at once in the isolate that made it, see forgetServable).

@@ -1,4 +1,4 @@
-// Published feed files in R2 (the key is the public path, DESIGN.md). A file is rewritten only
+// Published feed files in R2 (the key is the public path, docs/design.md). A file is rewritten only
 // when its content changed, judged by a SHA-256 of the content without `generated_at`, so an
 // unchanged feed keeps its ETag and caches stay warm. A file rewritten or removed is dropped from
 // this location's edge cache at once; other locations keep their copy for at most its max-age

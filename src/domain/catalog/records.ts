@@ -4,7 +4,9 @@ import type { Content, Syndication } from "../../db/schema";
 import { mediaUrl, serviceThumbnailUrl } from "../../storage/layout";
 import type { Origins } from "../deps";
 
-export const thumbnailOf = (c: Content, o: Origins) => c.thumbnailUrl ?? serviceThumbnailUrl(o.staticUrl, c.contentKey);
+/** A content's thumbnail: the publisher's URL, else the service's (versioned by the stored thumbnail). */
+export const thumbnailOf = (c: Pick<Content, "thumbnailUrl" | "contentKey" | "thumbnailVersion">, o: Pick<Origins, "staticUrl">) =>
+  c.thumbnailUrl ?? serviceThumbnailUrl(o.staticUrl, c.contentKey, c.thumbnailVersion);
 
 /** Spec 2.2 (E6, and v2 feed files with `subtitles`). */
 export function v2Record(c: Content, o: Origins) {

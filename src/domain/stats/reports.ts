@@ -139,7 +139,7 @@ function combinedVideoRecord(c: Content, windows: Syndication[], staticUrl: stri
     privateTag: c.tags,
     removed: c.removed,
     syndications: windows.map(syndicationObject),
-    thumbnail: thumbnailOf(c, { baseUrl: staticUrl, staticUrl }),
+    thumbnail: thumbnailOf(c, { staticUrl }),
     title: c.title,
     translations: c.translations,
   };
@@ -292,7 +292,7 @@ function ecommerceVideoInfo(c: Content, windows: Syndication[], staticUrl: strin
     privateTags: c.tags,
     removed: c.removed ? 1 : 0,
     syndications: windows.map((w) => ({ start_date: w.startTime, end_date: w.stopTime, geos: w.geos })),
-    thumbnail: thumbnailOf(c, { baseUrl: staticUrl, staticUrl }),
+    thumbnail: thumbnailOf(c, { staticUrl }),
     title: c.title,
     translations: c.translations,
   };

@@ -6,6 +6,7 @@ import { serveStored } from "../../http/serve-object";
 import type * as routes from "./files.routes";
 
 const PUBLIC_CORS = { "Access-Control-Allow-Origin": "*" };
+const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export const media: AppRouteHandler<typeof routes.media> = async (c) => {
   const { contentKey, file } = c.req.valid("param");
@@ -19,12 +20,14 @@ export const media: AppRouteHandler<typeof routes.media> = async (c) => {
 export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => {
   const contentKey = c.req.valid("param").file.replace(/\.jpg$/, "");
   if (!(await isServable(c.get("db"), contentKey, Date.now()))) throw notFound(`no thumbnail at /thumbnails/${contentKey}.jpg`);
-  // Short max-age: the default image is replaced when the publisher uploads a thumbnail.
-  const options = { cacheControl: "public, max-age=300", contentType: "image/jpeg", headers: PUBLIC_CORS };
+  // A versioned URL names one stored thumbnail for good (a replacement gets another); without a
+  // version the answer may change at any time (the default image until one is stored).
+  const versioned = c.req.valid("query").v !== undefined;
+  const options = { cacheControl: versioned ? IMMUTABLE : "public, max-age=60", contentType: "image/jpeg", headers: PUBLIC_CORS };
   const stored = await serveStored(c, thumbnailObjectKey(contentKey), options);
   if (stored) return stored;
   const fallback = await defaultThumbnail();
-  const headers = { ...PUBLIC_CORS, "Content-Type": "image/jpeg", "Cache-Control": options.cacheControl, ETag: fallback.etag };
+  const headers = { ...PUBLIC_CORS, "Content-Type": "image/jpeg", "Cache-Control": "public, max-age=60", ETag: fallback.etag };
   if (etagMatches(c.req.header("If-None-Match"), fallback.etag)) return new Response(null, { status: 304, headers });
   return new Response(c.req.method === "HEAD" ? null : fallback.bytes, { status: 200, headers });
 };

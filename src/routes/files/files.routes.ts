@@ -37,7 +37,11 @@ export const thumbnail = createRoute({
   tags: ["Files"],
   security: SECURITY.public,
   summary: "A content's thumbnail (the service thumbnail URL)",
-  description: "The uploaded thumbnail, or a default 1920x1080 image until one is uploaded.",
-  request: { params: z.object({ file: z.string().regex(/^[A-Za-z0-9]{1,8}\.jpg$/, "must be <contentKey>.jpg") }) },
+  description:
+    "The stored thumbnail, or a default 1920x1080 image until one is stored. The URL a record carries names the stored thumbnail's version (`?v=`): each replacement gets a new URL, so a versioned URL is cached for good (immutable); without `v`, 60 s.",
+  request: {
+    params: z.object({ file: z.string().regex(/^[A-Za-z0-9]{1,8}\.jpg$/, "must be <contentKey>.jpg") }),
+    query: z.object({ v: z.string().regex(/^[1-9]\d{0,9}$/, "must be the thumbnail's version, a positive integer").optional() }),
+  },
   responses: { 200: binary("image/jpeg", "JPEG"), ...notModifiedResponse, ...koErrors(400, 404) },
 });
