@@ -1,6 +1,6 @@
 // E1–E5 through the real worker: the full upload round trip with real media, thumbnails,
 // rejection, completion rules, deletion and media serving.
-import { env } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
@@ -9,15 +9,18 @@ import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
 import smallThumbUrl from "./fixtures/thumb-1280x720.jpg?inline";
 import pngUrl from "./fixtures/not-a-jpeg.png?inline";
+import worker from "../src/index";
 import {
   CHUNK_SIZE,
   call,
   callJson,
   createOrg,
   dataUrlBytes,
+  ORIGIN,
   padWithFreeBox,
   sha256,
   uploadParts,
+  writeHeaders,
   writeJson,
   type TestOrg,
 } from "./helpers";
@@ -244,6 +247,46 @@ describe("completion rules", () => {
     const short = await callJson(last, { method: "PUT", body: new Uint8Array(10) });
     expect(short.res.status).toBe(400);
     expect(short.body.message).toBe("part 2 must be exactly 123457 bytes, got 10");
+  });
+});
+
+describe("the part size a client asks for (E1 chunkSize, an extension)", () => {
+  /** E1 through the worker with CHUNK_SIZE at 10 MiB (the service's part size). */
+  async function createWith(body: Record<string, unknown>) {
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request(`${ORIGIN}/v2/content/`, { method: "POST", headers: { ...writeHeaders(org), "Content-Type": "application/json" }, body: JSON.stringify(body) }),
+      { ...env, CHUNK_SIZE: String(2 * CHUNK_SIZE) },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  it("takes smaller parts down to R2's 5 MiB, and the upload completes with them", async () => {
+    const media = padWithFreeBox(dataUrlBytes(faststartUrl), CHUNK_SIZE + 300_000);
+    const byDefault = await createWith({ contentSize: media.byteLength });
+    expect(byDefault.body.contentUploadData.chunkSize).toBe(2 * CHUNK_SIZE);
+    expect(byDefault.body.contentUploadData.signedUrls).toHaveLength(1);
+    const smaller = await createWith({ contentSize: media.byteLength, chunkSize: CHUNK_SIZE, title: "small parts" });
+    expect(smaller.status, JSON.stringify(smaller.body)).toBe(200);
+    expect(smaller.body.contentUploadData.chunkSize).toBe(CHUNK_SIZE);
+    expect(smaller.body.contentUploadData.signedUrls).toHaveLength(2);
+    const parts = await uploadParts(smaller.body.contentUploadData.signedUrls, media, CHUNK_SIZE);
+    const done = await writeJson(org, "POST", "/v2/content/complete", { uploadId: smaller.body.contentUploadData.uploadId, key: smaller.body.contentUploadData.key, parts });
+    expect(done.res.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body.status).toBe("available");
+  });
+
+  it("refuses a part size under 5 MiB naming the bound, and takes a larger ask down to the service's", async () => {
+    for (const chunkSize of [CHUNK_SIZE - 1, 1.5]) {
+      const { status, body } = await createWith({ contentSize: 10, chunkSize });
+      expect(status, String(chunkSize)).toBe(400);
+      expect(body.message, String(chunkSize)).toMatch(chunkSize === 1.5 ? /chunkSize: must be an integer/ : /chunkSize: must be at least 5242880 bytes \(5 MiB/);
+    }
+    const larger = await createWith({ contentSize: 10, chunkSize: 4 * CHUNK_SIZE });
+    expect(larger.status).toBe(200);
+    expect(larger.body.contentUploadData.chunkSize).toBe(2 * CHUNK_SIZE);
   });
 });
 

@@ -76,6 +76,14 @@ export const createContentBody = z
     translations: editable.translations,
     subtitles: editable.subtitles,
     isLive: editable.isLive,
+    chunkSize: z
+      .number({ error: "must be a number" })
+      .int("must be an integer")
+      .optional()
+      .openapi({
+        description:
+          "Extension: the size of every part but the last, in bytes, when the client wants smaller parts than the service's (a browser loses less to a reload): at least 5 MiB (R2's minimum); more than the service's own part size (the default) is taken down to it. contentUploadData.chunkSize answers what was taken.",
+      }),
   })
   .openapi("CreateContent");
 

@@ -1,6 +1,6 @@
 // Content management (E1–E5): the rules of the upload flow. Routes parse and answer; this
 // module decides; db/content.ts and storage/ do the reading and writing.
-import { R2_MAX_PARTS } from "../../config";
+import { R2_MAX_PARTS, R2_MIN_PART_SIZE } from "../../config";
 import { isUniqueViolation, type Db } from "../../db/client";
 import {
   contentKeyExists,
@@ -19,10 +19,11 @@ import { checkMediaRequirements, MediaProbeError, probeMp4, type MediaInfo } fro
 import type { CompleteUploadBody, ContentObject, CreateContentBody, UpdateContentBody } from "../../schemas/content";
 import { randomAlphanumeric } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
-import { mediaKey, mediaUrl, serviceThumbnailUrl, thumbnailKey } from "../../storage/layout";
+import { isServiceThumbnailUrl, mediaKey, mediaUrl, thumbnailKey } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
 import { listS3Parts, s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
+import { thumbnailOf } from "../catalog/records";
 import { emitWebhookEvent } from "../webhooks/emit";
 import type { Deps, Origins } from "../deps";
 
@@ -31,7 +32,7 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     contentKey: c.contentKey,
     title: c.title,
     description: c.description,
-    thumbnailUrl: c.thumbnailUrl ?? serviceThumbnailUrl(urls.staticUrl, c.contentKey),
+    thumbnailUrl: thumbnailOf(c, urls),
     categories: c.categories,
     tags: c.tags,
     events: c.events,
@@ -103,7 +104,12 @@ const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 /** E1: record the metadata, open the R2 multipart upload and sign one URL per part. */
 export async function createContent(deps: Deps, scope: ContentScope, body: CreateContentBody) {
   const { db, bucket, config } = deps;
-  const chunkSize = config.chunkSize;
+  // The client may ask for smaller parts (a browser loses less work to a reload), never smaller
+  // than R2's 5 MiB for every part but the last; a larger ask gets the service's part size.
+  if (body.chunkSize !== undefined && body.chunkSize < R2_MIN_PART_SIZE) {
+    throw invalid(`chunkSize: must be at least ${R2_MIN_PART_SIZE} bytes (5 MiB, R2's minimum part size)`);
+  }
+  const chunkSize = Math.min(body.chunkSize ?? config.chunkSize, config.chunkSize);
   const parts = partCount(body.contentSize, chunkSize);
   if (parts > R2_MAX_PARTS) {
     throw invalid(
@@ -334,12 +340,13 @@ export async function uploadState(deps: Deps, scope: ContentScope, contentKey: s
 /** E4: replace the editable fields. */
 export async function replaceContent(deps: Deps, scope: ContentScope, body: UpdateContentBody) {
   const content = await loadContentOr404(deps.db, scope, body.contentKey);
-  // E3 shows the service's own thumbnail URL for "no publisher URL": sent back, it keeps it so.
-  const ownThumbnail = serviceThumbnailUrl(deps.origins.staticUrl, content.contentKey);
+  // E3 shows the service's own thumbnail URL for "no publisher URL": sent back (any version of
+  // it), it keeps it so.
+  const ownThumbnail = body.thumbnailUrl !== null && isServiceThumbnailUrl(body.thumbnailUrl, deps.origins.staticUrl, content.contentKey);
   const updated = await updateContent(deps.db, content, {
     title: body.title,
     description: body.description,
-    thumbnailUrl: body.thumbnailUrl === ownThumbnail ? null : body.thumbnailUrl,
+    thumbnailUrl: ownThumbnail ? null : body.thumbnailUrl,
     categories: body.categories,
     tags: body.tags,
     events: body.events,

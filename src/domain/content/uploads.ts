@@ -4,10 +4,12 @@
 import { findContentByKeyAnyOrg, markThumbnailUploaded, recordPart } from "../../db/content";
 import { checkThumbnail, THUMBNAIL_MAX_BYTES } from "../../media/jpeg";
 import { forbidden, invalid, notFound } from "../../shared/errors";
-import { serviceThumbnailUrl, thumbnailKey } from "../../storage/layout";
+import { thumbnailKey } from "../../storage/layout";
 import { isNoSuchUpload } from "../../storage/objects";
 import { exactLengthBody } from "../../storage/part-body";
 import { verifyWorkerSignature, type UploadTarget } from "../../storage/signed-urls";
+import { catalogChanged } from "../catalog-changed";
+import { thumbnailOf } from "../catalog/records";
 import type { Deps } from "../deps";
 import { expectedPartSize, partCount, STORAGE_LOST_UPLOAD } from "./content";
 
@@ -73,7 +75,7 @@ export async function storePart(
 
 /** Checks and stores the thumbnail (JPEG 1920x1080, at most 5 MB); returns its URL and ETag. */
 export async function storeThumbnail(
-  deps: Pick<Deps, "db" | "bucket" | "origins" | "now">,
+  deps: Deps,
   key: string,
   contentId: number,
   declaredLength: number,
@@ -88,6 +90,8 @@ export async function storeThumbnail(
   const problem = checkThumbnail(bytes);
   if (problem) throw invalid(problem);
   const stored = await deps.bucket.put(key, bytes, { httpMetadata: { contentType: "image/jpeg" } });
-  await markThumbnailUploaded(deps.db, content.id, deps.now.toISOString());
-  return { thumbnailUrl: content.thumbnailUrl ?? serviceThumbnailUrl(deps.origins.staticUrl, contentKey), etag: stored.httpEtag };
+  const updated = await markThumbnailUploaded(deps.db, content.id, deps.now.toISOString());
+  // A published video's records (listings, feed files) carry the thumbnail URL, which just moved on.
+  if (updated.status === "available" && updated.thumbnailUrl === null) await catalogChanged(deps, updated.organizationId, { kind: "videos", versions: [updated] });
+  return { thumbnailUrl: thumbnailOf(updated, deps.origins), etag: stored.httpEtag };
 }
