@@ -284,6 +284,7 @@ describe("library listing", () => {
     do {
       const res = await call(`/v2/content/list?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { headers: writeHeaders(org) });
       const body = (await res.json()) as any;
+      expect(res.status, JSON.stringify(body)).toBe(200);
       costs.push(d1Cost(res).rowsRead);
       seen.push(...body.contents.map((c: any) => c.contentKey));
       cursor = body.nextCursor;
@@ -322,6 +323,71 @@ describe("library listing", () => {
     // A name most content carries is checked while walking the listing (2 of 3 videos, pages of 1).
     expect(await list("tag=city&limit=1")).toEqual([keys.available[2]]);
     expect(await list("tag=boats&limit=1")).toEqual([keys.available[0]]);
+  });
+
+  it("orders by title, duration or publication in either direction, paging every row once on its index", async () => {
+    const pages = async (q: string) => {
+      const seen: string[] = [];
+      const costs: number[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await call(`/v2/content/list?${q}&limit=2${cursor ? `&cursor=${cursor}` : ""}`, { headers: writeHeaders(org) });
+        const body = (await res.json()) as any;
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        costs.push(d1Cost(res).rowsRead);
+        seen.push(...body.contents.map((c: any) => c.contentKey));
+        cursor = body.nextCursor;
+      } while (cursor);
+      return { seen, costs };
+    };
+    const all = [keys.rejected, keys.uploading, ...keys.available];
+    // Titles A to Z (case-insensitive): Harbour lights 0, 1, 2, Still uploading, Wrong codec.
+    const byTitle = await pages("sort=title");
+    expect(byTitle.seen).toEqual([...keys.available, keys.uploading, keys.rejected]);
+    expect((await pages("sort=title&order=desc")).seen).toEqual([keys.rejected, keys.uploading, ...[...keys.available].reverse()]);
+    // Published first (newest), then what never was (uploading, rejected: ties by id, newest first).
+    expect((await pages("sort=published")).seen).toEqual([...[...keys.available].reverse(), keys.rejected, keys.uploading]);
+    const byDuration = await pages("sort=duration");
+    expect(byDuration.seen.slice(-2).sort()).toEqual([keys.rejected, keys.uploading].sort());
+    expect(new Set(byDuration.seen)).toEqual(new Set(all));
+    // A deep page reads about what the first does (an index range per page, not a sort of all).
+    for (const { costs } of [byTitle, byDuration]) expect(Math.max(...costs)).toBeLessThanOrEqual(costs[0]! + 2);
+    // A cursor belongs to its order.
+    const first = (await callJson("/v2/content/list?sort=title&limit=1", { headers: writeHeaders(org) })).body.nextCursor;
+    const crossed = await callJson(`/v2/content/list?sort=duration&limit=1&cursor=${first}`, { headers: writeHeaders(org) });
+    expect(crossed.res.status).toBe(400);
+    expect(crossed.body.message).toMatch(/cursor: not a cursor this listing returned for this sort and order/);
+  });
+
+  it("pages titles of any script", async () => {
+    const other = await createOrg();
+    const titles = ["Émile à Paris", "東京の夜", "Zebra", "ärger"];
+    for (const title of titles) expect((await writeJson(other, "POST", "/v2/content/", { contentSize: 10, title })).res.status).toBe(200);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const { res, body }: { res: Response; body: any } = await callJson(`/v2/content/list?sort=title&limit=1${cursor ? `&cursor=${cursor}` : ""}`, { headers: writeHeaders(other) });
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      seen.push(...body.contents.map((c: any) => c.title));
+      cursor = body.nextCursor;
+    } while (cursor);
+    expect(seen).toHaveLength(4);
+    expect(new Set(seen)).toEqual(new Set(titles));
+  });
+
+  it("shows each content's lifetime plays", async () => {
+    const key = keys.available[0]!;
+    await ingest(org, [
+      { event: "video_played", contentKey: key, timestamp: `${utcDayAgo(3)}T10:00:00Z` },
+      { event: "video_played", contentKey: key },
+      { event: "video_played", contentKey: key },
+      { event: "video_impression", contentKey: key },
+    ]);
+    const { body } = await callJson("/v2/content/list?sort=title", { headers: writeHeaders(org) });
+    const plays = Object.fromEntries(body.contents.map((c: any) => [c.contentKey, c.plays]));
+    expect(plays[key]).toBe(3);
+    expect(plays[keys.available[1]!]).toBe(0);
+    expect(plays[keys.uploading]).toBe(0);
   });
 
   it("answers bad parameters with 400 and the {message} shape, and needs write credentials", async () => {

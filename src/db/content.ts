@@ -180,8 +180,14 @@ export async function deleteContentRow(db: Db, contentId: number): Promise<void>
   await db.delete(contents).where(eq(contents.id, contentId));
 }
 
-export async function markThumbnailUploaded(db: Db, contentId: number, now: string): Promise<void> {
-  await db.update(contents).set({ thumbnailUploaded: true, updatedAt: now }).where(eq(contents.id, contentId));
+/** A thumbnail was stored: its version moves on (the URL changes). Returns the content as it is now. */
+export async function markThumbnailUploaded(db: Db, contentId: number, now: string): Promise<Content> {
+  const [row] = await db
+    .update(contents)
+    .set({ thumbnailUploaded: true, thumbnailVersion: sql`${contents.thumbnailVersion} + 1`, updatedAt: now })
+    .where(eq(contents.id, contentId))
+    .returning();
+  return row!;
 }
 
 /** The organization's content rows of these keys (deleted content is simply absent). */

@@ -1,15 +1,29 @@
 // Data layer of the console's library: every content of an organization whatever its status
-// (E6 lists only published videos), newest first, paged by keys rather than offsets so page
-// 1,000 costs what page 1 does (contents_library_idx, contents_library_status_idx).
+// (E6 lists only published videos), newest first or by title, duration or publication, paged by
+// keys rather than offsets so page 1,000 costs what page 1 does (contents_library_*_idx).
 import { and, asc, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import { carriesAnyLabel, inScope, LISTABLE, type ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
 import { ftsIds, prefixQuery, scopedExpression } from "./fts";
+import type { LibrarySort } from "../shared/vocabulary";
 import { contentLabels, contents, labels, type Content, type ContentStatus, type LabelKind } from "./schema";
 
-/** Where a page starts: after the row with this creation time and id. */
+/**
+ * The library's orders, each on an index of its own (schema.ts, contents_library_*_idx) and with
+ * the id as tie-breaker, so that any page reads only its own rows. Content without a duration
+ * or a publication (uploading, rejected) sorts as -1 / "" rather than NULL, which a row-value
+ * comparison could not page past.
+ */
+export const LIBRARY_ORDERS: Record<LibrarySort, SQL> = {
+  created: sql`${contents.createdAt}`,
+  title: sql`lower(${contents.title})`,
+  duration: sql`coalesce(${contents.duration}, -1)`,
+  published: sql`coalesce(${contents.publishedAt}, '')`,
+};
+
+/** Where a page starts: after the row with this sort value and id. */
 export interface LibraryKey {
-  createdAt: string;
+  value: string | number;
   id: number;
 }
 
@@ -24,6 +38,8 @@ export interface LibraryQuery {
    * so a page is found after a few rows); otherwise read the name's rows first (a rare name).
    */
   labelGroups?: { ids: number[]; walk: boolean }[];
+  sort: LibrarySort;
+  descending: boolean;
   after?: LibraryKey;
   limit: number;
 }
@@ -46,7 +62,9 @@ function matchesSearch(scope: ContentScope, term: string): SQL {
   return or(sql`${contents.id} in (${ftsIds(scopedExpression(scope, query))})`, byKey, unlisted)!;
 }
 
-export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery): Promise<Content[]> {
+/** A page of the library: each content with its sort value (the next page's cursor). */
+export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery): Promise<{ content: Content; sortValue: string | number }[]> {
+  const order = LIBRARY_ORDERS[q.sort];
   const conditions: (SQL | undefined)[] = [
     inScope(scope),
     q.contentKey ? eq(contents.contentKey, q.contentKey) : undefined,
@@ -54,13 +72,14 @@ export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery):
     q.search ? matchesSearch(scope, q.search) : undefined,
     ...(q.labelGroups ?? []).map((g) => (g.walk ? carriesAnyLabelProbe(g.ids) : carriesAnyLabel(g.ids))),
     // A row value comparison: SQLite turns it into a range of the index.
-    q.after ? sql`(${contents.createdAt}, ${contents.id}) < (${q.after.createdAt}, ${q.after.id})` : undefined,
+    q.after ? sql`(${order}, ${contents.id}) ${sql.raw(q.descending ? "<" : ">")} (${q.after.value}, ${q.after.id})` : undefined,
   ];
+  const direction = q.descending ? desc : asc;
   return db
-    .select()
+    .select({ content: contents, sortValue: sql<string | number>`${order}`.as("sort_value") })
     .from(contents)
     .where(and(...conditions))
-    .orderBy(desc(contents.createdAt), desc(contents.id))
+    .orderBy(direction(order), direction(contents.id))
     .limit(q.limit);
 }
 

@@ -127,6 +127,8 @@ export const contents = sqliteTable(
      */
     uploadSignedAt: text("upload_signed_at"),
     thumbnailUploaded: integer("thumbnail_uploaded", { mode: "boolean" }).notNull().default(false),
+    /** Moves on each time a thumbnail is stored: the service thumbnail URL carries it (?v=), so a replaced one has a new URL. */
+    thumbnailVersion: integer("thumbnail_version").notNull().default(0),
     duration: real("duration"),
     width: integer("width"),
     height: integer("height"),
@@ -149,6 +151,10 @@ export const contents = sqliteTable(
     // The console's library: every status, newest first, paged by (createdAt, id) keys.
     index("contents_library_idx").on(t.organizationId, t.createdAt, t.id),
     index("contents_library_status_idx").on(t.organizationId, t.status, t.createdAt, t.id),
+    // The library's other orders (db/library.ts#LIBRARY_ORDERS, the same expressions).
+    index("contents_library_title_idx").on(t.organizationId, sql`lower(${t.title})`, t.id),
+    index("contents_library_duration_idx").on(t.organizationId, sql`coalesce(${t.duration}, -1)`, t.id),
+    index("contents_library_published_idx").on(t.organizationId, sql`coalesce(${t.publishedAt}, '')`, t.id),
     // The cron's sweep of unfinished uploads (expired, or completed in R2 but not in D1).
     index("contents_open_uploads_idx").on(t.createdAt).where(sql`status = 'uploading'`),
   ],

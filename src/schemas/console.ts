@@ -1,7 +1,7 @@
 // zod schemas of the publisher console's endpoints: sessions, the organization's own record,
 // credential rotation, the library listing and the names in use (docs/console.md).
 import { z } from "@hono/zod-openapi";
-import { CONTENT_STATUSES, ENTITLEMENTS, PLANS } from "../shared/vocabulary";
+import { CONTENT_STATUSES, ENTITLEMENTS, LIBRARY_SORTS, PLANS } from "../shared/vocabulary";
 import { contentKeySchema, required, text } from "./common";
 import { contentObject } from "./content";
 
@@ -75,7 +75,12 @@ export const libraryQuery = z.object({
   category: labelName.optional(),
   tag: labelName.optional(),
   event: labelName.optional(),
-  cursor: z.string().max(200, "must be at most 200 characters").optional().openapi({ description: "nextCursor of the previous page" }),
+  sort: z
+    .enum(LIBRARY_SORTS, { error: `must be one of ${LIBRARY_SORTS.join(", ")}` })
+    .default("created")
+    .openapi({ description: "Order of the listing: created (default), title, duration, published" }),
+  order: z.enum(["asc", "desc"], { error: "must be asc or desc" }).optional().openapi({ description: "Direction: desc for created, duration and published, asc for title by default" }),
+  cursor: z.string().max(300, "must be at most 300 characters").optional().openapi({ description: "nextCursor of the previous page (of the same sort and order)" }),
   limit: z.coerce
     .number({ error: "must be a number" })
     .int("must be a whole number")
@@ -91,6 +96,7 @@ export const libraryPage = z
         width: z.number().nullable(),
         height: z.number().nullable(),
         serviceCategories: z.array(z.string()).openapi({ description: "Set by the service (operator), read-only" }),
+        plays: z.number().openapi({ description: "video_played over the content's life (the statistics' month totals)" }),
         syndications: z
           .array(z.object({ name: z.string(), startTime: z.string(), stopTime: z.string().nullable(), geos: z.array(z.string()) }))
           .openapi({ description: "Syndication windows to the network (operator-set), by start time" }),

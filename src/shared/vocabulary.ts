@@ -25,3 +25,7 @@ export type LabelKind = (typeof LABEL_KINDS)[number];
  */
 export const CONTENT_STATUSES = ["uploading", "available", "rejected", "expired"] as const;
 export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+
+/** How the console's library may be ordered (GET /v2/content/list?sort=). */
+export const LIBRARY_SORTS = ["created", "title", "duration", "published"] as const;
+export type LibrarySort = (typeof LIBRARY_SORTS)[number];

@@ -15,7 +15,7 @@
 // writes the rollups, so they always equal the sums of the daily rows. Rankings and summaries
 // over long ranges read them instead of every daily row.
 //
-// content_key has no foreign key: statistics outlive deleted content (DESIGN.md). Deleting an
+// content_key has no foreign key: statistics outlive deleted content (docs/design.md). Deleting an
 // organization erases its statistics explicitly (src/domain/stats/erasure.ts).
 //
 // Access paths: the rollups' UNIQUE key starts with (organization_id, date, content_key) and

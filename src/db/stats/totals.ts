@@ -7,6 +7,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { inList } from "../client";
 import type { StatsDb } from "./client";
 import type { Rollup } from "./rollups";
+import { videoMonthTotals } from "./schema";
 
 export type Totals = Rollup["totals"];
 
@@ -189,4 +190,15 @@ export function dayTotalsOf(db: StatsDb, totals: Totals, scope: TotalsScope, cou
   );
   const columns = sql.join([sql`${t.contentKey} as content_key`, sql`${t.date} as date`, ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`)], sql`, `);
   return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${where} order by ${t.contentKey}, ${t.date} limit ${limit}`);
+}
+
+/** Each content key's video plays over its whole life (the month totals: one row per key and month). */
+export async function lifetimePlays(db: StatsDb, organizationId: number, keys: readonly string[]): Promise<Map<string, number>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .select({ contentKey: videoMonthTotals.contentKey, plays: sql<number>`sum(${videoMonthTotals.video_played})`.mapWith(Number) })
+    .from(videoMonthTotals)
+    .where(sql`${videoMonthTotals.organizationId} = ${organizationId} and ${inList(videoMonthTotals.contentKey, keys)}`)
+    .groupBy(videoMonthTotals.contentKey);
+  return new Map(rows.map((r) => [r.contentKey, r.plays]));
 }

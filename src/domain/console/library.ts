@@ -1,11 +1,16 @@
 // The console's library: all the organization's content with its status (uploading, available,
-// rejected with the reason, expired), which E6 cannot list (published videos only). Keyset
-// paging: the cursor is the last row's (createdAt, id), so any page reads only its own rows.
+// rejected with the reason, expired), which E6 cannot list (published videos only), with each
+// one's lifetime plays. Keyset paging in the chosen order: the cursor is the last row's (sort
+// value, id), so any page reads only its own rows.
 import { findLabels, labelKey, listableCount, type ContentScope } from "../../db/catalog";
 import { listLabelNames, listLibrary, type LibraryKey } from "../../db/library";
 import type { ContentStatus, LabelKind } from "../../db/schema";
+import { statsDbBeside } from "../../db/stats/client";
+import { lifetimePlays } from "../../db/stats/totals";
 import { syndicationsOf } from "../../db/syndications";
+import { base64url } from "../../shared/crypto";
 import { invalid } from "../../shared/errors";
+import type { LibrarySort } from "../../shared/vocabulary";
 import { toContentObject } from "../content/content";
 import type { Deps } from "../deps";
 
@@ -16,22 +21,33 @@ export interface LibraryParams {
   category?: string;
   tag?: string;
   event?: string;
+  sort: LibrarySort;
+  order?: "asc" | "desc";
   cursor?: string;
   limit: number;
 }
 
-const encodeCursor = (key: LibraryKey) => btoa(`${key.createdAt}|${key.id}`).replace(/=+$/, "");
+/** Titles A to Z; the newest, longest and latest published first. */
+const descendingByDefault = (sort: LibrarySort) => sort !== "title";
 
-function decodeCursor(cursor: string): LibraryKey {
-  let text: string;
+/** The last row's place in its order: [sort, direction, value, id], base64url JSON. */
+const encodeCursor = (sort: LibrarySort, descending: boolean, key: LibraryKey) =>
+  base64url(new TextEncoder().encode(JSON.stringify([sort, descending ? "desc" : "asc", key.value, key.id])));
+
+function decodeCursor(cursor: string, sort: LibrarySort, descending: boolean): LibraryKey {
+  const wrong = () => invalid("cursor: not a cursor this listing returned for this sort and order");
+  let parsed: unknown;
   try {
-    text = atob(cursor);
+    const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0))));
   } catch {
-    throw invalid("cursor: not a cursor this listing returned");
+    throw wrong();
   }
-  const match = /^(\d{4}-\d\d-\d\dT[\d:.]+Z)\|(\d{1,15})$/.exec(text);
-  if (!match) throw invalid("cursor: not a cursor this listing returned");
-  return { createdAt: match[1]!, id: Number(match[2]) };
+  if (!Array.isArray(parsed) || parsed.length !== 4) throw wrong();
+  const [s, direction, value, id] = parsed as unknown[];
+  if (s !== sort || direction !== (descending ? "desc" : "asc")) throw wrong();
+  if (!(typeof value === "string" || typeof value === "number") || !Number.isSafeInteger(id)) throw wrong();
+  return { value, id: id as number };
 }
 
 export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: ContentScope, params: LibraryParams) {
@@ -47,28 +63,42 @@ export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: Con
     const carrying = group.reduce((n, l) => n + l.videos, 0);
     return { ids: group.map((l) => l.id), walk: carrying > 0 && carrying * carrying > params.limit * total };
   });
+  const descending = params.order === undefined ? descendingByDefault(params.sort) : params.order === "desc";
   const rows = await listLibrary(deps.db, scope, {
     contentKey: params.contentKey,
     status: params.status,
     search: params.search,
     labelGroups,
-    after: params.cursor === undefined ? undefined : decodeCursor(params.cursor),
+    sort: params.sort,
+    descending,
+    after: params.cursor === undefined ? undefined : decodeCursor(params.cursor, params.sort, descending),
     // One more than asked tells whether another page follows.
     limit: params.limit + 1,
   });
   const page = rows.slice(0, params.limit);
   const last = page.at(-1);
-  // The page's windows in one query.
-  const windows = await syndicationsOf(deps.db, page.map((c) => c.id));
+  // The page's windows (catalog) and plays (statistics): one query each.
+  const [windows, plays] = await Promise.all([
+    syndicationsOf(
+      deps.db,
+      page.map((r) => r.content.id),
+    ),
+    lifetimePlays(
+      statsDbBeside(deps.db),
+      scope.organizationId,
+      page.map((r) => r.content.contentKey),
+    ),
+  ]);
   return {
-    contents: page.map((c) => ({
+    contents: page.map(({ content: c }) => ({
       ...toContentObject(c, deps.origins),
       width: c.width,
       height: c.height,
       serviceCategories: c.serviceCategories,
+      plays: plays.get(c.contentKey) ?? 0,
       syndications: (windows.get(c.id) ?? []).map((w) => ({ name: w.name, startTime: w.startTime, stopTime: w.stopTime, geos: w.geos })),
     })),
-    nextCursor: rows.length > params.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+    nextCursor: rows.length > params.limit && last ? encodeCursor(params.sort, descending, { value: last.sortValue, id: last.content.id }) : null,
   };
 }
 
