@@ -39,6 +39,8 @@ async function buildInto(PUBLIC_DIR) {
   mkdirSync(sdk, { recursive: true });
   cpSync(BUNDLES.iife, join(sdk, "player-analytics.js"));
   cpSync(BUNDLES.esm, join(sdk, "player-analytics.mjs"));
+  // The service's icon: the console's (and the embed page's) <link rel="icon">.
+  cpSync(join(ROOT, "assets", "favicon.svg"), join(PUBLIC_DIR, "favicon.svg"));
   await buildConsole();
   const consoleDir = join(PUBLIC_DIR, "console");
   mkdirSync(consoleDir, { recursive: true });

@@ -62,8 +62,11 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
   const pageErrors: string[] = [];
   let sessionCookie = "";
 
+  /** Opens a page of the console afresh (a reload when only the hash would not change: its state starts over). */
   const go = async (route: string, heading: string) => {
-    await page.goto(`${service.baseUrl}/console/#/${route}`);
+    const url = `${service.baseUrl}/console/#/${route}`;
+    if (page.url() === url) await page.reload();
+    else await page.goto(url);
     await page.getByRole("heading", { level: 1, name: heading }).waitFor();
   };
 
@@ -87,6 +90,10 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
       if (m.type() === "error" && /Content Security Policy|Refused/.test(m.text())) pageErrors.push(m.text());
     });
     page.on("pageerror", (err) => pageErrors.push(err.message));
+    // No request of the console's own answers 404 (a missing favicon did, on every first load).
+    page.on("response", (r) => {
+      if (r.status() === 404 && new URL(r.url()).origin === service.baseUrl && !new URL(r.url()).pathname.startsWith("/v2/")) pageErrors.push(`404 ${r.url()}`);
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -186,6 +193,16 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     expect(e3).toMatchObject({ status: "available", title: "Lighthouse" });
   });
 
+  it("lists an upload that completed just before a reload as finished, not as one to resume", async () => {
+    // What a reload right after E2 leaves: the content key still remembered as unfinished.
+    const remembered = `evc-console:pending-uploads:${org.organizationKey}`;
+    await page.evaluate(([name, key]) => localStorage.setItem(name!, JSON.stringify([{ contentKey: key, name: "harbour.mp4", size: 1, title: "Harbour at night" }])), [remembered, keys.first]);
+    await go("upload", "Upload videos");
+    await page.locator(`li[data-settled="${keys.first}"]`).getByRole("link", { name: "open it" }).waitFor();
+    expect(await page.locator("li[data-resume]").count()).toBe(0);
+    expect(await page.evaluate((name) => localStorage.getItem(name), remembered)).toBe("[]");
+  });
+
   it("shows both videos in the library with their thumbnails, status and duration; search filters", async () => {
     await go("library", "Library");
     const row = page.locator(`tr[data-content-key="${keys.first}"]`);
@@ -217,7 +234,47 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
+  it("sorts by a column, shows plays, and tags and deletes selected items together", async () => {
+    // A third content, still uploading, to delete.
+    const spare = await json(await fetch(`${service.baseUrl}/v2/content/`, { method: "POST", headers: { ...writeHeaders(org), "Content-Type": "application/json" }, body: JSON.stringify({ contentSize: 10, title: "Aardvark spare" }) }));
+    await go("library", "Library");
+    await page.locator("tbody tr").first().waitFor();
+    expect(await page.locator("tbody tr").count()).toBe(3);
+    await page.getByRole("button", { name: "Title" }).click();
+    await expect.poll(() => page.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-content-key")))).toEqual([spare.contentKey, keys.first, keys.second]);
+    expect(await page.locator("th", { has: page.getByRole("button", { name: "Title" }) }).getAttribute("aria-sort")).toBe("ascending");
+    await page.getByRole("button", { name: "Title" }).click();
+    await expect.poll(() => page.locator("tbody tr").first().getAttribute("data-content-key")).toBe(keys.second);
+    expect(await page.getByRole("columnheader", { name: "Plays" }).count()).toBe(1);
+    // Tag both videos at once; E6 lists them by the tag.
+    await page.getByLabel("Select Harbour at night").check();
+    await page.getByLabel("Select Lighthouse").check();
+    await page.getByLabel("Tag for the selected items").fill("bulk-tagged");
+    await page.getByRole("button", { name: "Add tag" }).click();
+    await page.getByRole("status").filter({ hasText: 'Add tag "bulk-tagged": done for 2 items.' }).waitFor();
+    const tagged = await json(await fetch(`${service.baseUrl}/v2/videos?tags=bulk-tagged`, { headers: { "X-Service-Sync-Code": org.syncCode } }));
+    expect(tagged.data.map((v: { contentKey: string }) => v.contentKey).sort()).toEqual([keys.first, keys.second].sort());
+    await page.getByLabel("Select Harbour at night").check();
+    await page.getByLabel("Select Lighthouse").check();
+    await page.getByRole("button", { name: "Remove tag" }).click();
+    await page.getByRole("status").filter({ hasText: 'Remove tag "bulk-tagged": done for 2 items.' }).waitFor();
+    // Delete the spare one (after a confirmation).
+    await page.getByLabel("Select Aardvark spare").check();
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: "Delete…" }).click();
+    await page.getByRole("status").filter({ hasText: "Delete: done for 1 item." }).waitFor();
+    await expect.poll(() => page.locator("tbody tr").count()).toBe(2);
+    expect((await fetch(`${service.baseUrl}/v2/content?contentKey=${spare.contentKey}`, { headers: writeHeaders(org) })).status).toBe(404);
+    await checkPage(page, "library-sorted");
+  });
+
   it("plays the video (seeking works), edits its tags (retrieve, modify, send) and E6 lists it by the new tag", async () => {
+    // The publisher's previews are not counted unless asked for.
+    const beacons: string[] = [];
+    const onRequest = (r: { url(): string }) => {
+      if (new URL(r.url()).pathname === "/v2/events") beacons.push(r.url());
+    };
+    page.on("request", onRequest);
     await page.locator(`tr[data-content-key="${keys.second}"]`).getByRole("link", { name: "Lighthouse" }).click();
     await page.getByRole("heading", { level: 1, name: "Lighthouse" }).waitFor();
     await page.goto(`${service.baseUrl}/console/#/video/${keys.first}`);
@@ -245,6 +302,10 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     const e6 = await json(await fetch(`${service.baseUrl}/v2/videos?tags=night-shots`, { headers: { "X-Service-Sync-Code": org.syncCode } }));
     expect(e6.data.map((v: { contentKey: string }) => v.contentKey)).toEqual([keys.first]);
     expect(e6.data[0].tags ?? e6.data[0].privateTags).toEqual(["boats", "night-shots"]);
+    // Leaving the page would flush what a counting player gathered: nothing was sent.
+    await go("library", "Library");
+    expect(beacons).toEqual([]);
+    page.off("request", onRequest);
   });
 
   it("creates a feed and sees the video in its preview and its published files", async () => {
@@ -255,6 +316,10 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await form.getByRole("button", { name: "Create feed" }).click();
     const feed = page.locator("li[data-feed]").filter({ hasText: "Night shots" });
     await feed.locator(".feed-videos").getByRole("link", { name: "Harbour at night" }).waitFor();
+    // Created once, no error in the alert region, and the form is empty for the next one.
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await form.getByLabel("Name").inputValue()).toBe("");
+    expect(await page.locator("li[data-feed]").count()).toBe(1);
     expect(await feed.locator(".feed-videos li").count()).toBe(1);
     const feedId = await feed.getAttribute("data-feed");
     expect(await feed.getByRole("link", { name: "videos.json" }).getAttribute("href")).toBe(`/v2/feeds/${feedId}/videos.json`);
@@ -321,6 +386,11 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     expect(csv.split("\n")[1]).toBe(shown);
     expect(shown).toMatch(new RegExp(`^${keys.second},Lighthouse,3,`));
     await checkPage(page, "analytics");
+    // The video page draws the same plays on today's point (its report rows end their UTC day).
+    await page.goto(`${service.baseUrl}/console/#/video/${keys.second}`);
+    await page.getByRole("heading", { level: 1, name: "Lighthouse" }).waitFor();
+    const perDay = page.locator("section", { has: page.getByRole("heading", { name: "Plays per day (last 30 UTC days)" }) });
+    await expect.poll(() => perDay.locator("figcaption tbody").textContent()).toContain(`${today}3`);
   });
 
   it("manages webhooks and rotates the secret: shown once, the old one refused, this session kept", async () => {
@@ -330,6 +400,9 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.getByLabel("video.updated").check();
     await page.getByRole("button", { name: "Add endpoint" }).click();
     await page.getByRole("status").filter({ hasText: "Signing secret (shown once)" }).waitFor();
+    // Every event is offered, and ticked unless the publisher unticks it.
+    const [created] = (await json(await fetch(`${service.baseUrl}/v2/webhooks`, { headers: writeHeaders(org) }))).webhooks;
+    expect(created.events).toHaveLength(7);
     // An edit (E4) makes a delivery to this endpoint (nobody listens on port 9): it shows, and can be redelivered.
     const e3 = await json(await fetch(`${service.baseUrl}/v2/content?contentKey=${keys.first}`, { headers: writeHeaders(org) }));
     const e4 = await fetch(`${service.baseUrl}/v2/content`, { method: "PUT", headers: { ...writeHeaders(org), "Content-Type": "application/json" }, body: JSON.stringify({ ...e3, description: "edited" }) });
@@ -360,6 +433,71 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     // The console's own session survived its rotation.
     await go("library", "Library");
     await page.locator("tbody tr").first().waitFor();
+  });
+
+  it("counts the publisher's previews only when asked to, as player \"console\"", async () => {
+    const beacons: string[] = [];
+    const onRequest = (r: { url(): string; postData(): string | null }) => {
+      if (new URL(r.url()).pathname === "/v2/events") beacons.push(r.postData() ?? "");
+    };
+    page.on("request", onRequest);
+    await go(`video/${keys.first}`, "Harbour at night");
+    await page.getByLabel(/Count my previews in the analytics/).check();
+    await page.locator("video").evaluate(async (v: HTMLVideoElement) => {
+      v.muted = true;
+      await v.play();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      v.pause();
+    });
+    await go("library", "Library");
+    await expect.poll(() => beacons.length).toBeGreaterThan(0);
+    expect(beacons.join("")).toContain('"playerId":"console"');
+    // The choice is remembered; turned off again, nothing more is sent.
+    await go(`video/${keys.first}`, "Harbour at night");
+    expect(await page.getByLabel(/Count my previews in the analytics/).isChecked()).toBe(true);
+    // Turning it off sends what was gathered so far, then nothing: a visit after it sends none.
+    await page.getByLabel(/Count my previews in the analytics/).uncheck();
+    await go("library", "Library");
+    await page.waitForLoadState("networkidle");
+    const sent = beacons.length;
+    await go(`video/${keys.first}`, "Harbour at night");
+    await page.locator("video").evaluate((v: HTMLVideoElement) => (v.readyState >= 1 ? undefined : new Promise((resolve) => v.addEventListener("loadedmetadata", resolve, { once: true }))));
+    await go("library", "Library");
+    await page.waitForLoadState("networkidle");
+    expect(beacons.length).toBe(sent);
+    page.off("request", onRequest);
+  });
+
+  it("fits a phone's width (390 px): no page scrolls sideways, the library keeps its columns", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const [route, heading] of [
+      ["library", "Library"],
+      ["upload", "Upload videos"],
+      ["feeds", "Feeds"],
+      ["analytics", "Analytics"],
+      ["settings", "Settings"],
+      [`video/${keys.first}`, "Harbour at night"],
+    ] as const) {
+      await go(route, heading);
+      await page.waitForLoadState("networkidle");
+      const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      expect(scroll, `${route} is ${scroll} px wide at 390`).toBeLessThanOrEqual(client);
+      if (route === "library") {
+        for (const name of ["Duration", "Published", "Plays"]) {
+          const box = (await page.getByRole("columnheader", { name }).boundingBox())!;
+          expect(box.x + box.width, `${name} column`).toBeLessThanOrEqual(390);
+        }
+        const search = page.getByLabel("Search");
+        expect(await search.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
+        await screenshot(page, "library-phone.png");
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+    // The icon the pages name is served.
+    expect(await page.locator('link[rel="icon"]').getAttribute("href")).toBe("/favicon.svg");
+    const icon = await fetch(`${service.baseUrl}/favicon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
   });
 
   it("signs out: the session ends on the server, and the old cookie no longer works", async () => {

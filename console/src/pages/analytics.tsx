@@ -111,7 +111,7 @@ export function Analytics() {
             sort_field: "video_played",
             column_list: "video_played,video_impression,video_ended",
             result_limit: 10,
-          } as never,
+          },
         },
       })
       .then(ok)

@@ -16,7 +16,9 @@ function FeedForm({ feed, names, onSaved }: { feed?: Feed; names: Names | null; 
   const id = feed?.feed_id ?? "new";
   const submit = async (e: Event) => {
     e.preventDefault();
-    const form = new FormData(e.currentTarget as HTMLFormElement);
+    // Kept before the first await: the event's currentTarget is null once the handler has yielded.
+    const formElement = e.currentTarget as HTMLFormElement;
+    const form = new FormData(formElement);
     const list = (name: string) => splitNames(String(form.get(name) ?? ""));
     const body = { name: String(form.get("name") ?? "").trim(), configuration: { categories: list("categories"), tags: list("tags"), events: list("events") } };
     setError("");
@@ -25,7 +27,7 @@ function FeedForm({ feed, names, onSaved }: { feed?: Feed; names: Names | null; 
         ? ok(await client.api.PUT("/v2/feeds/{feed_id}", { params: { path: { feed_id: feed.feed_id } }, body }))
         : ok(await client.api.POST("/v2/feeds", { body }));
       onSaved(saved as Feed);
-      if (!feed) (e.currentTarget as HTMLFormElement).reset();
+      if (!feed) formElement.reset();
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }
@@ -68,7 +70,7 @@ function FeedDetails({ feed }: { feed: Feed }) {
   const [published, setPublished] = useState<string | null>(null);
   useEffect(() => {
     client.api
-      .GET("/v2/videos", { params: { query: { feedId: feed.feed_id, pageSize: 50 } as never } })
+      .GET("/v2/videos", { params: { query: { feedId: feed.feed_id, pageSize: 50 } } })
       .then(ok)
       .then((page) => setVideos((page.data as { contentKey: string; title: string }[]).map((v) => ({ contentKey: v.contentKey, title: v.title }))), () => setVideos([]));
     client.api

@@ -242,10 +242,10 @@ function Webhooks() {
           <input name="description" maxLength={500} />
         </label>
         <fieldset>
-          <legend>Events</legend>
+          <legend>Events (all by default; untick what the endpoint should not hear)</legend>
           {EVENT_TYPES.map((t) => (
             <label class="inline" key={t}>
-              <input type="checkbox" name={t} defaultChecked={t === "video.ready"} /> {t}
+              <input type="checkbox" name={t} defaultChecked /> {t}
             </label>
           ))}
         </fieldset>

@@ -4,6 +4,7 @@
 // connection is listed (its content key kept in localStorage, no credential) and resumes from
 // the parts already stored when its file is chosen again.
 import { useEffect, useState } from "preact/hooks";
+import { CatalogApiError } from "../../../sdk/client/src/index";
 import { client, formatBytes, session, splitNames, watchPartProgress, type Content } from "../api";
 
 interface Job {
@@ -36,6 +37,13 @@ interface Pending {
 
 const MAX_WIDTH = 1920;
 const MAX_HEIGHT = 1080;
+/**
+ * Parts of 10 MiB rather than the service's default (100 MB): a reload or a lost connection
+ * loses at most the parts in flight, 3 × 10 MiB, instead of 300 MB. R2 allows 10,000 parts, so
+ * files over 100 GiB take larger ones.
+ */
+const PART_SIZE = 10 * 1024 * 1024;
+const partSizeFor = (bytes: number) => Math.max(PART_SIZE, Math.ceil(bytes / 10_000));
 const pendingKey = () => `evc-console:pending-uploads:${session?.organizationKey ?? ""}`;
 const readPending = (): Pending[] => {
   try {
@@ -123,15 +131,52 @@ function setJobs(change: (jobs: Job[]) => Job[]) {
   for (const listener of listeners) listener(allJobs);
 }
 
+/** An upload remembered as unfinished that the service has settled meanwhile (it completed, or was rejected, expired or deleted). */
+interface Settled extends Pending {
+  status: Content["status"] | "deleted";
+  reason?: string | null;
+}
+
+/**
+ * Asks the service what became of the uploads remembered as unfinished (one may have completed
+ * just before a reload): those still uploading stay listed, the others are settled.
+ */
+async function checkPending(list: Pending[]): Promise<{ settled: Settled[] }> {
+  const settled: Settled[] = [];
+  await Promise.all(
+    list.map(async (p) => {
+      const state = await client.api.GET("/v2/content/upload", { params: { query: { contentKey: p.contentKey } } }).catch(() => null);
+      // 409: no upload to resume (available, rejected or expired); 404: gone. Anything else (a
+      // network error, a 5xx) says nothing: the upload stays listed.
+      if (!state || state.data || (state.response.status !== 409 && state.response.status !== 404)) return;
+      const content = state.response.status === 409 ? (await client.api.GET("/v2/content", { params: { query: { contentKey: p.contentKey } } }).catch(() => null))?.data : undefined;
+      settled.push({ ...p, status: content?.status ?? "deleted", reason: content?.rejectionReason });
+    }),
+  );
+  return { settled };
+}
+
 export function Upload() {
   const [jobs, showJobs] = useState<Job[]>(allJobs);
   const [pending, setPending] = useState<Pending[]>(readPending);
+  const [settled, setSettled] = useState<Settled[]>([]);
   const [dragging, setDragging] = useState(false);
   const update = (id: number, change: Partial<Job>) => setJobs((list) => list.map((j) => (j.id === id ? { ...j, ...change } : j)));
 
   useEffect(() => {
     listeners.add(showJobs);
     return () => void listeners.delete(showJobs);
+  }, []);
+
+  useEffect(() => {
+    const listed = readPending().filter((p) => !allJobs.some((j) => j.contentKey === p.contentKey && j.status === "uploading"));
+    if (listed.length === 0) return;
+    void checkPending(listed).then(({ settled }) => {
+      const keep = readPending().filter((p) => !settled.some((s) => s.contentKey === p.contentKey));
+      writePending(keep);
+      setPending(keep);
+      setSettled(settled);
+    });
   }, []);
 
   const addFiles = async (files: FileList | File[], resume?: Pending) => {
@@ -171,7 +216,13 @@ export function Upload() {
       let first = true;
       const metadata = resumeKey
         ? { contentKey: resumeKey }
-        : { title: job.title, tags: splitNames(job.tags), categories: splitNames(job.categories), suffix: /\.mov$/i.test(job.file.name) ? (".mov" as const) : (".mp4" as const) };
+        : {
+            title: job.title,
+            tags: splitNames(job.tags),
+            categories: splitNames(job.categories),
+            suffix: /\.mov$/i.test(job.file.name) ? (".mov" as const) : (".mp4" as const),
+            chunkSize: partSizeFor(job.file.size),
+          };
       const content = await client.uploadVideo(job.file, metadata, {
         thumbnail: job.thumbnail ?? undefined,
         concurrency: 3,
@@ -197,6 +248,17 @@ export function Upload() {
       update(job.id, { status: "done", content, uploaded: job.file.size, contentKey: content.contentKey });
     } catch (err) {
       const aborted = controller.signal.aborted;
+      // Nothing to resume (409): the upload was settled meanwhile; if it completed, it is done.
+      if (!aborted && resumeKey && err instanceof CatalogApiError && err.status === 409) {
+        const content = (await client.api.GET("/v2/content", { params: { query: { contentKey: resumeKey } } }).catch(() => null))?.data;
+        forget(resumeKey);
+        if (content?.status === "available") {
+          update(job.id, { status: "done", content, uploaded: job.file.size, contentKey: resumeKey, message: "" });
+          return;
+        }
+        update(job.id, { status: "refused", message: `this upload was ${content?.status ?? "deleted"}${content?.rejectionReason ? `: ${content.rejectionReason}` : ""}; upload the file again as a new video` });
+        return;
+      }
       update(job.id, { status: aborted ? "cancelled" : "failed", message: aborted ? "cancelled; retry sends only the missing parts" : err instanceof Error ? err.message : String(err) });
     } finally {
       controllers.delete(job.id);
@@ -248,6 +310,28 @@ export function Upload() {
           />
         </label>
       </div>
+
+      {settled.length > 0 && (
+        <section aria-labelledby="settled-title" class="card" data-testid="settled-uploads">
+          <h2 id="settled-title">Finished while you were away</h2>
+          <ul class="plain">
+            {settled.map((s) => (
+              <li key={s.contentKey} data-settled={s.contentKey}>
+                <strong>{s.title}</strong> ({s.name}):{" "}
+                {s.status === "available" ? (
+                  <>
+                    done — <a href={`#/video/${encodeURIComponent(s.contentKey)}`}>open it</a>
+                  </>
+                ) : s.status === "deleted" ? (
+                  "deleted"
+                ) : (
+                  `${s.status}${s.reason ? `: ${s.reason}` : ""}`
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
 
       {resumable.length > 0 && (
         <section aria-labelledby="resume-title" class="card">

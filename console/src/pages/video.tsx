@@ -7,14 +7,33 @@ import { client, formatDate, formatDuration, ok, session, splitNames, utcDay, ty
 import { DayChart, everyDay, type DayPoint } from "../chart";
 import { StatusBadge } from "./library";
 
+const COUNT_PREVIEWS = "evc-console:count-previews";
+
+/**
+ * The preview player. Previews are the publisher's own viewing, so they are not reported unless
+ * the publisher chooses to (a visible switch, remembered): counted, they carry the player id
+ * "console", so a report can still tell them apart.
+ */
 function Player({ content }: { content: Content }) {
   const video = useRef<HTMLVideoElement>(null);
+  const [counted, setCounted] = useState(() => localStorage.getItem(COUNT_PREVIEWS) === "1");
   useEffect(() => {
-    if (!video.current || !session) return;
+    if (!video.current || !session || !counted) return;
     const analytics = attach(video.current, { syncCode: session.syncCode, contentKey: content.contentKey, endpoint: location.origin, consent: false, playerId: "console" });
     return () => analytics.detach();
-  }, [content.contentKey]);
-  return <video ref={video} class="player" controls preload="metadata" src={content.url ?? undefined} poster={content.thumbnailUrl} aria-label={`Play ${content.title || content.contentKey}`} />;
+  }, [content.contentKey, counted]);
+  const choose = (on: boolean) => {
+    localStorage.setItem(COUNT_PREVIEWS, on ? "1" : "0");
+    setCounted(on);
+  };
+  return (
+    <>
+      <video ref={video} class="player" controls preload="metadata" src={content.url ?? undefined} poster={content.thumbnailUrl} aria-label={`Play ${content.title || content.contentKey}`} />
+      <label class="inline small">
+        <input type="checkbox" checked={counted} onChange={(e) => choose(e.currentTarget.checked)} /> Count my previews in the analytics (player id "console")
+      </label>
+    </>
+  );
 }
 
 function Plays({ contentKey }: { contentKey: string }) {
@@ -28,7 +47,11 @@ function Plays({ contentKey }: { contentKey: string }) {
       .then(
         (report) => {
           const byDay = new Map<string, number>();
-          for (const row of report.data as { date: string; video_played: number }[]) byDay.set(row.date, (byDay.get(row.date) ?? 0) + row.video_played);
+          // A row's date is the end of its UTC day (2026-11-24T23:59:59.000Z); the chart's days are YYYY-MM-DD.
+          for (const row of report.data as { date: string; video_played: number }[]) {
+            const day = row.date.slice(0, 10);
+            byDay.set(day, (byDay.get(day) ?? 0) + row.video_played);
+          }
           setPoints(everyDay(utcDay(-29), utcDay(0), byDay));
         },
         (err: Error) => setError(err.message),
@@ -47,7 +70,7 @@ function Distribution({ contentKey }: { contentKey: string }) {
   const [item, setItem] = useState<{ serviceCategories: string[]; syndications: { name: string; startTime: string; stopTime: string | null; geos: string[] }[] } | null>(null);
   useEffect(() => {
     client.api
-      .GET("/v2/content/list", { params: { query: { contentKey, limit: 1 } as never } })
+      .GET("/v2/content/list", { params: { query: { contentKey, limit: 1 } } })
       .then(ok)
       .then((page) => setItem(page.contents[0] ?? null), () => setItem(null));
   }, [contentKey]);
