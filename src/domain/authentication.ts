@@ -1,4 +1,4 @@
-// Who a request's credentials name (DESIGN.md "Organizations and credentials"). Secrets and
+// Who a request's credentials name (docs/design.md "Organizations and credentials"). Secrets and
 // tokens are compared as SHA-256 hashes in constant time; the caller (the auth middleware)
 // reads the headers and answers 401 when these return null.
 //

@@ -1,4 +1,4 @@
-// The two error shapes (DESIGN.md) and the one place that turns errors into responses:
+// The two error shapes (docs/design.md) and the one place that turns errors into responses:
 // content endpoints (E1–E5, uploads) answer {message}; every other endpoint {status: "KO", error}.
 // Domain errors (src/shared/errors.ts) map to a status by kind; ApiError carries statuses that
 // only HTTP knows (401, 411, 413, 416, 429, 503) and extra headers.

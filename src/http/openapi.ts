@@ -1,5 +1,5 @@
 // Pieces every route definition shares: JSON bodies and responses, the two error shapes, and
-// the security requirements of each credential class (spec 5, DESIGN.md).
+// the security requirements of each credential class (spec 5, docs/design.md).
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
 

@@ -1,4 +1,4 @@
-// Failed authentication is throttled per client (DESIGN.md): past AUTH_FAILURES_PER_MINUTE
+// Failed authentication is throttled per client (docs/design.md): past AUTH_FAILURES_PER_MINUTE
 // failures in a minute, further *failing* attempts answer 429 instead of 401. Valid
 // credentials are never refused here: only a failure is counted and judged. The count uses the
 // same per-isolate + KV-shard limiter as the plan limits, keyed by the client: an IPv4 address,

@@ -1,4 +1,4 @@
-// Authentication per DESIGN.md: which organization (and sub-organization) a request acts for.
+// Authentication per docs/design.md: which organization (and sub-organization) a request acts for.
 //   read:   X-Service-Sync-Code                                             (E6, E7)
 //   report: ?organization_key and X-Service-Sync-Code of the same organization (E8, E9, E11–E14, E16)
 //   write:  X-Service-Sync-Code + X-Service-Api-Key + X-Service-Api-Secret, or

@@ -1,4 +1,4 @@
-// The plan's per-minute limit for authenticated requests (DESIGN.md): mounted after
+// The plan's per-minute limit for authenticated requests (docs/design.md): mounted after
 // authenticate(), so only requests that proved their credentials count. RateLimit-* headers
 // on every answer; 429 with Retry-After past the limit.
 //

@@ -1,4 +1,4 @@
-// Which client a per-address limit counts (DESIGN.md "Organizations and credentials").
+// Which client a per-address limit counts (docs/design.md "Organizations and credentials").
 //
 // IPv6: an ISP hands one subscriber (a home, a phone, a server) at least a /64, and the host
 // part is the subscriber's to choose, so one attacker holds 2^64 addresses. A limit keyed by the

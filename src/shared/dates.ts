@@ -3,7 +3,7 @@
 import { invalid } from "./errors";
 
 const DAY_MS = 86_400_000;
-/** Longest report range, inclusive at both ends (DESIGN.md: over 366 days is a 400). */
+/** Longest report range, inclusive at both ends (docs/design.md: over 366 days is a 400). */
 export const MAX_RANGE_DAYS = 366;
 
 /** 'YYYY-MM-DD' of the UTC day containing the instant. */

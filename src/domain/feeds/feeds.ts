@@ -1,4 +1,4 @@
-// Feed definitions (DESIGN.md), owned by an organization: create, replace, delete, and the
+// Feed definitions (docs/design.md), owned by an organization: create, replace, delete, and the
 // operator's "rebuild now".
 import type { ContentScope } from "../../db/catalog";
 import { deleteFeed, feedsAfter, feedsIn, findFeedByFeedId, findFeedIn, findFeedOwnerVersion, insertFeed, updateFeed, type FeedValues } from "../../db/feeds";

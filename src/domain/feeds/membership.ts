@@ -1,4 +1,4 @@
-// Feed membership (DESIGN.md), the one place it is defined: a feed `{name, configuration:
+// Feed membership (docs/design.md), the one place it is defined: a feed `{name, configuration:
 // {categories, tags, events}}` holds its organization's videos that carry any listed name; an
 // empty configuration holds all of them. A feed created with a sub-organization's credentials
 // holds only that sub-organization's videos. The rule is data (a FeedMembership) that the

@@ -1,4 +1,4 @@
-// Per-organization ceilings on ingestion (DESIGN.md "Scale"): what no pool of addresses can
+// Per-organization ceilings on ingestion (docs/design.md "Scale"): what no pool of addresses can
 // pass. The per-address limits (EVENTS_PER_IP_PER_MINUTE, VIEWER_IDS_PER_IP_PER_DAY, counted per
 // IPv4 address or IPv6 /64) stop one client; an attacker with many addresses meets these:
 //

@@ -4,7 +4,7 @@
 // month, per organization and day — with one upsert per table (per 500 distinct rows), in one
 // atomic D1 batch with the message ids, the cardinality bookkeeping and the ingestion figures.
 //
-// Cardinality caps (DESIGN.md "Scale"): per organization, UTC day and free-form dimension at
+// Cardinality caps (docs/design.md "Scale"): per organization, UTC day and free-form dimension at
 // most `valuesPerDay` distinct values; a value beyond it is counted under `other`, so totals stay
 // exact while one client cannot create rows without bound. Viewer identities (fingerprint, tput)
 // are capped per client and day instead (`viewerIdsPerIp`; a client is an IPv4 address or an

@@ -54,7 +54,7 @@ async function readBatch(c: Context<AppEnv>) {
 
 export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
   const org = await playerOrganization(c, c.req.valid("query").sync);
-  // For the request log; no plan rate limit (DESIGN.md): player traffic is bounded per client
+  // For the request log; no plan rate limit (docs/design.md): player traffic is bounded per client
   // (IPv4 address, IPv6 /64) and by the organization's ingestion ceiling.
   c.set("auth", { org, subOrg: null, via: "player" });
   const config = c.get("config");

@@ -56,7 +56,7 @@ export const combinedReport = createRoute({
 export const viewerReport = createRoute({
   ...base,
   // Viewer rows carry IP addresses, fingerprints and what a named user watched: write
-  // credentials, not the public sync code (a privacy rule beyond the spec; DESIGN.md).
+  // credentials, not the public sync code (a privacy rule beyond the spec; docs/design.md).
   security: SECURITY.write,
   middleware: cachedRead("write", reportPolicy),
   path: "/prod/get_viewer_reports",
