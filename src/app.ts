@@ -22,6 +22,7 @@ import organization from "./routes/organization/organization.index";
 import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
 import search from "./routes/search/search.index";
+import streams from "./routes/streams/streams.index";
 import uploads from "./routes/uploads/uploads.index";
 import videos from "./routes/videos/videos.index";
 import viewers from "./routes/viewers/viewers.index";
@@ -30,7 +31,7 @@ import webhooks from "./routes/webhooks/webhooks.index";
 /** How much of an unknown path a 404 quotes. */
 const PATH_ECHO_MAX = 200;
 
-const routeGroups = [content, uploads, files, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, webhooks, consoleApp, organization, health];
+const routeGroups = [content, uploads, files, streams, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, webhooks, consoleApp, organization, health];
 
 export function createApp() {
   const app = createRouter();

@@ -19,6 +19,7 @@ const configSchema = z.object({
       .max(R2_MAX_PART_SIZE, `CHUNK_SIZE must be at most ${R2_MAX_PART_SIZE} bytes (5 GiB)`)
       .default(100_000_000),
   ),
+  HLS_SEGMENT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1, "HLS_SEGMENT_SECONDS must be 1 to 30").max(30, "HLS_SEGMENT_SECONDS must be 1 to 30").default(6)),
   FEED_MAX_VIDEOS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(1000)),
   FEED_WORK_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(600_000).default(20_000)),
   FEED_WORK_ROWS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).default(1_000_000)),
@@ -60,6 +61,8 @@ export interface S3Credentials {
 
 export interface Config {
   chunkSize: number;
+  /** HLS segments are cut at the first keyframe at least this long after the segment's start. */
+  hlsSegmentSeconds: number;
   /** Videos per feed file (json-feed pages reach past it). */
   feedMaxVideos: number;
   /**
@@ -131,6 +134,7 @@ export function loadConfig(env: Env): Config {
       : undefined;
   const config: Config = {
     chunkSize: v.CHUNK_SIZE,
+    hlsSegmentSeconds: v.HLS_SEGMENT_SECONDS,
     feedMaxVideos: v.FEED_MAX_VIDEOS,
     feedWork: { ms: v.FEED_WORK_MS, rowsRead: v.FEED_WORK_ROWS },
     feedReconcileBatch: v.FEED_RECONCILE_BATCH,

@@ -225,7 +225,7 @@ export function subOrganizationKeys(scope: ContentScope): SQL {
 /** R2 keys and upload ids of every content of an organization (for deleting it). */
 export async function organizationObjects(db: Db, organizationId: number) {
   return db
-    .select({ contentKey: contents.contentKey, mediaKey: contents.mediaKey, uploadId: contents.uploadId })
+    .select({ id: contents.id, contentKey: contents.contentKey, mediaKey: contents.mediaKey, uploadId: contents.uploadId })
     .from(contents)
     .where(eq(contents.organizationId, organizationId));
 }

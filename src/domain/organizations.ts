@@ -1,5 +1,6 @@
 // Organizations and their credentials (the operator API): create, change, rotate, delete.
 // Secrets appear only in the answer that creates or rotates them; the database keeps hashes.
+import { streamObjectKeys } from "./streaming";
 import { isUniqueViolation } from "../db/client";
 import { deleteOrganizationSessions } from "../db/console-sessions";
 import { organizationObjects } from "../db/content";
@@ -214,10 +215,10 @@ export async function deleteOrganization(deps: Deps, organizationKey: string) {
   return { deleted: org.organizationKey, feeds: feeds.length, videos: objects.length };
 }
 
-async function removeMedia(bucket: R2Bucket, objects: { contentKey: string; mediaKey: string; uploadId: string | null }[]) {
+async function removeMedia(bucket: R2Bucket, objects: { id: number; contentKey: string; mediaKey: string; uploadId: string | null }[]) {
   for (const o of objects) {
     if (o.uploadId) await bucket.resumeMultipartUpload(o.mediaKey, o.uploadId).abort().catch(() => undefined);
   }
-  const keys = objects.flatMap((o) => [o.mediaKey, thumbnailKey(o.contentKey)]);
+  const keys = objects.flatMap((o) => [o.mediaKey, thumbnailKey(o.contentKey), ...streamObjectKeys(o)]);
   for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
 }

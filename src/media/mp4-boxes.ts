@@ -78,6 +78,12 @@ export class Bytes {
     this.length = bytes.length;
   }
 
+  /** A copy of [start, end), which must lie inside the buffer. */
+  slice(start: number, end: number): Uint8Array {
+    if (start < 0 || end > this.length || end < start) throw corrupt("box");
+    return this.bytes.slice(start, end);
+  }
+
   private check(offset: number, n: number, box: Box): void {
     if (offset < box.start || offset + n > box.end || offset + n > this.length) throw corrupt(box.type);
   }

@@ -271,7 +271,7 @@ interface Timescaled {
 }
 
 /** mvhd and mdhd share the layout up to the duration. */
-function parseTimescaledRaw(b: Bytes, box: Box, name: string): Timescaled {
+export function parseTimescaledRaw(b: Bytes, box: Box, name: string): Timescaled {
   const version = b.u8(box.start, box);
   if (version === 1) {
     return { timescale: b.u32(box.start + 20, box), duration: b.u64(box.start + 24, box) };
@@ -298,7 +298,7 @@ function visualEntrySize(b: Bytes, entry: Box): { width: number; height: number 
   return width > 0 && height > 0 ? { width, height } : null;
 }
 
-function audioCodecString(b: Bytes, entry: Box): string {
+export function audioCodecString(b: Bytes, entry: Box): string {
   if (entry.type !== "mp4a") return entry.type;
   const esds = findEsds(b, entry);
   if (!esds) return "mp4a";
@@ -316,7 +316,7 @@ function audioCodecString(b: Bytes, entry: Box): string {
  * adds 16 bytes and v2 adds 36, but an ISO MP4 "version 1" entry adds nothing,
  * so both layouts are tried. MOV files may also wrap esds in a 'wave' box.
  */
-function findEsds(b: Bytes, entry: Box): Box | null {
+export function findEsds(b: Bytes, entry: Box): Box | null {
   // reserved(6) data_reference_index(2) version(2) revision(2) vendor(4)
   // channels(2) sample_size(2) compression_id(2) packet_size(2) sample_rate(4) = 28 bytes
   const version = b.u16(entry.start + 8, entry);

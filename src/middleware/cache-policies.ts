@@ -68,3 +68,6 @@ export const feedReadPolicy: CachePolicy = async (c) => {
 
 /** Feed files (R2 objects): keyed by their URL; a hit saves the R2 read. */
 export const feedFilePolicy: CachePolicy = () => ({ parts: [], ttlSeconds: FEED_FILE_TTL_SECONDS });
+
+/** Streams: keyed by their URL (the version names the file); init and segments for good, playlists 300 s. */
+export const streamPolicy: CachePolicy = (c) => ({ parts: [], ttlSeconds: /\.(m3u8|mpd)$/.test(c.req.path) ? 300 : 31_536_000 });

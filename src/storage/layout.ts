@@ -23,3 +23,23 @@ export const feedFileKeys = (feedId: string) => ({
   metadata: `v2/feeds/${feedId}/metadata.json`,
 });
 export const orgFeedListKey = (syncCode: string) => `v2/orgs/${syncCode}/feeds.json`;
+
+/**
+ * HLS of a content: versioned by the content row (a content key deleted and created again is
+ * another row, another media file) and by the packager's revision (a change to the segments'
+ * bytes gets new URLs, so segments can be cached for good).
+ */
+export const HLS_REVISION = 1;
+export const hlsVersion = (contentId: number) => `h${HLS_REVISION}-${contentId.toString(36)}`;
+export const HLS_VERSION_PATTERN = /^h(\d{1,3})-([0-9a-z]{1,12})$/;
+/** The content row a version names, if it is one of the current revision. */
+export function contentIdOfHlsVersion(version: string): number | null {
+  const m = HLS_VERSION_PATTERN.exec(version);
+  return m && Number(m[1]) === HLS_REVISION ? parseInt(m[2]!, 36) : null;
+}
+export const hlsUrl = (baseUrl: string, contentKey: string, contentId: number) => `${baseUrl}/hls/${contentKey}/${hlsVersion(contentId)}/master.m3u8`;
+/** The stored index of a version (the segments, JSON) and its sample table (binary). */
+export const hlsKeys = (contentKey: string, contentId: number) => {
+  const dir = `${contentKey}/hls/${hlsVersion(contentId)}`;
+  return { index: `${dir}/index.json`, samples: `${dir}/samples.bin` };
+};

@@ -57,7 +57,7 @@ function ifRangeHolds(ifRange: string | null, object: R2Object): boolean {
 }
 
 /** Resolves a range against the object size; null when it starts past the end. */
-function resolveRange(range: R2Range, size: number): { offset: number; length: number } | null {
+export function resolveRange(range: R2Range, size: number): { offset: number; length: number } | null {
   if ("suffix" in range && range.suffix !== undefined) {
     const length = Math.min(range.suffix, size);
     return { offset: size - length, length };

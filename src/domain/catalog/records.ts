@@ -1,7 +1,7 @@
 // How a video is written out: the v2 record (spec 2.2) and the older snake_case records (2.3),
 // each endpoint with its own field names.
 import type { Content, Syndication } from "../../db/schema";
-import { mediaUrl, serviceThumbnailUrl } from "../../storage/layout";
+import { hlsUrl, mediaUrl, serviceThumbnailUrl } from "../../storage/layout";
 import type { Origins } from "../deps";
 
 /** A content's thumbnail: the publisher's URL, else the service's (versioned by the stored thumbnail). */
@@ -25,7 +25,8 @@ export function v2Record(c: Content, o: Origins) {
     isLive: c.isLive,
     thumbnail: thumbnailOf(c, o),
     url: mediaUrl(o.baseUrl, c.mediaKey),
-    urlHLS: c.urlHls,
+    // The service packages every published video (domain/streaming.ts); an operator may point elsewhere.
+    urlHLS: c.urlHls ?? (c.status === "available" ? hlsUrl(o.baseUrl, c.contentKey, c.id) : null),
   };
 }
 

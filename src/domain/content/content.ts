@@ -23,6 +23,7 @@ import { isServiceThumbnailUrl, mediaKey, mediaUrl, thumbnailKey } from "../../s
 import { r2RangeReader } from "../../storage/objects";
 import { listS3Parts, s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
+import { ensureIndex, streamObjectKeys } from "../streaming";
 import { thumbnailOf } from "../catalog/records";
 import { emitWebhookEvent } from "../webhooks/emit";
 import type { Deps, Origins } from "../deps";
@@ -256,6 +257,8 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
   if (!published) return { kind: "lost" };
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
   await emitWebhookEvent(deps, published, "video.ready", toContentObject(published, deps.origins));
+  // Packaged for HLS after the answer; a player asking sooner gets it packaged on its request.
+  deps.defer(ensureIndex(deps, published).catch((err: unknown) => console.error(JSON.stringify({ level: "error", msg: "HLS packaging failed; retried on the first request", content_key: published.contentKey, error: String(err).slice(0, 300) }))));
   return { kind: "published", content: published };
 }
 
@@ -377,7 +380,7 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
       .abort()
       .catch(() => undefined);
   }
-  await deps.bucket.delete([content.mediaKey, thumbnailKey(content.contentKey)]);
+  await deps.bucket.delete([content.mediaKey, thumbnailKey(content.contentKey), ...streamObjectKeys(content)]);
   const object = toContentObject(content, deps.origins);
   await emitWebhookEvent(deps, content, "video.deleted", object);
   return object;

@@ -1,0 +1,102 @@
+// HLS (and DASH) of every published video, packaged from the stored file: no transcoding. The
+// costly part, reading the file's sample tables, is done once per file version (when E2
+// publishes it, or on the first request) and stored beside the media as an index; playlists
+// read only the index, a segment reads its records from the sample table and its samples'
+// byte ranges from the file (media/hls/packager.ts). docs/api.md#streaming has the URLs.
+import type { Config } from "../config";
+import type { Db } from "../db/client";
+import { findContentByKeyAnyOrg } from "../db/content";
+import type { Content } from "../db/schema";
+import { MediaProbeError } from "../media/mp4-boxes";
+import { packageSegment } from "../media/hls/packager";
+import { buildIndex, INDEX_FORMAT, type HlsIndex } from "../media/hls/segments";
+import { readTracks } from "../media/hls/tracks";
+import { contentIdOfHlsVersion, hlsKeys } from "../storage/layout";
+import { r2RangeReader } from "../storage/objects";
+
+export interface StreamingDeps {
+  db: Db;
+  bucket: R2Bucket;
+  config: Pick<Config, "hlsSegmentSeconds">;
+}
+
+/** What is stored: the index and the file it describes, or why the file has no stream. */
+export type StoredIndex = (HlsIndex & { mediaKey: string }) | { format: typeof INDEX_FORMAT; unstreamable: string };
+
+/** A file that cannot be streamed (its MP4 still plays): the reason is the answer's message. */
+export class NoStream extends Error {}
+
+/** Indexes read in this isolate (a playlist and its segments ask for the same one in a row). */
+const INDEX_CACHE_ENTRIES = 64;
+const indexes = new Map<string, StoredIndex>();
+
+function remember(key: string, index: StoredIndex): StoredIndex {
+  if (indexes.size >= INDEX_CACHE_ENTRIES) indexes.delete(indexes.keys().next().value!);
+  indexes.set(key, index);
+  return index;
+}
+
+type Packaged = Pick<Content, "id" | "contentKey" | "mediaKey">;
+
+/** The content's index: stored, or built from its file now (and stored). */
+export async function ensureIndex(deps: StreamingDeps, content: Packaged): Promise<StoredIndex> {
+  const keys = hlsKeys(content.contentKey, content.id);
+  const cached = indexes.get(keys.index);
+  if (cached) return cached;
+  const stored = await deps.bucket.get(keys.index);
+  if (stored) return remember(keys.index, await stored.json<StoredIndex>());
+  return remember(keys.index, await buildAndStore(deps, content));
+}
+
+async function buildAndStore(deps: StreamingDeps, content: Packaged): Promise<StoredIndex> {
+  const keys = hlsKeys(content.contentKey, content.id);
+  const head = await deps.bucket.head(content.mediaKey);
+  if (!head) throw new NoStream("the video file is missing");
+  let index: StoredIndex;
+  try {
+    const tracks = await readTracks(r2RangeReader(deps.bucket, content.mediaKey, head.size), head.size);
+    const built = buildIndex(tracks, deps.config.hlsSegmentSeconds);
+    // The table first: a stored index always has its table.
+    await deps.bucket.put(keys.samples, built.sampleTable, { httpMetadata: { contentType: "application/octet-stream" } });
+    index = { ...built.index, mediaKey: content.mediaKey };
+  } catch (err) {
+    if (!(err instanceof MediaProbeError)) throw err;
+    index = { format: INDEX_FORMAT, unstreamable: err.message };
+  }
+  await deps.bucket.put(keys.index, JSON.stringify(index), { httpMetadata: { contentType: "application/json" } });
+  return index;
+}
+
+/**
+ * The index a stream URL names, or null when the version is not the content's current one.
+ * The caller has checked that the content may be served (isServable).
+ */
+export async function indexForVersion(deps: StreamingDeps, contentKey: string, version: string): Promise<HlsIndex & { mediaKey: string }> {
+  const contentId = contentIdOfHlsVersion(version);
+  if (contentId === null) throw new NoStream(`no stream version ${version}`);
+  const keys = hlsKeys(contentKey, contentId);
+  let index = indexes.get(keys.index) ?? null;
+  if (!index) {
+    const stored = await deps.bucket.get(keys.index);
+    if (stored) index = remember(keys.index, await stored.json<StoredIndex>());
+  }
+  if (!index) {
+    // Not packaged yet (E2 packages in the background): only for the content's current row.
+    const content = await findContentByKeyAnyOrg(deps.db, contentKey);
+    if (!content || content.id !== contentId || content.status !== "available") throw new NoStream(`no stream version ${version}`);
+    index = await ensureIndex(deps, content);
+  }
+  if ("unstreamable" in index) throw new NoStream(`this video has no HLS stream: ${index.unstreamable}`);
+  return index;
+}
+
+/** Segment `n` of a stream as fMP4 bytes. */
+export function streamSegment(deps: StreamingDeps, contentKey: string, version: string, index: HlsIndex & { mediaKey: string }, n: number) {
+  const contentId = contentIdOfHlsVersion(version)!;
+  const table = r2RangeReader(deps.bucket, hlsKeys(contentKey, contentId).samples, Number.MAX_SAFE_INTEGER);
+  const media = r2RangeReader(deps.bucket, index.mediaKey, Number.MAX_SAFE_INTEGER);
+  return packageSegment(index, n, table, media);
+}
+
+/** The stored objects of a content's stream (deleted with the content). */
+export const streamObjectKeys = (content: { id: number; contentKey: string }) => Object.values(hlsKeys(content.contentKey, content.id));

@@ -1,0 +1,139 @@
+/**
+ * CMAF / fragmented MP4 output (ISO/IEC 14496-12, 23000-19): the init segment (ftyp + moov with
+ * an mvex, no samples) and media segments (moof + mdat), video and audio muxed.
+ *
+ * Sample timing: tfdt is each track's decode time; video composition offsets are written signed
+ * (trun version 1) minus the track's presentation start, so the first frame of a video with
+ * B-frames is presented at 0 as its edit list said.
+ */
+import { fromBase64, type SampleRecords, type TrackHeader } from "./segments";
+
+const enc = new TextEncoder();
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function box(type: string, ...payload: Uint8Array[]): Uint8Array {
+  const body = concat(payload);
+  const head = new Uint8Array(8);
+  new DataView(head.buffer).setUint32(0, 8 + body.length);
+  head.set(enc.encode(type), 4);
+  return concat([head, body]);
+}
+
+function fullBox(type: string, version: number, flags: number, ...payload: Uint8Array[]): Uint8Array {
+  return box(type, u32(((version & 0xff) << 24) | (flags & 0xffffff)), ...payload);
+}
+
+function u32(...values: number[]): Uint8Array {
+  const out = new Uint8Array(4 * values.length);
+  const view = new DataView(out.buffer);
+  values.forEach((v, i) => view.setUint32(4 * i, v >>> 0));
+  return out;
+}
+
+function u16(...values: number[]): Uint8Array {
+  const out = new Uint8Array(2 * values.length);
+  const view = new DataView(out.buffer);
+  values.forEach((v, i) => view.setUint16(2 * i, v));
+  return out;
+}
+
+function u64(value: number): Uint8Array {
+  return u32(Math.floor(value / 2 ** 32), value % 2 ** 32);
+}
+
+const zeros = (n: number) => new Uint8Array(n);
+/** The identity matrix of mvhd and tkhd. */
+const MATRIX = u32(0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000);
+
+/** The init segment (#EXT-X-MAP): track descriptions and defaults, no samples. */
+export function initSegment(tracks: TrackHeader[]): Uint8Array {
+  const ftyp = box("ftyp", enc.encode("iso6"), u32(0), enc.encode("iso6cmfcmp41"));
+  const mvhd = fullBox("mvhd", 0, 0, u32(0, 0, 1000, 0), u32(0x00010000), u16(0x0100), zeros(10), MATRIX, zeros(24), u32(Math.max(...tracks.map((t) => t.id)) + 1));
+  const mvex = box("mvex", ...tracks.map((t) => fullBox("trex", 0, 0, u32(t.id, 1, 0, 0, 0))));
+  return concat([ftyp, box("moov", mvhd, ...tracks.map(trak), mvex)]);
+}
+
+function trak(t: TrackHeader): Uint8Array {
+  const video = t.kind === "video";
+  const tkhd = fullBox(
+    "tkhd",
+    0,
+    0x3, // enabled, in movie
+    u32(0, 0, t.id, 0, 0),
+    zeros(8),
+    u16(0, video ? 0 : 1, video ? 0 : 0x0100, 0),
+    MATRIX,
+    u32(video ? t.width * 65536 : 0, video ? t.height * 65536 : 0),
+  );
+  const mdhd = fullBox("mdhd", 0, 0, u32(0, 0, t.timescale, 0), u16(0x55c4, 0)); // language "und"
+  const hdlr = fullBox("hdlr", 0, 0, u32(0), enc.encode(video ? "vide" : "soun"), zeros(12), enc.encode(video ? "VideoHandler\0" : "SoundHandler\0"));
+  const header = video ? fullBox("vmhd", 0, 1, zeros(8)) : fullBox("smhd", 0, 0, zeros(4));
+  const dinf = box("dinf", fullBox("dref", 0, 0, u32(1), fullBox("url ", 0, 1)));
+  const stbl = box(
+    "stbl",
+    fullBox("stsd", 0, 0, u32(1), fromBase64(t.sampleEntry)),
+    fullBox("stts", 0, 0, u32(0)),
+    fullBox("stsc", 0, 0, u32(0)),
+    fullBox("stsz", 0, 0, u32(0, 0)),
+    fullBox("stco", 0, 0, u32(0)),
+  );
+  return box("trak", tkhd, box("mdia", mdhd, hdlr, box("minf", header, dinf, stbl)));
+}
+
+/** One track's samples in a media segment, with their bytes in order. */
+export interface TrackRun {
+  track: TrackHeader;
+  decodeTime: number;
+  samples: SampleRecords;
+  data: Uint8Array[];
+}
+
+const TRUN_FLAGS = 0x000001 | 0x000100 | 0x000200 | 0x000400 | 0x000800; // data offset, duration, size, flags, cto
+/** sample_depends_on = 2 (an I-frame) / 1 with sample_is_non_sync_sample. */
+const SYNC_FLAGS = 0x02000000;
+const NON_SYNC_FLAGS = 0x01010000;
+
+/** A media segment: one moof with a traf per track, then one mdat with the tracks' samples in turn. */
+export function mediaSegment(sequence: number, runs: TrackRun[]): Uint8Array {
+  const build = (dataOffsets: number[]) =>
+    box("moof", fullBox("mfhd", 0, 0, u32(sequence)), ...runs.map((run, i) => traf(run, dataOffsets[i]!)));
+  // The trun data offsets count from the moof's start: its size is known once built (offsets
+  // are fixed-width, so a first pass with zeros has the final size).
+  const moofSize = build(runs.map(() => 0)).length;
+  const offsets: number[] = [];
+  let at = moofSize + 8;
+  for (const run of runs) {
+    offsets.push(at);
+    at += run.samples.sizes.reduce((a, b) => a + b, 0);
+  }
+  const mdat = box("mdat", ...runs.flatMap((r) => r.data));
+  return concat([build(offsets), mdat]);
+}
+
+function traf(run: TrackRun, dataOffset: number): Uint8Array {
+  const s = run.samples;
+  const shift = run.track.kind === "video" ? run.track.presentationStart : 0;
+  const perSample = new Uint8Array(16 * s.sizes.length);
+  const view = new DataView(perSample.buffer);
+  for (let i = 0; i < s.sizes.length; i++) {
+    view.setUint32(16 * i, s.durations[i]!);
+    view.setUint32(16 * i + 4, s.sizes[i]!);
+    view.setUint32(16 * i + 8, s.sync[i] ? SYNC_FLAGS : NON_SYNC_FLAGS);
+    view.setInt32(16 * i + 12, s.ctos[i]! - shift);
+  }
+  return box(
+    "traf",
+    fullBox("tfhd", 0, 0x020000, u32(run.track.id)), // default-base-is-moof
+    fullBox("tfdt", 1, 0, u64(run.decodeTime)),
+    fullBox("trun", 1, TRUN_FLAGS, u32(s.sizes.length, dataOffset), perSample),
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * HLS playlists (RFC 8216, version 7 for fMP4) and a DASH MPD over the same CMAF segments.
+ * Every URI is relative: the playlists sit beside their segments under a versioned path.
+ */
+import { bitrates, type HlsIndex } from "./segments";
+
+export const SEGMENT_EXTENSION = "m4s";
+
+const codecsOf = (index: HlsIndex) => [index.video.codec, ...(index.audio ? [index.audio.codec] : [])].join(",");
+
+/** The multivariant (master) playlist: one variant, the stored file as it is. */
+export function masterPlaylist(index: HlsIndex): string {
+  const { peak, average } = bitrates(index);
+  const attributes = [
+    `BANDWIDTH=${peak}`,
+    `AVERAGE-BANDWIDTH=${average}`,
+    `CODECS="${codecsOf(index)}"`,
+    `RESOLUTION=${index.video.width}x${index.video.height}`,
+  ];
+  return ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS", `#EXT-X-STREAM-INF:${attributes.join(",")}`, "video.m3u8", ""].join("\n");
+}
+
+/** The media playlist: every segment, VOD, with the init segment as its map. */
+export function mediaPlaylist(index: HlsIndex): string {
+  // EXT-X-TARGETDURATION: every EXTINF rounded to the nearest integer must not exceed it.
+  const target = Math.max(1, ...index.segments.map((s) => Math.round(s.duration)));
+  const lines = [
+    "#EXTM3U",
+    "#EXT-X-VERSION:7",
+    `#EXT-X-TARGETDURATION:${target}`,
+    "#EXT-X-MEDIA-SEQUENCE:0",
+    "#EXT-X-PLAYLIST-TYPE:VOD",
+    "#EXT-X-INDEPENDENT-SEGMENTS",
+    '#EXT-X-MAP:URI="init.mp4"',
+  ];
+  index.segments.forEach((s, i) => lines.push(`#EXTINF:${s.duration.toFixed(3)},`, `${i}.${SEGMENT_EXTENSION}`));
+  lines.push("#EXT-X-ENDLIST", "");
+  return lines.join("\n");
+}
+
+/** A DASH MPD (ISO/IEC 23009-1, on-demand profile with a SegmentTimeline) over the same segments. */
+export function dashManifest(index: HlsIndex): string {
+  const { peak } = bitrates(index);
+  const ts = index.video.timescale;
+  const timeline = index.segments.map((s) => `<S t="${s.video.decodeTime}" d="${Math.round(s.duration * ts)}"/>`).join("");
+  const iso = (seconds: number) => `PT${seconds.toFixed(3)}S`;
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" type="static" mediaPresentationDuration="${iso(index.durationSeconds)}" minBufferTime="${iso(index.targetSeconds)}">`,
+    `<Period id="0" start="PT0S">`,
+    `<AdaptationSet id="0" contentType="video" mimeType="video/mp4" segmentAlignment="true" startWithSAP="1">`,
+    `<Representation id="0" bandwidth="${peak}" codecs="${codecsOf(index)}" width="${index.video.width}" height="${index.video.height}">`,
+    `<SegmentTemplate timescale="${ts}" initialization="init.mp4" media="$Number$.${SEGMENT_EXTENSION}" startNumber="0">`,
+    `<SegmentTimeline>${timeline}</SegmentTimeline>`,
+    `</SegmentTemplate>`,
+    `</Representation>`,
+    `</AdaptationSet>`,
+    `</Period>`,
+    `</MPD>`,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,197 @@
+/**
+ * The HLS index of a stored file: where each segment starts and ends, and a compact table of
+ * every sample's bytes, duration and offsets, so that a playlist or a segment never has to read
+ * the file's (possibly megabytes of) metadata again.
+ *
+ * Two stored objects per file version:
+ *  - the index (JSON, a few hundred bytes per minute of video): tracks, codecs, and per segment
+ *    its duration, the decode time of its first sample per track, and where its sample records
+ *    are in the sample table;
+ *  - the sample table (binary, 24 bytes per sample, segment after segment): a segment reads its
+ *    own records with one ranged read.
+ *
+ * Segments are cut at video keyframes once at least the target duration has passed; each holds
+ * the audio samples that start before the next segment's first video sample.
+ */
+import type { MediaTracks, Track } from "./tracks";
+
+export const INDEX_FORMAT = 1;
+const RECORD_BYTES = 24;
+const FLAG_SYNC = 1;
+
+/** One track's part of a segment: how many samples and the decode time of the first. */
+export interface SegmentTrackRun {
+  count: number;
+  decodeTime: number;
+}
+
+export interface SegmentEntry {
+  /** Duration in seconds (video decode time to the next segment). */
+  duration: number;
+  /** Byte offset of the segment's records in the sample table. */
+  recordsAt: number;
+  video: SegmentTrackRun;
+  audio: SegmentTrackRun | null;
+  /** Media bytes (the mdat payload). */
+  bytes: number;
+}
+
+/** A track as the index keeps it: everything but the samples; the sample entry as base64. */
+export type TrackHeader = Omit<Track, "samples" | "sampleEntry"> & { sampleEntry: string };
+
+export interface HlsIndex {
+  format: typeof INDEX_FORMAT;
+  targetSeconds: number;
+  durationSeconds: number;
+  video: TrackHeader;
+  audio: TrackHeader | null;
+  segments: SegmentEntry[];
+}
+
+/** A segment's samples read back from the sample table. */
+export interface SampleRecords {
+  offsets: number[];
+  sizes: number[];
+  durations: number[];
+  ctos: number[];
+  sync: boolean[];
+}
+
+export interface BuiltIndex {
+  index: HlsIndex;
+  sampleTable: Uint8Array;
+}
+
+/** Cuts the tracks into segments of about `targetSeconds` and writes the index and the sample table. */
+export function buildIndex(tracks: MediaTracks, targetSeconds: number): BuiltIndex {
+  const { video, audio } = tracks;
+  const v = video.samples;
+  if (v.sizes.length === 0) throw new Error("the video track has no samples");
+  const videoDts = decodeTimes(v.durations);
+  const audioDts = audio ? decodeTimes(audio.samples.durations) : [];
+
+  // Video sample indexes where segments start: the first sample, then the first keyframe at
+  // least targetSeconds after the current segment's start.
+  const starts = [0];
+  const target = targetSeconds * video.timescale;
+  for (let i = 1; i < v.sizes.length; i++) {
+    if (v.sync[i] && videoDts[i]! - videoDts[starts[starts.length - 1]!]! >= target) starts.push(i);
+  }
+  const videoEnd = videoDts[v.sizes.length]!;
+
+  const segments: SegmentEntry[] = [];
+  const records: { track: Track; from: number; to: number }[] = [];
+  let audioNext = 0;
+  let recordsAt = 0;
+  for (const [k, first] of starts.entries()) {
+    const last = starts[k + 1] ?? v.sizes.length;
+    const endSeconds = (starts[k + 1] === undefined ? Infinity : videoDts[last]! / video.timescale);
+    let audioRun: SegmentTrackRun | null = null;
+    let audioTo = audioNext;
+    if (audio) {
+      while (audioTo < audio.samples.sizes.length && audioDts[audioTo]! / audio.timescale < endSeconds) audioTo++;
+      audioRun = { count: audioTo - audioNext, decodeTime: audioDts[audioNext]! };
+    }
+    const bytes = sum(v.sizes, first, last) + (audio ? sum(audio.samples.sizes, audioNext, audioTo) : 0);
+    segments.push({
+      duration: (videoDts[last]! - videoDts[first]!) / video.timescale,
+      recordsAt,
+      video: { count: last - first, decodeTime: videoDts[first]! },
+      audio: audioRun,
+      bytes,
+    });
+    records.push({ track: video, from: first, to: last });
+    if (audio) records.push({ track: audio, from: audioNext, to: audioTo });
+    recordsAt += (last - first + (audioTo - audioNext)) * RECORD_BYTES;
+    audioNext = audioTo;
+  }
+
+  const sampleTable = new Uint8Array(recordsAt);
+  const view = new DataView(sampleTable.buffer);
+  let at = 0;
+  for (const { track, from, to } of records) {
+    const s = track.samples;
+    for (let i = from; i < to; i++, at += RECORD_BYTES) {
+      view.setFloat64(at, s.offsets[i]!);
+      view.setUint32(at + 8, s.sizes[i]!);
+      view.setUint32(at + 12, s.durations[i]!);
+      view.setInt32(at + 16, s.ctos[i]!);
+      view.setUint32(at + 20, s.sync[i] ? FLAG_SYNC : 0);
+    }
+  }
+  const index: HlsIndex = {
+    format: INDEX_FORMAT,
+    targetSeconds,
+    durationSeconds: videoEnd / video.timescale,
+    video: header(video),
+    audio: audio ? header(audio) : null,
+    segments,
+  };
+  return { index, sampleTable };
+}
+
+/** Where a segment's records are in the sample table: [offset, offset + length). */
+export function recordRange(segment: SegmentEntry): { offset: number; length: number } {
+  return { offset: segment.recordsAt, length: (segment.video.count + (segment.audio?.count ?? 0)) * RECORD_BYTES };
+}
+
+/** Splits a segment's records (as read from the sample table) into its video and audio samples. */
+export function readRecords(bytes: Uint8Array, segment: SegmentEntry): { video: SampleRecords; audio: SampleRecords | null } {
+  if (bytes.length !== recordRange(segment).length) throw new Error("sample table read does not match the index");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const take = (from: number, count: number): SampleRecords => {
+    const r: SampleRecords = { offsets: [], sizes: [], durations: [], ctos: [], sync: [] };
+    for (let i = 0, at = from * RECORD_BYTES; i < count; i++, at += RECORD_BYTES) {
+      r.offsets.push(view.getFloat64(at));
+      r.sizes.push(view.getUint32(at + 8));
+      r.durations.push(view.getUint32(at + 12));
+      r.ctos.push(view.getInt32(at + 16));
+      r.sync.push((view.getUint32(at + 20) & FLAG_SYNC) !== 0);
+    }
+    return r;
+  };
+  return {
+    video: take(0, segment.video.count),
+    audio: segment.audio ? take(segment.video.count, segment.audio.count) : null,
+  };
+}
+
+/** Peak and average bit rate over the segments (the master playlist's BANDWIDTH and AVERAGE-BANDWIDTH). */
+export function bitrates(index: HlsIndex): { peak: number; average: number } {
+  let peak = 0;
+  let bytes = 0;
+  for (const s of index.segments) {
+    bytes += s.bytes;
+    if (s.duration > 0) peak = Math.max(peak, (s.bytes * 8) / s.duration);
+  }
+  const average = index.durationSeconds > 0 ? (bytes * 8) / index.durationSeconds : peak;
+  return { peak: Math.ceil(Math.max(peak, average)), average: Math.ceil(average) };
+}
+
+function header(track: Track): TrackHeader {
+  const { samples: _samples, sampleEntry, ...rest } = track;
+  return { ...rest, sampleEntry: toBase64(sampleEntry) };
+}
+
+function decodeTimes(durations: number[]): number[] {
+  const out = new Array<number>(durations.length + 1);
+  out[0] = 0;
+  for (let i = 0; i < durations.length; i++) out[i + 1] = out[i]! + durations[i]!;
+  return out;
+}
+
+function sum(values: number[], from: number, to: number): number {
+  let total = 0;
+  for (let i = from; i < to; i++) total += values[i]!;
+  return total;
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  let s = "";
+  for (const byte of bytes) s += String.fromCharCode(byte);
+  return btoa(s);
+}
+
+export function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}

@@ -1,0 +1,45 @@
+// HLS and DASH of every published video (docs/api.md#streaming): public player traffic like
+// the media file, gated by the same rule, answered from the edge cache on repeat.
+import { createRoute, z } from "@hono/zod-openapi";
+import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { edgeCache } from "../../middleware/edge-cache";
+import { streamPolicy } from "../../middleware/cache-policies";
+import { servableOnly } from "../../middleware/servable";
+import { CONTENT_KEY_PATTERN } from "../../shared/ids";
+import { HLS_VERSION_PATTERN } from "../../storage/layout";
+
+export const STREAM_FILE_PATTERN = /^(master\.m3u8|video\.m3u8|manifest\.mpd|init\.mp4|(0|[1-9]\d{0,6})\.m4s)$/;
+
+const text = (type: string, description: string) => ({ description, content: { [type]: { schema: z.string() } } });
+
+export const stream = createRoute({
+  method: "get",
+  path: "/hls/{contentKey}/{version}/{file}",
+  operationId: "getStream",
+  tags: ["Files"],
+  security: SECURITY.public,
+  middleware: [servableOnly, edgeCache(streamPolicy)],
+  summary: "A video's HLS stream (the record's urlHLS) and its DASH manifest",
+  description:
+    "`master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), and `manifest.mpd` (DASH over the same segments). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206).",
+  request: {
+    params: z.object({
+      contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
+      version: z.string().regex(HLS_VERSION_PATTERN, "must be the stream version of the urlHLS, e.g. h1-2s"),
+      file: z.string().regex(STREAM_FILE_PATTERN, "must be master.m3u8, video.m3u8, manifest.mpd, init.mp4 or <n>.m4s"),
+    }),
+  },
+  responses: {
+    200: {
+      description: "A playlist, the DASH manifest, the init segment or a media segment",
+      content: {
+        "application/vnd.apple.mpegurl": { schema: z.string() },
+        "application/dash+xml": { schema: z.string() },
+        "video/mp4": { schema: z.string().openapi({ format: "binary" }) },
+      },
+    },
+    206: text("video/mp4", "Part of a segment (Content-Range)"),
+    ...notModifiedResponse,
+    ...koErrors(400, 404, 416),
+  },
+});

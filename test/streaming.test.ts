@@ -1,0 +1,212 @@
+// HLS of every published video (domain/streaming.ts): the record's urlHLS, playlists, the init
+// segment and media segments from each kind of stored file, and the media rules (removed,
+// deleted, another version), Range and the edge cache. Real players read these streams in
+// test/e2e/streaming.test.ts (hls.js in Chromium, ffmpeg).
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
+import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
+import fragUrl from "./fixtures/h264-aac-frag.mp4?inline";
+import fragMoovSamplesUrl from "./fixtures/h264-aac-frag-moov-samples.mp4?inline";
+import fragNoMfraUrl from "./fixtures/h264-aac-frag-nomfra.mp4?inline";
+import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
+import movUrl from "./fixtures/h264-aac.mov?inline";
+import noAudioUrl from "./fixtures/h264-noaudio.mp4?inline";
+import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, readHeaders, writeJson, type TestOrg } from "./helpers";
+import { boxesIn, boxPath } from "./media-fmp4-synth";
+
+let org: TestOrg;
+beforeAll(async () => {
+  org = await createOrg();
+});
+
+/** The record's urlHLS, from E6. */
+async function urlHlsOf(contentKey: string): Promise<string> {
+  const { body } = await callJson(`/v2/videos?contentKey=${contentKey}`, { headers: readHeaders(org) });
+  const record = body.data.find((v: any) => v.contentKey === contentKey);
+  expect(record, JSON.stringify(body)).toBeDefined();
+  return record.urlHLS;
+}
+
+const pathOf = (url: string) => url.slice(ORIGIN.length);
+const base = (masterUrl: string) => pathOf(masterUrl).replace(/master\.m3u8$/, "");
+
+/** Sample counts per trun and the mdat payload of one media segment. */
+function segmentParts(bytes: Uint8Array) {
+  const top = boxesIn(bytes);
+  expect(top.map((b) => b.type)).toEqual(["moof", "mdat"]);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const moof = top[0]!;
+  const counts: number[] = [];
+  for (const traf of boxesIn(bytes, moof.offset + 8, moof.offset + moof.size).filter((b) => b.type === "traf")) {
+    const trun = boxesIn(bytes, traf.offset + 8, traf.offset + traf.size).find((b) => b.type === "trun")!;
+    counts.push(view.getUint32(trun.offset + 12));
+  }
+  return { counts, mdatPayload: top[1]!.size - 8 };
+}
+
+/** Media bytes in a file: the payloads of its mdat boxes (ffmpeg puts only samples there). */
+const mdatPayload = (file: Uint8Array) => boxesIn(file).filter((b) => b.type === "mdat").reduce((n, b) => n + b.size - 8, 0);
+
+async function readStream(masterUrl: string) {
+  const master = await call(pathOf(masterUrl));
+  expect(master.status).toBe(200);
+  const playlist = await (await call(`${base(masterUrl)}video.m3u8`)).text();
+  const segments = playlist.split("\n").filter((l) => l.endsWith(".m4s"));
+  let mdat = 0;
+  const counts = [0, 0];
+  for (const name of segments) {
+    const res = await call(`${base(masterUrl)}${name}`);
+    expect(res.status, name).toBe(200);
+    const parts = segmentParts(new Uint8Array(await res.arrayBuffer()));
+    mdat += parts.mdatPayload;
+    parts.counts.forEach((n, i) => (counts[i] = counts[i]! + n));
+  }
+  const durations = [...playlist.matchAll(/#EXTINF:([\d.]+),/g)].map((m) => Number(m[1]));
+  return { master: await master.text(), playlist, segments, mdat, counts, durations };
+}
+
+describe("urlHLS and the stream of a published video", () => {
+  let key: string;
+  let masterUrl: string;
+  const mp4 = dataUrlBytes(faststartUrl);
+
+  beforeAll(async () => {
+    key = await publishVideo(org, mp4, { title: "Streamed" });
+    masterUrl = await urlHlsOf(key);
+  });
+
+  it("is an absolute versioned URL on the service, in E6 and in the feed files", async () => {
+    expect(masterUrl).toMatch(new RegExp(`^${ORIGIN}/hls/${key}/h1-[0-9a-z]+/master\\.m3u8$`));
+    const feed = await writeJson(org, "POST", "/v2/feeds", { name: "Streams", configuration: {} });
+    expect(feed.res.status).toBe(200);
+    // Feed files are published by the feed-rebuilds queue, a moment after the change.
+    await expect
+      .poll(async () => (await callJson(`/v2/feeds/${feed.body.feed_id}/videos.json`)).body?.videos?.find((v: any) => v.contentKey === key)?.urlHLS)
+      .toBe(masterUrl);
+  });
+
+  it("has a master playlist with the codecs, resolution and bandwidth of the file", async () => {
+    const res = await call(pathOf(masterUrl));
+    expect(res.headers.get("Content-Type")).toContain("application/vnd.apple.mpegurl");
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=300");
+    const text = await res.text();
+    expect(text).toMatch(/^#EXTM3U\n#EXT-X-VERSION:7\n/);
+    // H.264 High profile (0x64, no constraint flags) at the level x264 chose, AAC LC.
+    expect(text).toMatch(/CODECS="avc1\.6400[0-9a-f]{2},mp4a\.40\.2"/);
+    expect(text).toContain("RESOLUTION=320x180");
+    const bandwidth = Number(/BANDWIDTH=(\d+)/.exec(text)![1]);
+    // 14 KB over 2 s: about 55 kbit/s of media.
+    expect(bandwidth).toBeGreaterThan(40_000);
+    expect(bandwidth).toBeLessThan(80_000);
+  });
+
+  it("has an init segment and media segments holding every sample of the file", async () => {
+    const init = await call(`${base(masterUrl)}init.mp4`);
+    expect(init.status).toBe(200);
+    expect(init.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+    const bytes = new Uint8Array(await init.arrayBuffer());
+    expect(boxesIn(bytes).map((b) => b.type)).toEqual(["ftyp", "moov"]);
+    expect(boxPath(bytes, ["moov", "mvex", "trex"])).toHaveLength(3);
+    const stream = await readStream(masterUrl);
+    expect(stream.playlist).toContain('#EXT-X-MAP:URI="init.mp4"');
+    expect(stream.playlist).toContain("#EXT-X-ENDLIST");
+    expect(stream.mdat).toBe(mdatPayload(mp4));
+    expect(stream.counts[0]).toBe(20); // 2 s at 10 fps
+    expect(stream.durations.reduce((a, b) => a + b, 0)).toBeCloseTo(2, 2);
+  });
+
+  it("answers a Range of a segment with 206, and a repeat from the edge cache", async () => {
+    const whole = new Uint8Array(await (await call(`${base(masterUrl)}0.m4s`)).arrayBuffer());
+    const again = await call(`${base(masterUrl)}0.m4s`);
+    expect(again.headers.get("X-Edge-Cache")).toBe("hit");
+    expect(new Uint8Array(await again.arrayBuffer())).toEqual(whole);
+    const part = await call(`${base(masterUrl)}0.m4s`, { headers: { Range: "bytes=8-99" } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get("Content-Range")).toBe(`bytes 8-99/${whole.length}`);
+    expect(new Uint8Array(await part.arrayBuffer())).toEqual(whole.subarray(8, 100));
+    const past = await call(`${base(masterUrl)}0.m4s`, { headers: { Range: `bytes=${whole.length}-` } });
+    expect(past.status).toBe(416);
+    const etag = again.headers.get("ETag")!;
+    expect((await call(`${base(masterUrl)}0.m4s`, { headers: { "If-None-Match": etag } })).status).toBe(304);
+  });
+
+  it("describes the same segments in a DASH manifest", async () => {
+    const res = await call(`${base(masterUrl)}manifest.mpd`);
+    expect(res.headers.get("Content-Type")).toContain("application/dash+xml");
+    const mpd = await res.text();
+    expect(mpd).toContain('initialization="init.mp4"');
+    expect(mpd).toContain('media="$Number$.m4s"');
+    expect(mpd).toContain('mediaPresentationDuration="PT2.000S"');
+  });
+
+  it("answers 404 for a segment past the end, another version, and 400 for a bad file name", async () => {
+    expect((await call(`${base(masterUrl)}99.m4s`)).status).toBe(404);
+    expect((await call(`/hls/${key}/h1-zzzz/master.m3u8`)).status).toBe(404);
+    const bad = await callJson(`${base(masterUrl)}secret.txt`);
+    expect(bad.res.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("master.m3u8");
+  });
+});
+
+describe("every kind of stored file", () => {
+  const files: [string, string, number, number][] = [
+    // name, fixture, video frames, seconds
+    ["moov at the end", moovEndUrl, 20, 2],
+    ["QuickTime .mov", movUrl, 20, 2],
+    ["fragmented with mfra", fragUrl, 20, 2],
+    ["fragmented, offsets from the moof", fragNoMfraUrl, 20, 2],
+    ["fragmented, first samples in the moov", fragMoovSamplesUrl, 20, 2],
+    ["video without audio", noAudioUrl, 30, 3],
+    ["40 s with a keyframe every 2 s", fortyUrl, 200, 40],
+  ];
+  it.each(files)("%s: segments hold every sample, cut at keyframes near 6 s", async (_name, url, frames, seconds) => {
+    const bytes = dataUrlBytes(url);
+    const suffix = url === movUrl ? { suffix: ".mov" } : {};
+    const key = await publishVideo(org, bytes, suffix);
+    const stream = await readStream(await urlHlsOf(key));
+    expect(stream.mdat).toBe(mdatPayload(bytes));
+    expect(stream.counts[0]).toBe(frames);
+    expect(stream.durations.reduce((a, b) => a + b, 0)).toBeCloseTo(seconds, 1);
+    for (const d of stream.durations.slice(0, -1)) expect(d).toBeGreaterThanOrEqual(6);
+    if (seconds === 40) expect(stream.durations).toEqual([6, 6, 6, 6, 6, 6, 4]);
+  });
+});
+
+describe("the media rules hold for the stream", () => {
+  it("stops serving a removed or deleted video, cached segments included", async () => {
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl));
+    const master = await urlHlsOf(key);
+    expect((await call(`${base(master)}0.m4s`)).status).toBe(200);
+    expect((await admin(`/admin/videos/${key}`, "PATCH", { removed: true })).res.status).toBe(200);
+    for (const file of ["master.m3u8", "video.m3u8", "init.mp4", "0.m4s"]) expect((await call(`${base(master)}${file}`)).status, file).toBe(404);
+    expect((await admin(`/admin/videos/${key}`, "PATCH", { removed: false })).res.status).toBe(200);
+    expect((await call(`${base(master)}0.m4s`)).status).toBe(200);
+
+    expect((await writeJson(org, "DELETE", `/v2/content?contentKey=${key}`)).res.status).toBe(200);
+    expect((await call(`${base(master)}0.m4s`)).status).toBe(404);
+    const left = await env.MEDIA.list({ prefix: `${key}/` });
+    expect(left.objects.map((o) => o.key)).toEqual([]);
+  });
+
+  it("has no stream for an unfinished upload", async () => {
+    const created = await writeJson(org, "POST", "/v2/content/", { contentSize: 20_000 });
+    const key = created.body.contentKey;
+    expect((await call(`/hls/${key}/h1-1/master.m3u8`)).status).toBe(404);
+  });
+
+  it("packages once: the index is stored beside the media by E2", async () => {
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl));
+    const master = await urlHlsOf(key);
+    const version = master.split("/")[5];
+    await expect.poll(async () => (await env.MEDIA.head(`${key}/hls/${version}/index.json`)) !== null).toBe(true);
+    expect(await env.MEDIA.head(`${key}/hls/${version}/samples.bin`)).not.toBeNull();
+  });
+
+  it("keeps an operator's urlHLS over the service's", async () => {
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl));
+    expect((await admin(`/admin/videos/${key}`, "PATCH", { urlHLS: "https://cdn.example.com/x/master.m3u8" })).res.status).toBe(200);
+    expect(await urlHlsOf(key)).toBe("https://cdn.example.com/x/master.m3u8");
+  });
+});
