@@ -29,6 +29,8 @@ export default async function setup(project: TestProject) {
       // The typed client's build and the media fixtures, for the client in the browser.
       "/client/": CLIENT_DIST,
       "/fixtures/": join(ROOT, "test", "fixtures"),
+      // hls.js as published on npm, the player the streaming test plays the service's HLS with.
+      "/hlsjs/": join(ROOT, "node_modules", "hls.js", "dist"),
     });
     // Fail here, with one clear message, if the operator API does not work.
     await createOrg({ baseUrl: worker.url, adminToken: worker.adminToken });

@@ -1,0 +1,125 @@
+// The service's HLS read by players written by others, against the real worker: hls.js (npm) in
+// headless Chromium plays a stream to the end and seeks into a middle segment; ffmpeg (Debian)
+// copies the stream into a file whose duration and frame count match the uploaded file.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createOrg, fixture, publishVideo, type Org, type Service } from "./harness/api";
+import { launchChromium } from "./harness/browser";
+
+const e2e = inject("e2e");
+const service: Service = e2e;
+const run = promisify(execFile);
+
+declare global {
+  interface Window {
+    attach(url: string): Promise<{ codecs: string; width: number; height: number }[]>;
+    loaded: number[];
+    fatal: string[];
+  }
+}
+
+let org: Org;
+let urlHLS: string;
+const FORTY = "h264-aac-40s-160x90.mp4";
+
+beforeAll(async () => {
+  org = await createOrg(service);
+  const content = await publishVideo(service, org, fixture(FORTY), { title: "streamed e2e" });
+  const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${content.contentKey}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+  const body = (await res.json()) as { data: { urlHLS: string }[] };
+  urlHLS = body.data[0]!.urlHLS;
+  expect(urlHLS).toMatch(/\/master\.m3u8$/);
+});
+
+describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchChromium(e2e.chromium!);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function openPlayer() {
+    page = await browser.newPage();
+    await page.goto(`${e2e.staticUrl}/pages/hls.html`);
+    return page.evaluate((url) => window.attach(url), urlHLS);
+  }
+
+  it("plays the stream from start to end", async () => {
+    const levels = await openPlayer();
+    expect(levels).toEqual([{ codecs: expect.stringMatching(/^avc1\.[0-9a-f]{6},mp4a\.40\.2$/), width: 160, height: 90 }]);
+    const result = await page.evaluate(async () => {
+      const video = document.querySelector("video")!;
+      video.playbackRate = 16;
+      await video.play();
+      await new Promise((resolve) => video.addEventListener("ended", resolve, { once: true }));
+      return { duration: video.duration, currentTime: video.currentTime, fatal: window.fatal, loaded: [...new Set(window.loaded)].sort((a, b) => a - b) };
+    });
+    expect(result.fatal).toEqual([]);
+    expect(result.duration).toBeCloseTo(40, 0);
+    expect(result.currentTime).toBeCloseTo(40, 0);
+    expect(result.loaded).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    await page.close();
+  }, 60_000);
+
+  it("seeks into a middle segment and plays from there", async () => {
+    await openPlayer();
+    const result = await page.evaluate(async () => {
+      const video = document.querySelector("video")!;
+      await new Promise((resolve) => video.addEventListener("loadedmetadata", resolve, { once: true }));
+      window.loaded.length = 0;
+      video.currentTime = 25;
+      await new Promise((resolve) => video.addEventListener("seeked", resolve, { once: true }));
+      await video.play();
+      const start = video.currentTime;
+      await new Promise<void>((resolve) => {
+        const check = () => (video.currentTime > start + 0.5 ? resolve() : requestAnimationFrame(check));
+        check();
+      });
+      video.pause();
+      return { time: video.currentTime, loaded: window.loaded, fatal: window.fatal };
+    });
+    expect(result.fatal).toEqual([]);
+    expect(result.time).toBeGreaterThan(25);
+    // 25 s is in the fifth segment (24–30 s): hls.js went straight there.
+    expect(result.loaded[0]).toBe(4);
+    await page.close();
+  }, 60_000);
+});
+
+/** ffprobe's duration and video frame count of a file or URL. */
+async function probe(input: string) {
+  const { stdout } = await run("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets:format=duration", "-of", "json", input]);
+  const parsed = JSON.parse(stdout) as { streams: { nb_read_packets: string }[]; format: { duration: string } };
+  return { frames: Number(parsed.streams[0]!.nb_read_packets), duration: Number(parsed.format.duration) };
+}
+
+const hasFfmpeg = await run("ffmpeg", ["-version"]).then(
+  () => true,
+  () => false,
+);
+
+describe.skipIf(!hasFfmpeg)("ffmpeg", () => {
+  it("copies the stream into a file with the source's duration and frame count", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hls-e2e-"));
+    try {
+      const source = join(dir, "source.mp4");
+      writeFileSync(source, fixture(FORTY));
+      const copy = join(dir, "copy.mp4");
+      await run("ffmpeg", ["-v", "error", "-y", "-i", urlHLS, "-c", "copy", copy]);
+      const [expected, actual] = await Promise.all([probe(source), probe(copy)]);
+      expect(actual.frames).toBe(expected.frames);
+      expect(actual.duration).toBeCloseTo(expected.duration, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
