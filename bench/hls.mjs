@@ -1,0 +1,94 @@
+// HLS benchmark (issue 20).
+//  1. The packaging cost table on a synthetic 1-hour, 5 GiB file (bench/hls-cost.ts): R2 reads,
+//     bytes and ms for the index (once per file), a playlist, the first and a middle segment.
+//  2. With a worker running (`npm run dev`, or --url): requests per second, with autocannon over
+//     loopback, of a segment answered from the edge cache, a segment packaged on every request
+//     (a Range request skips the cache), the media playlist, and GET /healthz (a route without
+//     D1) as the baseline. Bounded: --duration seconds per row (default 5), --connections 10.
+//
+//   npm run bench:hls [-- --url http://127.0.0.1:8787 --duration 5 --connections 10]
+import autocannon from "autocannon";
+import { build } from "esbuild";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { markdownTable } from "./lib/report.mjs";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const { values } = parseArgs({
+  options: {
+    url: { type: "string", default: "http://127.0.0.1:8787" },
+    duration: { type: "string", default: "5" },
+    connections: { type: "string", default: "10" },
+    "sync-code": { type: "string", default: "demo-sync" },
+  },
+});
+
+async function costTable() {
+  const dir = mkdtempSync(join(tmpdir(), "bench-hls-"));
+  try {
+    const out = join(dir, "hls-cost.mjs");
+    const bundled = await build({ entryPoints: [join(ROOT, "bench", "hls-cost.ts")], bundle: true, platform: "node", format: "esm", write: false, logLevel: "error" });
+    writeFileSync(out, bundled.outputFiles[0].text);
+    const { measure } = await import(pathToFileURL(out).href);
+    return await measure(join(ROOT, "test", "fixtures", "h264-aac-faststart.mp4"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const { rows, notes } = await costTable();
+console.log("\n## Packaging a 1-hour, 5 GiB MP4 (moov at the start; media bytes sparse)\n");
+console.log(
+  markdownTable(
+    [
+      { title: "Step", value: (r) => r.step, align: "left" },
+      { title: "R2 reads", value: (r) => String(r.reads) },
+      { title: "Bytes read", value: (r) => r.bytes.toLocaleString("en-US") },
+      { title: "ms", value: (r) => r.ms.toFixed(1) },
+    ],
+    rows,
+  ),
+);
+console.log(
+  `\nfile ${(notes.fileBytes / 1024 ** 3).toFixed(2)} GiB, moov ${(notes.moovBytes / 1e6).toFixed(2)} MB, ${notes.segments} segments; stored index ${(notes.indexJsonBytes / 1e3).toFixed(0)} KB + sample table ${(notes.sampleTableBytes / 1e6).toFixed(2)} MB`,
+);
+
+async function rate(title, url, headers = {}) {
+  const result = await autocannon({ url, headers, duration: Number(values.duration), connections: Number(values.connections) });
+  const ok = result["2xx"];
+  return { title, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors, ok };
+}
+
+let base = values.url.replace(/\/$/, "");
+const listing = await fetch(`${base}/v2/videos?pageSize=1`, { headers: { "X-Service-Sync-Code": values["sync-code"] } }).catch(() => null);
+if (!listing?.ok) {
+  console.log(`\n(no worker at ${base} with the demo data: start \`npm run dev\` to measure requests per second)`);
+} else {
+  const { data } = await listing.json();
+  const stream = data[0].urlHLS.replace(/master\.m3u8$/, "").replace(/^https?:\/\/[^/]+/, base);
+  // Package once and fill the edge cache before measuring.
+  for (const file of ["video.m3u8", "init.mp4", "0.m4s", "0.m4s"]) await fetch(`${stream}${file}`);
+  const results = [];
+  results.push(await rate("GET /healthz (no D1, the baseline)", `${base}/healthz`));
+  results.push(await rate("segment, edge cache hit", `${stream}0.m4s`));
+  results.push(await rate("segment, packaged each time (Range: bytes=0-)", `${stream}0.m4s`, { Range: "bytes=0-" }));
+  results.push(await rate("media playlist, edge cache hit", `${stream}video.m3u8`));
+  console.log(`\n## Requests per second against ${base} (${values.connections} connections, ${values.duration} s each)\n`);
+  const baseline = results[0].rps;
+  console.log(
+    markdownTable(
+      [
+        { title: "Request", value: (r) => r.title, align: "left" },
+        { title: "req/s", value: (r) => r.rps.toFixed(0) },
+        { title: "vs /healthz", value: (r) => `${Math.round((100 * r.rps) / baseline)} %` },
+        { title: "p50 ms", value: (r) => String(r.p50) },
+        { title: "p99 ms", value: (r) => String(r.p99) },
+        { title: "non-2xx", value: (r) => String(r.errors) },
+      ],
+      results,
+    ),
+  );
+}
