@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.mjs";
 
 // Three projects, all run by `npm test` (one with `vitest run --project <name>`):
 // - workers: the worker's tests, inside workerd with its real bindings (local D1, R2, KV from miniflare);
@@ -10,6 +11,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   const statsMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-stats"));
+  const ffmpeg = await hasFfmpeg();
   return {
     test: {
       // The worker logs JSON lines (requests, feed rebuilds); keep test output readable (errors,
@@ -39,6 +41,9 @@ export default defineConfig(async () => {
                   "video-catalog-events": { maxBatchSize: 100, maxBatchTimeout: 0.05, maxRetries: 5, deadLetterQueue: "video-catalog-events-dlq" },
                   "video-catalog-events-dlq": { maxBatchSize: 100, maxBatchTimeout: 0.05 },
                 },
+                // Thumbnails from the video: the local ffmpeg stand-in for Media Transformations
+                // (without ffmpeg, no binding: the placeholder stays and those tests skip).
+                ...(ffmpeg && { serviceBindings: { FRAMES: rememberingFrameService() } }),
                 // Webhook deliveries go to a queue nobody consumes here: the tests hand each
                 // message to the consumer themselves (createMessageBatch), on a fake clock, so
                 // retries and duplicates are theirs to arrange. The e2e project runs the real queue.

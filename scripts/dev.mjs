@@ -20,6 +20,7 @@ import { connect } from "node:net";
 import { constants as osConstants } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { hasFfmpeg, startFrameServer } from "./lib/frame-service.mjs";
 import { ROOT, runWrangler, spawnWrangler } from "./lib/wrangler.mjs";
 
 const DEV_WORKER = join(ROOT, "scripts", "lib", "dev-worker.mjs");
@@ -203,12 +204,25 @@ await step("seed demo data", async () => say(await runNode("scripts/seed.mjs", [
 // Checked before wrangler starts: a server already on the port would otherwise get our cron call.
 const portTaken = await listening(origin);
 
+// Thumbnails from the video: the local stand-in for Media Transformations runs ffmpeg.
+let frameArgs = [];
+await step("start the frame service", async () => {
+  if (given.some((a) => a.startsWith("FRAME_SERVICE_URL:"))) return;
+  if (!(await hasFfmpeg())) {
+    say("no ffmpeg here: videos published without a thumbnail keep the placeholder image (apt-get install ffmpeg for thumbnails from the video)");
+    return;
+  }
+  const frames = await startFrameServer();
+  frameArgs = ["--var", `FRAME_SERVICE_URL:${frames.url}`];
+  say(`thumbnails from the video: ffmpeg frame service on ${frames.url} (the local stand-in for Media Transformations)`);
+});
+
 // args[0] is "dev"; the rest are wrangler dev's flags.
-const api = inspectAsked ? { unknown: "--inspect" } : apiConfig(args.slice(1));
+const api = inspectAsked ? { unknown: "--inspect" } : apiConfig([...args.slice(1), ...frameArgs]);
 
 await step("start the worker", () => {
   const child = api.unknown
-    ? spawnWrangler(args, { stdio: ["inherit", "pipe", "pipe"] })
+    ? spawnWrangler([...args, ...frameArgs], { stdio: ["inherit", "pipe", "pipe"] })
     : spawn(process.execPath, [DEV_WORKER, JSON.stringify(api)], { cwd: ROOT, env: { ...process.env, CI: "true" }, stdio: ["inherit", "pipe", "pipe"] });
   filterOutput(child.stdout, process.stdout);
   filterOutput(child.stderr, process.stderr);

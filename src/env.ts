@@ -1,4 +1,5 @@
 // Bindings and variables of the worker (wrangler.toml, .dev.vars, secrets).
+import type { MediaTransformsBinding } from "./media/frames";
 export interface Env {
   /** The catalog database (video-catalog). */
   DB: D1Database;
@@ -46,4 +47,12 @@ export interface Env {
   LOG_REQUESTS?: string;
   /** When set, every plan's per-minute request limit (local load tests); default: the plan's. */
   RATE_LIMIT_PER_MINUTE?: string;
+  /** HLS segment target duration in seconds (default 6). */
+  HLS_SEGMENT_SECONDS?: string;
+  /** Production: Cloudflare's Media Transformations binding (wrangler [media]); thumbnails from the video. */
+  MEDIA_TRANSFORMS?: MediaTransformsBinding;
+  /** Tests: the local ffmpeg frame service as a service binding (scripts/lib/frame-service.mjs). */
+  FRAMES?: Fetcher;
+  /** npm run dev: where the local ffmpeg frame service listens. */
+  FRAME_SERVICE_URL?: string;
 }

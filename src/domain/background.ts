@@ -5,6 +5,7 @@ import { loadConfig } from "../config";
 import { createDb } from "../db/client";
 import { D1Meter, meterD1 } from "../db/metered-d1";
 import type { Env } from "../env";
+import { frameSourceOf } from "../media/frames";
 import type { Deps } from "./deps";
 import { workBudget, type WorkBudget } from "./feeds/work";
 
@@ -27,6 +28,7 @@ export function backgroundDeps(env: Env, now: Date, clock: () => number, defer: 
     origins: { baseUrl: config.publicBaseUrl, staticUrl: config.staticUrl },
     now,
     defer,
+    frames: frameSourceOf(env),
   };
   return { deps, meter, budget: workBudget(meter, clock, config.feedWork) };
 }

@@ -4,6 +4,7 @@
 // clock and no request of its own.
 import type { Config } from "../config";
 import type { Db } from "../db/client";
+import type { FrameSource } from "../media/frames";
 
 export interface Origins {
   /** Origin of API URLs (signed upload URLs, media URLs). */
@@ -34,4 +35,6 @@ export interface Deps {
    * D1 and the cron sends them (domain/webhooks/emit.ts).
    */
   webhookQueue?: Queue;
+  /** Makes thumbnails from the video (media/frames.ts); null: none here, the placeholder stays. */
+  frames?: FrameSource | null;
 }

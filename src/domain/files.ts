@@ -4,10 +4,12 @@ import type { Db } from "../db/client";
 import { isListable } from "../db/content";
 import { DEFAULT_THUMBNAIL_JPEG } from "../media/default-thumbnail";
 import { sha256Hex } from "../shared/crypto";
-import { feedFileKeys, orgFeedListKey, thumbnailKey } from "../storage/layout";
+import { feedFileKeys, frameThumbnailKey, orgFeedListKey, thumbnailKey } from "../storage/layout";
 
 export const mediaObjectKey = (contentKey: string, file: string) => `${contentKey}/${file}`;
 export const thumbnailObjectKey = (contentKey: string) => thumbnailKey(contentKey);
+/** The thumbnail made from the video, served when the publisher stored none. */
+export const frameObjectKey = (contentKey: string) => frameThumbnailKey(contentKey);
 export const feedListObjectKey = (syncCode: string) => orgFeedListKey(syncCode);
 export const feedObjectKey = (feedId: string, file: "videos" | "metadata" | "legacy") => feedFileKeys(feedId)[file];
 

@@ -24,7 +24,7 @@ import type { Entitlement, Plan } from "../db/schema";
 import { randomAlphanumeric, randomToken, sha256Hex } from "../shared/crypto";
 import { invalid, notFound } from "../shared/errors";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
-import { thumbnailKey } from "../storage/layout";
+import { frameThumbnailKey, thumbnailKey } from "../storage/layout";
 import { forgetOrganization } from "./recent-lookups";
 import { catalogChanged } from "./catalog-changed";
 import { eraseOrganizationStatistics } from "./stats/erasure";
@@ -219,6 +219,6 @@ async function removeMedia(bucket: R2Bucket, objects: { id: number; contentKey: 
   for (const o of objects) {
     if (o.uploadId) await bucket.resumeMultipartUpload(o.mediaKey, o.uploadId).abort().catch(() => undefined);
   }
-  const keys = objects.flatMap((o) => [o.mediaKey, thumbnailKey(o.contentKey), ...streamObjectKeys(o)]);
+  const keys = objects.flatMap((o) => [o.mediaKey, thumbnailKey(o.contentKey), frameThumbnailKey(o.contentKey), ...streamObjectKeys(o)]);
   for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
 }

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { CredentialDeps } from "../domain/authentication";
 import type { Deps } from "../domain/deps";
 import type { AppEnv } from "./context";
+import { frameSourceOf } from "../media/frames";
 
 export function requestDeps(c: Context<AppEnv>): Deps {
   return {
@@ -14,6 +15,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
     now: new Date(),
     defer: (work) => c.executionCtx.waitUntil(work),
     webhookQueue: c.env.WEBHOOK_QUEUE,
+    frames: frameSourceOf(c.env),
   };
 }
 

@@ -1,6 +1,8 @@
 // Where things live in the R2 bucket, and the public URLs that serve them.
 export const mediaKey = (contentKey: string, suffix: string) => `${contentKey}/${contentKey}${suffix}`;
 export const thumbnailKey = (contentKey: string) => `${contentKey}/thumbnail.jpg`;
+/** The thumbnail the service made from a frame of the video: served when none was uploaded. */
+export const frameThumbnailKey = (contentKey: string) => `${contentKey}/frame.jpg`;
 
 /** The media object is served by the worker at /media/<key> (Range, HEAD, ETag). */
 export const mediaUrl = (baseUrl: string, key: string) => `${baseUrl}/media/${key}`;

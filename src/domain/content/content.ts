@@ -19,11 +19,12 @@ import { checkMediaRequirements, MediaProbeError, probeMp4, type MediaInfo } fro
 import type { CompleteUploadBody, ContentObject, CreateContentBody, UpdateContentBody } from "../../schemas/content";
 import { randomAlphanumeric } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
-import { isServiceThumbnailUrl, mediaKey, mediaUrl, thumbnailKey } from "../../storage/layout";
+import { frameThumbnailKey, isServiceThumbnailUrl, mediaKey, mediaUrl, thumbnailKey } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
 import { listS3Parts, s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
 import { ensureIndex, streamObjectKeys } from "../streaming";
+import { makeFrameThumbnail } from "./frame-thumbnails";
 import { thumbnailOf } from "../catalog/records";
 import { emitWebhookEvent } from "../webhooks/emit";
 import type { Deps, Origins } from "../deps";
@@ -257,9 +258,22 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
   if (!published) return { kind: "lost" };
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
   await emitWebhookEvent(deps, published, "video.ready", toContentObject(published, deps.origins));
-  // Packaged for HLS after the answer; a player asking sooner gets it packaged on its request.
-  deps.defer(ensureIndex(deps, published).catch((err: unknown) => console.error(JSON.stringify({ level: "error", msg: "HLS packaging failed; retried on the first request", content_key: published.contentKey, error: String(err).slice(0, 300) }))));
+  deps.defer(preparePlayback(deps, published));
   return { kind: "published", content: published };
+}
+
+/**
+ * After E2 answers: the HLS index (a player asking sooner gets it packaged on its request) and,
+ * without a publisher's thumbnail, one made from the video. Failures are logged, not retried:
+ * the stream is packaged again on request; the placeholder stays until a thumbnail is uploaded.
+ */
+async function preparePlayback(deps: Deps, content: Content): Promise<void> {
+  const [stream, thumbnail] = await Promise.allSettled([ensureIndex(deps, content), makeFrameThumbnail(deps, content)]);
+  const failed = (what: string, result: PromiseSettledResult<unknown>) => {
+    if (result.status === "rejected") console.error(JSON.stringify({ level: "error", msg: `${what} failed`, content_key: content.contentKey, error: String(result.reason).slice(0, 300) }));
+  };
+  failed("HLS packaging", stream);
+  failed("thumbnail from the video", thumbnail);
 }
 
 type Inspection = { reason: string; info: null } | { reason: null; info: MediaInfo };
@@ -380,7 +394,7 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
       .abort()
       .catch(() => undefined);
   }
-  await deps.bucket.delete([content.mediaKey, thumbnailKey(content.contentKey), ...streamObjectKeys(content)]);
+  await deps.bucket.delete([content.mediaKey, thumbnailKey(content.contentKey), frameThumbnailKey(content.contentKey), ...streamObjectKeys(content)]);
   const object = toContentObject(content, deps.origins);
   await emitWebhookEvent(deps, content, "video.deleted", object);
   return object;

@@ -1,5 +1,5 @@
 import type { AppRouteHandler } from "../../http/router";
-import { defaultThumbnail, isServable, mediaObjectKey, thumbnailObjectKey } from "../../domain/files";
+import { defaultThumbnail, frameObjectKey, isServable, mediaObjectKey, thumbnailObjectKey } from "../../domain/files";
 import { etagMatches } from "../../shared/etag";
 import { notFound } from "../../shared/errors";
 import { serveStored } from "../../http/serve-object";
@@ -24,7 +24,8 @@ export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => 
   // version the answer may change at any time (the default image until one is stored).
   const versioned = c.req.valid("query").v !== undefined;
   const options = { cacheControl: versioned ? IMMUTABLE : "public, max-age=60", contentType: "image/jpeg", headers: PUBLIC_CORS };
-  const stored = await serveStored(c, thumbnailObjectKey(contentKey), options);
+  // The publisher's thumbnail, else the one made from the video, else the placeholder.
+  const stored = (await serveStored(c, thumbnailObjectKey(contentKey), options)) ?? (await serveStored(c, frameObjectKey(contentKey), options));
   if (stored) return stored;
   const fallback = await defaultThumbnail();
   const headers = { ...PUBLIC_CORS, "Content-Type": "image/jpeg", "Cache-Control": "public, max-age=60", ETag: fallback.etag };

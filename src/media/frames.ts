@@ -1,0 +1,97 @@
+/**
+ * "A frame of this video, as a 1920x1080 JPEG": the one interface the service's thumbnails from
+ * the video go through, with two implementations.
+ *  - Production: Cloudflare's Media Transformations binding (`[media] binding`), output mode
+ *    `frame`, reading the stored video's stream.
+ *  - Local development and tests: a stand-in that runs ffmpeg (scripts/lib/frame-service.mjs),
+ *    reached as a service binding (tests) or at FRAME_SERVICE_URL (npm run dev). It takes the
+ *    same inputs over HTTP: the video as the body, the time in the query.
+ */
+
+export interface FrameRequest {
+  /** The stored video (an R2 object's body). */
+  video: ReadableStream<Uint8Array>;
+  /** Where in the video, in seconds. */
+  atSeconds: number;
+}
+
+export interface FrameSource {
+  /** What makes the frames (logged with each thumbnail made). */
+  readonly name: string;
+  frame(request: FrameRequest): Promise<Uint8Array>;
+}
+
+export const FRAME_WIDTH = 1920;
+export const FRAME_HEIGHT = 1080;
+
+/** The parts of the Media Transformations binding this adapter uses (workers-types' MediaBinding). */
+export interface MediaTransformsBinding {
+  input(media: ReadableStream<Uint8Array>): {
+    transform(options: { width?: number; height?: number; fit?: "contain" | "cover" | "scale-down" }): {
+      output(options: { mode: "frame"; time: string; format: "jpg" }): { response(): Promise<Response> | Response };
+    };
+  };
+}
+
+async function jpegFrom(response: Response, source: string): Promise<Uint8Array> {
+  if (!response.ok) throw new Error(`${source}: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** Production: the Media Transformations binding. The frame is fitted into 1920x1080. */
+export function mediaTransformsFrames(binding: MediaTransformsBinding): FrameSource {
+  return {
+    name: "media-transformations",
+    async frame({ video, atSeconds }) {
+      const result = binding
+        .input(video)
+        .transform({ width: FRAME_WIDTH, height: FRAME_HEIGHT, fit: "contain" })
+        .output({ mode: "frame", time: `${atSeconds.toFixed(2)}s`, format: "jpg" });
+      return jpegFrom(await result.response(), "media transformations");
+    },
+  };
+}
+
+/** Local: the ffmpeg stand-in, POST /frame?time=<seconds> with the video as the body. */
+export function frameServiceFrames(fetcher: (request: Request) => Promise<Response>): FrameSource {
+  return {
+    name: "local-ffmpeg",
+    async frame({ video, atSeconds }) {
+      const request = new Request(`http://frames.local/frame?time=${atSeconds.toFixed(2)}&width=${FRAME_WIDTH}&height=${FRAME_HEIGHT}`, {
+        method: "POST",
+        body: video,
+        headers: { "Content-Type": "application/octet-stream" },
+      });
+      return jpegFrom(await fetcher(request), "frame service");
+    },
+  };
+}
+
+/** The frame source this deployment has: the binding, else the local stand-in, else none (the placeholder stays). */
+export function frameSourceOf(env: { MEDIA_TRANSFORMS?: MediaTransformsBinding; FRAMES?: { fetch(request: Request): Promise<Response> }; FRAME_SERVICE_URL?: string }): FrameSource | null {
+  if (env.MEDIA_TRANSFORMS) return mediaTransformsFrames(env.MEDIA_TRANSFORMS);
+  const frames = env.FRAMES;
+  if (frames) return frameServiceFrames((request) => frames.fetch(request));
+  const base = env.FRAME_SERVICE_URL;
+  if (base) {
+    return frameServiceFrames((request) => {
+      const url = new URL(request.url);
+      return fetch(new Request(`${base.replace(/\/$/, "")}${url.pathname}${url.search}`, request));
+    });
+  }
+  return null;
+}
+
+/**
+ * Where in a video its thumbnail is taken: 2 s in (past a fade from black), or 10 % into a
+ * video shorter than 20 s.
+ */
+export function thumbnailTime(durationSeconds: number): number {
+  return durationSeconds >= 20 ? 2 : durationSeconds * 0.1;
+}
+
+/**
+ * A frame this small for its size is one flat colour (black): at 1920x1080 a picture compresses
+ * to tens of kilobytes or more, a flat frame to a few.
+ */
+export const FLAT_FRAME_MAX_BYTES = 16 * 1024;
