@@ -7,6 +7,7 @@ import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
 import { ROOT } from "./lib/wrangler.mjs";
 import { BUNDLES, buildSdk } from "../sdk/player/scripts/build.mjs";
 import { CONSOLE_DIST, CONSOLE_FILES, buildConsole } from "../console/scripts/build.mjs";
@@ -41,6 +42,11 @@ async function buildInto(PUBLIC_DIR) {
   cpSync(BUNDLES.esm, join(sdk, "player-analytics.mjs"));
   // The service's icon: the console's (and the embed page's) <link rel="icon">.
   cpSync(join(ROOT, "assets", "favicon.svg"), join(PUBLIC_DIR, "favicon.svg"));
+  // The embeddable player's script (hls.js light + the player SDK) and stylesheet.
+  const embed = join(PUBLIC_DIR, "embed");
+  mkdirSync(embed, { recursive: true });
+  await build({ entryPoints: [join(ROOT, "embed", "src", "player.ts")], bundle: true, minify: true, format: "iife", target: "es2020", outfile: join(embed, "player.js"), legalComments: "linked", logLevel: "error" });
+  cpSync(join(ROOT, "embed", "src", "player.css"), join(embed, "player.css"));
   await buildConsole();
   const consoleDir = join(PUBLIC_DIR, "console");
   mkdirSync(consoleDir, { recursive: true });

@@ -13,6 +13,7 @@ import analytics from "./routes/analytics/analytics.index";
 import consoleApp from "./routes/console/console.index";
 import content from "./routes/content/content.index";
 import ecommerce from "./routes/ecommerce/ecommerce.index";
+import embed from "./routes/embed/embed.index";
 import events from "./routes/events/events.index";
 import feedFiles from "./routes/feed-files/feed-files.index";
 import feeds from "./routes/feeds/feeds.index";
@@ -31,7 +32,7 @@ import webhooks from "./routes/webhooks/webhooks.index";
 /** How much of an unknown path a 404 quotes. */
 const PATH_ECHO_MAX = 200;
 
-const routeGroups = [content, uploads, files, streams, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, webhooks, consoleApp, organization, health];
+const routeGroups = [content, uploads, files, streams, embed, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, webhooks, consoleApp, organization, health];
 
 export function createApp() {
   const app = createRouter();

@@ -210,3 +210,37 @@ describe("the media rules hold for the stream", () => {
     expect(await urlHlsOf(key)).toBe("https://cdn.example.com/x/master.m3u8");
   });
 });
+
+describe("the embeddable player page", () => {
+  it("names the stream, the file, the poster and the sync code, with a strict CSP that any site may frame", async () => {
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl), { title: `Quotes "and" <tags>` });
+    const master = await urlHlsOf(key);
+    const res = await call(`/embed/${key}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    const csp = res.headers.get("Content-Security-Policy")!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors *");
+    expect(csp).not.toContain("unsafe-inline");
+    const html = await res.text();
+    expect(html).toContain(`data-hls="${master}"`);
+    expect(html).toContain(`data-mp4="${ORIGIN}/media/${key}/${key}.mp4"`);
+    expect(html).toContain(`data-sync-code="${org.syncCode}"`);
+    expect(html).toContain(`poster="${ORIGIN}/thumbnails/${key}.jpg"`);
+    // The title is the publisher's text: escaped, never markup.
+    expect(html).toContain("<title>Quotes &#34;and&#34; &#60;tags&#62;</title>");
+    expect(html).not.toContain("<tags>");
+    expect(html).not.toMatch(/<script>(?!<\/script>)/);
+  });
+
+  it("is not served for a removed or unknown video, and names a bad query", async () => {
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl));
+    expect((await admin(`/admin/videos/${key}`, "PATCH", { removed: true })).res.status).toBe(200);
+    expect((await call(`/embed/${key}`)).status).toBe(404);
+    expect((await call(`/embed/nosuch1`)).status).toBe(404);
+    expect((await admin(`/admin/videos/${key}`, "PATCH", { removed: false })).res.status).toBe(200);
+    const bad = await callJson(`/embed/${key}?analytics=maybe`);
+    expect(bad.res.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("must be on or off");
+  });
+});

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { COUNTED, createOrg, fixture, json, report, utcDay, writeHeaders, type Org, type Service } from "./harness/api";
-import { launchChromium } from "./harness/browser";
+import { launchChromium, seriousViolations } from "./harness/browser";
 import { ROOT } from "./harness/worker";
 
 const e2e = inject("e2e");
@@ -28,7 +28,6 @@ async function screenshot(page: Page, file: string, options: { fullPage?: boolea
   if (UPDATE_SCREENSHOTS || !existsSync(path)) await page.screenshot({ path, ...options });
   else await page.screenshot(options); // rendered all the same: a page that cannot be captured fails
 }
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /** A trailing `free` box brings a small MP4 to `size` bytes; it probes and plays the same. */
 function padWithFreeBox(mp4: Uint8Array, size: number): Uint8Array {
@@ -37,13 +36,6 @@ function padWithFreeBox(mp4: Uint8Array, size: number): Uint8Array {
   new DataView(out.buffer).setUint32(mp4.byteLength, size - mp4.byteLength);
   out.set([0x66, 0x72, 0x65, 0x65], mp4.byteLength + 4);
   return out;
-}
-
-/** axe-core in the page (evaluated over the DevTools protocol: the page's CSP allows no inline script). */
-async function seriousViolations(page: Page) {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
-  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 async function checkPage(page: Page, name: string) {
@@ -279,10 +271,17 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.getByRole("heading", { level: 1, name: "Lighthouse" }).waitFor();
     await page.goto(`${service.baseUrl}/console/#/video/${keys.first}`);
     await page.getByRole("heading", { level: 1, name: "Harbour at night" }).waitFor();
-    const video = page.locator("video");
+    const video = page.frameLocator("iframe.player").locator("video");
     await page.getByText("Service categories: none").waitFor();
     await page.getByText("Syndication windows: none").waitFor();
-    expect(await video.getAttribute("src")).toBe(`${service.baseUrl}/media/${keys.first}/${keys.first}.mp4`);
+    // The preview is the embeddable player (not reporting), playing the HLS stream (hls.js: a blob: source).
+    expect(await page.locator("iframe.player").getAttribute("src")).toBe(`/embed/${keys.first}?analytics=off`);
+    await expect.poll(() => video.getAttribute("data-mp4")).toBe(`${service.baseUrl}/media/${keys.first}/${keys.first}.mp4`);
+    expect(await video.getAttribute("data-hls")).toMatch(new RegExp(`^${service.baseUrl}/hls/${keys.first}/h1-[0-9a-z]+/master\\.m3u8$`));
+    await expect.poll(() => video.evaluate((v: HTMLVideoElement) => v.currentSrc)).toMatch(/^blob:/);
+    expect(await page.getByLabel("Embed this video on a site").inputValue()).toBe(
+      `<iframe src="${service.baseUrl}/embed/${keys.first}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen style="border:0"></iframe>`,
+    );
     const seeked = await video.evaluate(
       (v: HTMLVideoElement) =>
         new Promise<number>((resolve) => {
@@ -443,7 +442,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     page.on("request", onRequest);
     await go(`video/${keys.first}`, "Harbour at night");
     await page.getByLabel(/Count my previews in the analytics/).check();
-    await page.locator("video").evaluate(async (v: HTMLVideoElement) => {
+    await page.frameLocator("iframe.player").locator("video").evaluate(async (v: HTMLVideoElement) => {
       v.muted = true;
       await v.play();
       await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -461,7 +460,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.waitForLoadState("networkidle");
     const sent = beacons.length;
     await go(`video/${keys.first}`, "Harbour at night");
-    await page.locator("video").evaluate((v: HTMLVideoElement) => (v.readyState >= 1 ? undefined : new Promise((resolve) => v.addEventListener("loadedmetadata", resolve, { once: true }))));
+    await page.frameLocator("iframe.player").locator("video").evaluate((v: HTMLVideoElement) => (v.readyState >= 1 ? undefined : new Promise((resolve) => v.addEventListener("loadedmetadata", resolve, { once: true }))));
     await go("library", "Library");
     await page.waitForLoadState("networkidle");
     expect(beacons.length).toBe(sent);

@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createOrg, fixture, publishVideo, type Org, type Service } from "./harness/api";
-import { launchChromium } from "./harness/browser";
+import { launchChromium, seriousViolations } from "./harness/browser";
 
 const e2e = inject("e2e");
 const service: Service = e2e;
@@ -25,11 +25,13 @@ declare global {
 
 let org: Org;
 let urlHLS: string;
+let contentKey: string;
 const FORTY = "h264-aac-40s-160x90.mp4";
 
 beforeAll(async () => {
   org = await createOrg(service);
   const content = await publishVideo(service, org, fixture(FORTY), { title: "streamed e2e" });
+  contentKey = content.contentKey;
   const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${content.contentKey}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
   const body = (await res.json()) as { data: { urlHLS: string }[] };
   urlHLS = body.data[0]!.urlHLS;
@@ -91,6 +93,74 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     expect(result.time).toBeGreaterThan(25);
     // 25 s is in the fifth segment (24–30 s): hls.js went straight there.
     expect(result.loaded[0]).toBe(4);
+    await page.close();
+  }, 60_000);
+});
+
+describe.skipIf(!e2e.chromium)("the embeddable player in headless Chromium", () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium(e2e.chromium!);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("plays the stream through hls.js with the thumbnail as poster, reports the play, and passes axe", async () => {
+    const page = await browser.newPage();
+    const events: string[] = [];
+    page.on("request", (req) => {
+      if (req.url().includes("/v2/events")) events.push(req.postData() ?? "");
+    });
+    const errors: string[] = [];
+    page.on("pageerror", (err) => errors.push(err.message));
+    page.on("console", (msg) => {
+      if (msg.type() === "error") errors.push(msg.text());
+    });
+    await page.goto(`${service.baseUrl}/embed/${contentKey}`);
+    expect(await seriousViolations(page)).toEqual([]);
+    const played = await page.evaluate(async () => {
+      const video = document.querySelector("video")!;
+      video.muted = true;
+      await video.play();
+      await new Promise<void>((resolve) => {
+        const check = () => (video.currentTime > 1 ? resolve() : requestAnimationFrame(check));
+        check();
+      });
+      video.pause();
+      return { src: video.currentSrc, poster: video.poster, time: video.currentTime };
+    });
+    // hls.js feeds the element through Media Source (a blob: URL), not the MP4.
+    expect(played.src).toMatch(/^blob:/);
+    expect(played.poster).toBe(`${service.baseUrl}/thumbnails/${contentKey}.jpg`);
+    expect(played.time).toBeGreaterThan(1);
+    const reported = () =>
+      events.some((body) => {
+        try {
+          return (JSON.parse(body) as { events: { event: string; contentKey: string }[] }).events.some((e) => e.event === "video_played" && e.contentKey === contentKey);
+        } catch {
+          return false;
+        }
+      });
+    expect(errors).toEqual([]);
+    // The SDK sends what it gathered within its flush interval (5 s).
+    await expect.poll(reported, { timeout: 15_000 }).toBe(true);
+    await page.close();
+  }, 60_000);
+
+  it("works in an <iframe> on another site", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${e2e.staticUrl}/pages/blank.html`);
+    await page.evaluate((src) => {
+      const frame = document.createElement("iframe");
+      frame.src = src;
+      frame.width = "640";
+      frame.height = "360";
+      document.body.append(frame);
+    }, `${service.baseUrl}/embed/${contentKey}`);
+    const frame = await (await page.waitForSelector("iframe")).contentFrame();
+    await frame!.waitForSelector("video");
+    expect(await frame!.evaluate(() => document.querySelector("video")!.dataset.hls)).toBe(urlHLS);
     await page.close();
   }, 60_000);
 });

@@ -1,8 +1,7 @@
 // A video: play it (its media URL; the player SDK reports the plays), edit the E4 fields
 // (retrieve with E3, modify, send the whole object back), replace the thumbnail, delete it,
 // and its plays per day (E8).
-import { useEffect, useRef, useState } from "preact/hooks";
-import { attach } from "../../../sdk/player/src/index";
+import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, formatDuration, ok, session, splitNames, utcDay, type Content } from "../api";
 import { DayChart, everyDay, type DayPoint } from "../chart";
 import { StatusBadge } from "./library";
@@ -10,25 +9,26 @@ import { StatusBadge } from "./library";
 const COUNT_PREVIEWS = "evc-console:count-previews";
 
 /**
- * The preview player. Previews are the publisher's own viewing, so they are not reported unless
- * the publisher chooses to (a visible switch, remembered): counted, they carry the player id
- * "console", so a report can still tell them apart.
+ * The preview player: the embeddable player (the HLS stream every player gets) in an iframe.
+ * Previews are the publisher's own viewing, so they are not reported unless the publisher
+ * chooses to (a visible switch, remembered): counted, they carry the player id "console", so a
+ * report can still tell them apart.
  */
 function Player({ content }: { content: Content }) {
-  const video = useRef<HTMLVideoElement>(null);
   const [counted, setCounted] = useState(() => localStorage.getItem(COUNT_PREVIEWS) === "1");
-  useEffect(() => {
-    if (!video.current || !session || !counted) return;
-    const analytics = attach(video.current, { syncCode: session.syncCode, contentKey: content.contentKey, endpoint: location.origin, consent: false, playerId: "console" });
-    return () => analytics.detach();
-  }, [content.contentKey, counted]);
   const choose = (on: boolean) => {
     localStorage.setItem(COUNT_PREVIEWS, on ? "1" : "0");
     setCounted(on);
   };
+  const embedUrl = `${location.origin}/embed/${content.contentKey}`;
+  const snippet = `<iframe src="${embedUrl}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen style="border:0"></iframe>`;
   return (
     <>
-      <video ref={video} class="player" controls preload="metadata" src={content.url ?? undefined} poster={content.thumbnailUrl} aria-label={`Play ${content.title || content.contentKey}`} />
+      <iframe class="player" src={`/embed/${content.contentKey}?${counted ? "player_id=console" : "analytics=off"}`} title={`Play ${content.title || content.contentKey}`} allow="autoplay; fullscreen; picture-in-picture" allowFullScreen />
+      <label class="small">
+        Embed this video on a site
+        <textarea readOnly rows={3} value={snippet} onFocus={(e) => e.currentTarget.select()} />
+      </label>
       <label class="inline small">
         <input type="checkbox" checked={counted} onChange={(e) => choose(e.currentTarget.checked)} /> Count my previews in the analytics (player id "console")
       </label>

@@ -13,6 +13,8 @@ export const CONSOLE_CSP = [
   "style-src 'self'",
   "img-src 'self' data: blob:",
   "media-src 'self' blob:",
+  // The preview plays in the embeddable player (the same HLS stream as every player).
+  "frame-src 'self'",
   "connect-src 'self'",
   "font-src 'self'",
   "base-uri 'none'",

@@ -1,6 +1,8 @@
 // Headless Chromium through playwright-core, using the system's browser (Debian's chromium):
 // playwright's own browser downloads are not reachable from this network.
-import { chromium, type Browser } from "playwright-core";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
@@ -19,4 +21,13 @@ const ARGS = [
 
 export function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({ executablePath, args: ARGS, timeout: 30_000 });
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core's serious and critical violations on the page (evaluated over the DevTools protocol: the pages' CSPs allow no inline script). */
+export async function seriousViolations(page: Page) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run());
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }

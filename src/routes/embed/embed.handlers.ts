@@ -1,0 +1,63 @@
+import { embedPlayback, type EmbedPlayback } from "../../domain/embed";
+import type { AppRouteHandler } from "../../http/router";
+import { notFound } from "../../shared/errors";
+import type * as routes from "./embed.routes";
+
+/**
+ * Scripts and styles from the service only (no inline code), media from the service (blob: for
+ * hls.js's Media Source), images from anywhere https (a publisher's thumbnail URL), events to
+ * the service; any site may frame it.
+ */
+export function embedCsp(baseUrl: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' https: data:",
+    `media-src 'self' blob: ${baseUrl}`,
+    `connect-src 'self' ${baseUrl}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors *",
+  ].join("; ");
+}
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+function page(p: EmbedPlayback): string {
+  const data = { hls: p.hls ?? "", mp4: p.mp4, "content-key": p.contentKey, "sync-code": p.syncCode, endpoint: p.endpoint };
+  const attributes = Object.entries(data)
+    .map(([name, value]) => `data-${name}="${escape(value)}"`)
+    .join(" ");
+  const title = escape(p.title || p.contentKey);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/embed/player.css">
+</head>
+<body>
+<main>
+<h1 class="visually-hidden">${title}</h1>
+<video controls playsinline preload="metadata" poster="${escape(p.poster)}" aria-label="${title}" ${attributes}></video>
+<p id="status" role="status"></p>
+</main>
+<script src="/embed/player.js" defer></script>
+</body>
+</html>
+`;
+}
+
+export const embed: AppRouteHandler<typeof routes.embed> = async (c) => {
+  const { contentKey } = c.req.valid("param");
+  const playback = await embedPlayback(c.get("db"), c.get("origins"), contentKey);
+  if (!playback) throw notFound(`no published video ${contentKey}`);
+  return c.body(page(playback), 200, {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": embedCsp(c.get("origins").baseUrl),
+    "Cache-Control": "public, max-age=300",
+  });
+};
