@@ -8,10 +8,14 @@ import type { Db } from "../db/client";
 import { findContentByKeyAnyOrg } from "../db/content";
 import type { Content } from "../db/schema";
 import { MediaProbeError } from "../media/mp4-boxes";
+import { initSegment } from "../media/hls/fmp4";
 import { packageSegment } from "../media/hls/packager";
+import { dashManifest, masterPlaylist, mediaPlaylist } from "../media/hls/playlists";
 import { buildIndex, INDEX_FORMAT, type HlsIndex } from "../media/hls/segments";
 import { readTracks } from "../media/hls/tracks";
 import { contentIdOfHlsVersion, hlsKeys } from "../storage/layout";
+
+export { HLS_VERSION_PATTERN } from "../storage/layout";
 import { r2RangeReader } from "../storage/objects";
 
 export interface StreamingDeps {
@@ -97,6 +101,28 @@ export function streamSegment(deps: StreamingDeps, contentKey: string, version: 
   const media = r2RangeReader(deps.bucket, index.mediaKey, Number.MAX_SAFE_INTEGER);
   return packageSegment(index, n, table, media);
 }
+
+/** A file of a stream: a playlist or manifest (text), or the init or a media segment (bytes). */
+export type StreamFile = { kind: "text"; contentType: string; body: string } | { kind: "bytes"; bytes: Uint8Array };
+
+const TEXT_FILES: Record<string, [string, (index: HlsIndex) => string]> = {
+  "master.m3u8": ["application/vnd.apple.mpegurl", masterPlaylist],
+  "video.m3u8": ["application/vnd.apple.mpegurl", mediaPlaylist],
+  "manifest.mpd": ["application/dash+xml", dashManifest],
+};
+
+/** `file` of the stream a URL names (the caller has checked the content may be served). */
+export async function streamFile(deps: StreamingDeps, contentKey: string, version: string, file: string): Promise<StreamFile> {
+  const index = await indexForVersion(deps, contentKey, version);
+  const text = TEXT_FILES[file];
+  if (text) return { kind: "text", contentType: text[0], body: text[1](index) };
+  if (file === "init.mp4") return { kind: "bytes", bytes: initSegment(index.audio ? [index.video, index.audio] : [index.video]) };
+  const n = Number(file.split(".")[0]);
+  if (!Number.isInteger(n) || n >= index.segments.length) throw new NoStream(`no segment ${file}: this stream has ${index.segments.length}`);
+  return { kind: "bytes", bytes: await streamSegment(deps, contentKey, version, index, n) };
+}
+
+export const isTextStreamFile = (file: string) => file in TEXT_FILES;
 
 /** The stored objects of a content's stream (deleted with the content). */
 export const streamObjectKeys = (content: { id: number; contentKey: string }) => Object.values(hlsKeys(content.contentKey, content.id));

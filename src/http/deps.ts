@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { CredentialDeps } from "../domain/authentication";
 import type { Deps } from "../domain/deps";
 import type { AppEnv } from "./context";
-import { frameSourceOf } from "../media/frames";
+import { frameSourceOf } from "../domain/content/frame-thumbnails";
 
 export function requestDeps(c: Context<AppEnv>): Deps {
   return {

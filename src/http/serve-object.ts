@@ -1,8 +1,23 @@
 // Stored R2 objects (media, thumbnails, feed files) as HTTP answers.
 import type { Context } from "hono";
-import { serveObject, type ServeOptions } from "../storage/objects";
+import { parseRange, resolveRange, serveObject, type ServeOptions } from "../storage/objects";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
+
+/**
+ * Bytes made in the worker (a stream's segment) as an HTTP answer: the whole, or one Range
+ * (206; 416 past the end) like a stored object.
+ */
+export function serveBytes(c: Context<AppEnv>, bytes: Uint8Array, headers: Record<string, string>): Response {
+  const range = parseRange(c.req.header("Range") ?? null);
+  if (!range) return new Response(bytes, { status: 200, headers });
+  const part = resolveRange(range, bytes.length);
+  if (!part) throw new ApiError(416, `Range: not satisfiable; the file has ${bytes.length} bytes`, { "Content-Range": `bytes */${bytes.length}` });
+  return new Response(bytes.subarray(part.offset, part.offset + part.length), {
+    status: 206,
+    headers: { ...headers, "Content-Range": `bytes ${part.offset}-${part.offset + part.length - 1}/${bytes.length}` },
+  });
+}
 
 /** An R2 object as an HTTP answer; null when it does not exist. */
 export async function serveStored(c: Context<AppEnv>, key: string, options: ServeOptions): Promise<Response | null> {

@@ -12,6 +12,9 @@ import { checkThumbnail } from "../../media/jpeg";
 import { frameThumbnailKey } from "../../storage/layout";
 import type { Deps } from "../deps";
 
+/** Which frame source a request or a background run has (http/deps.ts, background.ts). */
+export { frameSourceOf } from "../../media/frames";
+
 export type FrameThumbnailOutcome = "made" | "not needed" | "no frame source";
 
 export async function makeFrameThumbnail(deps: Deps, content: Content): Promise<FrameThumbnailOutcome> {

@@ -6,7 +6,7 @@ import { edgeCache } from "../../middleware/edge-cache";
 import { streamPolicy } from "../../middleware/cache-policies";
 import { servableOnly } from "../../middleware/servable";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
-import { HLS_VERSION_PATTERN } from "../../storage/layout";
+import { HLS_VERSION_PATTERN } from "../../domain/streaming";
 
 export const STREAM_FILE_PATTERN = /^(master\.m3u8|video\.m3u8|manifest\.mpd|init\.mp4|(0|[1-9]\d{0,6})\.m4s)$/;
 

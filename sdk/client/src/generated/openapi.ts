@@ -191,6 +191,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hls/{contentKey}/{version}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A video's HLS stream (the record's urlHLS) and its DASH manifest
+         * @description `master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), and `manifest.mpd` (DASH over the same segments). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206).
+         */
+        get: operations["getStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/embed/{contentKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An embeddable player page for a video (for an <iframe>)
+         * @description Plays the video's HLS stream (hls.js, or the browser's own HLS; the MP4 as the fallback) with its thumbnail as the poster, and reports plays with the player analytics SDK and the organization's sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher's thumbnail); may be framed by any site. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`
+         */
+        get: operations["getEmbedPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/videos": {
         parameters: {
             query?: never;
@@ -2735,6 +2775,120 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contentKey: string;
+                version: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A playlist, the DASH manifest, the init segment or a media segment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                    "application/dash+xml": string;
+                    "video/mp4": string;
+                };
+            };
+            /** @description Part of a segment (Content-Range) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Range not satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEmbedPlayer: {
+        parameters: {
+            query?: {
+                /** @description off: plays are not reported (a preview) */
+                analytics?: "on" | "off";
+                /** @description The video_player_id plays are reported under (default embed) */
+                player_id?: string;
+            };
+            header?: never;
+            path: {
+                contentKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Invalid input (the error names the parameter) */
             400: {
