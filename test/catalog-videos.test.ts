@@ -99,7 +99,7 @@ describe("E6 listing", () => {
       events: ["Launch"],
       customFields: [{ season: 1 }, { show: "Morning" }],
       isLive: false,
-      urlHLS: null,
+      urlHLS: expect.stringMatching(/^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h1-[0-9a-z]+\/master\.m3u8$/),
       serviceCategories: [],
       url: `https://catalog.test/media/${k.v1}/${k.v1}.mp4`,
       thumbnail: `https://catalog.test/thumbnails/${k.v1}.jpg`,

@@ -133,7 +133,7 @@ describe("feed files", () => {
       isLive: false,
       thumbnail: `${ORIGIN}/thumbnails/${k.v1}.jpg`,
       url: `${ORIGIN}/media/${k.v1}/${k.v1}.mp4`,
-      urlHLS: null,
+      urlHLS: expect.stringMatching(/^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h1-[0-9a-z]+\/master\.m3u8$/),
       subtitles: [{ en: "https://subs.example.com/v1.en.vtt" }],
     });
     const { body: metadata } = await fileWhen(`/v2/feeds/${feeds.F1}/metadata.json`, () => true);
