@@ -193,6 +193,18 @@ describe("the media rules hold for the stream", () => {
     expect(left.objects.map((o) => o.key)).toEqual([]);
   });
 
+  it("names the file: a content key deleted and created again gets new URLs, the old ones 404", async () => {
+    const contentKey = `r${Math.random().toString(36).slice(2, 9)}`;
+    await publishVideo(org, dataUrlBytes(faststartUrl), { contentKey });
+    const first = await urlHlsOf(contentKey);
+    expect((await writeJson(org, "DELETE", `/v2/content?contentKey=${contentKey}`)).res.status).toBe(200);
+    await publishVideo(org, dataUrlBytes(fortyUrl), { contentKey });
+    const second = await urlHlsOf(contentKey);
+    expect(second).not.toBe(first);
+    expect((await call(`${base(first)}0.m4s`)).status).toBe(404);
+    expect((await readStream(second)).counts[0]).toBe(200);
+  });
+
   it("has no stream for an unfinished upload", async () => {
     const created = await writeJson(org, "POST", "/v2/content/", { contentSize: 20_000 });
     const key = created.body.contentKey;

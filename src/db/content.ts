@@ -34,14 +34,17 @@ export async function findContentByKeyAnyOrg(db: Db, contentKey: string): Promis
   return row ?? null;
 }
 
-/** Whether a content's media and thumbnail may be served: published and not removed (one indexed row). */
-export async function isListable(db: Db, contentKey: string): Promise<boolean> {
+/**
+ * The row id of the content whose media and thumbnail may be served under this key (published
+ * and not removed), else null: one indexed row.
+ */
+export async function listableContentId(db: Db, contentKey: string): Promise<number | null> {
   const [row] = await db
-    .select({ status: contents.status, removed: contents.removed })
+    .select({ id: contents.id, status: contents.status, removed: contents.removed })
     .from(contents)
     .where(eq(contents.contentKey, contentKey))
     .limit(1);
-  return row !== undefined && row.status === "available" && !row.removed;
+  return row !== undefined && row.status === "available" && !row.removed ? row.id : null;
 }
 
 export async function contentKeyExists(db: Db, contentKey: string): Promise<boolean> {

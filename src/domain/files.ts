@@ -1,7 +1,7 @@
 // Public files and where they are stored: media and thumbnails (player traffic), and the
 // published feed files, whose R2 key is their public path (docs/design.md).
 import type { Db } from "../db/client";
-import { isListable } from "../db/content";
+import { listableContentId } from "../db/content";
 import { DEFAULT_THUMBNAIL_JPEG } from "../media/default-thumbnail";
 import { sha256Hex } from "../shared/crypto";
 import { feedFileKeys, frameThumbnailKey, orgFeedListKey, thumbnailKey } from "../storage/layout";
@@ -29,15 +29,23 @@ export async function defaultThumbnail(): Promise<{ bytes: Uint8Array; etag: str
  */
 export const SERVABLE_TTL_MS = 30_000;
 const SERVABLE_MAX_ENTRIES = 10_000;
-const servable = new Map<string, { ok: boolean; until: number }>();
+const servable = new Map<string, { id: number | null; until: number }>();
+
+/**
+ * The row id of the content served under this key, or null. A content key deleted and created
+ * again names another row: a stream URL carries the row it was made for.
+ */
+export async function servableContentId(db: Db, contentKey: string, nowMs: number): Promise<number | null> {
+  const cached = servable.get(contentKey);
+  if (cached && cached.until > nowMs) return cached.id;
+  const id = await listableContentId(db, contentKey);
+  if (servable.size >= SERVABLE_MAX_ENTRIES) servable.clear();
+  servable.set(contentKey, { id, until: nowMs + SERVABLE_TTL_MS });
+  return id;
+}
 
 export async function isServable(db: Db, contentKey: string, nowMs: number): Promise<boolean> {
-  const cached = servable.get(contentKey);
-  if (cached && cached.until > nowMs) return cached.ok;
-  const ok = await isListable(db, contentKey);
-  if (servable.size >= SERVABLE_MAX_ENTRIES) servable.clear();
-  servable.set(contentKey, { ok, until: nowMs + SERVABLE_TTL_MS });
-  return ok;
+  return (await servableContentId(db, contentKey, nowMs)) !== null;
 }
 
 /** A write changed whether these contents may be served (catalogChanged calls it). */

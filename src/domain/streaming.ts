@@ -6,6 +6,7 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { findContentByKeyAnyOrg } from "../db/content";
+import { servableContentId } from "./files";
 import type { Content } from "../db/schema";
 import { MediaProbeError } from "../media/mp4-boxes";
 import { initSegment } from "../media/hls/fmp4";
@@ -18,10 +19,16 @@ import { contentIdOfHlsVersion, hlsKeys } from "../storage/layout";
 export { HLS_VERSION_PATTERN } from "../storage/layout";
 import { r2RangeReader } from "../storage/objects";
 
-export interface StreamingDeps {
-  db: Db;
+/** What packaging a file needs (E2 hands its Deps). */
+export interface PackagingDeps {
   bucket: R2Bucket;
   config: Pick<Config, "hlsSegmentSeconds">;
+}
+
+/** What answering a stream request needs. */
+export interface StreamingDeps extends PackagingDeps {
+  db: Db;
+  nowMs: number;
 }
 
 /** What is stored: the index and the file it describes, or why the file has no stream. */
@@ -42,17 +49,21 @@ function remember(key: string, index: StoredIndex): StoredIndex {
 
 type Packaged = Pick<Content, "id" | "contentKey" | "mediaKey">;
 
-/** The content's index: stored, or built from its file now (and stored). */
-export async function ensureIndex(deps: StreamingDeps, content: Packaged): Promise<StoredIndex> {
-  const keys = hlsKeys(content.contentKey, content.id);
-  const cached = indexes.get(keys.index);
+/** A stored index: from this isolate, else from R2; null when none is stored yet. */
+async function storedIndex(bucket: R2Bucket, key: string): Promise<StoredIndex | null> {
+  const cached = indexes.get(key);
   if (cached) return cached;
-  const stored = await deps.bucket.get(keys.index);
-  if (stored) return remember(keys.index, await stored.json<StoredIndex>());
-  return remember(keys.index, await buildAndStore(deps, content));
+  const stored = await bucket.get(key);
+  return stored ? remember(key, await stored.json<StoredIndex>()) : null;
 }
 
-async function buildAndStore(deps: StreamingDeps, content: Packaged): Promise<StoredIndex> {
+/** The content's index: stored, or built from its file now (and stored). */
+export async function ensureIndex(deps: PackagingDeps, content: Packaged): Promise<StoredIndex> {
+  const key = hlsKeys(content.contentKey, content.id).index;
+  return (await storedIndex(deps.bucket, key)) ?? remember(key, await buildAndStore(deps, content));
+}
+
+async function buildAndStore(deps: PackagingDeps, content: Packaged): Promise<StoredIndex> {
   const keys = hlsKeys(content.contentKey, content.id);
   const head = await deps.bucket.head(content.mediaKey);
   if (!head) throw new NoStream("the video file is missing");
@@ -71,35 +82,25 @@ async function buildAndStore(deps: StreamingDeps, content: Packaged): Promise<St
   return index;
 }
 
+type Streamable = HlsIndex & { mediaKey: string };
+
 /**
- * The index a stream URL names, or null when the version is not the content's current one.
- * The caller has checked that the content may be served (isServable).
+ * The index a stream URL names and where its sample table is; NoStream unless the version is
+ * that of the content served under the key now (the same isolate-cached answer as the media's).
  */
-export async function indexForVersion(deps: StreamingDeps, contentKey: string, version: string): Promise<HlsIndex & { mediaKey: string }> {
+async function indexForVersion(deps: StreamingDeps, contentKey: string, version: string): Promise<{ index: Streamable; samplesKey: string }> {
   const contentId = contentIdOfHlsVersion(version);
-  if (contentId === null) throw new NoStream(`no stream version ${version}`);
+  if (contentId === null || contentId !== (await servableContentId(deps.db, contentKey, deps.nowMs))) throw new NoStream(`no stream version ${version}`);
   const keys = hlsKeys(contentKey, contentId);
-  let index = indexes.get(keys.index) ?? null;
+  let index = await storedIndex(deps.bucket, keys.index);
   if (!index) {
-    const stored = await deps.bucket.get(keys.index);
-    if (stored) index = remember(keys.index, await stored.json<StoredIndex>());
-  }
-  if (!index) {
-    // Not packaged yet (E2 packages in the background): only for the content's current row.
+    // Not packaged yet (E2 packages in the background).
     const content = await findContentByKeyAnyOrg(deps.db, contentKey);
-    if (!content || content.id !== contentId || content.status !== "available") throw new NoStream(`no stream version ${version}`);
+    if (!content || content.id !== contentId) throw new NoStream(`no stream version ${version}`);
     index = await ensureIndex(deps, content);
   }
   if ("unstreamable" in index) throw new NoStream(`this video has no HLS stream: ${index.unstreamable}`);
-  return index;
-}
-
-/** Segment `n` of a stream as fMP4 bytes. */
-export function streamSegment(deps: StreamingDeps, contentKey: string, version: string, index: HlsIndex & { mediaKey: string }, n: number) {
-  const contentId = contentIdOfHlsVersion(version)!;
-  const table = r2RangeReader(deps.bucket, hlsKeys(contentKey, contentId).samples, Number.MAX_SAFE_INTEGER);
-  const media = r2RangeReader(deps.bucket, index.mediaKey, Number.MAX_SAFE_INTEGER);
-  return packageSegment(index, n, table, media);
+  return { index, samplesKey: keys.samples };
 }
 
 /** A file of a stream: a playlist or manifest (text), or the init or a media segment (bytes). */
@@ -113,16 +114,24 @@ const TEXT_FILES: Record<string, [string, (index: HlsIndex) => string]> = {
 
 /** `file` of the stream a URL names (the caller has checked the content may be served). */
 export async function streamFile(deps: StreamingDeps, contentKey: string, version: string, file: string): Promise<StreamFile> {
-  const index = await indexForVersion(deps, contentKey, version);
+  const { index, samplesKey } = await indexForVersion(deps, contentKey, version);
   const text = TEXT_FILES[file];
   if (text) return { kind: "text", contentType: text[0], body: text[1](index) };
   if (file === "init.mp4") return { kind: "bytes", bytes: initSegment(index.audio ? [index.video, index.audio] : [index.video]) };
   const n = Number(file.split(".")[0]);
   if (!Number.isInteger(n) || n >= index.segments.length) throw new NoStream(`no segment ${file}: this stream has ${index.segments.length}`);
-  return { kind: "bytes", bytes: await streamSegment(deps, contentKey, version, index, n) };
+  const table = r2RangeReader(deps.bucket, samplesKey, Number.MAX_SAFE_INTEGER);
+  const media = r2RangeReader(deps.bucket, index.mediaKey, Number.MAX_SAFE_INTEGER);
+  return { kind: "bytes", bytes: await packageSegment(index, n, table, media) };
 }
 
-export const isTextStreamFile = (file: string) => file in TEXT_FILES;
+/**
+ * How long a stream file may be kept: init and segments for good (the version names the file);
+ * playlists never change under a version either, but a removal must reach players soon.
+ */
+export function streamCaching(file: string): { maxAge: number; cacheControl: string } {
+  return file in TEXT_FILES ? { maxAge: 300, cacheControl: "public, max-age=300" } : { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
+}
 
 /** The stored objects of a content's stream (deleted with the content). */
 export const streamObjectKeys = (content: { id: number; contentKey: string }) => Object.values(hlsKeys(content.contentKey, content.id));

@@ -4,6 +4,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
+import { streamCaching } from "../domain/streaming";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
@@ -70,4 +71,4 @@ export const feedReadPolicy: CachePolicy = async (c) => {
 export const feedFilePolicy: CachePolicy = () => ({ parts: [], ttlSeconds: FEED_FILE_TTL_SECONDS });
 
 /** Streams: keyed by their URL (the version names the file); init and segments for good, playlists 300 s. */
-export const streamPolicy: CachePolicy = (c) => ({ parts: [], ttlSeconds: /\.(m3u8|mpd)$/.test(c.req.path) ? 300 : 31_536_000 });
+export const streamPolicy: CachePolicy = (c) => ({ parts: [], ttlSeconds: streamCaching(c.req.param("file") ?? "").maxAge });

@@ -7,10 +7,20 @@ function hex(bytes: ArrayBuffer): string {
   return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-export function base64url(bytes: ArrayBuffer | Uint8Array): string {
+/** Standard base64 (RFC 4648 §4) of bytes. */
+export function base64(bytes: ArrayBuffer | Uint8Array): string {
   let bin = "";
   for (const b of bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(bin);
+}
+
+/** The bytes of standard base64 text (throws on text that is not base64). */
+export function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+export function base64url(bytes: ArrayBuffer | Uint8Array): string {
+  return base64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 /** Lowercase hex SHA-256 of a string (UTF-8) or of bytes. */

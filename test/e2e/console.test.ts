@@ -441,8 +441,11 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     };
     page.on("request", onRequest);
     await go(`video/${keys.first}`, "Harbour at night");
+    // Ticking it reloads the preview (the embed) as player "console": play in the new frame.
+    const counting = page.waitForEvent("framenavigated", (f) => f.url().includes("player_id=console"));
     await page.getByLabel(/Count my previews in the analytics/).check();
-    await page.frameLocator("iframe.player").locator("video").evaluate(async (v: HTMLVideoElement) => {
+    const frame = await counting;
+    await (await frame.waitForSelector("video")).evaluate(async (v: HTMLVideoElement) => {
       v.muted = true;
       await v.play();
       await new Promise((resolve) => setTimeout(resolve, 1500));

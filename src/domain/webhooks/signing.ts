@@ -2,6 +2,7 @@
 // base64 of 32 random bytes; each attempt is signed with HMAC-SHA256 over
 // "<webhook-id>.<webhook-timestamp>.<body>", sent as "v1,<base64 signature>"; during a secret
 // rotation both secrets sign, space-separated, so receivers holding either one verify.
+import { base64, fromBase64 } from "../../shared/crypto";
 import { seal, unseal } from "../../shared/sealed";
 
 const encoder = new TextEncoder();
@@ -9,19 +10,12 @@ const PREFIX = "whsec_";
 /** Purpose of the sealing key (shared/sealed.ts): only webhook secrets are sealed under it. */
 const SEAL_PURPOSE = "webhook-signing-secret";
 
-function base64(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
 export function newWebhookSecret(): string {
   return PREFIX + base64(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 function secretBytes(secret: string): Uint8Array {
-  const bin = atob(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret);
-  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  return fromBase64(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret);
 }
 
 /** "v1,<sig>" for each secret, space-separated. */

@@ -6,49 +6,11 @@
  * (trun version 1) minus the track's presentation start, so the first frame of a video with
  * B-frames is presented at 0 as its edit list said.
  */
-import { fromBase64, type SampleRecords, type TrackHeader } from "./segments";
+import { fromBase64 } from "../../shared/crypto";
+import { box, concat, fullBox, u16, u32, u64 } from "./box-writer";
+import type { SampleRecords, TrackHeader } from "./segments";
 
 const enc = new TextEncoder();
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-function box(type: string, ...payload: Uint8Array[]): Uint8Array {
-  const body = concat(payload);
-  const head = new Uint8Array(8);
-  new DataView(head.buffer).setUint32(0, 8 + body.length);
-  head.set(enc.encode(type), 4);
-  return concat([head, body]);
-}
-
-function fullBox(type: string, version: number, flags: number, ...payload: Uint8Array[]): Uint8Array {
-  return box(type, u32(((version & 0xff) << 24) | (flags & 0xffffff)), ...payload);
-}
-
-function u32(...values: number[]): Uint8Array {
-  const out = new Uint8Array(4 * values.length);
-  const view = new DataView(out.buffer);
-  values.forEach((v, i) => view.setUint32(4 * i, v >>> 0));
-  return out;
-}
-
-function u16(...values: number[]): Uint8Array {
-  const out = new Uint8Array(2 * values.length);
-  const view = new DataView(out.buffer);
-  values.forEach((v, i) => view.setUint16(2 * i, v));
-  return out;
-}
-
-function u64(value: number): Uint8Array {
-  return u32(Math.floor(value / 2 ** 32), value % 2 ** 32);
-}
 
 const zeros = (n: number) => new Uint8Array(n);
 /** The identity matrix of mvhd and tkhd. */

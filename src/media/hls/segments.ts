@@ -13,6 +13,7 @@
  * Segments are cut at video keyframes once at least the target duration has passed; each holds
  * the audio samples that start before the next segment's first video sample.
  */
+import { base64 } from "../../shared/crypto";
 import type { MediaTracks, Track } from "./tracks";
 
 export const INDEX_FORMAT = 1;
@@ -170,7 +171,7 @@ export function bitrates(index: HlsIndex): { peak: number; average: number } {
 
 function header(track: Track): TrackHeader {
   const { samples: _samples, sampleEntry, ...rest } = track;
-  return { ...rest, sampleEntry: toBase64(sampleEntry) };
+  return { ...rest, sampleEntry: base64(sampleEntry) };
 }
 
 function decodeTimes(durations: number[]): number[] {
@@ -184,14 +185,4 @@ function sum(values: number[], from: number, to: number): number {
   let total = 0;
   for (let i = from; i < to; i++) total += values[i]!;
   return total;
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  let s = "";
-  for (const byte of bytes) s += String.fromCharCode(byte);
-  return btoa(s);
-}
-
-export function fromBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }

@@ -12,6 +12,7 @@
 import { Bytes, children, corrupt, descend, MediaProbeError, parseBoxHeader, type Box } from "../mp4-boxes";
 import { audioCodecString, findEsds, parseTimescaledRaw } from "../mp4-probe";
 import { CachedReader, type RangeReader } from "../mp4-reader";
+import { box } from "./box-writer";
 
 /** The moov is read whole; the probe already refused files whose moov is larger. */
 const MAX_MOOV_BYTES = 64 * 1024 * 1024;
@@ -174,7 +175,7 @@ function describeVideo(b: Bytes, entry: Box, track: Track): void {
   const hex = (at: number) => b.u8(at, avcC).toString(16).padStart(2, "0");
   track.codec = `${entry.type}.${hex(avcC.start + 1)}${hex(avcC.start + 2)}${hex(avcC.start + 3)}`;
   // Rewrapped under an 8-byte header (the file's may be a 16-byte one).
-  track.sampleEntry = wrap(entry.type, b.slice(entry.start, entry.end));
+  track.sampleEntry = box(entry.type, b.slice(entry.start, entry.end));
 }
 
 function describeAudio(b: Bytes, entry: Box, track: Track): void {
@@ -191,20 +192,7 @@ function describeAudio(b: Bytes, entry: Box, track: Track): void {
   view.setUint16(16, track.channels);
   view.setUint16(18, 16); // sample size
   view.setUint32(24, track.sampleRate * 65536);
-  track.sampleEntry = wrap("mp4a", fixed, wrap("esds", b.slice(esds.start, esds.end)));
-}
-
-function wrap(type: string, ...parts: Uint8Array[]): Uint8Array {
-  const size = 8 + parts.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(size);
-  new DataView(out.buffer).setUint32(0, size);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  let at = 8;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  track.sampleEntry = box("mp4a", fixed, box("esds", b.slice(esds.start, esds.end)));
 }
 
 // ---------------------------------------------------------------------------

@@ -1,21 +1,17 @@
 import type { AppRouteHandler } from "../../http/router";
-import { isTextStreamFile, NoStream, streamFile } from "../../domain/streaming";
+import { NoStream, streamCaching, streamFile } from "../../domain/streaming";
 import { serveBytes } from "../../http/serve-object";
 import { etagMatches } from "../../shared/etag";
 import { notFound } from "../../shared/errors";
 import type * as routes from "./streams.routes";
-
-/** Playlists never change under a version either, but a removal must reach players soon. */
-export const PLAYLIST_CACHE_CONTROL = "public, max-age=300";
-export const SEGMENT_CACHE_CONTROL = "public, max-age=31536000, immutable";
 
 export const stream: AppRouteHandler<typeof routes.stream> = async (c) => {
   const { contentKey, version, file } = c.req.valid("param");
   // The bytes under a version never change: its name is a strong validator.
   const etag = `"${version}.${file}"`;
   const headers: Record<string, string> = { "Access-Control-Allow-Origin": "*", ETag: etag };
-  headers["Cache-Control"] = isTextStreamFile(file) ? PLAYLIST_CACHE_CONTROL : SEGMENT_CACHE_CONTROL;
-  const deps = { db: c.get("db"), bucket: c.env.MEDIA, config: c.get("config") };
+  headers["Cache-Control"] = streamCaching(file).cacheControl;
+  const deps = { db: c.get("db"), bucket: c.env.MEDIA, config: c.get("config"), nowMs: Date.now() };
   const answer = await streamFile(deps, contentKey, version, file).catch((err: unknown) => {
     throw err instanceof NoStream ? notFound(err.message) : err;
   });
