@@ -82,16 +82,4 @@ export function frameSourceOf(env: { MEDIA_TRANSFORMS?: MediaTransformsBinding; 
   return null;
 }
 
-/**
- * Where in a video its thumbnail is taken: 2 s in (past a fade from black), or 10 % into a
- * video shorter than 20 s.
- */
-export function thumbnailTime(durationSeconds: number): number {
-  return durationSeconds >= 20 ? 2 : durationSeconds * 0.1;
-}
-
-/**
- * A frame this small for its size is one flat colour (black): at 1920x1080 a picture compresses
- * to tens of kilobytes or more, a flat frame to a few.
- */
-export const FLAT_FRAME_MAX_BYTES = 16 * 1024;
+export { FLAT_FRAME_MAX_BYTES, thumbnailTime } from "../shared/thumbnail-rules";

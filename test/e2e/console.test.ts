@@ -5,6 +5,7 @@
 // the old one refused, sign-out. Every page passes axe-core (no serious or critical violation)
 // and is photographed into docs/console/ for docs/console.md. The steps share one page and run
 // in order.
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -122,7 +123,11 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     const job = page.locator('li[data-file="harbour.mp4"]');
     await job.getByLabel("Title").fill("Harbour at night");
     await job.getByLabel("Tags (comma-separated)").fill("boats");
-    await job.getByLabel("Thumbnail (JPEG 1920x1080, optional)").setInputFiles(files.thumbnail);
+    // The frame the browser shows is offered at once, where the service would take it (2 s in);
+    // the publisher chooses a JPEG instead.
+    await expect.poll(() => job.getByTestId("thumbnail-from").textContent()).toBe("The frame at 2.0 s.");
+    await job.getByLabel("Choose a JPEG (1920x1080)").setInputFiles(files.thumbnail);
+    await expect.poll(() => job.getByTestId("thumbnail-from").textContent()).toBe("harbour.jpg.");
     await checkPage(page, "upload");
     const parts: string[] = [];
     page.on("request", (r) => {
@@ -160,6 +165,33 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.getByTestId("choose-files").setInputFiles(files.second);
     const job = page.locator('li[data-file="lighthouse.mp4"]');
     await job.getByLabel("Title").fill("Lighthouse");
+    // The thumbnail: the frame the browser shows after scrubbing to 10 s, not the one offered at 2 s.
+    const preview = job.getByTestId("thumbnail-preview");
+    const shownPixels = () =>
+      preview.evaluate((img: HTMLImageElement) => {
+        const canvas = document.createElement("canvas");
+        [canvas.width, canvas.height] = [img.naturalWidth, img.naturalHeight];
+        const context = canvas.getContext("2d")!;
+        context.drawImage(img, 0, 0);
+        return { size: [canvas.width, canvas.height], pixels: canvas.toDataURL("image/png") };
+      });
+    await expect.poll(() => job.getByTestId("thumbnail-from").textContent()).toBe("The frame at 2.0 s.");
+    const offered = await shownPixels();
+    await job.locator("video").evaluate(async (video: HTMLVideoElement) => {
+      const seeked = new Promise((resolve) => video.addEventListener("seeked", resolve, { once: true }));
+      video.currentTime = 10;
+      await seeked;
+    });
+    await job.getByRole("button", { name: "Use the frame shown" }).click();
+    await expect.poll(() => job.getByTestId("thumbnail-from").textContent()).toBe("The frame at 10.0 s.");
+    await expect.poll(async () => (await shownPixels()).pixels !== offered.pixels).toBe(true);
+    expect((await shownPixels()).size).toEqual([1920, 1080]);
+    await checkPage(page, "upload-frame");
+    // What the page sends as the thumbnail is what the service serves afterwards.
+    let sentThumbnail = "";
+    page.on("request", (r) => {
+      if (r.method() === "PUT" && /thumbnail/.test(new URL(r.url()).pathname + new URL(r.url()).search)) sentThumbnail = createHash("sha256").update(r.postDataBuffer() ?? Buffer.alloc(0)).digest("hex");
+    });
     await job.getByRole("button", { name: "Upload" }).click();
     // Part 1 stored (5 MiB of 5.4 MiB), part 2 hanging.
     await expect.poll(() => job.getByTestId("progress").textContent(), { timeout: 20_000 }).toMatch(/^9\d% /);
@@ -183,6 +215,10 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await expect.poll(() => page.locator("li[data-resume]").count()).toBe(0);
     const e3 = await json(await fetch(`${service.baseUrl}/v2/content?contentKey=${keys.second}`, { headers: writeHeaders(org) }));
     expect(e3).toMatchObject({ status: "available", title: "Lighthouse" });
+    // The service serves the frame the publisher picked, byte for byte.
+    const served = await fetch(e3.thumbnailUrl);
+    expect(served.headers.get("Content-Type")).toBe("image/jpeg");
+    expect(createHash("sha256").update(new Uint8Array(await served.arrayBuffer())).digest("hex")).toBe(sentThumbnail);
   });
 
   it("lists an upload that completed just before a reload as finished, not as one to resume", async () => {

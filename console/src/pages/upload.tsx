@@ -3,9 +3,10 @@
 // shows bytes, time left, cancel and retry. An upload interrupted by a reload or a lost
 // connection is listed (its content key kept in localStorage, no credential) and resumes from
 // the parts already stored when its file is chosen again.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { CatalogApiError } from "../../../sdk/client/src/index";
 import { client, formatBytes, session, splitNames, watchPartProgress, type Content } from "../api";
+import { defaultFrame, frameAsJpeg } from "../frame";
 
 interface Job {
   id: number;
@@ -14,6 +15,11 @@ interface Job {
   tags: string;
   categories: string;
   thumbnail: File | null;
+  /**
+   * Where the thumbnail comes from: a frame of the file the browser shows (offered at once), a
+   * JPEG the publisher chose, or none (the service then makes one from the video).
+   */
+  thumbnailFrom: { frameAt: number } | { file: string } | "none" | "offering";
   status: "ready" | "uploading" | "done" | "failed" | "cancelled" | "refused";
   uploaded: number;
   total: number;
@@ -188,6 +194,7 @@ export function Upload() {
         tags: "",
         categories: "",
         thumbnail: null,
+        thumbnailFrom: "offering",
         status: "ready",
         uploaded: 0,
         total: file.size,
@@ -265,12 +272,6 @@ export function Upload() {
       inFlight.delete(job.id);
       update(job.id, { sending: 0 });
     }
-  };
-
-  const setThumbnail = async (job: Job, file: File | undefined) => {
-    if (!file) return update(job.id, { thumbnail: null });
-    const problem = await thumbnailProblem(file);
-    update(job.id, problem ? { thumbnail: null, message: problem } : { thumbnail: file, message: "" });
   };
 
   const onDrop = (e: DragEvent) => {
@@ -384,12 +385,9 @@ export function Upload() {
                       Categories (comma-separated)
                       <input value={job.categories} onInput={(e) => update(job.id, { categories: e.currentTarget.value })} />
                     </label>
-                    <label>
-                      Thumbnail (JPEG 1920x1080, optional)
-                      <input type="file" accept="image/jpeg" onChange={(e) => void setThumbnail(job, e.currentTarget.files?.[0])} />
-                    </label>
                   </div>
                 )}
+                {job.status === "ready" && <ThumbnailPicker job={job} update={(change) => update(job.id, change)} />}
                 {job.status !== "ready" && job.status !== "refused" && (
                   <>
                     <progress max={100} value={percent} aria-label={`Upload of ${job.file.name}`} />
@@ -430,5 +428,110 @@ export function Upload() {
         </button>
       )}
     </section>
+  );
+}
+
+/** A JPEG's object URL for an <img>, revoked when the file changes or the view goes. */
+function useObjectUrl(file: File | null): string | null {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    if (!file) return setUrl(null);
+    const next = URL.createObjectURL(file);
+    setUrl(next);
+    return () => URL.revokeObjectURL(next);
+  }, [file]);
+  return url;
+}
+
+/**
+ * The thumbnail of a video about to be uploaded: the frame the browser shows where the service
+ * would take it is offered at once; the publisher can play or scrub the video and take the frame
+ * shown, choose a JPEG, or upload none and let the service make one from the video.
+ */
+function ThumbnailPicker({ job, update }: { job: Job; update: (change: Partial<Job>) => void }) {
+  const video = useRef<HTMLVideoElement>(null);
+  const [videoUrl, setVideoUrl] = useState<string | null>(null);
+  const [problem, setProblem] = useState("");
+  /** False when the browser cannot decode the file (a codec it lacks): the service still can. */
+  const [playable, setPlayable] = useState(true);
+  const preview = useObjectUrl(job.thumbnail);
+  const frameName = job.file.name.replace(/\.[^.]+$/, "") + "-frame.jpg";
+
+  useEffect(() => {
+    const url = URL.createObjectURL(job.file);
+    setVideoUrl(url);
+    return () => URL.revokeObjectURL(url);
+  }, [job.file]);
+
+  useEffect(() => {
+    const element = video.current;
+    if (!element || !videoUrl || job.thumbnailFrom !== "offering") return;
+    let current = true;
+    defaultFrame(element, frameName).then(
+      ({ file, seconds }) => current && update({ thumbnail: file, thumbnailFrom: { frameAt: seconds } }),
+      (err: Error) => {
+        if (!current) return;
+        setPlayable(false);
+        setProblem(`${err.message}: the service will make the thumbnail from the video`);
+        update({ thumbnailFrom: "none" });
+      },
+    );
+    return () => void (current = false);
+  }, [videoUrl]);
+
+  const takeShownFrame = async () => {
+    const element = video.current;
+    if (!element) return;
+    element.pause();
+    try {
+      update({ thumbnail: await frameAsJpeg(element, frameName), thumbnailFrom: { frameAt: element.currentTime }, message: "" });
+    } catch (err) {
+      setProblem((err as Error).message);
+    }
+  };
+
+  const chooseJpeg = async (file: File | undefined) => {
+    if (!file) return;
+    const refused = await thumbnailProblem(file);
+    if (refused) return update({ message: refused });
+    update({ thumbnail: file, thumbnailFrom: { file: file.name }, message: "" });
+  };
+
+  const from = job.thumbnailFrom;
+  const described =
+    from === "offering"
+      ? "Taking a frame of the video…"
+      : from === "none"
+        ? "No thumbnail: the service makes one from the video."
+        : "frameAt" in from
+          ? `The frame at ${from.frameAt.toFixed(1)} s.`
+          : `${from.file}.`;
+
+  return (
+    <fieldset class="thumbnail-picker">
+      <legend>Thumbnail</legend>
+      <div class="thumbnail-choice">
+        {preview ? <img src={preview} alt={`Thumbnail of ${job.title || job.file.name}`} width={192} height={108} data-testid="thumbnail-preview" /> : <div class="thumbnail-none" aria-hidden="true" />}
+        <p aria-live="polite" data-testid="thumbnail-from">
+          {described}
+        </p>
+      </div>
+      {videoUrl && playable && (
+        <video ref={video} src={videoUrl} controls muted preload="auto" playsInline width={320} aria-label={`${job.file.name}: play or scrub to the frame to use`} />
+      )}
+      {problem && <p class="muted">{problem}</p>}
+      <div class="actions">
+        <button type="button" class="secondary" onClick={() => void takeShownFrame()} disabled={from === "offering" || !playable}>
+          Use the frame shown
+        </button>
+        <label class="button secondary">
+          Choose a JPEG (1920x1080)
+          <input class="visually-hidden" type="file" accept="image/jpeg" onChange={(e) => void chooseJpeg(e.currentTarget.files?.[0])} />
+        </label>
+        <button type="button" class="link" onClick={() => update({ thumbnail: null, thumbnailFrom: "none" })} disabled={from === "none"}>
+          No thumbnail
+        </button>
+      </div>
+    </fieldset>
   );
 }
