@@ -144,6 +144,40 @@ describe("urlHLS and the stream of a published video", () => {
     expect(mpd).toContain('mediaPresentationDuration="PT2.000S"');
   });
 
+  it("offers the record's WebVTT subtitles as subtitle renditions; an edit reaches the cached master at once", async () => {
+    const before = await call(pathOf(masterUrl));
+    expect(before.headers.get("X-Edge-Cache")).toBe("hit"); // read by the test above
+    expect(await textOf(before)).not.toContain("#EXT-X-MEDIA");
+    const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
+    const subtitles = [{ en: "https://cdn.example.com/s/en.vtt", fr: "https://cdn.example.com/s/fr.srt" }, { en: "https://cdn.example.com/s/en-sdh.vtt" }, { "pt-BR": "https://cdn.example.com/s/pt.VTT?token=a%20b" }];
+    const edited = await writeJson(org, "PUT", "/v2/content", { ...e3.body, subtitles });
+    expect(edited.res.status, JSON.stringify(edited.body)).toBe(200);
+    const after = await call(pathOf(masterUrl));
+    expect(after.headers.get("X-Edge-Cache")).not.toBe("hit");
+    expect(after.headers.get("ETag")).not.toBe(before.headers.get("ETag"));
+    const master = await textOf(after);
+    // The SRT file is not WebVTT: it stays in the feed files only.
+    expect(master.split("\n").filter((l) => l.startsWith("#EXT-X-MEDIA:"))).toEqual([
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,AUTOSELECT=YES,URI="subtitles-0.m3u8"',
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English (2)",LANGUAGE="en",DEFAULT=NO,AUTOSELECT=YES,URI="subtitles-1.m3u8"',
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Brazilian Portuguese",LANGUAGE="pt-BR",DEFAULT=NO,AUTOSELECT=YES,URI="subtitles-2.m3u8"',
+    ]);
+    expect(master).toMatch(/#EXT-X-STREAM-INF:.*,SUBTITLES="subs"\nvideo\.m3u8\n/);
+    const third = await call(`${base(masterUrl)}subtitles-2.m3u8`);
+    expect(third.headers.get("Content-Type")).toContain("application/vnd.apple.mpegurl");
+    expect(await textOf(third)).toBe(
+      ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXTINF:2.000,", "https://cdn.example.com/s/pt.VTT?token=a%20b", "#EXT-X-ENDLIST", ""].join("\n"),
+    );
+    const missing = await callJson(`${base(masterUrl)}subtitles-3.m3u8`);
+    expect(missing.res.status).toBe(404);
+    expect(JSON.stringify(missing.body)).toContain("3 WebVTT subtitle file(s)");
+    // Repeats come from the edge cache under the new revision; removing the subtitles moves it again.
+    expect((await call(pathOf(masterUrl))).headers.get("X-Edge-Cache")).toBe("hit");
+    await writeJson(org, "PUT", "/v2/content", { ...e3.body, subtitles: [] });
+    expect(await textOf(await call(pathOf(masterUrl)))).not.toContain("#EXT-X-MEDIA");
+    expect((await call(`${base(masterUrl)}subtitles-0.m3u8`)).status).toBe(404);
+  });
+
   it("answers 404 for a segment past the end, another version, and 400 for a bad file name", async () => {
     expect((await call(`${base(masterUrl)}99.m4s`)).status).toBe(404);
     expect((await call(`/hls/${key}/h1-zzzz/master.m3u8`)).status).toBe(404);

@@ -38,13 +38,14 @@ export async function findContentByKeyAnyOrg(db: Db, contentKey: string): Promis
  * The row id of the content whose media and thumbnail may be served under this key (published
  * and not removed), else null: one indexed row.
  */
-export async function listableContentId(db: Db, contentKey: string): Promise<number | null> {
+/** The row served under a key (published, not removed) and when its record last changed; else null. */
+export async function listableContent(db: Db, contentKey: string): Promise<{ id: number; updatedAt: string } | null> {
   const [row] = await db
-    .select({ id: contents.id, status: contents.status, removed: contents.removed })
+    .select({ id: contents.id, status: contents.status, removed: contents.removed, updatedAt: contents.updatedAt })
     .from(contents)
     .where(eq(contents.contentKey, contentKey))
     .limit(1);
-  return row !== undefined && row.status === "available" && !row.removed ? row.id : null;
+  return row !== undefined && row.status === "available" && !row.removed ? { id: row.id, updatedAt: row.updatedAt } : null;
 }
 
 export async function contentKeyExists(db: Db, contentKey: string): Promise<boolean> {

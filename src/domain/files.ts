@@ -1,7 +1,7 @@
 // Public files and where they are stored: media and thumbnails (player traffic), and the
 // published feed files, whose R2 key is their public path (docs/design.md).
 import type { Db } from "../db/client";
-import { listableContentId } from "../db/content";
+import { listableContent } from "../db/content";
 import { DEFAULT_THUMBNAIL_JPEG } from "../media/default-thumbnail";
 import { sha256Hex } from "../shared/crypto";
 import { feedFileKeys, frameThumbnailKey, orgFeedListKey, thumbnailKey } from "../storage/layout";
@@ -29,23 +29,30 @@ export async function defaultThumbnail(): Promise<{ bytes: Uint8Array; etag: str
  */
 export const SERVABLE_TTL_MS = 30_000;
 const SERVABLE_MAX_ENTRIES = 10_000;
-const servable = new Map<string, { id: number | null; until: number }>();
-
 /**
- * The row id of the content served under this key, or null. A content key deleted and created
- * again names another row: a stream URL carries the row it was made for.
+ * The content served under a key: its row id (a content key deleted and created again names
+ * another row: a stream URL carries the row it was made for) and its record's revision (what
+ * keys the cached answers built from the record, e.g. a master playlist listing its subtitles).
  */
-export async function servableContentId(db: Db, contentKey: string, nowMs: number): Promise<number | null> {
+export type ServableContent = { id: number; revision: string } | null;
+const servable = new Map<string, { content: ServableContent; until: number }>();
+
+export async function servableContent(db: Db, contentKey: string, nowMs: number): Promise<ServableContent> {
   const cached = servable.get(contentKey);
-  if (cached && cached.until > nowMs) return cached.id;
-  const id = await listableContentId(db, contentKey);
+  if (cached && cached.until > nowMs) return cached.content;
+  const row = await listableContent(db, contentKey);
+  const content = row && { id: row.id, revision: row.updatedAt };
   if (servable.size >= SERVABLE_MAX_ENTRIES) servable.clear();
-  servable.set(contentKey, { id, until: nowMs + SERVABLE_TTL_MS });
-  return id;
+  servable.set(contentKey, { content, until: nowMs + SERVABLE_TTL_MS });
+  return content;
+}
+
+export async function servableContentId(db: Db, contentKey: string, nowMs: number): Promise<number | null> {
+  return (await servableContent(db, contentKey, nowMs))?.id ?? null;
 }
 
 export async function isServable(db: Db, contentKey: string, nowMs: number): Promise<boolean> {
-  return (await servableContentId(db, contentKey, nowMs)) !== null;
+  return (await servableContent(db, contentKey, nowMs)) !== null;
 }
 
 /** A write changed whether these contents may be served (catalogChanged calls it). */

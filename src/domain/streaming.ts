@@ -11,7 +11,8 @@ import type { Content } from "../db/schema";
 import { MediaProbeError } from "../media/mp4-boxes";
 import { initSegment } from "../media/hls/fmp4";
 import { packageSegment } from "../media/hls/packager";
-import { dashManifest, masterPlaylist, mediaPlaylist } from "../media/hls/playlists";
+import { dashManifest, masterPlaylist, mediaPlaylist, subtitlePlaylist, subtitleRenditions, type SubtitleRendition } from "../media/hls/playlists";
+import { sha256Hex } from "../shared/crypto";
 import { buildIndex, INDEX_FORMAT, type HlsIndex } from "../media/hls/segments";
 import { readTracks } from "../media/hls/tracks";
 import { contentIdOfHlsVersion, hlsKeys } from "../storage/layout";
@@ -88,7 +89,7 @@ type Streamable = HlsIndex & { mediaKey: string };
  * The index a stream URL names and where its sample table is; NoStream unless the version is
  * that of the content served under the key now (the same isolate-cached answer as the media's).
  */
-async function indexForVersion(deps: StreamingDeps, contentKey: string, version: string): Promise<{ index: Streamable; samplesKey: string }> {
+async function indexForVersion(deps: StreamingDeps, contentKey: string, version: string): Promise<{ index: Streamable; samplesKey: string; contentId: number }> {
   const contentId = contentIdOfHlsVersion(version);
   if (contentId === null || contentId !== (await servableContentId(deps.db, contentKey, deps.nowMs))) throw new NoStream(`no stream version ${version}`);
   const keys = hlsKeys(contentKey, contentId);
@@ -100,23 +101,42 @@ async function indexForVersion(deps: StreamingDeps, contentKey: string, version:
     index = await ensureIndex(deps, content);
   }
   if ("unstreamable" in index) throw new NoStream(`this video has no HLS stream: ${index.unstreamable}`);
-  return { index, samplesKey: keys.samples };
+  return { index, samplesKey: keys.samples, contentId };
 }
 
-/** A file of a stream: a playlist or manifest (text), or the init or a media segment (bytes). */
-export type StreamFile = { kind: "text"; contentType: string; body: string } | { kind: "bytes"; bytes: Uint8Array };
+/**
+ * A file of a stream: a playlist or manifest (text), or the init or a media segment (bytes).
+ * `variant` is set when the text depends on the video's record (its subtitles) as well as on
+ * its file: it goes into the entity tag.
+ */
+export type StreamFile = { kind: "text"; contentType: string; body: string; variant?: string } | { kind: "bytes"; bytes: Uint8Array };
 
-const TEXT_FILES: Record<string, [string, (index: HlsIndex) => string]> = {
-  "master.m3u8": ["application/vnd.apple.mpegurl", masterPlaylist],
-  "video.m3u8": ["application/vnd.apple.mpegurl", mediaPlaylist],
-  "manifest.mpd": ["application/dash+xml", dashManifest],
-};
+const HLS_TYPE = "application/vnd.apple.mpegurl";
+const SUBTITLE_PLAYLIST = /^subtitles-(\d+)\.m3u8$/;
+
+/** Whether a stream file shows the video's record (its subtitles) besides its file. */
+export const dependsOnRecord = (file: string) => file === "master.m3u8" || SUBTITLE_PLAYLIST.test(file);
+
+/** The video's subtitle renditions (from its record, not its file) and their fingerprint. */
+async function subtitlesOf(deps: StreamingDeps, contentKey: string, contentId: number): Promise<{ renditions: SubtitleRendition[]; variant: string }> {
+  const content = await findContentByKeyAnyOrg(deps.db, contentKey);
+  const renditions = content?.id === contentId ? subtitleRenditions(content.subtitles) : [];
+  return { renditions, variant: renditions.length ? (await sha256Hex(JSON.stringify(renditions))).slice(0, 16) : "" };
+}
 
 /** `file` of the stream a URL names (the caller has checked the content may be served). */
 export async function streamFile(deps: StreamingDeps, contentKey: string, version: string, file: string): Promise<StreamFile> {
-  const { index, samplesKey } = await indexForVersion(deps, contentKey, version);
-  const text = TEXT_FILES[file];
-  if (text) return { kind: "text", contentType: text[0], body: text[1](index) };
+  const { index, samplesKey, contentId } = await indexForVersion(deps, contentKey, version);
+  if (file === "video.m3u8") return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(index) };
+  if (file === "manifest.mpd") return { kind: "text", contentType: "application/dash+xml", body: dashManifest(index) };
+  const subtitle = SUBTITLE_PLAYLIST.exec(file);
+  if (dependsOnRecord(file)) {
+    const { renditions, variant } = await subtitlesOf(deps, contentKey, contentId);
+    if (!subtitle) return { kind: "text", contentType: HLS_TYPE, body: masterPlaylist(index, renditions), variant };
+    const rendition = renditions[Number(subtitle[1])];
+    if (!rendition) throw new NoStream(`no subtitles ${file}: this video has ${renditions.length} WebVTT subtitle file(s)`);
+    return { kind: "text", contentType: HLS_TYPE, body: subtitlePlaylist(index, rendition), variant };
+  }
   if (file === "init.mp4") return { kind: "bytes", bytes: initSegment(index.audio ? [index.video, index.audio] : [index.video]) };
   const n = Number(file.split(".")[0]);
   if (!Number.isInteger(n) || n >= index.segments.length) throw new NoStream(`no segment ${file}: this stream has ${index.segments.length}`);
@@ -127,10 +147,11 @@ export async function streamFile(deps: StreamingDeps, contentKey: string, versio
 
 /**
  * How long a stream file may be kept: init and segments for good (the version names the file);
- * playlists never change under a version either, but a removal must reach players soon.
+ * playlists change under a version only with the video's subtitles, and a removal must reach
+ * players soon: 300 s.
  */
 export function streamCaching(file: string): { maxAge: number; cacheControl: string } {
-  return file in TEXT_FILES ? { maxAge: 300, cacheControl: "public, max-age=300" } : { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
+  return /\.(m3u8|mpd)$/.test(file) ? { maxAge: 300, cacheControl: "public, max-age=300" } : { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
 }
 
 /** The stored objects of a content's stream (deleted with the content). */

@@ -4,7 +4,8 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
-import { streamCaching } from "../domain/streaming";
+import { servableContent } from "../domain/files";
+import { dependsOnRecord, streamCaching } from "../domain/streaming";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
@@ -70,5 +71,13 @@ export const feedReadPolicy: CachePolicy = async (c) => {
 /** Feed files (R2 objects): keyed by their URL; a hit saves the R2 read. */
 export const feedFilePolicy: CachePolicy = () => ({ parts: [], ttlSeconds: FEED_FILE_TTL_SECONDS });
 
-/** Streams: keyed by their URL (the version names the file); init and segments for good, playlists 300 s. */
-export const streamPolicy: CachePolicy = (c) => ({ parts: [], ttlSeconds: streamCaching(c.req.param("file") ?? "").maxAge });
+/**
+ * Streams: keyed by their URL (the version names the file); init and segments for good, playlists
+ * 300 s. A master or subtitle playlist also shows the record's subtitles: the record's revision
+ * joins its key (the servable gate has just looked it up, kept in the isolate for 30 s).
+ */
+export const streamPolicy: CachePolicy = async (c) => {
+  const file = c.req.param("file") ?? "";
+  const content = dependsOnRecord(file) ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", Date.now()) : null;
+  return { parts: content ? [content.revision] : [], ttlSeconds: streamCaching(file).maxAge };
+};

@@ -49,10 +49,10 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     await browser?.close();
   });
 
-  async function openPlayer() {
+  async function openPlayer(url = urlHLS) {
     page = await browser.newPage();
     await page.goto(`${e2e.staticUrl}/pages/hls.html`);
-    return page.evaluate((url) => window.attach(url), urlHLS);
+    return page.evaluate((url) => window.attach(url), url);
   }
 
   it("plays the stream from start to end", async () => {
@@ -93,6 +93,35 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     expect(result.time).toBeGreaterThan(25);
     // 25 s is in the fifth segment (24–30 s): hls.js went straight there.
     expect(result.loaded[0]).toBe(4);
+    await page.close();
+  }, 60_000);
+
+  it("lists the video's WebVTT subtitles as tracks and shows their cues", async () => {
+    const captions = `${e2e.staticUrl}/pages/captions.vtt`;
+    const subtitled = await publishVideo(service, org, fixture(FORTY), { title: "subtitled e2e", subtitles: [{ en: captions, de: `${e2e.staticUrl}/pages/captions.srt` }] });
+    const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${subtitled.contentKey}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+    const { data } = (await res.json()) as { data: { urlHLS: string }[] };
+    await openPlayer(data[0]!.urlHLS);
+    const result = await page.evaluate(async () => {
+      const hls = (window as unknown as { hls: { subtitleTracks: { lang: string; name: string }[]; subtitleTrack: number } }).hls;
+      const tracks = hls.subtitleTracks.map((t) => ({ lang: t.lang, name: t.name }));
+      hls.subtitleTrack = 0;
+      const video = document.querySelector("video")!;
+      // hls.js renders the WebVTT file into the element's text track.
+      const cue = await new Promise<string>((resolve) => {
+        const check = () => {
+          const track = [...video.textTracks].find((t) => t.mode !== "disabled" && t.cues && t.cues.length > 0);
+          if (track) resolve((track.cues![0] as VTTCue).text);
+          else requestAnimationFrame(check);
+        };
+        check();
+      });
+      return { tracks, cue, fatal: window.fatal };
+    });
+    expect(result.fatal).toEqual([]);
+    // The .srt file is not WebVTT: it is not offered to HLS players.
+    expect(result.tracks).toEqual([{ lang: "en", name: "English" }]);
+    expect(result.cue).toBe("Edge video catalog e2e");
     await page.close();
   }, 60_000);
 });
