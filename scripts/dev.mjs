@@ -21,7 +21,7 @@ import { constants as osConstants } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { hasFfmpeg, startFrameServer } from "./lib/frame-service.mjs";
-import { ROOT, runWrangler, spawnWrangler } from "./lib/wrangler.mjs";
+import { applyLocalMigrations, ROOT, spawnWrangler } from "./lib/wrangler.mjs";
 
 const DEV_WORKER = join(ROOT, "scripts", "lib", "dev-worker.mjs");
 
@@ -190,14 +190,11 @@ await step("build the static assets", async () => {
 });
 
 // The catalog (DB) and the statistics (STATS_DB) have a database and migrations each.
-for (const [binding, what] of [["DB", "catalog"], ["STATS_DB", "statistics"]]) {
-  await step(`apply local D1 migrations (${what})`, async () => {
-    const out = await runWrangler(["d1", "migrations", "apply", binding, "--local", ...statePath], { quiet: true });
-    // wrangler redraws its progress table per migration: each name once.
-    const applied = [...new Set(out.split("\n").filter((l) => /│ \S+\.sql\s+│ ✅/.test(l)).map((l) => l.split("│")[1].trim()))];
-    say(applied.length ? `applied ${applied.length} D1 migration(s): ${applied.join(", ")} (${binding})` : `D1 migrations (${binding}): up to date`);
-  });
-}
+await step("apply local D1 migrations", async () => {
+  for (const [binding, names] of Object.entries(await applyLocalMigrations({ persistTo }))) {
+    say(names.length ? `applied ${names.length} D1 migration(s): ${names.join(", ")} (${binding})` : `D1 migrations (${binding}): up to date`);
+  }
+});
 
 await step("seed demo data", async () => say(await runNode("scripts/seed.mjs", ["--brief", ...statePath])));
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { ROOT } from "./lib/wrangler.mjs";
+import { applyLocalMigrations, ROOT } from "./lib/wrangler.mjs";
 import {
   BULK_ORG_GLOB,
   STATEMENT_BYTES,
@@ -196,6 +196,11 @@ export async function seedBulk(options) {
     throw new Error("--stats-rows needs scripts/bulk/stats.mjs (exporting seedStats), which does not exist yet");
   }
 
+  // A fresh clone has no local database yet: prepare it as `npm run dev` does (idempotent).
+  const migrated = await applyLocalMigrations({ persistTo: options.persistTo });
+  for (const [binding, names] of Object.entries(migrated)) {
+    if (names.length) console.log(`Applied ${names.length} D1 migration(s) to the local ${binding}: ${names.join(", ")}`);
+  }
   const [{ n: existing }] = await d1Rows(`SELECT count(*) AS n FROM organizations WHERE organization_key GLOB '${BULK_ORG_GLOB}'`, d1);
   if (existing > 0 && !options.reset) {
     throw new Error(

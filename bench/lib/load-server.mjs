@@ -11,6 +11,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmS
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { applyLocalMigrations } from "../../scripts/lib/wrangler.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DEFAULT_STATE = join(ROOT, ".wrangler", "state");
@@ -52,9 +53,8 @@ export async function prepareState({ persistTo = DEFAULT_STATE } = {}) {
     await runNode([join(ROOT, "scripts", "build-assets.mjs")]);
     lines.push("built the static assets (dist/public)");
   }
-  const wrangler = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-  await runNode([wrangler, "d1", "migrations", "apply", "DB", "--local", "--persist-to", resolve(persistTo)]);
-  lines.push("D1 migrations applied");
+  await applyLocalMigrations({ persistTo: resolve(persistTo) });
+  lines.push("D1 migrations applied (catalog and statistics)");
   lines.push(await runNode([join(ROOT, "scripts", "seed.mjs"), "--brief", "--persist-to", resolve(persistTo)]));
   return lines;
 }

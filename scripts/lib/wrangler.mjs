@@ -46,3 +46,18 @@ export function runWrangler(args, { quiet = false } = {}) {
     });
   });
 }
+
+/**
+ * Applies the pending D1 migrations of both local databases (the catalog, DB, and the
+ * statistics, STATS_DB) in wrangler's local state, or in persistTo. Idempotent. Answers the
+ * names of the migrations applied now, per binding.
+ */
+export async function applyLocalMigrations({ persistTo } = {}) {
+  const applied = {};
+  for (const binding of ["DB", "STATS_DB"]) {
+    const out = await runWrangler(["d1", "migrations", "apply", binding, "--local", ...(persistTo ? ["--persist-to", persistTo] : [])], { quiet: true });
+    // wrangler redraws its progress table per migration: each name once.
+    applied[binding] = [...new Set(out.split("\n").filter((l) => /│ \S+\.sql\s+│ ✅/.test(l)).map((l) => l.split("│")[1].trim()))];
+  }
+  return applied;
+}
