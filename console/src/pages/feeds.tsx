@@ -67,17 +67,24 @@ function FeedForm({ feed, names, onSaved }: { feed?: Feed; names: Names | null; 
 
 function FeedDetails({ feed }: { feed: Feed }) {
   const [videos, setVideos] = useState<{ contentKey: string; title: string }[] | null>(null);
+  const [videosError, setVideosError] = useState("");
   const [published, setPublished] = useState<string | null>(null);
+  // Read again on "Refresh": what a feed holds moves with every publish, edit and window.
+  const [reads, setReads] = useState(0);
   useEffect(() => {
+    setVideosError("");
     client.api
       .GET("/v2/videos", { params: { query: { feedId: feed.feed_id, pageSize: 50 } } })
       .then(ok)
-      .then((page) => setVideos((page.data as { contentKey: string; title: string }[]).map((v) => ({ contentKey: v.contentKey, title: v.title }))), () => setVideos([]));
+      .then(
+        (page) => setVideos((page.data as { contentKey: string; title: string }[]).map((v) => ({ contentKey: v.contentKey, title: v.title }))),
+        (err: Error) => setVideosError(err.message),
+      );
     client.api
       .GET("/v2/feeds/{feed_id}/videos.json", { params: { path: { feed_id: feed.feed_id } } })
       .then(ok)
       .then((file) => setPublished((file as { generated_at: string }).generated_at), () => setPublished(null));
-  }, [feed]);
+  }, [feed, reads]);
   const files = [
     [`/${feed.feed_id}-feed.json`, "feed file"],
     [`/v2/feeds/${feed.feed_id}/videos.json`, "videos.json"],
@@ -86,8 +93,17 @@ function FeedDetails({ feed }: { feed: Feed }) {
   ];
   return (
     <div class="feed-details">
-      <h3 class="h4">Videos in it now</h3>
-      {videos === null ? (
+      <h3 class="h4">
+        Videos in it now{" "}
+        <button type="button" class="link" onClick={() => setReads((n) => n + 1)}>
+          Refresh
+        </button>
+      </h3>
+      {videosError ? (
+        <p role="alert" class="error">
+          Could not list its videos: {videosError}
+        </p>
+      ) : videos === null ? (
         <p>Loading…</p>
       ) : videos.length === 0 ? (
         <p class="muted">No published video matches.</p>
