@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-worker
 import fs from "node:fs";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./test/setup/sequencer";
 import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.mjs";
 
 // Four projects, all run by `npm test` (one with `vitest run --project <name>`):
@@ -39,6 +40,8 @@ export default defineConfig(async () => {
       maxWorkers: 4,
       // The usual report, then each project's time (test/setup/project-times.ts).
       reporters: ["default", "./test/setup/project-times.ts"],
+      // Every project's files in one queue, longest first (test/setup/sequencer.ts).
+      sequence: { sequencer: LongestFirst },
       onConsoleLog: (log: string, type: "stdout" | "stderr") => !(type === "stdout" && /^\{"(method|msg)"/.test(log)),
       projects: [
         {
@@ -81,7 +84,7 @@ export default defineConfig(async () => {
             name: "workers",
             // Integration tests in test/; the unit tests in src/ that need a binding (*.workers.test.ts).
             include: ["test/**/*.test.ts", "src/**/*.workers.test.ts"],
-            exclude: ["test/e2e/**"],
+            exclude: ["test/e2e/**", "test/unit/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
             // A webhook receiver (Node) the tests reach over loopback: inject("webhookReceiver").
             globalSetup: ["./test/e2e/harness/webhook-receiver.ts"],
@@ -92,10 +95,11 @@ export default defineConfig(async () => {
           },
         },
         {
-          // Unit tests beside the modules they test in src/: pure logic, in Node (no workerd to start).
+          // Unit tests of pure logic, in Node (no workerd to start): beside the modules they test
+          // in src/, and in test/unit/ those that read the media fixtures.
           test: {
             name: "unit",
-            include: ["src/**/*.test.ts"],
+            include: ["src/**/*.test.ts", "test/unit/**/*.test.ts"],
             exclude: ["src/**/*.workers.test.ts"],
             environment: "node",
           },

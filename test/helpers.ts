@@ -4,6 +4,9 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { expect, vi } from "vitest";
 import worker from "../src/index";
+import { dataUrlBytes } from "./fixture-bytes";
+
+export { dataUrlBytes };
 
 export const ORIGIN = "https://catalog.test";
 export const ADMIN_TOKEN = "test-admin-token";
@@ -80,14 +83,6 @@ export function writeJson(org: TestOrg, method: string, path: string, body?: unk
 }
 
 /** Decodes a Vite `?inline` data: URL into bytes. */
-export function dataUrlBytes(dataUrl: string): Uint8Array {
-  const base64 = dataUrl.slice(dataUrl.indexOf(",") + 1);
-  const bin = atob(base64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
 /** Appends a trailing `free` box so a small MP4 reaches `size` bytes (and still probes the same). */
 export function padWithFreeBox(mp4: Uint8Array, size: number): Uint8Array {
   const pad = size - mp4.byteLength;

@@ -2,10 +2,10 @@
 // (mp4-boxes), the counting reader (mp4-reader), and moof/mfra parsing and
 // the duration sources (mp4-fragments). End-to-end probe cases on the
 // fixtures are in media-probe.test.ts; read costs on long files in
-// media-fmp4-cost.test.ts.
+// test/media-fmp4-cost.test.ts.
 import { describe, expect, it } from "vitest";
-import { Bytes, MediaProbeError, parseBoxHeader, readUintN } from "../src/media/mp4-boxes";
-import { CachedReader, ReadBudgetExceeded } from "../src/media/mp4-reader";
+import { Bytes, MediaProbeError, parseBoxHeader, readUintN } from "../../src/media/mp4-boxes";
+import { CachedReader, ReadBudgetExceeded } from "../../src/media/mp4-reader";
 import {
   durationBefore,
   parseMfra,
@@ -13,11 +13,11 @@ import {
   parseMoof,
   parseMvex,
   type TrafSummary,
-} from "../src/media/mp4-fragments";
-import { probeMp4 } from "../src/media/mp4-probe";
-import fragUrl from "./fixtures/h264-aac-frag.mp4?inline";
-import fragNoMfraUrl from "./fixtures/h264-aac-frag-nomfra.mp4?inline";
-import { dataUrlBytes } from "./helpers";
+} from "../../src/media/mp4-fragments";
+import { probeMp4 } from "../../src/media/mp4-probe";
+import fragUrl from "../fixtures/h264-aac-frag.mp4?inline";
+import fragNoMfraUrl from "../fixtures/h264-aac-frag-nomfra.mp4?inline";
+import { dataUrlBytes } from "../fixture-bytes";
 import {
   box,
   boxesIn,
@@ -29,7 +29,7 @@ import {
   sparseReader,
   u32,
   u64,
-} from "./media-fmp4-synth";
+} from "../media-fmp4-synth";
 
 const frag = dataUrlBytes(fragUrl);
 const fragNoMfra = dataUrlBytes(fragNoMfraUrl);
