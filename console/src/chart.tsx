@@ -25,10 +25,12 @@ export function DayChart({ points, label }: { points: DayPoint[]; label: string 
     const el = box.current;
     if (!el || points.length === 0) return;
     const xs = points.map((p) => Date.parse(`${p.day}T00:00:00Z`) / 1000);
+    // The canvas has a fixed size: follow the box's width (a phone turned, a window resized, or a
+    // layout that settles after the first draw), never wider than the box.
+    const size = () => ({ width: Math.max(200, Math.min(el.clientWidth || 640, 900)), height: 240 });
     const plot = new uPlot(
       {
-        width: Math.max(280, Math.min(el.clientWidth || 640, 900)),
-        height: 240,
+        ...size(),
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
         scales: { x: { time: true } },
         series: [{}, { label, stroke: "#1d4ed8", width: 2, points: { show: true, size: 7 } }],
@@ -37,7 +39,15 @@ export function DayChart({ points, label }: { points: DayPoint[]; label: string 
       [xs, points.map((p) => p.value)],
       el,
     );
-    return () => plot.destroy();
+    const resized = new ResizeObserver(() => {
+      const next = size();
+      if (next.width !== plot.width) plot.setSize(next);
+    });
+    resized.observe(el);
+    return () => {
+      resized.disconnect();
+      plot.destroy();
+    };
   }, [points, label]);
   if (points.every((p) => p.value === 0)) return <p class="muted">No plays in this range yet.</p>;
   return (

@@ -523,8 +523,16 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     ] as const) {
       await go(route, heading);
       await page.waitForLoadState("networkidle");
-      const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
-      expect(scroll, `${route} is ${scroll} px wide at 390`).toBeLessThanOrEqual(client);
+      const [scroll, client, wide] = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        // What sticks out, to name it when this fails.
+        const over = [...document.body.querySelectorAll("*")]
+          .filter((e) => e.getBoundingClientRect().right > width + 0.5)
+          .slice(0, 3)
+          .map((e) => `${e.tagName.toLowerCase()}${e.className && typeof e.className === "string" ? `.${e.className.trim().replace(/\s+/g, ".")}` : ""} (${Math.round(e.getBoundingClientRect().right)} px)`);
+        return [document.documentElement.scrollWidth, width, over.join(", ")] as const;
+      });
+      expect(scroll, `${route} is ${scroll} px wide at 390: ${wide}`).toBeLessThanOrEqual(client);
       if (route === "library") {
         for (const name of ["Duration", "Published", "Plays"]) {
           const box = (await page.getByRole("columnheader", { name }).boundingBox())!;
