@@ -5,13 +5,9 @@ import { inList, type Db } from "./client";
 import { feeds, organizations, type Feed } from "./schema";
 
 /** A feed's owner and the owner's catalog version (what public reads of the feed are keyed by). */
-export async function findFeedOwnerVersion(db: Db, feedId: string): Promise<{ organizationId: number; catalogVersion: number } | null> {
-  const [row] = await db
-    .select({ organizationId: feeds.organizationId, catalogVersion: organizations.catalogVersion })
-    .from(feeds)
-    .innerJoin(organizations, eq(organizations.id, feeds.organizationId))
-    .where(eq(feeds.feedId, feedId))
-    .limit(1);
+/** A feed's owner and version (the key of its public reads' edge-cache entries). */
+export async function findFeedVersion(db: Db, feedId: string): Promise<{ organizationId: number; version: number } | null> {
+  const [row] = await db.select({ organizationId: feeds.organizationId, version: feeds.version }).from(feeds).where(eq(feeds.feedId, feedId)).limit(1);
   return row ?? null;
 }
 
@@ -57,7 +53,11 @@ export async function insertFeed(db: Db, scope: ContentScope, feedId: string, v:
 }
 
 export async function updateFeed(db: Db, id: number, v: FeedValues, now: string): Promise<Feed> {
-  const [row] = await db.update(feeds).set({ ...v, updatedAt: now, dirtySince: now }).where(eq(feeds.id, id)).returning();
+  const [row] = await db
+    .update(feeds)
+    .set({ ...v, updatedAt: now, dirtySince: now, version: sql`${feeds.version} + 1` })
+    .where(eq(feeds.id, id))
+    .returning();
   return row!;
 }
 
@@ -66,12 +66,16 @@ export async function deleteFeed(db: Db, id: number): Promise<void> {
 }
 
 /**
- * Marks feeds as needing a rebuild. The mark is the time of the latest change: a rebuild clears
- * it only if it is still the mark it started from, so a change made during a rebuild is not lost.
+ * Marks feeds as needing a rebuild, and moves their version on (their public reads change). The
+ * mark is the time of the latest change: a rebuild clears it only if it is still the mark it
+ * started from, so a change made during a rebuild is not lost.
  */
 export async function markFeedsDirty(db: Db, ids: number[], now: string): Promise<void> {
   if (ids.length === 0) return;
-  await db.update(feeds).set({ dirtySince: now }).where(inList(feeds.id, ids));
+  await db
+    .update(feeds)
+    .set({ dirtySince: now, version: sql`${feeds.version} + 1` })
+    .where(inList(feeds.id, ids));
 }
 
 /** Records a finished rebuild; clears the dirty mark unless a newer change marked it again, and the lease. */

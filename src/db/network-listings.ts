@@ -30,13 +30,18 @@ function insertShown(db: Db, where: SQL, now: string) {
     group by c.id`);
 }
 
-/** Re-derives the rows of these videos at `now` (after a write, or a window opening or closing). */
-export async function refreshNetworkListings(db: Db, contentIds: readonly number[], now: string): Promise<void> {
+/**
+ * Re-derives the rows of these videos at `now` (after a write, or a window opening or closing).
+ * Answers whether any of them was or is shown to the network (then its listings changed).
+ */
+export async function refreshNetworkListings(db: Db, contentIds: readonly number[], now: string): Promise<boolean> {
+  let rows = 0;
   for (const ids of chunkRows([...new Set(contentIds)], 1, 500)) {
     const list = inList(sql.raw("c.id"), ids);
-    const statements: BatchItem<"sqlite">[] = [db.delete(networkListings).where(inList(networkListings.contentId, ids)), insertShown(db, list, now)];
-    await runBatch(db, statements);
+    const results = await db.batch([db.delete(networkListings).where(inList(networkListings.contentId, ids)), insertShown(db, list, now)]);
+    for (const result of results) rows += (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
   }
+  return rows > 0;
 }
 
 /** Re-derives every row of an organization's videos (it joined or left a network). */

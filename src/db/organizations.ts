@@ -189,19 +189,16 @@ export async function insertSubOrganization(
   return row!;
 }
 
-/** A change of the organization's catalog: its version moves on, and its network's. Returns the network. */
+/**
+ * A change of the organization's catalog: its version moves on. Returns its network, whose version
+ * moves only when the change reaches its listings (catalogChanged decides).
+ */
 export async function bumpCatalogVersion(db: Db, organizationId: number): Promise<number | null> {
-  const [[org]] = await db.batch([
-    db
-      .update(organizations)
-      .set({ catalogVersion: sql`${organizations.catalogVersion} + 1` })
-      .where(eq(organizations.id, organizationId))
-      .returning({ networkId: organizations.networkId }),
-    db
-      .update(networks)
-      .set({ catalogVersion: sql`${networks.catalogVersion} + 1` })
-      .where(sql`${networks.id} = (select ${organizations.networkId} from ${organizations} where ${organizations.id} = ${organizationId})`),
-  ]);
+  const [org] = await db
+    .update(organizations)
+    .set({ catalogVersion: sql`${organizations.catalogVersion} + 1` })
+    .where(eq(organizations.id, organizationId))
+    .returning({ networkId: organizations.networkId });
   return org?.networkId ?? null;
 }
 

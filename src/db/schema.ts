@@ -346,6 +346,11 @@ export const feeds = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     /** Set when something that affects the feed's files changed; cleared by the rebuild that saw it. */
     dirtySince: text("dirty_since"),
+    /**
+     * Moves on with every such change (each dirty mark): the edge-cache version of the feed's
+     * public reads (E15, json-feed), so another feed's or video's write leaves them cached.
+     */
+    version: integer("version").notNull().default(0),
     /** A rebuild holds the feed until then (a lease): overlapping runs do not rebuild it twice. */
     buildingUntil: text("building_until"),
     builtAt: text("built_at"),

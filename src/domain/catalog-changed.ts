@@ -11,7 +11,7 @@
 import { markFeedsDirty } from "../db/feeds";
 import type { Db } from "../db/client";
 import { refreshNetworkListings } from "../db/network-listings";
-import { bumpCatalogVersion, bumpStatsVersion } from "../db/organizations";
+import { bumpCatalogVersion, bumpNetworkVersion, bumpStatsVersion } from "../db/organizations";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import { forgetOrganization } from "./recent-lookups";
 import type { Deps } from "./deps";
@@ -35,14 +35,19 @@ export async function catalogChanged(deps: Deps, organizationId: number, change:
   let listMoved = false;
   // Whether feeds were marked dirty (or the list moved): only then is a rebuild asked for.
   let rebuild = true;
-  // New edge-cache keys for the organization's reads (and its network's), at once in this isolate.
+  // New edge-cache keys for the organization's reads, at once in this isolate; its network's
+  // listings get new keys only when a video shown to the network (before or after) changed.
   const networkId = await bumpCatalogVersion(deps.db, organizationId);
-  forgetOrganization(organizationId, networkId);
+  forgetOrganization(organizationId);
+  let networkMoved = false;
   switch (change.kind) {
     case "videos":
       forgetServable(change.versions.flatMap((v) => (v.contentKey ? [v.contentKey] : [])));
       // What the network shows now of these videos (their windows, or whether they are listable).
-      if (networkId !== null) await refreshNetworkListings(deps.db, change.versions.flatMap((v) => (v.id !== undefined ? [v.id] : [])), now);
+      if (networkId !== null) {
+        networkMoved = await refreshNetworkListings(deps.db, change.versions.flatMap((v) => (v.id !== undefined ? [v.id] : [])), now);
+        if (networkMoved) await bumpNetworkVersion(deps.db, networkId);
+      }
       rebuild = (await markFeedsOfVideos(deps.db, organizationId, change.versions, now)).length > 0;
       break;
     case "feed-saved":
@@ -59,6 +64,7 @@ export async function catalogChanged(deps: Deps, organizationId: number, change:
       listMoved = true;
       break;
   }
+  if (networkMoved) forgetOrganization(organizationId, networkId);
   if (rebuild) deps.defer(askForRebuild(deps, organizationId, listMoved));
 }
 

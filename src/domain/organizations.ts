@@ -154,7 +154,9 @@ export async function changeOrganization(deps: OrgDeps, organizationKey: string,
   });
   if (network !== undefined && network !== org.networkId) {
     // Both networks' listings change: the new one through the organization's catalog version.
-    forgetOrganization(org.id, await bumpCatalogVersion(deps.db, org.id));
+    const joined = await bumpCatalogVersion(deps.db, org.id);
+    if (joined !== null) await bumpNetworkVersion(deps.db, joined);
+    forgetOrganization(org.id, joined);
     if (org.networkId !== null) await bumpNetworkVersion(deps.db, org.networkId);
     await refreshOrganizationListings(deps.db, org.id, deps.now.toISOString());
   }

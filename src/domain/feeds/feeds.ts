@@ -1,7 +1,7 @@
 // Feed definitions (docs/design.md), owned by an organization: create, replace, delete, and the
 // operator's "rebuild now".
 import type { ContentScope } from "../../db/catalog";
-import { deleteFeed, feedsAfter, feedsIn, findFeedByFeedId, findFeedIn, findFeedOwnerVersion, insertFeed, updateFeed, type FeedValues } from "../../db/feeds";
+import { deleteFeed, feedsAfter, feedsIn, findFeedByFeedId, findFeedIn, findFeedVersion, insertFeed, updateFeed, type FeedValues } from "../../db/feeds";
 import { findContentByKeyAnyOrg } from "../../db/content";
 import type { Feed } from "../../db/schema";
 import { randomAlphanumeric } from "../../shared/crypto";
@@ -27,12 +27,12 @@ async function ownFeed(deps: Pick<Deps, "db">, scope: ContentScope, feedId: stri
 }
 
 /**
- * The catalog version public reads of a feed (E15, json-feed) are cached under, remembered in
+ * The version public reads of a feed (E15, json-feed) are cached under, remembered in
  * the isolate like a credential (../recent-lookups.ts); null for an unknown feed.
  */
 export async function publicFeedVersion(deps: LookupDeps, feedId: string): Promise<number | null> {
-  const found = await remembered(deps, `feed\u0000${feedId}`, () => findFeedOwnerVersion(deps.db, feedId));
-  return found?.catalogVersion ?? null;
+  const found = await remembered(deps, `feed\u0000${feedId}`, () => findFeedVersion(deps.db, feedId));
+  return found?.version ?? null;
 }
 
 export async function listOwnFeeds(deps: Pick<Deps, "db">, scope: ContentScope) {

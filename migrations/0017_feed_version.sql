@@ -1,0 +1,1 @@
+ALTER TABLE `feeds` ADD `version` integer DEFAULT 0 NOT NULL;
