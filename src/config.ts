@@ -25,6 +25,7 @@ const configSchema = z.object({
   FEED_WORK_ROWS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).default(1_000_000)),
   FEED_RECONCILE_BATCH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(1000).default(25)),
   CREDENTIAL_CACHE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(300).default(30)),
+  EDGE_STALE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0, "EDGE_STALE_SECONDS must be 0 to 60").max(60, "EDGE_STALE_SECONDS must be 0 to 60").default(5)),
   AUTH_FAILURES_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(30)),
   EVENTS_PER_IP_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1200)),
   DIMENSION_VALUES_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1000)),
@@ -77,6 +78,11 @@ export interface Config {
   uploadGraceSeconds: number;
   /** How long an isolate keeps a successful credential lookup (revocation takes effect within it). */
   credentialCacheSeconds: number;
+  /**
+   * How old (since it was computed) an earlier version's answer may be when it is served to a
+   * public read while this isolate computes the new one (middleware/edge-cache.ts); 0: never.
+   */
+  edgeStaleSeconds: number;
   /** Failed authentications a client (an IPv4 address, an IPv6 /64) may make per minute before further failures get 429. */
   authFailuresPerMinute: number;
   /** Events one client (an IPv4 address, an IPv6 /64) may post per minute (batches past it get 429). */
@@ -146,6 +152,7 @@ export function loadConfig(env: Env): Config {
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
     credentialCacheSeconds: v.CREDENTIAL_CACHE_SECONDS,
+    edgeStaleSeconds: v.EDGE_STALE_SECONDS,
     eventsPerIpPerMinute: v.EVENTS_PER_IP_PER_MINUTE,
     dimensionValuesPerDay: v.DIMENSION_VALUES_PER_DAY,
     viewerIdsPerIpPerDay: v.VIEWER_IDS_PER_IP_PER_DAY,

@@ -30,6 +30,7 @@ export interface Env {
   R2_BUCKET_NAME?: string;
   AUTH_FAILURES_PER_MINUTE?: string;
   CREDENTIAL_CACHE_SECONDS?: string;
+  EDGE_STALE_SECONDS?: string;
   EVENTS_PER_IP_PER_MINUTE?: string;
   DIMENSION_VALUES_PER_DAY?: string;
   VIEWER_IDS_PER_IP_PER_DAY?: string;

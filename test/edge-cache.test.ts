@@ -4,6 +4,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
+import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
 import { ingest, utcDayAgo } from "./fixtures/stats";
 import {
   admin,
@@ -15,6 +16,7 @@ import {
   dataUrlBytes,
   publishVideo,
   readHeaders,
+  uploadParts,
   writeHeaders,
   writeJson,
   type TestOrg,
@@ -247,5 +249,139 @@ describe("D1 sessions", () => {
   it("ignores a bookmark that is not one instead of failing the request", async () => {
     const res = await call("/v2/videos?pageSize=1", { headers: readHeaders(a, { "X-D1-Bookmark": "'; drop table contents; --" }) });
     expect(res.status).toBe(200);
+  });
+});
+
+describe("after a write: one refresh per key, not one per reader (issue 21 §1)", () => {
+  /** `n` identical reads at once, after a title change of the only video of a fresh publisher. */
+  async function readsAtOnceAfterARename(headers: (org: TestOrg) => Record<string, string>, n = 20, beforeRename: () => void = () => undefined) {
+    const org = await createOrg();
+    const key = await publishVideo(org, mp4, { title: "Before" });
+    const path = "/v2/videos?pageSize=10";
+    expect((await readTwice(path, headers(org))).second.headers.get("X-Edge-Cache")).toBe("hit");
+    beforeRename();
+    const e3 = await callJson(`/v2/content?contentKey=${key}`, { headers: writeHeaders(org) });
+    expect((await writeJson(org, "PUT", "/v2/content", { ...e3.body, title: "After" })).res.status).toBe(200);
+    // Another read first, so the isolate holds the caller's credentials again: the 20 then reach
+    // the cache at once instead of queueing on the credential lookup.
+    expect((await call("/v2/videos?pageSize=9", { headers: headers(org) })).status).toBe(200);
+    const answers = await Promise.all(
+      Array.from({ length: n }, async () => {
+        const res = await call(path, { headers: headers(org) });
+        const body = (await res.json()) as { data: { title: string }[] };
+        return { how: res.headers.get("X-Edge-Cache"), title: body.data[0]!.title, status: res.status };
+      }),
+    );
+    const count = (how: string) => answers.filter((a) => a.how === how).length;
+    return { answers, count };
+  }
+
+  afterEach(() => vi.useRealTimers());
+
+  // In the local runtime the first request often finishes before the others reach the cache;
+  // src/middleware/edge-cache.workers.test.ts holds a computation open to check every case.
+  it("public reads: one computes the new answer, the others get it or the previous one", async () => {
+    const { answers, count } = await readsAtOnceAfterARename(readHeaders);
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(count("miss")).toBe(1);
+    expect(count("miss") + count("hit") + count("coalesced") + count("stale")).toBe(20);
+    // The previous answer only as "stale"; everything computed now is the new one.
+    for (const a of answers) expect(a.title).toBe(a.how === "stale" ? "Before" : "After");
+  });
+
+  it("write credentials get the new answer: never stale (the writer reads its own writes)", async () => {
+    const { answers, count } = await readsAtOnceAfterARename(writeHeaders);
+    expect(count("miss")).toBe(1);
+    expect(count("stale")).toBe(0);
+    expect(answers.every((a) => a.title === "After")).toBe(true);
+  });
+
+  it("a previous answer older than EDGE_STALE_SECONDS (5 s) is never served", async () => {
+    const t0 = Date.now();
+    const { answers, count } = await readsAtOnceAfterARename(readHeaders, 20, () => {
+      // The cached answer was computed at t0; the write and the reads come 6 s later.
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(t0 + 6000);
+    });
+    expect(count("stale")).toBe(0);
+    expect(count("miss")).toBe(1);
+    expect(answers.every((a) => a.title === "After")).toBe(true);
+  });
+});
+
+describe("a write moves only the versions of what it can change (issue 21 §2)", () => {
+  /** E3's answer sent back with these changes (E4). */
+  async function edit(org: TestOrg, key: string, changes: Record<string, unknown>) {
+    const e3 = await callJson(`/v2/content?contentKey=${key}`, { headers: writeHeaders(org) });
+    expect((await writeJson(org, "PUT", "/v2/content", { ...e3.body, ...changes })).res.status).toBe(200);
+  }
+
+  it("an upload that is not listable yet, its parts and a rejected file leave the listings cached", async () => {
+    const org = await createOrg();
+    await publishVideo(org, mp4, { title: "Listed" });
+    const path = "/v2/videos?pageSize=10";
+    expect((await readTwice(path, readHeaders(org))).second.headers.get("X-Edge-Cache")).toBe("hit");
+    const bad = dataUrlBytes(mpeg4Url);
+    const created = await writeJson(org, "POST", "/v2/content/", { contentSize: bad.byteLength, title: "Not yet" });
+    expect(created.res.status).toBe(200);
+    const parts = await uploadParts(created.body.contentUploadData.signedUrls, bad);
+    const { uploadId, key } = created.body.contentUploadData;
+    expect((await writeJson(org, "POST", "/v2/content/complete", { uploadId, key, parts })).res.status).toBe(400);
+    const res = await call(path, { headers: readHeaders(org) });
+    expect(res.headers.get("X-Edge-Cache")).toBe("hit");
+    expect(((await res.json()) as { data: { title: string }[] }).data.map((v) => v.title)).toEqual(["Listed"]);
+  });
+
+  it("a feed's public reads (E15, json-feed) move with a change to a video it holds, not with its owner's other writes", async () => {
+    const org = await createOrg();
+    const inFeed = await publishVideo(org, mp4, { title: "Harbour in", tags: ["narrow"] });
+    const outside = await publishVideo(org, mp4, { title: "Harbour out" });
+    const feed = (await writeJson(org, "POST", "/v2/feeds", { name: "Narrow", configuration: { tags: ["narrow"] } })).body.feed_id;
+    const paths = [`/search_video_feed?feed=${feed}&searchString=harbour`, `/json-feed?feed=${feed}`];
+    for (const path of paths) expect((await readTwice(path, {})).second.headers.get("X-Edge-Cache"), path).toBe("hit");
+    const read = async (path: string) => {
+      const res = await call(path);
+      return { how: res.headers.get("X-Edge-Cache"), text: await res.text() };
+    };
+
+    await edit(org, outside, { title: "Harbour still out" });
+    for (const path of paths) expect((await read(path)).how, path).toBe("hit");
+    await edit(org, inFeed, { title: "Harbour renamed in" });
+    for (const path of paths) expect(await read(path), path).toMatchObject({ how: "miss", text: expect.stringContaining("Harbour renamed in") });
+    // A video that joins the feed moves it too.
+    await edit(org, outside, { tags: ["narrow"] });
+    for (const path of paths) expect(await read(path), path).toMatchObject({ how: "miss", text: expect.stringContaining("Harbour still out") });
+  });
+
+  it("a member's write moves its peers' network listings only when the video is shown to the network", async () => {
+    const network = `netNarrow${Date.now()}`;
+    const [p, q] = [await createOrg({ network, entitlements: ["network"] }), await createOrg({ network, entitlements: ["network"] })];
+    const hidden = await publishVideo(p, mp4, { title: "Only mine" });
+    const shared = await publishVideo(p, mp4, { title: "Shared" });
+    await admin(`/admin/videos/${shared}`, "PATCH", { syndications: [{ start_time: "2020-01-01T00:00:00Z", stop_time: null, geos: [] }] });
+    const path = "/v2/videos?networkVideos=1&pageSize=50";
+    const peerReads = async () => {
+      const res = await call(path, { headers: readHeaders(q) });
+      const body = (await res.json()) as { data: { title: string }[] };
+      return { how: res.headers.get("X-Edge-Cache"), titles: body.data.map((v) => v.title) };
+    };
+    const rename = (key: string, title: string) => edit(p, key, { title });
+    expect((await readTwice(path, readHeaders(q))).second.headers.get("X-Edge-Cache")).toBe("hit");
+
+    // Not shown to the network: the peer's cached listing stays.
+    await rename(hidden, "Still only mine");
+    expect(await peerReads()).toEqual({ how: "hit", titles: ["Shared"] });
+    // Shown to the network: the peer's next read is new.
+    await rename(shared, "Shared, renamed");
+    expect(await peerReads()).toEqual({ how: "miss", titles: ["Shared, renamed"] });
+    // A window given to the hidden one: shown now, so the listing moves too.
+    await admin(`/admin/videos/${hidden}`, "PATCH", { syndications: [{ start_time: "2020-01-01T00:00:00Z", stop_time: null, geos: [] }] });
+    const after = await peerReads();
+    expect(after.how).toBe("miss");
+    expect(after.titles.sort()).toEqual(["Shared, renamed", "Still only mine"]);
+    // The member's own listing moves with every write of its own.
+    expect((await readTwice(path, readHeaders(p))).second.headers.get("X-Edge-Cache")).toBe("hit");
+    await rename(hidden, "Mine again");
+    expect((await call(path, { headers: readHeaders(p) })).headers.get("X-Edge-Cache")).toBe("miss");
   });
 });

@@ -84,6 +84,13 @@ const hasWriteHeaders = (c: Context<AppEnv>) =>
   bearerToken(c) !== undefined || c.req.header("X-Service-Api-Key") !== undefined || c.req.header("X-Service-Api-Secret") !== undefined;
 
 /**
+ * True when the request carries write credentials (headers or the console's session), checked or
+ * not: a read route authenticates with the sync code alone, but its caller is a writer, who must
+ * read its own writes (the edge cache never answers it stale).
+ */
+export const offersWriteCredentials = (c: Context<AppEnv>) => hasWriteHeaders(c) || getCookie(c, SESSION_COOKIE) !== undefined;
+
+/**
  * Write credentials from the console's session cookie. Every request it authenticates carries
  * the session's X-CSRF-Token (a page of another site cannot read it), and writes also an Origin
  * of this service: two independent checks beside SameSite=Strict.

@@ -33,14 +33,18 @@ interface CatalogReads {
   statistics?: (c: Context<AppEnv>) => boolean;
 }
 
-/** E6, E13, E14, E16: keyed by the organization's catalog version (and the network's, the statistics' when they show). */
+/**
+ * E6, E13, E14, E16: keyed by the organization's catalog version (and the network's, the
+ * statistics' when they show). Public reads may be answered stale for EDGE_STALE_SECONDS after a
+ * write, unless the answer is built from viewer rows.
+ */
 export function catalogPolicy(reads: CatalogReads = {}): CachePolicy {
   return (c) => {
     const org = c.get("auth").org;
-    return {
-      parts: [`c${org.catalogVersion}`, ...(reads.statistics?.(c) ? [`s${org.statsVersion}`] : []), ...(reads.network?.(c) ? networkParts(c) : [])],
-      ttlSeconds: CATALOG_TTL_SECONDS,
-    };
+    const network = reads.network?.(c) ? networkParts(c) : [];
+    // Built from viewer rows: erasure must reach it at once, so never stale.
+    if (reads.statistics?.(c)) return { parts: [`c${org.catalogVersion}`, `s${org.statsVersion}`, ...network], ttlSeconds: CATALOG_TTL_SECONDS };
+    return { parts: [`c${org.catalogVersion}`, ...network], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: network.slice(1) };
   };
 }
 
@@ -61,11 +65,15 @@ export function statsPolicy(range: { start: string; end: string }, showsNetwork:
   };
 }
 
-/** Public reads of a feed (E15, json-feed): keyed by the feed owner's catalog version, looked up like a credential. */
+/**
+ * Public reads of a feed (E15, json-feed): keyed by the feed's own version, which moves only with
+ * what can change them (its definition, a change to a video it holds before or after), looked up
+ * like a credential.
+ */
 export const feedReadPolicy: CachePolicy = async (c) => {
   const feedId = c.req.query("feed");
   const version = feedId ? await publicFeedVersion(credentialDeps(c), feedId) : null;
-  return version === null ? null : { parts: [`c${version}`], ttlSeconds: CATALOG_TTL_SECONDS };
+  return version === null ? null : { parts: [`f${version}`], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: [] };
 };
 
 /** Feed files (R2 objects): keyed by their URL; a hit saves the R2 read. */

@@ -11,17 +11,31 @@
 //
 // Keys never mix organizations, sub-organizations, credential classes, entitlements, or (for
 // network listings) countries: all are part of the key, and the URL's query is normalized.
+//
+// After a write, one refresh per key and isolate, not one per reader: the first request that
+// misses computes the answer; requests for the same key meanwhile wait for it ("coalesced",
+// polling in their own request context), or,
+// for public reads of a policy that allows it, get the latest answer of an earlier version if it
+// was computed at most EDGE_STALE_SECONDS ago ("stale"). A request carrying write credentials
+// never gets a stale answer (the writer reads its own writes), nor does one with a bookmark.
 import type { Context, MiddlewareHandler } from "hono";
 import { BOOKMARK_HEADER } from "../http/request";
 import { bodyEtag, etagMatches, notModified } from "../http/conditional";
 import type { AppEnv } from "../http/context";
 import { edgeCacheKey } from "../shared/edge-cache-key";
+import { offersWriteCredentials } from "./auth";
 import { currentRateLimitHeaders } from "./rate-limit";
 
 export interface CachePlan {
   /** What besides the caller and the URL the answer depends on (versions, country). */
   parts: (string | number)[];
   ttlSeconds: number;
+  /**
+   * The parts that name the answer whatever the versions (a network listing's country): the key
+   * under which the latest answer is also kept, to be served stale for a few seconds after a
+   * version change. Absent: never served stale.
+   */
+  latestParts?: (string | number)[];
 }
 
 /** How a route's answers are cached: null for an answer that must not be (it is computed each time). */
@@ -37,25 +51,68 @@ function normalizedQuery(url: URL): string {
   return new URLSearchParams(pairs).toString();
 }
 
+function callerParts(c: Context<AppEnv>): string[] {
+  const auth = c.get("auth") as AppEnv["Variables"]["auth"] | undefined;
+  return auth ? [`o${auth.org.id}`, `m${auth.subOrg?.id ?? 0}`, auth.via, [...auth.org.entitlements].sort().join(".") || "-"] : ["public"];
+}
+
 /** The cache key: a URL under the service's own origin that names everything the answer depends on. */
 export function cacheKey(c: Context<AppEnv>, plan: CachePlan): string {
   const url = new URL(c.req.url);
-  const auth = c.get("auth") as AppEnv["Variables"]["auth"] | undefined;
-  const caller = auth
-    ? [`o${auth.org.id}`, `m${auth.subOrg?.id ?? 0}`, auth.via, [...auth.org.entitlements].sort().join(".") || "-"]
-    : ["public"];
-  return edgeCacheKey(c.get("origins").baseUrl, [...caller, ...plan.parts], url.pathname, normalizedQuery(url));
+  return edgeCacheKey(c.get("origins").baseUrl, [...callerParts(c), ...plan.parts], url.pathname, normalizedQuery(url));
 }
 
-function replay(stored: Response): Headers {
+/** The key of the latest answer of any version (null when the plan or the caller may not be served stale). */
+function latestKey(c: Context<AppEnv>, plan: CachePlan): string | null {
+  if (!plan.latestParts || c.get("config").edgeStaleSeconds === 0) return null;
+  const via = (c.get("auth") as AppEnv["Variables"]["auth"] | undefined)?.via;
+  if (via === "write" || offersWriteCredentials(c)) return null;
+  const url = new URL(c.req.url);
+  return edgeCacheKey(c.get("origins").baseUrl, [...callerParts(c), "latest", ...plan.latestParts], url.pathname, normalizedQuery(url));
+}
+
+/** When the answer was computed (ms), kept on the entry to bound what a stale answer may be. */
+const COMPUTED_AT = "X-Computed-At";
+
+/** An answer as kept: its bytes and headers (plain values, shared by the requests of an isolate). */
+interface Kept {
+  body: ArrayBuffer;
+  headers: [string, string][];
+}
+
+/** An answer being computed by one request of this isolate; `kept` is set when it is done. */
+interface Computation {
+  kept?: Kept | null;
+}
+const computing = new Map<string, Computation>();
+
+/**
+ * How a request waits for another's answer: it checks every POLL_MS in its own context (workerd
+ * cancels a request's continuations of a promise that another request resolves, so the answer
+ * cannot be handed over as a promise), for at most WAIT_FOR_ANOTHER_MS: the first request may
+ * have been cancelled (its client went away) before it could say it is done.
+ */
+const POLL_MS = 10;
+const WAIT_FOR_ANOTHER_MS = 10_000;
+
+/** The other request's answer, or null if it kept none or did not give one in time. */
+async function answerOfAnother(computation: Computation): Promise<Kept | null> {
+  for (let waited = 0; waited < WAIT_FOR_ANOTHER_MS; waited += POLL_MS) {
+    if (computation.kept !== undefined) return computation.kept;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return null;
+}
+
+function replay(stored: Headers, how: "hit" | "stale" | "coalesced"): Headers {
   const headers = new Headers();
   for (const name of REPLAYED) {
-    const value = stored.headers.get(name);
+    const value = stored.get(name);
     if (value !== null) headers.set(name, value);
   }
-  const clientCacheControl = stored.headers.get(CLIENT_CACHE_CONTROL);
+  const clientCacheControl = stored.get(CLIENT_CACHE_CONTROL);
   if (clientCacheControl) headers.set("Cache-Control", clientCacheControl);
-  headers.set("X-Edge-Cache", "hit");
+  headers.set("X-Edge-Cache", how);
   return headers;
 }
 
@@ -66,30 +123,68 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
     if (!plan) return next();
     const key = cacheKey(c, plan);
     const cache = caches.default;
-    const hit = await cache.match(key);
-    if (hit) {
-      const headers = replay(hit);
+    const answer = (body: BodyInit | null, stored: Headers, how: "hit" | "stale" | "coalesced") => {
+      const headers = replay(stored, how);
       // A hit spends no budget (middleware/rate-limit.ts) but says where the budget stands.
       if (c.get("auth")) for (const [name, value] of Object.entries(currentRateLimitHeaders(c))) headers.set(name, value);
       const etag = headers.get("ETag");
-      c.res = etag && etagMatches(c.req.header("If-None-Match"), etag) ? notModified(headers) : new Response(hit.body, { status: 200, headers });
-      return;
+      c.res = etag && etagMatches(c.req.header("If-None-Match"), etag) ? notModified(headers) : new Response(body, { status: 200, headers });
+    };
+
+    const hit = await cache.match(key);
+    if (hit) return answer(hit.body, hit.headers, "hit");
+
+    const latest = latestKey(c, plan);
+    const other = computing.get(key);
+    if (other) {
+      // Another request of this isolate is computing this answer: an earlier version's answer,
+      // if young enough, now; else the one being computed.
+      const stale = latest ? await youngEnough(cache, latest, c.get("config").edgeStaleSeconds) : null;
+      if (stale) return answer(stale.body, stale.headers, "stale");
+      const kept = await answerOfAnother(other);
+      if (kept) return answer(kept.body, new Headers(kept.headers), "coalesced");
+      // The first one's answer was not kept (an error) or is late: compute it here.
     }
-    await next();
-    // Only complete 200 answers; a handler that streams (a large report) says no-store.
-    if (c.res.status !== 200 || c.res.headers.get("Cache-Control") === "no-store") return;
-    c.header("X-Edge-Cache", "miss");
-    const body = await c.res.clone().arrayBuffer();
-    const etag = c.res.headers.get("ETag") ?? (await bodyEtag(body));
-    c.header("ETag", etag);
-    const headers = new Headers({ "Cache-Control": `public, max-age=${plan.ttlSeconds}` });
-    for (const name of REPLAYED) {
-      const value = c.res.headers.get(name);
-      if (value !== null) headers.set(name, value);
+
+    const mine: Computation = {};
+    computing.set(key, mine);
+    try {
+      await next();
+      mine.kept = await keep(c, plan);
+      const kept = mine.kept;
+      if (kept) {
+        const stored = () => new Response(kept.body, { headers: kept.headers });
+        c.executionCtx.waitUntil(Promise.all([cache.put(key, stored()), latest ? cache.put(latest, stored()) : undefined]));
+      }
+    } finally {
+      mine.kept ??= null; // an error leaves nobody waiting
+      if (computing.get(key) === mine) computing.delete(key);
     }
-    headers.set("ETag", etag);
-    const clientCacheControl = c.res.headers.get("Cache-Control");
-    if (clientCacheControl) headers.set(CLIENT_CACHE_CONTROL, clientCacheControl);
-    c.executionCtx.waitUntil(cache.put(key, new Response(body, { headers })));
   };
+}
+
+/** The latest answer kept under `key` if it was computed at most `seconds` ago. */
+async function youngEnough(cache: Cache, key: string, seconds: number): Promise<Response | null> {
+  const found = await cache.match(key);
+  const computedAt = Number(found?.headers.get(COMPUTED_AT));
+  return found && Date.now() - computedAt <= seconds * 1000 ? found : null;
+}
+
+/** The handler's answer as the edge keeps it, or null for one it must not keep. */
+async function keep(c: Context<AppEnv>, plan: CachePlan): Promise<Kept | null> {
+  // Only complete 200 answers; a handler that streams (a large report) says no-store.
+  if (c.res.status !== 200 || c.res.headers.get("Cache-Control") === "no-store") return null;
+  c.header("X-Edge-Cache", "miss");
+  const body = await c.res.clone().arrayBuffer();
+  const etag = c.res.headers.get("ETag") ?? (await bodyEtag(body));
+  c.header("ETag", etag);
+  const headers = new Headers({ "Cache-Control": `public, max-age=${plan.ttlSeconds}`, [COMPUTED_AT]: String(Date.now()) });
+  for (const name of REPLAYED) {
+    const value = c.res.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  headers.set("ETag", etag);
+  const clientCacheControl = c.res.headers.get("Cache-Control");
+  if (clientCacheControl) headers.set(CLIENT_CACHE_CONTROL, clientCacheControl);
+  return { body, headers: [...headers] };
 }
