@@ -2,7 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-worker
 import fs from "node:fs";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
-import LongestFirst from "./test/setup/sequencer";
+import LongestFirst from "./test/setup/sequencer.ts";
 import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.mjs";
 
 // Four projects, all run by `npm test` (one with `vitest run --project <name>`):
