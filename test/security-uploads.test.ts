@@ -169,7 +169,7 @@ describe("deleting an organization", () => {
     expect(deleted.res.status).toBe(200);
     expect((await rowsOf()).filter(([, n]) => n !== 0)).toEqual([]);
     // The multipart upload was aborted after the answer.
-    await expect.poll(() => uploadAlive(created.body.contentUploadData.key, created.body.contentUploadData.uploadId)).toBe(false);
+    await expect.poll(() => uploadAlive(created.body.contentUploadData.key, created.body.contentUploadData.uploadId), { timeout: 10_000 }).toBe(false);
   });
 });
 

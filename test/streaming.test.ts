@@ -83,9 +83,10 @@ describe("urlHLS and the stream of a published video", () => {
     expect(masterUrl).toMatch(new RegExp(`^${ORIGIN}/hls/${key}/h1-[0-9a-z]+/master\\.m3u8$`));
     const feed = await writeJson(org, "POST", "/v2/feeds", { name: "Streams", configuration: {} });
     expect(feed.res.status).toBe(200);
-    // Feed files are published by the feed-rebuilds queue, a moment after the change.
+    // Feed files are published by the feed-rebuilds queue, a moment after the change (the poll's
+    // 1 s default is too short for a busy machine).
     await expect
-      .poll(async () => (await callJson(`/v2/feeds/${feed.body.feed_id}/videos.json`)).body?.videos?.find((v: any) => v.contentKey === key)?.urlHLS)
+      .poll(async () => (await callJson(`/v2/feeds/${feed.body.feed_id}/videos.json`)).body?.videos?.find((v: any) => v.contentKey === key)?.urlHLS, { timeout: 10_000, interval: 100 })
       .toBe(masterUrl);
   });
 
@@ -249,7 +250,7 @@ describe("the media rules hold for the stream", () => {
     const key = await publishVideo(org, dataUrlBytes(faststartUrl));
     const master = await urlHlsOf(key);
     const version = master.split("/")[5];
-    await expect.poll(async () => (await env.MEDIA.head(`${key}/hls/${version}/index.json`)) !== null).toBe(true);
+    await expect.poll(async () => (await env.MEDIA.head(`${key}/hls/${version}/index.json`)) !== null, { timeout: 10_000 }).toBe(true);
     expect(await env.MEDIA.head(`${key}/hls/${version}/samples.bin`)).not.toBeNull();
   });
 
