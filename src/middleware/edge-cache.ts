@@ -14,10 +14,10 @@
 //
 // After a write, one refresh per key and isolate, not one per reader: the first request that
 // misses computes the answer; requests for the same key meanwhile wait for it ("coalesced",
-// polling in their own request context), or,
-// for public reads of a policy that allows it, get the latest answer of an earlier version if it
-// was computed at most EDGE_STALE_SECONDS ago ("stale"). A request carrying write credentials
-// never gets a stale answer (the writer reads its own writes), nor does one with a bookmark.
+// polling in their own request context), or, for public reads of a policy that allows it, get
+// the latest answer of an earlier version if it was computed at most EDGE_STALE_SECONDS ago
+// ("stale"). A request carrying write credentials never gets a stale answer (the writer reads
+// its own writes), nor does one with a bookmark.
 import type { Context, MiddlewareHandler } from "hono";
 import { BOOKMARK_HEADER } from "../http/request";
 import { bodyEtag, etagMatches, notModified } from "../http/conditional";
