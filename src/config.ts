@@ -25,6 +25,7 @@ const configSchema = z.object({
   FEED_WORK_ROWS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).default(1_000_000)),
   FEED_RECONCILE_BATCH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(1000).default(25)),
   CREDENTIAL_CACHE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(300).default(30)),
+  SEARCH_RANK_CANDIDATES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1, "SEARCH_RANK_CANDIDATES must be 1 to 1000000").max(1_000_000, "SEARCH_RANK_CANDIDATES must be 1 to 1000000").default(1000)),
   EDGE_STALE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0, "EDGE_STALE_SECONDS must be 0 to 60").max(60, "EDGE_STALE_SECONDS must be 0 to 60").default(5)),
   AUTH_FAILURES_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(30)),
   EVENTS_PER_IP_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1200)),
@@ -83,6 +84,11 @@ export interface Config {
    * public read while this isolate computes the new one (middleware/edge-cache.ts); 0: never.
    */
   edgeStaleSeconds: number;
+  /**
+   * E14/E15 rank at most this many of a search's matches, the newest; older matches follow them
+   * newest first (a common word costs what this many matches cost, not what all of them do).
+   */
+  searchRankCandidates: number;
   /** Failed authentications a client (an IPv4 address, an IPv6 /64) may make per minute before further failures get 429. */
   authFailuresPerMinute: number;
   /** Events one client (an IPv4 address, an IPv6 /64) may post per minute (batches past it get 429). */
@@ -153,6 +159,7 @@ export function loadConfig(env: Env): Config {
     authFailuresPerMinute: v.AUTH_FAILURES_PER_MINUTE,
     credentialCacheSeconds: v.CREDENTIAL_CACHE_SECONDS,
     edgeStaleSeconds: v.EDGE_STALE_SECONDS,
+    searchRankCandidates: v.SEARCH_RANK_CANDIDATES,
     eventsPerIpPerMinute: v.EVENTS_PER_IP_PER_MINUTE,
     dimensionValuesPerDay: v.DIMENSION_VALUES_PER_DAY,
     viewerIdsPerIpPerDay: v.VIEWER_IDS_PER_IP_PER_DAY,

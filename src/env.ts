@@ -31,6 +31,7 @@ export interface Env {
   AUTH_FAILURES_PER_MINUTE?: string;
   CREDENTIAL_CACHE_SECONDS?: string;
   EDGE_STALE_SECONDS?: string;
+  SEARCH_RANK_CANDIDATES?: string;
   EVENTS_PER_IP_PER_MINUTE?: string;
   DIMENSION_VALUES_PER_DAY?: string;
   VIEWER_IDS_PER_IP_PER_DAY?: string;

@@ -1,7 +1,9 @@
 // E13 (every flag combination against a hand-checked catalog), E14, E15, E16 and feed definitions.
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import worker from "../src/index";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, callJson, createOrg, dataUrlBytes, publishVideo, writeJson, type TestOrg } from "./helpers";
+import { admin, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 let org: TestOrg;
@@ -124,6 +126,28 @@ describe("E14 search_video_list", () => {
     const { body } = await callJson(`/prod/search_video_list?organization_key=${org.organizationKey}&searchString=story`, { headers: sync() });
     // s5 mentions "story" only in a longer description; the titles rank first, newest first among equals.
     expect(body.data.map((r: any) => r.content_key)).toEqual([k.s2, k.s1, k.s5]);
+  });
+
+  it("ranks only the newest SEARCH_RANK_CANDIDATES matches; older ones follow, newest first, page by page", async () => {
+    const ranked = async (candidates: number, paging = "") => {
+      const ctx = createExecutionContext();
+      const req = new Request(`${ORIGIN}/prod/search_video_list?organization_key=${org.organizationKey}&searchString=story${paging}`, { headers: sync() });
+      const res = await worker.fetch(req, { ...env, SEARCH_RANK_CANDIDATES: String(candidates) }, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: { content_key: string }[] }).data.map((r) => r.content_key);
+    };
+    // (Each call its own query string: the edge cache keys answers by URL, not by settings.)
+    // Every match ranked (as by default): titles first, newest first among equals.
+    expect(await ranked(1000, "&limit=99")).toEqual([k.s2, k.s1, k.s5]);
+    // The two newest matches ranked (s5 and s2: the title first), then s1, the older one.
+    expect(await ranked(2, "&limit=98")).toEqual([k.s2, k.s5, k.s1]);
+    // One at a time, the pages hold the same order.
+    const pages = [];
+    for (const start of [0, 1, 2, 3]) pages.push(...(await ranked(2, `&start=${start}&limit=1`)));
+    expect(pages).toEqual([k.s2, k.s5, k.s1]);
+    // Three: every match ranked again.
+    expect(await ranked(3, "&limit=97")).toEqual([k.s2, k.s1, k.s5]);
   });
 
   it("requires at least 3 characters", async () => {

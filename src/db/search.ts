@@ -58,16 +58,35 @@ export async function searchMetadata(db: Db, q: MetadataQuery, page: Page): Prom
 
 /**
  * Text search ranked by relevance (bm25 within the scope's documents; equal relevance: newest
- * first, the index's rowid order). The index streams matches in rank order and the page stops
- * reading once full, so `where` (feed membership) costs what it skips.
+ * first, the index's rowid order). Ranking reads every match it ranks, so a common word would
+ * cost what its thousands of matches cost: only the newest `candidates` matches are ranked, and
+ * the older ones follow them newest first. `where` (feed membership) is checked on the rows read.
  */
-export async function searchRanked(db: Db, scope: TextScope, ftsQuery: string, where: SQL | undefined, page: Page): Promise<Content[]> {
-  return db
-    .select(getTableColumns(contents))
+export async function searchRanked(db: Db, scope: TextScope, ftsQuery: string, where: SQL | undefined, page: Page, candidates: number): Promise<Content[]> {
+  const matches = sql`${contentsFts} match ${scopedExpression(scope, ftsQuery)}`;
+  const select = () => db.select(getTableColumns(contents)).from(contentsFts).innerJoin(contents, eq(contents.id, sql`-${contentsFts.rowid}`));
+  // The last of the newest `candidates` matches (walking the index in rowid order ranks nothing).
+  const [edge] = await db.select({ rowid: contentsFts.rowid }).from(contentsFts).where(matches).orderBy(contentsFts.rowid).limit(1).offset(candidates - 1);
+  if (!edge) return select().where(and(matches, LISTABLE, where)).orderBy(contentsFts.rank).limit(page.limit).offset(page.offset);
+
+  const ranked = and(matches, sql`${contentsFts.rowid} <= ${edge.rowid}`, LISTABLE, where);
+  const rows = await select().where(ranked).orderBy(contentsFts.rank).limit(page.limit).offset(page.offset);
+  if (rows.length === page.limit) return rows;
+  // The ranked ones end on this page (or before it): the older ones continue after them.
+  const rankedCount = rows.length > 0 || page.offset === 0 ? page.offset + rows.length : await countWhere(db, ranked);
+  const rest = await select()
+    .where(and(matches, sql`${contentsFts.rowid} > ${edge.rowid}`, LISTABLE, where))
+    .orderBy(contentsFts.rowid)
+    .limit(page.limit - rows.length)
+    .offset(Math.max(0, page.offset - rankedCount));
+  return [...rows, ...rest];
+}
+
+async function countWhere(db: Db, where: SQL | undefined): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
     .from(contentsFts)
     .innerJoin(contents, eq(contents.id, sql`-${contentsFts.rowid}`))
-    .where(and(sql`${contentsFts} match ${scopedExpression(scope, ftsQuery)}`, LISTABLE, where))
-    .orderBy(contentsFts.rank)
-    .limit(page.limit)
-    .offset(page.offset);
+    .where(where);
+  return row?.n ?? 0;
 }

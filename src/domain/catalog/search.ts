@@ -34,7 +34,7 @@ export interface MetadataSearch {
   titleAnd: boolean;
 }
 
-type ReadDeps = Pick<Deps, "db" | "origins" | "now">;
+type ReadDeps = Pick<Deps, "db" | "origins" | "now" | "config">;
 
 /** Values one E13 parameter may list. */
 export const METADATA_LIST_MAX = 100;
@@ -86,7 +86,7 @@ function ftsQueryOf(searchString: string): string | null {
 /** E14: the caller's videos. */
 export async function searchVideoList(deps: ReadDeps, caller: Caller, searchString: string, page: Page) {
   const fts = ftsQueryOf(searchString);
-  const rows = fts ? await searchRanked(deps.db, scopeOf(caller), fts, undefined, page) : [];
+  const rows = fts ? await searchRanked(deps.db, scopeOf(caller), fts, undefined, page, deps.config.searchRankCandidates) : [];
   return rows.map((r) => searchRecord(r, deps.origins));
 }
 
@@ -98,7 +98,7 @@ export async function searchFeed(deps: ReadDeps, feedId: string, searchString: s
   if (!fts) return [];
   // A sub-organization's feed ranks among that sub-organization's documents only.
   const scope = { organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId };
-  const rows = await searchRanked(deps.db, scope, fts, await feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString()), page);
+  const rows = await searchRanked(deps.db, scope, fts, await feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString()), page, deps.config.searchRankCandidates);
   const windows = await syndicationsOf(deps.db, rows.map((r) => r.id));
   return rows.map((r) => feedSearchRecord(r, deps.origins, windows.get(r.id) ?? []));
 }
