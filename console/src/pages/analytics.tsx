@@ -194,30 +194,33 @@ export function Analytics() {
             {data.top.length === 0 ? (
               <p class="muted">No plays in this range.</p>
             ) : (
-              <table class="top-videos">
-                <thead>
-                  <tr>
-                    {topHeader.map((h) => (
-                      <th scope="col" key={h}>
-                        {h}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.top.map((t) => (
-                    <tr key={t.contentKey} data-content-key={t.contentKey}>
-                      <td>{t.contentKey}</td>
-                      <td>
-                        <a href={`#/video/${encodeURIComponent(t.contentKey)}`}>{t.title}</a>
-                      </td>
-                      <td>{t.video_played}</td>
-                      <td>{t.video_impression}</td>
-                      <td>{t.video_ended}</td>
+              // A region of its own that scrolls sideways if a phone is narrower than the table.
+              <div class="table-scroll" tabIndex={0} role="region" aria-label="Top videos table">
+                <table class="top-videos">
+                  <thead>
+                    <tr>
+                      {topHeader.map((h) => (
+                        <th scope="col" key={h}>
+                          {h}
+                        </th>
+                      ))}
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {data.top.map((t) => (
+                      <tr key={t.contentKey} data-content-key={t.contentKey}>
+                        <td>{t.contentKey}</td>
+                        <td>
+                          <a href={`#/video/${encodeURIComponent(t.contentKey)}`}>{t.title}</a>
+                        </td>
+                        <td>{t.video_played}</td>
+                        <td>{t.video_impression}</td>
+                        <td>{t.video_ended}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
             <button type="button" class="secondary" onClick={() => downloadCsv("top-videos.csv", topHeader, topCells)}>
               Download CSV: top videos
