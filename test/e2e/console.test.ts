@@ -60,7 +60,10 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     const url = `${service.baseUrl}/console/#/${route}`;
     if (page.url() === url) await page.reload();
     else await page.goto(url);
-    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+    const title = page.getByRole("heading", { level: 1, name: heading });
+    // The page, or the reason it could not load (its alert), named in the failure.
+    await title.or(page.getByRole("alert")).first().waitFor();
+    if (!(await title.isVisible())) throw new Error(`${route}: no "${heading}" heading; the page says: ${(await page.getByRole("alert").allTextContents()).join(" | ")}`);
   };
 
   beforeAll(async () => {
@@ -125,7 +128,10 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await job.getByLabel("Tags (comma-separated)").fill("boats");
     // The frame the browser shows is offered at once, where the service would take it (2 s in);
     // the publisher chooses a JPEG instead.
-    await expect.poll(() => job.getByTestId("thumbnail-from").textContent()).toBe("The frame at 2.0 s.");
+    // Each frame is drawn and encoded as a 1920x1080 JPEG in the page: seconds on a busy machine
+    // (expect.poll's 1 s default failed the next step about one run in three of this file alone).
+    const FRAME = { timeout: 15_000 };
+    await expect.poll(() => job.getByTestId("thumbnail-from").textContent(), FRAME).toBe("The frame at 2.0 s.");
     await job.getByLabel("Choose a JPEG (1920x1080)").setInputFiles(files.thumbnail);
     await expect.poll(() => job.getByTestId("thumbnail-from").textContent()).toBe("harbour.jpg.");
     await checkPage(page, "upload");
@@ -175,7 +181,10 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
         context.drawImage(img, 0, 0);
         return { size: [canvas.width, canvas.height], pixels: canvas.toDataURL("image/png") };
       });
-    await expect.poll(() => job.getByTestId("thumbnail-from").textContent()).toBe("The frame at 2.0 s.");
+    // Each frame is drawn and encoded as a 1920x1080 JPEG in the page: seconds on a busy machine
+    // (expect.poll's 1 s default failed the next step about one run in three of this file alone).
+    const FRAME = { timeout: 15_000 };
+    await expect.poll(() => job.getByTestId("thumbnail-from").textContent(), FRAME).toBe("The frame at 2.0 s.");
     const offered = await shownPixels();
     await job.locator("video").evaluate(async (video: HTMLVideoElement) => {
       const seeked = new Promise((resolve) => video.addEventListener("seeked", resolve, { once: true }));
@@ -183,8 +192,8 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
       await seeked;
     });
     await job.getByRole("button", { name: "Use the frame shown" }).click();
-    await expect.poll(() => job.getByTestId("thumbnail-from").textContent()).toBe("The frame at 10.0 s.");
-    await expect.poll(async () => (await shownPixels()).pixels !== offered.pixels).toBe(true);
+    await expect.poll(() => job.getByTestId("thumbnail-from").textContent(), FRAME).toBe("The frame at 10.0 s.");
+    await expect.poll(async () => (await shownPixels()).pixels !== offered.pixels, FRAME).toBe(true);
     expect((await shownPixels()).size).toEqual([1920, 1080]);
     await checkPage(page, "upload-frame");
     // What the page sends as the thumbnail is what the service serves afterwards.
