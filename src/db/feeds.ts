@@ -2,9 +2,8 @@
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
-import { feeds, organizations, type Feed } from "./schema";
+import { feeds, type Feed } from "./schema";
 
-/** A feed's owner and the owner's catalog version (what public reads of the feed are keyed by). */
 /** A feed's owner and version (the key of its public reads' edge-cache entries). */
 export async function findFeedVersion(db: Db, feedId: string): Promise<{ organizationId: number; version: number } | null> {
   const [row] = await db.select({ organizationId: feeds.organizationId, version: feeds.version }).from(feeds).where(eq(feeds.feedId, feedId)).limit(1);

@@ -3,7 +3,6 @@
 // closed since the cron's last run, at the instant given; counted by triggers per network,
 // organization and country (network_listing_counts).
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import { chunkRows, inList, runBatch, type Db } from "./client";
 import { contents, networkListingCounts, networkListings, networks, organizations, syndications } from "./schema";
 

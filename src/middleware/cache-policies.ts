@@ -20,10 +20,12 @@ export const CLOSED_STATS_TTL_SECONDS = 3600;
 /** Feed files: as long as their own max-age (they are republished within a minute of a change). */
 export const FEED_FILE_TTL_SECONDS = 60;
 
+/** A network listing shows the requester's country's videos: part of its key whatever the versions. */
+const networkCountry = (c: Context<AppEnv>) => requestCountry(c.req.raw) ?? "-";
+
 /** Network listings depend on the network's catalog and on the requester's country. */
 function networkParts(c: Context<AppEnv>) {
-  const org = c.get("auth").org;
-  return [`n${org.networkVersion}`, requestCountry(c.req.raw) ?? "-"];
+  return [`n${c.get("auth").org.networkVersion}`, networkCountry(c)];
 }
 
 interface CatalogReads {
@@ -41,10 +43,11 @@ interface CatalogReads {
 export function catalogPolicy(reads: CatalogReads = {}): CachePolicy {
   return (c) => {
     const org = c.get("auth").org;
-    const network = reads.network?.(c) ? networkParts(c) : [];
+    const showsNetwork = reads.network?.(c) ?? false;
+    const network = showsNetwork ? networkParts(c) : [];
     // Built from viewer rows: erasure must reach it at once, so never stale.
     if (reads.statistics?.(c)) return { parts: [`c${org.catalogVersion}`, `s${org.statsVersion}`, ...network], ttlSeconds: CATALOG_TTL_SECONDS };
-    return { parts: [`c${org.catalogVersion}`, ...network], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: network.slice(1) };
+    return { parts: [`c${org.catalogVersion}`, ...network], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: showsNetwork ? [networkCountry(c)] : [] };
   };
 }
 
