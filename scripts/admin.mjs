@@ -81,6 +81,34 @@ const orgOptions = {
 };
 const orgFields = (o) => ({ name: o.name, plan: o.plan, entitlements: list(o.entitlements), network: network(o.network) });
 
+/** --shard N → a non-negative integer (the server says whether that shard exists). */
+function shardNumber(value) {
+  if (!/^\d{1,2}$/.test(value ?? "")) throw new UsageError(`--shard must be a shard number (0, 1, …), not "${value}"`);
+  return Number(value);
+}
+
+function printShards({ shards, deadLetters }) {
+  const gb = (bytes) => (bytes === null ? "?" : `${(bytes / 1e9).toFixed(3)} GB`);
+  const rows = [
+    ["SHARD", "BINDING", "ORGS", "SIZE", "OF 10 GB", "EVENTS TODAY", "REJECTED", "REFUSED", "MAX LAG", "MOVES IN/OUT"],
+    ...shards.map((s) => [
+      String(s.shard),
+      s.binding,
+      String(s.organizations),
+      gb(s.sizeBytes),
+      s.usedPercent === null ? "?" : `${s.usedPercent}%`,
+      String(s.today.eventsCounted),
+      String(s.today.eventsRejected),
+      String(s.today.eventsRefused),
+      `${(s.today.maxLagMs / 1000).toFixed(1)} s`,
+      `${s.movesIn}/${s.movesOut}`,
+    ]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd());
+  console.log(`dead letters (all shards, parked in shard 0): ${deadLetters.count}${deadLetters.oldest ? `, oldest ${deadLetters.oldest}` : ""}`);
+}
+
 function printOrgTable({ organizations }) {
   if (organizations.length === 0) return console.log("No organizations.");
   const rows = [
@@ -103,7 +131,9 @@ function printOrgTable({ organizations }) {
  *   print      optional; default prints the JSON response
  *   secrets    true when the response holds credentials shown once (prints a warning)
  *   again      optional (response) → boolean: send the same request again while it says so
- *              (at most MAX_ROUNDS times), e.g. a replay that goes on while messages remain
+ *              (at most maxRounds, default MAX_ROUNDS, times), e.g. a replay that goes on while
+ *              messages remain
+ *   pauseMs    optional (response) → milliseconds to wait before the next round
  */
 const COMMANDS = [
   {
@@ -205,6 +235,44 @@ const COMMANDS = [
         syndications: syndications(o),
       },
     }),
+  },
+  {
+    name: "stats move",
+    args: ["organizationKey"],
+    options: { shard: { type: "string", hint: "N (0 = STATS_DB, n = STATS_DB_n)" } },
+    required: ["shard"],
+    summary:
+      "Move an organization's statistics to another shard while events keep arriving: copy, catch up, switch, verify, drop " +
+      "(one step per request, repeated until done; waits where the move says to)",
+    request: ({ organizationKey }, o) => ({
+      method: "POST",
+      path: `${ORG_PATH}/statistics/move`,
+      params: { organizationKey },
+      body: { shard: shardNumber(o.shard) },
+    }),
+    print: (r) =>
+      console.log(
+        r.stopped
+          ? `stopped: ${r.stopped}`
+          : `${r.organizationKey}: shard ${r.fromShard} → ${r.toShard}, ${r.phase}; ${r.rowsCopied} rows copied, ${r.rowsDropped} dropped` +
+              (r.retryAfterSeconds > 0 ? `; next step in ${r.retryAfterSeconds} s (cached credentials expire)` : ""),
+      ),
+    again: (r) => !r.done,
+    pauseMs: (r) => r.retryAfterSeconds * 1000,
+    maxRounds: 100_000,
+  },
+  {
+    name: "stats shards",
+    summary: "The statistics shards: size against D1's 10 GB, organizations, today's ingestion and queue lag, moves under way, dead letters",
+    request: () => ({ method: "GET", path: "/admin/statistics/shards" }),
+    print: printShards,
+  },
+  {
+    name: "stats ingestion",
+    args: ["organizationKey"],
+    options: { days: { type: "string", hint: "1-90 (default 7)" } },
+    summary: "What ingestion did for one organization per day (counted, rejected, refused, folded, queue lag), and its shard",
+    request: ({ organizationKey }, o) => ({ method: "GET", path: `${ORG_PATH}/ingestion`, params: { organizationKey }, query: o.days === undefined ? undefined : { days: o.days } }),
   },
   {
     name: "events dead-letters",
@@ -394,7 +462,9 @@ async function main(argv) {
   for (let round = 1; ; round++) {
     const result = await call(target, request);
     print(result);
-    if (!cmd.again?.(result) || round >= MAX_ROUNDS) break;
+    if (!cmd.again?.(result) || round >= (cmd.maxRounds ?? MAX_ROUNDS)) break;
+    const pause = cmd.pauseMs?.(result) ?? 0;
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
   }
   // stderr, so stdout stays plain JSON for piping into jq or a file.
   if (cmd.secrets) console.error(`\n${CREDENTIALS_WARNING}`);

@@ -21,7 +21,7 @@ import { constants as osConstants } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { hasFfmpeg, startFrameServer } from "./lib/frame-service.mjs";
-import { applyLocalMigrations, ROOT, spawnWrangler } from "./lib/wrangler.mjs";
+import { applyMigrations, ROOT, spawnWrangler } from "./lib/wrangler.mjs";
 
 const DEV_WORKER = join(ROOT, "scripts", "lib", "dev-worker.mjs");
 
@@ -191,7 +191,7 @@ await step("build the static assets", async () => {
 
 // The catalog (DB) and the statistics (STATS_DB) have a database and migrations each.
 await step("apply local D1 migrations", async () => {
-  for (const [binding, names] of Object.entries(await applyLocalMigrations({ persistTo }))) {
+  for (const [binding, names] of Object.entries(await applyMigrations({ persistTo }))) {
     say(names.length ? `applied ${names.length} D1 migration(s): ${names.join(", ")} (${binding})` : `D1 migrations (${binding}): up to date`);
   }
 });

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { applyLocalMigrations, ROOT } from "./lib/wrangler.mjs";
+import { applyMigrations, ROOT } from "./lib/wrangler.mjs";
 import {
   BULK_ORG_GLOB,
   STATEMENT_BYTES,
@@ -197,7 +197,7 @@ export async function seedBulk(options) {
   }
 
   // A fresh clone has no local database yet: prepare it as `npm run dev` does (idempotent).
-  const migrated = await applyLocalMigrations({ persistTo: options.persistTo });
+  const migrated = await applyMigrations({ persistTo: options.persistTo });
   for (const [binding, names] of Object.entries(migrated)) {
     if (names.length) console.log(`Applied ${names.length} D1 migration(s) to the local ${binding}: ${names.join(", ")}`);
   }

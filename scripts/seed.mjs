@@ -41,6 +41,8 @@ export const DEMO = {
       entitlements: [],
       network: "demo-network",
       subOrganizations: [],
+      // The second statistics shard (STATS_DB_1), so local development runs sharded statistics.
+      statsShard: 1,
     },
   ],
   // Published videos: one test clip each (DEMO_MEDIA), listed, searchable and playable at once.
@@ -211,13 +213,13 @@ const builders = [
   (data, now) =>
     data.organizations.map(
       (o) => `INSERT INTO organizations
-  (organization_key, name, sync_code, api_key, api_secret_hash, player_token_key, plan, entitlements, network_id, created_at)
+  (organization_key, name, sync_code, api_key, api_secret_hash, player_token_key, plan, entitlements, network_id, stats_shard, created_at)
 VALUES (${q(o.organizationKey)}, ${q(o.name)}, ${q(o.syncCode)}, ${q(o.apiKey)}, ${q(sha256Hex(o.apiSecret))},
-  ${q(sha256Hex(`player-token:v1:${o.apiSecret}`))}, ${q(o.plan)}, ${q(JSON.stringify(o.entitlements))}, ${networkId(o.network)}, ${q(now)})
+  ${q(sha256Hex(`player-token:v1:${o.apiSecret}`))}, ${q(o.plan)}, ${q(JSON.stringify(o.entitlements))}, ${networkId(o.network)}, ${o.statsShard ?? 0}, ${q(now)})
 ON CONFLICT(organization_key) DO UPDATE SET
   name = excluded.name, sync_code = excluded.sync_code, api_key = excluded.api_key,
   api_secret_hash = excluded.api_secret_hash, player_token_key = excluded.player_token_key, plan = excluded.plan,
-  entitlements = excluded.entitlements, network_id = excluded.network_id;`,
+  entitlements = excluded.entitlements, network_id = excluded.network_id;`, // stats_shard stays: only a move changes it
     ),
   (data, now) =>
     data.organizations.map(

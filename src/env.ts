@@ -3,8 +3,12 @@ import type { MediaTransformsBinding } from "./media/frames";
 export interface Env {
   /** The catalog database (video-catalog). */
   DB: D1Database;
-  /** The statistics database (video-catalog-stats): rollups, totals, ingestion bookkeeping. */
+  /**
+   * The statistics database (video-catalog-stats): rollups, totals, ingestion bookkeeping. Shard
+   * 0; STATS_DB_1 … STATS_DB_n are further shards (src/db/stats/shards.ts).
+   */
   STATS_DB: D1Database;
+  STATS_DB_1?: D1Database;
   /** Producer of the player event queue (video-catalog-events), consumed by src/queues/events.ts. */
   EVENTS_QUEUE: Queue<unknown>;
   MEDIA: R2Bucket;

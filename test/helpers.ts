@@ -51,18 +51,32 @@ export interface TestOrg {
 
 let orgCounter = 0;
 
+/**
+ * Creates an organization. Organizations go to the two statistics shards in turn (unless
+ * `statsShard` says), so every statistics test runs on the sharded layout and a file's
+ * organizations live in both.
+ */
 export async function createOrg(
-  options: { plan?: "standard" | "enterprise"; entitlements?: string[]; network?: string; key?: string } = {},
+  options: { plan?: "standard" | "enterprise"; entitlements?: string[]; network?: string; key?: string; statsShard?: number } = {},
 ): Promise<TestOrg> {
-  const organizationKey = options.key ?? `org${Date.now().toString(36)}${orgCounter++}${Math.random().toString(36).slice(2, 6)}`;
+  const n = orgCounter++;
+  const organizationKey = options.key ?? `org${Date.now().toString(36)}${n}${Math.random().toString(36).slice(2, 6)}`;
   const { res, body } = await admin("/admin/organizations", "POST", {
     organizationKey,
     plan: options.plan ?? "enterprise",
     entitlements: options.entitlements ?? [],
     ...(options.network && { network: options.network }),
+    statsShard: options.statsShard ?? (n + 1) % 2,
   });
   expect(res.status, JSON.stringify(body)).toBe(200);
   return { organizationKey, ...body.credentials };
+}
+
+/** The statistics database (shard) of an organization, for the tests' own queries. */
+export async function statsD1(org: TestOrg | { organizationKey: string }): Promise<D1Database> {
+  const shard = await env.DB.prepare("select stats_shard from organizations where organization_key = ?").bind(org.organizationKey).first<number>("stats_shard");
+  if (shard === null) throw new Error(`no organization ${org.organizationKey}`);
+  return shard === 0 ? env.STATS_DB : env.STATS_DB_1!;
 }
 
 export function writeHeaders(org: TestOrg, extra: Record<string, string> = {}): Record<string, string> {

@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { mintPlayerToken, playerTokenKey } from "../src/domain/stats/player-tokens";
 import { messageId } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
-import { admin, callJson, createOrg, ORIGIN, startOfAMinute, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import { admin, callJson, createOrg, statsD1, ORIGIN, startOfAMinute, writeHeaders, writeJson, type TestOrg } from "./helpers";
 import { createContent, eventsSettled, ingest, noteQueued, organizationId, postEvents } from "./fixtures/stats";
 
 afterEach(() => vi.useRealTimers());
@@ -15,7 +15,7 @@ afterEach(() => vi.useRealTimers());
 const today = () => new Date().toISOString().slice(0, 10);
 
 async function videoRows(org: TestOrg, contentKey: string) {
-  const { results } = await env.STATS_DB.prepare(
+  const { results } = await (await statsD1(org)).prepare(
     "select video_player_id as player, sum(video_played) as played from video_stats where content_key = ? group by video_player_id",
   )
     .bind(contentKey)
@@ -60,7 +60,7 @@ describe("free-form dimensions", () => {
     expect(rows.find((r) => r.player === "other")?.played).toBe(10);
     expect(rows.find((r) => r.player === "player-0")?.played).toBe(2);
     expect(rows.reduce((n, r) => n + r.played, 0)).toBe(1011);
-    const counter = await env.STATS_DB.prepare("select \"values\" from dimension_counts where day = ? and dimension = 'player_id' and organization_id = ?")
+    const counter = await (await statsD1(org)).prepare("select \"values\" from dimension_counts where day = ? and dimension = 'player_id' and organization_id = ?")
       .bind(today(), await organizationId(org))
       .first("values");
     expect(counter).toBe(1000);
@@ -74,7 +74,7 @@ describe("viewer identities per client IP", () => {
     const events = Array.from({ length: 25 }, (_, i) => ({ event: "video_played", contentKey: key, fingerprint: `fp${i}`, consent: true }));
     await ingest(org, events, { headers: { "CF-Connecting-IP": "198.51.100.20" } });
     await ingest(org, [{ event: "video_played", contentKey: key, fingerprint: "fp-elsewhere", consent: true }], { headers: { "CF-Connecting-IP": "198.51.100.21" } });
-    const { results } = await env.STATS_DB.prepare("select ip, fingerprint, video_played from viewer_stats where content_key = ? order by ip, fingerprint")
+    const { results } = await (await statsD1(org)).prepare("select ip, fingerprint, video_played from viewer_stats where content_key = ? order by ip, fingerprint")
       .bind(key)
       .all<{ ip: string; fingerprint: string; video_played: number }>();
     const fromFirst = results.filter((r) => r.ip === "198.51.100.20");
@@ -230,7 +230,7 @@ describe("a pool of addresses", () => {
     );
     expect(posted.map((p) => p.res.status)).toEqual(Array(25).fill(200));
     await eventsSettled(org);
-    const fingerprints = await env.STATS_DB.prepare("select fingerprint from viewer_stats where content_key = ?").bind(key).all<{ fingerprint: string }>();
+    const fingerprints = await (await statsD1(org)).prepare("select fingerprint from viewer_stats where content_key = ?").bind(key).all<{ fingerprint: string }>();
     expect(fingerprints.results.filter((r) => r.fingerprint !== "other")).toHaveLength(20);
     expect(fingerprints.results.filter((r) => r.fingerprint === "other").length).toBeGreaterThan(0);
   });
@@ -290,13 +290,13 @@ describe("a pool of addresses", () => {
     const ctx = createExecutionContext();
     await worker.queue(batch, { ...env, NEW_VIEWERS_PER_ORG_PER_DAY: "5" }, ctx);
     expect((await getQueueResult(batch, ctx)).ackAll).toBe(true);
-    const { results } = await env.STATS_DB.prepare("select ip, fingerprint, video_played from viewer_stats where content_key = ? order by fingerprint")
+    const { results } = await (await statsD1(org)).prepare("select ip, fingerprint, video_played from viewer_stats where content_key = ? order by fingerprint")
       .bind(key)
       .all<{ ip: string; fingerprint: string; video_played: number }>();
     expect(results.filter((r) => r.fingerprint !== "other")).toHaveLength(5);
     expect(results.filter((r) => r.fingerprint === "other")).toEqual([{ ip: "other", fingerprint: "other", video_played: 7 }]);
     // Every play is still counted in the video rows.
-    const played = await env.STATS_DB.prepare("select sum(video_played) as n from video_stats where content_key = ?").bind(key).first<number>("n");
+    const played = await (await statsD1(org)).prepare("select sum(video_played) as n from video_stats where content_key = ?").bind(key).first<number>("n");
     expect(played).toBe(12);
     const status = await writeJson(org, "GET", "/v2/ingestion?days=1");
     expect(status.body.data.ceilings).toEqual({ eventsPerMinute: 600_000, newViewersPerDay: 1_000_000, newViewersToday: 5 });

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, callJson, createOrg, dataUrlBytes, publishVideo, writeJson, type TestOrg } from "./helpers";
+import { admin, callJson, createOrg, statsD1, dataUrlBytes, publishVideo, writeJson, type TestOrg } from "./helpers";
 import { ingest } from "./fixtures/stats";
 
 const mp4 = dataUrlBytes(faststartUrl);
@@ -28,7 +28,7 @@ describe("erasure moves answers built from viewer rows at once", () => {
     expect(after.res.headers.get("X-Edge-Cache")).toBe("miss");
     expect(after.body).toMatchObject({ count: 0, data: [] });
     // The per-client caps' bookkeeping held the token's hash for a few days: gone too.
-    const kept = await env.STATS_DB.prepare("select count(*) as n from dimension_values where dimension like 'tput@%'").first<number>("n");
+    const kept = await (await statsD1(org)).prepare("select count(*) as n from dimension_values where dimension like 'tput@%'").first<number>("n");
     expect(kept).toBe(0);
   });
 });

@@ -1,9 +1,8 @@
 // Event ingestion (POST /v2/events): UTC-day bucketing, rollups, per-event rejections,
 // dimensions, consent, beacon bodies, limits and cost.
-import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { hashTput } from "../src/domain/stats/viewers";
-import { call, callJson, createOrg, type TestOrg } from "./helpers";
+import { call, callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, d1Cost, eventsSettled, ingest, localTimestamp, organizationId, postEvents, utcDayAgo } from "./fixtures/stats";
 
 let org: TestOrg;
@@ -12,7 +11,7 @@ let key: string;
 
 /** The consumer's figures for the organization, summed over the days. */
 async function ingestionDays(o: TestOrg) {
-  const row = await env.STATS_DB.prepare(
+  const row = await (await statsD1(o)).prepare(
     "select coalesce(sum(events_counted), 0) as counted, coalesce(sum(events_rejected), 0) as rejected, max(last_rejection) as last from ingestion_days where organization_id = ?",
   )
     .bind(await organizationId(o))
@@ -20,8 +19,8 @@ async function ingestionDays(o: TestOrg) {
   return row!;
 }
 
-function videoRows(contentKey: string) {
-  return env.STATS_DB.prepare("select * from video_stats where content_key = ? order by date, country, video_device_type, video_player_id")
+async function videoRows(contentKey: string, o: TestOrg = org) {
+  return (await statsD1(o)).prepare("select * from video_stats where content_key = ? order by date, country, video_device_type, video_player_id")
     .bind(contentKey)
     .all<Record<string, string | number>>()
     .then((r) => r.results);
@@ -135,12 +134,12 @@ describe("rollups", () => {
       ],
       { country: "FR" },
     );
-    const ads = (await env.STATS_DB.prepare("select * from ad_stats where content_key = ? order by ad_position desc").bind(k).all()).results;
+    const ads = (await (await statsD1(org)).prepare("select * from ad_stats where content_key = ? order by ad_position desc").bind(k).all()).results;
     expect(ads).toEqual([
       expect.objectContaining({ ad_country: "FR", ad_creative: "cr1", ad_device_type: "Desktop", ad_player_id: "p", ad_position: "preroll", ad_system: "vast", ad_impression: 1, ad_25: 1, ad_clicked: 0 }),
       expect.objectContaining({ ad_country: "FR", ad_creative: "none", ad_position: "none", ad_system: "none", ad_player_id: "none", ad_clicked: 1 }),
     ]);
-    const shop = (await env.STATS_DB.prepare("select * from ecommerce_stats where content_key = ? order by ecommerce_key").bind(k).all()).results;
+    const shop = (await (await statsD1(org)).prepare("select * from ecommerce_stats where content_key = ? order by ecommerce_key").bind(k).all()).results;
     expect(shop).toEqual([
       expect.objectContaining({ ecommerce_key: "none", device_type: "Mobile", ecommerce_bar_shown: 1, ecommerce_clicked: 0 }),
       expect.objectContaining({ ecommerce_key: "shoe", device_type: "Mobile", ecommerce_clicked: 1, ecommerce_visible: 1 }),
@@ -151,7 +150,7 @@ describe("rollups", () => {
     const k = await createContent(org);
     await ingest(org, [{ event: "video_played", contentKey: k }, { event: "ad_done", contentKey: k }], { country: "XX" });
     expect((await videoRows(k))[0]!.country).toBe("none");
-    expect(await env.STATS_DB.prepare("select ad_country from ad_stats where content_key = ?").bind(k).first("ad_country")).toBe("none");
+    expect(await (await statsD1(org)).prepare("select ad_country from ad_stats where content_key = ?").bind(k).first("ad_country")).toBe("none");
   });
 });
 
@@ -171,14 +170,14 @@ describe("viewer rows", () => {
       ],
       { country: "US", headers: { "CF-Connecting-IP": "203.0.113.7" } },
     );
-    const rows = (await env.STATS_DB.prepare("select * from viewer_stats where content_key = ? order by ad_position").bind(k).all()).results;
+    const rows = (await (await statsD1(org)).prepare("select * from viewer_stats where content_key = ? order by ad_position").bind(k).all()).results;
     const hash = await hashTput(orgId, "user-42");
     expect(rows).toEqual([
       expect.objectContaining({ ad_position: "midroll", ad_done: 1, video_played: 0, country: "USA", ip: "203.0.113.7", fingerprint: "fp-1", tput_hash: hash }),
       expect.objectContaining({ ad_position: "none", video_played: 1, video_paused: 1, ad_done: 0, device_type: "Desktop" }),
     ]);
     // The token itself is stored nowhere.
-    const dump = JSON.stringify((await env.STATS_DB.prepare("select * from viewer_stats where content_key = ?").bind(k).all()).results);
+    const dump = JSON.stringify((await (await statsD1(org)).prepare("select * from viewer_stats where content_key = ?").bind(k).all()).results);
     expect(dump).not.toContain("user-42");
     // The video rows counted all three plays.
     expect((await videoRows(k))[0]).toMatchObject({ video_played: 3, video_pause: 1, video_impression: 1 });
@@ -188,8 +187,8 @@ describe("viewer rows", () => {
     const plain = await createOrg();
     const k = await createContent(plain);
     await ingest(plain, [{ event: "video_played", contentKey: k, fingerprint: "fp", consent: true }]);
-    expect(await env.STATS_DB.prepare("select count(*) as n from viewer_stats where content_key = ?").bind(k).first("n")).toBe(0);
-    expect((await videoRows(k))[0]).toMatchObject({ video_played: 1 });
+    expect(await (await statsD1(plain)).prepare("select count(*) as n from viewer_stats where content_key = ?").bind(k).first("n")).toBe(0);
+    expect((await videoRows(k, plain))[0]).toMatchObject({ video_played: 1 });
   });
 
   it("hashes tput per organization with SHA-256 of tput:v1:<org id>:<tput>", async () => {
@@ -244,7 +243,7 @@ describe("rejected events", () => {
     ]);
     await eventsSettled(org);
     expect((await videoRows(k)).reduce((n, r) => n + Number(r.played_1s), 0)).toBe(2);
-    expect(await env.STATS_DB.prepare("select count(*) as n from video_stats where content_key in (?, 'nope')").bind(foreign).first("n")).toBe(0);
+    expect(await (await statsD1(org)).prepare("select count(*) as n from video_stats where content_key in (?, 'nope')").bind(foreign).first("n")).toBe(0);
     // The consumer's refusals are counted for the organization, with the last reason.
     const after = await ingestionDays(org);
     expect(after.rejected - before.rejected).toBe(2);
@@ -353,9 +352,10 @@ describe("the request", () => {
     expect(cost.queries).toBeLessThanOrEqual(1);
     await eventsSettled(org);
     const inKeys = `content_key in (${keys.map(() => "?").join()})`;
-    const total = () => env.STATS_DB.prepare(`select sum(played_1s) as n from video_stats where ${inKeys}`).bind(...keys).first("n");
+    const stats = await statsD1(org);
+    const total = () => stats.prepare(`select sum(played_1s) as n from video_stats where ${inKeys}`).bind(...keys).first("n");
     const rows = () =>
-      env.STATS_DB.prepare(
+      stats.prepare(
         `select (select count(*) from video_stats where ${inKeys}) + (select count(*) from ad_stats where ${inKeys}) +
                 (select count(*) from ecommerce_stats where ${inKeys}) + (select count(*) from viewer_stats where ${inKeys}) as n`,
       )

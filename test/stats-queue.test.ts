@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { consumeEventMessages, consumerDatabase } from "../src/domain/stats/consume";
 import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
-import { admin, callJson, createOrg, writeHeaders, type TestOrg } from "./helpers";
+import { admin, callJson, createOrg, statsD1, writeHeaders, type TestOrg } from "./helpers";
 import { createContent, organizationId } from "./fixtures/stats";
 
 const EVENTS_QUEUE = "video-catalog-events";
@@ -16,10 +16,13 @@ const DAY = "2026-03-10";
 
 let org: TestOrg;
 let orgId: number;
+/** The organization's statistics shard (STATS_DB_1: the first organization of a file goes there). */
+let stats: D1Database;
 
 beforeAll(async () => {
-  org = await createOrg({ entitlements: ["enterprise_player", "viewer_analytics", "ecommerce"] });
+  org = await createOrg({ entitlements: ["enterprise_player", "viewer_analytics", "ecommerce"], statsShard: 1 });
   orgId = await organizationId(org);
+  stats = await statsD1(org);
 });
 
 /** A message as POST /v2/events queues it: `n` plays of a content key on DAY. */
@@ -40,6 +43,8 @@ interface QueueOutcome {
   outcome: string;
   ackAll: boolean;
   retryBatch: { retry: boolean; delaySeconds?: number };
+  explicitAcks: string[];
+  retryMessages: { msgId: string; delaySeconds?: number }[];
 }
 
 /** Hands a batch of these bodies to the worker's queue handler, as the queue would, and returns what it acknowledged or retried. */
@@ -53,14 +58,14 @@ async function deliver(queue: string, bodies: unknown[], attempts = 1): Promise<
   return getQueueResult(batch, ctx);
 }
 
-async function played(contentKey: string): Promise<number> {
-  return (await env.STATS_DB.prepare("select coalesce(sum(video_played), 0) as n from video_stats where content_key = ?").bind(contentKey).first<number>("n"))!;
+async function played(contentKey: string, db = stats): Promise<number> {
+  return (await db.prepare("select coalesce(sum(video_played), 0) as n from video_stats where content_key = ?").bind(contentKey).first<number>("n"))!;
 }
 
 async function totalsPlayed(contentKey: string) {
   return Promise.all(
     ["video_day_totals", "video_month_totals"].map(
-      async (t) => (await env.STATS_DB.prepare(`select coalesce(sum(video_played), 0) as n from ${t} where content_key = ?`).bind(contentKey).first<number>("n"))!,
+      async (t) => (await stats.prepare(`select coalesce(sum(video_played), 0) as n from ${t} where content_key = ?`).bind(contentKey).first<number>("n"))!,
     ),
   );
 }
@@ -101,7 +106,7 @@ describe("exactly-once counting", () => {
     const bodies = [message(k, 1), message(k, 6)];
     const results = await Promise.all([deliver(EVENTS_QUEUE, bodies), deliver(EVENTS_QUEUE, bodies)]);
     // Both read "not counted yet"; the transaction of the second fails on the first recorded id.
-    const retried = results.filter((r) => r.retryBatch.retry);
+    const retried = results.filter((r) => r.retryMessages.length === bodies.length && r.explicitAcks.length === 0);
     const acked = results.filter((r) => r.ackAll);
     expect(retried).toHaveLength(1);
     expect(acked).toHaveLength(1);
@@ -146,12 +151,13 @@ describe("D1 cost of a batch", () => {
     };
     const ten = await statements(10);
     const hundred = await statements(100);
-    // Reads: counted ids, the organization, its content keys, the dimension values and their
-    // counts, then the viewers' (the organization's ceiling) values and counts. One write batch:
+    // Reads: counted ids, the organization, the moves of its statistics (none), its content
+    // keys, the dimension values and their counts, then the viewers' (the organization's
+    // ceiling) values and counts. One write batch:
     // the ids, two of cardinality bookkeeping, four tables (rollup and three totals) for each of
     // video, ad, viewer and ecommerce, and the ingestion figures. Then the organizations'
     // statistics version in the catalog.
-    expect(hundred).toBe(7 + 1 + 2 + 16 + 1 + 1);
+    expect(hundred).toBe(8 + 1 + 2 + 16 + 1 + 1);
     expect(ten).toBe(hundred);
   });
 });
@@ -171,10 +177,38 @@ describe("the statistics version", () => {
   });
 });
 
+describe("a batch across shards", () => {
+  it("counts each shard's part in its own transaction; a part that fails is retried alone and counts nothing", async () => {
+    const other = await createOrg({ statsShard: 0 });
+    const otherId = await organizationId(other);
+    const [k, otherKey] = [await createContent(org), await createContent(other)];
+    const ours = [message(k, 2), message(k, 3)];
+    const theirs = { ...message(otherKey, 4), organizationId: otherId };
+    // Shard 1 refuses this organization's counts (the fence a move sets): its part fails.
+    await stats.prepare("insert into closed_organizations (organization_id, closed_at) values (?, ?)").bind(orgId, new Date().toISOString()).run();
+    try {
+      const result = await deliver(EVENTS_QUEUE, [...ours, theirs]);
+      expect(result.ackAll).toBe(false);
+      expect(result.retryMessages.map((m) => m.msgId).sort()).toEqual([`delivery-${deliveries - 2}`, `delivery-${deliveries - 1}`].sort());
+      expect(result.explicitAcks).toEqual([`delivery-${deliveries}`]);
+      expect(await played(otherKey, env.STATS_DB)).toBe(4);
+      expect(await played(k)).toBe(0);
+      // Nothing of the failed part was recorded either: the retry counts it.
+      expect(await stats.prepare("select count(*) as n from ingested_messages where id in (?, ?)").bind(ours[0]!.id, ours[1]!.id).first("n")).toBe(0);
+    } finally {
+      await stats.prepare("delete from closed_organizations where organization_id = ?").bind(orgId).run();
+    }
+    expect((await deliver(EVENTS_QUEUE, [...ours, theirs], 2)).ackAll).toBe(true);
+    expect(await played(k)).toBe(5);
+    expect(await played(otherKey, env.STATS_DB)).toBe(4);
+  });
+});
+
 describe("messages that cannot be counted", () => {
   it("parks an unreadable message at once instead of retrying it", async () => {
     const result = await deliver(EVENTS_QUEUE, [{ v: 99, what: "not an events message" }]);
     expect(result).toMatchObject({ ackAll: true, retryBatch: { retry: false } });
+    // Dead letters of every shard are parked in shard 0.
     const parked = await env.STATS_DB.prepare("select reason from dead_letters where body like '%not an events message%'").first<string>("reason");
     expect(parked).toMatch(/^unreadable: /);
   });

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { VIDEO_COUNTERS, AD_COUNTERS, ECOMMERCE_COUNTERS } from "../src/shared/counters";
-import { admin, callJson, createOrg, writeJson, type TestOrg } from "./helpers";
+import { admin, callJson, createOrg, statsD1, writeJson, type TestOrg } from "./helpers";
 import { createContent, d1Cost, ingest, organizationId, report, utcDayAgo } from "./fixtures/stats";
 
 let org: TestOrg;
@@ -138,7 +138,7 @@ describe("E8 get_video_reports", () => {
     const big = await createOrg({ entitlements: ["enterprise_player"] });
     const id = await organizationId(big);
     // Straight into the rollup (10,001 rows through the queue would only slow the test down).
-    await env.STATS_DB.prepare(
+    await (await statsD1(big)).prepare(
       `with recursive n(i) as (select 1 union all select i + 1 from n where i < 10001)
        insert into video_stats (organization_id, date, content_key, video_player_id, video_played) select ?, ?, 'bulk', printf('p%05d', i), 1 from n`,
     )

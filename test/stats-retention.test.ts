@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { MESSAGE_IDS_KEPT_DAYS } from "../src/domain/stats/consume";
 import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
-import { createOrg, type TestOrg } from "./helpers";
+import { createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, organizationId, report } from "./fixtures/stats";
 
 /** The cron runs on 2026-03-31: thirteen months back is 2025-02-28 (February has no 31st). */
@@ -44,8 +44,9 @@ async function runCron(vars: Record<string, string> = {}) {
   await waitOnExecutionContext(ctx);
 }
 
-const count = (sql: string, ...params: unknown[]) =>
-  env.STATS_DB.prepare(sql)
+const count = async (sql: string, ...params: unknown[]) =>
+  (await statsD1(org))
+    .prepare(sql)
     .bind(...params)
     .first<number>("n");
 
@@ -60,7 +61,7 @@ describe("viewer rows", () => {
     await deliver([viewerMessage("2025-02-27", Date.now()), viewerMessage("2025-02-28", Date.now()), viewerMessage("2026-03-01", Date.now())]);
     expect(await count("select count(*) as n from viewer_stats where organization_id = ?", orgId)).toBe(3);
     await runCron();
-    const { results } = await env.STATS_DB.prepare("select date from viewer_stats where organization_id = ? order by date").bind(orgId).all<{ date: string }>();
+    const { results } = await (await statsD1(org)).prepare("select date from viewer_stats where organization_id = ? order by date").bind(orgId).all<{ date: string }>();
     expect(results.map((r) => r.date)).toEqual(["2025-02-28", "2026-03-01"]);
     const { body } = await report("/prod/get_viewer_reports", org, { start_date: "2025-02-20", end_date: "2025-03-05" });
     expect(body.data.map((r: any) => r.date.slice(0, 10))).toEqual(["2025-02-28"]);

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
 import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../src/shared/counters";
-import { callJson, createOrg, type TestOrg } from "./helpers";
+import { callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, organizationId, report } from "./fixtures/stats";
 
 /** The seed of the random data: a failure names it, and the same seed gives the same data. */
@@ -134,10 +134,11 @@ describe("totals equal the sums of the daily rows", () => {
         [`select date, ${sums} from ${name}_stats where organization_id = ?1 group by date`, `select date, ${cols} from ${name}_org_day_totals where organization_id = ?1`],
       ];
       for (const [fromRows, fromTotals] of forms) {
-        const count = await env.STATS_DB.prepare(`select count(*) as n from (${fromTotals})`).bind(orgId).first<number>("n");
+        const stats = await statsD1(org);
+        const count = await stats.prepare(`select count(*) as n from (${fromTotals})`).bind(orgId).first<number>("n");
         expect(count, `${name}: ${fromTotals}`).toBeGreaterThan(0);
         for (const [a, b] of [[fromRows, fromTotals], [fromTotals, fromRows]]) {
-          const { results } = await env.STATS_DB.prepare(`${a} except ${b}`).bind(orgId).all();
+          const { results } = await stats.prepare(`${a} except ${b}`).bind(orgId).all();
           expect(results, `seed ${SEED}, ${name}: ${a} except ${b}`).toEqual([]);
         }
       }

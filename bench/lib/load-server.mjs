@@ -11,7 +11,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmS
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { applyLocalMigrations } from "../../scripts/lib/wrangler.mjs";
+import { applyMigrations } from "../../scripts/lib/wrangler.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DEFAULT_STATE = join(ROOT, ".wrangler", "state");
@@ -53,7 +53,7 @@ export async function prepareState({ persistTo = DEFAULT_STATE } = {}) {
     await runNode([join(ROOT, "scripts", "build-assets.mjs")]);
     lines.push("built the static assets (dist/public)");
   }
-  await applyLocalMigrations({ persistTo: resolve(persistTo) });
+  await applyMigrations({ persistTo: resolve(persistTo) });
   lines.push("D1 migrations applied (catalog and statistics)");
   lines.push(await runNode([join(ROOT, "scripts", "seed.mjs"), "--brief", "--persist-to", resolve(persistTo)]));
   return lines;

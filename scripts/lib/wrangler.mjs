@@ -1,7 +1,7 @@
 // Shared helpers for the dev, seed and admin scripts: the project root and running wrangler
 // as a child process.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -48,14 +48,24 @@ export function runWrangler(args, { quiet = false } = {}) {
 }
 
 /**
- * Applies the pending D1 migrations of both local databases (the catalog, DB, and the
- * statistics, STATS_DB) in wrangler's local state, or in persistTo. Idempotent. Answers the
- * names of the migrations applied now, per binding.
+ * The D1 bindings of wrangler.toml, in its order: DB (the catalog), then the statistics shards
+ * STATS_DB, STATS_DB_1, … (however many it declares: the shard count is configuration).
  */
-export async function applyLocalMigrations({ persistTo } = {}) {
+export function d1Bindings() {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  return [...toml.matchAll(/\[\[d1_databases\]\][^[]*?binding\s*=\s*"([^"]+)"/g)].map((m) => String(m[1]));
+}
+
+/**
+ * Applies the pending D1 migrations of every database of wrangler.toml (the catalog, DB, and
+ * each statistics shard) in wrangler's local state or in persistTo, or with remote: true in the
+ * deployed databases. Idempotent. Answers the names of the migrations applied now, per binding.
+ */
+export async function applyMigrations({ persistTo, remote = false } = {}) {
   const applied = {};
-  for (const binding of ["DB", "STATS_DB"]) {
-    const out = await runWrangler(["d1", "migrations", "apply", binding, "--local", ...(persistTo ? ["--persist-to", persistTo] : [])], { quiet: true });
+  for (const binding of d1Bindings()) {
+    const where = remote ? ["--remote"] : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+    const out = await runWrangler(["d1", "migrations", "apply", binding, ...where], { quiet: true });
     // wrangler redraws its progress table per migration: each name once.
     applied[binding] = [...new Set(out.split("\n").filter((l) => /│ \S+\.sql\s+│ ✅/.test(l)).map((l) => l.split("│")[1].trim()))];
   }

@@ -32,6 +32,7 @@ const withNetwork = {
   networkId: organizations.networkId,
   catalogVersion: organizations.catalogVersion,
   statsVersion: organizations.statsVersion,
+  statsShard: organizations.statsShard,
   createdAt: organizations.createdAt,
   // Aliased: the metered D1 driver keys raw rows by column name, and both tables have "name".
   networkName: sql<string | null>`${networks.name}`.as("network_name"),
@@ -107,6 +108,7 @@ export interface NewOrganization {
   plan: Plan;
   entitlements: Entitlement[];
   networkId: number | null;
+  statsShard: number;
   syncCode: string;
   apiKey: string;
   apiSecretHash: string;
@@ -123,6 +125,7 @@ export async function insertOrganization(db: Db, org: NewOrganization): Promise<
       plan: org.plan,
       entitlements: org.entitlements,
       networkId: org.networkId,
+      statsShard: org.statsShard,
       syncCode: org.syncCode,
       apiKey: org.apiKey,
       apiSecretHash: org.apiSecretHash,
@@ -223,4 +226,10 @@ export async function bumpStatsVersion(db: Db, organizationIds: number | readonl
 /** Deletes the organization; its catalog rows cascade (its statistics live in the statistics database). */
 export async function deleteOrganization(db: Db, organizationId: number): Promise<void> {
   await db.delete(organizations).where(eq(organizations.id, organizationId));
+}
+
+/** How many organizations each statistics shard holds. */
+export async function organizationsPerStatsShard(db: Db): Promise<Map<number, number>> {
+  const rows = await db.select({ shard: organizations.statsShard, n: sql<number>`count(*)` }).from(organizations).groupBy(organizations.statsShard);
+  return new Map(rows.map((r) => [r.shard, r.n]));
 }

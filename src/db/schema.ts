@@ -4,9 +4,9 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-import { CONTENT_STATUSES, LABEL_KINDS, PLANS, type Entitlement } from "../shared/vocabulary";
+import { CONTENT_STATUSES, LABEL_KINDS, PLANS, STATS_MOVE_PHASES, type Entitlement } from "../shared/vocabulary";
 
-export type { ContentStatus, Entitlement, LabelKind, Plan } from "../shared/vocabulary";
+export type { ContentStatus, Entitlement, LabelKind, Plan, StatsMovePhase } from "../shared/vocabulary";
 
 export const networks = sqliteTable("networks", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -41,8 +41,40 @@ export const organizations = sqliteTable("organizations", {
   catalogVersion: integer("catalog_version").notNull().default(0),
   /** Bumped when statistics change other than by new events (erasure): part of report cache keys. */
   statsVersion: integer("stats_version").notNull().default(0),
+  /**
+   * The statistics database (shard) holding the organization's statistics: 0 is STATS_DB, n is
+   * STATS_DB_n (src/db/stats/shards.ts). Changed only by a move (src/domain/stats/shard-moves.ts).
+   */
+  statsShard: integer("stats_shard").notNull().default(0),
   createdAt: text("created_at").notNull(),
 });
+
+/**
+ * An organization's statistics on their way to another shard (docs/statistics.md "Moving an
+ * organization"): at most one move per organization, advanced a bounded step at a time by
+ * `npm run admin -- stats move` and by the cron. A finished move (`done`) is kept while the old
+ * shard still holds message ids the consumer must not count again (MESSAGE_IDS_KEPT_DAYS).
+ */
+export const statsMoves = sqliteTable("stats_moves", {
+  organizationId: integer("organization_id")
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: "cascade" }),
+  fromShard: integer("from_shard").notNull(),
+  toShard: integer("to_shard").notNull(),
+  phase: text("phase", { enum: STATS_MOVE_PHASES }).notNull(),
+  /** Days before it cannot change any more while events keep arriving: copied in the `copy` phase. */
+  settledBefore: text("settled_before").notNull(),
+  /** Where the phase stopped: the table and the last key copied or dropped (JSON). */
+  cursor: text("cursor"),
+  rowsCopied: integer("rows_copied").notNull().default(0),
+  rowsDropped: integer("rows_dropped").notNull().default(0),
+  startedAt: text("started_at").notNull(),
+  /** When the organization's shard changed (the end of the catch-up). */
+  switchedAt: text("switched_at"),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export type StatsMove = typeof statsMoves.$inferSelect;
 
 export const subOrganizations = sqliteTable(
   "sub_organizations",

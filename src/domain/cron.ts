@@ -3,7 +3,8 @@
 // (content/sweep.ts), and the statistics' housekeeping: the cardinality bookkeeping of days no
 // event can reach any more, the ids of counted queue messages no delivery can repeat any more,
 // and viewer rows past their retention period.
-import { statsDbBeside } from "../db/stats/client";
+import { everyStatsShard } from "../db/stats/shards";
+import { advanceStatsMoves } from "./stats/shard-moves";
 import { purgeDimensionValues } from "../db/stats/dimensions";
 import { utcDay } from "../shared/dates";
 import { purgeExpiredSessions } from "./console/sessions";
@@ -22,10 +23,20 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   const uploads = await sweepUploads(deps);
   // Events older than EVENTS_MAX_AGE_DAYS are refused, so their days' values are no longer needed.
   const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * 86_400_000);
-  const dimensionValuesPurged = await purgeDimensionValues(statsDbBeside(deps.db), oldestDay);
+  const dimensionValuesPurged = (await Promise.all(everyStatsShard(deps.db).map(({ db }) => purgeDimensionValues(db, oldestDay)))).reduce((a, b) => a + b, 0);
+  const statsMoves = await advanceStatsMoves(deps.db, deps.config, deps.now);
   const messageIdsPurged = await purgeCountedMessageIds(deps.db, deps.now);
   const viewers = await purgeExpiredViewerRows(deps.db, deps.now, deps.config.viewerRowsRetentionMonths);
   const webhooks = await runWebhookCron(deps);
   const consoleSessionsPurged = await purgeExpiredSessions(deps);
-  return { ...feeds, uploads, dimensionValuesPurged, messageIdsPurged, viewerRowsPurged: viewers.purged, webhooks, consoleSessionsPurged };
+  return {
+    ...feeds,
+    uploads,
+    dimensionValuesPurged,
+    messageIdsPurged,
+    viewerRowsPurged: viewers.purged,
+    statsMoves: { advanced: statsMoves.advanced.length, forgotten: statsMoves.forgotten },
+    webhooks,
+    consoleSessionsPurged,
+  };
 }

@@ -21,6 +21,8 @@ import {
   type OrganizationWithNetwork,
 } from "../db/organizations";
 import type { Entitlement, Plan } from "../db/schema";
+import { DEFAULT_SHARD, isStatsShard, statsShardCount } from "../db/stats/shards";
+import { findStatsMove } from "../db/stats-moves";
 import { randomAlphanumeric, randomToken, sha256Hex } from "../shared/crypto";
 import { invalid, notFound } from "../shared/errors";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
@@ -28,6 +30,7 @@ import { frameThumbnailKey, thumbnailKey } from "../storage/layout";
 import { forgetOrganization } from "./recent-lookups";
 import { catalogChanged } from "./catalog-changed";
 import { eraseOrganizationStatistics } from "./stats/erasure";
+import { moveStatus } from "./stats/shard-moves";
 import { playerTokenKey } from "./stats/player-tokens";
 import type { Deps } from "./deps";
 import { feedFileStore } from "./feeds/publisher";
@@ -62,19 +65,25 @@ export function organizationView(org: OrganizationWithNetwork) {
   };
 }
 
+/** The operator's view: the organization's, and where its statistics live. */
+export function operatorOrganizationView(org: OrganizationWithNetwork) {
+  return { ...organizationView(org), statsShard: org.statsShard };
+}
+
 type OrgDeps = Pick<Deps, "db" | "now">;
 
 export async function listOrganizations(deps: Pick<Deps, "db">) {
-  return (await listOrganizationRows(deps.db)).map(organizationView);
+  return (await listOrganizationRows(deps.db)).map(operatorOrganizationView);
 }
 
 /** An organization and its sub-organizations. */
 export async function showOrganization(deps: Pick<Deps, "db">, organizationKey: string) {
   const org = await loadOrganization(deps, organizationKey);
-  const subs = await listSubOrganizations(deps.db, org.id);
+  const [subs, move] = await Promise.all([listSubOrganizations(deps.db, org.id), findStatsMove(deps.db, org.id)]);
   return {
-    organization: organizationView(org),
+    organization: operatorOrganizationView(org),
     subOrganizations: subs.map((s) => ({ name: s.name, mmiKey: s.mmiKey, createdAt: s.createdAt })),
+    statisticsMove: move ? moveStatus(org.organizationKey, move) : null,
   };
 }
 
@@ -108,14 +117,19 @@ export interface NewOrganizationInput {
   plan: Plan;
   entitlements: Entitlement[];
   network?: string | null;
+  /** The statistics shard (default 0, STATS_DB). */
+  statsShard?: number;
 }
 
 export async function createOrganization(deps: OrgDeps, input: NewOrganizationInput) {
   if (await findOrganizationByKey(deps.db, input.organizationKey)) {
     throw invalid(`organizationKey: ${input.organizationKey} is already in use`);
   }
+  const statsShard = input.statsShard ?? DEFAULT_SHARD;
+  if (!isStatsShard(statsShard)) throw invalid(`statsShard: ${statsShard} is not a statistics shard of this worker (0 to ${statsShardCount() - 1})`);
   const credentials = generateCredentials();
   await insertOrganization(deps.db, {
+    statsShard,
     organizationKey: input.organizationKey,
     name: input.name ?? input.organizationKey,
     plan: input.plan,
@@ -128,7 +142,7 @@ export async function createOrganization(deps: OrgDeps, input: NewOrganizationIn
     tokenHash: await sha256Hex(credentials.apiToken),
     now: deps.now.toISOString(),
   });
-  return { organization: organizationView(await loadOrganization(deps, input.organizationKey)), credentials };
+  return { organization: operatorOrganizationView(await loadOrganization(deps, input.organizationKey)), credentials };
 }
 
 export interface OrganizationChanges {
@@ -161,7 +175,7 @@ export async function changeOrganization(deps: OrgDeps, organizationKey: string,
     await refreshOrganizationListings(deps.db, org.id, deps.now.toISOString());
   }
   forgetOrganization(org.id, org.networkId);
-  return organizationView(await loadOrganization(deps, organizationKey));
+  return operatorOrganizationView(await loadOrganization(deps, organizationKey));
 }
 
 export async function createSubOrganization(deps: OrgDeps, organizationKey: string, input: { name: string; mmiKey?: string }) {

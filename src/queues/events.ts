@@ -15,9 +15,10 @@ const RETRY_DELAY_SECONDS = 5;
 
 
 /**
- * Counts a batch in one D1 transaction and acknowledges every message; on failure retries them
- * all (nothing of the batch was counted). After max_retries the queue moves a message to the
- * dead-letter queue.
+ * Counts a batch (one D1 transaction per statistics shard) and acknowledges what is settled; the
+ * messages of a shard whose transaction failed, and those held back by a move, are retried (a
+ * shard's part counts nothing when it fails). When the catalog cannot be read, the whole batch
+ * is retried. After max_retries the queue moves a message to the dead-letter queue.
  */
 export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const started = Date.now();
@@ -35,13 +36,19 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
       limits,
       new Date(),
     );
-    batch.ackAll();
-    const { organizations, ...totals } = report;
+    const retry = new Set(report.retry);
+    if (retry.size === 0) batch.ackAll();
+    else for (const m of batch.messages) retry.has(m.id) ? m.retry({ delaySeconds: RETRY_DELAY_SECONDS }) : m.ack();
+    const { organizations, retry: _retried, failedShards, ...totals } = report;
+    for (const f of failedShards) {
+      console.error(JSON.stringify({ level: "error", msg: "event batch part not counted; retried", shard: f.shard, error: f.error }));
+    }
     console.log(
       JSON.stringify({
         msg: "events counted",
         queue: batch.queue,
         ...totals,
+        retried: retry.size,
         counted: organizations.reduce((n, o) => n + o.counted, 0),
         rejected: organizations.reduce((n, o) => n + o.rejected, 0),
         folded: organizations.reduce((n, o) => n + o.folded, 0),

@@ -1,6 +1,6 @@
 // zod schemas of the operator API (/admin/*).
 import { z } from "@hono/zod-openapi";
-import { ENTITLEMENTS, PLANS } from "../shared/vocabulary";
+import { ENTITLEMENTS, PLANS, STATS_MOVE_PHASES } from "../shared/vocabulary";
 import { isAlpha3 } from "../shared/geo";
 import { CONTENT_KEY_PATTERN, KEY_PATTERN } from "../shared/ids";
 
@@ -18,6 +18,7 @@ export const organizationView = z
     entitlements: z.array(z.enum(ENTITLEMENTS)),
     network: z.string().nullable(),
     playerTokensRequired: z.boolean().openapi({ description: "Events without a valid signed player token are refused" }),
+    statsShard: z.number().int().openapi({ description: "The statistics database holding its statistics: 0 is STATS_DB, n is STATS_DB_n" }),
     createdAt: z.string(),
   })
   .openapi("AdminOrganization");
@@ -38,6 +39,7 @@ export const createOrganizationBody = z
     plan: z.enum(PLANS).default("standard"),
     entitlements: z.array(z.enum(ENTITLEMENTS)).max(ENTITLEMENTS.length * 2).default([]),
     network: z.string().min(1).max(100).nullable().optional(),
+    statsShard: z.number().int().min(0).max(63).optional().openapi({ description: "The statistics shard (default 0, STATS_DB); later changes are moves (POST …/statistics/move)" }),
   })
   .openapi("AdminCreateOrganization");
 
@@ -119,3 +121,53 @@ export const rebuildBody = z
 export const rebuildResult = z
   .object({ feeds: z.number(), written: z.number(), unchanged: z.number(), nextAfterId: z.number().nullable() })
   .openapi("AdminRebuildResult");
+
+export const statisticsMoveBody = z
+  .strictObject({
+    shard: z.number("must be an integer").int("must be an integer").min(0, "must be at least 0").max(63, "must be at most 63").openapi({ description: "The statistics shard to move to: 0 is STATS_DB, n is STATS_DB_n" }),
+  })
+  .openapi("AdminStatisticsMove");
+
+export const statisticsMoveView = z
+  .object({
+    organizationKey: z.string(),
+    fromShard: z.number(),
+    toShard: z.number(),
+    phase: z.enum(STATS_MOVE_PHASES).openapi({ description: "copy (settled days, counting goes on), catch-up (counting held, recent days), drop (the old shard's rows), done" }),
+    rowsCopied: z.number(),
+    rowsDropped: z.number(),
+    startedAt: z.string(),
+    switchedAt: z.string().nullable().openapi({ description: "When the organization's statistics switched to the new shard" }),
+    done: z.boolean(),
+    retryAfterSeconds: z.number().openapi({ description: "Seconds before the next step can do anything (the drop waits for cached credentials to expire)" }),
+    stopped: z.string().optional().openapi({ description: "Set when this step stopped the move (the copy's totals differed): why. The organization stays where it was." }),
+  })
+  .openapi("AdminStatisticsMoveStatus");
+
+export const statisticsShardsView = z
+  .object({
+    shards: z.array(
+      z.object({
+        shard: z.number(),
+        binding: z.string(),
+        organizations: z.number(),
+        sizeBytes: z.number().nullable().openapi({ description: "The database's size as D1 reports it" }),
+        limitBytes: z.number().openapi({ description: "D1's size limit per database" }),
+        usedPercent: z.number().nullable(),
+        today: z.object({
+          date: z.string(),
+          organizations: z.number().openapi({ description: "Organizations with counted messages today" }),
+          messages: z.number(),
+          eventsCounted: z.number(),
+          eventsRejected: z.number(),
+          eventsRefused: z.number(),
+          maxLagMs: z.number().openapi({ description: "Longest queue lag of the day, in ms" }),
+          lastCountedAt: z.string().nullable(),
+        }),
+        movesIn: z.number(),
+        movesOut: z.number(),
+      }),
+    ),
+    deadLetters: z.object({ count: z.number(), oldest: z.string().nullable() }).openapi({ description: "Parked messages of every shard (kept in shard 0)" }),
+  })
+  .openapi("AdminStatisticsShards");

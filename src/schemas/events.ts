@@ -146,6 +146,8 @@ export const ingestionDay = z
     }),
     lastRejection: z.string().nullable(),
     lastRejectionAt: z.string().nullable(),
+    lastCountedAt: z.string().nullable().openapi({ description: "When the day's last batch was counted" }),
+    maxLagMs: z.number().openapi({ description: "Longest wait of the day between queuing a message and counting it, in ms (the queue's lag)" }),
   })
   .openapi("IngestionDay");
 

@@ -29,3 +29,7 @@ export type ContentStatus = (typeof CONTENT_STATUSES)[number];
 /** How the console's library may be ordered (GET /v2/content/list?sort=). */
 export const LIBRARY_SORTS = ["created", "title", "duration", "published"] as const;
 export type LibrarySort = (typeof LIBRARY_SORTS)[number];
+
+/** The phases of moving an organization's statistics to another shard (src/domain/stats/shard-moves.ts). */
+export const STATS_MOVE_PHASES = ["copy", "catch-up", "drop", "done"] as const;
+export type StatsMovePhase = (typeof STATS_MOVE_PHASES)[number];

@@ -38,4 +38,27 @@ describe("npm run admin", () => {
     const wrongToken = await admin("org", "list", "--token", "not-the-token");
     expect(wrongToken.stderr).toMatch(/HTTP 401: .*\(check ADMIN_TOKEN for this server\)/);
   });
+
+  it("shows the statistics shards and an organization's ingestion, and refuses a move to a shard that is not bound", async () => {
+    const key = `clis${Date.now().toString(36)}`;
+    expect((await admin("org", "create", key)).code).toBe(0);
+    const shards = await admin("stats", "shards");
+    expect(shards.code, shards.stderr).toBe(0);
+    // wrangler.toml's two statistics databases, as `npm run dev` has them.
+    expect(shards.stdout).toMatch(/^SHARD +BINDING +ORGS +SIZE/m);
+    expect(shards.stdout).toMatch(/^0 +STATS_DB +\d+ +\d+\.\d{3} GB/m);
+    expect(shards.stdout).toMatch(/^1 +STATS_DB_1 +\d+ /m);
+    expect(shards.stdout).toMatch(/^dead letters \(all shards, parked in shard 0\): \d+/m);
+
+    const ingestion = await admin("stats", "ingestion", key, "--days", "3");
+    expect(ingestion.code, ingestion.stderr).toBe(0);
+    expect(JSON.parse(ingestion.stdout)).toMatchObject({ statsShard: 0, days: [] });
+
+    const bad = await admin("stats", "move", key, "--shard", "x");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--shard must be a shard number/);
+    const unbound = await admin("stats", "move", key, "--shard", "7");
+    expect(unbound.code).toBe(1);
+    expect(unbound.stderr).toMatch(/HTTP 400: shard: 7 is not a statistics shard of this worker \(0 to 1/);
+  });
 });

@@ -15,10 +15,13 @@ export async function countedMessageIds(db: StatsDb, ids: readonly string[]): Pr
 
 /**
  * Records message ids as counted: a plain INSERT, no ON CONFLICT. In the batch that counts the
- * messages it makes the whole transaction fail when another delivery recorded one of them first.
+ * messages it makes the whole transaction fail when another delivery recorded one of them first,
+ * or when this shard is closed to the message's organization (it moved: the trigger of
+ * migrations-stats/0002_shards.sql).
  */
-export function recordMessageIds(db: StatsDb, ids: readonly string[]): BatchItem<"sqlite"> {
-  return db.insert(ingestedMessages).select(sql`select value from json_each(${JSON.stringify(ids)}) where true`);
+export function recordMessageIds(db: StatsDb, messages: readonly { id: string; organizationId: number }[]): BatchItem<"sqlite"> {
+  const data = JSON.stringify(messages.map((m) => [m.id, m.organizationId]));
+  return db.insert(ingestedMessages).select(sql`select value ->> 0, value ->> 1 from json_each(${data}) where true`);
 }
 
 /** Forgets the ids that sort before `beforeId` (ids start with the time they were queued). */
@@ -40,6 +43,8 @@ export interface IngestionDayIncrement {
   /** The last rejection of the batch for this organization, if any. */
   lastRejection: string | null;
   at: string;
+  /** How long the batch's oldest message of the organization waited in the queue. */
+  lagMs: number;
 }
 
 /** Adds a batch's figures to each organization's day (one statement). */
@@ -57,12 +62,14 @@ export function addIngestionDays(db: StatsDb, rows: IngestionDayIncrement[]): Ba
       r.eventsRefusedPerAddress,
       r.lastRejection,
       r.lastRejection ? r.at : null,
+      r.at,
+      r.lagMs,
     ]),
   );
   return db
     .insert(ingestionDays)
     .select(
-      sql`select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10 from json_each(${data}) where true`,
+      sql`select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12 from json_each(${data}) where true`,
     )
     .onConflictDoUpdate({
       target: [ingestionDays.organizationId, ingestionDays.day],
@@ -76,6 +83,8 @@ export function addIngestionDays(db: StatsDb, rows: IngestionDayIncrement[]): Ba
         eventsRefusedPerAddress: sql`${ingestionDays.eventsRefusedPerAddress} + excluded.events_refused_per_address`,
         lastRejection: sql`coalesce(excluded.last_rejection, ${ingestionDays.lastRejection})`,
         lastRejectionAt: sql`coalesce(excluded.last_rejection_at, ${ingestionDays.lastRejectionAt})`,
+        lastCountedAt: sql`excluded.last_counted_at`,
+        maxLagMs: sql`max(${ingestionDays.maxLagMs}, excluded.max_lag_ms)`,
       },
     });
 }
@@ -132,4 +141,27 @@ export async function deadLetterCount(db: StatsDb, organizationId?: number): Pro
     .from(deadLetters)
     .where(organizationId === undefined ? undefined : eq(deadLetters.organizationId, organizationId));
   return { count: row?.count ?? 0, oldest: row?.oldest ?? null };
+}
+
+/** A shard's figures of one day, all organizations: what the consumer did and its longest lag. */
+export async function ingestionDayOfShard(db: StatsDb, day: string) {
+  const [row] = await db
+    .select({
+      organizations: count(),
+      messages: sql<number>`coalesce(sum(${ingestionDays.messages}), 0)`,
+      eventsCounted: sql<number>`coalesce(sum(${ingestionDays.eventsCounted}), 0)`,
+      eventsRejected: sql<number>`coalesce(sum(${ingestionDays.eventsRejected}), 0)`,
+      eventsRefused: sql<number>`coalesce(sum(${ingestionDays.eventsRefused} + ${ingestionDays.eventsRefusedPerAddress}), 0)`,
+      maxLagMs: sql<number>`coalesce(max(${ingestionDays.maxLagMs}), 0)`,
+      lastCountedAt: sql<string | null>`max(${ingestionDays.lastCountedAt})`,
+    })
+    .from(ingestionDays)
+    .where(eq(ingestionDays.day, day));
+  return row!;
+}
+
+/** The database's size in bytes, as D1 reports it with every query. */
+export async function databaseBytes(db: StatsDb): Promise<number | null> {
+  const result = await db.run(sql`select 1`);
+  return (result.meta as { size_after?: number }).size_after ?? null;
 }

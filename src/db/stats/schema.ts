@@ -262,6 +262,23 @@ export const dimensionCounts = sqliteTable(
  */
 export const ingestedMessages = sqliteTable("ingested_messages", {
   id: text("id").primaryKey(),
+  /**
+   * Whose events the message carried (null for ids recorded before shards). A trigger
+   * (migrations-stats/0002_shards.sql) refuses the insert while the organization is in
+   * closed_organizations: the fence of a move between shards.
+   */
+  organizationId: integer("organization_id"),
+});
+
+/**
+ * Organizations this statistics database no longer counts for: set when an organization's
+ * statistics start moving to another shard (the catch-up), and kept after. A transaction that
+ * records a message id of such an organization fails (the trigger on ingested_messages), so a
+ * batch that chose this shard before the move cannot add rows the move has already copied.
+ */
+export const closedOrganizations = sqliteTable("closed_organizations", {
+  organizationId: integer("organization_id").primaryKey(),
+  closedAt: text("closed_at").notNull(),
 });
 
 /**
@@ -285,8 +302,13 @@ export const ingestionDays = sqliteTable(
     eventsRefusedPerAddress: integer("events_refused_per_address").notNull().default(0),
     lastRejection: text("last_rejection"),
     lastRejectionAt: text("last_rejection_at"),
+    /** When the day's last batch was counted. */
+    lastCountedAt: text("last_counted_at"),
+    /** Longest wait of the day between queuing a message and counting it (the queue's lag). */
+    maxLagMs: integer("max_lag_ms").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.day] })],
+  // By day: the operator's figures per shard (GET /admin/statistics/shards).
+  (t) => [primaryKey({ columns: [t.organizationId, t.day] }), index("ingestion_days_day_idx").on(t.day)],
 );
 
 /**

@@ -5,7 +5,7 @@ import { networkPeers } from "../../db/catalog";
 import { findFeedByFeedId } from "../../db/feeds";
 import { findSubOrganization } from "../../db/organizations";
 import type { LabelKind } from "../../db/schema";
-import { statsDbBeside } from "../../db/stats/client";
+import { statsDbOf } from "../../db/stats/shards";
 import { watchedContentKeys } from "../../db/stats/viewers";
 import type { VideoQuery } from "../../db/video-query";
 import { invalid, notFound } from "../../shared/errors";
@@ -78,7 +78,7 @@ export async function videoQuery(r: Requester, params: VideoFilterParams): Promi
     subOrganizationId,
     network: peers.length && org.networkId !== null ? { networkId: org.networkId, peers, country: r.country } : null,
     contentKey: params.contentKey,
-    contentKeys: params.watchedByTput !== undefined ? await watchedContentKeys(statsDbBeside(db), org.id, await hashTput(org.id, params.watchedByTput)) : undefined,
+    contentKeys: params.watchedByTput !== undefined ? await watchedContentKeys(statsDbOf(db, org), org.id, await hashTput(org.id, params.watchedByTput)) : undefined,
     feed,
     names,
     customFields: params.customFields !== undefined ? parseCustomFields(params.customFields) : [],

@@ -5,7 +5,7 @@
 import { findLabels, labelKey, listableCount, type ContentScope } from "../../db/catalog";
 import { listLabelNames, listLibrary, type LibraryKey } from "../../db/library";
 import type { ContentStatus, LabelKind } from "../../db/schema";
-import { statsDbBeside } from "../../db/stats/client";
+import { statsDbOf, type ShardedOrganization } from "../../db/stats/shards";
 import { lifetimePlays } from "../../db/stats/totals";
 import { syndicationsOf } from "../../db/syndications";
 import { base64url } from "../../shared/crypto";
@@ -50,7 +50,7 @@ function decodeCursor(cursor: string, sort: LibrarySort, descending: boolean): L
   return { value, id: id as number };
 }
 
-export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: ContentScope, params: LibraryParams) {
+export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: ContentScope, params: LibraryParams, org: ShardedOrganization) {
   const names = (["category", "tag", "event"] as const)
     .filter((kind) => params[kind] !== undefined)
     .map((kind) => ({ kind: kind as LabelKind, name: params[kind]! }));
@@ -84,7 +84,7 @@ export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: Con
       page.map((r) => r.content.id),
     ),
     lifetimePlays(
-      statsDbBeside(deps.db),
+      statsDbOf(deps.db, org),
       scope.organizationId,
       page.map((r) => r.content.contentKey),
     ),

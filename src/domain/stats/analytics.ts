@@ -5,7 +5,7 @@
 // daily the organization's day totals (or the day totals of the selected videos).
 import type { Entitlement } from "../../db/schema";
 import { byKeyParts, selectContentKeys, type ContentSelection } from "../../db/stats/catalog-keys";
-import { statsDbBeside } from "../../db/stats/client";
+import { statsDbOf } from "../../db/stats/shards";
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
 import { contentKeysWithTotals, dayTotalsPage, totalsPerContentKey, totalsPerDay, type TotalsRow, type TotalsScope } from "../../db/stats/totals";
 import type { AnalyticsType } from "../../schemas/reports";
@@ -104,7 +104,7 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
   const mode = modeOf(q);
   const range = dayRange(q.startDate, q.endDate, { start: "startDate", end: "endDate" });
   const counters = parseFields(type, spec.rollup.counters, q.fields);
-  const stats = statsDbBeside(r.db);
+  const stats = statsDbOf(r.db, r.caller.org);
   const totals = spec.rollup.totals;
   const scope: TotalsScope = { organizationId: r.caller.org.id, start: range.start, end: range.end, contentKey: q.contentKey };
   const page = { limit: q.pageSize, offset: (q.page - 1) * q.pageSize };

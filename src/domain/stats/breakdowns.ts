@@ -2,7 +2,7 @@
 // device type (E7 and E8 answer per content key; a chart of the organization needs the sums),
 // narrowed like every statistics answer to a sub-organization's videos (X-Service-MMI-Key).
 import type { Db } from "../../db/client";
-import { statsDbBeside } from "../../db/stats/client";
+import { statsDbOf } from "../../db/stats/shards";
 import { videoTotals, type TotalsGroup } from "../../db/stats/breakdowns";
 import { ROLLUPS } from "../../db/stats/rollups";
 import { dayRange } from "../../shared/dates";
@@ -14,7 +14,7 @@ import { callerContentKeys } from "./caller-keys";
 export async function organizationTotals(db: Db, caller: Caller, q: { startDate: string; endDate: string; by: TotalsGroup }) {
   requireEntitlement(caller.org, "enterprise_player", "video totals");
   const range = dayRange(q.startDate, q.endDate, { start: "startDate", end: "endDate" });
-  const stats = statsDbBeside(db);
+  const stats = statsDbOf(db, caller.org);
   const scope = { organizationId: caller.org.id, start: range.start, end: range.end };
   const keys = await callerContentKeys(db, stats, caller, scope, ROLLUPS.video.totals);
   const rows = await videoTotals(stats, { ...scope, keys }, q.by);

@@ -12,7 +12,9 @@
 import { createDb, type Db } from "../../db/client";
 import { D1Meter, meterD1 } from "../../db/metered-d1";
 import { findOrganizationById, type OrganizationWithNetwork } from "../../db/organizations";
-import { statsDbBeside } from "../../db/stats/client";
+import type { StatsMove } from "../../db/schema";
+import { DEFAULT_SHARD, everyStatsShard, statsShard } from "../../db/stats/shards";
+import { statsMovesOf } from "../../db/stats-moves";
 import {
   countedMessageIds,
   deadLetterCount,
@@ -26,7 +28,7 @@ import {
 import { invalid } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
 import { foldBatch, type FoldLimits, type OrganizationEvents, type OrganizationOutcome } from "./fold";
-import { decodeEventMessage, messageIdPrefix, sendBatches, type DecodedMessage, type EventsMessage, type RefusalMessage } from "./queued-events";
+import { decodeEventMessage, messageIdPrefix, queuedAtOf, sendBatches, type DecodedMessage, type EventsMessage, type RefusalMessage } from "./queued-events";
 
 export const MESSAGE_IDS_KEPT_DAYS = 5;
 
@@ -58,46 +60,129 @@ export interface ConsumeReport {
   unreadable: number;
   events: number;
   organizations: OrganizationOutcome[];
+  /**
+   * Queue ids to deliver again: the messages of a shard whose transaction failed (D1
+   * unavailable, a concurrent delivery, a move's fence) and those held back while their
+   * organization's statistics move. Every other message is settled.
+   */
+  retry: string[];
+  /** Of `retry`: held back by a move. */
+  held: number;
+  /** Shards whose part failed, with the error. */
+  failedShards: { shard: number; error: string }[];
+}
+
+/** A message read from the batch, once per id, with every queue id it arrived under. */
+interface ReadMessage extends DecodedMessage {
+  queueIds: string[];
 }
 
 /**
- * Counts a batch. Resolves when every message is settled (counted now or before, parked, or
- * dropped with its organization): the caller acknowledges all. Rejects when the batch could
- * not be written (D1 unavailable, or a concurrent delivery counted one of its messages first):
- * the caller retries all; nothing of the batch was counted.
+ * Counts a batch. The messages are split by their organization's statistics shard; each shard's
+ * part is checked against that shard's counted ids and counted in one transaction there, which
+ * records the ids, so a part that fails counts nothing and is retried alone (`retry`) while the
+ * other shards' parts stand. Resolves when every other message is settled (counted now or
+ * before, parked, or dropped with its organization): the caller acknowledges those. Rejects only
+ * when the catalog cannot be read: the caller retries the whole batch.
  */
 export async function consumeEventMessages(db: Db, delivered: Delivered[], limits: FoldLimits, now: Date): Promise<ConsumeReport> {
-  const statsDb = statsDbBeside(db);
-  const readable: DecodedMessage[] = [];
+  const byId = new Map<string, ReadMessage>();
   const unreadable: DeadLetter[] = [];
   for (const d of delivered) {
     const decoded = decodeEventMessage(d.body);
     if ("error" in decoded) {
       unreadable.push({ id: `queue:${d.queueId}`, organizationId: null, body: safeJson(d.body), reason: `unreadable: ${decoded.error}`, parkedAt: now.toISOString() });
-    } else {
-      readable.push(decoded);
-    }
-  }
-  await parkDeadLetters(statsDb, unreadable);
-
-  // One entry per id: a redelivery may land in the same batch as the first delivery.
-  const byId = new Map(readable.map((r) => [r.message.id, r]));
-  const counted = await countedMessageIds(statsDb, [...byId.keys()]);
-  const fresh = [...byId.values()].filter((r) => !counted.has(r.message.id));
-
-  const orgIds = [...new Set(fresh.map((r) => r.message.organizationId))];
-  const orgs = new Map<number, OrganizationWithNetwork>();
-  for (const org of await Promise.all(orgIds.map((id) => findOrganizationById(db, id)))) if (org) orgs.set(org.id, org);
-
-  const groups = new Map<number, OrganizationEvents>();
-  let orphaned = 0;
-  for (const r of fresh) {
-    const org = orgs.get(r.message.organizationId);
-    if (!org) {
-      orphaned += 1;
       continue;
     }
-    const group = groups.get(org.id) ?? groups.set(org.id, { org, messages: 0, events: [], refused: { ceiling: 0, address: 0 } }).get(org.id)!;
+    // One entry per id: a redelivery may land in the same batch as the first delivery.
+    const seen = byId.get(decoded.message.id);
+    if (seen) seen.queueIds.push(d.queueId);
+    else byId.set(decoded.message.id, { ...decoded, queueIds: [d.queueId] });
+  }
+  await parkDeadLetters(statsShard(db, DEFAULT_SHARD), unreadable);
+
+  const orgIds = [...new Set([...byId.values()].map((r) => r.message.organizationId))];
+  const [found, moves] = await Promise.all([Promise.all(orgIds.map((id) => findOrganizationById(db, id))), statsMovesOf(db, orgIds)]);
+  const orgs = new Map<number, OrganizationWithNetwork>();
+  for (const org of found) if (org) orgs.set(org.id, org);
+
+  // Each message to its organization's shard, unless its organization is gone or moving.
+  const byShard = new Map<number, ReadMessage[]>();
+  const held: ReadMessage[] = [];
+  let orphaned = 0;
+  for (const r of byId.values()) {
+    const org = orgs.get(r.message.organizationId);
+    if (!org) orphaned += 1;
+    else if (holdsBack(moves.get(org.id), r)) held.push(r);
+    else byShard.set(org.statsShard, [...(byShard.get(org.statsShard) ?? []), r]);
+  }
+
+  const parts = await Promise.all(
+    [...byShard].map(([shard, messages]) =>
+      countInShard(db, shard, messages, orgs, moves, limits, now).then(
+        (counted) => ({ shard, messages, counted, error: null }),
+        (err: unknown) => ({ shard, messages, counted: null, error: String(err).slice(0, 300) }),
+      ),
+    ),
+  );
+  const failed = parts.filter((p) => p.error !== null);
+  const counted = parts.flatMap((p) => (p.counted ? [p.counted] : []));
+  return {
+    messages: delivered.length,
+    duplicates: delivered.length - unreadable.length - byId.size + counted.reduce((n, c) => n + c.duplicates, 0),
+    orphaned,
+    unreadable: unreadable.length,
+    events: counted.reduce((n, c) => n + c.events, 0),
+    organizations: counted.flatMap((c) => c.organizations),
+    retry: [...held, ...failed.flatMap((p) => p.messages)].flatMap((r) => r.queueIds),
+    held: held.reduce((n, r) => n + r.queueIds.length, 0),
+    failedShards: failed.map((p) => ({ shard: p.shard, error: p.error! })),
+  };
+}
+
+/**
+ * Whether a message waits while its organization's statistics move: all of them during the
+ * catch-up; during the copy, one that names a day the copy takes as settled (a replayed dead
+ * letter can be that old).
+ */
+function holdsBack(move: StatsMove | undefined, r: ReadMessage): boolean {
+  if (!move) return false;
+  if (move.phase === "catch-up") return true;
+  return move.phase === "copy" && r.events.some((e) => e.day < move.settledBefore);
+}
+
+/** Counts one shard's part of a batch: its not yet counted messages, in one transaction there. */
+async function countInShard(
+  db: Db,
+  shard: number,
+  messages: ReadMessage[],
+  orgs: Map<number, OrganizationWithNetwork>,
+  moves: Map<number, StatsMove>,
+  limits: FoldLimits,
+  now: Date,
+) {
+  const statsDb = statsShard(db, shard);
+  const counted = await countedMessageIds(
+    statsDb,
+    messages.map((r) => r.message.id),
+  );
+  // An organization that moved here recently: its old shard knows what it counted before.
+  const movedIn = new Map<number, string[]>();
+  for (const r of messages) {
+    const move = moves.get(r.message.organizationId);
+    if (move && move.fromShard !== shard && (move.phase === "drop" || move.phase === "done")) {
+      movedIn.set(move.fromShard, [...(movedIn.get(move.fromShard) ?? []), r.message.id]);
+    }
+  }
+  for (const [oldShard, ids] of movedIn) for (const id of await countedMessageIds(statsShard(db, oldShard), ids)) counted.add(id);
+  const fresh = messages.filter((r) => !counted.has(r.message.id));
+
+  const groups = new Map<number, OrganizationEvents>();
+  for (const r of fresh) {
+    const org = orgs.get(r.message.organizationId)!;
+    const group = groups.get(org.id) ?? groups.set(org.id, { org, messages: 0, events: [], refused: { ceiling: 0, address: 0 }, oldestQueuedMs: now.getTime() }).get(org.id)!;
+    const queuedAt = queuedAtOf(r.message.id);
+    if (Number.isFinite(queuedAt)) group.oldestQueuedMs = Math.min(group.oldestQueuedMs, queuedAt);
     if (r.refused) {
       // A tally of the request's refusals (bookkeeping, not a beacon): added to the day's figures.
       group.refused.ceiling += r.refused.ceiling;
@@ -107,16 +192,21 @@ export async function consumeEventMessages(db: Db, delivered: Delivered[], limit
       group.events.push(...r.events);
     }
   }
-  const countable = fresh.filter((r) => orgs.has(r.message.organizationId));
-  const organizations = countable.length ? await foldBatch(db, statsDb, countable.map((r) => r.message.id), [...groups.values()], limits, now) : [];
+  const organizations = fresh.length
+    ? await foldBatch(
+        db,
+        statsDb,
+        fresh.map((r) => ({ id: r.message.id, organizationId: r.message.organizationId })),
+        [...groups.values()],
+        limits,
+        now,
+      )
+    : [];
   // Reports are cached under the statistics version: what was just counted shows on the next read.
   if (organizations.length) await statisticsChanged(db, [...groups.keys()]);
   return {
-    messages: delivered.length,
-    duplicates: readable.length - fresh.length,
-    orphaned,
-    unreadable: unreadable.length,
-    events: countable.reduce((n, r) => n + r.events.length, 0),
+    duplicates: messages.length - fresh.length,
+    events: fresh.reduce((n, r) => n + r.events.length, 0),
     organizations,
   };
 }
@@ -134,24 +224,26 @@ function safeJson(body: unknown): string {
 
 /**
  * Messages the queue gave up on (after max_retries) arrive from the dead-letter queue and are
- * parked in the statistics database until an operator replays them. One already counted (its
- * transaction committed but the acknowledgement was lost every time) is not parked: it needs
- * no replay.
+ * parked in shard 0 (for every shard: one place for the operator) until an operator replays
+ * them. One already counted (its transaction committed but the acknowledgement was lost every
+ * time) is not parked: it needs no replay. Its organization's shard knows.
  */
 export async function parkDeadEventMessages(db: Db, delivered: Delivered[], now: Date): Promise<{ parked: number; alreadyCounted: number }> {
-  const statsDb = statsDbBeside(db);
   const letters = delivered.map((d): DeadLetter => {
     const decoded = decodeEventMessage(d.body);
     return "error" in decoded
       ? { id: `queue:${d.queueId}`, organizationId: null, body: safeJson(d.body), reason: `unreadable: ${decoded.error}`, parkedAt: now.toISOString() }
       : { id: decoded.message.id, organizationId: decoded.message.organizationId, body: safeJson(d.body), reason: "retries exhausted", parkedAt: now.toISOString() };
   });
-  const counted = await countedMessageIds(
-    statsDb,
-    letters.map((l) => l.id),
-  );
+  const orgIds = [...new Set(letters.flatMap((l) => (l.organizationId === null ? [] : [l.organizationId])))];
+  const shards = new Map<number, string[]>();
+  for (const org of await Promise.all(orgIds.map((id) => findOrganizationById(db, id)))) {
+    if (org) shards.set(org.statsShard, [...(shards.get(org.statsShard) ?? []), ...letters.filter((l) => l.organizationId === org.id).map((l) => l.id)]);
+  }
+  const counted = new Set<string>();
+  for (const [shard, ids] of shards) for (const id of await countedMessageIds(statsShard(db, shard), ids)) counted.add(id);
   await parkDeadLetters(
-    statsDb,
+    statsShard(db, DEFAULT_SHARD),
     letters.filter((l) => !counted.has(l.id)),
   );
   return { parked: letters.length - counted.size, alreadyCounted: counted.size };
@@ -159,7 +251,7 @@ export async function parkDeadEventMessages(db: Db, delivered: Delivered[], now:
 
 /** The parked messages: how many, since when, and how many of one organization. */
 export async function deadLetterStatus(db: Db) {
-  return deadLetterCount(statsDbBeside(db));
+  return deadLetterCount(statsShard(db, DEFAULT_SHARD));
 }
 
 export const REPLAY_MAX = 1000;
@@ -171,7 +263,7 @@ export const REPLAY_MAX = 1000;
  */
 export async function replayDeadLetters(db: Db, queue: Queue<unknown>, limit: number) {
   if (!Number.isInteger(limit) || limit < 1 || limit > REPLAY_MAX) throw invalid(`limit: must be an integer from 1 to ${REPLAY_MAX}`);
-  const statsDb = statsDbBeside(db);
+  const statsDb = statsShard(db, DEFAULT_SHARD);
   const letters = await oldestReadableDeadLetters(statsDb, limit);
   const outgoing: { id: string; body: EventsMessage | RefusalMessage; bytes: number }[] = [];
   for (const l of letters) {
@@ -200,7 +292,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Forgets message ids older than MESSAGE_IDS_KEPT_DAYS (the cron). */
+/** Forgets message ids older than MESSAGE_IDS_KEPT_DAYS in every shard (the cron). */
 export async function purgeCountedMessageIds(db: Db, now: Date): Promise<number> {
-  return purgeMessageIds(statsDbBeside(db), messageIdPrefix(now.getTime() - MESSAGE_IDS_KEPT_DAYS * 86_400_000));
+  const before = messageIdPrefix(now.getTime() - MESSAGE_IDS_KEPT_DAYS * 86_400_000);
+  const purged = await Promise.all(everyStatsShard(db).map(({ db: stats }) => purgeMessageIds(stats, before)));
+  return purged.reduce((a, b) => a + b, 0);
 }

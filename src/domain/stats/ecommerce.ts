@@ -1,11 +1,12 @@
 // Ecommerce items (E12 ecommerce_info): created, replaced and deleted by the publisher; kept in
 // the statistics database beside the rows that name them.
 import { isUniqueViolation, type Db } from "../../db/client";
-import { statsDbBeside } from "../../db/stats/client";
+import { statsDbOf, type ShardedOrganization } from "../../db/stats/shards";
 import type { EcommerceItem } from "../../db/stats/schema";
 import { deleteEcommerceItem, insertEcommerceItem, listEcommerceItems, updateEcommerceItem } from "../../db/stats/ecommerce-items";
 import { invalid, notFound } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
+import { statsForChange } from "./shard-moves";
 
 export interface EcommerceItemInput {
   ecommerceKey: string;
@@ -23,10 +24,10 @@ export function ecommerceItemView(item: EcommerceItem) {
   };
 }
 
-export async function createEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
+export async function createEcommerceItem(db: Db, org: ShardedOrganization, input: EcommerceItemInput, now: string) {
   try {
-    const item = await insertEcommerceItem(statsDbBeside(db), { organizationId, ...input, now });
-    await statisticsChanged(db, organizationId);
+    const item = await insertEcommerceItem(await statsForChange(db, org), { organizationId: org.id, ...input, now });
+    await statisticsChanged(db, org.id);
     return ecommerceItemView(item);
   } catch (err) {
     if (isUniqueViolation(err, "ecommerce_items.ecommerce_key")) throw invalid(`ecommerceKey: ${input.ecommerceKey} is already in use`);
@@ -34,20 +35,20 @@ export async function createEcommerceItem(db: Db, organizationId: number, input:
   }
 }
 
-export async function replaceEcommerceItem(db: Db, organizationId: number, input: EcommerceItemInput, now: string) {
-  const item = await updateEcommerceItem(statsDbBeside(db), organizationId, input.ecommerceKey, { ...input, now });
+export async function replaceEcommerceItem(db: Db, org: ShardedOrganization, input: EcommerceItemInput, now: string) {
+  const item = await updateEcommerceItem(await statsForChange(db, org), org.id, input.ecommerceKey, { ...input, now });
   if (!item) throw notFound(`ecommerceKey: ${input.ecommerceKey} does not exist`);
-  await statisticsChanged(db, organizationId);
+  await statisticsChanged(db, org.id);
   return ecommerceItemView(item);
 }
 
-export async function removeEcommerceItem(db: Db, organizationId: number, ecommerceKey: string) {
-  const item = await deleteEcommerceItem(statsDbBeside(db), organizationId, ecommerceKey);
+export async function removeEcommerceItem(db: Db, org: ShardedOrganization, ecommerceKey: string) {
+  const item = await deleteEcommerceItem(await statsForChange(db, org), org.id, ecommerceKey);
   if (!item) throw notFound(`ecommerceKey: ${ecommerceKey} does not exist`);
-  await statisticsChanged(db, organizationId);
+  await statisticsChanged(db, org.id);
   return ecommerceItemView(item);
 }
 
-export async function ecommerceItems(db: Db, organizationId: number) {
-  return (await listEcommerceItems(statsDbBeside(db), organizationId)).map(ecommerceItemView);
+export async function ecommerceItems(db: Db, org: ShardedOrganization) {
+  return (await listEcommerceItems(statsDbOf(db, org), org.id)).map(ecommerceItemView);
 }

@@ -41,6 +41,8 @@ export interface OrganizationEvents {
   events: CountedEvent[];
   /** Events the requests refused (tallies sent by the request side), added to the day's figures. */
   refused: Refused;
+  /** When the oldest of these messages was queued (ms): the queue's lag for the ingestion figures. */
+  oldestQueuedMs: number;
 }
 
 /** What the batch did for one organization (also added to its ingestion day). */
@@ -220,13 +222,14 @@ function addToRollups(rollups: Map<Rollup, RollupIncrements>, e: BatchEvent): vo
 
 /**
  * Counts a batch: checks content keys (catalog), applies the caps, and writes everything in one
- * D1 batch on the statistics database, whose first statement records `messageIds` (a plain
- * INSERT: the batch fails, counting nothing, when another delivery recorded one of them first).
+ * D1 batch on the statistics database (the organizations' shard), whose first statement
+ * records the messages' ids (a plain INSERT: the batch fails, counting nothing, when another
+ * delivery recorded one of them first).
  */
 export async function foldBatch(
   db: Db,
   statsDb: StatsDb,
-  messageIds: string[],
+  messages: { id: string; organizationId: number }[],
   byOrganization: OrganizationEvents[],
   limits: FoldLimits,
   now: Date,
@@ -274,7 +277,7 @@ export async function foldBatch(
   const at = now.toISOString();
   const today = utcDay(now.getTime());
   await runBatch(statsDb, [
-    recordMessageIds(statsDb, messageIds),
+    recordMessageIds(statsDb, messages),
     ...registerDimensionValues(statsDb, fresh),
     ...upserts,
     addIngestionDays(
@@ -291,6 +294,7 @@ export async function foldBatch(
         eventsRefusedPerAddress: o.refused.address,
         lastRejection: o.lastRejection,
         at,
+        lagMs: Math.max(0, now.getTime() - byOrganization.find((g) => g.org.id === o.organizationId)!.oldestQueuedMs),
       })),
     ),
   ]);

@@ -3,20 +3,22 @@
 // folded into `other`, the events the requests refused by the limits; the organization's
 // ceilings with today's use; and its messages parked as dead letters.
 import type { Db } from "../../db/client";
-import { statsDbBeside } from "../../db/stats/client";
+import { DEFAULT_SHARD, statsDbOf, statsShard, type ShardedOrganization } from "../../db/stats/shards";
 import { dimensionCount } from "../../db/stats/dimensions";
 import { deadLetterCount, ingestionDaysOf } from "../../db/stats/ingestion";
 import { utcDay } from "../../shared/dates";
 import { VIEWERS_DIMENSION } from "./fold";
 import type { IngestionCeilings } from "./ceilings";
 
-export async function ingestionStatus(db: Db, organizationId: number, ceilings: IngestionCeilings, days: number, now: Date) {
-  const stats = statsDbBeside(db);
+export async function ingestionStatus(db: Db, org: ShardedOrganization, ceilings: IngestionCeilings, days: number, now: Date) {
+  const organizationId = org.id;
+  const stats = statsDbOf(db, org);
   const today = utcDay(now.getTime());
   const from = utcDay(now.getTime() - (days - 1) * 86_400_000);
   const [rows, deadLetters, viewersToday] = await Promise.all([
     ingestionDaysOf(stats, organizationId, from),
-    deadLetterCount(stats, organizationId),
+    // Dead letters of every shard are parked in shard 0.
+    deadLetterCount(statsShard(db, DEFAULT_SHARD), organizationId),
     dimensionCount(stats, organizationId, today, VIEWERS_DIMENSION),
   ]);
   return {
@@ -32,6 +34,8 @@ export async function ingestionStatus(db: Db, organizationId: number, ceilings: 
       eventsRefusedPerAddress: r.eventsRefusedPerAddress,
       lastRejection: r.lastRejection,
       lastRejectionAt: r.lastRejectionAt,
+      lastCountedAt: r.lastCountedAt,
+      maxLagMs: r.maxLagMs,
     })),
     deadLetters,
   };

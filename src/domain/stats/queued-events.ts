@@ -68,6 +68,11 @@ export function messageId(nowMs: number): string {
   return `${messageIdPrefix(nowMs)}-${base64url(crypto.getRandomValues(new Uint8Array(9)))}`;
 }
 
+/** When a message was queued (ms), read from its id. */
+export function queuedAtOf(id: string): number {
+  return parseInt(id.slice(0, 9), 36);
+}
+
 /** The id prefix of an instant: every id queued before it sorts before it. */
 export function messageIdPrefix(ms: number): string {
   return Math.max(0, Math.floor(ms)).toString(36).padStart(9, "0");

@@ -4,7 +4,8 @@
 import type { Db } from "../../db/client";
 import { contentsByKey } from "../../db/content";
 import type { Content, Syndication } from "../../db/schema";
-import { statsDbBeside, type StatsDb } from "../../db/stats/client";
+import type { StatsDb } from "../../db/stats/client";
+import { statsDbOf } from "../../db/stats/shards";
 import { listEcommerceItems } from "../../db/stats/ecommerce-items";
 import {
   adRows,
@@ -43,7 +44,7 @@ export const REPORT_MAX_ROWS = 10_000;
 export const PAGE_ROWS = 2_000;
 
 export interface ReportContext {
-  /** The catalog database of the request (the statistics database is found beside it). */
+  /** The catalog database of the request (the caller's statistics shard is found from it). */
   db: Db;
   caller: Caller;
   staticUrl: string;
@@ -100,14 +101,14 @@ const rowArray = (rows: AsyncIterable<unknown>): ReportData => ["[", rows, "]"];
 /** E8 get_video_reports: video statistics rows. Requires the enterprise player. */
 export async function videoReport(ctx: ReportContext, q: ReportParams): Promise<ReportData> {
   requireEntitlement(ctx.caller.org, "enterprise_player", "get_video_reports");
-  const stats = statsDbBeside(ctx.db);
+  const stats = statsDbOf(ctx.db, ctx.caller.org);
   const scope = await scopeOf(ctx, stats, q, ROLLUPS.video);
   return rowArray(mapped(rowsOf(scope, (last, limit) => videoRows(stats, scope, last, limit)), withEndOfDay));
 }
 
 /** E11 get_ad_reports: ad statistics rows (no entitlement named by the spec). */
 export async function adReport(ctx: ReportContext, q: ReportParams): Promise<ReportData> {
-  const stats = statsDbBeside(ctx.db);
+  const stats = statsDbOf(ctx.db, ctx.caller.org);
   const scope = await scopeOf(ctx, stats, q, ROLLUPS.ad);
   return rowArray(mapped(rowsOf(scope, (last, limit) => adRows(stats, scope, last, limit)), withEndOfDay));
 }
@@ -160,7 +161,7 @@ async function videosWithWindows(db: Db, organizationId: number, keys: string[])
  */
 export async function combinedReport(ctx: ReportContext, q: CombinedParams): Promise<ReportData> {
   requireEntitlement(ctx.caller.org, "enterprise_player", "get_video_reports_combined");
-  const stats = statsDbBeside(ctx.db);
+  const stats = statsDbOf(ctx.db, ctx.caller.org);
   const scope = await scopeOf(ctx, stats, q, ROLLUPS.video);
   const sortField = q.sort_field !== undefined ? combinedField(q.sort_field, "sort_field") : undefined;
   let fields: string[] | undefined;
@@ -252,7 +253,7 @@ export async function viewerReport(ctx: ReportContext, q: ViewerParams): Promise
   if (q.fingerprint_list !== undefined && q.tput !== undefined) {
     throw invalid("tput: must not be given together with fingerprint_list");
   }
-  const stats = statsDbBeside(ctx.db);
+  const stats = statsDbOf(ctx.db, ctx.caller.org);
   const scope = await scopeOf(ctx, stats, q, ROLLUPS.viewer);
   const fingerprints = q.fingerprint_list !== undefined ? parseFingerprintList(q.fingerprint_list) : undefined;
   const tputHash = q.tput !== undefined ? await hashTput(ctx.caller.org.id, q.tput) : undefined;
@@ -306,7 +307,7 @@ function ecommerceVideoInfo(c: Content, windows: Syndication[], staticUrl: strin
 export async function ecommerceReport(ctx: ReportContext, q: EcommerceParams): Promise<ReportData> {
   requireEntitlement(ctx.caller.org, "ecommerce", "get_ecommerce_reports");
   const orgId = ctx.caller.org.id;
-  const statsDb = statsDbBeside(ctx.db);
+  const statsDb = statsDbOf(ctx.db, ctx.caller.org);
   const scope = await scopeOf(ctx, statsDb, q, ROLLUPS.ecommerce);
   // (A sub-organization key list too long for SQL lists the items of the organization's rows.)
   const info =

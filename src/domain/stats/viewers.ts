@@ -9,7 +9,8 @@
 // removed by DELETE /v2/viewers.
 import type { Db } from "../../db/client";
 import type { OrganizationWithNetwork } from "../../db/organizations";
-import { statsDbBeside } from "../../db/stats/client";
+import type { ShardedOrganization } from "../../db/stats/shards";
+import { statsForChange } from "./shard-moves";
 import { statisticsChanged } from "../catalog-changed";
 import { deleteViewerRows } from "../../db/stats/viewers";
 import { sha256Hex } from "../../shared/crypto";
@@ -27,13 +28,14 @@ export function keepsViewerRows(org: Pick<OrganizationWithNetwork, "entitlements
 /** Erasure (DELETE /v2/viewers): every viewer row of a fingerprint or of a tput, all days. */
 export async function eraseViewer(
   db: Db,
-  organizationId: number,
+  org: ShardedOrganization,
   who: { fingerprint?: string; tput?: string },
 ): Promise<{ deleted: number }> {
+  const organizationId = org.id;
   if ((who.fingerprint === undefined) === (who.tput === undefined)) {
     throw invalid("fingerprint, tput: give exactly one of them");
   }
-  const stats = statsDbBeside(db);
+  const stats = await statsForChange(db, org);
   const deleted =
     who.fingerprint !== undefined
       ? await deleteViewerRows(stats, organizationId, { fingerprint: who.fingerprint })

@@ -15,4 +15,7 @@ export default router
   .openapi(routes.rotateCredentials, handlers.rotateCredentials)
   .openapi(routes.deleteOrganization, handlers.deleteOrganization)
   .openapi(routes.updateVideo, handlers.updateVideo)
-  .openapi(routes.rebuildFeeds, handlers.rebuildFeeds);
+  .openapi(routes.rebuildFeeds, handlers.rebuildFeeds)
+  .openapi(routes.moveStatistics, handlers.moveStatistics)
+  .openapi(routes.statisticsShards, handlers.statisticsShards)
+  .openapi(routes.organizationIngestion, handlers.organizationIngestion);

@@ -14,9 +14,13 @@ import {
   rebuildBody,
   rebuildResult,
   rotateBody,
+  statisticsMoveBody,
+  statisticsMoveView,
+  statisticsShardsView,
   subOrganizationBody,
   updateOrganizationBody,
 } from "../../schemas/admin";
+import { ingestionQuery, ingestionStatus } from "../../schemas/events";
 
 const base = { tags: ["Operator"], security: SECURITY.admin };
 const errors = koErrors(400, 401, 404, 503);
@@ -52,6 +56,7 @@ export const showOrganization = createRoute({
       z.object({
         organization: organizationView,
         subOrganizations: z.array(z.object({ name: z.string(), mmiKey: z.string(), createdAt: z.string() })),
+        statisticsMove: statisticsMoveView.nullable().openapi({ description: "The move of its statistics under way, or the last one (kept a few days); null when none" }),
       }),
       "The organization",
     ),
@@ -120,4 +125,36 @@ export const rebuildFeeds = createRoute({
   description: "After a bulk import, to force a rewrite, or to measure the cost of rebuilding (bench/feeds.mjs). Runs before answering.",
   request: { body: jsonBody(rebuildBody) },
   responses: { 200: jsonContent(rebuildResult, "What was rebuilt"), ...errors },
+});
+
+export const moveStatistics = createRoute({
+  ...base,
+  method: "post",
+  path: "/admin/organizations/{organizationKey}/statistics/move",
+  operationId: "adminMoveStatistics",
+  summary: "Move an organization's statistics to another shard, one bounded step per call",
+  description:
+    "The first call starts the move; each call (and each cron run) does its next step and answers where it stands. Repeat until `done` " +
+    "(`npm run admin -- stats move` does). Events keep being accepted throughout; nothing is lost or counted twice (docs/statistics.md \"Moving an organization\").",
+  request: { params: orgParam, body: jsonBody(statisticsMoveBody) },
+  responses: { 200: jsonContent(statisticsMoveView, "Where the move stands"), ...koErrors(400, 401, 404, 409, 503) },
+});
+
+export const statisticsShards = createRoute({
+  ...base,
+  method: "get",
+  path: "/admin/statistics/shards",
+  operationId: "adminStatisticsShards",
+  summary: "The statistics shards: size against D1's limit, organizations, today's ingestion and lag, moves, dead letters",
+  responses: { 200: jsonContent(statisticsShardsView, "Every shard"), ...koErrors(401, 503) },
+});
+
+export const organizationIngestion = createRoute({
+  ...base,
+  method: "get",
+  path: "/admin/organizations/{organizationKey}/ingestion",
+  operationId: "adminOrganizationIngestion",
+  summary: "What ingestion did for one organization (its GET /v2/ingestion), with its shard",
+  request: { params: orgParam, query: ingestionQuery },
+  responses: { 200: jsonContent(ingestionStatus.extend({ statsShard: z.number() }), "The organization's ingestion"), ...errors },
 });

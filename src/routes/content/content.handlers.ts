@@ -36,4 +36,4 @@ export const remove: AppRouteHandler<typeof routes.remove> = async (c) =>
 export const uploadState: AppRouteHandler<typeof routes.uploadState> = async (c) =>
   c.json(await loadUploadState(requestDeps(c), requestScope(c), c.req.valid("query").contentKey), 200);
 
-export const library: AppRouteHandler<typeof routes.library> = async (c) => c.json(await libraryPage(requestDeps(c), requestScope(c), c.req.valid("query")), 200);
+export const library: AppRouteHandler<typeof routes.library> = async (c) => c.json(await libraryPage(requestDeps(c), requestScope(c), c.req.valid("query"), c.get("auth").org), 200);

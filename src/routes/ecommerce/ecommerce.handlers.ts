@@ -9,7 +9,7 @@ import type * as routes from "./ecommerce.routes";
 function entitled(c: Context<AppEnv>) {
   const { org } = c.get("auth");
   requireEntitlement(org, "ecommerce", "ecommerce items");
-  return org.id;
+  return org;
 }
 
 const ok = <T>(data: T) => ({ status: "ok" as const, message: "ok" as const, data });

@@ -106,7 +106,7 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
 
 export const ingestion: AppRouteHandler<typeof routes.ingestion> = async (c) => {
   const { org } = c.get("auth");
-  const data = await ingestionStatus(c.get("db"), org.id, ingestionCeilings(org.plan, c.get("config")), c.req.valid("query").days, new Date());
+  const data = await ingestionStatus(c.get("db"), org, ingestionCeilings(org.plan, c.get("config")), c.req.valid("query").days, new Date());
   return c.json({ status: "ok" as const, message: "ok" as const, data }, 200);
 };
 

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { d1Bindings } from "../../../scripts/lib/wrangler.mjs";
 import { freePort } from "./ports";
 
 export const ROOT = join(import.meta.dirname, "..", "..", "..");
@@ -112,8 +113,7 @@ export async function startWorker(): Promise<RunningWorker> {
     ].join("\n"),
   );
   try {
-    await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], logFile);
-    await runWrangler(["d1", "migrations", "apply", "STATS_DB", "--local", "--persist-to", state], logFile);
+    for (const binding of d1Bindings()) await runWrangler(["d1", "migrations", "apply", binding, "--local", "--persist-to", state], logFile);
     // A port found free can be taken before wrangler binds it: try again with other ports.
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();

@@ -859,6 +859,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/organizations/{organizationKey}/statistics/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move an organization's statistics to another shard, one bounded step per call
+         * @description The first call starts the move; each call (and each cron run) does its next step and answers where it stands. Repeat until `done` (`npm run admin -- stats move` does). Events keep being accepted throughout; nothing is lost or counted twice (docs/statistics.md "Moving an organization").
+         */
+        post: operations["adminMoveStatistics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/statistics/shards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The statistics shards: size against D1's limit, organizations, today's ingestion and lag, moves, dead letters */
+        get: operations["adminStatisticsShards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations/{organizationKey}/ingestion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What ingestion did for one organization (its GET /v2/ingestion), with its shard */
+        get: operations["adminOrganizationIngestion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/webhooks": {
         parameters: {
             query?: never;
@@ -1743,6 +1797,10 @@ export interface components {
             eventsRefusedPerAddress: number;
             lastRejection: string | null;
             lastRejectionAt: string | null;
+            /** @description When the day's last batch was counted */
+            lastCountedAt: string | null;
+            /** @description Longest wait of the day between queuing a message and counting it, in ms (the queue's lag) */
+            maxLagMs: number;
         };
         DeadLetterStatus: {
             count: number;
@@ -1802,6 +1860,8 @@ export interface components {
             network: string | null;
             /** @description Events without a valid signed player token are refused */
             playerTokensRequired: boolean;
+            /** @description The statistics database holding its statistics: 0 is STATS_DB, n is STATS_DB_n */
+            statsShard: number;
             createdAt: string;
         };
         IssuedCredentials: {
@@ -1823,7 +1883,30 @@ export interface components {
             /** @default [] */
             entitlements: ("network" | "mmi" | "watched_by_tput" | "custom_fields" | "events" | "enterprise_player" | "viewer_analytics" | "ecommerce")[];
             network?: string | null;
+            /** @description The statistics shard (default 0, STATS_DB); later changes are moves (POST …/statistics/move) */
+            statsShard?: number;
         };
+        /** @description The move of its statistics under way, or the last one (kept a few days); null when none */
+        AdminStatisticsMoveStatus: {
+            organizationKey: string;
+            fromShard: number;
+            toShard: number;
+            /**
+             * @description copy (settled days, counting goes on), catch-up (counting held, recent days), drop (the old shard's rows), done
+             * @enum {string}
+             */
+            phase: "copy" | "catch-up" | "drop" | "done";
+            rowsCopied: number;
+            rowsDropped: number;
+            startedAt: string;
+            /** @description When the organization's statistics switched to the new shard */
+            switchedAt: string | null;
+            done: boolean;
+            /** @description Seconds before the next step can do anything (the drop waits for cached credentials to expire) */
+            retryAfterSeconds: number;
+            /** @description Set when this step stopped the move (the copy's totals differed): why. The organization stays where it was. */
+            stopped?: string;
+        } | null;
         AdminUpdateOrganization: {
             name?: string;
             /** @enum {string} */
@@ -1903,6 +1986,41 @@ export interface components {
              * @default false
              */
             force: boolean;
+        };
+        AdminStatisticsMove: {
+            /** @description The statistics shard to move to: 0 is STATS_DB, n is STATS_DB_n */
+            shard: number;
+        };
+        AdminStatisticsShards: {
+            shards: {
+                shard: number;
+                binding: string;
+                organizations: number;
+                /** @description The database's size as D1 reports it */
+                sizeBytes: number | null;
+                /** @description D1's size limit per database */
+                limitBytes: number;
+                usedPercent: number | null;
+                today: {
+                    date: string;
+                    /** @description Organizations with counted messages today */
+                    organizations: number;
+                    messages: number;
+                    eventsCounted: number;
+                    eventsRejected: number;
+                    eventsRefused: number;
+                    /** @description Longest queue lag of the day, in ms */
+                    maxLagMs: number;
+                    lastCountedAt: string | null;
+                };
+                movesIn: number;
+                movesOut: number;
+            }[];
+            /** @description Parked messages of every shard (kept in shard 0) */
+            deadLetters: {
+                count: number;
+                oldest: string | null;
+            };
         };
         WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
             /** @description whsec_...: shown once; verify deliveries with it (Standard Webhooks) */
@@ -5153,6 +5271,7 @@ export interface operations {
                             mmiKey: string;
                             createdAt: string;
                         }[];
+                        statisticsMove: components["schemas"]["AdminStatisticsMoveStatus"];
                     };
                 };
             };
@@ -5539,6 +5658,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminRebuildResult"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available (configuration) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminMoveStatistics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminStatisticsMove"];
+            };
+        };
+        responses: {
+            /** @description Where the move stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStatisticsMoveStatus"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available (configuration) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminStatisticsShards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every shard */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStatisticsShards"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available (configuration) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adminOrganizationIngestion: {
+        parameters: {
+            query?: {
+                /** @description UTC days back from today, 1 to 90 (default 7) */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                organizationKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's ingestion */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestionStatus"] & {
+                        statsShard: number;
+                    };
                 };
             };
             /** @description Invalid input (the error names the parameter) */
