@@ -18,7 +18,7 @@
 // S seconds while the write scenario waits (a code base that relies on the cron to finish a
 // write's feeds needs it; measure it as the minute cron would run).
 import { performance } from "node:perf_hooks";
-import { readFileSync } from "node:fs";
+import { adminToken } from "./lib/admin-token.mjs";
 import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Rows, sqlString } from "./lib/local-db.mjs";
 import { markdownTable, writeResults } from "./lib/report.mjs";
@@ -45,13 +45,7 @@ const timeoutMs = Number(args.timeout) * 1000;
 const wanted = (part) => !args.only || args.only.test(part);
 const d1 = { persistTo: args.persistTo };
 
-function adminToken() {
-  if (args.token) return args.token;
-  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const vars = readFileSync(new URL("../.dev.vars", import.meta.url), "utf8");
-  return vars.match(/^ADMIN_TOKEN=(.*)$/m)?.[1]?.trim();
-}
-const token = adminToken();
+const token = adminToken(args.token);
 
 async function rebuild(body, attempts = 3) {
   const started = performance.now();

@@ -7,7 +7,9 @@
 // 2. the queue consumer: 100 beacons of 500 events queued at once, then the time until the
 //    consumer has counted them all (GET /v2/ingestion), and from its log lines the D1 statements,
 //    events and milliseconds of each queue batch;
-// 3. reports (E9 top 10, E7 summary, detailed and daily, and with --reports all every report
+// 3. shards: two organizations' beacons at once, both on statistics shard 0, then on shards 0
+//    and 1 (events/s per shard and in total);
+// 4. reports (E9 top 10, E7 summary, detailed and daily, and with --reports all every report
 //    E7–E12) over the last 30 and 365 days of the data: D1 rows read (Server-Timing), latency.
 //
 //   node bench/stats.mjs [--persist-to DIR] [--org bulk1] [--runs 5] [--rounds 3] [--reports key|all]
@@ -26,6 +28,7 @@ import { join, resolve as resolvePath } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { adminToken } from "./lib/admin-token.mjs";
 import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
 import { STANDARD_COLUMNS, failureNotes, markdownTable, writeResults } from "./lib/report.mjs";
@@ -45,6 +48,9 @@ ${COMMON_USAGE}
   --concurrency C   requests in flight in the beacon phases (default 8, at most 64)
   --reports SET     key (E9 top 10, E7 summary/detailed/daily; default) or all (every report)
   --port P          the port of its own worker (default: a free one)
+  --shard-beacons B beacons of 500 events per organization in the shards phase (default 60; 0 skips it):
+                    two new organizations at once, both on shard 0, then on shards 0 and 1
+  --token T         operator token for the shards phase (default: ADMIN_TOKEN, or .dev.vars)
   --before          the code before issue 12: statistics in the catalog database, written in the request`;
 
 const DAY = 86_400_000;
@@ -115,10 +121,9 @@ async function startWorker(persistTo, fixedPort) {
 /** The inputs of the queries, read from the local databases. */
 async function chooseInputs(org, persistTo, before) {
   const catalog = { persistTo };
-  const stats = { persistTo, binding: before ? "DB" : "STATS_DB" };
   const [orgRows, keys, tagRows] = await d1Query(
     [
-      `SELECT id, sync_code FROM organizations WHERE organization_key = ${sqlString(org)};`,
+      `SELECT id, sync_code, ${before ? "0 AS stats_shard" : "stats_shard"} FROM organizations WHERE organization_key = ${sqlString(org)};`,
       `SELECT content_key FROM contents WHERE organization_id = (SELECT id FROM organizations WHERE organization_key = ${sqlString(org)})
        AND status = 'available' ORDER BY id DESC LIMIT 50;`,
       `SELECT l.name AS name FROM labels l JOIN content_labels cl ON cl.label_id = l.id
@@ -129,6 +134,9 @@ async function chooseInputs(org, persistTo, before) {
   );
   if (orgRows.length === 0) throw new Error(`organization ${org} is not in the local database; run \`npm run seed:bulk -- --reset --videos 10000 --stats-rows 1000000\``);
   const orgId = orgRows[0].id;
+  // The organization's statistics shard (docs/statistics.md "Shards").
+  const shard = orgRows[0].stats_shard;
+  const stats = { persistTo, binding: before ? "DB" : shard ? `STATS_DB_${shard}` : "STATS_DB" };
   const [last, topKey, viewerKey, tputRow, fpRows] = await d1Query(
     [
       `SELECT max(date) AS last, count(*) AS n FROM video_stats WHERE organization_id = ${orgId};`,
@@ -145,6 +153,7 @@ async function chooseInputs(org, persistTo, before) {
   const tput = tputRow[0] ? `user-${tputRow[0].fingerprint.slice(3)}` : null;
   return {
     org,
+    shard,
     syncCode: orgRows[0].sync_code,
     statsRows: last[0].n,
     lastDay: last[0].last,
@@ -289,6 +298,64 @@ async function consumerRun(url, inputs, logs, beacons) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Shards: two organizations' beacons at once, on one statistics shard and on two
+
+/** Creates an organization on `shard` with `videos` uploading videos (enough for the consumer to count their events). */
+async function benchOrganization(url, token, key, shard, videos) {
+  const created = await fetch(new URL("/admin/organizations", url), {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ organizationKey: key, plan: "enterprise", statsShard: shard }),
+  });
+  if (created.status !== 200) throw new Error(`creating ${key} answered ${created.status}: ${await created.text()}`);
+  const { credentials } = await created.json();
+  const headers = { "X-Service-Sync-Code": credentials.syncCode, "X-Service-Api-Key": credentials.apiKey, "X-Service-Api-Secret": credentials.apiSecret };
+  const keys = [];
+  for (let i = 0; i < videos; i++) {
+    const res = await fetch(new URL("/v2/content/", url), { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ contentSize: 10 }) });
+    if (res.status !== 200) throw new Error(`E1 for ${key} answered ${res.status}: ${await res.text()}`);
+    keys.push((await res.json()).contentKey);
+  }
+  return { org: key, shard, syncCode: credentials.syncCode, keys, writeHeaders: headers };
+}
+
+async function countedOf(url, o) {
+  const res = await fetch(new URL("/v2/ingestion?days=2", url), { headers: o.writeHeaders });
+  if (res.status !== 200) throw new Error(`GET /v2/ingestion answered ${res.status}: ${await res.text()}`);
+  return (await res.json()).data.days.reduce((n, d) => n + d.eventsCounted + d.eventsRejected, 0);
+}
+
+/**
+ * `beacons` beacons of 500 events for each organization, both at once (4 in flight each), then
+ * until the consumer counted all of each: events/s per organization (so per shard) and in total.
+ */
+async function shardsRun(url, orgs, beacons) {
+  const before = await Promise.all(orgs.map((o) => countedOf(url, o)));
+  const started = performance.now();
+  const sent = await Promise.all(orgs.map((o) => load(url, `${o.org} beacons`, beaconRequest(o, 500), beacons, 4, 0)));
+  const done = await Promise.all(
+    orgs.map(async (o, i) => {
+      const target = before[i] + sent[i].eventsAccepted;
+      const deadline = performance.now() + 600_000;
+      while ((await countedOf(url, o)) < target) {
+        if (performance.now() > deadline) throw new Error(`the consumer did not count ${o.org}'s events within 10 minutes`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return performance.now();
+    }),
+  );
+  const perOrg = orgs.map((o, i) => ({
+    shard: o.shard,
+    events: sent[i].eventsAccepted,
+    seconds: round((done[i] - started) / 1000, 2),
+    eventsPerSecond: round((sent[i].eventsAccepted / (done[i] - started)) * 1000, 0),
+  }));
+  const events = perOrg.reduce((n, o) => n + o.events, 0);
+  const seconds = (Math.max(...done) - started) / 1000;
+  return { layout: orgs.map((o) => o.shard).join(" + "), perOrg, events, seconds: round(seconds, 2), eventsPerSecond: round(events / seconds, 0) };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reports
 
 function reportQueries(inputs, days, set, before) {
@@ -334,13 +401,16 @@ async function main() {
     reports: { type: "string", default: "key" },
     before: { type: "boolean", default: false },
     port: { type: "string" },
+    "shard-beacons": { type: "string", default: "60" },
+    token: { type: "string" },
   };
   const options = benchOptions(USAGE, extra, (o) => {
-    for (const [name, lo, hi] of [["rounds", 1, 10], ["requests", 100, 5000], ["concurrency", 1, 64]]) {
+    for (const [name, lo, hi] of [["rounds", 1, 10], ["requests", 100, 5000], ["concurrency", 1, 64], ["shard-beacons", 0, 1000]]) {
       const n = Number(o[name]);
       if (!Number.isInteger(n) || n < lo || n > hi) throw new Error(`--${name} must be an integer from ${lo} to ${hi}`);
       o[name] = n;
     }
+    o.shardBeacons = o["shard-beacons"];
     if (o.port !== undefined) {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 1024 || port > 65535) throw new Error("--port must be an integer from 1024 to 65535");
@@ -407,6 +477,20 @@ async function main() {
       consumer = await consumerRun(url, inputs, server.logs, 100);
     }
 
+    let shards = null;
+    if (!options.before && options.shardBeacons > 0) {
+      const token = adminToken(options.token);
+      const stamp = Date.now().toString(36);
+      console.error(`Shards: three organizations (shards 0, 0, 1), ${options.shardBeacons} beacons of 500 events each for two at once...`);
+      const [a, b, c] = await Promise.all([0, 0, 1].map((shard, i) => benchOrganization(url, token, `bench-shards-${stamp}-${i}`, shard, 20)));
+      shards = [];
+      for (const pair of [[a, b], [a, c], [a, b], [a, c]]) {
+        const run = await shardsRun(url, pair, options.shardBeacons);
+        console.error(`  shards ${run.layout}: ${run.eventsPerSecond} events/s (${run.perOrg.map((o) => `shard ${o.shard}: ${o.eventsPerSecond}/s`).join(", ")})`);
+        shards.push(run);
+      }
+    }
+
     const queries = [...reportQueries(inputs, 30, options.reports, options.before), ...reportQueries(inputs, 365, options.reports, options.before)].filter(
       (q) => !options.only || options.only.test(q.name),
     );
@@ -446,13 +530,26 @@ async function main() {
           [{}],
         )
       : "";
+    const shardsTable = shards
+      ? markdownTable(
+          [
+            { title: "two organizations at once", value: (r) => (r.layout === "0 + 0" ? "both on shard 0" : "shard 0 and shard 1"), align: "left" },
+            { title: "events", value: (r) => r.events },
+            { title: "all counted after s", value: (r) => r.seconds },
+            { title: "events/s, first organization", value: (r) => `${r.perOrg[0].eventsPerSecond} (shard ${r.perOrg[0].shard})` },
+            { title: "events/s, second organization", value: (r) => `${r.perOrg[1].eventsPerSecond} (shard ${r.perOrg[1].shard})` },
+            { title: "events/s total", value: (r) => r.eventsPerSecond },
+          ],
+          shards,
+        )
+      : "";
     const reportTable = markdownTable(
       STANDARD_COLUMNS.filter((c) => c.title !== "count"),
       reports,
     );
     const notes = failureNotes(reports);
-    console.log(`\n${beaconTable}\n\n${consumerTable}\n\n${reportTable}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`);
-    const file = writeResults("stats", { url, ownServer, options: { ...options, only: options.only?.source ?? null }, inputs, beacons, consumer, reports });
+    console.log(`\n${beaconTable}\n\n${consumerTable}\n\n${shardsTable}\n\n${reportTable}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`);
+    const file = writeResults("stats", { url, ownServer, options: { ...options, token: undefined, only: options.only?.source ?? null }, inputs, beacons, consumer, shards, reports });
     console.error(`Results: ${file}`);
   } finally {
     await server.stop();
