@@ -27,7 +27,7 @@ export const ROLLUPS = { video: "video_stats", ad: "ad_stats", viewer: "viewer_s
  */
 export async function totalsCounters(d1) {
   const kinds = Object.keys(ROLLUPS);
-  const results = await d1Query(kinds.map((k) => `SELECT name FROM pragma_table_info('${k}_org_day_totals');`).join("\n"), { ...d1, binding: "STATS_DB" });
+  const results = await d1Query(kinds.map((k) => `SELECT name FROM pragma_table_info('${k}_org_day_totals');`).join("\n"), d1);
   return Object.fromEntries(kinds.map((k, i) => [k, results[i].map((r) => r.name).filter((n) => n !== "organization_id" && n !== "date")]));
 }
 
@@ -49,9 +49,12 @@ export function totalsSql(counters, orgIds = null) {
   });
 }
 
-/** Rebuilds the totals in one transaction (one SQL file). */
-export async function rebuildTotals({ orgIds = null, persistTo, remote = false } = {}) {
-  const d1 = { persistTo, remote, binding: "STATS_DB" };
+/** The binding of statistics shard `shard` (docs/statistics.md "Shards"). */
+export const shardBinding = (shard) => (shard ? `STATS_DB_${shard}` : "STATS_DB");
+
+/** Rebuilds the totals of one shard in one transaction (one SQL file). */
+export async function rebuildTotals({ orgIds = null, persistTo, remote = false, shard = 0 } = {}) {
+  const d1 = { persistTo, remote, binding: shardBinding(shard) };
   const statements = totalsSql(await totalsCounters(d1), orgIds);
   if (statements.length === 0) return;
   const dir = mkdtempSync(join(tmpdir(), "video-catalog-totals-"));
@@ -64,14 +67,21 @@ export async function rebuildTotals({ orgIds = null, persistTo, remote = false }
   }
 }
 
-const USAGE = `Usage: node scripts/stats-totals.mjs [--orgs ID,ID] [--persist-to DIR] [--remote]
+const USAGE = `Usage: node scripts/stats-totals.mjs [--orgs ID,ID] [--shard N] [--persist-to DIR] [--remote]
 
-Sums the statistics totals again from the daily rows of the statistics database (STATS_DB), for
-the organizations given by id (default: all), in one transaction.`;
+Sums the statistics totals again from the daily rows of one statistics shard (default 0,
+STATS_DB; N is STATS_DB_N), for the organizations given by id (default: all of the shard), in one
+transaction.`;
 
 async function main() {
   const { values } = parseArgs({
-    options: { orgs: { type: "string" }, "persist-to": { type: "string" }, remote: { type: "boolean", default: false }, help: { type: "boolean", default: false } },
+    options: {
+      orgs: { type: "string" },
+      shard: { type: "string", default: "0" },
+      "persist-to": { type: "string" },
+      remote: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
   });
   if (values.help) return console.log(USAGE);
   let orgIds = null;
@@ -79,8 +89,10 @@ async function main() {
     orgIds = values.orgs.split(",").map((v) => Number(v.trim()));
     if (orgIds.some((id) => !Number.isInteger(id) || id < 1)) throw new Error(`--orgs takes organization ids (positive integers), got ${values.orgs}`);
   }
+  const shard = Number(values.shard);
+  if (!Number.isInteger(shard) || shard < 0) throw new Error(`--shard takes a shard number (0, 1, …), got ${values.shard}`);
   const started = Date.now();
-  await rebuildTotals({ orgIds, persistTo: values["persist-to"], remote: values.remote });
+  await rebuildTotals({ orgIds, persistTo: values["persist-to"], remote: values.remote, shard });
   console.log(`Totals of ${orgIds === null ? "every organization" : `organizations ${orgIds.join(", ")}`} summed from the daily rows ${values.remote ? "(remote)" : "(local)"} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
 }
 

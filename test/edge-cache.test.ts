@@ -384,4 +384,31 @@ describe("a write moves only the versions of what it can change (issue 21 §2)",
     await rename(hidden, "Mine again");
     expect((await call(path, { headers: readHeaders(p) })).headers.get("X-Edge-Cache")).toBe("miss");
   });
+
+  it("a report moves with the statistics always, with a catalog write only when it shows the catalog", async () => {
+    const org = await createOrg({ entitlements: ["enterprise_player", "ecommerce"] });
+    const key = await publishVideo(org, mp4, { title: "Counted", tags: ["counted"] });
+    await ingest(org, [{ event: "video_played", contentKey: key }, { event: "ecommerce_clicked", contentKey: key, ecommerceKey: "hat" }]);
+    const range = `start_date=${utcDayAgo(1)}&end_date=${utcDayAgo(0)}&organization_key=${org.organizationKey}`;
+    const analyticsRange = `startDate=${utcDayAgo(1)}&endDate=${utcDayAgo(0)}`;
+    const rowsOnly = [`/prod/get_video_reports?${range}`, `/prod/get_ecommerce_reports?${range}`, `/v2/analytics/video?summary&${analyticsRange}`];
+    const withCatalog = [
+      `/prod/get_video_reports_combined?${range}`,
+      `/prod/get_ecommerce_reports?${range}&include_video_data=1`,
+      `/v2/analytics/video?summary&${analyticsRange}&tags=counted`,
+      `/v2/analytics/livestream?summary&${analyticsRange}`,
+    ];
+    const how = async (path: string) => (await call(path, { headers: readHeaders(org) })).headers.get("X-Edge-Cache");
+    for (const path of [...rowsOnly, ...withCatalog]) expect((await readTwice(path, readHeaders(org))).second.headers.get("X-Edge-Cache"), path).toBe("hit");
+
+    await edit(org, key, { title: "Counted, renamed" });
+    for (const path of rowsOnly) expect(await how(path), path).toBe("hit");
+    for (const path of withCatalog) expect(await how(path), path).toBe("miss");
+    const combined = await call(`/prod/get_video_reports_combined?${range}`, { headers: readHeaders(org) });
+    expect(await combined.text()).toContain("Counted, renamed");
+
+    // Counted events move every report of the organization.
+    await ingest(org, [{ event: "video_played", contentKey: key }]);
+    for (const path of [...rowsOnly, ...withCatalog]) expect(await how(path), path).toBe("miss");
+  });
 });

@@ -246,6 +246,10 @@ export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persis
       `${isoDay(firstDayMs)} to ${isoDay(todayMs - DAY)} (seed ${seed}).`,
   );
 
+  // The bulk organizations are created on statistics shard 0 (STATS_DB), where this loads.
+  const moved = await d1Rows(`SELECT organization_key FROM organizations WHERE stats_shard <> 0 AND id IN (${withVideos.map((o) => Number(o.id)).join(", ")})`, { persistTo });
+  if (moved.length) throw new Error(`bulk statistics load into shard 0 (STATS_DB); ${moved.map((r) => r.organization_key).join(", ")} moved to another shard`);
+
   process.stdout.write("Deleting their existing statistics (and those of organizations no longer in the catalog)... ");
   let t = Date.now();
   const catalogIds = (await d1Rows("SELECT id FROM organizations", { persistTo })).map((r) => r.id);

@@ -51,18 +51,32 @@ export function catalogPolicy(reads: CatalogReads = {}): CachePolicy {
   };
 }
 
+interface StatsReads {
+  /**
+   * The answer reads the catalog (video records, an E6 selection of videos, live videos): the
+   * catalog version joins the key. Otherwise it is statistics rows only, and a catalog write
+   * leaves it cached. A caller narrowed to a sub-organization always reads the catalog (which
+   * of the organization's videos are its own).
+   */
+  catalog?: (c: Context<AppEnv>) => boolean;
+  /** The answer shows network videos (the network's version and the country join the key). */
+  network?: (c: Context<AppEnv>) => boolean;
+}
+
 /**
- * E7–E12: keyed by the statistics and catalog versions (reports carry video records); short-lived
- * while the range reaches days that can still receive events. `range` names the date parameters.
+ * E7–E12: keyed by the statistics version, and by the catalog version when the answer reads
+ * the catalog; short-lived while the range reaches days that can still receive events. `range`
+ * names the date parameters.
  */
-export function statsPolicy(range: { start: string; end: string }, showsNetwork: (c: Context<AppEnv>) => boolean = () => false): CachePolicy {
+export function statsPolicy(range: { start: string; end: string }, reads: StatsReads = {}): CachePolicy {
   return (c) => {
     const end = c.req.query(range.end) ?? "";
     if (dayStart(end) === null || dayStart(c.req.query(range.start) ?? "") === null) return null; // a 400: nothing to keep
-    const org = c.get("auth").org;
+    const { org, subOrg } = c.get("auth");
     const closed = isClosedDay(end, Date.now(), c.get("config").eventsMaxAgeDays);
+    const readsCatalog = subOrg !== null || (reads.catalog?.(c) ?? false);
     return {
-      parts: [`s${org.statsVersion}`, `c${org.catalogVersion}`, ...(showsNetwork(c) ? networkParts(c) : [])],
+      parts: [`s${org.statsVersion}`, ...(readsCatalog ? [`c${org.catalogVersion}`] : []), ...(reads.network?.(c) ? networkParts(c) : [])],
       ttlSeconds: closed ? CLOSED_STATS_TTL_SECONDS : RECENT_STATS_TTL_SECONDS,
     };
   };

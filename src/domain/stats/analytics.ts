@@ -71,6 +71,11 @@ function parseFields(type: AnalyticsType, counters: readonly string[], fields: s
 
 const E6_FILTERS = ["feedId", "mmi", "searchString", "categories", "customFields", "events", "tags"] as const;
 
+/** Whether the query selects videos the way E6 does (an E6 filter, or network videos): the catalog then decides which count. */
+export function selectsVideos(q: Partial<Record<(typeof E6_FILTERS)[number] | "networkVideos", string>>): boolean {
+  return E6_FILTERS.some((f) => q[f] !== undefined) || q.networkVideos === "1";
+}
+
 /**
  * Which videos count. Without an E6 filter (and without an MMI scope): every content key of the
  * organization with statistics, removed and deleted videos included, like the reports (null).
@@ -78,7 +83,7 @@ const E6_FILTERS = ["feedId", "mmi", "searchString", "categories", "customFields
  * Statistics are always the organization's own (network videos' belong to their owners).
  */
 async function contentSelection(r: Requester, spec: TypeSpec, q: AnalyticsParams): Promise<ContentSelection | null> {
-  const filtered = E6_FILTERS.some((f) => q[f] !== undefined) || q.networkVideos === "1" || r.caller.subOrg !== null;
+  const filtered = selectsVideos(q) || r.caller.subOrg !== null;
   if (!filtered) return spec.liveOnly ? { liveOf: r.caller.org.id } : null;
   const query = await videoQuery(r, {
     feedId: q.feedId,

@@ -2,6 +2,7 @@
 // and content key (detailed), narrowed by the E6 filters, paged like E6.
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { selectsVideos } from "../../domain/stats/analytics";
 import { statsPolicy } from "../../middleware/cache-policies";
 import { cachedRead, credentials } from "../../middleware/credentials";
 import { analyticsParams, analyticsQuery, analyticsResponse, totalsQuery, totalsResponse } from "../../schemas/reports";
@@ -21,7 +22,17 @@ export const analytics = createRoute({
     "Ordered by contentKey (detailed: by day, then contentKey); page and pageSize (at most 1000) as E6; count is the number of rows over all pages.",
   ].join(" "),
   security: SECURITY.read,
-  middleware: cachedRead("read", statsPolicy({ start: "startDate", end: "endDate" }, (c) => c.req.query("networkVideos") === "1")),
+  // An E6 filter selects videos from the catalog, as does type livestream (live videos only).
+  middleware: cachedRead(
+    "read",
+    statsPolicy(
+      { start: "startDate", end: "endDate" },
+      {
+        catalog: (c) => c.req.param("type") === "livestream" || selectsVideos(c.req.query()),
+        network: (c) => c.req.query("networkVideos") === "1",
+      },
+    ),
+  ),
   request: { params: analyticsParams, query: analyticsQuery },
   responses: { 200: jsonContent(analyticsResponse, "A page of rows"), ...notModifiedResponse, ...koErrors(400, 401, 403, 404, 429) },
 });

@@ -22,8 +22,10 @@ const COMMON =
   "Dates are UTC days, inclusive, at most 366 days apart; a row's date is the end of its UTC day. " +
   "Any number of rows: a report of more than 5000 rows is streamed as it is read (Server-Timing then covers the first 5000).";
 
-const reportPolicy = statsPolicy({ start: "start_date", end: "end_date" });
-const base = { method: "get" as const, tags: ["Reports"], security: SECURITY.report, middleware: cachedRead("report", reportPolicy) };
+const RANGE = { start: "start_date", end: "end_date" };
+/** Statistics rows only: a catalog write leaves these cached (issue 21). */
+const rowsPolicy = statsPolicy(RANGE);
+const base = { method: "get" as const, tags: ["Reports"], security: SECURITY.report, middleware: cachedRead("report", rowsPolicy) };
 const errors = { ...notModifiedResponse, ...koErrors(400, 401, 403, 429) };
 
 export const videoReport = createRoute({
@@ -38,6 +40,8 @@ export const videoReport = createRoute({
 
 export const combinedReport = createRoute({
   ...base,
+  // Each entry carries its video's record.
+  middleware: cachedRead("report", statsPolicy(RANGE, { catalog: () => true })),
   path: "/prod/get_video_reports_combined",
   operationId: "getVideoReportsCombined",
   summary: "E9. Combined videos and analytics",
@@ -58,7 +62,7 @@ export const viewerReport = createRoute({
   // Viewer rows carry IP addresses, fingerprints and what a named user watched: write
   // credentials, not the public sync code (a privacy rule beyond the spec; docs/design.md).
   security: SECURITY.write,
-  middleware: cachedRead("write", reportPolicy),
+  middleware: cachedRead("write", rowsPolicy),
   path: "/prod/get_viewer_reports",
   operationId: "getViewerReports",
   summary: "E10. Viewer analytics",
@@ -85,6 +89,8 @@ export const adReport = createRoute({
 
 export const ecommerceReport = createRoute({
   ...base,
+  // video_info comes from the catalog.
+  middleware: cachedRead("report", statsPolicy(RANGE, { catalog: (c) => c.req.query("include_video_data") === "1" })),
   path: "/prod/get_ecommerce_reports",
   operationId: "getEcommerceReports",
   summary: "E12. Ecommerce analytics",
