@@ -365,7 +365,8 @@ function reportQueries(inputs, days, set, before) {
   const analytics = `startDate=${start}&endDate=${end}`;
   const sync = { "X-Service-Sync-Code": inputs.syncCode };
   const write = writeHeaders(inputs);
-  const q = (name, path, headers = sync) => ({ name: `${name} (${days} d)`, path, headers });
+  // Cold: a fresh cache-busting parameter per request keeps the edge cache out of the numbers.
+  const q = (name, path, headers = sync) => ({ name: `${name} (${days} d)`, path, headers, cold: true });
   const key = [
     q("E9 combined, top 10 by video_played", `/prod/get_video_reports_combined?${base}&sort_field=video_played&column_list=video_played,played_1s&result_limit=10`),
     q("E7 video summary, page 1", `/v2/analytics/video?summary&${analytics}&fields=played_1,played_30`),
