@@ -4,6 +4,7 @@
 // this location's edge cache at once; other locations keep their copy for at most its max-age
 // (the Cache API is per location).
 import { sha256Hex } from "../shared/crypto";
+import { withField } from "../shared/json-text";
 import { publicObjectCacheKey } from "../shared/edge-cache-key";
 import { feedFileKeys, orgFeedListKey } from "./layout";
 
@@ -24,12 +25,16 @@ async function forgetEdgeCopies(store: FeedFileStore, keys: string[]): Promise<v
   await Promise.all(keys.map((key) => cache.delete(publicObjectCacheKey(store.origin, key))));
 }
 
-export async function writeFeedFile(store: FeedFileStore, key: string, content: object, generatedAt: string, previousHash?: string) {
+/**
+ * Writes a feed file unless its content is what the file holds (`json`: the content as JSON text,
+ * an object without generated_at; the hash of that text is kept with the file).
+ */
+export async function writeFeedFile(store: FeedFileStore, key: string, json: string, generatedAt: string, previousHash?: string) {
   const { bucket } = store;
-  const hash = await sha256Hex(JSON.stringify(content));
+  const hash = await sha256Hex(json);
   const previous = previousHash ?? (await bucket.head(key))?.customMetadata?.contentHash;
   if (hash === previous) return { hash, written: false };
-  await bucket.put(key, JSON.stringify({ ...content, generated_at: generatedAt }), {
+  await bucket.put(key, withField(json, "generated_at", generatedAt), {
     httpMetadata: FEED_FILE_HTTP_METADATA,
     customMetadata: { contentHash: hash },
   });

@@ -17,6 +17,7 @@ import type { Content, Feed } from "../../db/schema";
 import { feedFileKeys, orgFeedListKey, writeFeedFile, type FeedFileStore } from "../../storage/feed-files";
 import { thumbnailOf, v2Record } from "../catalog/records";
 import type { Deps } from "../deps";
+import { objectWithArray } from "../../shared/json-text";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { feedMembership, feedMetadata, holds } from "./membership";
 import { unlimitedBudget, type WorkBudget } from "./work";
@@ -40,37 +41,40 @@ export function addStats(a: PublishStats, b: PublishStats): PublishStats {
   return { feeds: a.feeds + b.feeds, written: a.written + b.written, unchanged: a.unchanged + b.unchanged };
 }
 
-/** `<feed_id>-feed.json` (spec 2.4, the older feed file). */
-function legacyFeedFile(feed: Feed, rows: Content[], o: PublishDeps["origins"]) {
-  const serviceCategories = [...new Set(rows.flatMap((r) => r.serviceCategories))].sort();
+/** A video as `<feed_id>-feed.json` lists it (spec 2.4, the older feed file). */
+function legacyFeedRecord(r: Content, o: PublishDeps["origins"]) {
   return {
-    feed_id: feed.feedId,
-    name: feed.name,
-    categories: serviceCategories,
-    privateCategories: feed.categories,
-    privateTags: feed.tags,
-    events: feed.events,
-    videos: rows.map((r) => ({
-      content_key: r.contentKey,
-      created_date: r.createdAt,
-      title: r.title,
-      description: r.description,
-      duration: Math.round(r.duration ?? 0),
-      categories: r.serviceCategories,
-      privateCategories: r.categories,
-      privateTags: r.tags,
-      events: r.events,
-      thumbnail: thumbnailOf(r, o),
-      translations: r.translations,
-    })),
+    content_key: r.contentKey,
+    created_date: r.createdAt,
+    title: r.title,
+    description: r.description,
+    duration: Math.round(r.duration ?? 0),
+    categories: r.serviceCategories,
+    privateCategories: r.categories,
+    privateTags: r.tags,
+    events: r.events,
+    thumbnail: thumbnailOf(r, o),
+    translations: r.translations,
   };
 }
 
-/** `v2/feeds/<id>/videos.json`: 2.2 records with subtitles; duration as a string of digits. */
-function v2VideosFile(rows: Content[], o: PublishDeps["origins"]) {
-  return {
-    videos: rows.map((r) => ({ ...v2Record(r, o), duration: String(Math.round(r.duration ?? 0)), subtitles: r.subtitles })),
-  };
+/** A video as `v2/feeds/<id>/videos.json` lists it: its 2.2 record with subtitles; duration as a string of digits. */
+function v2FeedRecord(r: Content, o: PublishDeps["origins"]) {
+  return { ...v2Record(r, o), duration: String(Math.round(r.duration ?? 0)), subtitles: r.subtitles };
+}
+
+/** A feed's videos, each record's JSON text rendered once per pass (shared by every feed that lists it). */
+interface FeedVideos {
+  rows: Content[];
+  legacy: string[];
+  v2: string[];
+}
+
+/** `<feed_id>-feed.json` (spec 2.4, the older feed file), as JSON text. */
+function legacyFeedFile(feed: Feed, videos: FeedVideos): string {
+  const serviceCategories = [...new Set(videos.rows.flatMap((r) => r.serviceCategories))].sort();
+  const head = { feed_id: feed.feedId, name: feed.name, categories: serviceCategories, privateCategories: feed.categories, privateTags: feed.tags, events: feed.events };
+  return objectWithArray(head, "videos", videos.legacy);
 }
 
 /** Videos per query of the membership walk. */
@@ -103,11 +107,13 @@ async function membersOf(deps: PublishDeps, organizationId: number, feeds: Feed[
 }
 
 /**
- * The records a pass needs, each fetched once: a record is kept while a feed still to be built
- * lists it, and let go after the last one (so memory holds what is still needed, not the union).
+ * The records a pass needs, each fetched and rendered once: a record (its row and its JSON text
+ * in each file's shape) is kept while a feed still to be built lists it, and let go after the
+ * last one (so memory holds what is still needed, not the union).
  */
 class SharedRecords {
   private readonly records = new Map<number, Content>();
+  private readonly rendered = new Map<number, { legacy: string; v2: string }>();
   private readonly uses = new Map<number, number>();
 
   constructor(
@@ -117,35 +123,50 @@ class SharedRecords {
     for (const ids of memberLists) for (const id of ids) this.uses.set(id, (this.uses.get(id) ?? 0) + 1);
   }
 
-  /** The records of `ids`, in that order (a video no longer listable is left out). */
-  async take(ids: number[]): Promise<Content[]> {
+  /** The records of `ids`, in that order, with their JSON text (a video no longer listable is left out). */
+  async take(ids: number[]): Promise<FeedVideos> {
     const missing = ids.filter((id) => !this.records.has(id));
     for (let i = 0; i < missing.length; i += FETCH_BATCH) {
       for (const row of await listableContentsByIds(this.deps.db, missing.slice(i, i + FETCH_BATCH))) this.records.set(row.id, row);
     }
-    const rows = ids.flatMap((id) => this.records.get(id) ?? []);
+    const videos: FeedVideos = { rows: [], legacy: [], v2: [] };
+    for (const id of ids) {
+      const row = this.records.get(id);
+      if (!row) continue;
+      let text = this.rendered.get(id);
+      if (!text) {
+        text = { legacy: JSON.stringify(legacyFeedRecord(row, this.deps.origins)), v2: JSON.stringify(v2FeedRecord(row, this.deps.origins)) };
+        this.rendered.set(id, text);
+      }
+      videos.rows.push(row);
+      videos.legacy.push(text.legacy);
+      videos.v2.push(text.v2);
+    }
     for (const id of ids) {
       const left = (this.uses.get(id) ?? 1) - 1;
       if (left > 0) this.uses.set(id, left);
       else {
         this.uses.delete(id);
         this.records.delete(id);
+        this.rendered.delete(id);
       }
     }
     // A video missing from the fetch (deleted or hidden meanwhile) is not fetched again.
     for (const id of missing) if (!this.records.has(id)) this.uses.delete(id);
-    return rows;
+    return videos;
   }
 }
 
-/** Writes one feed's three files from its rows and records the build. */
-async function publishFeed(deps: PublishDeps, feed: Feed, rows: Content[]): Promise<PublishStats & { metadataChanged: boolean }> {
+/** Writes one feed's three files from its videos and records the build. */
+async function publishFeed(deps: PublishDeps, feed: Feed, videos: FeedVideos): Promise<PublishStats & { metadataChanged: boolean }> {
   const now = deps.now.toISOString();
   const keys = feedFileKeys(feed.feedId);
-  const files: [string, object][] = [
-    [keys.legacy, legacyFeedFile(feed, rows, deps.origins)],
-    [keys.videos, v2VideosFile(rows, deps.origins)],
-    [keys.metadata, feedMetadata(feed)],
+  const rows = videos.rows;
+  const files: [string, string][] = [
+    [keys.legacy, legacyFeedFile(feed, videos)],
+    // `v2/feeds/<id>/videos.json`: the v2 records.
+    [keys.videos, objectWithArray({}, "videos", videos.v2)],
+    [keys.metadata, JSON.stringify(feedMetadata(feed))],
   ];
   const state: Feed["files"] = {};
   const stats = { feeds: 1, written: 0, unchanged: 0, metadataChanged: false };
@@ -209,7 +230,7 @@ export async function publishOrgFeedList(deps: PublishDeps, organizationId: numb
   const org = await findOrganizationById(deps.db, organizationId);
   if (!org) return false;
   const content = { feeds: (await listFeeds(deps.db, organizationId)).map((f) => ({ feed_id: f.feedId, name: f.name })) };
-  const { written } = await writeFeedFile(feedFileStore(deps), orgFeedListKey(org.syncCode), content, deps.now.toISOString());
+  const { written } = await writeFeedFile(feedFileStore(deps), orgFeedListKey(org.syncCode), JSON.stringify(content), deps.now.toISOString());
   return written;
 }
 

@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { objectWithArray, withField } from "./json-text";
+
+describe("JSON text from serialized parts", () => {
+  const records = [{ a: 1, b: "x\"y" }, { a: 2, nested: { c: [1, 2] }, u: "é\u2028" }];
+  it("equals JSON.stringify of the same object, with or without a head", () => {
+    const items = records.map((r) => JSON.stringify(r));
+    for (const head of [{}, { feed_id: "f1", name: "N", tags: ["a"] }]) {
+      expect(objectWithArray(head, "videos", items)).toBe(JSON.stringify({ ...head, videos: records }));
+      expect(objectWithArray(head, "videos", [])).toBe(JSON.stringify({ ...head, videos: [] }));
+    }
+  });
+  it("adds a field last, as a spread followed by it would", () => {
+    for (const base of [{}, { videos: [1] }]) expect(withField(JSON.stringify(base), "generated_at", "2026-11-25T00:00:00Z")).toBe(JSON.stringify({ ...base, generated_at: "2026-11-25T00:00:00Z" }));
+  });
+});

@@ -1,0 +1,17 @@
+// JSON text put together from parts already serialized: a large document whose items were
+// rendered once (a feed file of 1,000 records, each shared by many feeds) is a concatenation,
+// not a JSON.stringify of the whole. The text equals JSON.stringify of the same object, so a
+// hash of it is the same as before.
+
+/** JSON.stringify({ ...head, [field]: items }) where each item is already JSON text. */
+export function objectWithArray(head: Record<string, unknown>, field: string, items: readonly string[]): string {
+  const array = `${JSON.stringify(field)}:[${items.join(",")}]`;
+  const start = JSON.stringify(head);
+  return start === "{}" ? `{${array}}` : `${start.slice(0, -1)},${array}}`;
+}
+
+/** JSON.stringify({ ...JSON.parse(json), [field]: value }) for an object's text whose keys do not include `field`. */
+export function withField(json: string, field: string, value: unknown): string {
+  const entry = `${JSON.stringify(field)}:${JSON.stringify(value)}`;
+  return json === "{}" ? `{${entry}}` : `${json.slice(0, -1)},${entry}}`;
+}
