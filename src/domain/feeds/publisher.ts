@@ -170,9 +170,11 @@ async function publishFeed(deps: PublishDeps, feed: Feed, videos: FeedVideos): P
   ];
   const state: Feed["files"] = {};
   const stats = { feeds: 1, written: 0, unchanged: 0, metadataChanged: false };
-  for (const [key, content] of files) {
+  // The three writes at once: each is an R2 round trip of up to a few MB.
+  const results = await Promise.all(files.map(([key, content]) => writeFeedFile(feedFileStore(deps), key, content, now, feed.files[key] ?? "")));
+  for (const [i, [key]] of files.entries()) {
     // "" (never undefined) for a file never written: no R2 head needed to know it is new.
-    const { hash, written } = await writeFeedFile(feedFileStore(deps), key, content, now, feed.files[key] ?? "");
+    const { hash, written } = results[i]!;
     state[key] = hash;
     stats[written ? "written" : "unchanged"] += 1;
     if (written && key === keys.metadata) stats.metadataChanged = true;
@@ -215,15 +217,42 @@ async function rebuildTogether(deps: PublishDeps, organizationId: number, feeds:
   const members = await membersOf(deps, organizationId, feeds);
   const records = new SharedRecords(deps, members.values());
   const takeATurn = turnTaker();
+  // Up to FEEDS_IN_FLIGHT feeds are written at once: the next feed is put together while the
+  // previous ones' files travel to R2.
+  const inFlight = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  // Waits for the feeds in flight; the first failure fails the pass (its feeds stay dirty).
+  const settle = async () => {
+    await Promise.all(inFlight);
+    if (failure) throw failure.error;
+  };
   for (const [i, feed] of feeds.entries()) {
-    if (i > 0 && budget.exhausted()) return { stats, metadataChanged, left: feeds.slice(i) };
+    if (i > 0 && budget.exhausted()) {
+      await settle();
+      return { stats, metadataChanged, left: feeds.slice(i) };
+    }
     await takeATurn();
-    const build = await publishFeed(deps, feed, await records.take(members.get(feed.id)!));
-    metadataChanged ||= build.metadataChanged;
-    stats = addStats(stats, build);
+    const written: Promise<void> = publishFeed(deps, feed, await records.take(members.get(feed.id)!))
+      .then(
+        (build) => {
+          metadataChanged ||= build.metadataChanged;
+          stats = addStats(stats, build);
+        },
+        (error: unknown) => {
+          failure ??= { error };
+        },
+      )
+      .finally(() => inFlight.delete(written));
+    inFlight.add(written);
+    if (inFlight.size >= FEEDS_IN_FLIGHT) await Promise.race(inFlight);
+    if (failure) await settle();
   }
+  await settle();
   return { stats, metadataChanged, left: [] as Feed[] };
 }
+
+/** Feeds whose files are being written at once in a pass. */
+const FEEDS_IN_FLIGHT = 4;
 
 /** `v2/orgs/<sync_code>/feeds.json`: the organization's feeds. */
 export async function publishOrgFeedList(deps: PublishDeps, organizationId: number): Promise<boolean> {
