@@ -203,6 +203,29 @@ describe("while statistics move", () => {
     expect(report.body.data).toHaveLength(1);
   });
 
+  it("two steps at once (the operator's command and the cron) end in one consistent move", async () => {
+    const org = await createOrg({ entitlements: ["enterprise_player"], statsShard: 0 });
+    const orgId = await organizationId(org);
+    const keys = [await createContent(org), await createContent(org)];
+    await ingest(org, keys.map((contentKey) => ({ event: "video_played", contentKey })));
+    const db = createDb(env.DB);
+    const config = loadConfig(env);
+    const small = { pageRows: 1, pagesPerStep: 2, stepMs: 60_000 };
+    let at = new Date();
+    let status = await moveOrganizationStatistics(db, config, org.organizationKey, 1, at, small);
+    for (let round = 0; !status.done && round < 200; round++) {
+      if (status.phase === "drop") at = new Date(at.getTime() + 120_000);
+      const both = await Promise.all([0, 1].map(() => moveOrganizationStatistics(db, config, org.organizationKey, 1, at, small)));
+      status = both.find((s) => s.done) ?? both[0]!;
+    }
+    expect(status).toMatchObject({ phase: "done", fromShard: 0, toShard: 1 });
+    expect(await env.DB.prepare("select stats_shard from organizations where id = ?").bind(orgId).first("stats_shard")).toBe(1);
+    const [oldRows, newRows] = await rowsPerShard(orgId);
+    expect(oldRows).toBe(0);
+    expect(newRows).toBeGreaterThan(0);
+    expect(await played(env.STATS_DB_1!, orgId)).toBe(2);
+  });
+
   it("the cron advances a move nobody drives", async () => {
     const org = await createOrg({ statsShard: 1 });
     const key = await createContent(org);

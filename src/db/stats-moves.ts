@@ -1,6 +1,6 @@
 // The catalog's record of organizations whose statistics move between shards (stats_moves),
 // and the switch itself: the organization's shard and the move's phase change together.
-import { and, eq, inArray, lt, ne } from "drizzle-orm";
+import { and, eq, inArray, lt, ne, sql } from "drizzle-orm";
 import { runBatch, type Db } from "./client";
 import { organizations, statsMoves, type StatsMove, type StatsMovePhase } from "./schema";
 
@@ -26,19 +26,30 @@ export async function insertStatsMove(db: Db, move: StatsMove): Promise<void> {
   await runBatch(db, [db.delete(statsMoves).where(eq(statsMoves.organizationId, move.organizationId)), db.insert(statsMoves).values(move)]);
 }
 
-export async function updateStatsMove(db: Db, organizationId: number, changes: Partial<Omit<StatsMove, "organizationId">>): Promise<void> {
-  await db.update(statsMoves).set(changes).where(eq(statsMoves.organizationId, organizationId));
+/**
+ * Records a step's progress, only while the move is still in the phase the step started in: two
+ * steps at once (the operator's command and the cron) never take a move back to an earlier phase.
+ */
+export async function updateStatsMove(db: Db, organizationId: number, phase: StatsMovePhase, changes: Partial<Omit<StatsMove, "organizationId">>): Promise<void> {
+  await db
+    .update(statsMoves)
+    .set(changes)
+    .where(and(eq(statsMoves.organizationId, organizationId), eq(statsMoves.phase, phase)));
 }
 
 export async function deleteStatsMove(db: Db, organizationId: number): Promise<void> {
   await db.delete(statsMoves).where(eq(statsMoves.organizationId, organizationId));
 }
 
-/** The switch: the organization's statistics are read and counted in `toShard` from now on. */
-export async function switchStatsShard(db: Db, move: StatsMove, phase: StatsMovePhase, now: string): Promise<void> {
+/** The switch: the organization's statistics are read and counted in `toShard` from now on (once: a second switch of the same move changes nothing). */
+export async function switchStatsShard(db: Db, move: StatsMove, now: string): Promise<void> {
+  const inCatchUp = and(eq(statsMoves.organizationId, move.organizationId), eq(statsMoves.phase, "catch-up"));
   await runBatch(db, [
-    db.update(organizations).set({ statsShard: move.toShard }).where(eq(organizations.id, move.organizationId)),
-    db.update(statsMoves).set({ phase, cursor: null, rowsCopied: move.rowsCopied, switchedAt: now, updatedAt: now }).where(eq(statsMoves.organizationId, move.organizationId)),
+    db
+      .update(organizations)
+      .set({ statsShard: move.toShard })
+      .where(and(eq(organizations.id, move.organizationId), sql`exists (select 1 from ${statsMoves} where ${inCatchUp})`)),
+    db.update(statsMoves).set({ phase: "drop", cursor: null, rowsCopied: move.rowsCopied, switchedAt: now, updatedAt: now }).where(inCatchUp),
   ]);
 }
 

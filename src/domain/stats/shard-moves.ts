@@ -163,14 +163,14 @@ async function advance(db: Db, config: Config, organizationKey: string, move: St
     }
     move = { ...move, rowsCopied: move.rowsCopied + copied, cursor: JSON.stringify(cursor), updatedAt: at };
     if (cursor.table < SHARD_TABLES.length) {
-      await updateStatsMove(db, move.organizationId, { rowsCopied: move.rowsCopied, cursor: move.cursor, updatedAt: move.updatedAt });
+      await updateStatsMove(db, move.organizationId, move.phase, { rowsCopied: move.rowsCopied, cursor: move.cursor, updatedAt: move.updatedAt });
       return moveStatus(organizationKey, move);
     }
     if (move.phase === "copy") {
       // The fence first: from here the old shard counts nothing more of this organization.
       await closeShardTo(from, move.organizationId, at);
+      await updateStatsMove(db, move.organizationId, "copy", { phase: "catch-up", rowsCopied: move.rowsCopied, cursor: null, updatedAt: move.updatedAt });
       move = { ...move, phase: "catch-up", cursor: null };
-      await updateStatsMove(db, move.organizationId, { phase: move.phase, rowsCopied: move.rowsCopied, cursor: null, updatedAt: move.updatedAt });
       console.log(JSON.stringify({ msg: "statistics move: settled days copied; catching up", organization: organizationKey, rows_copied: move.rowsCopied }));
       return moveStatus(organizationKey, move);
     }
@@ -189,7 +189,7 @@ async function advance(db: Db, config: Config, organizationKey: string, move: St
     }
     const finished = cursor.table >= SHARD_TABLES.length;
     move = { ...move, rowsDropped: move.rowsDropped + dropped, cursor: finished ? null : JSON.stringify(cursor), phase: finished ? "done" : "drop", updatedAt: at };
-    await updateStatsMove(db, move.organizationId, { rowsDropped: move.rowsDropped, cursor: move.cursor, phase: move.phase, updatedAt: move.updatedAt });
+    await updateStatsMove(db, move.organizationId, "drop", { rowsDropped: move.rowsDropped, cursor: move.cursor, phase: move.phase, updatedAt: move.updatedAt });
     if (finished) console.log(JSON.stringify({ msg: "statistics move done", organization: organizationKey, to_shard: move.toShard, rows_copied: move.rowsCopied, rows_dropped: move.rowsDropped }));
     return moveStatus(organizationKey, move);
   }
@@ -212,7 +212,7 @@ async function verifyAndSwitch(db: Db, config: Config, organizationKey: string, 
     return moveStatus(organizationKey, { ...move, phase: "done", toShard: move.fromShard }, 0, stopped);
   }
   const at = now.toISOString();
-  await switchStatsShard(db, move, "drop", at);
+  await switchStatsShard(db, move, at);
   // Cached reports are keyed by the statistics version: none answers from the old shard now.
   await statisticsChanged(db, move.organizationId);
   console.log(JSON.stringify({ msg: "statistics move: switched", organization: organizationKey, to_shard: move.toShard, rows_copied: move.rowsCopied }));
