@@ -148,6 +148,16 @@ async function chooseInputs(org, persistTo, before) {
     stats,
   );
   if (!last[0]?.last) throw new Error(`organization ${org} has no statistics; run \`node scripts/bulk/stats.mjs --rows 1000000\``);
+  // Videos with statistics in the 30- and 365-day ranges: a ranking's bound (videos × months).
+  const videosWithStatistics = {};
+  if (!before) {
+    const ranges = [30, 365].map((days) => [days, isoDay(Date.parse(`${last[0].last}T00:00:00Z`) - (days - 1) * DAY)]);
+    const counts = await d1Query(
+      ranges.map(([, start]) => `SELECT count(DISTINCT content_key) AS n FROM video_day_totals WHERE organization_id = ${orgId} AND date BETWEEN '${start}' AND '${last[0].last}';`).join("\n"),
+      stats,
+    );
+    ranges.forEach(([days], i) => (videosWithStatistics[days] = counts[i][0].n));
+  }
   if (keys.length === 0) throw new Error(`organization ${org} has no available content to send events for`);
   // scripts/bulk/stats.mjs: fingerprint fp-<n> belongs to tput user-<n>.
   const tput = tputRow[0] ? `user-${tputRow[0].fingerprint.slice(3)}` : null;
@@ -156,6 +166,7 @@ async function chooseInputs(org, persistTo, before) {
     shard,
     syncCode: orgRows[0].sync_code,
     statsRows: last[0].n,
+    videosWithStatistics,
     lastDay: last[0].last,
     topKey: topKey[0].content_key,
     viewerKey: viewerKey[0]?.content_key ?? topKey[0].content_key,
@@ -366,7 +377,11 @@ function reportQueries(inputs, days, set, before) {
   const sync = { "X-Service-Sync-Code": inputs.syncCode };
   const write = writeHeaders(inputs);
   // Cold: a fresh cache-busting parameter per request keeps the edge cache out of the numbers.
-  const q = (name, path, headers = sync) => ({ name: `${name} (${days} d)`, path, headers, cold: true });
+  // Issue 23's bounds: a ranking reads at most (videos with statistics) × (months of the range),
+  // a page at most 3 × its rows + 50.
+  const months = new Set(Array.from({ length: days }, (_, i) => isoDay(Date.parse(`${end}T00:00:00Z`) - i * DAY).slice(0, 7))).size;
+  const rankingBound = inputs.videosWithStatistics?.[days] === undefined ? null : inputs.videosWithStatistics[days] * months;
+  const q = (name, path, headers = sync) => ({ name: `${name} (${days} d)`, path, headers, cold: true, bound: name.startsWith("E9 combined, top") ? { kind: "ranking", rows: rankingBound } : { kind: "page" } });
   const key = [
     q("E9 combined, top 10 by video_played", `/prod/get_video_reports_combined?${base}&sort_field=video_played&column_list=video_played,played_1s&result_limit=10`),
     q("E7 video summary, page 1", `/v2/analytics/video?summary&${analytics}&fields=played_1,played_30`),
@@ -544,8 +559,19 @@ async function main() {
           shards,
         )
       : "";
+    const bounds = new Map(queries.map((q) => [q.name, q.bound]));
+    const boundColumn = {
+      title: "bound (issue 23)",
+      value: (r) => {
+        const bound = bounds.get(r.name);
+        const limit = bound?.kind === "ranking" ? bound.rows : r.summary.rows === null ? null : 3 * r.summary.rows + 50;
+        if (limit === null || limit === undefined || r.summary.rowsReadP50 === null) return null;
+        const what = bound?.kind === "ranking" ? "videos × months" : "3×rows+50";
+        return `${r.summary.rowsReadP50 <= limit ? "ok" : "OVER"} (${what}: ${limit})`;
+      },
+    };
     const reportTable = markdownTable(
-      STANDARD_COLUMNS.filter((c) => c.title !== "count"),
+      [...STANDARD_COLUMNS.filter((c) => c.title !== "count"), ...(options.before ? [] : [boundColumn])],
       reports,
     );
     const notes = failureNotes(reports);

@@ -1,7 +1,7 @@
 // Shared helpers for the dev, seed and admin scripts: the project root and running wrangler
 // as a child process.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -48,26 +48,78 @@ export function runWrangler(args, { quiet = false } = {}) {
 }
 
 /**
- * The D1 bindings of wrangler.toml, in its order: DB (the catalog), then the statistics shards
- * STATS_DB, STATS_DB_1, … (however many it declares: the shard count is configuration).
+ * The D1 databases of wrangler.toml, in its order: DB (the catalog), then the statistics shards
+ * STATS_DB, STATS_DB_1, … (however many it declares: the shard count is configuration), each
+ * with its database_id (which also names its local file) and migrations directory.
  */
-export function d1Bindings() {
+export function d1Databases() {
   const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
-  return [...toml.matchAll(/\[\[d1_databases\]\][^[]*?binding\s*=\s*"([^"]+)"/g)].map((m) => String(m[1]));
+  return toml
+    .split(/^\[\[d1_databases\]\]\s*$/m)
+    .slice(1)
+    .map((block) => {
+      const field = (name) => block.match(new RegExp(`^${name}\\s*=\\s*"([^"]+)"`, "m"))?.[1];
+      return { binding: String(field("binding")), id: String(field("database_id")), migrationsDir: join(ROOT, field("migrations_dir") ?? "migrations") };
+    });
+}
+
+export function d1Bindings() {
+  return d1Databases().map((d) => d.binding);
 }
 
 /**
  * Applies the pending D1 migrations of every database of wrangler.toml (the catalog, DB, and
  * each statistics shard) in wrangler's local state or in persistTo, or with remote: true in the
  * deployed databases. Idempotent. Answers the names of the migrations applied now, per binding.
+ * @param {{ persistTo?: string, remote?: boolean }} [options]
+ * @returns {Promise<Record<string, string[]>>}
  */
 export async function applyMigrations({ persistTo, remote = false } = {}) {
+  if (!remote) return applyLocalMigrations(persistTo ?? join(ROOT, ".wrangler", "state"));
   const applied = {};
   for (const binding of d1Bindings()) {
-    const where = remote ? ["--remote"] : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
-    const out = await runWrangler(["d1", "migrations", "apply", binding, ...where], { quiet: true });
+    const out = await runWrangler(["d1", "migrations", "apply", binding, "--remote"], { quiet: true });
     // wrangler redraws its progress table per migration: each name once.
     applied[binding] = [...new Set(out.split("\n").filter((l) => /│ \S+\.sql\s+│ ✅/.test(l)).map((l) => l.split("│")[1].trim()))];
   }
   return applied;
+}
+
+/**
+ * The local databases, in one Miniflare (the engine under `wrangler dev` and `wrangler d1 ...
+ * --local`, over the same files) instead of a wrangler process per database: the bookkeeping
+ * is wrangler's own (table d1_migrations, one row per file applied, each file in one batch with
+ * its row), so `wrangler d1 migrations apply --local` and `list` agree with it.
+ */
+async function applyLocalMigrations(state) {
+  const { Miniflare } = await import("miniflare");
+  const databases = d1Databases();
+  const mf = new Miniflare({
+    modules: true,
+    script: "export default {}",
+    d1Databases: Object.fromEntries(databases.map((d) => [d.binding, d.id])),
+    d1Persist: join(state, "v3", "d1"),
+  });
+  try {
+    const applied = {};
+    for (const { binding, migrationsDir } of databases) {
+      const db = await mf.getD1Database(binding);
+      await db.prepare("CREATE TABLE IF NOT EXISTS d1_migrations(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)").run();
+      const done = new Set((await db.prepare("SELECT name FROM d1_migrations").all()).results.map((r) => r.name));
+      applied[binding] = [];
+      for (const name of readdirSync(migrationsDir).filter((f) => f.endsWith(".sql")).sort()) {
+        if (done.has(name)) continue;
+        // drizzle-kit's breakpoints separate the statements (the hand-written files keep them too).
+        const statements = readFileSync(join(migrationsDir, name), "utf8")
+          .split("--> statement-breakpoint")
+          .map((q) => q.trim())
+          .filter((q) => q.replace(/--[^\n]*(\n|$)/g, "").trim() !== "");
+        await db.batch([...statements.map((q) => db.prepare(q)), db.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(name)]);
+        applied[binding].push(name);
+      }
+    }
+    return applied;
+  } finally {
+    await mf.dispose();
+  }
 }

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { d1Bindings } from "../../../scripts/lib/wrangler.mjs";
+import { applyMigrations } from "../../../scripts/lib/wrangler.mjs";
 import { freePort } from "./ports";
 
 export const ROOT = join(import.meta.dirname, "..", "..", "..");
@@ -24,22 +24,6 @@ export interface RunningWorker {
 function wranglerEnv(): NodeJS.ProcessEnv {
   // CI=true: never prompt. No metrics and no request.cf download: the machine may have no network.
   return { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0" };
-}
-
-/** Runs wrangler to completion, its output into `log`; rejects with that output on failure. */
-function runWrangler(args: string[], logFile: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRANGLER, ...args], { cwd: ROOT, env: wranglerEnv(), stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      writeFileSync(logFile, output, { flag: "a" });
-      if (code === 0) resolve();
-      else reject(new Error(`wrangler ${args.join(" ")} exited with ${signal ?? `code ${code}`}:\n${output}`));
-    });
-  });
 }
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
@@ -113,7 +97,7 @@ export async function startWorker(): Promise<RunningWorker> {
     ].join("\n"),
   );
   try {
-    for (const binding of d1Bindings()) await runWrangler(["d1", "migrations", "apply", binding, "--local", "--persist-to", state], logFile);
+    await applyMigrations({ persistTo: state });
     // A port found free can be taken before wrangler binds it: try again with other ports.
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
