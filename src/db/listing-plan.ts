@@ -15,6 +15,13 @@ import type { ListingFilter } from "./listing-filters";
 import { contentLabels, contents, networkListings, type Content } from "./schema";
 
 /** Where a listing's videos come from: the organization's own listing, or its network's. */
+/** What orders a listing's rows (newest publishedAt first, then highest id). */
+export type Ordered = Pick<Content, "id" | "publishedAt">;
+const ORDER_FIELDS = { id: contents.id, publishedAt: contents.publishedAt };
+
+/** What a listing reads of each row: whole records, or only what orders them (a merge's first pass). */
+export type ListingRead = "records" | "order";
+
 export interface ListingBase {
   label: string;
   /** Listable videos in the base (exact, from counters). */
@@ -23,12 +30,14 @@ export interface ListingBase {
   contains: SQL;
   /** The base's videos newest first that pass `conditions`. */
   walk(db: Db, conditions: SQL[], page: Page): Promise<Content[]>;
+  /** The same rows as `walk`, only what orders them. */
+  walkOrder(db: Db, conditions: SQL[], page: Page): Promise<Ordered[]>;
   /** The organization whose own listable name links count (null: a network or a sub-organization). */
   namesCountScope: number | null;
 }
 
-export interface ListingResult {
-  rows: Content[];
+export interface ListingResult<Row = Content> {
+  rows: Row[];
   count: number;
   /** The plan taken (tests and logs). */
   plan: string;
@@ -43,18 +52,13 @@ export function ownBase(scope: ContentScope, size: number): ListingBase {
     sql`+${contents.organizationId} = ${scope.organizationId}`,
     scope.subOrganizationId === null ? undefined : sql`+${contents.subOrganizationId} = ${scope.subOrganizationId}`,
   )!;
+  const where = (conditions: SQL[]) => allOf([LISTABLE, own, ...conditions]);
   return {
     label: scope.subOrganizationId === null ? "own" : "sub-organization",
     size,
     contains,
-    walk: (db, conditions, page) =>
-      db
-        .select()
-        .from(contents)
-        .where(allOf([LISTABLE, own, ...conditions]))
-        .orderBy(...NEWEST_FIRST)
-        .limit(page.limit)
-        .offset(page.offset),
+    walk: (db, conditions, page) => db.select().from(contents).where(where(conditions)).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset),
+    walkOrder: (db, conditions, page) => db.select(ORDER_FIELDS).from(contents).where(where(conditions)).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset),
     namesCountScope: scope.subOrganizationId === null ? scope.organizationId : null,
   };
 }
@@ -72,6 +76,8 @@ export function peersBase(network: { networkId: number; organizationId: number; 
     sql`${networkListings.organizationId} <> ${network.organizationId}`,
     shownIn(network.country),
   )!;
+  const where = (conditions: SQL[]) => allOf([visible, LISTABLE, ...conditions]);
+  const order = [desc(networkListings.publishedAt), desc(networkListings.contentId)];
   return {
     label: "network",
     size,
@@ -81,8 +87,17 @@ export function peersBase(network: { networkId: number; organizationId: number; 
         .select(getTableColumns(contents))
         .from(networkListings)
         .innerJoin(contents, eq(contents.id, networkListings.contentId))
-        .where(allOf([visible, LISTABLE, ...conditions]))
-        .orderBy(desc(networkListings.publishedAt), desc(networkListings.contentId))
+        .where(where(conditions))
+        .orderBy(...order)
+        .limit(page.limit)
+        .offset(page.offset),
+    walkOrder: (db, conditions, page) =>
+      db
+        .select(ORDER_FIELDS)
+        .from(networkListings)
+        .innerJoin(contents, eq(contents.id, networkListings.contentId))
+        .where(where(conditions))
+        .orderBy(...order)
         .limit(page.limit)
         .offset(page.offset),
     namesCountScope: null,
@@ -214,20 +229,31 @@ async function countWalk(db: Db, base: ListingBase, filters: readonly ListingFil
 // ---------------------------------------------------------------------------------------------
 
 /** The page from the leader's candidates, sorted, with the total in the same pass. */
-async function candidatesPage(db: Db, base: ListingBase, lead: ListingFilter, filters: readonly ListingFilter[], page: Page) {
-  const rows = await db
-    .select({ ...getTableColumns(contents), total: sql<number>`count(*) over ()`.as("total") })
-    .from(contents)
-    .where(allOf([sql`${contents.id} in (${lead.source})`, base.contains, ...filters.filter((f) => f !== lead).map((f) => f.probe)]))
-    // `+published_at`: sort the candidates rather than walk the listing index.
-    .orderBy(sql`+${contents.publishedAt} desc`, desc(contents.id))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { rows: rows.map(({ total: _, ...c }) => c as Content), total: rows[0] ? Number(rows[0].total) : null };
+async function candidatesPage(db: Db, base: ListingBase, lead: ListingFilter, filters: readonly ListingFilter[], page: Page, read: ListingRead) {
+  const where = allOf([sql`${contents.id} in (${lead.source})`, base.contains, ...filters.filter((f) => f !== lead).map((f) => f.probe)]);
+  // `+published_at`: sort the candidates rather than walk the listing index.
+  const order = [sql`+${contents.publishedAt} desc`, desc(contents.id)];
+  const total = sql<number>`count(*) over ()`.as("total");
+  const totalOf = (rows: { total: number }[]) => (rows[0] ? Number(rows[0].total) : null);
+  if (read === "order") {
+    const rows = await db.select({ row: ORDER_FIELDS, total }).from(contents).where(where).orderBy(...order).limit(page.limit).offset(page.offset);
+    return { rows: rows.map((r) => r.row), total: totalOf(rows) };
+  }
+  const rows = await db.select({ row: getTableColumns(contents), total }).from(contents).where(where).orderBy(...order).limit(page.limit).offset(page.offset);
+  return { rows: rows.map((r) => r.row), total: totalOf(rows) };
 }
 
 /** One base's page (and total when asked), by the cheapest plan the estimates promise. */
-export async function listBase(db: Db, base: ListingBase, filters: readonly ListingFilter[], page: Page, withCount: boolean): Promise<ListingResult> {
+export function listBase(db: Db, base: ListingBase, filters: readonly ListingFilter[], page: Page, withCount: boolean): Promise<ListingResult>;
+export function listBase(db: Db, base: ListingBase, filters: readonly ListingFilter[], page: Page, withCount: boolean, read: "order"): Promise<ListingResult<Ordered>>;
+export async function listBase(
+  db: Db,
+  base: ListingBase,
+  filters: readonly ListingFilter[],
+  page: Page,
+  withCount: boolean,
+  read: ListingRead = "records",
+): Promise<ListingResult<Content> | ListingResult<Ordered>> {
   const pageEnd = page.offset + page.limit;
   // Filters only narrow the base: a page starting past its size is empty, without reading the
   // rows OFFSET would skip.
@@ -239,17 +265,23 @@ export async function listBase(db: Db, base: ListingBase, filters: readonly List
   const candidates = candidatesCost(lead);
   const counting = withCount ? countPlan(base, filters) : { cost: 0, run: async () => 0 };
   if (filters.length === 0 || walk + counting.cost <= candidates || !lead) {
-    const [rows, count] = await Promise.all([base.walk(db, filters.map((f) => f.probe), page), counting.run(db)]);
+    const probes = filters.map((f) => f.probe);
+    const [rows, count] = await Promise.all([read === "records" ? base.walk(db, probes, page) : base.walkOrder(db, probes, page), counting.run(db)]);
     return { rows, count, plan: `${base.label}: walk${withCount ? ` + count (${counting.cost})` : ""}` };
   }
-  const { rows, total } = await candidatesPage(db, base, lead, filters, page);
+  const { rows, total } = await candidatesPage(db, base, lead, filters, page, read);
   const count = !withCount ? 0 : (total ?? (await countFrom(db, base, lead, filters)));
   return { rows, count, plan: `${base.label}: candidates from ${lead.label}` };
 }
 
-const newerFirst = (a: Content, b: Content) => (b.publishedAt ?? "").localeCompare(a.publishedAt ?? "") || b.id - a.id;
+const newerFirst = (a: Ordered, b: Ordered) => (b.publishedAt ?? "").localeCompare(a.publishedAt ?? "") || b.id - a.id;
 
-/** Own and network videos merged newest first (they never overlap), totals added. */
+/**
+ * Own and network videos merged newest first (they never overlap), totals added. Each listing is
+ * read up to the page's end; past the first page only what orders the rows, then the page's
+ * records by id (a page at start=5000 would otherwise bring 10,200 whole records into the isolate
+ * to keep 100).
+ */
 export async function listBases(
   db: Db,
   bases: { base: ListingBase; filters: readonly ListingFilter[] }[],
@@ -262,13 +294,22 @@ export async function listBases(
     return { rows: [], count: counts.reduce((n, c) => n + c, 0), plan: "past the end" };
   }
   const upTo = { limit: page.offset + page.limit, offset: 0 };
-  const parts = await Promise.all(bases.map((b) => listBase(db, b.base, b.filters, upTo, withCount)));
-  return {
+  const merged = <Row extends Ordered>(parts: ListingResult<Row>[]) => ({
     rows: parts
       .flatMap((p) => p.rows)
       .sort(newerFirst)
       .slice(page.offset, page.offset + page.limit),
     count: parts.reduce((n, p) => n + p.count, 0),
     plan: parts.map((p) => p.plan).join("; "),
-  };
+  });
+  if (page.offset === 0) return merged(await Promise.all(bases.map((b) => listBase(db, b.base, b.filters, upTo, withCount))));
+  const keys = merged(await Promise.all(bases.map((b) => listBase(db, b.base, b.filters, upTo, withCount, "order"))));
+  return { ...keys, rows: await recordsInOrder(db, keys.rows.map((r) => r.id)) };
+}
+
+/** The records of these ids, in this order (one whose row went away since is left out). */
+async function recordsInOrder(db: Db, ids: number[]): Promise<Content[]> {
+  if (ids.length === 0) return [];
+  const byId = new Map((await db.select().from(contents).where(inList(contents.id, ids))).map((c) => [c.id, c]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
