@@ -2,7 +2,7 @@
 // relevance-ranked text search (E14, E15) in the text index of the organization's documents.
 import { and, eq, getTableColumns, or, sql, type SQL } from "drizzle-orm";
 import { findLabels, LISTABLE, listableCount, type ContentScope, type NameGroups, type Page } from "./catalog";
-import { allOf, someOf, type Db } from "./client";
+import { allOf, integerLiteral, someOf, type Db } from "./client";
 import { contentsFts, indexedDocuments, scopedExpression, termStats, type TextScope } from "./fts";
 import { namesFilter, rowFilter, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
 import { listBase, ownBase } from "./listing-plan";
@@ -69,13 +69,14 @@ export async function searchRanked(db: Db, scope: TextScope, ftsQuery: string, w
   const [edge] = await db.select({ rowid: contentsFts.rowid }).from(contentsFts).where(matches).orderBy(contentsFts.rowid).limit(1).offset(candidates - 1);
   if (!edge) return select().where(and(matches, LISTABLE, where)).orderBy(contentsFts.rank).limit(page.limit).offset(page.offset);
 
-  const ranked = and(matches, sql`${contentsFts.rowid} <= ${edge.rowid}`, LISTABLE, where);
+  // The edge as a literal: bound, it kept FTS5 from using it while ranking (integerLiteral).
+  const ranked = and(matches, sql`${contentsFts.rowid} <= ${integerLiteral(edge.rowid)}`, LISTABLE, where);
   const rows = await select().where(ranked).orderBy(contentsFts.rank).limit(page.limit).offset(page.offset);
   if (rows.length === page.limit) return rows;
   // The ranked ones end on this page (or before it): the older ones continue after them.
   const rankedCount = rows.length > 0 || page.offset === 0 ? page.offset + rows.length : await countWhere(db, ranked);
   const rest = await select()
-    .where(and(matches, sql`${contentsFts.rowid} > ${edge.rowid}`, LISTABLE, where))
+    .where(and(matches, sql`${contentsFts.rowid} > ${integerLiteral(edge.rowid)}`, LISTABLE, where))
     .orderBy(contentsFts.rowid)
     .limit(page.limit - rows.length)
     .offset(Math.max(0, page.offset - rankedCount));
