@@ -207,8 +207,8 @@ describe("E6 listing", () => {
     expect(order.slice(1, 3).sort()).toEqual([k.w1!, k.w2!].sort());
     const published = merged.body.data.map((v: any) => v.publishedDate);
     expect([...published].sort().reverse()).toEqual(published);
-    // Past the first page the merge reads only the order keys, then the page's records by id:
-    // the same whole records, in the same order.
+    // The merge reads order keys, then the page's records by id: every page carries the same
+    // whole records, in the same order, as the one page of everything.
     const paged: unknown[] = [];
     for (let page = 1; page <= 3; page++) {
       const res = await list(`networkVideos=1&pageSize=3&page=${page}`, a, { "CF-IPCountry": "US" });
