@@ -145,6 +145,11 @@ describe("E6 listing", () => {
     expect(await keys("searchString=news,cafe")).toEqual(names("v1"));
     expect(await keys("searchString=concert|fin")).toEqual(names("v3", "v4"));
     expect(await keys(`searchString=${k.v2}`)).toEqual(names("v2"));
+    // Several words ending in a prefix, checked row by row beside a tag that leads (the prefix
+    // expanded to its words: an FTS5 group needs an explicit AND after a word).
+    expect(await keys("searchString=zurich%20gam")).toEqual(names("v2"));
+    expect(await keys("searchString=zurich%20gam&tags=beta")).toEqual(names("v2"));
+    expect(await keys("searchString=sport%20highlights%20zur&tags=beta")).toEqual(names("v2"));
   });
 
   it("returns one video by contentKey, and restricts to a feed", async () => {

@@ -136,7 +136,8 @@ function expandedTerm(t: TextTerm, stats: Map<string, TermStats>): string | null
   if (!last || last.expansion === null) return null;
   if (last.expansion.length === 0) return undefined; // no word has this prefix: the term matches nothing
   const prefix = `(${last.expansion.map(quoted).join(" OR ")})`;
-  return [...w.slice(0, -1).map(quoted), prefix].join(" ");
+  // FTS5 takes `"a" "b"` as a AND b, but not `"a" ("b" OR "c")`: a group needs an explicit AND.
+  return [...w.slice(0, -1).map(quoted), prefix].join(" AND ");
 }
 
 function termDocs(t: TextTerm, stats: Map<string, TermStats>): number {
