@@ -1417,7 +1417,8 @@ function mutateCredentials(rng, req, op, run) {
     }
     case "padded": {
       const n = rng.pick(credNames.filter((x) => h[x]).concat(["X-Service-Sync-Code"]));
-      const v = h[n] ?? org?.syncCode ?? "x";
+      // An earlier mutation may have left the header repeated (an array): pad its first value.
+      const v = String((Array.isArray(h[n]) ? h[n][0] : h[n]) ?? org?.syncCode ?? "x");
       h[n] = rng.pick([` ${v} `, v.toUpperCase(), `${v}\t`, `${v}x`, v.slice(0, -1)]);
       break;
     }
