@@ -14,7 +14,6 @@ import { ftsCount, ftsRowMatches } from "./fts";
 import type { ListingFilter } from "./listing-filters";
 import { contentLabels, contents, networkListings, type Content } from "./schema";
 
-/** Where a listing's videos come from: the organization's own listing, or its network's. */
 /** What orders a listing's rows (newest publishedAt first, then highest id). */
 export type Ordered = Pick<Content, "id" | "publishedAt">;
 const ORDER_FIELDS = { id: contents.id, publishedAt: contents.publishedAt };
@@ -22,6 +21,7 @@ const ORDER_FIELDS = { id: contents.id, publishedAt: contents.publishedAt };
 /** What a listing reads of each row: whole records, or only what orders them (a merge's first pass). */
 export type ListingRead = "records" | "order";
 
+/** Where a listing's videos come from: the organization's own listing, or its network's. */
 export interface ListingBase {
   label: string;
   /** Listable videos in the base (exact, from counters). */
