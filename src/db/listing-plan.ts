@@ -12,6 +12,7 @@ import { LISTABLE, NEWEST_FIRST, type ContentScope, type Page } from "./catalog"
 import { allOf, inList, type Db } from "./client";
 import { ftsCount, ftsRowMatches } from "./fts";
 import type { ListingFilter } from "./listing-filters";
+import { listableContentsByIds } from "./feed-sources";
 import { contentLabels, contents, networkListings, type Content } from "./schema";
 
 /** What orders a listing's rows (newest publishedAt first, then highest id). */
@@ -76,30 +77,23 @@ export function peersBase(network: { networkId: number; organizationId: number; 
     sql`${networkListings.organizationId} <> ${network.organizationId}`,
     shownIn(network.country),
   )!;
-  const where = (conditions: SQL[]) => allOf([visible, LISTABLE, ...conditions]);
-  const order = [desc(networkListings.publishedAt), desc(networkListings.contentId)];
+  // The network's videos are only ever listed merged with the organization's own (listBases),
+  // which reads order keys: whole records are read by id afterwards.
+  const walkOrder = (db: Db, conditions: SQL[], page: Page) =>
+    db
+      .select(ORDER_FIELDS)
+      .from(networkListings)
+      .innerJoin(contents, eq(contents.id, networkListings.contentId))
+      .where(allOf([visible, LISTABLE, ...conditions]))
+      .orderBy(desc(networkListings.publishedAt), desc(networkListings.contentId))
+      .limit(page.limit)
+      .offset(page.offset);
   return {
     label: "network",
     size,
     contains: and(LISTABLE, sql`exists (select 1 from ${networkListings} where ${networkListings.contentId} = ${contents.id} and ${visible})`)!,
-    walk: (db, conditions, page) =>
-      db
-        .select(getTableColumns(contents))
-        .from(networkListings)
-        .innerJoin(contents, eq(contents.id, networkListings.contentId))
-        .where(where(conditions))
-        .orderBy(...order)
-        .limit(page.limit)
-        .offset(page.offset),
-    walkOrder: (db, conditions, page) =>
-      db
-        .select(ORDER_FIELDS)
-        .from(networkListings)
-        .innerJoin(contents, eq(contents.id, networkListings.contentId))
-        .where(where(conditions))
-        .orderBy(...order)
-        .limit(page.limit)
-        .offset(page.offset),
+    walk: async (db, conditions, page) => recordsInOrder(db, (await walkOrder(db, conditions, page)).map((r) => r.id)),
+    walkOrder,
     namesCountScope: null,
   };
 }
@@ -306,9 +300,8 @@ export async function listBases(
   };
 }
 
-/** The records of these ids, in this order (one whose row went away since is left out). */
+/** The records of these ids, in this order (one no longer listable since is left out). */
 async function recordsInOrder(db: Db, ids: number[]): Promise<Content[]> {
-  if (ids.length === 0) return [];
-  const byId = new Map((await db.select().from(contents).where(inList(contents.id, ids))).map((c) => [c.id, c]));
+  const byId = new Map((await listableContentsByIds(db, ids)).map((c) => [c.id, c]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
