@@ -498,7 +498,11 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
       if (v.readyState < 1) await new Promise((resolve) => v.addEventListener("loadedmetadata", resolve, { once: true }));
       v.muted = true;
       await v.play();
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Past the first second of playback (the player's played_1s), then stop: waits on the media, not a clock.
+      await new Promise<void>((resolve) => {
+        const past = () => v.currentTime >= 1.2 && (v.removeEventListener("timeupdate", past), resolve());
+        v.addEventListener("timeupdate", past);
+      });
       v.pause();
     });
     await go("library", "Library");
