@@ -1,7 +1,11 @@
 // E7 GET /v2/analytics/{type}: summary, detailed and daily, fields, paging, types, E6 filters, auth.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, callJson, createOrg, type TestOrg } from "./helpers";
+import { createDb } from "../src/db/client";
+import { createStatsDb } from "../src/db/stats/client";
+import { ROLLUPS } from "../src/db/stats/rollups";
+import { selectedKeysUpTo } from "../src/domain/stats/analytics";
+import { admin, callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, ingest, utcDayAgo } from "./fixtures/stats";
 
 let org: TestOrg;
@@ -70,14 +74,29 @@ describe("E7 analytics", () => {
     expect(Object.keys(all.body.data[0]).slice(0, 4)).toEqual(["date", "contentKey", "thumbnail_view", "video_impression"]);
   });
 
-  it("pages like E6", async () => {
+  it("pages like E6, with hasMore, and counts on the last page or when asked", async () => {
     const first = await analytics("video", { detailed: 1, fields: "played_1s", pageSize: 3 });
     const second = await analytics("video", { detailed: 1, fields: "played_1s", pageSize: 3, page: 2 });
     expect(first.body.data).toHaveLength(3);
-    expect(second.body).toMatchObject({ count: 5, page: 2, pageSize: 3 });
+    // A page with more after it does not count every row of the range unless asked to.
+    expect(first.body).toMatchObject({ hasMore: true, page: 1, pageSize: 3 });
+    expect(first.body).not.toHaveProperty("count");
+    expect((await analytics("video", { detailed: 1, fields: "played_1s", pageSize: 3, includeCount: 1 })).body).toMatchObject({ count: 5, hasMore: true });
+    expect(second.body).toMatchObject({ count: 5, hasMore: false, page: 2, pageSize: 3 });
     expect(second.body.data).toHaveLength(2);
     expect(new Set([...first.body.data, ...second.body.data].map((r: any) => r.date + r.contentKey)).size).toBe(5);
-    expect((await analytics("video", { detailed: 1, page: 9 })).body.data).toEqual([]);
+    const past = (await analytics("video", { detailed: 1, page: 9 })).body;
+    expect(past).toMatchObject({ data: [], hasMore: false });
+    expect(past).not.toHaveProperty("count");
+    // summary the same way: 3 keys in pages of 2.
+    const keys = [red, blue, live].sort();
+    const s1 = (await analytics("video", { summary: 1, fields: "played_1s", pageSize: 2 })).body;
+    const s2 = (await analytics("video", { summary: 1, fields: "played_1s", pageSize: 2, page: 2 })).body;
+    expect(s1).toMatchObject({ hasMore: true, data: keys.slice(0, 2).map((contentKey) => ({ contentKey })) });
+    expect(s1).not.toHaveProperty("count");
+    expect(s2).toMatchObject({ count: 3, hasMore: false, data: [{ contentKey: keys[2] }] });
+    expect((await analytics("video", { summary: 1, pageSize: 2, page: 2, includeCount: 1 })).body).toMatchObject({ count: 3, hasMore: false });
+    expect((await analytics("video", { summary: 1, includeCount: "yes" })).body).toEqual({ status: "KO", error: "includeCount: must be 0 or 1" });
     for (const [params, error] of [
       [{ pageSize: 1001 }, "pageSize: must be at most 1000"],
       [{ page: 0 }, "page: must be at least 1"],
@@ -85,6 +104,28 @@ describe("E7 analytics", () => {
       const { res, body } = await analytics("video", { summary: 1, ...params });
       expect(res.status).toBe(400);
       expect(body).toEqual({ status: "KO", error });
+    }
+  });
+
+  it("summary with E6 filters: pages walk the keys until full, and count once every key was seen", async () => {
+    const red1 = (await analytics("video", { summary: 1, fields: "played_1s", tags: "red", pageSize: 1 })).body;
+    const red2 = (await analytics("video", { summary: 1, fields: "played_1s", tags: "red", pageSize: 1, page: 2 })).body;
+    // The first stretch of the walk (1,000 keys) saw all three: the count is known on page 1.
+    expect([red1.count, red1.hasMore, red2.count, red2.hasMore]).toEqual([2, true, 2, false]);
+    expect([...red1.data, ...red2.data].map((r: any) => r.contentKey)).toEqual([red, live].sort());
+    // In stretches of 1, then 4: the walk goes on after the last key it saw and stops once it has
+    // as many as wanted, or at the end (complete) — the same keys the whole reading selects.
+    const orgId = (await env.DB.prepare("select id from organizations where organization_key = ?").bind(org.organizationKey).first("id")) as number;
+    const stats = createStatsDb(await statsD1(org));
+    const scope = { organizationId: orgId, start: D2, end: D1 };
+    const liveOnly = { liveOf: orgId };
+    const sorted = [red, blue, live].sort();
+    for (const wanted of [1, 2, 5]) {
+      const walked = await selectedKeysUpTo(createDb(env.DB), stats, ROLLUPS.video.totals, scope, liveOnly, wanted, 1);
+      expect(walked.keys, `wanted ${wanted}`).toEqual([live]);
+      // The first stretch is the first key: if that is the live one and one is wanted, the walk
+      // stops there with keys left (incomplete); otherwise the second stretch (4) reaches the end.
+      expect(walked.complete, `wanted ${wanted}`).toBe(!(wanted === 1 && sorted[0] === live));
     }
   });
 

@@ -211,6 +211,10 @@ export const analyticsQuery = z.object({
   tags: filterParam("As E6"),
   page: intParam(1, 1_000_000, 1),
   pageSize: intParam(1, ANALYTICS_PAGE_SIZE_MAX, 100),
+  includeCount: z
+    .enum(["0", "1"], { error: "must be 0 or 1" })
+    .optional()
+    .openapi({ description: "1: answer count on every page (summary and detailed read every statistics row of the range for it); without it count comes with daily, on the last page, and where the page's reading saw every row anyway" }),
 });
 
 export const analyticsRow = z
@@ -224,7 +228,14 @@ export const analyticsRow = z
   .openapi("AnalyticsRow", { description: "contentKey and startDate/endDate (summary), date and contentKey (detailed) or date (daily), and one number per field" });
 
 export const analyticsResponse = z
-  .object({ count: z.number(), message: z.string(), page: z.number(), pageSize: z.number(), data: z.array(analyticsRow) })
+  .object({
+    count: z.number().optional().openapi({ description: "Rows over all pages: with includeCount=1, for daily, on the last page, and where the page's reading saw every row anyway" }),
+    hasMore: z.boolean().openapi({ description: "Whether a next page has rows" }),
+    message: z.string(),
+    page: z.number(),
+    pageSize: z.number(),
+    data: z.array(analyticsRow),
+  })
   .openapi("AnalyticsPage");
 
 export const totalsQuery = z.object({

@@ -2,8 +2,8 @@
 // (one row per content key and month) plus the days of the months it covers only in part, so a
 // 365-day ranking reads about (videos with statistics) × 14 rows instead of every daily row of
 // every dimension.
-import { sql, type SQL } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { getTableName, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { inList } from "../client";
 import type { StatsDb } from "./client";
 import type { Rollup } from "./rollups";
@@ -55,6 +55,8 @@ export interface TotalsScope {
   contentKey?: string;
   /** Only these content keys (at most KEYS_PER_PARAMETER: the caller cuts longer lists). */
   keys?: readonly string[];
+  /** Only content keys after this one, in key order (the next stretch of a walk). */
+  after?: string;
 }
 
 const col = (table: object, name: string) => {
@@ -68,28 +70,39 @@ function keyConditions(contentKey: SQLiteColumn, scope: TotalsScope): SQL[] {
   const out: SQL[] = [];
   if (scope.contentKey !== undefined) out.push(sql`${contentKey} = ${scope.contentKey}`);
   if (scope.keys !== undefined) out.push(inList(contentKey, scope.keys));
+  if (scope.after !== undefined) out.push(sql`${contentKey} > ${scope.after}`);
   return out;
 }
 
 /**
  * The rows that make up the range, per content key: `SELECT content_key, <counters> FROM
  * month_totals WHERE ... UNION ALL SELECT ... FROM day_totals WHERE ...` (counters as named).
+ * With `union` (no counters) the compound is of distinct keys, for a walk in key order.
  */
-function rangeRows(totals: Totals, scope: TotalsScope, counters: readonly string[]): SQL {
+function rangeRows(totals: Totals, scope: TotalsScope, counters: readonly string[], compound: "union all" | "union" = "union all"): SQL {
   const parts = rangeParts(scope.start, scope.end);
   const selects: SQL[] = [];
+  const walk = compound === "union";
+  // A range inside one month is one select, which UNION does not make distinct.
+  const distinct = sql.raw(walk ? "distinct " : "");
+  // The walk in key order, and the rows of given keys, read each part on its content index
+  // (organization, content key, month or date): in key order, or one seek per key. Left to
+  // itself the planner reads the part's whole range on the primary key (and sorts it), which
+  // reads every row of the range for one page (102,966 rows for a page of 100 over 365 days).
+  const byKey = walk || scope.keys !== undefined || scope.contentKey !== undefined;
+  const source = (t: SQLiteTable) => (byKey ? sql`${t} indexed by ${sql.identifier(`${getTableName(t)}_content_idx`)}` : sql`${t}`);
   const pick = (table: object) => sql.join([sql`${col(table, "contentKey")} as content_key`, ...counters.map((c) => sql`${col(table, c)} as ${sql.identifier(c)}`)], sql`, `);
   if (parts.months) {
     const t = totals.month.table;
     const where = [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.month} between ${parts.months[0]} and ${parts.months[1]}`, ...keyConditions(t.contentKey, scope)];
-    selects.push(sql`select ${pick(t)} from ${t} where ${sql.join(where, sql` and `)}`);
+    selects.push(sql`select ${distinct}${pick(t)} from ${source(t)} where ${sql.join(where, sql` and `)}`);
   }
   for (const [from, to] of parts.days) {
     const t = totals.day.table;
     const where = [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${from} and ${to}`, ...keyConditions(t.contentKey, scope)];
-    selects.push(sql`select ${pick(t)} from ${t} where ${sql.join(where, sql` and `)}`);
+    selects.push(sql`select ${distinct}${pick(t)} from ${source(t)} where ${sql.join(where, sql` and `)}`);
   }
-  return sql.join(selects, sql` union all `);
+  return sql.join(selects, sql.raw(` ${compound} `));
 }
 
 const sums = (counters: readonly string[]) => sql.join(counters.map((c) => sql`sum(${sql.identifier(c)}) as ${sql.identifier(c)}`), sql`, `);
@@ -115,49 +128,52 @@ export async function rankByTotal(db: StatsDb, totals: Totals, scope: TotalsScop
 }
 
 /**
- * E7 summary: the counters summed per content key over the range, in key order, one page, and
- * the number of keys. Two queries, each reading the range's totals rows once: D1 counts the rows
- * a window function (count(*) over ()) re-reads from its temporary table, which made one query
- * read three times the rows (307,042 against 101,658 + 101,372 on the 100,000-video bulk catalog).
+ * A page of the content keys with totals in the range, in key order. Each part of the range
+ * (whole months, partial days) is walked in key order on its content index and SQLite merges
+ * the walks (a compound UNION with ORDER BY), stopping after offset + limit keys: it reads the
+ * rows of the keys up to the page's end, not every row of the range.
  */
-export async function totalsPerContentKey(
-  db: StatsDb,
-  totals: Totals,
-  scope: TotalsScope,
-  counters: readonly string[],
-  page: { limit: number; offset: number },
-): Promise<{ count: number; rows: TotalsRow[] }> {
-  const [rows, [c]] = await Promise.all([
-    db.all<TotalsRow>(
-      sql`select content_key, ${sums(counters)} from (${rangeRows(totals, scope, counters)})
-          group by content_key order by content_key limit ${page.limit} offset ${page.offset}`,
-    ),
-    db.all<{ n: number }>(sql`select count(distinct content_key) as n from (${rangeRows(totals, scope, [])})`),
-  ]);
-  return { count: c?.n ?? 0, rows };
+export async function contentKeysPage(db: StatsDb, totals: Totals, scope: TotalsScope, page: { limit: number; offset: number }): Promise<string[]> {
+  const rows = await db.all<{ content_key: string }>(sql`${rangeRows(totals, scope, [], "union")} order by content_key limit ${page.limit} offset ${page.offset}`);
+  return rows.map((r) => r.content_key);
 }
 
-/** E7 detailed: the rows of the day totals (per day and content key), in that order, one page, and their number. */
-export async function dayTotalsPage(
-  db: StatsDb,
-  totals: Totals,
-  scope: TotalsScope,
-  counters: readonly string[],
-  page: { limit: number; offset: number },
-): Promise<{ count: number; rows: TotalsRow[] }> {
+/** The number of content keys with totals in the range: reads every totals row of the range once. */
+export async function countContentKeys(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<number> {
+  const [c] = await db.all<{ n: number }>(sql`select count(distinct content_key) as n from (${rangeRows(totals, scope, [])})`);
+  return c?.n ?? 0;
+}
+
+/**
+ * E7 summary: the counters summed over the range for each of the given content keys (a page
+ * of them, from contentKeysPage or a selection), in key order: one seek per key and part of
+ * the range on the content indexes.
+ */
+export async function totalsPerContentKey(db: StatsDb, totals: Totals, scope: TotalsScope & { keys: readonly string[] }, counters: readonly string[]): Promise<TotalsRow[]> {
+  if (scope.keys.length === 0) return [];
+  return db.all<TotalsRow>(sql`select content_key, ${sums(counters)} from (${rangeRows(totals, scope, counters)}) group by content_key order by content_key`);
+}
+
+/** The day totals rows of a scope (per day and content key). */
+function dayTotalsWhere(totals: Totals, scope: TotalsScope): SQL {
   const t = totals.day.table;
-  const where = sql.join(
-    [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope)],
-    sql` and `,
-  );
-  const [c] = await db.all<{ n: number }>(sql`select count(*) as n from ${t} where ${where}`);
-  const count = c?.n ?? 0;
-  if (count <= page.offset) return { count, rows: [] };
+  return sql.join([sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope)], sql` and `);
+}
+
+/**
+ * E7 detailed: one page of the day totals rows (per day and content key), in that order, read
+ * on the primary key (organization, date, content key): offset + limit rows, not the range.
+ */
+export function dayTotalsPage(db: StatsDb, totals: Totals, scope: TotalsScope, counters: readonly string[], page: { limit: number; offset: number }): Promise<TotalsRow[]> {
+  const t = totals.day.table;
   const columns = sql.join([sql`${t.date} as date`, sql`${t.contentKey} as content_key`, ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`)], sql`, `);
-  const rows = await db.all<TotalsRow>(
-    sql`select ${columns} from ${t} where ${where} order by ${t.date}, ${t.contentKey} limit ${page.limit} offset ${page.offset}`,
-  );
-  return { count, rows };
+  return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${dayTotalsWhere(totals, scope)} order by ${t.date}, ${t.contentKey} limit ${page.limit} offset ${page.offset}`);
+}
+
+/** The number of day totals rows of a scope: reads each of them once (on an index). */
+export async function countDayTotals(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<number> {
+  const [c] = await db.all<{ n: number }>(sql`select count(*) as n from ${totals.day.table} where ${dayTotalsWhere(totals, scope)}`);
+  return c?.n ?? 0;
 }
 
 /**

@@ -2,12 +2,28 @@
 // (summary), per UTC day and content key (detailed) or per UTC day (daily, for charts), paged
 // like E6. Every mode reads the totals the consumer keeps (never the dimensioned daily rows):
 // summary the month totals plus the day totals of partial months, detailed the day totals,
-// daily the organization's day totals (or the day totals of the selected videos).
+// daily the organization's day totals (or the day totals of the selected videos). A page of
+// summary or detailed reads the rows up to its end, in key (day) order on an index, not the
+// whole range; the exact count, which must read the whole range, is given where it is known
+// anyway and otherwise only when asked for (includeCount=1).
 import type { Entitlement } from "../../db/schema";
-import { byKeyParts, selectContentKeys, type ContentSelection } from "../../db/stats/catalog-keys";
+import { byKeyParts, KEYS_PER_PARAMETER, selectContentKeys, type ContentSelection } from "../../db/stats/catalog-keys";
+import type { Db } from "../../db/client";
+import type { StatsDb } from "../../db/stats/client";
 import { statsDbOf } from "../../db/stats/shards";
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
-import { contentKeysWithTotals, dayTotalsPage, totalsPerContentKey, totalsPerDay, type TotalsRow, type TotalsScope } from "../../db/stats/totals";
+import {
+  contentKeysPage,
+  contentKeysWithTotals,
+  countContentKeys,
+  countDayTotals,
+  dayTotalsPage,
+  totalsPerContentKey,
+  totalsPerDay,
+  type Totals,
+  type TotalsRow,
+  type TotalsScope,
+} from "../../db/stats/totals";
 import type { AnalyticsType } from "../../schemas/reports";
 import { dayRange, dayStart, endOfDay, utcDay } from "../../shared/dates";
 import { invalid } from "../../shared/errors";
@@ -40,6 +56,7 @@ export interface AnalyticsParams extends Omit<VideoFilterParams, "networkVideos"
   endDate: string;
   fields?: string | string[];
   networkVideos?: "0" | "1";
+  includeCount?: "0" | "1";
   page: number;
   pageSize: number;
 }
@@ -103,6 +120,31 @@ function addCounters(into: TotalsRow, row: TotalsRow, counters: readonly string[
   for (const c of counters) into[c] = Number(into[c] ?? 0) + Number(row[c] ?? 0);
 }
 
+/** Keys walked per round trip first; each further stretch is four times longer. */
+const FIRST_STRETCH = 1000;
+
+/**
+ * The content keys with statistics in the range that the selection takes, in key order, until
+ * `wanted` are found or the keys run out (`complete`: every one was seen). The walk reads the
+ * keys in stretches growing fourfold from FIRST_STRETCH, so a selection that takes many keys
+ * costs one or two round trips and one that takes few no more than a handful, with the whole
+ * range read at most once.
+ */
+export async function selectedKeysUpTo(db: Db, stats: StatsDb, totals: Totals, scope: TotalsScope, selection: ContentSelection, wanted: number, firstStretch = FIRST_STRETCH) {
+  const keys: string[] = [];
+  let stretch = firstStretch;
+  let after: string | undefined;
+  for (;;) {
+    const walked = await contentKeysPage(stats, totals, { ...scope, after }, { limit: stretch, offset: 0 });
+    const taken = await selectContentKeys(db, selection, walked);
+    keys.push(...walked.filter((k) => taken.has(k)));
+    if (walked.length < stretch) return { keys, complete: true };
+    if (keys.length >= wanted) return { keys, complete: false };
+    after = walked.at(-1);
+    stretch = Math.min(stretch * 4, KEYS_PER_PARAMETER);
+  }
+}
+
 export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsParams) {
   const spec = TYPES[type];
   if (spec.entitlement) requireEntitlement(r.caller.org, spec.entitlement, `analytics of type ${type}`);
@@ -113,51 +155,87 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
   const totals = spec.rollup.totals;
   const scope: TotalsScope = { organizationId: r.caller.org.id, start: range.start, end: range.end, contentKey: q.contentKey };
   const page = { limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
+  // One row past the page tells whether another page follows.
+  const probe = { limit: page.limit + 1, offset: page.offset };
+  const withCount = q.includeCount === "1";
 
   // With a selection: the keys with statistics in the range, then the catalog keeps the ones it
-  // selects (one query per KEYS_PER_PARAMETER keys, keys in and keys out).
+  // selects (one query per KEYS_PER_PARAMETER keys, keys in and keys out). A summary page walks
+  // the keys in order instead, until the page is full (below); detailed and daily, and a count
+  // asked for, need every key the selection takes.
   const selection = await contentSelection(r, spec, q);
   let keys: string[] | null = null;
-  if (selection) {
+  if (selection && (mode !== "summary" || withCount)) {
     const withStatistics = await contentKeysWithTotals(stats, totals, scope);
     const taken = await selectContentKeys(r.db, selection, withStatistics);
     keys = withStatistics.filter((k) => taken.has(k));
   }
 
-  let count: number;
+  // count where it is known anyway (the days of daily, every key a selection takes once they
+  // were all read) or asked for (includeCount=1: it reads every totals row of the range); else
+  // on the last page below.
+  let count: number | undefined;
   let rows: TotalsRow[];
+  let hasMore: boolean;
   if (mode === "summary") {
+    let pageKeys: string[];
     if (keys) {
       count = keys.length;
-      const pageKeys = keys.slice(page.offset, page.offset + page.limit);
-      rows = pageKeys.length ? (await totalsPerContentKey(stats, totals, { ...scope, keys: pageKeys }, counters, { limit: page.limit, offset: 0 })).rows : [];
+      pageKeys = keys.slice(page.offset, page.offset + page.limit);
+      hasMore = keys.length > page.offset + page.limit;
+    } else if (selection) {
+      const walked = await selectedKeysUpTo(r.db, stats, totals, scope, selection, probe.offset + probe.limit);
+      if (walked.complete) count = walked.keys.length;
+      hasMore = walked.keys.length > page.offset + page.limit;
+      pageKeys = walked.keys.slice(page.offset, page.offset + page.limit);
     } else {
-      ({ count, rows } = await totalsPerContentKey(stats, totals, scope, counters, page));
+      const [found, counted] = await Promise.all([contentKeysPage(stats, totals, scope, probe), withCount ? countContentKeys(stats, totals, scope) : undefined]);
+      count = counted;
+      hasMore = found.length > page.limit;
+      pageKeys = found.slice(0, page.limit);
     }
+    rows = await totalsPerContentKey(stats, totals, { ...scope, keys: pageKeys }, counters);
   } else if (mode === "detailed") {
     if (keys) {
-      // Each part gives its first offset + limit rows in (day, key) order; merged, then the page.
-      const parts = await byKeyParts(keys, async (part) => [await dayTotalsPage(stats, totals, { ...scope, keys: part }, counters, { limit: page.offset + page.limit, offset: 0 })]);
-      count = parts.reduce((n, p) => n + p.count, 0);
-      rows = parts
-        .flatMap((p) => p.rows)
+      // Each part gives its first offset + limit + 1 rows in (day, key) order; merged, then the page.
+      const parts = await byKeyParts(keys, async (part) => [
+        await Promise.all([
+          dayTotalsPage(stats, totals, { ...scope, keys: part }, counters, { limit: probe.offset + probe.limit, offset: 0 }),
+          withCount ? countDayTotals(stats, totals, { ...scope, keys: part }) : 0,
+        ]),
+      ]);
+      if (withCount) count = parts.reduce((n, [, c]) => n + c, 0);
+      const merged = parts
+        .flatMap(([list]) => list)
         .sort((a, b) => (a.date === b.date ? (a.content_key! < b.content_key! ? -1 : 1) : a.date! < b.date! ? -1 : 1))
-        .slice(page.offset, page.offset + page.limit);
+        .slice(probe.offset, probe.offset + probe.limit);
+      hasMore = merged.length > page.limit;
+      rows = merged.slice(0, page.limit);
     } else {
-      ({ count, rows } = await dayTotalsPage(stats, totals, scope, counters, page));
+      const [found, counted] = await Promise.all([dayTotalsPage(stats, totals, scope, counters, probe), withCount ? countDayTotals(stats, totals, scope) : undefined]);
+      count = counted;
+      hasMore = found.length > page.limit;
+      rows = found.slice(0, page.limit);
     }
   } else {
     const perDay = new Map<string, TotalsRow>();
     const add = (list: TotalsRow[]) => {
       for (const row of list) addCounters(perDay.get(row.date as string) ?? perDay.set(row.date as string, { date: row.date! }).get(row.date as string)!, row, counters);
     };
-    if (keys) for (const part of await byKeyParts(keys, async (k) => [await totalsPerDay(stats, totals, { ...scope, keys: k }, counters)])) add(part);
-    else add(await totalsPerDay(stats, totals, scope, counters));
-    // Every day of the range, zeros where nothing counted: a chart's x axis.
+    // Every day of the range, zeros where nothing counted: a chart's x axis. Only the page's days are read.
     const days = Array.from({ length: range.days }, (_, i) => utcDay(dayStart(range.start)! + i * 86_400_000));
+    const pageDays = days.slice(page.offset, page.offset + page.limit);
+    if (pageDays.length > 0) {
+      const pageScope = { ...scope, start: pageDays[0]!, end: pageDays.at(-1)! };
+      if (keys) for (const part of await byKeyParts(keys, async (k) => [await totalsPerDay(stats, totals, { ...pageScope, keys: k }, counters)])) add(part);
+      else add(await totalsPerDay(stats, totals, pageScope, counters));
+    }
     count = days.length;
-    rows = days.slice(page.offset, page.offset + page.limit).map((day) => perDay.get(day) ?? { date: day });
+    hasMore = days.length > page.offset + page.limit;
+    rows = pageDays.map((day) => perDay.get(day) ?? { date: day });
   }
+  // The last page knows the count: the rows before it and its own (a page past the end does not).
+  if (count === undefined && !hasMore && (rows.length > 0 || page.offset === 0)) count = page.offset + rows.length;
 
   const data = rows.map((row) => {
     const out: Record<string, string | number> =
@@ -169,5 +247,5 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
     for (const c of counters) out[c] = Number(row[c] ?? 0);
     return out;
   });
-  return { count, message: "ok", page: q.page, pageSize: q.pageSize, data };
+  return { ...(count === undefined ? {} : { count }), hasMore, message: "ok", page: q.page, pageSize: q.pageSize, data };
 }

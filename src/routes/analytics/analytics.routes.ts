@@ -19,7 +19,8 @@ export const analytics = createRoute({
     "fields picks the metrics: played_1 (= played_1s), played_30 (= played_30s) or any counter of the type's statistics row (spec 2.5); default all; rows use the counter names.",
     "Without E6 filters every content key with statistics counts (removed and deleted videos too); with any (feedId, mmi, networkVideos, searchString, categories, customFields, events, tags) only the videos E6 would list.",
     "Statistics are the organization's own. Entitlements as the matching report: video and livestream enterprise_player, viewers viewer_analytics, ecommerce ecommerce.",
-    "Ordered by contentKey (detailed: by day, then contentKey); page and pageSize (at most 1000) as E6; count is the number of rows over all pages.",
+    "Ordered by contentKey (detailed: by day, then contentKey); page and pageSize (at most 1000) as E6; hasMore tells whether a next page has rows.",
+    "count (rows over all pages) comes with daily, on the last page, where reading the page saw every row anyway (detailed with E6 filters, a summary whose filters select few videos), and on any page with includeCount=1: counting the rows of summary and detailed reads every statistics row of the range, a page only the rows up to its end.",
   ].join(" "),
   security: SECURITY.read,
   // An E6 filter selects videos from the catalog, as does type livestream (live videos only).

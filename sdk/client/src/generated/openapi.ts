@@ -300,7 +300,7 @@ export interface paths {
         };
         /**
          * E7. Analytics by type
-         * @description type: video, livestream (video counters of live videos), ads, viewers or ecommerce. Exactly one of summary (one row per contentKey with totals over the range) or detailed (one row per UTC day and contentKey). fields picks the metrics: played_1 (= played_1s), played_30 (= played_30s) or any counter of the type's statistics row (spec 2.5); default all; rows use the counter names. Without E6 filters every content key with statistics counts (removed and deleted videos too); with any (feedId, mmi, networkVideos, searchString, categories, customFields, events, tags) only the videos E6 would list. Statistics are the organization's own. Entitlements as the matching report: video and livestream enterprise_player, viewers viewer_analytics, ecommerce ecommerce. Ordered by contentKey (detailed: by day, then contentKey); page and pageSize (at most 1000) as E6; count is the number of rows over all pages.
+         * @description type: video, livestream (video counters of live videos), ads, viewers or ecommerce. Exactly one of summary (one row per contentKey with totals over the range) or detailed (one row per UTC day and contentKey). fields picks the metrics: played_1 (= played_1s), played_30 (= played_30s) or any counter of the type's statistics row (spec 2.5); default all; rows use the counter names. Without E6 filters every content key with statistics counts (removed and deleted videos too); with any (feedId, mmi, networkVideos, searchString, categories, customFields, events, tags) only the videos E6 would list. Statistics are the organization's own. Entitlements as the matching report: video and livestream enterprise_player, viewers viewer_analytics, ecommerce ecommerce. Ordered by contentKey (detailed: by day, then contentKey); page and pageSize (at most 1000) as E6; hasMore tells whether a next page has rows. count (rows over all pages) comes with daily, on the last page, where reading the page saw every row anyway (detailed with E6 filters, a summary whose filters select few videos), and on any page with includeCount=1: counting the rows of summary and detailed reads every statistics row of the range, a page only the rows up to its end.
          */
         get: operations["getAnalytics"];
         put?: never;
@@ -1386,7 +1386,10 @@ export interface components {
             }[];
         };
         AnalyticsPage: {
-            count: number;
+            /** @description Rows over all pages: with includeCount=1, for daily, on the last page, and where the page's reading saw every row anyway */
+            count?: number;
+            /** @description Whether a next page has rows */
+            hasMore: boolean;
             message: string;
             page: number;
             pageSize: number;
@@ -3307,6 +3310,8 @@ export interface operations {
                 tags?: string;
                 page?: number;
                 pageSize?: number;
+                /** @description 1: answer count on every page (summary and detailed read every statistics row of the range for it); without it count comes with daily, on the last page, and where the page's reading saw every row anyway */
+                includeCount?: "0" | "1";
             };
             header?: never;
             path: {
