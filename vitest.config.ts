@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 import LongestFirst from "./test/setup/sequencer.ts";
+import { bundleWorker } from "./test/setup/worker-bundle.ts";
 import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.mjs";
 
 // Four projects, all run by `npm test` (one with `vitest run --project <name>`):
@@ -31,6 +32,11 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   const statsMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-stats"));
   const ffmpeg = await hasFfmpeg();
+  // `vitest run` (npm test, CI) builds the worker once; `vitest` (watch mode) keeps rebuilding it.
+  // (Vitest watches when not told `run`, outside CI, on a terminal.)
+  const args = process.argv.slice(2);
+  const watching = !args.includes("run") && (args.includes("watch") || args.includes("dev") || (Boolean(process.stdin.isTTY) && !process.env.CI));
+  const worker = await bundleWorker(import.meta.dirname, path.join(import.meta.dirname, ".wrangler", "test-worker"), watching);
   return {
     test: {
       // The worker logs JSON lines (requests, feed rebuilds); keep test output readable (errors,
@@ -46,7 +52,10 @@ export default defineConfig(async () => {
       projects: [
         {
           plugins: [
+            worker.plugin,
             cloudflareTest({
+              // The worker built once for the run (test/setup/worker-bundle.ts), with wrangler.toml's bindings.
+              main: worker.main,
               wrangler: { configPath: "./wrangler.toml" },
               miniflare: {
                 bindings: {
@@ -90,7 +99,8 @@ export default defineConfig(async () => {
             globalSetup: ["./test/e2e/harness/webhook-receiver.ts"],
             testTimeout: 30_000,
             // Each test file starts a workerd of its own and sends it every module it imports
-            // (the worker included): pre-bundled dependencies are a third fewer bytes to send.
+            // (the worker included, built: test/setup/worker-bundle.ts): pre-bundled
+            // dependencies are a third fewer bytes to send.
             deps: { optimizer: { ssr: { enabled: true, include: importedEntryPoints(path.join(import.meta.dirname, "src")) } } },
           },
         },
