@@ -7,6 +7,7 @@ import { loadConfig } from "../src/config";
 import { createDb } from "../src/db/client";
 import { findFeedByFeedId } from "../src/db/feeds";
 import { rebuildFeeds } from "../src/domain/feeds/publisher";
+import { writeFeedFile } from "../src/storage/feed-files";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
 
@@ -166,6 +167,41 @@ describe("feed files", () => {
     expect((await callJson("/nosuchfeed-feed.json")).res.status).toBe(404);
   });
 
+  it("a read under way while its file is republished does not leave the old copy in the edge cache", async () => {
+    const path = `/v2/feeds/${feeds.F2}/videos.json`;
+    const key = path.slice(1);
+    await fileWhen(path, (b) => b.videos.length === 1);
+    const old = JSON.parse(await (await env.MEDIA.get(key))!.text());
+    const { generated_at, ...content } = old;
+    const next = { ...content, videos: [{ ...old.videos[0], title: "Republished during a read" }] };
+    // The bucket as the read sees it: the read gets the file, and before its answer is out (and
+    // kept at the edge) the file is republished, as a rebuild writes it (a new object, this
+    // location's copy dropped).
+    const racing = new Proxy(env.MEDIA, {
+      get(target, prop) {
+        if (prop === "get") {
+          return async (k: string, options?: R2GetOptions) => {
+            const object = (await target.get(k, options)) as R2ObjectBody | null;
+            if (!object || k !== key) return object;
+            const bytes = await object.arrayBuffer();
+            await writeFeedFile({ bucket: target, origin: ORIGIN }, key, JSON.stringify(next), new Date().toISOString());
+            return new Proxy(object, { get: (o, p) => (p === "body" ? new Response(bytes).body : typeof Reflect.get(o, p, o) === "function" ? Reflect.get(o, p, o).bind(o) : Reflect.get(o, p, o)) });
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const ctx = createExecutionContext();
+    const during = await worker.fetch(new Request(`${ORIGIN}${path}?race=1`), { ...env, MEDIA: racing }, ctx);
+    expect(((await during.json()) as any).videos[0].title).toBe(old.videos[0].title);
+    await waitOnExecutionContext(ctx);
+    // The next read is not given the copy the first one read: it reads the file again.
+    const after = await call(`${path}?race=1`);
+    expect(after.headers.get("X-Edge-Cache")).toBe("miss");
+    expect(((await after.json()) as any).videos[0].title).toBe("Republished during a read");
+  });
+
   it("pages the deprecated json-feed with total_videos", async () => {
     await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.videos.length === 2);
     const first = await callJson(`/json-feed?feed=${feeds.F1}&start=0&count=1`);
@@ -269,12 +305,17 @@ describe("feed files", () => {
 
   it("completes an interrupted rebuild on the next cron run", async () => {
     await fileWhen(`/${feeds.F2}-feed.json`, (b) => b.videos.length === 1);
-    // A write whose queued rebuild never ran: the data changed and the feed is marked dirty.
+    // A rebuild that died midway: the data changed, the feed is dirty and still held by the dead
+    // pass's lease, so no queued pass takes it (a message of an earlier write may still be in the
+    // local queue); the first cron run after the lease ends does.
+    const leaseEnds = Date.now() + 30_000;
     await env.DB.prepare("update contents set title = 'Changed behind the scenes' where content_key = ?").bind(k.v2).run();
-    await env.DB.prepare("update feeds set dirty_since = ? where feed_id = ?").bind(new Date().toISOString(), feeds.F2).run();
+    await env.DB.prepare("update feeds set dirty_since = ?, building_until = ? where feed_id = ?").bind(new Date().toISOString(), new Date(leaseEnds).toISOString(), feeds.F2).run();
     const stale = await callJson(`/${feeds.F2}-feed.json`);
     expect(stale.body.videos[0].title).not.toBe("Changed behind the scenes");
-    await runCron();
+    await runCron(leaseEnds - 1000);
+    expect((await callJson(`/${feeds.F2}-feed.json`)).body.videos[0].title, "the lease still holds it").not.toBe("Changed behind the scenes");
+    await runCron(leaseEnds + 1000);
     const fresh = await callJson(`/${feeds.F2}-feed.json`);
     expect(fresh.body.videos[0].title).toBe("Changed behind the scenes");
     const row = await env.DB.prepare("select dirty_since from feeds where feed_id = ?").bind(feeds.F2).first("dirty_since");

@@ -29,6 +29,12 @@ export interface AppVariables extends TimingVariables {
   /** Origins written into URLs in responses and files. */
   origins: Origins;
   auth: AuthContext;
+  /**
+   * Set by a handler whose answer is a copy of something that may change while it is read (an
+   * R2 object): whether that source is still what the answer holds. The edge cache asks it just
+   * before keeping the answer (middleware/edge-cache.ts).
+   */
+  stillCurrent?: () => Promise<boolean>;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

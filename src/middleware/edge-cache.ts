@@ -154,7 +154,17 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       const kept = mine.kept;
       if (kept) {
         const stored = () => new Response(kept.body, { headers: kept.headers });
-        c.executionCtx.waitUntil(Promise.all([cache.put(key, stored()), latest ? cache.put(latest, stored()) : undefined]));
+        const stillCurrent = c.get("stillCurrent");
+        c.executionCtx.waitUntil(
+          (async () => {
+            await Promise.all([cache.put(key, stored()), latest ? cache.put(latest, stored()) : undefined]);
+            // A source rewritten while this answer was read: its writer dropped the cached copy
+            // before this put, which would keep the old one until the TTL ends. Checked after the
+            // put, so a rewrite either shows here (the copy goes) or comes after this check (its
+            // writer's drop comes after the put).
+            if (stillCurrent && !(await stillCurrent())) await Promise.all([cache.delete(key), latest ? cache.delete(latest) : undefined]);
+          })(),
+        );
       }
     } finally {
       mine.kept ??= null; // an error leaves nobody waiting

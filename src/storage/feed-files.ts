@@ -1,8 +1,9 @@
 // Published feed files in R2 (the key is the public path, docs/design.md). A file is rewritten only
 // when its content changed, judged by a SHA-256 of the content without `generated_at`, so an
 // unchanged feed keeps its ETag and caches stay warm. A file rewritten or removed is dropped from
-// this location's edge cache at once; other locations keep their copy for at most its max-age
-// (the Cache API is per location).
+// this location's edge cache at once (and a read of the old file that was under way does not
+// put it back: the edge cache checks the object's ETag after keeping a copy); other locations
+// keep their copy for at most its max-age (the Cache API is per location).
 import { sha256Hex } from "../shared/crypto";
 import { withField } from "../shared/json-text";
 import { publicObjectCacheKey } from "../shared/edge-cache-key";

@@ -19,6 +19,9 @@ const fileOptions = {
 export async function serveFeedFile(c: Context<AppEnv>, key: string): Promise<Response> {
   const response = await serveStored(c, key, fileOptions);
   if (!response) throw notFound(`no feed file at /${key}`);
+  // A republish between this read and the edge cache's put must not leave this copy behind.
+  const etag = response.headers.get("ETag");
+  c.set("stillCurrent", async () => (await c.env.MEDIA.head(key))?.httpEtag === etag);
   return response;
 }
 
