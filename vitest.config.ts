@@ -70,11 +70,13 @@ export default defineConfig(async () => {
                   // Webhook endpoints on the tests' loopback receiver.
                   WEBHOOKS_ALLOW_LOOPBACK: "true",
                 },
-                // The event queue as wrangler.toml has it, but batches close after 50 ms instead
-                // of 2 s, so a test waiting for its events waits little.
+                // The event and feed-rebuild queues as wrangler.toml has them, but batches close
+                // after 50 ms instead of 2 s and 1 s, so a test waiting for its events or its
+                // feed files waits little.
                 queueConsumers: {
                   "video-catalog-events": { maxBatchSize: 100, maxBatchTimeout: 0.05, maxRetries: 5, deadLetterQueue: "video-catalog-events-dlq" },
                   "video-catalog-events-dlq": { maxBatchSize: 100, maxBatchTimeout: 0.05 },
+                  "feed-rebuilds": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 5 },
                 },
                 // Thumbnails from the video: the local ffmpeg stand-in for Media Transformations
                 // (without ffmpeg, no binding: the placeholder stays and those tests skip).
