@@ -65,11 +65,14 @@ const col = (table: object, name: string) => {
   return c;
 };
 
-/** Key conditions of a scope on a table with a content_key column. */
-function keyConditions(contentKey: SQLiteColumn, scope: TotalsScope): SQL[] {
+/**
+ * Key conditions of a scope on a table with a content_key column. `listUnindexed`: the list of
+ * keys is checked row by row (`+content_key`), so the planner walks another index in its order.
+ */
+function keyConditions(contentKey: SQLiteColumn, scope: TotalsScope, listUnindexed = false): SQL[] {
   const out: SQL[] = [];
   if (scope.contentKey !== undefined) out.push(sql`${contentKey} = ${scope.contentKey}`);
-  if (scope.keys !== undefined) out.push(inList(contentKey, scope.keys));
+  if (scope.keys !== undefined) out.push(inList(listUnindexed ? sql`+${contentKey}` : contentKey, scope.keys));
   if (scope.after !== undefined) out.push(sql`${contentKey} > ${scope.after}`);
   return out;
 }
@@ -155,19 +158,21 @@ export async function totalsPerContentKey(db: StatsDb, totals: Totals, scope: To
 }
 
 /** The day totals rows of a scope (per day and content key). */
-function dayTotalsWhere(totals: Totals, scope: TotalsScope): SQL {
+function dayTotalsWhere(totals: Totals, scope: TotalsScope, listUnindexed = false): SQL {
   const t = totals.day.table;
-  return sql.join([sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope)], sql` and `);
+  return sql.join([sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope, listUnindexed)], sql` and `);
 }
 
 /**
  * E7 detailed: one page of the day totals rows (per day and content key), in that order, read
- * on the primary key (organization, date, content key): offset + limit rows, not the range.
+ * on the primary key (organization, date, content key): offset + limit rows, not the range. A
+ * list of keys (E6 filters) is checked row by row on that walk (`+content_key`), so the planner
+ * cannot choose to seek every listed key on the content index and sort their rows instead.
  */
 export function dayTotalsPage(db: StatsDb, totals: Totals, scope: TotalsScope, counters: readonly string[], page: { limit: number; offset: number }): Promise<TotalsRow[]> {
   const t = totals.day.table;
   const columns = sql.join([sql`${t.date} as date`, sql`${t.contentKey} as content_key`, ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`)], sql`, `);
-  return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${dayTotalsWhere(totals, scope)} order by ${t.date}, ${t.contentKey} limit ${page.limit} offset ${page.offset}`);
+  return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${dayTotalsWhere(totals, scope, true)} order by ${t.date}, ${t.contentKey} limit ${page.limit} offset ${page.offset}`);
 }
 
 /** The number of day totals rows of a scope: reads each of them once (on an index). */
