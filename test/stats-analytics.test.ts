@@ -113,6 +113,16 @@ describe("E7 analytics", () => {
     // The first stretch of the walk (1,000 keys) saw all three: the count is known on page 1.
     expect([red1.count, red1.hasMore, red2.count, red2.hasMore]).toEqual([2, true, 2, false]);
     expect([...red1.data, ...red2.data].map((r: any) => r.contentKey)).toEqual([red, live].sort());
+    // detailed with the filter (every selected key read, rows merged by day): red on both days, live on D1.
+    const d1 = (await analytics("video", { detailed: 1, fields: "played_1s", tags: "red", pageSize: 2 })).body;
+    const d2 = (await analytics("video", { detailed: 1, fields: "played_1s", tags: "red", pageSize: 2, page: 2 })).body;
+    expect(d1).toMatchObject({ hasMore: true });
+    expect(d1).not.toHaveProperty("count");
+    expect((await analytics("video", { detailed: 1, fields: "played_1s", tags: "red", pageSize: 2, includeCount: 1 })).body).toMatchObject({ count: 3, hasMore: true });
+    expect(d2).toMatchObject({ count: 3, hasMore: false });
+    expect([...d1.data, ...d2.data].map((r: any) => `${r.date.slice(0, 10)} ${r.contentKey}`)).toEqual(
+      [`${D2} ${red}`, ...[red, live].sort().map((k) => `${D1} ${k}`)],
+    );
     // In stretches of 1, then 4: the walk goes on after the last key it saw and stops once it has
     // as many as wanted, or at the end (complete) — the same keys the whole reading selects.
     const orgId = (await env.DB.prepare("select id from organizations where organization_key = ?").bind(org.organizationKey).first("id")) as number;

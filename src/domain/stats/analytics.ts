@@ -166,6 +166,8 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
   const page = { limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
   // One row past the page tells whether another page follows.
   const probe = { limit: page.limit + 1, offset: page.offset };
+  /** The page's items of a list that starts at `from` (0: the list starts at the page), and whether more follow. */
+  const cut = <T>(list: T[], from: number) => ({ items: list.slice(from, from + page.limit), hasMore: list.length > from + page.limit });
   const withCount = q.includeCount === "1";
 
   // With a selection: the keys with statistics in the range, then the catalog keeps the ones it
@@ -188,17 +190,14 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
     let pageKeys: string[];
     if (keys) {
       count = keys.length;
-      pageKeys = keys.slice(page.offset, page.offset + page.limit);
-      hasMore = keys.length > page.offset + page.limit;
+      ({ items: pageKeys, hasMore } = cut(keys, page.offset));
     } else if (walked) {
       if (walked.complete) count = walked.keys.length;
-      hasMore = walked.keys.length > page.offset + page.limit;
-      pageKeys = walked.keys.slice(page.offset, page.offset + page.limit);
+      ({ items: pageKeys, hasMore } = cut(walked.keys, page.offset));
     } else {
       const [found, counted] = await Promise.all([contentKeysPage(stats, totals, scope, probe), withCount ? countContentKeys(stats, totals, scope) : undefined]);
       count = counted;
-      hasMore = found.length > page.limit;
-      pageKeys = found.slice(0, page.limit);
+      ({ items: pageKeys, hasMore } = cut(found, 0));
     }
     rows = await totalsPerContentKey(stats, totals, { ...scope, keys: pageKeys }, counters);
   } else if (mode === "detailed") {
@@ -211,17 +210,12 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
         ]),
       ]);
       if (withCount) count = parts.reduce((n, [, c]) => n + c, 0);
-      const merged = parts
-        .flatMap(([list]) => list)
-        .sort((a, b) => (a.date === b.date ? (a.content_key! < b.content_key! ? -1 : 1) : a.date! < b.date! ? -1 : 1))
-        .slice(probe.offset, probe.offset + probe.limit);
-      hasMore = merged.length > page.limit;
-      rows = merged.slice(0, page.limit);
+      const merged = parts.flatMap(([list]) => list).sort((a, b) => (a.date === b.date ? (a.content_key! < b.content_key! ? -1 : 1) : a.date! < b.date! ? -1 : 1));
+      ({ items: rows, hasMore } = cut(merged, page.offset));
     } else {
       const [found, counted] = await Promise.all([dayTotalsPage(stats, totals, scope, counters, probe), withCount ? countDayTotals(stats, totals, scope) : undefined]);
       count = counted;
-      hasMore = found.length > page.limit;
-      rows = found.slice(0, page.limit);
+      ({ items: rows, hasMore } = cut(found, 0));
     }
   } else {
     const perDay = new Map<string, TotalsRow>();
@@ -230,14 +224,14 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
     };
     // Every day of the range, zeros where nothing counted: a chart's x axis. Only the page's days are read.
     const days = Array.from({ length: range.days }, (_, i) => utcDay(dayStart(range.start)! + i * 86_400_000));
-    const pageDays = days.slice(page.offset, page.offset + page.limit);
+    const { items: pageDays, hasMore: more } = cut(days, page.offset);
+    hasMore = more;
     if (pageDays.length > 0) {
       const pageScope = { ...scope, start: pageDays[0]!, end: pageDays.at(-1)! };
       if (keys) for (const part of await byKeyParts(keys, async (k) => [await totalsPerDay(stats, totals, { ...pageScope, keys: k }, counters)])) add(part);
       else add(await totalsPerDay(stats, totals, pageScope, counters));
     }
     count = days.length;
-    hasMore = days.length > page.offset + page.limit;
     rows = pageDays.map((day) => perDay.get(day) ?? { date: day });
   }
   // The last page knows the count: the rows before it and its own (a page past the end does not).
