@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 import LongestFirst from "./test/setup/sequencer.ts";
-import { bundleWorker } from "./test/setup/worker-bundle.ts";
+import { bundleWorker, dependenciesWithoutSourceMaps } from "./test/setup/worker-bundle.ts";
 import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.mjs";
 
 // Four projects, all run by `npm test` (one with `vitest run --project <name>`):
@@ -53,6 +53,7 @@ export default defineConfig(async () => {
         {
           plugins: [
             worker.plugin,
+            dependenciesWithoutSourceMaps,
             cloudflareTest({
               // The worker built once for the run (test/setup/worker-bundle.ts), with wrangler.toml's bindings.
               main: worker.main,

@@ -97,6 +97,35 @@ export async function bundleWorker(root: string, outDir: string, watch: boolean)
         const target = resolveSource(specifier.split("?")[0]!, importerFile);
         return (target && built.get(target)) ?? null;
       },
+      // The built files' source maps without the sources' text: stack traces still point into
+      // src/ (file, line, column), and every test file's runtime is sent half the bytes (the
+      // largest chunk with its map: 1.15 MB, without the text: 0.61 MB).
+      load(id) {
+        const file = id.split("?")[0]!;
+        if (!file.startsWith(outDir + path.sep) || !file.endsWith(".js")) return null;
+        const code = fs.readFileSync(file, "utf8").replace(/\/\/# sourceMappingURL=\S+\s*$/, "");
+        const map = JSON.parse(fs.readFileSync(`${file}.map`, "utf8")) as { version: number; mappings: string; sources: string[]; sourcesContent?: string[] };
+        map.sources = map.sources.map((s) => path.resolve(path.dirname(file), s));
+        map.sourcesContent = map.sources.map(() => "");
+        return { code, map };
+      },
     },
   };
 }
+
+/**
+ * The pre-bundled packages (zod, hono, drizzle…) without their source maps. Vitest sends every
+ * module to every test file's runtime with its source map inlined, serialized on the main thread
+ * and compressed on the socket: zod alone was 2.4 MB a file (0.65 MB of code), 6.5 MB in all, and
+ * the main thread spent ~15 s of a run serializing and compressing it. Without the packages'
+ * maps a file is sent 2.6 MB and `vitest run --project workers` went from 64–66 s to 52–55 s. A
+ * stack trace through a package shows the bundled file's line instead of the package's source.
+ */
+export const dependenciesWithoutSourceMaps: Plugin = {
+  name: "dependencies-without-source-maps",
+  transform(code, id) {
+    if (!id.includes("/deps_ssr/")) return null;
+    // Vite keeps the loaded map when a transform returns the same code: hence the added newline.
+    return { code: `${code}\n`, map: { mappings: "" } };
+  },
+};
