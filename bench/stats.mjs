@@ -389,6 +389,12 @@ function reportQueries(inputs, days, set, before) {
     ...(before ? [] : [q("E7 video daily (the console's chart)", `/v2/analytics/video?daily&${analytics}&fields=video_played`)]),
     ...(inputs.tag ? [q("E7 video summary, tags filter", `/v2/analytics/video?summary&${analytics}&tags=${encodeURIComponent(inputs.tag)}`)] : []),
     q("E7 viewers summary", `/v2/analytics/viewers?summary&${analytics}&fields=video_played`),
+    // A common word of the bulk catalog's titles (scripts/bulk/words.mjs): a text filter over
+    // every key with statistics (detailed) and over the walk (summary).
+    ...(before ? [] : [
+      q("E7 video summary, searchString=goal", `/v2/analytics/video?summary&${analytics}&searchString=goal`),
+      q("E7 video detailed, searchString=goal", `/v2/analytics/video?detailed&${analytics}&searchString=goal`),
+    ]),
   ];
   if (set === "key") return key;
   const fp = inputs.fingerprints.map((f) => `"${f}"`).join(",");

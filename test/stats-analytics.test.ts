@@ -27,9 +27,9 @@ async function publish(key: string) {
 
 beforeAll(async () => {
   org = await createOrg({ entitlements: ["enterprise_player", "viewer_analytics"] });
-  red = await createContent(org, { tags: ["red"] });
-  blue = await createContent(org, { tags: ["blue"] });
-  live = await createContent(org, { tags: ["red"] });
+  red = await createContent(org, { tags: ["red"], title: "Late goal at the harbour" });
+  blue = await createContent(org, { tags: ["blue"], title: "Harbour lights" });
+  live = await createContent(org, { tags: ["red"], title: "Goal line live" });
   for (const k of [red, blue, live]) await publish(k);
   expect((await admin(`/admin/videos/${live}`, "PATCH", { isLive: true })).res.status).toBe(200);
   const ev = (event: string, contentKey: string, day: string, n: number, extra: object = {}) =>
@@ -188,6 +188,26 @@ describe("E7 analytics", () => {
     // Gated E6 parameters keep their gates.
     const gated = await analytics("video", { summary: 1, events: "x" });
     expect(gated.res.status).toBe(403);
+  });
+
+  it("narrows the videos with searchString: words and prefixes of title, content keys, every group", async () => {
+    const keysOf = async (searchString: string, mode: "summary" | "detailed" = "summary") => {
+      const { res, body } = await analytics("video", { [mode]: 1, fields: "played_1s", searchString });
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return [...new Set<string>(body.data.map((r: any) => r.contentKey))].sort();
+    };
+    expect(await keysOf("goal")).toEqual([red, live].sort());
+    expect(await keysOf("harb")).toEqual([red, blue].sort());
+    expect(await keysOf("goal,harbour")).toEqual([red]);
+    expect(await keysOf(`${blue}|line`)).toEqual([blue, live].sort());
+    expect(await keysOf("nowhere")).toEqual([]);
+    expect(await keysOf("harbour", "detailed")).toEqual([red, blue].sort());
+    // daily: the matching videos' totals per day (red's plays, live's video_played).
+    const daily = await analytics("video", { daily: 1, fields: "played_1s,video_played", searchString: "goal" });
+    expect(daily.body.data.map((r: any) => [r.date.slice(0, 10), r.played_1s, r.video_played])).toEqual([
+      [D2, 4, 0],
+      [D1, 1, 6],
+    ]);
   });
 
   it("answers 400 for summary/detailed, fields and dates, 401 and 403 as documented", async () => {

@@ -75,6 +75,7 @@ describe("E7 /v2/analytics/{type}", () => {
           { detailed: "1", contentKey: other.key },
           // With an E6 filter both videos match by name: the organization must still hold.
           { summary: "1", contentKey: other.key, tags: "shared" },
+          { detailed: "1", contentKey: other.key, searchString: "video" },
         ];
         for (const params of cases) {
           const { res, body } = await analytics(asker, type, params);
@@ -85,6 +86,9 @@ describe("E7 /v2/analytics/{type}", () => {
         // Unfiltered, only the asker's own key appears.
         const all = await analytics(asker, type, { detailed: "1" });
         expect(keysIn(all.body.data), label).toEqual([asker.key]);
+        // Both titles hold "video": a text filter still reads only the asker's videos.
+        const searched = await analytics(asker, type, { detailed: "1", searchString: "video" });
+        expect(keysIn(searched.body.data), label).toEqual([asker.key]);
       }
     });
   }

@@ -42,7 +42,13 @@ export const inText = (expression: string) => `{title description}: (${expressio
 
 /** A search expression limited to the scope's documents. */
 export function scopedExpression(s: TextScope, expression: string): string {
-  return `scope:${scopeToken(s)} AND ${inText(expression)}`;
+  return inScopes([s], expression);
+}
+
+/** A search expression limited to the documents of any of these scopes. */
+export function inScopes(scopes: readonly TextScope[], expression: string): string {
+  const tokens = scopes.map((s) => `scope:${scopeToken(s)}`);
+  return `${tokens.length === 1 ? tokens[0]! : `(${tokens.join(" OR ")})`} AND ${inText(expression)}`;
 }
 
 /** contents.id of the index's rows matching `expression` (an FTS5 query; scope it first). */

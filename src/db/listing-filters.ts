@@ -18,7 +18,7 @@ import {
   type NameRef,
 } from "./catalog";
 import { inList, type Db } from "./client";
-import { ftsIds, ftsRowMatches, inText, phraseQuery, prefixQuery, statsKey, termStats, wordsOf, type TermStats, type TextScope } from "./fts";
+import { ftsIds, ftsRowMatches, inScopes, phraseQuery, prefixQuery, statsKey, termStats, wordsOf, type TermStats, type TextScope } from "./fts";
 import { contentLabels, contents } from "./schema";
 
 interface FilterCommon {
@@ -146,11 +146,6 @@ function termDocs(t: TextTerm, stats: Map<string, TermStats>): number {
 }
 
 /** The text index's scope for several organizations' (or sub-organizations') documents. */
-function scopeExpression(scopes: readonly TextScope[]): string {
-  const tokens = scopes.map((s) => `scope:${s.subOrganizationId === null ? `o${s.organizationId}` : `m${s.subOrganizationId}`}`);
-  return tokens.length === 1 ? tokens[0]! : `(${tokens.join(" OR ")})`;
-}
-
 /**
  * Any (or all, E13's titleAnd) of these terms in title or description (or, for E6, a content
  * key equal to one of `keys`). `indexed` is the number of documents in the text index
@@ -173,7 +168,7 @@ export function textFilter(
   if (present.length === 0) return keys.length ? keysFilter(keys) : nothing(label);
   const joiner = combine === "all" ? " AND " : " OR ";
   const anyTerm = present.map((q) => `(${q})`).join(joiner);
-  const expression = `${scopeExpression(base.textScopes)} AND ${inText(anyTerm)}`;
+  const expression = inScopes(base.textScopes, anyTerm);
 
   const expanded = terms.map((t) => expandedTerm(t, stats));
   const slowProbe = expanded.some((e) => e === null);

@@ -3,8 +3,8 @@
 // organization's own listing; its network's) and read by the cheapest plan (./listing-plan.ts).
 import { and, eq, or, sql, type SQL } from "drizzle-orm";
 import { findLabels, inScope, LISTABLE, listableCount, type ContentScope, type CustomFieldFilter, type NameGroups, type NameRef, type Page } from "./catalog";
-import { allOf, type Db } from "./client";
-import { indexedDocuments, termStats } from "./fts";
+import { allOf, inList, type Db } from "./client";
+import { ftsIds, indexedDocuments, inScopes, termStats, type TextScope } from "./fts";
 import { fieldFilter, keysFilter, namesFilter, rowFilter, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
 import { listBase, listBases, ownBase, peersBase, shownIn, type ListingBase, type ListingResult } from "./listing-plan";
 import { networkVideoCount } from "./network-listings";
@@ -99,11 +99,16 @@ export async function listMatching(db: Db, q: VideoQuery, page: Page): Promise<L
 }
 
 /**
- * The query as one condition on `contents` (E7 narrows statistics with it). Probes only: they
- * hold for any organization's videos, so own and network videos share them.
+ * The query as one condition on `contents` (E7 narrows statistics with it, checking every content
+ * key with statistics in the range). Probes, which hold for any organization's videos, so own and
+ * network videos share them; a text filter is its index query read once instead of a check per
+ * row (on bulk1, `searchString=goal` checked 35,066 keys one index seek each: 342,463 rows,
+ * 5.6 s), over the scopes the videos may come from.
  */
 export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
   const [own, peers] = await plan(db, q, 100);
+  const scopes: TextScope[] = [q, ...(q.network?.peers.map((organizationId) => ({ organizationId, subOrganizationId: null })) ?? [])];
+  const checks = own!.filters.map((f) => (f.kind === "text" ? textMatchesOnce(scopes, f.terms, f.keys) : f.probe));
   const visible = peers
     ? or(
         inScope(q),
@@ -112,7 +117,13 @@ export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
           and ${shownIn(q.network!.country)})`,
       )
     : inScope(q);
-  return allOf([LISTABLE, visible, ...own!.filters.map((f) => f.probe)])!;
+  return allOf([LISTABLE, visible, ...checks])!;
+}
+
+/** The row is one of the text's matches in these scopes, or has one of these content keys. */
+function textMatchesOnce(scopes: readonly TextScope[], terms: string, keys: readonly string[]): SQL {
+  const matches = sql`${contents.id} in (${ftsIds(inScopes(scopes, terms))})`;
+  return keys.length ? sql`(${matches} or ${inList(contents.contentKey, keys)})` : matches;
 }
 
 // ---------------------------------------------------------------------------------------------
