@@ -15,3 +15,14 @@ export function withField(json: string, field: string, value: unknown): string {
   const entry = `${JSON.stringify(field)}:${JSON.stringify(value)}`;
   return json === "{}" ? `{${entry}}` : `${json.slice(0, -1)},${entry}}`;
 }
+
+/** The UTF-8 length of a string, counted without encoding it. */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // Each code unit counted once already: 2 bytes below U+0800, 3 above, 4 per surrogate pair (2 + 2).
+    if (c >= 0x80) n += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
+  }
+  return n;
+}

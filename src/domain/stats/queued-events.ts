@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { counterTarget, NONE } from "../../shared/counters";
 import { base64url } from "../../shared/crypto";
+import { utf8Length } from "../../shared/json-text";
 import type { CountedEvent, NormalizedEvent } from "./events";
 
 /** Queue limits (Cloudflare Queues): 128 KB per message, 100 messages or 256 KB per sendBatch. */
@@ -78,8 +79,8 @@ export function messageIdPrefix(ms: number): string {
   return Math.max(0, Math.floor(ms)).toString(36).padStart(9, "0");
 }
 
-const utf8 = new TextEncoder();
-const bytesOf = (v: unknown) => utf8.encode(JSON.stringify(v)).length;
+// A 500-event request sizes every event: counted, not encoded (encoding each cost ~1 ms).
+const bytesOf = (v: unknown) => utf8Length(JSON.stringify(v));
 
 const orNone = (v: string | undefined) => v ?? NONE;
 const unlessNone = (v: string) => (v === NONE ? undefined : v);
