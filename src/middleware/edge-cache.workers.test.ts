@@ -33,15 +33,21 @@ function slowApp(options: { via?: AuthContext["via"]; staleSeconds?: number } = 
     },
   );
   const unique = `https://catalog.test/list?run=${Math.random()}`;
-  const read = async () => {
+  /** A read answered, its background work (the cache puts) maybe still under way until `settled`. */
+  const answered = async () => {
     const ctx = createExecutionContext();
     const res = await app.request(unique, {}, {}, ctx);
     const body = (await res.json()) as { version: number };
-    await waitOnExecutionContext(ctx);
-    return { how: res.headers.get("X-Edge-Cache"), version: body.version };
+    return { how: res.headers.get("X-Edge-Cache"), version: body.version, settled: () => waitOnExecutionContext(ctx) };
+  };
+  const read = async () => {
+    const { settled, ...answer } = await answered();
+    await settled();
+    return answer;
   };
   return {
     read,
+    answered,
     /** A write: the next reads ask a new key, and the handler waits until `released`. */
     write: () => {
       version++;
@@ -79,6 +85,31 @@ describe("edgeCache after a version change", () => {
     expect(answers.filter((a) => a.how === "coalesced")).toHaveLength(9);
     expect(answers.every((a) => a.version === 2)).toBe(true);
     expect(await app.read()).toEqual({ how: "hit", version: 2 });
+  });
+
+  it("gives readers arriving after the answer but before its put landed that answer, without computing it again", async () => {
+    const app = slowApp({ staleSeconds: 0 });
+    await app.read();
+    app.write();
+    // The new answer's puts (the real Cache API) wait until the second reader has been answered.
+    const put = caches.default.put.bind(caches.default);
+    let landing: () => void = () => undefined;
+    const landed = new Promise<void>((resolve) => (landing = resolve));
+    const spy = vi.spyOn(caches.default, "put").mockImplementation(async (...args) => {
+      await landed;
+      return put(...args);
+    });
+    app.release();
+    const first = await app.answered();
+    const second = await app.answered();
+    landing();
+    await Promise.all([first.settled(), second.settled()]);
+    spy.mockRestore();
+    expect(first).toMatchObject({ how: "miss", version: 2 });
+    expect(second).toMatchObject({ how: "coalesced", version: 2 });
+    expect(app.computed()).toBe(2);
+    expect(await app.read()).toEqual({ how: "hit", version: 2 });
+    expect(app.computed()).toBe(2);
   });
 
   it("gives public readers the previous answer while it is young, and the new one once computed", async () => {
