@@ -163,7 +163,6 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       if (kept) {
         const stored = () => new Response(kept.body, { headers: kept.headers });
         const stillCurrent = c.get("stillCurrent");
-        storing = true;
         c.executionCtx.waitUntil(
           (async () => {
             try {
@@ -178,6 +177,7 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
             if (stillCurrent && !(await stillCurrent())) await Promise.all([cache.delete(key), latest ? cache.delete(latest) : undefined]);
           })(),
         );
+        storing = true; // (only once waitUntil took the puts: they forget the computation)
       }
     } finally {
       mine.kept ??= null; // an error leaves nobody waiting
