@@ -145,7 +145,6 @@ function termDocs(t: TextTerm, stats: Map<string, TermStats>): number {
   return Math.min(...w.map((word, i) => stats.get(statsKey(word, !t.phrase && i === w.length - 1))?.docs ?? 0));
 }
 
-/** The text index's scope for several organizations' (or sub-organizations') documents. */
 /**
  * Any (or all, E13's titleAnd) of these terms in title or description (or, for E6, a content
  * key equal to one of `keys`). `indexed` is the number of documents in the text index

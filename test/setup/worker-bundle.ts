@@ -102,7 +102,7 @@ export async function bundleWorker(root: string, outDir: string, watch: boolean)
       // largest chunk with its map: 1.15 MB, without the text: 0.61 MB).
       load(id) {
         const file = id.split("?")[0]!;
-        if (!file.startsWith(outDir + path.sep) || !file.endsWith(".js")) return null;
+        if (!file.startsWith(outDir + path.sep) || !file.endsWith(".js") || !fs.existsSync(`${file}.map`)) return null;
         const code = fs.readFileSync(file, "utf8").replace(/\/\/# sourceMappingURL=\S+\s*$/, "");
         const map = JSON.parse(fs.readFileSync(`${file}.map`, "utf8")) as { version: number; mappings: string; sources: string[]; sourcesContent?: string[] };
         map.sources = map.sources.map((s) => path.resolve(path.dirname(file), s));
