@@ -9,7 +9,7 @@ import { findFeedByFeedId } from "../src/db/feeds";
 import { rebuildFeeds } from "../src/domain/feeds/publisher";
 import { writeFeedFile } from "../src/storage/feed-files";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
+import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, withMembers, writeJson, type TestOrg } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 let org: TestOrg;
@@ -177,19 +177,13 @@ describe("feed files", () => {
     // The bucket as the read sees it: the read gets the file, and before its answer is out (and
     // kept at the edge) the file is republished, as a rebuild writes it (a new object, this
     // location's copy dropped).
-    const racing = new Proxy(env.MEDIA, {
-      get(target, prop) {
-        if (prop === "get") {
-          return async (k: string, options?: R2GetOptions) => {
-            const object = (await target.get(k, options)) as R2ObjectBody | null;
-            if (!object || k !== key) return object;
-            const bytes = await object.arrayBuffer();
-            await writeFeedFile({ bucket: target, origin: ORIGIN }, key, JSON.stringify(next), new Date().toISOString());
-            return new Proxy(object, { get: (o, p) => (p === "body" ? new Response(bytes).body : typeof Reflect.get(o, p, o) === "function" ? Reflect.get(o, p, o).bind(o) : Reflect.get(o, p, o)) });
-          };
-        }
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
+    const racing = withMembers(env.MEDIA, {
+      get: async (k: string, options?: R2GetOptions) => {
+        const object = (await env.MEDIA.get(k, options)) as R2ObjectBody | null;
+        if (!object || k !== key) return object;
+        const bytes = await object.arrayBuffer();
+        await writeFeedFile({ bucket: env.MEDIA, origin: ORIGIN }, key, JSON.stringify(next), new Date().toISOString());
+        return withMembers(object, { body: new Response(bytes).body });
       },
     });
     const ctx = createExecutionContext();

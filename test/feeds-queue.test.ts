@@ -13,7 +13,7 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { callJson, createOrg, dataUrlBytes, publishVideo, writeJson, type TestOrg } from "./helpers";
+import { callJson, createOrg, dataUrlBytes, publishVideo, withMembers, writeJson, type TestOrg } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 const VIDEOS = 24;
@@ -150,13 +150,7 @@ describe("the feed-rebuilds queue", () => {
     await retitle("after failure");
     await markDirty(feedIds.slice(0, 3));
     // The real bucket, except that writing fails (R2 unavailable).
-    const failing = new Proxy(env.MEDIA, {
-      get(target, prop) {
-        if (prop === "put") return () => Promise.reject(new Error("R2 put failed (test)"));
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const failing = withMembers(env.MEDIA, { put: () => Promise.reject(new Error("R2 put failed (test)")) });
     const failed = await deliver({ organizationId, feedList: false }, { MEDIA: failing });
     expect(failed.result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual([failed.id]);
     expect(failed.result.explicitAcks).toEqual([]);
@@ -181,13 +175,7 @@ describe("the feed-rebuilds queue", () => {
     // hands that message to the consumer itself: sent to wrangler's local queue, it would run
     // whenever its timer says, possibly in the middle of the next test.
     const sent: unknown[] = [];
-    const recording = new Proxy(env.FEED_REBUILDS, {
-      get(target, prop) {
-        if (prop === "send") return async (body: unknown) => void sent.push(body);
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const recording = withMembers(env.FEED_REBUILDS, { send: async (body: unknown) => void sent.push(body) });
     const first = await deliver({ organizationId, feedList: false }, { FEED_WORK_ROWS: "1", FEED_REBUILDS: recording });
     expect(first.result.explicitAcks).toEqual([first.id]);
     expect(await dirtyCount()).toBe(4);

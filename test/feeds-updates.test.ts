@@ -9,7 +9,7 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, call, callJson, createOrg, dataUrlBytes, publishVideo, writeJson, type TestOrg } from "./helpers";
+import { admin, call, callJson, createOrg, dataUrlBytes, publishVideo, withMembers, writeJson, type TestOrg } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 
@@ -129,16 +129,10 @@ describe("scheduled runs", () => {
   /** R2 writes per key made through `bucket` (the real binding underneath). */
   function countingBucket(bucket: R2Bucket) {
     const puts = new Map<string, number>();
-    const proxy = new Proxy(bucket, {
-      get(target, prop) {
-        if (prop === "put") {
-          return (key: string, ...rest: unknown[]) => {
-            puts.set(key, (puts.get(key) ?? 0) + 1);
-            return (target.put as (...a: unknown[]) => unknown)(key, ...rest);
-          };
-        }
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
+    const proxy = withMembers(bucket, {
+      put: (key: string, ...rest: unknown[]) => {
+        puts.set(key, (puts.get(key) ?? 0) + 1);
+        return (bucket.put as (...a: unknown[]) => unknown).call(bucket, key, ...rest);
       },
     });
     return { bucket: proxy, puts };

@@ -171,3 +171,17 @@ export function startOfAMinute(): void {
   vi.useFakeTimers({ toFake: ["Date"] });
   vi.setSystemTime(Math.ceil(Date.now() / 60_000) * 60_000 + 1_000);
 }
+
+/**
+ * A binding (or any object) with some members replaced, the rest the real ones (methods bound to
+ * it): a test arranges a failure, a count or a race on the real binding underneath.
+ */
+export function withMembers<T extends object>(real: T, replaced: Partial<Record<keyof T, unknown>>): T {
+  return new Proxy(real, {
+    get(target, prop) {
+      if (Object.hasOwn(replaced, prop)) return replaced[prop as keyof T];
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}

@@ -31,8 +31,8 @@ export interface AppVariables extends TimingVariables {
   auth: AuthContext;
   /**
    * Set by a handler whose answer is a copy of something that may change while it is read (an
-   * R2 object): whether that source is still what the answer holds. The edge cache asks it just
-   * before keeping the answer (middleware/edge-cache.ts).
+   * R2 object): whether that source is still what the answer holds. The edge cache asks it once
+   * it has stored the answer, and drops the copy if not (middleware/edge-cache.ts).
    */
   stillCurrent?: () => Promise<boolean>;
 }

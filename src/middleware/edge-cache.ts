@@ -150,8 +150,7 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
     const mine: Computation = {};
     computing.set(key, mine);
     // The computation stays findable until its answer is in the cache: a reader arriving between
-    // the answer and the put would otherwise miss both and compute it again (1.2 computations per
-    // write on the bulk catalog, issue 21).
+    // the answer and the put would otherwise miss both and compute it again.
     const forget = () => {
       if (computing.get(key) === mine) computing.delete(key);
     };

@@ -203,7 +203,7 @@ export const analyticsQuery = z.object({
   contentKey: filterParam("One video"),
   feedId: filterParam("As E6"),
   mmi: filterParam("As E6. Gated: mmi"),
-  networkVideos: z.enum(["0", "1"], { error: "must be 0 or 1" }).optional().openapi({ description: "As E6. Gated: network" }),
+  networkVideos: flag01.openapi({ description: "As E6. Gated: network" }),
   searchString: filterParam("As E6"),
   categories: filterParam("As E6"),
   customFields: filterParam("As E6. Gated: custom_fields"),
@@ -211,10 +211,7 @@ export const analyticsQuery = z.object({
   tags: filterParam("As E6"),
   page: intParam(1, 1_000_000, 1),
   pageSize: intParam(1, ANALYTICS_PAGE_SIZE_MAX, 100),
-  includeCount: z
-    .enum(["0", "1"], { error: "must be 0 or 1" })
-    .optional()
-    .openapi({ description: "1: answer count on every page (summary and detailed read every statistics row of the range for it); without it count comes with daily, on the last page, and where the page's reading saw every row anyway" }),
+  includeCount: flag01.openapi({ description: "1: answer count on every page (summary and detailed read every statistics row of the range for it); without it count comes with daily, on the last page, and where the page's reading saw every row anyway" }),
 });
 
 export const analyticsRow = z
