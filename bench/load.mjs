@@ -2,8 +2,10 @@
 // server, of a route without D1, the cheapest D1 route, repeated catalog reads answered from the
 // Workers cache, the same reads made cold by a cache-busting parameter, E15 and a feed file;
 // each as a ratio of the route without D1, against the goals (cached >= 80 % of /healthz, cold
-// catalog reads >= 70 % of the cheapest D1 route). Loopback only; bounded in time (19 rows,
-// 3 interleaved passes of 4 s, 2 s warm-up: about 5 minutes with the preparation).
+// catalog reads >= 70 % of the cheapest D1 route); then reads under writes, the mixed scenarios
+// (bench/lib/mixed-reads.mjs: hit ratio, reads that ran D1, p50/p99 and throughput with a writer
+// on the readers' organization, on another, and none). Loopback only; bounded in time (19 rows,
+// 3 interleaved passes of 4 s, 2 s warm-up, 3 mixed runs of 10 s: about 6 minutes with the preparation).
 //
 //   npm run bench:load                               (demo data, or bulk1 when seeded)
 //   npm run seed:bulk -- --reset --videos 10000      (optional: the bulk catalog; --feeds N adds feeds)
@@ -24,6 +26,7 @@ import { parseArgs } from "node:util";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
 import { prepareState, startLoadServer } from "./lib/load-server.mjs";
 import { canSampleMemory, sampleMemory, treeMemory } from "./lib/process-memory.mjs";
+import { mixedColumns, mixedScenarios } from "./lib/mixed-reads.mjs";
 import { markdownTable, RESULTS_DIR, writeResults } from "./lib/report.mjs";
 import { parseD1Timing } from "./lib/server-timing.mjs";
 
@@ -36,7 +39,11 @@ const USAGE = `Usage: npm run bench:load -- [options]
                     in the first pass
   --soak N          then N more requests over every row's request, round robin, to show the
                     server's memory over a long run (default 0: none)
-  --only REGEX      only the rows whose name matches (the two baselines always run)
+  --only REGEX      only the rows whose name matches (the two baselines always run; the mixed
+                    scenarios run when REGEX matches "mixed")
+  --mixed S         seconds per mixed scenario (default 10; 0: none): 20 readers on cached E6
+                    and E16 first pages while one title a second changes on their organization,
+                    then on another organization, then with no writer (bench/lib/mixed-reads.mjs)
   --org KEY         organization to read as (default: bulk1 when npm run seed:bulk loaded it,
                     else demo); its sync code is KEY-sync, API key KEY-key, secret KEY-secret
   --persist-to DIR  local state to serve and pick inputs from (default .wrangler/state)
@@ -58,6 +65,7 @@ function options() {
         duration: { type: "string", default: "4" },
         warmup: { type: "string", default: "2" },
         soak: { type: "string", default: "0" },
+        mixed: { type: "string", default: "10" },
         only: { type: "string" },
         org: { type: "string" },
         "no-prepare": { type: "boolean", default: false },
@@ -89,6 +97,7 @@ function options() {
       duration: int("duration", 1, 600),
       warmup: int("warmup", 0, 60),
       soak: int("soak", 0, 10_000_000),
+      mixed: int("mixed", 0, 120),
       only: values.only ? new RegExp(values.only) : null,
       org: values.org ?? null,
       prepare: !values["no-prepare"] && !values.url,
@@ -415,6 +424,7 @@ async function main() {
   const memory = pid && canSampleMemory() ? sampleMemory(pid, 1000, () => ({ requests: requestsSoFar })) : null;
   const results = [];
   let soak = null;
+  let mixed = null;
   try {
     // Dirty feeds (seed:bulk --feeds) get their files now; then every row is checked once.
     if (server) await fetch(new URL("/__scheduled", url)).then((r) => r.body?.cancel());
@@ -444,6 +454,10 @@ async function main() {
       soak.seconds = round((performance.now() - soakStarted) / 1000);
       soak.requestsCounted = requestsSoFar - before;
       log(`soak: ${soak.requests} answers in ${soak.seconds} s, ${statusesText(soak)}`);
+    }
+    if (opts.mixed && (!opts.only || opts.only.test("mixed"))) {
+      log(`mixed: ${opts.connections} readers on cached E6 and E16 first pages, ${opts.mixed} s per writer ...`);
+      mixed = await mixedScenarios(url, { org: inputs.org, readers: opts.connections, durationMs: opts.mixed * 1000, persistTo: opts.persistTo, log });
     }
   } finally {
     memory?.stop();
@@ -481,6 +495,10 @@ async function main() {
   console.log(`\n${table}`);
   const missed = results.filter((r) => r.goal && !r.goal.met).map((r) => r.name);
   console.log(`\nGoals: ${missed.length === 0 ? "all met" : `missed by ${missed.length} row(s): ${missed.join("; ")}`}.`);
+  if (mixed) {
+    console.log(`\nReads while a publisher writes (${opts.connections} readers, half on each of ${mixed.paths.join(" and ")}, ${opts.mixed} s each; goals: from the edge ≥ 99 %, p99 ≤ 1.2× the run without a writer):\n`);
+    console.log(markdownTable(mixedColumns(), mixed.results));
+  }
 
   let memoryReport = null;
   if (memory) {
@@ -515,11 +533,12 @@ async function main() {
     bench: "load",
     startedAt: startedAt.toISOString(),
     url: opts.url ?? "own server (wrangler API, inspector off)",
-    settings: { connections: opts.connections, passes: opts.passes, duration: opts.duration, warmup: opts.warmup, soak: opts.soak, logRequests: opts.logRequests, timeout: opts.timeout },
+    settings: { connections: opts.connections, passes: opts.passes, duration: opts.duration, warmup: opts.warmup, soak: opts.soak, mixed: opts.mixed, logRequests: opts.logRequests, timeout: opts.timeout },
     machine,
     inputs,
     rows: results,
     soak,
+    mixed,
     memory: memoryReport,
     totalSeconds,
     requestsTotal: requestsSoFar,
@@ -530,7 +549,7 @@ async function main() {
       `machine: ${machine.cpus} CPUs, load average ${machine.loadavgAtEnd.join(" / ")} at the end (the bench and the server share them).\n` +
       `${requestsSoFar} requests in ${totalSeconds} s in total. Results: ${file}`,
   );
-  if (results.some((r) => r.ok < r.requests) || (soak && soak.ok < soak.requests)) process.exitCode = 1;
+  if (results.some((r) => r.ok < r.requests) || (soak && soak.ok < soak.requests) || mixed?.results.some((r) => r.errors)) process.exitCode = 1;
 }
 
 main().catch((err) => {
