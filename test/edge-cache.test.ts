@@ -404,7 +404,12 @@ describe("a write moves only the versions of what it can change (issue 21 §2)",
     for (const path of [...rowsOnly, ...withCatalog]) expect((await readTwice(path, readHeaders(org))).second.headers.get("X-Edge-Cache"), path).toBe("hit");
 
     await edit(org, key, { title: "Counted, renamed" });
-    for (const path of rowsOnly) expect(await how(path), path).toBe("hit");
+    for (const path of rowsOnly) {
+      const res = await call(path, { headers: readHeaders(org) });
+      expect(res.headers.get("X-Edge-Cache"), path).toBe("hit");
+      // The write moved the credentials' catalog version in place: nothing reloaded from D1.
+      expect(d1Cost(res).queries, path).toBe(0);
+    }
     for (const path of withCatalog) expect(await how(path), path).toBe("miss");
     const combined = await call(`/prod/get_video_reports_combined?${range}`, { headers: readHeaders(org) });
     expect(await combined.text()).toContain("Counted, renamed");

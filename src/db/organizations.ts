@@ -196,13 +196,14 @@ export async function insertSubOrganization(
  * A change of the organization's catalog: its version moves on. Returns its network, whose version
  * moves only when the change reaches its listings (catalogChanged decides).
  */
-export async function bumpCatalogVersion(db: Db, organizationId: number): Promise<number | null> {
+/** Moves the organization's catalog version on; its new value and its network (null: none, or no such organization). */
+export async function bumpCatalogVersion(db: Db, organizationId: number): Promise<{ catalogVersion: number; networkId: number | null } | null> {
   const [org] = await db
     .update(organizations)
     .set({ catalogVersion: sql`${organizations.catalogVersion} + 1` })
     .where(eq(organizations.id, organizationId))
-    .returning({ networkId: organizations.networkId });
-  return org?.networkId ?? null;
+    .returning({ catalogVersion: organizations.catalogVersion, networkId: organizations.networkId });
+  return org ?? null;
 }
 
 /** A change of the network's membership: its members' network listings change. */
@@ -214,13 +215,15 @@ export async function bumpNetworkVersion(db: Db, networkId: number): Promise<voi
 }
 
 /** A change of the organization's statistics other than new events (erasure, ecommerce items). */
-export async function bumpStatsVersion(db: Db, organizationIds: number | readonly number[]): Promise<void> {
+/** Moves the organizations' statistics versions on; their new values. */
+export async function bumpStatsVersion(db: Db, organizationIds: number | readonly number[]): Promise<{ id: number; statsVersion: number }[]> {
   const ids = typeof organizationIds === "number" ? [organizationIds] : organizationIds;
-  if (ids.length === 0) return;
-  await db
+  if (ids.length === 0) return [];
+  return db
     .update(organizations)
     .set({ statsVersion: sql`${organizations.statsVersion} + 1` })
-    .where(inList(organizations.id, ids));
+    .where(inList(organizations.id, ids))
+    .returning({ id: organizations.id, statsVersion: organizations.statsVersion });
 }
 
 /** Deletes the organization; its catalog rows cascade (its statistics live in the statistics database). */

@@ -26,23 +26,23 @@ export type CredentialDeps = LookupDeps;
 
 /** Read credentials and player traffic: the sync code. */
 export function organizationBySyncCode(deps: CredentialDeps, syncCode: string) {
-  return remembered(deps, `sync\u0000${syncCode}`, () => findOrganizationBySyncCode(deps.db, syncCode));
+  return remembered(deps, `sync\u0000${syncCode}`, () => findOrganizationBySyncCode(deps.db, syncCode), "organization");
 }
 
 /** Report credentials: organization_key (with the sync code, checked by the caller). */
 export function organizationByKey(deps: CredentialDeps, organizationKey: string) {
-  return remembered(deps, `key\u0000${organizationKey}`, () => findOrganizationByKey(deps.db, organizationKey));
+  return remembered(deps, `key\u0000${organizationKey}`, () => findOrganizationByKey(deps.db, organizationKey), "organization");
 }
 
 /** Write credentials: an API token (Authorization: Bearer). */
 export async function organizationByToken(deps: CredentialDeps, token: string) {
   const hash = await sha256Hex(token);
-  return remembered(deps, `token\u0000${hash}`, () => findOrganizationByTokenHash(deps.db, hash));
+  return remembered(deps, `token\u0000${hash}`, () => findOrganizationByTokenHash(deps.db, hash), "organization");
 }
 
 /** Write credentials: sync code, API key and API secret, all three of one organization. */
 export async function organizationByKeyAndSecret(deps: CredentialDeps, syncCode: string, apiKey: string, apiSecret: string) {
-  const candidate = await remembered(deps, `apikey\u0000${apiKey}`, () => findOrganizationByApiKey(deps.db, apiKey));
+  const candidate = await remembered(deps, `apikey\u0000${apiKey}`, () => findOrganizationByApiKey(deps.db, apiKey), "organization");
   // Hash and compare even when the key is unknown, so timing does not reveal which part was wrong.
   const secretOk = constantTimeEqual(await sha256Hex(apiSecret), candidate?.apiSecretHash ?? "0".repeat(64));
   return candidate && secretOk && candidate.syncCode === syncCode ? candidate : null;

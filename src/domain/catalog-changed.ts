@@ -13,7 +13,7 @@ import type { Db } from "../db/client";
 import { refreshNetworkListings } from "../db/network-listings";
 import { bumpCatalogVersion, bumpNetworkVersion, bumpStatsVersion } from "../db/organizations";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
-import { forgetOrganization } from "./recent-lookups";
+import { forgetOrganization, organizationVersionsMoved } from "./recent-lookups";
 import type { Deps } from "./deps";
 import { markFeedsOfVideos, type VideoNames } from "./feeds/membership";
 import { forgetServable } from "./files";
@@ -37,8 +37,11 @@ export async function catalogChanged(deps: Deps, organizationId: number, change:
   let rebuild = true;
   // New edge-cache keys for the organization's reads, at once in this isolate; its network's
   // listings get new keys only when a video shown to the network (before or after) changed.
-  const networkId = await bumpCatalogVersion(deps.db, organizationId);
-  forgetOrganization(organizationId);
+  const bumped = await bumpCatalogVersion(deps.db, organizationId);
+  const networkId = bumped?.networkId ?? null;
+  // A rotated sync code must stop working at once here: drop the organization's lookups then.
+  if (change.kind === "sync-code" || !bumped) forgetOrganization(organizationId);
+  else organizationVersionsMoved(organizationId, { catalogVersion: bumped.catalogVersion });
   let networkMoved = false;
   switch (change.kind) {
     case "videos":
@@ -83,6 +86,5 @@ async function askForRebuild(deps: Deps, organizationId: number, feedList: boole
  */
 export async function statisticsChanged(db: Db, organizationIds: number | readonly number[]): Promise<void> {
   const ids = typeof organizationIds === "number" ? [organizationIds] : organizationIds;
-  await bumpStatsVersion(db, ids);
-  for (const id of ids) forgetOrganization(id);
+  for (const { id, statsVersion } of await bumpStatsVersion(db, ids)) organizationVersionsMoved(id, { statsVersion });
 }

@@ -168,7 +168,7 @@ export async function changeOrganization(deps: OrgDeps, organizationKey: string,
   });
   if (network !== undefined && network !== org.networkId) {
     // Both networks' listings change: the new one through the organization's catalog version.
-    const joined = await bumpCatalogVersion(deps.db, org.id);
+    const joined = (await bumpCatalogVersion(deps.db, org.id))?.networkId ?? null;
     if (joined !== null) await bumpNetworkVersion(deps.db, joined);
     forgetOrganization(org.id, joined);
     if (org.networkId !== null) await bumpNetworkVersion(deps.db, org.networkId);

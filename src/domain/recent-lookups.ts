@@ -1,7 +1,9 @@
 // Lookups that every hot read repeats (credentials, a public feed's owner and catalog version),
 // kept in the isolate for a short, bounded time (CREDENTIAL_CACHE_SECONDS, default 30). Each
 // entry remembers its organization, so a change to that organization drops its entries at once
-// in the isolate that made it (forgetOrganization); other isolates see it within the bound.
+// in the isolate that made it (forgetOrganization), or, when the change only moved its versions
+// (a catalog write, counted statistics), gives its records the new versions in place
+// (organizationVersionsMoved); other isolates see it within the bound.
 // Misses are never kept: a credential that starts working works at once.
 import type { Db } from "../db/client";
 
@@ -14,6 +16,8 @@ export interface LookupDeps {
 
 interface Entry {
   value: unknown;
+  /** The organization's own record (a credential lookup): its versions can be moved in place. */
+  isOrganization: boolean;
   organizationId: number;
   /** An organization's network: its entries hold the network's version too. */
   networkId: number | null;
@@ -28,6 +32,7 @@ export async function remembered<T extends { id: number } | { organizationId: nu
   deps: LookupDeps,
   key: string,
   load: () => Promise<T | null>,
+  what: "organization" | "other" = "other",
 ): Promise<T | null> {
   const hit = entries.get(key);
   if (hit && hit.until > deps.nowMs) return hit.value as T;
@@ -39,7 +44,7 @@ export async function remembered<T extends { id: number } | { organizationId: nu
   if (entries.size >= MAX_ENTRIES) entries.clear();
   const organizationId = "organizationId" in value ? value.organizationId : value.id;
   const networkId = "networkId" in value && typeof value.networkId === "number" ? value.networkId : null;
-  entries.set(key, { value, organizationId, networkId, until: deps.nowMs + deps.credentialCacheMs });
+  entries.set(key, { value, isOrganization: what === "organization", organizationId, networkId, until: deps.nowMs + deps.credentialCacheMs });
   return value;
 }
 
@@ -50,6 +55,36 @@ export async function remembered<T extends { id: number } | { organizationId: nu
 export function forgetOrganization(organizationId: number, networkId: number | null = null): void {
   for (const [key, entry] of entries) {
     if (entry.organizationId === organizationId || (networkId !== null && entry.networkId === networkId)) entries.delete(key);
+  }
+}
+
+/** Versions of an organization that a write moved on, as its record holds them. */
+export interface MovedVersions {
+  catalogVersion?: number;
+  statsVersion?: number;
+}
+
+/**
+ * After a write that moved only the organization's versions (a video or feed change, counted
+ * statistics): its remembered records take the new versions in place, so the next reads in this
+ * isolate ask the new cache keys without reloading the credentials from D1 all at once (every
+ * reader of the organization did, after every write); what else is kept of it (a feed's version,
+ * sub-organizations) is dropped as forgetOrganization drops it. Other isolates see the versions
+ * within the bound, as before.
+ */
+export function organizationVersionsMoved(organizationId: number, moved: MovedVersions): void {
+  for (const [key, entry] of entries) {
+    if (entry.organizationId !== organizationId) continue;
+    if (!entry.isOrganization) {
+      entries.delete(key);
+      continue;
+    }
+    // Only forward: two writes finishing out of order must not take a version back.
+    const record = { ...(entry.value as Record<string, unknown>) };
+    for (const [name, version] of Object.entries(moved) as [keyof MovedVersions, number | undefined][]) {
+      if (version !== undefined && version > Number(record[name] ?? -1)) record[name] = version;
+    }
+    entry.value = record;
   }
 }
 

@@ -28,6 +28,7 @@ import { deleteStatsMove, findStatsMove, forgetFinishedStatsMoves, insertStatsMo
 import { utcDay } from "../../shared/dates";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
+import { forgetOrganization } from "../recent-lookups";
 
 /** Rows per page copied or dropped. */
 export const MOVE_PAGE_ROWS = 500;
@@ -215,6 +216,8 @@ async function verifyAndSwitch(db: Db, config: Config, organizationKey: string, 
   await switchStatsShard(db, move, at);
   // Cached reports are keyed by the statistics version: none answers from the old shard now.
   await statisticsChanged(db, move.organizationId);
+  // The organization's record names its shard: this isolate reloads it (others within the bound).
+  forgetOrganization(move.organizationId);
   console.log(JSON.stringify({ msg: "statistics move: switched", organization: organizationKey, to_shard: move.toShard, rows_copied: move.rowsCopied }));
   return moveStatus(organizationKey, { ...move, phase: "drop", cursor: null, switchedAt: at, updatedAt: at }, dropWaitSeconds(at, config, now));
 }
