@@ -21,6 +21,7 @@ import { constants as osConstants } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { hasFfmpeg, startFrameServer } from "./lib/frame-service.mjs";
+import { nudgeProxy } from "./lib/proxy-nudge.mjs";
 import { applyMigrations, ROOT, spawnWrangler } from "./lib/wrangler.mjs";
 
 const DEV_WORKER = join(ROOT, "scripts", "lib", "dev-worker.mjs");
@@ -223,6 +224,8 @@ await step("start the worker", () => {
     : spawn(process.execPath, [DEV_WORKER, JSON.stringify(api)], { cwd: ROOT, env: { ...process.env, CI: "true" }, stdio: ["inherit", "pipe", "pipe"] });
   filterOutput(child.stdout, process.stdout);
   filterOutput(child.stderr, process.stderr);
+  // (The inspector-free path nudges wrangler's proxy itself: scripts/lib/proxy-nudge.mjs.)
+  if (api.unknown) nudgeProxy(origin);
   if (api.unknown) say(`wrangler dev with its inspector (${api.unknown}); a long load grows its memory: docs/benchmarks.md, "Load"`);
   else say("inspector off (npm run dev -- --inspect for DevTools)");
   // The one durability difference from production (docs/operations.md, "Local development").

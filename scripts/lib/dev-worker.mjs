@@ -16,26 +16,9 @@
 // Prints "READY <url>" on stdout once it serves; SIGINT/SIGTERM/SIGHUP dispose it and exit.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { nudgeProxy } from "./proxy-nudge.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-/**
- * wrangler's proxy in front of the worker (ProxyWorker, wrangler 4.86) loses a GET now and then
- * under bursts: when its fetch to the worker fails (a connection lost among ~150 at once), it
- * parks the request to retry it, meant for a worker being reloaded, but retries parked requests
- * only when the next request arrives. A client that waits for all of its requests before sending
- * more (a page's assets, a poll of many files) then waits forever: 150 concurrent GET /healthz
- * lost one within 2-34 rounds; bench:feeds hung in 5 runs of 5 (docs/benchmarks.md, "The proxy's
- * lost requests"). A CORS preflight every NUDGE_EVERY_MS is such a next request: the proxy
- * retries what it parked, and the worker answers the preflight in its CORS middleware, before
- * anything that logs or counts.
- */
-const NUDGE_EVERY_MS = 250;
-function nudge(url) {
-  fetch(`${url}/healthz`, { method: "OPTIONS", headers: { Origin: url, "Access-Control-Request-Method": "GET" }, signal: AbortSignal.timeout(5000) })
-    .then((res) => res.body?.cancel())
-    .catch(() => {});
-}
 
 async function serve({ ip = "127.0.0.1", port = 8787, persist, vars = {}, envFiles, watch = false, logLevel = "log" }) {
   const { unstable_startWorker } = await import("wrangler");
@@ -57,13 +40,14 @@ async function serve({ ip = "127.0.0.1", port = 8787, persist, vars = {}, envFil
   });
   await worker.ready;
   const url = new URL(String(await worker.url)).origin;
-  const heartbeat = setInterval(() => nudge(url), NUDGE_EVERY_MS);
+  // wrangler's proxy loses a request now and then under bursts unless nudged (./proxy-nudge.mjs).
+  const stopNudging = nudgeProxy(url);
   let stopping = false;
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
-      clearInterval(heartbeat);
+      stopNudging();
       await worker.dispose().catch(() => {});
       process.exit(0);
     });

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { nudgeProxy } from "../../../scripts/lib/proxy-nudge.mjs";
 import { applyMigrations } from "../../../scripts/lib/wrangler.mjs";
 import { freePort } from "./ports";
 
@@ -139,11 +140,14 @@ export async function startWorker(): Promise<RunningWorker> {
       };
       try {
         await waitReady(url, child, logFile);
+        // wrangler dev's proxy loses a request now and then under bursts unless nudged.
+        const stopNudging = nudgeProxy(url);
         return {
           url,
           adminToken,
           dir,
           stop: async () => {
+            stopNudging();
             await stop();
             rmSync(dir, { recursive: true, force: true });
           },
