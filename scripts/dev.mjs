@@ -224,10 +224,11 @@ await step("start the worker", () => {
     : spawn(process.execPath, [DEV_WORKER, JSON.stringify(api)], { cwd: ROOT, env: { ...process.env, CI: "true" }, stdio: ["inherit", "pipe", "pipe"] });
   filterOutput(child.stdout, process.stdout);
   filterOutput(child.stderr, process.stderr);
-  // (The inspector-free path nudges wrangler's proxy itself: scripts/lib/proxy-nudge.mjs.)
-  if (api.unknown) nudgeProxy(origin);
-  if (api.unknown) say(`wrangler dev with its inspector (${api.unknown}); a long load grows its memory: docs/benchmarks.md, "Load"`);
-  else say("inspector off (npm run dev -- --inspect for DevTools)");
+  if (api.unknown) {
+    // wrangler dev has the same proxy as the inspector-free path, which nudges it itself.
+    nudgeProxy(origin);
+    say(`wrangler dev with its inspector (${api.unknown}); a long load grows its memory: docs/benchmarks.md, "Load"`);
+  } else say("inspector off (npm run dev -- --inspect for DevTools)");
   // The one durability difference from production (docs/operations.md, "Local development").
   say("queues (player events, feed rebuilds, webhooks) live in this process's memory: a kill -9 loses what they hold; Cloudflare Queues persist");
   say(`serving ${origin} (API reference: ${origin}/docs); stop with Ctrl-C`);

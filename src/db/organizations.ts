@@ -193,10 +193,10 @@ export async function insertSubOrganization(
 }
 
 /**
- * A change of the organization's catalog: its version moves on. Returns its network, whose version
- * moves only when the change reaches its listings (catalogChanged decides).
+ * A change of the organization's catalog: its version moves on. Returns the new version and the
+ * organization's network, whose version moves only when the change reaches its listings
+ * (catalogChanged decides); null when there is no such organization.
  */
-/** Moves the organization's catalog version on; its new value and its network (null: none, or no such organization). */
 export async function bumpCatalogVersion(db: Db, organizationId: number): Promise<{ catalogVersion: number; networkId: number | null } | null> {
   const [org] = await db
     .update(organizations)
@@ -214,8 +214,7 @@ export async function bumpNetworkVersion(db: Db, networkId: number): Promise<voi
     .where(eq(networks.id, networkId));
 }
 
-/** A change of the organization's statistics other than new events (erasure, ecommerce items). */
-/** Moves the organizations' statistics versions on; their new values. */
+/** A change of the organizations' statistics (counted events, erasure, ecommerce items): their versions move on; the new values. */
 export async function bumpStatsVersion(db: Db, organizationIds: number | readonly number[]): Promise<{ id: number; statsVersion: number }[]> {
   const ids = typeof organizationIds === "number" ? [organizationIds] : organizationIds;
   if (ids.length === 0) return [];

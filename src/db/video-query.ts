@@ -99,15 +99,18 @@ async function plan(db: Db, q: VideoQuery, pageEnd: number) {
  * the end then reads nothing, where OFFSET would read every row it skips.)
  */
 function isPlainFirstPage(q: VideoQuery, page: Page): boolean {
+  // Every field that can narrow the listing is named here: a new one fails to compile until it is.
+  const { organizationId: _o, subOrganizationId: _s, network, contentKey, contentKeys, feed, names, customFields, text, liveOnly, ...unchecked } = q;
+  const _none: Record<string, never> = unchecked;
   return (
-    q.network === null &&
-    q.contentKey === undefined &&
-    q.contentKeys === undefined &&
-    q.feed === undefined &&
-    q.names.length === 0 &&
-    q.customFields.length === 0 &&
-    q.text.length === 0 &&
-    !q.liveOnly &&
+    network === null &&
+    contentKey === undefined &&
+    contentKeys === undefined &&
+    feed === undefined &&
+    names.length === 0 &&
+    customFields.length === 0 &&
+    text.length === 0 &&
+    !liveOnly &&
     page.offset === 0
   );
 }
