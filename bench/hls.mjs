@@ -8,13 +8,11 @@
 //
 //   npm run bench:hls [-- --url http://127.0.0.1:8787 --duration 5 --connections 10]
 import autocannon from "autocannon";
-import { build } from "esbuild";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { markdownTable } from "./lib/report.mjs";
+import { withTsModule } from "./lib/ts-module.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const { values } = parseArgs({
@@ -26,18 +24,7 @@ const { values } = parseArgs({
   },
 });
 
-async function costTable() {
-  const dir = mkdtempSync(join(tmpdir(), "bench-hls-"));
-  try {
-    const out = join(dir, "hls-cost.mjs");
-    const bundled = await build({ entryPoints: [join(ROOT, "bench", "hls-cost.ts")], bundle: true, platform: "node", format: "esm", write: false, logLevel: "error" });
-    writeFileSync(out, bundled.outputFiles[0].text);
-    const { measure } = await import(pathToFileURL(out).href);
-    return await measure(join(ROOT, "test", "fixtures", "h264-aac-faststart.mp4"));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const costTable = () => withTsModule(join(ROOT, "bench", "hls-cost.ts"), ({ measure }) => measure(join(ROOT, "test", "fixtures", "h264-aac-faststart.mp4")));
 
 const { rows, notes } = await costTable();
 console.log("\n## Packaging a 1-hour, 5 GiB MP4 (moov at the start; media bytes sparse)\n");

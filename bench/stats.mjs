@@ -3,7 +3,8 @@
 //
 // 1. beacons: requests/s of POST /v2/events with 5 and with 500 events, and of a route without
 //    D1 (GET of an unknown path: the same middleware, a JSON 404) for the ratio; D1 cost per
-//    request from Server-Timing;
+//    request from Server-Timing; and the request's own work step by step (bench/beacon-cost.ts:
+//    JSON.parse, the events judged, the queue messages), timed in Node on the same bodies;
 // 2. the queue consumer: 100 beacons of 500 events queued at once, then the time until the
 //    consumer has counted them all (GET /v2/ingestion), and from its log lines the D1 statements,
 //    events and milliseconds of each queue batch;
@@ -32,6 +33,7 @@ import { adminToken } from "./lib/admin-token.mjs";
 import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
 import { STANDARD_COLUMNS, failureNotes, markdownTable, writeResults } from "./lib/report.mjs";
+import { withTsModule } from "./lib/ts-module.mjs";
 import { checkServer, runAll } from "./lib/runner.mjs";
 import { parseD1Timing } from "./lib/server-timing.mjs";
 import { max, median, min, percentile } from "./lib/stats.mjs";
@@ -519,6 +521,18 @@ async function main() {
     console.error(`Reports: ${queries.length} queries × ${options.runs} runs (+${options.warmups} warm-up)...`);
     const reports = await runAll(url, queries, { runs: options.runs, warmups: options.warmups, timeoutMs: 120_000 });
 
+    // The request's own work, step by step, on the same bodies (bench/beacon-cost.ts), in Node.
+    const beaconCost = options.before ? [] : await withTsModule(join(ROOT, "bench", "beacon-cost.ts"), ({ measure }) => measure((size, n) => beaconBody(inputs, size, n)));
+    const beaconCostTable = beaconCost.length
+      ? markdownTable(
+          [
+            { title: "a beacon's own work (Node, median)", value: (r) => `${r.events} events: ${r.step}`, align: "left" },
+            { title: "ms per request", value: (r) => r.msPerRequest.toFixed(3) },
+            { title: "µs per event", value: (r) => r.usPerEvent.toFixed(2) },
+          ],
+          beaconCost,
+        )
+      : "";
     const beaconTable = markdownTable(
       [
         { title: "requests", value: (r) => r.name, align: "left" },
@@ -581,8 +595,8 @@ async function main() {
       reports,
     );
     const notes = failureNotes(reports);
-    console.log(`\n${beaconTable}\n\n${consumerTable}\n\n${shardsTable}\n\n${reportTable}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`);
-    const file = writeResults("stats", { url, ownServer, options: { ...options, token: undefined, only: options.only?.source ?? null }, inputs, beacons, consumer, shards, reports });
+    console.log(`\n${beaconTable}\n\n${beaconCostTable}\n\n${consumerTable}\n\n${shardsTable}\n\n${reportTable}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`);
+    const file = writeResults("stats", { url, ownServer, options: { ...options, token: undefined, only: options.only?.source ?? null }, inputs, beacons, beaconCost, consumer, shards, reports });
     console.error(`Results: ${file}`);
   } finally {
     await server.stop();

@@ -15,7 +15,7 @@ describe("JSON text from serialized parts", () => {
   });
   it("counts UTF-8 bytes as TextEncoder does: ASCII, 2-, 3- and 4-byte characters, escapes", () => {
     const encoder = new TextEncoder();
-    for (const text of ["", "plain", "café", "Zürich → 東京", "🎬 film 🎞️", JSON.stringify({ t: "a\u0000b\ud800", e: "é" }), "\u07ff\u0800\uffff"]) {
+    for (const text of ["", "plain", "café", "Zürich → 東京", "🎬 film 🎞️", JSON.stringify({ t: "a\u0000b\ud800", e: "é" }), "\u07ff\u0800\uffff", "\x7f\x80"]) {
       expect(utf8Length(text), text).toBe(encoder.encode(text).length);
     }
   });

@@ -62,6 +62,14 @@ export async function normalizeEvents(org: OrganizationWithNetwork, source: Even
   const country2 = country3 === NONE ? NONE : source.country!;
   let uaDevice: string | undefined;
   const tputHashes = new Map<string, Promise<string>>();
+  // Most events of a batch fall on one UTC day: its name is formatted once, not per event.
+  let dayNumber = NaN;
+  let dayName = "";
+  const dayOf = (ms: number) => {
+    const n = Math.floor(ms / 86_400_000);
+    if (n !== dayNumber) [dayNumber, dayName] = [n, utcDay(ms)];
+    return dayName;
+  };
   for (const [index, item] of raw.entries()) {
     if (typeof item !== "object" || item === null || Array.isArray(item)) {
       rejected.push({ index, reason: "each event must be a JSON object" });
@@ -99,7 +107,7 @@ export async function normalizeEvents(org: OrganizationWithNetwork, source: Even
     }
     events.push({
       index,
-      day: utcDay(at),
+      day: dayOf(at),
       contentKey: e.contentKey,
       target,
       country3,
