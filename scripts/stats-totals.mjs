@@ -1,4 +1,5 @@
-// Rebuilds the statistics totals (<kind>_day_totals, <kind>_month_totals, <kind>_org_day_totals)
+// Rebuilds the statistics totals (<kind>_day_totals, <kind>_month_totals, <kind>_org_day_totals,
+// <kind>_running_totals, <kind>_totals_keys)
 // from the daily rows of the statistics database (binding STATS_DB). The queue consumer keeps
 // them in the transaction that writes the rows (src/domain/stats/fold.ts); rows that arrive any
 // other way — the bulk statistics of the benchmark, or rows copied from the catalog database
@@ -42,9 +43,14 @@ export function totalsSql(counters, orgIds = null) {
       `DELETE FROM ${kind}_day_totals ${where};`,
       `DELETE FROM ${kind}_month_totals ${where};`,
       `DELETE FROM ${kind}_org_day_totals ${where};`,
+      `DELETE FROM ${kind}_running_totals ${where};`,
+      `DELETE FROM ${kind}_totals_keys ${where};`,
       `INSERT INTO ${kind}_day_totals (organization_id, date, content_key, ${cols}) SELECT organization_id, date, content_key, ${sums} FROM ${table} ${where} GROUP BY organization_id, date, content_key;`,
       `INSERT INTO ${kind}_month_totals (organization_id, month, content_key, ${cols}) SELECT organization_id, substr(date, 1, 7), content_key, ${sums} FROM ${table} ${where} GROUP BY organization_id, substr(date, 1, 7), content_key;`,
       `INSERT INTO ${kind}_org_day_totals (organization_id, date, ${cols}) SELECT organization_id, date, ${sums} FROM ${table} ${where} GROUP BY organization_id, date;`,
+      // Each key's day totals summed up to each of its days (schema.ts runningTotals).
+      `INSERT INTO ${kind}_running_totals (organization_id, content_key, date, ${cols}) SELECT organization_id, content_key, date, ${counters[kind].map((c) => `sum(${c}) OVER w`).join(", ")} FROM ${kind}_day_totals ${where} WINDOW w AS (PARTITION BY organization_id, content_key ORDER BY date ROWS UNBOUNDED PRECEDING);`,
+      `INSERT INTO ${kind}_totals_keys (organization_id, content_key, first_date, last_date) SELECT organization_id, content_key, min(date), max(date) FROM ${kind}_day_totals ${where} GROUP BY organization_id, content_key;`,
     ];
   });
 }

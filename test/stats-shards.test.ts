@@ -153,6 +153,10 @@ describe("moving an organization's statistics between shards", () => {
     const report = await fetchReport("/prod/get_video_reports", org, { start_date: dayAgo(60), end_date: dayAgo(0) });
     expect(report.res.status, JSON.stringify(report.body)).toBe(200);
     expect(report.body.data.reduce((n: number, r: { video_played: number }) => n + r.video_played, 0)).toBe(playsSent() + viaEndpoint);
+    // E7's summary reads the running totals, copied with the rest and kept by the held messages.
+    const summary = await callJson(`/v2/analytics/video?summary&startDate=${dayAgo(60)}&endDate=${dayAgo(0)}&fields=video_played`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+    expect(summary.res.status, JSON.stringify(summary.body)).toBe(200);
+    expect(summary.body.data.reduce((n: number, r: { video_played: number }) => n + r.video_played, 0)).toBe(playsSent() + viaEndpoint);
     const items = await callJson("/v2/ecommerce", { headers: writeHeaders(org) });
     expect(items.body.data.map((i: { ecommerceKey: string }) => i.ecommerceKey)).toEqual(["shoe"]);
     // Events through the real endpoint and queue land in the new shard.

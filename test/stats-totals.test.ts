@@ -1,5 +1,5 @@
 // The totals the consumer keeps (per content key and day, per content key and month, per
-// organization and day) always equal the sums of the daily rows: random events over fourteen
+// organization and day, running per content key) always equal the sums of the daily rows: random events over fourteen
 // months go through the consumer, then every figure read from the totals (E7 summary, detailed
 // and daily, E9's ranking and its rows without dimensions) is compared with the same figure
 // summed from the flat reports (E8, E10, E11, E12), over ranges that start and end inside months
@@ -152,6 +152,13 @@ describe("totals equal the sums of the daily rows", () => {
         [`select date, content_key, ${sums} from ${name}_stats where organization_id = ?1 group by date, content_key`, `select date, content_key, ${cols} from ${name}_day_totals where organization_id = ?1`],
         [`select substr(date, 1, 7), content_key, ${sums} from ${name}_stats where organization_id = ?1 group by 1, 2`, `select month, content_key, ${cols} from ${name}_month_totals where organization_id = ?1`],
         [`select date, ${sums} from ${name}_stats where organization_id = ?1 group by date`, `select date, ${cols} from ${name}_org_day_totals where organization_id = ?1`],
+        // Running totals: each key's daily sums added up to each of its days (events of earlier
+        // days arrived after later ones: the batches' days are random).
+        [
+          `select content_key, date, ${counters.map((c) => `sum(${c}) over w`).join(", ")} from (select date, content_key, ${counters.map((c) => `sum(${c}) as ${c}`).join(", ")} from ${name}_stats where organization_id = ?1 group by date, content_key) window w as (partition by content_key order by date rows unbounded preceding)`,
+          `select content_key, date, ${cols} from ${name}_running_totals where organization_id = ?1`,
+        ],
+        [`select content_key, min(date), max(date) from ${name}_stats where organization_id = ?1 group by content_key`, `select content_key, first_date, last_date from ${name}_totals_keys where organization_id = ?1`],
       ];
       for (const [fromRows, fromTotals] of forms) {
         const stats = await statsD1(org);

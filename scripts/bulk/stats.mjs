@@ -1,7 +1,7 @@
 // Bulk statistics for benchmarks: daily rollup rows (video_stats, ad_stats, viewer_stats,
 // ecommerce_stats) over the year before the reference day, for the bulk organizations' videos,
 // loaded into the LOCAL statistics database (binding STATS_DB) in chunked SQL files, then their
-// totals (per content key and day, per content key and month, per organization and day) summed
+// totals (per content key and day and month, per organization and day, running per content key) summed
 // from them, as the queue consumer would have kept them. Deterministic for a seed.
 //
 //   npm run seed:bulk -- --videos 10000 --stats-rows 1000000     (seed-bulk calls seedStats)
@@ -190,7 +190,7 @@ function dailyCounts(total, firstDayMs, seed, label) {
 }
 
 /** Every table of the statistics database that carries an organization id. */
-const TOTALS_TABLES = Object.keys(ROLLUPS).flatMap((k) => [`${k}_day_totals`, `${k}_month_totals`, `${k}_org_day_totals`]);
+const TOTALS_TABLES = Object.keys(ROLLUPS).flatMap((k) => [`${k}_day_totals`, `${k}_month_totals`, `${k}_org_day_totals`, `${k}_running_totals`, `${k}_totals_keys`]);
 const ORG_TABLES = [...TABLE_NAMES, ...TOTALS_TABLES, "ecommerce_items", "dimension_values", "dimension_counts", "ingestion_days", "dead_letters"];
 
 /** Deletes the statistics of these organizations and of any not in `catalogIds` (orphans). */

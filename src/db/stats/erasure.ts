@@ -4,12 +4,12 @@ import { eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../client";
 import type { StatsDb } from "./client";
-import { ROLLUP_LIST } from "./rollups";
+import { ROLLUP_LIST, tablesOf } from "./rollups";
 import { deadLetters, dimensionCounts, dimensionValues, ecommerceItems, ingestionDays } from "./schema";
 
 export async function deleteOrganizationStatistics(db: StatsDb, organizationId: number): Promise<void> {
   const tables = [
-    ...ROLLUP_LIST.flatMap((r) => [r.table, r.totals.day.table, r.totals.month.table, r.totals.orgDay.table]),
+    ...ROLLUP_LIST.flatMap(tablesOf),
     ecommerceItems,
     dimensionValues,
     dimensionCounts,

@@ -1,7 +1,7 @@
 // The counter tables as the consumer writes them: each daily rollup with its UNIQUE key and
 // counters, its three totals tables, and the one statement that adds a set of increments to a
 // table.
-import { getTableColumns, sql } from "drizzle-orm";
+import { getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../../shared/counters";
@@ -10,18 +10,26 @@ import {
   adDayTotals,
   adMonthTotals,
   adOrgDayTotals,
+  adRunningTotals,
+  adTotalsKeys,
   adStats,
   ecommerceDayTotals,
   ecommerceMonthTotals,
   ecommerceOrgDayTotals,
+  ecommerceRunningTotals,
+  ecommerceTotalsKeys,
   ecommerceStats,
   videoDayTotals,
   videoMonthTotals,
   videoOrgDayTotals,
+  videoRunningTotals,
+  videoTotalsKeys,
   videoStats,
   viewerDayTotals,
   viewerMonthTotals,
   viewerOrgDayTotals,
+  viewerRunningTotals,
+  viewerTotalsKeys,
   viewerStats,
 } from "./schema";
 
@@ -29,6 +37,8 @@ export type StatsTable = typeof videoStats | typeof adStats | typeof viewerStats
 export type DayTotalsTable = typeof videoDayTotals | typeof adDayTotals | typeof viewerDayTotals | typeof ecommerceDayTotals;
 export type MonthTotalsTable = typeof videoMonthTotals | typeof adMonthTotals | typeof viewerMonthTotals | typeof ecommerceMonthTotals;
 export type OrgDayTotalsTable = typeof videoOrgDayTotals | typeof adOrgDayTotals | typeof viewerOrgDayTotals | typeof ecommerceOrgDayTotals;
+export type RunningTotalsTable = typeof videoRunningTotals | typeof adRunningTotals | typeof viewerRunningTotals | typeof ecommerceRunningTotals;
+export type TotalsKeysTable = typeof videoTotalsKeys | typeof adTotalsKeys | typeof viewerTotalsKeys | typeof ecommerceTotalsKeys;
 
 /** A table of counters: its key (the upsert's conflict target, organization id first) and counters. */
 export interface CounterTable<T extends SQLiteTable = SQLiteTable> {
@@ -37,13 +47,20 @@ export interface CounterTable<T extends SQLiteTable = SQLiteTable> {
   counters: readonly string[];
 }
 
-/** A daily rollup and its totals: per content key and day, per content key and month, per organization and day. */
+/**
+ * A daily rollup and its totals: per content key and day, per content key and month, per
+ * organization and day, and running per content key (written from the day totals' increments:
+ * addToRunningTotals).
+ */
 export interface Rollup extends CounterTable<StatsTable> {
   name: "video" | "ad" | "viewer" | "ecommerce";
   totals: {
     day: CounterTable<DayTotalsTable>;
     month: CounterTable<MonthTotalsTable>;
     orgDay: CounterTable<OrgDayTotalsTable>;
+    running: CounterTable<RunningTotalsTable>;
+    /** The content keys with running totals and the days they span. */
+    keys: TotalsKeysTable;
   };
 }
 
@@ -52,11 +69,15 @@ function totalsOf(
   day: DayTotalsTable,
   month: MonthTotalsTable,
   orgDay: OrgDayTotalsTable,
+  running: RunningTotalsTable,
+  keys: TotalsKeysTable,
 ): Rollup["totals"] {
   return {
     day: { table: day, key: [day.organizationId, day.date, day.contentKey], counters },
     month: { table: month, key: [month.organizationId, month.month, month.contentKey], counters },
     orgDay: { table: orgDay, key: [orgDay.organizationId, orgDay.date], counters },
+    running: { table: running, key: [running.organizationId, running.contentKey, running.date], counters },
+    keys,
   };
 }
 
@@ -66,7 +87,7 @@ export const ROLLUPS = {
     table: videoStats,
     key: [videoStats.organizationId, videoStats.date, videoStats.contentKey, videoStats.country, videoStats.videoDeviceType, videoStats.videoPlayerId],
     counters: VIDEO_COUNTERS,
-    totals: totalsOf(VIDEO_COUNTERS, videoDayTotals, videoMonthTotals, videoOrgDayTotals),
+    totals: totalsOf(VIDEO_COUNTERS, videoDayTotals, videoMonthTotals, videoOrgDayTotals, videoRunningTotals, videoTotalsKeys),
   },
   ad: {
     name: "ad",
@@ -83,7 +104,7 @@ export const ROLLUPS = {
       adStats.adSystem,
     ],
     counters: AD_COUNTERS,
-    totals: totalsOf(AD_COUNTERS, adDayTotals, adMonthTotals, adOrgDayTotals),
+    totals: totalsOf(AD_COUNTERS, adDayTotals, adMonthTotals, adOrgDayTotals, adRunningTotals, adTotalsKeys),
   },
   viewer: {
     name: "viewer",
@@ -100,18 +121,21 @@ export const ROLLUPS = {
       viewerStats.adPosition,
     ],
     counters: VIEWER_COUNTERS,
-    totals: totalsOf(VIEWER_COUNTERS, viewerDayTotals, viewerMonthTotals, viewerOrgDayTotals),
+    totals: totalsOf(VIEWER_COUNTERS, viewerDayTotals, viewerMonthTotals, viewerOrgDayTotals, viewerRunningTotals, viewerTotalsKeys),
   },
   ecommerce: {
     name: "ecommerce",
     table: ecommerceStats,
     key: [ecommerceStats.organizationId, ecommerceStats.date, ecommerceStats.contentKey, ecommerceStats.ecommerceKey, ecommerceStats.deviceType],
     counters: ECOMMERCE_COUNTERS,
-    totals: totalsOf(ECOMMERCE_COUNTERS, ecommerceDayTotals, ecommerceMonthTotals, ecommerceOrgDayTotals),
+    totals: totalsOf(ECOMMERCE_COUNTERS, ecommerceDayTotals, ecommerceMonthTotals, ecommerceOrgDayTotals, ecommerceRunningTotals, ecommerceTotalsKeys),
   },
 } as const satisfies Record<string, Rollup>;
 
 export const ROLLUP_LIST: readonly Rollup[] = Object.values(ROLLUPS);
+
+/** Every table of a rollup: its daily rows and all its totals (what erasure deletes and a shard move copies). */
+export const tablesOf = (r: Rollup) => [r.table, r.totals.day.table, r.totals.month.table, r.totals.orgDay.table, r.totals.running.table, r.totals.keys];
 
 /** One aggregated row to add: its key values (in CounterTable.key order) and counter increments. */
 export interface CounterIncrement {
@@ -160,4 +184,71 @@ function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncre
   return (db.insert(target.table as StatsTable) as unknown as ReturnType<StatsDb["insert"]>)
     .select(sql`select ${sql.join(values, sql`, `)} from json_each(${data}) where true`)
     .onConflictDoUpdate({ target: target.key, set });
+}
+
+/**
+ * The statements that add a day totals table's increments (keys [organization, date, content
+ * key]) to the running totals, per ROWS_PER_STATEMENT increments:
+ *
+ * 0. each key's first and last day (totals keys) take in the increments' days;
+ * 1. each (key, day) without a row gets one holding the key's running totals before that day
+ *    (its last row before it, or zeros);
+ * 2. every row of the key on or after an increment's day adds that increment (summed per row, as
+ *    one UPDATE may not update a row twice): one row for today's events, at most
+ *    EVENTS_MAX_AGE_DAYS rows for a late one.
+ *
+ * In that order, in the transaction that writes the day totals, they keep each row equal to the
+ * sum of the key's day totals up to its day.
+ */
+export function addToRunningTotals(db: StatsDb, totals: Rollup["totals"], dayIncrements: CounterIncrement[]): BatchItem<"sqlite">[] {
+  const { running, keys } = totals;
+  const table = running.table as unknown as StatsTable;
+  const t = sql.identifier(getTableName(running.table));
+  const c = (name: string) => sql.identifier(name);
+  const statements: BatchItem<"sqlite">[] = [];
+  for (let i = 0; i < dayIncrements.length; i += ROWS_PER_STATEMENT) {
+    const chunk = dayIncrements.slice(i, i + ROWS_PER_STATEMENT);
+    const used = running.counters.filter((name) => chunk.some((r) => (r.counters[name] ?? 0) !== 0));
+    // [organization, date, content key, ...the used counters' increments]
+    const data = JSON.stringify(chunk.map((r) => [...r.key, ...used.map((name) => r.counters[name] ?? 0)]));
+    // Drizzle's insert-select lists every column in table order (organization, key, date, counters).
+    const insert = () => db.insert(table) as unknown as ReturnType<StatsDb["insert"]>;
+    statements.push(
+      (db.insert(keys as unknown as StatsTable) as unknown as ReturnType<StatsDb["insert"]>)
+        .select(sql`select j.value ->> 0, j.value ->> 2, min(j.value ->> 1), max(j.value ->> 1) from json_each(${data}) j where true group by 1, 2`)
+        .onConflictDoUpdate({
+          target: [keys.organizationId, keys.contentKey],
+          set: { firstDate: sql`min(${keys.firstDate}, excluded.first_date)`, lastDate: sql`max(${keys.lastDate}, excluded.last_date)` },
+          // Unchanged (today's events of a key seen today already): no write.
+          setWhere: sql`excluded.first_date < ${keys.firstDate} or excluded.last_date > ${keys.lastDate}`,
+        }),
+    );
+    statements.push(
+      insert()
+        .select(
+          sql`select j.value ->> 0, j.value ->> 2, j.value ->> 1, ${sql.join(running.counters.map((n) => sql`coalesce(p.${c(n)}, 0)`), sql`, `)}
+            from json_each(${data}) j
+            left join ${t} p on p.organization_id = j.value ->> 0 and p.content_key = j.value ->> 2
+              and p.date = (select max(q.date) from ${t} q where q.organization_id = j.value ->> 0 and q.content_key = j.value ->> 2 and q.date < j.value ->> 1)
+            where true`,
+        )
+        .onConflictDoNothing(),
+    );
+    if (used.length === 0) continue;
+    // An update as an upsert of rows that all exist (Drizzle batches no raw UPDATE ... FROM).
+    const position = new Map(used.map((n, u) => [n, u]));
+    const sums = running.counters.map((n) => (position.has(n) ? sql`sum(j.value ->> ${sql.raw(String(3 + position.get(n)!))})` : sql`0`));
+    statements.push(
+      insert()
+        .select(
+          sql`select r.organization_id, r.content_key, r.date, ${sql.join(sums, sql`, `)}
+            from json_each(${data}) j
+            join ${t} r on r.organization_id = j.value ->> 0 and r.content_key = j.value ->> 2 and r.date >= j.value ->> 1
+            where true
+            group by r.organization_id, r.content_key, r.date`,
+        )
+        .onConflictDoUpdate({ target: running.key, set: Object.fromEntries(used.map((n) => [n, sql`${c(n)} + excluded.${c(n)}`])) }),
+    );
+  }
+  return statements;
 }

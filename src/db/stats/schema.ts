@@ -140,7 +140,7 @@ export const ecommerceStats = sqliteTable(
 
 // ---------------------------------------------------------------------------------------------
 // Totals of each rollup: per content key and day, per content key and month ('YYYY-MM'), per
-// organization and day. No dimensions, hence no personal data: viewer totals stay when viewer
+// organization and day, and running per content key (with the keys and the days they span). No dimensions, hence no personal data: viewer totals stay when viewer
 // rows are purged or erased.
 
 function dayTotals<const N extends readonly string[]>(name: string, names: N) {
@@ -176,6 +176,44 @@ function monthTotals<const N extends readonly string[]>(name: string, names: N) 
   );
 }
 
+/**
+ * Running totals per content key: a row for each day the key has day totals, holding the sums of
+ * its day totals up to and including that day. Any range's totals of a key are then two rows
+ * (the last row on or before its end minus the last row before its start), where the day and
+ * month totals take a row per month and per day of the partial months. An event of an earlier
+ * day adds to every later row of its key: at most EVENTS_MAX_AGE_DAYS rows.
+ */
+function runningTotals<const N extends readonly string[]>(name: string, names: N) {
+  return sqliteTable(
+    `${name}_running_totals`,
+    {
+      organizationId: integer("organization_id").notNull(),
+      contentKey: text("content_key").notNull(),
+      date: text("date").notNull(),
+      ...counters(names),
+    },
+    (t) => [primaryKey({ name: `${name}_running_totals_pk`, columns: [t.organizationId, t.contentKey, t.date] })],
+  );
+}
+
+/**
+ * Each content key with totals, and the first and last day it has them: a summary walks the keys
+ * in order here, one row per key (the running totals have a row per key and day), and skips the
+ * keys that have nothing in the range and the seek for what came before a key's first day.
+ */
+function totalsKeys(name: string) {
+  return sqliteTable(
+    `${name}_totals_keys`,
+    {
+      organizationId: integer("organization_id").notNull(),
+      contentKey: text("content_key").notNull(),
+      firstDate: text("first_date").notNull(),
+      lastDate: text("last_date").notNull(),
+    },
+    (t) => [primaryKey({ name: `${name}_totals_keys_pk`, columns: [t.organizationId, t.contentKey] })],
+  );
+}
+
 function organizationDayTotals<const N extends readonly string[]>(name: string, names: N) {
   return sqliteTable(
     `${name}_org_day_totals`,
@@ -191,15 +229,23 @@ function organizationDayTotals<const N extends readonly string[]>(name: string, 
 export const videoDayTotals = dayTotals("video", VIDEO_COUNTERS);
 export const videoMonthTotals = monthTotals("video", VIDEO_COUNTERS);
 export const videoOrgDayTotals = organizationDayTotals("video", VIDEO_COUNTERS);
+export const videoTotalsKeys = totalsKeys("video");
+export const videoRunningTotals = runningTotals("video", VIDEO_COUNTERS);
 export const adDayTotals = dayTotals("ad", AD_COUNTERS);
 export const adMonthTotals = monthTotals("ad", AD_COUNTERS);
 export const adOrgDayTotals = organizationDayTotals("ad", AD_COUNTERS);
+export const adTotalsKeys = totalsKeys("ad");
+export const adRunningTotals = runningTotals("ad", AD_COUNTERS);
 export const viewerDayTotals = dayTotals("viewer", VIEWER_COUNTERS);
 export const viewerMonthTotals = monthTotals("viewer", VIEWER_COUNTERS);
 export const viewerOrgDayTotals = organizationDayTotals("viewer", VIEWER_COUNTERS);
+export const viewerTotalsKeys = totalsKeys("viewer");
+export const viewerRunningTotals = runningTotals("viewer", VIEWER_COUNTERS);
 export const ecommerceDayTotals = dayTotals("ecommerce", ECOMMERCE_COUNTERS);
 export const ecommerceMonthTotals = monthTotals("ecommerce", ECOMMERCE_COUNTERS);
 export const ecommerceOrgDayTotals = organizationDayTotals("ecommerce", ECOMMERCE_COUNTERS);
+export const ecommerceTotalsKeys = totalsKeys("ecommerce");
+export const ecommerceRunningTotals = runningTotals("ecommerce", ECOMMERCE_COUNTERS);
 
 // ---------------------------------------------------------------------------------------------
 

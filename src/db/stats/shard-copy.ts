@@ -6,7 +6,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { StatsDb } from "./client";
-import { ROLLUP_LIST } from "./rollups";
+import { ROLLUP_LIST, tablesOf } from "./rollups";
 import { closedOrganizations, dimensionCounts, dimensionValues, ecommerceItems, ingestionDays } from "./schema";
 
 /** A table that carries organizations' statistics, as a move sees it. */
@@ -36,7 +36,7 @@ function shardTable(table: SQLiteTable): ShardTable {
  * letters (always in shard 0) and closed_organizations (the fence itself).
  */
 export const SHARD_TABLES: readonly ShardTable[] = [
-  ...ROLLUP_LIST.flatMap((r) => [r.table, r.totals.day.table, r.totals.month.table, r.totals.orgDay.table]),
+  ...ROLLUP_LIST.flatMap(tablesOf),
   ecommerceItems,
   dimensionValues,
   dimensionCounts,

@@ -1,7 +1,8 @@
-// Queries of the totals tables (schema.ts): a range of days is read as the whole months it covers
-// (one row per content key and month) plus the days of the months it covers only in part, so a
-// 365-day ranking reads about (videos with statistics) × 14 rows instead of every daily row of
-// every dimension.
+// Queries of the totals tables (schema.ts). A ranking over a range (E9) reads the whole months it
+// covers (one row per content key and month) plus the days of the months it covers only in part,
+// so a 365-day ranking reads about (videos with statistics) × 14 rows instead of every daily row
+// of every dimension. Summaries and walks over the keys with statistics in a range read the
+// running totals and their keys instead (below): two or three rows per key.
 import { getTableName, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { inList } from "../client";
@@ -112,12 +113,6 @@ const sums = (counters: readonly string[]) => sql.join(counters.map((c) => sql`s
 
 export type TotalsRow = Record<string, string | number>;
 
-/** Content keys with totals in the range (every key that has statistics there), in key order. */
-export async function contentKeysWithTotals(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<string[]> {
-  const rows = await db.all<{ content_key: string }>(sql`select distinct content_key from (${rangeRows(totals, scope, [])}) order by content_key`);
-  return rows.map((r) => r.content_key);
-}
-
 /**
  * E9's ranking: content keys by the total of `counter` over the range, highest first, ties by
  * key; by key alone without a counter. At most `limit` (none: all).
@@ -128,33 +123,6 @@ export async function rankByTotal(db: StatsDb, totals: Totals, scope: TotalsScop
     sql`select content_key from (${rangeRows(totals, scope, counter ? [counter] : [])}) group by content_key order by ${order}${limit !== undefined ? sql` limit ${limit}` : sql``}`,
   );
   return rows.map((r) => r.content_key);
-}
-
-/**
- * A page of the content keys with totals in the range, in key order. Each part of the range
- * (whole months, partial days) is walked in key order on its content index and SQLite merges
- * the walks (a compound UNION with ORDER BY), stopping after offset + limit keys: it reads the
- * rows of the keys up to the page's end, not every row of the range.
- */
-export async function contentKeysPage(db: StatsDb, totals: Totals, scope: TotalsScope, page: { limit: number; offset: number }): Promise<string[]> {
-  const rows = await db.all<{ content_key: string }>(sql`${rangeRows(totals, scope, [], "union")} order by content_key limit ${page.limit} offset ${page.offset}`);
-  return rows.map((r) => r.content_key);
-}
-
-/** The number of content keys with totals in the range: reads every totals row of the range once. */
-export async function countContentKeys(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<number> {
-  const [c] = await db.all<{ n: number }>(sql`select count(distinct content_key) as n from (${rangeRows(totals, scope, [])})`);
-  return c?.n ?? 0;
-}
-
-/**
- * E7 summary: the counters summed over the range for each of the given content keys (a page
- * of them, from contentKeysPage or a selection), in key order: one seek per key and part of
- * the range on the content indexes.
- */
-export async function totalsPerContentKey(db: StatsDb, totals: Totals, scope: TotalsScope & { keys: readonly string[] }, counters: readonly string[]): Promise<TotalsRow[]> {
-  if (scope.keys.length === 0) return [];
-  return db.all<TotalsRow>(sql`select content_key, ${sums(counters)} from (${rangeRows(totals, scope, counters)}) group by content_key order by content_key`);
 }
 
 /** The day totals rows of a scope (per day and content key). */
@@ -220,4 +188,116 @@ export async function lifetimePlays(db: StatsDb, organizationId: number, keys: r
     .where(sql`${videoMonthTotals.organizationId} = ${organizationId} and ${inList(videoMonthTotals.contentKey, keys)}`)
     .groupBy(videoMonthTotals.contentKey);
   return new Map(rows.map((r) => [r.contentKey, r.plays]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running totals (schema.ts runningTotals): a key's totals over a range are its last running row
+// on or before the range's end minus its last one before the range's start (none before its
+// first day: then nothing is read). The keys are walked in order on the totals keys, one row per
+// key, and only those whose first and last day span part of the range are looked up; one of them
+// has statistics in the range when its last running row on or before the end is in it. A summary
+// page reads two or three rows per key it returns.
+
+/** `(select json_array(...) ...)`: the key's last running row with date `op` `day`, one seek. */
+function runningRow(totals: Totals, organizationId: number, key: SQL, op: "<=" | "<", day: string, counters: readonly string[], withDate: boolean): SQL {
+  const t = sql.identifier(getTableName(totals.running.table));
+  const values = [...(withDate ? [sql`r.date`] : []), ...counters.map((c) => sql`r.${sql.identifier(c)}`)];
+  return sql`(select json_array(${sql.join(values, sql`, `)}) from ${t} r where r.organization_id = ${organizationId} and r.content_key = ${key} and r.date ${sql.raw(op)} ${day} order by r.date desc limit 1)`;
+}
+
+/** The key's two running rows for the range, from a row `k` of the totals keys: `hi`, and `lo` only when the key began before the range. */
+function runningPair(totals: Totals, scope: TotalsScope, counters: readonly string[]): SQL {
+  const org = scope.organizationId;
+  const key = sql`k.content_key`;
+  return sql`k.content_key as content_key, ${runningRow(totals, org, key, "<=", scope.end, counters, true)} as hi,
+    case when k.first_date < ${scope.start} then ${runningRow(totals, org, key, "<", scope.start, counters, false)} end as lo`;
+}
+
+/** The totals keys `k` of the scope that span part of its range (a candidate may still have a gap over all of it). */
+function spanning(totals: Totals, scope: TotalsScope): SQL {
+  const conditions = [sql`k.organization_id = ${scope.organizationId}`, sql`k.first_date <= ${scope.end}`, sql`k.last_date >= ${scope.start}`];
+  if (scope.contentKey !== undefined) conditions.push(sql`k.content_key = ${scope.contentKey}`);
+  if (scope.keys !== undefined) conditions.push(sql`k.content_key in (select value from json_each(${JSON.stringify(scope.keys)}))`);
+  if (scope.after !== undefined) conditions.push(sql`k.content_key > ${scope.after}`);
+  return sql`${totals.keys} k where ${sql.join(conditions, sql` and `)}`;
+}
+
+/** `(select max(r.date) ...)`: the last day of the totals key `k` on or before the range's end, one seek. */
+function lastDayUpToEnd(totals: Totals, scope: TotalsScope): SQL {
+  const t = sql.identifier(getTableName(totals.running.table));
+  return sql`(select max(r.date) from ${t} r where r.organization_id = k.organization_id and r.content_key = k.content_key and r.date <= ${scope.end})`;
+}
+
+/**
+ * Walks the scope's content keys in key order, at most `limit` candidates (all without a limit):
+ * `keys`, those with statistics in the range (two rows each); `last`, the last candidate walked
+ * when the limit stopped the walk (null: it ended).
+ */
+export async function walkKeysWithStatistics(db: StatsDb, totals: Totals, scope: TotalsScope, limit?: number): Promise<{ keys: string[]; last: string | null }> {
+  const rows = await db.all<{ content_key: string; last_day: string | null }>(
+    sql`select k.content_key as content_key, ${lastDayUpToEnd(totals, scope)} as last_day from ${spanning(totals, scope)} order by k.content_key${limit === undefined ? sql`` : sql` limit ${limit}`}`,
+  );
+  return {
+    keys: rows.filter((r) => r.last_day !== null && r.last_day >= scope.start).map((r) => r.content_key),
+    last: limit !== undefined && rows.length === limit ? rows.at(-1)!.content_key : null,
+  };
+}
+
+/** Every content key with statistics in the range, in key order. */
+export async function contentKeysWithTotals(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<string[]> {
+  return (await walkKeysWithStatistics(db, totals, scope)).keys;
+}
+
+interface RunningPair {
+  content_key: string;
+  hi: string | null;
+  lo: string | null;
+}
+
+/** The totals of a key over the range from its two running rows; null when it has none in the range. */
+function rangeTotals(pair: RunningPair, start: string, counters: readonly string[]): TotalsRow | null {
+  if (pair.hi === null) return null;
+  const [date, ...hi] = JSON.parse(pair.hi) as [string, ...number[]];
+  if (date < start) return null;
+  const lo = pair.lo === null ? null : (JSON.parse(pair.lo) as number[]);
+  const row: TotalsRow = { content_key: pair.content_key };
+  counters.forEach((c, i) => (row[c] = hi[i]! - (lo?.[i] ?? 0)));
+  return row;
+}
+
+/**
+ * A summary page: the totals over the range of the content keys with statistics in it, in key
+ * order, `offset` of them skipped. Candidates are read in stretches of what the page still needs.
+ */
+export async function runningTotalsPage(db: StatsDb, totals: Totals, scope: TotalsScope, counters: readonly string[], page: { limit: number; offset: number }): Promise<TotalsRow[]> {
+  const found: TotalsRow[] = [];
+  let skipped = 0;
+  let after = scope.after;
+  for (;;) {
+    const stretch = Math.min(page.offset - skipped + page.limit - found.length, 5000);
+    const pairs = await db.all<RunningPair>(sql`select ${runningPair(totals, scope, counters)} from ${spanning(totals, { ...scope, after })} order by k.content_key limit ${stretch}`);
+    for (const pair of pairs) {
+      const row = rangeTotals(pair, scope.start, counters);
+      if (!row) continue;
+      if (skipped < page.offset) skipped += 1;
+      else if (found.length < page.limit) found.push(row);
+    }
+    if (found.length === page.limit || pairs.length < stretch) return found;
+    after = pairs.at(-1)!.content_key;
+  }
+}
+
+/** The totals over the range of each of the given content keys that has statistics in it, in key order. */
+export async function runningTotalsOf(db: StatsDb, totals: Totals, scope: TotalsScope & { keys: readonly string[] }, counters: readonly string[]): Promise<TotalsRow[]> {
+  if (scope.keys.length === 0) return [];
+  const pairs = await db.all<RunningPair>(
+    sql`select ${runningPair(totals, scope, counters)} from ${spanning(totals, scope)} order by k.content_key`,
+  );
+  return pairs.map((p) => rangeTotals(p, scope.start, counters)).filter((row) => row !== null);
+}
+
+/** The number of content keys with statistics in the range: two rows per key that spans part of it. */
+export async function countWithRunningTotals(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<number> {
+  const [c] = await db.all<{ n: number }>(sql`select count(*) as n from ${spanning(totals, scope)} and ${lastDayUpToEnd(totals, scope)} >= ${scope.start}`);
+  return c?.n ?? 0;
 }

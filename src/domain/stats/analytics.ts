@@ -1,11 +1,12 @@
 // E7 GET /v2/analytics/{type}: sums of the chosen counters per content key over the range
 // (summary), per UTC day and content key (detailed) or per UTC day (daily, for charts), paged
 // like E6. Every mode reads the totals the consumer keeps (never the dimensioned daily rows):
-// summary the month totals plus the day totals of partial months, detailed the day totals,
-// daily the organization's day totals (or the day totals of the selected videos). A page of
-// summary or detailed reads the rows up to its end, in key (day) order on an index, not the
-// whole range; the exact count, which must read the whole range, is given where it is known
-// anyway and otherwise only when asked for (includeCount=1).
+// summary two running totals rows per key (its last on or before the range's end, its last
+// before the start: schema.ts runningTotals), detailed the day totals, daily the organization's
+// day totals (or the day totals of the selected videos). A page of summary or detailed reads the
+// rows up to its end, in key (day) order on an index, not the whole range; the exact count,
+// which must read the whole range, is given where it is known anyway and otherwise only when
+// asked for (includeCount=1).
 import type { Entitlement } from "../../db/schema";
 import { byKeyParts, selectContentKeys, type ContentSelection } from "../../db/stats/catalog-keys";
 import type { Db } from "../../db/client";
@@ -13,12 +14,13 @@ import type { StatsDb } from "../../db/stats/client";
 import { statsDbOf } from "../../db/stats/shards";
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
 import {
-  contentKeysPage,
   contentKeysWithTotals,
-  countContentKeys,
+  countWithRunningTotals,
   countDayTotals,
   dayTotalsPage,
-  totalsPerContentKey,
+  runningTotalsOf,
+  runningTotalsPage,
+  walkKeysWithStatistics,
   totalsPerDay,
   type Totals,
   type TotalsRow,
@@ -121,30 +123,28 @@ function addCounters(into: TotalsRow, row: TotalsRow, counters: readonly string[
 }
 
 /**
- * Keys walked per round trip while filling a filtered summary page. Past them the selection is
- * sparse, and reading every key of the range once is cheaper than walking on: the walk reads each
- * key's index entries in every part of the range (on bulk1, a selection that took no key walked
- * all 35,066 keys for 426,635-531,781 rows, against ~100,000 for reading them all at once).
+ * Keys walked per round trip while filling a filtered summary page: the first stretch serves a
+ * selection that takes most keys in one trip; a sparse one walks on in longer stretches (each key
+ * walked costs two rows, as reading them all at once would).
  */
-const STRETCHES = [1000, 4000];
+const FIRST_STRETCH = 1000;
+const LONGEST_STRETCH = 16_000;
 
 /**
  * The content keys with statistics in the range that the selection takes, in key order, until
- * `wanted` are found or the keys run out (`complete`: every one was seen); null when the stretches
- * ran out first (a sparse selection: the caller reads every key instead).
+ * `wanted` are found or the keys run out (`complete`: every one was seen).
  */
-export async function selectedKeysUpTo(db: Db, stats: StatsDb, totals: Totals, scope: TotalsScope, selection: ContentSelection, wanted: number, stretches = STRETCHES) {
+export async function selectedKeysUpTo(db: Db, stats: StatsDb, totals: Totals, scope: TotalsScope, selection: ContentSelection, wanted: number, stretches = { first: FIRST_STRETCH, longest: LONGEST_STRETCH }) {
   const keys: string[] = [];
-  let after: string | undefined;
-  for (const stretch of stretches) {
-    const walked = await contentKeysPage(stats, totals, { ...scope, after }, { limit: stretch, offset: 0 });
-    const taken = await selectContentKeys(db, selection, walked);
-    keys.push(...walked.filter((k) => taken.has(k)));
-    if (walked.length < stretch) return { keys, complete: true };
+  let after = scope.after;
+  for (let stretch = stretches.first; ; stretch = Math.min(stretch * 4, stretches.longest)) {
+    const walked = await walkKeysWithStatistics(stats, totals, { ...scope, after }, stretch);
+    const taken = await selectContentKeys(db, selection, walked.keys);
+    keys.push(...walked.keys.filter((k) => taken.has(k)));
+    if (walked.last === null) return { keys, complete: true };
     if (keys.length >= wanted) return { keys, complete: false };
-    after = walked.at(-1);
+    after = walked.last;
   }
-  return null;
 }
 
 /** Every content key with statistics in the range that the selection takes, in key order. */
@@ -187,19 +187,18 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
   let rows: TotalsRow[];
   let hasMore: boolean;
   if (mode === "summary") {
-    let pageKeys: string[];
-    if (keys) {
-      count = keys.length;
-      ({ items: pageKeys, hasMore } = cut(keys, page.offset));
-    } else if (walked) {
-      if (walked.complete) count = walked.keys.length;
-      ({ items: pageKeys, hasMore } = cut(walked.keys, page.offset));
+    // Each key's sums are two running totals rows (its last on or before the end, its last before the start).
+    if (keys || walked) {
+      const list = keys ?? walked!.keys;
+      if (keys || walked!.complete) count = list.length;
+      let pageKeys: string[];
+      ({ items: pageKeys, hasMore } = cut(list, page.offset));
+      rows = await runningTotalsOf(stats, totals, { ...scope, keys: pageKeys }, counters);
     } else {
-      const [found, counted] = await Promise.all([contentKeysPage(stats, totals, scope, probe), withCount ? countContentKeys(stats, totals, scope) : undefined]);
+      const [found, counted] = await Promise.all([runningTotalsPage(stats, totals, scope, counters, probe), withCount ? countWithRunningTotals(stats, totals, scope) : undefined]);
       count = counted;
-      ({ items: pageKeys, hasMore } = cut(found, 0));
+      ({ items: rows, hasMore } = cut(found, 0));
     }
-    rows = await totalsPerContentKey(stats, totals, { ...scope, keys: pageKeys }, counters);
   } else if (mode === "detailed") {
     if (keys) {
       // Each part gives its first offset + limit + 1 rows in (day, key) order; merged, then the page.

@@ -1,7 +1,8 @@
 // The database side of event ingestion, run by the queue consumer on a batch of messages: the
 // events whose content key is their organization's (or its network's) are folded into the rows
 // they touch — the daily rollups and their totals per content key and day, per content key and
-// month, per organization and day — with one upsert per table (per 500 distinct rows), in one
+// month, per organization and day, and the running totals per content key — with one upsert per
+// table (per 500 distinct rows; two statements for the running totals), in one
 // atomic D1 batch with the message ids, the cardinality bookkeeping and the ingestion figures.
 //
 // Cardinality caps (docs/design.md "Scale"): per organization, UTC day and free-form dimension at
@@ -19,7 +20,7 @@ import type { OrganizationWithNetwork } from "../../db/organizations";
 import type { StatsDb } from "../../db/stats/client";
 import { dimensionState, registerDimensionValues, slotKey, valueKey, type DimensionValue } from "../../db/stats/dimensions";
 import { addIngestionDays, recordMessageIds } from "../../db/stats/ingestion";
-import { ROLLUP_LIST, ROLLUPS, upsertIncrements, type CounterIncrement, type CounterTable, type Rollup } from "../../db/stats/rollups";
+import { addToRunningTotals, ROLLUP_LIST, ROLLUPS, upsertIncrements, type CounterIncrement, type CounterTable, type Rollup } from "../../db/stats/rollups";
 import { addressBucket } from "../../shared/client-address";
 import { NONE, OTHER } from "../../shared/counters";
 import { utcDay } from "../../shared/dates";
@@ -272,7 +273,14 @@ export async function foldBatch(
 
   const rollups = new Map<Rollup, RollupIncrements>();
   for (const e of counted) addToRollups(rollups, e);
-  const upserts = ROLLUP_LIST.flatMap((r) => rollups.get(r)?.all() ?? []).flatMap((inc) => upsertIncrements(statsDb, inc.target, inc.values()));
+  const upserts = ROLLUP_LIST.flatMap((r) => {
+    const increments = rollups.get(r);
+    if (!increments) return [];
+    return [
+      ...increments.all().flatMap((inc) => upsertIncrements(statsDb, inc.target, inc.values())),
+      ...addToRunningTotals(statsDb, r.totals, increments.day.values()),
+    ];
+  });
 
   const at = now.toISOString();
   const today = utcDay(now.getTime());
