@@ -93,8 +93,8 @@ export const feedReadPolicy: CachePolicy = async (c) => {
   return version === null ? null : { parts: [`f${version}`], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: [] };
 };
 
-/** Feed files (R2 objects): keyed by their URL; a hit saves the R2 read. */
-export const feedFilePolicy: CachePolicy = () => ({ parts: [], ttlSeconds: FEED_FILE_TTL_SECONDS });
+/** Feed files (R2 objects): keyed by their URL, deleted by the publisher that rewrites one; a hit saves the R2 read. */
+export const feedFilePolicy: CachePolicy = () => ({ parts: [], ttlSeconds: FEED_FILE_TTL_SECONDS, deletedOnChange: true });
 
 /**
  * Streams: keyed by their URL (the version names the file); init and segments for good, playlists

@@ -24,6 +24,7 @@ import { bodyEtag, etagMatches, notModified } from "../http/conditional";
 import type { AppEnv } from "../http/context";
 import { edgeCacheKey } from "../shared/edge-cache-key";
 import { offersWriteCredentials } from "./auth";
+import { HOT_ANSWER_MAX_BYTES, HotAnswers } from "./hot-answers";
 import { currentRateLimitHeaders } from "./rate-limit";
 
 export interface CachePlan {
@@ -36,6 +37,11 @@ export interface CachePlan {
    * version change. Absent: never served stale.
    */
   latestParts?: (string | number)[];
+  /**
+   * Writers delete the entry when its source changes (feed files: the key names no version). It
+   * is then never kept in an isolate's memory (hot-answers.ts), which their deletes cannot reach.
+   */
+  deletedOnChange?: true;
 }
 
 /** How a route's answers are cached: null for an answer that must not be (it is computed each time). */
@@ -86,6 +92,9 @@ interface Computation {
 }
 const computing = new Map<string, Computation>();
 
+/** The answers this isolate kept most recently (hot-answers.ts): a hit there asks no cache. */
+const hot = new HotAnswers();
+
 /**
  * How a request waits for another's answer: it checks every POLL_MS in its own context (workerd
  * cancels a request's continuations of a promise that another request resolves, so the answer
@@ -131,8 +140,19 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       c.res = etag && etagMatches(c.req.header("If-None-Match"), etag) ? notModified(headers) : new Response(body, { status: 200, headers });
     };
 
+    const inMemory = !plan.deletedOnChange;
+    const remembered = inMemory ? hot.get(key, Date.now()) : null;
+    if (remembered) return answer(remembered.body, new Headers(remembered.headers), "hit");
     const hit = await cache.match(key);
-    if (hit) return answer(hit.body, hit.headers, "hit");
+    if (hit) {
+      // Kept in memory too when small: the entry's remaining TTL, from when it was computed.
+      const length = Number(hit.headers.get("Content-Length") ?? Infinity);
+      if (!inMemory || length > HOT_ANSWER_MAX_BYTES) return answer(hit.body, hit.headers, "hit");
+      const kept = { body: await hit.arrayBuffer(), headers: [...hit.headers] };
+      const age = (Date.now() - Number(hit.headers.get(COMPUTED_AT))) / 1000;
+      if (age >= 0) hot.set(key, kept, plan.ttlSeconds - age, Date.now());
+      return answer(kept.body, hit.headers, "hit");
+    }
 
     const latest = latestKey(c, plan);
     const other = computing.get(key);
@@ -160,6 +180,7 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       mine.kept = await keep(c, plan);
       const kept = mine.kept;
       if (kept) {
+        if (inMemory) hot.set(key, kept, plan.ttlSeconds, Date.now());
         const stored = () => new Response(kept.body, { headers: kept.headers });
         const stillCurrent = c.get("stillCurrent");
         c.executionCtx.waitUntil(

@@ -9,7 +9,7 @@ import type { AppEnv, AuthContext } from "../http/context";
 import { edgeCache, type CachePlan } from "./edge-cache";
 
 /** An app whose one route is cached under `version`, and whose handler waits until released. */
-function slowApp(options: { via?: AuthContext["via"]; staleSeconds?: number } = {}) {
+function slowApp(options: { via?: AuthContext["via"]; staleSeconds?: number; deletedOnChange?: true } = {}) {
   let version = 1;
   let computed = 0;
   let release: () => void = () => undefined;
@@ -21,7 +21,7 @@ function slowApp(options: { via?: AuthContext["via"]; staleSeconds?: number } = 
     if (options.via) c.set("auth", { org: { id: 42, plan: "enterprise", entitlements: [] }, subOrg: null, via: options.via } as unknown as AuthContext);
     await next();
   });
-  const plan = (): CachePlan => ({ parts: [`c${version}`], ttlSeconds: 60, latestParts: [] });
+  const plan = (): CachePlan => ({ parts: [`c${version}`], ttlSeconds: 60, latestParts: [], ...(options.deletedOnChange ? { deletedOnChange: true } : {}) });
   app.get(
     "/list",
     edgeCache(() => plan()),
@@ -87,7 +87,7 @@ describe("edgeCache after a version change", () => {
     expect(await app.read()).toEqual({ how: "hit", version: 2 });
   });
 
-  it("gives readers arriving after the answer but before its put landed that answer, without computing it again", async () => {
+  it("gives readers arriving after the answer but before its put landed that answer (from the isolate's memory), without computing it again", async () => {
     const app = slowApp({ staleSeconds: 0 });
     await app.read();
     app.write();
@@ -106,7 +106,7 @@ describe("edgeCache after a version change", () => {
     await Promise.all([first.settled(), second.settled()]);
     spy.mockRestore();
     expect(first).toMatchObject({ how: "miss", version: 2 });
-    expect(second).toMatchObject({ how: "coalesced", version: 2 });
+    expect(second).toMatchObject({ how: "hit", version: 2 });
     expect(app.computed()).toBe(2);
     expect(await app.read()).toEqual({ how: "hit", version: 2 });
     expect(app.computed()).toBe(2);
@@ -167,3 +167,59 @@ describe("edgeCache after a version change", () => {
     expect(calls).toBe(3);
   });
 });
+
+describe("edgeCache's first level, the isolate's memory", () => {
+  /** The reads that asked the Cache API (a spy that passes every call through). */
+  function countMatches() {
+    const spy = vi.spyOn(caches.default, "match");
+    return { asked: () => spy.mock.calls.length, restore: () => spy.mockRestore() };
+  }
+
+  it("answers a hot key from memory without asking the Cache API, until its TTL ends", async () => {
+    const app = slowApp();
+    const t0 = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(t0);
+    expect(await app.read()).toEqual({ how: "miss", version: 1 });
+    const matches = countMatches();
+    try {
+      expect(await app.read()).toEqual({ how: "hit", version: 1 });
+      expect(await app.read()).toEqual({ how: "hit", version: 1 });
+      expect(matches.asked()).toBe(0);
+      // Past the entry's TTL (60 s) memory gives it up; the Cache API is asked (and its copy,
+      // computed 61 s ago by this clock, is not kept in memory again).
+      vi.setSystemTime(t0 + 61_000);
+      expect((await app.read()).version).toBe(1);
+      expect(matches.asked()).toBe(1);
+      await app.read();
+      expect(matches.asked()).toBe(2);
+    } finally {
+      matches.restore();
+    }
+    expect(app.computed()).toBeLessThanOrEqual(2);
+  });
+
+  it("never keeps an answer that writers delete when its source changes (feed files)", async () => {
+    const app = slowApp({ deletedOnChange: true });
+    await app.read();
+    const matches = countMatches();
+    try {
+      expect(await app.read()).toEqual({ how: "hit", version: 1 });
+      expect(await app.read()).toEqual({ how: "hit", version: 1 });
+      expect(matches.asked()).toBe(2);
+    } finally {
+      matches.restore();
+    }
+  });
+
+  it("asks a new key after a write, like the Cache API", async () => {
+    const app = slowApp();
+    await app.read();
+    expect(await app.read()).toEqual({ how: "hit", version: 1 });
+    app.write();
+    app.release();
+    expect(await app.read()).toEqual({ how: "miss", version: 2 });
+    expect(await app.read()).toEqual({ how: "hit", version: 2 });
+  });
+});
+
