@@ -1,6 +1,6 @@
 // The counter tables as the consumer writes them: each daily rollup with its UNIQUE key and
-// counters, its three totals tables, and the one statement that adds a set of increments to a
-// table.
+// counters, its totals tables, the one statement that adds a set of increments to a table, and
+// the statements that keep the running totals.
 import { getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";

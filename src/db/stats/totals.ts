@@ -81,35 +81,28 @@ function keyConditions(contentKey: SQLiteColumn, scope: TotalsScope, listUnindex
 /**
  * The rows that make up the range, per content key: `SELECT content_key, <counters> FROM
  * month_totals WHERE ... UNION ALL SELECT ... FROM day_totals WHERE ...` (counters as named).
- * With `union` (no counters) the compound is of distinct keys, for a walk in key order.
  */
-function rangeRows(totals: Totals, scope: TotalsScope, counters: readonly string[], compound: "union all" | "union" = "union all"): SQL {
+function rangeRows(totals: Totals, scope: TotalsScope, counters: readonly string[]): SQL {
   const parts = rangeParts(scope.start, scope.end);
   const selects: SQL[] = [];
-  const walk = compound === "union";
-  // A range inside one month is one select, which UNION does not make distinct.
-  const distinct = sql.raw(walk ? "distinct " : "");
-  // The walk in key order, and the rows of given keys, read each part on its content index
-  // (organization, content key, month or date): in key order, or one seek per key. Left to
-  // itself the planner reads the part's whole range on the primary key (and sorts it), which
-  // reads every row of the range for one page (102,966 rows for a page of 100 over 365 days).
-  const byKey = walk || scope.keys !== undefined || scope.contentKey !== undefined;
+  // The rows of given keys are read on each part's content index (organization, content key,
+  // month or date): one seek per key. Left to itself the planner may read the part's whole
+  // range on the primary key.
+  const byKey = scope.keys !== undefined || scope.contentKey !== undefined;
   const source = (t: SQLiteTable) => (byKey ? sql`${t} indexed by ${sql.identifier(`${getTableName(t)}_content_idx`)}` : sql`${t}`);
   const pick = (table: object) => sql.join([sql`${col(table, "contentKey")} as content_key`, ...counters.map((c) => sql`${col(table, c)} as ${sql.identifier(c)}`)], sql`, `);
   if (parts.months) {
     const t = totals.month.table;
     const where = [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.month} between ${parts.months[0]} and ${parts.months[1]}`, ...keyConditions(t.contentKey, scope)];
-    selects.push(sql`select ${distinct}${pick(t)} from ${source(t)} where ${sql.join(where, sql` and `)}`);
+    selects.push(sql`select ${pick(t)} from ${source(t)} where ${sql.join(where, sql` and `)}`);
   }
   for (const [from, to] of parts.days) {
     const t = totals.day.table;
     const where = [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${from} and ${to}`, ...keyConditions(t.contentKey, scope)];
-    selects.push(sql`select ${distinct}${pick(t)} from ${source(t)} where ${sql.join(where, sql` and `)}`);
+    selects.push(sql`select ${pick(t)} from ${source(t)} where ${sql.join(where, sql` and `)}`);
   }
-  return sql.join(selects, sql.raw(` ${compound} `));
+  return sql.join(selects, sql` union all `);
 }
-
-const sums = (counters: readonly string[]) => sql.join(counters.map((c) => sql`sum(${sql.identifier(c)}) as ${sql.identifier(c)}`), sql`, `);
 
 export type TotalsRow = Record<string, string | number>;
 
