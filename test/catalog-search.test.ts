@@ -128,7 +128,7 @@ describe("E14 search_video_list", () => {
     expect(body.data.map((r: any) => r.content_key)).toEqual([k.s2, k.s1, k.s5]);
   });
 
-  it("ranks only the newest SEARCH_RANK_CANDIDATES matches; older ones follow, newest first, page by page", async () => {
+  it("past SEARCH_RANK_CANDIDATES matches ranks none: title matches first, then description-only ones, each newest first, page by page", async () => {
     const ranked = async (candidates: number, paging = "") => {
       const ctx = createExecutionContext();
       const req = new Request(`${ORIGIN}/prod/search_video_list?organization_key=${org.organizationKey}&searchString=story${paging}`, { headers: sync() });
@@ -138,16 +138,37 @@ describe("E14 search_video_list", () => {
       return ((await res.json()) as { data: { content_key: string }[] }).data.map((r) => r.content_key);
     };
     // (Each call its own query string: the edge cache keys answers by URL, not by settings.)
-    // Every match ranked (as by default): titles first, newest first among equals.
-    expect(await ranked(1000, "&limit=99")).toEqual([k.s2, k.s1, k.s5]);
-    // The two newest matches ranked (s5 and s2: the title first), then s1, the older one.
-    expect(await ranked(2, "&limit=98")).toEqual([k.s2, k.s5, k.s1]);
-    // One at a time, the pages hold the same order.
+    // Three matches, at most three ranked: by relevance (titles first here), newest first among equals.
+    expect(await ranked(3, "&limit=99")).toEqual([k.s2, k.s1, k.s5]);
+    // At most two: none ranked. The titles that match, newest first (s2, then s1, the oldest
+    // match), then s5, which matches in its description only though it is newer than s1.
+    expect(await ranked(2, "&limit=98")).toEqual([k.s2, k.s1, k.s5]);
+    expect(await ranked(1, "&limit=97")).toEqual([k.s2, k.s1, k.s5]);
+    // One at a time, the pages hold the same order, across the titles' end; past the end, none.
     const pages = [];
     for (const start of [0, 1, 2, 3]) pages.push(...(await ranked(2, `&start=${start}&limit=1`)));
-    expect(pages).toEqual([k.s2, k.s5, k.s1]);
-    // Three: every match ranked again.
-    expect(await ranked(3, "&limit=97")).toEqual([k.s2, k.s1, k.s5]);
+    expect(pages).toEqual([k.s2, k.s1, k.s5]);
+    expect(await ranked(2, "&start=1&limit=2")).toEqual([k.s1, k.s5]);
+    expect(await ranked(2, "&start=2&limit=5")).toEqual([k.s5]);
+  });
+
+  it("ranks a description that repeats the word above a title that has it once, unless there are too many matches", async () => {
+    const mine = await createOrg();
+    const inTitle = await publishVideo(mine, mp4, { title: "An old quokka", description: "" });
+    const inDescription = await publishVideo(mine, mp4, { title: "Island life", description: "quokka quokka quokka" });
+    const order = async (candidates: number) => {
+      const ctx = createExecutionContext();
+      const req = new Request(`${ORIGIN}/prod/search_video_list?organization_key=${mine.organizationKey}&searchString=quokka&limit=${candidates + 10}`, {
+        headers: { "X-Service-Sync-Code": mine.syncCode },
+      });
+      const res = await worker.fetch(req, { ...env, SEARCH_RANK_CANDIDATES: String(candidates) }, ctx);
+      await waitOnExecutionContext(ctx);
+      return ((await res.json()) as { data: { content_key: string }[] }).data.map((r) => r.content_key);
+    };
+    // Both ranked: bm25 weighs the three occurrences above the title's one.
+    expect(await order(2)).toEqual([inDescription, inTitle]);
+    // More matches than candidates: the title first, though it is the older video.
+    expect(await order(1)).toEqual([inTitle, inDescription]);
   });
 
   it("requires at least 3 characters", async () => {

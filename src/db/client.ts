@@ -63,16 +63,6 @@ function inlineLiterals(values: readonly (string | number)[]): string | null {
   return quoted.length <= INLINE_STRING_CHARS_MAX ? quoted : null;
 }
 
-/**
- * An integer written into the statement rather than bound. For a bound FTS5 rowid limit
- * (`rowid <= ?` beside MATCH ... ORDER BY rank) local D1 read 2,191 rows in 50–69 ms where the
- * same bound written as a literal read 99 in 9–11 ms, with the same answer.
- */
-export function integerLiteral(n: number): SQL {
-  if (!Number.isSafeInteger(n)) throw new Error(`integerLiteral: ${n} is not a safe integer`);
-  return sql.raw(String(n));
-}
-
 /** db.batch of any number of statements (none: nothing to run), on either database. */
 export async function runBatch(db: Pick<Db, "batch">, statements: readonly BatchItem<"sqlite">[]): Promise<void> {
   const [first, ...rest] = statements;

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:test";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createDb, inList, integerLiteral } from "./client";
+import { createDb, inList } from "./client";
 
 const db = createDb(env.DB);
 
@@ -30,13 +30,5 @@ describe("inList", () => {
     expect(await selected(many, many.slice(0, 600))).toHaveLength(600);
     const words = Array.from({ length: 800 }, (_, i) => `word-${i}`);
     expect(await selected(words, words.slice(100, 700))).toEqual(words.slice(100, 700));
-  });
-});
-
-describe("integerLiteral", () => {
-  it("writes a safe integer into the statement and refuses anything else", async () => {
-    const [row] = await db.all<{ n: number }>(sql`select ${integerLiteral(-95730)} - 1 as n`);
-    expect(row!.n).toBe(-95731);
-    for (const bad of [1.5, Number.NaN, 2 ** 53, Number.POSITIVE_INFINITY]) expect(() => integerLiteral(bad)).toThrow(/not a safe integer/);
   });
 });

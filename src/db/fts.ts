@@ -45,6 +45,12 @@ export function scopedExpression(s: TextScope, expression: string): string {
   return inScopes([s], expression);
 }
 
+/** The scope's documents whose titles match (`titles`), or that match in their descriptions only (`descriptions only`). */
+export function scopedByColumn(s: TextScope, expression: string, where: "titles" | "descriptions only"): string {
+  const titles = `{title}: (${expression})`;
+  return `scope:${scopeToken(s)} AND ${where === "titles" ? titles : `(${inText(expression)} NOT ${titles})`}`;
+}
+
 /** A search expression limited to the documents of any of these scopes. */
 export function inScopes(scopes: readonly TextScope[], expression: string): string {
   const tokens = scopes.map((s) => `scope:${scopeToken(s)}`);

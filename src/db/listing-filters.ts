@@ -128,7 +128,7 @@ const quoted = (word: string) => `"${word.replace(/"/g, '""')}"`;
  * A term as a probe expression: a prefix is replaced by the words it stands for, so each row
  * costs one seek per word; null when a prefix stands for too many words to expand.
  */
-function expandedTerm(t: TextTerm, stats: Map<string, TermStats>): string | null | undefined {
+export function expandedTerm(t: TextTerm, stats: Map<string, TermStats>): string | null | undefined {
   if (t.phrase) return phraseQuery(t.text);
   const w = wordsOf(t.text);
   if (w.length === 0) return undefined;
@@ -140,7 +140,8 @@ function expandedTerm(t: TextTerm, stats: Map<string, TermStats>): string | null
   return [...w.slice(0, -1).map(quoted), prefix].join(" AND ");
 }
 
-function termDocs(t: TextTerm, stats: Map<string, TermStats>): number {
+/** The most documents a term can match (every organization), from the vocabulary. */
+export function termDocs(t: TextTerm, stats: Map<string, TermStats>): number {
   const w = wordsOf(t.text);
   return Math.min(...w.map((word, i) => stats.get(statsKey(word, !t.phrase && i === w.length - 1))?.docs ?? 0));
 }

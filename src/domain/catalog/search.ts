@@ -5,13 +5,13 @@
 //   added to it (so no parameters at all returns all videos having tags).
 // Within a criterion, tagAnd/categoryAnd/eventAnd/titleAnd choose all-of instead of any-of.
 // Names are case-sensitive; titleString is matched as words or phrases, case-insensitively.
-// E14 and E15: text search ranked by relevance within the organization's videos, then newest;
-// at least 3 characters.
+// E14 and E15: text search ranked by relevance within the organization's videos, then newest
+// (a search with more than SEARCH_RANK_CANDIDATES matches: titles first, each part newest first:
+// db/search.ts); at least 3 characters.
 import type { Page } from "../../db/catalog";
 import { findFeedByFeedId } from "../../db/feeds";
-import { prefixQuery } from "../../db/fts";
 import type { LabelKind } from "../../db/schema";
-import { searchMetadata as searchByMetadata, searchRanked, type MetadataCriterion } from "../../db/search";
+import { searchMetadata as searchByMetadata, searchRanked, searchTextQuery, type MetadataCriterion } from "../../db/search";
 import { syndicationsOf } from "../../db/syndications";
 import { feedRowChecks } from "../../db/video-query";
 import { excerpt, invalid, notFound } from "../../shared/errors";
@@ -77,23 +77,22 @@ export async function searchMetadata(deps: ReadDeps, caller: Caller, q: Metadata
   return rows.map((r) => searchRecord(r, deps.origins));
 }
 
-function ftsQueryOf(searchString: string): string | null {
+function ftsQueryOf(deps: ReadDeps, searchString: string) {
   const trimmed = searchString.trim();
   if (trimmed.length < SEARCH_MIN_LENGTH) throw invalid(`searchString must be at least ${SEARCH_MIN_LENGTH} characters`);
-  return prefixQuery(trimmed);
+  return searchTextQuery(deps.db, trimmed);
 }
 
 /** E14: the caller's videos. */
 export async function searchVideoList(deps: ReadDeps, caller: Caller, searchString: string, page: Page) {
-  const fts = ftsQueryOf(searchString);
+  const fts = await ftsQueryOf(deps, searchString);
   const rows = fts ? await searchRanked(deps.db, scopeOf(caller), fts, undefined, page, deps.config.searchRankCandidates) : [];
   return rows.map((r) => searchRecord(r, deps.origins));
 }
 
 /** E15: a feed's published videos (public: what players call). */
 export async function searchFeed(deps: ReadDeps, feedId: string, searchString: string, page: Page) {
-  const fts = ftsQueryOf(searchString);
-  const feed = await findFeedByFeedId(deps.db, feedId);
+  const [fts, feed] = await Promise.all([ftsQueryOf(deps, searchString), findFeedByFeedId(deps.db, feedId)]);
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
   if (!fts) return [];
   // A sub-organization's feed ranks among that sub-organization's documents only.

@@ -34,7 +34,7 @@ export const searchVideoList = createRoute({
   tags: ["Search"],
   summary: "E14. Text search over title and description",
   description:
-    "Words are matched case- and diacritics-insensitively, the last word as a prefix; ranked by relevance, then newest. searchString of at least 3 characters.",
+    "Words are matched case- and diacritics-insensitively, the last word as a prefix; ranked by relevance, then newest (more than SEARCH_RANK_CANDIDATES matches, default 1,000: title matches first, then description-only matches, each newest first). searchString of at least 3 characters.",
   security: SECURITY.report,
   middleware: cachedRead("report", catalogPolicy()),
   request: { query: searchListQuery },
