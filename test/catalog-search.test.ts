@@ -152,6 +152,19 @@ describe("E14 search_video_list", () => {
     expect(await ranked(2, "&start=2&limit=5")).toEqual([k.s5]);
   });
 
+  it("finds a prefix that stands for more words than are written out (16), as a prefix query", async () => {
+    const mine = await createOrg();
+    const words = Array.from({ length: 17 }, (_, i) => `zqx${String.fromCharCode(97 + i)}`);
+    const key = await publishVideo(mine, mp4, { title: "Many words", description: words.join(" ") });
+    const found = async (q: string) =>
+      (await callJson(`/prod/search_video_list?organization_key=${mine.organizationKey}&searchString=${q}`, { headers: { "X-Service-Sync-Code": mine.syncCode } })).body.data.map(
+        (r: { content_key: string }) => r.content_key,
+      );
+    expect(await found("zqx")).toEqual([key]); // 17 words: the prefix query
+    expect(await found("zqxq")).toEqual([key]); // one word: written out
+    expect(await found("zqxz")).toEqual([]); // no word of the index
+  });
+
   it("ranks a description that repeats the word above a title that has it once, unless there are too many matches", async () => {
     const mine = await createOrg();
     const inTitle = await publishVideo(mine, mp4, { title: "An old quokka", description: "" });
