@@ -1,8 +1,8 @@
 // The scheduled handler's work, in order, each part bounded and idempotent (cron delivery is at
 // least once and runs may overlap): feed files (feeds/cron.ts), unfinished uploads
-// (content/sweep.ts), and the statistics' housekeeping: the cardinality bookkeeping of days no
+// (content/sweep.ts), the statistics' housekeeping: the cardinality bookkeeping of days no
 // event can reach any more, the ids of counted queue messages no delivery can repeat any more,
-// and viewer rows past their retention period.
+// and viewer rows past their retention period; and the text index's daily merge (text-index.ts).
 import { everyStatsShard } from "../db/stats/shards";
 import { advanceStatsMoves } from "./stats/shard-moves";
 import { purgeDimensionValues } from "../db/stats/dimensions";
@@ -13,6 +13,7 @@ import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
 import { purgeCountedMessageIds } from "./stats/consume";
 import { purgeExpiredViewerRows } from "./stats/erasure";
+import { keepTextIndexMerged } from "./text-index";
 import { runWebhookCron } from "./webhooks/cron";
 import { recordFeedWork, type WorkBudget } from "./feeds/work";
 
@@ -29,6 +30,7 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   const viewers = await purgeExpiredViewerRows(deps.db, deps.now, deps.config.viewerRowsRetentionMonths);
   const webhooks = await runWebhookCron(deps);
   const consoleSessionsPurged = await purgeExpiredSessions(deps);
+  const textIndex = await keepTextIndexMerged(deps.db, deps.now);
   return {
     ...feeds,
     uploads,
@@ -38,5 +40,6 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
     statsMoves: { advanced: statsMoves.advanced.length, forgotten: statsMoves.forgotten },
     webhooks,
     consoleSessionsPurged,
+    textIndex,
   };
 }
