@@ -1,5 +1,6 @@
-// Repeated reads answered from the edge (the Workers Cache API, per Cloudflare location)
-// without a D1 query beyond the credential check, which is itself kept in the isolate
+// Repeated reads answered from the edge (the Workers Cache API, per Cloudflare location, and in
+// front of it the isolate's own memory for the hottest answers: hot-answers.ts) without a D1
+// query beyond the credential check, which is itself kept in the isolate
 // (domain/recent-lookups.ts).
 //
 // Freshness: the key holds the organization's catalog version (and its network's for network
