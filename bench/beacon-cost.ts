@@ -8,6 +8,7 @@ import type { OrganizationWithNetwork } from "../src/db/organizations";
 import { normalizeEvents, type EventSource } from "../src/domain/stats/events";
 import { encodeEventMessages } from "../src/domain/stats/queued-events";
 import { eventBatchEnvelope } from "../src/schemas/events";
+import { median } from "./lib/stats.mjs";
 
 export interface BeaconCostRow {
   events: number;
@@ -19,7 +20,6 @@ export interface BeaconCostRow {
 // An organization with viewer analytics: consenting events carry viewer values, as on bulk1.
 const org = { id: 1, organizationKey: "bench", entitlements: ["viewer_analytics", "ecommerce", "enterprise_player"] } as unknown as OrganizationWithNetwork;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Median time per request of each step over `requests` bodies of each size (after as many warm-ups). */
 export async function measure(makeBody: (size: number, n: number) => string, sizes = [5, 500], requests = 200): Promise<BeaconCostRow[]> {
@@ -50,7 +50,7 @@ export async function measure(makeBody: (size: number, n: number) => string, siz
       }
     }
     for (const [name, list] of Object.entries(times)) {
-      const ms = median(list);
+      const ms = median(list) as number;
       rows.push({ events: size, step: name, msPerRequest: ms, usPerEvent: (ms * 1000) / size });
     }
   }

@@ -48,13 +48,18 @@ export function scopedExpression(s: TextScope, expression: string): string {
 /** The scope's documents whose titles match (`titles`), or that match in their descriptions only (`descriptions only`). */
 export function scopedByColumn(s: TextScope, expression: string, where: "titles" | "descriptions only"): string {
   const titles = `{title}: (${expression})`;
-  return `scope:${scopeToken(s)} AND ${where === "titles" ? titles : `(${inText(expression)} NOT ${titles})`}`;
+  return `${anyScope([s])} AND ${where === "titles" ? titles : `(${inText(expression)} NOT ${titles})`}`;
 }
 
 /** A search expression limited to the documents of any of these scopes. */
 export function inScopes(scopes: readonly TextScope[], expression: string): string {
+  return `${anyScope(scopes)} AND ${inText(expression)}`;
+}
+
+/** The documents of any of these scopes, as an FTS5 expression. */
+function anyScope(scopes: readonly TextScope[]): string {
   const tokens = scopes.map((s) => `scope:${scopeToken(s)}`);
-  return `${tokens.length === 1 ? tokens[0]! : `(${tokens.join(" OR ")})`} AND ${inText(expression)}`;
+  return tokens.length === 1 ? tokens[0]! : `(${tokens.join(" OR ")})`;
 }
 
 /** contents.id of the index's rows matching `expression` (an FTS5 query; scope it first). */

@@ -170,6 +170,9 @@ export function upsertIncrements(db: StatsDb, target: CounterTable, increments: 
   return statements;
 }
 
+/** An insert into any of these tables: Drizzle's builder is typed per table, the statements here are built from column names. */
+const insertInto = (db: StatsDb, table: SQLiteTable) => db.insert(table as StatsTable) as unknown as ReturnType<StatsDb["insert"]>;
+
 function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncrement[]) {
   const used = target.counters.filter((name) => increments.some((r) => (r.counters[name] ?? 0) !== 0));
   const position = new Map([...target.key.map((c) => c.name), ...used].map((name, i) => [name, i]));
@@ -181,7 +184,7 @@ function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncre
     return sql.raw(i === undefined ? "0" : `value ->> ${i}`);
   });
   const set = Object.fromEntries(used.map((name) => [name, sql`${sql.identifier(name)} + excluded.${sql.identifier(name)}`]));
-  return (db.insert(target.table as StatsTable) as unknown as ReturnType<StatsDb["insert"]>)
+  return insertInto(db, target.table)
     .select(sql`select ${sql.join(values, sql`, `)} from json_each(${data}) where true`)
     .onConflictDoUpdate({ target: target.key, set });
 }
@@ -202,7 +205,6 @@ function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncre
  */
 export function addToRunningTotals(db: StatsDb, totals: Rollup["totals"], dayIncrements: CounterIncrement[]): BatchItem<"sqlite">[] {
   const { running, keys } = totals;
-  const table = running.table as unknown as StatsTable;
   const t = sql.identifier(getTableName(running.table));
   const c = (name: string) => sql.identifier(name);
   const statements: BatchItem<"sqlite">[] = [];
@@ -212,9 +214,9 @@ export function addToRunningTotals(db: StatsDb, totals: Rollup["totals"], dayInc
     // [organization, date, content key, ...the used counters' increments]
     const data = JSON.stringify(chunk.map((r) => [...r.key, ...used.map((name) => r.counters[name] ?? 0)]));
     // Drizzle's insert-select lists every column in table order (organization, key, date, counters).
-    const insert = () => db.insert(table) as unknown as ReturnType<StatsDb["insert"]>;
+    const insert = () => insertInto(db, running.table);
     statements.push(
-      (db.insert(keys as unknown as StatsTable) as unknown as ReturnType<StatsDb["insert"]>)
+      insertInto(db, keys)
         .select(sql`select j.value ->> 0, j.value ->> 2, min(j.value ->> 1), max(j.value ->> 1) from json_each(${data}) j where true group by 1, 2`)
         .onConflictDoUpdate({
           target: [keys.organizationId, keys.contentKey],
