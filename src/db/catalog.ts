@@ -3,6 +3,7 @@
 import { and, desc, eq, getTableColumns, or, sql, type SQL } from "drizzle-orm";
 import { inList, type Db } from "./client";
 import { contentCustomFields, contentLabels, contents, labels, listingCounts, organizations, type Content, type LabelKind } from "./schema";
+import { selectRows, selectRowsWithTotal } from "./table-rows";
 
 /**
  * Listable = published and not removed. Written with literals, not bound parameters, so SQLite
@@ -35,13 +36,7 @@ export function inScope(scope: ContentScope): SQL {
 }
 
 export async function listVideos(db: Db, where: SQL, page: Page): Promise<Content[]> {
-  return db
-    .select()
-    .from(contents)
-    .where(where)
-    .orderBy(...NEWEST_FIRST)
-    .limit(page.limit)
-    .offset(page.offset);
+  return selectRows(db, contents, db.select().from(contents).where(where).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset));
 }
 
 /**
@@ -50,15 +45,14 @@ export async function listVideos(db: Db, where: SQL, page: Page): Promise<Conten
  * The total is null when the page is empty (past the end), where it cannot be read off a row.
  */
 export async function listVideosWithTotal(db: Db, where: SQL, page: Page) {
-  const rows = await db
+  const query = db
     .select({ ...getTableColumns(contents), total: sql<number>`count(*) over ()`.as("total") })
     .from(contents)
     .where(where)
     .orderBy(...NEWEST_FIRST)
     .limit(page.limit)
     .offset(page.offset);
-  const total = rows[0] ? Number(rows[0].total) : null;
-  return { rows: rows.map(({ total: _, ...content }) => content as Content), total };
+  return selectRowsWithTotal(db, contents, query);
 }
 
 export async function countVideos(db: Db, where: SQL): Promise<number> {

@@ -2,7 +2,8 @@ import { and, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 
-export type Db = DrizzleD1Database;
+/** Drizzle over D1; `$client` is the (metered) D1 database it runs on (./table-rows.ts reads through it). */
+export type Db = DrizzleD1Database & { $client: D1Database };
 
 /**
  * Drizzle over a D1 database (or session), made per request. Without the schema: the service

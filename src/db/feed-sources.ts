@@ -5,6 +5,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { inList, type Db } from "./client";
 import { LISTABLE } from "./catalog";
 import { contents, type Content } from "./schema";
+import { selectRows } from "./table-rows";
 import { publishedByWindows } from "./syndications";
 
 /** A published video as feed membership sees it, plus its place in the newest-first order. */
@@ -46,5 +47,5 @@ export async function publishedVideoNames(
 /** These videos' records, still listable (in no particular order). */
 export async function listableContentsByIds(db: Db, ids: number[]): Promise<Content[]> {
   if (ids.length === 0) return [];
-  return db.select().from(contents).where(and(LISTABLE, inList(contents.id, ids)));
+  return selectRows(db, contents, db.select().from(contents).where(and(LISTABLE, inList(contents.id, ids))));
 }

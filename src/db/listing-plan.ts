@@ -10,6 +10,7 @@
 import { and, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { LISTABLE, NEWEST_FIRST, type ContentScope, type Page } from "./catalog";
 import { allOf, inList, type Db } from "./client";
+import { selectRows, selectRowsWithTotal } from "./table-rows";
 import { ftsCount, ftsRowMatches } from "./fts";
 import type { ListingFilter } from "./listing-filters";
 import { listableContentsByIds } from "./feed-sources";
@@ -58,7 +59,8 @@ export function ownBase(scope: ContentScope, size: number): ListingBase {
     label: scope.subOrganizationId === null ? "own" : "sub-organization",
     size,
     contains,
-    walk: (db, conditions, page) => db.select().from(contents).where(where(conditions)).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset),
+    walk: (db, conditions, page) =>
+      selectRows(db, contents, db.select().from(contents).where(where(conditions)).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset)),
     walkOrder: (db, conditions, page) => db.select(ORDER_FIELDS).from(contents).where(where(conditions)).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset),
     namesCountScope: scope.subOrganizationId === null ? scope.organizationId : null,
   };
@@ -233,8 +235,7 @@ async function candidatesPage(db: Db, base: ListingBase, lead: ListingFilter, fi
     const rows = await db.select({ row: ORDER_FIELDS, total }).from(contents).where(where).orderBy(...order).limit(page.limit).offset(page.offset);
     return { rows: rows.map((r) => r.row), total: totalOf(rows) };
   }
-  const rows = await db.select({ row: getTableColumns(contents), total }).from(contents).where(where).orderBy(...order).limit(page.limit).offset(page.offset);
-  return { rows: rows.map((r) => r.row), total: totalOf(rows) };
+  return selectRowsWithTotal(db, contents, db.select({ ...getTableColumns(contents), total }).from(contents).where(where).orderBy(...order).limit(page.limit).offset(page.offset));
 }
 
 /** One base's page (and total when asked), by the cheapest plan the estimates promise. */

@@ -3,6 +3,7 @@
 import { and, eq, getTableColumns, or, sql, type SQL } from "drizzle-orm";
 import { findLabels, LISTABLE, listableCount, type ContentScope, type NameGroups, type Page } from "./catalog";
 import { allOf, someOf, type Db } from "./client";
+import { selectRows, type BuiltQuery } from "./table-rows";
 import { contentsFts, indexedDocuments, prefixQuery, scopedByColumn, scopedExpression, termStats, type TextScope } from "./fts";
 import { expandedTerm, namesFilter, rowFilter, termDocs, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
 import { listBase, ownBase } from "./listing-plan";
@@ -90,23 +91,26 @@ export async function searchRanked(db: Db, scope: TextScope, text: TextQuery, wh
   const matching = (expression: string) => sql`${contentsFts} match ${expression}`;
   const matches = matching(scopedExpression(scope, ftsQuery));
   const select = () => db.select(getTableColumns(contents)).from(contentsFts).innerJoin(contents, eq(contents.id, sql`-${contentsFts.rowid}`));
+  const read = (query: BuiltQuery) => selectRows(db, contents, query);
   // Whether the scope has more than `candidates` matches: not when the whole index has no more
   // (the vocabulary says), else walking the index in rowid order (which ranks nothing) tells.
   const over =
     text.docs > candidates &&
     (await db.select({ rowid: contentsFts.rowid }).from(contentsFts).where(matches).orderBy(contentsFts.rowid).limit(1).offset(candidates)).length > 0;
-  if (!over) return select().where(and(matches, LISTABLE, where)).orderBy(contentsFts.rank).limit(page.limit).offset(page.offset);
+  if (!over) return read(select().where(and(matches, LISTABLE, where)).orderBy(contentsFts.rank).limit(page.limit).offset(page.offset));
 
   const inTitles = and(matching(scopedByColumn(scope, ftsQuery, "titles")), LISTABLE, where);
-  const rows = await select().where(inTitles).orderBy(contentsFts.rowid).limit(page.limit).offset(page.offset);
+  const rows = await read(select().where(inTitles).orderBy(contentsFts.rowid).limit(page.limit).offset(page.offset));
   if (rows.length === page.limit) return rows;
   // The title matches end on this page (or before it): the description-only ones continue after them.
   const titled = rows.length > 0 || page.offset === 0 ? page.offset + rows.length : await countWhere(db, inTitles);
-  const rest = await select()
-    .where(and(matching(scopedByColumn(scope, ftsQuery, "descriptions only")), LISTABLE, where))
-    .orderBy(contentsFts.rowid)
-    .limit(page.limit - rows.length)
-    .offset(Math.max(0, page.offset - titled));
+  const rest = await read(
+    select()
+      .where(and(matching(scopedByColumn(scope, ftsQuery, "descriptions only")), LISTABLE, where))
+      .orderBy(contentsFts.rowid)
+      .limit(page.limit - rows.length)
+      .offset(Math.max(0, page.offset - titled)),
+  );
   return [...rows, ...rest];
 }
 
