@@ -284,25 +284,43 @@ export async function listBases(
   withCount: boolean,
 ): Promise<ListingResult> {
   if (bases.length === 1) return listBase(db, bases[0]!.base, bases[0]!.filters, page, withCount);
-  if (page.offset >= bases.reduce((n, b) => n + b.base.size, 0)) {
+  const { ids, count, plan } = await listIds(db, bases, page.offset, page.offset + page.limit, withCount);
+  return { rows: ids ? await recordsInOrder(db, ids.slice(page.offset)) : [], count, plan };
+}
+
+export interface ListingIds {
+  /** Null when the page asked for starts past the end (nothing was listed, only counted). */
+  ids: number[] | null;
+  count: number;
+  plan: string;
+}
+
+/**
+ * The ids of the first `upTo` videos of the bases merged newest first, and their total: what a
+ * page from `from` on needs besides its records (domain/catalog/listing-ids.ts keeps them for
+ * deeper pages).
+ */
+export async function listIds(
+  db: Db,
+  bases: { base: ListingBase; filters: readonly ListingFilter[] }[],
+  from: number,
+  upTo: number,
+  withCount: boolean,
+): Promise<ListingIds> {
+  // Filters only narrow the bases: a page starting past their sizes is empty, without reading
+  // the rows OFFSET would skip.
+  if (from >= bases.reduce((n, b) => n + b.base.size, 0)) {
     const counts = withCount ? await Promise.all(bases.map((b) => countPlan(b.base, b.filters).run(db))) : [0];
-    return { rows: [], count: counts.reduce((n, c) => n + c, 0), plan: "past the end" };
+    return { ids: null, count: counts.reduce((n, c) => n + c, 0), plan: "past the end" };
   }
-  const upTo = { limit: page.offset + page.limit, offset: 0 };
-  const parts = await Promise.all(bases.map((b) => listBase(db, b.base, b.filters, upTo, withCount, "order")));
-  const keys = parts
-    .flatMap((p) => p.rows)
-    .sort(newerFirst)
-    .slice(page.offset, page.offset + page.limit);
-  return {
-    rows: await recordsInOrder(db, keys.map((r) => r.id)),
-    count: parts.reduce((n, p) => n + p.count, 0),
-    plan: parts.map((p) => p.plan).join("; "),
-  };
+  const all = { limit: upTo, offset: 0 };
+  const parts = await Promise.all(bases.map((b) => listBase(db, b.base, b.filters, all, withCount, "order")));
+  const keys = parts.length === 1 ? parts[0]!.rows : parts.flatMap((p) => p.rows).sort(newerFirst).slice(0, upTo);
+  return { ids: keys.map((k) => k.id), count: parts.reduce((n, p) => n + p.count, 0), plan: parts.map((p) => p.plan).join("; ") };
 }
 
 /** The records of these ids, in this order (one no longer listable since is left out). */
-async function recordsInOrder(db: Db, ids: number[]): Promise<Content[]> {
+export async function recordsInOrder(db: Db, ids: number[]): Promise<Content[]> {
   const byId = new Map((await listableContentsByIds(db, ids)).map((c) => [c.id, c]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }

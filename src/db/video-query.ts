@@ -6,7 +6,8 @@ import { findLabels, inScope, LISTABLE, listableCount, type ContentScope, type C
 import { allOf, inList, type Db } from "./client";
 import { ftsIds, indexedDocuments, inScopes, termStats, type TextScope } from "./fts";
 import { fieldFilter, keysFilter, namesFilter, rowFilter, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
-import { listBase, listBases, ownBase, peersBase, shownIn, type ListingBase, type ListingResult } from "./listing-plan";
+import { listBase, listBases, listIds, ownBase, peersBase, shownIn, type ListingBase, type ListingIds, type ListingResult } from "./listing-plan";
+export { recordsInOrder } from "./listing-plan";
 import { networkVideoCount } from "./network-listings";
 import { contents, networkListings } from "./schema";
 import { publishedByWindows } from "./syndications";
@@ -98,7 +99,7 @@ async function plan(db: Db, q: VideoQuery, pageEnd: number) {
  * planned and reads at most what it returns. (A later page waits for the counter: a page past
  * the end then reads nothing, where OFFSET would read every row it skips.)
  */
-function isPlainFirstPage(q: VideoQuery, page: Page): boolean {
+export function isPlainFirstPage(q: VideoQuery, page: Page): boolean {
   // Every field that can narrow the listing is named here: a new one fails to compile until it is.
   const { organizationId: _o, subOrganizationId: _s, network, contentKey, contentKeys, feed, names, customFields, text, liveOnly, ...unchecked } = q;
   const _none: Record<string, never> = unchecked;
@@ -124,6 +125,14 @@ export async function listMatching(db: Db, q: VideoQuery, page: Page): Promise<L
     return { rows, count, plan: "own: walk and count at once" };
   }
   return listBases(db, await plan(db, q, page.offset + page.limit), page, true);
+}
+
+/**
+ * The ids of the first `upTo` matching videos, newest first, and the total, for a page from
+ * `from` on (null ids: it starts past the end). Its records: recordsInOrder.
+ */
+export async function matchingIds(db: Db, q: VideoQuery, from: number, upTo: number): Promise<ListingIds> {
+  return listIds(db, await plan(db, q, upTo), from, upTo, true);
 }
 
 /**

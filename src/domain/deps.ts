@@ -37,4 +37,9 @@ export interface Deps {
   webhookQueue?: Queue;
   /** Makes thumbnails from the video (media/frames.ts); null: none here, the placeholder stays. */
   frames?: FrameSource | null;
+  /**
+   * The request reads its own writes (it carries a D1 bookmark): nothing an isolate kept from
+   * earlier reads may answer it (catalog/listing-ids.ts), as the edge cache does not.
+   */
+  readsOwnWrites?: boolean;
 }

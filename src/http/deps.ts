@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { CredentialDeps } from "../domain/authentication";
 import type { Deps } from "../domain/deps";
 import type { AppEnv } from "./context";
+import { BOOKMARK_HEADER } from "./request";
 import { frameSourceOf } from "../domain/content/frame-thumbnails";
 
 export function requestDeps(c: Context<AppEnv>): Deps {
@@ -16,6 +17,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
     defer: (work) => c.executionCtx.waitUntil(work),
     webhookQueue: c.env.WEBHOOK_QUEUE,
     frames: frameSourceOf(c.env),
+    readsOwnWrites: c.req.header(BOOKMARK_HEADER) !== undefined,
   };
 }
 

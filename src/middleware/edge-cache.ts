@@ -25,7 +25,7 @@ import { bodyEtag, etagMatches, notModified } from "../http/conditional";
 import type { AppEnv } from "../http/context";
 import { edgeCacheKey } from "../shared/edge-cache-key";
 import { offersWriteCredentials } from "./auth";
-import { HOT_ANSWER_MAX_BYTES, HotAnswers } from "./hot-answers";
+import { HOT_ANSWER_MAX_BYTES, hotAnswers } from "./hot-answers";
 import { currentRateLimitHeaders } from "./rate-limit";
 
 export interface CachePlan {
@@ -94,7 +94,7 @@ interface Computation {
 const computing = new Map<string, Computation>();
 
 /** The answers this isolate kept most recently (hot-answers.ts): a hit there asks no cache. */
-const hot = new HotAnswers();
+const hot = hotAnswers();
 
 /**
  * How a request waits for another's answer: it checks every POLL_MS in its own context (workerd
@@ -151,7 +151,7 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       if (!inMemory || length > HOT_ANSWER_MAX_BYTES) return answer(hit.body, hit.headers, "hit");
       const kept = { body: await hit.arrayBuffer(), headers: [...hit.headers] };
       const age = (Date.now() - Number(hit.headers.get(COMPUTED_AT))) / 1000;
-      if (age >= 0) hot.set(key, kept, plan.ttlSeconds - age, Date.now());
+      if (age >= 0) hot.set(key, kept, (plan.ttlSeconds - age) * 1000, Date.now());
       return answer(kept.body, hit.headers, "hit");
     }
 
@@ -181,7 +181,7 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       mine.kept = await keep(c, plan);
       const kept = mine.kept;
       if (kept) {
-        if (inMemory) hot.set(key, kept, plan.ttlSeconds, Date.now());
+        if (inMemory) hot.set(key, kept, plan.ttlSeconds * 1000, Date.now());
         const stored = () => new Response(kept.body, { headers: kept.headers });
         const stillCurrent = c.get("stillCurrent");
         c.executionCtx.waitUntil(

@@ -1,17 +1,17 @@
 // Listings: E6 (/v2/videos/) and E16 (/get_videos), newest publishedDate first.
 import type { Page } from "../../db/catalog";
-import { listMatching } from "../../db/video-query";
 import type { Deps } from "../deps";
 import type { Caller } from "./caller";
+import { matchingPage } from "./listing-ids";
 import { getVideosRecord, v2Record } from "./records";
 import { videoQuery, type VideoFilterParams } from "./video-query";
 
-type ReadDeps = Pick<Deps, "db" | "origins" | "now">;
+type ReadDeps = Pick<Deps, "db" | "origins" | "now" | "readsOwnWrites">;
 
 /** E6: a page of the videos the filters select, and their total. */
 export async function listVideoPage(deps: ReadDeps, caller: Caller, country: string | null, params: VideoFilterParams, page: Page) {
   const q = await videoQuery({ db: deps.db, caller, country, now: deps.now.toISOString() }, params);
-  const { rows, count } = await listMatching(deps.db, q, page);
+  const { rows, count } = await matchingPage(deps, caller, q, page);
   return { count, data: rows.map((r) => v2Record(r, deps.origins)) };
 }
 
@@ -32,7 +32,7 @@ export async function getVideos(deps: ReadDeps, caller: Caller, country: string 
   const network = !q.ownVideos && caller.org.entitlements.includes("network");
   const query = await videoQuery({ db: deps.db, caller, country, now: deps.now.toISOString() }, { networkVideos: network, contentKey: q.content_key });
   const page = q.content_key !== undefined ? { limit: 1, offset: 0 } : { limit: q.limit, offset: q.start };
-  const { rows, count } = await listMatching(deps.db, query, page);
+  const { rows, count } = await matchingPage(deps, caller, query, page);
   const include = { categories: q.privateCategories ?? false, tags: q.privateTags ?? false };
   return { count, data: rows.map((r) => getVideosRecord(r, deps.origins, include)) };
 }

@@ -1,0 +1,148 @@
+// Deep pages from the ids an isolate kept (src/domain/catalog/listing-ids.ts): the same pages as
+// reading the listing, for own, network and filtered listings; one query of records once kept;
+// a write, a bookmark and the age bound each make the listing be read again.
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
+import { admin, callJson, createOrg, d1Cost, dataUrlBytes, publishVideo, readHeaders, writeHeaders, writeJson, type TestOrg } from "./helpers";
+
+const mp4 = dataUrlBytes(mp4Url);
+let a: TestOrg; // in a network, with the network entitlement
+let b: TestOrg; // its peer
+let bust = 0;
+let renamed = ""; // a video of a's, renamed before each test
+let bookmark = ""; // a D1 bookmark: a request carrying one reads the listing itself
+
+/** E16 of `a`, never from the edge cache (a parameter the worker ignores makes a new key). */
+async function getVideos(query: string, headers: Record<string, string> = {}) {
+  const { res, body } = await callJson(`/get_videos?organization_key=${a.organizationKey}&${query}&_cb=${++bust}`, { headers: readHeaders(a, headers) });
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  expect(res.headers.get("X-Edge-Cache")).not.toBe("hit");
+  return { keys: (body.data as { content_key: string }[]).map((v) => v.content_key), body, cost: d1Cost(res), res };
+}
+
+beforeAll(async () => {
+  const network = `netIds${Date.now()}`;
+  a = await createOrg({ entitlements: ["network"], network });
+  b = await createOrg({ network });
+  for (let i = 0; i < 4; i++) {
+    renamed = await publishVideo(a, mp4, { title: `own ${i}`, tags: i % 2 ? ["odd"] : [] });
+    const peer = await publishVideo(b, mp4, { title: `peer ${i}`, tags: i % 2 ? ["odd"] : [] });
+    const open = await admin(`/admin/videos/${peer}`, "PATCH", { syndications: [{ start_time: new Date(Date.now() - 3600_000).toISOString(), stop_time: null, geos: [] }] });
+    expect(open.res.status, JSON.stringify(open.body)).toBe(200);
+  }
+});
+
+// A write of a's (a title change) before each test: its catalog version moves on, so no test
+// starts from ids another one kept.
+beforeEach(async () => {
+  const e3 = await callJson(`/v2/content?contentKey=${renamed}`, { headers: writeHeaders(a) });
+  const write = await writeJson(a, "PUT", "/v2/content", { ...e3.body, title: `renamed ${++bust}` });
+  expect(write.res.status).toBe(200);
+  bookmark = write.res.headers.get("X-D1-Bookmark")!;
+});
+
+/** The listing read as it is (a bookmark: no kept ids used, none kept). */
+const readItself = (query: string) => getVideos(query, { "X-D1-Bookmark": bookmark });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("deep pages from kept ids", () => {
+  it("are the listing's pages, own and network merged; once kept, a page is one query of its records", async () => {
+    const itself = await readItself("limit=100");
+    expect(itself.keys).toHaveLength(8);
+    // Past the end before any ids are kept: counted, nothing listed (OFFSET would read every row).
+    const pastFirst = await getVideos("start=50&limit=3");
+    expect(pastFirst.body).toMatchObject({ count: 8, data: [] });
+    expect(pastFirst.cost.rowsRead).toBeLessThan(itself.cost.rowsRead);
+    const all = await getVideos("limit=100"); // reads the ids (to 100: all eight) and keeps them
+    expect(all.body).toEqual(itself.body);
+    expect(all.body.count).toBe(8);
+
+    const first = await getVideos("start=2&limit=2");
+    expect(first.keys).toEqual(all.keys.slice(2, 4));
+    expect(first.body).toEqual((await readItself("start=2&limit=2")).body);
+    expect(first.cost.queries).toBeLessThan(all.cost.queries);
+    expect(first.cost.rowsRead).toBeLessThan(all.cost.rowsRead);
+    // The merged first page too, at another size.
+    const top = await getVideos("limit=3");
+    expect(top.keys).toEqual(all.keys.slice(0, 3));
+    expect(top.cost.queries).toBe(first.cost.queries);
+
+    // Every page, deeper than the ids kept so far (read again twice as deep), then past the end.
+    const paged: string[] = [];
+    for (let start = 0; start < 8; start += 3) {
+      const page = await getVideos(`start=${start}&limit=3`);
+      expect(page.body.count).toBe(8);
+      paged.push(...page.keys);
+    }
+    expect(paged).toEqual(all.keys);
+    const past = await getVideos("start=50&limit=3");
+    expect(past.body).toMatchObject({ count: 8, data: [] });
+    // Own videos only: another listing, kept apart.
+    const own = await readItself("ownVideos=1&limit=100");
+    expect((await getVideos("ownVideos=1&start=1&limit=2")).keys).toEqual(own.keys.slice(1, 3));
+  });
+
+  it("are read twice as deep each time a page passes them: walking every page reads them a few times, not once per page", async () => {
+    const all = await readItself("limit=100");
+    const costs: number[] = [];
+    for (let start = 1; start < 8; start++) {
+      const page = await getVideos(`start=${start}&limit=1`);
+      expect(page.keys).toEqual(all.keys.slice(start, start + 1));
+      costs.push(page.cost.queries);
+    }
+    // Ids read to 2 (start=1), to 4 (start=2), to 8 (start=4): three pages of seven read the listing.
+    const kept = Math.min(...costs);
+    expect(costs.map((q) => q > kept)).toEqual([true, true, false, true, false, false, false]);
+  });
+
+  it("hold for a filtered E6 listing, count included", async () => {
+    const list = async (query: string) => {
+      const { res, body } = await callJson(`/v2/videos/?${query}&_cb=${++bust}`, { headers: readHeaders(a, { "CF-IPCountry": "US" }) });
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return { keys: (body.data as { contentKey: string }[]).map((v) => v.contentKey), count: body.count as number };
+    };
+    const all = await list("tags=odd&networkVideos=1");
+    expect(all.keys).toHaveLength(4);
+    for (let round = 0; round < 2; round++) {
+      expect(await list("tags=odd&networkVideos=1&page=2&pageSize=1")).toEqual({ keys: all.keys.slice(1, 2), count: 4 });
+      expect(await list("tags=odd&networkVideos=1&page=2&pageSize=3")).toEqual({ keys: all.keys.slice(3, 4), count: 4 });
+    }
+  });
+
+  it("move on with a write of the organization", async () => {
+    await getVideos("start=2&limit=2"); // kept
+    const added = await publishVideo(a, mp4, { title: "newest" });
+    const all = await readItself("limit=100");
+    expect(all.keys[0]).toBe(added);
+    expect((await getVideos("start=2&limit=2")).keys).toEqual(all.keys.slice(2, 4));
+    await writeJson(a, "DELETE", `/v2/content?contentKey=${added}`);
+    const after = await readItself("limit=100");
+    expect(after.keys).not.toContain(added);
+    expect((await getVideos("start=2&limit=2")).keys).toEqual(after.keys.slice(2, 4));
+  });
+
+  it("are not used by a request reading its own writes (a bookmark)", async () => {
+    const read = await getVideos("start=1&limit=2");
+    const kept = await getVideos("start=1&limit=2");
+    expect(kept.cost.queries).toBeLessThan(read.cost.queries);
+    const own = await readItself("start=1&limit=2");
+    expect(own.keys).toEqual(kept.keys);
+    expect(own.cost.queries).toBeGreaterThan(kept.cost.queries);
+  });
+
+  it("are kept 60 s at most", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now());
+    const read = await getVideos("start=3&limit=1");
+    vi.advanceTimersByTime(59_000);
+    const kept = await getVideos("start=3&limit=1");
+    expect(kept.cost.queries).toBeLessThan(read.cost.queries);
+    vi.advanceTimersByTime(1_000);
+    const again = await getVideos("start=3&limit=1");
+    expect(again.keys).toEqual(read.keys);
+    expect(again.cost.queries).toBe(read.cost.queries);
+  });
+});
