@@ -25,7 +25,7 @@ beforeAll(async () => {
   a = await createOrg({ entitlements: ["network"], network });
   b = await createOrg({ network });
   for (let i = 0; i < 4; i++) {
-    renamed = await publishVideo(a, mp4, { title: `own ${i}`, tags: i % 2 ? ["odd"] : [] });
+    renamed = await publishVideo(a, mp4, { title: `own ${i}`, description: `a clip, number ${i}`, tags: i % 2 ? ["odd"] : [] });
     const peer = await publishVideo(b, mp4, { title: `peer ${i}`, tags: i % 2 ? ["odd"] : [] });
     const open = await admin(`/admin/videos/${peer}`, "PATCH", { syndications: [{ start_time: new Date(Date.now() - 3600_000).toISOString(), stop_time: null, geos: [] }] });
     expect(open.res.status, JSON.stringify(open.body)).toBe(200);
@@ -144,5 +144,39 @@ describe("deep pages from kept ids", () => {
     const again = await getVideos("start=3&limit=1");
     expect(again.keys).toEqual(read.keys);
     expect(again.cost.queries).toBe(read.cost.queries);
+  });
+
+  it("hold for E14 and E15 text searches, which follow a write and a feed's changes", async () => {
+    const search = async (path: string, headers: Record<string, string> = readHeaders(a)) => {
+      const { res, body } = await callJson(`${path}&_cb=${++bust}`, { headers });
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return { keys: (body.data as { content_key: string }[]).map((v) => v.content_key), cost: d1Cost(res) };
+    };
+    const e14 = (query: string, headers?: Record<string, string>) => search(`/prod/search_video_list?organization_key=${a.organizationKey}&searchString=clip&${query}`, headers);
+    const all = await e14("limit=100", readHeaders(a, { "X-D1-Bookmark": bookmark }));
+    expect(all.keys).toHaveLength(4);
+    const read = await e14("start=1&limit=2");
+    expect(read.keys).toEqual(all.keys.slice(1, 3));
+    const kept = await e14("start=0&limit=3"); // within the ids read to 3
+    expect(kept.keys).toEqual(all.keys.slice(0, 3));
+    expect(kept.cost.queries).toBeLessThan(read.cost.queries);
+    // A write: the last video gets the word in its title too, which ranks it first.
+    const e3 = await callJson(`/v2/content?contentKey=${all.keys[3]}`, { headers: writeHeaders(a) });
+    await writeJson(a, "PUT", "/v2/content", { ...e3.body, title: "zebra clip" });
+    expect((await e14("start=0&limit=3")).keys[0]).toBe(all.keys[3]);
+
+    // E15: the feed of a's "odd" videos (two of them match "clip").
+    const feed = await writeJson(a, "POST", "/v2/feeds", { name: "Odd", configuration: { tags: ["odd"] } });
+    expect(feed.res.status, JSON.stringify(feed.body)).toBe(200);
+    const e15 = (query: string) => search(`/search_video_feed?feed=${feed.body.feed_id}&searchString=clip&${query}`, {});
+    const members = await e15("limit=100");
+    expect(members.keys).toHaveLength(2);
+    expect((await e15("start=1&limit=1")).keys).toEqual(members.keys.slice(1));
+    const keptFeed = await e15("start=1&limit=1");
+    expect(keptFeed.keys).toEqual(members.keys.slice(1));
+    expect(keptFeed.cost.queries).toBeLessThan(members.cost.queries);
+    // The feed's definition changes (every tag): its version moves, the search follows.
+    expect((await writeJson(a, "PUT", `/v2/feeds/${feed.body.feed_id}`, { name: "Odd", configuration: {} })).res.status).toBe(200);
+    expect((await e15("start=1&limit=100")).keys).toHaveLength(3);
   });
 });

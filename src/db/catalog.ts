@@ -1,6 +1,6 @@
 // Data layer of the catalog read paths: the listing order, counters, name lookups, and the
 // SQL building blocks every read composes (scope, names, custom fields, text).
-import { and, desc, eq, getTableColumns, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { inList, type Db } from "./client";
 import { contentCustomFields, contentLabels, contents, labels, listingCounts, organizations, type Content, type LabelKind } from "./schema";
 import { selectRows, selectRowsWithTotal } from "./table-rows";

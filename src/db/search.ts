@@ -1,9 +1,8 @@
 // Search queries: E13's metadata criteria (a listing without a total, ./listing-plan.ts) and
 // relevance-ranked text search (E14, E15) in the text index of the organization's documents.
-import { and, eq, getTableColumns, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { findLabels, LISTABLE, listableCount, type ContentScope, type NameGroups, type Page } from "./catalog";
 import { allOf, someOf, type Db } from "./client";
-import { selectRows, type BuiltQuery } from "./table-rows";
 import { contentsFts, indexedDocuments, prefixQuery, scopedByColumn, scopedExpression, termStats, type TextScope } from "./fts";
 import { expandedTerm, namesFilter, rowFilter, termDocs, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
 import { listBase, ownBase } from "./listing-plan";
@@ -78,40 +77,52 @@ export async function searchTextQuery(db: Db, text: string): Promise<TextQuery |
   return { query: expanded ?? prefixQuery(text)!, docs: termDocs(term, stats) };
 }
 
+/** One read of a text search: which rows, in which order, how many from where. */
+interface SearchStep {
+  where: SQL | undefined;
+  order: SQL | typeof contentsFts.rank | typeof contentsFts.rowid;
+  limit: number;
+  offset: number;
+}
+
 /**
- * Text search (E14, E15). Up to `candidates` matches are ranked by relevance (bm25 within the
+ * Text search (E14, E15), read as ids (their records: recordsInOrder). Up to `candidates` matches are ranked by relevance (bm25 within the
  * scope's documents; equal relevance: newest first, the index's rowid order). More than that
  * (a common word) are not ranked, because FTS5's bm25 reads every match of each phrase of the
  * query to weigh it (the scope token's and the word's), whatever the bound on the rows ranked:
  * the titles that match come first, newest first, then the videos that match in their
  * descriptions only, newest first. `where` (feed membership) is checked on the rows read.
+ * `read` runs each step (one, or two where the titles end within the page).
  */
-export async function searchRanked(db: Db, scope: TextScope, text: TextQuery, where: SQL | undefined, page: Page, candidates: number): Promise<Content[]> {
+async function searchSteps<T>(db: Db, scope: TextScope, text: TextQuery, where: SQL | undefined, page: Page, candidates: number, read: (step: SearchStep) => Promise<T[]>): Promise<T[]> {
   const ftsQuery = text.query;
   const matching = (expression: string) => sql`${contentsFts} match ${expression}`;
   const matches = matching(scopedExpression(scope, ftsQuery));
-  const select = () => db.select(getTableColumns(contents)).from(contentsFts).innerJoin(contents, eq(contents.id, sql`-${contentsFts.rowid}`));
-  const read = (query: BuiltQuery) => selectRows(db, contents, query);
   // Whether the scope has more than `candidates` matches: not when the whole index has no more
   // (the vocabulary says), else walking the index in rowid order (which ranks nothing) tells.
   const over =
     text.docs > candidates &&
     (await db.select({ rowid: contentsFts.rowid }).from(contentsFts).where(matches).orderBy(contentsFts.rowid).limit(1).offset(candidates)).length > 0;
-  if (!over) return read(select().where(and(matches, LISTABLE, where)).orderBy(contentsFts.rank).limit(page.limit).offset(page.offset));
+  if (!over) return read({ where: and(matches, LISTABLE, where), order: contentsFts.rank, ...page });
 
   const inTitles = and(matching(scopedByColumn(scope, ftsQuery, "titles")), LISTABLE, where);
-  const rows = await read(select().where(inTitles).orderBy(contentsFts.rowid).limit(page.limit).offset(page.offset));
+  const rows = await read({ where: inTitles, order: contentsFts.rowid, ...page });
   if (rows.length === page.limit) return rows;
   // The title matches end on this page (or before it): the description-only ones continue after them.
   const titled = rows.length > 0 || page.offset === 0 ? page.offset + rows.length : await countWhere(db, inTitles);
-  const rest = await read(
-    select()
-      .where(and(matching(scopedByColumn(scope, ftsQuery, "descriptions only")), LISTABLE, where))
-      .orderBy(contentsFts.rowid)
-      .limit(page.limit - rows.length)
-      .offset(Math.max(0, page.offset - titled)),
-  );
+  const descriptionsOnly = and(matching(scopedByColumn(scope, ftsQuery, "descriptions only")), LISTABLE, where);
+  const rest = await read({ where: descriptionsOnly, order: contentsFts.rowid, limit: page.limit - rows.length, offset: Math.max(0, page.offset - titled) });
   return [...rows, ...rest];
+}
+
+const joined = <T extends Parameters<Db["select"]>[0]>(db: Db, fields: T) =>
+  db.select(fields).from(contentsFts).innerJoin(contents, eq(contents.id, sql`-${contentsFts.rowid}`));
+
+/** The ids of a text search's first `upTo` matches, in its order (records: recordsInOrder). */
+export function searchIds(db: Db, scope: TextScope, text: TextQuery, where: SQL | undefined, upTo: number, candidates: number): Promise<number[]> {
+  return searchSteps(db, scope, text, where, { limit: upTo, offset: 0 }, candidates, async (s) =>
+    (await joined(db, { id: contents.id }).where(s.where).orderBy(s.order).limit(s.limit).offset(s.offset)).map((r) => r.id),
+  );
 }
 
 async function countWhere(db: Db, where: SQL | undefined): Promise<number> {

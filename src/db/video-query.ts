@@ -1,7 +1,7 @@
 // E6-style listings (E6, E7's content filter, E16, json-feed): a VideoQuery, made by the domain
 // from the request, compiled here into filters (./listing-filters.ts) over one or two bases (the
 // organization's own listing; its network's) and read by the cheapest plan (./listing-plan.ts).
-import { and, eq, or, sql, type SQL } from "drizzle-orm";
+import { eq, or, sql, type SQL } from "drizzle-orm";
 import { findLabels, inScope, LISTABLE, listableCount, type ContentScope, type CustomFieldFilter, type NameGroups, type NameRef, type Page } from "./catalog";
 import { allOf, inList, type Db } from "./client";
 import { ftsIds, indexedDocuments, inScopes, termStats, type TextScope } from "./fts";

@@ -1,4 +1,5 @@
-// Pages of a listing from the ids this isolate read for an earlier page of it.
+// Pages of a listing (E6, E16) or a text search (E14, E15: ./search.ts) from the ids this
+// isolate read for an earlier page of it.
 //
 // The spec pages by offset (E6 `page`, E16 `start`), and an OFFSET makes SQLite read every row it
 // skips: an app syncing a catalog of n videos 100 at a time (E16 start=0, 100, 200, …) read
@@ -11,6 +12,12 @@
 // all. The plain first page of own videos (no filter) is read as before: one query and its
 // counter at once already.
 //
+// Freshness: the key names every version the ids depend on — the caller's catalog version (and
+// the network's when network videos show), a feed's version for its search — which every write
+// moves on, as it moves the edge cache's keys; entries live at most IDS_MAX_AGE_MS (time-bound
+// changes, network windows opening, move versions by the cron). Records are always read as they
+// are: only which videos a page holds comes from the ids. A request reading its own writes (an
+// X-D1-Bookmark) never uses them.
 import type { Page } from "../../db/catalog";
 import type { ListingResult } from "../../db/listing-plan";
 import { isPlainFirstPage, listMatching, matchingIds, recordsInOrder, type VideoQuery } from "../../db/video-query";
@@ -32,30 +39,46 @@ interface KeptIds {
 
 const kept = new BoundedLru<KeptIds>({ capacity: IDS_CAPACITY, maxEntrySize: IDS_MAX_DEPTH, maxAgeMs: IDS_MAX_AGE_MS }, (k) => k.ids.length + 1);
 
-/** Everything the listing's ids depend on: the query (scope, filters, network peers and country) and the versions. */
-function keyOf(caller: Caller, q: VideoQuery): string {
+/** Everything a listing's ids depend on: the query (scope, filters, network peers and country) and the versions. */
+function listingKey(caller: Caller, q: VideoQuery): string {
   const versions = `c${caller.org.catalogVersion}:n${q.network ? caller.org.networkVersion : "-"}`;
-  return `${versions}:${JSON.stringify(q)}`;
+  return `listing:${versions}:${JSON.stringify(q)}`;
 }
 
 type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
 
-/** A page of the query's videos, newest first, and the total (as listMatching answers it). */
-export async function matchingPage(deps: PageDeps, caller: Caller, q: VideoQuery, page: Page): Promise<ListingResult> {
+/** Reads the ids of the first `upTo` videos (null: a page from `from` on lies past the end), and the total. */
+export type IdsReader = (from: number, upTo: number) => Promise<{ ids: number[] | null; count: number; plan: string }>;
+
+/**
+ * The ids of a page and the total, from the ids kept under `key` (which must name every version
+ * they depend on), reading them with `read` when they are not kept deep enough.
+ */
+export async function keptIdsPage(deps: PageDeps, key: string, page: Page, read: IdsReader): Promise<{ ids: number[]; count: number; plan: string }> {
   const end = page.offset + page.limit;
-  // A page that deep is read as it comes.
-  if (isPlainFirstPage(q, page) || end > IDS_MAX_DEPTH || deps.readsOwnWrites) return listMatching(deps.db, q, page);
-  const key = keyOf(caller, q);
+  if (deps.readsOwnWrites || end > IDS_MAX_DEPTH) {
+    const found = await read(page.offset, end);
+    return { ids: found.ids?.slice(page.offset) ?? [], count: found.count, plan: found.plan };
+  }
   const now = deps.now.getTime();
   let entry = kept.get(key, now);
   let plan = "kept ids";
   if (!entry || (!entry.complete && entry.ids.length < end)) {
     const depth = Math.min(IDS_MAX_DEPTH, Math.max(end, 2 * (entry?.ids.length ?? 0)));
-    const read = await matchingIds(deps.db, q, page.offset, depth);
-    if (!read.ids) return { rows: [], count: read.count, plan: read.plan };
-    entry = { ids: read.ids, count: read.count, complete: read.ids.length < depth };
+    const found = await read(page.offset, depth);
+    if (!found.ids) return { ids: [], count: found.count, plan: found.plan };
+    entry = { ids: found.ids, count: found.count, complete: found.ids.length < depth };
     kept.set(key, entry, IDS_MAX_AGE_MS, now);
-    plan = `ids to ${depth} (${read.plan})`;
+    plan = `ids to ${depth} (${found.plan})`;
   }
-  return { rows: await recordsInOrder(deps.db, entry.ids.slice(page.offset, end)), count: entry.count, plan };
+  return { ids: entry.ids.slice(page.offset, end), count: entry.count, plan };
+}
+
+/** A page of the query's videos, newest first, and the total (as listMatching answers it). */
+export async function matchingPage(deps: PageDeps, caller: Caller, q: VideoQuery, page: Page): Promise<ListingResult> {
+  // The plain first page is one query and its counter at once already; a page that deep, or one
+  // reading its own writes, is read as it comes.
+  if (isPlainFirstPage(q, page) || page.offset + page.limit > IDS_MAX_DEPTH || deps.readsOwnWrites) return listMatching(deps.db, q, page);
+  const { ids, count, plan } = await keptIdsPage(deps, listingKey(caller, q), page, (from, upTo) => matchingIds(deps.db, q, from, upTo));
+  return { rows: await recordsInOrder(deps.db, ids), count, plan };
 }

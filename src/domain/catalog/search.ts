@@ -11,13 +11,16 @@
 import type { Page } from "../../db/catalog";
 import { findFeedByFeedId } from "../../db/feeds";
 import type { LabelKind } from "../../db/schema";
-import { searchMetadata as searchByMetadata, searchRanked, searchTextQuery, type MetadataCriterion } from "../../db/search";
+import type { SQL } from "drizzle-orm";
+import type { TextScope } from "../../db/fts";
+import { searchMetadata as searchByMetadata, searchIds, searchTextQuery, type MetadataCriterion } from "../../db/search";
 import { syndicationsOf } from "../../db/syndications";
-import { feedRowChecks } from "../../db/video-query";
+import { feedRowChecks, recordsInOrder } from "../../db/video-query";
 import { excerpt, invalid, notFound } from "../../shared/errors";
 import type { Deps } from "../deps";
 import { feedMembership } from "../feeds/membership";
 import { scopeOf, type Caller } from "./caller";
+import { keptIdsPage } from "./listing-ids";
 import { feedSearchRecord, searchRecord } from "./records";
 
 export const SEARCH_MIN_LENGTH = 3;
@@ -34,7 +37,7 @@ export interface MetadataSearch {
   titleAnd: boolean;
 }
 
-type ReadDeps = Pick<Deps, "db" | "origins" | "now" | "config">;
+type ReadDeps = Pick<Deps, "db" | "origins" | "now" | "config" | "readsOwnWrites">;
 
 /** Values one E13 parameter may list. */
 export const METADATA_LIST_MAX = 100;
@@ -77,27 +80,45 @@ export async function searchMetadata(deps: ReadDeps, caller: Caller, q: Metadata
   return rows.map((r) => searchRecord(r, deps.origins));
 }
 
-function ftsQueryOf(deps: ReadDeps, searchString: string) {
+/** The search string as searched: trimmed, at least SEARCH_MIN_LENGTH characters. */
+function searchedText(searchString: string): string {
   const trimmed = searchString.trim();
   if (trimmed.length < SEARCH_MIN_LENGTH) throw invalid(`searchString must be at least ${SEARCH_MIN_LENGTH} characters`);
-  return searchTextQuery(deps.db, trimmed);
+  return trimmed;
+}
+
+/**
+ * The ids of a text search's page, kept in the isolate under `key` (./listing-ids.ts: the key
+ * names the versions the matches depend on) and read in the search's order when not kept.
+ */
+async function searchPageIds(deps: ReadDeps, key: string, text: string, scope: TextScope, where: () => Promise<SQL | undefined>, page: Page) {
+  // The order depends on how many matches are ranked, a setting.
+  const { ids } = await keptIdsPage(deps, `${key}:r${deps.config.searchRankCandidates}`, page, async (_from, upTo) => {
+    const [fts, checks] = await Promise.all([searchTextQuery(deps.db, text), where()]);
+    return { ids: fts ? await searchIds(deps.db, scope, fts, checks, upTo, deps.config.searchRankCandidates) : [], count: 0, plan: "search" };
+  });
+  return ids;
 }
 
 /** E14: the caller's videos. */
 export async function searchVideoList(deps: ReadDeps, caller: Caller, searchString: string, page: Page) {
-  const fts = await ftsQueryOf(deps, searchString);
-  const rows = fts ? await searchRanked(deps.db, scopeOf(caller), fts, undefined, page, deps.config.searchRankCandidates) : [];
-  return rows.map((r) => searchRecord(r, deps.origins));
+  const text = searchedText(searchString);
+  const scope = scopeOf(caller);
+  const key = `search:c${caller.org.catalogVersion}:${scope.organizationId}:${scope.subOrganizationId ?? 0}:${text}`;
+  const ids = await searchPageIds(deps, key, text, scope, async () => undefined, page);
+  return (await recordsInOrder(deps.db, ids)).map((r) => searchRecord(r, deps.origins));
 }
 
 /** E15: a feed's published videos (public: what players call). */
 export async function searchFeed(deps: ReadDeps, feedId: string, searchString: string, page: Page) {
-  const [fts, feed] = await Promise.all([ftsQueryOf(deps, searchString), findFeedByFeedId(deps.db, feedId)]);
+  const text = searchedText(searchString);
+  const feed = await findFeedByFeedId(deps.db, feedId);
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
-  if (!fts) return [];
-  // A sub-organization's feed ranks among that sub-organization's documents only.
+  // A sub-organization's feed ranks among that sub-organization's documents only. The feed's
+  // version moves with its definition and with a change to a video it holds (before or after).
   const scope = { organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId };
-  const rows = await searchRanked(deps.db, scope, fts, await feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString()), page, deps.config.searchRankCandidates);
-  const windows = await syndicationsOf(deps.db, rows.map((r) => r.id));
+  const key = `feed-search:${feed.id}:v${feed.version}:${text}`;
+  const ids = await searchPageIds(deps, key, text, scope, () => feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString()), page);
+  const [rows, windows] = await Promise.all([recordsInOrder(deps.db, ids), syndicationsOf(deps.db, ids)]);
   return rows.map((r) => feedSearchRecord(r, deps.origins, windows.get(r.id) ?? []));
 }
