@@ -146,7 +146,7 @@ describe("deep pages from kept ids", () => {
     expect(again.cost.queries).toBe(read.cost.queries);
   });
 
-  it("hold for E14 and E15 text searches, which follow a write and a feed's changes", async () => {
+  it("hold for E14, E13 and E15 searches, which follow a write and a feed's changes", async () => {
     const search = async (path: string, headers: Record<string, string> = readHeaders(a)) => {
       const { res, body } = await callJson(`${path}&_cb=${++bust}`, { headers });
       expect(res.status, JSON.stringify(body)).toBe(200);
@@ -165,18 +165,32 @@ describe("deep pages from kept ids", () => {
     await writeJson(a, "PUT", "/v2/content", { ...e3.body, title: "zebra clip" });
     expect((await e14("start=0&limit=3")).keys[0]).toBe(all.keys[3]);
 
-    // E15: the feed of a's "odd" videos (two of them match "clip").
+    // E13: the same, for metadata criteria (tags=odd), and a write that tags one more video.
+    const e13 = (query: string, headers?: Record<string, string>) => search(`/prod/search_metadata?organization_key=${a.organizationKey}&privateTags=odd&${query}`, headers);
+    const odd = await e13("limit=100", readHeaders(a, { "X-D1-Bookmark": bookmark }));
+    expect(odd.keys).toHaveLength(2);
+    const oddRead = await e13("start=1&limit=1");
+    expect(oddRead.keys).toEqual(odd.keys.slice(1));
+    const oddKept = await e13("start=0&limit=1");
+    expect(oddKept.keys).toEqual(odd.keys.slice(0, 1));
+    expect(oddKept.cost.queries).toBeLessThan(oddRead.cost.queries);
+    const untagged = all.keys.find((key) => !odd.keys.includes(key))!;
+    const e3u = await callJson(`/v2/content?contentKey=${untagged}`, { headers: writeHeaders(a) });
+    await writeJson(a, "PUT", "/v2/content", { ...e3u.body, tags: ["odd"] });
+    expect((await e13("start=0&limit=100")).keys.sort()).toEqual([...odd.keys, untagged].sort());
+
+    // E15: the feed of a's "odd" videos (three now, all matching "clip").
     const feed = await writeJson(a, "POST", "/v2/feeds", { name: "Odd", configuration: { tags: ["odd"] } });
     expect(feed.res.status, JSON.stringify(feed.body)).toBe(200);
     const e15 = (query: string) => search(`/search_video_feed?feed=${feed.body.feed_id}&searchString=clip&${query}`, {});
     const members = await e15("limit=100");
-    expect(members.keys).toHaveLength(2);
-    expect((await e15("start=1&limit=1")).keys).toEqual(members.keys.slice(1));
+    expect(members.keys).toHaveLength(3);
+    expect((await e15("start=1&limit=2")).keys).toEqual(members.keys.slice(1));
     const keptFeed = await e15("start=1&limit=1");
-    expect(keptFeed.keys).toEqual(members.keys.slice(1));
+    expect(keptFeed.keys).toEqual(members.keys.slice(1, 2));
     expect(keptFeed.cost.queries).toBeLessThan(members.cost.queries);
     // The feed's definition changes (every tag): its version moves, the search follows.
     expect((await writeJson(a, "PUT", `/v2/feeds/${feed.body.feed_id}`, { name: "Odd", configuration: {} })).res.status).toBe(200);
-    expect((await e15("start=1&limit=100")).keys).toHaveLength(3);
+    expect((await e15("start=1&limit=100")).keys).toHaveLength(3); // four members now
   });
 });

@@ -6,7 +6,7 @@ import { allOf, someOf, type Db } from "./client";
 import { contentsFts, indexedDocuments, prefixQuery, scopedByColumn, scopedExpression, termStats, type TextScope } from "./fts";
 import { expandedTerm, namesFilter, rowFilter, termDocs, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
 import { listBase, ownBase } from "./listing-plan";
-import { contents, type Content } from "./schema";
+import { contents } from "./schema";
 
 /** One criterion of E13: names (all groups), words or phrases in title/description (all or any), or "has any tag". */
 export type MetadataCriterion =
@@ -34,8 +34,8 @@ function anyOf(conjunctions: ListingFilter[][], base: FilterBase): ListingFilter
   };
 }
 
-/** E13: a page of the videos the criteria select, newest first. */
-export async function searchMetadata(db: Db, q: MetadataQuery, page: Page): Promise<Content[]> {
+/** E13: the ids of the first `upTo` videos the criteria select, newest first (records: recordsInOrder). */
+export async function searchMetadataIds(db: Db, q: MetadataQuery, upTo: number): Promise<number[]> {
   if (q.criteria.length === 0) return [];
   const names = q.criteria.flatMap((c) => (c.kind === "names" ? c.groups.flat() : []));
   const terms: TextTerm[] = q.criteria.flatMap((c) => (c.kind === "titles" ? c.terms.map((text) => ({ text, phrase: true })) : []));
@@ -53,7 +53,7 @@ export async function searchMetadata(db: Db, q: MetadataQuery, page: Page): Prom
     return [textFilter(base, phrases, [], stats, indexed, c.all ? "all" : "any")];
   });
   const filters = q.combine === "all" || conjunctions.length === 1 ? conjunctions.flat() : [anyOf(conjunctions, base)];
-  return (await listBase(db, ownBase(q, size), filters, page, false)).rows;
+  return (await listBase(db, ownBase(q, size), filters, { limit: upTo, offset: 0 }, false, "order")).rows.map((r) => r.id);
 }
 
 /** A search string (E14, E15) as an FTS5 query, and the most documents it can match (every organization). */

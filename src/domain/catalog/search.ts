@@ -13,7 +13,7 @@ import { findFeedByFeedId } from "../../db/feeds";
 import type { LabelKind } from "../../db/schema";
 import type { SQL } from "drizzle-orm";
 import type { TextScope } from "../../db/fts";
-import { searchMetadata as searchByMetadata, searchIds, searchTextQuery, type MetadataCriterion } from "../../db/search";
+import { searchIds, searchMetadataIds, searchTextQuery, type MetadataCriterion } from "../../db/search";
 import { syndicationsOf } from "../../db/syndications";
 import { feedRowChecks, recordsInOrder } from "../../db/video-query";
 import { excerpt, invalid, notFound } from "../../shared/errors";
@@ -76,8 +76,10 @@ export async function searchMetadata(deps: ReadDeps, caller: Caller, q: Metadata
   if (q.and && criteria.length === 0) criteria.push({ kind: "tagged" });
   if (!q.and && q.tags === undefined) criteria.push({ kind: "tagged" });
 
-  const rows = await searchByMetadata(deps.db, { ...scopeOf(caller), criteria, combine: q.and ? "all" : "any" }, page);
-  return rows.map((r) => searchRecord(r, deps.origins));
+  const query = { ...scopeOf(caller), criteria, combine: q.and ? ("all" as const) : ("any" as const) };
+  const key = `metadata:c${caller.org.catalogVersion}:${JSON.stringify(query)}`;
+  const { ids } = await keptIdsPage(deps, key, page, async (_from, upTo) => ({ ids: await searchMetadataIds(deps.db, query, upTo), count: 0, plan: "metadata" }));
+  return (await recordsInOrder(deps.db, ids)).map((r) => searchRecord(r, deps.origins));
 }
 
 /** The search string as searched: trimmed, at least SEARCH_MIN_LENGTH characters. */
