@@ -25,19 +25,28 @@ import { BoundedLru } from "../../shared/bounded-lru";
 import type { Deps } from "../deps";
 import type { Caller } from "./caller";
 
-/** Ids kept per isolate in all (a number each: ~8 MB), the deepest listing kept, how long. */
-const IDS_CAPACITY = 1_000_000;
+/**
+ * The memory kept ids may take per isolate, counted as 8 bytes an id and 2 a key character (a
+ * key names a whole query: E13's hundred names, E6's watched videos), the deepest listing kept,
+ * how long.
+ */
+const IDS_BYTES = 8 * 1024 * 1024;
 export const IDS_MAX_DEPTH = 100_000;
 export const IDS_MAX_AGE_MS = 60_000;
 
 interface KeptIds {
   ids: number[];
+  /** Its key's length (what the entry costs besides the ids). */
+  keyChars: number;
   count: number;
   /** The listing ends within `ids`. */
   complete: boolean;
 }
 
-const kept = new BoundedLru<KeptIds>({ capacity: IDS_CAPACITY, maxEntrySize: IDS_MAX_DEPTH, maxAgeMs: IDS_MAX_AGE_MS }, (k) => k.ids.length + 1);
+const kept = new BoundedLru<KeptIds>(
+  { capacity: IDS_BYTES, maxEntrySize: 8 * IDS_MAX_DEPTH, maxAgeMs: IDS_MAX_AGE_MS },
+  (k) => 8 * k.ids.length + 2 * k.keyChars + 64,
+);
 
 /** Everything a listing's ids depend on: the query (scope, filters, network peers and country) and the versions. */
 function listingKey(caller: Caller, q: VideoQuery): string {
@@ -67,7 +76,7 @@ export async function keptIdsPage(deps: PageDeps, key: string, page: Page, read:
     const depth = Math.min(IDS_MAX_DEPTH, Math.max(end, 2 * (entry?.ids.length ?? 0)));
     const found = await read(page.offset, depth);
     if (!found.ids) return { ids: [], count: found.count, plan: found.plan };
-    entry = { ids: found.ids, count: found.count, complete: found.ids.length < depth };
+    entry = { ids: found.ids, keyChars: key.length, count: found.count, complete: found.ids.length < depth };
     kept.set(key, entry, IDS_MAX_AGE_MS, now);
     plan = `ids to ${depth} (${found.plan})`;
   }
