@@ -254,6 +254,22 @@ describe("feed files", () => {
     expect((await env.MEDIA.head(`v2/feeds/${feeds.F1}/videos.json`))!.uploaded.getTime()).toBe(f1Object!.uploaded.getTime());
   });
 
+  it("rewrites a file whose head changed though its videos did not (a renamed feed), and only that file", async () => {
+    await settled();
+    const legacy = await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.videos.length === 2);
+    const videos = await env.MEDIA.head(`v2/feeds/${feeds.F1}/videos.json`);
+    const renamed = `F1 renamed ${Date.now()}`;
+    expect((await writeJson(org, "PUT", `/v2/feeds/${feeds.F1}`, { name: renamed, configuration: { tags: ["t1"] } })).res.status).toBe(200);
+    const after = await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.name === renamed);
+    expect(videoKeys(after.body)).toEqual(videoKeys(legacy.body));
+    expect(after.res.headers.get("ETag")).not.toBe(legacy.res.headers.get("ETag"));
+    await settled();
+    // videos.json lists the same records under no head: left alone.
+    expect((await env.MEDIA.head(`v2/feeds/${feeds.F1}/videos.json`))!.etag).toBe(videos!.etag);
+    expect((await writeJson(org, "PUT", `/v2/feeds/${feeds.F1}`, { name: "F1", configuration: { tags: ["t1"] } })).res.status).toBe(200);
+    await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.name === "F1");
+  });
+
   it("does not rewrite unchanged files when the cron reconciles", async () => {
     await settled();
     await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.videos.length === 2);

@@ -3,8 +3,13 @@
 
 const encoder = new TextEncoder();
 
+/** "00".."ff" by byte value: hex() runs once per hash, tens of thousands of times in a feed pass. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 function hex(bytes: ArrayBuffer): string {
-  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  let out = "";
+  for (const b of new Uint8Array(bytes)) out += HEX_BYTES[b];
+  return out;
 }
 
 /** Standard base64 (RFC 4648 §4) of bytes. */
