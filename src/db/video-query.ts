@@ -7,10 +7,11 @@ import { allOf, inList, type Db } from "./client";
 import { ftsIds, indexedDocuments, inScopes, termStats, type TextScope } from "./fts";
 import { fieldFilter, keysFilter, namesFilter, rowFilter, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
 import { listBase, listBases, listIds, ownBase, peersBase, shownIn, type ListingBase, type ListingIds, type ListingResult } from "./listing-plan";
-export { recordsInOrder } from "./listing-plan";
 import { networkVideoCount } from "./network-listings";
 import { contents, networkListings } from "./schema";
 import { publishedByWindows } from "./syndications";
+
+export { recordsInOrder } from "./listing-plan";
 
 export interface VideoQuery extends ContentScope {
   /** Also the other members' videos shown now in the country (alpha-3; null: unknown). */

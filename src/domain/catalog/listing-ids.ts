@@ -31,8 +31,8 @@ import type { Caller } from "./caller";
  * how long.
  */
 const IDS_BYTES = 8 * 1024 * 1024;
-export const IDS_MAX_DEPTH = 100_000;
-export const IDS_MAX_AGE_MS = 60_000;
+const IDS_MAX_DEPTH = 100_000;
+const IDS_MAX_AGE_MS = 60_000;
 
 interface KeptIds {
   ids: number[];
@@ -57,7 +57,7 @@ function listingKey(caller: Caller, q: VideoQuery): string {
 type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
 
 /** Reads the ids of the first `upTo` videos (null: a page from `from` on lies past the end), and the total. */
-export type IdsReader = (from: number, upTo: number) => Promise<{ ids: number[] | null; count: number; plan: string }>;
+type IdsReader = (from: number, upTo: number) => Promise<{ ids: number[] | null; count: number; plan: string }>;
 
 /**
  * The ids of a page and the total, from the ids kept under `key` (which must name every version
