@@ -4,12 +4,6 @@ import type { ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
 import { feeds, type Feed } from "./schema";
 
-/** A feed's owner and version (the key of its public reads' edge-cache entries). */
-export async function findFeedVersion(db: Db, feedId: string): Promise<{ organizationId: number; version: number } | null> {
-  const [row] = await db.select({ organizationId: feeds.organizationId, version: feeds.version }).from(feeds).where(eq(feeds.feedId, feedId)).limit(1);
-  return row ?? null;
-}
-
 export async function listFeeds(db: Db, organizationId: number): Promise<Feed[]> {
   return db.select().from(feeds).where(eq(feeds.organizationId, organizationId)).orderBy(asc(feeds.id));
 }

@@ -9,7 +9,6 @@
 // (a search with more than SEARCH_RANK_CANDIDATES matches: titles first, each part newest first:
 // db/search.ts); at least 3 characters.
 import type { Page } from "../../db/catalog";
-import { findFeedByFeedId } from "../../db/feeds";
 import type { LabelKind } from "../../db/schema";
 import type { SQL } from "drizzle-orm";
 import type { TextScope } from "../../db/fts";
@@ -18,6 +17,7 @@ import { syndicationsOf } from "../../db/syndications";
 import { feedRowChecks, recordsInOrder } from "../../db/video-query";
 import { excerpt, invalid, notFound } from "../../shared/errors";
 import type { Deps } from "../deps";
+import { publicFeed } from "../feeds/feeds";
 import { feedMembership } from "../feeds/membership";
 import { scopeOf, type Caller } from "./caller";
 import { keptIdsPage } from "./listing-ids";
@@ -114,7 +114,7 @@ export async function searchVideoList(deps: ReadDeps, caller: Caller, searchStri
 /** E15: a feed's published videos (public: what players call). */
 export async function searchFeed(deps: ReadDeps, feedId: string, searchString: string, page: Page) {
   const text = searchedText(searchString);
-  const feed = await findFeedByFeedId(deps.db, feedId);
+  const feed = await publicFeed({ ...deps, nowMs: deps.now.getTime(), credentialCacheMs: deps.config.credentialCacheSeconds * 1000 }, feedId);
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
   // A sub-organization's feed ranks among that sub-organization's documents only. The feed's
   // version moves with its definition and with a change to a video it holds (before or after).

@@ -1,7 +1,7 @@
 // Feed definitions (docs/design.md), owned by an organization: create, replace, delete, and the
 // operator's "rebuild now".
 import type { ContentScope } from "../../db/catalog";
-import { deleteFeed, feedsAfter, feedsIn, findFeedByFeedId, findFeedIn, findFeedVersion, insertFeed, updateFeed, type FeedValues } from "../../db/feeds";
+import { deleteFeed, feedsAfter, feedsIn, findFeedByFeedId, findFeedIn, insertFeed, updateFeed, type FeedValues } from "../../db/feeds";
 import { findContentByKeyAnyOrg } from "../../db/content";
 import type { Feed } from "../../db/schema";
 import { randomAlphanumeric } from "../../shared/crypto";
@@ -27,12 +27,19 @@ async function ownFeed(deps: Pick<Deps, "db">, scope: ContentScope, feedId: stri
 }
 
 /**
- * The version public reads of a feed (E15, json-feed) are cached under, remembered in
- * the isolate like a credential (../recent-lookups.ts); null for an unknown feed.
+ * A feed as its public reads (E15, json-feed) see it, remembered in the isolate like a
+ * credential (../recent-lookups.ts: dropped there at once by a change of its organization,
+ * elsewhere within CREDENTIAL_CACHE_SECONDS, the bound its cached answers have anyway); read
+ * from D1 for a request reading its own writes. Null for an unknown feed.
  */
+export function publicFeed(deps: LookupDeps & { readsOwnWrites?: boolean }, feedId: string): Promise<Feed | null> {
+  if (deps.readsOwnWrites) return findFeedByFeedId(deps.db, feedId);
+  return remembered(deps, `feed\u0000${feedId}`, () => findFeedByFeedId(deps.db, feedId));
+}
+
+/** The version public reads of a feed are cached under; null for an unknown feed. */
 export async function publicFeedVersion(deps: LookupDeps, feedId: string): Promise<number | null> {
-  const found = await remembered(deps, `feed\u0000${feedId}`, () => findFeedVersion(deps.db, feedId));
-  return found?.version ?? null;
+  return (await publicFeed(deps, feedId))?.version ?? null;
 }
 
 export async function listOwnFeeds(deps: Pick<Deps, "db">, scope: ContentScope) {
