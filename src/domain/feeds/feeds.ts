@@ -32,10 +32,16 @@ async function ownFeed(deps: Pick<Deps, "db">, scope: ContentScope, feedId: stri
  * elsewhere within CREDENTIAL_CACHE_SECONDS, the bound its cached answers have anyway); read
  * from D1 for a request reading its own writes. Null for an unknown feed.
  */
-export function publicFeed(deps: LookupDeps & { readsOwnWrites?: boolean }, feedId: string): Promise<Feed | null> {
-  if (deps.readsOwnWrites) return findFeedByFeedId(deps.db, feedId);
-  return remembered(deps, `feed\u0000${feedId}`, () => findFeedByFeedId(deps.db, feedId));
+export function publicFeed(deps: LookupDeps & { readsOwnWrites?: boolean }, feedId: string): Promise<PublicFeed | null> {
+  const load = async (): Promise<PublicFeed | null> => {
+    const feed = await findFeedByFeedId(deps.db, feedId);
+    // What its public reads need, no more (an isolate remembers up to 10,000 lookups).
+    return feed && { id: feed.id, organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId, version: feed.version, categories: feed.categories, tags: feed.tags, events: feed.events };
+  };
+  return deps.readsOwnWrites ? load() : remembered(deps, `feed\u0000${feedId}`, load);
 }
+
+export type PublicFeed = Pick<Feed, "id" | "organizationId" | "subOrganizationId" | "version" | "categories" | "tags" | "events">;
 
 /** The version public reads of a feed are cached under; null for an unknown feed. */
 export async function publicFeedVersion(deps: LookupDeps, feedId: string): Promise<number | null> {
