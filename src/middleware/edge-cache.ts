@@ -17,8 +17,9 @@
 // misses computes the answer; requests for the same key meanwhile wait for it ("coalesced",
 // polling in their own request context), or, for public reads of a policy that allows it, get
 // the latest answer of an earlier version if it was computed at most EDGE_STALE_SECONDS ago
-// ("stale"). A request carrying write credentials never gets a stale answer (the writer reads
-// its own writes), nor does one with a bookmark.
+// ("stale"; the latest answers are kept in the isolate's memory only, so a miss makes one cache
+// put). A request carrying write credentials never gets a stale answer (the writer reads its own
+// writes), nor does one with a bookmark.
 import type { Context, MiddlewareHandler } from "hono";
 import { BOOKMARK_HEADER } from "../http/request";
 import { bodyEtag, etagMatches, notModified } from "../http/conditional";
@@ -34,8 +35,8 @@ export interface CachePlan {
   ttlSeconds: number;
   /**
    * The parts that name the answer whatever the versions (a network listing's country): the key
-   * under which the latest answer is also kept, to be served stale for a few seconds after a
-   * version change. Absent: never served stale.
+   * under which the isolate also keeps the latest answer in memory, to be served stale for a few
+   * seconds after a version change. Absent: never served stale.
    */
   latestParts?: (string | number)[];
   /**
@@ -142,6 +143,8 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
     };
 
     const inMemory = !plan.deletedOnChange;
+    const latest = inMemory ? latestKey(c, plan) : null;
+    const staleMs = c.get("config").edgeStaleSeconds * 1000;
     const remembered = inMemory ? hot.get(key, Date.now()) : null;
     if (remembered) return answer(remembered.body, new Headers(remembered.headers), "hit");
     const hit = await cache.match(key);
@@ -150,19 +153,19 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       const length = Number(hit.headers.get("Content-Length") ?? Infinity);
       if (!inMemory || length > HOT_ANSWER_MAX_BYTES) return answer(hit.body, hit.headers, "hit");
       const kept = { body: await hit.arrayBuffer(), headers: [...hit.headers] };
-      const age = (Date.now() - Number(hit.headers.get(COMPUTED_AT))) / 1000;
-      if (age >= 0) hot.set(key, kept, (plan.ttlSeconds - age) * 1000, Date.now());
+      const ageMs = Date.now() - Number(hit.headers.get(COMPUTED_AT));
+      if (ageMs >= 0) hot.set(key, kept, plan.ttlSeconds * 1000 - ageMs, Date.now());
+      if (latest && ageMs >= 0) hot.set(latest, kept, staleMs - ageMs, Date.now());
       return answer(kept.body, hit.headers, "hit");
     }
 
-    const latest = latestKey(c, plan);
     const other = computing.get(key);
     if (other) {
       // Another request of this isolate computed this answer and is storing it: that answer.
       if (other.kept) return answer(other.kept.body, new Headers(other.kept.headers), "coalesced");
       // It is computing it: an earlier version's answer, if young enough, now; else the new one.
-      const stale = latest ? await youngEnough(cache, latest, c.get("config").edgeStaleSeconds) : null;
-      if (stale) return answer(stale.body, stale.headers, "stale");
+      const stale = latest ? youngEnough(latest, staleMs) : null;
+      if (stale) return answer(stale.body, new Headers(stale.headers), "stale");
       const kept = await answerOfAnother(other);
       if (kept) return answer(kept.body, new Headers(kept.headers), "coalesced");
       // The first one's answer was not kept (an error) or is late: compute it here.
@@ -182,12 +185,15 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       const kept = mine.kept;
       if (kept) {
         if (inMemory) hot.set(key, kept, plan.ttlSeconds * 1000, Date.now());
-        const stored = () => new Response(kept.body, { headers: kept.headers });
+        // The latest answer of any version, for stale answers in this isolate (only ever asked
+        // while this isolate computes the next version): kept in memory only, for as long as it
+        // may be served.
+        if (latest) hot.set(latest, kept, staleMs, Date.now());
         const stillCurrent = c.get("stillCurrent");
         c.executionCtx.waitUntil(
           (async () => {
             try {
-              await Promise.all([cache.put(key, stored()), latest ? cache.put(latest, stored()) : undefined]);
+              await cache.put(key, new Response(kept.body, { headers: kept.headers }));
             } finally {
               forget();
             }
@@ -195,7 +201,7 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
             // before this put, which would keep the old one until the TTL ends. Checked after the
             // put, so a rewrite either shows here (the copy goes) or comes after this check (its
             // writer's drop comes after the put).
-            if (stillCurrent && !(await stillCurrent())) await Promise.all([cache.delete(key), latest ? cache.delete(latest) : undefined]);
+            if (stillCurrent && !(await stillCurrent())) await cache.delete(key);
           })(),
         );
         storing = true; // (only once waitUntil took the puts: they forget the computation)
@@ -207,11 +213,11 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The latest answer kept under `key` if it was computed at most `seconds` ago. */
-async function youngEnough(cache: Cache, key: string, seconds: number): Promise<Response | null> {
-  const found = await cache.match(key);
-  const computedAt = Number(found?.headers.get(COMPUTED_AT));
-  return found && Date.now() - computedAt <= seconds * 1000 ? found : null;
+/** The latest answer this isolate kept under `key` if it was computed at most `ms` ago. */
+function youngEnough(key: string, ms: number): Kept | null {
+  const found = hot.get(key, Date.now());
+  const computedAt = Number(found?.headers.find(([name]) => name.toLowerCase() === COMPUTED_AT.toLowerCase())?.[1]);
+  return found && Date.now() - computedAt <= ms ? found : null;
 }
 
 /** The handler's answer as the edge keeps it, or null for one it must not keep. */

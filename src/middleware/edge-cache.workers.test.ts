@@ -169,6 +169,21 @@ describe("edgeCache after a version change", () => {
 });
 
 describe("edgeCache's first level, the isolate's memory", () => {
+  it("keeps the latest answer for stale reads in memory: a miss makes one cache put", async () => {
+    const app = slowApp();
+    const puts = vi.spyOn(caches.default, "put");
+    try {
+      expect(await app.read()).toEqual({ how: "miss", version: 1 });
+      expect(puts.mock.calls.map(([key]) => String(key))).toEqual([expect.not.stringContaining("latest")]);
+    } finally {
+      puts.mockRestore();
+    }
+    // The stale answers still come (from memory) while the next version is computed.
+    app.write();
+    const answers = await readsAtOnce(app, 4);
+    expect(answers.filter((a) => a.how === "stale")).toHaveLength(3);
+  });
+
   /** The reads that asked the Cache API (a spy that passes every call through). */
   function countMatches() {
     const spy = vi.spyOn(caches.default, "match");
