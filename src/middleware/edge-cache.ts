@@ -204,7 +204,7 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
             if (stillCurrent && !(await stillCurrent())) await cache.delete(key);
           })(),
         );
-        storing = true; // (only once waitUntil took the puts: they forget the computation)
+        storing = true; // (only once waitUntil took the put: it forgets the computation)
       }
     } finally {
       mine.kept ??= null; // an error leaves nobody waiting
