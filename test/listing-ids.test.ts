@@ -143,7 +143,9 @@ describe("deep pages from kept ids", () => {
     vi.advanceTimersByTime(1_000);
     const again = await getVideos("start=3&limit=1");
     expect(again.keys).toEqual(read.keys);
-    expect(again.cost.queries).toBe(read.cost.queries);
+    // The listing read again (a credential lookup, 30 s in the isolate, may come or go besides).
+    expect(again.cost.queries).toBeGreaterThanOrEqual(read.cost.queries - 1);
+    expect(again.cost.queries).toBeGreaterThan(kept.cost.queries + 1);
   });
 
   it("hold for E14, E13 and E15 searches, which follow a write and a feed's changes", async () => {
