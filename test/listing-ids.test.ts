@@ -98,6 +98,25 @@ describe("deep pages from kept ids", () => {
     expect(costs.map((q) => q > kept)).toEqual([true, true, false, true, false, false, false]);
   });
 
+  it("keep the plain first page as it was read (one round trip), then answer it from memory until a write", async () => {
+    const e6 = async (query: string) => {
+      const { res, body } = await callJson(`/v2/videos/?${query}&_cb=${++bust}`, { headers: readHeaders(a) });
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return { titles: (body.data as { title: string }[]).map((v) => v.title), count: body.count as number, cost: d1Cost(res) };
+    };
+    const first = await e6("page=1&pageSize=3");
+    expect(first.cost.queries).toBeGreaterThan(0);
+    const again = await e6("page=1&pageSize=3");
+    expect(again).toEqual({ ...first, cost: { rowsRead: 0, rowsWritten: 0, queries: 0 } });
+    // A smaller first page and the next one within them: from memory too.
+    expect((await e6("page=1&pageSize=2")).cost.queries).toBe(0);
+    const e3 = await callJson(`/v2/content?contentKey=${renamed}`, { headers: writeHeaders(a) });
+    await writeJson(a, "PUT", "/v2/content", { ...e3.body, title: "renamed again" });
+    const after = await e6("page=1&pageSize=3");
+    expect(after.titles[0]).toBe("renamed again");
+    expect(after.cost.queries).toBeGreaterThan(0);
+  });
+
   it("hold for a filtered E6 listing, count included", async () => {
     const list = async (query: string) => {
       const { res, body } = await callJson(`/v2/videos/?${query}&_cb=${++bust}`, { headers: readHeaders(a, { "CF-IPCountry": "US" }) });
@@ -122,6 +141,19 @@ describe("deep pages from kept ids", () => {
     const after = await readItself("limit=100");
     expect(after.keys).not.toContain(added);
     expect((await getVideos("start=2&limit=2")).keys).toEqual(after.keys.slice(2, 4));
+  });
+
+  it("show a peer's write to a video shown to the network (its row read again)", async () => {
+    const all = await readItself("limit=100");
+    const titles = (body: { data: { content_key: string; title: string }[] }) => body.data.map((v) => v.title);
+    const deep = await getVideos("start=1&limit=7");
+    expect(deep.keys).toEqual(all.keys.slice(1));
+    const peerVideo = (all.body.data as { content_key: string; title: string }[]).slice(1).find((v) => v.title.startsWith("peer"))!;
+    const e3 = await callJson(`/v2/content?contentKey=${peerVideo.content_key}`, { headers: writeHeaders(b) });
+    expect((await writeJson(b, "PUT", "/v2/content", { ...e3.body, title: `${peerVideo.title} renamed` })).res.status).toBe(200);
+    const after = await getVideos("start=1&limit=7");
+    expect(titles(after.body)).toEqual(titles(deep.body).map((t) => (t === peerVideo.title ? `${t} renamed` : t)));
+    await writeJson(b, "PUT", "/v2/content", { ...e3.body, title: peerVideo.title });
   });
 
   it("are not used by a request reading its own writes (a bookmark)", async () => {
@@ -152,7 +184,8 @@ describe("deep pages from kept ids", () => {
     const search = async (path: string, headers: Record<string, string> = readHeaders(a)) => {
       const { res, body } = await callJson(`${path}&_cb=${++bust}`, { headers });
       expect(res.status, JSON.stringify(body)).toBe(200);
-      return { keys: (body.data as { content_key: string }[]).map((v) => v.content_key), cost: d1Cost(res) };
+      const data = body.data as { content_key: string; title: string }[];
+      return { keys: data.map((v) => v.content_key), titles: data.map((v) => v.title), cost: d1Cost(res) };
     };
     const e14 = (query: string, headers?: Record<string, string>) => search(`/prod/search_video_list?organization_key=${a.organizationKey}&searchString=clip&${query}`, headers);
     const all = await e14("limit=100", readHeaders(a, { "X-D1-Bookmark": bookmark }));
@@ -162,10 +195,19 @@ describe("deep pages from kept ids", () => {
     const kept = await e14("start=0&limit=3"); // within the ids read to 3
     expect(kept.keys).toEqual(all.keys.slice(0, 3));
     expect(kept.cost.queries).toBeLessThan(read.cost.queries);
-    // A write: the last video gets the word in its title too, which ranks it first.
+    // Its rows kept too: the same page again reads nothing from D1.
+    const again = await e14("start=0&limit=3");
+    expect(again.keys).toEqual(kept.keys);
+    expect(again.cost.queries).toBe(0);
+    // A write: the last video gets the word in its title too, which ranks it first, with its
+    // new title (its row read again under the new version). A video the write did not touch
+    // keeps its title.
     const e3 = await callJson(`/v2/content?contentKey=${all.keys[3]}`, { headers: writeHeaders(a) });
     await writeJson(a, "PUT", "/v2/content", { ...e3.body, title: "zebra clip" });
-    expect((await e14("start=0&limit=3")).keys[0]).toBe(all.keys[3]);
+    const after = await e14("start=0&limit=3");
+    expect(after.keys[0]).toBe(all.keys[3]);
+    expect(after.titles[0]).toBe("zebra clip");
+    expect(after.titles.slice(1)).toEqual(all.titles.slice(0, 2));
 
     // E13: the same, for metadata criteria (tags=odd), and a write that tags one more video.
     const e13 = (query: string, headers?: Record<string, string>) => search(`/prod/search_metadata?organization_key=${a.organizationKey}&privateTags=odd&${query}`, headers);

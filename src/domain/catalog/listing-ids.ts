@@ -9,8 +9,9 @@
 // for its count). Here a listing's ids (index only) are read up to the page's end, with the
 // total, and kept; a page within them is then its records by id, one query of `limit` rows. A
 // page past them reads ids again up to twice as deep, so walking every page reads O(n) ids in
-// all. The plain first page of own videos (no filter) is read as before: one query and its
-// counter at once already.
+// all. The plain first page of own videos (no filter), one query and its counter at once, is read
+// so when not kept, and kept. The rows of the videos shown are kept beside the ids, so a kept
+// page whose rows are kept reads nothing from D1.
 //
 // Freshness: the key names every version the ids depend on — the caller's catalog version (and
 // the network's when network videos show), a feed's version for its search — which every write
@@ -20,6 +21,7 @@
 // X-D1-Bookmark) never uses them.
 import type { Page } from "../../db/catalog";
 import type { ListingResult } from "../../db/listing-plan";
+import type { Content } from "../../db/schema";
 import { isPlainFirstPage, listMatching, matchingIds, recordsInOrder, type VideoQuery } from "../../db/video-query";
 import { BoundedLru } from "../../shared/bounded-lru";
 import type { Deps } from "../deps";
@@ -48,10 +50,28 @@ const kept = new BoundedLru<KeptIds>(
   (k) => 8 * k.ids.length + 2 * k.keyChars + 64,
 );
 
-/** Everything a listing's ids depend on: the query (scope, filters, network peers and country) and the versions. */
-function listingKey(caller: Caller, q: VideoQuery): string {
-  const versions = `c${caller.org.catalogVersion}:n${q.network ? caller.org.networkVersion : "-"}`;
-  return `listing:${versions}:${JSON.stringify(q)}`;
+/**
+ * The rows of the videos kept pages show, kept beside their ids under the same versions: a kept
+ * page whose rows are kept reads nothing from D1 (its records query was ~21 % of the worker's CPU
+ * on a cold E14 page: docs/benchmarks.md). Counted by an estimate of their size.
+ */
+const ROWS_BYTES = 16 * 1024 * 1024;
+const keptRows = new BoundedLru<Content>({ capacity: ROWS_BYTES, maxEntrySize: 1024 * 1024, maxAgeMs: IDS_MAX_AGE_MS }, approximateBytes);
+
+/** About what a row takes in memory: its strings (2 bytes a character) and a fixed part per value. */
+function approximateBytes(value: unknown): number {
+  if (typeof value === "string") return 16 + 2 * value.length;
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + approximateBytes(v), 16);
+  if (value && typeof value === "object") return Object.values(value).reduce((n: number, v) => n + 16 + approximateBytes(v), 16);
+  return 8;
+}
+
+/** Who reads (an organization, or a feed's public readers) and the versions their answers depend on. */
+export type Versions = string;
+
+/** An organization's versions: its catalog's, and its network's when network videos show. */
+export function catalogVersions(caller: Caller, withNetwork: boolean): Versions {
+  return `o${caller.org.id}:c${caller.org.catalogVersion}:n${withNetwork ? caller.org.networkVersion : "-"}`;
 }
 
 type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
@@ -60,34 +80,59 @@ type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
 type IdsReader = (from: number, upTo: number) => Promise<{ ids: number[] | null; count: number; plan: string }>;
 
 /**
- * The ids of a page and the total, from the ids kept under `key` (which must name every version
- * they depend on), reading them with `read` when they are not kept deep enough.
+ * A page of records and the total, from the ids and rows kept under `versions` (which must name
+ * every version they depend on) and `query` (everything else the ids depend on), reading the ids
+ * with `read` when they are not kept deep enough and the rows not kept with one query.
  */
-export async function keptIdsPage(deps: PageDeps, key: string, page: Page, read: IdsReader): Promise<{ ids: number[]; count: number; plan: string }> {
+export async function keptPage(deps: PageDeps, versions: Versions, query: string, page: Page, read: IdsReader, firstPage?: () => Promise<ListingResult>): Promise<ListingResult> {
   const end = page.offset + page.limit;
   if (deps.readsOwnWrites || end > IDS_MAX_DEPTH) {
     const found = await read(page.offset, end);
-    return { ids: found.ids?.slice(page.offset) ?? [], count: found.count, plan: found.plan };
+    return { rows: await recordsInOrder(deps.db, found.ids?.slice(page.offset) ?? []), count: found.count, plan: found.plan };
   }
+  const key = `${versions}:${query}`;
   const now = deps.now.getTime();
   let entry = kept.get(key, now);
   let plan = "kept ids";
   if (!entry || (!entry.complete && entry.ids.length < end)) {
+    if (firstPage && page.offset === 0) {
+      // A first page its listing reads cheaper whole (one round trip): read so, and kept.
+      const result = await firstPage();
+      kept.set(key, { ids: result.rows.map((r) => r.id), keyChars: key.length, count: result.count, complete: result.rows.length < page.limit }, IDS_MAX_AGE_MS, now);
+      for (const row of result.rows) keptRows.set(`${versions}:${row.id}`, row, IDS_MAX_AGE_MS, now);
+      return result;
+    }
     const depth = Math.min(IDS_MAX_DEPTH, Math.max(end, 2 * (entry?.ids.length ?? 0)));
     const found = await read(page.offset, depth);
-    if (!found.ids) return { ids: [], count: found.count, plan: found.plan };
+    if (!found.ids) return { rows: [], count: found.count, plan: found.plan };
     entry = { ids: found.ids, keyChars: key.length, count: found.count, complete: found.ids.length < depth };
     kept.set(key, entry, IDS_MAX_AGE_MS, now);
     plan = `ids to ${depth} (${found.plan})`;
   }
-  return { ids: entry.ids.slice(page.offset, end), count: entry.count, plan };
+  return { rows: await keptRecords(deps, versions, entry.ids.slice(page.offset, end), now), count: entry.count, plan };
+}
+
+/** The records of these ids, in this order: the rows kept under `versions`, one query for the others. */
+async function keptRecords(deps: PageDeps, versions: Versions, ids: number[], now: number): Promise<Content[]> {
+  const found = new Map<number, Content>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const row = keptRows.get(`${versions}:${id}`, now);
+    if (row) found.set(id, row);
+    else missing.push(id);
+  }
+  for (const row of missing.length ? await recordsInOrder(deps.db, missing) : []) {
+    found.set(row.id, row);
+    keptRows.set(`${versions}:${row.id}`, row, IDS_MAX_AGE_MS, now);
+  }
+  return ids.flatMap((id) => found.get(id) ?? []);
 }
 
 /** A page of the query's videos, newest first, and the total (as listMatching answers it). */
 export async function matchingPage(deps: PageDeps, caller: Caller, q: VideoQuery, page: Page): Promise<ListingResult> {
-  // The plain first page is one query and its counter at once already; a page that deep, or one
-  // reading its own writes, is read as it comes.
-  if (isPlainFirstPage(q, page) || page.offset + page.limit > IDS_MAX_DEPTH || deps.readsOwnWrites) return listMatching(deps.db, q, page);
-  const { ids, count, plan } = await keptIdsPage(deps, listingKey(caller, q), page, (from, upTo) => matchingIds(deps.db, q, from, upTo));
-  return { rows: await recordsInOrder(deps.db, ids), count, plan };
+  // A page that deep, or one reading its own writes, is read as it comes. The plain first page
+  // is one query and its counter at once: read so when not kept, its rows and ids then kept.
+  if (page.offset + page.limit > IDS_MAX_DEPTH || deps.readsOwnWrites) return listMatching(deps.db, q, page);
+  const firstPage = isPlainFirstPage(q, page) ? () => listMatching(deps.db, q, page) : undefined;
+  return keptPage(deps, catalogVersions(caller, q.network !== null), `listing:${JSON.stringify(q)}`, page, (from, upTo) => matchingIds(deps.db, q, from, upTo), firstPage);
 }

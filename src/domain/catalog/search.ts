@@ -14,13 +14,13 @@ import type { SQL } from "drizzle-orm";
 import type { TextScope } from "../../db/fts";
 import { searchIds, searchMetadataIds, searchTextQuery, type MetadataCriterion } from "../../db/search";
 import { syndicationsOf } from "../../db/syndications";
-import { feedRowChecks, recordsInOrder } from "../../db/video-query";
+import { feedRowChecks } from "../../db/video-query";
 import { excerpt, invalid, notFound } from "../../shared/errors";
 import type { Deps } from "../deps";
 import { publicFeed } from "../feeds/feeds";
 import { feedMembership } from "../feeds/membership";
 import { scopeOf, type Caller } from "./caller";
-import { keptIdsPage } from "./listing-ids";
+import { catalogVersions, keptPage, type Versions } from "./listing-ids";
 import { feedSearchRecord, searchRecord } from "./records";
 
 export const SEARCH_MIN_LENGTH = 3;
@@ -77,9 +77,9 @@ export async function searchMetadata(deps: ReadDeps, caller: Caller, q: Metadata
   if (!q.and && q.tags === undefined) criteria.push({ kind: "tagged" });
 
   const query = { ...scopeOf(caller), criteria, combine: q.and ? ("all" as const) : ("any" as const) };
-  const key = `metadata:c${caller.org.catalogVersion}:${JSON.stringify(query)}`;
-  const { ids } = await keptIdsPage(deps, key, page, async (_from, upTo) => ({ ids: await searchMetadataIds(deps.db, query, upTo), count: 0, plan: "metadata" }));
-  return (await recordsInOrder(deps.db, ids)).map((r) => searchRecord(r, deps.origins));
+  const read = async (_from: number, upTo: number) => ({ ids: await searchMetadataIds(deps.db, query, upTo), count: 0, plan: "metadata" });
+  const { rows } = await keptPage(deps, catalogVersions(caller, false), `metadata:${JSON.stringify(query)}`, page, read);
+  return rows.map((r) => searchRecord(r, deps.origins));
 }
 
 /** The search string as searched: trimmed, at least SEARCH_MIN_LENGTH characters. */
@@ -90,25 +90,25 @@ function searchedText(searchString: string): string {
 }
 
 /**
- * The ids of a text search's page, kept in the isolate under `key` (./listing-ids.ts: the key
- * names the versions the matches depend on) and read in the search's order when not kept.
+ * A text search's page of records, kept in the isolate (./listing-ids.ts) under `versions` and
+ * read in the search's order when not kept.
  */
-async function searchPageIds(deps: ReadDeps, key: string, text: string, scope: TextScope, where: () => Promise<SQL | undefined>, page: Page) {
+async function searchPage(deps: ReadDeps, versions: Versions, query: string, text: string, scope: TextScope, where: () => Promise<SQL | undefined>, page: Page) {
   // The order depends on how many matches are ranked, a setting.
-  const { ids } = await keptIdsPage(deps, `${key}:r${deps.config.searchRankCandidates}`, page, async (_from, upTo) => {
+  const candidates = deps.config.searchRankCandidates;
+  const { rows } = await keptPage(deps, versions, `${query}:${text}:r${candidates}`, page, async (_from, upTo) => {
     const [fts, checks] = await Promise.all([searchTextQuery(deps.db, text), where()]);
-    return { ids: fts ? await searchIds(deps.db, scope, fts, checks, upTo, deps.config.searchRankCandidates) : [], count: 0, plan: "search" };
+    return { ids: fts ? await searchIds(deps.db, scope, fts, checks, upTo, candidates) : [], count: 0, plan: "search" };
   });
-  return ids;
+  return rows;
 }
 
 /** E14: the caller's videos. */
 export async function searchVideoList(deps: ReadDeps, caller: Caller, searchString: string, page: Page) {
   const text = searchedText(searchString);
   const scope = scopeOf(caller);
-  const key = `search:c${caller.org.catalogVersion}:${scope.organizationId}:${scope.subOrganizationId ?? 0}:${text}`;
-  const ids = await searchPageIds(deps, key, text, scope, async () => undefined, page);
-  return (await recordsInOrder(deps.db, ids)).map((r) => searchRecord(r, deps.origins));
+  const rows = await searchPage(deps, catalogVersions(caller, false), `search:${scope.subOrganizationId ?? 0}`, text, scope, async () => undefined, page);
+  return rows.map((r) => searchRecord(r, deps.origins));
 }
 
 /** E15: a feed's published videos (public: what players call). */
@@ -119,8 +119,8 @@ export async function searchFeed(deps: ReadDeps, feedId: string, searchString: s
   // A sub-organization's feed ranks among that sub-organization's documents only. The feed's
   // version moves with its definition and with a change to a video it holds (before or after).
   const scope = { organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId };
-  const key = `feed-search:${feed.id}:v${feed.version}:${text}`;
-  const ids = await searchPageIds(deps, key, text, scope, () => feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString()), page);
-  const [rows, windows] = await Promise.all([recordsInOrder(deps.db, ids), syndicationsOf(deps.db, ids)]);
+  const where = () => feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString());
+  const rows = await searchPage(deps, `feed${feed.id}:v${feed.version}`, "feed-search", text, scope, where, page);
+  const windows = await syndicationsOf(deps.db, rows.map((r) => r.id));
   return rows.map((r) => feedSearchRecord(r, deps.origins, windows.get(r.id) ?? []));
 }
