@@ -13,11 +13,11 @@
 // so when not kept, and kept. The rows of the videos shown are kept beside the ids, so a kept
 // page whose rows are kept reads nothing from D1.
 //
-// Freshness: the key names every version the ids depend on — the caller's catalog version (and
-// the network's when network videos show), a feed's version for its search — which every write
-// moves on, as it moves the edge cache's keys; entries live at most IDS_MAX_AGE_MS (time-bound
-// changes, network windows opening, move versions by the cron). Records are always read as they
-// are: only which videos a page holds comes from the ids. A request reading its own writes (an
+// Freshness: ids and rows are kept under every version they depend on — the caller's catalog
+// version (and the network's when network videos show), a feed's version for its search — which
+// every write moves on, as it moves the edge cache's keys: a kept page shows what a cached answer
+// of the same versions would. Entries live at most IDS_MAX_AGE_MS (time-bound changes, network
+// windows opening, move versions by the cron). A request reading its own writes (an
 // X-D1-Bookmark) never uses them.
 import type { Page } from "../../db/catalog";
 import type { ListingResult } from "../../db/listing-plan";
