@@ -11,6 +11,7 @@ let b: TestOrg; // its peer
 let bust = 0;
 let renamed = ""; // a video of a's, renamed before each test
 let bookmark = ""; // a D1 bookmark: a request carrying one reads the listing itself
+let network = ""; // a's and b's network
 
 /** E16 of `a`, never from the edge cache (a parameter the worker ignores makes a new key). */
 async function getVideos(query: string, headers: Record<string, string> = {}) {
@@ -21,7 +22,7 @@ async function getVideos(query: string, headers: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  const network = `netIds${Date.now()}`;
+  network = `netIds${Date.now()}`;
   a = await createOrg({ entitlements: ["network"], network });
   b = await createOrg({ network });
   for (let i = 0; i < 4; i++) {
@@ -65,6 +66,8 @@ describe("deep pages from kept ids", () => {
     expect(first.body).toEqual((await readItself("start=2&limit=2")).body);
     expect(first.cost.queries).toBeLessThan(all.cost.queries);
     expect(first.cost.rowsRead).toBeLessThan(all.cost.rowsRead);
+    // Its ids, its rows (read with the first) and the network's members all kept: no D1 at all.
+    expect(first.cost.queries).toBe(0);
     // The merged first page too, at another size.
     const top = await getVideos("limit=3");
     expect(top.keys).toEqual(all.keys.slice(0, 3));
@@ -154,6 +157,24 @@ describe("deep pages from kept ids", () => {
     const after = await getVideos("start=1&limit=7");
     expect(titles(after.body)).toEqual(titles(deep.body).map((t) => (t === peerVideo.title ? `${t} renamed` : t)));
     await writeJson(b, "PUT", "/v2/content", { ...e3.body, title: peerVideo.title });
+  });
+
+  it("show a new member's video once it joins the network", async () => {
+    const before = await getVideos("start=1&limit=20");
+    const c = await createOrg();
+    const video = await publishVideo(c, mp4, { title: "newcomer", tags: ["odd"] });
+    const open = await admin(`/admin/videos/${video}`, "PATCH", { syndications: [{ start_time: new Date(Date.now() - 3600_000).toISOString(), stop_time: null, geos: [] }] });
+    expect(open.res.status, JSON.stringify(open.body)).toBe(200);
+    expect((await getVideos("start=1&limit=20")).keys).toEqual(before.keys); // not a member yet
+    const joined = await admin(`/admin/organizations/${c.organizationKey}`, "PATCH", { network });
+    expect(joined.res.status, JSON.stringify(joined.body)).toBe(200);
+    expect((await readItself("limit=100")).keys).toContain(video);
+    expect((await getVideos("start=0&limit=20")).keys).toContain(video);
+    // Filters reach the members' names through the member list (kept per network version).
+    const odd = await callJson(`/v2/videos/?tags=odd&networkVideos=1&_cb=${++bust}`, { headers: readHeaders(a) });
+    expect((odd.body.data as { contentKey: string }[]).map((v) => v.contentKey)).toContain(video);
+    await admin(`/admin/organizations/${c.organizationKey}`, "PATCH", { network: null });
+    expect((await getVideos("start=0&limit=20")).keys).not.toContain(video);
   });
 
   it("are not used by a request reading its own writes (a bookmark)", async () => {

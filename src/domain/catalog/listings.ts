@@ -10,7 +10,7 @@ type ReadDeps = Pick<Deps, "db" | "origins" | "now" | "readsOwnWrites">;
 
 /** E6: a page of the videos the filters select, and their total. */
 export async function listVideoPage(deps: ReadDeps, caller: Caller, country: string | null, params: VideoFilterParams, page: Page) {
-  const q = await videoQuery({ db: deps.db, caller, country, now: deps.now.toISOString() }, params);
+  const q = await videoQuery({ db: deps.db, caller, country, now: deps.now.toISOString(), readsOwnWrites: deps.readsOwnWrites }, params);
   const { rows, count } = await matchingPage(deps, caller, q, page);
   return { count, data: rows.map((r) => v2Record(r, deps.origins)) };
 }
@@ -30,7 +30,7 @@ export interface GetVideosParams {
  */
 export async function getVideos(deps: ReadDeps, caller: Caller, country: string | null, q: GetVideosParams) {
   const network = !q.ownVideos && caller.org.entitlements.includes("network");
-  const query = await videoQuery({ db: deps.db, caller, country, now: deps.now.toISOString() }, { networkVideos: network, contentKey: q.content_key });
+  const query = await videoQuery({ db: deps.db, caller, country, now: deps.now.toISOString(), readsOwnWrites: deps.readsOwnWrites }, { networkVideos: network, contentKey: q.content_key });
   const page = q.content_key !== undefined ? { limit: 1, offset: 0 } : { limit: q.limit, offset: q.start };
   const { rows, count } = await matchingPage(deps, caller, query, page);
   const include = { categories: q.privateCategories ?? false, tags: q.privateTags ?? false };

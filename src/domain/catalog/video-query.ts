@@ -8,6 +8,7 @@ import type { LabelKind } from "../../db/schema";
 import { statsDbOf } from "../../db/stats/shards";
 import { watchedContentKeys } from "../../db/stats/viewers";
 import type { VideoQuery } from "../../db/video-query";
+import { BoundedLru } from "../../shared/bounded-lru";
 import { invalid, notFound } from "../../shared/errors";
 import { requireEntitlement } from "../entitlements";
 import { feedMembership, feedVisibleTo } from "../feeds/membership";
@@ -36,6 +37,27 @@ export interface Requester {
   /** Country of the request, alpha-3 (network windows); null when unknown. */
   country: string | null;
   now: string;
+  /** The request reads its own writes (a bookmark): nothing kept from earlier requests is used. */
+  readsOwnWrites?: boolean;
+}
+
+/**
+ * The network's other members, kept in the isolate per network version (every change of
+ * membership moves it: ../organizations.ts) for at most a minute: a network listing's page from
+ * kept ids and rows (./listing-ids.ts) then asks D1 nothing.
+ */
+const keptPeers = new BoundedLru<number[]>({ capacity: 1024 * 1024, maxEntrySize: 1024 * 1024, maxAgeMs: 60_000 }, (ids) => 8 * ids.length + 64);
+
+async function peersOf(r: Requester, networkId: number): Promise<number[]> {
+  const { org } = r.caller;
+  if (r.readsOwnWrites) return networkPeers(r.db, networkId, org.id);
+  const key = `${networkId}:v${org.networkVersion}:${org.id}`;
+  const now = Date.parse(r.now);
+  const kept = keptPeers.get(key, now);
+  if (kept) return kept;
+  const peers = await networkPeers(r.db, networkId, org.id);
+  keptPeers.set(key, peers, 60_000, now);
+  return peers;
 }
 
 const asGroups = (kind: LabelKind, groups: AllOfAny): NameGroups => groups.map((g) => g.map((name) => ({ kind, name })));
@@ -67,7 +89,7 @@ export async function videoQuery(r: Requester, params: VideoFilterParams): Promi
     feed = feedMembership(found);
   }
 
-  const peers = params.networkVideos && org.networkId !== null ? await networkPeers(db, org.networkId, org.id) : [];
+  const peers = params.networkVideos && org.networkId !== null ? await peersOf(r, org.networkId) : [];
   const names: NameGroups = [];
   if (params.categories !== undefined) names.push(...asGroups("category", parseAllOfAny("categories", params.categories)));
   if (params.tags !== undefined) names.push(...asGroups("tag", parseAllOfAny("tags", params.tags)));
