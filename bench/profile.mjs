@@ -106,13 +106,13 @@ async function connect(address) {
 /** wrangler's bundle of this run (deleted when the worker stops), copied with its source map. */
 function copyBundle(since) {
   const tmp = join(ROOT, ".wrangler", "tmp");
-  const dir = readdirSync(tmp)
+  const bundle = readdirSync(tmp)
     .map((name) => join(tmp, name, "index.js"))
     .find((file) => existsSync(file) && existsSync(`${file}.map`) && statSync(file).mtimeMs >= since - 1000);
-  if (!dir) return null;
+  if (!bundle) return null;
   const copy = join(mkdtempSync(join(tmpdir(), "evc-profile-")), "index.js");
-  copyFileSync(dir, copy);
-  copyFileSync(`${dir}.map`, `${copy}.map`);
+  copyFileSync(bundle, copy);
+  copyFileSync(`${bundle}.map`, `${copy}.map`);
   return copy;
 }
 

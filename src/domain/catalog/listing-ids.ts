@@ -20,7 +20,7 @@
 // windows opening, move versions by the cron). A request reading its own writes (an
 // X-D1-Bookmark) never uses them.
 import type { Page } from "../../db/catalog";
-import type { ListingResult } from "../../db/listing-plan";
+import type { ListingIds, ListingResult } from "../../db/listing-plan";
 import type { Content } from "../../db/schema";
 import { isPlainFirstPage, listMatching, matchingIds, recordsInOrder, type VideoQuery } from "../../db/video-query";
 import { BoundedLru } from "../../shared/bounded-lru";
@@ -77,7 +77,7 @@ export function catalogVersions(caller: Caller, withNetwork: boolean): Versions 
 type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
 
 /** Reads the ids of the first `upTo` videos (null: a page from `from` on lies past the end), and the total. */
-type IdsReader = (from: number, upTo: number) => Promise<{ ids: number[] | null; count: number; plan: string }>;
+type IdsReader = (from: number, upTo: number) => Promise<ListingIds>;
 
 /**
  * A page of records and the total, from the ids and rows kept under `versions` (which must name
