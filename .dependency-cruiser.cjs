@@ -16,17 +16,42 @@ const forbid = (name, comment, from, to, extra = {}) => ({
 
 module.exports = {
   forbidden: [
-    forbid("shared-is-a-leaf", "shared/ holds pure helpers every layer may use; it imports no other layer.", "^src/shared/", "^src/(?!shared/)"),
+    forbid(
+      "shared-is-a-leaf",
+      "shared/ holds pure helpers every layer may use; it imports no other layer.",
+      "^src/shared/",
+      "^src/(?!shared/)",
+    ),
     forbid(
       "lower-layers-stay-low",
       "db/, storage/ and media/ never reach up into domain, HTTP or routes.",
       "^src/(db|storage|media)/",
       "^src/(domain|http|middleware|routes|queues|schemas|app|index)",
     ),
-    forbid("lower-layers-apart", "db/, storage/ and media/ do not import each other.", "^src/db/", "^src/(storage|media)/"),
-    forbid("storage-apart", "storage/ does not import db/ or media/.", "^src/storage/", "^src/(db|media)/"),
-    forbid("media-apart", "media/ does not import db/ or storage/.", "^src/media/", "^src/(db|storage)/"),
-    forbid("domain-knows-no-http", "domain/ holds the rules: no HTTP, no middleware, no routes, no queue consumers.", "^src/domain/", "^src/(http|middleware|routes|queues|app|index)"),
+    forbid(
+      "lower-layers-apart",
+      "db/, storage/ and media/ do not import each other.",
+      "^src/db/",
+      "^src/(storage|media)/",
+    ),
+    forbid(
+      "storage-apart",
+      "storage/ does not import db/ or media/.",
+      "^src/storage/",
+      "^src/(db|media)/",
+    ),
+    forbid(
+      "media-apart",
+      "media/ does not import db/ or storage/.",
+      "^src/media/",
+      "^src/(db|storage)/",
+    ),
+    forbid(
+      "domain-knows-no-http",
+      "domain/ holds the rules: no HTTP, no middleware, no routes, no queue consumers.",
+      "^src/domain/",
+      "^src/(http|middleware|routes|queues|app|index)",
+    ),
     forbid(
       "routes-go-through-domain",
       "Routes, middleware, the HTTP helpers and the queue consumers reach data through domain/ (stored objects are streamed by http/serve-object).",
@@ -34,9 +59,25 @@ module.exports = {
       "^src/(db|storage|media)/",
       { from: { pathNot: "^src/(middleware/request-context|http/serve-object)\\.ts$" } },
     ),
-    forbid("schemas-are-a-contract", "schemas/ (zod) read only shared/.", "^src/schemas/", "^src/(?!shared/|schemas/)"),
-    forbid("routes-are-apart", "A route group does not import another one.", "^src/routes/([^/]+)/", "^src/routes/(?!$1/)"),
-    { name: "no-circular", severity: "error", comment: "Import cycles make the layers meaningless.", from: {}, to: { circular: true } },
+    forbid(
+      "schemas-are-a-contract",
+      "schemas/ (zod) read only shared/.",
+      "^src/schemas/",
+      "^src/(?!shared/|schemas/)",
+    ),
+    forbid(
+      "routes-are-apart",
+      "A route group does not import another one.",
+      "^src/routes/([^/]+)/",
+      "^src/routes/(?!$1/)",
+    ),
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "Import cycles make the layers meaningless.",
+      from: {},
+      to: { circular: true },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -21,7 +21,9 @@ function importedEntryPoints(dir: string): string[] {
   const specifier = /from "((?:@[^/"]+\/)?[^/"]+)(\/[^"]*)?"/g;
   for (const file of fs.readdirSync(dir, { recursive: true, encoding: "utf8" })) {
     if (!/\.tsx?$/.test(file)) continue;
-    for (const [, name, subpath] of fs.readFileSync(path.join(dir, file), "utf8").matchAll(specifier)) {
+    for (const [, name, subpath] of fs
+      .readFileSync(path.join(dir, file), "utf8")
+      .matchAll(specifier)) {
       if (BUNDLED_PACKAGES.includes(name!)) found.add(name! + (subpath ?? ""));
     }
   }
@@ -30,13 +32,23 @@ function importedEntryPoints(dir: string): string[] {
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
-  const statsMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-stats"));
+  const statsMigrations = await readD1Migrations(
+    path.join(import.meta.dirname, "migrations-stats"),
+  );
   const ffmpeg = await hasFfmpeg();
   // `vitest run` (npm test, CI) builds the worker once; `vitest` (watch mode) keeps rebuilding it.
   // (Vitest watches when not told `run`, outside CI, on a terminal.)
   const args = process.argv.slice(2);
-  const watching = !args.includes("run") && (args.includes("watch") || args.includes("dev") || (Boolean(process.stdin.isTTY) && !process.env.CI));
-  const worker = await bundleWorker(import.meta.dirname, path.join(import.meta.dirname, ".wrangler", "test-worker"), watching);
+  const watching =
+    !args.includes("run") &&
+    (args.includes("watch") ||
+      args.includes("dev") ||
+      (Boolean(process.stdin.isTTY) && !process.env.CI));
+  const worker = await bundleWorker(
+    import.meta.dirname,
+    path.join(import.meta.dirname, ".wrangler", "test-worker"),
+    watching,
+  );
   return {
     test: {
       // The worker logs JSON lines (requests, feed rebuilds); keep test output readable (errors,
@@ -48,7 +60,8 @@ export default defineConfig(async () => {
       reporters: ["default", "./test/setup/project-times.ts"],
       // Every project's files in one queue, longest first (test/setup/sequencer.ts).
       sequence: { sequencer: LongestFirst },
-      onConsoleLog: (log: string, type: "stdout" | "stderr") => !(type === "stdout" && /^\{"(method|msg)"/.test(log)),
+      onConsoleLog: (log: string, type: "stdout" | "stderr") =>
+        !(type === "stdout" && /^\{"(method|msg)"/.test(log)),
       projects: [
         {
           plugins: [
@@ -75,7 +88,12 @@ export default defineConfig(async () => {
                 // after 50 ms instead of 2 s and 1 s, so a test waiting for its events or its
                 // feed files waits little.
                 queueConsumers: {
-                  "video-catalog-events": { maxBatchSize: 100, maxBatchTimeout: 0.05, maxRetries: 5, deadLetterQueue: "video-catalog-events-dlq" },
+                  "video-catalog-events": {
+                    maxBatchSize: 100,
+                    maxBatchTimeout: 0.05,
+                    maxRetries: 5,
+                    deadLetterQueue: "video-catalog-events-dlq",
+                  },
                   "video-catalog-events-dlq": { maxBatchSize: 100, maxBatchTimeout: 0.05 },
                   "feed-rebuilds": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 5 },
                 },
@@ -104,7 +122,14 @@ export default defineConfig(async () => {
             // Each test file starts a workerd of its own and sends it every module it imports
             // (the worker included, built: test/setup/worker-bundle.ts): pre-bundled
             // dependencies are a third fewer bytes to send.
-            deps: { optimizer: { ssr: { enabled: true, include: importedEntryPoints(path.join(import.meta.dirname, "src")) } } },
+            deps: {
+              optimizer: {
+                ssr: {
+                  enabled: true,
+                  include: importedEntryPoints(path.join(import.meta.dirname, "src")),
+                },
+              },
+            },
           },
         },
         {

@@ -18,18 +18,38 @@ export interface BeaconCostRow {
 }
 
 // An organization with viewer analytics: consenting events carry viewer values, as on bulk1.
-const org = { id: 1, organizationKey: "bench", entitlements: ["viewer_analytics", "ecommerce", "enterprise_player"] } as unknown as OrganizationWithNetwork;
-
+const org = {
+  id: 1,
+  organizationKey: "bench",
+  entitlements: ["viewer_analytics", "ecommerce", "enterprise_player"],
+} as unknown as OrganizationWithNetwork;
 
 /** Median time per request of each step over `requests` bodies of each size (after as many warm-ups). */
-export async function measure(makeBody: (size: number, n: number) => string, sizes = [5, 500], requests = 200): Promise<BeaconCostRow[]> {
+export async function measure(
+  makeBody: (size: number, n: number) => string,
+  sizes = [5, 500],
+  requests = 200,
+): Promise<BeaconCostRow[]> {
   const rows: BeaconCostRow[] = [];
   for (const size of sizes) {
     const bodies = Array.from({ length: requests }, (_, n) => makeBody(size, n));
-    const times: Record<string, number[]> = { "JSON.parse of the body": [], envelope: [], "events judged and normalized": [], "queue messages put together": [], "the queue's JSON of them": [] };
+    const times: Record<string, number[]> = {
+      "JSON.parse of the body": [],
+      envelope: [],
+      "events judged and normalized": [],
+      "queue messages put together": [],
+      "the queue's JSON of them": [],
+    };
     for (const warm of [true, false]) {
       for (const body of bodies) {
-        const source: EventSource = { now: Date.now(), maxAgeDays: 7, country: "US", ip: "192.0.2.1", userAgent: "bench", tokenContentKey: null };
+        const source: EventSource = {
+          now: Date.now(),
+          maxAgeDays: 7,
+          country: "US",
+          ip: "192.0.2.1",
+          userAgent: "bench",
+          tokenContentKey: null,
+        };
         let t = performance.now();
         const step = (name: string) => {
           const now = performance.now();
@@ -46,7 +66,8 @@ export async function measure(makeBody: (size: number, n: number) => string, siz
         step("queue messages put together");
         for (const m of messages) JSON.stringify(m.body);
         step("the queue's JSON of them");
-        if (normalized.rejected.length > 0) throw new Error(`the bench's events were refused: ${normalized.rejected[0]!.reason}`);
+        if (normalized.rejected.length > 0)
+          throw new Error(`the bench's events were refused: ${normalized.rejected[0]!.reason}`);
       }
     }
     for (const [name, list] of Object.entries(times)) {

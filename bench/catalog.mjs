@@ -9,7 +9,13 @@
 // bench/results/catalog-<timestamp>.json. See docs/benchmarks.md.
 import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
-import { GOAL_COLUMN, STANDARD_COLUMNS, failureNotes, markdownTable, writeResults } from "./lib/report.mjs";
+import {
+  GOAL_COLUMN,
+  STANDARD_COLUMNS,
+  failureNotes,
+  markdownTable,
+  writeResults,
+} from "./lib/report.mjs";
 import { checkServer, runAll } from "./lib/runner.mjs";
 
 const USAGE = `Usage: npm run bench:catalog -- [options]
@@ -19,9 +25,14 @@ ${COMMON_USAGE}
 
 /** Words that say nothing about a video (title templates, glue). */
 const STOPWORDS = new Set(
-  "the and with from this that your our for how top episode interview live tour guide diary special moments ideas tips secrets featuring friends location studio".split(" "),
+  "the and with from this that your our for how top episode interview live tour guide diary special moments ideas tips secrets featuring friends location studio".split(
+    " ",
+  ),
 );
-const words = (text) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length >= 4 && !STOPWORDS.has(w));
+const words = (text) =>
+  (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter(
+    (w) => w.length >= 4 && !STOPWORDS.has(w),
+  );
 /** FTS5 string (phrase) in a MATCH expression. */
 const ftsPhrase = (word) => `"${word.replace(/"/g, '""')}"`;
 
@@ -32,28 +43,40 @@ async function chooseInputs(org, d1) {
   const byUse = (kind, direction, limit) =>
     `SELECT l.name AS name, count(*) AS uses FROM labels l JOIN content_labels cl ON cl.label_id = l.id
      WHERE l.organization_id = ${orgId} AND l.kind = '${kind}' GROUP BY l.id ORDER BY uses ${direction}, l.name LIMIT ${limit};`;
-  const [orgRows, topTags, rareTags, topCategories, topEvents, counts, keyRows, titles] = await d1Query(
-    [
-      `SELECT id, plan, entitlements FROM organizations WHERE organization_key = ${sqlString(org)};`,
-      byUse("tag", "DESC", 2),
-      byUse("tag", "ASC", 1),
-      byUse("category", "DESC", 2),
-      byUse("event", "DESC", 1),
-      `SELECT count(*) AS listable FROM contents WHERE ${listable};`,
-      `SELECT content_key FROM contents WHERE ${listable} ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM contents WHERE ${listable});`,
-      `SELECT title FROM contents WHERE ${listable} ORDER BY id LIMIT 3000;`,
-    ].join("\n"),
-    d1,
-  );
-  if (orgRows.length === 0) throw new Error(`organization ${org} is not in the local database; run \`npm run seed:bulk -- --videos 10000\` first`);
-  if (topTags.length < 2 || topCategories.length < 2 || topEvents.length < 1 || keyRows.length < 1) {
-    throw new Error(`organization ${org} has too few videos or names to benchmark; seed more videos`);
+  const [orgRows, topTags, rareTags, topCategories, topEvents, counts, keyRows, titles] =
+    await d1Query(
+      [
+        `SELECT id, plan, entitlements FROM organizations WHERE organization_key = ${sqlString(org)};`,
+        byUse("tag", "DESC", 2),
+        byUse("tag", "ASC", 1),
+        byUse("category", "DESC", 2),
+        byUse("event", "DESC", 1),
+        `SELECT count(*) AS listable FROM contents WHERE ${listable};`,
+        `SELECT content_key FROM contents WHERE ${listable} ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM contents WHERE ${listable});`,
+        `SELECT title FROM contents WHERE ${listable} ORDER BY id LIMIT 3000;`,
+      ].join("\n"),
+      d1,
+    );
+  if (orgRows.length === 0)
+    throw new Error(
+      `organization ${org} is not in the local database; run \`npm run seed:bulk -- --videos 10000\` first`,
+    );
+  if (
+    topTags.length < 2 ||
+    topCategories.length < 2 ||
+    topEvents.length < 1 ||
+    keyRows.length < 1
+  ) {
+    throw new Error(
+      `organization ${org} has too few videos or names to benchmark; seed more videos`,
+    );
   }
 
   // Document frequency of title words in a sample; the most frequent is the common word,
   // the rarest (checked against the whole FTS index) the rare one.
   const df = new Map();
-  for (const { title } of titles) for (const w of new Set(words(title))) df.set(w, (df.get(w) ?? 0) + 1);
+  for (const { title } of titles)
+    for (const w of new Set(words(title))) df.set(w, (df.get(w) ?? 0) + 1);
   const ranked = [...df.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   const common = ranked[0][0];
   const candidates = ranked
@@ -62,7 +85,8 @@ async function chooseInputs(org, d1) {
     .sort()
     .slice(0, 20);
   const prefix = common.slice(0, 3);
-  const matchCount = (expr, alias) => `(SELECT count(*) FROM contents_fts WHERE contents_fts MATCH ${sqlString(expr)}) AS ${alias}`;
+  const matchCount = (expr, alias) =>
+    `(SELECT count(*) FROM contents_fts WHERE contents_fts MATCH ${sqlString(expr)}) AS ${alias}`;
   const [[ftsCounts]] = await d1Query(
     `SELECT ${[
       matchCount(ftsPhrase(common), "common"),
@@ -102,12 +126,29 @@ const enc = encodeURIComponent;
 /** The named queries (spec E6, E13, E14, E16) with the chosen inputs. */
 function catalogQueries(v) {
   const sync = { "X-Service-Sync-Code": v.syncCode };
-  const e6 = (name, query, headers = {}) => ({ name: `E6 ${name}`, path: `/v2/videos/?${query}`, headers: { ...sync, ...headers } });
-  const byKey = (path, query) => `${path}?organization_key=${enc(v.org)}${query ? `&${query}` : ""}`;
+  const e6 = (name, query, headers = {}) => ({
+    name: `E6 ${name}`,
+    path: `/v2/videos/?${query}`,
+    headers: { ...sync, ...headers },
+  });
+  const byKey = (path, query) =>
+    `${path}?organization_key=${enc(v.org)}${query ? `&${query}` : ""}`;
   // E13, E14, E16: organization_key and the sync code of the same organization.
-  const e13 = (name, query) => ({ name: `E13 ${name}`, path: byKey("/prod/search_metadata", query), headers: sync });
-  const e14 = (name, word) => ({ name: `E14 ${name}`, path: byKey("/prod/search_video_list", `searchString=${enc(word)}`), headers: sync });
-  const e16 = (name, query) => ({ name: `E16 ${name}`, path: byKey("/get_videos", query), headers: sync });
+  const e13 = (name, query) => ({
+    name: `E13 ${name}`,
+    path: byKey("/prod/search_metadata", query),
+    headers: sync,
+  });
+  const e14 = (name, word) => ({
+    name: `E14 ${name}`,
+    path: byKey("/prod/search_video_list", `searchString=${enc(word)}`),
+    headers: sync,
+  });
+  const e16 = (name, query) => ({
+    name: `E16 ${name}`,
+    path: byKey("/get_videos", query),
+    headers: sync,
+  });
   const [tagA, tagB] = [v.popularTag.name, v.secondTag.name];
   const [catA, catB] = v.categories.map((c) => c.name);
   return [
@@ -123,7 +164,10 @@ function catalogQueries(v) {
     e6("contentKey", `contentKey=${enc(v.contentKey)}`),
     e13("privateTags=popular", `privateTags=${enc(tagA)}`),
     e13("privateTags=a,b tagAnd=1", `privateTags=${enc(tagA)},${enc(tagB)}&tagAnd=1`),
-    e13("events+privateCategories and=1", `events=${enc(v.event.name)}&privateCategories=${enc(catA)}&and=1`),
+    e13(
+      "events+privateCategories and=1",
+      `events=${enc(v.event.name)}&privateCategories=${enc(catA)}&and=1`,
+    ),
     e13("titleString=common", `titleString=${enc(v.commonWord.word)}`),
     e14("common word", v.commonWord.word),
     e14("rare word", v.rareWord.word),
@@ -160,9 +204,14 @@ async function main() {
     .map((q) => ({ ...q, cold: true }));
   if (queries.length === 0) throw new Error(`no query name matches --only ${options.only}`);
 
-  console.error(`\nRunning ${queries.length} queries against ${options.url}: ${options.warmups} warm-ups + ${options.runs} runs each, sequentially.`);
+  console.error(
+    `\nRunning ${queries.length} queries against ${options.url}: ${options.warmups} warm-ups + ${options.runs} runs each, sequentially.`,
+  );
   const started = new Date();
-  const results = await runAll(options.url, queries, { runs: options.runs, warmups: options.warmups });
+  const results = await runAll(options.url, queries, {
+    runs: options.runs,
+    warmups: options.warmups,
+  });
 
   const columns = [...STANDARD_COLUMNS.slice(0, 5), GOAL_COLUMN, ...STANDARD_COLUMNS.slice(5)];
   console.log(`\n${markdownTable(columns, results)}`);
@@ -177,7 +226,9 @@ async function main() {
     inputs,
     queries: results.map(({ sample, ...r }) => ({ ...r, firstRecord: sample?.data?.[0] ?? null })),
   });
-  console.log(`\nrows = data.length of the answer; count = its count field; D1 columns from Server-Timing; latency measured by the client.\nResults: ${file}`);
+  console.log(
+    `\nrows = data.length of the answer; count = its count field; D1 columns from Server-Timing; latency measured by the client.\nResults: ${file}`,
+  );
 }
 
 main().catch((err) => {

@@ -23,25 +23,43 @@ const { values } = parseArgs({
 const base = values.url.replace(/\/$/, "");
 const runs = Number(values.runs);
 const org = values.org;
-const headers = { "X-Service-Sync-Code": `${org}-sync`, "X-Service-Api-Key": `${org}-key`, "X-Service-Api-Secret": `${org}-secret` };
+const headers = {
+  "X-Service-Sync-Code": `${org}-sync`,
+  "X-Service-Api-Key": `${org}-key`,
+  "X-Service-Api-Secret": `${org}-secret`,
+};
 const sql = (s) => `'${s.replace(/'/g, "''")}'`;
 const orgId = `(SELECT id FROM organizations WHERE organization_key = ${sql(org)})`;
 
 // Inputs from the database: how many contents, a cursor half way down, a popular tag, a title word.
 const persist = { persistTo: values["persist-to"] };
-const [{ n }] = await d1Rows(`SELECT count(*) AS n FROM contents WHERE organization_id = ${orgId};`, persist);
+const [{ n }] = await d1Rows(
+  `SELECT count(*) AS n FROM contents WHERE organization_id = ${orgId};`,
+  persist,
+);
 const [middle] = await d1Rows(
   `SELECT created_at, id FROM contents WHERE organization_id = ${orgId} ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ${Math.floor(n / 2)};`,
   persist,
 );
-const [tag] = await d1Rows(`SELECT name FROM labels WHERE organization_id = ${orgId} AND kind = 'tag' ORDER BY videos DESC LIMIT 1;`, persist);
-const [titled] = await d1Rows(`SELECT title FROM contents WHERE organization_id = ${orgId} AND id % 97 = 0 LIMIT 1;`, persist);
+const [tag] = await d1Rows(
+  `SELECT name FROM labels WHERE organization_id = ${orgId} AND kind = 'tag' ORDER BY videos DESC LIMIT 1;`,
+  persist,
+);
+const [titled] = await d1Rows(
+  `SELECT title FROM contents WHERE organization_id = ${orgId} AND id % 97 = 0 LIMIT 1;`,
+  persist,
+);
 const word = (titled.title.toLowerCase().match(/[\p{L}]{5,}/gu) ?? ["video"])[0];
-const deepCursor = Buffer.from(`${middle.created_at}|${middle.id}`).toString("base64").replace(/=+$/, "");
+const deepCursor = Buffer.from(`${middle.created_at}|${middle.id}`)
+  .toString("base64")
+  .replace(/=+$/, "");
 
 const queries = [
   ["first page (20)", "limit=20"],
-  [`page at row ${Math.floor(n / 2).toLocaleString("en")} (cursor)`, `limit=20&cursor=${deepCursor}`],
+  [
+    `page at row ${Math.floor(n / 2).toLocaleString("en")} (cursor)`,
+    `limit=20&cursor=${deepCursor}`,
+  ],
   ["status=uploading", "limit=20&status=uploading"],
   [`tag=${tag.name} (most used)`, `limit=20&tag=${encodeURIComponent(tag.name)}`],
   [`search=${word}`, `limit=20&search=${encodeURIComponent(word)}`],
@@ -66,7 +84,10 @@ for (const [name, query] of queries) {
 
 // The library page in Chromium: signed in once, then loaded `runs` times from navigation start
 // until its table shows its 20 rows with their thumbnails' elements.
-const browser = await chromium.launch({ executablePath: values.chromium, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+const browser = await chromium.launch({
+  executablePath: values.chromium,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+});
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${base}/console/`);
@@ -83,7 +104,9 @@ try {
     await page.locator("tbody tr").nth(19).waitFor();
     if (i > 0) loads.push(performance.now() - started);
   }
-  console.log(`\nlibrary page in headless Chromium, navigation to 20 rows shown: ${median(loads).toFixed(0)} ms (median of ${runs})`);
+  console.log(
+    `\nlibrary page in headless Chromium, navigation to 20 rows shown: ${median(loads).toFixed(0)} ms (median of ${runs})`,
+  );
 } finally {
   await browser.close();
 }

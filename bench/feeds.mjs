@@ -62,7 +62,8 @@ async function rebuild(body, attempts = 3) {
   }
   const json = await res.json();
   const ms = performance.now() - started;
-  if (res.status !== 200) throw new Error(`rebuild ${JSON.stringify(body)}: HTTP ${res.status} ${JSON.stringify(json)}`);
+  if (res.status !== 200)
+    throw new Error(`rebuild ${JSON.stringify(body)}: HTTP ${res.status} ${JSON.stringify(json)}`);
   return { ms, ...parseD1Timing(res.headers.get("server-timing")), ...json };
 }
 
@@ -88,11 +89,15 @@ const summary = (name, samples) => ({
   rowsRead: median(samples.map((s) => s.rowsRead)),
   d1Ms: median(samples.map((s) => s.d1Ms)),
   p50: median(samples.map((s) => s.ms)),
-  p95: percentile(samples.map((s) => s.ms), 95),
+  p95: percentile(
+    samples.map((s) => s.ms),
+    95,
+  ),
 });
 
 const [{ n: totalFeeds }] = await d1Rows("select count(*) as n from feeds", d1);
-if (totalFeeds === 0) throw new Error("no feeds: run npm run seed:bulk -- --reset --videos 10000 --feeds 1000 first");
+if (totalFeeds === 0)
+  throw new Error("no feeds: run npm run seed:bulk -- --reset --videos 10000 --feeds 1000 first");
 console.log(`feeds: ${totalFeeds}; measuring ${runs} runs each`);
 
 // ---------------------------------------------------------------------------------------------
@@ -100,15 +105,29 @@ console.log(`feeds: ${totalFeeds}; measuring ${runs} runs each`);
 // windows (so each is in the files of every feed it belongs to), the one in the most feeds.
 
 const holds = (feed, video) => {
-  const names = [["categories", feed.categories], ["tags", feed.tags], ["events", feed.events]];
+  const names = [
+    ["categories", feed.categories],
+    ["tags", feed.tags],
+    ["events", feed.events],
+  ];
   if (names.every(([, list]) => list.length === 0)) return true;
   return names.some(([kind, list]) => list.some((name) => video[kind].includes(name)));
 };
 
 async function chooseWriteVideo(org) {
   const orgId = `(select id from organizations where organization_key = ${sqlString(org)})`;
-  const parse = (row) => ({ ...row, categories: JSON.parse(row.categories), tags: JSON.parse(row.tags), events: JSON.parse(row.events) });
-  const feeds = (await d1Rows(`select id, feed_id, categories, tags, events from feeds where organization_id = ${orgId} order by id`, d1)).map(parse);
+  const parse = (row) => ({
+    ...row,
+    categories: JSON.parse(row.categories),
+    tags: JSON.parse(row.tags),
+    events: JSON.parse(row.events),
+  });
+  const feeds = (
+    await d1Rows(
+      `select id, feed_id, categories, tags, events from feeds where organization_id = ${orgId} order by id`,
+      d1,
+    )
+  ).map(parse);
   const videos = (
     await d1Rows(
       `select content_key, categories, tags, events from contents
@@ -118,16 +137,22 @@ async function chooseWriteVideo(org) {
       d1,
     )
   ).map(parse);
-  if (feeds.length === 0 || videos.length === 0) throw new Error(`organization ${org} has no feeds or no videos; seed with --feeds`);
+  if (feeds.length === 0 || videos.length === 0)
+    throw new Error(`organization ${org} has no feeds or no videos; seed with --feeds`);
   let best = null;
   for (const video of videos) {
     const inFeeds = feeds.filter((f) => holds(f, video));
-    if (!best || inFeeds.length > best.feeds.length) best = { contentKey: video.content_key, feeds: inFeeds };
+    if (!best || inFeeds.length > best.feeds.length)
+      best = { contentKey: video.content_key, feeds: inFeeds };
   }
   return { ...best, orgFeeds: feeds.length, orgId };
 }
 
-const writeHeaders = (org) => ({ "X-Service-Sync-Code": `${org}-sync`, "X-Service-Api-Key": `${org}-key`, "X-Service-Api-Secret": `${org}-secret` });
+const writeHeaders = (org) => ({
+  "X-Service-Sync-Code": `${org}-sync`,
+  "X-Service-Api-Key": `${org}-key`,
+  "X-Service-Api-Secret": `${org}-secret`,
+});
 
 /** The feed work counters (cron_state feed_work_*), or null where the worker keeps none. */
 async function workCounters() {
@@ -137,7 +162,10 @@ async function workCounters() {
 }
 
 async function dirtyFeeds(orgId) {
-  const [{ n }] = await d1Rows(`select count(*) as n from feeds where organization_id = ${orgId} and (dirty_since is not null or building_until is not null)`, d1);
+  const [{ n }] = await d1Rows(
+    `select count(*) as n from feeds where organization_id = ${orgId} and (dirty_since is not null or building_until is not null)`,
+    d1,
+  );
   return n;
 }
 
@@ -152,14 +180,22 @@ async function titleInFile(feedId, contentKey) {
 async function writeScenario(choice) {
   const org = args.org;
   // Start from published feeds: nothing of the organization dirty or being rebuilt.
-  const dirty = await d1Rows(`select feed_id from feeds where organization_id = ${choice.orgId} and (dirty_since is not null or building_until is not null)`, d1);
+  const dirty = await d1Rows(
+    `select feed_id from feeds where organization_id = ${choice.orgId} and (dirty_since is not null or building_until is not null)`,
+    d1,
+  );
   if (dirty.length > 0) {
-    console.log(`${org} has ${dirty.length} dirty feeds: publishing them first (operator rebuild, one feed per request)`);
+    console.log(
+      `${org} has ${dirty.length} dirty feeds: publishing them first (operator rebuild, one feed per request)`,
+    );
     for (const { feed_id } of dirty) await rebuild({ feedId: feed_id });
   }
   const before = await workCounters();
-  const e3 = await fetch(new URL(`/v2/content?contentKey=${choice.contentKey}`, args.url), { headers: writeHeaders(org) });
-  if (e3.status !== 200) throw new Error(`E3 ${choice.contentKey}: HTTP ${e3.status} ${await e3.text()}`);
+  const e3 = await fetch(new URL(`/v2/content?contentKey=${choice.contentKey}`, args.url), {
+    headers: writeHeaders(org),
+  });
+  if (e3.status !== 200)
+    throw new Error(`E3 ${choice.contentKey}: HTTP ${e3.status} ${await e3.text()}`);
   const video = await e3.json();
   const title = `${video.title.replace(/ \(bench [^)]*\)$/, "")} (bench ${Date.now().toString(36)})`;
 
@@ -170,7 +206,8 @@ async function writeScenario(choice) {
     body: JSON.stringify({ ...video, title }),
   });
   const e4Ms = performance.now() - started;
-  if (e4.status !== 200) throw new Error(`E4 ${choice.contentKey}: HTTP ${e4.status} ${await e4.text()}`);
+  if (e4.status !== 200)
+    throw new Error(`E4 ${choice.contentKey}: HTTP ${e4.status} ${await e4.text()}`);
   const e4Cost = parseD1Timing(e4.headers.get("server-timing"));
 
   let pending = choice.feeds.map((f) => f.feed_id);
@@ -178,7 +215,10 @@ async function writeScenario(choice) {
   let nextCron = cronEveryMs > 0 ? started + cronEveryMs : Infinity;
   while (pending.length > 0) {
     const now = performance.now();
-    if (now - started > timeoutMs) throw new Error(`${pending.length} of ${choice.feeds.length} feeds still without the new title after ${args.timeout} s`);
+    if (now - started > timeoutMs)
+      throw new Error(
+        `${pending.length} of ${choice.feeds.length} feeds still without the new title after ${args.timeout} s`,
+      );
     if (now >= nextCron) {
       await (await fetch(new URL("/__scheduled", args.url))).body?.cancel();
       cronRuns += 1;
@@ -190,27 +230,60 @@ async function writeScenario(choice) {
   }
   const republishedMs = performance.now() - started;
   // The counters are recorded when a run ends, just after its last file: wait for the end.
-  while ((await dirtyFeeds(choice.orgId)) > 0 && performance.now() - started < timeoutMs) await new Promise((r) => setTimeout(r, 500));
+  while ((await dirtyFeeds(choice.orgId)) > 0 && performance.now() - started < timeoutMs)
+    await new Promise((r) => setTimeout(r, 500));
   const after = await workCounters();
-  const work = before && after ? { rowsRead: after.rows_read - before.rows_read, ms: after.ms - before.ms, runs: after.runs - before.runs, feeds: after.feeds - before.feeds } : null;
-  return { contentKey: choice.contentKey, feeds: choice.feeds.length, orgFeeds: choice.orgFeeds, e4Ms, e4Cost, republishedMs, cronRuns, work };
+  const work =
+    before && after
+      ? {
+          rowsRead: after.rows_read - before.rows_read,
+          ms: after.ms - before.ms,
+          runs: after.runs - before.runs,
+          feeds: after.feeds - before.feeds,
+        }
+      : null;
+  return {
+    contentKey: choice.contentKey,
+    feeds: choice.feeds.length,
+    orgFeeds: choice.orgFeeds,
+    e4Ms,
+    e4Cost,
+    republishedMs,
+    cronRuns,
+    work,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 
 const results = { totalFeeds };
 const choice = await chooseWriteVideo(args.org);
-console.log(`write video: ${choice.contentKey} of ${args.org}, in ${choice.feeds.length} of its ${choice.orgFeeds} feeds`);
+console.log(
+  `write video: ${choice.contentKey} of ${args.org}, in ${choice.feeds.length} of its ${choice.orgFeeds} feeds`,
+);
 
 if (wanted("rebuild")) {
-  const feedIds = (await d1Rows("select feed_id from feeds where organization_id in (select id from organizations where organization_key like 'bulk%') order by random() limit 50", d1)).map((r) => r.feed_id);
-  const videos = (await d1Rows("select content_key from contents where status = 'available' and removed = 0 and organization_id in (select id from organizations where organization_key like 'bulk%') order by random() limit 20", d1)).map((r) => r.content_key);
+  const feedIds = (
+    await d1Rows(
+      "select feed_id from feeds where organization_id in (select id from organizations where organization_key like 'bulk%') order by random() limit 50",
+      d1,
+    )
+  ).map((r) => r.feed_id);
+  const videos = (
+    await d1Rows(
+      "select content_key from contents where status = 'available' and removed = 0 and organization_id in (select id from organizations where organization_key like 'bulk%') order by random() limit 20",
+      d1,
+    )
+  ).map((r) => r.content_key);
   const oneFeed = [];
-  for (let i = 0; i < runs; i++) oneFeed.push(await rebuild({ feedId: feedIds[i % feedIds.length] }));
+  for (let i = 0; i < runs; i++)
+    oneFeed.push(await rebuild({ feedId: feedIds[i % feedIds.length] }));
   const typicalWrite = [];
-  for (let i = 0; i < runs; i++) typicalWrite.push(await rebuild({ contentKey: videos[i % videos.length] }));
+  for (let i = 0; i < runs; i++)
+    typicalWrite.push(await rebuild({ contentKey: videos[i % videos.length] }));
   const writeVideo = [];
-  for (let i = 0; i < Math.min(runs, 3); i++) writeVideo.push(await rebuild({ contentKey: choice.contentKey }));
+  for (let i = 0; i < Math.min(runs, 3); i++)
+    writeVideo.push(await rebuild({ contentKey: choice.contentKey }));
   const all = await rebuildAll(true);
 
   // Largest file: HEAD every feed's files through the worker.
@@ -228,7 +301,15 @@ if (wanted("rebuild")) {
     summary("rebuild one feed (3 files)", oneFeed),
     summary("rebuild the feeds of one video (typical write)", typicalWrite),
     summary(`rebuild the feeds of the write's video (${choice.contentKey})`, writeVideo),
-    { name: `rebuild every feed (${all.feeds} feeds, ${all.pages} requests)`, samples: 1, feeds: all.feeds, rowsRead: all.rowsRead, d1Ms: Math.round(all.d1Ms), p50: Math.round(all.ms), p95: null },
+    {
+      name: `rebuild every feed (${all.feeds} feeds, ${all.pages} requests)`,
+      samples: 1,
+      feeds: all.feeds,
+      rowsRead: all.rowsRead,
+      d1Ms: Math.round(all.d1Ms),
+      p50: Math.round(all.ms),
+      p95: null,
+    },
   ];
   console.log(
     "\n" +
@@ -244,7 +325,9 @@ if (wanted("rebuild")) {
         rows,
       ),
   );
-  console.log(`\nlargest file: ${largest.key} ${largest.bytes} bytes; max feeds touched by one write: ${max(typicalWrite.map((s) => s.feeds))}`);
+  console.log(
+    `\nlargest file: ${largest.key} ${largest.bytes} bytes; max feeds touched by one write: ${max(typicalWrite.map((s) => s.feeds))}`,
+  );
   Object.assign(results, { rows, largest });
 }
 
@@ -267,7 +350,10 @@ if (wanted("write")) {
         [{ name: `${write.contentKey} (${args.org})`, ...write }],
       ),
   );
-  if (!write.work) console.log("(this worker keeps no feed work counters: the republishing's rows read are not measured here)");
+  if (!write.work)
+    console.log(
+      "(this worker keeps no feed work counters: the republishing's rows read are not measured here)",
+    );
   results.write = write;
 }
 

@@ -25,7 +25,11 @@ const options = benchOptions(USAGE, {
 const base = options.url.replace(/\/$/, "");
 const seconds = Number(options.seconds);
 const concurrency = Number(options.concurrency);
-const write = { "X-Service-Sync-Code": options.sync, "X-Service-Api-Key": options.key, "X-Service-Api-Secret": options.secret };
+const write = {
+  "X-Service-Sync-Code": options.sync,
+  "X-Service-Api-Key": options.key,
+  "X-Service-Api-Secret": options.secret,
+};
 
 async function json(path, init) {
   const res = await fetch(`${base}${path}`, init);
@@ -33,20 +37,33 @@ async function json(path, init) {
 }
 
 /** A video of the organization to count events against. */
-const listed = await json("/v2/videos/?pageSize=1", { headers: { "X-Service-Sync-Code": options.sync } });
+const listed = await json("/v2/videos/?pageSize=1", {
+  headers: { "X-Service-Sync-Code": options.sync },
+});
 const contentKey = listed.body.data?.[0]?.contentKey;
 if (!contentKey) throw new Error(`no video to send events for (E6 answered ${listed.status})`);
 
 const hex = (n) => (n & 0xffff).toString(16);
 const runs = [
-  { name: "one /64, a new address per beacon", address: (i) => `2001:db8:f100:1:${hex(i >> 16)}:${hex(i)}:${hex(i * 31)}:1` },
-  { name: "a /64 of its own per beacon", address: (i) => `2001:db8:${hex(0x2000 + (i >> 16))}:${hex(i)}::1` },
+  {
+    name: "one /64, a new address per beacon",
+    address: (i) => `2001:db8:f100:1:${hex(i >> 16)}:${hex(i)}:${hex(i * 31)}:1`,
+  },
+  {
+    name: "a /64 of its own per beacon",
+    address: (i) => `2001:db8:${hex(0x2000 + (i >> 16))}:${hex(i)}::1`,
+  },
 ];
 
 const before = await json("/v2/ingestion?days=1", { headers: write });
 const results = [];
 for (const run of runs) {
-  const events = Array.from({ length: 500 }, (_, i) => ({ event: "video_played", contentKey, fingerprint: `flood-${i}`, consent: true }));
+  const events = Array.from({ length: 500 }, (_, i) => ({
+    event: "video_played",
+    contentKey,
+    fingerprint: `flood-${i}`,
+    consent: true,
+  }));
   const body = JSON.stringify({ events });
   let sent = 0;
   let accepted = 0;
@@ -60,7 +77,11 @@ for (const run of runs) {
         const i = next++;
         const res = await fetch(`${base}/v2/events`, {
           method: "POST",
-          headers: { "Content-Type": "application/json", "X-Service-Sync-Code": options.sync, "CF-Connecting-IP": run.address(i) },
+          headers: {
+            "Content-Type": "application/json",
+            "X-Service-Sync-Code": options.sync,
+            "CF-Connecting-IP": run.address(i),
+          },
           body,
         });
         const answer = await res.json();
@@ -71,7 +92,14 @@ for (const run of runs) {
       }
     }),
   );
-  results.push({ run: run.name, seconds, sent, accepted, refused: refusedEvents, statuses: JSON.stringify(statuses) });
+  results.push({
+    run: run.name,
+    seconds,
+    sent,
+    accepted,
+    refused: refusedEvents,
+    statuses: JSON.stringify(statuses),
+  });
   console.error(`${run.name}: ${accepted} of ${sent} events accepted`);
 }
 

@@ -9,7 +9,15 @@ import { mediaPlaylist } from "../src/media/hls/playlists";
 import { packageSegment } from "../src/media/hls/packager";
 import { buildIndex, type HlsIndex } from "../src/media/hls/segments";
 import { readTracks, type Track } from "../src/media/hls/tracks";
-import { box, concat, fullBox, largeBoxHeader, sparseReader, u32, u64 } from "../test/media-fmp4-synth";
+import {
+  box,
+  concat,
+  fullBox,
+  largeBoxHeader,
+  sparseReader,
+  u32,
+  u64,
+} from "../test/media-fmp4-synth";
 
 const GiB = 1024 ** 3;
 const HOUR = 3600;
@@ -36,8 +44,28 @@ function u32s(values: number[]): Uint8Array {
   return out;
 }
 
-function trak(id: number, handler: "vide" | "soun", timescale: number, duration: number, entry: Uint8Array, tables: Uint8Array[], size?: [number, number]) {
-  const tkhd = fullBox("tkhd", 0, 3, u32(0, 0, id, 0, duration), new Uint8Array(8), u16(0), u16(0), u16(0), u16(0), new Uint8Array(36), u32((size?.[0] ?? 0) * 65536, (size?.[1] ?? 0) * 65536));
+function trak(
+  id: number,
+  handler: "vide" | "soun",
+  timescale: number,
+  duration: number,
+  entry: Uint8Array,
+  tables: Uint8Array[],
+  size?: [number, number],
+) {
+  const tkhd = fullBox(
+    "tkhd",
+    0,
+    3,
+    u32(0, 0, id, 0, duration),
+    new Uint8Array(8),
+    u16(0),
+    u16(0),
+    u16(0),
+    u16(0),
+    new Uint8Array(36),
+    u32((size?.[0] ?? 0) * 65536, (size?.[1] ?? 0) * 65536),
+  );
   const mdhd = fullBox("mdhd", 0, 0, u32(0, 0, timescale, duration), u16(0x55c4), u16(0));
   const hdlr = fullBox("hdlr", 0, 0, u32(0), new TextEncoder().encode(handler), new Uint8Array(13));
   const stbl = box("stbl", fullBox("stsd", 0, 0, u32(1), entry), ...tables);
@@ -51,34 +79,79 @@ export function hourLongFile(fixture: { video: Track; audio: Track }) {
   const target = 5 * GiB;
   const keyframeSize = 150_000;
   const videoBudget = target - audioCount * AUDIO_SIZE - 4096;
-  const otherSize = Math.floor((videoBudget / (videoCount / KEYFRAME_EVERY) - keyframeSize) / (KEYFRAME_EVERY - 1));
-  const videoSizes = Array.from({ length: videoCount }, (_, i) => (i % KEYFRAME_EVERY === 0 ? keyframeSize : otherSize));
+  const otherSize = Math.floor(
+    (videoBudget / (videoCount / KEYFRAME_EVERY) - keyframeSize) / (KEYFRAME_EVERY - 1),
+  );
+  const videoSizes = Array.from({ length: videoCount }, (_, i) =>
+    i % KEYFRAME_EVERY === 0 ? keyframeSize : otherSize,
+  );
   // One video chunk (30 frames) and one audio chunk (the audio frames of that second) per second.
-  const audioPerSecond = Array.from({ length: HOUR }, (_, s) => Math.floor(((s + 1) * AUDIO_RATE) / AUDIO_FRAME) - Math.floor((s * AUDIO_RATE) / AUDIO_FRAME));
+  const audioPerSecond = Array.from(
+    { length: HOUR },
+    (_, s) =>
+      Math.floor(((s + 1) * AUDIO_RATE) / AUDIO_FRAME) - Math.floor((s * AUDIO_RATE) / AUDIO_FRAME),
+  );
   audioPerSecond[HOUR - 1]! -= audioPerSecond.reduce((a, b) => a + b, 0) - audioCount;
 
   const moovWith = (videoOffsets: number[], audioOffsets: number[]) => {
-    const video = trak(1, "vide", VIDEO_TIMESCALE, videoCount * (VIDEO_TIMESCALE / FPS), fixture.video.sampleEntry, [
-      fullBox("stts", 0, 0, u32(1, videoCount, VIDEO_TIMESCALE / FPS)),
-      fullBox("stss", 0, 0, u32(videoCount / KEYFRAME_EVERY), u32s(Array.from({ length: videoCount / KEYFRAME_EVERY }, (_, k) => k * KEYFRAME_EVERY + 1))),
-      fullBox("stsz", 0, 0, u32(0, videoCount), u32s(videoSizes)),
-      fullBox("stsc", 0, 0, u32(1, 1, FPS, 1)),
-      fullBox("co64", 0, 0, u32(HOUR), ...videoOffsets.map(u64)),
-    ], [1920, 1080]);
+    const video = trak(
+      1,
+      "vide",
+      VIDEO_TIMESCALE,
+      videoCount * (VIDEO_TIMESCALE / FPS),
+      fixture.video.sampleEntry,
+      [
+        fullBox("stts", 0, 0, u32(1, videoCount, VIDEO_TIMESCALE / FPS)),
+        fullBox(
+          "stss",
+          0,
+          0,
+          u32(videoCount / KEYFRAME_EVERY),
+          u32s(
+            Array.from({ length: videoCount / KEYFRAME_EVERY }, (_, k) => k * KEYFRAME_EVERY + 1),
+          ),
+        ),
+        fullBox("stsz", 0, 0, u32(0, videoCount), u32s(videoSizes)),
+        fullBox("stsc", 0, 0, u32(1, 1, FPS, 1)),
+        fullBox("co64", 0, 0, u32(HOUR), ...videoOffsets.map(u64)),
+      ],
+      [1920, 1080],
+    );
     const stsc: number[] = [];
     audioPerSecond.forEach((n, s) => {
       if (s === 0 || n !== audioPerSecond[s - 1]) stsc.push(s + 1, n, 1);
     });
     const audio = trak(2, "soun", AUDIO_RATE, audioCount * AUDIO_FRAME, fixture.audio.sampleEntry, [
       fullBox("stts", 0, 0, u32(1, audioCount, AUDIO_FRAME)),
-      fullBox("stsz", 0, 0, u32(0, audioCount), u32s(new Array<number>(audioCount).fill(AUDIO_SIZE))),
+      fullBox(
+        "stsz",
+        0,
+        0,
+        u32(0, audioCount),
+        u32s(new Array<number>(audioCount).fill(AUDIO_SIZE)),
+      ),
       fullBox("stsc", 0, 0, u32(stsc.length / 3), u32s(stsc)),
       fullBox("co64", 0, 0, u32(HOUR), ...audioOffsets.map(u64)),
     ]);
-    const mvhd = fullBox("mvhd", 0, 0, u32(0, 0, 1000, HOUR * 1000, 0x00010000), u16(0x0100), new Uint8Array(10), new Uint8Array(36), new Uint8Array(24), u32(3));
+    const mvhd = fullBox(
+      "mvhd",
+      0,
+      0,
+      u32(0, 0, 1000, HOUR * 1000, 0x00010000),
+      u16(0x0100),
+      new Uint8Array(10),
+      new Uint8Array(36),
+      new Uint8Array(24),
+      u32(3),
+    );
     return box("moov", mvhd, video, audio);
   };
-  const ftyp = box("ftyp", new TextEncoder().encode("isom"), u32(512), new TextEncoder().encode("isomiso2avc1mp41"));
+  const ftyp = box(
+    "ftyp",
+    new TextEncoder().encode("isom"),
+    u32(512),
+    new TextEncoder().encode("isomiso2avc1mp41"),
+  );
   const moovSize = moovWith(new Array(HOUR).fill(0), new Array(HOUR).fill(0)).length;
   const mdatStart = ftyp.length + moovSize + 16;
   const videoOffsets: number[] = [];
@@ -90,7 +163,11 @@ export function hourLongFile(fixture: { video: Track; audio: Track }) {
     audioOffsets.push(at);
     at += audioPerSecond[s]! * AUDIO_SIZE;
   }
-  const head = concat(ftyp, moovWith(videoOffsets, audioOffsets), largeBoxHeader("mdat", at - mdatStart + 16));
+  const head = concat(
+    ftyp,
+    moovWith(videoOffsets, audioOffsets),
+    largeBoxHeader("mdat", at - mdatStart + 16),
+  );
   return { size: at, head, reader: () => sparseReader(at, [{ offset: 0, bytes: head }]) };
 }
 
@@ -100,22 +177,39 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - start];
 }
 
-export async function measure(fixturePath: string): Promise<{ rows: Row[]; notes: Record<string, number | string> }> {
+export async function measure(
+  fixturePath: string,
+): Promise<{ rows: Row[]; notes: Record<string, number | string> }> {
   const bytes = new Uint8Array(readFileSync(fixturePath));
   const fixture = await readTracks(async (o, l) => bytes.subarray(o, o + l), bytes.length);
   const file = hourLongFile({ video: fixture.video, audio: fixture.audio! });
   const rows: Row[] = [];
 
   const source = file.reader();
-  const [built, buildMs] = await timed(async () => buildIndex(await readTracks(source, file.size), 6));
-  rows.push({ step: "index, once per file (moov + tables → index + sample table)", reads: source.reads, bytes: source.bytes, ms: buildMs });
+  const [built, buildMs] = await timed(async () =>
+    buildIndex(await readTracks(source, file.size), 6),
+  );
+  rows.push({
+    step: "index, once per file (moov + tables → index + sample table)",
+    reads: source.reads,
+    bytes: source.bytes,
+    ms: buildMs,
+  });
 
   const indexJson = JSON.stringify({ ...built.index, mediaKey: "k/k.mp4" });
   const [, playlistMs] = await timed(async () => mediaPlaylist(JSON.parse(indexJson) as HlsIndex));
-  rows.push({ step: "playlist (index read + render)", reads: 1, bytes: indexJson.length, ms: playlistMs });
+  rows.push({
+    step: "playlist (index read + render)",
+    reads: 1,
+    bytes: indexJson.length,
+    ms: playlistMs,
+  });
 
   const table = built.sampleTable;
-  for (const [name, n] of [["first segment", 0], ["middle segment (#300)", 300]] as const) {
+  for (const [name, n] of [
+    ["first segment", 0],
+    ["middle segment (#300)", 300],
+  ] as const) {
     const media = file.reader();
     let tableReads = 0;
     let tableBytes = 0;
@@ -125,7 +219,12 @@ export async function measure(fixturePath: string): Promise<{ rows: Row[]; notes
       return table.subarray(o, o + l);
     };
     const [segment, ms] = await timed(() => packageSegment(built.index, n, readTable, media));
-    rows.push({ step: `${name}: ${(segment.length / 1e6).toFixed(1)} MB out`, reads: tableReads + media.reads, bytes: tableBytes + media.bytes, ms });
+    rows.push({
+      step: `${name}: ${(segment.length / 1e6).toFixed(1)} MB out`,
+      reads: tableReads + media.reads,
+      bytes: tableBytes + media.bytes,
+      ms,
+    });
   }
   return {
     rows,

@@ -24,7 +24,10 @@ const { values } = parseArgs({
   },
 });
 
-const costTable = () => withTsModule(join(ROOT, "bench", "hls-cost.ts"), ({ measure }) => measure(join(ROOT, "test", "fixtures", "h264-aac-faststart.mp4")));
+const costTable = () =>
+  withTsModule(join(ROOT, "bench", "hls-cost.ts"), ({ measure }) =>
+    measure(join(ROOT, "test", "fixtures", "h264-aac-faststart.mp4")),
+  );
 
 const { rows, notes } = await costTable();
 console.log("\n## Packaging a 1-hour, 5 GiB MP4 (moov at the start; media bytes sparse)\n");
@@ -44,15 +47,31 @@ console.log(
 );
 
 async function rate(title, url, headers = {}) {
-  const result = await autocannon({ url, headers, duration: Number(values.duration), connections: Number(values.connections) });
+  const result = await autocannon({
+    url,
+    headers,
+    duration: Number(values.duration),
+    connections: Number(values.connections),
+  });
   const ok = result["2xx"];
-  return { title, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.non2xx + result.errors, ok };
+  return {
+    title,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+    ok,
+  };
 }
 
-let base = values.url.replace(/\/$/, "");
-const listing = await fetch(`${base}/v2/videos?pageSize=1`, { headers: { "X-Service-Sync-Code": values["sync-code"] } }).catch(() => null);
+const base = values.url.replace(/\/$/, "");
+const listing = await fetch(`${base}/v2/videos?pageSize=1`, {
+  headers: { "X-Service-Sync-Code": values["sync-code"] },
+}).catch(() => null);
 if (!listing?.ok) {
-  console.log(`\n(no worker at ${base} with the demo data: start \`npm run dev\` to measure requests per second)`);
+  console.log(
+    `\n(no worker at ${base} with the demo data: start \`npm run dev\` to measure requests per second)`,
+  );
 } else {
   const { data } = await listing.json();
   const stream = data[0].urlHLS.replace(/master\.m3u8$/, "").replace(/^https?:\/\/[^/]+/, base);
@@ -61,9 +80,15 @@ if (!listing?.ok) {
   const results = [];
   results.push(await rate("GET /healthz (no D1, the baseline)", `${base}/healthz`));
   results.push(await rate("segment, edge cache hit", `${stream}0.m4s`));
-  results.push(await rate("segment, packaged each time (Range: bytes=0-)", `${stream}0.m4s`, { Range: "bytes=0-" }));
+  results.push(
+    await rate("segment, packaged each time (Range: bytes=0-)", `${stream}0.m4s`, {
+      Range: "bytes=0-",
+    }),
+  );
   results.push(await rate("media playlist, edge cache hit", `${stream}video.m3u8`));
-  console.log(`\n## Requests per second against ${base} (${values.connections} connections, ${values.duration} s each)\n`);
+  console.log(
+    `\n## Requests per second against ${base} (${values.connections} connections, ${values.duration} s each)\n`,
+  );
   const baseline = results[0].rps;
   console.log(
     markdownTable(

@@ -25,7 +25,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
 import { prepareState, startLoadServer } from "./lib/load-server.mjs";
-import { canSampleMemory, sampleMemory, treeMemory } from "./lib/process-memory.mjs";
+import { canSampleMemory, sampleMemory } from "./lib/process-memory.mjs";
 import { mixedColumns, mixedScenarios } from "./lib/mixed-reads.mjs";
 import { markdownTable, RESULTS_DIR, writeResults } from "./lib/report.mjs";
 import { parseD1Timing } from "./lib/server-timing.mjs";
@@ -80,17 +80,20 @@ function options() {
     }));
     const int = (name, min, max) => {
       const n = Number(values[name]);
-      if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+      if (!Number.isInteger(n) || n < min || n > max)
+        throw new Error(`--${name} must be an integer from ${min} to ${max}`);
       return n;
     };
     if (values.help) {
       console.log(USAGE);
       process.exit(0);
     }
-    if (!["0", "1"].includes(values["log-requests"])) throw new Error("--log-requests must be 0 or 1");
+    if (!["0", "1"].includes(values["log-requests"]))
+      throw new Error("--log-requests must be 0 or 1");
     if (values.pid && !values.url) throw new Error("--pid goes with --url");
     const url = values.url ? new URL(values.url).origin : null;
-    if (url && !["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname)) throw new Error("--url must be a loopback address");
+    if (url && !["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname))
+      throw new Error("--url must be a loopback address");
     return {
       connections: int("connections", 1, 1000),
       passes: int("passes", 1, 20),
@@ -115,14 +118,18 @@ function options() {
 }
 
 const STOPWORDS = new Set(
-  "the and with from this that your our for how top episode interview live tour guide diary special moments ideas tips secrets featuring friends location studio".split(" "),
+  "the and with from this that your our for how top episode interview live tour guide diary special moments ideas tips secrets featuring friends location studio".split(
+    " ",
+  ),
 );
 
 /** The most frequent title word (4+ letters, not glue) among up to 3000 listable titles. */
 function commonWord(titles) {
   const df = new Map();
   for (const { title } of titles) {
-    const words = (title.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length >= 4 && !STOPWORDS.has(w));
+    const words = (title.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter(
+      (w) => w.length >= 4 && !STOPWORDS.has(w),
+    );
     for (const w of new Set(words)) df.set(w, (df.get(w) ?? 0) + 1);
   }
   return [...df.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? null;
@@ -145,8 +152,12 @@ async function chooseInputs(org, persistTo) {
     ].join("\n"),
     { persistTo },
   );
-  if (orgRows.length === 0) throw new Error(`organization ${org} is not in the local database (demo comes with npm run dev; bulk1..bulk5 with \`npm run seed:bulk -- --reset --videos 10000\`)`);
-  if (tags.length < 2 || keys.length === 0) throw new Error(`organization ${org} has too few videos to benchmark; seed more`);
+  if (orgRows.length === 0)
+    throw new Error(
+      `organization ${org} is not in the local database (demo comes with npm run dev; bulk1..bulk5 with \`npm run seed:bulk -- --reset --videos 10000\`)`,
+    );
+  if (tags.length < 2 || keys.length === 0)
+    throw new Error(`organization ${org} has too few videos to benchmark; seed more`);
   const word = commonWord(titles);
   let feed = null;
   if (feeds.length > 0) {
@@ -154,15 +165,34 @@ async function chooseInputs(org, persistTo) {
     const ownerTitles =
       owner.organization_key === org
         ? titles
-        : (await d1Query(`SELECT title FROM contents WHERE organization_id = ${owner.org_id} AND status = 'available' AND removed = 0 ORDER BY id LIMIT 3000;`, { persistTo }))[0];
-    feed = { feedId: owner.feed_id, owner: owner.organization_key, word: commonWord(ownerTitles) ?? word };
+        : (
+            await d1Query(
+              `SELECT title FROM contents WHERE organization_id = ${owner.org_id} AND status = 'available' AND removed = 0 ORDER BY id LIMIT 3000;`,
+              { persistTo },
+            )
+          )[0];
+    feed = {
+      feedId: owner.feed_id,
+      owner: owner.organization_key,
+      word: commonWord(ownerTitles) ?? word,
+    };
   }
-  return { org, plan: orgRows[0].plan, tags: tags.map((t) => t.name), contentKey: keys[0].content_key, word, feed };
+  return {
+    org,
+    plan: orgRows[0].plan,
+    tags: tags.map((t) => t.name),
+    contentKey: keys[0].content_key,
+    word,
+    feed,
+  };
 }
 
 /** bulk1 when the bulk catalog is loaded (the larger, more telling catalog), else demo. */
 async function defaultOrg(persistTo) {
-  const [rows] = await d1Query("SELECT organization_key FROM organizations WHERE organization_key = 'bulk1';", { persistTo });
+  const [rows] = await d1Query(
+    "SELECT organization_key FROM organizations WHERE organization_key = 'bulk1';",
+    { persistTo },
+  );
   return rows.length > 0 ? "bulk1" : "demo";
 }
 
@@ -176,22 +206,51 @@ const enc = encodeURIComponent;
  */
 function buildRows(v) {
   const sync = { "X-Service-Sync-Code": `${v.org}-sync` };
-  const write = { ...sync, "X-Service-Api-Key": `${v.org}-key`, "X-Service-Api-Secret": `${v.org}-secret` };
+  const write = {
+    ...sync,
+    "X-Service-Api-Key": `${v.org}-key`,
+    "X-Service-Api-Secret": `${v.org}-secret`,
+  };
   const byKey = (path, query) => `${path}?organization_key=${enc(v.org)}&${query}`;
   const reads = [
     { name: "E6 no filter", path: "/v2/videos/?page=1&pageSize=100", headers: sync },
-    { name: "E6 tags=a,b (AND)", path: `/v2/videos/?tags=${enc(v.tags[0])},${enc(v.tags[1])}`, headers: sync },
-    { name: "E6 searchString=common", path: `/v2/videos/?searchString=${enc(v.word)}`, headers: sync },
-    { name: "E6 networkVideos=1 (US)", path: "/v2/videos/?networkVideos=1", headers: { ...sync, "CF-IPCountry": "US" } },
-    { name: "E13 privateTags=popular", path: byKey("/prod/search_metadata", `privateTags=${enc(v.tags[0])}`), headers: sync },
-    { name: "E14 common word", path: byKey("/prod/search_video_list", `searchString=${enc(v.word)}`), headers: sync },
+    {
+      name: "E6 tags=a,b (AND)",
+      path: `/v2/videos/?tags=${enc(v.tags[0])},${enc(v.tags[1])}`,
+      headers: sync,
+    },
+    {
+      name: "E6 searchString=common",
+      path: `/v2/videos/?searchString=${enc(v.word)}`,
+      headers: sync,
+    },
+    {
+      name: "E6 networkVideos=1 (US)",
+      path: "/v2/videos/?networkVideos=1",
+      headers: { ...sync, "CF-IPCountry": "US" },
+    },
+    {
+      name: "E13 privateTags=popular",
+      path: byKey("/prod/search_metadata", `privateTags=${enc(v.tags[0])}`),
+      headers: sync,
+    },
+    {
+      name: "E14 common word",
+      path: byKey("/prod/search_video_list", `searchString=${enc(v.word)}`),
+      headers: sync,
+    },
     { name: "E16 first 100", path: byKey("/get_videos", "limit=100"), headers: sync },
     // A deep page: OFFSET reads every row it skips (issue 21 measured 2 % of E3 here).
     { name: "E16 start=5000", path: byKey("/get_videos", "limit=100&start=5000"), headers: sync },
   ];
   const rows = [
     { name: "GET /healthz (no D1)", kind: "baseline", path: "/healthz", headers: {} },
-    { name: "E3 by key (cheapest D1 route)", kind: "d1", path: `/v2/content?contentKey=${enc(v.contentKey)}`, headers: write },
+    {
+      name: "E3 by key (cheapest D1 route)",
+      kind: "d1",
+      path: `/v2/content?contentKey=${enc(v.contentKey)}`,
+      headers: write,
+    },
     ...reads.map((r) => ({ ...r, name: `${r.name} cached`, kind: "cached" })),
     ...reads.map((r) => ({ ...r, name: `${r.name} cold`, kind: "cold" })),
   ];
@@ -200,7 +259,12 @@ function buildRows(v) {
     rows.push(
       { name: "E15 cached", kind: "cached", path: e15, headers: {} },
       { name: "E15 cold", kind: "cold-other", path: e15, headers: {} },
-      { name: `feed file ${v.feed.feedId}-feed.json`, kind: "cached", path: `/${v.feed.feedId}-feed.json`, headers: {} },
+      {
+        name: `feed file ${v.feed.feedId}-feed.json`,
+        kind: "cached",
+        path: `/${v.feed.feedId}-feed.json`,
+        headers: {},
+      },
     );
   }
   return rows;
@@ -214,7 +278,10 @@ const bust = (path) => `${path}${path.includes("?") ? "&" : "?"}_cb=${RUN_ID}-${
 
 /** One request to check a row before loading it: the status, X-Edge-Cache and body. */
 async function probe(url, row, path = row.path) {
-  const res = await fetch(new URL(path, url), { headers: row.headers, signal: AbortSignal.timeout(60_000) });
+  const res = await fetch(new URL(path, url), {
+    headers: row.headers,
+    signal: AbortSignal.timeout(60_000),
+  });
   const text = await res.text();
   let body = null;
   try {
@@ -231,18 +298,25 @@ async function probe(url, row, path = row.path) {
  */
 async function checkRow(url, row) {
   const first = await probe(url, row);
-  if (first.status !== 200) throw new Error(`${row.name}: HTTP ${first.status} ${first.text.slice(0, 200)}`);
+  if (first.status !== 200)
+    throw new Error(`${row.name}: HTTP ${first.status} ${first.text.slice(0, 200)}`);
   if (row.kind === "cached") {
     const again = await probe(url, row);
-    if (again.edge !== "hit") throw new Error(`${row.name}: a repeated read answered X-Edge-Cache: ${again.edge} (expected hit)`);
+    if (again.edge !== "hit")
+      throw new Error(
+        `${row.name}: a repeated read answered X-Edge-Cache: ${again.edge} (expected hit)`,
+      );
   }
   if (isCold(row)) {
     const busted = await probe(url, row, bust(row.path));
     if (busted.status !== 200 || busted.edge !== "miss") {
-      throw new Error(`${row.name}: the cache-busting parameter answered HTTP ${busted.status}, X-Edge-Cache: ${busted.edge} (expected 200, miss)`);
+      throw new Error(
+        `${row.name}: the cache-busting parameter answered HTTP ${busted.status}, X-Edge-Cache: ${busted.edge} (expected 200, miss)`,
+      );
     }
     const data = (b) => JSON.stringify(b?.data ?? b);
-    if (data(busted.body) !== data(first.body)) throw new Error(`${row.name}: the answer changed with the unknown parameter _cb`);
+    if (data(busted.body) !== data(first.body))
+      throw new Error(`${row.name}: the answer changed with the unknown parameter _cb`);
   }
 }
 
@@ -280,7 +354,8 @@ async function load(url, rows, { connections, duration, amount, timeout }) {
   return { result, tally };
 }
 
-const round = (v, digits = 1) => (v === null || v === undefined || !Number.isFinite(v) ? null : Number(v.toFixed(digits)));
+const round = (v, digits = 1) =>
+  v === null || v === undefined || !Number.isFinite(v) ? null : Number(v.toFixed(digits));
 
 function summarize(row, { result, tally }) {
   const seconds = result.duration;
@@ -342,8 +417,18 @@ function mergePasses(row, passes) {
     errors: passes.reduce((a, p) => a + p.errors, 0),
     timeouts: passes.reduce((a, p) => a + p.timeouts, 0),
     edgeCache: passes.reduce((a, p) => add(a, p.edgeCache), {}),
-    d1RowsReadMean: timed.length ? round(timed.reduce((a, p) => a + p.d1RowsReadMean * p.requests, 0) / timed.reduce((a, p) => a + p.requests, 0)) : null,
-    d1QueriesMean: timed.length ? round(timed.reduce((a, p) => a + p.d1QueriesMean * p.requests, 0) / timed.reduce((a, p) => a + p.requests, 0)) : null,
+    d1RowsReadMean: timed.length
+      ? round(
+          timed.reduce((a, p) => a + p.d1RowsReadMean * p.requests, 0) /
+            timed.reduce((a, p) => a + p.requests, 0),
+        )
+      : null,
+    d1QueriesMean: timed.length
+      ? round(
+          timed.reduce((a, p) => a + p.d1QueriesMean * p.requests, 0) /
+            timed.reduce((a, p) => a + p.requests, 0),
+        )
+      : null,
   };
 }
 
@@ -359,7 +444,11 @@ function edgeText(edge) {
   const total = Object.values(edge).reduce((a, b) => a + b, 0);
   if (entries.length === 0 || total === 0) return "-";
   const hit = edge.hit ?? 0;
-  return hit === total ? "hit" : hit === 0 && (edge.miss ?? 0) === total ? "miss" : `${Math.round((100 * hit) / total)}% hit`;
+  return hit === total
+    ? "hit"
+    : hit === 0 && (edge.miss ?? 0) === total
+      ? "miss"
+      : `${Math.round((100 * hit) / total)}% hit`;
 }
 
 function statusesText(s) {
@@ -376,19 +465,25 @@ async function main() {
   const opts = options();
   const startedAt = new Date();
   const t0 = performance.now();
-  const log = (line) => console.error(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+  const log = (line) =>
+    console.error(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}`);
 
   if (opts.prepare) {
     log("preparing the local state (as npm run dev: migrations, demo data) ...");
-    for (const line of await prepareState({ persistTo: opts.persistTo })) log(`  ${line.split("\n").join("\n         ")}`);
+    for (const line of await prepareState({ persistTo: opts.persistTo }))
+      log(`  ${line.split("\n").join("\n         ")}`);
   }
   opts.org ??= await defaultOrg(opts.persistTo);
   const inputs = await chooseInputs(opts.org, opts.persistTo);
   log(
     `inputs (${opts.org}, ${inputs.plan}): tags "${inputs.tags[0]}", "${inputs.tags[1]}"; word "${inputs.word}"; contentKey ${inputs.contentKey}; ` +
-      (inputs.feed ? `feed ${inputs.feed.feedId} of ${inputs.feed.owner} (E15 word "${inputs.feed.word}")` : "no feed: E15 and feed file rows left out"),
+      (inputs.feed
+        ? `feed ${inputs.feed.feedId} of ${inputs.feed.owner} (E15 word "${inputs.feed.word}")`
+        : "no feed: E15 and feed file rows left out"),
   );
-  const rows = buildRows(inputs).filter((r) => r.kind === "baseline" || r.kind === "d1" || !opts.only || opts.only.test(r.name));
+  const rows = buildRows(inputs).filter(
+    (r) => r.kind === "baseline" || r.kind === "d1" || !opts.only || opts.only.test(r.name),
+  );
 
   let server = null;
   let url = opts.url;
@@ -421,7 +516,8 @@ async function main() {
     });
   }
 
-  const memory = pid && canSampleMemory() ? sampleMemory(pid, 1000, () => ({ requests: requestsSoFar })) : null;
+  const memory =
+    pid && canSampleMemory() ? sampleMemory(pid, 1000, () => ({ requests: requestsSoFar })) : null;
   const results = [];
   let soak = null;
   let mixed = null;
@@ -429,16 +525,23 @@ async function main() {
     // Dirty feeds (seed:bulk --feeds) get their files now; then every row is checked once.
     if (server) await fetch(new URL("/__scheduled", url)).then((r) => r.body?.cancel());
     for (const row of rows) await checkRow(url, row);
-    log(`checked ${rows.length} rows (200; repeated reads hit the cache; _cb misses it and changes nothing)`);
+    log(
+      `checked ${rows.length} rows (200; repeated reads hit the cache; _cb misses it and changes nothing)`,
+    );
     const base = { connections: opts.connections, timeout: opts.timeout };
     const passes = rows.map(() => []);
     for (let pass = 0; pass < opts.passes; pass++) {
       for (const [i, row] of rows.entries()) {
         if (pass === 0 && opts.warmup) await load(url, [row], { ...base, duration: opts.warmup });
-        const summary = summarize(row, await load(url, [row], { ...base, duration: opts.duration }));
+        const summary = summarize(
+          row,
+          await load(url, [row], { ...base, duration: opts.duration }),
+        );
         passes[i].push(summary);
         const rss = memory ? memory.now().totalMb : null;
-        log(`[pass ${pass + 1}/${opts.passes}, ${i + 1}/${rows.length}] ${row.name}: ${summary.rps} req/s, p50 ${summary.latencyP50} ms, p99 ${summary.latencyP99} ms, ${statusesText(summary)}${rss ? `, server RSS ${rss} MB` : ""}`);
+        log(
+          `[pass ${pass + 1}/${opts.passes}, ${i + 1}/${rows.length}] ${row.name}: ${summary.rps} req/s, p50 ${summary.latencyP50} ms, p99 ${summary.latencyP99} ms, ${statusesText(summary)}${rss ? `, server RSS ${rss} MB` : ""}`,
+        );
       }
     }
     for (const [i, row] of rows.entries()) {
@@ -447,17 +550,30 @@ async function main() {
       results.push(merged);
     }
     if (opts.soak) {
-      log(`soak: ${opts.soak} requests over the ${rows.length} rows, ${opts.connections} connections ...`);
+      log(
+        `soak: ${opts.soak} requests over the ${rows.length} rows, ${opts.connections} connections ...`,
+      );
       const soakStarted = performance.now();
       const before = requestsSoFar;
-      soak = summarize({ name: "soak (every row, round robin)", kind: "soak", path: "-" }, await load(url, rows, { ...base, amount: opts.soak }));
+      soak = summarize(
+        { name: "soak (every row, round robin)", kind: "soak", path: "-" },
+        await load(url, rows, { ...base, amount: opts.soak }),
+      );
       soak.seconds = round((performance.now() - soakStarted) / 1000);
       soak.requestsCounted = requestsSoFar - before;
       log(`soak: ${soak.requests} answers in ${soak.seconds} s, ${statusesText(soak)}`);
     }
     if (opts.mixed && (!opts.only || opts.only.test("mixed"))) {
-      log(`mixed: ${opts.connections} readers on cached E6 and E16 first pages, ${opts.mixed} s per writer ...`);
-      mixed = await mixedScenarios(url, { org: inputs.org, readers: opts.connections, durationMs: opts.mixed * 1000, persistTo: opts.persistTo, log });
+      log(
+        `mixed: ${opts.connections} readers on cached E6 and E16 first pages, ${opts.mixed} s per writer ...`,
+      );
+      mixed = await mixedScenarios(url, {
+        org: inputs.org,
+        readers: opts.connections,
+        durationMs: opts.mixed * 1000,
+        persistTo: opts.persistTo,
+        log,
+      });
     }
   } finally {
     memory?.stop();
@@ -481,7 +597,11 @@ async function main() {
       { title: "passes", value: (r) => `${Math.min(...r.rpsPasses)}–${Math.max(...r.rpsPasses)}` },
       { title: "× /healthz", value: (r) => pct(r.ratioToBaseline) },
       { title: "× E3", value: (r) => pct(r.ratioToD1) },
-      { title: "goal", value: (r) => (r.goal ? `${r.goal.met ? "ok" : "MISS"} (≥ ${r.goal.min * 100} % of ${r.goal.of})` : "") },
+      {
+        title: "goal",
+        value: (r) =>
+          r.goal ? `${r.goal.met ? "ok" : "MISS"} (≥ ${r.goal.min * 100} % of ${r.goal.of})` : "",
+      },
       { title: "p50 ms", value: (r) => r.latencyP50 },
       { title: "p99 ms", value: (r) => r.latencyP99 },
       { title: "answers", value: (r) => r.requests },
@@ -494,9 +614,13 @@ async function main() {
   );
   console.log(`\n${table}`);
   const missed = results.filter((r) => r.goal && !r.goal.met).map((r) => r.name);
-  console.log(`\nGoals: ${missed.length === 0 ? "all met" : `missed by ${missed.length} row(s): ${missed.join("; ")}`}.`);
+  console.log(
+    `\nGoals: ${missed.length === 0 ? "all met" : `missed by ${missed.length} row(s): ${missed.join("; ")}`}.`,
+  );
   if (mixed) {
-    console.log(`\nReads while a publisher writes (${opts.connections} readers, half on each of ${mixed.paths.join(" and ")}, ${opts.mixed} s each; goals: from the edge ≥ 99 %, p99 ≤ 1.2× the run without a writer):\n`);
+    console.log(
+      `\nReads while a publisher writes (${opts.connections} readers, half on each of ${mixed.paths.join(" and ")}, ${opts.mixed} s each; goals: from the edge ≥ 99 %, p99 ≤ 1.2× the run without a writer):\n`,
+    );
     console.log(markdownTable(mixedColumns(), mixed.results));
   }
 
@@ -512,7 +636,9 @@ async function main() {
     for (const s of samples) if (s.requests >= (marks.at(-1).requests ?? 0) + step) marks.push(s);
     if (marks.at(-1) !== last) marks.push(last);
     const names = (s) => s.processes.map((p) => `${p.name} ${p.rssMb}`).join(", ");
-    console.log(`\nServer memory (RSS of pid ${pid} and its children, MB), by requests answered so far:`);
+    console.log(
+      `\nServer memory (RSS of pid ${pid} and its children, MB), by requests answered so far:`,
+    );
     console.log(
       markdownTable(
         [
@@ -524,16 +650,37 @@ async function main() {
         marks,
       ),
     );
-    console.log(`peak ${peak.totalMb} MB at ${peak.requests} requests; start ${first.totalMb} MB, end ${last.totalMb} MB.`);
-    memoryReport = { pid, first, last, peak, samples: samples.map(({ at, requests, totalMb }) => ({ at, requests, totalMb })) };
+    console.log(
+      `peak ${peak.totalMb} MB at ${peak.requests} requests; start ${first.totalMb} MB, end ${last.totalMb} MB.`,
+    );
+    memoryReport = {
+      pid,
+      first,
+      last,
+      peak,
+      samples: samples.map(({ at, requests, totalMb }) => ({ at, requests, totalMb })),
+    };
   }
 
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, loadavgAtEnd: loadavg().map((x) => round(x, 2)) };
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? null,
+    loadavgAtEnd: loadavg().map((x) => round(x, 2)),
+  };
   const file = writeResults("load", {
     bench: "load",
     startedAt: startedAt.toISOString(),
     url: opts.url ?? "own server (wrangler API, inspector off)",
-    settings: { connections: opts.connections, passes: opts.passes, duration: opts.duration, warmup: opts.warmup, soak: opts.soak, mixed: opts.mixed, logRequests: opts.logRequests, timeout: opts.timeout },
+    settings: {
+      connections: opts.connections,
+      passes: opts.passes,
+      duration: opts.duration,
+      warmup: opts.warmup,
+      soak: opts.soak,
+      mixed: opts.mixed,
+      logRequests: opts.logRequests,
+      timeout: opts.timeout,
+    },
     machine,
     inputs,
     rows: results,
@@ -549,7 +696,12 @@ async function main() {
       `machine: ${machine.cpus} CPUs, load average ${machine.loadavgAtEnd.join(" / ")} at the end (the bench and the server share them).\n` +
       `${requestsSoFar} requests in ${totalSeconds} s in total. Results: ${file}`,
   );
-  if (results.some((r) => r.ok < r.requests) || (soak && soak.ok < soak.requests) || mixed?.results.some((r) => r.errors)) process.exitCode = 1;
+  if (
+    results.some((r) => r.ok < r.requests) ||
+    (soak && soak.ok < soak.requests) ||
+    mixed?.results.some((r) => r.errors)
+  )
+    process.exitCode = 1;
 }
 
 main().catch((err) => {

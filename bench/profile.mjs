@@ -8,7 +8,14 @@
 // Options: --path P (required), --header "Name: value" (repeatable), --seconds S (5),
 // --connections N (10), --cached (no cache-busting parameter), --top N (50), --match REGEX (only
 // functions whose name or file matches), --persist-to DIR (.wrangler/state), --port (8797).
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+} from "node:fs";
 import { SourceMap } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -31,18 +38,35 @@ const { values: args } = parseArgs({
     port: { type: "string", default: "8797" },
   },
 });
-if (!args.path) throw new Error('--path is required, e.g. --path "/v2/videos/?page=1&pageSize=100"');
-const headers = Object.fromEntries(args.header.map((h) => [h.slice(0, h.indexOf(":")).trim(), h.slice(h.indexOf(":") + 1).trim()]));
+if (!args.path)
+  throw new Error('--path is required, e.g. --path "/v2/videos/?page=1&pageSize=100"');
+const headers = Object.fromEntries(
+  args.header.map((h) => [h.slice(0, h.indexOf(":")).trim(), h.slice(h.indexOf(":") + 1).trim()]),
+);
 
 const { unstable_startWorker } = await import("wrangler");
 const port = Number(args.port);
 const inspectorPort = port + 1000;
-const vars = { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, LOG_REQUESTS: "0", RATE_LIMIT_PER_MINUTE: "100000000" };
+const vars = {
+  PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+  LOG_REQUESTS: "0",
+  RATE_LIMIT_PER_MINUTE: "100000000",
+};
 const startedAt = Date.now();
 const worker = await unstable_startWorker({
   config: join(ROOT, "wrangler.toml"),
-  bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: "plain_text", value }])),
-  dev: { inspector: { port: inspectorPort }, remote: false, server: { hostname: "127.0.0.1", port }, persist: resolve(args["persist-to"]), watch: false, liveReload: false, logLevel: "warn" },
+  bindings: Object.fromEntries(
+    Object.entries(vars).map(([name, value]) => [name, { type: "plain_text", value }]),
+  ),
+  dev: {
+    inspector: { port: inspectorPort },
+    remote: false,
+    server: { hostname: "127.0.0.1", port },
+    persist: resolve(args["persist-to"]),
+    watch: false,
+    liveReload: false,
+    logLevel: "warn",
+  },
 });
 
 try {
@@ -52,11 +76,24 @@ try {
   const inspector = await connect(target.webSocketDebuggerUrl);
 
   let n = 0;
-  const bust = (path) => (args.cached ? path : `${path}${path.includes("?") ? "&" : "?"}_profile=${startedAt}-${++n}`);
+  const bust = (path) =>
+    args.cached ? path : `${path}${path.includes("?") ? "&" : "?"}_profile=${startedAt}-${++n}`;
   const load = (seconds) =>
     new Promise((done, fail) =>
       autocannon(
-        { url, connections: Number(args.connections), duration: seconds, requests: [{ method: "GET", path: args.path, headers, setupRequest: (req) => ({ ...req, path: bust(args.path) }) }] },
+        {
+          url,
+          connections: Number(args.connections),
+          duration: seconds,
+          requests: [
+            {
+              method: "GET",
+              path: args.path,
+              headers,
+              setupRequest: (req) => ({ ...req, path: bust(args.path) }),
+            },
+          ],
+        },
         (err, result) => (err ? fail(err) : done(result)),
       ),
     );
@@ -68,7 +105,9 @@ try {
   const { profile } = await inspector.send("Profiler.stop");
   inspector.close();
   const bundle = copyBundle(startedAt);
-  console.log(`${args.path}: ${result.requests.average} req/s, ${result.non2xx} not 2xx, ${profile.samples.length} samples\n`);
+  console.log(
+    `${args.path}: ${result.requests.average} req/s, ${result.non2xx} not 2xx, ${profile.samples.length} samples\n`,
+  );
   report(profile, bundle);
 } finally {
   await worker.dispose();
@@ -108,7 +147,10 @@ function copyBundle(since) {
   const tmp = join(ROOT, ".wrangler", "tmp");
   const bundle = readdirSync(tmp)
     .map((name) => join(tmp, name, "index.js"))
-    .find((file) => existsSync(file) && existsSync(`${file}.map`) && statSync(file).mtimeMs >= since - 1000);
+    .find(
+      (file) =>
+        existsSync(file) && existsSync(`${file}.map`) && statSync(file).mtimeMs >= since - 1000,
+    );
   if (!bundle) return null;
   const copy = join(mkdtempSync(join(tmpdir(), "evc-profile-")), "index.js");
   copyFileSync(bundle, copy);
@@ -121,7 +163,8 @@ function report(profile, bundle) {
   const map = bundle ? new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, "utf8"))) : null;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parents = new Map();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parents.set(child, node.id);
   const names = new Map();
   const nameOf = (node) => {
     if (names.has(node.id)) return names.get(node.id);
@@ -130,7 +173,9 @@ function report(profile, bundle) {
     if (map && frame.url.endsWith("index.js")) {
       const entry = map.findEntry(frame.lineNumber, frame.columnNumber);
       const original = String(entry.originalSource ?? "?");
-      const source = original.includes("node_modules/") ? original.replace(/.*node_modules\//, "node_modules/") : original.replace(/.*\/src\//, "src/");
+      const source = original.includes("node_modules/")
+        ? original.replace(/.*node_modules\//, "node_modules/")
+        : original.replace(/.*\/src\//, "src/");
       name = `${entry.name ?? frame.functionName ?? "(anonymous)"} ${source}:${(entry.originalLine ?? 0) + 1}`;
     }
     names.set(node.id, name);

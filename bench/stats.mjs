@@ -89,7 +89,10 @@ async function startWorker(persistTo, fixedPort) {
   const logs = [];
   let output = "";
   const ready = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the worker did not start within 120 s:\n${output.slice(-2000)}`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the worker did not start within 120 s:\n${output.slice(-2000)}`)),
+      120_000,
+    );
     createInterface({ input: child.stdout }).on("line", (line) => {
       if (line.startsWith("{")) {
         try {
@@ -107,7 +110,9 @@ async function startWorker(persistTo, fixedPort) {
       }
     });
     child.stderr.on("data", (d) => (output += d));
-    child.on("exit", (code) => reject(new Error(`the worker exited (${code}):\n${output.slice(-2000)}`)));
+    child.on("exit", (code) =>
+      reject(new Error(`the worker exited (${code}):\n${output.slice(-2000)}`)),
+    );
   });
   const url = await ready;
   const stop = () =>
@@ -134,7 +139,10 @@ async function chooseInputs(org, persistTo, before) {
     ].join("\n"),
     catalog,
   );
-  if (orgRows.length === 0) throw new Error(`organization ${org} is not in the local database; run \`npm run seed:bulk -- --reset --videos 10000 --stats-rows 1000000\``);
+  if (orgRows.length === 0)
+    throw new Error(
+      `organization ${org} is not in the local database; run \`npm run seed:bulk -- --reset --videos 10000 --stats-rows 1000000\``,
+    );
   const orgId = orgRows[0].id;
   // The organization's statistics shard (docs/statistics.md "Shards").
   const shard = orgRows[0].stats_shard;
@@ -149,18 +157,30 @@ async function chooseInputs(org, persistTo, before) {
     ].join("\n"),
     stats,
   );
-  if (!last[0]?.last) throw new Error(`organization ${org} has no statistics; run \`node scripts/bulk/stats.mjs --rows 1000000\``);
+  if (!last[0]?.last)
+    throw new Error(
+      `organization ${org} has no statistics; run \`node scripts/bulk/stats.mjs --rows 1000000\``,
+    );
   // Videos with statistics in the 30- and 365-day ranges: a ranking's bound (videos × months).
   const videosWithStatistics = {};
   if (!before) {
-    const ranges = [30, 365].map((days) => [days, isoDay(Date.parse(`${last[0].last}T00:00:00Z`) - (days - 1) * DAY)]);
+    const ranges = [30, 365].map((days) => [
+      days,
+      isoDay(Date.parse(`${last[0].last}T00:00:00Z`) - (days - 1) * DAY),
+    ]);
     const counts = await d1Query(
-      ranges.map(([, start]) => `SELECT count(DISTINCT content_key) AS n FROM video_day_totals WHERE organization_id = ${orgId} AND date BETWEEN '${start}' AND '${last[0].last}';`).join("\n"),
+      ranges
+        .map(
+          ([, start]) =>
+            `SELECT count(DISTINCT content_key) AS n FROM video_day_totals WHERE organization_id = ${orgId} AND date BETWEEN '${start}' AND '${last[0].last}';`,
+        )
+        .join("\n"),
       stats,
     );
     ranges.forEach(([days], i) => (videosWithStatistics[days] = counts[i][0].n));
   }
-  if (keys.length === 0) throw new Error(`organization ${org} has no available content to send events for`);
+  if (keys.length === 0)
+    throw new Error(`organization ${org} has no available content to send events for`);
   // scripts/bulk/stats.mjs: fingerprint fp-<n> belongs to tput user-<n>.
   const tput = tputRow[0] ? `user-${tputRow[0].fingerprint.slice(3)}` : null;
   return {
@@ -182,7 +202,18 @@ async function chooseInputs(org, persistTo, before) {
 // ---------------------------------------------------------------------------------------------
 // Beacons
 
-const COUNTERS = ["video_impression", "video_played", "played_1s", "played_3s", "played_30s", "played_25percent", "video_ended", "ad_impression", "ad_done", "ecommerce_visible"];
+const COUNTERS = [
+  "video_impression",
+  "video_played",
+  "played_1s",
+  "played_3s",
+  "played_30s",
+  "played_25percent",
+  "video_ended",
+  "ad_impression",
+  "ad_done",
+  "ecommerce_visible",
+];
 
 /** A beacon of `size` events (the n-th of its phase), spread over the org's recent videos. */
 function beaconBody(inputs, size, n) {
@@ -203,11 +234,26 @@ function beaconBody(inputs, size, n) {
 async function send(url, request) {
   const started = performance.now();
   try {
-    const res = await fetch(new URL(request.path, url), { method: request.method ?? "GET", headers: request.headers, body: request.body, signal: AbortSignal.timeout(60_000) });
+    const res = await fetch(new URL(request.path, url), {
+      method: request.method ?? "GET",
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(60_000),
+    });
     const body = await res.json().catch(() => null);
-    return { status: res.status, latencyMs: performance.now() - started, accepted: body?.accepted ?? 0, ...parseD1Timing(res.headers.get("server-timing")) };
+    return {
+      status: res.status,
+      latencyMs: performance.now() - started,
+      accepted: body?.accepted ?? 0,
+      ...parseD1Timing(res.headers.get("server-timing")),
+    };
   } catch (err) {
-    return { status: 0, latencyMs: performance.now() - started, accepted: 0, error: err.cause?.code ?? err.name };
+    return {
+      status: 0,
+      latencyMs: performance.now() - started,
+      accepted: 0,
+      error: err.cause?.code ?? err.name,
+    };
   }
 }
 
@@ -244,18 +290,28 @@ async function load(url, name, make, count, concurrency, warmups = 20) {
 const beaconRequest = (inputs, size) => (n) => ({
   method: "POST",
   path: "/v2/events",
-  headers: { "Content-Type": "application/json", "X-Service-Sync-Code": inputs.syncCode, "CF-IPCountry": "DE", "User-Agent": "bench/stats" },
+  headers: {
+    "Content-Type": "application/json",
+    "X-Service-Sync-Code": inputs.syncCode,
+    "CF-IPCountry": "DE",
+    "User-Agent": "bench/stats",
+  },
   body: beaconBody(inputs, size, n),
 });
 
 // ---------------------------------------------------------------------------------------------
 // The consumer
 
-const writeHeaders = (inputs) => ({ "X-Service-Sync-Code": inputs.syncCode, "X-Service-Api-Key": `${inputs.org}-key`, "X-Service-Api-Secret": `${inputs.org}-secret` });
+const writeHeaders = (inputs) => ({
+  "X-Service-Sync-Code": inputs.syncCode,
+  "X-Service-Api-Key": `${inputs.org}-key`,
+  "X-Service-Api-Secret": `${inputs.org}-secret`,
+});
 
 async function eventsCounted(url, inputs) {
   const res = await fetch(new URL("/v2/ingestion?days=2", url), { headers: writeHeaders(inputs) });
-  if (res.status !== 200) throw new Error(`GET /v2/ingestion answered ${res.status}: ${await res.text()}`);
+  if (res.status !== 200)
+    throw new Error(`GET /v2/ingestion answered ${res.status}: ${await res.text()}`);
   const { data } = await res.json();
   return data.days.reduce((n, d) => n + d.eventsCounted + d.eventsRejected, 0);
 }
@@ -265,7 +321,8 @@ async function drained(url, inputs, target, deadlineMs) {
   for (;;) {
     const counted = await eventsCounted(url, inputs);
     if (counted >= target) return performance.now();
-    if (performance.now() > deadlineMs) throw new Error(`the consumer counted ${counted} of ${target} events before the deadline`);
+    if (performance.now() > deadlineMs)
+      throw new Error(`the consumer counted ${counted} of ${target} events before the deadline`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -303,10 +360,18 @@ async function consumerRun(url, inputs, logs, beacons) {
     batches: batches.length || null,
     messagesPerBatchP50: median(pick("messages")),
     eventsPerBatchP50: median(pick("events")),
-    statementsPerBatch: batches.length ? { min: min(pick("d1_statements")), p50: median(pick("d1_statements")), max: max(pick("d1_statements")) } : null,
+    statementsPerBatch: batches.length
+      ? {
+          min: min(pick("d1_statements")),
+          p50: median(pick("d1_statements")),
+          max: max(pick("d1_statements")),
+        }
+      : null,
     rowsWrittenPerBatchP50: median(pick("d1_rows_written")),
     batchMsP50: median(pick("duration_ms")),
-    eventsPerSecondFolding: busyMs ? round((batches.reduce((n, b) => n + b.events, 0) / busyMs) * 1000, 0) : null,
+    eventsPerSecondFolding: busyMs
+      ? round((batches.reduce((n, b) => n + b.events, 0) / busyMs) * 1000, 0)
+      : null,
   };
 }
 
@@ -320,13 +385,23 @@ async function benchOrganization(url, token, key, shard, videos) {
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
     body: JSON.stringify({ organizationKey: key, plan: "enterprise", statsShard: shard }),
   });
-  if (created.status !== 200) throw new Error(`creating ${key} answered ${created.status}: ${await created.text()}`);
+  if (created.status !== 200)
+    throw new Error(`creating ${key} answered ${created.status}: ${await created.text()}`);
   const { credentials } = await created.json();
-  const headers = { "X-Service-Sync-Code": credentials.syncCode, "X-Service-Api-Key": credentials.apiKey, "X-Service-Api-Secret": credentials.apiSecret };
+  const headers = {
+    "X-Service-Sync-Code": credentials.syncCode,
+    "X-Service-Api-Key": credentials.apiKey,
+    "X-Service-Api-Secret": credentials.apiSecret,
+  };
   const keys = [];
   for (let i = 0; i < videos; i++) {
-    const res = await fetch(new URL("/v2/content/", url), { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ contentSize: 10 }) });
-    if (res.status !== 200) throw new Error(`E1 for ${key} answered ${res.status}: ${await res.text()}`);
+    const res = await fetch(new URL("/v2/content/", url), {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify({ contentSize: 10 }),
+    });
+    if (res.status !== 200)
+      throw new Error(`E1 for ${key} answered ${res.status}: ${await res.text()}`);
     keys.push((await res.json()).contentKey);
   }
   return { org: key, shard, syncCode: credentials.syncCode, keys, writeHeaders: headers };
@@ -334,7 +409,8 @@ async function benchOrganization(url, token, key, shard, videos) {
 
 async function countedOf(url, o) {
   const res = await fetch(new URL("/v2/ingestion?days=2", url), { headers: o.writeHeaders });
-  if (res.status !== 200) throw new Error(`GET /v2/ingestion answered ${res.status}: ${await res.text()}`);
+  if (res.status !== 200)
+    throw new Error(`GET /v2/ingestion answered ${res.status}: ${await res.text()}`);
   return (await res.json()).data.days.reduce((n, d) => n + d.eventsCounted + d.eventsRejected, 0);
 }
 
@@ -345,13 +421,16 @@ async function countedOf(url, o) {
 async function shardsRun(url, orgs, beacons) {
   const before = await Promise.all(orgs.map((o) => countedOf(url, o)));
   const started = performance.now();
-  const sent = await Promise.all(orgs.map((o) => load(url, `${o.org} beacons`, beaconRequest(o, 500), beacons, 4, 0)));
+  const sent = await Promise.all(
+    orgs.map((o) => load(url, `${o.org} beacons`, beaconRequest(o, 500), beacons, 4, 0)),
+  );
   const done = await Promise.all(
     orgs.map(async (o, i) => {
       const target = before[i] + sent[i].eventsAccepted;
       const deadline = performance.now() + 600_000;
       while ((await countedOf(url, o)) < target) {
-        if (performance.now() > deadline) throw new Error(`the consumer did not count ${o.org}'s events within 10 minutes`);
+        if (performance.now() > deadline)
+          throw new Error(`the consumer did not count ${o.org}'s events within 10 minutes`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       return performance.now();
@@ -365,7 +444,13 @@ async function shardsRun(url, orgs, beacons) {
   }));
   const events = perOrg.reduce((n, o) => n + o.events, 0);
   const seconds = (Math.max(...done) - started) / 1000;
-  return { layout: orgs.map((o) => o.shard).join(" + "), perOrg, events, seconds: round(seconds, 2), eventsPerSecond: round(events / seconds, 0) };
+  return {
+    layout: orgs.map((o) => o.shard).join(" + "),
+    perOrg,
+    events,
+    seconds: round(seconds, 2),
+    eventsPerSecond: round(events / seconds, 0),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,37 +466,99 @@ function reportQueries(inputs, days, set, before) {
   // Cold: a fresh cache-busting parameter per request keeps the edge cache out of the numbers.
   // Issue 23's bounds: a ranking reads at most (videos with statistics) × (months of the range),
   // a page at most 3 × its rows + 50.
-  const months = new Set(Array.from({ length: days }, (_, i) => isoDay(Date.parse(`${end}T00:00:00Z`) - i * DAY).slice(0, 7))).size;
-  const rankingBound = inputs.videosWithStatistics?.[days] === undefined ? null : inputs.videosWithStatistics[days] * months;
-  const q = (name, path, headers = sync) => ({ name: `${name} (${days} d)`, path, headers, cold: true, bound: name.startsWith("E9 combined, top") ? { kind: "ranking", rows: rankingBound } : { kind: "page" } });
+  const months = new Set(
+    Array.from({ length: days }, (_, i) =>
+      isoDay(Date.parse(`${end}T00:00:00Z`) - i * DAY).slice(0, 7),
+    ),
+  ).size;
+  const rankingBound =
+    inputs.videosWithStatistics?.[days] === undefined
+      ? null
+      : inputs.videosWithStatistics[days] * months;
+  const q = (name, path, headers = sync) => ({
+    name: `${name} (${days} d)`,
+    path,
+    headers,
+    cold: true,
+    bound: name.startsWith("E9 combined, top")
+      ? { kind: "ranking", rows: rankingBound }
+      : { kind: "page" },
+  });
   const key = [
-    q("E9 combined, top 10 by video_played", `/prod/get_video_reports_combined?${base}&sort_field=video_played&column_list=video_played,played_1s&result_limit=10`),
-    q("E7 video summary, page 1", `/v2/analytics/video?summary&${analytics}&fields=played_1,played_30`),
+    q(
+      "E9 combined, top 10 by video_played",
+      `/prod/get_video_reports_combined?${base}&sort_field=video_played&column_list=video_played,played_1s&result_limit=10`,
+    ),
+    q(
+      "E7 video summary, page 1",
+      `/v2/analytics/video?summary&${analytics}&fields=played_1,played_30`,
+    ),
     q("E7 video detailed, page 1", `/v2/analytics/video?detailed&${analytics}&fields=played_1s`),
-    ...(before ? [] : [q("E7 video daily (the console's chart)", `/v2/analytics/video?daily&${analytics}&fields=video_played`)]),
-    ...(inputs.tag ? [q("E7 video summary, tags filter", `/v2/analytics/video?summary&${analytics}&tags=${encodeURIComponent(inputs.tag)}`)] : []),
+    ...(before
+      ? []
+      : [
+          q(
+            "E7 video daily (the console's chart)",
+            `/v2/analytics/video?daily&${analytics}&fields=video_played`,
+          ),
+        ]),
+    ...(inputs.tag
+      ? [
+          q(
+            "E7 video summary, tags filter",
+            `/v2/analytics/video?summary&${analytics}&tags=${encodeURIComponent(inputs.tag)}`,
+          ),
+        ]
+      : []),
     q("E7 viewers summary", `/v2/analytics/viewers?summary&${analytics}&fields=video_played`),
     // A common word of the bulk catalog's titles (scripts/bulk/words.mjs): a text filter over
     // every key with statistics (detailed) and over the walk (summary).
-    ...(before ? [] : [
-      q("E7 video summary, searchString=goal", `/v2/analytics/video?summary&${analytics}&searchString=goal`),
-      q("E7 video detailed, searchString=goal", `/v2/analytics/video?detailed&${analytics}&searchString=goal`),
-    ]),
+    ...(before
+      ? []
+      : [
+          q(
+            "E7 video summary, searchString=goal",
+            `/v2/analytics/video?summary&${analytics}&searchString=goal`,
+          ),
+          q(
+            "E7 video detailed, searchString=goal",
+            `/v2/analytics/video?detailed&${analytics}&searchString=goal`,
+          ),
+        ]),
   ];
   if (set === "key") return key;
   const fp = inputs.fingerprints.map((f) => `"${f}"`).join(",");
   return [
     q("E8 video, all", `/prod/get_video_reports?${base}`),
     q("E8 video, content_key", `/prod/get_video_reports?${base}&content_key=${inputs.topKey}`),
-    q("E9 combined, content_key", `/prod/get_video_reports_combined?${base}&content_key=${inputs.topKey}`),
+    q(
+      "E9 combined, content_key",
+      `/prod/get_video_reports_combined?${base}&content_key=${inputs.topKey}`,
+    ),
     q("E10 viewers, dates only", `/prod/get_viewer_reports?${base}`, write),
-    q("E10 viewers, content_key", `/prod/get_viewer_reports?${base}&content_key=${inputs.viewerKey}`, write),
-    q("E10 viewers, fingerprint_list (3)", `/prod/get_viewer_reports?${base}&fingerprint_list=${encodeURIComponent(fp)}`, write),
-    ...(inputs.tput ? [q("E10 viewers, tput", `/prod/get_viewer_reports?${base}&tput=${inputs.tput}`, write)] : []),
+    q(
+      "E10 viewers, content_key",
+      `/prod/get_viewer_reports?${base}&content_key=${inputs.viewerKey}`,
+      write,
+    ),
+    q(
+      "E10 viewers, fingerprint_list (3)",
+      `/prod/get_viewer_reports?${base}&fingerprint_list=${encodeURIComponent(fp)}`,
+      write,
+    ),
+    ...(inputs.tput
+      ? [q("E10 viewers, tput", `/prod/get_viewer_reports?${base}&tput=${inputs.tput}`, write)]
+      : []),
     q("E11 ads, all", `/prod/get_ad_reports?${base}`),
     q("E11 ads, content_key", `/prod/get_ad_reports?${base}&content_key=${inputs.topKey}`),
-    q("E12 ecommerce, all + info", `/prod/get_ecommerce_reports?${base}&include_video_data=1&include_ecommerce_data=1`),
-    q("E12 ecommerce, content_key", `/prod/get_ecommerce_reports?${base}&content_key=${inputs.topKey}`),
+    q(
+      "E12 ecommerce, all + info",
+      `/prod/get_ecommerce_reports?${base}&include_video_data=1&include_ecommerce_data=1`,
+    ),
+    q(
+      "E12 ecommerce, content_key",
+      `/prod/get_ecommerce_reports?${base}&content_key=${inputs.topKey}`,
+    ),
     ...key,
   ];
 }
@@ -429,62 +576,103 @@ async function main() {
     token: { type: "string" },
   };
   const options = benchOptions(USAGE, extra, (o) => {
-    for (const [name, lo, hi] of [["rounds", 1, 10], ["requests", 100, 5000], ["concurrency", 1, 64], ["shard-beacons", 0, 1000]]) {
+    for (const [name, lo, hi] of [
+      ["rounds", 1, 10],
+      ["requests", 100, 5000],
+      ["concurrency", 1, 64],
+      ["shard-beacons", 0, 1000],
+    ]) {
       const n = Number(o[name]);
-      if (!Number.isInteger(n) || n < lo || n > hi) throw new Error(`--${name} must be an integer from ${lo} to ${hi}`);
+      if (!Number.isInteger(n) || n < lo || n > hi)
+        throw new Error(`--${name} must be an integer from ${lo} to ${hi}`);
       o[name] = n;
     }
     o.shardBeacons = o["shard-beacons"];
     if (o.port !== undefined) {
       const port = Number(o.port);
-      if (!Number.isInteger(port) || port < 1024 || port > 65535) throw new Error("--port must be an integer from 1024 to 65535");
+      if (!Number.isInteger(port) || port < 1024 || port > 65535)
+        throw new Error("--port must be an integer from 1024 to 65535");
       o.port = port;
     }
     if (!["key", "all"].includes(o.reports)) throw new Error("--reports must be key or all");
-    if (!isLoopback(o.url)) throw new Error(`--url must be a loopback address (127.0.0.1, localhost, [::1]); got ${o.url}`);
+    if (!isLoopback(o.url))
+      throw new Error(
+        `--url must be a loopback address (127.0.0.1, localhost, [::1]); got ${o.url}`,
+      );
   });
   if (!process.argv.includes("--runs")) options.runs = 5;
   if (!process.argv.includes("--warmups")) options.warmups = 1;
   const ownServer = !process.argv.some((a) => a === "--url" || a.startsWith("--url="));
-  if (ownServer && options.before) throw new Error("--before measures a server of the earlier code: give its --url");
+  if (ownServer && options.before)
+    throw new Error("--before measures a server of the earlier code: give its --url");
 
   const inputs = await chooseInputs(options.org, options.persistTo, options.before);
-  const server = ownServer ? await startWorker(options.persistTo, options.port) : { url: options.url, logs: [], stop: async () => {} };
+  const server = ownServer
+    ? await startWorker(options.persistTo, options.port)
+    : { url: options.url, logs: [], stop: async () => {} };
   try {
     const url = server.url;
     await checkServer(url);
-    console.error(`Statistics bench: ${options.org}, ${inputs.statsRows} video_stats rows, last day ${inputs.lastDay}; ${url}${ownServer ? " (own worker, inspector off)" : ""}`);
+    console.error(
+      `Statistics bench: ${options.org}, ${inputs.statsRows} video_stats rows, last day ${inputs.lastDay}; ${url}${ownServer ? " (own worker, inspector off)" : ""}`,
+    );
 
-    console.error(`Beacons: ${options.rounds} rounds of ${options.requests} requests per phase, ${options.concurrency} in flight...`);
+    console.error(
+      `Beacons: ${options.rounds} rounds of ${options.requests} requests per phase, ${options.concurrency} in flight...`,
+    );
     const phases = [
-      { name: "GET of an unknown path (404, no D1): the reference", count: options.requests, make: () => ({ path: "/v2/no-such-route" }) },
+      {
+        name: "GET of an unknown path (404, no D1): the reference",
+        count: options.requests,
+        make: () => ({ path: "/v2/no-such-route" }),
+      },
       {
         name: "POST /v2/events without a sync code (401 before any D1 query)",
         count: options.requests,
-        make: (n) => ({ method: "POST", path: "/v2/events", headers: { "Content-Type": "application/json" }, body: beaconBody(inputs, 5, n) }),
+        make: (n) => ({
+          method: "POST",
+          path: "/v2/events",
+          headers: { "Content-Type": "application/json" },
+          body: beaconBody(inputs, 5, n),
+        }),
       },
-      { name: "POST /v2/events, 5 events", count: options.requests, make: beaconRequest(inputs, 5) },
-      { name: "POST /v2/events, 500 events", count: Math.max(10, Math.round(options.requests / 10)), make: beaconRequest(inputs, 500) },
+      {
+        name: "POST /v2/events, 5 events",
+        count: options.requests,
+        make: beaconRequest(inputs, 5),
+      },
+      {
+        name: "POST /v2/events, 500 events",
+        count: Math.max(10, Math.round(options.requests / 10)),
+        make: beaconRequest(inputs, 500),
+      },
     ];
     const rounds = [];
     for (let r = 0; r < options.rounds; r++) {
       const measured = [];
-      for (const phase of phases) measured.push(await load(url, phase.name, phase.make, phase.count, options.concurrency));
+      for (const phase of phases)
+        measured.push(await load(url, phase.name, phase.make, phase.count, options.concurrency));
       rounds.push(measured);
-      console.error(`  round ${r + 1}: ${measured.map((p) => `${p.requestsPerSecond}/s`).join(", ")}`);
+      console.error(
+        `  round ${r + 1}: ${measured.map((p) => `${p.requestsPerSecond}/s`).join(", ")}`,
+      );
     }
     // Per phase: the median over the rounds, and the median of its ratio to the reference of the same round.
     const beacons = phases.map((phase, i) => {
       const of = rounds.map((round) => round[i]);
       const pick = (k) => median(of.map((p) => p[k]));
       const statuses = {};
-      for (const p of of) for (const [k, n] of Object.entries(p.statuses)) statuses[k] = (statuses[k] ?? 0) + n;
+      for (const p of of)
+        for (const [k, n] of Object.entries(p.statuses)) statuses[k] = (statuses[k] ?? 0) + n;
       return {
         name: phase.name,
         requests: of.reduce((n, p) => n + p.requests, 0),
         statuses,
         requestsPerSecond: pick("requestsPerSecond"),
-        ratio: round(median(rounds.map((rd) => (rd[i].requestsPerSecond / rd[0].requestsPerSecond) * 100)), 0),
+        ratio: round(
+          median(rounds.map((rd) => (rd[i].requestsPerSecond / rd[0].requestsPerSecond) * 100)),
+          0,
+        ),
         perRound: of.map((p) => p.requestsPerSecond),
         rowsReadP50: pick("rowsReadP50"),
         rowsWrittenP50: pick("rowsWrittenP50"),
@@ -496,7 +684,9 @@ async function main() {
 
     let consumer = null;
     if (!options.before) {
-      console.error("Consumer: waiting for it to count the beacon phases' events, then 100 beacons of 500 events...");
+      console.error(
+        "Consumer: waiting for it to count the beacon phases' events, then 100 beacons of 500 events...",
+      );
       await untilQuiet(url, inputs);
       consumer = await consumerRun(url, inputs, server.logs, 100);
     }
@@ -505,28 +695,56 @@ async function main() {
     if (!options.before && options.shardBeacons > 0) {
       const token = adminToken(options.token);
       const stamp = Date.now().toString(36);
-      console.error(`Shards: three organizations (shards 0, 0, 1), ${options.shardBeacons} beacons of 500 events each for two at once...`);
-      const [a, b, c] = await Promise.all([0, 0, 1].map((shard, i) => benchOrganization(url, token, `bench-shards-${stamp}-${i}`, shard, 20)));
+      console.error(
+        `Shards: three organizations (shards 0, 0, 1), ${options.shardBeacons} beacons of 500 events each for two at once...`,
+      );
+      const [a, b, c] = await Promise.all(
+        [0, 0, 1].map((shard, i) =>
+          benchOrganization(url, token, `bench-shards-${stamp}-${i}`, shard, 20),
+        ),
+      );
       shards = [];
-      for (const pair of [[a, b], [a, c], [a, b], [a, c]]) {
+      for (const pair of [
+        [a, b],
+        [a, c],
+        [a, b],
+        [a, c],
+      ]) {
         const run = await shardsRun(url, pair, options.shardBeacons);
-        console.error(`  shards ${run.layout}: ${run.eventsPerSecond} events/s (${run.perOrg.map((o) => `shard ${o.shard}: ${o.eventsPerSecond}/s`).join(", ")})`);
+        console.error(
+          `  shards ${run.layout}: ${run.eventsPerSecond} events/s (${run.perOrg.map((o) => `shard ${o.shard}: ${o.eventsPerSecond}/s`).join(", ")})`,
+        );
         shards.push(run);
       }
     }
 
-    const queries = [...reportQueries(inputs, 30, options.reports, options.before), ...reportQueries(inputs, 365, options.reports, options.before)].filter(
-      (q) => !options.only || options.only.test(q.name),
+    const queries = [
+      ...reportQueries(inputs, 30, options.reports, options.before),
+      ...reportQueries(inputs, 365, options.reports, options.before),
+    ].filter((q) => !options.only || options.only.test(q.name));
+    console.error(
+      `Reports: ${queries.length} queries × ${options.runs} runs (+${options.warmups} warm-up)...`,
     );
-    console.error(`Reports: ${queries.length} queries × ${options.runs} runs (+${options.warmups} warm-up)...`);
-    const reports = await runAll(url, queries, { runs: options.runs, warmups: options.warmups, timeoutMs: 120_000 });
+    const reports = await runAll(url, queries, {
+      runs: options.runs,
+      warmups: options.warmups,
+      timeoutMs: 120_000,
+    });
 
     // The request's own work, step by step, on the same bodies (bench/beacon-cost.ts), in Node.
-    const beaconCost = options.before ? [] : await withTsModule(join(ROOT, "bench", "beacon-cost.ts"), ({ measure }) => measure((size, n) => beaconBody(inputs, size, n)));
+    const beaconCost = options.before
+      ? []
+      : await withTsModule(join(ROOT, "bench", "beacon-cost.ts"), ({ measure }) =>
+          measure((size, n) => beaconBody(inputs, size, n)),
+        );
     const beaconCostTable = beaconCost.length
       ? markdownTable(
           [
-            { title: "a beacon's own work (Node, median)", value: (r) => `${r.events} events: ${r.step}`, align: "left" },
+            {
+              title: "a beacon's own work (Node, median)",
+              value: (r) => `${r.events} events: ${r.step}`,
+              align: "left",
+            },
             { title: "ms per request", value: (r) => r.msPerRequest.toFixed(3) },
             { title: "µs per event", value: (r) => r.usPerEvent.toFixed(2) },
           ],
@@ -539,7 +757,13 @@ async function main() {
         { title: "requests/s (median of rounds)", value: (r) => r.requestsPerSecond },
         { title: "per round", value: (r) => r.perRound.join(" / ") },
         { title: "% of the route without D1 (median)", value: (r) => `${r.ratio} %` },
-        { title: "statuses", value: (r) => Object.entries(r.statuses).map(([k, n]) => `${k}×${n}`).join(" ") },
+        {
+          title: "statuses",
+          value: (r) =>
+            Object.entries(r.statuses)
+              .map(([k, n]) => `${k}×${n}`)
+              .join(" "),
+        },
         { title: "D1 rows read (p50)", value: (r) => r.rowsReadP50 },
         { title: "D1 rows written (p50)", value: (r) => r.rowsWrittenP50 },
         { title: "D1 queries (p50)", value: (r) => r.queriesP50 },
@@ -551,7 +775,11 @@ async function main() {
     const consumerTable = consumer
       ? markdownTable(
           [
-            { title: "consumer", value: () => `${consumer.beacons} beacons × 500 events`, align: "left" },
+            {
+              title: "consumer",
+              value: () => `${consumer.beacons} beacons × 500 events`,
+              align: "left",
+            },
             { title: "events", value: () => consumer.events },
             { title: "queued in s", value: () => consumer.queuedSeconds },
             { title: "all counted after s", value: () => consumer.drainedSeconds },
@@ -559,7 +787,13 @@ async function main() {
             { title: "events/s while folding", value: () => consumer.eventsPerSecondFolding },
             { title: "queue batches", value: () => consumer.batches },
             { title: "messages/batch p50", value: () => consumer.messagesPerBatchP50 },
-            { title: "D1 statements/batch min-p50-max", value: () => (consumer.statementsPerBatch ? `${consumer.statementsPerBatch.min}-${consumer.statementsPerBatch.p50}-${consumer.statementsPerBatch.max}` : null) },
+            {
+              title: "D1 statements/batch min-p50-max",
+              value: () =>
+                consumer.statementsPerBatch
+                  ? `${consumer.statementsPerBatch.min}-${consumer.statementsPerBatch.p50}-${consumer.statementsPerBatch.max}`
+                  : null,
+            },
             { title: "rows written/batch p50", value: () => consumer.rowsWrittenPerBatchP50 },
             { title: "batch ms p50", value: () => consumer.batchMsP50 },
           ],
@@ -569,11 +803,21 @@ async function main() {
     const shardsTable = shards
       ? markdownTable(
           [
-            { title: "two organizations at once", value: (r) => (r.layout === "0 + 0" ? "both on shard 0" : "shard 0 and shard 1"), align: "left" },
+            {
+              title: "two organizations at once",
+              value: (r) => (r.layout === "0 + 0" ? "both on shard 0" : "shard 0 and shard 1"),
+              align: "left",
+            },
             { title: "events", value: (r) => r.events },
             { title: "all counted after s", value: (r) => r.seconds },
-            { title: "events/s, first organization", value: (r) => `${r.perOrg[0].eventsPerSecond} (shard ${r.perOrg[0].shard})` },
-            { title: "events/s, second organization", value: (r) => `${r.perOrg[1].eventsPerSecond} (shard ${r.perOrg[1].shard})` },
+            {
+              title: "events/s, first organization",
+              value: (r) => `${r.perOrg[0].eventsPerSecond} (shard ${r.perOrg[0].shard})`,
+            },
+            {
+              title: "events/s, second organization",
+              value: (r) => `${r.perOrg[1].eventsPerSecond} (shard ${r.perOrg[1].shard})`,
+            },
             { title: "events/s total", value: (r) => r.eventsPerSecond },
           ],
           shards,
@@ -584,19 +828,39 @@ async function main() {
       title: "bound (issue 23)",
       value: (r) => {
         const bound = bounds.get(r.name);
-        const limit = bound?.kind === "ranking" ? bound.rows : r.summary.rows === null ? null : 3 * r.summary.rows + 50;
+        const limit =
+          bound?.kind === "ranking"
+            ? bound.rows
+            : r.summary.rows === null
+              ? null
+              : 3 * r.summary.rows + 50;
         if (limit === null || limit === undefined || r.summary.rowsReadP50 === null) return null;
         const what = bound?.kind === "ranking" ? "videos × months" : "3×rows+50";
         return `${r.summary.rowsReadP50 <= limit ? "ok" : "OVER"} (${what}: ${limit})`;
       },
     };
     const reportTable = markdownTable(
-      [...STANDARD_COLUMNS.filter((c) => c.title !== "count"), ...(options.before ? [] : [boundColumn])],
+      [
+        ...STANDARD_COLUMNS.filter((c) => c.title !== "count"),
+        ...(options.before ? [] : [boundColumn]),
+      ],
       reports,
     );
     const notes = failureNotes(reports);
-    console.log(`\n${beaconTable}\n\n${beaconCostTable}\n\n${consumerTable}\n\n${shardsTable}\n\n${reportTable}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`);
-    const file = writeResults("stats", { url, ownServer, options: { ...options, token: undefined, only: options.only?.source ?? null }, inputs, beacons, beaconCost, consumer, shards, reports });
+    console.log(
+      `\n${beaconTable}\n\n${beaconCostTable}\n\n${consumerTable}\n\n${shardsTable}\n\n${reportTable}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`,
+    );
+    const file = writeResults("stats", {
+      url,
+      ownServer,
+      options: { ...options, token: undefined, only: options.only?.source ?? null },
+      inputs,
+      beacons,
+      beaconCost,
+      consumer,
+      shards,
+      reports,
+    });
     console.error(`Results: ${file}`);
   } finally {
     await server.stop();

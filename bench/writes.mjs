@@ -21,8 +21,10 @@ const { values } = parseArgs({
 });
 const readers = Number(values.readers);
 const durationMs = Number(values.duration) * 1000;
-if (!Number.isInteger(readers) || readers < 1 || readers > 200) throw new Error("--readers must be 1 to 200");
-if (!(durationMs >= 1000 && durationMs <= 120_000)) throw new Error("--duration must be 1 to 120 seconds");
+if (!Number.isInteger(readers) || readers < 1 || readers > 200)
+  throw new Error("--readers must be 1 to 200");
+if (!(durationMs >= 1000 && durationMs <= 120_000))
+  throw new Error("--duration must be 1 to 120 seconds");
 const org = values.org;
 const persistTo = values["persist-to"];
 
@@ -30,15 +32,31 @@ await prepareState({ persistTo });
 const results = [];
 let paths = null;
 for (const stale of ["5", "0"]) {
-  const server = await startLoadServer({ persistTo, vars: { EDGE_STALE_SECONDS: stale, RATE_LIMIT_PER_MINUTE: "100000000", LOG_REQUESTS: "0" } });
+  const server = await startLoadServer({
+    persistTo,
+    vars: { EDGE_STALE_SECONDS: stale, RATE_LIMIT_PER_MINUTE: "100000000", LOG_REQUESTS: "0" },
+  });
   try {
-    const mixed = await mixedScenarios(server.url, { org, readers, durationMs, persistTo, log: (line) => console.error(`EDGE_STALE_SECONDS=${stale}: ${line}`) });
+    const mixed = await mixedScenarios(server.url, {
+      org,
+      readers,
+      durationMs,
+      persistTo,
+      log: (line) => console.error(`EDGE_STALE_SECONDS=${stale}: ${line}`),
+    });
     paths = mixed.paths;
     results.push(...mixed.results.map((r) => ({ stale, ...r })));
   } finally {
     await server.stop();
   }
 }
-console.log(`Readers: ${readers}, half on each of ${paths.join(" and ")}; ${durationMs / 1000} s per row.`);
-console.log(markdownTable([{ title: "EDGE_STALE_SECONDS", value: (r) => r.stale }, ...mixedColumns()], results));
+console.log(
+  `Readers: ${readers}, half on each of ${paths.join(" and ")}; ${durationMs / 1000} s per row.`,
+);
+console.log(
+  markdownTable(
+    [{ title: "EDGE_STALE_SECONDS", value: (r) => r.stale }, ...mixedColumns()],
+    results,
+  ),
+);
 writeResults("writes", { readers, durationMs, paths, org, results });

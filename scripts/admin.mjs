@@ -17,7 +17,14 @@ const CREDENTIALS_WARNING =
 
 /** "a,b,c" → ["a","b","c"]; "" or "none" → []; undefined stays undefined (field not sent). */
 const list = (value) =>
-  value === undefined ? undefined : value === "none" ? [] : value.split(",").map((s) => s.trim()).filter(Boolean);
+  value === undefined
+    ? undefined
+    : value === "none"
+      ? []
+      : value
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean);
 /** --network none clears the network (null); other values are network names. */
 const network = (value) => (value === "none" ? null : value);
 // Paths are the OpenAPI document's templates; the client fills in (and encodes) the parameters.
@@ -39,7 +46,8 @@ function bool(flag, value) {
 function syndications(o) {
   const text = o.syndications;
   const file = o["syndications-file"];
-  if (text !== undefined && file !== undefined) throw new UsageError("give --syndications or --syndications-file, not both");
+  if (text !== undefined && file !== undefined)
+    throw new UsageError("give --syndications or --syndications-file, not both");
   if (text === undefined && file === undefined) return undefined;
   if (text === "none") return [];
   let source = "--syndications";
@@ -61,7 +69,9 @@ function syndications(o) {
     throw new UsageError(`${source}: not valid JSON (${err.message})`);
   }
   if (!Array.isArray(value)) {
-    throw new UsageError(`${source}: expected a JSON array of windows [{name, start_time, stop_time, geos}]`);
+    throw new UsageError(
+      `${source}: expected a JSON array of windows [{name, start_time, stop_time, geos}]`,
+    );
   }
   return value;
 }
@@ -79,18 +89,35 @@ const orgOptions = {
   entitlements: { type: "string", hint: "a,b,c|none" },
   network: { type: "string", hint: "NAME|none" },
 };
-const orgFields = (o) => ({ name: o.name, plan: o.plan, entitlements: list(o.entitlements), network: network(o.network) });
+const orgFields = (o) => ({
+  name: o.name,
+  plan: o.plan,
+  entitlements: list(o.entitlements),
+  network: network(o.network),
+});
 
 /** --shard N → a non-negative integer (the server says whether that shard exists). */
 function shardNumber(value) {
-  if (!/^\d{1,2}$/.test(value ?? "")) throw new UsageError(`--shard must be a shard number (0, 1, …), not "${value}"`);
+  if (!/^\d{1,2}$/.test(value ?? ""))
+    throw new UsageError(`--shard must be a shard number (0, 1, …), not "${value}"`);
   return Number(value);
 }
 
 function printShards({ shards, deadLetters }) {
   const gb = (bytes) => (bytes === null ? "?" : `${(bytes / 1e9).toFixed(3)} GB`);
   const rows = [
-    ["SHARD", "BINDING", "ORGS", "SIZE", "OF 10 GB", "EVENTS TODAY", "REJECTED", "REFUSED", "MAX LAG", "MOVES IN/OUT"],
+    [
+      "SHARD",
+      "BINDING",
+      "ORGS",
+      "SIZE",
+      "OF 10 GB",
+      "EVENTS TODAY",
+      "REJECTED",
+      "REFUSED",
+      "MAX LAG",
+      "MOVES IN/OUT",
+    ],
     ...shards.map((s) => [
       String(s.shard),
       s.binding,
@@ -105,18 +132,37 @@ function printShards({ shards, deadLetters }) {
     ]),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd());
-  console.log(`dead letters (all shards, parked in shard 0): ${deadLetters.count}${deadLetters.oldest ? `, oldest ${deadLetters.oldest}` : ""}`);
+  for (const r of rows)
+    console.log(
+      r
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join("  ")
+        .trimEnd(),
+    );
+  console.log(
+    `dead letters (all shards, parked in shard 0): ${deadLetters.count}${deadLetters.oldest ? `, oldest ${deadLetters.oldest}` : ""}`,
+  );
 }
 
 function printOrgTable({ organizations }) {
   if (organizations.length === 0) return console.log("No organizations.");
   const rows = [
     ["KEY", "PLAN", "NETWORK", "ENTITLEMENTS"],
-    ...organizations.map((o) => [o.organizationKey, o.plan, o.network ?? "-", o.entitlements.join(",") || "-"]),
+    ...organizations.map((o) => [
+      o.organizationKey,
+      o.plan,
+      o.network ?? "-",
+      o.entitlements.join(",") || "-",
+    ]),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i])).join("  ").trimEnd());
+  for (const r of rows)
+    console.log(
+      r
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join("  ")
+        .trimEnd(),
+    );
 }
 
 /**
@@ -140,7 +186,8 @@ const COMMANDS = [
     name: "org create",
     args: ["organizationKey"],
     options: orgOptions,
-    summary: "Create an organization (default plan standard, no entitlements); prints its credentials once",
+    summary:
+      "Create an organization (default plan standard, no entitlements); prints its credentials once",
     request: ({ organizationKey }, o) => ({
       method: "POST",
       path: "/admin/organizations",
@@ -158,14 +205,19 @@ const COMMANDS = [
     name: "org show",
     args: ["organizationKey"],
     summary: "Show an organization and its sub-organizations",
-    request: ({ organizationKey }) => ({ method: "GET", path: ORG_PATH, params: { organizationKey } }),
+    request: ({ organizationKey }) => ({
+      method: "GET",
+      path: ORG_PATH,
+      params: { organizationKey },
+    }),
   },
   {
     name: "org set",
     args: ["organizationKey"],
     options: { ...orgOptions, "player-tokens": { type: "string", hint: "required|optional" } },
     atLeastOne: true,
-    summary: "Change name, plan, entitlements (none = empty), network (none = no network) or whether events need signed player tokens",
+    summary:
+      "Change name, plan, entitlements (none = empty), network (none = no network) or whether events need signed player tokens",
     request: ({ organizationKey }, o) => ({
       method: "PATCH",
       path: ORG_PATH,
@@ -190,7 +242,8 @@ const COMMANDS = [
     name: "credentials rotate",
     args: ["organizationKey"],
     options: { parts: { type: "string", hint: "apiSecret,apiToken,syncCode,apiKey" } },
-    summary: "Replace credentials (default apiSecret,apiToken); old ones stop working, new ones are printed once",
+    summary:
+      "Replace credentials (default apiSecret,apiToken); old ones stop working, new ones are printed once",
     request: ({ organizationKey }, o) => ({
       method: "POST",
       path: `${ORG_PATH}/credentials/rotate`,
@@ -204,9 +257,15 @@ const COMMANDS = [
     args: ["organizationKey"],
     options: { yes: { type: "boolean" } },
     required: ["yes"],
-    confirm: "deletes the organization with its sub-organizations, credentials, content, feeds, media and statistics",
-    summary: "Delete an organization with its content, feeds, media and statistics; refuses without --yes",
-    request: ({ organizationKey }) => ({ method: "DELETE", path: ORG_PATH, params: { organizationKey } }),
+    confirm:
+      "deletes the organization with its sub-organizations, credentials, content, feeds, media and statistics",
+    summary:
+      "Delete an organization with its content, feeds, media and statistics; refuses without --yes",
+    request: ({ organizationKey }) => ({
+      method: "DELETE",
+      path: ORG_PATH,
+      params: { organizationKey },
+    }),
   },
   {
     name: "video set",
@@ -255,7 +314,9 @@ const COMMANDS = [
         r.stopped
           ? `stopped: ${r.stopped}`
           : `${r.organizationKey}: shard ${r.fromShard} → ${r.toShard}, ${r.phase}; ${r.rowsCopied} rows copied, ${r.rowsDropped} dropped` +
-              (r.retryAfterSeconds > 0 ? `; next step in ${r.retryAfterSeconds} s (cached credentials expire)` : ""),
+              (r.retryAfterSeconds > 0
+                ? `; next step in ${r.retryAfterSeconds} s (cached credentials expire)`
+                : ""),
       ),
     again: (r) => !r.done,
     pauseMs: (r) => r.retryAfterSeconds * 1000,
@@ -263,7 +324,8 @@ const COMMANDS = [
   },
   {
     name: "stats shards",
-    summary: "The statistics shards: size against D1's 10 GB, organizations, today's ingestion and queue lag, moves under way, dead letters",
+    summary:
+      "The statistics shards: size against D1's 10 GB, organizations, today's ingestion and queue lag, moves under way, dead letters",
     request: () => ({ method: "GET", path: "/admin/statistics/shards" }),
     print: printShards,
   },
@@ -271,20 +333,35 @@ const COMMANDS = [
     name: "stats ingestion",
     args: ["organizationKey"],
     options: { days: { type: "string", hint: "1-90 (default 7)" } },
-    summary: "What ingestion did for one organization per day (counted, rejected, refused, folded, queue lag), and its shard",
-    request: ({ organizationKey }, o) => ({ method: "GET", path: `${ORG_PATH}/ingestion`, params: { organizationKey }, query: o.days === undefined ? undefined : { days: o.days } }),
+    summary:
+      "What ingestion did for one organization per day (counted, rejected, refused, folded, queue lag), and its shard",
+    request: ({ organizationKey }, o) => ({
+      method: "GET",
+      path: `${ORG_PATH}/ingestion`,
+      params: { organizationKey },
+      query: o.days === undefined ? undefined : { days: o.days },
+    }),
   },
   {
     name: "events dead-letters",
-    summary: "Event messages the queue gave up on (after its retries), parked until replayed: how many, and the oldest",
+    summary:
+      "Event messages the queue gave up on (after its retries), parked until replayed: how many, and the oldest",
     request: () => ({ method: "GET", path: "/admin/events/dead-letters" }),
   },
   {
     name: "events replay-dlq",
     options: { limit: { type: "string", hint: "N (1-1000 per round, default 1000)" } },
-    summary: "Put the parked event messages back on the event queue, oldest first, round after round until none remain",
-    request: (_, o) => ({ method: "POST", path: "/admin/events/dead-letters/replay", query: o.limit === undefined ? undefined : { limit: o.limit } }),
-    print: (r) => console.log(`replayed ${r.replayed}, unreadable (left parked) ${r.unreadable}, remaining ${r.remaining}`),
+    summary:
+      "Put the parked event messages back on the event queue, oldest first, round after round until none remain",
+    request: (_, o) => ({
+      method: "POST",
+      path: "/admin/events/dead-letters/replay",
+      query: o.limit === undefined ? undefined : { limit: o.limit },
+    }),
+    print: (r) =>
+      console.log(
+        `replayed ${r.replayed}, unreadable (left parked) ${r.unreadable}, remaining ${r.remaining}`,
+      ),
     // Unreadable messages stay parked: stop once a round replays nothing.
     again: (r) => r.replayed > 0 && r.remaining > r.unreadable,
   },
@@ -325,7 +402,9 @@ class UsageError extends Error {}
 
 /** The command whose name words start the positionals (longest match wins). */
 function findCommand(positionals) {
-  const matches = COMMANDS.filter((cmd) => cmd.name.split(" ").every((w, i) => positionals[i] === w));
+  const matches = COMMANDS.filter((cmd) =>
+    cmd.name.split(" ").every((w, i) => positionals[i] === w),
+  );
   return matches.sort((a, b) => b.name.length - a.name.length)[0];
 }
 
@@ -333,14 +412,24 @@ function parse(argv) {
   // First pass only locates the command words, wherever global options sit; it knows every
   // command's options so their values are not mistaken for positionals.
   const allOptions = Object.assign({}, ...COMMANDS.map((c) => c.options ?? {}), GLOBAL_OPTIONS);
-  const loose = parseArgs({ args: argv, options: stripHints(allOptions), strict: false, allowPositionals: true });
+  const loose = parseArgs({
+    args: argv,
+    options: stripHints(allOptions),
+    strict: false,
+    allowPositionals: true,
+  });
   const [first, ...rest] = loose.positionals;
   if (first === undefined || first === "help") {
     const cmd = rest.length ? findCommand(rest) : undefined;
-    return { help: cmd ? `Usage: npm run admin -- ${commandUsage(cmd)}\n  ${cmd.summary}` : usage() };
+    return {
+      help: cmd ? `Usage: npm run admin -- ${commandUsage(cmd)}\n  ${cmd.summary}` : usage(),
+    };
   }
   const cmd = findCommand(loose.positionals);
-  if (!cmd) throw new UsageError(`unknown command: ${loose.positionals.join(" ")} (npm run admin -- help lists them)`);
+  if (!cmd)
+    throw new UsageError(
+      `unknown command: ${loose.positionals.join(" ")} (npm run admin -- help lists them)`,
+    );
 
   let parsed;
   try {
@@ -350,10 +439,13 @@ function parse(argv) {
       allowPositionals: true,
     });
   } catch (err) {
-    throw new UsageError(`${err.message}\nUsage: npm run admin -- ${commandUsage(cmd)}`, { cause: err });
+    throw new UsageError(`${err.message}\nUsage: npm run admin -- ${commandUsage(cmd)}`, {
+      cause: err,
+    });
   }
   const { values, positionals } = parsed;
-  if (values.help) return { help: `Usage: npm run admin -- ${commandUsage(cmd)}\n  ${cmd.summary}` };
+  if (values.help)
+    return { help: `Usage: npm run admin -- ${commandUsage(cmd)}\n  ${cmd.summary}` };
 
   const given = positionals.slice(cmd.name.split(" ").length);
   const names = cmd.args ?? [];
@@ -368,7 +460,9 @@ function parse(argv) {
             ? `refusing without --${missing[0]}: this ${cmd.confirm}`
             : `missing --${missing[0]}`
           : cmd.atLeastOne && !Object.keys(cmd.options).some((flag) => values[flag] !== undefined)
-            ? `give at least one of ${Object.keys(cmd.options).map((f) => `--${f}`).join(", ")}`
+            ? `give at least one of ${Object.keys(cmd.options)
+                .map((f) => `--${f}`)
+                .join(", ")}`
             : null;
   if (problem) throw new UsageError(`${problem}\nUsage: npm run admin -- ${commandUsage(cmd)}`);
   const args = Object.fromEntries(names.map((name, i) => [name, given[i]]));
@@ -408,7 +502,12 @@ function resolveTarget(values) {
         : `no operator token for ${url.origin}: set ADMIN_TOKEN (or pass --token)`,
     );
   }
-  return { base: raw.replace(/\/+$/, ""), origin: url.origin, local: LOCAL_HOSTS.has(url.hostname), token };
+  return {
+    base: raw.replace(/\/+$/, ""),
+    origin: url.origin,
+    local: LOCAL_HOSTS.has(url.hostname),
+    token,
+  };
 }
 
 /** Drops undefined fields so the API's defaults apply (its schemas are strict about unknown keys). */
@@ -419,7 +518,9 @@ const compact = (body) =>
 async function loadClient() {
   const dist = join(ROOT, "sdk", "client", "dist", "index.mjs");
   if (!existsSync(dist)) {
-    const { buildClient } = await import(pathToFileURL(join(ROOT, "sdk", "client", "scripts", "build.mjs")).href);
+    const { buildClient } = await import(
+      pathToFileURL(join(ROOT, "sdk", "client", "scripts", "build.mjs")).href
+    );
     await buildClient({ types: false });
   }
   return import(pathToFileURL(dist).href);
@@ -427,7 +528,10 @@ async function loadClient() {
 
 async function call(target, { method, path, params, query, body }) {
   const { createCatalogClient } = await loadClient();
-  const { api } = createCatalogClient({ baseUrl: target.base, credentials: { token: target.token } });
+  const { api } = createCatalogClient({
+    baseUrl: target.base,
+    credentials: { token: target.token },
+  });
   let result;
   try {
     result = await api.request(method, path, {
@@ -443,9 +547,15 @@ async function call(target, { method, path, params, query, body }) {
   }
   const { data, error, response } = result;
   if (!response.ok) {
-    const message = (typeof error === "object" && (error?.error ?? error?.message)) || (typeof error === "string" && error.slice(0, 500)) || response.statusText;
+    const message =
+      (typeof error === "object" && (error?.error ?? error?.message)) ||
+      (typeof error === "string" && error.slice(0, 500)) ||
+      response.statusText;
     const hint = response.status === 401 ? " (check ADMIN_TOKEN for this server)" : "";
-    const shown = Object.entries(params ?? {}).reduce((p, [name, value]) => p.replace(`{${name}}`, encodeURIComponent(value)), path);
+    const shown = Object.entries(params ?? {}).reduce(
+      (p, [name, value]) => p.replace(`{${name}}`, encodeURIComponent(value)),
+      path,
+    );
     throw new Error(`${method} ${shown} failed: HTTP ${response.status}: ${message}${hint}`);
   }
   return data;
@@ -458,7 +568,8 @@ async function main(argv) {
   // The request first: bad option values are reported before any token or network problem.
   const request = cmd.request(args, values);
   const target = resolveTarget(values);
-  const print = cmd.print ?? ((r) => console.log(typeof r === "string" ? r : JSON.stringify(r, null, 2)));
+  const print =
+    cmd.print ?? ((r) => console.log(typeof r === "string" ? r : JSON.stringify(r, null, 2)));
   for (let round = 1; ; round++) {
     const result = await call(target, request);
     print(result);

@@ -33,7 +33,8 @@ async function buildInto(PUBLIC_DIR) {
   const docs = join(PUBLIC_DIR, "docs");
   mkdirSync(docs, { recursive: true });
   const swagger = dirname(require.resolve("swagger-ui-dist/package.json"));
-  for (const file of ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"]) cpSync(join(swagger, file), join(docs, file));
+  for (const file of ["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"])
+    cpSync(join(swagger, file), join(docs, file));
   cpSync(join(ROOT, "assets", "docs"), docs, { recursive: true });
   await buildSdk();
   const sdk = join(PUBLIC_DIR, "sdk");
@@ -45,7 +46,16 @@ async function buildInto(PUBLIC_DIR) {
   // The embeddable player's script (hls.js light + the player SDK) and stylesheet.
   const embed = join(PUBLIC_DIR, "embed");
   mkdirSync(embed, { recursive: true });
-  await build({ entryPoints: [join(ROOT, "embed", "src", "player.ts")], bundle: true, minify: true, format: "iife", target: "es2020", outfile: join(embed, "player.js"), legalComments: "linked", logLevel: "error" });
+  await build({
+    entryPoints: [join(ROOT, "embed", "src", "player.ts")],
+    bundle: true,
+    minify: true,
+    format: "iife",
+    target: "es2020",
+    outfile: join(embed, "player.js"),
+    legalComments: "linked",
+    logLevel: "error",
+  });
   cpSync(join(ROOT, "embed", "src", "player.css"), join(embed, "player.css"));
   await buildConsole();
   const consoleDir = join(PUBLIC_DIR, "console");

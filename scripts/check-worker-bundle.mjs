@@ -19,9 +19,13 @@ try {
   const bundle = readFileSync(join(outdir, "index.js"));
   const kib = (n) => (n / 1024).toFixed(1);
   const gzipped = gzipSync(bundle, { level: 9 }).byteLength;
-  console.log(`worker bundle: ${kib(bundle.byteLength)} KiB, ${kib(gzipped)} KiB gzipped (budget ${budget} KiB gzipped)`);
+  console.log(
+    `worker bundle: ${kib(bundle.byteLength)} KiB, ${kib(gzipped)} KiB gzipped (budget ${budget} KiB gzipped)`,
+  );
   if (gzipped > budget * 1024) {
-    console.error(`worker bundle is over its budget by ${kib(gzipped - budget * 1024)} KiB gzipped`);
+    console.error(
+      `worker bundle is over its budget by ${kib(gzipped - budget * 1024)} KiB gzipped`,
+    );
     process.exit(1);
   }
 } finally {

@@ -27,7 +27,13 @@ import { applyMigrations, ROOT, spawnWrangler } from "./lib/wrangler.mjs";
 const DEV_WORKER = join(ROOT, "scripts", "lib", "dev-worker.mjs");
 
 // `--test-scheduled` exposes GET /__scheduled so the cron can be triggered by hand.
-const DEV_DEFAULTS = [["--local"], ["--ip", "127.0.0.1"], ["--port", "8787"], ["--test-scheduled"], ["--show-interactive-dev-session=false"]];
+const DEV_DEFAULTS = [
+  ["--local"],
+  ["--ip", "127.0.0.1"],
+  ["--port", "8787"],
+  ["--test-scheduled"],
+  ["--show-interactive-dev-session=false"],
+];
 const say = (line) => console.log(`npm run dev: ${line}`);
 
 async function step(name, fn) {
@@ -42,7 +48,11 @@ async function step(name, fn) {
 function devArgs(extra) {
   // A flag the caller passed (--port 8790 or --port=8790) replaces our default for it.
   const given = new Set(extra.filter((a) => a.startsWith("--")).map((a) => a.split("=")[0]));
-  return ["dev", ...DEV_DEFAULTS.filter(([flag]) => !given.has(flag.split("=")[0])).flat(), ...extra];
+  return [
+    "dev",
+    ...DEV_DEFAULTS.filter(([flag]) => !given.has(flag.split("=")[0])).flat(),
+    ...extra,
+  ];
 }
 
 /** The value of --flag in args (`--flag v` or `--flag=v`; the last one wins, as for wrangler). */
@@ -58,7 +68,11 @@ function flagValue(args, flag) {
 /** http://host:port the dev server answers on (a wildcard --ip is reached through loopback). */
 function localOrigin(args) {
   const ip = flagValue(args, "--ip") ?? "127.0.0.1";
-  const host = ["0.0.0.0", "*", "::", "[::]"].includes(ip) ? "127.0.0.1" : ip.includes(":") && !ip.startsWith("[") ? `[${ip}]` : ip;
+  const host = ["0.0.0.0", "*", "::", "[::]"].includes(ip)
+    ? "127.0.0.1"
+    : ip.includes(":") && !ip.startsWith("[")
+      ? `[${ip}]`
+      : ip;
   return `http://${host}:${flagValue(args, "--port") ?? "8787"}`;
 }
 
@@ -89,21 +103,40 @@ async function runCronOnceReady(origin, signal) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!signal.aborted && Date.now() < deadline) {
     try {
-      const res = await fetch(`${origin}/__scheduled`, { signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]) });
+      const res = await fetch(`${origin}/__scheduled`, {
+        signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
+      });
       await res.body?.cancel();
-      if (res.ok) say(`ran the cron once: demo feeds published, e.g. ${origin}/demofeedall-feed.json`);
-      else say(`GET ${origin}/__scheduled answered HTTP ${res.status}; feeds publish on the next cron run`);
+      if (res.ok)
+        say(`ran the cron once: demo feeds published, e.g. ${origin}/demofeedall-feed.json`);
+      else
+        say(
+          `GET ${origin}/__scheduled answered HTTP ${res.status}; feeds publish on the next cron run`,
+        );
       return;
     } catch {
       // Not listening yet (or still starting): try again shortly.
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-  if (!signal.aborted) say(`${origin} did not answer within ${READY_TIMEOUT_MS / 1000} s; run \`curl ${origin}/__scheduled\` to publish the demo feeds`);
+  if (!signal.aborted)
+    say(
+      `${origin} did not answer within ${READY_TIMEOUT_MS / 1000} s; run \`curl ${origin}/__scheduled\` to publish the demo feeds`,
+    );
 }
 
 // wrangler dev flags the inspector-free path understands (the rest need wrangler dev itself).
-const API_FLAGS = new Set(["--local", "--ip", "--port", "--test-scheduled", "--show-interactive-dev-session", "--persist-to", "--var", "--env-file", "--log-level"]);
+const API_FLAGS = new Set([
+  "--local",
+  "--ip",
+  "--port",
+  "--test-scheduled",
+  "--show-interactive-dev-session",
+  "--persist-to",
+  "--var",
+  "--env-file",
+  "--log-level",
+]);
 
 /**
  * The dev-worker configuration for wrangler dev arguments, or `{ unknown }` naming the first
@@ -135,12 +168,19 @@ function apiConfig(args) {
 /** Runs a Node script as a child process (its output buffered; shown when it fails). */
 function runNode(script, args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, script), ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(ROOT, script), ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`${script} exited with code ${code}\n${out}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(out.trim())
+        : reject(new Error(`${script} exited with code ${code}\n${out}`)),
+    );
   });
 }
 
@@ -169,9 +209,13 @@ const persistTo = flagValue(given, "--persist-to");
 const statePath = persistTo ? ["--persist-to", persistTo] : [];
 // URLs in responses and feed files use PUBLIC_BASE_URL (never a request's Host): the dev
 // server's own address, unless the caller set it.
-const withOrigin = given.some((a) => a.startsWith("PUBLIC_BASE_URL:")) ? given : [...given, "--var", `PUBLIC_BASE_URL:${origin}`];
+const withOrigin = given.some((a) => a.startsWith("PUBLIC_BASE_URL:"))
+  ? given
+  : [...given, "--var", `PUBLIC_BASE_URL:${origin}`];
 // Webhook endpoints on this machine (a receiver on localhost) are accepted in local development only.
-const args = given.some((a) => a.startsWith("WEBHOOKS_ALLOW_LOOPBACK:")) ? withOrigin : [...withOrigin, "--var", "WEBHOOKS_ALLOW_LOOPBACK:true"];
+const args = given.some((a) => a.startsWith("WEBHOOKS_ALLOW_LOOPBACK:"))
+  ? withOrigin
+  : [...withOrigin, "--var", "WEBHOOKS_ALLOW_LOOPBACK:true"];
 // Local development is offline-friendly: no fetch of Cloudflare's request.cf data.
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
 
@@ -193,11 +237,17 @@ await step("build the static assets", async () => {
 // The catalog (DB) and the statistics (STATS_DB) have a database and migrations each.
 await step("apply local D1 migrations", async () => {
   for (const [binding, names] of Object.entries(await applyMigrations({ persistTo }))) {
-    say(names.length ? `applied ${names.length} D1 migration(s): ${names.join(", ")} (${binding})` : `D1 migrations (${binding}): up to date`);
+    say(
+      names.length
+        ? `applied ${names.length} D1 migration(s): ${names.join(", ")} (${binding})`
+        : `D1 migrations (${binding}): up to date`,
+    );
   }
 });
 
-await step("seed demo data", async () => say(await runNode("scripts/seed.mjs", ["--brief", ...statePath])));
+await step("seed demo data", async () =>
+  say(await runNode("scripts/seed.mjs", ["--brief", ...statePath])),
+);
 
 // Checked before wrangler starts: a server already on the port would otherwise get our cron call.
 const portTaken = await listening(origin);
@@ -207,12 +257,16 @@ let frameArgs = [];
 await step("start the frame service", async () => {
   if (given.some((a) => a.startsWith("FRAME_SERVICE_URL:"))) return;
   if (!(await hasFfmpeg())) {
-    say("no ffmpeg here: videos published without a thumbnail keep the placeholder image (apt-get install ffmpeg for thumbnails from the video)");
+    say(
+      "no ffmpeg here: videos published without a thumbnail keep the placeholder image (apt-get install ffmpeg for thumbnails from the video)",
+    );
     return;
   }
   const frames = await startFrameServer();
   frameArgs = ["--var", `FRAME_SERVICE_URL:${frames.url}`];
-  say(`thumbnails from the video: ffmpeg frame service on ${frames.url} (the local stand-in for Media Transformations)`);
+  say(
+    `thumbnails from the video: ffmpeg frame service on ${frames.url} (the local stand-in for Media Transformations)`,
+  );
 });
 
 // args[0] is "dev"; the rest are wrangler dev's flags.
@@ -221,19 +275,30 @@ const api = inspectAsked ? { unknown: "--inspect" } : apiConfig([...args.slice(1
 await step("start the worker", () => {
   const child = api.unknown
     ? spawnWrangler([...args, ...frameArgs], { stdio: ["inherit", "pipe", "pipe"] })
-    : spawn(process.execPath, [DEV_WORKER, JSON.stringify(api)], { cwd: ROOT, env: { ...process.env, CI: "true" }, stdio: ["inherit", "pipe", "pipe"] });
+    : spawn(process.execPath, [DEV_WORKER, JSON.stringify(api)], {
+        cwd: ROOT,
+        env: { ...process.env, CI: "true" },
+        stdio: ["inherit", "pipe", "pipe"],
+      });
   filterOutput(child.stdout, process.stdout);
   filterOutput(child.stderr, process.stderr);
   if (api.unknown) {
     // wrangler dev has the same proxy as the inspector-free path, which nudges it itself.
     nudgeProxy(origin);
-    say(`wrangler dev with its inspector (${api.unknown}); a long load grows its memory: docs/benchmarks.md, "Load"`);
+    say(
+      `wrangler dev with its inspector (${api.unknown}); a long load grows its memory: docs/benchmarks.md, "Load"`,
+    );
   } else say("inspector off (npm run dev -- --inspect for DevTools)");
   // The one durability difference from production (docs/operations.md, "Local development").
-  say("queues (player events, feed rebuilds, webhooks) live in this process's memory: a kill -9 loses what they hold; Cloudflare Queues persist");
+  say(
+    "queues (player events, feed rebuilds, webhooks) live in this process's memory: a kill -9 loses what they hold; Cloudflare Queues persist",
+  );
   say(`serving ${origin} (API reference: ${origin}/docs); stop with Ctrl-C`);
   const ready = new AbortController();
-  if (portTaken) say(`something already listens on ${origin}; not running the cron there (choose another port: npm run dev -- --port 8790)`);
+  if (portTaken)
+    say(
+      `something already listens on ${origin}; not running the cron there (choose another port: npm run dev -- --port 8790)`,
+    );
   else runCronOnceReady(origin, ready.signal);
   // Ctrl-C in a terminal reaches the whole process group; forwarding covers signals sent to
   // this process alone (kill <pid>, process managers). Staying alive until the child exits lets
@@ -243,7 +308,8 @@ await step("start the worker", () => {
     process.on(signal, () => {
       stopping = true;
       ready.abort();
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal === "SIGHUP" ? "SIGTERM" : signal);
+      if (child.exitCode === null && child.signalCode === null)
+        child.kill(signal === "SIGHUP" ? "SIGTERM" : signal);
     });
   }
   return new Promise((resolve, reject) => {
@@ -253,7 +319,8 @@ await step("start the worker", () => {
     });
     child.on("exit", (code, signal) => {
       ready.abort();
-      if (!stopping && code !== 0) console.error(`\nnpm run dev: wrangler exited with ${signal ?? `code ${code}`}`);
+      if (!stopping && code !== 0)
+        console.error(`\nnpm run dev: wrangler exited with ${signal ?? `code ${code}`}`);
       // Exit like the child did: its code, or 128 + signal number when a signal ended it.
       process.exit(code ?? 128 + (osConstants.signals[signal] ?? 0));
     });

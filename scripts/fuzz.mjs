@@ -78,12 +78,18 @@ if (values.help) {
 }
 
 const url = values.url.replace(/\/+$/, "");
-if (!isLoopbackUrl(url)) fail(`refusing ${values.url}: only loopback URLs (http://127.0.0.1, http://localhost, http://[::1]) may be fuzzed`);
+if (!isLoopbackUrl(url))
+  fail(
+    `refusing ${values.url}: only loopback URLs (http://127.0.0.1, http://localhost, http://[::1]) may be fuzzed`,
+  );
 
 function positive(name, value, fallback, { integer = true } = {}) {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) fail(`--${name} must be a ${integer ? "non-negative integer" : "non-negative number"}, got ${value}`);
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)))
+    fail(
+      `--${name} must be a ${integer ? "non-negative integer" : "non-negative number"}, got ${value}`,
+    );
   return n;
 }
 
@@ -98,7 +104,12 @@ if (values.credentials) {
 }
 if (values["admin-token"]) credentials.adminToken = values["admin-token"];
 
-const seed = values.seed === undefined ? undefined : /^\d+$/.test(values.seed) ? Number(values.seed) : values.seed;
+const seed =
+  values.seed === undefined
+    ? undefined
+    : /^\d+$/.test(values.seed)
+      ? Number(values.seed)
+      : values.seed;
 let lastProgress = 0;
 let result;
 try {
@@ -108,12 +119,15 @@ try {
     seconds: positive("seconds", values.seconds, DEFAULTS.seconds, { integer: false }),
     seed,
     concurrency: Math.max(1, positive("concurrency", values.concurrency, DEFAULTS.concurrency)),
-    timeoutMs: positive("timeout", values.timeout, DEFAULTS.timeoutMs / 1000, { integer: false }) * 1000,
+    timeoutMs:
+      positive("timeout", values.timeout, DEFAULTS.timeoutMs / 1000, { integer: false }) * 1000,
     freshOrganizations: positive("orgs", values.orgs, DEFAULTS.freshOrganizations),
     credentials,
     onResult(r) {
       if (values.progress) {
-        console.log(`#${r.index} ${r.method} ${r.path.slice(0, 150)} -> ${r.status ?? r.error} (${r.ms} ms) ${r.mutations.join("; ")}`);
+        console.log(
+          `#${r.index} ${r.method} ${r.path.slice(0, 150)} -> ${r.status ?? r.error} (${r.ms} ms) ${r.mutations.join("; ")}`,
+        );
       } else if (Date.now() - lastProgress > 10_000) {
         lastProgress = Date.now();
         process.stderr.write(`fuzz: request #${r.index}...\n`);
@@ -130,9 +144,16 @@ console.log(formatSummary(result));
 if (values.out) {
   const dir = dirname(values.out);
   mkdirSync(dir, { recursive: true });
-  const all = [...result.serverErrors, ...result.timeouts, ...result.connectionErrors, ...result.shapeViolations, ...result.missingNosniff];
+  const all = [
+    ...result.serverErrors,
+    ...result.timeouts,
+    ...result.connectionErrors,
+    ...result.shapeViolations,
+    ...result.missingNosniff,
+  ];
   for (const e of all) {
-    if (e.bodyBase64) writeFileSync(join(dir, `fuzz-body-${e.index}.bin`), Buffer.from(e.bodyBase64, "base64"));
+    if (e.bodyBase64)
+      writeFileSync(join(dir, `fuzz-body-${e.index}.bin`), Buffer.from(e.bodyBase64, "base64"));
   }
   writeFileSync(values.out, JSON.stringify(result, null, 2));
   console.log(`\nwrote ${values.out}`);

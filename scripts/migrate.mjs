@@ -7,7 +7,9 @@ import { applyMigrations } from "./lib/wrangler.mjs";
 const remote = process.argv.includes("--remote");
 try {
   for (const [binding, names] of Object.entries(await applyMigrations({ remote }))) {
-    console.log(`${binding} (${remote ? "remote" : "local"}): ${names.length ? `applied ${names.join(", ")}` : "up to date"}`);
+    console.log(
+      `${binding} (${remote ? "remote" : "local"}): ${names.length ? `applied ${names.join(", ")}` : "up to date"}`,
+    );
   }
 } catch (err) {
   console.error(`migrations failed: ${err.message}`);

@@ -67,7 +67,9 @@ function parseOptions(argv) {
     const raw = values[name];
     if (raw === undefined) return undefined;
     if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      throw new Error(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      throw new Error(
+        `--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`,
+      );
     }
     return Number(raw);
   };
@@ -76,7 +78,8 @@ function parseOptions(argv) {
   let now;
   if (values.now !== undefined) {
     now = Date.parse(values.now);
-    if (Number.isNaN(now)) throw new Error(`--now must be an ISO 8601 time, got ${JSON.stringify(values.now)}`);
+    if (Number.isNaN(now))
+      throw new Error(`--now must be an ISO 8601 time, got ${JSON.stringify(values.now)}`);
   } else {
     const today = new Date();
     now = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
@@ -101,10 +104,21 @@ const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 /** The highest id in use per table (AUTOINCREMENT never reuses ids, so sqlite_sequence counts too). */
 async function baseIds(d1) {
-  const tables = ["organizations", "sub_organizations", "api_tokens", "contents", "labels", "syndications", "feeds"];
+  const tables = [
+    "organizations",
+    "sub_organizations",
+    "api_tokens",
+    "contents",
+    "labels",
+    "syndications",
+    "feeds",
+  ];
   const [row] = await d1Rows(
     `SELECT ${tables
-      .map((t) => `max(coalesce((SELECT max(id) FROM ${t}), 0), coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${t}'), 0)) AS ${t}`)
+      .map(
+        (t) =>
+          `max(coalesce((SELECT max(id) FROM ${t}), 0), coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${t}'), 0)) AS ${t}`,
+      )
       .join(", ")}`,
     d1,
   );
@@ -113,8 +127,16 @@ async function baseIds(d1) {
 
 async function summarize(d1) {
   const tables = [
-    "organizations", "sub_organizations", "api_tokens", "contents", "labels", "content_labels",
-    "content_custom_fields", "syndications", "feeds", "listing_counts",
+    "organizations",
+    "sub_organizations",
+    "api_tokens",
+    "contents",
+    "labels",
+    "content_labels",
+    "content_custom_fields",
+    "syndications",
+    "feeds",
+    "listing_counts",
   ];
   const bulkContents = `SELECT id FROM contents WHERE organization_id IN (${BULK_ORGS})`;
   const [totals, perOrg, subOrgs, copies] = await d1Query(
@@ -142,7 +164,12 @@ async function summarize(d1) {
     ].join("\n"),
     d1,
   );
-  return { totals: Object.entries(totals[0]).map(([name, total]) => ({ name, total })), perOrg, subOrgs, copies: copies[0] };
+  return {
+    totals: Object.entries(totals[0]).map(([name, total]) => ({ name, total })),
+    perOrg,
+    subOrgs,
+    copies: copies[0],
+  };
 }
 
 function printSummary({ totals, perOrg, subOrgs, copies }, bytes) {
@@ -150,23 +177,31 @@ function printSummary({ totals, perOrg, subOrgs, copies }, bytes) {
   const padl = (s, n) => String(s).padStart(n);
   console.log("\nRows per table (whole database):");
   for (const { name, total } of totals) console.log(`  ${pad(name, 24)}${padl(total, 10)}`);
-  if (bytes !== null) console.log(`  ${pad("database file + WAL", 24)}${padl(megabytes(bytes), 10)}`);
+  if (bytes !== null)
+    console.log(`  ${pad("database file + WAL", 24)}${padl(megabytes(bytes), 10)}`);
   console.log("\nBulk organizations:");
-  console.log(`  ${pad("org", 8)}${pad("plan", 12)}${padl("videos", 8)}${padl("listable", 10)}${padl("listing_counts", 16)}${padl("labels", 8)}${padl("feeds", 7)}`);
+  console.log(
+    `  ${pad("org", 8)}${pad("plan", 12)}${padl("videos", 8)}${padl("listable", 10)}${padl("listing_counts", 16)}${padl("labels", 8)}${padl("feeds", 7)}`,
+  );
   const mismatches = [];
   for (const o of perOrg) {
-    console.log(`  ${pad(o.org, 8)}${pad(o.plan, 12)}${padl(o.videos, 8)}${padl(o.listable, 10)}${padl(o.listing_count ?? "-", 16)}${padl(o.labels, 8)}${padl(o.feeds, 7)}`);
-    if ((o.listing_count ?? 0) !== o.listable) mismatches.push(`${o.org}: listing_counts ${o.listing_count} vs ${o.listable} listable`);
+    console.log(
+      `  ${pad(o.org, 8)}${pad(o.plan, 12)}${padl(o.videos, 8)}${padl(o.listable, 10)}${padl(o.listing_count ?? "-", 16)}${padl(o.labels, 8)}${padl(o.feeds, 7)}`,
+    );
+    if ((o.listing_count ?? 0) !== o.listable)
+      mismatches.push(`${o.org}: listing_counts ${o.listing_count} vs ${o.listable} listable`);
   }
   for (const s of subOrgs) {
-    if ((s.listing_count ?? 0) !== s.listable) mismatches.push(`${s.sub_org}: listing_counts ${s.listing_count} vs ${s.listable} listable`);
+    if ((s.listing_count ?? 0) !== s.listable)
+      mismatches.push(`${s.sub_org}: listing_counts ${s.listing_count} vs ${s.listable} listable`);
   }
   console.log(
     mismatches.length
       ? `\nlisting_counts MISMATCH:\n  ${mismatches.join("\n  ")}`
       : `\nlisting_counts matches count(*) of listable videos for every bulk organization and sub-organization.`,
   );
-  const copiesOk = copies.label_links === copies.json_names && copies.field_rows === copies.json_fields;
+  const copiesOk =
+    copies.label_links === copies.json_names && copies.field_rows === copies.json_fields;
   console.log(
     `${copiesOk ? "Denormalized copies agree" : "Denormalized copies DISAGREE"}: ${copies.label_links} content_labels rows / ${copies.json_names} names in JSON columns, ` +
       `${copies.field_rows} content_custom_fields rows / ${copies.json_fields} customFields entries.`,
@@ -193,15 +228,23 @@ export async function seedBulk(options) {
   const d1 = { persistTo: options.persistTo };
   const statsModule = join(ROOT, "scripts", "bulk", "stats.mjs");
   if (options.statsRows !== undefined && !existsSync(statsModule)) {
-    throw new Error("--stats-rows needs scripts/bulk/stats.mjs (exporting seedStats), which does not exist yet");
+    throw new Error(
+      "--stats-rows needs scripts/bulk/stats.mjs (exporting seedStats), which does not exist yet",
+    );
   }
 
   // A fresh clone has no local database yet: prepare it as `npm run dev` does (idempotent).
   const migrated = await applyMigrations({ persistTo: options.persistTo });
   for (const [binding, names] of Object.entries(migrated)) {
-    if (names.length) console.log(`Applied ${names.length} D1 migration(s) to the local ${binding}: ${names.join(", ")}`);
+    if (names.length)
+      console.log(
+        `Applied ${names.length} D1 migration(s) to the local ${binding}: ${names.join(", ")}`,
+      );
   }
-  const [{ n: existing }] = await d1Rows(`SELECT count(*) AS n FROM organizations WHERE organization_key GLOB '${BULK_ORG_GLOB}'`, d1);
+  const [{ n: existing }] = await d1Rows(
+    `SELECT count(*) AS n FROM organizations WHERE organization_key GLOB '${BULK_ORG_GLOB}'`,
+    d1,
+  );
   if (existing > 0 && !options.reset) {
     throw new Error(
       `the local database already has ${existing} bulk organization(s) (bulk1...). ` +
@@ -240,7 +283,14 @@ export async function seedBulk(options) {
 
   const dir = options.keepSql ?? mkdtempSync(join(tmpdir(), "video-catalog-bulk-"));
   mkdirSync(dir, { recursive: true });
-  const counts = { contents: 0, content_labels: 0, content_custom_fields: 0, syndications: 0, labels: labels.rows.length, feeds: options.feeds };
+  const counts = {
+    contents: 0,
+    content_labels: 0,
+    content_custom_fields: 0,
+    syndications: 0,
+    labels: labels.rows.length,
+    feeds: options.feeds,
+  };
   const listable = plan.organizations.map(() => []);
   const wantStats = options.statsRows !== undefined;
   let syndicationId = ids.syndications;
@@ -248,7 +298,8 @@ export async function seedBulk(options) {
   // Files in load order: organizations and labels, video chunks, feeds. Each file is built
   // while wrangler loads the previous one.
   const chunks = [];
-  for (let from = 0; from < options.videos; from += options.chunk) chunks.push([from, Math.min(from + options.chunk, options.videos)]);
+  for (let from = 0; from < options.videos; from += options.chunk)
+    chunks.push([from, Math.min(from + options.chunk, options.videos)]);
   const files = [
     { label: "organizations, labels", build: () => organizationStatements(plan, labels.rows) },
     ...chunks.map(([from, to]) => ({
@@ -261,7 +312,13 @@ export async function seedBulk(options) {
           for (let i = from; i < to; i++) {
             const v = generateVideo(plan, i);
             if (v.status === "available" && !v.removed) {
-              listable[v.org.n - 1].push({ id: v.id, contentKey: v.contentKey, publishedAt: v.publishedAt, duration: v.duration, subOrganizationId: v.subOrganizationId });
+              listable[v.org.n - 1].push({
+                id: v.id,
+                contentKey: v.contentKey,
+                publishedAt: v.publishedAt,
+                duration: v.duration,
+                subOrganizationId: v.subOrganizationId,
+              });
             }
           }
         }
@@ -286,7 +343,9 @@ export async function seedBulk(options) {
       if (next) {
         const t = Date.now();
         pending = d1ExecFile(next.file, d1).then(() => {
-          console.log(`  [${next.index + 1}/${files.length}] ${next.label}: ${megabytes(next.bytes)} in ${seconds(Date.now() - t)}`);
+          console.log(
+            `  [${next.index + 1}/${files.length}] ${next.label}: ${megabytes(next.bytes)} in ${seconds(Date.now() - t)}`,
+          );
           if (!options.keepSql) rmSync(next.file, { force: true });
         });
       } else {
@@ -318,9 +377,16 @@ export async function seedBulk(options) {
 
   if (wantStats) {
     const { seedStats } = await import(pathToFileURL(statsModule).href);
-    if (typeof seedStats !== "function") throw new Error("scripts/bulk/stats.mjs does not export seedStats");
+    if (typeof seedStats !== "function")
+      throw new Error("scripts/bulk/stats.mjs does not export seedStats");
     const t = Date.now();
-    await seedStats({ orgs: statsOrganizations(plan, listable), rows: options.statsRows, seed: options.seed, now: options.now, persistTo: options.persistTo });
+    await seedStats({
+      orgs: statsOrganizations(plan, listable),
+      rows: options.statsRows,
+      seed: options.seed,
+      now: options.now,
+      persistTo: options.persistTo,
+    });
     console.log(`Statistics seeded in ${seconds(Date.now() - t)}.`);
   }
   return { ok, counts, loadMs, analyzeMs, totalMs: Date.now() - started, summary };

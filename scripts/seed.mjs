@@ -13,7 +13,6 @@ import { parseArgs } from "node:util";
 import { ROOT, runWrangler } from "./lib/wrangler.mjs";
 import { ALL_ENTITLEMENTS } from "./lib/entitlements.mjs";
 
-
 /** The demo data. Secrets and tokens are stored only as SHA-256 hashes. */
 export const DEMO = {
   networks: ["demo-network"],
@@ -61,7 +60,8 @@ export const DEMO = {
         {
           language: "fr",
           title: "Finale de la Coupe : le but de la victoire dans le temps additionnel",
-          description: "Tous les buts de la finale de la Coupe, décidée par une tête dans le temps additionnel.",
+          description:
+            "Tous les buts de la finale de la Coupe, décidée par une tête dans le temps additionnel.",
         },
       ],
       publishedAt: "2026-01-04T20:00:00.000Z",
@@ -70,7 +70,8 @@ export const DEMO = {
       contentKey: "demo0002",
       organizationKey: "demo",
       title: "Breaking: storm closes the coastal road",
-      description: "Strong winds and high tides shut the coastal road overnight; detours are in place.",
+      description:
+        "Strong winds and high tides shut the coastal road overnight; detours are in place.",
       categories: ["News"],
       tags: ["breaking"],
       events: [],
@@ -112,7 +113,9 @@ export const DEMO = {
       events: [],
       customFields: [],
       publishedAt: "2026-01-05T09:00:00.000Z",
-      syndications: [{ name: "worldwide", start_time: "2020-01-01T00:00:00.000Z", stop_time: null, geos: [] }],
+      syndications: [
+        { name: "worldwide", start_time: "2020-01-01T00:00:00.000Z", stop_time: null, geos: [] },
+      ],
     },
     {
       contentKey: "partner2",
@@ -125,14 +128,33 @@ export const DEMO = {
       customFields: [],
       publishedAt: "2026-01-02T10:00:00.000Z",
       syndications: [
-        { name: "usa-gbr", start_time: "2020-01-01T00:00:00.000Z", stop_time: "2099-12-31T23:59:59.000Z", geos: ["USA", "GBR"] },
+        {
+          name: "usa-gbr",
+          start_time: "2020-01-01T00:00:00.000Z",
+          stop_time: "2099-12-31T23:59:59.000Z",
+          geos: ["USA", "GBR"],
+        },
       ],
     },
   ],
   // Feed definitions (files published by the cron: dev.mjs runs it once the server is up).
   feeds: [
-    { feedId: "demofeedall", organizationKey: "demo", name: "Demo: all videos", categories: [], tags: [], events: [] },
-    { feedId: "demofeednews", organizationKey: "demo", name: "Demo: news", categories: ["News"], tags: [], events: [] },
+    {
+      feedId: "demofeedall",
+      organizationKey: "demo",
+      name: "Demo: all videos",
+      categories: [],
+      tags: [],
+      events: [],
+    },
+    {
+      feedId: "demofeednews",
+      organizationKey: "demo",
+      name: "Demo: news",
+      categories: ["News"],
+      tags: [],
+      events: [],
+    },
   ],
 };
 
@@ -160,9 +182,12 @@ const sha256Hex = (value) => createHash("sha256").update(value, "utf8").digest("
 /** SQL string literal (single quotes doubled); null/undefined become NULL. */
 const q = (value) => (value == null ? "NULL" : `'${String(value).replace(/'/g, "''")}'`);
 
-const orgId = (organizationKey) => `(SELECT id FROM organizations WHERE organization_key = ${q(organizationKey)})`;
-const networkId = (name) => (name == null ? "NULL" : `(SELECT id FROM networks WHERE name = ${q(name)})`);
-const subOrgId = (mmiKey) => (mmiKey == null ? "NULL" : `(SELECT id FROM sub_organizations WHERE mmi_key = ${q(mmiKey)})`);
+const orgId = (organizationKey) =>
+  `(SELECT id FROM organizations WHERE organization_key = ${q(organizationKey)})`;
+const networkId = (name) =>
+  name == null ? "NULL" : `(SELECT id FROM networks WHERE name = ${q(name)})`;
+const subOrgId = (mmiKey) =>
+  mmiKey == null ? "NULL" : `(SELECT id FROM sub_organizations WHERE mmi_key = ${q(mmiKey)})`;
 const contentId = (contentKey) => `(SELECT id FROM contents WHERE content_key = ${q(contentKey)})`;
 /** JSON column literal, written the way the worker writes it (JSON.stringify: `[]`, no spaces). */
 const json = (value) => q(JSON.stringify(value));
@@ -208,7 +233,8 @@ function contentColumns(v, contentSize) {
 const builders = [
   (data, now) =>
     data.networks.map(
-      (name) => `INSERT INTO networks (name, created_at) VALUES (${q(name)}, ${q(now)}) ON CONFLICT(name) DO NOTHING;`,
+      (name) =>
+        `INSERT INTO networks (name, created_at) VALUES (${q(name)}, ${q(now)}) ON CONFLICT(name) DO NOTHING;`,
     ),
   (data, now) =>
     data.organizations.map(
@@ -263,7 +289,9 @@ WHERE content_key = ${q(v.contentKey)} AND (${names.join(", ")}) IS NOT (${value
       data.videos.flatMap((v) =>
         labelKinds(v).flatMap(([kind, names]) =>
           names.map(
-            (name) => `INSERT INTO labels (organization_id, kind, name) VALUES (${orgId(v.organizationKey)}, ${q(kind)}, ${q(name)})
+            (
+              name,
+            ) => `INSERT INTO labels (organization_id, kind, name) VALUES (${orgId(v.organizationKey)}, ${q(kind)}, ${q(name)})
 ON CONFLICT(organization_id, kind, name) DO NOTHING;`,
           ),
         ),
@@ -292,7 +320,10 @@ WHERE c.content_key = ${q(v.contentKey)} AND (${match.join(" OR ")});`,
       `DELETE FROM content_custom_fields WHERE content_id = ${contentId(v.contentKey)};`,
       ...v.customFields.flatMap((field) =>
         Object.entries(field).map(
-          ([name, value]) => `INSERT INTO content_custom_fields (content_id, organization_id, name, value)
+          ([
+            name,
+            value,
+          ]) => `INSERT INTO content_custom_fields (content_id, organization_id, name, value)
 SELECT id, organization_id, ${q(name)}, ${q(String(value))} FROM contents WHERE content_key = ${q(v.contentKey)};`,
         ),
       ),
@@ -335,7 +366,11 @@ const labelKinds = (v) => [
 /**
  * The seed as SQL. contentSize is the byte size of DEMO_MEDIA.file.
  */
-export function buildSeedSql(data = DEMO, now = new Date().toISOString(), { contentSize = statSync(DEMO_MEDIA.file).size } = {}) {
+export function buildSeedSql(
+  data = DEMO,
+  now = new Date().toISOString(),
+  { contentSize = statSync(DEMO_MEDIA.file).size } = {},
+) {
   return builders.flatMap((build) => build(data, now, { contentSize })).join("\n\n") + "\n";
 }
 
@@ -370,9 +405,22 @@ async function uploadDemoMedia(data, { remote, persistTo }) {
   if (remote) {
     const bucket = bucketName("MEDIA");
     for (const o of objects) {
-      await runWrangler(["r2", "object", "put", `${bucket}/${o.key}`, "--file", o.file, "--content-type", o.contentType, "--remote"], {
-        quiet: true,
-      });
+      await runWrangler(
+        [
+          "r2",
+          "object",
+          "put",
+          `${bucket}/${o.key}`,
+          "--file",
+          o.file,
+          "--content-type",
+          o.contentType,
+          "--remote",
+        ],
+        {
+          quiet: true,
+        },
+      );
     }
     return objects.length;
   }
@@ -426,9 +474,13 @@ function printSummary(data, remote, mediaWritten) {
         `entitlements ${o.entitlements.length ? o.entitlements.join(",") : "none"}`,
       `    sync code ${o.syncCode}  API key ${o.apiKey}  API secret ${o.apiSecret}  API token ${o.apiToken}`,
     );
-    for (const s of o.subOrganizations) lines.push(`    sub-organization "${s.name}": MMI key ${s.mmiKey}`);
+    for (const s of o.subOrganizations)
+      lines.push(`    sub-organization "${s.name}": MMI key ${s.mmiKey}`);
     const videos = data.videos.filter((v) => v.organizationKey === o.organizationKey);
-    if (videos.length) lines.push(`    videos: ${videos.map((v) => v.contentKey + (v.mmiKey ? ` (${v.mmiKey})` : "")).join(", ")}`);
+    if (videos.length)
+      lines.push(
+        `    videos: ${videos.map((v) => v.contentKey + (v.mmiKey ? ` (${v.mmiKey})` : "")).join(", ")}`,
+      );
     const feeds = data.feeds.filter((f) => f.organizationKey === o.organizationKey);
     if (feeds.length) lines.push(`    feeds: ${feeds.map((f) => f.feedId).join(", ")}`);
   }
@@ -446,13 +498,17 @@ function printSummary(data, remote, mediaWritten) {
 export async function seed({ remote = false, persistTo, brief = false } = {}) {
   if (remote) {
     // The demo credentials are public (README), so they must never reach a production database.
-    console.warn("WARNING: seeding the remote database with PUBLIC demo credentials; use only on a non-production DB.");
+    console.warn(
+      "WARNING: seeding the remote database with PUBLIC demo credentials; use only on a non-production DB.",
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), "video-catalog-seed-"));
   try {
     const file = join(dir, "seed.sql");
     writeFileSync(file, buildSeedSql(DEMO, new Date().toISOString()));
-    const where = remote ? ["--remote"] : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+    const where = remote
+      ? ["--remote"]
+      : ["--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
     await runWrangler(["d1", "execute", "DB", ...where, "--file", file, "--yes"], {
       quiet: true,
     });
@@ -477,7 +533,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       },
     }));
   } catch (err) {
-    console.error(`${err.message}\nUsage: node scripts/seed.mjs [--remote] [--persist-to DIR] [--brief]`);
+    console.error(
+      `${err.message}\nUsage: node scripts/seed.mjs [--remote] [--persist-to DIR] [--brief]`,
+    );
     process.exit(2);
   }
   if (values.help) {
@@ -487,7 +545,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     );
     process.exit(0);
   }
-  seed({ remote: values.remote ?? false, persistTo: values["persist-to"], brief: values.brief ?? false }).catch((err) => {
+  seed({
+    remote: values.remote ?? false,
+    persistTo: values["persist-to"],
+    brief: values.brief ?? false,
+  }).catch((err) => {
     console.error(`Seeding failed: ${err.message}`);
     process.exit(1);
   });

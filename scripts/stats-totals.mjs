@@ -20,7 +20,12 @@ import { fileURLToPath } from "node:url";
 import { d1ExecFile, d1Query } from "./bulk/d1.mjs";
 
 /** The daily rows of each kind of statistics. */
-export const ROLLUPS = { video: "video_stats", ad: "ad_stats", viewer: "viewer_stats", ecommerce: "ecommerce_stats" };
+export const ROLLUPS = {
+  video: "video_stats",
+  ad: "ad_stats",
+  viewer: "viewer_stats",
+  ecommerce: "ecommerce_stats",
+};
 
 /**
  * The counters of each kind, read from the database itself (the columns of its organization-day
@@ -28,14 +33,23 @@ export const ROLLUPS = { video: "video_stats", ad: "ad_stats", viewer: "viewer_s
  */
 export async function totalsCounters(d1) {
   const kinds = Object.keys(ROLLUPS);
-  const results = await d1Query(kinds.map((k) => `SELECT name FROM pragma_table_info('${k}_org_day_totals');`).join("\n"), d1);
-  return Object.fromEntries(kinds.map((k, i) => [k, results[i].map((r) => r.name).filter((n) => n !== "organization_id" && n !== "date")]));
+  const results = await d1Query(
+    kinds.map((k) => `SELECT name FROM pragma_table_info('${k}_org_day_totals');`).join("\n"),
+    d1,
+  );
+  return Object.fromEntries(
+    kinds.map((k, i) => [
+      k,
+      results[i].map((r) => r.name).filter((n) => n !== "organization_id" && n !== "date"),
+    ]),
+  );
 }
 
 /** SQL that replaces the totals of these organization ids (all organizations if null) with the sums of their rows. */
 export function totalsSql(counters, orgIds = null) {
   if (orgIds !== null && orgIds.length === 0) return [];
-  const where = orgIds === null ? "" : `WHERE organization_id IN (${orgIds.map(Number).join(", ")})`;
+  const where =
+    orgIds === null ? "" : `WHERE organization_id IN (${orgIds.map(Number).join(", ")})`;
   return Object.entries(ROLLUPS).flatMap(([kind, table]) => {
     const cols = counters[kind].join(", ");
     const sums = counters[kind].map((c) => `sum(${c})`).join(", ");
@@ -93,13 +107,17 @@ async function main() {
   let orgIds = null;
   if (values.orgs !== undefined) {
     orgIds = values.orgs.split(",").map((v) => Number(v.trim()));
-    if (orgIds.some((id) => !Number.isInteger(id) || id < 1)) throw new Error(`--orgs takes organization ids (positive integers), got ${values.orgs}`);
+    if (orgIds.some((id) => !Number.isInteger(id) || id < 1))
+      throw new Error(`--orgs takes organization ids (positive integers), got ${values.orgs}`);
   }
   const shard = Number(values.shard);
-  if (!Number.isInteger(shard) || shard < 0) throw new Error(`--shard takes a shard number (0, 1, …), got ${values.shard}`);
+  if (!Number.isInteger(shard) || shard < 0)
+    throw new Error(`--shard takes a shard number (0, 1, …), got ${values.shard}`);
   const started = Date.now();
   await rebuildTotals({ orgIds, persistTo: values["persist-to"], remote: values.remote, shard });
-  console.log(`Totals of ${orgIds === null ? "every organization" : `organizations ${orgIds.join(", ")}`} summed from the daily rows ${values.remote ? "(remote)" : "(local)"} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  console.log(
+    `Totals of ${orgIds === null ? "every organization" : `organizations ${orgIds.join(", ")}`} summed from the daily rows ${values.remote ? "(remote)" : "(local)"} in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

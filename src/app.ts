@@ -32,7 +32,28 @@ import webhooks from "./routes/webhooks/webhooks.index";
 /** How much of an unknown path a 404 quotes. */
 const PATH_ECHO_MAX = 200;
 
-const routeGroups = [content, uploads, files, streams, embed, videos, analytics, reports, search, feeds, feedFiles, events, viewers, ecommerce, admin, reference, webhooks, consoleApp, organization, health];
+const routeGroups = [
+  content,
+  uploads,
+  files,
+  streams,
+  embed,
+  videos,
+  analytics,
+  reports,
+  search,
+  feeds,
+  feedFiles,
+  events,
+  viewers,
+  ecommerce,
+  admin,
+  reference,
+  webhooks,
+  consoleApp,
+  organization,
+  health,
+];
 
 export function createApp() {
   const app = createRouter();
@@ -58,7 +79,17 @@ export function createApp() {
         "Range",
         "X-D1-Bookmark",
       ],
-      exposeHeaders: ["ETag", "Server-Timing", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Content-Range", "X-Edge-Cache", "X-D1-Bookmark"],
+      exposeHeaders: [
+        "ETag",
+        "Server-Timing",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+        "Retry-After",
+        "Content-Range",
+        "X-Edge-Cache",
+        "X-D1-Bookmark",
+      ],
       maxAge: 86400,
     }),
   );
@@ -77,7 +108,7 @@ export function createApp() {
       version: "2.0.0",
       license: { name: "MIT", identifier: "MIT" },
       description:
-        "Content management, video listing, search, feeds and statistics. Errors: content endpoints answer {message}; every other endpoint answers {status: \"KO\", error}.",
+        'Content management, video listing, search, feeds and statistics. Errors: content endpoints answer {message}; every other endpoint answers {status: "KO", error}.',
     },
     servers: [{ url: c.get("origins").baseUrl }],
   }));
@@ -91,7 +122,10 @@ export function createApp() {
     }
     // The path is the client's: echo a short prefix only (a 100 KB path must not make a 100 KB answer).
     const path = new URL(c.req.url).pathname;
-    const shown = path.length > PATH_ECHO_MAX ? `${path.slice(0, PATH_ECHO_MAX)}… (${path.length} characters)` : path;
+    const shown =
+      path.length > PATH_ECHO_MAX
+        ? `${path.slice(0, PATH_ECHO_MAX)}… (${path.length} characters)`
+        : path;
     return errorResponse(c, 404, `no route for ${c.req.method.slice(0, 16)} ${shown}`);
   });
   app.onError(renderError);

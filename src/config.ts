@@ -15,39 +15,142 @@ const configSchema = z.object({
     z.coerce
       .number()
       .int()
-      .min(R2_MIN_PART_SIZE, `CHUNK_SIZE must be at least ${R2_MIN_PART_SIZE} bytes (5 MiB, R2's minimum part size)`)
+      .min(
+        R2_MIN_PART_SIZE,
+        `CHUNK_SIZE must be at least ${R2_MIN_PART_SIZE} bytes (5 MiB, R2's minimum part size)`,
+      )
       .max(R2_MAX_PART_SIZE, `CHUNK_SIZE must be at most ${R2_MAX_PART_SIZE} bytes (5 GiB)`)
       .default(100_000_000),
   ),
-  HLS_SEGMENT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1, "HLS_SEGMENT_SECONDS must be 1 to 30").max(30, "HLS_SEGMENT_SECONDS must be 1 to 30").default(6)),
-  FEED_MAX_VIDEOS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(1000)),
-  FEED_WORK_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(600_000).default(20_000)),
-  FEED_WORK_ROWS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).default(1_000_000)),
-  FEED_RECONCILE_BATCH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(1000).default(25)),
-  CREDENTIAL_CACHE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(300).default(30)),
-  SEARCH_RANK_CANDIDATES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1, "SEARCH_RANK_CANDIDATES must be 1 to 1000000").max(1_000_000, "SEARCH_RANK_CANDIDATES must be 1 to 1000000").default(1000)),
-  EDGE_STALE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0, "EDGE_STALE_SECONDS must be 0 to 60").max(60, "EDGE_STALE_SECONDS must be 0 to 60").default(5)),
-  AUTH_FAILURES_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(30)),
-  EVENTS_PER_IP_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1200)),
-  DIMENSION_VALUES_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(1000)),
-  VIEWER_IDS_PER_IP_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(20)),
-  EVENTS_PER_ORG_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).optional()),
-  NEW_VIEWERS_PER_ORG_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).optional()),
-  EVENTS_MAX_AGE_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(7)),
-  VIEWER_ROWS_RETENTION_MONTHS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(120).default(13)),
-  LOG_REQUESTS: z.preprocess(emptyAsUndefined, z.enum(["0", "1"], { error: "LOG_REQUESTS must be 0 or 1" }).default("1")),
-  RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).optional()),
-  UPLOAD_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(30 * 86400).default(3600)),
-  UPLOAD_URL_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(7 * 86400).default(86400)),
+  HLS_SEGMENT_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(1, "HLS_SEGMENT_SECONDS must be 1 to 30")
+      .max(30, "HLS_SEGMENT_SECONDS must be 1 to 30")
+      .default(6),
+  ),
+  FEED_MAX_VIDEOS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(10_000).default(1000),
+  ),
+  FEED_WORK_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(600_000).default(20_000),
+  ),
+  FEED_WORK_ROWS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000_000).default(1_000_000),
+  ),
+  FEED_RECONCILE_BATCH: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(1000).default(25),
+  ),
+  CREDENTIAL_CACHE_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(300).default(30),
+  ),
+  SEARCH_RANK_CANDIDATES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(1, "SEARCH_RANK_CANDIDATES must be 1 to 1000000")
+      .max(1_000_000, "SEARCH_RANK_CANDIDATES must be 1 to 1000000")
+      .default(1000),
+  ),
+  EDGE_STALE_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(0, "EDGE_STALE_SECONDS must be 0 to 60")
+      .max(60, "EDGE_STALE_SECONDS must be 0 to 60")
+      .default(5),
+  ),
+  AUTH_FAILURES_PER_MINUTE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000).default(30),
+  ),
+  EVENTS_PER_IP_PER_MINUTE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(10_000_000).default(1200),
+  ),
+  DIMENSION_VALUES_PER_DAY: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(10_000_000).default(1000),
+  ),
+  VIEWER_IDS_PER_IP_PER_DAY: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000).default(20),
+  ),
+  EVENTS_PER_ORG_PER_MINUTE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000_000).optional(),
+  ),
+  NEW_VIEWERS_PER_ORG_PER_DAY: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000_000).optional(),
+  ),
+  EVENTS_MAX_AGE_DAYS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(3650).default(7),
+  ),
+  VIEWER_ROWS_RETENTION_MONTHS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(120).default(13),
+  ),
+  LOG_REQUESTS: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["0", "1"], { error: "LOG_REQUESTS must be 0 or 1" }).default("1"),
+  ),
+  RATE_LIMIT_PER_MINUTE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000_000).optional(),
+  ),
+  UPLOAD_GRACE_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86400)
+      .default(3600),
+  ),
+  UPLOAD_URL_TTL_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 86400)
+      .default(86400),
+  ),
   // URLs written into responses and files come from here, never from a request's Host header.
   PUBLIC_BASE_URL: z.preprocess(
     emptyAsUndefined,
-    z.url({ protocol: /^https?$/, error: "PUBLIC_BASE_URL must be set to the service's public origin, e.g. https://api.example.com (npm run dev sets it)" }),
+    z.url({
+      protocol: /^https?$/,
+      error:
+        "PUBLIC_BASE_URL must be set to the service's public origin, e.g. https://api.example.com (npm run dev sets it)",
+    }),
   ),
-  STATIC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: "STATIC_URL must be an http(s) origin" }).optional()),
+  STATIC_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/, error: "STATIC_URL must be an http(s) origin" }).optional(),
+  ),
   ADMIN_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(8).optional()),
-  SIGNING_SECRET: z.preprocess(emptyAsUndefined, z.string().min(16, "SIGNING_SECRET must be at least 16 characters")),
-  WEBHOOKS_ALLOW_LOOPBACK: z.preprocess(emptyAsUndefined, z.enum(["true", "false"], { error: "WEBHOOKS_ALLOW_LOOPBACK must be true or false" }).default("false")),
+  SIGNING_SECRET: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16, "SIGNING_SECRET must be at least 16 characters"),
+  ),
+  WEBHOOKS_ALLOW_LOOPBACK: z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(["true", "false"], { error: "WEBHOOKS_ALLOW_LOOPBACK must be true or false" })
+      .default("false"),
+  ),
   R2_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   R2_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
   R2_ACCOUNT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -132,7 +235,9 @@ export function loadConfig(env: Env): Config {
   if (cached) return cached;
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(`service not configured: ${parsed.error.issues.map((i) => i.message).join("; ")}`);
+    throw new ConfigError(
+      `service not configured: ${parsed.error.issues.map((i) => i.message).join("; ")}`,
+    );
   }
   const v = parsed.data;
   const s3 =

@@ -14,7 +14,12 @@ export default {
   queue: handleQueueBatch,
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     const started = Date.now();
-    const { deps, meter, budget } = backgroundDeps(env, new Date(controller.scheduledTime), Date.now, (work) => ctx.waitUntil(work));
+    const { deps, meter, budget } = backgroundDeps(
+      env,
+      new Date(controller.scheduledTime),
+      Date.now,
+      (work) => ctx.waitUntil(work),
+    );
     const report = await runCron(deps, budget);
     console.log(
       JSON.stringify({

@@ -1,7 +1,16 @@
 // Authentication, E1 validation, error shapes, rate limits, CORS, Server-Timing and logs.
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { admin, call, callJson, callSettled, createOrg, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  call,
+  callJson,
+  callSettled,
+  createOrg,
+  writeHeaders,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 
 let org: TestOrg;
 
@@ -52,9 +61,19 @@ describe("write credentials (E1–E5)", () => {
   });
 
   it("scopes content to a sub-organization with X-Service-MMI-Key", async () => {
-    const sub = await admin(`/admin/organizations/${org.organizationKey}/sub-organizations`, "POST", { name: "Sub" });
+    const sub = await admin(
+      `/admin/organizations/${org.organizationKey}/sub-organizations`,
+      "POST",
+      { name: "Sub" },
+    );
     const mmi = { "X-Service-MMI-Key": sub.body.mmiKey as string };
-    const created = await writeJson(org, "POST", "/v2/content/", { contentSize: 10, title: "sub" }, mmi);
+    const created = await writeJson(
+      org,
+      "POST",
+      "/v2/content/",
+      { contentSize: 10, title: "sub" },
+      mmi,
+    );
     expect(created.res.status).toBe(200);
     const key = created.body.contentKey;
     const row = await env.DB.prepare(
@@ -65,19 +84,31 @@ describe("write credentials (E1–E5)", () => {
     expect(row).toBe(sub.body.mmiKey);
     // The parent organization sees it; another sub-organization does not.
     expect((await writeJson(org, "GET", `/v2/content?contentKey=${key}`)).res.status).toBe(200);
-    const sibling = await admin(`/admin/organizations/${org.organizationKey}/sub-organizations`, "POST", { name: "Sibling" });
+    const sibling = await admin(
+      `/admin/organizations/${org.organizationKey}/sub-organizations`,
+      "POST",
+      { name: "Sibling" },
+    );
     const hidden = await writeJson(org, "GET", `/v2/content?contentKey=${key}`, undefined, {
       "X-Service-MMI-Key": sibling.body.mmiKey,
     });
     expect(hidden.res.status).toBe(404);
-    const unknown = await writeJson(org, "GET", `/v2/content?contentKey=${key}`, undefined, { "X-Service-MMI-Key": "nope" });
+    const unknown = await writeJson(org, "GET", `/v2/content?contentKey=${key}`, undefined, {
+      "X-Service-MMI-Key": "nope",
+    });
     expect(unknown.res.status).toBe(401);
   });
 
   it("answers 403 for X-Service-MMI-Key without the mmi entitlement", async () => {
     const plain = await createOrg();
-    const sub = await admin(`/admin/organizations/${plain.organizationKey}/sub-organizations`, "POST", { name: "S" });
-    const res = await writeJson(plain, "GET", "/v2/content?contentKey=abc", undefined, { "X-Service-MMI-Key": sub.body.mmiKey });
+    const sub = await admin(
+      `/admin/organizations/${plain.organizationKey}/sub-organizations`,
+      "POST",
+      { name: "S" },
+    );
+    const res = await writeJson(plain, "GET", "/v2/content?contentKey=abc", undefined, {
+      "X-Service-MMI-Key": sub.body.mmiKey,
+    });
     expect(res.res.status).toBe(403);
     expect(res.body.message).toBe("X-Service-MMI-Key requires the mmi entitlement");
   });
@@ -86,7 +117,9 @@ describe("write credentials (E1–E5)", () => {
     const created = await writeJson(org, "POST", "/v2/content/", { contentSize: 10 });
     const intruder = await createOrg();
     const key = created.body.contentKey;
-    expect((await writeJson(intruder, "GET", `/v2/content?contentKey=${key}`)).res.status).toBe(404);
+    expect((await writeJson(intruder, "GET", `/v2/content?contentKey=${key}`)).res.status).toBe(
+      404,
+    );
     const put = await writeJson(intruder, "PUT", "/v2/content", {
       contentKey: key,
       title: "x",
@@ -98,30 +131,67 @@ describe("write credentials (E1–E5)", () => {
       customFields: [],
     });
     expect(put.res.status).toBe(404);
-    expect((await writeJson(intruder, "DELETE", `/v2/content?contentKey=${key}`)).res.status).toBe(404);
+    expect((await writeJson(intruder, "DELETE", `/v2/content?contentKey=${key}`)).res.status).toBe(
+      404,
+    );
     // And the key stays taken globally: R2 objects are named by it.
-    const taken = await writeJson(intruder, "POST", "/v2/content/", { contentSize: 10, contentKey: key });
+    const taken = await writeJson(intruder, "POST", "/v2/content/", {
+      contentSize: 10,
+      contentKey: key,
+    });
     expect(taken.res.status).toBe(400);
   });
 });
 
 describe("E1 validation", () => {
   const cases: [string, unknown, RegExp | string][] = [
-    ["contentKey too long", { contentSize: 1, contentKey: "abcdefghi" }, "contentKey: must be 1 to 8 letters or digits"],
-    ["contentKey with a dash", { contentSize: 1, contentKey: "ab-c" }, "contentKey: must be 1 to 8 letters or digits"],
+    [
+      "contentKey too long",
+      { contentSize: 1, contentKey: "abcdefghi" },
+      "contentKey: must be 1 to 8 letters or digits",
+    ],
+    [
+      "contentKey with a dash",
+      { contentSize: 1, contentKey: "ab-c" },
+      "contentKey: must be 1 to 8 letters or digits",
+    ],
     ["contentSize missing", {}, "contentSize: is required"],
     ["contentSize zero", { contentSize: 0 }, "contentSize: must be a positive integer"],
     ["contentSize fractional", { contentSize: 1.5 }, "contentSize: must be an integer"],
     ["contentSize a string", { contentSize: "10" }, "contentSize: must be a number"],
     ["suffix .avi", { contentSize: 1, suffix: ".avi" }, "suffix: must be .mp4 or .mov"],
-    ["custom field with two keys", { contentSize: 1, customFields: [{ a: 1, b: 2 }] }, "customFields.0: each custom field must be an object with exactly one key"],
-    ["custom field with an object value", { contentSize: 1, customFields: [{ a: { b: 1 } }] }, /^customFields\.0\.a: custom field values must be a string or a number/],
+    [
+      "custom field with two keys",
+      { contentSize: 1, customFields: [{ a: 1, b: 2 }] },
+      "customFields.0: each custom field must be an object with exactly one key",
+    ],
+    [
+      "custom field with an object value",
+      { contentSize: 1, customFields: [{ a: { b: 1 } }] },
+      /^customFields\.0\.a: custom field values must be a string or a number/,
+    ],
     ["unknown field", { contentSize: 1, colour: "red" }, /Unrecognized key.*colour/],
     ["tags not an array", { contentSize: 1, tags: "a" }, "tags: must be an array of strings"],
-    ["title too long", { contentSize: 1, title: "x".repeat(501) }, "title: must be at most 500 characters"],
-    ["description too long", { contentSize: 1, description: "x".repeat(5001) }, "description: must be at most 5000 characters"],
-    ["thumbnailUrl not a URL", { contentSize: 1, thumbnailUrl: "not a url" }, "thumbnailUrl: must be an http(s) URL"],
-    ["too many parts", { contentSize: 5 * 1024 * 1024 * 10_001 }, /would need 10001 parts of 5242880 bytes; at most 10000 parts are allowed/],
+    [
+      "title too long",
+      { contentSize: 1, title: "x".repeat(501) },
+      "title: must be at most 500 characters",
+    ],
+    [
+      "description too long",
+      { contentSize: 1, description: "x".repeat(5001) },
+      "description: must be at most 5000 characters",
+    ],
+    [
+      "thumbnailUrl not a URL",
+      { contentSize: 1, thumbnailUrl: "not a url" },
+      "thumbnailUrl: must be an http(s) URL",
+    ],
+    [
+      "too many parts",
+      { contentSize: 5 * 1024 * 1024 * 10_001 },
+      /would need 10001 parts of 5242880 bytes; at most 10000 parts are allowed/,
+    ],
   ];
   for (const [name, body, message] of cases) {
     it(`rejects ${name}`, async () => {
@@ -139,15 +209,25 @@ describe("E1 validation", () => {
   });
 
   it("rejects a content key already in use", async () => {
-    const first = await writeJson(org, "POST", "/v2/content/", { contentSize: 1, contentKey: "dupKey1" });
+    const first = await writeJson(org, "POST", "/v2/content/", {
+      contentSize: 1,
+      contentKey: "dupKey1",
+    });
     expect(first.res.status).toBe(200);
-    const second = await writeJson(org, "POST", "/v2/content/", { contentSize: 1, contentKey: "dupKey1" });
+    const second = await writeJson(org, "POST", "/v2/content/", {
+      contentSize: 1,
+      contentKey: "dupKey1",
+    });
     expect(second.res.status).toBe(400);
     expect(second.body).toEqual({ message: "contentKey: dupKey1 is already in use" });
   });
 
   it("creates new names once per organization, case-sensitively", async () => {
-    await writeJson(org, "POST", "/v2/content/", { contentSize: 1, categories: ["Music", "music"], tags: ["Music"] });
+    await writeJson(org, "POST", "/v2/content/", {
+      contentSize: 1,
+      categories: ["Music", "music"],
+      tags: ["Music"],
+    });
     await writeJson(org, "POST", "/v2/content/", { contentSize: 1, categories: ["Music"] });
     const rows = await env.DB.prepare(
       "select kind, name from labels where organization_id = (select id from organizations where organization_key = ?) and name in ('Music','music') order by kind, name",
@@ -180,8 +260,12 @@ describe("rate limits", () => {
   /** A cheap request with write credentials (E3 of a key that does not exist: 404). */
   const probe = (o: TestOrg) => call("/v2/content?contentKey=none", { headers: writeHeaders(o) });
   /** The cheapest counted request with the sync code alone (E7 without its dates: 400 from validation). */
-  const publicProbe = (o: TestOrg) => callSettled("/v2/analytics/video", { headers: { "X-Service-Sync-Code": o.syncCode } });
-  const orgId = async (o: TestOrg) => (await env.DB.prepare("select id from organizations where organization_key = ?").bind(o.organizationKey).first<number>("id"))!;
+  const publicProbe = (o: TestOrg) =>
+    callSettled("/v2/analytics/video", { headers: { "X-Service-Sync-Code": o.syncCode } });
+  const orgId = async (o: TestOrg) =>
+    (await env.DB.prepare("select id from organizations where organization_key = ?")
+      .bind(o.organizationKey)
+      .first<number>("id"))!;
   /**
    * `n` counted requests, `batch` at a time: the cheapest there is, E7 without its dates (read
    * credentials, counted, then 400 from validation: BURST_STATUS). They go to the worker's
@@ -194,7 +278,13 @@ describe("rate limits", () => {
     const out: Response[] = [];
     for (let i = 0; i < n; i += batch) {
       const size = Math.min(batch, n - i);
-      out.push(...(await Promise.all(Array.from({ length: size }, () => callSettled("/v2/analytics/video", { headers: { "X-Service-Sync-Code": o.syncCode } })))));
+      out.push(
+        ...(await Promise.all(
+          Array.from({ length: size }, () =>
+            callSettled("/v2/analytics/video", { headers: { "X-Service-Sync-Code": o.syncCode } }),
+          ),
+        )),
+      );
     }
     return out;
   }
@@ -222,15 +312,23 @@ describe("rate limits", () => {
       expect(res.headers.get("RateLimit-Remaining")).toBe(String(100 - i));
       expect(res.headers.get("RateLimit-Reset")).toBe("30");
     }
-    const { res, body } = await callJson("/v2/analytics/video", { headers: { "X-Service-Sync-Code": standard.syncCode } });
+    const { res, body } = await callJson("/v2/analytics/video", {
+      headers: { "X-Service-Sync-Code": standard.syncCode },
+    });
     expect(res.status).toBe(429);
-    expect(body).toEqual({ status: "KO", error: "rate limit exceeded: 100 requests per minute for this organization's sync code (public credentials)" });
+    expect(body).toEqual({
+      status: "KO",
+      error:
+        "rate limit exceeded: 100 requests per minute for this organization's sync code (public credentials)",
+    });
     expect(res.headers.get("Retry-After")).toBe("30");
     expect(res.headers.get("RateLimit-Limit")).toBe("100");
     expect(res.headers.get("RateLimit-Remaining")).toBe("0");
     expect(res.headers.get("RateLimit-Reset")).toBe("30");
     // The count reached KV as this isolate's shard of that minute and class, in the key's metadata.
-    const shards = await env.RATE_LIMITS.list<{ count: number }>({ prefix: `rl:${await orgId(standard)}:public:${minute / 60_000}:` });
+    const shards = await env.RATE_LIMITS.list<{ count: number }>({
+      prefix: `rl:${await orgId(standard)}:public:${minute / 60_000}:`,
+    });
     expect(shards.keys).toHaveLength(1);
     expect(shards.keys[0]!.metadata!.count).toBeGreaterThan(0);
     // The organization's write credentials have a budget of their own, whole.
@@ -246,14 +344,28 @@ describe("rate limits", () => {
     clockAt(someMinute(6) + 5_000);
     vi.spyOn(console, "log").mockImplementation(() => {});
     for (let i = 0; i < 100; i += 20) {
-      const batch = await Promise.all(Array.from({ length: 20 }, () => callSettled("/v2/content?contentKey=none", { headers: writeHeaders(standard) })));
+      const batch = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          callSettled("/v2/content?contentKey=none", { headers: writeHeaders(standard) }),
+        ),
+      );
       expect(batch.map((r) => r.status)).toEqual(Array(20).fill(404));
     }
-    const refused = await callJson("/v2/content?contentKey=none", { headers: writeHeaders(standard) });
+    const refused = await callJson("/v2/content?contentKey=none", {
+      headers: writeHeaders(standard),
+    });
     expect(refused.res.status).toBe(429);
-    expect(refused.body.message).toBe("rate limit exceeded: 100 requests per minute for this organization's write credentials");
+    expect(refused.body.message).toBe(
+      "rate limit exceeded: 100 requests per minute for this organization's write credentials",
+    );
     // The console session and the API token are write credentials too: the same budget.
-    expect((await call("/v2/content?contentKey=none", { headers: { Authorization: `Bearer ${standard.apiToken}` } })).status).toBe(429);
+    expect(
+      (
+        await call("/v2/content?contentKey=none", {
+          headers: { Authorization: `Bearer ${standard.apiToken}` },
+        })
+      ).status,
+    ).toBe(429);
     const read = await publicProbe(standard);
     expect(read.status).toBe(BURST_STATUS);
     expect(read.headers.get("RateLimit-Remaining")).toBe("99");
@@ -263,7 +375,10 @@ describe("rate limits", () => {
     const standard = await createOrg({ plan: "standard" });
     clockAt(someMinute(7) + 5_000);
     vi.spyOn(console, "log").mockImplementation(() => {});
-    const read = () => callSettled("/v2/videos/?pageSize=1", { headers: { "X-Service-Sync-Code": standard.syncCode } });
+    const read = () =>
+      callSettled("/v2/videos/?pageSize=1", {
+        headers: { "X-Service-Sync-Code": standard.syncCode },
+      });
     const first = await read();
     expect(first.headers.get("X-Edge-Cache")).toBe("miss");
     expect(first.headers.get("RateLimit-Remaining")).toBe("99");
@@ -275,7 +390,9 @@ describe("rate limits", () => {
       expect(batch.map((r) => r.headers.get("RateLimit-Remaining"))).toEqual(Array(25).fill("99"));
     }
     // Computing afresh counts again (another page is a miss).
-    const other = await callSettled("/v2/videos/?pageSize=2", { headers: { "X-Service-Sync-Code": standard.syncCode } });
+    const other = await callSettled("/v2/videos/?pageSize=2", {
+      headers: { "X-Service-Sync-Code": standard.syncCode },
+    });
     expect(other.headers.get("X-Edge-Cache")).toBe("miss");
     expect(other.headers.get("RateLimit-Remaining")).toBe("98");
   });
@@ -287,7 +404,9 @@ describe("rate limits", () => {
     clockAt(minute + 59_500); // half a second before the end of minute M
     const inM = await burst(standard, 100);
     expect(inM.map((r) => r.status)).toEqual(Array(100).fill(BURST_STATUS));
-    expect(inM.map((r) => Number(r.headers.get("RateLimit-Remaining"))).sort((a, b) => a - b)).toEqual([...Array(100).keys()]);
+    expect(
+      inM.map((r) => Number(r.headers.get("RateLimit-Remaining"))).sort((a, b) => a - b),
+    ).toEqual([...Array(100).keys()]);
     const over = await burst(standard, 3);
     for (const res of over) {
       expect(res.status).toBe(429);
@@ -327,13 +446,20 @@ describe("rate limits", () => {
     const minute = someMinute(5);
     clockAt(minute + 10_000);
     // Another isolate already accepted 100 requests this minute.
-    await env.RATE_LIMITS.put(`rl:${await orgId(standard)}:write:${minute / 60_000}:other-isolate`, "", {
-      expirationTtl: 120,
-      metadata: { count: 100 },
-    });
+    await env.RATE_LIMITS.put(
+      `rl:${await orgId(standard)}:write:${minute / 60_000}:other-isolate`,
+      "",
+      {
+        expirationTtl: 120,
+        metadata: { count: 100 },
+      },
+    );
     // The first request is allowed (this isolate has not synced yet); its sync, after the
     // response, reads the other shard, so the next request is refused.
-    expect((await callSettled("/v2/content?contentKey=none", { headers: writeHeaders(standard) })).status).toBe(404);
+    expect(
+      (await callSettled("/v2/content?contentKey=none", { headers: writeHeaders(standard) }))
+        .status,
+    ).toBe(404);
     const refused = await probe(standard);
     expect(refused.status).toBe(429);
     expect(refused.headers.get("RateLimit-Remaining")).toBe("0");
@@ -346,7 +472,9 @@ describe("cross-cutting", () => {
   it("reports D1 rows read and time in Server-Timing", async () => {
     const res = await call("/v2/content?contentKey=none", { headers: writeHeaders(org) });
     const timing = res.headers.get("Server-Timing")!;
-    const m = timing.match(/d1;dur=([\d.]+);desc="rows_read=(\d+) rows_written=(\d+) queries=(\d+)"/);
+    const m = timing.match(
+      /d1;dur=([\d.]+);desc="rows_read=(\d+) rows_written=(\d+) queries=(\d+)"/,
+    );
     expect(m).not.toBeNull();
     // The content lookup at least (the credentials may come from the isolate's cache); an
     // unknown key reads no row.
@@ -357,11 +485,18 @@ describe("cross-cutting", () => {
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: unknown) => void lines.push(String(line)));
     await call("/v2/content?contentKey=none", { headers: writeHeaders(org) });
-    await call("/v2/content?contentKey=none", { headers: { Authorization: `Bearer ${org.apiToken}` } });
+    await call("/v2/content?contentKey=none", {
+      headers: { Authorization: `Bearer ${org.apiToken}` },
+    });
     const requestLines = lines.filter((l) => l.startsWith('{"method"'));
     expect(requestLines).toHaveLength(2);
     const entry = JSON.parse(requestLines[0]!);
-    expect(entry).toMatchObject({ method: "GET", path: "/v2/content", status: 404, organization: org.organizationKey });
+    expect(entry).toMatchObject({
+      method: "GET",
+      path: "/v2/content",
+      status: 404,
+      organization: org.organizationKey,
+    });
     expect(typeof entry.duration_ms).toBe("number");
     for (const line of lines) {
       expect(line).not.toContain(org.apiSecret);
@@ -378,7 +513,10 @@ describe("cross-cutting", () => {
     expect(res.status).toBe(204);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
     expect(res.headers.get("Access-Control-Allow-Methods")).toContain("PUT");
-    const put = await call("/v2/uploads/part?key=a", { method: "PUT", headers: { Origin: "https://uploader.example" } });
+    const put = await call("/v2/uploads/part?key=a", {
+      method: "PUT",
+      headers: { Origin: "https://uploader.example" },
+    });
     expect(put.headers.get("Access-Control-Expose-Headers")).toContain("ETag");
   });
 

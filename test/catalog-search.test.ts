@@ -3,7 +3,16 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../src/index";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  ORIGIN,
+  publishVideo,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 let org: TestOrg;
@@ -15,12 +24,28 @@ beforeAll(async () => {
   org = await createOrg({ entitlements: ["events"] });
   other = await createOrg();
   // Hand-checked catalog (names are case-sensitive).
-  k.s1 = await publishVideo(org, mp4, { title: "Alpha story", tags: ["t1"], categories: ["c1"], events: ["e1"], translations: [{ language: "fr", title: "Histoire", description: "" }] });
+  k.s1 = await publishVideo(org, mp4, {
+    title: "Alpha story",
+    tags: ["t1"],
+    categories: ["c1"],
+    events: ["e1"],
+    translations: [{ language: "fr", title: "Histoire", description: "" }],
+  });
   k.s2 = await publishVideo(org, mp4, { title: "Beta story", tags: ["t2"], categories: ["c1"] });
-  k.s3 = await publishVideo(org, mp4, { title: "Gamma tale", description: "Crème brûlée", categories: ["c2"], events: ["e1"] });
+  k.s3 = await publishVideo(org, mp4, {
+    title: "Gamma tale",
+    description: "Crème brûlée",
+    categories: ["c2"],
+    events: ["e1"],
+  });
   k.s4 = await publishVideo(org, mp4, { title: "Delta", tags: ["t1", "t2"], events: ["e2"] });
   k.s5 = await publishVideo(org, mp4, { title: "Epsilon", description: "story without names" });
-  k.gone = await publishVideo(org, mp4, { title: "Removed story", tags: ["t1"], categories: ["c1"], events: ["e1"] });
+  k.gone = await publishVideo(org, mp4, {
+    title: "Removed story",
+    tags: ["t1"],
+    categories: ["c1"],
+    events: ["e1"],
+  });
   await admin(`/admin/videos/${k.gone}`, "PATCH", { removed: true });
   k.x1 = await publishVideo(other, mp4, { title: "Alpha story elsewhere", tags: ["t1"] });
 });
@@ -29,7 +54,10 @@ beforeAll(async () => {
 const sync = () => ({ "X-Service-Sync-Code": org.syncCode });
 
 async function search(path: string, query: string) {
-  const { res, body } = await callJson(`${path}?organization_key=${org.organizationKey}${query ? `&${query}` : ""}`, { headers: sync() });
+  const { res, body } = await callJson(
+    `${path}?organization_key=${org.organizationKey}${query ? `&${query}` : ""}`,
+    { headers: sync() },
+  );
   expect(res.status, JSON.stringify(body)).toBe(200);
   expect(body.status).toBe("ok");
   return (body.data as { content_key: string }[]).map((r) => r.content_key).sort();
@@ -80,28 +108,57 @@ describe("E13 search_metadata", () => {
 
   it("answers the older name the same way, with the spec's record fields", async () => {
     expect(await search("/prod/get_video_by_cattag", "privateTags=t1")).toEqual(names("s1", "s4"));
-    const { body } = await callJson(`/prod/search_metadata?organization_key=${org.organizationKey}&privateTags=t1&tagAnd=1&privateCategories=c1&and=1`, {
-      headers: sync(),
-    });
+    const { body } = await callJson(
+      `/prod/search_metadata?organization_key=${org.organizationKey}&privateTags=t1&tagAnd=1&privateCategories=c1&and=1`,
+      {
+        headers: sync(),
+      },
+    );
     expect(body.message).toBe("ok");
     expect(body.data).toHaveLength(1);
     expect(Object.keys(body.data[0]).sort()).toEqual(
-      ["content_key", "created_date", "description", "duration", "events", "privateCategory", "privateTag", "removed", "service_categories", "thumbnail", "title"].sort(),
+      [
+        "content_key",
+        "created_date",
+        "description",
+        "duration",
+        "events",
+        "privateCategory",
+        "privateTag",
+        "removed",
+        "service_categories",
+        "thumbnail",
+        "title",
+      ].sort(),
     );
-    expect(body.data[0]).toMatchObject({ content_key: k.s1, privateCategory: ["c1"], privateTag: ["t1"], events: ["e1"], removed: false });
+    expect(body.data[0]).toMatchObject({
+      content_key: k.s1,
+      privateCategory: ["c1"],
+      privateTag: ["t1"],
+      events: ["e1"],
+      removed: false,
+    });
   });
 
   it("requires a known organization_key and a matching sync code", async () => {
     expect((await callJson("/prod/search_metadata")).res.status).toBe(401);
-    expect((await callJson("/prod/search_metadata?organization_key=nobody", { headers: sync() })).body).toEqual({
+    expect(
+      (await callJson("/prod/search_metadata?organization_key=nobody", { headers: sync() })).body,
+    ).toEqual({
       status: "KO",
-      error: "authentication failed: organization_key and X-Service-Sync-Code do not name one organization",
+      error:
+        "authentication failed: organization_key and X-Service-Sync-Code do not name one organization",
     });
     // The organization_key alone (public: it is in feed URLs) no longer reads.
-    expect((await callJson(`/prod/search_metadata?organization_key=${org.organizationKey}`)).res.status).toBe(401);
-    const mismatch = await callJson(`/prod/search_metadata?organization_key=${org.organizationKey}`, {
-      headers: { "X-Service-Sync-Code": other.syncCode },
-    });
+    expect(
+      (await callJson(`/prod/search_metadata?organization_key=${org.organizationKey}`)).res.status,
+    ).toBe(401);
+    const mismatch = await callJson(
+      `/prod/search_metadata?organization_key=${org.organizationKey}`,
+      {
+        headers: { "X-Service-Sync-Code": other.syncCode },
+      },
+    );
     expect(mismatch.res.status).toBe(401);
     const match = await callJson(`/prod/search_metadata?organization_key=${org.organizationKey}`, {
       headers: { "X-Service-Sync-Code": org.syncCode },
@@ -123,7 +180,10 @@ describe("E14 search_video_list", () => {
   });
 
   it("ranks by relevance, then newest", async () => {
-    const { body } = await callJson(`/prod/search_video_list?organization_key=${org.organizationKey}&searchString=story`, { headers: sync() });
+    const { body } = await callJson(
+      `/prod/search_video_list?organization_key=${org.organizationKey}&searchString=story`,
+      { headers: sync() },
+    );
     // s5 mentions "story" only in a longer description; the titles rank first, newest first among equals.
     expect(body.data.map((r: any) => r.content_key)).toEqual([k.s2, k.s1, k.s5]);
   });
@@ -131,11 +191,20 @@ describe("E14 search_video_list", () => {
   it("past SEARCH_RANK_CANDIDATES matches ranks none: title matches first, then description-only ones, each newest first, page by page", async () => {
     const ranked = async (candidates: number, paging = "") => {
       const ctx = createExecutionContext();
-      const req = new Request(`${ORIGIN}/prod/search_video_list?organization_key=${org.organizationKey}&searchString=story${paging}`, { headers: sync() });
-      const res = await worker.fetch(req, { ...env, SEARCH_RANK_CANDIDATES: String(candidates) }, ctx);
+      const req = new Request(
+        `${ORIGIN}/prod/search_video_list?organization_key=${org.organizationKey}&searchString=story${paging}`,
+        { headers: sync() },
+      );
+      const res = await worker.fetch(
+        req,
+        { ...env, SEARCH_RANK_CANDIDATES: String(candidates) },
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
       expect(res.status).toBe(200);
-      return ((await res.json()) as { data: { content_key: string }[] }).data.map((r) => r.content_key);
+      return ((await res.json()) as { data: { content_key: string }[] }).data.map(
+        (r) => r.content_key,
+      );
     };
     // (Each call its own query string: the edge cache keys answers by URL, not by settings.)
     // Three matches, at most three ranked: by relevance (titles first here), newest first among equals.
@@ -155,11 +224,17 @@ describe("E14 search_video_list", () => {
   it("finds a prefix that stands for more words than are written out (16), as a prefix query", async () => {
     const mine = await createOrg();
     const words = Array.from({ length: 17 }, (_, i) => `zqx${String.fromCharCode(97 + i)}`);
-    const key = await publishVideo(mine, mp4, { title: "Many words", description: words.join(" ") });
+    const key = await publishVideo(mine, mp4, {
+      title: "Many words",
+      description: words.join(" "),
+    });
     const found = async (q: string) =>
-      (await callJson(`/prod/search_video_list?organization_key=${mine.organizationKey}&searchString=${q}`, { headers: { "X-Service-Sync-Code": mine.syncCode } })).body.data.map(
-        (r: { content_key: string }) => r.content_key,
-      );
+      (
+        await callJson(
+          `/prod/search_video_list?organization_key=${mine.organizationKey}&searchString=${q}`,
+          { headers: { "X-Service-Sync-Code": mine.syncCode } },
+        )
+      ).body.data.map((r: { content_key: string }) => r.content_key);
     expect(await found("zqx")).toEqual([key]); // 17 words: the prefix query
     expect(await found("zqxq")).toEqual([key]); // one word: written out
     expect(await found("zqxz")).toEqual([]); // no word of the index
@@ -168,15 +243,27 @@ describe("E14 search_video_list", () => {
   it("ranks a description that repeats the word above a title that has it once, unless there are too many matches", async () => {
     const mine = await createOrg();
     const inTitle = await publishVideo(mine, mp4, { title: "An old quokka", description: "" });
-    const inDescription = await publishVideo(mine, mp4, { title: "Island life", description: "quokka quokka quokka" });
+    const inDescription = await publishVideo(mine, mp4, {
+      title: "Island life",
+      description: "quokka quokka quokka",
+    });
     const order = async (candidates: number) => {
       const ctx = createExecutionContext();
-      const req = new Request(`${ORIGIN}/prod/search_video_list?organization_key=${mine.organizationKey}&searchString=quokka&limit=${candidates + 10}`, {
-        headers: { "X-Service-Sync-Code": mine.syncCode },
-      });
-      const res = await worker.fetch(req, { ...env, SEARCH_RANK_CANDIDATES: String(candidates) }, ctx);
+      const req = new Request(
+        `${ORIGIN}/prod/search_video_list?organization_key=${mine.organizationKey}&searchString=quokka&limit=${candidates + 10}`,
+        {
+          headers: { "X-Service-Sync-Code": mine.syncCode },
+        },
+      );
+      const res = await worker.fetch(
+        req,
+        { ...env, SEARCH_RANK_CANDIDATES: String(candidates) },
+        ctx,
+      );
       await waitOnExecutionContext(ctx);
-      return ((await res.json()) as { data: { content_key: string }[] }).data.map((r) => r.content_key);
+      return ((await res.json()) as { data: { content_key: string }[] }).data.map(
+        (r) => r.content_key,
+      );
     };
     // Both ranked: bm25 weighs the three occurrences above the title's one.
     expect(await order(2)).toEqual([inDescription, inTitle]);
@@ -186,7 +273,10 @@ describe("E14 search_video_list", () => {
 
   it("requires at least 3 characters", async () => {
     for (const q of ["searchString=ab", "searchString=%20%20ab%20", ""]) {
-      const { res, body } = await callJson(`/prod/search_video_list?organization_key=${org.organizationKey}&${q}`, { headers: sync() });
+      const { res, body } = await callJson(
+        `/prod/search_video_list?organization_key=${org.organizationKey}&${q}`,
+        { headers: sync() },
+      );
       expect(res.status).toBe(400);
       expect(body.status).toBe("KO");
       expect(body.error).toMatch(/searchString/);
@@ -196,15 +286,33 @@ describe("E14 search_video_list", () => {
 
 describe("E15 search_video_feed", () => {
   it("searches a feed's videos (public) with syndications and translations", async () => {
-    const feed = await writeJson(org, "POST", "/v2/feeds", { name: "T1", configuration: { tags: ["t1"] } });
-    const { res, body } = await callJson(`/search_video_feed?feed=${feed.body.feed_id}&searchString=story`);
+    const feed = await writeJson(org, "POST", "/v2/feeds", {
+      name: "T1",
+      configuration: { tags: ["t1"] },
+    });
+    const { res, body } = await callJson(
+      `/search_video_feed?feed=${feed.body.feed_id}&searchString=story`,
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("Cache-Control")).toMatch(/^public/);
     expect(body.data.map((r: any) => r.content_key)).toEqual([k.s1]);
     expect(Object.keys(body.data[0]).sort()).toEqual(
-      ["content_key", "created_date", "description", "duration", "removed", "service_categories", "syndications", "thumbnail", "title", "translations"].sort(),
+      [
+        "content_key",
+        "created_date",
+        "description",
+        "duration",
+        "removed",
+        "service_categories",
+        "syndications",
+        "thumbnail",
+        "title",
+        "translations",
+      ].sort(),
     );
-    expect(body.data[0].translations).toEqual([{ language: "fr", title: "Histoire", description: "" }]);
+    expect(body.data[0].translations).toEqual([
+      { language: "fr", title: "Histoire", description: "" },
+    ]);
     expect(body.data[0].syndications).toEqual([]);
     const short = await callJson(`/search_video_feed?feed=${feed.body.feed_id}&searchString=st`);
     expect(short.res.status).toBe(400);
@@ -216,10 +324,17 @@ describe("E15 search_video_feed", () => {
     const feed = await writeJson(org, "POST", "/v2/feeds", { name: "Stories" });
     const hour = 3600_000;
     await admin(`/admin/videos/${k.s2}`, "PATCH", {
-      syndications: [{ start_time: new Date(Date.now() - 2 * hour).toISOString(), stop_time: new Date(Date.now() - hour).toISOString() }],
+      syndications: [
+        {
+          start_time: new Date(Date.now() - 2 * hour).toISOString(),
+          stop_time: new Date(Date.now() - hour).toISOString(),
+        },
+      ],
     });
     try {
-      const { body } = await callJson(`/search_video_feed?feed=${feed.body.feed_id}&searchString=story`);
+      const { body } = await callJson(
+        `/search_video_feed?feed=${feed.body.feed_id}&searchString=story`,
+      );
       expect(body.data.map((r: any) => r.content_key).sort()).toEqual(names("s1", "s5"));
     } finally {
       // s2 without windows again, whatever happened, for the other tests.
@@ -234,12 +349,23 @@ describe("E16 get_videos", () => {
     const all = await callJson(base, { headers: sync() });
     expect(all.body).toMatchObject({ count: 5, status: "ok", message: "ok" });
     expect(all.body.data.map((r: any) => r.content_key)).toEqual([k.s5, k.s4, k.s3, k.s2, k.s1]);
-    expect(Object.keys(all.body.data[0]).sort()).toEqual(["content_key", "created_date", "description", "thumbnail", "title"]);
+    expect(Object.keys(all.body.data[0]).sort()).toEqual([
+      "content_key",
+      "created_date",
+      "description",
+      "thumbnail",
+      "title",
+    ]);
     const paged = await callJson(`${base}&start=1&limit=2`, { headers: sync() });
     expect(paged.body.count).toBe(5);
     expect(paged.body.data.map((r: any) => r.content_key)).toEqual([k.s4, k.s3]);
-    const one = await callJson(`${base}&content_key=${k.s4}&start=3&limit=1&privateTags=1&privateCategories=1`, { headers: sync() });
-    expect(one.body.data).toEqual([expect.objectContaining({ content_key: k.s4, privateTag: ["t1", "t2"], privateCategory: [] })]);
+    const one = await callJson(
+      `${base}&content_key=${k.s4}&start=3&limit=1&privateTags=1&privateCategories=1`,
+      { headers: sync() },
+    );
+    expect(one.body.data).toEqual([
+      expect.objectContaining({ content_key: k.s4, privateTag: ["t1", "t2"], privateCategory: [] }),
+    ]);
     expect((await callJson(`${base}&limit=1001`, { headers: sync() })).res.status).toBe(400);
     expect((await callJson(`${base}&ownVideos=1`, { headers: sync() })).body.count).toBe(5);
   });
@@ -247,7 +373,10 @@ describe("E16 get_videos", () => {
 
 describe("feed definitions", () => {
   it("creates, lists, updates and deletes feeds of the caller's organization only", async () => {
-    const created = await writeJson(org, "POST", "/v2/feeds/", { name: "Mine", configuration: { categories: ["c1"] } });
+    const created = await writeJson(org, "POST", "/v2/feeds/", {
+      name: "Mine",
+      configuration: { categories: ["c1"] },
+    });
     expect(created.res.status).toBe(200);
     expect(created.body).toEqual({
       feed_id: expect.stringMatching(/^[A-Za-z0-9]{12}$/),
@@ -257,10 +386,21 @@ describe("feed definitions", () => {
     const id = created.body.feed_id;
     const listed = await writeJson(org, "GET", "/v2/feeds");
     expect(listed.body.feeds).toContainEqual(created.body);
-    expect((await writeJson(other, "GET", "/v2/feeds")).body.feeds).not.toContainEqual(created.body);
-    const updated = await writeJson(org, "PUT", `/v2/feeds/${id}`, { name: "Renamed", configuration: { tags: ["t2"] } });
-    expect(updated.body).toEqual({ feed_id: id, name: "Renamed", configuration: { categories: [], tags: ["t2"], events: [] } });
-    expect((await writeJson(other, "PUT", `/v2/feeds/${id}`, { name: "Stolen" })).res.status).toBe(404);
+    expect((await writeJson(other, "GET", "/v2/feeds")).body.feeds).not.toContainEqual(
+      created.body,
+    );
+    const updated = await writeJson(org, "PUT", `/v2/feeds/${id}`, {
+      name: "Renamed",
+      configuration: { tags: ["t2"] },
+    });
+    expect(updated.body).toEqual({
+      feed_id: id,
+      name: "Renamed",
+      configuration: { categories: [], tags: ["t2"], events: [] },
+    });
+    expect((await writeJson(other, "PUT", `/v2/feeds/${id}`, { name: "Stolen" })).res.status).toBe(
+      404,
+    );
     expect((await writeJson(other, "DELETE", `/v2/feeds/${id}`)).res.status).toBe(404);
     const bad = await writeJson(org, "POST", "/v2/feeds", { configuration: { tags: "t1" } });
     expect(bad.res.status).toBe(400);

@@ -2,10 +2,29 @@
 // windows, sub-organizations, removed videos, isolation, revalidation and cost.
 import { beforeAll, describe, expect, it } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, callJson, createOrg, d1Cost, dataUrlBytes, publishVideo, readHeaders, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  callJson,
+  createOrg,
+  d1Cost,
+  dataUrlBytes,
+  publishVideo,
+  readHeaders,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 import { ingest } from "./fixtures/stats";
 
-const ALL = ["network", "mmi", "watched_by_tput", "custom_fields", "events", "enterprise_player", "viewer_analytics", "ecommerce"];
+const ALL = [
+  "network",
+  "mmi",
+  "watched_by_tput",
+  "custom_fields",
+  "events",
+  "enterprise_player",
+  "viewer_analytics",
+  "ecommerce",
+];
 const mp4 = dataUrlBytes(mp4Url);
 
 let a: TestOrg; // the publisher under test: every entitlement, in network netV
@@ -32,7 +51,11 @@ beforeAll(async () => {
   a = await createOrg({ entitlements: ALL, network });
   b = await createOrg({ entitlements: [], network });
   plain = await createOrg({ plan: "enterprise" });
-  subKey = (await admin(`/admin/organizations/${a.organizationKey}/sub-organizations`, "POST", { name: "Sub" })).body.mmiKey;
+  subKey = (
+    await admin(`/admin/organizations/${a.organizationKey}/sub-organizations`, "POST", {
+      name: "Sub",
+    })
+  ).body.mmiKey;
 
   k.v1 = await publishVideo(a, mp4, {
     title: "Breaking news café",
@@ -57,11 +80,26 @@ beforeAll(async () => {
     events: ["Finals"],
     customFields: [{ season: "2" }, { show: "Evening" }],
   });
-  k.v4 = await publishVideo(a, mp4, { title: "Concert", categories: ["Music"], tags: ["rock,roll", "a|b"] });
+  k.v4 = await publishVideo(a, mp4, {
+    title: "Concert",
+    categories: ["Music"],
+    tags: ["rock,roll", "a|b"],
+  });
   k.v5 = await publishVideo(a, mp4, { title: "Withdrawn", tags: ["alpha"] });
-  k.v7 = await publishVideo(a, mp4, { title: "Sub video", tags: ["alpha"] }, { "X-Service-MMI-Key": subKey });
+  k.v7 = await publishVideo(
+    a,
+    mp4,
+    { title: "Sub video", tags: ["alpha"] },
+    { "X-Service-MMI-Key": subKey },
+  );
   // Created but never completed: never listed.
-  k.v6 = (await writeJson(a, "POST", "/v2/content/", { contentSize: 10, title: "pending", tags: ["alpha"] })).body.contentKey;
+  k.v6 = (
+    await writeJson(a, "POST", "/v2/content/", {
+      contentSize: 10,
+      title: "pending",
+      tags: ["alpha"],
+    })
+  ).body.contentKey;
 
   k.w1 = await publishVideo(b, mp4, { title: "Peer US only", tags: ["alpha"] });
   k.w2 = await publishVideo(b, mp4, { title: "Peer everywhere" });
@@ -90,7 +128,23 @@ describe("E6 listing", () => {
     expect(body.data.map((v: any) => v.contentKey)).toEqual([k.v7, k.v4, k.v3, k.v2, k.v1]);
     const v1 = body.data.find((v: any) => v.contentKey === k.v1);
     expect(Object.keys(v1).sort()).toEqual(
-      ["categories", "contentKey", "createdDate", "customFields", "description", "duration", "events", "isLive", "publishedDate", "serviceCategories", "tags", "thumbnail", "title", "url", "urlHLS"].sort(),
+      [
+        "categories",
+        "contentKey",
+        "createdDate",
+        "customFields",
+        "description",
+        "duration",
+        "events",
+        "isLive",
+        "publishedDate",
+        "serviceCategories",
+        "tags",
+        "thumbnail",
+        "title",
+        "url",
+        "urlHLS",
+      ].sort(),
     );
     expect(v1).toMatchObject({
       title: "Breaking news café",
@@ -99,7 +153,9 @@ describe("E6 listing", () => {
       events: ["Launch"],
       customFields: [{ season: 1 }, { show: "Morning" }],
       isLive: false,
-      urlHLS: expect.stringMatching(/^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h1-[0-9a-z]+\/master\.m3u8$/),
+      urlHLS: expect.stringMatching(
+        /^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h1-[0-9a-z]+\/master\.m3u8$/,
+      ),
       serviceCategories: [],
       url: `https://catalog.test/media/${k.v1}/${k.v1}.mp4`,
       thumbnail: `https://catalog.test/thumbnails/${k.v1}.jpg`,
@@ -134,7 +190,10 @@ describe("E6 listing", () => {
     expect(await keys(encodeURI("customFields=[{season:2,show:Evening}]"))).toEqual(names("v3"));
     const { res, body } = await list(encodeURI("customFields=[{season2}]"));
     expect(res.status).toBe(400);
-    expect(body).toEqual({ status: "KO", error: 'customFields: expected \':\' at position 9 of "[{season2}]"' });
+    expect(body).toEqual({
+      status: "KO",
+      error: "customFields: expected ':' at position 9 of \"[{season2}]\"",
+    });
     const unclosed = await list(encodeURI("customFields=[{season:2}"));
     expect(unclosed.body.error).toBe(`customFields: expected ']' at position 11 of "[{season:2}"`);
   });
@@ -155,7 +214,10 @@ describe("E6 listing", () => {
   it("returns one video by contentKey, and restricts to a feed", async () => {
     expect(await keys(`contentKey=${k.v3}`)).toEqual(names("v3"));
     expect(await keys(`contentKey=${k.w1}`)).toEqual([]);
-    const feed = await writeJson(a, "POST", "/v2/feeds", { name: "Mixed", configuration: { tags: ["gamma"], categories: ["Music"] } });
+    const feed = await writeJson(a, "POST", "/v2/feeds", {
+      name: "Mixed",
+      configuration: { tags: ["gamma"], categories: ["Music"] },
+    });
     expect(feed.res.status).toBe(200);
     expect(await keys(`feedId=${feed.body.feed_id}`)).toEqual(names("v3", "v4"));
     const all = await writeJson(a, "POST", "/v2/feeds", { name: "All" });
@@ -198,8 +260,12 @@ describe("E6 listing", () => {
 
   it("adds network videos whose window is open for the requester's country", async () => {
     const own = names("v1", "v2", "v3", "v4", "v7");
-    expect(await keys("networkVideos=1", a, { "CF-IPCountry": "US" })).toEqual([...own, k.w1!, k.w2!].sort());
-    expect(await keys("networkVideos=1", a, { "CF-IPCountry": "FR" })).toEqual([...own, k.w2!].sort());
+    expect(await keys("networkVideos=1", a, { "CF-IPCountry": "US" })).toEqual(
+      [...own, k.w1!, k.w2!].sort(),
+    );
+    expect(await keys("networkVideos=1", a, { "CF-IPCountry": "FR" })).toEqual(
+      [...own, k.w2!].sort(),
+    );
     expect(await keys("networkVideos=1")).toEqual([...own, k.w2!].sort()); // unknown country: only unrestricted windows
     const { body } = await list("networkVideos=1", a, { "CF-IPCountry": "US" });
     expect(body.count).toBe(7);
@@ -216,7 +282,9 @@ describe("E6 listing", () => {
     // whole records, in the same order, as the one page of everything.
     const paged: unknown[] = [];
     for (let page = 1; page <= 3; page++) {
-      const res = await list(`networkVideos=1&pageSize=3&page=${page}`, a, { "CF-IPCountry": "US" });
+      const res = await list(`networkVideos=1&pageSize=3&page=${page}`, a, {
+        "CF-IPCountry": "US",
+      });
       expect(res.body.count).toBe(8);
       paged.push(...res.body.data);
     }
@@ -224,12 +292,20 @@ describe("E6 listing", () => {
     expect(paged).toEqual(merged.body.data);
     await writeJson(a, "DELETE", `/v2/content?contentKey=${newest}`);
     // Filters apply across the network by name.
-    expect(await keys("networkVideos=1&tags=alpha", a, { "CF-IPCountry": "US" })).toEqual(names("v1", "v7", "w1"));
+    expect(await keys("networkVideos=1&tags=alpha", a, { "CF-IPCountry": "US" })).toEqual(
+      names("v1", "v7", "w1"),
+    );
     // A window closing hides the video; opening shows it.
-    await admin(`/admin/videos/${k.w2}`, "PATCH", { syndications: [{ start_time: iso(-2 * hour), stop_time: iso(-1000) }] });
+    await admin(`/admin/videos/${k.w2}`, "PATCH", {
+      syndications: [{ start_time: iso(-2 * hour), stop_time: iso(-1000) }],
+    });
     expect(await keys("networkVideos=1", a, { "CF-IPCountry": "FR" })).toEqual(own);
-    await admin(`/admin/videos/${k.w5}`, "PATCH", { syndications: [{ start_time: iso(-1000), stop_time: iso(hour), geos: ["FRA"] }] });
-    expect(await keys("networkVideos=1", a, { "CF-IPCountry": "FR" })).toEqual([...own, k.w5!].sort());
+    await admin(`/admin/videos/${k.w5}`, "PATCH", {
+      syndications: [{ start_time: iso(-1000), stop_time: iso(hour), geos: ["FRA"] }],
+    });
+    expect(await keys("networkVideos=1", a, { "CF-IPCountry": "FR" })).toEqual(
+      [...own, k.w5!].sort(),
+    );
     // The peer's own listing is unaffected by windows.
     expect(await keys("", b)).toEqual(names("w1", "w2", "w3", "w4", "w5"));
   });
@@ -266,7 +342,9 @@ describe("E6 listing", () => {
     expect(await keys(`contentKey=${k.v5}`)).toEqual([]);
     expect(await keys(`contentKey=${k.v6}`)).toEqual([]);
     expect((await callJson("/v2/videos/")).res.status).toBe(401);
-    expect((await callJson("/v2/videos/", { headers: { "X-Service-Sync-Code": "nope" } })).res.status).toBe(401);
+    expect(
+      (await callJson("/v2/videos/", { headers: { "X-Service-Sync-Code": "nope" } })).res.status,
+    ).toBe(401);
     // Restoring a removed video lists it again and the count follows.
     await admin(`/admin/videos/${k.v5}`, "PATCH", { removed: false });
     expect((await list("")).body.count).toBe(6);
@@ -279,7 +357,9 @@ describe("E6 listing", () => {
     const etag = first.res.headers.get("ETag")!;
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
     expect(first.res.headers.get("Cache-Control")).toBe("private, max-age=30");
-    const again = await callJson("/v2/videos/?tags=beta", { headers: readHeaders(a, { "If-None-Match": etag }) });
+    const again = await callJson("/v2/videos/?tags=beta", {
+      headers: readHeaders(a, { "If-None-Match": etag }),
+    });
     expect(again.res.status).toBe(304);
     expect(again.body).toBeNull();
     await writeJson(a, "PUT", "/v2/content", {
@@ -292,7 +372,9 @@ describe("E6 listing", () => {
       events: [],
       customFields: [{ season: 2 }],
     });
-    const changed = await callJson("/v2/videos/?tags=beta", { headers: readHeaders(a, { "If-None-Match": etag }) });
+    const changed = await callJson("/v2/videos/?tags=beta", {
+      headers: readHeaders(a, { "If-None-Match": etag }),
+    });
     expect(changed.res.status).toBe(200);
     expect(changed.res.headers.get("ETag")).not.toBe(etag);
   });

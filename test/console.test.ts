@@ -2,13 +2,32 @@
 // expiry, sign-out, revocation by rotation), the page's Content-Security-Policy, the library
 // listing of every status with keyset paging, the organization's own record, its label names,
 // and self-service rotation.
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
 import { createContent, ingest, utcDayAgo } from "./fixtures/stats";
-import { ADMIN_TOKEN, ORIGIN, admin, call, callJson, createOrg, d1Cost, dataUrlBytes, publishVideo, uploadParts, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import {
+  ADMIN_TOKEN,
+  ORIGIN,
+  admin,
+  call,
+  callJson,
+  createOrg,
+  d1Cost,
+  dataUrlBytes,
+  publishVideo,
+  uploadParts,
+  writeHeaders,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 
 const faststart = dataUrlBytes(faststartUrl);
 
@@ -19,17 +38,29 @@ interface Session {
 }
 
 async function signIn(body: Record<string, unknown>): Promise<Session> {
-  const res = await call("/v2/console/session", { method: "POST", headers: { "Content-Type": "application/json", Origin: ORIGIN }, body: JSON.stringify(body) });
+  const res = await call("/v2/console/session", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: ORIGIN },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as any;
   expect(res.status, JSON.stringify(json)).toBe(200);
   const setCookie = res.headers.get("Set-Cookie")!;
   return { cookie: setCookie.split(";")[0]!, csrfToken: json.csrfToken, body: json };
 }
 
-const keyAndSecret = (org: TestOrg) => ({ syncCode: org.syncCode, apiKey: org.apiKey, apiSecret: org.apiSecret });
+const keyAndSecret = (org: TestOrg) => ({
+  syncCode: org.syncCode,
+  apiKey: org.apiKey,
+  apiSecret: org.apiSecret,
+});
 
 /** A request the session authenticates, as the console's page sends it. */
-function withSession(s: Session, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+function withSession(
+  s: Session,
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   return callJson(path, {
     method: init.method ?? "GET",
     headers: {
@@ -80,7 +111,9 @@ describe("console sessions", () => {
     expect(JSON.stringify(body)).not.toContain(org.apiSecret);
     // The database keeps a hash of the session token, never the token.
     const token = cookie.slice("evc_session=".length, cookie.indexOf(";"));
-    const rows = await env.DB.prepare("select token_hash from console_sessions").all<{ token_hash: string }>();
+    const rows = await env.DB.prepare("select token_hash from console_sessions").all<{
+      token_hash: string;
+    }>();
     expect(rows.results.some((r) => r.token_hash.includes(token))).toBe(false);
     expect(rows.results.length).toBeGreaterThan(0);
   });
@@ -94,15 +127,30 @@ describe("console sessions", () => {
       body: JSON.stringify({ ...keyAndSecret(org), apiSecret: "nope" }),
     });
     expect(wrong.res.status).toBe(401);
-    expect(wrong.body).toEqual({ status: "KO", error: expect.stringContaining("authentication failed") });
+    expect(wrong.body).toEqual({
+      status: "KO",
+      error: expect.stringContaining("authentication failed"),
+    });
     expect(wrong.res.headers.get("Set-Cookie")).toBeNull();
-    const both = await callJson("/v2/console/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ...keyAndSecret(org), apiToken: "x" }) });
+    const both = await callJson("/v2/console/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ...keyAndSecret(org), apiToken: "x" }),
+    });
     expect(both.res.status).toBe(400);
     expect(both.body.error).toContain("either apiToken, or syncCode, apiKey and apiSecret");
-    const partial = await callJson("/v2/console/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ syncCode: org.syncCode }) });
+    const partial = await callJson("/v2/console/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ syncCode: org.syncCode }),
+    });
     expect(partial.res.status).toBe(400);
     expect(partial.body.error).toContain("syncCode, apiKey and apiSecret are required together");
-    const extra = await callJson("/v2/console/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiToken: "x", password: "y" }) });
+    const extra = await callJson("/v2/console/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ apiToken: "x", password: "y" }),
+    });
     expect(extra.res.status).toBe(400);
     expect(extra.body.error).toContain("password");
   });
@@ -124,7 +172,9 @@ describe("console sessions", () => {
     // No token, a wrong token, a token of another session: refused.
     const other = await signIn(keyAndSecret(org));
     for (const csrf of [undefined, "0".repeat(64), other.csrfToken]) {
-      const res = await call("/v2/webhooks", { headers: { Cookie: s.cookie, Origin: ORIGIN, ...(csrf && { "X-CSRF-Token": csrf }) } });
+      const res = await call("/v2/webhooks", {
+        headers: { Cookie: s.cookie, Origin: ORIGIN, ...(csrf && { "X-CSRF-Token": csrf }) },
+      });
       expect(res.status).toBe(403);
       expect(((await res.json()) as any).error).toContain("CSRF check failed");
     }
@@ -133,7 +183,12 @@ describe("console sessions", () => {
     for (const origin of ["https://evil.example", undefined]) {
       const res = await call("/v2/content/", {
         method: "POST",
-        headers: { Cookie: s.cookie, "X-CSRF-Token": s.csrfToken, "Content-Type": "application/json", ...(origin && { Origin: origin }) },
+        headers: {
+          Cookie: s.cookie,
+          "X-CSRF-Token": s.csrfToken,
+          "Content-Type": "application/json",
+          ...(origin && { Origin: origin }),
+        },
         body: JSON.stringify(body),
       });
       expect(res.status).toBe(403);
@@ -143,10 +198,14 @@ describe("console sessions", () => {
     expect(created.res.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body.title).toBe("from the console");
     // Credential headers take precedence: with them the cookie plays no part (no CSRF needed).
-    const withHeaders = await callJson("/v2/webhooks", { headers: { ...writeHeaders(org), Cookie: "evc_session=garbage" } });
+    const withHeaders = await callJson("/v2/webhooks", {
+      headers: { ...writeHeaders(org), Cookie: "evc_session=garbage" },
+    });
     expect(withHeaders.res.status).toBe(200);
     // The cookie does not stand in for read credentials (E6 wants the sync code).
-    const e6 = await call("/v2/videos/", { headers: { Cookie: s.cookie, "X-CSRF-Token": s.csrfToken } });
+    const e6 = await call("/v2/videos/", {
+      headers: { Cookie: s.cookie, "X-CSRF-Token": s.csrfToken },
+    });
     expect(e6.status).toBe(401);
   });
 
@@ -156,7 +215,10 @@ describe("console sessions", () => {
     expect(current.res.status).toBe(200);
     expect(current.body).toEqual(s.body);
     // Sign-out is a write: the CSRF token and this origin.
-    const forged = await call("/v2/console/session", { method: "DELETE", headers: { Cookie: s.cookie, Origin: "https://evil.example", "X-CSRF-Token": s.csrfToken } });
+    const forged = await call("/v2/console/session", {
+      method: "DELETE",
+      headers: { Cookie: s.cookie, Origin: "https://evil.example", "X-CSRF-Token": s.csrfToken },
+    });
     expect(forged.status).toBe(403);
     const out = await withSession(s, "/v2/console/session", { method: "DELETE" });
     expect(out.res.status).toBe(200);
@@ -165,7 +227,9 @@ describe("console sessions", () => {
     const after = await withSession(s, "/v2/webhooks");
     expect(after.res.status).toBe(401);
     expect(after.body.error).toContain("session has ended");
-    expect((await callJson("/v2/console/session", { headers: { Cookie: s.cookie } })).res.status).toBe(401);
+    expect(
+      (await callJson("/v2/console/session", { headers: { Cookie: s.cookie } })).res.status,
+    ).toBe(401);
     expect((await callJson("/v2/console/session")).res.status).toBe(401);
   });
 
@@ -179,18 +243,27 @@ describe("console sessions", () => {
     expect((await withSession(s, "/v2/webhooks")).res.status).toBe(200);
     vi.setSystemTime(start + 8 * 3600_000);
     expect((await withSession(s, "/v2/webhooks")).res.status).toBe(401);
-    const row = await env.DB.prepare("select count(*) as n from console_sessions where expires_at = ?").bind(s.body.expiresAt).first<{ n: number }>();
+    const row = await env.DB.prepare(
+      "select count(*) as n from console_sessions where expires_at = ?",
+    )
+      .bind(s.body.expiresAt)
+      .first<{ n: number }>();
     expect(row!.n).toBe(0); // the refused lookup forgot it
   });
 
   it("the cron forgets expired sessions", async () => {
     const other = await createOrg();
     await signIn(keyAndSecret(other));
-    const controller = createScheduledController({ scheduledTime: Date.now() + 9 * 3600_000, cron: "*/5 * * * *" });
+    const controller = createScheduledController({
+      scheduledTime: Date.now() + 9 * 3600_000,
+      cron: "*/5 * * * *",
+    });
     const ctx = createExecutionContext();
     await worker.scheduled!(controller, env, ctx);
     await waitOnExecutionContext(ctx);
-    const row = await env.DB.prepare("select count(*) as n from console_sessions s join organizations o on o.id = s.organization_id where o.organization_key = ?")
+    const row = await env.DB.prepare(
+      "select count(*) as n from console_sessions s join organizations o on o.id = s.organization_id where o.organization_key = ?",
+    )
       .bind(other.organizationKey)
       .first<{ n: number }>();
     expect(row!.n).toBe(0);
@@ -200,26 +273,44 @@ describe("console sessions", () => {
 describe("sub-organization sessions", () => {
   it("a session opened with an MMI key sees only that sub-organization's content", async () => {
     const org = await createOrg({ entitlements: ["mmi"] });
-    const sub = await admin(`/admin/organizations/${org.organizationKey}/sub-organizations`, "POST", { name: "Regional", mmiKey: `mmi${org.organizationKey}` });
+    const sub = await admin(
+      `/admin/organizations/${org.organizationKey}/sub-organizations`,
+      "POST",
+      { name: "Regional", mmiKey: `mmi${org.organizationKey}` },
+    );
     expect(sub.res.status, JSON.stringify(sub.body)).toBe(200);
     const mmiKey = sub.body.mmiKey as string;
-    const inSub = await publishVideo(org, faststart, { title: "sub" }, { "X-Service-MMI-Key": mmiKey });
+    const inSub = await publishVideo(
+      org,
+      faststart,
+      { title: "sub" },
+      { "X-Service-MMI-Key": mmiKey },
+    );
     const inOrg = await publishVideo(org, faststart, { title: "main" });
     const s = await signIn({ apiToken: org.apiToken, mmiKey });
     expect(s.body.subOrganization).toEqual({ name: "Regional", mmiKey });
     const list = await withSession(s, "/v2/content/list");
     expect(list.body.contents.map((c: any) => c.contentKey)).toEqual([inSub]);
     // Another MMI header cannot widen it.
-    const wider = await withSession(s, "/v2/content/list", { headers: { "X-Service-MMI-Key": "other" } });
+    const wider = await withSession(s, "/v2/content/list", {
+      headers: { "X-Service-MMI-Key": "other" },
+    });
     expect(wider.body.contents.map((c: any) => c.contentKey)).toEqual([inSub]);
     const whole = await signIn({ apiToken: org.apiToken });
     const all = await withSession(whole, "/v2/content/list");
     expect(all.body.contents.map((c: any) => c.contentKey)).toEqual([inOrg, inSub]);
     const self = await withSession(s, "/v2/organization");
     expect(self.body.subOrganizations.map((x: any) => x.mmiKey)).toEqual([mmiKey]);
-    const rotate = await withSession(s, "/v2/organization/credentials/rotate", { method: "POST", body: { rotate: ["apiSecret"] } });
+    const rotate = await withSession(s, "/v2/organization/credentials/rotate", {
+      method: "POST",
+      body: { rotate: ["apiSecret"] },
+    });
     expect(rotate.res.status).toBe(403);
-    const unknown = await callJson("/v2/console/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiToken: org.apiToken, mmiKey: "nope" }) });
+    const unknown = await callJson("/v2/console/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ apiToken: org.apiToken, mmiKey: "nope" }),
+    });
     expect(unknown.res.status).toBe(401);
   });
 });
@@ -236,7 +327,9 @@ describe("the console page", () => {
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
     const html = await res.text();
     // Every script is a file of this origin.
-    expect(html.match(/<script[^>]*>/g)).toEqual(['<script type="module" src="/console/console.js">']);
+    expect(html.match(/<script[^>]*>/g)).toEqual([
+      '<script type="module" src="/console/console.js">',
+    ]);
     expect(html).not.toMatch(/<script[^>]*>[^<]+<\/script>/);
     expect(html).not.toMatch(/\son[a-z]+=/);
     const bare = await call("/console");
@@ -251,13 +344,30 @@ describe("library listing", () => {
   beforeAll(async () => {
     org = await createOrg();
     const available = [];
-    for (let i = 0; i < 3; i++) available.push(await publishVideo(org, faststart, { title: `Harbour lights ${i}`, tags: i === 0 ? ["boats"] : ["city"], categories: ["News"] }));
-    const uploading = await writeJson(org, "POST", "/v2/content/", { contentSize: faststart.byteLength, title: "Still uploading" });
+    for (let i = 0; i < 3; i++)
+      available.push(
+        await publishVideo(org, faststart, {
+          title: `Harbour lights ${i}`,
+          tags: i === 0 ? ["boats"] : ["city"],
+          categories: ["News"],
+        }),
+      );
+    const uploading = await writeJson(org, "POST", "/v2/content/", {
+      contentSize: faststart.byteLength,
+      title: "Still uploading",
+    });
     // A rejected upload: MPEG-4 Part 2 video fails the H.264 check.
     const mpeg4 = dataUrlBytes(mpeg4Url);
-    const bad = await writeJson(org, "POST", "/v2/content/", { contentSize: mpeg4.byteLength, title: "Wrong codec" });
+    const bad = await writeJson(org, "POST", "/v2/content/", {
+      contentSize: mpeg4.byteLength,
+      title: "Wrong codec",
+    });
     const parts = await uploadParts(bad.body.contentUploadData.signedUrls, mpeg4);
-    const done = await writeJson(org, "POST", "/v2/content/complete", { uploadId: bad.body.contentUploadData.uploadId, key: bad.body.contentUploadData.key, parts });
+    const done = await writeJson(org, "POST", "/v2/content/complete", {
+      uploadId: bad.body.contentUploadData.uploadId,
+      key: bad.body.contentUploadData.key,
+      parts,
+    });
     expect(done.res.status).toBe(400);
     keys = { available, uploading: uploading.body.contentKey, rejected: bad.body.contentKey };
   });
@@ -273,7 +383,13 @@ describe("library listing", () => {
       [keys.available[0], "available"],
     ]);
     expect(body.contents[0].rejectionReason).toMatch(/H\.264|codec/i);
-    expect(body.contents[2]).toMatchObject({ title: "Harbour lights 2", width: expect.any(Number), height: expect.any(Number), duration: expect.any(Number), url: expect.stringContaining("/media/") });
+    expect(body.contents[2]).toMatchObject({
+      title: "Harbour lights 2",
+      width: expect.any(Number),
+      height: expect.any(Number),
+      duration: expect.any(Number),
+      url: expect.stringContaining("/media/"),
+    });
     expect(body.nextCursor).toBeNull();
   });
 
@@ -282,7 +398,9 @@ describe("library listing", () => {
     let cursor: string | null = null;
     const costs: number[] = [];
     do {
-      const res = await call(`/v2/content/list?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { headers: writeHeaders(org) });
+      const res = await call(`/v2/content/list?limit=2${cursor ? `&cursor=${cursor}` : ""}`, {
+        headers: writeHeaders(org),
+      });
       const body = (await res.json()) as any;
       expect(res.status, JSON.stringify(body)).toBe(200);
       costs.push(d1Cost(res).rowsRead);
@@ -296,23 +414,53 @@ describe("library listing", () => {
 
   it("answers one content by key with its service categories and syndication windows", async () => {
     const key = keys.available[1]!;
-    const window = { name: "summer", start_time: "2031-06-01T00:00:00Z", stop_time: "2031-09-01T00:00:00Z", geos: ["DEU", "FRA"] };
-    const patched = await admin(`/admin/videos/${key}`, "PATCH", { serviceCategories: ["Sports"], syndications: [window] });
+    const window = {
+      name: "summer",
+      start_time: "2031-06-01T00:00:00Z",
+      stop_time: "2031-09-01T00:00:00Z",
+      geos: ["DEU", "FRA"],
+    };
+    const patched = await admin(`/admin/videos/${key}`, "PATCH", {
+      serviceCategories: ["Sports"],
+      syndications: [window],
+    });
     expect(patched.res.status, JSON.stringify(patched.body)).toBe(200);
-    const { res, body } = await callJson(`/v2/content/list?contentKey=${key}`, { headers: writeHeaders(org) });
+    const { res, body } = await callJson(`/v2/content/list?contentKey=${key}`, {
+      headers: writeHeaders(org),
+    });
     expect(res.status).toBe(200);
     expect(body.contents).toHaveLength(1);
     expect(body.contents[0]).toMatchObject({
       contentKey: key,
       serviceCategories: ["Sports"],
-      syndications: [{ name: "summer", startTime: "2031-06-01T00:00:00.000Z", stopTime: "2031-09-01T00:00:00.000Z", geos: ["DEU", "FRA"] }],
+      syndications: [
+        {
+          name: "summer",
+          startTime: "2031-06-01T00:00:00.000Z",
+          stopTime: "2031-09-01T00:00:00.000Z",
+          geos: ["DEU", "FRA"],
+        },
+      ],
     });
-    expect((await callJson(`/v2/content/list?contentKey=${keys.uploading}`, { headers: writeHeaders(org) })).body.contents[0]).toMatchObject({ status: "uploading", syndications: [] });
-    expect((await callJson("/v2/content/list?contentKey=bad-key!", { headers: writeHeaders(org) })).res.status).toBe(400);
+    expect(
+      (
+        await callJson(`/v2/content/list?contentKey=${keys.uploading}`, {
+          headers: writeHeaders(org),
+        })
+      ).body.contents[0],
+    ).toMatchObject({ status: "uploading", syndications: [] });
+    expect(
+      (await callJson("/v2/content/list?contentKey=bad-key!", { headers: writeHeaders(org) })).res
+        .status,
+    ).toBe(400);
   });
 
   it("filters by status, words of the title, a tag and a category", async () => {
-    const list = async (q: string) => ((await callJson(`/v2/content/list?${q}`, { headers: writeHeaders(org) })).body.contents as any[]).map((c) => c.contentKey);
+    const list = async (q: string) =>
+      (
+        (await callJson(`/v2/content/list?${q}`, { headers: writeHeaders(org) })).body
+          .contents as any[]
+      ).map((c) => c.contentKey);
     expect(await list("status=uploading")).toEqual([keys.uploading]);
     expect(await list("status=available&limit=1")).toEqual([keys.available[2]]);
     expect(await list("search=harb")).toEqual([...keys.available].reverse());
@@ -331,7 +479,10 @@ describe("library listing", () => {
       const costs: number[] = [];
       let cursor: string | null = null;
       do {
-        const res = await call(`/v2/content/list?${q}&limit=2${cursor ? `&cursor=${cursor}` : ""}`, { headers: writeHeaders(org) });
+        const res = await call(
+          `/v2/content/list?${q}&limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+          { headers: writeHeaders(org) },
+        );
         const body = (await res.json()) as any;
         expect(res.status, JSON.stringify(body)).toBe(200);
         costs.push(d1Cost(res).rowsRead);
@@ -344,29 +495,50 @@ describe("library listing", () => {
     // Titles A to Z (case-insensitive): Harbour lights 0, 1, 2, Still uploading, Wrong codec.
     const byTitle = await pages("sort=title");
     expect(byTitle.seen).toEqual([...keys.available, keys.uploading, keys.rejected]);
-    expect((await pages("sort=title&order=desc")).seen).toEqual([keys.rejected, keys.uploading, ...[...keys.available].reverse()]);
+    expect((await pages("sort=title&order=desc")).seen).toEqual([
+      keys.rejected,
+      keys.uploading,
+      ...[...keys.available].reverse(),
+    ]);
     // Published first (newest), then what never was (uploading, rejected: ties by id, newest first).
-    expect((await pages("sort=published")).seen).toEqual([...[...keys.available].reverse(), keys.rejected, keys.uploading]);
+    expect((await pages("sort=published")).seen).toEqual([
+      ...[...keys.available].reverse(),
+      keys.rejected,
+      keys.uploading,
+    ]);
     const byDuration = await pages("sort=duration");
     expect(byDuration.seen.slice(-2).sort()).toEqual([keys.rejected, keys.uploading].sort());
     expect(new Set(byDuration.seen)).toEqual(new Set(all));
     // A deep page reads about what the first does (an index range per page, not a sort of all).
-    for (const { costs } of [byTitle, byDuration]) expect(Math.max(...costs)).toBeLessThanOrEqual(costs[0]! + 2);
+    for (const { costs } of [byTitle, byDuration])
+      expect(Math.max(...costs)).toBeLessThanOrEqual(costs[0]! + 2);
     // A cursor belongs to its order.
-    const first = (await callJson("/v2/content/list?sort=title&limit=1", { headers: writeHeaders(org) })).body.nextCursor;
-    const crossed = await callJson(`/v2/content/list?sort=duration&limit=1&cursor=${first}`, { headers: writeHeaders(org) });
+    const first = (
+      await callJson("/v2/content/list?sort=title&limit=1", { headers: writeHeaders(org) })
+    ).body.nextCursor;
+    const crossed = await callJson(`/v2/content/list?sort=duration&limit=1&cursor=${first}`, {
+      headers: writeHeaders(org),
+    });
     expect(crossed.res.status).toBe(400);
-    expect(crossed.body.message).toMatch(/cursor: not a cursor this listing returned for this sort and order/);
+    expect(crossed.body.message).toMatch(
+      /cursor: not a cursor this listing returned for this sort and order/,
+    );
   });
 
   it("pages titles of any script", async () => {
     const other = await createOrg();
     const titles = ["Émile à Paris", "東京の夜", "Zebra", "ärger"];
-    for (const title of titles) expect((await writeJson(other, "POST", "/v2/content/", { contentSize: 10, title })).res.status).toBe(200);
+    for (const title of titles)
+      expect(
+        (await writeJson(other, "POST", "/v2/content/", { contentSize: 10, title })).res.status,
+      ).toBe(200);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const { res, body }: { res: Response; body: any } = await callJson(`/v2/content/list?sort=title&limit=1${cursor ? `&cursor=${cursor}` : ""}`, { headers: writeHeaders(other) });
+      const { res, body }: { res: Response; body: any } = await callJson(
+        `/v2/content/list?sort=title&limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+        { headers: writeHeaders(other) },
+      );
       expect(res.status, JSON.stringify(body)).toBe(200);
       seen.push(...body.contents.map((c: any) => c.title));
       cursor = body.nextCursor;
@@ -402,7 +574,9 @@ describe("library listing", () => {
       expect(res.status, q).toBe(400);
       expect(body.message).toContain(words);
     }
-    expect((await call("/v2/content/list", { headers: { "X-Service-Sync-Code": org.syncCode } })).status).toBe(401);
+    expect(
+      (await call("/v2/content/list", { headers: { "X-Service-Sync-Code": org.syncCode } })).status,
+    ).toBe(401);
   });
 
   it("offers the names in use as choices, with their published videos", async () => {
@@ -442,23 +616,43 @@ describe("self-service organization", () => {
     const org = await createOrg();
     const asking = await signIn(keyAndSecret(org));
     const elsewhere = await signIn(keyAndSecret(org));
-    const bad = await withSession(asking, "/v2/organization/credentials/rotate", { method: "POST", body: { rotate: ["syncCode"] } });
+    const bad = await withSession(asking, "/v2/organization/credentials/rotate", {
+      method: "POST",
+      body: { rotate: ["syncCode"] },
+    });
     expect(bad.res.status).toBe(400);
     expect(bad.body.error).toContain("rotate");
-    const { res, body } = await withSession(asking, "/v2/organization/credentials/rotate", { method: "POST", body: { rotate: ["apiSecret"] } });
+    const { res, body } = await withSession(asking, "/v2/organization/credentials/rotate", {
+      method: "POST",
+      body: { rotate: ["apiSecret"] },
+    });
     expect(res.status, JSON.stringify(body)).toBe(200);
-    expect(body).toEqual({ rotated: ["apiSecret"], credentials: { apiSecret: expect.stringMatching(/^as_/) } });
+    expect(body).toEqual({
+      rotated: ["apiSecret"],
+      credentials: { apiSecret: expect.stringMatching(/^as_/) },
+    });
     const old = await callJson("/v2/webhooks", { headers: writeHeaders(org) });
     expect(old.res.status).toBe(401);
-    const fresh = await callJson("/v2/webhooks", { headers: writeHeaders({ ...org, apiSecret: body.credentials.apiSecret }) });
+    const fresh = await callJson("/v2/webhooks", {
+      headers: writeHeaders({ ...org, apiSecret: body.credentials.apiSecret }),
+    });
     expect(fresh.res.status).toBe(200);
     expect((await withSession(asking, "/v2/webhooks")).res.status).toBe(200);
     expect((await withSession(elsewhere, "/v2/webhooks")).res.status).toBe(401);
     // The token still works until it is rotated too.
-    expect((await call("/v2/webhooks", { headers: { Authorization: `Bearer ${org.apiToken}` } })).status).toBe(200);
-    const token = await writeJson({ ...org, apiSecret: body.credentials.apiSecret }, "POST", "/v2/organization/credentials/rotate", { rotate: ["apiToken"] });
+    expect(
+      (await call("/v2/webhooks", { headers: { Authorization: `Bearer ${org.apiToken}` } })).status,
+    ).toBe(200);
+    const token = await writeJson(
+      { ...org, apiSecret: body.credentials.apiSecret },
+      "POST",
+      "/v2/organization/credentials/rotate",
+      { rotate: ["apiToken"] },
+    );
     expect(token.body.credentials.apiToken).toMatch(/^at_/);
-    expect((await call("/v2/webhooks", { headers: { Authorization: `Bearer ${org.apiToken}` } })).status).toBe(401);
+    expect(
+      (await call("/v2/webhooks", { headers: { Authorization: `Bearer ${org.apiToken}` } })).status,
+    ).toBe(401);
     // An operator rotation ends every session.
     const op = await callJson(`/admin/organizations/${org.organizationKey}/credentials/rotate`, {
       method: "POST",
@@ -473,14 +667,33 @@ describe("self-service organization", () => {
 describe("organization totals (the console's charts)", () => {
   it("sums every video's statistics per day, country and device; gated and validated", async () => {
     const org = await createOrg({ entitlements: ["enterprise_player"] });
-    const [a, b] = [await createContent(org, { title: "A" }), await createContent(org, { title: "B" })];
+    const [a, b] = [
+      await createContent(org, { title: "A" }),
+      await createContent(org, { title: "B" }),
+    ];
     const [d2, d1] = [utcDayAgo(2), utcDayAgo(1)];
     const played = (contentKey: string, day: string, deviceType: string, n: number) =>
-      Array.from({ length: n }, () => ({ event: "video_played", contentKey, timestamp: `${day}T12:00:00Z`, deviceType }));
-    await ingest(org, [...played(a, d2, "Desktop", 3), ...played(b, d2, "Mobile", 2)], { country: "DE" });
-    await ingest(org, [...played(a, d1, "Desktop", 4), { event: "video_ended", contentKey: b, timestamp: `${d1}T12:00:00Z`, deviceType: "TV" }], { country: "FR" });
+      Array.from({ length: n }, () => ({
+        event: "video_played",
+        contentKey,
+        timestamp: `${day}T12:00:00Z`,
+        deviceType,
+      }));
+    await ingest(org, [...played(a, d2, "Desktop", 3), ...played(b, d2, "Mobile", 2)], {
+      country: "DE",
+    });
+    await ingest(
+      org,
+      [
+        ...played(a, d1, "Desktop", 4),
+        { event: "video_ended", contentKey: b, timestamp: `${d1}T12:00:00Z`, deviceType: "TV" },
+      ],
+      { country: "FR" },
+    );
     const totals = async (by: string, startDate = utcDayAgo(5), endDate = utcDayAgo(0)) =>
-      callJson(`/v2/analytics/video/totals?${new URLSearchParams({ startDate, endDate, by })}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+      callJson(`/v2/analytics/video/totals?${new URLSearchParams({ startDate, endDate, by })}`, {
+        headers: { "X-Service-Sync-Code": org.syncCode },
+      });
     const zero = { video_impression: 0, played_30s: 0 };
     const days = await totals("day");
     expect(days.res.status, JSON.stringify(days.body)).toBe(200);
@@ -497,7 +710,9 @@ describe("organization totals (the console's charts)", () => {
       ["DEU", 5],
       ["FRA", 4],
     ]);
-    expect((await totals("device")).body.data.map((r: any) => [r.key, r.video_played, r.video_ended])).toEqual([
+    expect(
+      (await totals("device")).body.data.map((r: any) => [r.key, r.video_played, r.video_ended]),
+    ).toEqual([
       ["Desktop", 7, 0],
       ["Mobile", 2, 0],
       ["TV", 0, 1],
@@ -510,7 +725,10 @@ describe("organization totals (the console's charts)", () => {
     expect(backwards.res.status).toBe(400);
     expect(backwards.body.error).toContain("endDate");
     const other = await createOrg();
-    const gated = await callJson(`/v2/analytics/video/totals?startDate=${d2}&endDate=${d1}&by=day`, { headers: { "X-Service-Sync-Code": other.syncCode } });
+    const gated = await callJson(
+      `/v2/analytics/video/totals?startDate=${d2}&endDate=${d1}&by=day`,
+      { headers: { "X-Service-Sync-Code": other.syncCode } },
+    );
     expect(gated.res.status).toBe(403);
     expect(gated.body.error).toContain("enterprise_player");
   });

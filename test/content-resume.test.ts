@@ -1,13 +1,28 @@
 // Resumable uploads (issue 13 §0): GET /v2/content/upload tells any client which parts of an
 // unfinished upload are stored (number, size, ETag) and signs fresh URLs for the missing ones;
 // the worker's part URLs record what they stored, a part stored twice counts once (the last).
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import worker from "../src/index";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
-import { CHUNK_SIZE, call, callJson, createOrg, dataUrlBytes, padWithFreeBox, uploadParts, writeJson, type TestOrg } from "./helpers";
+import {
+  CHUNK_SIZE,
+  call,
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  padWithFreeBox,
+  uploadParts,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 
 let org: TestOrg;
 let other: TestOrg;
@@ -19,14 +34,21 @@ beforeAll(async () => {
 });
 
 async function create(body: Record<string, unknown> = {}) {
-  const created = await writeJson(org, "POST", "/v2/content/", { contentSize: media.byteLength, title: "resumable", ...body });
+  const created = await writeJson(org, "POST", "/v2/content/", {
+    contentSize: media.byteLength,
+    title: "resumable",
+    ...body,
+  });
   expect(created.res.status, JSON.stringify(created.body)).toBe(200);
   return created.body;
 }
 
-const state = (key: string, who: TestOrg = org) => writeJson(who, "GET", `/v2/content/upload?contentKey=${key}`);
+const state = (key: string, who: TestOrg = org) =>
+  writeJson(who, "GET", `/v2/content/upload?contentKey=${key}`);
 const rows = (key: string) =>
-  env.DB.prepare("select part_number, size, etag from upload_parts where content_id = (select id from contents where content_key = ?) order by part_number")
+  env.DB.prepare(
+    "select part_number, size, etag from upload_parts where content_id = (select id from contents where content_key = ?) order by part_number",
+  )
     .bind(key)
     .all()
     .then((r) => r.results);
@@ -56,7 +78,9 @@ describe("GET /v2/content/upload", () => {
     // One part through E1's URL: the resume answer names it with the ETag the PUT answered.
     const [first] = await uploadParts(created.contentUploadData.signedUrls.slice(0, 1), media);
     const halfway = await state(created.contentKey);
-    expect(halfway.body.storedParts).toEqual([{ PartNumber: 1, ETag: first!.ETag, Size: CHUNK_SIZE }]);
+    expect(halfway.body.storedParts).toEqual([
+      { PartNumber: 1, ETag: first!.ETag, Size: CHUNK_SIZE },
+    ]);
     expect(halfway.body.missingParts).toHaveLength(1);
     const missing = halfway.body.missingParts[0];
     expect(missing).toMatchObject({ PartNumber: 2, Size: 77_777 });
@@ -64,13 +88,19 @@ describe("GET /v2/content/upload", () => {
     expect(Date.parse(halfway.body.expires)).toBeGreaterThan(Date.now());
 
     // The thumbnail URL is fresh too, and the answer says when the thumbnail is there.
-    expect((await call(halfway.body.thumbnailUploadUrl, { method: "PUT", body: dataUrlBytes(thumbUrl) })).status).toBe(200);
+    expect(
+      (await call(halfway.body.thumbnailUploadUrl, { method: "PUT", body: dataUrlBytes(thumbUrl) }))
+        .status,
+    ).toBe(200);
     expect((await state(created.contentKey)).body.thumbnailUploaded).toBe(true);
 
     // Another client finishes: the missing part through its fresh URL, then E2 with every part.
     const put = await call(missing.signedUrl, { method: "PUT", body: media.slice(CHUNK_SIZE) });
     expect(put.status).toBe(200);
-    const parts = [...halfway.body.storedParts.map(({ PartNumber, ETag }: any) => ({ PartNumber, ETag })), { PartNumber: 2, ETag: put.headers.get("ETag")! }];
+    const parts = [
+      ...halfway.body.storedParts.map(({ PartNumber, ETag }: any) => ({ PartNumber, ETag })),
+      { PartNumber: 2, ETag: put.headers.get("ETag")! },
+    ];
     const done = await writeJson(org, "POST", "/v2/content/complete", { uploadId, key, parts });
     expect(done.res.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.status).toBe("available");
@@ -78,7 +108,9 @@ describe("GET /v2/content/upload", () => {
     // Nothing left to resume, and the part list is gone with the upload.
     const after = await state(created.contentKey);
     expect(after.res.status).toBe(409);
-    expect(after.body).toEqual({ message: `contentKey: ${created.contentKey} is available; there is no upload to resume` });
+    expect(after.body).toEqual({
+      message: `contentKey: ${created.contentKey} is available; there is no upload to resume`,
+    });
     expect(await rows(created.contentKey)).toEqual([]);
   });
 
@@ -86,14 +118,25 @@ describe("GET /v2/content/upload", () => {
     const created = await create();
     const { uploadId, key, signedUrls } = created.contentUploadData;
     const firstTry = await call(signedUrls[0], { method: "PUT", body: media.slice(0, CHUNK_SIZE) });
-    const secondTry = await call(signedUrls[0], { method: "PUT", body: media.slice(0, CHUNK_SIZE) });
+    const secondTry = await call(signedUrls[0], {
+      method: "PUT",
+      body: media.slice(0, CHUNK_SIZE),
+    });
     expect([firstTry.status, secondTry.status]).toEqual([200, 200]);
     expect(secondTry.headers.get("ETag")).not.toBe(firstTry.headers.get("ETag"));
     const { body } = await state(created.contentKey);
-    expect(body.storedParts).toEqual([{ PartNumber: 1, ETag: secondTry.headers.get("ETag"), Size: CHUNK_SIZE }]);
+    expect(body.storedParts).toEqual([
+      { PartNumber: 1, ETag: secondTry.headers.get("ETag"), Size: CHUNK_SIZE },
+    ]);
     expect(await rows(created.contentKey)).toHaveLength(1);
-    const last = await call(body.missingParts[0].signedUrl, { method: "PUT", body: media.slice(CHUNK_SIZE) });
-    const parts = [{ PartNumber: 1, ETag: body.storedParts[0].ETag }, { PartNumber: 2, ETag: last.headers.get("ETag")! }];
+    const last = await call(body.missingParts[0].signedUrl, {
+      method: "PUT",
+      body: media.slice(CHUNK_SIZE),
+    });
+    const parts = [
+      { PartNumber: 1, ETag: body.storedParts[0].ETag },
+      { PartNumber: 2, ETag: last.headers.get("ETag")! },
+    ];
     const done = await writeJson(org, "POST", "/v2/content/complete", { uploadId, key, parts });
     expect(done.res.status, JSON.stringify(done.body)).toBe(200);
   });
@@ -113,7 +156,11 @@ describe("GET /v2/content/upload", () => {
     const rejectedMedia = dataUrlBytes(mpeg4Url);
     const rejected = await create({ contentSize: rejectedMedia.byteLength });
     const parts = await uploadParts(rejected.contentUploadData.signedUrls, rejectedMedia);
-    const e2 = await writeJson(org, "POST", "/v2/content/complete", { uploadId: rejected.contentUploadData.uploadId, key: rejected.contentUploadData.key, parts });
+    const e2 = await writeJson(org, "POST", "/v2/content/complete", {
+      uploadId: rejected.contentUploadData.uploadId,
+      key: rejected.contentUploadData.key,
+      parts,
+    });
     expect(e2.res.status).toBe(400);
     expect((await state(rejected.contentKey)).res.status).toBe(409);
     expect(await rows(rejected.contentKey)).toEqual([]);
@@ -121,10 +168,18 @@ describe("GET /v2/content/upload", () => {
     // Deleted: gone, part rows with it.
     await uploadParts(created.contentUploadData.signedUrls.slice(0, 1), media);
     expect(await rows(created.contentKey)).toHaveLength(1);
-    const contentId = await env.DB.prepare("select id from contents where content_key = ?").bind(created.contentKey).first<number>("id");
-    expect((await writeJson(org, "DELETE", `/v2/content?contentKey=${created.contentKey}`)).res.status).toBe(200);
+    const contentId = await env.DB.prepare("select id from contents where content_key = ?")
+      .bind(created.contentKey)
+      .first<number>("id");
+    expect(
+      (await writeJson(org, "DELETE", `/v2/content?contentKey=${created.contentKey}`)).res.status,
+    ).toBe(200);
     expect((await state(created.contentKey)).res.status).toBe(404);
-    expect((await env.DB.prepare("select count(*) as n from upload_parts where content_id = ?").bind(contentId).first("n"))).toBe(0);
+    expect(
+      await env.DB.prepare("select count(*) as n from upload_parts where content_id = ?")
+        .bind(contentId)
+        .first("n"),
+    ).toBe(0);
   });
 
   it("forgets the stored parts when the cron expires an abandoned upload", async () => {
@@ -133,11 +188,17 @@ describe("GET /v2/content/upload", () => {
     expect(await rows(created.contentKey)).toHaveLength(1);
     // Past the URLs' 24 h and the hour of grace.
     const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime: Date.now() + 26 * 3600_000 }), env, ctx);
+    await worker.scheduled(
+      createScheduledController({ cron: "*/5 * * * *", scheduledTime: Date.now() + 26 * 3600_000 }),
+      env,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     const after = await state(created.contentKey);
     expect(after.res.status).toBe(409);
-    expect(after.body.message).toBe(`contentKey: ${created.contentKey} is expired; there is no upload to resume`);
+    expect(after.body.message).toBe(
+      `contentKey: ${created.contentKey} is expired; there is no upload to resume`,
+    );
     expect(await rows(created.contentKey)).toEqual([]);
   });
 
@@ -148,7 +209,9 @@ describe("GET /v2/content/upload", () => {
     await env.MEDIA.resumeMultipartUpload(key, uploadId).abort();
     const put = await callJson(signedUrls[0], { method: "PUT", body: media.slice(0, CHUNK_SIZE) });
     expect(put.res.status).toBe(404);
-    expect(put.body.message).toMatch(/^upload not found in storage: it was aborted .*; delete the content and create it again$/);
+    expect(put.body.message).toMatch(
+      /^upload not found in storage: it was aborted .*; delete the content and create it again$/,
+    );
     expect(await rows(created.contentKey)).toEqual([]);
   });
 
@@ -165,7 +228,14 @@ describe("GET /v2/content/upload", () => {
       await uploadParts(created.contentUploadData.signedUrls.slice(0, 1), media);
       const cron = async (hours: number) => {
         const ctx = createExecutionContext();
-        await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime: start + hours * 3600_000 }), env, ctx);
+        await worker.scheduled(
+          createScheduledController({
+            cron: "*/5 * * * *",
+            scheduledTime: start + hours * 3600_000,
+          }),
+          env,
+          ctx,
+        );
         await waitOnExecutionContext(ctx);
       };
 
@@ -173,7 +243,9 @@ describe("GET /v2/content/upload", () => {
       vi.setSystemTime(start + 23 * 3600_000);
       const resumed = await state(created.contentKey);
       expect(resumed.res.status, JSON.stringify(resumed.body)).toBe(200);
-      expect(Math.abs(Date.parse(resumed.body.expires) - (start + 47 * 3600_000))).toBeLessThan(1000);
+      expect(Math.abs(Date.parse(resumed.body.expires) - (start + 47 * 3600_000))).toBeLessThan(
+        1000,
+      );
 
       // Past E1's URLs and the hour of grace: the upload stays, and the resume's URL still works.
       await cron(26);
@@ -183,7 +255,12 @@ describe("GET /v2/content/upload", () => {
       const done = await writeJson(org, "POST", "/v2/content/complete", {
         uploadId: created.contentUploadData.uploadId,
         key: created.contentUploadData.key,
-        parts: [...resumed.body.storedParts.map(({ PartNumber, ETag }: { PartNumber: number; ETag: string }) => ({ PartNumber, ETag })), { ...last[0]!, PartNumber: 2 }],
+        parts: [
+          ...resumed.body.storedParts.map(
+            ({ PartNumber, ETag }: { PartNumber: number; ETag: string }) => ({ PartNumber, ETag }),
+          ),
+          { ...last[0]!, PartNumber: 2 },
+        ],
       });
       expect(done.res.status, JSON.stringify(done.body)).toBe(200);
       expect(done.body.status).toBe("available");
@@ -198,7 +275,14 @@ describe("GET /v2/content/upload", () => {
       expect((await state(created.contentKey)).res.status).toBe(200);
       const cron = async (hours: number) => {
         const ctx = createExecutionContext();
-        await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime: start + hours * 3600_000 }), env, ctx);
+        await worker.scheduled(
+          createScheduledController({
+            cron: "*/5 * * * *",
+            scheduledTime: start + hours * 3600_000,
+          }),
+          env,
+          ctx,
+        );
         await waitOnExecutionContext(ctx);
       };
       // Signed again at 23 h: those URLs expire at 47 h, the upload after the hour of grace.
@@ -210,7 +294,9 @@ describe("GET /v2/content/upload", () => {
       vi.setSystemTime(start + 72.6 * 3600_000);
       const after = await state(created.contentKey);
       expect(after.res.status).toBe(409);
-      expect(after.body.message).toBe(`contentKey: ${created.contentKey} is expired; there is no upload to resume`);
+      expect(after.body.message).toBe(
+        `contentKey: ${created.contentKey} is expired; there is no upload to resume`,
+      );
     });
   });
 });

@@ -5,7 +5,17 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
-import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  call,
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  ORIGIN,
+  publishVideo,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 let org: TestOrg;
@@ -26,7 +36,10 @@ beforeAll(async () => {
     subtitles: [{ en: "https://subs.example.com/flow.en.vtt" }],
     isLive: false,
   });
-  const feed = await writeJson(org, "POST", "/v2/feeds", { name: "Flow", configuration: { tags: ["flow"] } });
+  const feed = await writeJson(org, "POST", "/v2/feeds", {
+    name: "Flow",
+    configuration: { tags: ["flow"] },
+  });
   feedId = feed.body.feed_id;
 });
 
@@ -49,24 +62,42 @@ describe("retrieve, modify, send (spec 4.1 E4)", () => {
     const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
     expect(e3.res.status).toBe(200);
     // E3 carries the read-only fields, and the service's own thumbnail URL for "none given".
-    expect(e3.body).toMatchObject({ status: "available", thumbnailUrl: `${ORIGIN}/thumbnails/${key}.jpg`, url: `${ORIGIN}/media/${key}/${key}.mp4` });
+    expect(e3.body).toMatchObject({
+      status: "available",
+      thumbnailUrl: `${ORIGIN}/thumbnails/${key}.jpg`,
+      url: `${ORIGIN}/media/${key}/${key}.mp4`,
+    });
     expect(e3.body.duration).toBeGreaterThan(0);
 
     const unchanged = await writeJson(org, "PUT", "/v2/content", e3.body);
     expect(unchanged.res.status, JSON.stringify(unchanged.body)).toBe(200);
     expect(unchanged.body).toEqual(e3.body);
 
-    const modified = await writeJson(org, "PUT", "/v2/content", { ...e3.body, title: "Edited through the flow", tags: ["flow", "after"] });
+    const modified = await writeJson(org, "PUT", "/v2/content", {
+      ...e3.body,
+      title: "Edited through the flow",
+      tags: ["flow", "after"],
+    });
     expect(modified.res.status, JSON.stringify(modified.body)).toBe(200);
-    expect(modified.body).toMatchObject({ title: "Edited through the flow", tags: ["flow", "after"], status: "available" });
+    expect(modified.body).toMatchObject({
+      title: "Edited through the flow",
+      tags: ["flow", "after"],
+      status: "available",
+    });
     // The service thumbnail stays the service's: sending its URL back is not a publisher URL.
-    expect(await env.DB.prepare("select thumbnail_url from contents where content_key = ?").bind(key).first("thumbnail_url")).toBeNull();
+    expect(
+      await env.DB.prepare("select thumbnail_url from contents where content_key = ?")
+        .bind(key)
+        .first("thumbnail_url"),
+    ).toBeNull();
     expect(modified.body.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${key}.jpg`);
 
     const again = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
     expect(again.body).toEqual(modified.body);
 
-    const e6 = await callJson(`/v2/videos/?contentKey=${key}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+    const e6 = await callJson(`/v2/videos/?contentKey=${key}`, {
+      headers: { "X-Service-Sync-Code": org.syncCode },
+    });
     expect(e6.body.data).toEqual([
       expect.objectContaining({
         contentKey: key,
@@ -78,10 +109,24 @@ describe("retrieve, modify, send (spec 4.1 E4)", () => {
         thumbnail: `${ORIGIN}/thumbnails/${key}.jpg`,
       }),
     ]);
-    const legacy = await feedFile(`/${feedId}-feed.json`, (b) => b.videos[0]?.title === "Edited through the flow");
-    expect(legacy.videos[0]).toMatchObject({ content_key: key, privateTags: ["flow", "after"], translations: [{ language: "de", title: "Alles gesetzt", description: "Jedes Feld" }] });
-    const v2 = await feedFile(`/v2/feeds/${feedId}/videos.json`, (b) => b.videos[0]?.title === "Edited through the flow");
-    expect(v2.videos[0]).toMatchObject({ contentKey: key, subtitles: [{ en: "https://subs.example.com/flow.en.vtt" }], thumbnail: `${ORIGIN}/thumbnails/${key}.jpg` });
+    const legacy = await feedFile(
+      `/${feedId}-feed.json`,
+      (b) => b.videos[0]?.title === "Edited through the flow",
+    );
+    expect(legacy.videos[0]).toMatchObject({
+      content_key: key,
+      privateTags: ["flow", "after"],
+      translations: [{ language: "de", title: "Alles gesetzt", description: "Jedes Feld" }],
+    });
+    const v2 = await feedFile(
+      `/v2/feeds/${feedId}/videos.json`,
+      (b) => b.videos[0]?.title === "Edited through the flow",
+    );
+    expect(v2.videos[0]).toMatchObject({
+      contentKey: key,
+      subtitles: [{ en: "https://subs.example.com/flow.en.vtt" }],
+      thumbnail: `${ORIGIN}/thumbnails/${key}.jpg`,
+    });
   });
 
   it("still refuses unknown keys and wrong types, read-only fields included", async () => {
@@ -100,7 +145,10 @@ describe("retrieve, modify, send (spec 4.1 E4)", () => {
 
   it("keeps a publisher thumbnail URL as given", async () => {
     const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
-    const own = await writeJson(org, "PUT", "/v2/content", { ...e3.body, thumbnailUrl: "https://images.example.com/flow.jpg" });
+    const own = await writeJson(org, "PUT", "/v2/content", {
+      ...e3.body,
+      thumbnailUrl: "https://images.example.com/flow.jpg",
+    });
     expect(own.body.thumbnailUrl).toBe("https://images.example.com/flow.jpg");
     const back = await writeJson(org, "PUT", "/v2/content", { ...own.body, thumbnailUrl: null });
     expect(back.body.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${key}.jpg`);
@@ -113,17 +161,28 @@ describe("the service thumbnail's URL", () => {
   async function replaceThumbnail(contentKey: string) {
     const asked = await writeJson(org, "POST", "/v2/content/thumbnail", { contentKey });
     expect(asked.res.status).toBe(200);
-    const put = await call(asked.body.thumbnailUploadUrl, { method: "PUT", body: jpeg, headers: { "Content-Type": "image/jpeg" } });
+    const put = await call(asked.body.thumbnailUploadUrl, {
+      method: "PUT",
+      body: jpeg,
+      headers: { "Content-Type": "image/jpeg" },
+    });
     expect(put.status, await put.clone().text()).toBe(200);
     return (await put.json()) as { thumbnailUrl: string };
   }
 
   it("moves on with each stored thumbnail, so players and CDNs may keep each one for good", async () => {
     const own = await publishVideo(org, mp4, { title: "Thumbnails", tags: ["flow"] });
-    const listed = async () => (await callJson(`/v2/videos/?contentKey=${own}`, { headers: { "X-Service-Sync-Code": org.syncCode } })).body.data[0].thumbnail;
+    const listed = async () =>
+      (
+        await callJson(`/v2/videos/?contentKey=${own}`, {
+          headers: { "X-Service-Sync-Code": org.syncCode },
+        })
+      ).body.data[0].thumbnail;
     // No thumbnail stored yet: the default image, unversioned and short-lived.
     expect(await listed()).toBe(`${ORIGIN}/thumbnails/${own}.jpg`);
-    expect((await call(`/thumbnails/${own}.jpg`)).headers.get("Cache-Control")).toBe("public, max-age=60");
+    expect((await call(`/thumbnails/${own}.jpg`)).headers.get("Cache-Control")).toBe(
+      "public, max-age=60",
+    );
 
     const first = await replaceThumbnail(own);
     expect(first.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${own}.jpg?v=1`);
@@ -138,9 +197,17 @@ describe("the service thumbnail's URL", () => {
     expect(await listed()).toBe(second.thumbnailUrl);
     const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${own}`);
     expect(e3.body.thumbnailUrl).toBe(second.thumbnailUrl);
-    const sentBack = await writeJson(org, "PUT", "/v2/content", { ...e3.body, thumbnailUrl: first.thumbnailUrl });
+    const sentBack = await writeJson(org, "PUT", "/v2/content", {
+      ...e3.body,
+      thumbnailUrl: first.thumbnailUrl,
+    });
     expect(sentBack.body.thumbnailUrl).toBe(second.thumbnailUrl);
-    await feedFile(`/v2/feeds/${feedId}/videos.json`, (body) => body.videos.some((v: { contentKey: string; thumbnail: string }) => v.contentKey === own && v.thumbnail === second.thumbnailUrl));
+    await feedFile(`/v2/feeds/${feedId}/videos.json`, (body) =>
+      body.videos.some(
+        (v: { contentKey: string; thumbnail: string }) =>
+          v.contentKey === own && v.thumbnail === second.thumbnailUrl,
+      ),
+    );
   });
 });
 
@@ -157,10 +224,14 @@ describe("media answers", () => {
     expect(fresh.status).toBe(206);
     expect(fresh.headers.get("Content-Range")).toBe(`bytes 0-99/${mp4.byteLength}`);
     expect((await fresh.arrayBuffer()).byteLength).toBe(100);
-    const stale = await call(url, { headers: { Range: "bytes=0-99", "If-Range": '"an-older-version"' } });
+    const stale = await call(url, {
+      headers: { Range: "bytes=0-99", "If-Range": '"an-older-version"' },
+    });
     expect(stale.status).toBe(200);
     expect((await stale.arrayBuffer()).byteLength).toBe(mp4.byteLength);
-    const staleDate = await call(url, { headers: { Range: "bytes=0-99", "If-Range": "Tue, 01 Jan 2019 00:00:00 GMT" } });
+    const staleDate = await call(url, {
+      headers: { Range: "bytes=0-99", "If-Range": "Tue, 01 Jan 2019 00:00:00 GMT" },
+    });
     expect(staleDate.status).toBe(200);
     await staleDate.arrayBuffer();
   });
@@ -169,7 +240,10 @@ describe("media answers", () => {
     const res = await call(url, { headers: { Range: `bytes=${mp4.byteLength + 10}-` } });
     expect(res.status).toBe(416);
     expect(res.headers.get("Content-Range")).toBe(`bytes */${mp4.byteLength}`);
-    expect(await res.json()).toEqual({ status: "KO", error: `Range: not satisfiable; the object has ${mp4.byteLength} bytes` });
+    expect(await res.json()).toEqual({
+      status: "KO",
+      error: `Range: not satisfiable; the object has ${mp4.byteLength} bytes`,
+    });
   });
 
   it("answers several ranges or a malformed Range with the whole file, and If-None-Match with 304", async () => {

@@ -106,7 +106,9 @@ describe("upload round trip", () => {
       status: "available",
     });
 
-    const row = await env.DB.prepare("select width, height, video_codec, audio_codec from contents where content_key = ?")
+    const row = await env.DB.prepare(
+      "select width, height, video_codec, audio_codec from contents where content_key = ?",
+    )
       .bind(key)
       .first();
     expect(row).toEqual({ width: 320, height: 180, video_codec: "avc1", audio_codec: "mp4a.40.2" });
@@ -133,7 +135,11 @@ describe("upload round trip", () => {
     expect(beyond.status).toBe(416);
 
     // Completing twice is a 400.
-    const again = await writeJson(org, "POST", "/v2/content/complete", { uploadId: upload.uploadId, key: upload.key, parts });
+    const again = await writeJson(org, "POST", "/v2/content/complete", {
+      uploadId: upload.uploadId,
+      key: upload.key,
+      parts,
+    });
     expect(again.res.status).toBe(400);
     expect(again.body.message).toMatch(/already completed/);
   });
@@ -144,8 +150,14 @@ describe("upload round trip", () => {
       [movUrl, ".mov"],
     ] as const) {
       const media = padWithFreeBox(dataUrlBytes(fixture), twoPartSize);
-      const created = await createContent({ contentSize: media.byteLength, suffix, title: `moov ${suffix}` });
-      expect(created.contentUploadData.key).toBe(`${created.contentKey}/${created.contentKey}${suffix}`);
+      const created = await createContent({
+        contentSize: media.byteLength,
+        suffix,
+        title: `moov ${suffix}`,
+      });
+      expect(created.contentUploadData.key).toBe(
+        `${created.contentKey}/${created.contentKey}${suffix}`,
+      );
       const parts = await uploadParts(created.contentUploadData.signedUrls, media);
       const { res, body } = await writeJson(org, "POST", "/v2/content/complete", {
         uploadId: created.contentUploadData.uploadId,
@@ -170,7 +182,11 @@ describe("upload round trip", () => {
     expect(res.status).toBe(400);
     expect(body.message).toBe("media rejected: video codec must be H.264 (avc1), got mp4v");
     expect(await env.MEDIA.head(created.contentUploadData.key)).toBeNull();
-    const { body: fetched } = await writeJson(org, "GET", `/v2/content?contentKey=${created.contentKey}`);
+    const { body: fetched } = await writeJson(
+      org,
+      "GET",
+      `/v2/content?contentKey=${created.contentKey}`,
+    );
     expect(fetched.status).toBe("rejected");
     expect(fetched.url).toBeNull();
     const again = await writeJson(org, "POST", "/v2/content/complete", {
@@ -186,10 +202,16 @@ describe("upload round trip", () => {
 
   it("rejects a thumbnail of the wrong size or format and names the problem", async () => {
     const created = await createContent({ contentSize: 1000 });
-    const small = await callJson(created.thumbnailUploadUrl, { method: "PUT", body: dataUrlBytes(smallThumbUrl) });
+    const small = await callJson(created.thumbnailUploadUrl, {
+      method: "PUT",
+      body: dataUrlBytes(smallThumbUrl),
+    });
     expect(small.res.status).toBe(400);
     expect(small.body.message).toBe("thumbnail must be 1920x1080, got 1280x720");
-    const png = await callJson(created.thumbnailUploadUrl, { method: "PUT", body: dataUrlBytes(pngUrl) });
+    const png = await callJson(created.thumbnailUploadUrl, {
+      method: "PUT",
+      body: dataUrlBytes(pngUrl),
+    });
     expect(png.res.status).toBe(400);
     expect(png.body.message).toBe("thumbnail must be a JPEG image");
     const big = new Uint8Array(5_000_001);
@@ -207,18 +229,34 @@ describe("completion rules", () => {
     const { uploadId, key, signedUrls } = created.contentUploadData;
     const parts = await uploadParts(signedUrls, media);
 
-    const foreign = await writeJson(other, "POST", "/v2/content/complete", { uploadId, key, parts });
+    const foreign = await writeJson(other, "POST", "/v2/content/complete", {
+      uploadId,
+      key,
+      parts,
+    });
     expect(foreign.res.status).toBe(404);
 
-    const wrongId = await writeJson(org, "POST", "/v2/content/complete", { uploadId: "nope", key, parts });
+    const wrongId = await writeJson(org, "POST", "/v2/content/complete", {
+      uploadId: "nope",
+      key,
+      parts,
+    });
     expect(wrongId.res.status).toBe(400);
     expect(wrongId.body.message).toMatch(/uploadId/);
 
-    const missing = await writeJson(org, "POST", "/v2/content/complete", { uploadId, key, parts: parts.slice(0, 1) });
+    const missing = await writeJson(org, "POST", "/v2/content/complete", {
+      uploadId,
+      key,
+      parts: parts.slice(0, 1),
+    });
     expect(missing.res.status).toBe(400);
     expect(missing.body.message).toBe("parts: expected 2 part(s); missing PartNumber 2");
 
-    const dup = await writeJson(org, "POST", "/v2/content/complete", { uploadId, key, parts: [parts[0], parts[0]] });
+    const dup = await writeJson(org, "POST", "/v2/content/complete", {
+      uploadId,
+      key,
+      parts: [parts[0], parts[0]],
+    });
     expect(dup.body.message).toMatch(/appears more than once/);
 
     const badEtag = await writeJson(org, "POST", "/v2/content/complete", {
@@ -229,7 +267,11 @@ describe("completion rules", () => {
     expect(badEtag.res.status).toBe(400);
     expect(badEtag.body.message).toMatch(/completing the upload failed/);
 
-    const malformed = await writeJson(org, "POST", "/v2/content/complete", { uploadId, key, parts: [{ PartNumber: "1" }] });
+    const malformed = await writeJson(org, "POST", "/v2/content/complete", {
+      uploadId,
+      key,
+      parts: [{ PartNumber: "1" }],
+    });
     expect(malformed.res.status).toBe(400);
     expect(malformed.body.message).toMatch(/^parts\.0\.PartNumber/);
 
@@ -243,7 +285,9 @@ describe("completion rules", () => {
     const [first, last] = created.contentUploadData.signedUrls;
     const tooBig = await callJson(first, { method: "PUT", body: new Uint8Array(CHUNK_SIZE + 1) });
     expect(tooBig.res.status).toBe(400);
-    expect(tooBig.body.message).toBe(`part body is ${CHUNK_SIZE + 1} bytes, larger than chunkSize ${CHUNK_SIZE}`);
+    expect(tooBig.body.message).toBe(
+      `part body is ${CHUNK_SIZE + 1} bytes, larger than chunkSize ${CHUNK_SIZE}`,
+    );
     const short = await callJson(last, { method: "PUT", body: new Uint8Array(10) });
     expect(short.res.status).toBe(400);
     expect(short.body.message).toBe("part 2 must be exactly 123457 bytes, got 10");
@@ -255,7 +299,11 @@ describe("the part size a client asks for (E1 chunkSize, an extension)", () => {
   async function createWith(body: Record<string, unknown>) {
     const ctx = createExecutionContext();
     const res = await worker.fetch(
-      new Request(`${ORIGIN}/v2/content/`, { method: "POST", headers: { ...writeHeaders(org), "Content-Type": "application/json" }, body: JSON.stringify(body) }),
+      new Request(`${ORIGIN}/v2/content/`, {
+        method: "POST",
+        headers: { ...writeHeaders(org), "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      }),
       { ...env, CHUNK_SIZE: String(2 * CHUNK_SIZE) },
       ctx,
     );
@@ -268,12 +316,20 @@ describe("the part size a client asks for (E1 chunkSize, an extension)", () => {
     const byDefault = await createWith({ contentSize: media.byteLength });
     expect(byDefault.body.contentUploadData.chunkSize).toBe(2 * CHUNK_SIZE);
     expect(byDefault.body.contentUploadData.signedUrls).toHaveLength(1);
-    const smaller = await createWith({ contentSize: media.byteLength, chunkSize: CHUNK_SIZE, title: "small parts" });
+    const smaller = await createWith({
+      contentSize: media.byteLength,
+      chunkSize: CHUNK_SIZE,
+      title: "small parts",
+    });
     expect(smaller.status, JSON.stringify(smaller.body)).toBe(200);
     expect(smaller.body.contentUploadData.chunkSize).toBe(CHUNK_SIZE);
     expect(smaller.body.contentUploadData.signedUrls).toHaveLength(2);
     const parts = await uploadParts(smaller.body.contentUploadData.signedUrls, media, CHUNK_SIZE);
-    const done = await writeJson(org, "POST", "/v2/content/complete", { uploadId: smaller.body.contentUploadData.uploadId, key: smaller.body.contentUploadData.key, parts });
+    const done = await writeJson(org, "POST", "/v2/content/complete", {
+      uploadId: smaller.body.contentUploadData.uploadId,
+      key: smaller.body.contentUploadData.key,
+      parts,
+    });
     expect(done.res.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.status).toBe("available");
   });
@@ -282,7 +338,11 @@ describe("the part size a client asks for (E1 chunkSize, an extension)", () => {
     for (const chunkSize of [CHUNK_SIZE - 1, 1.5]) {
       const { status, body } = await createWith({ contentSize: 10, chunkSize });
       expect(status, String(chunkSize)).toBe(400);
-      expect(body.message, String(chunkSize)).toMatch(chunkSize === 1.5 ? /chunkSize: must be an integer/ : /chunkSize: must be at least 5242880 bytes \(5 MiB/);
+      expect(body.message, String(chunkSize)).toMatch(
+        chunkSize === 1.5
+          ? /chunkSize: must be an integer/
+          : /chunkSize: must be at least 5242880 bytes \(5 MiB/,
+      );
     }
     const larger = await createWith({ contentSize: 10, chunkSize: 4 * CHUNK_SIZE });
     expect(larger.status).toBe(200);
@@ -319,7 +379,15 @@ describe("E4 and E5", () => {
       { kind: "tag", name: "c" },
     ]);
 
-    for (const field of ["title", "description", "thumbnailUrl", "categories", "tags", "events", "customFields"]) {
+    for (const field of [
+      "title",
+      "description",
+      "thumbnailUrl",
+      "categories",
+      "tags",
+      "events",
+      "customFields",
+    ]) {
       const partial: Record<string, unknown> = { ...update };
       delete partial[field];
       const missing = await writeJson(org, "PUT", "/v2/content", partial);
@@ -329,7 +397,10 @@ describe("E4 and E5", () => {
     const invalid = await writeJson(org, "PUT", "/v2/content", { ...update, tags: "a,b" });
     expect(invalid.res.status).toBe(400);
     expect(invalid.body.message).toMatch(/^tags:/);
-    const unknown = await writeJson(org, "PUT", "/v2/content", { ...update, contentKey: "Zz999999" });
+    const unknown = await writeJson(org, "PUT", "/v2/content", {
+      ...update,
+      contentKey: "Zz999999",
+    });
     expect(unknown.res.status).toBe(404);
     expect(unknown.body).toEqual({ message: "contentKey: Zz999999 does not exist" });
   });
@@ -342,10 +413,18 @@ describe("E4 and E5", () => {
     await uploadParts(signedUrls.slice(0, 1), media);
     expect(await env.MEDIA.head(`${created.contentKey}/thumbnail.jpg`)).not.toBeNull();
 
-    const foreign = await writeJson(other, "DELETE", `/v2/content?contentKey=${created.contentKey}`);
+    const foreign = await writeJson(
+      other,
+      "DELETE",
+      `/v2/content?contentKey=${created.contentKey}`,
+    );
     expect(foreign.res.status).toBe(404);
 
-    const { res, body } = await writeJson(org, "DELETE", `/v2/content?contentKey=${created.contentKey}`);
+    const { res, body } = await writeJson(
+      org,
+      "DELETE",
+      `/v2/content?contentKey=${created.contentKey}`,
+    );
     expect(res.status).toBe(200);
     expect(body.title).toBe("to delete");
     expect(await env.MEDIA.head(`${created.contentKey}/thumbnail.jpg`)).toBeNull();
@@ -356,7 +435,11 @@ describe("E4 and E5", () => {
     // And the signed URL is dead.
     const late = await call(signedUrls[1], { method: "PUT", body: media.slice(CHUNK_SIZE) });
     expect(late.status).toBe(404);
-    expect((await writeJson(org, "GET", `/v2/content?contentKey=${created.contentKey}`)).res.status).toBe(404);
-    expect((await writeJson(org, "DELETE", `/v2/content?contentKey=${created.contentKey}`)).res.status).toBe(404);
+    expect(
+      (await writeJson(org, "GET", `/v2/content?contentKey=${created.contentKey}`)).res.status,
+    ).toBe(404);
+    expect(
+      (await writeJson(org, "DELETE", `/v2/content?contentKey=${created.contentKey}`)).res.status,
+    ).toBe(404);
   });
 });

@@ -7,7 +7,15 @@
 // after a later cron run or feed write.
 import { env } from "cloudflare:test";
 import { expect, it, vi } from "vitest";
-import { ADMIN_TOKEN, call, callJson, callSettled, createOrg, writeHeaders, type TestOrg } from "./helpers";
+import {
+  ADMIN_TOKEN,
+  call,
+  callJson,
+  callSettled,
+  createOrg,
+  writeHeaders,
+  type TestOrg,
+} from "./helpers";
 
 /** A write whose waitUntil work (its feed-rebuilds message) is done when this resolves. */
 async function settledWrite(org: TestOrg, method: string, path: string, body: unknown) {
@@ -38,7 +46,10 @@ async function feedListWhen(syncCode: string, count: number) {
 it("publishes the feed list under the new sync code and removes the old one when the sync code is rotated", async () => {
   const org = await createOrg();
   const first = await settledWrite(org, "POST", "/v2/feeds", { name: "First" });
-  const second = await settledWrite(org, "POST", "/v2/feeds", { name: "Second", configuration: { tags: ["x"] } });
+  const second = await settledWrite(org, "POST", "/v2/feeds", {
+    name: "Second",
+    configuration: { tags: ["x"] },
+  });
   const expected = [
     { feed_id: first.feed_id, name: "First" },
     { feed_id: second.feed_id, name: "Second" },
@@ -47,11 +58,14 @@ it("publishes the feed list under the new sync code and removes the old one when
   const before = await feedListWhen(org.syncCode, 2);
   expect(before.body.feeds).toEqual(expected);
 
-  const rotation = await callSettled(`/admin/organizations/${org.organizationKey}/credentials/rotate`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ rotate: ["syncCode"] }),
-  });
+  const rotation = await callSettled(
+    `/admin/organizations/${org.organizationKey}/credentials/rotate`,
+    {
+      method: "POST",
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ rotate: ["syncCode"] }),
+    },
+  );
   const rotated = (await rotation.json()) as any;
   expect(rotation.status, JSON.stringify(rotated)).toBe(200);
   const newSyncCode: string = rotated.credentials.syncCode;

@@ -1,6 +1,11 @@
 // Feed files in R2: exact shapes, serving, json-feed paging, targeted rebuilds, the cron
 // (windows opening and closing, interrupted rebuilds), deletion.
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import { loadConfig } from "../src/config";
@@ -9,7 +14,18 @@ import { findFeedByFeedId } from "../src/db/feeds";
 import { rebuildFeeds } from "../src/domain/feeds/publisher";
 import { writeFeedFile } from "../src/storage/feed-files";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, withMembers, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  call,
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  ORIGIN,
+  publishVideo,
+  withMembers,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 let org: TestOrg;
@@ -22,7 +38,11 @@ const feeds: Record<string, string> = {};
  */
 async function runCron(scheduledTime = Date.now(), vars: Record<string, string> = {}) {
   const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ cron: "*/5 * * * *", scheduledTime }), { ...env, ...vars }, ctx);
+  await worker.scheduled(
+    createScheduledController({ cron: "*/5 * * * *", scheduledTime }),
+    { ...env, ...vars },
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
 }
 
@@ -117,7 +137,10 @@ describe("feed files", () => {
   });
 
   it("publishes v2 videos, metadata and the organization's feed list", async () => {
-    const { body: videos } = await fileWhen(`/v2/feeds/${feeds.F1}/videos.json`, (b) => b.videos.length === 2);
+    const { body: videos } = await fileWhen(
+      `/v2/feeds/${feeds.F1}/videos.json`,
+      (b) => b.videos.length === 2,
+    );
     expect(Object.keys(videos)).toEqual(["videos", "generated_at"]);
     expect(videos.videos[1]).toEqual({
       contentKey: k.v1,
@@ -134,7 +157,9 @@ describe("feed files", () => {
       isLive: false,
       thumbnail: `${ORIGIN}/thumbnails/${k.v1}.jpg`,
       url: `${ORIGIN}/media/${k.v1}/${k.v1}.mp4`,
-      urlHLS: expect.stringMatching(/^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h1-[0-9a-z]+\/master\.m3u8$/),
+      urlHLS: expect.stringMatching(
+        /^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h1-[0-9a-z]+\/master\.m3u8$/,
+      ),
       subtitles: [{ en: "https://subs.example.com/v1.en.vtt" }],
     });
     const { body: metadata } = await fileWhen(`/v2/feeds/${feeds.F1}/metadata.json`, () => true);
@@ -144,7 +169,10 @@ describe("feed files", () => {
       configuration: { categories: [], tags: ["t1"], events: [] },
       generated_at: expect.any(String),
     });
-    const { body: list } = await fileWhen(`/v2/orgs/${org.syncCode}/feeds.json`, (b) => b.feeds.length === 3);
+    const { body: list } = await fileWhen(
+      `/v2/orgs/${org.syncCode}/feeds.json`,
+      (b) => b.feeds.length === 3,
+    );
     expect(list.feeds).toEqual([
       { feed_id: feeds.F1, name: "F1" },
       { feed_id: feeds.F2, name: "F2" },
@@ -155,15 +183,24 @@ describe("feed files", () => {
   });
 
   it("serves HEAD and 304, and a JSON 404 for an unknown file", async () => {
-    const { res } = await fileWhen(`/v2/feeds/${feeds.F2}/videos.json`, (b) => b.videos.length === 1);
+    const { res } = await fileWhen(
+      `/v2/feeds/${feeds.F2}/videos.json`,
+      (b) => b.videos.length === 1,
+    );
     const etag = res.headers.get("ETag")!;
-    expect((await call(`/v2/feeds/${feeds.F2}/videos.json`, { headers: { "If-None-Match": etag } })).status).toBe(304);
+    expect(
+      (await call(`/v2/feeds/${feeds.F2}/videos.json`, { headers: { "If-None-Match": etag } }))
+        .status,
+    ).toBe(304);
     const head = await call(`/v2/feeds/${feeds.F2}/videos.json`, { method: "HEAD" });
     expect(head.status).toBe(200);
     expect(Number(head.headers.get("Content-Length"))).toBeGreaterThan(0);
     const missing = await callJson("/v2/feeds/nosuchfeed/videos.json");
     expect(missing.res.status).toBe(404);
-    expect(missing.body).toEqual({ status: "KO", error: "no feed file at /v2/feeds/nosuchfeed/videos.json" });
+    expect(missing.body).toEqual({
+      status: "KO",
+      error: "no feed file at /v2/feeds/nosuchfeed/videos.json",
+    });
     expect((await callJson("/nosuchfeed-feed.json")).res.status).toBe(404);
   });
 
@@ -182,12 +219,21 @@ describe("feed files", () => {
         const object = (await env.MEDIA.get(k, options)) as R2ObjectBody | null;
         if (!object || k !== key) return object;
         const bytes = await object.arrayBuffer();
-        await writeFeedFile({ bucket: env.MEDIA, origin: ORIGIN }, key, JSON.stringify(next), new Date().toISOString());
+        await writeFeedFile(
+          { bucket: env.MEDIA, origin: ORIGIN },
+          key,
+          JSON.stringify(next),
+          new Date().toISOString(),
+        );
         return withMembers(object, { body: new Response(bytes).body });
       },
     });
     const ctx = createExecutionContext();
-    const during = await worker.fetch(new Request(`${ORIGIN}${path}?race=1`), { ...env, MEDIA: racing }, ctx);
+    const during = await worker.fetch(
+      new Request(`${ORIGIN}${path}?race=1`),
+      { ...env, MEDIA: racing },
+      ctx,
+    );
     expect(((await during.json()) as any).videos[0].title).toBe(old.videos[0].title);
     await waitOnExecutionContext(ctx);
     // The next read is not given the copy the first one read: it reads the file again.
@@ -247,11 +293,16 @@ describe("feed files", () => {
       customFields: [],
     });
     expect(update.res.status).toBe(200);
-    const changed = await fileWhen(`/v2/feeds/${feeds.F2}/videos.json`, (b) => b.videos[0].title === "Second, renamed");
+    const changed = await fileWhen(
+      `/v2/feeds/${feeds.F2}/videos.json`,
+      (b) => b.videos[0].title === "Second, renamed",
+    );
     expect(changed.res.headers.get("ETag")).not.toBe(f2.res.headers.get("ETag"));
     const untouched = await call(`/v2/feeds/${feeds.F1}/videos.json`);
     expect(untouched.headers.get("ETag")).toBe(f1Etag);
-    expect((await env.MEDIA.head(`v2/feeds/${feeds.F1}/videos.json`))!.uploaded.getTime()).toBe(f1Object!.uploaded.getTime());
+    expect((await env.MEDIA.head(`v2/feeds/${feeds.F1}/videos.json`))!.uploaded.getTime()).toBe(
+      f1Object!.uploaded.getTime(),
+    );
   });
 
   it("rewrites a file whose head changed though its videos did not (a renamed feed), and only that file", async () => {
@@ -259,14 +310,28 @@ describe("feed files", () => {
     const legacy = await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.videos.length === 2);
     const videos = await env.MEDIA.head(`v2/feeds/${feeds.F1}/videos.json`);
     const renamed = `F1 renamed ${Date.now()}`;
-    expect((await writeJson(org, "PUT", `/v2/feeds/${feeds.F1}`, { name: renamed, configuration: { tags: ["t1"] } })).res.status).toBe(200);
+    expect(
+      (
+        await writeJson(org, "PUT", `/v2/feeds/${feeds.F1}`, {
+          name: renamed,
+          configuration: { tags: ["t1"] },
+        })
+      ).res.status,
+    ).toBe(200);
     const after = await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.name === renamed);
     expect(videoKeys(after.body)).toEqual(videoKeys(legacy.body));
     expect(after.res.headers.get("ETag")).not.toBe(legacy.res.headers.get("ETag"));
     await settled();
     // videos.json lists the same records under no head: left alone.
     expect((await env.MEDIA.head(`v2/feeds/${feeds.F1}/videos.json`))!.etag).toBe(videos!.etag);
-    expect((await writeJson(org, "PUT", `/v2/feeds/${feeds.F1}`, { name: "F1", configuration: { tags: ["t1"] } })).res.status).toBe(200);
+    expect(
+      (
+        await writeJson(org, "PUT", `/v2/feeds/${feeds.F1}`, {
+          name: "F1",
+          configuration: { tags: ["t1"] },
+        })
+      ).res.status,
+    ).toBe(200);
     await fileWhen(`/${feeds.F1}-feed.json`, (b) => b.name === "F1");
   });
 
@@ -293,7 +358,14 @@ describe("feed files", () => {
     });
     await runCron(at(0), windowsOnly); // windows checked up to T
     const patched = await admin(`/admin/videos/${k.v3}`, "PATCH", {
-      syndications: [{ name: "w", start_time: new Date(at(10)).toISOString(), stop_time: new Date(at(20)).toISOString(), geos: [] }],
+      syndications: [
+        {
+          name: "w",
+          start_time: new Date(at(10)).toISOString(),
+          stop_time: new Date(at(20)).toISOString(),
+          geos: [],
+        },
+      ],
     });
     expect(patched.res.status, JSON.stringify(patched.body)).toBe(200);
     // The write's own rebuild (now, before the window) leaves v3 out.
@@ -319,16 +391,27 @@ describe("feed files", () => {
     // pass's lease, so no queued pass takes it (a message of an earlier write may still be in the
     // local queue); the first cron run after the lease ends does.
     const leaseEnds = Date.now() + 30_000;
-    await env.DB.prepare("update contents set title = 'Changed behind the scenes' where content_key = ?").bind(k.v2).run();
-    await env.DB.prepare("update feeds set dirty_since = ?, building_until = ? where feed_id = ?").bind(new Date().toISOString(), new Date(leaseEnds).toISOString(), feeds.F2).run();
+    await env.DB.prepare(
+      "update contents set title = 'Changed behind the scenes' where content_key = ?",
+    )
+      .bind(k.v2)
+      .run();
+    await env.DB.prepare("update feeds set dirty_since = ?, building_until = ? where feed_id = ?")
+      .bind(new Date().toISOString(), new Date(leaseEnds).toISOString(), feeds.F2)
+      .run();
     const stale = await callJson(`/${feeds.F2}-feed.json`);
     expect(stale.body.videos[0].title).not.toBe("Changed behind the scenes");
     await runCron(leaseEnds - 1000);
-    expect((await callJson(`/${feeds.F2}-feed.json`)).body.videos[0].title, "the lease still holds it").not.toBe("Changed behind the scenes");
+    expect(
+      (await callJson(`/${feeds.F2}-feed.json`)).body.videos[0].title,
+      "the lease still holds it",
+    ).not.toBe("Changed behind the scenes");
     await runCron(leaseEnds + 1000);
     const fresh = await callJson(`/${feeds.F2}-feed.json`);
     expect(fresh.body.videos[0].title).toBe("Changed behind the scenes");
-    const row = await env.DB.prepare("select dirty_since from feeds where feed_id = ?").bind(feeds.F2).first("dirty_since");
+    const row = await env.DB.prepare("select dirty_since from feeds where feed_id = ?")
+      .bind(feeds.F2)
+      .first("dirty_since");
     expect(row).toBeNull();
   });
 
@@ -337,7 +420,16 @@ describe("feed files", () => {
     const feed = (await findFeedByFeedId(db, feeds.F1!))!;
     await env.DB.prepare("update feeds set files = '{}' where id = ?").bind(feed.id).run();
     const config = { ...loadConfig(env), feedMaxVideos: 1 };
-    await rebuildFeeds({ db, bucket: env.MEDIA, config, origins: { baseUrl: ORIGIN, staticUrl: ORIGIN }, now: new Date() }, [{ ...feed, files: {} }]);
+    await rebuildFeeds(
+      {
+        db,
+        bucket: env.MEDIA,
+        config,
+        origins: { baseUrl: ORIGIN, staticUrl: ORIGIN },
+        now: new Date(),
+      },
+      [{ ...feed, files: {} }],
+    );
     const capped = await callJson(`/v2/feeds/${feeds.F1}/videos.json`);
     expect(capped.body.videos).toHaveLength(1);
     const paged = await callJson(`/json-feed?feed=${feeds.F1}&start=1&count=5`);
@@ -351,15 +443,24 @@ describe("feed files", () => {
 
   it("removes a deleted feed's files and its entry in the feed list", async () => {
     // A feed of its own: F1–F3 are used by the other tests.
-    const doomed = await writeJson(org, "POST", "/v2/feeds", { name: "Doomed", configuration: { tags: ["t2"] } });
+    const doomed = await writeJson(org, "POST", "/v2/feeds", {
+      name: "Doomed",
+      configuration: { tags: ["t2"] },
+    });
     expect(doomed.res.status).toBe(200);
     const id: string = doomed.body.feed_id;
     await fileWhen(`/${id}-feed.json`, (b) => b.videos.length === 1);
-    await fileWhen(`/v2/orgs/${org.syncCode}/feeds.json`, (b) => b.feeds.some((f: any) => f.feed_id === id));
+    await fileWhen(`/v2/orgs/${org.syncCode}/feeds.json`, (b) =>
+      b.feeds.some((f: any) => f.feed_id === id),
+    );
     const deleted = await writeJson(org, "DELETE", `/v2/feeds/${id}`);
     expect(deleted.res.status).toBe(200);
     // Gone before the answer, not in waitUntil.
-    for (const path of [`/${id}-feed.json`, `/v2/feeds/${id}/videos.json`, `/v2/feeds/${id}/metadata.json`]) {
+    for (const path of [
+      `/${id}-feed.json`,
+      `/v2/feeds/${id}/videos.json`,
+      `/v2/feeds/${id}/metadata.json`,
+    ]) {
       expect((await call(path)).status, path).toBe(404);
     }
     const list = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
@@ -375,7 +476,13 @@ describe("feed files", () => {
     expect(res.body).toEqual({ deleted: gone.organizationKey, feeds: 1, videos: 1 });
     expect((await call(`/${feed.body.feed_id}-feed.json`)).status).toBe(404);
     expect((await call(`/v2/orgs/${gone.syncCode}/feeds.json`)).status).toBe(404);
-    expect((await callJson("/admin/organizations/" + gone.organizationKey, { headers: { Authorization: "Bearer test-admin-token" } })).res.status).toBe(404);
+    expect(
+      (
+        await callJson("/admin/organizations/" + gone.organizationKey, {
+          headers: { Authorization: "Bearer test-admin-token" },
+        })
+      ).res.status,
+    ).toBe(404);
   });
 });
 
@@ -397,19 +504,29 @@ describe("operator rebuild", () => {
 });
 
 describe("large lists stay within D1's 100 bound parameters", () => {
-  it("handles a feed with hundreds of names and a write that touches more than 100 feeds", { timeout: 60_000 }, async () => {
+  it("handles a feed with hundreds of names and a write that touches more than 100 feeds", {
+    timeout: 60_000,
+  }, async () => {
     const big = await createOrg();
     const key = await publishVideo(big, mp4, { title: "Needle", tags: ["tag-149"] });
     const manyTags = Array.from({ length: 100 }, (_, i) => `tag-${i + 50}`);
     const manyCategories = Array.from({ length: 100 }, (_, i) => `cat-${i}`);
-    const feed = await writeJson(big, "POST", "/v2/feeds", { name: "Wide", configuration: { tags: manyTags, categories: manyCategories } });
+    const feed = await writeJson(big, "POST", "/v2/feeds", {
+      name: "Wide",
+      configuration: { tags: manyTags, categories: manyCategories },
+    });
     expect(feed.res.status).toBe(200);
-    const listed = await callJson(`/v2/videos/?feedId=${feed.body.feed_id}`, { headers: { "X-Service-Sync-Code": big.syncCode } });
+    const listed = await callJson(`/v2/videos/?feedId=${feed.body.feed_id}`, {
+      headers: { "X-Service-Sync-Code": big.syncCode },
+    });
     expect(listed.body.data.map((v: any) => v.contentKey)).toEqual([key]);
     await fileWhen(`/${feed.body.feed_id}-feed.json`, (b) => b.videos.length === 1);
-    for (let i = 0; i < 105; i++) await env.DB.prepare(
-      "insert into feeds (feed_id, organization_id, name, created_at, updated_at) select ?, id, ?, '2026-01-01', '2026-01-01' from organizations where organization_key = ?",
-    ).bind(`bulkfeed${i}x${Date.now() % 100000}`, `F${i}`, big.organizationKey).run();
+    for (let i = 0; i < 105; i++)
+      await env.DB.prepare(
+        "insert into feeds (feed_id, organization_id, name, created_at, updated_at) select ?, id, ?, '2026-01-01', '2026-01-01' from organizations where organization_key = ?",
+      )
+        .bind(`bulkfeed${i}x${Date.now() % 100000}`, `F${i}`, big.organizationKey)
+        .run();
     const res = await admin("/admin/feeds/rebuild", "POST", { contentKey: key });
     expect(res.res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.feeds).toBe(106);

@@ -5,11 +5,26 @@
 //   other feed tests, these wait for the files to show the change;
 // - scheduled runs (src/domain/feed-cron.ts) at chosen instants: overlapping runs, and the
 //   reconcile cursor walking every feed and wrapping.
-import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, call, callJson, createOrg, dataUrlBytes, publishVideo, withMembers, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  call,
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  publishVideo,
+  withMembers,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 
@@ -30,7 +45,10 @@ describe("writes: membership changes reach the files without the cron", () => {
   }
 
   /** Waits (polling, like the other feed tests) until the feed's files satisfy `check`. */
-  async function membersWhen(feedId: string, check: (keys: string[]) => boolean): Promise<string[]> {
+  async function membersWhen(
+    feedId: string,
+    check: (keys: string[]) => boolean,
+  ): Promise<string[]> {
     let keys: string[] = [];
     await vi.waitFor(
       async () => {
@@ -46,7 +64,16 @@ describe("writes: membership changes reach the files without the cron", () => {
 
   /** E4 with every update field (spec 2.1), changing only the tags. */
   function putTags(key: string, tags: string[]) {
-    return writeJson(org, "PUT", "/v2/content", { contentKey: key, title: key, description: "", thumbnailUrl: null, categories: [], tags, events: [], customFields: [] });
+    return writeJson(org, "PUT", "/v2/content", {
+      contentKey: key,
+      title: key,
+      description: "",
+      thumbnailUrl: null,
+      categories: [],
+      tags,
+      events: [],
+      customFields: [],
+    });
   }
 
   beforeAll(async () => {
@@ -98,26 +125,45 @@ describe("writes: membership changes reach the files without the cron", () => {
   it("a feed configuration PUT republishes the feed with its new members, metadata and name", async () => {
     const va = await publishVideo(org, mp4, { title: "only a", tags: ["a"] });
     const vb = await publishVideo(org, mp4, { title: "only b", tags: ["b"] });
-    const created = await writeJson(org, "POST", "/v2/feeds", { name: "Switching", configuration: { tags: ["a"] } });
+    const created = await writeJson(org, "POST", "/v2/feeds", {
+      name: "Switching",
+      configuration: { tags: ["a"] },
+    });
     expect(created.res.status).toBe(200);
     const id: string = created.body.feed_id;
     await membersWhen(id, (keys) => keys.includes(va) && !keys.includes(vb));
 
-    const put = await writeJson(org, "PUT", `/v2/feeds/${id}`, { name: "Switched", configuration: { tags: ["b"] } });
+    const put = await writeJson(org, "PUT", `/v2/feeds/${id}`, {
+      name: "Switched",
+      configuration: { tags: ["b"] },
+    });
     expect(put.res.status, JSON.stringify(put.body)).toBe(200);
     await membersWhen(id, (keys) => keys.includes(vb) && !keys.includes(va));
     const metadata = await callJson(`/v2/feeds/${id}/metadata.json`);
-    expect(metadata.body).toEqual({ feed_id: id, name: "Switched", configuration: { categories: [], tags: ["b"], events: [] }, generated_at: expect.any(String) });
+    expect(metadata.body).toEqual({
+      feed_id: id,
+      name: "Switched",
+      configuration: { categories: [], tags: ["b"], events: [] },
+      generated_at: expect.any(String),
+    });
     const legacy = await callJson(`/${id}-feed.json`);
     expect(legacy.body).toMatchObject({ name: "Switched", privateTags: ["b"] });
-    await vi.waitFor(async () => {
-      const list = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
-      expect(list.body.feeds).toContainEqual({ feed_id: id, name: "Switched" });
-    }, { timeout: 5000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        const list = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
+        expect(list.body.feeds).toContainEqual({ feed_id: id, name: "Switched" });
+      },
+      { timeout: 5000, interval: 50 },
+    );
     // Emptying the configuration makes it every video of the organization.
-    expect((await writeJson(org, "PUT", `/v2/feeds/${id}`, { name: "Switched", configuration: {} })).res.status).toBe(200);
+    expect(
+      (await writeJson(org, "PUT", `/v2/feeds/${id}`, { name: "Switched", configuration: {} })).res
+        .status,
+    ).toBe(200);
     await membersWhen(id, (keys) => keys.includes(va) && keys.includes(vb));
-    expect((await call(`/${id}-feed.json`)).headers.get("Content-Type")).toBe("application/json; charset=utf-8");
+    expect((await call(`/${id}-feed.json`)).headers.get("Content-Type")).toBe(
+      "application/json; charset=utf-8",
+    );
   });
 });
 
@@ -139,7 +185,11 @@ describe("scheduled runs", () => {
   }
 
   /** One scheduled run at `scheduledTime`, with variable overrides and optionally another bucket. */
-  async function runCron(scheduledTime: number, vars: Record<string, string> = {}, bucket?: R2Bucket) {
+  async function runCron(
+    scheduledTime: number,
+    vars: Record<string, string> = {},
+    bucket?: R2Bucket,
+  ) {
     const ctx = createExecutionContext();
     await worker.scheduled(
       createScheduledController({ cron: "*/5 * * * *", scheduledTime }),
@@ -150,7 +200,9 @@ describe("scheduled runs", () => {
   }
 
   async function state(name: string): Promise<string | null> {
-    return (await env.DB.prepare("select value from cron_state where name = ?").bind(name).first("value")) as string | null;
+    return (await env.DB.prepare("select value from cron_state where name = ?")
+      .bind(name)
+      .first("value")) as string | null;
   }
 
   /** The file at `path` once the write's queued rebuild has produced what `check` wants. */
@@ -171,13 +223,18 @@ describe("scheduled runs", () => {
   const titles = (body: any) => (body.videos as any[]).map((v) => v.title).sort();
   const withoutGeneratedAt = ({ generated_at: _, ...rest }: any) => rest;
   /** A cron instant ahead of the wall clock, so runs never go back in time across tests. */
-  const cronInstant = (stepsAhead: number) => (Math.ceil(Date.now() / 300_000) + stepsAhead) * 300_000;
+  const cronInstant = (stepsAhead: number) =>
+    (Math.ceil(Date.now() / 300_000) + stepsAhead) * 300_000;
 
   beforeAll(async () => {
     org = await createOrg();
     k.x = await publishVideo(org, mp4, { title: "x video", tags: ["x"] });
     k.y = await publishVideo(org, mp4, { title: "y video", tags: ["y"] });
-    for (const [name, tags] of [["X", ["x"]], ["Y", ["y"]], ["XY", ["x", "y"]]] as const) {
+    for (const [name, tags] of [
+      ["X", ["x"]],
+      ["Y", ["y"]],
+      ["XY", ["x", "y"]],
+    ] as const) {
       const created = await writeJson(org, "POST", "/v2/feeds", { name, configuration: { tags } });
       expect(created.res.status).toBe(200);
       feeds[name] = created.body.feed_id;
@@ -196,8 +253,14 @@ describe("scheduled runs", () => {
     async function overlap(label: string, offsets: number[]) {
       const title = `renamed ${label}`;
       // A change whose waitUntil rebuild never ran: data changed, the three feeds marked dirty.
-      await env.DB.prepare("update contents set title = ? || ' ' || content_key where content_key in (?, ?)").bind(title, k.x, k.y).run();
-      await env.DB.prepare("update feeds set dirty_since = ? where feed_id in (?, ?, ?)").bind(new Date().toISOString(), ...ids()).run();
+      await env.DB.prepare(
+        "update contents set title = ? || ' ' || content_key where content_key in (?, ?)",
+      )
+        .bind(title, k.x, k.y)
+        .run();
+      await env.DB.prepare("update feeds set dirty_since = ? where feed_id in (?, ?, ?)")
+        .bind(new Date().toISOString(), ...ids())
+        .run();
       const t = cronInstant(1);
       const { bucket, puts } = countingBucket(env.MEDIA);
       await Promise.all(offsets.map((offset) => runCron(t + offset, {}, bucket)));
@@ -212,12 +275,23 @@ describe("scheduled runs", () => {
       it(`leave every dirty feed published, as one run would: ${label}`, async () => {
         const { title, times } = await overlap(label, [...offsets]);
         // Every dirty feed is published with the new titles, in both file formats.
-        const expected = { X: [`${title} ${k.x}`], Y: [`${title} ${k.y}`], XY: [`${title} ${k.x}`, `${title} ${k.y}`].sort() };
+        const expected = {
+          X: [`${title} ${k.x}`],
+          Y: [`${title} ${k.y}`],
+          XY: [`${title} ${k.x}`, `${title} ${k.y}`].sort(),
+        };
         for (const [name, want] of Object.entries(expected)) {
           expect(titles((await callJson(`/${feeds[name]}-feed.json`)).body), name).toEqual(want);
-          expect(titles((await callJson(`/v2/feeds/${feeds[name]}/videos.json`)).body), name).toEqual(want);
+          expect(
+            titles((await callJson(`/v2/feeds/${feeds[name]}/videos.json`)).body),
+            name,
+          ).toEqual(want);
         }
-        const dirty = await env.DB.prepare("select count(*) as n from feeds where feed_id in (?, ?, ?) and dirty_since is not null").bind(...ids()).first("n");
+        const dirty = await env.DB.prepare(
+          "select count(*) as n from feeds where feed_id in (?, ?, ?) and dirty_since is not null",
+        )
+          .bind(...ids())
+          .first("n");
         expect(dirty).toBe(0);
         // The feed list names each feed once.
         const list = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
@@ -229,12 +303,20 @@ describe("scheduled runs", () => {
         // Each file holds what a single build writes (forced rebuild, compared without generated_at).
         const published = new Map<string, unknown>();
         for (const id of ids()) {
-          for (const path of [`/${id}-feed.json`, `/v2/feeds/${id}/videos.json`, `/v2/feeds/${id}/metadata.json`]) {
+          for (const path of [
+            `/${id}-feed.json`,
+            `/v2/feeds/${id}/videos.json`,
+            `/v2/feeds/${id}/metadata.json`,
+          ]) {
             published.set(path, withoutGeneratedAt((await callJson(path)).body));
           }
         }
-        for (const id of ids()) expect((await admin("/admin/feeds/rebuild", "POST", { feedId: id, force: true })).res.status).toBe(200);
-        for (const [path, body] of published) expect(withoutGeneratedAt((await callJson(path)).body), path).toEqual(body);
+        for (const id of ids())
+          expect(
+            (await admin("/admin/feeds/rebuild", "POST", { feedId: id, force: true })).res.status,
+          ).toBe(200);
+        for (const [path, body] of published)
+          expect(withoutGeneratedAt((await callJson(path)).body), path).toEqual(body);
       });
     }
 
@@ -251,21 +333,36 @@ describe("scheduled runs", () => {
     it("walks every feed in id order, FEED_RECONCILE_BATCH per run, and wraps to the start", async () => {
       // More feeds than one batch: another organization's four join the others.
       const other = await createOrg();
-      for (const name of ["R1", "R2", "R3", "R4"]) expect((await writeJson(other, "POST", "/v2/feeds", { name })).res.status).toBe(200);
+      for (const name of ["R1", "R2", "R3", "R4"])
+        expect((await writeJson(other, "POST", "/v2/feeds", { name })).res.status).toBe(200);
       await fileWhen(`/v2/orgs/${other.syncCode}/feeds.json`, (b) => b.feeds.length === 4);
       // Every feed of the file's database takes part; wait until no write's rebuild is pending
       // (it would stamp built_at with its own time).
-      await vi.waitFor(async () => expect(await env.DB.prepare("select count(*) as n from feeds where dirty_since is not null").first("n")).toBe(0), {
-        timeout: 5000,
-        interval: 50,
-      });
-      const ids = ((await env.DB.prepare("select id from feeds order by id").all<{ id: number }>()).results).map((r) => r.id);
+      await vi.waitFor(
+        async () =>
+          expect(
+            await env.DB.prepare(
+              "select count(*) as n from feeds where dirty_since is not null",
+            ).first("n"),
+          ).toBe(0),
+        {
+          timeout: 5000,
+          interval: 50,
+        },
+      );
+      const ids = (
+        await env.DB.prepare("select id from feeds order by id").all<{ id: number }>()
+      ).results.map((r) => r.id);
       const batch = 2;
       const vars = { FEED_RECONCILE_BATCH: String(batch) };
       let t = cronInstant(20);
       // Nothing dirty left, so each run rebuilds exactly its reconcile slice.
       await runCron(t, { FEED_RECONCILE_BATCH: "0" });
-      expect(await env.DB.prepare("select count(*) as n from feeds where dirty_since is not null").first("n")).toBe(0);
+      expect(
+        await env.DB.prepare("select count(*) as n from feeds where dirty_since is not null").first(
+          "n",
+        ),
+      ).toBe(0);
 
       let cursor = Number((await state("reconcile_after_feed_id")) ?? 0);
       const rebuiltInOrder: number[] = [];
@@ -275,7 +372,11 @@ describe("scheduled runs", () => {
         t += 5 * 60_000;
         await runCron(t, vars);
         const builtAt = new Date(t).toISOString();
-        const rebuilt = ((await env.DB.prepare("select id from feeds where built_at = ? order by id").bind(builtAt).all<{ id: number }>()).results).map((r) => r.id);
+        const rebuilt = (
+          await env.DB.prepare("select id from feeds where built_at = ? order by id")
+            .bind(builtAt)
+            .all<{ id: number }>()
+        ).results.map((r) => r.id);
         // The next `batch` feeds after the cursor, in id order; fewer at the end, which wraps it.
         const next = ids.filter((id) => id > cursor).slice(0, batch);
         expect(rebuilt, `run ${run}, cursor ${cursor}`).toEqual(next);
@@ -288,7 +389,8 @@ describe("scheduled runs", () => {
       expect(wraps).toBeGreaterThan(0);
       expect(new Set(rebuiltInOrder)).toEqual(new Set(ids));
       const successor = (id: number) => ids[(ids.indexOf(id) + 1) % ids.length];
-      for (let i = 1; i < rebuiltInOrder.length; i++) expect(rebuiltInOrder[i]).toBe(successor(rebuiltInOrder[i - 1]!));
+      for (let i = 1; i < rebuiltInOrder.length; i++)
+        expect(rebuiltInOrder[i]).toBe(successor(rebuiltInOrder[i - 1]!));
     });
   });
 });

@@ -4,12 +4,26 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_THUMBNAIL_JPEG } from "../src/media/default-thumbnail";
-import { FLAT_FRAME_MAX_BYTES, mediaTransformsFrames, thumbnailTime, type MediaTransformsBinding } from "../src/media/frames";
+import {
+  FLAT_FRAME_MAX_BYTES,
+  mediaTransformsFrames,
+  thumbnailTime,
+  type MediaTransformsBinding,
+} from "../src/media/frames";
 import { checkThumbnail, readJpegInfo } from "../src/media/jpeg";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
-import { call, callJson, createOrg, dataUrlBytes, publishVideo, uploadParts, writeJson, type TestOrg } from "./helpers";
+import {
+  call,
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  publishVideo,
+  uploadParts,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 const thumb = dataUrlBytes(thumbUrl);
@@ -21,7 +35,9 @@ beforeAll(async () => {
 
 /** The frame stored for a content, once the work after E2 has stored it. */
 async function frameOf(key: string): Promise<Uint8Array> {
-  await expect.poll(async () => (await env.MEDIA.head(`${key}/frame.jpg`)) !== null, { timeout: 10_000 }).toBe(true);
+  await expect
+    .poll(async () => (await env.MEDIA.head(`${key}/frame.jpg`)) !== null, { timeout: 10_000 })
+    .toBe(true);
   return new Uint8Array(await (await env.MEDIA.get(`${key}/frame.jpg`))!.arrayBuffer());
 }
 
@@ -33,7 +49,13 @@ describe.skipIf(!env.FRAMES)("a thumbnail from the video (local ffmpeg frame ser
     expect(readJpegInfo(frame)).toEqual({ width: 1920, height: 1080 });
     // A picture (the test pattern), not a flat colour.
     expect(frame.length).toBeGreaterThan(FLAT_FRAME_MAX_BYTES);
-    const e3 = await callJson(`/v2/content?contentKey=${key}`, { headers: { "X-Service-Sync-Code": org.syncCode, "X-Service-Api-Key": org.apiKey, "X-Service-Api-Secret": org.apiSecret } });
+    const e3 = await callJson(`/v2/content?contentKey=${key}`, {
+      headers: {
+        "X-Service-Sync-Code": org.syncCode,
+        "X-Service-Api-Key": org.apiKey,
+        "X-Service-Api-Secret": org.apiSecret,
+      },
+    });
     const served = await call(new URL(e3.body.thumbnailUrl).pathname);
     expect(served.status).toBe(200);
     expect(served.headers.get("Cache-Control")).toBe("public, max-age=60");
@@ -50,19 +72,31 @@ describe.skipIf(!env.FRAMES)("a thumbnail from the video (local ffmpeg frame ser
   it("never replaces the publisher's thumbnail: one uploaded before E2 means no frame, one after wins", async () => {
     const created = await writeJson(org, "POST", "/v2/content/", { contentSize: mp4.length });
     const key = created.body.contentKey;
-    expect((await call(created.body.thumbnailUploadUrl, { method: "PUT", body: thumb })).status).toBe(200);
+    expect(
+      (await call(created.body.thumbnailUploadUrl, { method: "PUT", body: thumb })).status,
+    ).toBe(200);
     const parts = await uploadParts(created.body.contentUploadData.signedUrls, mp4);
-    const done = await writeJson(org, "POST", "/v2/content/complete", { uploadId: created.body.contentUploadData.uploadId, key: created.body.contentUploadData.key, parts });
+    const done = await writeJson(org, "POST", "/v2/content/complete", {
+      uploadId: created.body.contentUploadData.uploadId,
+      key: created.body.contentUploadData.key,
+      parts,
+    });
     expect(done.res.status).toBe(200);
     const later = await publishVideo(org, mp4);
     await frameOf(later);
     // The work after both E2s has run (the later one's frame exists): none for the first.
     expect(await env.MEDIA.head(`${key}/frame.jpg`)).toBeNull();
-    expect(new Uint8Array(await (await call(`/thumbnails/${key}.jpg?v=1`)).arrayBuffer())).toEqual(thumb);
+    expect(new Uint8Array(await (await call(`/thumbnails/${key}.jpg?v=1`)).arrayBuffer())).toEqual(
+      thumb,
+    );
 
     const fresh = await writeJson(org, "POST", "/v2/content/thumbnail", { contentKey: later });
-    expect((await call(fresh.body.thumbnailUploadUrl, { method: "PUT", body: thumb })).status).toBe(200);
-    expect(new Uint8Array(await (await call(`/thumbnails/${later}.jpg?v=1`)).arrayBuffer())).toEqual(thumb);
+    expect((await call(fresh.body.thumbnailUploadUrl, { method: "PUT", body: thumb })).status).toBe(
+      200,
+    );
+    expect(
+      new Uint8Array(await (await call(`/thumbnails/${later}.jpg?v=1`)).arrayBuffer()),
+    ).toEqual(thumb);
   });
 
   it("is deleted with its content", async () => {
@@ -94,7 +128,10 @@ describe("the Media Transformations adapter (production)", () => {
             return {
               output(options) {
                 calls.push(["output", options]);
-                return { response: async () => new Response(thumb, { headers: { "Content-Type": "image/jpeg" } }) };
+                return {
+                  response: async () =>
+                    new Response(thumb, { headers: { "Content-Type": "image/jpeg" } }),
+                };
               },
             };
           },
@@ -113,8 +150,16 @@ describe("the Media Transformations adapter (production)", () => {
 
   it("turns an error answer into an error that names it", async () => {
     const binding: MediaTransformsBinding = {
-      input: () => ({ transform: () => ({ output: () => ({ response: async () => new Response("input too large", { status: 413 }) }) }) }),
+      input: () => ({
+        transform: () => ({
+          output: () => ({
+            response: async () => new Response("input too large", { status: 413 }),
+          }),
+        }),
+      }),
     };
-    await expect(mediaTransformsFrames(binding).frame({ video: new Blob([mp4]).stream(), atSeconds: 1 })).rejects.toThrow(/media transformations: HTTP 413 input too large/);
+    await expect(
+      mediaTransformsFrames(binding).frame({ video: new Blob([mp4]).stream(), atSeconds: 1 }),
+    ).rejects.toThrow(/media transformations: HTTP 413 input too large/);
   });
 });

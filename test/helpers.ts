@@ -22,12 +22,19 @@ export function call(path: string, init: RequestInit = {}): Promise<Response> {
  */
 export async function callSettled(path: string, init: RequestInit = {}): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(path.startsWith("http") ? path : `${ORIGIN}${path}`, init), env, ctx);
+  const res = await worker.fetch(
+    new Request(path.startsWith("http") ? path : `${ORIGIN}${path}`, init),
+    env,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return res;
 }
 
-export async function callJson<T = any>(path: string, init: RequestInit = {}): Promise<{ res: Response; body: T }> {
+export async function callJson<T = any>(
+  path: string,
+  init: RequestInit = {},
+): Promise<{ res: Response; body: T }> {
   const res = await call(path, init);
   const text = await res.text();
   return { res, body: (text ? JSON.parse(text) : null) as T };
@@ -36,7 +43,10 @@ export async function callJson<T = any>(path: string, init: RequestInit = {}): P
 export function admin(path: string, method = "GET", body?: unknown) {
   return callJson(path, {
     method,
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, ...(body !== undefined && { "Content-Type": "application/json" }) },
+    headers: {
+      Authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...(body !== undefined && { "Content-Type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
@@ -57,10 +67,17 @@ let orgCounter = 0;
  * organizations live in both.
  */
 export async function createOrg(
-  options: { plan?: "standard" | "enterprise"; entitlements?: string[]; network?: string; key?: string; statsShard?: number } = {},
+  options: {
+    plan?: "standard" | "enterprise";
+    entitlements?: string[];
+    network?: string;
+    key?: string;
+    statsShard?: number;
+  } = {},
 ): Promise<TestOrg> {
   const n = orgCounter++;
-  const organizationKey = options.key ?? `org${Date.now().toString(36)}${n}${Math.random().toString(36).slice(2, 6)}`;
+  const organizationKey =
+    options.key ?? `org${Date.now().toString(36)}${n}${Math.random().toString(36).slice(2, 6)}`;
   const { res, body } = await admin("/admin/organizations", "POST", {
     organizationKey,
     plan: options.plan ?? "enterprise",
@@ -74,12 +91,19 @@ export async function createOrg(
 
 /** The statistics database (shard) of an organization, for the tests' own queries. */
 export async function statsD1(org: TestOrg | { organizationKey: string }): Promise<D1Database> {
-  const shard = await env.DB.prepare("select stats_shard from organizations where organization_key = ?").bind(org.organizationKey).first<number>("stats_shard");
+  const shard = await env.DB.prepare(
+    "select stats_shard from organizations where organization_key = ?",
+  )
+    .bind(org.organizationKey)
+    .first<number>("stats_shard");
   if (shard === null) throw new Error(`no organization ${org.organizationKey}`);
   return shard === 0 ? env.STATS_DB : env.STATS_DB_1!;
 }
 
-export function writeHeaders(org: TestOrg, extra: Record<string, string> = {}): Record<string, string> {
+export function writeHeaders(
+  org: TestOrg,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     "X-Service-Sync-Code": org.syncCode,
     "X-Service-Api-Key": org.apiKey,
@@ -88,7 +112,13 @@ export function writeHeaders(org: TestOrg, extra: Record<string, string> = {}): 
   };
 }
 
-export function writeJson(org: TestOrg, method: string, path: string, body?: unknown, extra: Record<string, string> = {}) {
+export function writeJson(
+  org: TestOrg,
+  method: string,
+  path: string,
+  body?: unknown,
+  extra: Record<string, string> = {},
+) {
   return callJson(path, {
     method,
     headers: { ...writeHeaders(org, extra), "Content-Type": "application/json" },
@@ -115,7 +145,10 @@ export const CHUNK_SIZE = 5 * 1024 * 1024;
 export async function uploadParts(signedUrls: string[], bytes: Uint8Array, chunkSize = CHUNK_SIZE) {
   const parts: { PartNumber: number; ETag: string }[] = [];
   for (const [i, url] of signedUrls.entries()) {
-    const res = await call(url, { method: "PUT", body: bytes.slice(i * chunkSize, (i + 1) * chunkSize) });
+    const res = await call(url, {
+      method: "PUT",
+      body: bytes.slice(i * chunkSize, (i + 1) * chunkSize),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     parts.push({ PartNumber: i + 1, ETag: res.headers.get("ETag")! });
   }
@@ -137,27 +170,42 @@ export async function publishVideo(
   body: Record<string, unknown> = {},
   extraHeaders: Record<string, string> = {},
 ): Promise<string> {
-  const created = await writeJson(org, "POST", "/v2/content/", { contentSize: mp4.byteLength, ...body }, extraHeaders);
+  const created = await writeJson(
+    org,
+    "POST",
+    "/v2/content/",
+    { contentSize: mp4.byteLength, ...body },
+    extraHeaders,
+  );
   expect(created.res.status, JSON.stringify(created.body)).toBe(200);
   const parts = await uploadParts(created.body.contentUploadData.signedUrls, mp4);
   const done = await writeJson(
     org,
     "POST",
     "/v2/content/complete",
-    { uploadId: created.body.contentUploadData.uploadId, key: created.body.contentUploadData.key, parts },
+    {
+      uploadId: created.body.contentUploadData.uploadId,
+      key: created.body.contentUploadData.key,
+      parts,
+    },
     extraHeaders,
   );
   expect(done.res.status, JSON.stringify(done.body)).toBe(200);
   return created.body.contentKey as string;
 }
 
-export function readHeaders(org: TestOrg, extra: Record<string, string> = {}): Record<string, string> {
+export function readHeaders(
+  org: TestOrg,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return { "X-Service-Sync-Code": org.syncCode, ...extra };
 }
 
 /** D1 cost of a response, from its Server-Timing header. */
 export function d1Cost(res: Response): { rowsRead: number; rowsWritten: number; queries: number } {
-  const m = res.headers.get("Server-Timing")?.match(/rows_read=(\d+) rows_written=(\d+) queries=(\d+)/);
+  const m = res.headers
+    .get("Server-Timing")
+    ?.match(/rows_read=(\d+) rows_written=(\d+) queries=(\d+)/);
   if (!m) throw new Error("no D1 Server-Timing");
   return { rowsRead: Number(m[1]), rowsWritten: Number(m[2]), queries: Number(m[3]) };
 }
@@ -176,7 +224,10 @@ export function startOfAMinute(): void {
  * A binding (or any object) with some members replaced, the rest the real ones (methods bound to
  * it): a test arranges a failure, a count or a race on the real binding underneath.
  */
-export function withMembers<T extends object>(real: T, replaced: Partial<Record<keyof T, unknown>>): T {
+export function withMembers<T extends object>(
+  real: T,
+  replaced: Partial<Record<keyof T, unknown>>,
+): T {
   return new Proxy(real, {
     get(target, prop) {
       if (Object.hasOwn(replaced, prop)) return replaced[prop as keyof T];

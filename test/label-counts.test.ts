@@ -2,7 +2,16 @@
 import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, callJson, createOrg, d1Cost, dataUrlBytes, publishVideo, readHeaders, writeJson } from "./helpers";
+import {
+  admin,
+  callJson,
+  createOrg,
+  d1Cost,
+  dataUrlBytes,
+  publishVideo,
+  readHeaders,
+  writeJson,
+} from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 
@@ -25,7 +34,9 @@ it("follows publish, name changes, removal and deletion", async () => {
   const b = await publishVideo(org, mp4, { tags: ["x"] });
   await writeJson(org, "POST", "/v2/content/", { contentSize: 10, tags: ["x"] }); // unfinished
   expect(await drift(org.organizationKey)).toEqual([]);
-  const x = await env.DB.prepare("select videos from labels where name = 'x' and organization_id = (select id from organizations where organization_key = ?)")
+  const x = await env.DB.prepare(
+    "select videos from labels where name = 'x' and organization_id = (select id from organizations where organization_key = ?)",
+  )
     .bind(org.organizationKey)
     .first("videos");
   expect(x).toBe(2);
@@ -53,10 +64,14 @@ it("follows publish, name changes, removal and deletion", async () => {
 it("answers a one-name filter's count from the label counter", async () => {
   const org = await createOrg();
   for (let i = 0; i < 3; i++) await publishVideo(org, mp4, { tags: i < 2 ? ["common"] : ["rare"] });
-  const common = await callJson("/v2/videos/?tags=common&pageSize=1", { headers: readHeaders(org) });
+  const common = await callJson("/v2/videos/?tags=common&pageSize=1", {
+    headers: readHeaders(org),
+  });
   expect(common.body.count).toBe(2);
   expect(common.body.data).toHaveLength(1);
-  const past = await callJson("/v2/videos/?tags=common&page=5&pageSize=1", { headers: readHeaders(org) });
+  const past = await callJson("/v2/videos/?tags=common&page=5&pageSize=1", {
+    headers: readHeaders(org),
+  });
   expect(past.body).toMatchObject({ count: 2, data: [] });
   expect(d1Cost(common.res).rowsRead).toBeLessThan(30);
 });

@@ -8,7 +8,9 @@ let org: TestOrg;
 const names = (n: number, prefix = "n") => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 beforeAll(async () => {
-  org = await createOrg({ entitlements: ["custom_fields", "events", "enterprise_player", "viewer_analytics"] });
+  org = await createOrg({
+    entitlements: ["custom_fields", "events", "enterprise_player", "viewer_analytics"],
+  });
 });
 
 describe("E1 and E4 bodies", () => {
@@ -26,7 +28,10 @@ describe("E1 and E4 bodies", () => {
     expect(created.res.status, JSON.stringify(created.body).slice(0, 300)).toBe(200);
     expect(created.body.tags).toHaveLength(100);
     const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${created.body.contentKey}`);
-    const updated = await writeJson(org, "PUT", "/v2/content", { ...e3.body, tags: names(100, "u") });
+    const updated = await writeJson(org, "PUT", "/v2/content", {
+      ...e3.body,
+      tags: names(100, "u"),
+    });
     expect(updated.res.status, JSON.stringify(updated.body).slice(0, 300)).toBe(200);
     expect(updated.body.tags).toEqual(names(100, "u"));
   });
@@ -34,9 +39,21 @@ describe("E1 and E4 bodies", () => {
   it("answer one past each limit with a 400 naming it", async () => {
     for (const [field, value, message] of [
       ["tags", names(101), "tags: at most 100 tag names"],
-      ["customFields", names(101).map((n) => ({ [n]: 1 })), "customFields: at most 100 custom fields"],
-      ["subtitles", names(51).map(() => ({ en: "https://s.example.com/a.vtt" })), "subtitles: Too big"],
-      ["subtitles", [{ en: `https://s.example.com/${"x".repeat(2000)}` }], "subtitles.0.en: must be at most 2000 characters"],
+      [
+        "customFields",
+        names(101).map((n) => ({ [n]: 1 })),
+        "customFields: at most 100 custom fields",
+      ],
+      [
+        "subtitles",
+        names(51).map(() => ({ en: "https://s.example.com/a.vtt" })),
+        "subtitles: Too big",
+      ],
+      [
+        "subtitles",
+        [{ en: `https://s.example.com/${"x".repeat(2000)}` }],
+        "subtitles.0.en: must be at most 2000 characters",
+      ],
       ["title", "t".repeat(501), "title: must be at most 500 characters"],
     ] as const) {
       const res = await writeJson(org, "POST", "/v2/content/", { contentSize: 10, [field]: value });
@@ -46,24 +63,38 @@ describe("E1 and E4 bodies", () => {
   });
 
   it("refuse a body over 1 MB with 413", async () => {
-    const res = await writeJson(org, "POST", "/v2/content/", JSON.stringify({ contentSize: 10, description: "d".repeat(1_100_000) }));
+    const res = await writeJson(
+      org,
+      "POST",
+      "/v2/content/",
+      JSON.stringify({ contentSize: 10, description: "d".repeat(1_100_000) }),
+    );
     expect(res.res.status).toBe(413);
     expect(res.body.message).toMatch(/over 1048576 bytes/);
   });
 });
 
 describe("E6 and E7 filters", () => {
-  const e6 = (query: string) => callJson(`/v2/videos/?${query}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+  const e6 = (query: string) =>
+    callJson(`/v2/videos/?${query}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
   const e7 = (query: string) =>
-    callJson(`/v2/analytics/video?summary&startDate=2026-01-01&endDate=2026-01-02&${query}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
-  const groups = (n: number, each: number) => Array.from({ length: n }, (_, g) => names(each, `g${g}x`).join("|")).join(",");
+    callJson(`/v2/analytics/video?summary&startDate=2026-01-01&endDate=2026-01-02&${query}`, {
+      headers: { "X-Service-Sync-Code": org.syncCode },
+    });
+  const groups = (n: number, each: number) =>
+    Array.from({ length: n }, (_, g) => names(each, `g${g}x`).join("|")).join(",");
   const fields = (n: number) => `[${Array.from({ length: n }, (_, i) => `{f${i}:a|b}`).join(",")}]`;
 
   const maxima = [
     ["tags", groups(20, 5)],
     ["categories", groups(20, 5)],
     ["events", groups(20, 5)],
-    ["searchString", Array.from({ length: 20 }, (_, g) => (g < 10 ? `word${g}|more${g}|most${g}` : `word${g}`)).join(",")],
+    [
+      "searchString",
+      Array.from({ length: 20 }, (_, g) =>
+        g < 10 ? `word${g}|more${g}|most${g}` : `word${g}`,
+      ).join(","),
+    ],
     ["customFields", fields(20)],
   ] as const;
   const pastMaxima = [
@@ -109,16 +140,31 @@ describe("E13 and E10 lists", () => {
       const res = await report("/prod/search_metadata", query, sync());
       expect(res.res.status, JSON.stringify(res.body)).toBe(200);
     }
-    const past = await report("/prod/search_metadata", `privateTags=${names(101).join(",")}`, sync());
+    const past = await report(
+      "/prod/search_metadata",
+      `privateTags=${names(101).join(",")}`,
+      sync(),
+    );
     expect(past.res.status).toBe(400);
     expect(past.body.error).toBe("privateTags: at most 100 values, got 101");
   });
 
   it("E10 takes 100 fingerprints", async () => {
-    const list = (n: number) => names(n, "fp").map((f) => `"${f}"`).join(",");
-    const ok = await report("/prod/get_viewer_reports", `start_date=2026-01-01&end_date=2026-01-02&fingerprint_list=${list(100)}`, writeHeaders(org));
+    const list = (n: number) =>
+      names(n, "fp")
+        .map((f) => `"${f}"`)
+        .join(",");
+    const ok = await report(
+      "/prod/get_viewer_reports",
+      `start_date=2026-01-01&end_date=2026-01-02&fingerprint_list=${list(100)}`,
+      writeHeaders(org),
+    );
     expect(ok.res.status, JSON.stringify(ok.body)).toBe(200);
-    const past = await report("/prod/get_viewer_reports", `start_date=2026-01-01&end_date=2026-01-02&fingerprint_list=${list(101)}`, writeHeaders(org));
+    const past = await report(
+      "/prod/get_viewer_reports",
+      `start_date=2026-01-01&end_date=2026-01-02&fingerprint_list=${list(101)}`,
+      writeHeaders(org),
+    );
     expect(past.res.status).toBe(400);
     expect(past.body.error).toBe("fingerprint_list: at most 100 fingerprints");
   });

@@ -2,7 +2,15 @@
 import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, callJson, createOrg, dataUrlBytes, publishVideo, readHeaders, writeJson } from "./helpers";
+import {
+  admin,
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  publishVideo,
+  readHeaders,
+  writeJson,
+} from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 
@@ -40,7 +48,9 @@ it("follows publish, remove, restore by upsert, move and delete", async () => {
     .run();
   expect(await counter(org.organizationKey)).toBe(2);
 
-  await env.DB.prepare("update contents set organization_id = (select id from organizations where organization_key = ?) where content_key = ?")
+  await env.DB.prepare(
+    "update contents set organization_id = (select id from organizations where organization_key = ?) where content_key = ?",
+  )
     .bind(other.organizationKey, b)
     .run();
   expect(await counter(org.organizationKey)).toBe(1);
@@ -55,7 +65,9 @@ it("follows publish, remove, restore by upsert, move and delete", async () => {
 
 it("lets an organization with sub-organization videos be deleted", async () => {
   const org = await createOrg({ entitlements: ["mmi"] });
-  const sub = await admin(`/admin/organizations/${org.organizationKey}/sub-organizations`, "POST", { name: "S" });
+  const sub = await admin(`/admin/organizations/${org.organizationKey}/sub-organizations`, "POST", {
+    name: "S",
+  });
   await publishVideo(org, mp4, { title: "in sub" }, { "X-Service-MMI-Key": sub.body.mmiKey });
   const deleted = await admin(`/admin/organizations/${org.organizationKey}`, "DELETE");
   expect(deleted.res.status, JSON.stringify(deleted.body)).toBe(200);

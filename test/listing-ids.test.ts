@@ -3,7 +3,18 @@
 // a write, a bookmark and the age bound each make the listing be read again.
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, callJson, createOrg, d1Cost, dataUrlBytes, publishVideo, readHeaders, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  callJson,
+  createOrg,
+  d1Cost,
+  dataUrlBytes,
+  publishVideo,
+  readHeaders,
+  writeHeaders,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
 let a: TestOrg; // in a network, with the network entitlement
@@ -15,10 +26,18 @@ let network = ""; // a's and b's network
 
 /** E16 of `a`, never from the edge cache (a parameter the worker ignores makes a new key). */
 async function getVideos(query: string, headers: Record<string, string> = {}) {
-  const { res, body } = await callJson(`/get_videos?organization_key=${a.organizationKey}&${query}&_cb=${++bust}`, { headers: readHeaders(a, headers) });
+  const { res, body } = await callJson(
+    `/get_videos?organization_key=${a.organizationKey}&${query}&_cb=${++bust}`,
+    { headers: readHeaders(a, headers) },
+  );
   expect(res.status, JSON.stringify(body)).toBe(200);
   expect(res.headers.get("X-Edge-Cache")).not.toBe("hit");
-  return { keys: (body.data as { content_key: string }[]).map((v) => v.content_key), body, cost: d1Cost(res), res };
+  return {
+    keys: (body.data as { content_key: string }[]).map((v) => v.content_key),
+    body,
+    cost: d1Cost(res),
+    res,
+  };
 }
 
 beforeAll(async () => {
@@ -26,9 +45,17 @@ beforeAll(async () => {
   a = await createOrg({ entitlements: ["network"], network });
   b = await createOrg({ network });
   for (let i = 0; i < 4; i++) {
-    renamed = await publishVideo(a, mp4, { title: `own ${i}`, description: `a clip, number ${i}`, tags: i % 2 ? ["odd"] : [] });
+    renamed = await publishVideo(a, mp4, {
+      title: `own ${i}`,
+      description: `a clip, number ${i}`,
+      tags: i % 2 ? ["odd"] : [],
+    });
     const peer = await publishVideo(b, mp4, { title: `peer ${i}`, tags: i % 2 ? ["odd"] : [] });
-    const open = await admin(`/admin/videos/${peer}`, "PATCH", { syndications: [{ start_time: new Date(Date.now() - 3600_000).toISOString(), stop_time: null, geos: [] }] });
+    const open = await admin(`/admin/videos/${peer}`, "PATCH", {
+      syndications: [
+        { start_time: new Date(Date.now() - 3600_000).toISOString(), stop_time: null, geos: [] },
+      ],
+    });
     expect(open.res.status, JSON.stringify(open.body)).toBe(200);
   }
 });
@@ -37,7 +64,10 @@ beforeAll(async () => {
 // starts from ids another one kept.
 beforeEach(async () => {
   const e3 = await callJson(`/v2/content?contentKey=${renamed}`, { headers: writeHeaders(a) });
-  const write = await writeJson(a, "PUT", "/v2/content", { ...e3.body, title: `renamed ${++bust}` });
+  const write = await writeJson(a, "PUT", "/v2/content", {
+    ...e3.body,
+    title: `renamed ${++bust}`,
+  });
   expect(write.res.status).toBe(200);
   bookmark = write.res.headers.get("X-D1-Bookmark")!;
 });
@@ -103,9 +133,15 @@ describe("deep pages from kept ids", () => {
 
   it("keep the plain first page as it was read (one round trip), then answer it from memory until a write", async () => {
     const e6 = async (query: string) => {
-      const { res, body } = await callJson(`/v2/videos/?${query}&_cb=${++bust}`, { headers: readHeaders(a) });
+      const { res, body } = await callJson(`/v2/videos/?${query}&_cb=${++bust}`, {
+        headers: readHeaders(a),
+      });
       expect(res.status, JSON.stringify(body)).toBe(200);
-      return { titles: (body.data as { title: string }[]).map((v) => v.title), count: body.count as number, cost: d1Cost(res) };
+      return {
+        titles: (body.data as { title: string }[]).map((v) => v.title),
+        count: body.count as number,
+        cost: d1Cost(res),
+      };
     };
     const first = await e6("page=1&pageSize=3");
     expect(first.cost.queries).toBeGreaterThan(0);
@@ -122,15 +158,26 @@ describe("deep pages from kept ids", () => {
 
   it("hold for a filtered E6 listing, count included", async () => {
     const list = async (query: string) => {
-      const { res, body } = await callJson(`/v2/videos/?${query}&_cb=${++bust}`, { headers: readHeaders(a, { "CF-IPCountry": "US" }) });
+      const { res, body } = await callJson(`/v2/videos/?${query}&_cb=${++bust}`, {
+        headers: readHeaders(a, { "CF-IPCountry": "US" }),
+      });
       expect(res.status, JSON.stringify(body)).toBe(200);
-      return { keys: (body.data as { contentKey: string }[]).map((v) => v.contentKey), count: body.count as number };
+      return {
+        keys: (body.data as { contentKey: string }[]).map((v) => v.contentKey),
+        count: body.count as number,
+      };
     };
     const all = await list("tags=odd&networkVideos=1");
     expect(all.keys).toHaveLength(4);
     for (let round = 0; round < 2; round++) {
-      expect(await list("tags=odd&networkVideos=1&page=2&pageSize=1")).toEqual({ keys: all.keys.slice(1, 2), count: 4 });
-      expect(await list("tags=odd&networkVideos=1&page=2&pageSize=3")).toEqual({ keys: all.keys.slice(3, 4), count: 4 });
+      expect(await list("tags=odd&networkVideos=1&page=2&pageSize=1")).toEqual({
+        keys: all.keys.slice(1, 2),
+        count: 4,
+      });
+      expect(await list("tags=odd&networkVideos=1&page=2&pageSize=3")).toEqual({
+        keys: all.keys.slice(3, 4),
+        count: 4,
+      });
     }
   });
 
@@ -148,14 +195,28 @@ describe("deep pages from kept ids", () => {
 
   it("show a peer's write to a video shown to the network (its row read again)", async () => {
     const all = await readItself("limit=100");
-    const titles = (body: { data: { content_key: string; title: string }[] }) => body.data.map((v) => v.title);
+    const titles = (body: { data: { content_key: string; title: string }[] }) =>
+      body.data.map((v) => v.title);
     const deep = await getVideos("start=1&limit=7");
     expect(deep.keys).toEqual(all.keys.slice(1));
-    const peerVideo = (all.body.data as { content_key: string; title: string }[]).slice(1).find((v) => v.title.startsWith("peer"))!;
-    const e3 = await callJson(`/v2/content?contentKey=${peerVideo.content_key}`, { headers: writeHeaders(b) });
-    expect((await writeJson(b, "PUT", "/v2/content", { ...e3.body, title: `${peerVideo.title} renamed` })).res.status).toBe(200);
+    const peerVideo = (all.body.data as { content_key: string; title: string }[])
+      .slice(1)
+      .find((v) => v.title.startsWith("peer"))!;
+    const e3 = await callJson(`/v2/content?contentKey=${peerVideo.content_key}`, {
+      headers: writeHeaders(b),
+    });
+    expect(
+      (
+        await writeJson(b, "PUT", "/v2/content", {
+          ...e3.body,
+          title: `${peerVideo.title} renamed`,
+        })
+      ).res.status,
+    ).toBe(200);
     const after = await getVideos("start=1&limit=7");
-    expect(titles(after.body)).toEqual(titles(deep.body).map((t) => (t === peerVideo.title ? `${t} renamed` : t)));
+    expect(titles(after.body)).toEqual(
+      titles(deep.body).map((t) => (t === peerVideo.title ? `${t} renamed` : t)),
+    );
     await writeJson(b, "PUT", "/v2/content", { ...e3.body, title: peerVideo.title });
   });
 
@@ -163,7 +224,11 @@ describe("deep pages from kept ids", () => {
     const before = await getVideos("start=1&limit=20");
     const c = await createOrg();
     const video = await publishVideo(c, mp4, { title: "newcomer", tags: ["odd"] });
-    const open = await admin(`/admin/videos/${video}`, "PATCH", { syndications: [{ start_time: new Date(Date.now() - 3600_000).toISOString(), stop_time: null, geos: [] }] });
+    const open = await admin(`/admin/videos/${video}`, "PATCH", {
+      syndications: [
+        { start_time: new Date(Date.now() - 3600_000).toISOString(), stop_time: null, geos: [] },
+      ],
+    });
     expect(open.res.status, JSON.stringify(open.body)).toBe(200);
     expect((await getVideos("start=1&limit=20")).keys).toEqual(before.keys); // not a member yet
     const joined = await admin(`/admin/organizations/${c.organizationKey}`, "PATCH", { network });
@@ -171,7 +236,9 @@ describe("deep pages from kept ids", () => {
     expect((await readItself("limit=100")).keys).toContain(video);
     expect((await getVideos("start=0&limit=20")).keys).toContain(video);
     // Filters reach the members' names through the member list (kept per network version).
-    const odd = await callJson(`/v2/videos/?tags=odd&networkVideos=1&_cb=${++bust}`, { headers: readHeaders(a) });
+    const odd = await callJson(`/v2/videos/?tags=odd&networkVideos=1&_cb=${++bust}`, {
+      headers: readHeaders(a),
+    });
     expect((odd.body.data as { contentKey: string }[]).map((v) => v.contentKey)).toContain(video);
     await admin(`/admin/organizations/${c.organizationKey}`, "PATCH", { network: null });
     expect((await getVideos("start=0&limit=20")).keys).not.toContain(video);
@@ -206,9 +273,17 @@ describe("deep pages from kept ids", () => {
       const { res, body } = await callJson(`${path}&_cb=${++bust}`, { headers });
       expect(res.status, JSON.stringify(body)).toBe(200);
       const data = body.data as { content_key: string; title: string }[];
-      return { keys: data.map((v) => v.content_key), titles: data.map((v) => v.title), cost: d1Cost(res) };
+      return {
+        keys: data.map((v) => v.content_key),
+        titles: data.map((v) => v.title),
+        cost: d1Cost(res),
+      };
     };
-    const e14 = (query: string, headers?: Record<string, string>) => search(`/prod/search_video_list?organization_key=${a.organizationKey}&searchString=clip&${query}`, headers);
+    const e14 = (query: string, headers?: Record<string, string>) =>
+      search(
+        `/prod/search_video_list?organization_key=${a.organizationKey}&searchString=clip&${query}`,
+        headers,
+      );
     const all = await e14("limit=100", readHeaders(a, { "X-D1-Bookmark": bookmark }));
     expect(all.keys).toHaveLength(4);
     const read = await e14("start=1&limit=2");
@@ -223,7 +298,9 @@ describe("deep pages from kept ids", () => {
     // A write: the last video gets the word in its title too, which ranks it first, with its
     // new title (its row read again under the new version). A video the write did not touch
     // keeps its title.
-    const e3 = await callJson(`/v2/content?contentKey=${all.keys[3]}`, { headers: writeHeaders(a) });
+    const e3 = await callJson(`/v2/content?contentKey=${all.keys[3]}`, {
+      headers: writeHeaders(a),
+    });
     await writeJson(a, "PUT", "/v2/content", { ...e3.body, title: "zebra clip" });
     const after = await e14("start=0&limit=3");
     expect(after.keys[0]).toBe(all.keys[3]);
@@ -231,7 +308,11 @@ describe("deep pages from kept ids", () => {
     expect(after.titles.slice(1)).toEqual(all.titles.slice(0, 2));
 
     // E13: the same, for metadata criteria (tags=odd), and a write that tags one more video.
-    const e13 = (query: string, headers?: Record<string, string>) => search(`/prod/search_metadata?organization_key=${a.organizationKey}&privateTags=odd&${query}`, headers);
+    const e13 = (query: string, headers?: Record<string, string>) =>
+      search(
+        `/prod/search_metadata?organization_key=${a.organizationKey}&privateTags=odd&${query}`,
+        headers,
+      );
     const odd = await e13("limit=100", readHeaders(a, { "X-D1-Bookmark": bookmark }));
     expect(odd.keys).toHaveLength(2);
     const oddRead = await e13("start=1&limit=1");
@@ -244,12 +325,18 @@ describe("deep pages from kept ids", () => {
     const untagged = newestFirst.find((key) => !odd.keys.includes(key))!;
     const e3u = await callJson(`/v2/content?contentKey=${untagged}`, { headers: writeHeaders(a) });
     await writeJson(a, "PUT", "/v2/content", { ...e3u.body, tags: ["odd"] });
-    expect((await e13("start=0&limit=2")).keys).toEqual(newestFirst.filter((key) => [...odd.keys, untagged].includes(key)).slice(0, 2));
+    expect((await e13("start=0&limit=2")).keys).toEqual(
+      newestFirst.filter((key) => [...odd.keys, untagged].includes(key)).slice(0, 2),
+    );
 
     // E15: the feed of a's "odd" videos (three now, all matching "clip").
-    const feed = await writeJson(a, "POST", "/v2/feeds", { name: "Odd", configuration: { tags: ["odd"] } });
+    const feed = await writeJson(a, "POST", "/v2/feeds", {
+      name: "Odd",
+      configuration: { tags: ["odd"] },
+    });
     expect(feed.res.status, JSON.stringify(feed.body)).toBe(200);
-    const e15 = (query: string) => search(`/search_video_feed?feed=${feed.body.feed_id}&searchString=clip&${query}`, {});
+    const e15 = (query: string) =>
+      search(`/search_video_feed?feed=${feed.body.feed_id}&searchString=clip&${query}`, {});
     const members = await e15("limit=100");
     expect(members.keys).toHaveLength(3);
     expect((await e15("start=1&limit=2")).keys).toEqual(members.keys.slice(1));
@@ -257,7 +344,14 @@ describe("deep pages from kept ids", () => {
     expect(keptFeed.keys).toEqual(members.keys.slice(1, 2));
     expect(keptFeed.cost.queries).toBeLessThan(members.cost.queries);
     // The feed's definition changes (every tag): its version moves, the search follows.
-    expect((await writeJson(a, "PUT", `/v2/feeds/${feed.body.feed_id}`, { name: "Odd", configuration: {} })).res.status).toBe(200);
+    expect(
+      (
+        await writeJson(a, "PUT", `/v2/feeds/${feed.body.feed_id}`, {
+          name: "Odd",
+          configuration: {},
+        })
+      ).res.status,
+    ).toBe(200);
     expect((await e15("start=1&limit=100")).keys).toHaveLength(3); // four members now
   });
 });

@@ -44,14 +44,19 @@ beforeAll(async () => {
     await publishVideo(org, dataUrlBytes(mp4Url), { title });
     titles.unshift(title);
   }
-  const row = await env.DB.prepare("SELECT id FROM organizations WHERE organization_key = ?").bind(org.organizationKey).first<{ id: number }>();
+  const row = await env.DB.prepare("SELECT id FROM organizations WHERE organization_key = ?")
+    .bind(org.organizationKey)
+    .first<{ id: number }>();
   scope = { organizationId: row!.id, subOrganizationId: null };
 });
 
 describe("a plain listing", () => {
   it("reads its first page and its counter at once", async () => {
     const { d1, log } = timedD1(env.DB);
-    const { rows, count } = await listMatching(createDb(d1), emptyQuery(scope), { limit: 2, offset: 0 });
+    const { rows, count } = await listMatching(createDb(d1), emptyQuery(scope), {
+      limit: 2,
+      offset: 0,
+    });
     expect(count).toBe(3);
     expect(rows.map((r) => r.title)).toEqual(titles.slice(0, 2));
     // Both queries were under way before either answered.
@@ -61,7 +66,10 @@ describe("a plain listing", () => {
 
   it("asks for a later page only after the counter, which says this one is past the end", async () => {
     const { d1, log } = timedD1(env.DB);
-    const { rows, count } = await listMatching(createDb(d1), emptyQuery(scope), { limit: 2, offset: 4 });
+    const { rows, count } = await listMatching(createDb(d1), emptyQuery(scope), {
+      limit: 2,
+      offset: 4,
+    });
     expect(rows).toEqual([]);
     expect(count).toBe(3);
     expect(log).toEqual(["start 1", "end 1"]);

@@ -7,16 +7,26 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import { createOrg, ORIGIN, writeHeaders, type TestOrg } from "./helpers";
 
-async function callWith(vars: Record<string, string>, path: string, headers: Record<string, string> = {}): Promise<Response> {
+async function callWith(
+  vars: Record<string, string>,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${ORIGIN}${path}`, { headers }), { ...env, ...vars }, ctx);
+  const res = await worker.fetch(
+    new Request(`${ORIGIN}${path}`, { headers }),
+    { ...env, ...vars },
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return res;
 }
 
 /** The worker's per-request lines among console.log calls (JSON with method and path). */
 function requestLines(spy: { mock: { calls: unknown[][] } }): unknown[] {
-  return spy.mock.calls.map(([line]) => line).filter((line) => typeof line === "string" && line.startsWith('{"method"'));
+  return spy.mock.calls
+    .map(([line]) => line)
+    .filter((line) => typeof line === "string" && line.startsWith('{"method"'));
 }
 
 afterEach(() => {
@@ -30,7 +40,11 @@ describe("LOG_REQUESTS", () => {
     expect((await callWith({}, "/healthz")).status).toBe(200);
     expect((await callWith({ LOG_REQUESTS: "1" }, "/healthz")).status).toBe(200);
     expect(requestLines(log)).toHaveLength(2);
-    expect(JSON.parse(requestLines(log)[0] as string)).toMatchObject({ method: "GET", path: "/healthz", status: 200 });
+    expect(JSON.parse(requestLines(log)[0] as string)).toMatchObject({
+      method: "GET",
+      path: "/healthz",
+      status: 200,
+    });
 
     log.mockClear();
     const quiet = await callWith({ LOG_REQUESTS: "0" }, "/healthz");
@@ -59,7 +73,8 @@ describe("RATE_LIMIT_PER_MINUTE", () => {
   /** Start of a UTC minute far from the real one and from other tests' windows. */
   const someMinute = (n: number) => (Math.floor(Date.now() / 60_000) + 5000 + 1000 * n) * 60_000;
   /** E3 of a key that does not exist: authenticated and counted, then 404. */
-  const probe = (o: TestOrg, vars: Record<string, string>) => callWith(vars, "/v2/content?contentKey=none", writeHeaders(o));
+  const probe = (o: TestOrg, vars: Record<string, string>) =>
+    callWith(vars, "/v2/content?contentKey=none", writeHeaders(o));
 
   it("replaces every plan's limit, counted the same way", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
@@ -84,6 +99,8 @@ describe("RATE_LIMIT_PER_MINUTE", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(someMinute(2) + 10_000);
     expect((await probe(standard, {})).headers.get("RateLimit-Limit")).toBe("100");
-    expect((await probe(enterprise, { RATE_LIMIT_PER_MINUTE: "" })).headers.get("RateLimit-Limit")).toBe("1000");
+    expect(
+      (await probe(enterprise, { RATE_LIMIT_PER_MINUTE: "" })).headers.get("RateLimit-Limit"),
+    ).toBe("1000");
   });
 });

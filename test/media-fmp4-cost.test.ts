@@ -32,7 +32,13 @@ const faststart = dataUrlBytes(faststartUrl);
 /** ftyp + moov of the fragmented fixture (its moov declares the two tracks, no mehd). */
 const fragMoov = boxPath(fragNoMfra, ["moov"])[0]!;
 const fragHead = fragNoMfra.subarray(0, fragMoov.offset + fragMoov.size);
-const hour = { videoTimescale: 10240, audioTimescale: 44100, fragments: 1800, fragmentSeconds: 2, targetSize: 5 * GiB };
+const hour = {
+  videoTimescale: 10240,
+  audioTimescale: 44100,
+  fragments: 1800,
+  fragmentSeconds: 2,
+  targetSize: 5 * GiB,
+};
 
 interface Cost {
   layout: string;
@@ -62,14 +68,23 @@ afterAll(() => {
   const row = (layout: string, reads: string, bytes: string, result: string) =>
     `${layout.padEnd(44)} ${reads.padStart(5)} ${bytes.padStart(10)}  ${result}`;
   const rows = costs.map((c) => row(c.layout, String(c.reads), String(c.bytes), c.result));
-  console.log(["Probe cost on a 5 GiB, 1-hour file:", row("layout", "reads", "bytes", "duration"), ...rows].join("\n"));
+  console.log(
+    [
+      "Probe cost on a 5 GiB, 1-hour file:",
+      row("layout", "reads", "bytes", "duration"),
+      ...rows,
+    ].join("\n"),
+  );
 });
 
 describe("probe cost on a 5 GiB, 1-hour file", () => {
   it("moov at the start: one read", async () => {
     const moov = boxesIn(faststart).find((b) => b.type === "moov")!;
     const ftyp = boxesIn(faststart).find((b) => b.type === "ftyp")!;
-    const head = concat(faststart.subarray(0, ftyp.size), faststart.subarray(moov.offset, moov.offset + moov.size));
+    const head = concat(
+      faststart.subarray(0, ftyp.size),
+      faststart.subarray(moov.offset, moov.offset + moov.size),
+    );
     const { size, segments } = layout([head, largeBoxHeader("mdat", 5 * GiB), 5 * GiB - 16]);
     const { info, reads, bytes } = await measure("moov at start", size, segments);
     expect(info).toMatchObject({ moovPosition: "start" });
@@ -97,7 +112,11 @@ describe("probe cost on a 5 GiB, 1-hour file", () => {
   it("fragmented with mehd (and mfra): the head read only", async () => {
     const probe = fragmentedFile({ ...hour, head: fragHead, mfra: true });
     // mvhd timescale of the fixture is 1000: mehd in milliseconds.
-    const head = insertChild(fragHead, ["moov", "mvex"], mehd(Math.round(probe.durationSeconds * 1000)));
+    const head = insertChild(
+      fragHead,
+      ["moov", "mvex"],
+      mehd(Math.round(probe.durationSeconds * 1000)),
+    );
     for (const mfra of [true, false]) {
       const file = fragmentedFile({ ...hour, head, mfra });
       const name = `fragmented, mehd${mfra ? " + mfra" : ", no mfra"}`;
@@ -112,7 +131,11 @@ describe("probe cost on a 5 GiB, 1-hour file", () => {
 
   it("fragmented with mfra, no mehd: head, tail (mfro + mfra), last moof", async () => {
     const file = fragmentedFile({ ...hour, head: fragHead, mfra: true });
-    const { info, reads, bytes } = await measure("fragmented, mfra, no mehd", file.size, file.segments);
+    const { info, reads, bytes } = await measure(
+      "fragmented, mfra, no mehd",
+      file.size,
+      file.segments,
+    );
     expect(info).toMatchObject({ fragmented: { durationFrom: "mfra" } });
     expect(info!.durationSeconds).toBeCloseTo(file.durationSeconds, 6);
     expect(file.durationSeconds).toBe(3600);
@@ -122,7 +145,11 @@ describe("probe cost on a 5 GiB, 1-hour file", () => {
 
   it("fragmented without tfdt, with mfra: the same three reads", async () => {
     const file = fragmentedFile({ ...hour, head: fragHead, mfra: true, tfdt: false });
-    const { info, reads } = await measure("fragmented, mfra, no mehd, no tfdt", file.size, file.segments);
+    const { info, reads } = await measure(
+      "fragmented, mfra, no mehd, no tfdt",
+      file.size,
+      file.segments,
+    );
     expect(info).toMatchObject({ fragmented: { durationFrom: "mfra" } });
     // The last fragment starts at its tfra time (the keyframe's presentation time, one frame late).
     expect(info!.durationSeconds).toBeGreaterThanOrEqual(3600);
@@ -132,7 +159,11 @@ describe("probe cost on a 5 GiB, 1-hour file", () => {
 
   it("fragmented without mehd or mfra: rejected after the capped walk", async () => {
     const file = fragmentedFile({ ...hour, head: fragHead });
-    const { error, reads, bytes } = await measure("fragmented, no mehd, no mfra", file.size, file.segments);
+    const { error, reads, bytes } = await measure(
+      "fragmented, no mehd, no mfra",
+      file.size,
+      file.segments,
+    );
     expect(error?.message).toMatch(
       new RegExp(
         "^cannot determine the duration of this fragmented MP4: it has no mehd or mfra box, " +
@@ -141,13 +172,24 @@ describe("probe cost on a 5 GiB, 1-hour file", () => {
     );
     // Head, then the fragment stage's budget: the tail read and 63 windows.
     expect(reads).toBe(1 + MAX_FRAGMENT_READS);
-    expect(bytes).toBe(HEAD_READ_BYTES + TAIL_READ_BYTES + (MAX_FRAGMENT_READS - 1) * WALK_WINDOW_BYTES);
+    expect(bytes).toBe(
+      HEAD_READ_BYTES + TAIL_READ_BYTES + (MAX_FRAGMENT_READS - 1) * WALK_WINDOW_BYTES,
+    );
   });
 
   it("a 2-minute fragmented file without mehd or mfra fits the walk's budget", async () => {
     // Same bitrate (5 GiB an hour): 60 fragments of 2 s.
-    const file = fragmentedFile({ ...hour, head: fragHead, fragments: 60, targetSize: (5 * GiB) / 30 });
-    const { info, reads } = await measure("2 min fragmented, no mehd, no mfra", file.size, file.segments);
+    const file = fragmentedFile({
+      ...hour,
+      head: fragHead,
+      fragments: 60,
+      targetSize: (5 * GiB) / 30,
+    });
+    const { info, reads } = await measure(
+      "2 min fragmented, no mehd, no mfra",
+      file.size,
+      file.segments,
+    );
     expect(info).toMatchObject({ fragmented: { durationFrom: "moofs" } });
     expect(info!.durationSeconds).toBeCloseTo(file.durationSeconds, 6);
     expect(file.durationSeconds).toBe(120);

@@ -35,7 +35,12 @@ export function box(type: string, ...payload: Uint8Array[]): Uint8Array {
 }
 
 /** A FullBox: version and 24-bit flags, then the payload. */
-export function fullBox(type: string, version: number, flags: number, ...payload: Uint8Array[]): Uint8Array {
+export function fullBox(
+  type: string,
+  version: number,
+  flags: number,
+  ...payload: Uint8Array[]
+): Uint8Array {
   return box(type, u32(((version & 0xff) << 24) | (flags & 0xffffff)), ...payload);
 }
 
@@ -56,7 +61,11 @@ export function boxesIn(bytes: Uint8Array, start = 0, end = bytes.length): Found
   const found: FoundBox[] = [];
   for (let offset = start; offset + 8 <= end; ) {
     const size = view.getUint32(offset);
-    found.push({ type: String.fromCharCode(...bytes.subarray(offset + 4, offset + 8)), offset, size });
+    found.push({
+      type: String.fromCharCode(...bytes.subarray(offset + 4, offset + 8)),
+      offset,
+      size,
+    });
     if (size < 8) break;
     offset += size;
   }
@@ -213,7 +222,13 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
       u32(videoFrameDuration, 1500, k === 0 ? 0x02000000 : 0x01010000, videoFrameDuration),
     );
     const audioSamples = Array.from({ length: audioCount }, () => u32(1024, 200));
-    const traf = (trackId: number, start: number, trunFlags: number, count: number, samples: Uint8Array[]) =>
+    const traf = (
+      trackId: number,
+      start: number,
+      trunFlags: number,
+      count: number,
+      samples: Uint8Array[],
+    ) =>
       box(
         "traf",
         fullBox("tfhd", 0, 0x020000, u32(trackId)), // default-base-is-moof
@@ -222,7 +237,8 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
       );
     const videoTraf = traf(1, videoStart, 0xf01, videoPerFragment, videoSamples);
     const audioTraf = traf(2, audioStart, 0x301, audioCount, audioSamples);
-    const moof = (...trafs: Uint8Array[]) => box("moof", fullBox("mfhd", 0, 0, u32(moofs.length + 1)), ...trafs);
+    const moof = (...trafs: Uint8Array[]) =>
+      box("moof", fullBox("mfhd", 0, 0, u32(moofs.length + 1)), ...trafs);
     if (o.moofPerTrack) {
       moofs.push({ bytes: moof(videoTraf), fragment: i, tracks: [1] });
       moofs.push({ bytes: moof(audioTraf), fragment: i, tracks: [2] });
@@ -233,7 +249,8 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
 
   const metadata = o.head.length + moofs.reduce((n, m) => n + m.bytes.length + 8, 0);
   const mdatSize = Math.floor((o.targetSize - metadata) / moofs.length);
-  if (mdatSize < 8 || mdatSize >= 2 ** 32) throw new Error("target size does not fit 32-bit mdat boxes");
+  if (mdatSize < 8 || mdatSize >= 2 ** 32)
+    throw new Error("target size does not fit 32-bit mdat boxes");
 
   const parts: Array<Uint8Array | number> = [o.head];
   const moofOffsets: number[] = [];

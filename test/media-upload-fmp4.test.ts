@@ -30,12 +30,19 @@ const FIXTURE_SECONDS = 2.2;
 
 /** E1, PUT every part, E2: returns the E2 response. */
 async function upload(media: Uint8Array, title: string) {
-  const created = await writeJson(org, "POST", "/v2/content/", { contentSize: media.byteLength, title });
+  const created = await writeJson(org, "POST", "/v2/content/", {
+    contentSize: media.byteLength,
+    title,
+  });
   expect(created.res.status, JSON.stringify(created.body)).toBe(200);
   const upload = created.body.contentUploadData;
   expect(upload.signedUrls).toHaveLength(Math.ceil(media.byteLength / CHUNK_SIZE));
   const parts = await uploadParts(upload.signedUrls, media);
-  const done = await writeJson(org, "POST", "/v2/content/complete", { uploadId: upload.uploadId, key: upload.key, parts });
+  const done = await writeJson(org, "POST", "/v2/content/complete", {
+    uploadId: upload.uploadId,
+    key: upload.key,
+    parts,
+  });
   return { key: upload.key as string, contentKey: created.body.contentKey as string, ...done };
 }
 
@@ -53,7 +60,9 @@ describe("fragmented MP4 upload", () => {
     expect(res.status).toBe(200);
     expect(body.status).toBe("available");
     expect(Math.abs(body.duration - FIXTURE_SECONDS)).toBeLessThanOrEqual(0.1);
-    const row = await env.DB.prepare("select width, height, video_codec, audio_codec from contents where content_key = ?")
+    const row = await env.DB.prepare(
+      "select width, height, video_codec, audio_codec from contents where content_key = ?",
+    )
       .bind(contentKey)
       .first();
     expect(row).toEqual({ width: 320, height: 180, video_codec: "avc1", audio_codec: "mp4a.40.2" });
@@ -63,7 +72,11 @@ describe("fragmented MP4 upload", () => {
     // A free box before the mfra makes the file span two parts; the mfro still
     // ends the file and every offset before it stays valid.
     const mfra = boxesIn(frag).find((b) => b.type === "mfra")!;
-    const media = concat(frag.subarray(0, mfra.offset), freeBox(CHUNK_SIZE), frag.subarray(mfra.offset));
+    const media = concat(
+      frag.subarray(0, mfra.offset),
+      freeBox(CHUNK_SIZE),
+      frag.subarray(mfra.offset),
+    );
     const { res, body } = await upload(media, "fragmented, two parts");
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.status).toBe("available");
@@ -82,7 +95,11 @@ describe("fragmented MP4 upload", () => {
     const moov = boxesIn(fragNoMfra).find((b) => b.type === "moov")!;
     const moof = boxesIn(fragNoMfra).find((b) => b.type === "moof")!;
     const mdatSize = 20_000;
-    const mdat = concat(u32(mdatSize), new Uint8Array([0x6d, 0x64, 0x61, 0x74]), new Uint8Array(mdatSize - 8));
+    const mdat = concat(
+      u32(mdatSize),
+      new Uint8Array([0x6d, 0x64, 0x61, 0x74]),
+      new Uint8Array(mdatSize - 8),
+    );
     const fragment = concat(fragNoMfra.subarray(moof.offset, moof.offset + moof.size), mdat);
     const media = concat(
       fragNoMfra.subarray(0, moov.offset + moov.size),

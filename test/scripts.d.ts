@@ -1,1 +1,3 @@
-declare module "*/entitlements.mjs" { export const ALL_ENTITLEMENTS: string[]; }
+declare module "*/entitlements.mjs" {
+  export const ALL_ENTITLEMENTS: string[];
+}

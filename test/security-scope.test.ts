@@ -5,7 +5,16 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
-import { admin, callJson, createOrg, statsD1, dataUrlBytes, publishVideo, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  callJson,
+  createOrg,
+  statsD1,
+  dataUrlBytes,
+  publishVideo,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 import { ingest } from "./fixtures/stats";
 
 const mp4 = dataUrlBytes(faststartUrl);
@@ -15,9 +24,18 @@ describe("erasure moves answers built from viewer rows at once", () => {
   it("E6 watchedByTput stops listing a video the moment DELETE /v2/viewers answers, cached or not", async () => {
     const org = await createOrg({ entitlements: ["viewer_analytics", "watched_by_tput"] });
     const key = await publishVideo(org, mp4, { title: "Watched" });
-    await ingest(org, [{ event: "video_played", contentKey: key, tput: "erase-me", consent: true }], { headers: { "CF-Connecting-IP": "198.51.100.40" } });
-    const watched = () => callJson("/v2/videos/?watchedByTput=erase-me", { headers: { "X-Service-Sync-Code": org.syncCode } });
-    expect((await watched()).body.data.map((v: { contentKey: string }) => v.contentKey)).toEqual([key]);
+    await ingest(
+      org,
+      [{ event: "video_played", contentKey: key, tput: "erase-me", consent: true }],
+      { headers: { "CF-Connecting-IP": "198.51.100.40" } },
+    );
+    const watched = () =>
+      callJson("/v2/videos/?watchedByTput=erase-me", {
+        headers: { "X-Service-Sync-Code": org.syncCode },
+      });
+    expect((await watched()).body.data.map((v: { contentKey: string }) => v.contentKey)).toEqual([
+      key,
+    ]);
     const cached = await watched();
     expect(cached.res.headers.get("X-Edge-Cache")).toBe("hit");
     expect(cached.body.count).toBe(1);
@@ -28,7 +46,9 @@ describe("erasure moves answers built from viewer rows at once", () => {
     expect(after.res.headers.get("X-Edge-Cache")).toBe("miss");
     expect(after.body).toMatchObject({ count: 0, data: [] });
     // The per-client caps' bookkeeping held the token's hash for a few days: gone too.
-    const kept = await (await statsD1(org)).prepare("select count(*) as n from dimension_values where dimension like 'tput@%'").first<number>("n");
+    const kept = await (await statsD1(org))
+      .prepare("select count(*) as n from dimension_values where dimension like 'tput@%'")
+      .first<number>("n");
     expect(kept).toBe(0);
   });
 });
@@ -41,14 +61,32 @@ describe("a sub-organization's scope", () => {
 
   beforeAll(async () => {
     org = await createOrg({ entitlements: ["mmi", "enterprise_player"] });
-    const sub = await admin(`/admin/organizations/${org.organizationKey}/sub-organizations`, "POST", { name: "Sub" });
+    const sub = await admin(
+      `/admin/organizations/${org.organizationKey}/sub-organizations`,
+      "POST",
+      { name: "Sub" },
+    );
     mmi = { "X-Service-MMI-Key": sub.body.mmiKey };
-    parentVideo = await publishVideo(org, mp4, { title: "Parent video", tags: ["parent-only", "shared"] });
-    subVideo = await publishVideo(org, mp4, { title: "Sub video", tags: ["sub-only", "shared"] }, mmi);
+    parentVideo = await publishVideo(org, mp4, {
+      title: "Parent video",
+      tags: ["parent-only", "shared"],
+    });
+    subVideo = await publishVideo(
+      org,
+      mp4,
+      { title: "Sub video", tags: ["sub-only", "shared"] },
+      mmi,
+    );
   });
 
   const hook = (headers: Record<string, string>, name: string) =>
-    writeJson(org, "POST", "/v2/webhooks", { url: `https://hooks.example.com/${name}`, events: ["video.updated"] }, headers);
+    writeJson(
+      org,
+      "POST",
+      "/v2/webhooks",
+      { url: `https://hooks.example.com/${name}`, events: ["video.updated"] },
+      headers,
+    );
 
   /** The endpoints that got a delivery of the latest video.updated of a content key. */
   async function listenersOfUpdate(contentKey: string): Promise<string[]> {
@@ -67,7 +105,9 @@ describe("a sub-organization's scope", () => {
     const listed = await writeJson(org, "GET", "/v2/webhooks", undefined, mmi);
     expect(listed.body.webhooks.map((w: { id: string }) => w.id)).toEqual([subHook]);
     // The organization's own credentials see both.
-    expect((await writeJson(org, "GET", "/v2/webhooks")).body.webhooks.map((w: { id: string }) => w.id)).toEqual(expect.arrayContaining([parentHook, subHook]));
+    expect(
+      (await writeJson(org, "GET", "/v2/webhooks")).body.webhooks.map((w: { id: string }) => w.id),
+    ).toEqual(expect.arrayContaining([parentHook, subHook]));
     for (const [method, path] of [
       ["GET", `/v2/webhooks/${parentHook}`],
       ["DELETE", `/v2/webhooks/${parentHook}`],
@@ -75,34 +115,89 @@ describe("a sub-organization's scope", () => {
       ["GET", `/v2/webhooks/${parentHook}/deliveries`],
       ["POST", `/v2/webhooks/${parentHook}/rotate-secret`],
     ] as const) {
-      const res = await writeJson(org, method, path, method === "PATCH" ? { disabled: true } : undefined, mmi);
+      const res = await writeJson(
+        org,
+        method,
+        path,
+        method === "PATCH" ? { disabled: true } : undefined,
+        mmi,
+      );
       expect(res.res.status, `${method} ${path}`).toBe(404);
     }
     expect((await writeJson(org, "GET", `/v2/webhooks/${parentHook}`)).body.disabled).toBe(false);
 
     // A parent video's edit reaches the parent's endpoint only; a sub video's edit both.
     const edit = async (contentKey: string, headers: Record<string, string>) => {
-      const current = await writeJson(org, "GET", `/v2/content?contentKey=${contentKey}`, undefined, headers);
-      expect((await writeJson(org, "PUT", "/v2/content", { ...current.body, description: `edited ${Date.now()}` }, headers)).res.status).toBe(200);
+      const current = await writeJson(
+        org,
+        "GET",
+        `/v2/content?contentKey=${contentKey}`,
+        undefined,
+        headers,
+      );
+      expect(
+        (
+          await writeJson(
+            org,
+            "PUT",
+            "/v2/content",
+            { ...current.body, description: `edited ${Date.now()}` },
+            headers,
+          )
+        ).res.status,
+      ).toBe(200);
     };
     await edit(parentVideo, {});
     expect(await listenersOfUpdate(parentVideo)).toEqual([parentHook]);
-    expect((await writeJson(org, "GET", `/v2/content?contentKey=${parentVideo}`, undefined, mmi)).res.status).toBe(404);
+    expect(
+      (await writeJson(org, "GET", `/v2/content?contentKey=${parentVideo}`, undefined, mmi)).res
+        .status,
+    ).toBe(404);
     await edit(subVideo, mmi);
     expect(await listenersOfUpdate(subVideo)).toEqual([parentHook, subHook].sort());
   });
 
   it("lists and changes only its own feeds, whose files hold only its videos", async () => {
-    const parentFeed = (await writeJson(org, "POST", "/v2/feeds", { name: "Parent", configuration: { categories: [], tags: ["shared"], events: [] } })).body.feed_id as string;
-    const subFeed = (await writeJson(org, "POST", "/v2/feeds", { name: "Sub", configuration: { categories: [], tags: ["shared"], events: [] } }, mmi)).body.feed_id as string;
-    expect((await writeJson(org, "GET", "/v2/feeds", undefined, mmi)).body.feeds.map((f: { feed_id: string }) => f.feed_id)).toEqual([subFeed]);
-    expect((await writeJson(org, "GET", "/v2/feeds")).body.feeds.map((f: { feed_id: string }) => f.feed_id)).toEqual(expect.arrayContaining([parentFeed, subFeed]));
+    const parentFeed = (
+      await writeJson(org, "POST", "/v2/feeds", {
+        name: "Parent",
+        configuration: { categories: [], tags: ["shared"], events: [] },
+      })
+    ).body.feed_id as string;
+    const subFeed = (
+      await writeJson(
+        org,
+        "POST",
+        "/v2/feeds",
+        { name: "Sub", configuration: { categories: [], tags: ["shared"], events: [] } },
+        mmi,
+      )
+    ).body.feed_id as string;
+    expect(
+      (await writeJson(org, "GET", "/v2/feeds", undefined, mmi)).body.feeds.map(
+        (f: { feed_id: string }) => f.feed_id,
+      ),
+    ).toEqual([subFeed]);
+    expect(
+      (await writeJson(org, "GET", "/v2/feeds")).body.feeds.map(
+        (f: { feed_id: string }) => f.feed_id,
+      ),
+    ).toEqual(expect.arrayContaining([parentFeed, subFeed]));
     for (const method of ["GET", "PUT", "DELETE"] as const) {
-      const body = method === "PUT" ? { name: "Taken", configuration: { categories: [], tags: [], events: [] } } : undefined;
-      expect((await writeJson(org, method, `/v2/feeds/${parentFeed}`, body, mmi)).res.status, method).toBe(404);
+      const body =
+        method === "PUT"
+          ? { name: "Taken", configuration: { categories: [], tags: [], events: [] } }
+          : undefined;
+      expect(
+        (await writeJson(org, method, `/v2/feeds/${parentFeed}`, body, mmi)).res.status,
+        method,
+      ).toBe(404);
     }
     // E6 feedId: another scope's feed is unknown to the sub-organization.
-    const e6 = (feed: string, headers: Record<string, string>) => callJson(`/v2/videos/?feedId=${feed}`, { headers: { "X-Service-Sync-Code": org.syncCode, ...headers } });
+    const e6 = (feed: string, headers: Record<string, string>) =>
+      callJson(`/v2/videos/?feedId=${feed}`, {
+        headers: { "X-Service-Sync-Code": org.syncCode, ...headers },
+      });
     expect((await e6(parentFeed, mmi)).res.status).toBe(404);
     // The sub-organization's feed holds its videos only, however it is read.
     const keysOf = (body: { data: { contentKey: string }[] }) => body.data.map((v) => v.contentKey);
@@ -122,7 +217,11 @@ describe("a sub-organization's scope", () => {
       { name: "sub-only", videos: 1 },
     ]);
     const all = await writeJson(org, "GET", "/v2/organization/labels");
-    expect(all.body.tags.map((t: { name: string }) => t.name)).toEqual(["parent-only", "shared", "sub-only"]);
+    expect(all.body.tags.map((t: { name: string }) => t.name)).toEqual([
+      "parent-only",
+      "shared",
+      "sub-only",
+    ]);
     expect(all.body.tags.find((t: { name: string }) => t.name === "shared").videos).toBe(2);
   });
 
@@ -132,7 +231,9 @@ describe("a sub-organization's scope", () => {
       ...Array.from({ length: 2 }, () => ({ event: "video_played", contentKey: subVideo })),
     ]);
     const totals = (headers: Record<string, string>) =>
-      callJson(`/v2/analytics/video/totals?startDate=${today()}&endDate=${today()}&by=day`, { headers: { "X-Service-Sync-Code": org.syncCode, ...headers } });
+      callJson(`/v2/analytics/video/totals?startDate=${today()}&endDate=${today()}&by=day`, {
+        headers: { "X-Service-Sync-Code": org.syncCode, ...headers },
+      });
     expect((await totals(mmi)).body.data).toEqual([expect.objectContaining({ video_played: 2 })]);
     expect((await totals({})).body.data).toEqual([expect.objectContaining({ video_played: 5 })]);
   });

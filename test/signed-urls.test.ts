@@ -3,7 +3,12 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
-import { listS3Parts, parseListParts, s3ListPartsRequest, workerPartUrl } from "../src/storage/signed-urls";
+import {
+  listS3Parts,
+  parseListParts,
+  s3ListPartsRequest,
+  workerPartUrl,
+} from "../src/storage/signed-urls";
 import { callJson, createOrg, ORIGIN, writeHeaders, writeJson, type TestOrg } from "./helpers";
 
 let org: TestOrg;
@@ -41,9 +46,13 @@ describe("worker-signed URLs", () => {
     }
     const thumb = new URL(created.thumbnailUploadUrl);
     thumb.searchParams.set("key", "someoneElse/thumbnail.jpg");
-    expect((await callJson(thumb.toString(), { method: "PUT", body: new Uint8Array(10) })).res.status).toBe(403);
+    expect(
+      (await callJson(thumb.toString(), { method: "PUT", body: new Uint8Array(10) })).res.status,
+    ).toBe(403);
     // The untouched URL still works.
-    expect((await callJson(url.toString(), { method: "PUT", body: new Uint8Array(100) })).res.status).toBe(200);
+    expect(
+      (await callJson(url.toString(), { method: "PUT", body: new Uint8Array(100) })).res.status,
+    ).toBe(200);
   });
 
   it("refuses expired URLs with 403", async () => {
@@ -76,22 +85,31 @@ describe("worker-signed URLs", () => {
         // @ts-expect-error undici-style streaming flag, ignored by workerd
         duplex: "half",
       });
-    const state = () => writeJson(org, "GET", `/v2/content/upload?contentKey=${created.contentKey}`);
+    const state = () =>
+      writeJson(org, "GET", `/v2/content/upload?contentKey=${created.contentKey}`);
 
     const long = await streamed([60, 60]);
     expect(long.res.status).toBe(400);
-    expect(long.body).toEqual({ message: "part 1 must be exactly 100 bytes; the body streamed more than 100 bytes" });
+    expect(long.body).toEqual({
+      message: "part 1 must be exactly 100 bytes; the body streamed more than 100 bytes",
+    });
     const short = await streamed([30, 30]);
     expect(short.res.status).toBe(400);
-    expect(short.body).toEqual({ message: "part 1 must be exactly 100 bytes; the body ended after 60 bytes" });
+    expect(short.body).toEqual({
+      message: "part 1 must be exactly 100 bytes; the body ended after 60 bytes",
+    });
     // Neither left a part behind.
     expect((await state()).body.storedParts).toEqual([]);
 
     const exact = await streamed([40, 40, 20]);
     expect(exact.res.status, JSON.stringify(exact.body)).toBe(200);
-    expect((await state()).body.storedParts).toEqual([{ PartNumber: 1, ETag: exact.res.headers.get("ETag"), Size: 100 }]);
+    expect((await state()).body.storedParts).toEqual([
+      { PartNumber: 1, ETag: exact.res.headers.get("ETag"), Size: 100 },
+    ]);
     const { uploadId, key } = created.contentUploadData;
-    await env.MEDIA.resumeMultipartUpload(key, uploadId).complete([{ partNumber: 1, etag: exact.body.etag }]);
+    await env.MEDIA.resumeMultipartUpload(key, uploadId).complete([
+      { partNumber: 1, etag: exact.body.etag },
+    ]);
     const stored = await env.MEDIA.get(key);
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(new Uint8Array(100).fill(7));
   });
@@ -115,12 +133,19 @@ describe("worker-signed URLs", () => {
 
 // Independent SigV4 (query signing) to check what aws4fetch produced.
 const enc = new TextEncoder();
-const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const hex = (buf: ArrayBuffer) =>
+  [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 async function hmac(key: ArrayBuffer | Uint8Array, data: string) {
-  const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   return crypto.subtle.sign("HMAC", k, enc.encode(data));
 }
-const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const rfc3986 = (s: string) =>
+  encodeURIComponent(s).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 
 async function expectedSignature(url: URL, secret: string, method: string) {
   const params = [...url.searchParams.entries()].filter(([k]) => k !== "X-Amz-Signature");
@@ -131,10 +156,22 @@ async function expectedSignature(url: URL, secret: string, method: string) {
     .join("&");
   const signedHeaders = url.searchParams.get("X-Amz-SignedHeaders")!;
   expect(signedHeaders).toBe("host");
-  const canonicalRequest = [method, url.pathname, canonicalQuery, `host:${url.host}\n`, signedHeaders, "UNSIGNED-PAYLOAD"].join("\n");
+  const canonicalRequest = [
+    method,
+    url.pathname,
+    canonicalQuery,
+    `host:${url.host}\n`,
+    signedHeaders,
+    "UNSIGNED-PAYLOAD",
+  ].join("\n");
   const amzDate = url.searchParams.get("X-Amz-Date")!;
   const [, scope] = url.searchParams.get("X-Amz-Credential")!.split(/\/(.*)/);
-  const stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, hex(await crypto.subtle.digest("SHA-256", enc.encode(canonicalRequest)))].join("\n");
+  const stringToSign = [
+    "AWS4-HMAC-SHA256",
+    amzDate,
+    scope,
+    hex(await crypto.subtle.digest("SHA-256", enc.encode(canonicalRequest))),
+  ].join("\n");
   const [date, region, service] = scope!.split("/");
   let key = await hmac(enc.encode(`AWS4${secret}`), date!);
   key = await hmac(key, region!);
@@ -175,9 +212,13 @@ describe("presigned S3 mode", () => {
       expect(url.searchParams.get("partNumber")).toBe(String(i + 1));
       expect(url.searchParams.get("uploadId")).toBe(uploadId);
       expect(url.searchParams.get("X-Amz-Algorithm")).toBe("AWS4-HMAC-SHA256");
-      expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^AKIDEXAMPLE\/\d{8}\/auto\/s3\/aws4_request$/);
+      expect(url.searchParams.get("X-Amz-Credential")).toMatch(
+        /^AKIDEXAMPLE\/\d{8}\/auto\/s3\/aws4_request$/,
+      );
       expect(url.searchParams.get("X-Amz-Expires")).toBe("86400");
-      expect(url.searchParams.get("X-Amz-Signature")).toBe(await expectedSignature(url, s3Env.R2_SECRET_ACCESS_KEY, "PUT"));
+      expect(url.searchParams.get("X-Amz-Signature")).toBe(
+        await expectedSignature(url, s3Env.R2_SECRET_ACCESS_KEY, "PUT"),
+      );
     }
     // Thumbnails still go through the worker, which checks them.
     expect(body.thumbnailUploadUrl).toMatch(new RegExp(`^${ORIGIN}/v2/uploads/thumbnail\\?`));
@@ -195,7 +236,9 @@ const S3 = {
 async function expectedHeaderSignature(request: Request, secret: string) {
   const url = new URL(request.url);
   const auth = request.headers.get("Authorization")!;
-  const m = auth.match(/^AWS4-HMAC-SHA256 Credential=([^,]+), SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/);
+  const m = auth.match(
+    /^AWS4-HMAC-SHA256 Credential=([^,]+), SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/,
+  );
   expect(m, auth).not.toBeNull();
   const [, credential, signedHeaders] = m!;
   const canonicalQuery = [...url.searchParams.entries()]
@@ -204,11 +247,25 @@ async function expectedHeaderSignature(request: Request, secret: string) {
     .map(([k, v]) => `${k}=${v}`)
     .join("&");
   const headerNames = signedHeaders!.split(";");
-  const canonicalHeaders = headerNames.map((h) => `${h}:${h === "host" ? url.host : request.headers.get(h)!.trim()}\n`).join("");
+  const canonicalHeaders = headerNames
+    .map((h) => `${h}:${h === "host" ? url.host : request.headers.get(h)!.trim()}\n`)
+    .join("");
   const payloadHash = request.headers.get("x-amz-content-sha256")!;
-  const canonicalRequest = [request.method, url.pathname, canonicalQuery, canonicalHeaders, signedHeaders, payloadHash].join("\n");
+  const canonicalRequest = [
+    request.method,
+    url.pathname,
+    canonicalQuery,
+    canonicalHeaders,
+    signedHeaders,
+    payloadHash,
+  ].join("\n");
   const [, scope] = credential!.split(/\/(.*)/);
-  const stringToSign = ["AWS4-HMAC-SHA256", request.headers.get("x-amz-date")!, scope, hex(await crypto.subtle.digest("SHA-256", enc.encode(canonicalRequest)))].join("\n");
+  const stringToSign = [
+    "AWS4-HMAC-SHA256",
+    request.headers.get("x-amz-date")!,
+    scope,
+    hex(await crypto.subtle.digest("SHA-256", enc.encode(canonicalRequest))),
+  ].join("\n");
   const [date, region, service] = scope!.split("/");
   let key = await hmac(enc.encode(`AWS4${secret}`), date!);
   key = await hmac(key, region!);
@@ -217,7 +274,10 @@ async function expectedHeaderSignature(request: Request, secret: string) {
   return { given: m![3], expected: hex(await hmac(key, stringToSign)), credential, signedHeaders };
 }
 
-const listPartsXml = (parts: [number, number, string][], next: number | null) => `<?xml version="1.0" encoding="UTF-8"?>
+const listPartsXml = (
+  parts: [number, number, string][],
+  next: number | null,
+) => `<?xml version="1.0" encoding="UTF-8"?>
 <ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">
   <Bucket>video-catalog-media</Bucket><Key>abc/abc.mp4</Key><UploadId>up-1</UploadId>
   <PartNumberMarker>0</PartNumberMarker>${next === null ? "" : `<NextPartNumberMarker>${next}</NextPartNumberMarker>`}
@@ -235,16 +295,33 @@ describe("S3 ListParts (resuming in the presigned mode)", () => {
     expect(url.searchParams.get("uploadId")).toBe("up/load+id");
     expect(url.searchParams.get("part-number-marker")).toBe("1000");
     expect(url.searchParams.get("max-parts")).toBe("1000");
-    const { given, expected, credential, signedHeaders } = await expectedHeaderSignature(request, S3.secretAccessKey);
+    const { given, expected, credential, signedHeaders } = await expectedHeaderSignature(
+      request,
+      S3.secretAccessKey,
+    );
     expect(credential).toMatch(/^AKIDEXAMPLE\/\d{8}\/auto\/s3\/aws4_request$/);
-    expect(signedHeaders!.split(";")).toEqual(expect.arrayContaining(["host", "x-amz-content-sha256", "x-amz-date"]));
+    expect(signedHeaders!.split(";")).toEqual(
+      expect.arrayContaining(["host", "x-amz-content-sha256", "x-amz-date"]),
+    );
     expect(given).toBe(expected);
   });
 
   it("reads every page of the answer, ETags unquoted", async () => {
-    expect(parseListParts(listPartsXml([[1, 5, "a&amp;b"]], null))).toEqual({ parts: [{ partNumber: 1, size: 5, etag: "a&b" }], nextMarker: null });
+    expect(parseListParts(listPartsXml([[1, 5, "a&amp;b"]], null))).toEqual({
+      parts: [{ partNumber: 1, size: 5, etag: "a&b" }],
+      nextMarker: null,
+    });
     const asked: string[] = [];
-    const pages = [listPartsXml([[1, 100, "e1"], [2, 100, "e2"]], 2), listPartsXml([[3, 40, "e3"]], null)];
+    const pages = [
+      listPartsXml(
+        [
+          [1, 100, "e1"],
+          [2, 100, "e2"],
+        ],
+        2,
+      ),
+      listPartsXml([[3, 40, "e3"]], null),
+    ];
     const fetcher = (async (input: RequestInfo | URL) => {
       const request = input as Request;
       asked.push(new URL(request.url).searchParams.get("part-number-marker") ?? "none");
@@ -258,9 +335,13 @@ describe("S3 ListParts (resuming in the presigned mode)", () => {
       { partNumber: 3, size: 40, etag: "e3" },
     ]);
     // An upload R2 no longer holds (aborted): null, which the resume endpoint answers with 409.
-    const gone = (async () => new Response("<Error><Code>NoSuchUpload</Code></Error>", { status: 404 })) as typeof fetch;
+    const gone = (async () =>
+      new Response("<Error><Code>NoSuchUpload</Code></Error>", { status: 404 })) as typeof fetch;
     expect(await listS3Parts(S3, "abc/abc.mp4", "gone", gone)).toBeNull();
-    const failing = (async () => new Response("<Error><Code>InternalError</Code></Error>", { status: 500 })) as typeof fetch;
-    await expect(listS3Parts(S3, "abc/abc.mp4", "up-1", failing)).rejects.toThrow(/HTTP 500.*InternalError/);
+    const failing = (async () =>
+      new Response("<Error><Code>InternalError</Code></Error>", { status: 500 })) as typeof fetch;
+    await expect(listS3Parts(S3, "abc/abc.mp4", "up-1", failing)).rejects.toThrow(
+      /HTTP 500.*InternalError/,
+    );
   });
 });

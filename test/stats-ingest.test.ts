@@ -3,7 +3,16 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { hashTput } from "../src/domain/stats/viewers";
 import { call, callJson, createOrg, statsD1, type TestOrg } from "./helpers";
-import { createContent, d1Cost, eventsSettled, ingest, localTimestamp, organizationId, postEvents, utcDayAgo } from "./fixtures/stats";
+import {
+  createContent,
+  d1Cost,
+  eventsSettled,
+  ingest,
+  localTimestamp,
+  organizationId,
+  postEvents,
+  utcDayAgo,
+} from "./fixtures/stats";
 
 let org: TestOrg;
 let orgId: number;
@@ -11,16 +20,20 @@ let key: string;
 
 /** The consumer's figures for the organization, summed over the days. */
 async function ingestionDays(o: TestOrg) {
-  const row = await (await statsD1(o)).prepare(
-    "select coalesce(sum(events_counted), 0) as counted, coalesce(sum(events_rejected), 0) as rejected, max(last_rejection) as last from ingestion_days where organization_id = ?",
-  )
+  const row = await (await statsD1(o))
+    .prepare(
+      "select coalesce(sum(events_counted), 0) as counted, coalesce(sum(events_rejected), 0) as rejected, max(last_rejection) as last from ingestion_days where organization_id = ?",
+    )
     .bind(await organizationId(o))
     .first<{ counted: number; rejected: number; last: string | null }>();
   return row!;
 }
 
 async function videoRows(contentKey: string, o: TestOrg = org) {
-  return (await statsD1(o)).prepare("select * from video_stats where content_key = ? order by date, country, video_device_type, video_player_id")
+  return (await statsD1(o))
+    .prepare(
+      "select * from video_stats where content_key = ? order by date, country, video_device_type, video_player_id",
+    )
     .bind(contentKey)
     .all<Record<string, string | number>>()
     .then((r) => r.results);
@@ -65,7 +78,10 @@ describe("UTC days", () => {
       vi.setSystemTime(Date.parse("2030-12-31T23:59:59.999Z"));
       await ingest(org, [{ event: "video_played", contentKey: k }]);
       vi.setSystemTime(Date.parse("2031-01-01T00:00:00.000Z"));
-      await ingest(org, [{ event: "video_played", contentKey: k }, { event: "video_played", contentKey: k }]);
+      await ingest(org, [
+        { event: "video_played", contentKey: k },
+        { event: "video_played", contentKey: k },
+      ]);
     } finally {
       vi.useRealTimers();
     }
@@ -80,11 +96,24 @@ describe("rollups", () => {
   it("adds counters within a batch and across batches", async () => {
     const k = await createContent(org);
     const e = { contentKey: k, deviceType: "Desktop", playerId: "p1" };
-    await ingest(org, [{ ...e, event: "played_1s" }, { ...e, event: "played_1s" }, { ...e, event: "video_played" }]);
-    await ingest(org, [{ ...e, event: "played_1s" }, { ...e, event: "video_ended" }]);
+    await ingest(org, [
+      { ...e, event: "played_1s" },
+      { ...e, event: "played_1s" },
+      { ...e, event: "video_played" },
+    ]);
+    await ingest(org, [
+      { ...e, event: "played_1s" },
+      { ...e, event: "video_ended" },
+    ]);
     const rows = await videoRows(k);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ played_1s: 3, video_played: 1, video_ended: 1, video_impression: 0, video_player_id: "p1" });
+    expect(rows[0]).toMatchObject({
+      played_1s: 3,
+      video_played: 1,
+      video_ended: 1,
+      video_impression: 0,
+      video_player_id: "p1",
+    });
   });
 
   it("keeps one row per dimension combination, storing missing dimensions as none", async () => {
@@ -99,7 +128,9 @@ describe("rollups", () => {
       { country: "DE" },
     );
     const rows = await videoRows(k);
-    expect(rows.map((r) => [r.country, r.video_device_type, r.video_player_id, r.video_impression])).toEqual([
+    expect(
+      rows.map((r) => [r.country, r.video_device_type, r.video_player_id, r.video_impression]),
+    ).toEqual([
       ["DEU", "Mobile", "none", 1],
       ["DEU", "TV", "tvplayer", 1],
       ["DEU", "none", "none", 1],
@@ -109,13 +140,28 @@ describe("rollups", () => {
   it("derives the device type from the User-Agent", async () => {
     const k = await createContent(org);
     const agents: [string, string][] = [
-      ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1", "Mobile"],
-      ["Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1", "Tablet"],
-      ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36", "Desktop"],
-      ["Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/4.0 Chrome/76.0 TV Safari/537.36", "TV"],
+      [
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+        "Mobile",
+      ],
+      [
+        "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+        "Tablet",
+      ],
+      [
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+        "Desktop",
+      ],
+      [
+        "Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/4.0 Chrome/76.0 TV Safari/537.36",
+        "TV",
+      ],
       ["curl/8.5.0", "Other"],
     ];
-    for (const [ua] of agents) await ingest(org, [{ event: "video_played", contentKey: k }], { headers: { "User-Agent": ua } });
+    for (const [ua] of agents)
+      await ingest(org, [{ event: "video_played", contentKey: k }], {
+        headers: { "User-Agent": ua },
+      });
     const devices = (await videoRows(k)).map((r) => r.video_device_type).sort();
     expect(devices).toEqual(agents.map(([, d]) => d).sort());
   });
@@ -125,8 +171,24 @@ describe("rollups", () => {
     await ingest(
       org,
       [
-        { event: "ad_impression", contentKey: k, adPosition: "preroll", adCreative: "cr1", adSystem: "vast", playerId: "p", deviceType: "Desktop" },
-        { event: "ad_25", contentKey: k, adPosition: "preroll", adCreative: "cr1", adSystem: "vast", playerId: "p", deviceType: "Desktop" },
+        {
+          event: "ad_impression",
+          contentKey: k,
+          adPosition: "preroll",
+          adCreative: "cr1",
+          adSystem: "vast",
+          playerId: "p",
+          deviceType: "Desktop",
+        },
+        {
+          event: "ad_25",
+          contentKey: k,
+          adPosition: "preroll",
+          adCreative: "cr1",
+          adSystem: "vast",
+          playerId: "p",
+          deviceType: "Desktop",
+        },
         { event: "ad_clicked", contentKey: k, deviceType: "Desktop" },
         { event: "ecommerce_clicked", contentKey: k, ecommerceKey: "shoe", deviceType: "Mobile" },
         { event: "ecommerce_viewed", contentKey: k, ecommerceKey: "shoe", deviceType: "Mobile" },
@@ -134,23 +196,76 @@ describe("rollups", () => {
       ],
       { country: "FR" },
     );
-    const ads = (await (await statsD1(org)).prepare("select * from ad_stats where content_key = ? order by ad_position desc").bind(k).all()).results;
+    const ads = (
+      await (
+        await statsD1(org)
+      )
+        .prepare("select * from ad_stats where content_key = ? order by ad_position desc")
+        .bind(k)
+        .all()
+    ).results;
     expect(ads).toEqual([
-      expect.objectContaining({ ad_country: "FR", ad_creative: "cr1", ad_device_type: "Desktop", ad_player_id: "p", ad_position: "preroll", ad_system: "vast", ad_impression: 1, ad_25: 1, ad_clicked: 0 }),
-      expect.objectContaining({ ad_country: "FR", ad_creative: "none", ad_position: "none", ad_system: "none", ad_player_id: "none", ad_clicked: 1 }),
+      expect.objectContaining({
+        ad_country: "FR",
+        ad_creative: "cr1",
+        ad_device_type: "Desktop",
+        ad_player_id: "p",
+        ad_position: "preroll",
+        ad_system: "vast",
+        ad_impression: 1,
+        ad_25: 1,
+        ad_clicked: 0,
+      }),
+      expect.objectContaining({
+        ad_country: "FR",
+        ad_creative: "none",
+        ad_position: "none",
+        ad_system: "none",
+        ad_player_id: "none",
+        ad_clicked: 1,
+      }),
     ]);
-    const shop = (await (await statsD1(org)).prepare("select * from ecommerce_stats where content_key = ? order by ecommerce_key").bind(k).all()).results;
+    const shop = (
+      await (
+        await statsD1(org)
+      )
+        .prepare("select * from ecommerce_stats where content_key = ? order by ecommerce_key")
+        .bind(k)
+        .all()
+    ).results;
     expect(shop).toEqual([
-      expect.objectContaining({ ecommerce_key: "none", device_type: "Mobile", ecommerce_bar_shown: 1, ecommerce_clicked: 0 }),
-      expect.objectContaining({ ecommerce_key: "shoe", device_type: "Mobile", ecommerce_clicked: 1, ecommerce_visible: 1 }),
+      expect.objectContaining({
+        ecommerce_key: "none",
+        device_type: "Mobile",
+        ecommerce_bar_shown: 1,
+        ecommerce_clicked: 0,
+      }),
+      expect.objectContaining({
+        ecommerce_key: "shoe",
+        device_type: "Mobile",
+        ecommerce_clicked: 1,
+        ecommerce_visible: 1,
+      }),
     ]);
   });
 
   it("stores an unknown country as none", async () => {
     const k = await createContent(org);
-    await ingest(org, [{ event: "video_played", contentKey: k }, { event: "ad_done", contentKey: k }], { country: "XX" });
+    await ingest(
+      org,
+      [
+        { event: "video_played", contentKey: k },
+        { event: "ad_done", contentKey: k },
+      ],
+      { country: "XX" },
+    );
     expect((await videoRows(k))[0]!.country).toBe("none");
-    expect(await (await statsD1(org)).prepare("select ad_country from ad_stats where content_key = ?").bind(k).first("ad_country")).toBe("none");
+    expect(
+      await (await statsD1(org))
+        .prepare("select ad_country from ad_stats where content_key = ?")
+        .bind(k)
+        .first("ad_country"),
+    ).toBe("none");
   });
 });
 
@@ -170,29 +285,74 @@ describe("viewer rows", () => {
       ],
       { country: "US", headers: { "CF-Connecting-IP": "203.0.113.7" } },
     );
-    const rows = (await (await statsD1(org)).prepare("select * from viewer_stats where content_key = ? order by ad_position").bind(k).all()).results;
+    const rows = (
+      await (
+        await statsD1(org)
+      )
+        .prepare("select * from viewer_stats where content_key = ? order by ad_position")
+        .bind(k)
+        .all()
+    ).results;
     const hash = await hashTput(orgId, "user-42");
     expect(rows).toEqual([
-      expect.objectContaining({ ad_position: "midroll", ad_done: 1, video_played: 0, country: "USA", ip: "203.0.113.7", fingerprint: "fp-1", tput_hash: hash }),
-      expect.objectContaining({ ad_position: "none", video_played: 1, video_paused: 1, ad_done: 0, device_type: "Desktop" }),
+      expect.objectContaining({
+        ad_position: "midroll",
+        ad_done: 1,
+        video_played: 0,
+        country: "USA",
+        ip: "203.0.113.7",
+        fingerprint: "fp-1",
+        tput_hash: hash,
+      }),
+      expect.objectContaining({
+        ad_position: "none",
+        video_played: 1,
+        video_paused: 1,
+        ad_done: 0,
+        device_type: "Desktop",
+      }),
     ]);
     // The token itself is stored nowhere.
-    const dump = JSON.stringify((await (await statsD1(org)).prepare("select * from viewer_stats where content_key = ?").bind(k).all()).results);
+    const dump = JSON.stringify(
+      (
+        await (
+          await statsD1(org)
+        )
+          .prepare("select * from viewer_stats where content_key = ?")
+          .bind(k)
+          .all()
+      ).results,
+    );
     expect(dump).not.toContain("user-42");
     // The video rows counted all three plays.
-    expect((await videoRows(k))[0]).toMatchObject({ video_played: 3, video_pause: 1, video_impression: 1 });
+    expect((await videoRows(k))[0]).toMatchObject({
+      video_played: 3,
+      video_pause: 1,
+      video_impression: 1,
+    });
   });
 
   it("are not written for organizations without viewer analytics, even with consent", async () => {
     const plain = await createOrg();
     const k = await createContent(plain);
-    await ingest(plain, [{ event: "video_played", contentKey: k, fingerprint: "fp", consent: true }]);
-    expect(await (await statsD1(plain)).prepare("select count(*) as n from viewer_stats where content_key = ?").bind(k).first("n")).toBe(0);
+    await ingest(plain, [
+      { event: "video_played", contentKey: k, fingerprint: "fp", consent: true },
+    ]);
+    expect(
+      await (await statsD1(plain))
+        .prepare("select count(*) as n from viewer_stats where content_key = ?")
+        .bind(k)
+        .first("n"),
+    ).toBe(0);
     expect((await videoRows(k, plain))[0]).toMatchObject({ video_played: 1 });
   });
 
   it("hashes tput per organization with SHA-256 of tput:v1:<org id>:<tput>", async () => {
-    const expected = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`tput:v1:${orgId}:abc`)))]
+    const expected = [
+      ...new Uint8Array(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`tput:v1:${orgId}:abc`)),
+      ),
+    ]
       .map((b) => b.toString(16).padStart(2, "0"))
       .join("");
     expect(await hashTput(orgId, "abc")).toBe(expected);
@@ -214,7 +374,11 @@ describe("rejected events", () => {
       { event: "played_1s", contentKey: k, timestamp: "yesterday" },
       { event: "played_1s", contentKey: k, timestamp: "2026-11-01T10:00:00" },
       { event: "played_1s", contentKey: k, timestamp: new Date(now + 10 * 60_000).toISOString() },
-      { event: "played_1s", contentKey: k, timestamp: new Date(now - 8 * 86_400_000).toISOString() },
+      {
+        event: "played_1s",
+        contentKey: k,
+        timestamp: new Date(now - 8 * 86_400_000).toISOString(),
+      },
       { event: "played_1s", contentKey: k, deviceType: "Phone" },
       "played_1s",
       { event: "played_1s", contentKey: k, colour: "red" },
@@ -243,12 +407,21 @@ describe("rejected events", () => {
     ]);
     await eventsSettled(org);
     expect((await videoRows(k)).reduce((n, r) => n + Number(r.played_1s), 0)).toBe(2);
-    expect(await (await statsD1(org)).prepare("select count(*) as n from video_stats where content_key in (?, 'nope')").bind(foreign).first("n")).toBe(0);
+    expect(
+      await (await statsD1(org))
+        .prepare("select count(*) as n from video_stats where content_key in (?, 'nope')")
+        .bind(foreign)
+        .first("n"),
+    ).toBe(0);
     // The consumer's refusals are counted for the organization, with the last reason.
     const after = await ingestionDays(org);
     expect(after.rejected - before.rejected).toBe(2);
     expect(after.counted - before.counted).toBe(2);
-    expect(after.last).toMatch(new RegExp(`contentKey: (nope|${foreign}) is not a video of this organization or its network`));
+    expect(after.last).toMatch(
+      new RegExp(
+        `contentKey: (nope|${foreign}) is not a video of this organization or its network`,
+      ),
+    );
   });
 
   it("accepts the spec's other spellings of counters", async () => {
@@ -279,7 +452,9 @@ describe("the request", () => {
     const k = await createContent(org);
     const res = await call(`/v2/events?sync=${org.syncCode}`, {
       method: "POST",
-      body: new TextEncoder().encode(JSON.stringify({ events: [{ event: "video_impression", contentKey: k }] })),
+      body: new TextEncoder().encode(
+        JSON.stringify({ events: [{ event: "video_impression", contentKey: k }] }),
+      ),
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: "ok", accepted: 1, rejected: [] });
@@ -288,7 +463,11 @@ describe("the request", () => {
   it("is open to any origin and not rate limited", async () => {
     const preflight = await call("/v2/events", {
       method: "OPTIONS",
-      headers: { Origin: "https://player.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,x-service-sync-code" },
+      headers: {
+        Origin: "https://player.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,x-service-sync-code",
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("Access-Control-Allow-Origin")).toBe("*");
@@ -306,7 +485,11 @@ describe("the request", () => {
       ["/v2/events?sync=sc_unknown", {}],
       [`/v2/events?sync=${org.syncCode}`, { "X-Service-Sync-Code": "sc_other" }],
     ] as [string, Record<string, string>][]) {
-      const { res, body: err } = await callJson(path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body });
+      const { res, body: err } = await callJson(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...headers },
+        body,
+      });
       expect(res.status, path).toBe(401);
       expect(err.status).toBe("KO");
     }
@@ -325,15 +508,32 @@ describe("the request", () => {
       expect(res.status, error).toBe(400);
       expect(err).toEqual({ status: "KO", error });
     }
-    const big = JSON.stringify({ events: [{ event: "played_1s", contentKey: key, playerId: "x".repeat(1024 * 1024) }] });
+    const big = JSON.stringify({
+      events: [{ event: "played_1s", contentKey: key, playerId: "x".repeat(1024 * 1024) }],
+    });
     const { res, body: err } = await postEvents(org, big);
     expect(res.status).toBe(413);
     expect(err.status).toBe("KO");
   });
 
   it("queues a 500-event batch without writing to D1; the consumer writes it as grouped upserts", async () => {
-    const keys = [await createContent(org), await createContent(org), await createContent(org), await createContent(org), await createContent(org)];
-    const names = ["video_impression", "video_played", "played_1s", "played_3s", "played_30s", "ad_impression", "ad_done", "ecommerce_clicked"];
+    const keys = [
+      await createContent(org),
+      await createContent(org),
+      await createContent(org),
+      await createContent(org),
+      await createContent(org),
+    ];
+    const names = [
+      "video_impression",
+      "video_played",
+      "played_1s",
+      "played_3s",
+      "played_30s",
+      "ad_impression",
+      "ad_done",
+      "ecommerce_clicked",
+    ];
     const events = Array.from({ length: 500 }, (_, i) => ({
       event: names[i % names.length],
       contentKey: keys[i % keys.length],
@@ -353,12 +553,17 @@ describe("the request", () => {
     await eventsSettled(org);
     const inKeys = `content_key in (${keys.map(() => "?").join()})`;
     const stats = await statsD1(org);
-    const total = () => stats.prepare(`select sum(played_1s) as n from video_stats where ${inKeys}`).bind(...keys).first("n");
+    const total = () =>
+      stats
+        .prepare(`select sum(played_1s) as n from video_stats where ${inKeys}`)
+        .bind(...keys)
+        .first("n");
     const rows = () =>
-      stats.prepare(
-        `select (select count(*) from video_stats where ${inKeys}) + (select count(*) from ad_stats where ${inKeys}) +
+      stats
+        .prepare(
+          `select (select count(*) from video_stats where ${inKeys}) + (select count(*) from ad_stats where ${inKeys}) +
                 (select count(*) from ecommerce_stats where ${inKeys}) + (select count(*) from viewer_stats where ${inKeys}) as n`,
-      )
+        )
         .bind(...keys, ...keys, ...keys, ...keys)
         .first<number>("n");
     const played = events.filter((e) => e.event === "played_1s").length;
@@ -377,11 +582,19 @@ describe("OpenAPI", () => {
   it("documents the statistics write endpoints", async () => {
     const { res, body } = await callJson("/openapi.json");
     expect(res.status).toBe(200);
-    expect(Object.keys(body.paths)).toEqual(expect.arrayContaining(["/v2/events", "/v2/viewers", "/v2/ecommerce"]));
+    expect(Object.keys(body.paths)).toEqual(
+      expect.arrayContaining(["/v2/events", "/v2/viewers", "/v2/ecommerce"]),
+    );
     const events = body.paths["/v2/events"].post;
     expect(Object.keys(events.requestBody.content)).toEqual(["application/json", "text/plain"]);
-    expect(body.components.schemas.EventBatch.properties.events.items.$ref).toBe("#/components/schemas/StatsEvent");
-    expect(body.components.schemas.StatsEvent.properties.event.enum).toContain("video_exited_fulscreen");
-    expect(Object.keys(body.paths["/v2/ecommerce"])).toEqual(expect.arrayContaining(["get", "post", "put", "delete"]));
+    expect(body.components.schemas.EventBatch.properties.events.items.$ref).toBe(
+      "#/components/schemas/StatsEvent",
+    );
+    expect(body.components.schemas.StatsEvent.properties.event.enum).toContain(
+      "video_exited_fulscreen",
+    );
+    expect(Object.keys(body.paths["/v2/ecommerce"])).toEqual(
+      expect.arrayContaining(["get", "post", "put", "delete"]),
+    );
   });
 });

@@ -8,7 +8,14 @@
 // so an empty answer means "filtered out", not "broken query".
 import { beforeAll, describe, expect, it } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import { callJson, createOrg, dataUrlBytes, publishVideo, writeJson, type TestOrg } from "./helpers";
+import {
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  publishVideo,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 import { ingest, report, utcDayAgo } from "./fixtures/stats";
 
 const mp4 = dataUrlBytes(mp4Url);
@@ -25,14 +32,29 @@ let b: Side;
 async function side(name: string): Promise<Side> {
   const org = await createOrg({ entitlements: ENTITLEMENTS });
   const key = await publishVideo(org, mp4, { title: `${name} video`, tags: ["shared"] });
-  const item = await writeJson(org, "POST", "/v2/ecommerce", { ecommerceKey: "shareditem", ecommerceLink: `https://${name}.example/item`, ecommerceName: name });
+  const item = await writeJson(org, "POST", "/v2/ecommerce", {
+    ecommerceKey: "shareditem",
+    ecommerceLink: `https://${name}.example/item`,
+    ecommerceName: name,
+  });
   expect(item.res.status, JSON.stringify(item.body)).toBe(200);
   const viewer = { fingerprint: "fp-shared", tput: "user-shared", consent: true };
   await ingest(org, [
     { event: "video_played", contentKey: key, timestamp: `${DAY}T10:00:00Z`, ...viewer },
     { event: "played_1s", contentKey: key, timestamp: `${DAY}T10:00:01Z` },
-    { event: "ad_done", contentKey: key, timestamp: `${DAY}T10:00:02Z`, adPosition: "preroll", ...viewer },
-    { event: "ecommerce_clicked", contentKey: key, timestamp: `${DAY}T10:00:03Z`, ecommerceKey: "shareditem" },
+    {
+      event: "ad_done",
+      contentKey: key,
+      timestamp: `${DAY}T10:00:02Z`,
+      adPosition: "preroll",
+      ...viewer,
+    },
+    {
+      event: "ecommerce_clicked",
+      contentKey: key,
+      timestamp: `${DAY}T10:00:03Z`,
+      ecommerceKey: "shareditem",
+    },
   ]);
   return { org, key };
 }
@@ -52,7 +74,8 @@ const both = () =>
 function keysIn(data: unknown): string[] {
   const keys: string[] = [];
   JSON.stringify(data, (name, value) => {
-    if ((name === "content_key" || name === "contentKey") && typeof value === "string") keys.push(value);
+    if ((name === "content_key" || name === "contentKey") && typeof value === "string")
+      keys.push(value);
     return value;
   });
   return keys;
@@ -60,16 +83,22 @@ function keysIn(data: unknown): string[] {
 
 describe("E7 /v2/analytics/{type}", () => {
   const analytics = (who: Side, type: string, params: Record<string, string>) =>
-    callJson(`/v2/analytics/${type}?${new URLSearchParams({ startDate: DAY, endDate: DAY, ...params })}`, {
-      headers: { "X-Service-Sync-Code": who.org.syncCode },
-    });
+    callJson(
+      `/v2/analytics/${type}?${new URLSearchParams({ startDate: DAY, endDate: DAY, ...params })}`,
+      {
+        headers: { "X-Service-Sync-Code": who.org.syncCode },
+      },
+    );
 
   for (const type of ["video", "ads", "viewers", "ecommerce"]) {
     it(`${type}: contentKey of the other organization answers no rows`, async () => {
       for (const [label, asker, other] of both()) {
         const own = await analytics(asker, type, { summary: "1", contentKey: asker.key });
         expect(own.res.status, label).toBe(200);
-        expect(own.body.data.map((r: any) => r.contentKey), label).toEqual([asker.key]);
+        expect(
+          own.body.data.map((r: any) => r.contentKey),
+          label,
+        ).toEqual([asker.key]);
         const cases: Record<string, string>[] = [
           { summary: "1", contentKey: other.key },
           { detailed: "1", contentKey: other.key },
@@ -111,15 +140,26 @@ describe("reports E8–E12", () => {
         expect(own.res.status, `${label} ${JSON.stringify(own.body)}`).toBe(200);
         if (path.endsWith("viewer_reports")) {
           // content_key mode leaves the field out of its rows: the video row and the ad row.
-          expect(own.body.data.map((r: any) => r.fingerprint), label).toEqual(["fp-shared", "fp-shared"]);
+          expect(
+            own.body.data.map((r: any) => r.fingerprint),
+            label,
+          ).toEqual(["fp-shared", "fp-shared"]);
         } else {
           expect(new Set(keysIn(own.body.data)), label).toEqual(new Set([asker.key]));
         }
-        const theirs = await report(path, asker.org, { ...range, ...extra, content_key: other.key });
+        const theirs = await report(path, asker.org, {
+          ...range,
+          ...extra,
+          content_key: other.key,
+        });
         expect(theirs.res.status, label).toBe(200);
         expect(keysIn(theirs.body.data), label).toEqual([]);
         if (path.endsWith("ecommerce_reports")) {
-          expect(theirs.body.data, label).toEqual({ ecommerce_info: [], ecommerce_stats: [], video_info: [] });
+          expect(theirs.body.data, label).toEqual({
+            ecommerce_info: [],
+            ecommerce_stats: [],
+            video_info: [],
+          });
         } else {
           expect(theirs.body.data, label).toEqual([]);
         }
@@ -132,21 +172,37 @@ describe("reports E8–E12", () => {
 
   it("get_viewer_reports: a fingerprint or user token both organizations saw answers the asker's rows only", async () => {
     for (const [label, asker] of both()) {
-      const modes: Record<string, string>[] = [{ fingerprint_list: '"fp-shared"' }, { tput: "user-shared" }];
+      const modes: Record<string, string>[] = [
+        { fingerprint_list: '"fp-shared"' },
+        { tput: "user-shared" },
+      ];
       for (const params of modes) {
-        const { res, body } = await report("/prod/get_viewer_reports", asker.org, { ...range, ...params });
+        const { res, body } = await report("/prod/get_viewer_reports", asker.org, {
+          ...range,
+          ...params,
+        });
         expect(res.status, label).toBe(200);
         // A video row and an ad row of the asker's own video.
-        expect(body.data.map((r: any) => r.content_key), `${label} ${JSON.stringify(params)}`).toEqual([asker.key, asker.key]);
+        expect(
+          body.data.map((r: any) => r.content_key),
+          `${label} ${JSON.stringify(params)}`,
+        ).toEqual([asker.key, asker.key]);
       }
     }
   });
 
   it("get_ecommerce_reports: an item key both organizations use shows the asker's item", async () => {
     for (const [label, asker] of both()) {
-      const { body } = await report("/prod/get_ecommerce_reports", asker.org, { ...range, include_ecommerce_data: "1" });
+      const { body } = await report("/prod/get_ecommerce_reports", asker.org, {
+        ...range,
+        include_ecommerce_data: "1",
+      });
       expect(body.data.ecommerce_info, label).toEqual([
-        { ecommerce_key: "shareditem", ecommerce_link: `https://${asker === a ? "alpha" : "beta"}.example/item`, ecommerce_name: asker === a ? "alpha" : "beta" },
+        {
+          ecommerce_key: "shareditem",
+          ecommerce_link: `https://${asker === a ? "alpha" : "beta"}.example/item`,
+          ecommerce_name: asker === a ? "alpha" : "beta",
+        },
       ]);
     }
   });

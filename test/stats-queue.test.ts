@@ -20,20 +20,33 @@ let orgId: number;
 let stats: D1Database;
 
 beforeAll(async () => {
-  org = await createOrg({ entitlements: ["enterprise_player", "viewer_analytics", "ecommerce"], statsShard: 1 });
+  org = await createOrg({
+    entitlements: ["enterprise_player", "viewer_analytics", "ecommerce"],
+    statsShard: 1,
+  });
   orgId = await organizationId(org);
   stats = await statsD1(org);
 });
 
 /** A message as POST /v2/events queues it: `n` plays of a content key on DAY. */
-function message(contentKey: string, n: number, extra: Partial<EventsMessage["events"][number]> = {}): EventsMessage {
+function message(
+  contentKey: string,
+  n: number,
+  extra: Partial<EventsMessage["events"][number]> = {},
+): EventsMessage {
   return {
     v: 1,
     id: messageId(Date.now()),
     organizationId: orgId,
     country3: "DEU",
     country2: "DE",
-    events: Array.from({ length: n }, () => ({ day: DAY, contentKey, event: "video_played", device: "Desktop", ...extra })),
+    events: Array.from({ length: n }, () => ({
+      day: DAY,
+      contentKey,
+      event: "video_played",
+      device: "Desktop",
+      ...extra,
+    })),
   };
 }
 
@@ -51,7 +64,12 @@ interface QueueOutcome {
 async function deliver(queue: string, bodies: unknown[], attempts = 1): Promise<QueueOutcome> {
   const batch = createMessageBatch(
     queue,
-    bodies.map((body) => ({ id: `delivery-${++deliveries}`, timestamp: new Date(), attempts, body })),
+    bodies.map((body) => ({
+      id: `delivery-${++deliveries}`,
+      timestamp: new Date(),
+      attempts,
+      body,
+    })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch, env, ctx);
@@ -59,13 +77,20 @@ async function deliver(queue: string, bodies: unknown[], attempts = 1): Promise<
 }
 
 async function played(contentKey: string, db = stats): Promise<number> {
-  return (await db.prepare("select coalesce(sum(video_played), 0) as n from video_stats where content_key = ?").bind(contentKey).first<number>("n"))!;
+  return (await db
+    .prepare("select coalesce(sum(video_played), 0) as n from video_stats where content_key = ?")
+    .bind(contentKey)
+    .first<number>("n"))!;
 }
 
 async function totalsPlayed(contentKey: string) {
   return Promise.all(
     ["video_day_totals", "video_month_totals"].map(
-      async (t) => (await stats.prepare(`select coalesce(sum(video_played), 0) as n from ${t} where content_key = ?`).bind(contentKey).first<number>("n"))!,
+      async (t) =>
+        (await stats
+          .prepare(`select coalesce(sum(video_played), 0) as n from ${t} where content_key = ?`)
+          .bind(contentKey)
+          .first<number>("n"))!,
     ),
   );
 }
@@ -104,9 +129,14 @@ describe("exactly-once counting", () => {
   it("lets one of two simultaneous deliveries count; the other fails, is retried, and then skips", async () => {
     const k = await createContent(org);
     const bodies = [message(k, 1), message(k, 6)];
-    const results = await Promise.all([deliver(EVENTS_QUEUE, bodies), deliver(EVENTS_QUEUE, bodies)]);
+    const results = await Promise.all([
+      deliver(EVENTS_QUEUE, bodies),
+      deliver(EVENTS_QUEUE, bodies),
+    ]);
     // Both read "not counted yet"; the transaction of the second fails on the first recorded id.
-    const retried = results.filter((r) => r.retryMessages.length === bodies.length && r.explicitAcks.length === 0);
+    const retried = results.filter(
+      (r) => r.retryMessages.length === bodies.length && r.explicitAcks.length === 0,
+    );
     const acked = results.filter((r) => r.ackAll);
     expect(retried).toHaveLength(1);
     expect(acked).toHaveLength(1);
@@ -121,7 +151,9 @@ describe("exactly-once counting", () => {
     const doomed = await createOrg();
     const k = await createContent(doomed);
     const body = { ...message(k, 2), organizationId: await organizationId(doomed) };
-    expect((await admin(`/admin/organizations/${doomed.organizationKey}`, "DELETE")).res.status).toBe(200);
+    expect(
+      (await admin(`/admin/organizations/${doomed.organizationKey}`, "DELETE")).res.status,
+    ).toBe(200);
     expect((await deliver(EVENTS_QUEUE, [body])).ackAll).toBe(true);
     expect(await played(k)).toBe(0);
   });
@@ -134,19 +166,45 @@ describe("D1 cost of a batch", () => {
     const mixed = (run: string, i: number): EventsMessage => ({
       ...message(keys[i % 3]!, 0),
       events: [
-        { day: DAY, contentKey: keys[i % 3]!, event: "video_played", device: "Mobile", playerId: `${run}-p${i % 4}`, viewer: { ip: "203.0.113.9", fingerprint: `${run}-fp${i % 7}`, tputHash: "none" } },
+        {
+          day: DAY,
+          contentKey: keys[i % 3]!,
+          event: "video_played",
+          device: "Mobile",
+          playerId: `${run}-p${i % 4}`,
+          viewer: { ip: "203.0.113.9", fingerprint: `${run}-fp${i % 7}`, tputHash: "none" },
+        },
         { day: DAY, contentKey: keys[(i + 1) % 3]!, event: "played_1s", device: "Desktop" },
-        { day: DAY, contentKey: keys[i % 3]!, event: "ad_impression", device: "Desktop", adPosition: "preroll", adCreative: `c${i % 3}`, adSystem: "vast" },
-        { day: "2026-03-11", contentKey: keys[i % 3]!, event: "ecommerce_clicked", device: "TV", ecommerceKey: "shoe" },
+        {
+          day: DAY,
+          contentKey: keys[i % 3]!,
+          event: "ad_impression",
+          device: "Desktop",
+          adPosition: "preroll",
+          adCreative: `c${i % 3}`,
+          adSystem: "vast",
+        },
+        {
+          day: "2026-03-11",
+          contentKey: keys[i % 3]!,
+          event: "ecommerce_clicked",
+          device: "TV",
+          ecommerceKey: "shoe",
+        },
         { day: "2026-04-01", contentKey: keys[(i + 2) % 3]!, event: "video_ended", device: "TV" },
       ],
     });
     const limits = { valuesPerDay: 1000, viewerIdsPerIp: 100, newViewersPerDay: () => 1000 };
     const statements = async (messages: number) => {
       const { db, cost } = consumerDatabase(env.DB);
-      const delivered = Array.from({ length: messages }, (_, i) => ({ queueId: `q${i}`, body: mixed(`run${messages}`, i) }));
+      const delivered = Array.from({ length: messages }, (_, i) => ({
+        queueId: `q${i}`,
+        body: mixed(`run${messages}`, i),
+      }));
       const report = await consumeEventMessages(db, delivered, limits, new Date());
-      expect(report.organizations).toEqual([expect.objectContaining({ counted: messages * 5, rejected: 0 })]);
+      expect(report.organizations).toEqual([
+        expect.objectContaining({ counted: messages * 5, rejected: 0 }),
+      ]);
       return cost().d1_statements;
     };
     const ten = await statements(10);
@@ -164,7 +222,10 @@ describe("D1 cost of a batch", () => {
 });
 
 describe("the statistics version", () => {
-  const statsVersion = async () => (await env.DB.prepare("select stats_version as v from organizations where id = ?").bind(orgId).first<number>("v"))!;
+  const statsVersion = async () =>
+    (await env.DB.prepare("select stats_version as v from organizations where id = ?")
+      .bind(orgId)
+      .first<number>("v"))!;
 
   it("moves on when a batch counts the organization's events, and not for a batch counted before", async () => {
     const k = await createContent(org);
@@ -186,18 +247,31 @@ describe("a batch across shards", () => {
     const ours = [message(k, 2), message(k, 3)];
     const theirs = { ...message(otherKey, 4), organizationId: otherId };
     // Shard 1 refuses this organization's counts (the fence a move sets): its part fails.
-    await stats.prepare("insert into closed_organizations (organization_id, closed_at) values (?, ?)").bind(orgId, new Date().toISOString()).run();
+    await stats
+      .prepare("insert into closed_organizations (organization_id, closed_at) values (?, ?)")
+      .bind(orgId, new Date().toISOString())
+      .run();
     try {
       const result = await deliver(EVENTS_QUEUE, [...ours, theirs]);
       expect(result.ackAll).toBe(false);
-      expect(result.retryMessages.map((m) => m.msgId).sort()).toEqual([`delivery-${deliveries - 2}`, `delivery-${deliveries - 1}`].sort());
+      expect(result.retryMessages.map((m) => m.msgId).sort()).toEqual(
+        [`delivery-${deliveries - 2}`, `delivery-${deliveries - 1}`].sort(),
+      );
       expect(result.explicitAcks).toEqual([`delivery-${deliveries}`]);
       expect(await played(otherKey, env.STATS_DB)).toBe(4);
       expect(await played(k)).toBe(0);
       // Nothing of the failed part was recorded either: the retry counts it.
-      expect(await stats.prepare("select count(*) as n from ingested_messages where id in (?, ?)").bind(ours[0]!.id, ours[1]!.id).first("n")).toBe(0);
+      expect(
+        await stats
+          .prepare("select count(*) as n from ingested_messages where id in (?, ?)")
+          .bind(ours[0]!.id, ours[1]!.id)
+          .first("n"),
+      ).toBe(0);
     } finally {
-      await stats.prepare("delete from closed_organizations where organization_id = ?").bind(orgId).run();
+      await stats
+        .prepare("delete from closed_organizations where organization_id = ?")
+        .bind(orgId)
+        .run();
     }
     expect((await deliver(EVENTS_QUEUE, [...ours, theirs], 2)).ackAll).toBe(true);
     expect(await played(k)).toBe(5);
@@ -210,7 +284,9 @@ describe("messages that cannot be counted", () => {
     const result = await deliver(EVENTS_QUEUE, [{ v: 99, what: "not an events message" }]);
     expect(result).toMatchObject({ ackAll: true, retryBatch: { retry: false } });
     // Dead letters of every shard are parked in shard 0.
-    const parked = await env.STATS_DB.prepare("select reason from dead_letters where body like '%not an events message%'").first<string>("reason");
+    const parked = await env.STATS_DB.prepare(
+      "select reason from dead_letters where body like '%not an events message%'",
+    ).first<string>("reason");
     expect(parked).toMatch(/^unreadable: /);
   });
 
@@ -232,7 +308,10 @@ describe("messages that cannot be counted", () => {
     expect(replay.res.status, JSON.stringify(replay.body)).toBe(200);
     expect(replay.body.replayed).toBeGreaterThanOrEqual(2);
     // The replayed messages go through the queue like any (batches close after 50 ms in tests).
-    await vi.waitFor(async () => expect(await played(k)).toBe(6), { timeout: 15_000, interval: 25 });
+    await vi.waitFor(async () => expect(await played(k)).toBe(6), {
+      timeout: 15_000,
+      interval: 25,
+    });
     expect((await ingestion()).deadLetters.count).toBe(0);
     // Replayed again by mistake (the same messages parked once more): nothing counts twice.
     await deliver(DEAD_LETTER_QUEUE, lost, 6);
@@ -251,9 +330,14 @@ describe("messages that cannot be counted", () => {
 
 describe("GET /v2/ingestion", () => {
   it("needs write credentials and a days value from 1 to 90", async () => {
-    expect((await callJson("/v2/ingestion", { headers: { "X-Service-Sync-Code": org.syncCode } })).res.status).toBe(401);
+    expect(
+      (await callJson("/v2/ingestion", { headers: { "X-Service-Sync-Code": org.syncCode } })).res
+        .status,
+    ).toBe(401);
     for (const days of ["0", "91", "x"]) {
-      const { res, body } = await callJson(`/v2/ingestion?days=${days}`, { headers: writeHeaders(org) });
+      const { res, body } = await callJson(`/v2/ingestion?days=${days}`, {
+        headers: writeHeaders(org),
+      });
       expect(res.status, days).toBe(400);
       expect(body.error).toMatch(/^days: /);
     }

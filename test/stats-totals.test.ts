@@ -8,7 +8,12 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { beforeAll, describe, expect, it } from "vitest";
 import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
-import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../src/shared/counters";
+import {
+  AD_COUNTERS,
+  ECOMMERCE_COUNTERS,
+  VIDEO_COUNTERS,
+  VIEWER_COUNTERS,
+} from "../src/shared/counters";
 import { callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, organizationId, report } from "./fixtures/stats";
 
@@ -47,7 +52,9 @@ function randomMessages(random: () => number, count: number, perMessage: number)
     events: Array.from({ length: perMessage }, () => {
       const event = pick(kinds);
       // Days cluster on a few hot days and spread over the rest.
-      const day = isoDay(FIRST_DAY + Math.floor((random() < 0.3 ? random() * 20 : random() * DAYS)) * 86_400_000);
+      const day = isoDay(
+        FIRST_DAY + Math.floor(random() < 0.3 ? random() * 20 : random() * DAYS) * 86_400_000,
+      );
       return {
         day,
         contentKey: pick(keys),
@@ -56,8 +63,12 @@ function randomMessages(random: () => number, count: number, perMessage: number)
         playerId: random() < 0.5 ? pick(["p1", "p2"]) : undefined,
         adPosition: event.startsWith("ad_") ? pick(["preroll", "midroll"]) : undefined,
         adCreative: event.startsWith("ad_") && random() < 0.5 ? pick(["c1", "c2"]) : undefined,
-        ecommerceKey: event.startsWith("ecommerce_") && random() < 0.7 ? pick(["shoe", "hat"]) : undefined,
-        viewer: random() < 0.4 ? { ip: "203.0.113.5", fingerprint: pick(["f1", "f2", "f3"]), tputHash: "none" } : undefined,
+        ecommerceKey:
+          event.startsWith("ecommerce_") && random() < 0.7 ? pick(["shoe", "hat"]) : undefined,
+        viewer:
+          random() < 0.4
+            ? { ip: "203.0.113.5", fingerprint: pick(["f1", "f2", "f3"]), tputHash: "none" }
+            : undefined,
       };
     }),
   }));
@@ -72,7 +83,9 @@ beforeAll(async () => {
   for (let i = 0; i < messages.length; i += 10) {
     const batch = createMessageBatch(
       "video-catalog-events",
-      messages.slice(i, i + 10).map((body, j) => ({ id: `totals-${i + j}`, timestamp: new Date(), attempts: 1, body })),
+      messages
+        .slice(i, i + 10)
+        .map((body, j) => ({ id: `totals-${i + j}`, timestamp: new Date(), attempts: 1, body })),
     );
     const ctx = createExecutionContext();
     await worker.queue(batch, env, ctx);
@@ -83,7 +96,11 @@ beforeAll(async () => {
 type Row = Record<string, string | number>;
 
 /** Sums the counters of rows into groups by `keyOf`. */
-function sumBy(rows: Row[], keyOf: (r: Row) => string, counters: readonly string[]): Map<string, Record<string, number>> {
+function sumBy(
+  rows: Row[],
+  keyOf: (r: Row) => string,
+  counters: readonly string[],
+): Map<string, Record<string, number>> {
   const out = new Map<string, Record<string, number>>();
   for (const r of rows) {
     const k = keyOf(r);
@@ -94,11 +111,20 @@ function sumBy(rows: Row[], keyOf: (r: Row) => string, counters: readonly string
 }
 
 function analytics(type: string, params: Record<string, string | number>) {
-  const query = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]));
-  return callJson(`/v2/analytics/${type}?${query}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+  const query = new URLSearchParams(
+    Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+  );
+  return callJson(`/v2/analytics/${type}?${query}`, {
+    headers: { "X-Service-Sync-Code": org.syncCode },
+  });
 }
 
-async function flatRows(path: string, start: string, end: string, pick: (body: any) => Row[] = (b) => b.data): Promise<Row[]> {
+async function flatRows(
+  path: string,
+  start: string,
+  end: string,
+  pick: (body: any) => Row[] = (b) => b.data,
+): Promise<Row[]> {
   const { res, body } = await report(path, org, { start_date: start, end_date: end });
   expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
   return pick(body);
@@ -110,7 +136,11 @@ const day = (row: Row) => String(row.date).slice(0, 10);
  * Every page of an E7 query, followed by hasMore. The first page is asked for its count
  * (includeCount=1) and the last page must give the same one unasked.
  */
-async function allPages(type: string, params: Record<string, string | number>, label: string): Promise<{ count: number; data: Row[] }> {
+async function allPages(
+  type: string,
+  params: Record<string, string | number>,
+  label: string,
+): Promise<{ count: number; data: Row[] }> {
   const first = await analytics(type, { ...params, includeCount: 1 });
   expect(first.res.status, label).toBe(200);
   const count = first.body.count as number;
@@ -149,22 +179,40 @@ describe("totals equal the sums of the daily rows", () => {
       const sums = counters.map((c) => `sum(${c})`).join(", ");
       const cols = counters.join(", ");
       const forms: [string, string][] = [
-        [`select date, content_key, ${sums} from ${name}_stats where organization_id = ?1 group by date, content_key`, `select date, content_key, ${cols} from ${name}_day_totals where organization_id = ?1`],
-        [`select substr(date, 1, 7), content_key, ${sums} from ${name}_stats where organization_id = ?1 group by 1, 2`, `select month, content_key, ${cols} from ${name}_month_totals where organization_id = ?1`],
-        [`select date, ${sums} from ${name}_stats where organization_id = ?1 group by date`, `select date, ${cols} from ${name}_org_day_totals where organization_id = ?1`],
+        [
+          `select date, content_key, ${sums} from ${name}_stats where organization_id = ?1 group by date, content_key`,
+          `select date, content_key, ${cols} from ${name}_day_totals where organization_id = ?1`,
+        ],
+        [
+          `select substr(date, 1, 7), content_key, ${sums} from ${name}_stats where organization_id = ?1 group by 1, 2`,
+          `select month, content_key, ${cols} from ${name}_month_totals where organization_id = ?1`,
+        ],
+        [
+          `select date, ${sums} from ${name}_stats where organization_id = ?1 group by date`,
+          `select date, ${cols} from ${name}_org_day_totals where organization_id = ?1`,
+        ],
         // Running totals: each key's daily sums added up to each of its days (events of earlier
         // days arrived after later ones: the batches' days are random).
         [
           `select content_key, date, ${counters.map((c) => `sum(${c}) over w`).join(", ")} from (select date, content_key, ${counters.map((c) => `sum(${c}) as ${c}`).join(", ")} from ${name}_stats where organization_id = ?1 group by date, content_key) window w as (partition by content_key order by date rows unbounded preceding)`,
           `select content_key, date, ${cols} from ${name}_running_totals where organization_id = ?1`,
         ],
-        [`select content_key, min(date), max(date) from ${name}_stats where organization_id = ?1 group by content_key`, `select content_key, first_date, last_date from ${name}_totals_keys where organization_id = ?1`],
+        [
+          `select content_key, min(date), max(date) from ${name}_stats where organization_id = ?1 group by content_key`,
+          `select content_key, first_date, last_date from ${name}_totals_keys where organization_id = ?1`,
+        ],
       ];
       for (const [fromRows, fromTotals] of forms) {
         const stats = await statsD1(org);
-        const count = await stats.prepare(`select count(*) as n from (${fromTotals})`).bind(orgId).first<number>("n");
+        const count = await stats
+          .prepare(`select count(*) as n from (${fromTotals})`)
+          .bind(orgId)
+          .first<number>("n");
         expect(count, `${name}: ${fromTotals}`).toBeGreaterThan(0);
-        for (const [a, b] of [[fromRows, fromTotals], [fromTotals, fromRows]]) {
+        for (const [a, b] of [
+          [fromRows, fromTotals],
+          [fromTotals, fromRows],
+        ]) {
           const { results } = await stats.prepare(`${a} except ${b}`).bind(orgId).all();
           expect(results, `seed ${SEED}, ${name}: ${a} except ${b}`).toEqual([]);
         }
@@ -177,7 +225,12 @@ describe("totals equal the sums of the daily rows", () => {
       ["video", "/prod/get_video_reports", VIDEO_COUNTERS, (b) => b.data],
       ["ads", "/prod/get_ad_reports", AD_COUNTERS, (b) => b.data],
       ["viewers", "/prod/get_viewer_reports", VIEWER_COUNTERS, (b) => b.data],
-      ["ecommerce", "/prod/get_ecommerce_reports", ECOMMERCE_COUNTERS, (b) => b.data.ecommerce_stats],
+      [
+        "ecommerce",
+        "/prod/get_ecommerce_reports",
+        ECOMMERCE_COUNTERS,
+        (b) => b.data.ecommerce_stats,
+      ],
     ];
     for (const [start, end] of RANGES) {
       for (const [type, path, counters, pick] of types) {
@@ -185,21 +238,61 @@ describe("totals equal the sums of the daily rows", () => {
         const label = `seed ${SEED}, ${type} ${start}..${end}`;
         const perKey = sumBy(rows, (r) => String(r.content_key), counters);
         // Small pages, so that the walk in key order crosses the range's parts (months, partial days) page by page.
-        const summary = await allPages(type, { summary: 1, startDate: start, endDate: end, pageSize: 7 }, label);
+        const summary = await allPages(
+          type,
+          { summary: 1, startDate: start, endDate: end, pageSize: 7 },
+          label,
+        );
         expect(summary.count, label).toBe(perKey.size);
-        expect(summary.data.map((r: any) => r.contentKey), label).toEqual([...perKey.keys()].sort());
-        expect(new Map(summary.data.map((r: any) => [r.contentKey, Object.fromEntries(counters.map((c) => [c, r[c]]))])), label).toEqual(perKey);
+        expect(
+          summary.data.map((r: any) => r.contentKey),
+          label,
+        ).toEqual([...perKey.keys()].sort());
+        expect(
+          new Map(
+            summary.data.map((r: any) => [
+              r.contentKey,
+              Object.fromEntries(counters.map((c) => [c, r[c]])),
+            ]),
+          ),
+          label,
+        ).toEqual(perKey);
 
         const perDay = sumBy(rows, day, counters);
-        const daily = await analytics(type, { daily: 1, startDate: start, endDate: end, pageSize: 1000 });
+        const daily = await analytics(type, {
+          daily: 1,
+          startDate: start,
+          endDate: end,
+          pageSize: 1000,
+        });
         const nonZero = daily.body.data.filter((r: any) => counters.some((c) => r[c] !== 0));
-        expect(new Map(nonZero.map((r: any) => [r.date.slice(0, 10), Object.fromEntries(counters.map((c) => [c, r[c]]))])), label).toEqual(perDay);
+        expect(
+          new Map(
+            nonZero.map((r: any) => [
+              r.date.slice(0, 10),
+              Object.fromEntries(counters.map((c) => [c, r[c]])),
+            ]),
+          ),
+          label,
+        ).toEqual(perDay);
 
         if (type === "video") {
           const perDayAndKey = sumBy(rows, (r) => `${day(r)} ${r.content_key}`, counters);
-          const { count, data } = await allPages(type, { detailed: 1, startDate: start, endDate: end, pageSize: 1000 }, label);
+          const { count, data } = await allPages(
+            type,
+            { detailed: 1, startDate: start, endDate: end, pageSize: 1000 },
+            label,
+          );
           expect(count, label).toBe(perDayAndKey.size);
-          expect(new Map(data.map((r: any) => [`${r.date.slice(0, 10)} ${r.contentKey}`, Object.fromEntries(counters.map((c) => [c, r[c]]))])), label).toEqual(perDayAndKey);
+          expect(
+            new Map(
+              data.map((r: any) => [
+                `${r.date.slice(0, 10)} ${r.contentKey}`,
+                Object.fromEntries(counters.map((c) => [c, r[c]])),
+              ]),
+            ),
+            label,
+          ).toEqual(perDayAndKey);
         }
       }
     }
@@ -211,16 +304,31 @@ describe("totals equal the sums of the daily rows", () => {
       const counter = VIDEO_COUNTERS[Math.floor(random() * VIDEO_COUNTERS.length)]!;
       const rows = await flatRows("/prod/get_video_reports", start, end);
       const perKey = sumBy(rows, (r) => String(r.content_key), [counter]);
-      const ranked = [...perKey].sort(([ka, a], [kb, b]) => b[counter]! - a[counter]! || (ka < kb ? -1 : 1)).map(([k]) => k);
-      const { res, body } = await report("/prod/get_video_reports_combined", org, { start_date: start, end_date: end, sort_field: counter, column_list: counter, result_limit: 5 });
+      const ranked = [...perKey]
+        .sort(([ka, a], [kb, b]) => b[counter]! - a[counter]! || (ka < kb ? -1 : 1))
+        .map(([k]) => k);
+      const { res, body } = await report("/prod/get_video_reports_combined", org, {
+        start_date: start,
+        end_date: end,
+        sort_field: counter,
+        column_list: counter,
+        result_limit: 5,
+      });
       const label = `seed ${SEED}, ${counter} ${start}..${end}`;
       expect(res.status, label).toBe(200);
-      expect(body.data.map((e: any) => e.video.content_key), label).toEqual(ranked.slice(0, 5));
+      expect(
+        body.data.map((e: any) => e.video.content_key),
+        label,
+      ).toEqual(ranked.slice(0, 5));
       // Rows per day of each video: the day totals, equal to E8's rows summed over the dimensions.
       const perDayAndKey = sumBy(rows, (r) => `${r.content_key} ${day(r)}`, [counter]);
       for (const entry of body.data) {
-        for (const r of entry.stats) expect(r[counter], label).toBe(perDayAndKey.get(`${r.content_key} ${day(r)}`)![counter]);
-        expect(entry.stats.length, label).toBe([...perDayAndKey.keys()].filter((k) => k.startsWith(`${entry.video.content_key} `)).length);
+        for (const r of entry.stats)
+          expect(r[counter], label).toBe(perDayAndKey.get(`${r.content_key} ${day(r)}`)![counter]);
+        expect(entry.stats.length, label).toBe(
+          [...perDayAndKey.keys()].filter((k) => k.startsWith(`${entry.video.content_key} `))
+            .length,
+        );
       }
     }
   });

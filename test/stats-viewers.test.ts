@@ -16,25 +16,74 @@ beforeAll(async () => {
   org = await createOrg({ entitlements: ["viewer_analytics"] });
   x = await createContent(org);
   y = await createContent(org);
-  const viewer = (fingerprint: string, tput?: string) => ({ fingerprint, ...(tput && { tput }), consent: true, deviceType: "Mobile" });
+  const viewer = (fingerprint: string, tput?: string) => ({
+    fingerprint,
+    ...(tput && { tput }),
+    consent: true,
+    deviceType: "Mobile",
+  });
   await ingest(
     org,
     [
-      { event: "video_played", contentKey: x, timestamp: `${D2}T10:00:00Z`, ...viewer("fpA", "alice") },
-      { event: "played_25percent", contentKey: x, timestamp: `${D2}T10:00:05Z`, ...viewer("fpA", "alice") },
-      { event: "video_played", contentKey: y, timestamp: `${D1}T10:00:00Z`, ...viewer("fpA", "alice") },
-      { event: "ad_clicked", contentKey: y, timestamp: `${D1}T10:00:00Z`, adPosition: "preroll", ...viewer("fpA", "alice") },
+      {
+        event: "video_played",
+        contentKey: x,
+        timestamp: `${D2}T10:00:00Z`,
+        ...viewer("fpA", "alice"),
+      },
+      {
+        event: "played_25percent",
+        contentKey: x,
+        timestamp: `${D2}T10:00:05Z`,
+        ...viewer("fpA", "alice"),
+      },
+      {
+        event: "video_played",
+        contentKey: y,
+        timestamp: `${D1}T10:00:00Z`,
+        ...viewer("fpA", "alice"),
+      },
+      {
+        event: "ad_clicked",
+        contentKey: y,
+        timestamp: `${D1}T10:00:00Z`,
+        adPosition: "preroll",
+        ...viewer("fpA", "alice"),
+      },
       { event: "video_played", contentKey: x, timestamp: `${D1}T11:00:00Z`, ...viewer("fpB") },
-      { event: "video_played", contentKey: y, timestamp: `${D1}T12:00:00Z`, ...viewer("fpC", "carol") },
+      {
+        event: "video_played",
+        contentKey: y,
+        timestamp: `${D1}T12:00:00Z`,
+        ...viewer("fpC", "carol"),
+      },
       // No consent: counted in the video rows only.
-      { event: "video_played", contentKey: x, timestamp: `${D1}T13:00:00Z`, fingerprint: "fpD", tput: "dave" },
+      {
+        event: "video_played",
+        contentKey: x,
+        timestamp: `${D1}T13:00:00Z`,
+        fingerprint: "fpD",
+        tput: "dave",
+      },
     ],
     { country: "NL", headers: ip },
   );
 });
 
-const VIEWER_KEYS = ["date", "content_key", "country", "device_type", "ip", "fingerprint", "tput", ...VIEWER_VIDEO_COUNTERS, "ad_position", ...VIEWER_AD_COUNTERS];
-const viewerReport = (params: Record<string, string>) => report("/prod/get_viewer_reports", org, { ...range, ...params });
+const VIEWER_KEYS = [
+  "date",
+  "content_key",
+  "country",
+  "device_type",
+  "ip",
+  "fingerprint",
+  "tput",
+  ...VIEWER_VIDEO_COUNTERS,
+  "ad_position",
+  ...VIEWER_AD_COUNTERS,
+];
+const viewerReport = (params: Record<string, string>) =>
+  report("/prod/get_viewer_reports", org, { ...range, ...params });
 
 describe("E10 get_viewer_reports", () => {
   it("dates only: every consented viewer row, named as spec 2.5", async () => {
@@ -43,10 +92,24 @@ describe("E10 get_viewer_reports", () => {
     expect(body.status).toBe("ok");
     for (const row of body.data) expect(Object.keys(row)).toEqual(VIEWER_KEYS);
     expect(body.data).toHaveLength(5);
-    expect(body.data.map((r: any) => r.fingerprint).sort()).toEqual(["fpA", "fpA", "fpA", "fpB", "fpC"]);
+    expect(body.data.map((r: any) => r.fingerprint).sort()).toEqual([
+      "fpA",
+      "fpA",
+      "fpA",
+      "fpB",
+      "fpC",
+    ]);
     expect(body.data.some((r: any) => r.fingerprint === "fpD")).toBe(false);
     const first = body.data.find((r: any) => r.content_key === x && r.date.startsWith(D2));
-    expect(first).toMatchObject({ date: `${D2}T23:59:59.000Z`, country: "NLD", device_type: "Mobile", ip: "198.51.100.9", video_played: 1, played_25percent: 1, ad_position: "none" });
+    expect(first).toMatchObject({
+      date: `${D2}T23:59:59.000Z`,
+      country: "NLD",
+      device_type: "Mobile",
+      ip: "198.51.100.9",
+      video_played: 1,
+      played_25percent: 1,
+      ad_position: "none",
+    });
     // Without tput in the query, tput is its stored hash (or none), never the token.
     expect(first.tput).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(body)).not.toContain("alice");
@@ -58,7 +121,8 @@ describe("E10 get_viewer_reports", () => {
   it("content_key: that content's viewers, without the content_key field", async () => {
     const { body } = await viewerReport({ content_key: x });
     expect(body.data).toHaveLength(2);
-    for (const row of body.data) expect(Object.keys(row)).toEqual(VIEWER_KEYS.filter((k) => k !== "content_key"));
+    for (const row of body.data)
+      expect(Object.keys(row)).toEqual(VIEWER_KEYS.filter((k) => k !== "content_key"));
     expect(body.data.map((r: any) => r.fingerprint).sort()).toEqual(["fpA", "fpB"]);
   });
 
@@ -81,7 +145,9 @@ describe("E10 get_viewer_reports", () => {
     for (const row of body.data) expect(row.tput).toBe("alice");
     const both = await viewerReport({ tput: "alice", content_key: y });
     expect(both.body.data).toHaveLength(2);
-    expect(both.body.data.every((r: any) => r.content_key === undefined && r.tput === "alice")).toBe(true);
+    expect(
+      both.body.data.every((r: any) => r.content_key === undefined && r.tput === "alice"),
+    ).toBe(true);
     expect((await viewerReport({ tput: "dave" })).body.data).toEqual([]);
   });
 
@@ -94,17 +160,31 @@ describe("E10 get_viewer_reports", () => {
       const k = await createContent(big);
       await ingest(
         big,
-        Array.from({ length: 100 }, (_, i) => ({ event: "video_played", contentKey: k, timestamp: `${D1}T10:00:00Z`, fingerprint: `fp${i}`, tput: `user-${i}`, consent: true })),
+        Array.from({ length: 100 }, (_, i) => ({
+          event: "video_played",
+          contentKey: k,
+          timestamp: `${D1}T10:00:00Z`,
+          fingerprint: `fp${i}`,
+          tput: `user-${i}`,
+          consent: true,
+        })),
       );
     });
-    const one = (params: Record<string, string>) => report("/prod/get_viewer_reports", big, { ...range, ...params });
+    const one = (params: Record<string, string>) =>
+      report("/prod/get_viewer_reports", big, { ...range, ...params });
 
     it("tput and fingerprint_list answer that viewer's rows only", async () => {
       const all = await one({});
       expect(all.body.data).toHaveLength(100);
       expect(d1Cost(all.res).rowsRead).toBeGreaterThanOrEqual(100);
-      expect((await one({ tput: "user-42" })).body.data.map((r: any) => [r.fingerprint, r.tput])).toEqual([["fp42", "user-42"]]);
-      expect((await one({ fingerprint_list: '"fp42","fp7"' })).body.data.map((r: any) => r.fingerprint).sort()).toEqual(["fp42", "fp7"]);
+      expect(
+        (await one({ tput: "user-42" })).body.data.map((r: any) => [r.fingerprint, r.tput]),
+      ).toEqual([["fp42", "user-42"]]);
+      expect(
+        (await one({ fingerprint_list: '"fp42","fp7"' })).body.data
+          .map((r: any) => r.fingerprint)
+          .sort(),
+      ).toEqual(["fp42", "fp7"]);
     });
 
     // viewer_stats_tput_idx and viewer_stats_fingerprint_idx serve these modes: one viewer's rows
@@ -122,9 +202,18 @@ describe("E10 get_viewer_reports", () => {
 
   it("answers 400 for content_key or tput with fingerprint_list, and an empty list", async () => {
     const cases: [Record<string, string>, string][] = [
-      [{ content_key: x, fingerprint_list: '"fpA"' }, "content_key: must not be given together with fingerprint_list"],
-      [{ tput: "alice", fingerprint_list: '"fpA"' }, "tput: must not be given together with fingerprint_list"],
-      [{ fingerprint_list: '""' }, 'fingerprint_list: must list at least one fingerprint, each quoted, comma-separated: "a","b"'],
+      [
+        { content_key: x, fingerprint_list: '"fpA"' },
+        "content_key: must not be given together with fingerprint_list",
+      ],
+      [
+        { tput: "alice", fingerprint_list: '"fpA"' },
+        "tput: must not be given together with fingerprint_list",
+      ],
+      [
+        { fingerprint_list: '""' },
+        'fingerprint_list: must list at least one fingerprint, each quoted, comma-separated: "a","b"',
+      ],
       [{ start_date: D1, end_date: D2 }, "end_date: must not be before start_date"],
     ];
     for (const [params, error] of cases) {
@@ -138,7 +227,10 @@ describe("E10 get_viewer_reports", () => {
     const plain = await createOrg({ entitlements: ["enterprise_player", "ecommerce"] });
     const { res, body } = await report("/prod/get_viewer_reports", plain, range);
     expect(res.status).toBe(403);
-    expect(body).toEqual({ status: "KO", error: "get_viewer_reports requires the viewer_analytics entitlement" });
+    expect(body).toEqual({
+      status: "KO",
+      error: "get_viewer_reports requires the viewer_analytics entitlement",
+    });
   });
 });
 
@@ -147,8 +239,20 @@ describe("erasure DELETE /v2/viewers", () => {
     const other = await createOrg({ entitlements: ["viewer_analytics"] });
     const k = await createContent(other);
     await ingest(other, [
-      { event: "video_played", contentKey: k, fingerprint: "fpZ", consent: true, timestamp: `${D2}T10:00:00Z` },
-      { event: "video_played", contentKey: k, fingerprint: "fpZ", consent: true, timestamp: `${D1}T10:00:00Z` },
+      {
+        event: "video_played",
+        contentKey: k,
+        fingerprint: "fpZ",
+        consent: true,
+        timestamp: `${D2}T10:00:00Z`,
+      },
+      {
+        event: "video_played",
+        contentKey: k,
+        fingerprint: "fpZ",
+        consent: true,
+        timestamp: `${D1}T10:00:00Z`,
+      },
       { event: "video_played", contentKey: k, fingerprint: "fpY", tput: "zed", consent: true },
       { event: "video_played", contentKey: k, fingerprint: "fpX", consent: true },
     ]);
@@ -158,11 +262,19 @@ describe("erasure DELETE /v2/viewers", () => {
     const byTput = await writeJson(other, "DELETE", "/v2/viewers?tput=zed");
     expect(byTput.body.data).toEqual({ deleted: 1 });
     const today = new Date().toISOString().slice(0, 10);
-    const left = await report("/prod/get_viewer_reports", other, { start_date: D2, end_date: today });
+    const left = await report("/prod/get_viewer_reports", other, {
+      start_date: D2,
+      end_date: today,
+    });
     expect(left.body.data.map((r: any) => r.fingerprint)).toEqual(["fpX"]);
     // Another organization's rows of the same fingerprint are not touched.
-    expect((await writeJson(org, "DELETE", "/v2/viewers?fingerprint=fpX")).body.data).toEqual({ deleted: 0 });
-    expect((await report("/prod/get_viewer_reports", other, { start_date: D2, end_date: today })).body.data).toHaveLength(1);
+    expect((await writeJson(org, "DELETE", "/v2/viewers?fingerprint=fpX")).body.data).toEqual({
+      deleted: 0,
+    });
+    expect(
+      (await report("/prod/get_viewer_reports", other, { start_date: D2, end_date: today })).body
+        .data,
+    ).toHaveLength(1);
   });
 
   it("needs exactly one of fingerprint and tput, and write credentials", async () => {
@@ -171,7 +283,10 @@ describe("erasure DELETE /v2/viewers", () => {
       expect(res.status).toBe(400);
       expect(body).toEqual({ status: "KO", error: "fingerprint, tput: give exactly one of them" });
     }
-    const { res } = await callJson("/v2/viewers?fingerprint=fpA", { method: "DELETE", headers: { "X-Service-Sync-Code": org.syncCode } });
+    const { res } = await callJson("/v2/viewers?fingerprint=fpA", {
+      method: "DELETE",
+      headers: { "X-Service-Sync-Code": org.syncCode },
+    });
     expect(res.status).toBe(401);
   });
 });

@@ -12,7 +12,18 @@ import fragNoMfraUrl from "./fixtures/h264-aac-frag-nomfra.mp4?inline";
 import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
 import movUrl from "./fixtures/h264-aac.mov?inline";
 import noAudioUrl from "./fixtures/h264-noaudio.mp4?inline";
-import { admin, call, callJson, createOrg, dataUrlBytes, ORIGIN, publishVideo, readHeaders, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  call,
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  ORIGIN,
+  publishVideo,
+  readHeaders,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
 import { boxesIn, boxPath } from "./media-fmp4-synth";
 
 let org: TestOrg;
@@ -22,7 +33,9 @@ beforeAll(async () => {
 
 /** The record's urlHLS, from E6. */
 async function urlHlsOf(contentKey: string): Promise<string> {
-  const { body } = await callJson(`/v2/videos?contentKey=${contentKey}`, { headers: readHeaders(org) });
+  const { body } = await callJson(`/v2/videos?contentKey=${contentKey}`, {
+    headers: readHeaders(org),
+  });
   const record = body.data.find((v: any) => v.contentKey === contentKey);
   expect(record, JSON.stringify(body)).toBeDefined();
   return record.urlHLS;
@@ -38,8 +51,12 @@ function segmentParts(bytes: Uint8Array) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const moof = top[0]!;
   const counts: number[] = [];
-  for (const traf of boxesIn(bytes, moof.offset + 8, moof.offset + moof.size).filter((b) => b.type === "traf")) {
-    const trun = boxesIn(bytes, traf.offset + 8, traf.offset + traf.size).find((b) => b.type === "trun")!;
+  for (const traf of boxesIn(bytes, moof.offset + 8, moof.offset + moof.size).filter(
+    (b) => b.type === "traf",
+  )) {
+    const trun = boxesIn(bytes, traf.offset + 8, traf.offset + traf.size).find(
+      (b) => b.type === "trun",
+    )!;
     counts.push(view.getUint32(trun.offset + 12));
   }
   return { counts, mdatPayload: top[1]!.size - 8 };
@@ -49,7 +66,10 @@ function segmentParts(bytes: Uint8Array) {
 const textOf = async (res: Response) => new TextDecoder().decode(await res.arrayBuffer());
 
 /** Media bytes in a file: the payloads of its mdat boxes (ffmpeg puts only samples there). */
-const mdatPayload = (file: Uint8Array) => boxesIn(file).filter((b) => b.type === "mdat").reduce((n, b) => n + b.size - 8, 0);
+const mdatPayload = (file: Uint8Array) =>
+  boxesIn(file)
+    .filter((b) => b.type === "mdat")
+    .reduce((n, b) => n + b.size - 8, 0);
 
 async function readStream(masterUrl: string) {
   const master = await call(pathOf(masterUrl));
@@ -86,7 +106,13 @@ describe("urlHLS and the stream of a published video", () => {
     // Feed files are published by the feed-rebuilds queue, a moment after the change (the poll's
     // 1 s default is too short for a busy machine).
     await expect
-      .poll(async () => (await callJson(`/v2/feeds/${feed.body.feed_id}/videos.json`)).body?.videos?.find((v: any) => v.contentKey === key)?.urlHLS, { timeout: 10_000, interval: 100 })
+      .poll(
+        async () =>
+          (await callJson(`/v2/feeds/${feed.body.feed_id}/videos.json`)).body?.videos?.find(
+            (v: any) => v.contentKey === key,
+          )?.urlHLS,
+        { timeout: 10_000, interval: 100 },
+      )
       .toBe(masterUrl);
   });
 
@@ -130,10 +156,14 @@ describe("urlHLS and the stream of a published video", () => {
     expect(part.status).toBe(206);
     expect(part.headers.get("Content-Range")).toBe(`bytes 8-99/${whole.length}`);
     expect(new Uint8Array(await part.arrayBuffer())).toEqual(whole.subarray(8, 100));
-    const past = await call(`${base(masterUrl)}0.m4s`, { headers: { Range: `bytes=${whole.length}-` } });
+    const past = await call(`${base(masterUrl)}0.m4s`, {
+      headers: { Range: `bytes=${whole.length}-` },
+    });
     expect(past.status).toBe(416);
     const etag = again.headers.get("ETag")!;
-    expect((await call(`${base(masterUrl)}0.m4s`, { headers: { "If-None-Match": etag } })).status).toBe(304);
+    expect(
+      (await call(`${base(masterUrl)}0.m4s`, { headers: { "If-None-Match": etag } })).status,
+    ).toBe(304);
   });
 
   it("describes the same segments in a DASH manifest", async () => {
@@ -150,7 +180,11 @@ describe("urlHLS and the stream of a published video", () => {
     expect(before.headers.get("X-Edge-Cache")).toBe("hit"); // read by the test above
     expect(await textOf(before)).not.toContain("#EXT-X-MEDIA");
     const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
-    const subtitles = [{ en: "https://cdn.example.com/s/en.vtt", fr: "https://cdn.example.com/s/fr.srt" }, { en: "https://cdn.example.com/s/en-sdh.vtt" }, { "pt-BR": "https://cdn.example.com/s/pt.VTT?token=a%20b" }];
+    const subtitles = [
+      { en: "https://cdn.example.com/s/en.vtt", fr: "https://cdn.example.com/s/fr.srt" },
+      { en: "https://cdn.example.com/s/en-sdh.vtt" },
+      { "pt-BR": "https://cdn.example.com/s/pt.VTT?token=a%20b" },
+    ];
     const edited = await writeJson(org, "PUT", "/v2/content", { ...e3.body, subtitles });
     expect(edited.res.status, JSON.stringify(edited.body)).toBe(200);
     const after = await call(pathOf(masterUrl));
@@ -167,7 +201,17 @@ describe("urlHLS and the stream of a published video", () => {
     const third = await call(`${base(masterUrl)}subtitles-2.m3u8`);
     expect(third.headers.get("Content-Type")).toContain("application/vnd.apple.mpegurl");
     expect(await textOf(third)).toBe(
-      ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXTINF:2.000,", "https://cdn.example.com/s/pt.VTT?token=a%20b", "#EXT-X-ENDLIST", ""].join("\n"),
+      [
+        "#EXTM3U",
+        "#EXT-X-VERSION:7",
+        "#EXT-X-TARGETDURATION:2",
+        "#EXT-X-MEDIA-SEQUENCE:0",
+        "#EXT-X-PLAYLIST-TYPE:VOD",
+        "#EXTINF:2.000,",
+        "https://cdn.example.com/s/pt.VTT?token=a%20b",
+        "#EXT-X-ENDLIST",
+        "",
+      ].join("\n"),
     );
     const missing = await callJson(`${base(masterUrl)}subtitles-3.m3u8`);
     expect(missing.res.status).toBe(404);
@@ -199,17 +243,20 @@ describe("every kind of stored file", () => {
     ["video without audio", noAudioUrl, 30, 3],
     ["40 s with a keyframe every 2 s", fortyUrl, 200, 40],
   ];
-  it.each(files)("%s: segments hold every sample, cut at keyframes near 6 s", async (_name, url, frames, seconds) => {
-    const bytes = dataUrlBytes(url);
-    const suffix = url === movUrl ? { suffix: ".mov" } : {};
-    const key = await publishVideo(org, bytes, suffix);
-    const stream = await readStream(await urlHlsOf(key));
-    expect(stream.mdat).toBe(mdatPayload(bytes));
-    expect(stream.counts[0]).toBe(frames);
-    expect(stream.durations.reduce((a, b) => a + b, 0)).toBeCloseTo(seconds, 1);
-    for (const d of stream.durations.slice(0, -1)) expect(d).toBeGreaterThanOrEqual(6);
-    if (seconds === 40) expect(stream.durations).toEqual([6, 6, 6, 6, 6, 6, 4]);
-  });
+  it.each(files)(
+    "%s: segments hold every sample, cut at keyframes near 6 s",
+    async (_name, url, frames, seconds) => {
+      const bytes = dataUrlBytes(url);
+      const suffix = url === movUrl ? { suffix: ".mov" } : {};
+      const key = await publishVideo(org, bytes, suffix);
+      const stream = await readStream(await urlHlsOf(key));
+      expect(stream.mdat).toBe(mdatPayload(bytes));
+      expect(stream.counts[0]).toBe(frames);
+      expect(stream.durations.reduce((a, b) => a + b, 0)).toBeCloseTo(seconds, 1);
+      for (const d of stream.durations.slice(0, -1)) expect(d).toBeGreaterThanOrEqual(6);
+      if (seconds === 40) expect(stream.durations).toEqual([6, 6, 6, 6, 6, 6, 4]);
+    },
+  );
 });
 
 describe("the media rules hold for the stream", () => {
@@ -218,7 +265,8 @@ describe("the media rules hold for the stream", () => {
     const master = await urlHlsOf(key);
     expect((await call(`${base(master)}0.m4s`)).status).toBe(200);
     expect((await admin(`/admin/videos/${key}`, "PATCH", { removed: true })).res.status).toBe(200);
-    for (const file of ["master.m3u8", "video.m3u8", "init.mp4", "0.m4s"]) expect((await call(`${base(master)}${file}`)).status, file).toBe(404);
+    for (const file of ["master.m3u8", "video.m3u8", "init.mp4", "0.m4s"])
+      expect((await call(`${base(master)}${file}`)).status, file).toBe(404);
     expect((await admin(`/admin/videos/${key}`, "PATCH", { removed: false })).res.status).toBe(200);
     expect((await call(`${base(master)}0.m4s`)).status).toBe(200);
 
@@ -232,7 +280,9 @@ describe("the media rules hold for the stream", () => {
     const contentKey = `r${Math.random().toString(36).slice(2, 9)}`;
     await publishVideo(org, dataUrlBytes(faststartUrl), { contentKey });
     const first = await urlHlsOf(contentKey);
-    expect((await writeJson(org, "DELETE", `/v2/content?contentKey=${contentKey}`)).res.status).toBe(200);
+    expect(
+      (await writeJson(org, "DELETE", `/v2/content?contentKey=${contentKey}`)).res.status,
+    ).toBe(200);
     await publishVideo(org, dataUrlBytes(fortyUrl), { contentKey });
     const second = await urlHlsOf(contentKey);
     expect(second).not.toBe(first);
@@ -250,20 +300,32 @@ describe("the media rules hold for the stream", () => {
     const key = await publishVideo(org, dataUrlBytes(faststartUrl));
     const master = await urlHlsOf(key);
     const version = master.split("/")[5];
-    await expect.poll(async () => (await env.MEDIA.head(`${key}/hls/${version}/index.json`)) !== null, { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => (await env.MEDIA.head(`${key}/hls/${version}/index.json`)) !== null, {
+        timeout: 10_000,
+      })
+      .toBe(true);
     expect(await env.MEDIA.head(`${key}/hls/${version}/samples.bin`)).not.toBeNull();
   });
 
   it("keeps an operator's urlHLS over the service's", async () => {
     const key = await publishVideo(org, dataUrlBytes(faststartUrl));
-    expect((await admin(`/admin/videos/${key}`, "PATCH", { urlHLS: "https://cdn.example.com/x/master.m3u8" })).res.status).toBe(200);
+    expect(
+      (
+        await admin(`/admin/videos/${key}`, "PATCH", {
+          urlHLS: "https://cdn.example.com/x/master.m3u8",
+        })
+      ).res.status,
+    ).toBe(200);
     expect(await urlHlsOf(key)).toBe("https://cdn.example.com/x/master.m3u8");
   });
 });
 
 describe("the embeddable player page", () => {
   it("names the stream, the file, the poster and the sync code, with a strict CSP that any site may frame", async () => {
-    const key = await publishVideo(org, dataUrlBytes(faststartUrl), { title: `Quotes "and" <tags>` });
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl), {
+      title: `Quotes "and" <tags>`,
+    });
     const master = await urlHlsOf(key);
     const res = await call(`/embed/${key}`);
     expect(res.status).toBe(200);

@@ -29,7 +29,14 @@ export function parseBenchArgs(argv, extra = {}) {
   let only = null;
   if (values.only) only = new RegExp(values.only);
   const url = new URL(values.url).href;
-  return { ...values, url, runs: count("runs", 1), warmups: count("warmups", 0), only, persistTo: values["persist-to"] ? resolve(values["persist-to"]) : undefined };
+  return {
+    ...values,
+    url,
+    runs: count("runs", 1),
+    warmups: count("warmups", 0),
+    only,
+    persistTo: values["persist-to"] ? resolve(values["persist-to"]) : undefined,
+  };
 }
 
 /**

@@ -7,7 +7,15 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +31,9 @@ const STOP_TIMEOUT_MS = 10_000;
 function serverState(persistTo) {
   const source = join(persistTo, "v3");
   if (!existsSync(join(source, "d1"))) {
-    throw new Error(`no local D1 state in ${persistTo}; seed it first: npm run seed:bulk -- --reset --videos 10000`);
+    throw new Error(
+      `no local D1 state in ${persistTo}; seed it first: npm run seed:bulk -- --reset --videos 10000`,
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), "evc-load-"));
   mkdirSync(join(dir, "state", "v3"), { recursive: true });
@@ -35,10 +45,19 @@ function serverState(persistTo) {
 
 function runNode(args) {
   return new Promise((done, fail) => {
-    execFile(process.execPath, args, { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) fail(new Error(`node ${args.join(" ")} failed:\n${stdout}${stderr}`));
-      else done(stdout.trim());
-    });
+    execFile(
+      process.execPath,
+      args,
+      {
+        cwd: ROOT,
+        env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (err, stdout, stderr) => {
+        if (err) fail(new Error(`node ${args.join(" ")} failed:\n${stdout}${stderr}`));
+        else done(stdout.trim());
+      },
+    );
   });
 }
 
@@ -55,7 +74,14 @@ export async function prepareState({ persistTo = DEFAULT_STATE } = {}) {
   }
   await applyMigrations({ persistTo: resolve(persistTo) });
   lines.push("D1 migrations applied (catalog and statistics)");
-  lines.push(await runNode([join(ROOT, "scripts", "seed.mjs"), "--brief", "--persist-to", resolve(persistTo)]));
+  lines.push(
+    await runNode([
+      join(ROOT, "scripts", "seed.mjs"),
+      "--brief",
+      "--persist-to",
+      resolve(persistTo),
+    ]),
+  );
   return lines;
 }
 
@@ -79,7 +105,12 @@ export function freePort() {
  * directory, deleted by stop()). Resolves with `{ url, pid, logFile, stop() }`; pid is the
  * process group's leader.
  */
-export async function startLoadServer({ persistTo = DEFAULT_STATE, port = 0, vars = {}, logFile } = {}) {
+export async function startLoadServer({
+  persistTo = DEFAULT_STATE,
+  port = 0,
+  vars = {},
+  logFile,
+} = {}) {
   const dir = serverState(resolve(persistTo));
   if (!port) port = await freePort();
   logFile ??= join(dir, "server.log");
@@ -101,7 +132,14 @@ export async function startLoadServer({ persistTo = DEFAULT_STATE, port = 0, var
   const child = spawn(process.execPath, [DEV_WORKER, JSON.stringify(config)], {
     cwd: ROOT,
     // No prompts, no metrics, no download of Cloudflare's request.cf data (offline machines).
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+    env: {
+      ...process.env,
+      CI: "true",
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+    },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -136,7 +174,15 @@ export async function startLoadServer({ persistTo = DEFAULT_STATE, port = 0, var
   };
 
   const url = await new Promise((ready, fail) => {
-    const timer = setTimeout(() => fail(new Error(`the server did not start within ${READY_TIMEOUT_MS / 1000} s (log: ${logFile})`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () =>
+        fail(
+          new Error(
+            `the server did not start within ${READY_TIMEOUT_MS / 1000} s (log: ${logFile})`,
+          ),
+        ),
+      READY_TIMEOUT_MS,
+    );
     let buffered = "";
     child.stdout.on("data", (chunk) => {
       log.write(chunk);
@@ -151,7 +197,9 @@ export async function startLoadServer({ persistTo = DEFAULT_STATE, port = 0, var
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      fail(new Error(`the server exited (${signal ?? code}) before it was ready:\n${buffered ?? ""}`));
+      fail(
+        new Error(`the server exited (${signal ?? code}) before it was ready:\n${buffered ?? ""}`),
+      );
     });
   }).catch(async (err) => {
     await stop();

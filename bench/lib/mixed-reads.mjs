@@ -9,16 +9,24 @@
 // went with ~14 misses per write at 132 req/s).
 import { d1Query, sqlString } from "./local-db.mjs";
 
-const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : null);
+const percentile = (sorted, p) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : null;
 
 const credentials = (org) => ({
   read: { "X-Service-Sync-Code": `${org}-sync` },
-  write: { "X-Service-Sync-Code": `${org}-sync`, "X-Service-Api-Key": `${org}-key`, "X-Service-Api-Secret": `${org}-secret` },
+  write: {
+    "X-Service-Sync-Code": `${org}-sync`,
+    "X-Service-Api-Key": `${org}-key`,
+    "X-Service-Api-Secret": `${org}-secret`,
+  },
 });
 
 /** The first pages the readers read: E6 (100 newest) and E16 (first 100). */
 export function readerPaths(org) {
-  return [`/v2/videos/?page=1&pageSize=100`, `/get_videos?organization_key=${encodeURIComponent(org)}&limit=100`];
+  return [
+    `/v2/videos/?page=1&pageSize=100`,
+    `/get_videos?organization_key=${encodeURIComponent(org)}&limit=100`,
+  ];
 }
 
 /**
@@ -28,7 +36,8 @@ export function readerPaths(org) {
  * rightly refresh E16, which lists network videos).
  */
 export async function chooseWriters(org, { persistTo } = {}) {
-  const listed = (orgId) => `c.organization_id = ${orgId} AND c.status = 'available' AND c.removed = 0`;
+  const listed = (orgId) =>
+    `c.organization_id = ${orgId} AND c.status = 'available' AND c.removed = 0`;
   const orgId = `(SELECT id FROM organizations WHERE organization_key = ${sqlString(org)})`;
   const [own, other] = await d1Query(
     [
@@ -42,18 +51,39 @@ export async function chooseWriters(org, { persistTo } = {}) {
     { persistTo },
   );
   if (own.length === 0) throw new Error(`organization ${org} lists no video`);
-  return { same: { org, contentKey: own[0].content_key }, other: other[0] ? { org: other[0].organization_key, contentKey: other[0].content_key, syndicated: other[0].syndicated === 1 } : null };
+  return {
+    same: { org, contentKey: own[0].content_key },
+    other: other[0]
+      ? {
+          org: other[0].organization_key,
+          contentKey: other[0].content_key,
+          syndicated: other[0].syndicated === 1,
+        }
+      : null,
+  };
 }
 
 /** One E4 title change a second on `target` until `end`; returns the number of writes and restores the title. */
 async function writeTitles(baseUrl, target, end) {
   const { write } = credentials(target.org);
   const path = `${baseUrl}/v2/content`;
-  const original = await (await fetch(`${path}?contentKey=${encodeURIComponent(target.contentKey)}`, { headers: write })).json();
-  if (!original.contentKey) throw new Error(`E3 of ${target.org}/${target.contentKey} answered ${JSON.stringify(original).slice(0, 200)}`);
+  const original = await (
+    await fetch(`${path}?contentKey=${encodeURIComponent(target.contentKey)}`, { headers: write })
+  ).json();
+  if (!original.contentKey)
+    throw new Error(
+      `E3 of ${target.org}/${target.contentKey} answered ${JSON.stringify(original).slice(0, 200)}`,
+    );
   const put = async (body) => {
-    const res = await fetch(path, { method: "PUT", headers: { ...write, "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    if (res.status !== 200) throw new Error(`E4 of ${target.org}/${target.contentKey} answered ${res.status}: ${await res.text()}`);
+    const res = await fetch(path, {
+      method: "PUT",
+      headers: { ...write, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 200)
+      throw new Error(
+        `E4 of ${target.org}/${target.contentKey} answered ${res.status}: ${await res.text()}`,
+      );
   };
   let writes = 0;
   try {
@@ -72,7 +102,8 @@ async function writeTitles(baseUrl, target, end) {
 /** N readers for `durationMs` over `paths` (reader i reads paths[i mod n]), with an optional writer. */
 async function readWhile(baseUrl, { org, paths, readers, durationMs, writer }) {
   const { read } = credentials(org);
-  for (const path of paths) await fetch(`${baseUrl}${path}`, { headers: read }).then((r) => r.arrayBuffer()); // warm the entries
+  for (const path of paths)
+    await fetch(`${baseUrl}${path}`, { headers: read }).then((r) => r.arrayBuffer()); // warm the entries
   const end = Date.now() + durationMs;
   const how = {};
   const latencies = [];
@@ -89,7 +120,10 @@ async function readWhile(baseUrl, { org, paths, readers, durationMs, writer }) {
       how[h] = (how[h] ?? 0) + 1;
     }
   };
-  const [writes] = await Promise.all([writer ? writeTitles(baseUrl, writer, end) : 0, ...Array.from({ length: readers }, (_, i) => reader(i))]);
+  const [writes] = await Promise.all([
+    writer ? writeTitles(baseUrl, writer, end) : 0,
+    ...Array.from({ length: readers }, (_, i) => reader(i)),
+  ]);
   latencies.sort((a, b) => a - b);
   const requests = latencies.length;
   const computed = how.miss ?? 0;
@@ -112,19 +146,32 @@ async function readWhile(baseUrl, { org, paths, readers, durationMs, writer }) {
  * The three scenarios in order (a writer on the readers' organization, on another organization,
  * none), each `durationMs`; `log` gets one line per scenario.
  */
-export async function mixedScenarios(baseUrl, { org, readers = 20, durationMs = 10_000, persistTo, log = () => {} }) {
+export async function mixedScenarios(
+  baseUrl,
+  { org, readers = 20, durationMs = 10_000, persistTo, log = () => {} },
+) {
   const writers = await chooseWriters(org, { persistTo });
   const paths = readerPaths(org);
   const scenarios = [
     { writer: "same", label: `one E4 a second on ${org}`, target: writers.same },
-    ...(writers.other ? [{ writer: "other", label: `one E4 a second on ${writers.other.org}${writers.other.syndicated ? " (a video shown to the network)" : ""}`, target: writers.other }] : []),
+    ...(writers.other
+      ? [
+          {
+            writer: "other",
+            label: `one E4 a second on ${writers.other.org}${writers.other.syndicated ? " (a video shown to the network)" : ""}`,
+            target: writers.other,
+          },
+        ]
+      : []),
     { writer: "none", label: "none", target: null },
   ];
   const results = [];
   for (const s of scenarios) {
     const r = await readWhile(baseUrl, { org, paths, readers, durationMs, writer: s.target });
     results.push({ writer: s.writer, label: s.label, target: s.target, ...r });
-    log(`mixed reads, writer ${s.label}: ${r.perSecond} req/s, ${pctText(r.fromEdge)} from the edge, ${r.computed} ran D1, p50 ${r.p50} ms, p99 ${r.p99} ms`);
+    log(
+      `mixed reads, writer ${s.label}: ${r.perSecond} req/s, ${pctText(r.fromEdge)} from the edge, ${r.computed} ran D1, p50 ${r.p50} ms, p99 ${r.p99} ms`,
+    );
   }
   const none = results.find((r) => r.writer === "none");
   for (const r of results) r.p99VsNone = none?.p99 ? r.p99 / none.p99 : null;
@@ -142,12 +189,21 @@ export function mixedColumns() {
     { title: "writer", value: (r) => r.label, align: "left" },
     { title: "readers' req/s", value: (r) => r.perSecond },
     { title: "from the edge", value: (r) => pctText(r.fromEdge) },
-    { title: "hit / stale / coalesced", value: (r) => `${share(r, "hit")} / ${share(r, "stale")} / ${share(r, "coalesced")}` },
+    {
+      title: "hit / stale / coalesced",
+      value: (r) => `${share(r, "hit")} / ${share(r, "stale")} / ${share(r, "coalesced")}`,
+    },
     { title: "ran D1", value: (r) => r.computed },
-    { title: "per write", value: (r) => (r.computedPerWrite === null ? "—" : r.computedPerWrite.toFixed(1)) },
+    {
+      title: "per write",
+      value: (r) => (r.computedPerWrite === null ? "—" : r.computedPerWrite.toFixed(1)),
+    },
     { title: "p50 ms", value: (r) => r.p50 },
     { title: "p99 ms", value: (r) => r.p99 },
-    { title: "p99 × none", value: (r) => (r.p99VsNone === null ? "—" : `${r.p99VsNone.toFixed(2)}×`) },
+    {
+      title: "p99 × none",
+      value: (r) => (r.p99VsNone === null ? "—" : `${r.p99VsNone.toFixed(2)}×`),
+    },
     { title: "errors", value: (r) => r.errors },
   ];
 }

@@ -54,7 +54,10 @@ export function treeMemory(rootPid) {
     }
   }
   const processes = [...tree].map(status).filter(Boolean);
-  return { totalMb: Math.round(processes.reduce((sum, p) => sum + p.rssMb, 0) * 10) / 10, processes };
+  return {
+    totalMb: Math.round(processes.reduce((sum, p) => sum + p.rssMb, 0) * 10) / 10,
+    processes,
+  };
 }
 
 /** Samples treeMemory(rootPid) every `intervalMs` into an array until stop() (returns the samples). */

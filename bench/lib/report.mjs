@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 
 export const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "results");
 
-const cell = (v) => (v === null || v === undefined || v === "" ? "-" : String(v).replace(/\|/g, "\\|"));
+const cell = (v) =>
+  v === null || v === undefined || v === "" ? "-" : String(v).replace(/\|/g, "\\|");
 
 /**
  * A markdown table. columns: `[{ title, value: (row) => any, align?: "left" | "right" }]`.
@@ -14,12 +15,19 @@ const cell = (v) => (v === null || v === undefined || v === "" ? "-" : String(v)
  */
 export function markdownTable(columns, rows) {
   const cells = rows.map((row) => columns.map((c) => cell(c.value(row))));
-  const widths = columns.map((c, i) => Math.max(c.title.length, 3, ...cells.map((r) => r[i].length)));
-  const pad = (text, i) => (columns[i].align === "left" ? text.padEnd(widths[i]) : text.padStart(widths[i]));
+  const widths = columns.map((c, i) =>
+    Math.max(c.title.length, 3, ...cells.map((r) => r[i].length)),
+  );
+  const pad = (text, i) =>
+    columns[i].align === "left" ? text.padEnd(widths[i]) : text.padStart(widths[i]);
   const line = (parts) => `| ${parts.join(" | ")} |`;
   return [
     line(columns.map((c, i) => pad(c.title, i))),
-    line(columns.map((c, i) => (c.align === "left" ? ":" + "-".repeat(widths[i] - 1) : "-".repeat(widths[i] - 1) + ":"))),
+    line(
+      columns.map((c, i) =>
+        c.align === "left" ? ":" + "-".repeat(widths[i] - 1) : "-".repeat(widths[i] - 1) + ":",
+      ),
+    ),
     ...cells.map((r) => line(r.map(pad))),
   ].join("\n");
 }
@@ -65,7 +73,10 @@ export function failureNotes(results) {
 
 function gitCommit() {
   try {
-    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: RESULTS_DIR + "/..", stdio: ["ignore", "pipe", "ignore"] })
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      cwd: RESULTS_DIR + "/..",
+      stdio: ["ignore", "pipe", "ignore"],
+    })
       .toString()
       .trim();
   } catch {
@@ -78,6 +89,9 @@ export function writeResults(prefix, data) {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const file = join(RESULTS_DIR, `${prefix}-${stamp}.json`);
-  writeFileSync(file, JSON.stringify({ commit: gitCommit(), node: process.version, ...data }, null, 2) + "\n");
+  writeFileSync(
+    file,
+    JSON.stringify({ commit: gitCommit(), node: process.version, ...data }, null, 2) + "\n",
+  );
   return file;
 }

@@ -50,7 +50,15 @@ export async function sendOnce(baseUrl, query, { timeoutMs = 30_000 } = {}) {
       bytes: Buffer.byteLength(text),
     };
   } catch (err) {
-    return { status: 0, latencyMs: performance.now() - started, error: err.cause?.code ?? err.name ?? String(err), timing: parseD1Timing(null), body: null, text: "", bytes: 0 };
+    return {
+      status: 0,
+      latencyMs: performance.now() - started,
+      error: err.cause?.code ?? err.name ?? String(err),
+      timing: parseD1Timing(null),
+      body: null,
+      text: "",
+      bytes: 0,
+    };
   }
 }
 
@@ -76,8 +84,13 @@ async function sendRespectingRateLimit(baseUrl, query, options, log) {
  * Runs one query `warmups` + `runs` times sequentially. Returns the samples and a summary;
  * statistics cover the samples with status 200 only (others are reported by status).
  */
-export async function runQuery(baseUrl, query, { runs = 20, warmups = 2, timeoutMs, log = () => {} } = {}) {
-  for (let i = 0; i < warmups; i++) await sendRespectingRateLimit(baseUrl, query, { timeoutMs }, log);
+export async function runQuery(
+  baseUrl,
+  query,
+  { runs = 20, warmups = 2, timeoutMs, log = () => {} } = {},
+) {
+  for (let i = 0; i < warmups; i++)
+    await sendRespectingRateLimit(baseUrl, query, { timeoutMs }, log);
   const samples = [];
   let firstBody = null;
   let firstError = null;
@@ -100,7 +113,9 @@ export async function runQuery(baseUrl, query, { runs = 20, warmups = 2, timeout
 
 function errorText(r) {
   const message = r.body?.error ?? r.body?.message ?? r.text;
-  return typeof message === "string" ? message.slice(0, 200) : JSON.stringify(message).slice(0, 200);
+  return typeof message === "string"
+    ? message.slice(0, 200)
+    : JSON.stringify(message).slice(0, 200);
 }
 
 const round = (v, digits = 2) => (v === null || v === undefined ? null : Number(v.toFixed(digits)));
@@ -134,8 +149,12 @@ export async function runAll(baseUrl, queries, options = {}) {
   for (const [i, query] of queries.entries()) {
     const result = await runQuery(baseUrl, query, { ...options, log });
     const s = result.summary;
-    const status = Object.entries(s.statuses).map(([k, n]) => (k === "0" ? `ERR×${n}` : `${k}×${n}`)).join(" ");
-    log(`  [${i + 1}/${queries.length}] ${query.name}: ${status}${s.ok ? `, p50 ${s.latencyP50} ms` : ""}${result.error ? ` (${result.error})` : ""}`);
+    const status = Object.entries(s.statuses)
+      .map(([k, n]) => (k === "0" ? `ERR×${n}` : `${k}×${n}`))
+      .join(" ");
+    log(
+      `  [${i + 1}/${queries.length}] ${query.name}: ${status}${s.ok ? `, p50 ${s.latencyP50} ms` : ""}${result.error ? ` (${result.error})` : ""}`,
+    );
     results.push(result);
   }
   return results;

@@ -33,7 +33,8 @@ export function parseServerTiming(header) {
       const eq = param.indexOf("=");
       const key = (eq === -1 ? param : param.slice(0, eq)).trim().toLowerCase();
       let value = eq === -1 ? "" : param.slice(eq + 1).trim();
-      if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1).replace(/\\(.)/g, "$1");
+      if (value.startsWith('"') && value.endsWith('"'))
+        value = value.slice(1, -1).replace(/\\(.)/g, "$1");
       metric[key] = key === "dur" ? Number(value) : value;
     }
     metrics[name] = metric;

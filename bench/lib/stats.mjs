@@ -2,7 +2,9 @@
 
 /** The p-th percentile (0..100) of the numbers, ignoring null/NaN; null when there are none. */
 export function percentile(values, p) {
-  const xs = values.filter((v) => typeof v === "number" && Number.isFinite(v)).sort((a, b) => a - b);
+  const xs = values
+    .filter((v) => typeof v === "number" && Number.isFinite(v))
+    .sort((a, b) => a - b);
   if (xs.length === 0) return null;
   if (xs.length === 1) return xs[0];
   const rank = (p / 100) * (xs.length - 1);

@@ -11,8 +11,14 @@ import { pathToFileURL } from "node:url";
 const workersStub = {
   name: "cloudflare-workers-stub",
   setup(b) {
-    b.onResolve({ filter: /^cloudflare:workers$/ }, (args) => ({ path: args.path, namespace: "cloudflare-workers-stub" }));
-    b.onLoad({ filter: /.*/, namespace: "cloudflare-workers-stub" }, () => ({ contents: "export const env = {};", loader: "js" }));
+    b.onResolve({ filter: /^cloudflare:workers$/ }, (args) => ({
+      path: args.path,
+      namespace: "cloudflare-workers-stub",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "cloudflare-workers-stub" }, () => ({
+      contents: "export const env = {};",
+      loader: "js",
+    }));
   },
 };
 
@@ -21,7 +27,15 @@ export async function withTsModule(path, use) {
   const dir = mkdtempSync(join(tmpdir(), "bench-ts-"));
   try {
     const out = join(dir, `${basename(path, ".ts")}.mjs`);
-    const bundled = await build({ entryPoints: [path], bundle: true, platform: "node", format: "esm", write: false, logLevel: "error", plugins: [workersStub] });
+    const bundled = await build({
+      entryPoints: [path],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      write: false,
+      logLevel: "error",
+      plugins: [workersStub],
+    });
     writeFileSync(out, bundled.outputFiles[0].text);
     return await use(await import(pathToFileURL(out).href));
   } finally {

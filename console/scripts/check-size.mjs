@@ -20,5 +20,7 @@ for (const file of CONSOLE_FILES) {
   console.log(`console ${file}: ${raw.length} B, ${gzipped} B gzipped`);
 }
 const ok = total <= BUDGET_BYTES;
-console.log(`console total: ${total} B gzipped (budget ${BUDGET_BYTES} B) ${ok ? "ok" : "OVER BUDGET"}`);
+console.log(
+  `console total: ${total} B gzipped (budget ${BUDGET_BYTES} B) ${ok ? "ok" : "OVER BUDGET"}`,
+);
 if (!ok) process.exit(1);

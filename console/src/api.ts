@@ -3,7 +3,11 @@
 // credential: the HttpOnly session cookie authenticates the write endpoints, and every request
 // carries the session's CSRF token. The sync code (not a secret: players send it) serves the
 // read and report endpoints.
-import { createCatalogClient, type CatalogClient, type components } from "../../sdk/client/src/index";
+import {
+  createCatalogClient,
+  type CatalogClient,
+  type components,
+} from "../../sdk/client/src/index";
 
 export type Session = components["schemas"]["ConsoleSession"];
 export type Content = components["schemas"]["Content"];
@@ -50,9 +54,15 @@ function putWithProgress(url: string, init: RequestInit): Promise<Response> {
 
 /** Same-origin requests carry the CSRF token; none is read from the HTTP cache unchecked. */
 const consoleFetch: typeof fetch = (input, init) => {
-  if (typeof input === "string" && init?.method === "PUT" && new URL(input, location.href).pathname === "/v2/uploads/part") return putWithProgress(input, init);
+  if (
+    typeof input === "string" &&
+    init?.method === "PUT" &&
+    new URL(input, location.href).pathname === "/v2/uploads/part"
+  )
+    return putWithProgress(input, init);
   const request = new Request(input, { ...init, cache: "no-cache", credentials: "same-origin" });
-  if (new URL(request.url).origin === location.origin && csrfToken) request.headers.set("X-CSRF-Token", csrfToken);
+  if (new URL(request.url).origin === location.origin && csrfToken)
+    request.headers.set("X-CSRF-Token", csrfToken);
   return fetch(request);
 };
 
@@ -66,7 +76,12 @@ export function useSession(s: Session | null) {
   session = s;
   csrfToken = s?.csrfToken ?? "";
   client = s
-    ? createCatalogClient({ baseUrl: location.origin, credentials: { syncCode: s.syncCode }, mmiKey: s.subOrganization?.mmiKey, fetch: consoleFetch })
+    ? createCatalogClient({
+        baseUrl: location.origin,
+        credentials: { syncCode: s.syncCode },
+        mmiKey: s.subOrganization?.mmiKey,
+        fetch: consoleFetch,
+      })
     : anonymous;
 }
 
@@ -87,7 +102,8 @@ export function ok<T>(result: { data?: T; error?: unknown; response: Response })
 }
 
 /** The UTC day (YYYY-MM-DD) `offset` days from today. */
-export const utcDay = (offset = 0) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+export const utcDay = (offset = 0) =>
+  new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 export const formatDuration = (seconds: number | null | undefined) => {
   if (seconds === null || seconds === undefined) return "–";
@@ -95,10 +111,15 @@ export const formatDuration = (seconds: number | null | undefined) => {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 };
 
-export const formatDate = (iso: string | null | undefined) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "–");
+export const formatDate = (iso: string | null | undefined) =>
+  iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : "–";
 
 export const formatBytes = (n: number) =>
-  n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(0)} KB` : `${n} B`;
+  n >= 1024 * 1024
+    ? `${(n / 1024 / 1024).toFixed(1)} MB`
+    : n >= 1024
+      ? `${(n / 1024).toFixed(0)} KB`
+      : `${n} B`;
 
 /** "a, b ,c" → ["a", "b", "c"] */
 export const splitNames = (text: string) =>

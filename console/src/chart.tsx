@@ -12,7 +12,11 @@ export interface DayPoint {
 /** One point per UTC day from start to end inclusive; days without statistics are 0. */
 export function everyDay(start: string, end: string, values: Map<string, number>): DayPoint[] {
   const points: DayPoint[] = [];
-  for (let t = Date.parse(`${start}T00:00:00Z`); t <= Date.parse(`${end}T00:00:00Z`) && points.length < 400; t += 86_400_000) {
+  for (
+    let t = Date.parse(`${start}T00:00:00Z`);
+    t <= Date.parse(`${end}T00:00:00Z`) && points.length < 400;
+    t += 86_400_000
+  ) {
     const day = new Date(t).toISOString().slice(0, 10);
     points.push({ day, value: values.get(day) ?? 0 });
   }
@@ -27,7 +31,10 @@ export function DayChart({ points, label }: { points: DayPoint[]; label: string 
     const xs = points.map((p) => Date.parse(`${p.day}T00:00:00Z`) / 1000);
     // The canvas has a fixed size: follow the box's width (a phone turned, a window resized, or a
     // layout that settles after the first draw), never wider than the box.
-    const size = () => ({ width: Math.max(200, Math.min(el.clientWidth || 640, 900)), height: 240 });
+    const size = () => ({
+      width: Math.max(200, Math.min(el.clientWidth || 640, 900)),
+      height: 240,
+    });
     const plot = new uPlot(
       {
         ...size(),
@@ -52,7 +59,12 @@ export function DayChart({ points, label }: { points: DayPoint[]; label: string 
   if (points.every((p) => p.value === 0)) return <p class="muted">No plays in this range yet.</p>;
   return (
     <figure class="chart">
-      <div ref={box} role="img" aria-label={`${label} per UTC day, line chart`} data-points={points.length} />
+      <div
+        ref={box}
+        role="img"
+        aria-label={`${label} per UTC day, line chart`}
+        data-points={points.length}
+      />
       <figcaption>
         <details>
           <summary>{label} per day as a table (days with plays)</summary>
@@ -64,12 +76,14 @@ export function DayChart({ points, label }: { points: DayPoint[]; label: string 
               </tr>
             </thead>
             <tbody>
-              {points.filter((p) => p.value > 0).map((p) => (
-                <tr key={p.day}>
-                  <td>{p.day}</td>
-                  <td>{p.value}</td>
-                </tr>
-              ))}
+              {points
+                .filter((p) => p.value > 0)
+                .map((p) => (
+                  <tr key={p.day}>
+                    <td>{p.day}</td>
+                    <td>{p.value}</td>
+                  </tr>
+                ))}
             </tbody>
           </table>
         </details>

@@ -29,7 +29,8 @@ function once(video: HTMLVideoElement, event: "loadeddata" | "seeked"): Promise<
 /** Waits until the video knows its duration and can draw a frame. */
 async function loaded(video: HTMLVideoElement): Promise<void> {
   if (video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA) await once(video, "loadeddata");
-  if (!Number.isFinite(video.duration)) throw new Error("the browser cannot tell this video's duration");
+  if (!Number.isFinite(video.duration))
+    throw new Error("the browser cannot tell this video's duration");
 }
 
 /** Moves the video to a time and waits until that frame can be drawn. */
@@ -48,7 +49,8 @@ export async function frameAsJpeg(video: HTMLVideoElement, name: string): Promis
   canvas.width = WIDTH;
   canvas.height = HEIGHT;
   const context = canvas.getContext("2d");
-  if (!context || !video.videoWidth || !video.videoHeight) throw new Error("the browser shows no picture for this video");
+  if (!context || !video.videoWidth || !video.videoHeight)
+    throw new Error("the browser shows no picture for this video");
   context.fillStyle = "#000";
   context.fillRect(0, 0, WIDTH, HEIGHT);
   const scale = Math.min(WIDTH / video.videoWidth, HEIGHT / video.videoHeight);
@@ -57,7 +59,9 @@ export async function frameAsJpeg(video: HTMLVideoElement, name: string): Promis
   context.drawImage(video, Math.round((WIDTH - w) / 2), Math.round((HEIGHT - h) / 2), w, h);
   // A detailed frame can pass 5 MB at high quality: step the quality down until it fits.
   for (const quality of [0.9, 0.8, 0.65, 0.5]) {
-    const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, "image/jpeg", quality));
+    const blob = await new Promise<Blob | null>((resolve) =>
+      canvas.toBlob(resolve, "image/jpeg", quality),
+    );
     if (!blob) break;
     if (blob.size <= MAX_BYTES) return new File([blob], name, { type: "image/jpeg" });
   }
@@ -65,7 +69,10 @@ export async function frameAsJpeg(video: HTMLVideoElement, name: string): Promis
 }
 
 /** The frame the service would pick: at thumbnailTime, or half way through when that one is flat. */
-export async function defaultFrame(video: HTMLVideoElement, name: string): Promise<{ file: File; seconds: number }> {
+export async function defaultFrame(
+  video: HTMLVideoElement,
+  name: string,
+): Promise<{ file: File; seconds: number }> {
   await loaded(video);
   let seconds = thumbnailTime(video.duration);
   await seekTo(video, seconds);

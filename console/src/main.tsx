@@ -73,7 +73,10 @@ function App() {
   // Each page's title names it, for the tab and for screen readers.
   useEffect(() => {
     const current = route.startsWith("video/") ? "Video" : PAGES.find(([id]) => id === route)?.[1];
-    document.title = state === "in" ? `${current ?? "Library"} · Publisher console` : "Sign in · Publisher console";
+    document.title =
+      state === "in"
+        ? `${current ?? "Library"} · Publisher console`
+        : "Sign in · Publisher console";
   }, [route, state]);
 
   if (state === "loading") return <p class="loading">Loading the console…</p>;
@@ -90,7 +93,10 @@ function App() {
 
   const signOut = async () => {
     stopUploads();
-    await anonymous.api.DELETE("/v2/console/session").then(ok).catch(() => undefined);
+    await anonymous.api
+      .DELETE("/v2/console/session")
+      .then(ok)
+      .catch(() => undefined);
     useSession(null);
     setState("out");
   };
@@ -115,7 +121,11 @@ function App() {
           </ul>
         </nav>
         <span class="who" data-testid="who">
-          {session?.name} <span class="muted">({session?.organizationKey}{session?.subOrganization ? ` / ${session.subOrganization.name}` : ""})</span>
+          {session?.name}{" "}
+          <span class="muted">
+            ({session?.organizationKey}
+            {session?.subOrganization ? ` / ${session.subOrganization.name}` : ""})
+          </span>
         </span>
         <button type="button" class="secondary" onClick={signOut}>
           Sign out

@@ -35,6 +35,13 @@ if (video) {
   const query = new URLSearchParams(location.search);
   if (contentKey && syncCode && endpoint && query.get("analytics") !== "off") {
     // No consent asked in an embed: only the counts that need none (no viewer identifiers).
-    attach(video, { syncCode, contentKey, endpoint, consent: false, playerId: query.get("player_id") ?? "embed", onError: (error) => console.error("player analytics:", error) });
+    attach(video, {
+      syncCode,
+      contentKey,
+      endpoint,
+      consent: false,
+      playerId: query.get("player_id") ?? "embed",
+      onError: (error) => console.error("player analytics:", error),
+    });
   }
 }

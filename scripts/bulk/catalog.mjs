@@ -27,7 +27,6 @@ export const NETWORK = "bulk-network";
 /** organization_key pattern of bulk organizations (GLOB): bulk1, bulk2, ... */
 export const BULK_ORG_GLOB = "bulk[0-9]*";
 
-
 const DAY = 86_400_000;
 const CATALOG_SPAN = 730 * DAY; // videos were created over the last two years
 const CHUNK_SIZE = 100_000_000;
@@ -43,10 +42,49 @@ const EVENTS_PER_ORG = 100;
 /** Synthetic surnames: each is used by a handful of videos at most (rare search words). */
 const RARE_NAMES = 6000;
 const FIRST_NAMES = [
-  "Anna", "Marta", "Lukas", "Sofia", "Mateo", "Chloé", "Jonas", "Amélie", "Noah", "Léa",
-  "Omar", "Priya", "Kenji", "Ingrid", "Tomás", "Zoë", "Ravi", "Elena", "Hugo", "Björn",
+  "Anna",
+  "Marta",
+  "Lukas",
+  "Sofia",
+  "Mateo",
+  "Chloé",
+  "Jonas",
+  "Amélie",
+  "Noah",
+  "Léa",
+  "Omar",
+  "Priya",
+  "Kenji",
+  "Ingrid",
+  "Tomás",
+  "Zoë",
+  "Ravi",
+  "Elena",
+  "Hugo",
+  "Björn",
 ];
-const SYLLABLES = ["ka", "lo", "mir", "ven", "do", "ra", "sel", "tor", "bri", "zan", "qu", "el", "nor", "vi", "as", "gun", "ph", "ya", "tre", "mo"];
+const SYLLABLES = [
+  "ka",
+  "lo",
+  "mir",
+  "ven",
+  "do",
+  "ra",
+  "sel",
+  "tor",
+  "bri",
+  "zan",
+  "qu",
+  "el",
+  "nor",
+  "vi",
+  "as",
+  "gun",
+  "ph",
+  "ya",
+  "tre",
+  "mo",
+];
 
 const sha256Hex = (value) => createHash("sha256").update(value, "utf8").digest("hex");
 const iso = (ms) => new Date(ms).toISOString();
@@ -115,7 +153,10 @@ function organizationVocabulary(seed, n) {
   const pairs = [];
   for (const adjective of ADJECTIVES) for (const noun of NOUNS) pairs.push(`${adjective} ${noun}`);
   // Case-sensitive lookalikes of popular tags live in the tail ("Kitchen" next to "kitchen").
-  const lookalikes = singles.slice(0, 20).map(capitalize).filter((name) => !singles.includes(name));
+  const lookalikes = singles
+    .slice(0, 20)
+    .map(capitalize)
+    .filter((name) => !singles.includes(name));
   const years = ["2023", "2024", "2025", "2026", "4K", "HD", "behind the scenes", "full episode"];
   const tail = r.shuffle([...lookalikes, ...years, ...r.shuffle(pairs).slice(0, TAGS_PER_ORG)]);
   return {
@@ -127,17 +168,57 @@ function organizationVocabulary(seed, n) {
 
 const LABEL_KINDS = [
   // kind, JSON column, how many per video (weighted)
-  { kind: "category", column: "categories", counts: [[1, 55], [2, 30], [3, 15]] },
-  { kind: "tag", column: "tags", counts: [[0, 8], [1, 10], [2, 14], [3, 16], [4, 16], [5, 13], [6, 10], [7, 7], [8, 6]] },
-  { kind: "event", column: "events", counts: [[0, 55], [1, 33], [2, 12]] },
+  {
+    kind: "category",
+    column: "categories",
+    counts: [
+      [1, 55],
+      [2, 30],
+      [3, 15],
+    ],
+  },
+  {
+    kind: "tag",
+    column: "tags",
+    counts: [
+      [0, 8],
+      [1, 10],
+      [2, 14],
+      [3, 16],
+      [4, 16],
+      [5, 13],
+      [6, 10],
+      [7, 7],
+      [8, 6],
+    ],
+  },
+  {
+    kind: "event",
+    column: "events",
+    counts: [
+      [0, 55],
+      [1, 33],
+      [2, 12],
+    ],
+  },
 ];
 
 /**
  * The catalog plan: everything a video needs besides its index. `baseIds` are the current
  * maximum ids of the tables (new rows get the ids after them), `now` the reference time (ms).
  */
-export function planCatalog({ videos, orgs, feeds = 0, seed, now, baseIds, statementBytes = STATEMENT_BYTES }) {
-  const organizations = Array.from({ length: orgs }, (_, i) => organizationSpec(i + 1, baseIds, now));
+export function planCatalog({
+  videos,
+  orgs,
+  feeds = 0,
+  seed,
+  now,
+  baseIds,
+  statementBytes = STATEMENT_BYTES,
+}) {
+  const organizations = Array.from({ length: orgs }, (_, i) =>
+    organizationSpec(i + 1, baseIds, now),
+  );
   const vocabularies = organizations.map((o) => organizationVocabulary(seed, o.n));
   const order = rng(seed, "words");
   return {
@@ -159,7 +240,11 @@ export function planCatalog({ videos, orgs, feeds = 0, seed, now, baseIds, state
       place: new Zipf(PLACES.length, 0.8),
     },
     // Word popularity is the same for every organization (titles are not per-org vocabulary).
-    words: { noun: order.shuffle(NOUNS), adjective: order.shuffle(ADJECTIVES), place: order.shuffle(PLACES) },
+    words: {
+      noun: order.shuffle(NOUNS),
+      adjective: order.shuffle(ADJECTIVES),
+      place: order.shuffle(PLACES),
+    },
   };
 }
 
@@ -171,8 +256,15 @@ function title(plan, r, video) {
     [() => `${capitalize(w("adjective"))} ${w("noun")} in ${w("place")}`, 5],
     [() => `How to ${r.pick(VERBS)} ${a(w("noun"))}`, 3],
     [() => `The ${w("adjective")} ${w("noun")}: ${w("noun")} and ${w("noun")}`, 3],
-    [() => `${w("place")} ${w("noun")} ${r.pick(["tour", "guide", "diary", "special"])} ${year}`, 3],
-    [() => `Top ${r.int(3, 20)} ${w("noun")} ${r.pick(["moments", "ideas", "tips", "secrets"])} of ${year}`, 2],
+    [
+      () => `${w("place")} ${w("noun")} ${r.pick(["tour", "guide", "diary", "special"])} ${year}`,
+      3,
+    ],
+    [
+      () =>
+        `Top ${r.int(3, 20)} ${w("noun")} ${r.pick(["moments", "ideas", "tips", "secrets"])} of ${year}`,
+      2,
+    ],
     [() => `${capitalize(w("noun"))} ${w("noun")}, episode ${r.int(1, 120)}`, 2],
     [() => `Interview with ${r.pick(FIRST_NAMES)} ${rareName(r.int(0, RARE_NAMES - 1))}`, 1],
   ])();
@@ -185,11 +277,31 @@ function description(plan, r) {
   for (let i = 0; i < count; i++) {
     sentences.push(
       r.weighted([
-        [() => `${capitalize(a(w("adjective")))} look at the ${w("noun")} ${r.pick(["in", "from", "around"])} ${w("place")}, with ${w("noun")} and ${w("noun")}.`, 3],
-        [() => `We ${r.pick(VERBS)} the ${w("adjective")} ${w("noun")} ${r.pick(["from", "in", "near"])} ${w("place")}.`, 3],
-        [() => `Watch our ${w("noun")} team ${r.pick(VERBS)} ${a(w("noun"))} in this ${w("adjective")} ${w("noun")}.`, 2],
-        [() => `${capitalize(w("noun"))}, ${w("noun")} and ${r.pick(["the", "some"])} ${w("adjective")} ${w("noun")} for ${r.pick(["everyone", "beginners", "families", "fans"])}.`, 2],
-        [() => `Featuring ${r.pick(FIRST_NAMES)} ${rareName(r.int(0, RARE_NAMES - 1))} ${r.pick(["and friends", "on location", "in the studio"])}.`, 1],
+        [
+          () =>
+            `${capitalize(a(w("adjective")))} look at the ${w("noun")} ${r.pick(["in", "from", "around"])} ${w("place")}, with ${w("noun")} and ${w("noun")}.`,
+          3,
+        ],
+        [
+          () =>
+            `We ${r.pick(VERBS)} the ${w("adjective")} ${w("noun")} ${r.pick(["from", "in", "near"])} ${w("place")}.`,
+          3,
+        ],
+        [
+          () =>
+            `Watch our ${w("noun")} team ${r.pick(VERBS)} ${a(w("noun"))} in this ${w("adjective")} ${w("noun")}.`,
+          2,
+        ],
+        [
+          () =>
+            `${capitalize(w("noun"))}, ${w("noun")} and ${r.pick(["the", "some"])} ${w("adjective")} ${w("noun")} for ${r.pick(["everyone", "beginners", "families", "fans"])}.`,
+          2,
+        ],
+        [
+          () =>
+            `Featuring ${r.pick(FIRST_NAMES)} ${rareName(r.int(0, RARE_NAMES - 1))} ${r.pick(["and friends", "on location", "in the studio"])}.`,
+          1,
+        ],
       ])(),
     );
   }
@@ -198,9 +310,16 @@ function description(plan, r) {
 
 function syndicationWindows(r, now) {
   const windows = [];
-  const count = r.weighted([[1, 3], [2, 1]]);
+  const count = r.weighted([
+    [1, 3],
+    [2, 1],
+  ]);
   for (let i = 0; i < count; i++) {
-    const state = r.weighted([["open", 50], ["closed", 25], ["future", 25]]);
+    const state = r.weighted([
+      ["open", 50],
+      ["closed", 25],
+      ["future", 25],
+    ]);
     let start;
     let stop;
     // Margins of at least two days keep "open" windows open (and "future" ones closed) for a
@@ -215,7 +334,11 @@ function syndicationWindows(r, now) {
       start = now + r.int(2, 120) * DAY;
       stop = r.chance(0.3) ? null : start + r.int(7, 365) * DAY;
     }
-    const geoKind = r.weighted([["everywhere", 35], ["dash", 5], ["list", 60]]);
+    const geoKind = r.weighted([
+      ["everywhere", 35],
+      ["dash", 5],
+      ["list", 60],
+    ]);
     let geos = [];
     if (geoKind === "dash") geos = ["-"];
     if (geoKind === "list") {
@@ -224,13 +347,23 @@ function syndicationWindows(r, now) {
       while (set.size < size) set.add(r.pick(GEOS.slice(1)));
       geos = [...set];
     }
-    windows.push({ name: r.pick(SYNDICATION_NAMES), startTime: iso(start), stopTime: stop === null ? null : iso(stop), geos });
+    windows.push({
+      name: r.pick(SYNDICATION_NAMES),
+      startTime: iso(start),
+      stopTime: stop === null ? null : iso(stop),
+      geos,
+    });
   }
   return windows;
 }
 
 function customFields(r) {
-  const count = r.weighted([[0, 40], [1, 25], [2, 20], [3, 15]]);
+  const count = r.weighted([
+    [0, 40],
+    [1, 25],
+    [2, 20],
+    [3, 15],
+  ]);
   const names = r.shuffle(["season", "show", "rating"]).slice(0, count);
   return names.map((name) => {
     if (name === "season") return { season: r.int(1, 10) };
@@ -249,7 +382,8 @@ export function generateVideo(plan, index) {
   const status = r.chance(0.96) ? "available" : "uploading";
   const isLive = r.chance(0.02);
   // Ids grow with creation time, as they do when videos are uploaded one after the other.
-  const createdMs = plan.now - CATALOG_SPAN + Math.floor(((index + r.next()) / plan.videos) * (CATALOG_SPAN - DAY));
+  const createdMs =
+    plan.now - CATALOG_SPAN + Math.floor(((index + r.next()) / plan.videos) * (CATALOG_SPAN - DAY));
   const publishedMs = Math.min(createdMs + r.int(60, 3 * 86_400) * 1000, plan.now - 60_000);
   const names = {};
   for (const { kind, counts } of LABEL_KINDS) {
@@ -296,13 +430,41 @@ export function generateFeed(plan, index) {
   if (!r.chance(0.05)) {
     do {
       configuration = {
-        categories: popular("category", 15, r.weighted([[0, 3], [1, 5], [2, 2]])),
-        tags: popular("tag", 40, r.weighted([[0, 3], [1, 4], [2, 2], [3, 1]])),
-        events: popular("event", 10, r.weighted([[0, 7], [1, 3]])),
+        categories: popular(
+          "category",
+          15,
+          r.weighted([
+            [0, 3],
+            [1, 5],
+            [2, 2],
+          ]),
+        ),
+        tags: popular(
+          "tag",
+          40,
+          r.weighted([
+            [0, 3],
+            [1, 4],
+            [2, 2],
+            [3, 1],
+          ]),
+        ),
+        events: popular(
+          "event",
+          10,
+          r.weighted([
+            [0, 7],
+            [1, 3],
+          ]),
+        ),
       };
-    } while (configuration.categories.length + configuration.tags.length + configuration.events.length === 0);
+    } while (
+      configuration.categories.length + configuration.tags.length + configuration.events.length ===
+      0
+    );
   }
-  const label = configuration.categories[0] ?? configuration.tags[0] ?? configuration.events[0] ?? "Everything";
+  const label =
+    configuration.categories[0] ?? configuration.tags[0] ?? configuration.events[0] ?? "Everything";
   const createdMs = plan.now - r.int(1, 700) * DAY;
   return {
     id: plan.baseIds.feeds + 1 + index,
@@ -320,7 +482,11 @@ export function generateFeed(plan, index) {
  * Returns a Map "orgId kind name" → label id, and the label rows to insert.
  */
 export function collectLabels(plan) {
-  const used = plan.organizations.map(() => ({ category: new Set(), tag: new Set(), event: new Set() }));
+  const used = plan.organizations.map(() => ({
+    category: new Set(),
+    tag: new Set(),
+    event: new Set(),
+  }));
   for (let i = 0; i < plan.videos; i++) {
     const v = generateVideo(plan, i);
     const sets = used[v.org.n - 1];
@@ -357,14 +523,42 @@ export function organizationStatements(plan, labelRows) {
   statements.push(
     ...insertStatements(
       "organizations",
-      ["id", "organization_key", "name", "sync_code", "api_key", "api_secret_hash", "plan", "entitlements", "network_id", "created_at"],
-      plan.organizations.map((o) => [o.id, o.organizationKey, o.name, o.syncCode, o.apiKey, sha256Hex(o.apiSecret), o.plan, JSON.stringify(o.entitlements), network, o.createdAt]),
+      [
+        "id",
+        "organization_key",
+        "name",
+        "sync_code",
+        "api_key",
+        "api_secret_hash",
+        "plan",
+        "entitlements",
+        "network_id",
+        "created_at",
+      ],
+      plan.organizations.map((o) => [
+        o.id,
+        o.organizationKey,
+        o.name,
+        o.syncCode,
+        o.apiKey,
+        sha256Hex(o.apiSecret),
+        o.plan,
+        JSON.stringify(o.entitlements),
+        network,
+        o.createdAt,
+      ]),
       size,
     ),
     ...insertStatements(
       "sub_organizations",
       ["id", "organization_id", "name", "mmi_key", "created_at"],
-      plan.organizations.map((o) => [o.subOrganizationId, o.id, `${o.name} Sub-organization`, o.mmiKey, o.createdAt]),
+      plan.organizations.map((o) => [
+        o.subOrganizationId,
+        o.id,
+        `${o.name} Sub-organization`,
+        o.mmiKey,
+        o.createdAt,
+      ]),
       size,
     ),
     ...insertStatements(
@@ -379,24 +573,75 @@ export function organizationStatements(plan, labelRows) {
 }
 
 const CONTENT_COLUMNS = [
-  "id", "organization_id", "sub_organization_id", "content_key", "title", "description", "thumbnail_url",
-  "categories", "tags", "events", "custom_fields", "translations", "subtitles", "service_categories",
-  "is_live", "url_hls", "removed", "status", "content_size", "suffix", "media_key", "upload_id", "chunk_size",
-  "thumbnail_uploaded", "duration", "width", "height", "video_codec", "audio_codec",
-  "created_at", "updated_at", "published_at",
+  "id",
+  "organization_id",
+  "sub_organization_id",
+  "content_key",
+  "title",
+  "description",
+  "thumbnail_url",
+  "categories",
+  "tags",
+  "events",
+  "custom_fields",
+  "translations",
+  "subtitles",
+  "service_categories",
+  "is_live",
+  "url_hls",
+  "removed",
+  "status",
+  "content_size",
+  "suffix",
+  "media_key",
+  "upload_id",
+  "chunk_size",
+  "thumbnail_uploaded",
+  "duration",
+  "width",
+  "height",
+  "video_codec",
+  "audio_codec",
+  "created_at",
+  "updated_at",
+  "published_at",
 ];
 
 function contentRow(v) {
   const available = v.status === "available";
   return [
-    v.id, v.org.id, v.subOrganizationId, v.contentKey, v.title, v.description, null,
-    JSON.stringify(v.categories), JSON.stringify(v.tags), JSON.stringify(v.events), JSON.stringify(v.customFields),
-    "[]", "[]", JSON.stringify(v.serviceCategories),
-    v.isLive, null, v.removed, v.status, v.contentSize, ".mp4", `${v.contentKey}/${v.contentKey}.mp4`,
-    available ? null : `bulk-upload-${v.contentKey}`, CHUNK_SIZE,
-    false, available ? v.duration : null, available ? 1920 : null, available ? 1080 : null,
-    available ? "avc1.640028" : null, available ? "mp4a.40.2" : null,
-    v.createdAt, v.updatedAt, v.publishedAt,
+    v.id,
+    v.org.id,
+    v.subOrganizationId,
+    v.contentKey,
+    v.title,
+    v.description,
+    null,
+    JSON.stringify(v.categories),
+    JSON.stringify(v.tags),
+    JSON.stringify(v.events),
+    JSON.stringify(v.customFields),
+    "[]",
+    "[]",
+    JSON.stringify(v.serviceCategories),
+    v.isLive,
+    null,
+    v.removed,
+    v.status,
+    v.contentSize,
+    ".mp4",
+    `${v.contentKey}/${v.contentKey}.mp4`,
+    available ? null : `bulk-upload-${v.contentKey}`,
+    CHUNK_SIZE,
+    false,
+    available ? v.duration : null,
+    available ? 1920 : null,
+    available ? 1080 : null,
+    available ? "avc1.640028" : null,
+    available ? "mp4a.40.2" : null,
+    v.createdAt,
+    v.updatedAt,
+    v.publishedAt,
   ];
 }
 
@@ -416,26 +661,49 @@ export function videoStatements(plan, labelIds, from, to, syndicationBase) {
     const v = generateVideo(plan, i);
     contents.push(contentRow(v));
     for (const { kind, column } of LABEL_KINDS) {
-      for (const name of v[column]) links.push([labelIds.get(labelKey(v.org.id, kind, name)), v.id]);
+      for (const name of v[column])
+        links.push([labelIds.get(labelKey(v.org.id, kind, name)), v.id]);
     }
     for (const field of v.customFields) {
       const [[name, value]] = Object.entries(field);
       fields.push([v.id, v.org.id, name, String(value)]);
     }
     for (const w of v.syndications) {
-      windows.push([++syndicationId, v.id, w.name, w.startTime, w.stopTime, JSON.stringify(w.geos)]);
+      windows.push([
+        ++syndicationId,
+        v.id,
+        w.name,
+        w.startTime,
+        w.stopTime,
+        JSON.stringify(w.geos),
+      ]);
     }
   }
   const statements = [
     ...insertStatements("contents", CONTENT_COLUMNS, contents, size),
     ...insertStatements("content_labels", ["label_id", "content_id"], links, size),
-    ...insertStatements("content_custom_fields", ["content_id", "organization_id", "name", "value"], fields, size),
-    ...insertStatements("syndications", ["id", "content_id", "name", "start_time", "stop_time", "geos"], windows, size),
+    ...insertStatements(
+      "content_custom_fields",
+      ["content_id", "organization_id", "name", "value"],
+      fields,
+      size,
+    ),
+    ...insertStatements(
+      "syndications",
+      ["id", "content_id", "name", "start_time", "stop_time", "geos"],
+      windows,
+      size,
+    ),
   ];
   return {
     statements,
     syndicationId,
-    counts: { contents: contents.length, content_labels: links.length, content_custom_fields: fields.length, syndications: windows.length },
+    counts: {
+      contents: contents.length,
+      content_labels: links.length,
+      content_custom_fields: fields.length,
+      syndications: windows.length,
+    },
   };
 }
 
@@ -444,13 +712,38 @@ export function feedStatements(plan) {
   const rows = [];
   for (let i = 0; i < plan.feeds; i++) {
     const f = generateFeed(plan, i);
-    rows.push([f.id, f.feedId, f.org.id, f.name, JSON.stringify(f.categories), JSON.stringify(f.tags), JSON.stringify(f.events), f.createdAt, f.updatedAt, f.updatedAt, null, "{}"]);
+    rows.push([
+      f.id,
+      f.feedId,
+      f.org.id,
+      f.name,
+      JSON.stringify(f.categories),
+      JSON.stringify(f.tags),
+      JSON.stringify(f.events),
+      f.createdAt,
+      f.updatedAt,
+      f.updatedAt,
+      null,
+      "{}",
+    ]);
   }
   return insertStatements(
     "feeds",
-    ["id", "feed_id", "organization_id", "name", "categories", "tags", "events", "created_at", "updated_at", "dirty_since", "built_at", "files"],
+    [
+      "id",
+      "feed_id",
+      "organization_id",
+      "name",
+      "categories",
+      "tags",
+      "events",
+      "created_at",
+      "updated_at",
+      "dirty_since",
+      "built_at",
+      "files",
+    ],
     rows,
     { maxBytes: plan.statementBytes },
   );
 }
-

@@ -17,9 +17,12 @@ function localArgs(persistTo, binding = "DB", remote = false) {
  */
 export function d1Query(sql, { persistTo, binding, remote } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawnWrangler([...localArgs(persistTo, binding, remote), "--json", "--command", sql], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawnWrangler(
+      [...localArgs(persistTo, binding, remote), "--json", "--command", sql],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -33,8 +36,13 @@ export function d1Query(sql, { persistTo, binding, remote } = {}) {
         parsed = null;
       }
       if (code === 0 && Array.isArray(parsed)) return resolve(parsed.map((r) => r.results ?? []));
-      const message = parsed?.error?.text ?? (stderr.trim() || stdout.trim() || `exit code ${code}`);
-      reject(new Error(`D1 query failed: ${message}\n  SQL: ${sql.length > 300 ? sql.slice(0, 300) + "..." : sql}`));
+      const message =
+        parsed?.error?.text ?? (stderr.trim() || stdout.trim() || `exit code ${code}`);
+      reject(
+        new Error(
+          `D1 query failed: ${message}\n  SQL: ${sql.length > 300 ? sql.slice(0, 300) + "..." : sql}`,
+        ),
+      );
     });
   });
 }
@@ -50,12 +58,19 @@ export async function d1Rows(sql, options) {
  * a failing file leaves nothing of itself behind.
  */
 export function d1ExecFile(file, { persistTo, binding, remote } = {}) {
-  return runWrangler([...localArgs(persistTo, binding, remote), "--file", file, "--yes"], { quiet: true });
+  return runWrangler([...localArgs(persistTo, binding, remote), "--file", file, "--yes"], {
+    quiet: true,
+  });
 }
 
 /** Bytes of the local D1 database file(s) (SQLite file plus WAL), or null if not found. */
 export function localDatabaseBytes({ persistTo } = {}) {
-  const dir = join(persistTo ?? join(ROOT, ".wrangler", "state"), "v3", "d1", "miniflare-D1DatabaseObject");
+  const dir = join(
+    persistTo ?? join(ROOT, ".wrangler", "state"),
+    "v3",
+    "d1",
+    "miniflare-D1DatabaseObject",
+  );
   if (!existsSync(dir)) return null;
   let best = null;
   for (const name of readdirSync(dir)) {

@@ -12,28 +12,58 @@ const q = (value) => `'${String(value).replace(/'/g, "''")}'`;
 /** The shapes (a)-(f) of docs/benchmarks.md with concrete values. */
 function shapes(v) {
   return [
-    ["a", "listing page (own, newest first)",
-      `SELECT id FROM contents WHERE organization_id = ${v.orgId} AND status = 'available' AND removed = 0 ORDER BY published_at DESC, id DESC LIMIT 100 OFFSET 0`],
-    ["b", "videos of label ids",
-      `SELECT content_id FROM content_labels WHERE label_id IN (${v.labelIds.join(", ")})`],
-    ["c", "label ids of names",
-      `SELECT id FROM labels WHERE organization_id = ${v.orgId} AND kind = 'tag' AND name IN (${v.tagNames.map(q).join(", ")})`],
-    ["d", "videos of custom field values",
-      `SELECT content_id FROM content_custom_fields WHERE organization_id = ${v.orgId} AND name = 'season' AND value IN ('3', '4')`],
-    ["e", "full-text search",
-      `SELECT rowid FROM contents_fts WHERE contents_fts MATCH ${q(v.word)} ORDER BY rank LIMIT 100`],
-    ["f", "listing counter",
-      `SELECT videos FROM listing_counts WHERE organization_id = ${v.orgId} AND sub_organization_id = 0`],
+    [
+      "a",
+      "listing page (own, newest first)",
+      `SELECT id FROM contents WHERE organization_id = ${v.orgId} AND status = 'available' AND removed = 0 ORDER BY published_at DESC, id DESC LIMIT 100 OFFSET 0`,
+    ],
+    [
+      "b",
+      "videos of label ids",
+      `SELECT content_id FROM content_labels WHERE label_id IN (${v.labelIds.join(", ")})`,
+    ],
+    [
+      "c",
+      "label ids of names",
+      `SELECT id FROM labels WHERE organization_id = ${v.orgId} AND kind = 'tag' AND name IN (${v.tagNames.map(q).join(", ")})`,
+    ],
+    [
+      "d",
+      "videos of custom field values",
+      `SELECT content_id FROM content_custom_fields WHERE organization_id = ${v.orgId} AND name = 'season' AND value IN ('3', '4')`,
+    ],
+    [
+      "e",
+      "full-text search",
+      `SELECT rowid FROM contents_fts WHERE contents_fts MATCH ${q(v.word)} ORDER BY rank LIMIT 100`,
+    ],
+    [
+      "f",
+      "listing counter",
+      `SELECT videos FROM listing_counts WHERE organization_id = ${v.orgId} AND sub_organization_id = 0`,
+    ],
     // Beyond (a)-(f): the statements E6 runs for a tag filter and for networkVideos=1 (the
     // shapes of src/db/catalog.ts and src/domain/catalog/video-filter.ts, values filled in).
-    ["g1", "E6 tags=<popular>: page",
-      `SELECT id FROM contents WHERE status = 'available' AND removed = 0 AND organization_id = ${v.orgId} AND id IN (SELECT content_id FROM content_labels WHERE label_id IN (${v.labelIds[0]})) ORDER BY published_at DESC, id DESC LIMIT 100 OFFSET 0`],
-    ["g2", "E6 tags=<popular>: count",
-      `SELECT count(*) FROM contents WHERE status = 'available' AND removed = 0 AND organization_id = ${v.orgId} AND id IN (SELECT content_id FROM content_labels WHERE label_id IN (${v.labelIds[0]}))`],
-    ["h1", "E6 networkVideos=1: page",
-      `SELECT id FROM contents WHERE status = 'available' AND removed = 0 AND (organization_id = ${v.orgId} OR (organization_id IN (${v.peers.join(", ")}) AND ${v.openWindow})) ORDER BY published_at DESC, id DESC LIMIT 100 OFFSET 0`],
-    ["h2", "E6 networkVideos=1: count",
-      `SELECT count(*) FROM contents WHERE status = 'available' AND removed = 0 AND (organization_id = ${v.orgId} OR (organization_id IN (${v.peers.join(", ")}) AND ${v.openWindow}))`],
+    [
+      "g1",
+      "E6 tags=<popular>: page",
+      `SELECT id FROM contents WHERE status = 'available' AND removed = 0 AND organization_id = ${v.orgId} AND id IN (SELECT content_id FROM content_labels WHERE label_id IN (${v.labelIds[0]})) ORDER BY published_at DESC, id DESC LIMIT 100 OFFSET 0`,
+    ],
+    [
+      "g2",
+      "E6 tags=<popular>: count",
+      `SELECT count(*) FROM contents WHERE status = 'available' AND removed = 0 AND organization_id = ${v.orgId} AND id IN (SELECT content_id FROM content_labels WHERE label_id IN (${v.labelIds[0]}))`,
+    ],
+    [
+      "h1",
+      "E6 networkVideos=1: page",
+      `SELECT id FROM contents WHERE status = 'available' AND removed = 0 AND (organization_id = ${v.orgId} OR (organization_id IN (${v.peers.join(", ")}) AND ${v.openWindow})) ORDER BY published_at DESC, id DESC LIMIT 100 OFFSET 0`,
+    ],
+    [
+      "h2",
+      "E6 networkVideos=1: count",
+      `SELECT count(*) FROM contents WHERE status = 'available' AND removed = 0 AND (organization_id = ${v.orgId} OR (organization_id IN (${v.peers.join(", ")}) AND ${v.openWindow}))`,
+    ],
   ];
 }
 
@@ -66,7 +96,8 @@ async function main() {
        WHERE l.organization_id = ${orgId} AND l.kind = 'tag' GROUP BY l.id ORDER BY count(*) DESC LIMIT 2;`,
     d1,
   );
-  if (!org || tags.length < 2) throw new Error(`organization ${values.org} with tags not found; run npm run seed:bulk first`);
+  if (!org || tags.length < 2)
+    throw new Error(`organization ${values.org} with tags not found; run npm run seed:bulk first`);
   const now = new Date().toISOString();
   const openWindow = `EXISTS (SELECT 1 FROM syndications WHERE syndications.content_id = contents.id AND syndications.start_time <= '${now}' AND (syndications.stop_time IS NULL OR syndications.stop_time > '${now}') AND (syndications.geos = '[]' OR EXISTS (SELECT 1 FROM json_each(syndications.geos) WHERE value IN ('-', 'USA'))))`;
   const v = {
@@ -86,7 +117,8 @@ async function main() {
     const flagged = rows.filter((r) => fullScan(r.detail));
     scans += flagged.length;
     console.log(`(${key}) ${title}${flagged.length ? "   <-- FULL SCAN" : ""}\n    ${sql}`);
-    for (const line of planTree(rows)) console.log(`    | ${line}${fullScan(line.trim()) ? "   <-- SCAN" : ""}`);
+    for (const line of planTree(rows))
+      console.log(`    | ${line}${fullScan(line.trim()) ? "   <-- SCAN" : ""}`);
     console.log("");
   });
 
@@ -111,7 +143,9 @@ async function main() {
     d1,
   );
   if (mismatches.length === 0) {
-    console.log("listing_counts: equal to count(*) of listable videos for every organization and sub-organization.");
+    console.log(
+      "listing_counts: equal to count(*) of listable videos for every organization and sub-organization.",
+    );
   } else {
     console.log("listing_counts MISMATCH (org, sub-org, actual, counted):");
     for (const m of mismatches) console.log(`  ${m.org}, ${m.sub}, ${m.actual}, ${m.counted}`);

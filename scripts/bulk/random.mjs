@@ -96,7 +96,8 @@ export class Zipf {
   sampleDistinct(r, count) {
     const want = Math.min(count, this.n);
     const seen = new Set();
-    for (let attempts = 0; seen.size < want && attempts < want * 50; attempts++) seen.add(this.sample(r));
+    for (let attempts = 0; seen.size < want && attempts < want * 50; attempts++)
+      seen.add(this.sample(r));
     return [...seen];
   }
 }
@@ -112,7 +113,10 @@ const ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export function alnumKey(index, { length, salt }) {
   const space = 62n ** BigInt(length);
   const big = (name) =>
-    ((BigInt(hash32(salt, name, 1)) << 64n) | (BigInt(hash32(salt, name, 2)) << 32n) | BigInt(hash32(salt, name, 3))) % space;
+    ((BigInt(hash32(salt, name, 1)) << 64n) |
+      (BigInt(hash32(salt, name, 2)) << 32n) |
+      BigInt(hash32(salt, name, 3))) %
+    space;
   const offset = big("offset");
   // Spread over the whole space (consecutive indexes differ in every position), odd and not a
   // multiple of 31: coprime with 62^length.

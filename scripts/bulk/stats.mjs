@@ -37,33 +37,120 @@ const VIEWER_POOL = 20_000;
 const ECOMMERCE_ITEMS = 40;
 
 /** Same scheme as src/domain/stats/viewers.ts hashTput. */
-export const tputHash = (organizationId, tput) => createHash("sha256").update(`tput:v1:${organizationId}:${tput}`, "utf8").digest("hex");
+export const tputHash = (organizationId, tput) =>
+  createHash("sha256").update(`tput:v1:${organizationId}:${tput}`, "utf8").digest("hex");
 
 const COUNTRIES = [
-  ["USA", "US", 30], ["GBR", "GB", 12], ["DEU", "DE", 10], ["FRA", "FR", 8], ["NLD", "NL", 5], ["ESP", "ES", 5], ["ITA", "IT", 5],
-  ["CAN", "CA", 5], ["BRA", "BR", 5], ["IND", "IN", 5], ["JPN", "JP", 4], ["AUS", "AU", 3], ["none", "none", 3],
+  ["USA", "US", 30],
+  ["GBR", "GB", 12],
+  ["DEU", "DE", 10],
+  ["FRA", "FR", 8],
+  ["NLD", "NL", 5],
+  ["ESP", "ES", 5],
+  ["ITA", "IT", 5],
+  ["CAN", "CA", 5],
+  ["BRA", "BR", 5],
+  ["IND", "IN", 5],
+  ["JPN", "JP", 4],
+  ["AUS", "AU", 3],
+  ["none", "none", 3],
 ];
-const DEVICES = [["Desktop", 40], ["Mobile", 40], ["Tablet", 8], ["TV", 8], ["Other", 4]];
-const PLAYERS = [["player-1", 50], ["player-2", 25], ["player-3", 10], ["none", 15]];
-const AD_SYSTEMS = [["vast", 50], ["ima", 30], ["vpaid", 10], ["none", 10]];
-const AD_POSITIONS = [["preroll", 70], ["midroll", 30]];
+const DEVICES = [
+  ["Desktop", 40],
+  ["Mobile", 40],
+  ["Tablet", 8],
+  ["TV", 8],
+  ["Other", 4],
+];
+const PLAYERS = [
+  ["player-1", 50],
+  ["player-2", 25],
+  ["player-3", 10],
+  ["none", 15],
+];
+const AD_SYSTEMS = [
+  ["vast", 50],
+  ["ima", 30],
+  ["vpaid", 10],
+  ["none", 10],
+];
+const AD_POSITIONS = [
+  ["preroll", 70],
+  ["midroll", 30],
+];
 
 const TABLES = {
   video_stats: {
     dims: ["country", "video_device_type", "video_player_id"],
-    counters: ["thumbnail_view", "video_impression", "video_played", "played_1s", "played_3s", "played_15s", "played_30s", "played_25percent", "played_50percent", "played_75percent", "video_ended", "video_autoplay", "video_muted", "video_unmuted", "video_pause", "video_resume", "video_entered_fullscreen", "video_exited_fulscreen"],
+    counters: [
+      "thumbnail_view",
+      "video_impression",
+      "video_played",
+      "played_1s",
+      "played_3s",
+      "played_15s",
+      "played_30s",
+      "played_25percent",
+      "played_50percent",
+      "played_75percent",
+      "video_ended",
+      "video_autoplay",
+      "video_muted",
+      "video_unmuted",
+      "video_pause",
+      "video_resume",
+      "video_entered_fullscreen",
+      "video_exited_fulscreen",
+    ],
   },
   ad_stats: {
-    dims: ["ad_country", "ad_creative", "ad_device_type", "ad_player_id", "ad_position", "ad_system"],
-    counters: ["ad_impression", "ad_25", "ad_50", "ad_75", "ad_100", "ad_done", "ad_skip", "ad_autoplayed", "ad_muted", "ad_clicked"],
+    dims: [
+      "ad_country",
+      "ad_creative",
+      "ad_device_type",
+      "ad_player_id",
+      "ad_position",
+      "ad_system",
+    ],
+    counters: [
+      "ad_impression",
+      "ad_25",
+      "ad_50",
+      "ad_75",
+      "ad_100",
+      "ad_done",
+      "ad_skip",
+      "ad_autoplayed",
+      "ad_muted",
+      "ad_clicked",
+    ],
   },
   viewer_stats: {
     dims: ["country", "device_type", "ip", "fingerprint", "tput_hash", "ad_position"],
-    counters: ["video_played", "played_1s", "played_3s", "played_15s", "played_30s", "played_25percent", "played_50percent", "played_75percent", "video_ended", "video_paused", "ad_done", "ad_clicked"],
+    counters: [
+      "video_played",
+      "played_1s",
+      "played_3s",
+      "played_15s",
+      "played_30s",
+      "played_25percent",
+      "played_50percent",
+      "played_75percent",
+      "video_ended",
+      "video_paused",
+      "ad_done",
+      "ad_clicked",
+    ],
   },
   ecommerce_stats: {
     dims: ["ecommerce_key", "device_type"],
-    counters: ["ecommerce_clicked", "ecommerce_hidden", "ecommerce_visible", "ecommerce_bar_hidden", "ecommerce_bar_shown"],
+    counters: [
+      "ecommerce_clicked",
+      "ecommerce_hidden",
+      "ecommerce_visible",
+      "ecommerce_bar_hidden",
+      "ecommerce_bar_shown",
+    ],
   },
 };
 const TABLE_NAMES = Object.keys(TABLES);
@@ -73,7 +160,12 @@ function tableShares(entitlements) {
   const viewer = entitlements.includes("viewer_analytics") ? 0.12 : 0;
   const ecommerce = entitlements.includes("ecommerce") ? 0.08 : 0;
   const rest = 1 - viewer - ecommerce;
-  return { video_stats: rest * (55 / 80), ad_stats: rest * (25 / 80), viewer_stats: viewer, ecommerce_stats: ecommerce };
+  return {
+    video_stats: rest * (55 / 80),
+    ad_stats: rest * (25 / 80),
+    viewer_stats: viewer,
+    ecommerce_stats: ecommerce,
+  };
 }
 
 const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
@@ -94,24 +186,73 @@ function counters(table, n, r) {
       const muted = f(played, 0.05, 0.2);
       const pause = f(played, 0.1, 0.4);
       const fs = f(played, 0.02, 0.15);
-      return [f(n, 1, 2), n, played, p1, p3, p15, p30, q25, q50, q75, f(q75, 0.6, 0.9), f(played, 0.1, 0.4), muted, f(muted, 0.3, 0.8), pause, f(pause, 0.6, 0.95), fs, f(fs, 0.8, 1)];
+      return [
+        f(n, 1, 2),
+        n,
+        played,
+        p1,
+        p3,
+        p15,
+        p30,
+        q25,
+        q50,
+        q75,
+        f(q75, 0.6, 0.9),
+        f(played, 0.1, 0.4),
+        muted,
+        f(muted, 0.3, 0.8),
+        pause,
+        f(pause, 0.6, 0.95),
+        fs,
+        f(fs, 0.8, 1),
+      ];
     }
     case "ad_stats": {
       const a25 = f(n, 0.7, 0.95);
       const a50 = f(a25, 0.7, 0.95);
       const a75 = f(a50, 0.7, 0.95);
       const a100 = f(a75, 0.7, 0.95);
-      return [n, a25, a50, a75, a100, f(a100, 0.9, 1), f(n, 0.05, 0.3), f(n, 0.1, 0.4), f(n, 0.02, 0.1), f(n, 0, 0.05)];
+      return [
+        n,
+        a25,
+        a50,
+        a75,
+        a100,
+        f(a100, 0.9, 1),
+        f(n, 0.05, 0.3),
+        f(n, 0.1, 0.4),
+        f(n, 0.02, 0.1),
+        f(n, 0, 0.05),
+      ];
     }
     case "viewer_stats": {
       const played = Math.max(1, f(n, 0.5, 1));
       const p1 = f(played, 0.9, 1);
       const q25 = f(played, 0.5, 0.9);
-      return [played, p1, f(p1, 0.8, 1), f(p1, 0.4, 0.8), f(p1, 0.3, 0.6), q25, f(q25, 0.5, 0.8), f(q25, 0.3, 0.6), f(q25, 0.2, 0.5), f(played, 0, 0.5), f(n, 0, 1), f(n, 0, 0.2)];
+      return [
+        played,
+        p1,
+        f(p1, 0.8, 1),
+        f(p1, 0.4, 0.8),
+        f(p1, 0.3, 0.6),
+        q25,
+        f(q25, 0.5, 0.8),
+        f(q25, 0.3, 0.6),
+        f(q25, 0.2, 0.5),
+        f(played, 0, 0.5),
+        f(n, 0, 1),
+        f(n, 0, 0.2),
+      ];
     }
     default: {
       const visible = Math.max(1, n);
-      return [f(visible, 0.02, 0.2), f(visible, 0, 0.1), visible, f(visible, 0, 0.1), f(visible, 0.3, 1)];
+      return [
+        f(visible, 0.02, 0.2),
+        f(visible, 0, 0.1),
+        visible,
+        f(visible, 0, 0.1),
+        f(visible, 0.3, 1),
+      ];
     }
   }
 }
@@ -124,11 +265,25 @@ function dimensions(table, r, orgId) {
     case "video_stats":
       return [country[0], device, r.weighted(PLAYERS)];
     case "ad_stats":
-      return [country[1], `creative-${r.int(1, 30)}`, device, r.weighted(PLAYERS), r.weighted(AD_POSITIONS), r.weighted(AD_SYSTEMS)];
+      return [
+        country[1],
+        `creative-${r.int(1, 30)}`,
+        device,
+        r.weighted(PLAYERS),
+        r.weighted(AD_POSITIONS),
+        r.weighted(AD_SYSTEMS),
+      ];
     case "viewer_stats": {
       const v = r.int(1, VIEWER_POOL);
       const position = r.chance(0.7) ? "none" : r.weighted(AD_POSITIONS);
-      return [country[0], device, `198.51.${(v >> 8) & 255}.${v & 255}`, `fp-${v}`, v % 2 === 0 ? tputHash(orgId, `user-${v}`) : "none", position];
+      return [
+        country[0],
+        device,
+        `198.51.${(v >> 8) & 255}.${v & 255}`,
+        `fp-${v}`,
+        v % 2 === 0 ? tputHash(orgId, `user-${v}`) : "none",
+        position,
+      ];
     }
     default:
       return [r.chance(0.2) ? "none" : `item-${r.int(1, ECOMMERCE_ITEMS)}`, device];
@@ -190,21 +345,57 @@ function dailyCounts(total, firstDayMs, seed, label) {
 }
 
 /** Every table of the statistics database that carries an organization id. */
-const TOTALS_TABLES = Object.keys(ROLLUPS).flatMap((k) => [`${k}_day_totals`, `${k}_month_totals`, `${k}_org_day_totals`, `${k}_running_totals`, `${k}_totals_keys`]);
-const ORG_TABLES = [...TABLE_NAMES, ...TOTALS_TABLES, "ecommerce_items", "dimension_values", "dimension_counts", "ingestion_days", "dead_letters"];
+const TOTALS_TABLES = Object.keys(ROLLUPS).flatMap((k) => [
+  `${k}_day_totals`,
+  `${k}_month_totals`,
+  `${k}_org_day_totals`,
+  `${k}_running_totals`,
+  `${k}_totals_keys`,
+]);
+const ORG_TABLES = [
+  ...TABLE_NAMES,
+  ...TOTALS_TABLES,
+  "ecommerce_items",
+  "dimension_values",
+  "dimension_counts",
+  "ingestion_days",
+  "dead_letters",
+];
 
 /** Deletes the statistics of these organizations and of any not in `catalogIds` (orphans). */
 function statsDeleteSql(orgIds, catalogIds) {
   const ids = orgIds.join(", ");
   const known = catalogIds.join(", ");
-  return ORG_TABLES.map((t) => `DELETE FROM ${t} WHERE organization_id IN (${ids}) OR organization_id NOT IN (${known});`).join(" ");
+  return ORG_TABLES.map(
+    (t) =>
+      `DELETE FROM ${t} WHERE organization_id IN (${ids}) OR organization_id NOT IN (${known});`,
+  ).join(" ");
 }
 
 function itemStatements(org, nowIso) {
-  const rows = Array.from({ length: ECOMMERCE_ITEMS }, (_, i) => [org.id, `item-${i + 1}`, `https://shop.example/${org.organizationKey}/item-${i + 1}`, `Item ${i + 1}`, nowIso, nowIso]);
-  return insertStatements("ecommerce_items", ["organization_id", "ecommerce_key", "ecommerce_link", "ecommerce_name", "created_at", "updated_at"], rows, {
-    maxBytes: STATEMENT_BYTES,
-  }).map((s) => s.replace(/;$/, " ON CONFLICT (organization_id, ecommerce_key) DO NOTHING;"));
+  const rows = Array.from({ length: ECOMMERCE_ITEMS }, (_, i) => [
+    org.id,
+    `item-${i + 1}`,
+    `https://shop.example/${org.organizationKey}/item-${i + 1}`,
+    `Item ${i + 1}`,
+    nowIso,
+    nowIso,
+  ]);
+  return insertStatements(
+    "ecommerce_items",
+    [
+      "organization_id",
+      "ecommerce_key",
+      "ecommerce_link",
+      "ecommerce_name",
+      "created_at",
+      "updated_at",
+    ],
+    rows,
+    {
+      maxBytes: STATEMENT_BYTES,
+    },
+  ).map((s) => s.replace(/;$/, " ON CONFLICT (organization_id, ecommerce_key) DO NOTHING;"));
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -215,13 +406,27 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
  * `now` (ms) is the reference time: the year of statistics ends the UTC day before it.
  * Replaces any statistics these organizations already have.
  */
-export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persistTo, chunkRows = 50_000, keepSql } = {}) {
+export async function seedStats({
+  orgs,
+  rows,
+  seed = 1,
+  now = Date.now(),
+  persistTo,
+  chunkRows = 50_000,
+  keepSql,
+} = {}) {
   const started = Date.now();
   const d1 = { persistTo, binding: "STATS_DB" };
   const withVideos = orgs
-    .map((o) => ({ ...o, videos: [...o.videos].sort((a, b) => (a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : 0)) }))
+    .map((o) => ({
+      ...o,
+      videos: [...o.videos].sort((a, b) =>
+        a.publishedAt < b.publishedAt ? -1 : a.publishedAt > b.publishedAt ? 1 : 0,
+      ),
+    }))
     .filter((o) => o.videos.length > 0);
-  if (withVideos.length === 0) throw new Error("no organization has listable videos to count statistics for");
+  if (withVideos.length === 0)
+    throw new Error("no organization has listable videos to count statistics for");
   // Zipf samplers per number of published videos, reused across days.
   for (const o of withVideos) {
     const cache = new Map();
@@ -239,7 +444,15 @@ export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persis
   const plan = withVideos.map((o) => {
     const orgRows = Math.round((rows * o.videos.length) / totalVideos);
     const shares = tableShares(o.entitlements ?? []);
-    return { org: o, perTable: Object.fromEntries(TABLE_NAMES.map((t) => [t, dailyCounts(Math.round(orgRows * shares[t]), firstDayMs, seed, `${o.id}:${t}`)])) };
+    return {
+      org: o,
+      perTable: Object.fromEntries(
+        TABLE_NAMES.map((t) => [
+          t,
+          dailyCounts(Math.round(orgRows * shares[t]), firstDayMs, seed, `${o.id}:${t}`),
+        ]),
+      ),
+    };
   });
   console.log(
     `Statistics: about ${rows} daily rows for ${withVideos.map((o) => `${o.organizationKey} (${o.videos.length} videos)`).join(", ")}, ` +
@@ -247,20 +460,36 @@ export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persis
   );
 
   // The bulk organizations are created on statistics shard 0 (STATS_DB), where this loads.
-  const moved = await d1Rows(`SELECT organization_key FROM organizations WHERE stats_shard <> 0 AND id IN (${withVideos.map((o) => Number(o.id)).join(", ")})`, { persistTo });
-  if (moved.length) throw new Error(`bulk statistics load into shard 0 (STATS_DB); ${moved.map((r) => r.organization_key).join(", ")} moved to another shard`);
+  const moved = await d1Rows(
+    `SELECT organization_key FROM organizations WHERE stats_shard <> 0 AND id IN (${withVideos.map((o) => Number(o.id)).join(", ")})`,
+    { persistTo },
+  );
+  if (moved.length)
+    throw new Error(
+      `bulk statistics load into shard 0 (STATS_DB); ${moved.map((r) => r.organization_key).join(", ")} moved to another shard`,
+    );
 
-  process.stdout.write("Deleting their existing statistics (and those of organizations no longer in the catalog)... ");
+  process.stdout.write(
+    "Deleting their existing statistics (and those of organizations no longer in the catalog)... ",
+  );
   let t = Date.now();
   const catalogIds = (await d1Rows("SELECT id FROM organizations", { persistTo })).map((r) => r.id);
-  await d1Query(statsDeleteSql(withVideos.map((o) => o.id), catalogIds), d1);
+  await d1Query(
+    statsDeleteSql(
+      withVideos.map((o) => o.id),
+      catalogIds,
+    ),
+    d1,
+  );
   console.log(seconds(Date.now() - t));
 
   const dir = keepSql ?? mkdtempSync(join(tmpdir(), "video-catalog-stats-"));
   mkdirSync(dir, { recursive: true });
   const written = Object.fromEntries(TABLE_NAMES.map((tb) => [tb, 0]));
   const nowIso = new Date(now).toISOString();
-  let statements = withVideos.filter((o) => (o.entitlements ?? []).includes("ecommerce")).flatMap((o) => itemStatements(o, nowIso));
+  let statements = withVideos
+    .filter((o) => (o.entitlements ?? []).includes("ecommerce"))
+    .flatMap((o) => itemStatements(o, nowIso));
   let pendingRows = 0;
   let fileIndex = 0;
   let pending = null;
@@ -290,7 +519,14 @@ export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persis
           const dayRowsOut = dayRows(org, table, dayMs, count, seed);
           if (dayRowsOut.length === 0) continue;
           const spec = TABLES[table];
-          statements.push(...insertStatements(table, ["organization_id", "date", "content_key", ...spec.dims, ...spec.counters], dayRowsOut, { maxBytes: STATEMENT_BYTES }));
+          statements.push(
+            ...insertStatements(
+              table,
+              ["organization_id", "date", "content_key", ...spec.dims, ...spec.counters],
+              dayRowsOut,
+              { maxBytes: STATEMENT_BYTES },
+            ),
+          );
           written[table] += dayRowsOut.length;
           pendingRows += dayRowsOut.length;
         }
@@ -300,7 +536,9 @@ export async function seedStats({ orgs, rows, seed = 1, now = Date.now(), persis
     await flush();
     if (pending) await pending;
   } catch (err) {
-    throw new Error(`${err.message}\nThe files loaded before this one stay in the database; run again to replace them.`);
+    throw new Error(
+      `${err.message}\nThe files loaded before this one stay in the database; run again to replace them.`,
+    );
   } finally {
     if (!keepSql) rmSync(dir, { recursive: true, force: true });
   }
@@ -337,10 +575,19 @@ bench/stats.mjs). Organizations and videos are read from the local catalog datab
   --persist-to DIR  wrangler's --persist-to (default: wrangler's .wrangler/state)`;
 
 async function organizationsFromDb(keys, d1) {
-  const where = keys ? `organization_key IN (${keys.map(lit).join(", ")})` : "organization_key GLOB 'bulk[0-9]*'";
-  const orgs = await d1Rows(`SELECT id, organization_key, entitlements FROM organizations WHERE ${where} ORDER BY id`, d1);
+  const where = keys
+    ? `organization_key IN (${keys.map(lit).join(", ")})`
+    : "organization_key GLOB 'bulk[0-9]*'";
+  const orgs = await d1Rows(
+    `SELECT id, organization_key, entitlements FROM organizations WHERE ${where} ORDER BY id`,
+    d1,
+  );
   if (orgs.length === 0) {
-    throw new Error(keys ? `none of ${keys.join(", ")} is in the local database` : "no bulk organizations in the local database: run `npm run seed:bulk -- --videos 10000` first");
+    throw new Error(
+      keys
+        ? `none of ${keys.join(", ")} is in the local database`
+        : "no bulk organizations in the local database: run `npm run seed:bulk -- --videos 10000` first",
+    );
   }
   const videos = await d1Rows(
     `SELECT organization_id AS o, content_key AS k, published_at AS p FROM contents
@@ -374,15 +621,30 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       console.log(USAGE);
       process.exit(0);
     }
-    if (!/^\d+$/.test(values.rows ?? "") || Number(values.rows) < 1 || Number(values.rows) > 100_000_000) throw new Error("--rows N (1 to 100000000) is required");
-    if (!/^\d+$/.test(values["chunk-rows"]) || Number(values["chunk-rows"]) < 1000) throw new Error("--chunk-rows must be an integer >= 1000");
-    if (values.now !== undefined && Number.isNaN(Date.parse(values.now))) throw new Error("--now must be an ISO 8601 time");
+    if (
+      !/^\d+$/.test(values.rows ?? "") ||
+      Number(values.rows) < 1 ||
+      Number(values.rows) > 100_000_000
+    )
+      throw new Error("--rows N (1 to 100000000) is required");
+    if (!/^\d+$/.test(values["chunk-rows"]) || Number(values["chunk-rows"]) < 1000)
+      throw new Error("--chunk-rows must be an integer >= 1000");
+    if (values.now !== undefined && Number.isNaN(Date.parse(values.now)))
+      throw new Error("--now must be an ISO 8601 time");
   } catch (err) {
     console.error(`${err.message}\n\n${USAGE}`);
     process.exit(2);
   }
   const d1 = { persistTo: values["persist-to"] };
-  organizationsFromDb(values.orgs ? values.orgs.split(",").map((k) => k.trim()).filter(Boolean) : null, d1)
+  organizationsFromDb(
+    values.orgs
+      ? values.orgs
+          .split(",")
+          .map((k) => k.trim())
+          .filter(Boolean)
+      : null,
+    d1,
+  )
     .then((orgs) =>
       seedStats({
         orgs,

@@ -20,12 +20,25 @@ import { nudgeProxy } from "./proxy-nudge.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-async function serve({ ip = "127.0.0.1", port = 8787, persist, vars = {}, envFiles, watch = false, logLevel = "log" }) {
+async function serve({
+  ip = "127.0.0.1",
+  port = 8787,
+  persist,
+  vars = {},
+  envFiles,
+  watch = false,
+  logLevel = "log",
+}) {
   const { unstable_startWorker } = await import("wrangler");
   const worker = await unstable_startWorker({
     config: join(ROOT, "wrangler.toml"),
     ...(envFiles?.length ? { envFiles } : {}),
-    bindings: Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, { type: "plain_text", value: String(value) }])),
+    bindings: Object.fromEntries(
+      Object.entries(vars).map(([name, value]) => [
+        name,
+        { type: "plain_text", value: String(value) },
+      ]),
+    ),
     dev: {
       inspector: false,
       remote: false,

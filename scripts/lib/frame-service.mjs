@@ -26,7 +26,11 @@ function run(args) {
     child.stdout.on("data", (d) => out.push(d));
     child.stderr.on("data", (d) => (err += d));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`ffmpeg exited ${code}: ${err.slice(0, 300)}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(Buffer.concat(out))
+        : reject(new Error(`ffmpeg exited ${code}: ${err.slice(0, 300)}`)),
+    );
   });
 }
 
@@ -36,9 +40,19 @@ export async function frameResponse(request) {
   const time = Number(url.searchParams.get("time") ?? "0");
   const width = Number(url.searchParams.get("width") ?? "1920");
   const height = Number(url.searchParams.get("height") ?? "1080");
-  if (request.method !== "POST" || url.pathname !== "/frame" || !request.body) return new Response("POST /frame?time=<seconds> with the video as the body", { status: 400 });
-  if (![time, width, height].every(Number.isFinite) || time < 0 || width < 16 || height < 16 || width > 4096 || height > 4096) {
-    return new Response("time, width, height: numbers (0 <= time, 16..4096 pixels)", { status: 400 });
+  if (request.method !== "POST" || url.pathname !== "/frame" || !request.body)
+    return new Response("POST /frame?time=<seconds> with the video as the body", { status: 400 });
+  if (
+    ![time, width, height].every(Number.isFinite) ||
+    time < 0 ||
+    width < 16 ||
+    height < 16 ||
+    width > 4096 ||
+    height > 4096
+  ) {
+    return new Response("time, width, height: numbers (0 <= time, 16..4096 pixels)", {
+      status: 400,
+    });
   }
   // ffmpeg seeks in a file (a moov at the end needs it), not in a pipe.
   const dir = await mkdtemp(join(tmpdir(), "frame-"));
@@ -46,7 +60,23 @@ export async function frameResponse(request) {
     const input = join(dir, "video");
     await pipeline(Readable.fromWeb(request.body), createWriteStream(input));
     const fit = `scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:-1:-1:color=black,format=yuvj420p`;
-    const jpeg = await run(["-v", "error", "-ss", String(time), "-i", input, "-frames:v", "1", "-vf", fit, "-q:v", "3", "-f", "mjpeg", "pipe:1"]);
+    const jpeg = await run([
+      "-v",
+      "error",
+      "-ss",
+      String(time),
+      "-i",
+      input,
+      "-frames:v",
+      "1",
+      "-vf",
+      fit,
+      "-q:v",
+      "3",
+      "-f",
+      "mjpeg",
+      "pipe:1",
+    ]);
     if (jpeg.length === 0) return new Response(`no frame at ${time} s`, { status: 422 });
     return new Response(jpeg, { headers: { "Content-Type": "image/jpeg" } });
   } catch (err) {
@@ -83,7 +113,12 @@ export function rememberingFrameService(entries = 32) {
 export function startFrameServer({ port = 0 } = {}) {
   const handle = rememberingFrameService();
   const server = createServer(async (req, res) => {
-    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers, body: req.method === "POST" ? Readable.toWeb(req) : undefined, duplex: "half" });
+    const request = new Request(`http://127.0.0.1${req.url}`, {
+      method: req.method,
+      headers: req.headers,
+      body: req.method === "POST" ? Readable.toWeb(req) : undefined,
+      duplex: "half",
+    });
     const response = await handle(request);
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
@@ -91,7 +126,10 @@ export function startFrameServer({ port = 0 } = {}) {
   return new Promise((resolve) => {
     server.listen(port, "127.0.0.1", () => {
       const { port: bound } = server.address();
-      resolve({ url: `http://127.0.0.1:${bound}`, close: () => new Promise((done) => server.close(() => done())) });
+      resolve({
+        url: `http://127.0.0.1:${bound}`,
+        close: () => new Promise((done) => server.close(() => done())),
+      });
     });
   });
 }

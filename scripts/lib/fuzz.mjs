@@ -47,7 +47,9 @@ export function isLoopbackUrl(url) {
   } catch {
     return false;
   }
-  return u.protocol === "http:" && LOOPBACK_HOSTS.includes(u.hostname) && !u.username && !u.password;
+  return (
+    u.protocol === "http:" && LOOPBACK_HOSTS.includes(u.hostname) && !u.username && !u.password
+  );
 }
 
 /** The demo organizations of `npm run dev` (README "Demo credentials"). */
@@ -141,7 +143,8 @@ export function createRng(seed) {
     sample(list, n) {
       const copy = [...list];
       const out = [];
-      while (copy.length && out.length < n) out.push(copy.splice(Math.floor(next() * copy.length), 1)[0]);
+      while (copy.length && out.length < n)
+        out.push(copy.splice(Math.floor(next() * copy.length), 1)[0]);
       return out;
     },
   };
@@ -171,11 +174,57 @@ const UNICODE = [
   "مرحبا",
   "\u0085\u2028\u2029",
 ];
-const CONTROL = ["\u0001", "\u001f", "\u007f", "a\u0008b", "\u001b[31mred", "\r\n", "\n", "\t", "a\rb", "\u000b\u000c"];
+const CONTROL = [
+  "\u0001",
+  "\u001f",
+  "\u007f",
+  "a\u0008b",
+  "\u001b[31mred",
+  "\r\n",
+  "\n",
+  "\t",
+  "a\rb",
+  "\u000b\u000c",
+];
 const NUL = ["\u0000", "a\u0000b", "\u0000\u0000\u0000", "demo0001\u0000"];
 // Inserted into URLs as they are (not encoded again).
-const PERCENT = ["%", "%E0%A4%A", "%00", "%%", "%zz", "%C0%AF", "%FF", "%252C", "%2C", "%7C", "%21", "%u0041", "%E0%A4", "%ED%A0%80", "%F0%9F%98", "a%2", "%0D%0AX-Injected:%201", "%2e%2e%2f", "%5B%7B"];
-const TRAVERSAL = ["../", "../../../../etc/passwd", "..%2F..%2F", "..\\..\\", "%2e%2e%2f", "....//", "/", "//", "./", "..", "%2e%2e", "a/../b", ".%00.", "..;/"];
+const PERCENT = [
+  "%",
+  "%E0%A4%A",
+  "%00",
+  "%%",
+  "%zz",
+  "%C0%AF",
+  "%FF",
+  "%252C",
+  "%2C",
+  "%7C",
+  "%21",
+  "%u0041",
+  "%E0%A4",
+  "%ED%A0%80",
+  "%F0%9F%98",
+  "a%2",
+  "%0D%0AX-Injected:%201",
+  "%2e%2e%2f",
+  "%5B%7B",
+];
+const TRAVERSAL = [
+  "../",
+  "../../../../etc/passwd",
+  "..%2F..%2F",
+  "..\\..\\",
+  "%2e%2e%2f",
+  "....//",
+  "/",
+  "//",
+  "./",
+  "..",
+  "%2e%2e",
+  "a/../b",
+  ".%00.",
+  "..;/",
+];
 const SQL = [
   '"',
   "'",
@@ -241,8 +290,32 @@ const NUMBERS = [
   "99999999999999999999999",
   "1e-400",
 ];
-const TYPE_WORDS = ["true", "false", "null", "undefined", "[]", "{}", "[1,2]", '{"a":1}', "__proto__", "constructor", "toString"];
-const MISC = ["<script>alert(1)</script>", "${jndi:ldap://x}", "%s%s%n", "{{7*7}}", "javascript:alert(1)", "file:///etc/passwd", "http://169.254.169.254/", " ", "   ", "\t", " a "];
+const TYPE_WORDS = [
+  "true",
+  "false",
+  "null",
+  "undefined",
+  "[]",
+  "{}",
+  "[1,2]",
+  '{"a":1}',
+  "__proto__",
+  "constructor",
+  "toString",
+];
+const MISC = [
+  "<script>alert(1)</script>",
+  "${jndi:ldap://x}",
+  "%s%s%n",
+  "{{7*7}}",
+  "javascript:alert(1)",
+  "file:///etc/passwd",
+  "http://169.254.169.254/",
+  " ",
+  "   ",
+  "\t",
+  " a ",
+];
 
 /** A string of about `bytes` UTF-8 bytes. */
 function longString(rng, bytes) {
@@ -302,7 +375,19 @@ function nastyString(rng) {
 
 // JSON values that a string (or number, ...) field should not be; RAW tokens are spliced into the
 // JSON text as they are (1e400 parses to Infinity, -0, 2^53+1 loses precision).
-const RAW_JSON_NUMBERS = ["0", "-1", "2147483648", "9007199254740993", "1e308", "1e400", "-1e400", "-0", "1.5", "0.1e-400", "123456789012345678901234567890"];
+const RAW_JSON_NUMBERS = [
+  "0",
+  "-1",
+  "2147483648",
+  "9007199254740993",
+  "1e308",
+  "1e400",
+  "-1e400",
+  "-0",
+  "1.5",
+  "0.1e-400",
+  "123456789012345678901234567890",
+];
 
 function nastyJsonValue(rng, ctx) {
   return rng.weighted([
@@ -316,12 +401,18 @@ function nastyJsonValue(rng, ctx) {
     [1, () => [rng.pick(["a", 1, null, {}])]],
     [1, () => ({ a: 1, __proto__x: "y" })],
     [1, () => rawJson(ctx, deepJson(rng, rng.pick([200, 1000, 1000, 5000])))],
-    [1, () => Array.from({ length: rng.pick([1000, 5000]) }, (_, i) => (rng.chance(0.5) ? `v${i}` : i))],
+    [
+      1,
+      () =>
+        Array.from({ length: rng.pick([1000, 5000]) }, (_, i) => (rng.chance(0.5) ? `v${i}` : i)),
+    ],
   ])();
 }
 
 function deepJson(rng, depth) {
-  return rng.chance(0.5) ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+  return rng.chance(0.5)
+    ? "[".repeat(depth) + "]".repeat(depth)
+    : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
 }
 
 /** A marker string standing for raw JSON text; serializeJson splices it back. */
@@ -334,7 +425,8 @@ function rawJson(ctx, text) {
 function serializeJson(value, ctx) {
   let text = JSON.stringify(value);
   if (text === undefined) return "";
-  if (ctx.raw.length) text = text.replace(/"\\u0001RAW(\d+)\\u0001"/g, (_, n) => ctx.raw[Number(n)]);
+  if (ctx.raw.length)
+    text = text.replace(/"\\u0001RAW(\d+)\\u0001"/g, (_, n) => ctx.raw[Number(n)]);
   return text;
 }
 
@@ -365,13 +457,62 @@ function mp4ish(rng) {
   avc1.writeUInt16BE(1, 6);
   avc1.writeUInt16BE(width & 0xffff, 24);
   avc1.writeUInt16BE(height & 0xffff, 26);
-  const sampleEntry = mp4Box(rng.pick(["avc1", "avc1", "hvc1", "mp4v"]), Buffer.concat([avc1, mp4Box("avcC", rng.bytes(rng.int(0, 40)))]));
-  const stsd = fullBox("stsd", 0, Buffer.concat([u32(rng.pick([1, 1, 0, 0xffffffff])), sampleEntry]));
-  const stbl = mp4Box("stbl", Buffer.concat([stsd, fullBox("stts", 0, u32(0)), fullBox("stsz", 0, Buffer.concat([u32(0), u32(0)]))]));
-  const hdlr = fullBox("hdlr", 0, Buffer.concat([u32(0), Buffer.from(rng.pick(["vide", "soun", "text"])), Buffer.alloc(12), Buffer.from("x\0")]));
-  const mdhd = fullBox("mdhd", 0, Buffer.concat([u32(0), u32(0), u32(rng.pick([1000, 0, 0xffffffff])), u32(rng.pick([2000, 0, 0xffffffff])), Buffer.alloc(4)]));
-  const trak = mp4Box("trak", Buffer.concat([fullBox("tkhd", 0, Buffer.alloc(80)), mp4Box("mdia", Buffer.concat([mdhd, hdlr, mp4Box("minf", stbl)]))]));
-  const mvhd = fullBox("mvhd", 0, Buffer.concat([u32(0), u32(0), u32(rng.pick([1000, 0])), u32(rng.pick([2000, 0, 0xffffffff])), Buffer.alloc(80)]));
+  const sampleEntry = mp4Box(
+    rng.pick(["avc1", "avc1", "hvc1", "mp4v"]),
+    Buffer.concat([avc1, mp4Box("avcC", rng.bytes(rng.int(0, 40)))]),
+  );
+  const stsd = fullBox(
+    "stsd",
+    0,
+    Buffer.concat([u32(rng.pick([1, 1, 0, 0xffffffff])), sampleEntry]),
+  );
+  const stbl = mp4Box(
+    "stbl",
+    Buffer.concat([
+      stsd,
+      fullBox("stts", 0, u32(0)),
+      fullBox("stsz", 0, Buffer.concat([u32(0), u32(0)])),
+    ]),
+  );
+  const hdlr = fullBox(
+    "hdlr",
+    0,
+    Buffer.concat([
+      u32(0),
+      Buffer.from(rng.pick(["vide", "soun", "text"])),
+      Buffer.alloc(12),
+      Buffer.from("x\0"),
+    ]),
+  );
+  const mdhd = fullBox(
+    "mdhd",
+    0,
+    Buffer.concat([
+      u32(0),
+      u32(0),
+      u32(rng.pick([1000, 0, 0xffffffff])),
+      u32(rng.pick([2000, 0, 0xffffffff])),
+      Buffer.alloc(4),
+    ]),
+  );
+  const trak = mp4Box(
+    "trak",
+    Buffer.concat([
+      fullBox("tkhd", 0, Buffer.alloc(80)),
+      mp4Box("mdia", Buffer.concat([mdhd, hdlr, mp4Box("minf", stbl)])),
+    ]),
+  );
+  const mvhd = fullBox(
+    "mvhd",
+    0,
+    Buffer.concat([
+      u32(0),
+      u32(0),
+      u32(rng.pick([1000, 0])),
+      u32(rng.pick([2000, 0, 0xffffffff])),
+      Buffer.alloc(80),
+    ]),
+  );
   let moov = mp4Box("moov", Buffer.concat([mvhd, trak]));
   const ftyp = mp4Box("ftyp", Buffer.from("isom\0\0\0\x01isomavc1", "latin1"));
   const mdat = mp4Box("mdat", rng.bytes(rng.pick([16, 1000, 70_000])));
@@ -412,7 +553,8 @@ function mp4ish(rng) {
       break;
     case "deep": {
       let inner = mp4Box("free");
-      for (let i = 0; i < rng.pick([100, 1000]); i++) inner = mp4Box(rng.pick(["moov", "trak", "mdia", "minf", "stbl"]), inner);
+      for (let i = 0; i < rng.pick([100, 1000]); i++)
+        inner = mp4Box(rng.pick(["moov", "trak", "mdia", "minf", "stbl"]), inner);
       moov = inner;
       parts = [ftyp, moov];
       break;
@@ -431,7 +573,9 @@ function mp4ish(rng) {
 }
 
 function jpegish(rng) {
-  const [width, height] = rng.chance(0.6) ? [1920, 1080] : [rng.pick([1920, 1280, 0, 65535, 1921, 1080]), rng.pick([1080, 720, 0, 65535, 1079, 1920])];
+  const [width, height] = rng.chance(0.6)
+    ? [1920, 1080]
+    : [rng.pick([1920, 1280, 0, 65535, 1921, 1080]), rng.pick([1080, 720, 0, 65535, 1079, 1920])];
   const seg = (marker, payload) => {
     const b = Buffer.alloc(4);
     b[0] = 0xff;
@@ -455,7 +599,14 @@ function jpegish(rng) {
     [1, "huge-app"],
     [1, "many-markers"],
   ]);
-  let parts = [Buffer.from([0xff, 0xd8]), seg(0xe0, app0), seg(0xc0, sof), seg(0xda, Buffer.alloc(10)), rng.bytes(200), Buffer.from([0xff, 0xd9])];
+  let parts = [
+    Buffer.from([0xff, 0xd8]),
+    seg(0xe0, app0),
+    seg(0xc0, sof),
+    seg(0xda, Buffer.alloc(10)),
+    rng.bytes(200),
+    Buffer.from([0xff, 0xd9]),
+  ];
   switch (corruption) {
     case "len0":
       parts[2] = Buffer.from([0xff, 0xc0, 0, 0]);
@@ -485,14 +636,20 @@ function jpegish(rng) {
 // ---------------------------------------------------------------------------------------------
 // HTTP over loopback (node:http: raw paths with ../ kept, repeated headers, latin1 header bytes)
 
-const isLoopbackAddress = (address) => /^127\./.test(address) || address === "::1" || address === "::ffff:127.0.0.1";
+const isLoopbackAddress = (address) =>
+  /^127\./.test(address) || address === "::1" || address === "::ffff:127.0.0.1";
 
 /** DNS lookup that only ever yields loopback addresses ("localhost" cannot be pointed elsewhere). */
 function loopbackLookup(hostname, options, callback) {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err);
     const ok = addresses.filter((a) => isLoopbackAddress(a.address));
-    if (!ok.length) return callback(Object.assign(new Error(`${hostname} does not resolve to a loopback address`), { code: "ENOTLOOPBACK" }));
+    if (!ok.length)
+      return callback(
+        Object.assign(new Error(`${hostname} does not resolve to a loopback address`), {
+          code: "ENOTLOOPBACK",
+        }),
+      );
     if (options.all) return callback(null, ok);
     callback(null, ok[0].address, ok[0].family);
   });
@@ -511,7 +668,10 @@ function sendHttp(target, request, { agent, timeoutMs }) {
     };
     let req;
     const timer = setTimeout(() => {
-      finish({ error: "timeout", message: `no complete answer within ${timeoutMs} ms${response ? ` (status ${response.status} received)` : ""}` });
+      finish({
+        error: "timeout",
+        message: `no complete answer within ${timeoutMs} ms${response ? ` (status ${response.status} received)` : ""}`,
+      });
       req?.destroy(new Error("timeout"));
     }, timeoutMs);
     try {
@@ -551,10 +711,23 @@ function sendHttp(target, request, { agent, timeoutMs }) {
         } catch {
           // keep the raw bytes
         }
-        finish({ status: res.statusCode, headers: res.headers, body, bodyBytes: total, truncated: total > kept });
+        finish({
+          status: res.statusCode,
+          headers: res.headers,
+          body,
+          bodyBytes: total,
+          truncated: total > kept,
+        });
       });
-      res.on("error", (err) => finish({ error: "connection", message: `answer aborted after status ${res.statusCode}: ${err.code ?? ""} ${err.message}` }));
-      res.on("aborted", () => finish({ error: "connection", message: `answer aborted after status ${res.statusCode}` }));
+      res.on("error", (err) =>
+        finish({
+          error: "connection",
+          message: `answer aborted after status ${res.statusCode}: ${err.code ?? ""} ${err.message}`,
+        }),
+      );
+      res.on("aborted", () =>
+        finish({ error: "connection", message: `answer aborted after status ${res.statusCode}` }),
+      );
     });
     req.on("error", (err) => {
       if (response) return; // the answer came; a late EPIPE/ECONNRESET on our upload is not a finding
@@ -562,7 +735,9 @@ function sendHttp(target, request, { agent, timeoutMs }) {
         // The server closed an idle keep-alive connection as we reused it: send again, once, on a new one.
         settled = true;
         clearTimeout(timer);
-        sendHttp(target, { ...request, retried: true }, { agent: false, timeoutMs }).then((r) => resolve({ ...r, retriedAfterReset: true }));
+        sendHttp(target, { ...request, retried: true }, { agent: false, timeoutMs }).then((r) =>
+          resolve({ ...r, retriedAfterReset: true }),
+        );
         return;
       }
       finish({ error: "connection", message: `${err.code ?? err.name}: ${err.message}` });
@@ -593,7 +768,10 @@ function resolver(doc) {
         .replace(/^#\//, "")
         .split("/")
         .reduce((node, key) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
-      return resolve({ ...target, ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$ref")) }, seen + 1);
+      return resolve(
+        { ...target, ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$ref")) },
+        seen + 1,
+      );
     }
     return schema;
   };
@@ -604,7 +782,8 @@ function authKind(security) {
   const schemes = new Set((security ?? []).flatMap((req) => Object.keys(req)));
   if (!schemes.size) return "public";
   if (schemes.has("adminAuth")) return "admin";
-  if (schemes.has("apiKeyAuth") || schemes.has("apiSecretAuth") || schemes.has("bearerAuth")) return "write";
+  if (schemes.has("apiKeyAuth") || schemes.has("apiSecretAuth") || schemes.has("bearerAuth"))
+    return "write";
   if (schemes.has("organizationKey")) return "orgkey";
   if (schemes.has("syncCodeQuery")) return "events";
   return "sync";
@@ -621,7 +800,7 @@ export function operationsOf(doc) {
         const param = resolve(p);
         return { ...param, schema: resolve(param.schema) };
       });
-      const content = op.requestBody ? resolve(op.requestBody).content ?? {} : {};
+      const content = op.requestBody ? (resolve(op.requestBody).content ?? {}) : {};
       const bodyTypes = Object.keys(content);
       const bodySchema = bodyTypes.length ? resolve(content[bodyTypes[0]].schema) : null;
       const security = op.security ?? doc.security ?? [];
@@ -677,7 +856,22 @@ const STATS_FIELDS = [
   "played_1",
   "played_30",
 ];
-const WORDS = ["final", "cup", "highlights", "news", "goal", "winner", "trophy", "morning", "video", "e2e", "demo", "fin", "Café", "naïve"];
+const WORDS = [
+  "final",
+  "cup",
+  "highlights",
+  "news",
+  "goal",
+  "winner",
+  "trophy",
+  "morning",
+  "video",
+  "e2e",
+  "demo",
+  "fin",
+  "Café",
+  "naïve",
+];
 const DEFAULT_NAMES = {
   tags: ["football", "highlights", "fuzz", "news", "rock,roll", "a|b", "x!y"],
   categories: ["Sport", "News", "fuzz"],
@@ -686,13 +880,16 @@ const DEFAULT_NAMES = {
 };
 const COUNTRIES = ["US", "FR", "DE", "ZZ", "XX", "T1", "", "us", "USA", "A1", "😀", "U", "GB"];
 
-const utcDay = (offsetDays = 0) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+const utcDay = (offsetDays = 0) =>
+  new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 
 /** `,` groups of `|` alternatives of names, each value percent-encoded (a literal , | ! inside a name). */
 function filterValue(rng, names, { maxGroups = 3, maxAlternatives = 3 } = {}) {
   const groups = rng.int(1, maxGroups);
   return Array.from({ length: groups }, () =>
-    Array.from({ length: rng.int(1, maxAlternatives) }, () => encodeURIComponent(rng.chance(0.85) ? rng.pick(names) : rng.string(rng.int(1, 8)))).join("|"),
+    Array.from({ length: rng.int(1, maxAlternatives) }, () =>
+      encodeURIComponent(rng.chance(0.85) ? rng.pick(names) : rng.string(rng.int(1, 8))),
+    ).join("|"),
   ).join(",");
 }
 
@@ -735,7 +932,7 @@ const CUSTOM_FIELDS_BROKEN = [
   "[{a:1|2|3!4|5!6}]",
   "[{😀:🎉}]",
   "[{season:NEAR(}]",
-  "[{season:\"}]",
+  '[{season:"}]',
   "[{season:*}]",
   "[{season:' OR 1=1 --}]",
   "[{\u0000:\u0000}]",
@@ -744,11 +941,24 @@ const CUSTOM_FIELDS_BROKEN = [
 
 function customFieldsValue(rng, ctx) {
   const names = [...ctx.names.customFieldNames];
-  const values = () => encodeURIComponent(rng.pick(["1", "2", "3", "A", "B", "x", "rock,roll", "a|b"]));
+  const values = () =>
+    encodeURIComponent(rng.pick(["1", "2", "3", "A", "B", "x", "rock,roll", "a|b"]));
   return rng.weighted([
-    [4, () => `[{${rng.pick(names)}:${Array.from({ length: rng.int(1, 3) }, values).join(rng.pick(["|", "!"]))}}]`],
-    [2, () => `[${Array.from({ length: rng.int(2, 4) }, () => `{${rng.pick(names)}:${values()}}`).join(",")}]`],
-    [1, () => `[{${Array.from({ length: rng.int(2, 3) }, () => `${rng.pick(names)}:${values()}`).join(",")}}]`],
+    [
+      4,
+      () =>
+        `[{${rng.pick(names)}:${Array.from({ length: rng.int(1, 3) }, values).join(rng.pick(["|", "!"]))}}]`,
+    ],
+    [
+      2,
+      () =>
+        `[${Array.from({ length: rng.int(2, 4) }, () => `{${rng.pick(names)}:${values()}}`).join(",")}]`,
+    ],
+    [
+      1,
+      () =>
+        `[{${Array.from({ length: rng.int(2, 3) }, () => `${rng.pick(names)}:${values()}`).join(",")}}]`,
+    ],
     [1, () => "[{a:1|2!3},{b:x}]"],
   ])();
 }
@@ -756,9 +966,16 @@ function customFieldsValue(rng, ctx) {
 function customFieldsNasty(rng) {
   return rng.weighted([
     [6, () => rng.pick(CUSTOM_FIELDS_BROKEN)],
-    [1, () => `[{${Array.from({ length: rng.pick([20, 21, 100]) }, (_, i) => `f${i}:1`).join(",")}}]`],
+    [
+      1,
+      () => `[{${Array.from({ length: rng.pick([20, 21, 100]) }, (_, i) => `f${i}:1`).join(",")}}]`,
+    ],
     [1, () => `[${Array.from({ length: rng.pick([21, 200]) }, (_, i) => `{f${i}:1}`).join(",")}]`],
-    [1, () => `[{a:${Array.from({ length: rng.pick([100, 101, 1000]) }, (_, i) => i).join(rng.pick(["|", "!"]))}}]`],
+    [
+      1,
+      () =>
+        `[{a:${Array.from({ length: rng.pick([100, 101, 1000]) }, (_, i) => i).join(rng.pick(["|", "!"]))}}]`,
+    ],
     [1, () => `[{a:${"x".repeat(rng.pick([1001, 3000, 100_000]))}}]`],
     [1, () => "[".repeat(rng.pick([100, 1000])) + "{a:1}" + "]".repeat(rng.pick([0, 100]))],
     [1, () => `[{${nastyString(rng).value}:${nastyString(rng).value}}]`],
@@ -767,13 +984,58 @@ function customFieldsNasty(rng) {
 
 function filterNasty(rng) {
   return rng.weighted([
-    [2, () => rng.pick([",", "|", ",,", "a,,b", "a|", "|a", "a,", ",a", " , | ", "a||b", "a,|b", "||", " ", "%", "%E0%A4%A", "%00", "a%2", "%ZZ,b", "rock%252Croll", "%2C", "%7C|%7C", "a%2Cb", "a%7Cb"])],
+    [
+      2,
+      () =>
+        rng.pick([
+          ",",
+          "|",
+          ",,",
+          "a,,b",
+          "a|",
+          "|a",
+          "a,",
+          ",a",
+          " , | ",
+          "a||b",
+          "a,|b",
+          "||",
+          " ",
+          "%",
+          "%E0%A4%A",
+          "%00",
+          "a%2",
+          "%ZZ,b",
+          "rock%252Croll",
+          "%2C",
+          "%7C|%7C",
+          "a%2Cb",
+          "a%7Cb",
+        ]),
+    ],
     [1, () => Array.from({ length: rng.pick([20, 21, 50, 500]) }, (_, i) => `t${i}`).join(",")],
-    [1, () => Array.from({ length: rng.pick([50, 51, 100, 101, 1000]) }, (_, i) => `v${i}`).join("|")],
-    [1, () => Array.from({ length: rng.int(5, 30) }, (_, g) => Array.from({ length: rng.int(1, 8) }, (_, v) => `g${g}v${v}`).join("|")).join(",")],
+    [
+      1,
+      () => Array.from({ length: rng.pick([50, 51, 100, 101, 1000]) }, (_, i) => `v${i}`).join("|"),
+    ],
+    [
+      1,
+      () =>
+        Array.from({ length: rng.int(5, 30) }, (_, g) =>
+          Array.from({ length: rng.int(1, 8) }, (_, v) => `g${g}v${v}`).join("|"),
+        ).join(","),
+    ],
     [3, () => nastyString(rng).value],
-    [2, () => Array.from({ length: rng.int(1, 4) }, () => rng.pick(SQL)).join(rng.pick([",", "|", " "]))],
-    [1, () => Array.from({ length: rng.int(1, 4) }, () => rng.pick(UNICODE)).join(rng.pick([",", "|"]))],
+    [
+      2,
+      () =>
+        Array.from({ length: rng.int(1, 4) }, () => rng.pick(SQL)).join(rng.pick([",", "|", " "])),
+    ],
+    [
+      1,
+      () =>
+        Array.from({ length: rng.int(1, 4) }, () => rng.pick(UNICODE)).join(rng.pick([",", "|"])),
+    ],
   ])();
 }
 
@@ -782,7 +1044,11 @@ function searchValue(rng, minLength = 1) {
     const words = Array.from({ length: rng.int(1, 2) }, () => rng.pick(WORDS)).join(" ");
     return words.length >= minLength ? words : words.padEnd(minLength, "e");
   };
-  return rng.chance(0.6) ? term() : Array.from({ length: rng.int(1, 3) }, () => Array.from({ length: rng.int(1, 2) }, term).join("|")).join(",");
+  return rng.chance(0.6)
+    ? term()
+    : Array.from({ length: rng.int(1, 3) }, () =>
+        Array.from({ length: rng.int(1, 2) }, term).join("|"),
+      ).join(",");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -796,7 +1062,8 @@ function patternValue(rng, pattern) {
   let alphabet = "";
   for (let i = 0; i < cls.length; i++) {
     if (cls[i + 1] === "-" && cls[i + 2] !== undefined) {
-      for (let c = cls.charCodeAt(i); c <= cls.charCodeAt(i + 2); c++) alphabet += String.fromCharCode(c);
+      for (let c = cls.charCodeAt(i); c <= cls.charCodeAt(i + 2); c++)
+        alphabet += String.fromCharCode(c);
       i += 2;
     } else if (cls[i] !== "\\") alphabet += cls[i];
   }
@@ -838,16 +1105,23 @@ function generate(schema, rng, gen, name, depth = 0) {
       return rng.chance(0.5);
     case "integer":
     case "number": {
-      let min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 0);
-      const max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : min + 100);
+      let min =
+        schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 0);
+      const max =
+        schema.maximum ??
+        (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : min + 100);
       if (min > max) min = max;
-      const n = rng.chance(0.7) ? rng.int(min, Math.min(max, min + 20)) : rng.int(min, Math.min(max, 1_000_000));
+      const n = rng.chance(0.7)
+        ? rng.int(min, Math.min(max, min + 20))
+        : rng.int(min, Math.min(max, 1_000_000));
       return type === "number" && rng.chance(0.3) ? n + 0.5 : n;
     }
     case "array": {
       const min = schema.minItems ?? 0;
       const max = Math.min(schema.maxItems ?? 3, min + 3);
-      return Array.from({ length: rng.int(min, Math.max(min, max)) }, () => generate(schema.items ?? {}, rng, gen, `${name}[]`, depth + 1));
+      return Array.from({ length: rng.int(min, Math.max(min, max)) }, () =>
+        generate(schema.items ?? {}, rng, gen, `${name}[]`, depth + 1),
+      );
     }
     case "object": {
       const out = {};
@@ -859,21 +1133,40 @@ function generate(schema, rng, gen, name, depth = 0) {
           if (value !== undefined) out[key] = value;
         }
       }
-      if (schema.additionalProperties && typeof schema.additionalProperties === "object" && !schema.properties) {
-        for (let i = rng.int(name.startsWith("subtitles") ? 1 : 0, 2); i > 0; i--) out[gen.fieldName(rng, name)] = generate(schema.additionalProperties, rng, gen, "additional", depth + 1);
+      if (
+        schema.additionalProperties &&
+        typeof schema.additionalProperties === "object" &&
+        !schema.properties
+      ) {
+        for (let i = rng.int(name.startsWith("subtitles") ? 1 : 0, 2); i > 0; i--)
+          out[gen.fieldName(rng, name)] = generate(
+            schema.additionalProperties,
+            rng,
+            gen,
+            "additional",
+            depth + 1,
+          );
       }
       return out;
     }
     default: {
-      if (schema.format === "uri") return rng.pick(["https://example.com/a.jpg", "https://example.com/sub/en.vtt", "http://example.org/x"]);
-      if (schema.format === "date-time") return new Date(Date.now() + rng.int(-30, 30) * 86_400_000).toISOString();
+      if (schema.format === "uri")
+        return rng.pick([
+          "https://example.com/a.jpg",
+          "https://example.com/sub/en.vtt",
+          "http://example.org/x",
+        ]);
+      if (schema.format === "date-time")
+        return new Date(Date.now() + rng.int(-30, 30) * 86_400_000).toISOString();
       if (schema.pattern) {
         const s = patternValue(rng, schema.pattern);
         if (s !== null) return s;
       }
       const min = schema.minLength ?? 1;
       const max = Math.min(schema.maxLength ?? 16, min + 16);
-      return rng.chance(0.5) ? rng.pick(WORDS).slice(0, max).padEnd(min, "x") : rng.string(rng.int(min, Math.max(min, max)));
+      return rng.chance(0.5)
+        ? rng.pick(WORDS).slice(0, max).padEnd(min, "x")
+        : rng.string(rng.int(min, Math.max(min, max)));
     }
   }
 }
@@ -900,7 +1193,8 @@ function makeGen(run, org, op, rng) {
   };
   const feedId = () => {
     const own = org ? org.ownFeeds : [];
-    if (destructive) return own.length && rng.chance(0.8) ? rng.pick(own) : rng.string(rng.int(4, 12));
+    if (destructive)
+      return own.length && rng.chance(0.8) ? rng.pick(own) : rng.string(rng.int(4, 12));
     // public endpoints take any feed; the others the organization's own
     const all = op.auth === "public" || !org ? [...state.allFeedIds] : [...org.feedIds, ...own];
     return all.length && rng.chance(0.9) ? rng.pick(all) : rng.string(rng.int(4, 12));
@@ -908,13 +1202,18 @@ function makeGen(run, org, op, rng) {
   const names = (kind) => [...state.names[kind]];
   const gen = {
     resolve: op.resolve,
-    fieldName: (r, name) => (name.startsWith("subtitles") ? r.pick(["en", "fr", "de", "pt-BR", "es"]) : r.pick([...state.names.customFieldNames, "season", "show", "x"])),
+    fieldName: (r, name) =>
+      name.startsWith("subtitles")
+        ? r.pick(["en", "fr", "de", "pt-BR", "es"])
+        : r.pick([...state.names.customFieldNames, "season", "show", "x"]),
     known(name, schema) {
       switch (name) {
         case "contentKey":
         case "content_key":
-          if (op.path === "/v2/content" && op.method === "POST") return rng.chance(0.7) ? undefined : rng.chance(0.5) ? null : rng.string(8);
-          if (op.path.startsWith("/v2/analytics") || op.path === "/v2/videos") return rng.chance(0.7) ? anyContentKey() : undefined;
+          if (op.path === "/v2/content" && op.method === "POST")
+            return rng.chance(0.7) ? undefined : rng.chance(0.5) ? null : rng.string(8);
+          if (op.path.startsWith("/v2/analytics") || op.path === "/v2/videos")
+            return rng.chance(0.7) ? anyContentKey() : undefined;
           return anyContentKey();
         case "organization_key":
           return org ? org.organizationKey : rng.string(8);
@@ -924,7 +1223,12 @@ function makeGen(run, org, op, rng) {
         case "feed":
         case "feedId":
         case "feed_id":
-          if (op.path === "/admin/feeds/rebuild" || op.path.startsWith("/v2/analytics") || op.path === "/v2/videos") return rng.chance(0.5) ? feedId() : undefined;
+          if (
+            op.path === "/admin/feeds/rebuild" ||
+            op.path.startsWith("/v2/analytics") ||
+            op.path === "/v2/videos"
+          )
+            return rng.chance(0.5) ? feedId() : undefined;
           return feedId();
         case "sync_code":
         case "sync":
@@ -940,13 +1244,39 @@ function makeGen(run, org, op, rng) {
         case "privateCategories":
         case "tagString":
         case "categoryString":
-          if (schema.enum || (schema.type !== "string" && schema.type !== "array")) return undefined;
-          if (schema.type === "array" && op.resolve(schema.items ?? {}).type !== "string") return undefined;
-          if (schema.type === "array") return rng.sample(names(name === "tags" || name === "events" || name === "categories" ? name : "tags").filter((n) => n.length <= 200), rng.int(0, 3));
-          return filterValue(rng, names(name.toLowerCase().includes("tag") ? "tags" : name.toLowerCase().includes("categor") ? "categories" : "events"));
+          if (schema.enum || (schema.type !== "string" && schema.type !== "array"))
+            return undefined;
+          if (schema.type === "array" && op.resolve(schema.items ?? {}).type !== "string")
+            return undefined;
+          if (schema.type === "array")
+            return rng.sample(
+              names(
+                name === "tags" || name === "events" || name === "categories" ? name : "tags",
+              ).filter((n) => n.length <= 200),
+              rng.int(0, 3),
+            );
+          return filterValue(
+            rng,
+            names(
+              name.toLowerCase().includes("tag")
+                ? "tags"
+                : name.toLowerCase().includes("categor")
+                  ? "categories"
+                  : "events",
+            ),
+          );
         case "customFields":
           if (schema.type !== "string" && schema.type !== "array") return undefined;
-          if (schema.type === "array") return rng.chance(0.8) ? [{ [rng.pick([...state.names.customFieldNames])]: rng.chance(0.5) ? rng.int(1, 5) : rng.pick(["A", "B"]) }] : [];
+          if (schema.type === "array")
+            return rng.chance(0.8)
+              ? [
+                  {
+                    [rng.pick([...state.names.customFieldNames])]: rng.chance(0.5)
+                      ? rng.int(1, 5)
+                      : rng.pick(["A", "B"]),
+                  },
+                ]
+              : [];
           return customFieldsValue(rng, state);
         case "searchString":
           return searchValue(rng, op.path === "/v2/videos" ? 1 : 3);
@@ -971,13 +1301,19 @@ function makeGen(run, org, op, rng) {
         case "watchedByTput":
           return `tput-${rng.string(6)}`;
         case "ecommerceKey":
-          if (org?.ecommerceKeys.length && (op.method !== "POST" || rng.chance(0.3))) return rng.pick(org.ecommerceKeys);
+          if (org?.ecommerceKeys.length && (op.method !== "POST" || rng.chance(0.3)))
+            return rng.pick(org.ecommerceKeys);
           return `ek_${rng.string(6)}`;
         case "title":
         case "name":
         case "ecommerceName":
         case "description":
-          if (op.path.startsWith("/admin/organizations/") && name === "name" && op.path.endsWith("sub-organizations")) return `fuzz sub ${rng.string(4)}`;
+          if (
+            op.path.startsWith("/admin/organizations/") &&
+            name === "name" &&
+            op.path.endsWith("sub-organizations")
+          )
+            return `fuzz sub ${rng.string(4)}`;
           return `${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.string(4)}`;
         case "network":
           return rng.chance(0.5) ? null : rng.pick([run.network ?? "fuzz-network", "fuzz-network"]);
@@ -1000,21 +1336,30 @@ function encodeQueryPart(s) {
   // encodeURIComponent, but lone surrogates become the bytes of U+FFFD instead of throwing
   return Buffer.from(String(s), "utf8")
     .toString("latin1")
-    .replace(/[^A-Za-z0-9\-_.~]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0"));
+    .replace(
+      /[^A-Za-z0-9\-_.~]/g,
+      (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0"),
+    );
 }
 
 /** Only what a request line cannot carry is escaped: raw odd values keep their %, &, =, ../ ... */
 function encodeRaw(s) {
   return Buffer.from(String(s), "utf8")
     .toString("latin1")
-    .replace(/[^\x21-\x7e]|#/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0"));
+    .replace(
+      /[^\x21-\x7e]|#/g,
+      (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0"),
+    );
 }
 
 /** A header value Node will send: UTF-8 bytes as latin1, characters it refuses (CTLs, DEL) %-escaped. */
 function headerSafe(s) {
   return Buffer.from(String(s), "utf8")
     .toString("latin1")
-    .replace(/[^\t\x20-\x7e\x80-\xff]/g, (c) => "%" + c.charCodeAt(0).toString(16).padStart(2, "0"));
+    .replace(
+      /[^\t\x20-\x7e\x80-\xff]/g,
+      (c) => "%" + c.charCodeAt(0).toString(16).padStart(2, "0"),
+    );
 }
 
 /**
@@ -1026,7 +1371,12 @@ function credentialHeaders(rng, op, org, run) {
   const q = [];
   const requirements = op.security ?? [];
   if (!requirements.length) return { headers: h, query: q };
-  const chosen = requirements.length === 1 ? requirements[0] : rng.weighted(requirements.map((r, i) => [i === 0 ? 0.7 : 0.3 / (requirements.length - 1), r]));
+  const chosen =
+    requirements.length === 1
+      ? requirements[0]
+      : rng.weighted(
+          requirements.map((r, i) => [i === 0 ? 0.7 : 0.3 / (requirements.length - 1), r]),
+        );
   for (const scheme of Object.keys(chosen)) {
     switch (scheme) {
       case "adminAuth":
@@ -1045,14 +1395,21 @@ function credentialHeaders(rng, op, org, run) {
         if (org?.apiSecret) h["X-Service-Api-Secret"] = org.apiSecret;
         break;
       case "organizationKey":
-        if (org && !q.some(([k]) => k === "organization_key")) q.push(["organization_key", encodeQueryPart(org.organizationKey)]);
+        if (org && !q.some(([k]) => k === "organization_key"))
+          q.push(["organization_key", encodeQueryPart(org.organizationKey)]);
         break;
       case "syncCodeQuery":
         if (org) q.push(["sync", encodeQueryPart(org.syncCode)]);
         break;
     }
   }
-  if (org?.mmiKey && (h["X-Service-Sync-Code"] || h.Authorization) && op.auth !== "admin" && rng.chance(0.08)) h["X-Service-MMI-Key"] = org.mmiKey;
+  if (
+    org?.mmiKey &&
+    (h["X-Service-Sync-Code"] || h.Authorization) &&
+    op.auth !== "admin" &&
+    rng.chance(0.08)
+  )
+    h["X-Service-MMI-Key"] = org.mmiKey;
   return { headers: h, query: q };
 }
 
@@ -1115,7 +1472,11 @@ function mutateQuery(rng, req, allowAuth) {
     [1, "junk-separators"],
     [1, "encoded-name"],
   ]);
-  if ((kind === "value" || kind === "repeat" || kind === "drop" || kind === "repeat-many") && !params.length) return null;
+  if (
+    (kind === "value" || kind === "repeat" || kind === "drop" || kind === "repeat-many") &&
+    !params.length
+  )
+    return null;
   switch (kind) {
     case "value": {
       const i = req.query.indexOf(rng.pick(params));
@@ -1124,7 +1485,12 @@ function mutateQuery(rng, req, allowAuth) {
       let label;
       let value;
       let raw = false;
-      if (/^(tags|categories|events|privateTags|privateCategories|tagString|categoryString|searchString|titleString)$/.test(name) && rng.chance(0.6)) {
+      if (
+        /^(tags|categories|events|privateTags|privateCategories|tagString|categoryString|searchString|titleString)$/.test(
+          name,
+        ) &&
+        rng.chance(0.6)
+      ) {
         value = filterNasty(rng);
         label = "filter";
         raw = rng.chance(0.4);
@@ -1151,7 +1517,10 @@ function mutateQuery(rng, req, allowAuth) {
     case "repeat-many": {
       const [name, value] = rng.pick(params);
       // at most ~200 KB of query: past ~64 KB the runtime answers 431 anyway
-      const count = Math.max(2, Math.min(rng.pick([50, 500]), Math.floor(200_000 / (name.length + value.length + 2))));
+      const count = Math.max(
+        2,
+        Math.min(rng.pick([50, 500]), Math.floor(200_000 / (name.length + value.length + 2))),
+      );
       for (let i = 0; i < count; i++) req.query.push([name, value]);
       return `query:repeat ${decodeURIComponentSafe(name)} x${count}`;
     }
@@ -1161,13 +1530,31 @@ function mutateQuery(rng, req, allowAuth) {
       return `query:drop ${decodeURIComponentSafe(dropped[0])}`;
     }
     case "unknown": {
-      const name = rng.pick(["x", "__proto__", "constructor", "page[]", "a.b", "debug", "callback", ...(allowAuth ? ["organization_key", "sync"] : [])]);
+      const name = rng.pick([
+        "x",
+        "__proto__",
+        "constructor",
+        "page[]",
+        "a.b",
+        "debug",
+        "callback",
+        ...(allowAuth ? ["organization_key", "sync"] : []),
+      ]);
       if (AUTH_PARAMS.has(name)) req.authRisk = true;
       req.query.push([encodeQueryPart(name), encodeQueryPart(nastyString(rng).value)]);
       return `query:unknown ${name}`;
     }
     case "no-equals":
-      req.rawQuerySuffix = rng.pick(["&flag", "&=", "&&&", "&=&=", "&a=1=2", "&;", "&a[b]=1", "&%=%"]);
+      req.rawQuerySuffix = rng.pick([
+        "&flag",
+        "&=",
+        "&&&",
+        "&=&=",
+        "&a=1=2",
+        "&;",
+        "&a[b]=1",
+        "&%=%",
+      ]);
       return "query:malformed";
     case "junk-separators":
       req.rawQueryPrefix = rng.pick(["&", "&&", "?", ";", "#x"]);
@@ -1189,11 +1576,25 @@ function decodeURIComponentSafe(s) {
 function mutatePath(rng, req) {
   if (!req.pathParams.length) {
     // odd path shapes around a fixed route
-    req.pathSuffix = rng.pick(["/", "//", "/..", "/../openapi.json", "/%2e%2e/", "/x", "%00", ";x", "/.", "%20", "%2F"]);
+    req.pathSuffix = rng.pick([
+      "/",
+      "//",
+      "/..",
+      "/../openapi.json",
+      "/%2e%2e/",
+      "/x",
+      "%00",
+      ";x",
+      "/.",
+      "%20",
+      "%2F",
+    ]);
     return `path:suffix ${req.pathSuffix}`;
   }
   const i = rng.int(0, req.pathParams.length - 1);
-  const n = rng.chance(0.2) ? { family: "traversal", value: rng.pick(TRAVERSAL), raw: true } : nastyString(rng);
+  const n = rng.chance(0.2)
+    ? { family: "traversal", value: rng.pick(TRAVERSAL), raw: true }
+    : nastyString(rng);
   req.pathParams[i].value = n.raw ? encodeRaw(n.value) : encodeQueryPart(n.value);
   return `path:${req.pathParams[i].name}=${n.family}${n.raw ? "(raw)" : ""}`;
 }
@@ -1217,7 +1618,17 @@ function mutateBodyValue(rng, body, run) {
     [paths.length ? 1 : 0, "large-array"],
   ]);
   if (action === "add") {
-    const key = rng.pick(["unknown", "__proto__", "constructor", "status", "organization_id", "id", "removed", "😀", ""]);
+    const key = rng.pick([
+      "unknown",
+      "__proto__",
+      "constructor",
+      "status",
+      "organization_id",
+      "id",
+      "removed",
+      "😀",
+      "",
+    ]);
     body[key] = nastyJsonValue(rng, run.ctxRaw);
     return `body:add ${key || '""'}`;
   }
@@ -1227,8 +1638,15 @@ function mutateBodyValue(rng, body, run) {
     return `body:delete ${path.join(".")}`;
   }
   if (action === "large-array") {
-    const item = Array.isArray(node[key]) && node[key].length ? node[key][0] : typeof node[key] === "string" ? node[key] : rng.pick(["x", 1, {}]);
-    node[key] = Array.from({ length: rng.pick([1000, 5000, 10_001]) }, (_, i) => (typeof item === "string" ? `${item}${i}` : item));
+    const item =
+      Array.isArray(node[key]) && node[key].length
+        ? node[key][0]
+        : typeof node[key] === "string"
+          ? node[key]
+          : rng.pick(["x", 1, {}]);
+    node[key] = Array.from({ length: rng.pick([1000, 5000, 10_001]) }, (_, i) =>
+      typeof item === "string" ? `${item}${i}` : item,
+    );
     return `body:large-array ${path.join(".")}`;
   }
   node[key] = nastyJsonValue(rng, run.ctxRaw);
@@ -1288,22 +1706,40 @@ function mutateBodyText(rng, req, run) {
       req.body = Buffer.from(rng.pick(INVALID_JSON));
       break;
     case "non-object":
-      req.body = Buffer.from(rng.pick(["null", "[]", '"str"', "123", "true", "[{}]", '[{"a":1}]', "1e400", "-0"]));
+      req.body = Buffer.from(
+        rng.pick(["null", "[]", '"str"', "123", "true", "[{}]", '[{"a":1}]', "1e400", "-0"]),
+      );
       break;
     case "deep":
-      req.body = Buffer.from(rng.chance(0.5) ? deepJson(rng, rng.pick([1000, 1000, 10_000])) : text.replace(/^\{/, `{"deep":${deepJson(rng, 1000)},`));
+      req.body = Buffer.from(
+        rng.chance(0.5)
+          ? deepJson(rng, rng.pick([1000, 1000, 10_000]))
+          : text.replace(/^\{/, `{"deep":${deepJson(rng, 1000)},`),
+      );
       break;
     case "duplicate-keys": {
-      const obj = req.bodyValue && typeof req.bodyValue === "object" && !Array.isArray(req.bodyValue) ? req.bodyValue : {};
+      const obj =
+        req.bodyValue && typeof req.bodyValue === "object" && !Array.isArray(req.bodyValue)
+          ? req.bodyValue
+          : {};
       const keys = Object.keys(obj);
       const key = keys.length ? rng.pick(keys) : "a";
-      const dup = JSON.stringify(key) + ":" + serializeJson(nastyJsonValue(rng, run.ctxRaw), run.ctxRaw);
-      req.body = Buffer.from(text.length > 2 && text.startsWith("{") ? (rng.chance(0.5) ? `{${dup},${text.slice(1)}` : `${text.slice(0, -1)},${dup}}`) : `{${dup},${dup}}`);
+      const dup =
+        JSON.stringify(key) + ":" + serializeJson(nastyJsonValue(rng, run.ctxRaw), run.ctxRaw);
+      req.body = Buffer.from(
+        text.length > 2 && text.startsWith("{")
+          ? rng.chance(0.5)
+            ? `{${dup},${text.slice(1)}`
+            : `${text.slice(0, -1)},${dup}}`
+          : `{${dup},${dup}}`,
+      );
       return `body:duplicate-key ${key}`;
     }
     case "oversized": {
       const size = rng.pick([1024 * 1024 + 1, 2 * 1024 * 1024]);
-      req.body = Buffer.from(rng.chance(0.5) ? `{"title":"${"a".repeat(size)}"}` : text + " ".repeat(size));
+      req.body = Buffer.from(
+        rng.chance(0.5) ? `{"title":"${"a".repeat(size)}"}` : text + " ".repeat(size),
+      );
       if (rng.chance(0.3)) req.chunked = true;
       return `body:oversized ${req.body.length}${req.chunked ? " chunked" : ""}`;
     }
@@ -1312,7 +1748,11 @@ function mutateBodyText(rng, req, run) {
       req.forceContentLength = true;
       break;
     case "bad-utf8":
-      req.body = Buffer.concat([Buffer.from(text.slice(0, -1).replace(/"$/, "")), Buffer.from(rng.pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe0, 0xa4]])), Buffer.from(text.slice(-1))]);
+      req.body = Buffer.concat([
+        Buffer.from(text.slice(0, -1).replace(/"$/, "")),
+        Buffer.from(rng.pick([[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe0, 0xa4]])),
+        Buffer.from(text.slice(-1)),
+      ]);
       break;
     case "bom":
       req.body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
@@ -1321,7 +1761,11 @@ function mutateBodyText(rng, req, run) {
       req.chunked = true;
       break;
     case "huge-strings":
-      req.body = Buffer.from(text.replace(/"([^"\\]{1,40})"(?=\s*[,}\]])/g, () => JSON.stringify(longString(rng, rng.pick([5000, 100_000])))));
+      req.body = Buffer.from(
+        text.replace(/"([^"\\]{1,40})"(?=\s*[,}\]])/g, () =>
+          JSON.stringify(longString(rng, rng.pick([5000, 100_000]))),
+        ),
+      );
       break;
   }
   return `body:${kind}`;
@@ -1345,37 +1789,95 @@ function mutateHeaders(rng, req, op, allowAuth) {
   switch (kind) {
     case "range":
       h.Range = rng.chance(0.2) ? [rng.pick(RANGES), rng.pick(RANGES)] : rng.pick(RANGES);
-      if (rng.chance(0.3)) h["If-Range"] = rng.pick(['"junk"', "W/\"x\"", "Wed, 21 Oct 2015 07:28:00 GMT", "garbage", ...req.run.state.etags]);
+      if (rng.chance(0.3))
+        h["If-Range"] = rng.pick([
+          '"junk"',
+          'W/"x"',
+          "Wed, 21 Oct 2015 07:28:00 GMT",
+          "garbage",
+          ...req.run.state.etags,
+        ]);
       return `header:Range ${JSON.stringify(h.Range)}`;
     case "if-range":
       h.Range = "bytes=0-99";
-      h["If-Range"] = rng.pick(['"junk"', 'W/"x"', "Wed, 21 Oct 2015 07:28:00 GMT", "Thu, 01 Jan 2099 00:00:00 GMT", "", "*", '"', "a".repeat(5000), ...req.run.state.etags]);
+      h["If-Range"] = rng.pick([
+        '"junk"',
+        'W/"x"',
+        "Wed, 21 Oct 2015 07:28:00 GMT",
+        "Thu, 01 Jan 2099 00:00:00 GMT",
+        "",
+        "*",
+        '"',
+        "a".repeat(5000),
+        ...req.run.state.etags,
+      ]);
       return "header:If-Range";
     case "if-none-match":
-      h["If-None-Match"] = rng.pick(["*", '"junk"', 'W/"x"', '"a", "b"', '"', "a".repeat(10_000), "W/", '"\u00ff"', ", , ,", ...req.run.state.etags]);
+      h["If-None-Match"] = rng.pick([
+        "*",
+        '"junk"',
+        'W/"x"',
+        '"a", "b"',
+        '"',
+        "a".repeat(10_000),
+        "W/",
+        '"\u00ff"',
+        ", , ,",
+        ...req.run.state.etags,
+      ]);
       return "header:If-None-Match";
     case "country":
-      h["CF-IPCountry"] = headerSafe(rng.chance(0.8) ? rng.pick(COUNTRIES) : nastyString(rng).value);
+      h["CF-IPCountry"] = headerSafe(
+        rng.chance(0.8) ? rng.pick(COUNTRIES) : nastyString(rng).value,
+      );
       return `header:CF-IPCountry ${h["CF-IPCountry"].slice(0, 20)}`;
     case "content-type":
       req.contentType = rng.pick(CONTENT_TYPES);
       return `header:Content-Type ${req.contentType}`;
     case "accept":
-      h.Accept = rng.pick(["text/html", "application/xml", "*/*;q=0", "image/*", "application/json;q=abc"]);
-      if (rng.chance(0.5)) h["Accept-Encoding"] = rng.pick(["gzip", "br", "deflate", "identity;q=0", "*"]);
+      h.Accept = rng.pick([
+        "text/html",
+        "application/xml",
+        "*/*;q=0",
+        "image/*",
+        "application/json;q=abc",
+      ]);
+      if (rng.chance(0.5))
+        h["Accept-Encoding"] = rng.pick(["gzip", "br", "deflate", "identity;q=0", "*"]);
       return "header:Accept";
     case "user-agent":
-      h["User-Agent"] = headerSafe(rng.pick(["", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", "x".repeat(8000), "Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0)", nastyString(rng).value, "() { :; }; echo vulnerable"]));
+      h["User-Agent"] = headerSafe(
+        rng.pick([
+          "",
+          "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)",
+          "x".repeat(8000),
+          "Mozilla/5.0 (SMART-TV; Linux; Tizen 6.0)",
+          nastyString(rng).value,
+          "() { :; }; echo vulnerable",
+        ]),
+      );
       return "header:User-Agent";
     case "mmi":
       req.authRisk = true;
       h["X-Service-MMI-Key"] = headerSafe(rng.chance(0.5) ? rng.string(8) : nastyString(rng).value);
       return "header:X-Service-MMI-Key";
     case "connecting-ip":
-      h["CF-Connecting-IP"] = headerSafe(rng.pick(["", "::1", "999.999.999.999", "a".repeat(65), "127.0.0.1, 10.0.0.1", "😀"]));
+      h["CF-Connecting-IP"] = headerSafe(
+        rng.pick(["", "::1", "999.999.999.999", "a".repeat(65), "127.0.0.1, 10.0.0.1", "😀"]),
+      );
       return "header:CF-Connecting-IP";
     default:
-      h[rng.pick(["X-Forwarded-For", "Origin", "Referer", "X-Service-Player-Token", "Cookie", "X-HTTP-Method-Override", "Expect"])] = headerSafe(nastyString(rng).value || "x");
+      h[
+        rng.pick([
+          "X-Forwarded-For",
+          "Origin",
+          "Referer",
+          "X-Service-Player-Token",
+          "Cookie",
+          "X-HTTP-Method-Override",
+          "Expect",
+        ])
+      ] = headerSafe(nastyString(rng).value || "x");
       return "header:misc";
   }
 }
@@ -1394,7 +1896,12 @@ function mutateCredentials(rng, req, op, run) {
     [1, "scheme"],
     [others.length ? 2 : 0, "other-org"],
   ]);
-  const credNames = ["X-Service-Sync-Code", "X-Service-Api-Key", "X-Service-Api-Secret", "Authorization"];
+  const credNames = [
+    "X-Service-Sync-Code",
+    "X-Service-Api-Key",
+    "X-Service-Api-Secret",
+    "Authorization",
+  ];
   switch (kind) {
     case "none":
       for (const n of credNames) delete h[n];
@@ -1406,13 +1913,22 @@ function mutateCredentials(rng, req, op, run) {
         const n = rng.pick(present);
         h[n] = n === "Authorization" ? `Bearer ${rng.string(20)}` : rng.string(12);
       } else if (op.auth === "orgkey") {
-        req.query = req.query.map(([k, v]) => (k === "organization_key" ? [k, rng.string(8)] : [k, v]));
+        req.query = req.query.map(([k, v]) =>
+          k === "organization_key" ? [k, rng.string(8)] : [k, v],
+        );
       } else h["X-Service-Sync-Code"] = rng.string(12);
       break;
     }
     case "garbled": {
       const n = rng.pick(credNames.filter((x) => h[x]).concat(["X-Service-Sync-Code"]));
-      h[n] = headerSafe(rng.pick([nastyString(rng).value, "a".repeat(10_000), `${h[n] ?? ""}\u00e9`, `${h[n] ?? ""}\u0000`]));
+      h[n] = headerSafe(
+        rng.pick([
+          nastyString(rng).value,
+          "a".repeat(10_000),
+          `${h[n] ?? ""}\u00e9`,
+          `${h[n] ?? ""}\u0000`,
+        ]),
+      );
       break;
     }
     case "padded": {
@@ -1428,12 +1944,22 @@ function mutateCredentials(rng, req, op, run) {
       break;
     }
     case "scheme":
-      h.Authorization = rng.pick(["Bearer", "Bearer ", "Basic ZGVtbzpkZW1v", `bearer ${org?.apiToken ?? run.adminToken ?? "x"}`, `Token ${org?.apiToken ?? "x"}`, `Bearer ${org?.apiToken ?? "x"}, Bearer x`, `Bearer  ${run.adminToken ?? "x"}`, `Bearer ${run.adminToken ?? "x"}x`]);
+      h.Authorization = rng.pick([
+        "Bearer",
+        "Bearer ",
+        "Basic ZGVtbzpkZW1v",
+        `bearer ${org?.apiToken ?? run.adminToken ?? "x"}`,
+        `Token ${org?.apiToken ?? "x"}`,
+        `Bearer ${org?.apiToken ?? "x"}, Bearer x`,
+        `Bearer  ${run.adminToken ?? "x"}`,
+        `Bearer ${run.adminToken ?? "x"}x`,
+      ]);
       break;
     case "other-org": {
       const other = rng.pick(others);
       if (op.auth === "orgkey") h["X-Service-Sync-Code"] = other.syncCode;
-      else if (h["X-Service-Api-Secret"]) h["X-Service-Api-Secret"] = other.apiSecret ?? rng.string(8);
+      else if (h["X-Service-Api-Secret"])
+        h["X-Service-Api-Secret"] = other.apiSecret ?? rng.string(8);
       else if (h.Authorization) h["X-Service-Sync-Code"] = other.syncCode;
       else h["X-Service-Sync-Code"] = other.syncCode;
       break;
@@ -1442,7 +1968,19 @@ function mutateCredentials(rng, req, op, run) {
   return `cred:${kind}`;
 }
 
-const OTHER_METHODS = ["HEAD", "OPTIONS", "PATCH", "PUT", "DELETE", "POST", "GET", "TRACE", "PROPFIND", "get", "FOO"];
+const OTHER_METHODS = [
+  "HEAD",
+  "OPTIONS",
+  "PATCH",
+  "PUT",
+  "DELETE",
+  "POST",
+  "GET",
+  "TRACE",
+  "PROPFIND",
+  "get",
+  "FOO",
+];
 
 /** Builds request i (before the safety guard). */
 function buildRequest(run, op, org, rng) {
@@ -1473,10 +2011,14 @@ function buildRequest(run, op, org, rng) {
       value = contentKeyForPath = gen.known("contentKey", p.schema) ?? rng.string(8);
     } else if (p.name === "file") {
       const key = contentKeyForPath ?? [...run.state.publishedKeys][0] ?? rng.string(8);
-      value = op.path.startsWith("/thumbnails/") ? `${rng.chance(0.9) ? gen.known("contentKey", p.schema) : rng.string(8)}.jpg` : `${key}${rng.chance(0.9) ? ".mp4" : ".mov"}`;
+      value = op.path.startsWith("/thumbnails/")
+        ? `${rng.chance(0.9) ? gen.known("contentKey", p.schema) : rng.string(8)}.jpg`
+        : `${key}${rng.chance(0.9) ? ".mp4" : ".mov"}`;
     } else if (p.name === "organizationKey") {
       const destructive = op.method !== "GET";
-      const all = destructive ? run.state.scratchOrgs : [...run.orgs.map((o) => o.organizationKey), ...run.state.scratchOrgs];
+      const all = destructive
+        ? run.state.scratchOrgs
+        : [...run.orgs.map((o) => o.organizationKey), ...run.state.scratchOrgs];
       value = all.length && rng.chance(0.8) ? rng.pick(all) : `fz${rng.string(8)}`;
     } else if (p.name === "contentKey" && op.path.startsWith("/admin/videos/")) {
       const own = run.orgs.flatMap((o) => o.own.map((c) => c.contentKey));
@@ -1492,7 +2034,10 @@ function buildRequest(run, op, org, rng) {
   // Query parameters
   const signed = op.path.startsWith("/v2/uploads/") ? pickSignedUrl(rng, run, op.path) : null;
   if (signed) {
-    req.query = [...signed.url.searchParams].map(([k, v]) => [encodeQueryPart(k), encodeQueryPart(v)]);
+    req.query = [...signed.url.searchParams].map(([k, v]) => [
+      encodeQueryPart(k),
+      encodeQueryPart(v),
+    ]);
     req.upload = signed;
   } else {
     for (const p of op.params.filter((x) => x.in === "query")) {
@@ -1501,7 +2046,8 @@ function buildRequest(run, op, org, rng) {
       const value = generate(p.schema, rng, gen, p.name);
       if (value === undefined) continue;
       const values = Array.isArray(value) ? value : [value];
-      for (const v of values) req.query.push([encodeQueryPart(p.name), encodeQueryPart(v === null ? "" : v)]);
+      for (const v of values)
+        req.query.push([encodeQueryPart(p.name), encodeQueryPart(v === null ? "" : v)]);
     }
   }
   fixups(rng, req, op);
@@ -1509,14 +2055,20 @@ function buildRequest(run, op, org, rng) {
   // Credentials
   const creds = credentialHeaders(rng, op, org, run);
   Object.assign(req.headers, creds.headers);
-  for (const [k, v] of creds.query) if (!req.query.some(([name]) => name === k)) req.query.push([k, v]);
+  for (const [k, v] of creds.query)
+    if (!req.query.some(([name]) => name === k)) req.query.push([k, v]);
 
   // Body
   if (op.path.startsWith("/v2/uploads/")) {
     const planned = signed?.content;
     if (op.path === "/v2/uploads/part") {
-      const expected = planned ? expectedPartSize(planned, Number(signed.url.searchParams.get("partNumber"))) : 0;
-      req.body = planned?.plannedBody && expected === planned.plannedBody.length ? planned.plannedBody : rng.bytes(Math.min(expected || rng.int(0, 4096), 300_000));
+      const expected = planned
+        ? expectedPartSize(planned, Number(signed.url.searchParams.get("partNumber")))
+        : 0;
+      req.body =
+        planned?.plannedBody && expected === planned.plannedBody.length
+          ? planned.plannedBody
+          : rng.bytes(Math.min(expected || rng.int(0, 4096), 300_000));
       req.contentType = rng.pick(["application/octet-stream", "video/mp4", null]);
     } else {
       const jpeg = jpegish(rng);
@@ -1528,14 +2080,21 @@ function buildRequest(run, op, org, rng) {
     let value = generate(op.bodySchema, rng, gen, "body");
     value = bodyFixups(rng, op, value, org, run, req);
     req.bodyValue = value;
-    req.contentType = op.bodyTypes.length > 1 && rng.chance(0.3) ? op.bodyTypes[1] : op.bodyTypes[0];
+    req.contentType =
+      op.bodyTypes.length > 1 && rng.chance(0.3) ? op.bodyTypes[1] : op.bodyTypes[0];
   }
 
   // Files (media, thumbnails, feed files): HEAD, a valid Range, a known validator, as players send them
-  if (op.method === "GET" && op.auth === "public" && /^\/(media|thumbnails)\/|\.json$/.test(op.path)) {
+  if (
+    op.method === "GET" &&
+    op.auth === "public" &&
+    /^\/(media|thumbnails)\/|\.json$/.test(op.path)
+  ) {
     if (rng.chance(0.2)) req.method = "HEAD";
-    if (rng.chance(0.3)) req.headers.Range = rng.pick(["bytes=0-99", "bytes=100-", "bytes=-50", "bytes=0-0"]);
-    if (run.state.etags.length && rng.chance(0.2)) req.headers[rng.chance(0.7) ? "If-None-Match" : "If-Range"] = rng.pick(run.state.etags);
+    if (rng.chance(0.3))
+      req.headers.Range = rng.pick(["bytes=0-99", "bytes=100-", "bytes=-50", "bytes=0-0"]);
+    if (run.state.etags.length && rng.chance(0.2))
+      req.headers[rng.chance(0.7) ? "If-None-Match" : "If-Range"] = rng.pick(run.state.etags);
   }
 
   // Mutations
@@ -1598,7 +2157,9 @@ function mutateUploadBody(rng, req) {
   ]);
   switch (kind) {
     case "off-by-one":
-      req.body = rng.chance(0.5) ? Buffer.concat([req.body ?? Buffer.alloc(0), Buffer.from("x")]) : (req.body ?? Buffer.alloc(1)).subarray(0, Math.max(0, (req.body?.length ?? 1) - 1));
+      req.body = rng.chance(0.5)
+        ? Buffer.concat([req.body ?? Buffer.alloc(0), Buffer.from("x")])
+        : (req.body ?? Buffer.alloc(1)).subarray(0, Math.max(0, (req.body?.length ?? 1) - 1));
       break;
     case "empty":
       req.body = Buffer.alloc(0);
@@ -1637,8 +2198,10 @@ function pickSignedUrl(rng, run, path) {
   const candidates = [];
   for (const org of run.orgs) {
     for (const c of org.own) {
-      if (path === "/v2/uploads/part") for (const u of c.signedUrls ?? []) candidates.push({ url: u, content: c, org });
-      else if (c.thumbnailUploadUrl) candidates.push({ url: c.thumbnailUploadUrl, content: c, org });
+      if (path === "/v2/uploads/part")
+        for (const u of c.signedUrls ?? []) candidates.push({ url: u, content: c, org });
+      else if (c.thumbnailUploadUrl)
+        candidates.push({ url: c.thumbnailUploadUrl, content: c, org });
     }
   }
   // prefer small contents whose parts are not uploaded yet
@@ -1667,8 +2230,15 @@ function fixups(rng, req, op) {
     set("detailed");
     set(rng.chance(0.5) ? "summary" : "detailed", "1");
     if (req.query.some(([k]) => k === "fields")) {
-      const type = decodeURIComponentSafe(req.pathParams.find((p) => p.name === "type")?.value ?? "video");
-      const prefix = type === "ads" ? /^ad_/ : type === "ecommerce" ? /^ecommerce_/ : /^(video_|played_|thumbnail_)/;
+      const type = decodeURIComponentSafe(
+        req.pathParams.find((p) => p.name === "type")?.value ?? "video",
+      );
+      const prefix =
+        type === "ads"
+          ? /^ad_/
+          : type === "ecommerce"
+            ? /^ecommerce_/
+            : /^(video_|played_|thumbnail_)/;
       const fields = req.run.counters.filter((c) => prefix.test(c));
       if (type === "viewers") set("fields");
       else if (fields.length) set("fields", rng.sample(fields, rng.int(1, 3)).join(","));
@@ -1683,8 +2253,13 @@ function fixups(rng, req, op) {
     const has = (k) => req.query.some(([name]) => name === k);
     if (has("sort_field")) {
       const sortField = decodeURIComponentSafe(req.query.find(([k]) => k === "sort_field")[1]);
-      const columns = has("column_list") ? decodeURIComponentSafe(req.query.find(([k]) => k === "column_list")[1]) : "";
-      set("column_list", [...new Set([sortField, ...columns.split(",").filter(Boolean)])].join(","));
+      const columns = has("column_list")
+        ? decodeURIComponentSafe(req.query.find(([k]) => k === "column_list")[1])
+        : "";
+      set(
+        "column_list",
+        [...new Set([sortField, ...columns.split(",").filter(Boolean)])].join(","),
+      );
     }
   }
   if (op.path === "/prod/get_viewer_reports" && req.query.some(([k]) => k === "fingerprint_list")) {
@@ -1703,9 +2278,17 @@ function bodyFixups(rng, op, value, org, run, req) {
       req.plannedKind = media.kind;
       value.contentSize = req.plannedBody.length;
     } else {
-      value.contentSize = rng.pick([1, 5 * 1024 * 1024, 100_000_000, 100_000_001, 999_999_999_999, 1_000_000_000_001]);
+      value.contentSize = rng.pick([
+        1,
+        5 * 1024 * 1024,
+        100_000_000,
+        100_000_001,
+        999_999_999_999,
+        1_000_000_000_001,
+      ]);
     }
-    if (value.customFields === undefined && rng.chance(0.3)) value.customFields = [{ season: rng.int(1, 4) }];
+    if (value.customFields === undefined && rng.chance(0.3))
+      value.customFields = [{ season: rng.int(1, 4) }];
   }
   if (op.id === "PUT /v2/content") {
     const own = org?.own ?? [];
@@ -1714,7 +2297,8 @@ function bodyFixups(rng, op, value, org, run, req) {
   if (op.id === "POST /v2/content/complete") {
     const own = (org?.own ?? []).filter((c) => c.uploadId);
     const withParts = own.filter((c) => c.etags?.length);
-    const c = withParts.length && rng.chance(0.8) ? rng.pick(withParts) : own.length ? rng.pick(own) : null;
+    const c =
+      withParts.length && rng.chance(0.8) ? rng.pick(withParts) : own.length ? rng.pick(own) : null;
     if (c) {
       value.uploadId = c.uploadId;
       value.key = c.key;
@@ -1737,18 +2321,21 @@ function bodyFixups(rng, op, value, org, run, req) {
     const keys = [...run.state.publishedKeys, ...(org?.own ?? []).map((c) => c.contentKey)];
     for (const e of value.events) {
       if (keys.length) e.contentKey = rng.pick(keys);
-      if (e.timestamp !== undefined && e.timestamp !== null) e.timestamp = new Date(Date.now() - rng.int(0, 3 * 86_400_000)).toISOString();
+      if (e.timestamp !== undefined && e.timestamp !== null)
+        e.timestamp = new Date(Date.now() - rng.int(0, 3 * 86_400_000)).toISOString();
     }
   }
   if (op.id === "PATCH /admin/videos/{contentKey}" && Array.isArray(value.syndications)) {
-    for (const s of value.syndications) if (s.stop_time && s.stop_time < s.start_time) s.stop_time = null;
+    for (const s of value.syndications)
+      if (s.stop_time && s.stop_time < s.start_time) s.stop_time = null;
   }
   if (op.id === "POST /admin/feeds/rebuild") {
     // exactly one of feedId, contentKey, all
     const which = rng.pick(["feedId", "contentKey", "all"]);
     for (const k of ["feedId", "contentKey", "all"]) if (k !== which) delete value[k];
     if (which === "feedId") value.feedId = rng.pick([...run.state.allFeedIds, rng.string(8)]);
-    if (which === "contentKey") value.contentKey = rng.pick([...run.state.publishedKeys, rng.string(8)]);
+    if (which === "contentKey")
+      value.contentKey = rng.pick([...run.state.publishedKeys, rng.string(8)]);
     if (which === "all") {
       value.all = true;
       value.limit = Math.min(value.limit ?? 10, 10);
@@ -1763,7 +2350,8 @@ function bodyFixups(rng, op, value, org, run, req) {
 
 function looseDecode(s) {
   let out = String(s);
-  for (let i = 0; i < 3; i++) out = out.replace(/%([0-9A-Fa-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+  for (let i = 0; i < 3; i++)
+    out = out.replace(/%([0-9A-Fa-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
   return out.toLowerCase();
 }
 
@@ -1771,17 +2359,22 @@ function guard(run, req, path, pathname) {
   const method = req.method.toUpperCase();
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
   // republishing files changes no data; events name content keys and change nothing of them
-  if ((pathname === "/admin/feeds/rebuild" || pathname === "/v2/events") && method === "POST") return true;
+  if ((pathname === "/admin/feeds/rebuild" || pathname === "/v2/events") && method === "POST")
+    return true;
   const { state } = run;
   // Whatever the route (a mutated path may still reach one): no destructive request names a
   // protected organization as a path segment, nor a protected content key or feed id anywhere.
-  const text = looseDecode(path) + " " + (req.body && req.body.length < 4 * 1024 * 1024 ? looseDecode(req.body.toString("latin1")) : "");
+  const text =
+    looseDecode(path) +
+    " " +
+    (req.body && req.body.length < 4 * 1024 * 1024 ? looseDecode(req.body.toString("latin1")) : "");
   const segments = looseDecode(pathname)
     .split(/[/\\]/)
     .map((s) => s.replace(/[^a-z0-9_-]/g, ""));
   for (const key of state.protectedOrgKeys) if (segments.includes(key.toLowerCase())) return false;
   for (const key of state.protectedContentKeys) if (text.includes(key.toLowerCase())) return false;
-  for (const id of state.protectedFeedIds) if (segments.includes(id.toLowerCase()) || text.includes(id.toLowerCase())) return false;
+  for (const id of state.protectedFeedIds)
+    if (segments.includes(id.toLowerCase()) || text.includes(id.toLowerCase())) return false;
   return true;
 }
 
@@ -1799,7 +2392,8 @@ function serialize(run, req) {
   const headers = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = v;
   if (req.body && (req.body.length || req.forceContentLength)) {
-    if (req.contentType !== null && req.contentType !== undefined) headers["Content-Type"] = req.contentType;
+    if (req.contentType !== null && req.contentType !== undefined)
+      headers["Content-Type"] = req.contentType;
     // Node frames a body as chunked by itself only for POST/PUT/PATCH; for GET, DELETE, ... it
     // would send the bytes unframed (the server then reads them as the next request): say it.
     if (!req.chunked) headers["Content-Length"] = String(req.body.length);
@@ -1808,11 +2402,20 @@ function serialize(run, req) {
     headers["Content-Length"] = "0";
     if (req.contentType) headers["Content-Type"] = req.contentType;
   }
-  const sent = { method: req.method, path: full, headers, body: req.body, chunked: Boolean(req.chunked && req.body?.length) };
+  const sent = {
+    method: req.method,
+    path: full,
+    headers,
+    body: req.body,
+    chunked: Boolean(req.chunked && req.body?.length),
+  };
   // A body the server may leave unread (on GET/HEAD/OPTIONS or an unknown method, or chunked)
   // would be parsed as the next request of a kept-alive connection (wrangler dev does): such
   // requests go on a connection of their own, closed after the answer.
-  if (sent.body?.length && (sent.chunked || !["POST", "PUT", "PATCH", "DELETE"].includes(sent.method))) {
+  if (
+    sent.body?.length &&
+    (sent.chunked || !["POST", "PUT", "PATCH", "DELETE"].includes(sent.method))
+  ) {
     sent.headers.Connection = "close";
     sent.isolated = true;
   }
@@ -1822,7 +2425,10 @@ function serialize(run, req) {
 function excerptText(buf, max = EXCERPT) {
   if (!buf || !buf.length) return "";
   const text = buf.toString("utf8", 0, Math.min(buf.length, max * 4));
-  const printable = text.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  const printable = text.replace(
+    /[\u0000-\u0008\u000a-\u001f\u007f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
   const binary = (text.match(/\uFFFD/g) ?? []).length > 8;
   if (binary) return `<${buf.length} bytes, binary: ${buf.subarray(0, 32).toString("hex")}...>`;
   return printable.length > max ? `${printable.slice(0, max)}... (${buf.length} bytes)` : printable;
@@ -1868,7 +2474,8 @@ export function curlLine(baseUrl, sent, bodyFile) {
   else if (sent.method !== "GET" || sent.body?.length) parts.push("-X", shq(sent.method));
   for (const [name, value] of Object.entries(sent.headers)) {
     if (name === "Content-Length") continue;
-    for (const v of Array.isArray(value) ? value : [value]) parts.push("-H", shqCompact(`${name}: ${v}`));
+    for (const v of Array.isArray(value) ? value : [value])
+      parts.push("-H", shqCompact(`${name}: ${v}`));
   }
   if (sent.body?.length) {
     if (!sent.headers["Content-Type"]) parts.push("-H", shq("Content-Type:"));
@@ -1898,16 +2505,22 @@ export function shapeProblem(pathname, status, headers, body) {
   const expected = style === "message" ? "{message}" : '{status:"KO", error}';
   const type = String(headers["content-type"] ?? "");
   const parsed = parseJson(body ?? Buffer.alloc(0));
-  if (!parsed.ok) return `HTTP ${status} body is not JSON (Content-Type ${type || "none"}); expected ${expected}`;
+  if (!parsed.ok)
+    return `HTTP ${status} body is not JSON (Content-Type ${type || "none"}); expected ${expected}`;
   const v = parsed.value;
-  if (!v || typeof v !== "object" || Array.isArray(v)) return `HTTP ${status} body is not a JSON object; expected ${expected}`;
+  if (!v || typeof v !== "object" || Array.isArray(v))
+    return `HTTP ${status} body is not a JSON object; expected ${expected}`;
   if (style === "message") {
-    if (typeof v.message !== "string") return `HTTP ${status} body has no string "message" (${pathname} is a content endpoint)`;
-    if (v.status === "KO") return `HTTP ${status} content endpoint answered the {status:"KO"} shape`;
+    if (typeof v.message !== "string")
+      return `HTTP ${status} body has no string "message" (${pathname} is a content endpoint)`;
+    if (v.status === "KO")
+      return `HTTP ${status} content endpoint answered the {status:"KO"} shape`;
   } else {
-    if (v.status !== "KO" || typeof v.error !== "string") return `HTTP ${status} body is not {status:"KO", error}`;
+    if (v.status !== "KO" || typeof v.error !== "string")
+      return `HTTP ${status} body is not {status:"KO", error}`;
   }
-  if (!/json/i.test(type)) return `HTTP ${status} JSON error body with Content-Type ${type || "none"}`;
+  if (!/json/i.test(type))
+    return `HTTP ${status} JSON error body with Content-Type ${type || "none"}`;
   return null;
 }
 
@@ -1919,9 +2532,14 @@ export function shapeProblem(pathname, status, headers, body) {
  * mid-request" while wrangler dev reloads after a source change). Anything else is the worker's.
  */
 function fromRuntime(method, status, headers, body) {
-  if (headers["server-timing"] || headers["referrer-policy"] || headers["x-content-type-options"]) return false;
+  if (headers["server-timing"] || headers["referrer-policy"] || headers["x-content-type-options"])
+    return false;
   const text = body?.length ? body.toString("utf8", 0, 200) : "";
-  if (method.toUpperCase() === "HEAD" && !text) return [414, 415, 431, 501].includes(status) && /^text\/plain/.test(String(headers["content-type"] ?? ""));
+  if (method.toUpperCase() === "HEAD" && !text)
+    return (
+      [414, 415, 431, 501].includes(status) &&
+      /^text\/plain/.test(String(headers["content-type"] ?? ""))
+    );
   return (
     /^ERROR: /.test(text) ||
     (status === 415 && text === "Unsupported Media Type") ||
@@ -1944,12 +2562,24 @@ async function setupRun(run) {
   const json = (res) => (res.body ? parseJson(res.body) : { ok: false });
   const call = async (method, path, headers = {}, body) => {
     const b = body === undefined ? null : Buffer.from(JSON.stringify(body));
-    const res = await send({ method, path, headers: { ...headers, ...(b && { "Content-Type": "application/json", "Content-Length": String(b.length) }) }, body: b });
+    const res = await send({
+      method,
+      path,
+      headers: {
+        ...headers,
+        ...(b && { "Content-Type": "application/json", "Content-Length": String(b.length) }),
+      },
+      body: b,
+    });
     run.setupRequests++;
     return res;
   };
   const admin = run.adminToken ? { Authorization: `Bearer ${run.adminToken}` } : null;
-  const writeHeaders = (o) => ({ "X-Service-Sync-Code": o.syncCode, "X-Service-Api-Key": o.apiKey, "X-Service-Api-Secret": o.apiSecret });
+  const writeHeaders = (o) => ({
+    "X-Service-Sync-Code": o.syncCode,
+    "X-Service-Api-Key": o.apiKey,
+    "X-Service-Api-Secret": o.apiSecret,
+  });
 
   // Fresh enterprise organizations with every entitlement (more rate-limit room; a clean state).
   if (admin) {
@@ -1963,31 +2593,53 @@ async function setupRun(run) {
       });
       const body = json(res);
       if (res.status >= 200 && res.status < 300 && body.ok && body.value.credentials) {
-        run.orgs.push(newOrg({ organizationKey, plan: "enterprise", ...body.value.credentials }, true));
+        run.orgs.push(
+          newOrg({ organizationKey, plan: "enterprise", ...body.value.credentials }, true),
+        );
         state.protectedOrgKeys.add(organizationKey);
-      } else log.push(`POST /admin/organizations ${organizationKey}: ${res.error ?? res.status} ${excerptText(res.body, 200)}`);
+      } else
+        log.push(
+          `POST /admin/organizations ${organizationKey}: ${res.error ?? res.status} ${excerptText(res.body, 200)}`,
+        );
     }
     // One organization for the destructive operator requests (PATCH, DELETE, rotate).
     const scratch = `fuzz-scratch-${run.seed}-${Date.now().toString(36)}`.slice(0, 64);
-    const res = await call("POST", "/admin/organizations", admin, { organizationKey: scratch, plan: "standard" });
+    const res = await call("POST", "/admin/organizations", admin, {
+      organizationKey: scratch,
+      plan: "standard",
+    });
     if (res.status >= 200 && res.status < 300) state.scratchOrgs.push(scratch);
   }
   for (const org of run.orgs) {
     if (admin && !org.mmiKey && org.fresh) {
       const mmiKey = `fzmmi-${run.seed}-${org.organizationKey.slice(-6)}`.slice(0, 64);
-      const res = await call("POST", `/admin/organizations/${encodeURIComponent(org.organizationKey)}/sub-organizations`, admin, { name: "fuzz sub-organization", mmiKey });
+      const res = await call(
+        "POST",
+        `/admin/organizations/${encodeURIComponent(org.organizationKey)}/sub-organizations`,
+        admin,
+        { name: "fuzz sub-organization", mmiKey },
+      );
       if (res.status >= 200 && res.status < 300) org.mmiKey = mmiKey;
-      else log.push(`sub-organization of ${org.organizationKey}: ${res.error ?? res.status} ${excerptText(res.body, 200)}`);
+      else
+        log.push(
+          `sub-organization of ${org.organizationKey}: ${res.error ?? res.status} ${excerptText(res.body, 200)}`,
+        );
     }
     // What the organization already has: protected from the fuzzer's destructive requests.
-    const list = await call("GET", "/v2/videos/?pageSize=100", { "X-Service-Sync-Code": org.syncCode });
+    const list = await call("GET", "/v2/videos/?pageSize=100", {
+      "X-Service-Sync-Code": org.syncCode,
+    });
     const lb = json(list);
     if (list.status === 200 && lb.ok) learnListing(run, lb.value, true);
     else log.push(`GET /v2/videos/ as ${org.organizationKey}: ${list.error ?? list.status}`);
     if (org.apiKey) {
       const feeds = await call("GET", "/v2/feeds", writeHeaders(org));
       const fb = json(feeds);
-      const items = fb.ok ? (Array.isArray(fb.value) ? fb.value : (fb.value.feeds ?? fb.value.data ?? [])) : [];
+      const items = fb.ok
+        ? Array.isArray(fb.value)
+          ? fb.value
+          : (fb.value.feeds ?? fb.value.data ?? [])
+        : [];
       for (const f of items) {
         const id = f.feed_id ?? f.feedId;
         if (id) {
@@ -1997,14 +2649,21 @@ async function setupRun(run) {
         }
       }
       if (org.fresh) {
-        const created = await call("POST", "/v2/feeds", writeHeaders(org), { name: "fuzz feed", configuration: { tags: [...state.names.tags].slice(0, 2), categories: [], events: [] } });
+        const created = await call("POST", "/v2/feeds", writeHeaders(org), {
+          name: "fuzz feed",
+          configuration: { tags: [...state.names.tags].slice(0, 2), categories: [], events: [] },
+        });
         const cb = json(created);
         if (created.status < 300 && cb.ok && cb.value.feed_id) {
           org.feedIds.push(cb.value.feed_id);
           state.protectedFeedIds.add(cb.value.feed_id);
           state.allFeedIds.add(cb.value.feed_id);
         }
-        const item = await call("POST", "/v2/ecommerce", writeHeaders(org), { ecommerceKey: `ek_${run.seed}`, ecommerceLink: "https://example.com/p", ecommerceName: "fuzz item" });
+        const item = await call("POST", "/v2/ecommerce", writeHeaders(org), {
+          ecommerceKey: `ek_${run.seed}`,
+          ecommerceLink: "https://example.com/p",
+          ecommerceName: "fuzz item",
+        });
         if (item.status < 300) org.ecommerceKeys.push(`ek_${run.seed}`);
       }
     }
@@ -2020,8 +2679,12 @@ function learnListing(run, value, protect) {
       state.publishedKeys.add(v.contentKey);
       if (protect) state.protectedContentKeys.add(v.contentKey);
     }
-    for (const kind of ["tags", "categories", "events"]) for (const n of Array.isArray(v?.[kind]) ? v[kind] : []) if (typeof n === "string" && state.names[kind].size < 60) state.names[kind].add(n);
-    for (const cf of Array.isArray(v?.customFields) ? v.customFields : []) for (const k of Object.keys(cf ?? {})) if (state.names.customFieldNames.size < 30) state.names.customFieldNames.add(k);
+    for (const kind of ["tags", "categories", "events"])
+      for (const n of Array.isArray(v?.[kind]) ? v[kind] : [])
+        if (typeof n === "string" && state.names[kind].size < 60) state.names[kind].add(n);
+    for (const cf of Array.isArray(v?.customFields) ? v.customFields : [])
+      for (const k of Object.keys(cf ?? {}))
+        if (state.names.customFieldNames.size < 30) state.names.customFieldNames.add(k);
   }
 }
 
@@ -2056,15 +2719,20 @@ function harvest(run, req, sent, res) {
     const limit = Number(res.headers["ratelimit-limit"]);
     const remaining = Number(res.headers["ratelimit-remaining"]);
     if (Number.isFinite(limit) && limit > 0) org.limit = limit;
-    if (Number.isFinite(remaining) && org.minute === currentMinute()) org.used = Math.max(org.used, org.limit - remaining);
+    if (Number.isFinite(remaining) && org.minute === currentMinute())
+      org.used = Math.max(org.used, org.limit - remaining);
   }
-  if (res.status < 200 || res.status >= 300 || !res.body?.length || req.method !== req.op.method) return;
-  const parsed = /json/.test(String(res.headers["content-type"])) ? parseJson(res.body) : { ok: false };
+  if (res.status < 200 || res.status >= 300 || !res.body?.length || req.method !== req.op.method)
+    return;
+  const parsed = /json/.test(String(res.headers["content-type"]))
+    ? parseJson(res.body)
+    : { ok: false };
   const v = parsed.ok ? parsed.value : null;
   const id = req.op.id;
   if (id === "POST /v2/content" && org && v?.contentKey && v.contentUploadData) {
     const cud = v.contentUploadData;
-    const requested = req.bodyValue && typeof req.bodyValue === "object" ? req.bodyValue.contentSize : undefined;
+    const requested =
+      req.bodyValue && typeof req.bodyValue === "object" ? req.bodyValue.contentSize : undefined;
     org.own.push({
       contentKey: v.contentKey,
       uploadId: cud.uploadId,
@@ -2073,7 +2741,10 @@ function harvest(run, req, sent, res) {
       contentSize: typeof requested === "number" ? requested : undefined,
       signedUrls: Array.isArray(cud.signedUrls) ? cud.signedUrls.slice(0, 3) : [],
       thumbnailUploadUrl: v.thumbnailUploadUrl,
-      plannedBody: req.plannedBody && typeof requested === "number" && requested === req.plannedBody.length ? req.plannedBody : null,
+      plannedBody:
+        req.plannedBody && typeof requested === "number" && requested === req.plannedBody.length
+          ? req.plannedBody
+          : null,
       etags: [],
     });
     if (org.own.length > 40) org.own.shift();
@@ -2092,9 +2763,18 @@ function harvest(run, req, sent, res) {
   } else if (id === "DELETE /v2/content" && org) {
     const key = decodeURIComponentSafe(req.query.find(([k]) => k === "contentKey")?.[1] ?? "");
     org.own = org.own.filter((c) => c.contentKey !== key);
-  } else if (id === "POST /v2/ecommerce" && org && req.bodyValue?.ecommerceKey && org.ecommerceKeys.length < 20) {
+  } else if (
+    id === "POST /v2/ecommerce" &&
+    org &&
+    req.bodyValue?.ecommerceKey &&
+    org.ecommerceKeys.length < 20
+  ) {
     org.ecommerceKeys.push(req.bodyValue.ecommerceKey);
-  } else if (id === "POST /admin/organizations" && typeof req.bodyValue?.organizationKey === "string" && state.scratchOrgs.length < 50) {
+  } else if (
+    id === "POST /admin/organizations" &&
+    typeof req.bodyValue?.organizationKey === "string" &&
+    state.scratchOrgs.length < 50
+  ) {
     state.scratchOrgs.push(req.bodyValue.organizationKey);
   } else if ((id === "GET /v2/videos" || id === "GET /get_videos") && v) {
     learnListing(run, v, false);
@@ -2132,15 +2812,26 @@ const currentMinute = () => Math.floor(Date.now() / 60_000);
  *   most), mutations, requestBody and response excerpts, status and a curl line
  */
 export async function fuzz(options) {
-  const opts = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+  const opts = {
+    ...DEFAULTS,
+    ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+  };
   const { baseUrl, onResult } = opts;
-  if (!isLoopbackUrl(baseUrl)) throw new Error(`refusing ${baseUrl}: only http://127.0.0.1, http://localhost or http://[::1] are allowed`);
+  if (!isLoopbackUrl(baseUrl))
+    throw new Error(
+      `refusing ${baseUrl}: only http://127.0.0.1, http://localhost or http://[::1] are allowed`,
+    );
   const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
   const base = new URL(baseUrl);
   const target = { host: base.hostname.replace(/^\[|\]$/g, ""), port: Number(base.port || 80) };
   const basePath = base.pathname.replace(/\/$/, "");
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
-  const send = (r) => sendHttp(target, { ...r, path: basePath + r.path }, { agent: r.isolated ? false : agent, timeoutMs: opts.timeoutMs });
+  const send = (r) =>
+    sendHttp(
+      target,
+      { ...r, path: basePath + r.path },
+      { agent: r.isolated ? false : agent, timeoutMs: opts.timeoutMs },
+    );
   const credentials = opts.credentials ?? DEMO_CREDENTIALS;
   const started = Date.now();
   const deadline = started + opts.seconds * 1000;
@@ -2175,10 +2866,14 @@ export async function fuzz(options) {
 
   // The document
   const docRes = await send({ method: "GET", path: "/openapi.json", headers: {} });
-  if (docRes.error || docRes.status !== 200) throw new Error(`GET ${baseUrl}/openapi.json failed: ${docRes.error ?? `HTTP ${docRes.status}`} ${docRes.message ?? ""}`);
+  if (docRes.error || docRes.status !== 200)
+    throw new Error(
+      `GET ${baseUrl}/openapi.json failed: ${docRes.error ?? `HTTP ${docRes.status}`} ${docRes.message ?? ""}`,
+    );
   const doc = JSON.parse(docRes.body.toString("utf8"));
   const operations = operationsOf(doc);
-  const entitlementEnum = doc.components?.schemas?.AdminCreateOrganization?.properties?.entitlements?.items?.enum;
+  const entitlementEnum =
+    doc.components?.schemas?.AdminCreateOrganization?.properties?.entitlements?.items?.enum;
   const eventEnum = doc.components?.schemas?.StatsEvent?.properties?.event?.enum;
 
   const run = {
@@ -2187,13 +2882,19 @@ export async function fuzz(options) {
     send,
     adminToken: credentials.adminToken,
     network: credentials.network,
-    entitlements: Array.isArray(entitlementEnum) && entitlementEnum.length ? entitlementEnum : ALL_ENTITLEMENTS,
+    entitlements:
+      Array.isArray(entitlementEnum) && entitlementEnum.length ? entitlementEnum : ALL_ENTITLEMENTS,
     orgs: (credentials.organizations ?? []).map((o) => newOrg(o)),
     counters: Array.isArray(eventEnum) && eventEnum.length ? eventEnum : STATS_FIELDS,
     setupRequests: 0,
     state: {
       publishedKeys: new Set(),
-      protectedOrgKeys: new Set([...(credentials.protectedOrganizations ?? []), ...(credentials.organizations ?? []).map((o) => o.organizationKey), "demo", "partner"]),
+      protectedOrgKeys: new Set([
+        ...(credentials.protectedOrganizations ?? []),
+        ...(credentials.organizations ?? []).map((o) => o.organizationKey),
+        "demo",
+        "partner",
+      ]),
       protectedContentKeys: new Set(),
       protectedFeedIds: new Set(),
       allFeedIds: new Set(),
@@ -2222,12 +2923,22 @@ export async function fuzz(options) {
 
   result.setupLog = await setupRun(run);
   result.setupRequests = run.setupRequests;
-  result.organizations = run.orgs.map((o) => ({ organizationKey: o.organizationKey, plan: o.plan, fresh: o.fresh, mmiKey: o.mmiKey ?? null }));
-  const drawn = (run.orgs.length ? operations : operations.filter((op) => op.auth === "public" || op.auth === "admin")).filter((op) => op.auth !== "admin" || run.adminToken);
+  result.organizations = run.orgs.map((o) => ({
+    organizationKey: o.organizationKey,
+    plan: o.plan,
+    fresh: o.fresh,
+    mmiKey: o.mmiKey ?? null,
+  }));
+  const drawn = (
+    run.orgs.length
+      ? operations
+      : operations.filter((op) => op.auth === "public" || op.auth === "admin")
+  ).filter((op) => op.auth !== "admin" || run.adminToken);
   const weights = drawn.map((op) => [opWeight(op), op]);
 
   const orgFor = (rng, op) => {
-    if (op.auth === "public" || op.auth === "admin") return rng.chance(0.5) && run.orgs.length ? rng.pick(run.orgs) : null;
+    if (op.auth === "public" || op.auth === "admin")
+      return rng.chance(0.5) && run.orgs.length ? rng.pick(run.orgs) : null;
     const m = currentMinute();
     const counted = op.auth !== "events";
     const available = run.orgs.filter((o) => {
@@ -2273,9 +2984,16 @@ export async function fuzz(options) {
       // worker failing to replay the request it held
       for (const pause of [0, 100, 300, 600, 900, 1200]) {
         if (pause) await new Promise((r) => setTimeout(r, pause));
-        const probe = await send({ method: "POST", path: "/openapi.json", headers: { "Content-Length": "0" } });
+        const probe = await send({
+          method: "POST",
+          path: "/openapi.json",
+          headers: { "Content-Length": "0" },
+        });
         const text = probe.body?.toString() ?? "";
-        if ((probe.status === 503 && /restarted mid-request/.test(text)) || (probe.status === 500 && /Cannot reconstruct a Request/.test(text))) {
+        if (
+          (probe.status === 503 && /restarted mid-request/.test(text)) ||
+          (probe.status === 500 && /Cannot reconstruct a Request/.test(text))
+        ) {
           result.absorbedRestarts++;
           break;
         }
@@ -2350,7 +3068,11 @@ export async function fuzz(options) {
   result.waitedForRateLimitSeconds = Math.round(result.waitedForRateLimitSeconds);
   // What fails a run: 5xx, timeouts, connection errors, error-shape violations. Missing nosniff is
   // reported beside them (a warning; the CLI's --strict makes it fail too).
-  result.findings = result.serverErrors.length + result.timeouts.length + result.connectionErrors.length + result.shapeViolations.length;
+  result.findings =
+    result.serverErrors.length +
+    result.timeouts.length +
+    result.connectionErrors.length +
+    result.shapeViolations.length;
   result.warnings = result.missingNosniff.length;
   return result;
 }
@@ -2359,7 +3081,16 @@ function opWeight(op) {
   const p = op.path;
   if (p === "/v2/videos") return 8;
   if (p === "/v2/analytics/{type}") return 3;
-  if (["/prod/search_metadata", "/prod/get_video_by_cattag", "/prod/search_video_list", "/search_video_feed", "/get_videos"].includes(p)) return 2.5;
+  if (
+    [
+      "/prod/search_metadata",
+      "/prod/get_video_by_cattag",
+      "/prod/search_video_list",
+      "/search_video_feed",
+      "/get_videos",
+    ].includes(p)
+  )
+    return 2.5;
   if (p === "/v2/content" && op.method === "POST") return 3;
   if (p === "/v2/uploads/part") return 3;
   if (p === "/v2/content/complete") return 2;
@@ -2377,7 +3108,10 @@ function record(result, run, index, req, sent, pathname, res, baseUrl) {
     index,
     operation: req.op.id,
     method: sent.method,
-    path: sent.path.length > EXCERPT ? `${sent.path.slice(0, EXCERPT)}... (${sent.path.length} chars)` : sent.path,
+    path:
+      sent.path.length > EXCERPT
+        ? `${sent.path.slice(0, EXCERPT)}... (${sent.path.length} chars)`
+        : sent.path,
     mutations: req.mutations,
     requestBody: excerptText(sent.body),
     requestBytes: sent.body?.length ?? 0,
@@ -2388,20 +3122,36 @@ function record(result, run, index, req, sent, pathname, res, baseUrl) {
     // full body for the bodies too large for the curl line (the CLI writes them with --out)
     bodyBase64: sent.body && sent.body.length > 2048 ? sent.body.toString("base64") : undefined,
   });
-  const headBytes = sent.path.length + Object.entries(sent.headers).reduce((n, [k, v]) => n + k.length + String(v).length + 4, 0);
-  const unknownMethod = !/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE|PROPFIND)$/.test(sent.method);
+  const headBytes =
+    sent.path.length +
+    Object.entries(sent.headers).reduce((n, [k, v]) => n + k.length + String(v).length + 4, 0);
+  const unknownMethod = !/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE|PROPFIND)$/.test(
+    sent.method,
+  );
   if (res.error === "connection" && (headBytes > 60_000 || (unknownMethod && sent.body?.length))) {
     // wrangler dev refuses a request head over ~64 KB (431) or a method it does not know (501)
     // and closes the connection; with a body still being sent that is a reset before the answer
     // can be read: the runtime's doing, not the worker's.
     result.byClass["runtime reset"] = (result.byClass["runtime reset"] ?? 0) + 1;
     byOp["runtime reset"] = (byOp["runtime reset"] ?? 0) + 1;
-    const why = headBytes > 60_000 ? `a request head of ${headBytes} bytes (over the runtime's ~64 KB limit)` : `the method ${sent.method}, which the runtime refuses (501)`;
-    result.runtimeAnswers.push({ ...entry(), error: res.message, note: `connection reset on ${why}` });
+    const why =
+      headBytes > 60_000
+        ? `a request head of ${headBytes} bytes (over the runtime's ~64 KB limit)`
+        : `the method ${sent.method}, which the runtime refuses (501)`;
+    result.runtimeAnswers.push({
+      ...entry(),
+      error: res.message,
+      note: `connection reset on ${why}`,
+    });
     return;
   }
   if (res.error) {
-    const cls = res.error === "timeout" ? "timeout" : res.error === "client" ? "not sent" : "connection error";
+    const cls =
+      res.error === "timeout"
+        ? "timeout"
+        : res.error === "client"
+          ? "not sent"
+          : "connection error";
     result.byClass[cls] = (result.byClass[cls] ?? 0) + 1;
     byOp[cls] = (byOp[cls] ?? 0) + 1;
     const e = { ...entry(), error: res.message };
@@ -2416,7 +3166,10 @@ function record(result, run, index, req, sent, pathname, res, baseUrl) {
   byOp[cls] = (byOp[cls] ?? 0) + 1;
   const runtime = fromRuntime(sent.method, res.status, res.headers, res.body);
   if (runtime) {
-    result.runtimeAnswers.push({ ...entry(), note: "answered by the local runtime (wrangler/workerd), not the worker: none of Server-Timing, Referrer-Policy, X-Content-Type-Options" });
+    result.runtimeAnswers.push({
+      ...entry(),
+      note: "answered by the local runtime (wrangler/workerd), not the worker: none of Server-Timing, Referrer-Policy, X-Content-Type-Options",
+    });
   }
   // A failed authentication the fuzzer did not mean: it counts against the per-address throttle too.
   if (res.status === 401 && !req.authRisk) run.spendAuthFailure();
@@ -2429,22 +3182,32 @@ function record(result, run, index, req, sent, pathname, res, baseUrl) {
       // the service's count for this address is past the limit: no more deliberate failures this minute
       run.authFailureBudget();
       run.authFailures.used = Math.max(run.authFailures.used, run.options.authFailuresPerMinute);
-    }
-    else result.rateLimited.other++;
+    } else result.rateLimited.other++;
   }
   if (runtime) return;
   if (res.status >= 500) {
     const e = entry();
     // Still a finding, but say where it came from: wrangler dev's wrapper renders exceptions that
     // escaped the worker, and also its own failures while it reloads the worker after a change.
-    if (/miniflare\/dist\/src\/workers\/core\/entry\.worker\.js/.test(res.body?.toString("utf8", 0, 4000) ?? "")) {
-      e.note = "rendered by miniflare's entry worker (an exception outside the worker's error handler, or wrangler dev reloading the worker): re-run the curl line";
+    if (
+      /miniflare\/dist\/src\/workers\/core\/entry\.worker\.js/.test(
+        res.body?.toString("utf8", 0, 4000) ?? "",
+      )
+    ) {
+      e.note =
+        "rendered by miniflare's entry worker (an exception outside the worker's error handler, or wrangler dev reloading the worker): re-run the curl line";
     }
     result.serverErrors.push(e);
   }
-  if (String(res.headers["x-content-type-options"] ?? "").toLowerCase() !== "nosniff") result.missingNosniff.push(entry());
+  if (String(res.headers["x-content-type-options"] ?? "").toLowerCase() !== "nosniff")
+    result.missingNosniff.push(entry());
   if (res.status >= 400 && sent.method.toUpperCase() !== "HEAD") {
-    const problem = shapeProblem(pathname, res.status, res.headers, res.truncated ? null : res.body);
+    const problem = shapeProblem(
+      pathname,
+      res.status,
+      res.headers,
+      res.truncated ? null : res.body,
+    );
     if (problem) result.shapeViolations.push({ ...entry(), problem });
   }
 }
@@ -2456,33 +3219,72 @@ export function formatSummary(result, { maxListed = 50 } = {}) {
   const lines = [];
   const pad = (s, n) => String(s).padEnd(n);
   const lpad = (s, n) => String(s).padStart(n);
-  lines.push(`fuzz ${result.baseUrl}: seed ${result.seed}, ${result.requests} requests in ${result.elapsedSeconds} s (+${result.setupRequests} setup requests)` + (result.waitedForRateLimitSeconds ? `, ${result.waitedForRateLimitSeconds} s waiting for the rate-limit minute` : ""));
-  lines.push(`organizations: ${result.organizations.map((o) => `${o.organizationKey}${o.fresh ? " (created)" : ""}`).join(", ") || "none"}`);
+  lines.push(
+    `fuzz ${result.baseUrl}: seed ${result.seed}, ${result.requests} requests in ${result.elapsedSeconds} s (+${result.setupRequests} setup requests)` +
+      (result.waitedForRateLimitSeconds
+        ? `, ${result.waitedForRateLimitSeconds} s waiting for the rate-limit minute`
+        : ""),
+  );
+  lines.push(
+    `organizations: ${result.organizations.map((o) => `${o.organizationKey}${o.fresh ? " (created)" : ""}`).join(", ") || "none"}`,
+  );
   for (const l of result.setupLog) lines.push(`setup: ${l}`);
   lines.push("");
-  const classes = ["2xx", "3xx", "4xx", "429", "5xx", "timeout", "connection error", "not sent", ...(result.byClass["runtime reset"] ? ["runtime reset"] : [])];
+  const classes = [
+    "2xx",
+    "3xx",
+    "4xx",
+    "429",
+    "5xx",
+    "timeout",
+    "connection error",
+    "not sent",
+    ...(result.byClass["runtime reset"] ? ["runtime reset"] : []),
+  ];
   lines.push(classes.map((c) => `${c}: ${result.byClass[c] ?? 0}`).join("   "));
-  lines.push(`statuses: ${Object.entries(result.byStatus).map(([s, n]) => `${s}×${n}`).join(" ")}`);
-  if (result.retriedAfterReset) lines.push(`sent again on a new connection after a keep-alive reset: ${result.retriedAfterReset}`);
-  if (result.absorbedRestarts) lines.push(`worker restarts by wrangler dev after chunked requests, absorbed by an uncounted probe: ${result.absorbedRestarts}`);
-  lines.push(`429: ${result.rateLimited.total} (plan limit ${result.rateLimited.plan}, failed-authentication throttle ${result.rateLimited.authFailures}, other ${result.rateLimited.other})`);
+  lines.push(
+    `statuses: ${Object.entries(result.byStatus)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(" ")}`,
+  );
+  if (result.retriedAfterReset)
+    lines.push(
+      `sent again on a new connection after a keep-alive reset: ${result.retriedAfterReset}`,
+    );
+  if (result.absorbedRestarts)
+    lines.push(
+      `worker restarts by wrangler dev after chunked requests, absorbed by an uncounted probe: ${result.absorbedRestarts}`,
+    );
+  lines.push(
+    `429: ${result.rateLimited.total} (plan limit ${result.rateLimited.plan}, failed-authentication throttle ${result.rateLimited.authFailures}, other ${result.rateLimited.other})`,
+  );
   lines.push("");
   const cols = ["2xx", "3xx", "4xx", "429", "5xx", "timeout", "connection error"];
-  lines.push(`${pad("operation", 58)}${lpad("total", 7)}${cols.map((c) => lpad(c === "connection error" ? "conn" : c, 8)).join("")}`);
-  for (const [op, counts] of Object.entries(result.byOperation).sort((a, b) => b[1].total - a[1].total)) {
-    lines.push(`${pad(op.slice(0, 57), 58)}${lpad(counts.total, 7)}${cols.map((c) => lpad(counts[c] ?? "", 8)).join("")}`);
+  lines.push(
+    `${pad("operation", 58)}${lpad("total", 7)}${cols.map((c) => lpad(c === "connection error" ? "conn" : c, 8)).join("")}`,
+  );
+  for (const [op, counts] of Object.entries(result.byOperation).sort(
+    (a, b) => b[1].total - a[1].total,
+  )) {
+    lines.push(
+      `${pad(op.slice(0, 57), 58)}${lpad(counts.total, 7)}${cols.map((c) => lpad(counts[c] ?? "", 8)).join("")}`,
+    );
   }
   const list = (title, items, fmt) => {
     lines.push("");
     lines.push(`${title}: ${items.length}`);
     for (const e of items.slice(0, maxListed)) lines.push(...fmt(e));
-    if (items.length > maxListed) lines.push(`  ... ${items.length - maxListed} more (all of them with --out)`);
+    if (items.length > maxListed)
+      lines.push(`  ... ${items.length - maxListed} more (all of them with --out)`);
   };
-  const cap = (text, n = 1500) => (text.length > n ? `${text.slice(0, n)}... (${text.length} chars; whole in --out)` : text);
+  const cap = (text, n = 1500) =>
+    text.length > n ? `${text.slice(0, n)}... (${text.length} chars; whole in --out)` : text;
   const common = (e) => [
     `  #${e.index} ${e.method} ${e.path}`,
     `     mutations: ${e.mutations.join("; ") || "none (a valid request)"}`,
-    ...(e.requestBody ? [`     body (${e.requestBytes} bytes): ${e.requestBody.slice(0, 200)}`] : []),
+    ...(e.requestBody
+      ? [`     body (${e.requestBytes} bytes): ${e.requestBody.slice(0, 200)}`]
+      : []),
   ];
   if (result.serverErrors.length > 1) {
     const groups = new Map();
@@ -2492,29 +3294,66 @@ export function formatSummary(result, { maxListed = 50 } = {}) {
     }
     lines.push("");
     lines.push("5xx by answer:");
-    for (const [key, n] of [...groups].sort((a, b) => b[1] - a[1])) lines.push(`  ${String(n).padStart(5)}  ${key}`);
+    for (const [key, n] of [...groups].sort((a, b) => b[1] - a[1]))
+      lines.push(`  ${String(n).padStart(5)}  ${key}`);
   }
-  list("5xx", result.serverErrors, (e) => [...common(e), `     -> ${e.status} ${e.response}`, ...(e.note ? [`     note: ${e.note}`] : []), `     repro: ${cap(e.curl)}`]);
-  list("timeouts", result.timeouts, (e) => [...common(e), `     -> ${e.error}`, `     repro: ${cap(e.curl)}`]);
-  list("connection errors", result.connectionErrors, (e) => [...common(e), `     -> ${e.error}`, `     repro: ${cap(e.curl)}`]);
-  list("error-shape violations", result.shapeViolations, (e) => [...common(e), `     -> ${e.problem}: ${e.response}`, `     repro: ${cap(e.curl)}`]);
-  list("answers without X-Content-Type-Options: nosniff", result.missingNosniff, (e) => [...common(e), `     -> ${e.status}`, `     repro: ${cap(e.curl)}`]);
+  list("5xx", result.serverErrors, (e) => [
+    ...common(e),
+    `     -> ${e.status} ${e.response}`,
+    ...(e.note ? [`     note: ${e.note}`] : []),
+    `     repro: ${cap(e.curl)}`,
+  ]);
+  list("timeouts", result.timeouts, (e) => [
+    ...common(e),
+    `     -> ${e.error}`,
+    `     repro: ${cap(e.curl)}`,
+  ]);
+  list("connection errors", result.connectionErrors, (e) => [
+    ...common(e),
+    `     -> ${e.error}`,
+    `     repro: ${cap(e.curl)}`,
+  ]);
+  list("error-shape violations", result.shapeViolations, (e) => [
+    ...common(e),
+    `     -> ${e.problem}: ${e.response}`,
+    `     repro: ${cap(e.curl)}`,
+  ]);
+  list("answers without X-Content-Type-Options: nosniff", result.missingNosniff, (e) => [
+    ...common(e),
+    `     -> ${e.status}`,
+    `     repro: ${cap(e.curl)}`,
+  ]);
   if (result.runtimeAnswers.length) {
     const byStatus = {};
-    for (const e of result.runtimeAnswers) byStatus[e.status ?? "reset"] = (byStatus[e.status ?? "reset"] ?? 0) + 1;
+    for (const e of result.runtimeAnswers)
+      byStatus[e.status ?? "reset"] = (byStatus[e.status ?? "reset"] ?? 0) + 1;
     lines.push("");
-    lines.push(`answered by the local runtime, not the worker (not counted as findings): ${Object.entries(byStatus).map(([s, n]) => `${s}×${n}`).join(" ")}`);
+    lines.push(
+      `answered by the local runtime, not the worker (not counted as findings): ${Object.entries(
+        byStatus,
+      )
+        .map(([s, n]) => `${s}×${n}`)
+        .join(" ")}`,
+    );
     const e = result.runtimeAnswers[0];
-    lines.push(`  e.g. #${e.index} ${e.method} ${e.path.slice(0, 120)} -> ${e.status} ${e.response.slice(0, 80)}`);
+    lines.push(
+      `  e.g. #${e.index} ${e.method} ${e.path.slice(0, 120)} -> ${e.status} ${e.response.slice(0, 80)}`,
+    );
   }
   if (result.clientRefusals.length) {
     lines.push("");
-    lines.push(`not sent (Node refused the request): ${result.clientRefusals.length}, e.g. ${result.clientRefusals[0].error}`);
+    lines.push(
+      `not sent (Node refused the request): ${result.clientRefusals.length}, e.g. ${result.clientRefusals[0].error}`,
+    );
   }
   lines.push("");
   lines.push(
-    (result.findings ? `FINDINGS: ${result.findings} (5xx ${result.serverErrors.length}, timeouts ${result.timeouts.length}, connection errors ${result.connectionErrors.length}, shape violations ${result.shapeViolations.length})` : "no findings (5xx, timeouts, connection errors, shape violations)") +
-      (result.missingNosniff.length ? `; warnings: ${result.missingNosniff.length} answers without X-Content-Type-Options: nosniff` : ""),
+    (result.findings
+      ? `FINDINGS: ${result.findings} (5xx ${result.serverErrors.length}, timeouts ${result.timeouts.length}, connection errors ${result.connectionErrors.length}, shape violations ${result.shapeViolations.length})`
+      : "no findings (5xx, timeouts, connection errors, shape violations)") +
+      (result.missingNosniff.length
+        ? `; warnings: ${result.missingNosniff.length} answers without X-Content-Type-Options: nosniff`
+        : ""),
   );
   return lines.join("\n");
 }

@@ -14,7 +14,11 @@ export const NUDGE_EVERY_MS = 250;
 /** Nudges the proxy at `origin` until the returned function is called. */
 export function nudgeProxy(origin) {
   const timer = setInterval(() => {
-    fetch(`${origin}/healthz`, { method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "GET" }, signal: AbortSignal.timeout(5000) })
+    fetch(`${origin}/healthz`, {
+      method: "OPTIONS",
+      headers: { Origin: origin, "Access-Control-Request-Method": "GET" },
+      signal: AbortSignal.timeout(5000),
+    })
       .then((res) => res.body?.cancel())
       .catch(() => {});
   }, NUDGE_EVERY_MS);

@@ -59,7 +59,11 @@ export function d1Databases() {
     .slice(1)
     .map((block) => {
       const field = (name) => block.match(new RegExp(`^${name}\\s*=\\s*"([^"]+)"`, "m"))?.[1];
-      return { binding: String(field("binding")), id: String(field("database_id")), migrationsDir: join(ROOT, field("migrations_dir") ?? "migrations") };
+      return {
+        binding: String(field("binding")),
+        id: String(field("database_id")),
+        migrationsDir: join(ROOT, field("migrations_dir") ?? "migrations"),
+      };
     });
 }
 
@@ -78,9 +82,18 @@ export async function applyMigrations({ persistTo, remote = false } = {}) {
   if (!remote) return applyLocalMigrations(persistTo ?? join(ROOT, ".wrangler", "state"));
   const applied = {};
   for (const binding of d1Bindings()) {
-    const out = await runWrangler(["d1", "migrations", "apply", binding, "--remote"], { quiet: true });
+    const out = await runWrangler(["d1", "migrations", "apply", binding, "--remote"], {
+      quiet: true,
+    });
     // wrangler redraws its progress table per migration: each name once.
-    applied[binding] = [...new Set(out.split("\n").filter((l) => /│ \S+\.sql\s+│ ✅/.test(l)).map((l) => l.split("│")[1].trim()))];
+    applied[binding] = [
+      ...new Set(
+        out
+          .split("\n")
+          .filter((l) => /│ \S+\.sql\s+│ ✅/.test(l))
+          .map((l) => l.split("│")[1].trim()),
+      ),
+    ];
   }
   return applied;
 }
@@ -104,17 +117,28 @@ async function applyLocalMigrations(state) {
     const applied = {};
     for (const { binding, migrationsDir } of databases) {
       const db = await mf.getD1Database(binding);
-      await db.prepare("CREATE TABLE IF NOT EXISTS d1_migrations(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)").run();
-      const done = new Set((await db.prepare("SELECT name FROM d1_migrations").all()).results.map((r) => r.name));
+      await db
+        .prepare(
+          "CREATE TABLE IF NOT EXISTS d1_migrations(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)",
+        )
+        .run();
+      const done = new Set(
+        (await db.prepare("SELECT name FROM d1_migrations").all()).results.map((r) => r.name),
+      );
       applied[binding] = [];
-      for (const name of readdirSync(migrationsDir).filter((f) => f.endsWith(".sql")).sort()) {
+      for (const name of readdirSync(migrationsDir)
+        .filter((f) => f.endsWith(".sql"))
+        .sort()) {
         if (done.has(name)) continue;
         // drizzle-kit's breakpoints separate the statements (the hand-written files keep them too).
         const statements = readFileSync(join(migrationsDir, name), "utf8")
           .split("--> statement-breakpoint")
           .map((q) => q.trim())
           .filter((q) => q.replace(/--[^\n]*(\n|$)/g, "").trim() !== "");
-        await db.batch([...statements.map((q) => db.prepare(q)), db.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(name)]);
+        await db.batch([
+          ...statements.map((q) => db.prepare(q)),
+          db.prepare("INSERT INTO d1_migrations (name) VALUES (?)").bind(name),
+        ]);
         applied[binding].push(name);
       }
     }

@@ -20,7 +20,11 @@ export function emitDeclarations(packageDir, outDir) {
   const result = program.emit();
   const errors = ts.getPreEmitDiagnostics(program).concat(result.diagnostics);
   if (errors.length > 0) {
-    const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => packageDir, getNewLine: () => "\n" };
+    const host = {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => packageDir,
+      getNewLine: () => "\n",
+    };
     throw new Error(`type declarations failed:\n${ts.formatDiagnostics(errors, host)}`);
   }
 }

@@ -5,14 +5,26 @@
 // whose imports do not resolve turn every type into `any`, and nothing complains). Then every
 // code sample of the READMEs compiles against the same packages. Needs the packages built
 // (`npm test` builds them first: npm run build, npm run build:client).
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const PACKAGES = { "@edge-video-catalog/client": join(ROOT, "sdk", "client"), "@edge-video-catalog/player": join(ROOT, "sdk", "player") };
+const PACKAGES = {
+  "@edge-video-catalog/client": join(ROOT, "sdk", "client"),
+  "@edge-video-catalog/player": join(ROOT, "sdk", "player"),
+};
 
 let app: string;
 
@@ -22,14 +34,20 @@ function install(into: string, name: string, from: string, seen = new Set<string
   seen.add(name);
   const target = join(into, "node_modules", name);
   mkdirSync(dirname(target), { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(from, "package.json"), "utf8")) as { files?: string[]; dependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(from, "package.json"), "utf8")) as {
+    files?: string[];
+    dependencies?: Record<string, string>;
+  };
   if (name in PACKAGES) {
     mkdirSync(target, { recursive: true });
-    for (const entry of ["package.json", ...(manifest.files ?? [])]) if (existsSync(join(from, entry))) cpSync(join(from, entry), join(target, entry), { recursive: true });
+    for (const entry of ["package.json", ...(manifest.files ?? [])])
+      if (existsSync(join(from, entry)))
+        cpSync(join(from, entry), join(target, entry), { recursive: true });
   } else {
     symlinkSync(from, target);
   }
-  for (const dependency of Object.keys(manifest.dependencies ?? {})) install(into, dependency, join(ROOT, "node_modules", dependency), seen);
+  for (const dependency of Object.keys(manifest.dependencies ?? {}))
+    install(into, dependency, join(ROOT, "node_modules", dependency), seen);
 }
 
 const SETTINGS: Record<string, ts.CompilerOptions> = {
@@ -53,7 +71,8 @@ function cachingHost(options: ts.CompilerOptions): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
   const read = host.getSourceFile.bind(host);
   host.getSourceFile = (fileName, language, onError, shouldCreate) => {
-    if (fileName.startsWith(`${app}/`) && !fileName.includes("/node_modules/")) return read(fileName, language, onError, shouldCreate);
+    if (fileName.startsWith(`${app}/`) && !fileName.includes("/node_modules/"))
+      return read(fileName, language, onError, shouldCreate);
     const key = `${fileName}\0${JSON.stringify(language)}`;
     if (!parsed.has(key)) parsed.set(key, read(fileName, language, onError, shouldCreate));
     return parsed.get(key);
@@ -62,7 +81,11 @@ function cachingHost(options: ts.CompilerOptions): ts.CompilerHost {
 }
 
 /** TypeScript's diagnostics for these files of the app, as text. */
-function compile(files: Record<string, string>, settings: ts.CompilerOptions, allowJs = false): string[] {
+function compile(
+  files: Record<string, string>,
+  settings: ts.CompilerOptions,
+  allowJs = false,
+): string[] {
   const names = Object.keys(files).map((f) => join(app, f));
   for (const [file, text] of Object.entries(files)) writeFileSync(join(app, file), text);
   const options: ts.CompilerOptions = {
@@ -77,15 +100,26 @@ function compile(files: Record<string, string>, settings: ts.CompilerOptions, al
     checkJs: allowJs,
   };
   const program = ts.createProgram(names, options, cachingHost(options));
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? `${d.file.fileName.slice(app.length + 1)}: ` : ""}TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        `${d.file ? `${d.file.fileName.slice(app.length + 1)}: ` : ""}TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+    );
 }
 
 beforeAll(() => {
   for (const dir of Object.values(PACKAGES)) {
-    if (!existsSync(join(dir, "dist", "index.d.ts"))) throw new Error(`${dir}/dist has no declarations: run npm run build and npm run build:client (npm test does)`);
+    if (!existsSync(join(dir, "dist", "index.d.ts")))
+      throw new Error(
+        `${dir}/dist has no declarations: run npm run build and npm run build:client (npm test does)`,
+      );
   }
   app = mkdtempSync(join(tmpdir(), "evc-consumer-"));
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  writeFileSync(
+    join(app, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" }),
+  );
   for (const [name, dir] of Object.entries(PACKAGES)) install(app, name, dir);
 });
 afterAll(() => rmSync(app, { recursive: true, force: true }));
@@ -109,10 +143,14 @@ client.api.GET("/v2/videos", { params: { query: { nonexistent: 1 } } });
 `;
 
   for (const [mode, settings] of Object.entries(SETTINGS)) {
-    it(`type-checks under ${mode} resolution, and refuses a wrong path`, () => {
-      // An unused @ts-expect-error is itself an error: types that became `any` fail here.
-      expect(compile({ [`consumer-${mode}.ts`]: consumer }, settings)).toEqual([]);
-    }, COMPILE_TIMEOUT_MS);
+    it(
+      `type-checks under ${mode} resolution, and refuses a wrong path`,
+      () => {
+        // An unused @ts-expect-error is itself an error: types that became `any` fail here.
+        expect(compile({ [`consumer-${mode}.ts`]: consumer }, settings)).toEqual([]);
+      },
+      COMPILE_TIMEOUT_MS,
+    );
   }
 });
 
@@ -128,7 +166,9 @@ function samples(markdown: string): { lang: string; code: string; line: number }
       .join("\n");
     const line = markdown.slice(0, m.index).split("\n").length;
     if (m[2] === "js" || m[2] === "ts") out.push({ lang: m[2], code, line });
-    if (m[2] === "html") for (const s of code.matchAll(/<script>([\s\S]*?)<\/script>/g)) out.push({ lang: "js", code: s[1]!, line });
+    if (m[2] === "html")
+      for (const s of code.matchAll(/<script>([\s\S]*?)<\/script>/g))
+        out.push({ lang: "js", code: s[1]!, line });
   }
   return out;
 }
@@ -146,9 +186,16 @@ function compileSample(name: string, code: string, lang: string): string[] {
     const preamble = [...declared].map((n) => `declare const ${n}: any;`).join("\n");
     const file = `${name}.ts`;
     // A JavaScript sample is checked as JavaScript users run it: the API's types, without strict null checks.
-    const errors = compile({ [file]: `${global}${preamble}\n${code}\nexport {};\n` }, { ...SETTINGS.Bundler!, ...(lang === "js" && { strict: false }) });
+    const errors = compile(
+      { [file]: `${global}${preamble}\n${code}\nexport {};\n` },
+      { ...SETTINGS.Bundler!, ...(lang === "js" && { strict: false }) },
+    );
     const missing = errors
-      .map((e) => e.match(/TS(?:2304|2552) Cannot find name '(\w+)'/)?.[1] ?? e.match(/TS18004 No value exists in scope for the shorthand property '(\w+)'/)?.[1])
+      .map(
+        (e) =>
+          e.match(/TS(?:2304|2552) Cannot find name '(\w+)'/)?.[1] ??
+          e.match(/TS18004 No value exists in scope for the shorthand property '(\w+)'/)?.[1],
+      )
       .filter((n): n is string => !!n && !declared.has(n));
     if (missing.length === 0) return errors;
     for (const n of missing) declared.add(n);
@@ -158,11 +205,18 @@ function compileSample(name: string, code: string, lang: string): string[] {
 describe("README code samples", () => {
   for (const readme of ["README.md", "sdk/client/README.md", "sdk/player/README.md"]) {
     const found = samples(readFileSync(join(ROOT, readme), "utf8"));
-    it(`${readme}: ${found.length} samples compile against the packages`, () => {
-      expect(found.length).toBeGreaterThan(0);
-      for (const [i, sample] of found.entries()) {
-        expect(compileSample(`sample-${readme.replace(/\W/g, "-")}-${i}`, sample.code, sample.lang), `${readme}:${sample.line}`).toEqual([]);
-      }
-    }, COMPILE_TIMEOUT_MS);
+    it(
+      `${readme}: ${found.length} samples compile against the packages`,
+      () => {
+        expect(found.length).toBeGreaterThan(0);
+        for (const [i, sample] of found.entries()) {
+          expect(
+            compileSample(`sample-${readme.replace(/\W/g, "-")}-${i}`, sample.code, sample.lang),
+            `${readme}:${sample.line}`,
+          ).toEqual([]);
+        }
+      },
+      COMPILE_TIMEOUT_MS,
+    );
   }
 });

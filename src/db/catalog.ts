@@ -2,7 +2,16 @@
 // SQL building blocks every read composes (scope, names, custom fields, text).
 import { and, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { inList, type Db } from "./client";
-import { contentCustomFields, contentLabels, contents, labels, listingCounts, organizations, type Content, type LabelKind } from "./schema";
+import {
+  contentCustomFields,
+  contentLabels,
+  contents,
+  labels,
+  listingCounts,
+  organizations,
+  type Content,
+  type LabelKind,
+} from "./schema";
 import { selectRows, selectRowsWithTotal } from "./table-rows";
 
 /**
@@ -31,12 +40,24 @@ export interface ContentScope {
 export function inScope(scope: ContentScope): SQL {
   return and(
     eq(contents.organizationId, scope.organizationId),
-    scope.subOrganizationId === null ? undefined : eq(contents.subOrganizationId, scope.subOrganizationId),
+    scope.subOrganizationId === null
+      ? undefined
+      : eq(contents.subOrganizationId, scope.subOrganizationId),
   )!;
 }
 
 export async function listVideos(db: Db, where: SQL, page: Page): Promise<Content[]> {
-  return selectRows(db, contents, db.select().from(contents).where(where).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset));
+  return selectRows(
+    db,
+    contents,
+    db
+      .select()
+      .from(contents)
+      .where(where)
+      .orderBy(...NEWEST_FIRST)
+      .limit(page.limit)
+      .offset(page.offset),
+  );
 }
 
 /**
@@ -65,7 +86,12 @@ export async function listableCount(db: Db, scope: ContentScope): Promise<number
   const [row] = await db
     .select({ videos: listingCounts.videos })
     .from(listingCounts)
-    .where(and(eq(listingCounts.organizationId, scope.organizationId), eq(listingCounts.subOrganizationId, scope.subOrganizationId ?? 0)));
+    .where(
+      and(
+        eq(listingCounts.organizationId, scope.organizationId),
+        eq(listingCounts.subOrganizationId, scope.subOrganizationId ?? 0),
+      ),
+    );
   return row?.videos ?? 0;
 }
 
@@ -90,14 +116,24 @@ export interface LabelHit {
 }
 
 /** Labels by kind and name across the given organizations (names are per organization), one query. */
-export async function findLabels(db: Db, organizationIds: number[], names: NameRef[]): Promise<Map<string, LabelHit[]>> {
+export async function findLabels(
+  db: Db,
+  organizationIds: number[],
+  names: NameRef[],
+): Promise<Map<string, LabelHit[]>> {
   const found = new Map<string, LabelHit[]>();
   const wanted = [...new Map(names.map((n) => [labelKey(n.kind, n.name), n])).values()];
   if (wanted.length === 0) return found;
   // (kind, name) pairs as one JSON parameter: any number of names in one statement.
   const pairs = JSON.stringify(wanted.map((n) => [n.kind, n.name]));
   const rows = await db
-    .select({ id: labels.id, organizationId: labels.organizationId, videos: labels.videos, kind: labels.kind, name: labels.name })
+    .select({
+      id: labels.id,
+      organizationId: labels.organizationId,
+      videos: labels.videos,
+      kind: labels.kind,
+      name: labels.name,
+    })
     .from(labels)
     .where(
       and(
@@ -107,14 +143,20 @@ export async function findLabels(db: Db, organizationIds: number[], names: NameR
     );
   for (const r of rows) {
     const key = labelKey(r.kind, r.name);
-    found.set(key, [...(found.get(key) ?? []), { id: r.id, organizationId: r.organizationId, videos: r.videos }]);
+    found.set(key, [
+      ...(found.get(key) ?? []),
+      { id: r.id, organizationId: r.organizationId, videos: r.videos },
+    ]);
   }
   return found;
 }
 
 /** The labels of these names (any organization). */
-export const labelsOf = (names: readonly NameRef[], found: Map<string, LabelHit[]>): LabelHit[] =>
-  [...new Map(names.flatMap((n) => found.get(labelKey(n.kind, n.name)) ?? []).map((l) => [l.id, l])).values()];
+export const labelsOf = (names: readonly NameRef[], found: Map<string, LabelHit[]>): LabelHit[] => [
+  ...new Map(
+    names.flatMap((n) => found.get(labelKey(n.kind, n.name)) ?? []).map((l) => [l.id, l]),
+  ).values(),
+];
 
 /** The video carries one of these labels: an index lookup by label id. */
 export function carriesAnyLabel(labelIds: number[]): SQL {
@@ -149,7 +191,10 @@ export function carriesAnyName(names: readonly NameRef[]): SQL | null {
   const tests = names.flatMap((n) => {
     const element = JSON.stringify(n.name);
     const column = `"contents"."${NAME_COLUMNS[n.kind]}"`;
-    return [`when instr(${column}, ${literal(`[${element}`)}) > 0 then 1`, `when instr(${column}, ${literal(`,${element}`)}) > 0 then 1`];
+    return [
+      `when instr(${column}, ${literal(`[${element}`)}) > 0 then 1`,
+      `when instr(${column}, ${literal(`,${element}`)}) > 0 then 1`,
+    ];
   });
   return sql.raw(`(case ${tests.join(" ")} else 0 end) = 1`);
 }
@@ -176,32 +221,56 @@ export function hasFieldValue(name: string, values: readonly string[]): SQL {
 }
 
 /** Videos of these organizations with the field at one of these values (the lookup index). */
-export function withFieldValue(organizationIds: number[], name: string, values: readonly string[]): SQL {
+export function withFieldValue(
+  organizationIds: number[],
+  name: string,
+  values: readonly string[],
+): SQL {
   return sql`select ${contentCustomFields.contentId} from ${contentCustomFields}
     where ${inList(contentCustomFields.organizationId, organizationIds)} and ${contentCustomFields.name} = ${name}
     and ${inList(contentCustomFields.value, values)}`;
 }
 
 /** How many videos (any status) have the field at one of these values, counted up to `cap` (reads at most `cap` rows). */
-export async function fieldValueCount(db: Db, organizationIds: number[], name: string, values: readonly string[], cap: number): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)` }).from(sql`(${withFieldValue(organizationIds, name, values)} limit ${cap})`);
+export async function fieldValueCount(
+  db: Db,
+  organizationIds: number[],
+  name: string,
+  values: readonly string[],
+  cap: number,
+): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(sql`(${withFieldValue(organizationIds, name, values)} limit ${cap})`);
   return Number(row?.n ?? 0);
 }
 
 // ---------------------------------------------------------------------------------------------
 
 /** Ids of the other organizations of a network. */
-export async function networkPeers(db: Db, networkId: number, exceptOrganizationId: number): Promise<number[]> {
+export async function networkPeers(
+  db: Db,
+  networkId: number,
+  exceptOrganizationId: number,
+): Promise<number[]> {
   const rows = await db
     .select({ id: organizations.id })
     .from(organizations)
-    .where(and(eq(organizations.networkId, networkId), sql`${organizations.id} <> ${exceptOrganizationId}`));
+    .where(
+      and(
+        eq(organizations.networkId, networkId),
+        sql`${organizations.id} <> ${exceptOrganizationId}`,
+      ),
+    );
   return rows.map((r) => r.id);
 }
 
 /** Organization keys by id (json-feed's creator_code). */
 export async function organizationKeys(db: Db, ids: number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.select({ id: organizations.id, key: organizations.organizationKey }).from(organizations).where(inList(organizations.id, ids));
+  const rows = await db
+    .select({ id: organizations.id, key: organizations.organizationKey })
+    .from(organizations)
+    .where(inList(organizations.id, ids));
   return new Map(rows.map((r) => [r.id, r.key]));
 }

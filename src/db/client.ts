@@ -26,7 +26,8 @@ export function chunkRows<T>(rows: readonly T[], paramsPerRow: number, maxParams
 export function isUniqueViolation(err: unknown, column?: string): boolean {
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
     const message = e instanceof Error ? e.message : String(e);
-    if (message.includes("UNIQUE constraint failed") && (!column || message.includes(column))) return true;
+    if (message.includes("UNIQUE constraint failed") && (!column || message.includes(column)))
+      return true;
     if (!(e instanceof Error)) break;
   }
   return false;
@@ -58,14 +59,18 @@ const INLINE_STRING_CHARS_MAX = 4000;
  */
 function inlineLiterals(values: readonly (string | number)[]): string | null {
   if (values.length === 0) return null;
-  if (values.every((v) => typeof v === "number" && Number.isSafeInteger(v))) return values.length <= INLINE_INTEGERS_MAX ? values.join(",") : null;
+  if (values.every((v) => typeof v === "number" && Number.isSafeInteger(v)))
+    return values.length <= INLINE_INTEGERS_MAX ? values.join(",") : null;
   if (!values.every((v) => typeof v === "string" && !/[\u0000-\u001f\u007f]/.test(v))) return null;
   const quoted = (values as string[]).map((v) => `'${v.replace(/'/g, "''")}'`).join(",");
   return quoted.length <= INLINE_STRING_CHARS_MAX ? quoted : null;
 }
 
 /** db.batch of any number of statements (none: nothing to run), on either database. */
-export async function runBatch(db: Pick<Db, "batch">, statements: readonly BatchItem<"sqlite">[]): Promise<void> {
+export async function runBatch(
+  db: Pick<Db, "batch">,
+  statements: readonly BatchItem<"sqlite">[],
+): Promise<void> {
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);
 }
@@ -82,5 +87,7 @@ function balanced(join: typeof and, conditions: readonly (SQL | undefined)[]): S
   return join(balanced(join, present.slice(0, half)), balanced(join, present.slice(half)));
 }
 
-export const allOf = (conditions: readonly (SQL | undefined)[]): SQL | undefined => balanced(and, conditions);
-export const someOf = (conditions: readonly (SQL | undefined)[]): SQL | undefined => balanced(or, conditions);
+export const allOf = (conditions: readonly (SQL | undefined)[]): SQL | undefined =>
+  balanced(and, conditions);
+export const someOf = (conditions: readonly (SQL | undefined)[]): SQL | undefined =>
+  balanced(or, conditions);

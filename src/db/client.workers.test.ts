@@ -7,7 +7,10 @@ import { createDb, inList } from "./client";
 
 const db = createDb(env.DB);
 
-async function selected(haystack: readonly (string | number)[], wanted: readonly (string | number)[]) {
+async function selected(
+  haystack: readonly (string | number)[],
+  wanted: readonly (string | number)[],
+) {
   const rows = await db.all<{ value: string | number }>(
     sql`select value from json_each(${JSON.stringify(haystack)}) where ${inList(sql`value`, wanted)} order by key`,
   );
@@ -16,7 +19,15 @@ async function selected(haystack: readonly (string | number)[], wanted: readonly
 
 describe("inList", () => {
   it("matches strings with quotes, SQL, unicode and control characters exactly", async () => {
-    const tricky = ["it's", "a''b", "'); drop table contents; --", "é 🎬", "x\u0000y", "tab\there", "\\"];
+    const tricky = [
+      "it's",
+      "a''b",
+      "'); drop table contents; --",
+      "é 🎬",
+      "x\u0000y",
+      "tab\there",
+      "\\",
+    ];
     const haystack = [...tricky, "its", "ab", "x", "y", "tab"];
     expect(await selected(haystack, tricky)).toEqual(tricky);
     for (const one of tricky) expect(await selected(haystack, [one])).toEqual([one]);

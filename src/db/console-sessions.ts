@@ -11,7 +11,11 @@ export async function insertSession(db: Db, session: ConsoleSession): Promise<vo
 
 /** The session with this token hash, whether expired or not (the caller decides). */
 export async function findSession(db: Db, tokenHash: string): Promise<ConsoleSession | null> {
-  const [row] = await db.select().from(consoleSessions).where(eq(consoleSessions.tokenHash, tokenHash)).limit(1);
+  const [row] = await db
+    .select()
+    .from(consoleSessions)
+    .where(eq(consoleSessions.tokenHash, tokenHash))
+    .limit(1);
   return row ?? null;
 }
 
@@ -20,14 +24,26 @@ export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
 }
 
 /** Ends every session of the organization except `keepTokenHash` (the one asking, if any). */
-export async function deleteOrganizationSessions(db: Db, organizationId: number, keepTokenHash: string | null): Promise<void> {
+export async function deleteOrganizationSessions(
+  db: Db,
+  organizationId: number,
+  keepTokenHash: string | null,
+): Promise<void> {
   await db
     .delete(consoleSessions)
-    .where(and(eq(consoleSessions.organizationId, organizationId), keepTokenHash ? ne(consoleSessions.tokenHash, keepTokenHash) : undefined));
+    .where(
+      and(
+        eq(consoleSessions.organizationId, organizationId),
+        keepTokenHash ? ne(consoleSessions.tokenHash, keepTokenHash) : undefined,
+      ),
+    );
 }
 
 /** Forgets sessions that expired before `now` (the cron; console_sessions_expires_idx). */
 export async function deleteExpiredSessions(db: Db, now: string): Promise<number> {
-  const gone = await db.delete(consoleSessions).where(lt(consoleSessions.expiresAt, now)).returning({ tokenHash: consoleSessions.tokenHash });
+  const gone = await db
+    .delete(consoleSessions)
+    .where(lt(consoleSessions.expiresAt, now))
+    .returning({ tokenHash: consoleSessions.tokenHash });
   return gone.length;
 }

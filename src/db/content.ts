@@ -19,7 +19,11 @@ import { replaceWindowsStatements, type WindowInput } from "./syndications";
 
 export type { ContentScope };
 
-export async function findContent(db: Db, scope: ContentScope, contentKey: string): Promise<Content | null> {
+export async function findContent(
+  db: Db,
+  scope: ContentScope,
+  contentKey: string,
+): Promise<Content | null> {
   const [row] = await db
     .select()
     .from(contents)
@@ -30,7 +34,11 @@ export async function findContent(db: Db, scope: ContentScope, contentKey: strin
 
 /** Any organization's content with this key (content keys are global: they name R2 objects). */
 export async function findContentByKeyAnyOrg(db: Db, contentKey: string): Promise<Content | null> {
-  const [row] = await db.select().from(contents).where(eq(contents.contentKey, contentKey)).limit(1);
+  const [row] = await db
+    .select()
+    .from(contents)
+    .where(eq(contents.contentKey, contentKey))
+    .limit(1);
   return row ?? null;
 }
 
@@ -39,17 +47,31 @@ export async function findContentByKeyAnyOrg(db: Db, contentKey: string): Promis
  * and not removed), else null: one indexed row.
  */
 /** The row served under a key (published, not removed) and when its record last changed; else null. */
-export async function listableContent(db: Db, contentKey: string): Promise<{ id: number; updatedAt: string } | null> {
+export async function listableContent(
+  db: Db,
+  contentKey: string,
+): Promise<{ id: number; updatedAt: string } | null> {
   const [row] = await db
-    .select({ id: contents.id, status: contents.status, removed: contents.removed, updatedAt: contents.updatedAt })
+    .select({
+      id: contents.id,
+      status: contents.status,
+      removed: contents.removed,
+      updatedAt: contents.updatedAt,
+    })
     .from(contents)
     .where(eq(contents.contentKey, contentKey))
     .limit(1);
-  return row !== undefined && row.status === "available" && !row.removed ? { id: row.id, updatedAt: row.updatedAt } : null;
+  return row !== undefined && row.status === "available" && !row.removed
+    ? { id: row.id, updatedAt: row.updatedAt }
+    : null;
 }
 
 export async function contentKeyExists(db: Db, contentKey: string): Promise<boolean> {
-  const [row] = await db.select({ id: contents.id }).from(contents).where(eq(contents.contentKey, contentKey)).limit(1);
+  const [row] = await db
+    .select({ id: contents.id })
+    .from(contents)
+    .where(eq(contents.contentKey, contentKey))
+    .limit(1);
   return row !== undefined;
 }
 
@@ -60,22 +82,34 @@ export function labelNamesOf(c: Pick<Content, "categories" | "tags" | "events">)
 }
 
 /** The content's id, addressed by key, so statements can run in the batch that inserts it. */
-const idOfKey = (contentKey: string) => sql<number>`(select ${contents.id} from ${contents} where ${contents.contentKey} = ${contentKey})`;
+const idOfKey = (contentKey: string) =>
+  sql<number>`(select ${contents.id} from ${contents} where ${contents.contentKey} = ${contentKey})`;
 
 /**
  * Statements that make the content's names exactly `names`: create names new to the
  * organization, then link them. The (kind, name) pairs travel as one JSON parameter, so any
  * number of names is two statements.
  */
-function labelStatements(db: Db, organizationId: number, contentKey: string, names: LabelNames): BatchItem<"sqlite">[] {
-  const pairs = JSON.stringify((Object.keys(names) as LabelKind[]).flatMap((kind) => [...new Set(names[kind])].map((name) => [kind, name])));
+function labelStatements(
+  db: Db,
+  organizationId: number,
+  contentKey: string,
+  names: LabelNames,
+): BatchItem<"sqlite">[] {
+  const pairs = JSON.stringify(
+    (Object.keys(names) as LabelKind[]).flatMap((kind) =>
+      [...new Set(names[kind])].map((name) => [kind, name]),
+    ),
+  );
   const contentId = idOfKey(contentKey);
   return [
     db.delete(contentLabels).where(eq(contentLabels.contentId, contentId)),
     // (Drizzle's insert-select lists every column in table order: the SELECTs do too.)
     db
       .insert(labels)
-      .select(sql`select null, ${organizationId}, value ->> 0, value ->> 1, 0 from json_each(${pairs}) where true`)
+      .select(
+        sql`select null, ${organizationId}, value ->> 0, value ->> 1, 0 from json_each(${pairs}) where true`,
+      )
       .onConflictDoNothing(),
     db.insert(contentLabels).select(
       // listable: 0 here, set by the insert trigger when the video is listable.
@@ -86,12 +120,23 @@ function labelStatements(db: Db, organizationId: number, contentKey: string, nam
 }
 
 /** Statements that make the content's custom field rows exactly `fields` (values as strings: 3 and "3" match alike). */
-function customFieldStatements(db: Db, organizationId: number, contentKey: string, fields: CustomField[]): BatchItem<"sqlite">[] {
-  const rows = JSON.stringify(fields.flatMap((f) => Object.entries(f).map(([name, value]) => [name, String(value)])));
+function customFieldStatements(
+  db: Db,
+  organizationId: number,
+  contentKey: string,
+  fields: CustomField[],
+): BatchItem<"sqlite">[] {
+  const rows = JSON.stringify(
+    fields.flatMap((f) => Object.entries(f).map(([name, value]) => [name, String(value)])),
+  );
   const contentId = idOfKey(contentKey);
   return [
     db.delete(contentCustomFields).where(eq(contentCustomFields.contentId, contentId)),
-    db.insert(contentCustomFields).select(sql`select ${contentId}, ${organizationId}, value ->> 0, value ->> 1 from json_each(${rows})`),
+    db
+      .insert(contentCustomFields)
+      .select(
+        sql`select ${contentId}, ${organizationId}, value ->> 0, value ->> 1 from json_each(${rows})`,
+      ),
   ];
 }
 
@@ -104,16 +149,27 @@ export async function insertContent(db: Db, row: typeof contents.$inferInsert): 
   ]);
 }
 
-export type ContentChanges = Partial<Omit<typeof contents.$inferInsert, "id" | "organizationId" | "contentKey">>;
+export type ContentChanges = Partial<
+  Omit<typeof contents.$inferInsert, "id" | "organizationId" | "contentKey">
+>;
 
 /** Updates the row (and its names, custom fields and windows when they change) in one batch. */
-export async function updateContent(db: Db, content: Content, changes: ContentChanges, windows?: WindowInput[]): Promise<Content> {
+export async function updateContent(
+  db: Db,
+  content: Content,
+  changes: ContentChanges,
+  windows?: WindowInput[],
+): Promise<Content> {
   const namesChanged = changes.categories || changes.tags || changes.events;
   const merged = { ...content, ...changes } as Content;
   const [updated] = await db.batch([
     db.update(contents).set(changes).where(eq(contents.id, content.id)).returning(),
-    ...(namesChanged ? labelStatements(db, content.organizationId, content.contentKey, labelNamesOf(merged)) : []),
-    ...(changes.customFields ? customFieldStatements(db, content.organizationId, content.contentKey, merged.customFields) : []),
+    ...(namesChanged
+      ? labelStatements(db, content.organizationId, content.contentKey, labelNamesOf(merged))
+      : []),
+    ...(changes.customFields
+      ? customFieldStatements(db, content.organizationId, content.contentKey, merged.customFields)
+      : []),
     ...(windows ? replaceWindowsStatements(db, content.id, windows) : []),
   ]);
   return updated[0]!;
@@ -123,11 +179,21 @@ export async function updateContent(db: Db, content: Content, changes: ContentCh
  * Moves an open upload to a final state; only one caller wins (the row must still carry the
  * upload id), so completing twice cannot publish twice.
  */
-export async function finishUpload(db: Db, content: Content, changes: ContentChanges): Promise<Content | null> {
+export async function finishUpload(
+  db: Db,
+  content: Content,
+  changes: ContentChanges,
+): Promise<Content | null> {
   const [row] = await db
     .update(contents)
     .set({ ...changes, uploadId: null })
-    .where(and(eq(contents.id, content.id), eq(contents.uploadId, content.uploadId ?? ""), eq(contents.status, "uploading")))
+    .where(
+      and(
+        eq(contents.id, content.id),
+        eq(contents.uploadId, content.uploadId ?? ""),
+        eq(contents.status, "uploading"),
+      ),
+    )
     .returning();
   // The upload is over (published, rejected or expired): its part list has nothing left to tell.
   if (row) await db.delete(uploadParts).where(eq(uploadParts.contentId, content.id));
@@ -147,7 +213,11 @@ export async function recordPart(db: Db, part: UploadPart): Promise<void> {
 
 /** The parts stored so far into a content's open upload, by part number. */
 export async function storedParts(db: Db, contentId: number): Promise<UploadPart[]> {
-  return db.select().from(uploadParts).where(eq(uploadParts.contentId, contentId)).orderBy(uploadParts.partNumber);
+  return db
+    .select()
+    .from(uploadParts)
+    .where(eq(uploadParts.contentId, contentId))
+    .orderBy(uploadParts.partNumber);
 }
 
 /** Records when E2 was first asked to complete the upload (null: forget it). */
@@ -156,7 +226,11 @@ export async function markUploadSigned(db: Db, contentId: number, at: string): P
   await db.update(contents).set({ uploadSignedAt: at }).where(eq(contents.id, contentId));
 }
 
-export async function markCompleteRequested(db: Db, contentId: number, at: string | null): Promise<void> {
+export async function markCompleteRequested(
+  db: Db,
+  contentId: number,
+  at: string | null,
+): Promise<void> {
   await db.update(contents).set({ completeRequestedAt: at }).where(eq(contents.id, contentId));
 }
 
@@ -166,7 +240,12 @@ export async function markCompleteRequested(db: Db, contentId: number, at: strin
  * were last signed (E1 or a resume) before `expiredBefore` (abandoned: their URLs expired). Read through the partial index of
  * open uploads.
  */
-export async function openUploadsToSweep(db: Db, stuckBefore: string, expiredBefore: string, limit: number): Promise<Content[]> {
+export async function openUploadsToSweep(
+  db: Db,
+  stuckBefore: string,
+  expiredBefore: string,
+  limit: number,
+): Promise<Content[]> {
   return db
     .select()
     .from(contents)
@@ -185,17 +264,29 @@ export async function deleteContentRow(db: Db, contentId: number): Promise<void>
 }
 
 /** A thumbnail was stored: its version moves on (the URL changes). Returns the content as it is now. */
-export async function markThumbnailUploaded(db: Db, contentId: number, now: string): Promise<Content> {
+export async function markThumbnailUploaded(
+  db: Db,
+  contentId: number,
+  now: string,
+): Promise<Content> {
   const [row] = await db
     .update(contents)
-    .set({ thumbnailUploaded: true, thumbnailVersion: sql`${contents.thumbnailVersion} + 1`, updatedAt: now })
+    .set({
+      thumbnailUploaded: true,
+      thumbnailVersion: sql`${contents.thumbnailVersion} + 1`,
+      updatedAt: now,
+    })
     .where(eq(contents.id, contentId))
     .returning();
   return row!;
 }
 
 /** The organization's content rows of these keys (deleted content is simply absent). */
-export async function contentsByKey(db: Db, organizationId: number, keys: readonly string[]): Promise<Map<string, Content>> {
+export async function contentsByKey(
+  db: Db,
+  organizationId: number,
+  keys: readonly string[],
+): Promise<Map<string, Content>> {
   if (keys.length === 0) return new Map();
   const rows = await db
     .select()
@@ -208,7 +299,12 @@ export async function contentsByKey(db: Db, organizationId: number, keys: readon
  * Which of these content keys belong to the organization or, with a network, to another
  * organization of it (one query whatever their number).
  */
-export async function playableContentKeys(db: Db, organizationId: number, networkId: number | null, keys: readonly string[]): Promise<Set<string>> {
+export async function playableContentKeys(
+  db: Db,
+  organizationId: number,
+  networkId: number | null,
+  keys: readonly string[],
+): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   const owners =
     networkId === null
@@ -229,7 +325,12 @@ export function subOrganizationKeys(scope: ContentScope): SQL {
 /** R2 keys and upload ids of every content of an organization (for deleting it). */
 export async function organizationObjects(db: Db, organizationId: number) {
   return db
-    .select({ id: contents.id, contentKey: contents.contentKey, mediaKey: contents.mediaKey, uploadId: contents.uploadId })
+    .select({
+      id: contents.id,
+      contentKey: contents.contentKey,
+      mediaKey: contents.mediaKey,
+      uploadId: contents.uploadId,
+    })
     .from(contents)
     .where(eq(contents.organizationId, organizationId));
 }

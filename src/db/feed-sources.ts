@@ -9,7 +9,10 @@ import { selectRows } from "./table-rows";
 import { publishedByWindows } from "./syndications";
 
 /** A published video as feed membership sees it, plus its place in the newest-first order. */
-export type VideoNamesRow = Pick<Content, "id" | "publishedAt" | "subOrganizationId" | "categories" | "tags" | "events">;
+export type VideoNamesRow = Pick<
+  Content,
+  "id" | "publishedAt" | "subOrganizationId" | "categories" | "tags" | "events"
+>;
 
 /**
  * The organization's videos a feed may publish at `now` (listable, no syndication window or
@@ -39,7 +42,9 @@ export async function publishedVideoNames(
       events: contents.events,
     })
     .from(contents)
-    .where(and(LISTABLE, eq(contents.organizationId, organizationId), keyset, publishedByWindows(now)))
+    .where(
+      and(LISTABLE, eq(contents.organizationId, organizationId), keyset, publishedByWindows(now)),
+    )
     .orderBy(desc(contents.publishedAt), desc(contents.id))
     .limit(limit);
 }
@@ -47,5 +52,12 @@ export async function publishedVideoNames(
 /** These videos' records, still listable (in no particular order). */
 export async function listableContentsByIds(db: Db, ids: number[]): Promise<Content[]> {
   if (ids.length === 0) return [];
-  return selectRows(db, contents, db.select().from(contents).where(and(LISTABLE, inList(contents.id, ids))));
+  return selectRows(
+    db,
+    contents,
+    db
+      .select()
+      .from(contents)
+      .where(and(LISTABLE, inList(contents.id, ids))),
+  );
 }

@@ -5,7 +5,11 @@ import { inList, type Db } from "./client";
 import { feeds, type Feed } from "./schema";
 
 export async function listFeeds(db: Db, organizationId: number): Promise<Feed[]> {
-  return db.select().from(feeds).where(eq(feeds.organizationId, organizationId)).orderBy(asc(feeds.id));
+  return db
+    .select()
+    .from(feeds)
+    .where(eq(feeds.organizationId, organizationId))
+    .orderBy(asc(feeds.id));
 }
 
 export async function findFeedByFeedId(db: Db, feedId: string): Promise<Feed | null> {
@@ -18,14 +22,23 @@ export async function findFeedByFeedId(db: Db, feedId: string): Promise<Feed | n
  * credentials all of them, a sub-organization's only its own.
  */
 function managedBy(scope: ContentScope) {
-  return and(eq(feeds.organizationId, scope.organizationId), scope.subOrganizationId === null ? undefined : eq(feeds.subOrganizationId, scope.subOrganizationId));
+  return and(
+    eq(feeds.organizationId, scope.organizationId),
+    scope.subOrganizationId === null
+      ? undefined
+      : eq(feeds.subOrganizationId, scope.subOrganizationId),
+  );
 }
 
 export async function feedsIn(db: Db, scope: ContentScope): Promise<Feed[]> {
   return db.select().from(feeds).where(managedBy(scope)).orderBy(asc(feeds.id));
 }
 
-export async function findFeedIn(db: Db, scope: ContentScope, feedId: string): Promise<Feed | null> {
+export async function findFeedIn(
+  db: Db,
+  scope: ContentScope,
+  feedId: string,
+): Promise<Feed | null> {
   const [row] = await db
     .select()
     .from(feeds)
@@ -37,10 +50,24 @@ export async function findFeedIn(db: Db, scope: ContentScope, feedId: string): P
 export type FeedValues = Pick<Feed, "name" | "categories" | "tags" | "events">;
 
 /** A feed of the scope: created with a sub-organization's credentials, it is that sub-organization's. */
-export async function insertFeed(db: Db, scope: ContentScope, feedId: string, v: FeedValues, now: string): Promise<Feed> {
+export async function insertFeed(
+  db: Db,
+  scope: ContentScope,
+  feedId: string,
+  v: FeedValues,
+  now: string,
+): Promise<Feed> {
   const [row] = await db
     .insert(feeds)
-    .values({ feedId, organizationId: scope.organizationId, subOrganizationId: scope.subOrganizationId, ...v, createdAt: now, updatedAt: now, dirtySince: now })
+    .values({
+      feedId,
+      organizationId: scope.organizationId,
+      subOrganizationId: scope.subOrganizationId,
+      ...v,
+      createdAt: now,
+      updatedAt: now,
+      dirtySince: now,
+    })
     .returning();
   return row!;
 }
@@ -72,38 +99,67 @@ export async function markFeedsDirty(db: Db, ids: number[], now: string): Promis
 }
 
 /** Records a finished rebuild; clears the dirty mark unless a newer change marked it again, and the lease. */
-export async function recordFeedBuild(db: Db, feed: Feed, files: Feed["files"], builtAt: string): Promise<void> {
+export async function recordFeedBuild(
+  db: Db,
+  feed: Feed,
+  files: Feed["files"],
+  builtAt: string,
+): Promise<void> {
   await db
     .update(feeds)
     .set({
       files,
       builtAt,
       buildingUntil: null,
-      dirtySince: feed.dirtySince === null ? null : sql`case when ${feeds.dirtySince} = ${feed.dirtySince} then null else ${feeds.dirtySince} end`,
+      dirtySince:
+        feed.dirtySince === null
+          ? null
+          : sql`case when ${feeds.dirtySince} = ${feed.dirtySince} then null else ${feeds.dirtySince} end`,
     })
     .where(eq(feeds.id, feed.id));
 }
 
 /** Feeds in id order after `afterId` (the cron's reconcile cursor). */
 export async function feedsAfter(db: Db, afterId: number, limit: number): Promise<Feed[]> {
-  return db.select().from(feeds).where(sql`${feeds.id} > ${afterId}`).orderBy(asc(feeds.id)).limit(limit);
+  return db
+    .select()
+    .from(feeds)
+    .where(sql`${feeds.id} > ${afterId}`)
+    .orderBy(asc(feeds.id))
+    .limit(limit);
 }
 
-const unleased = (now: string) => sql`(${feeds.buildingUntil} is null or ${feeds.buildingUntil} <= ${now})`;
+const unleased = (now: string) =>
+  sql`(${feeds.buildingUntil} is null or ${feeds.buildingUntil} <= ${now})`;
 
 /** Ids of dirty feeds no rebuild holds, oldest mark first (optionally one organization's). */
-export async function dirtyFeedIds(db: Db, limit: number, now: string, organizationId?: number): Promise<number[]> {
+export async function dirtyFeedIds(
+  db: Db,
+  limit: number,
+  now: string,
+  organizationId?: number,
+): Promise<number[]> {
   const rows = await db
     .select({ id: feeds.id })
     .from(feeds)
-    .where(and(isNotNull(feeds.dirtySince), unleased(now), organizationId === undefined ? undefined : eq(feeds.organizationId, organizationId)))
+    .where(
+      and(
+        isNotNull(feeds.dirtySince),
+        unleased(now),
+        organizationId === undefined ? undefined : eq(feeds.organizationId, organizationId),
+      ),
+    )
     .orderBy(asc(feeds.dirtySince))
     .limit(limit);
   return rows.map((r) => r.id);
 }
 
 /** Organizations with dirty feeds no rebuild holds, the one with the oldest mark first. */
-export async function organizationsWithDirtyFeeds(db: Db, now: string, limit: number): Promise<number[]> {
+export async function organizationsWithDirtyFeeds(
+  db: Db,
+  now: string,
+  limit: number,
+): Promise<number[]> {
   const rows = await db
     .select({ organizationId: feeds.organizationId })
     .from(feeds)
@@ -127,7 +183,12 @@ export async function releaseFeeds(db: Db, ids: number[], leaseUntil: string): P
  * Takes a lease on the feeds (until `leaseUntil`) that no other rebuild holds, atomically, and
  * returns them in id order: of two overlapping runs, each feed is rebuilt by one.
  */
-export async function claimFeeds(db: Db, ids: number[], now: string, leaseUntil: string): Promise<Feed[]> {
+export async function claimFeeds(
+  db: Db,
+  ids: number[],
+  now: string,
+  leaseUntil: string,
+): Promise<Feed[]> {
   if (ids.length === 0) return [];
   const claimed = await db
     .update(feeds)

@@ -32,7 +32,8 @@ export interface TextScope {
   subOrganizationId: number | null;
 }
 
-export const scopeToken = (s: TextScope) => (s.subOrganizationId === null ? `o${s.organizationId}` : `m${s.subOrganizationId}`);
+export const scopeToken = (s: TextScope) =>
+  s.subOrganizationId === null ? `o${s.organizationId}` : `m${s.subOrganizationId}`;
 
 /**
  * A search expression over title and description only: the scope column holds "all" and the
@@ -46,7 +47,11 @@ export function scopedExpression(s: TextScope, expression: string): string {
 }
 
 /** The scope's documents whose titles match (`titles`), or that match in their descriptions only (`descriptions only`). */
-export function scopedByColumn(s: TextScope, expression: string, where: "titles" | "descriptions only"): string {
+export function scopedByColumn(
+  s: TextScope,
+  expression: string,
+  where: "titles" | "descriptions only",
+): string {
   const titles = `{title}: (${expression})`;
   return `${anyScope([s])} AND ${where === "titles" ? titles : `(${inText(expression)} NOT ${titles})`}`;
 }
@@ -77,7 +82,10 @@ export function ftsRowMatches(expression: string): SQL {
 
 /** Matching documents, counted in the index (one row read per match). */
 export async function ftsCount(db: Db, expression: string): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)` }).from(contentsFts).where(sql`${contentsFts} match ${expression}`);
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(contentsFts)
+    .where(sql`${contentsFts} match ${expression}`);
   return Number(row?.n ?? 0);
 }
 
@@ -92,7 +100,9 @@ const quoted = (word: string) => `"${word.replace(/"/g, '""')}"`;
 /** One term as an FTS5 query: every word must appear, the last one as a prefix. */
 export function prefixQuery(term: string): string | null {
   const w = wordsOf(term);
-  return w.length ? w.map((word, i) => `${quoted(word)}${i === w.length - 1 ? "*" : ""}`).join(" ") : null;
+  return w.length
+    ? w.map((word, i) => `${quoted(word)}${i === w.length - 1 ? "*" : ""}`).join(" ")
+    : null;
 }
 
 /** One term as an FTS5 phrase (whole words in this order). */
@@ -115,16 +125,27 @@ export interface TermStats {
  * What the vocabulary says of each word (exact) or prefix: its document count, and for a prefix
  * the words it stands for. One statement per word, in one batch; each reads the terms it returns.
  */
-export async function termStats(db: Db, words: { word: string; prefix: boolean }[]): Promise<Map<string, TermStats>> {
+export async function termStats(
+  db: Db,
+  words: { word: string; prefix: boolean }[],
+): Promise<Map<string, TermStats>> {
   const out = new Map<string, TermStats>();
-  const unique = [...new Map(words.map((w) => [`${w.prefix ? "p" : "w"}:${w.word.toLowerCase()}`, w])).values()];
+  const unique = [
+    ...new Map(words.map((w) => [`${w.prefix ? "p" : "w"}:${w.word.toLowerCase()}`, w])).values(),
+  ];
   if (unique.length === 0) return out;
   const statements = unique.map(({ word, prefix }) => {
     const term = word.toLowerCase();
     // The tokenizer removes accents too; the vocabulary lookup folds them the same way.
     const folded = term.normalize("NFD").replace(/\p{M}/gu, "");
-    const where = prefix ? sql`term >= ${folded} and term < ${`${folded}\u{10FFFF}`}` : sql`term = ${folded}`;
-    return db.select({ term: contentsFtsTerms.term, doc: contentsFtsTerms.doc }).from(contentsFtsTerms).where(where).limit(MAX_PREFIX_EXPANSION + 1);
+    const where = prefix
+      ? sql`term >= ${folded} and term < ${`${folded}\u{10FFFF}`}`
+      : sql`term = ${folded}`;
+    return db
+      .select({ term: contentsFtsTerms.term, doc: contentsFtsTerms.doc })
+      .from(contentsFtsTerms)
+      .where(where)
+      .limit(MAX_PREFIX_EXPANSION + 1);
   });
   const [first, ...rest] = statements;
   const results = await db.batch([first!, ...rest]);
@@ -132,17 +153,24 @@ export async function termStats(db: Db, words: { word: string; prefix: boolean }
     const rows = results[i]!;
     out.set(`${prefix ? "p" : "w"}:${word.toLowerCase()}`, {
       expansion: rows.length > MAX_PREFIX_EXPANSION ? null : rows.map((r) => r.term),
-      docs: rows.length > MAX_PREFIX_EXPANSION ? Number.MAX_SAFE_INTEGER : rows.reduce((n, r) => n + r.doc, 0),
+      docs:
+        rows.length > MAX_PREFIX_EXPANSION
+          ? Number.MAX_SAFE_INTEGER
+          : rows.reduce((n, r) => n + r.doc, 0),
     });
   });
   return out;
 }
 
-export const statsKey = (word: string, prefix: boolean) => `${prefix ? "p" : "w"}:${word.toLowerCase()}`;
+export const statsKey = (word: string, prefix: boolean) =>
+  `${prefix ? "p" : "w"}:${word.toLowerCase()}`;
 
 /** Documents in the index (every organization): the denominator of a word's share. */
 export async function indexedDocuments(db: Db): Promise<number> {
-  const [row] = await db.select({ doc: contentsFtsTerms.doc }).from(contentsFtsTerms).where(sql`term = 'all'`);
+  const [row] = await db
+    .select({ doc: contentsFtsTerms.doc })
+    .from(contentsFtsTerms)
+    .where(sql`term = 'all'`);
   return row?.doc ?? 0;
 }
 
@@ -155,7 +183,9 @@ export async function indexedDocuments(db: Db): Promise<number> {
  * record).
  */
 export async function mergeTextIndexStep(db: Db, pages: number): Promise<boolean> {
-  const result = await db.run(sql`insert into ${contentsFts} (${sql.identifier("contents_fts")}, rank) values ('merge', ${-Math.abs(pages)})`);
+  const result = await db.run(
+    sql`insert into ${contentsFts} (${sql.identifier("contents_fts")}, rank) values ('merge', ${-Math.abs(pages)})`,
+  );
   // D1 counts the command as one row written; `changes` counts FTS5's own writes too.
   return (result.meta.changes ?? 0) > 1;
 }

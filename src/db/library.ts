@@ -6,7 +6,14 @@ import { carriesAnyLabel, inScope, LISTABLE, type ContentScope } from "./catalog
 import { inList, type Db } from "./client";
 import { ftsIds, prefixQuery, scopedExpression } from "./fts";
 import type { LibrarySort } from "../shared/vocabulary";
-import { contentLabels, contents, labels, type Content, type ContentStatus, type LabelKind } from "./schema";
+import {
+  contentLabels,
+  contents,
+  labels,
+  type Content,
+  type ContentStatus,
+  type LabelKind,
+} from "./schema";
 
 /**
  * The library's orders, each on an index of its own (schema.ts, contents_library_*_idx) and with
@@ -63,16 +70,24 @@ function matchesSearch(scope: ContentScope, term: string): SQL {
 }
 
 /** A page of the library: each content with its sort value (the next page's cursor). */
-export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery): Promise<{ content: Content; sortValue: string | number }[]> {
+export async function listLibrary(
+  db: Db,
+  scope: ContentScope,
+  q: LibraryQuery,
+): Promise<{ content: Content; sortValue: string | number }[]> {
   const order = LIBRARY_ORDERS[q.sort];
   const conditions: (SQL | undefined)[] = [
     inScope(scope),
     q.contentKey ? eq(contents.contentKey, q.contentKey) : undefined,
     q.status ? eq(contents.status, q.status) : undefined,
     q.search ? matchesSearch(scope, q.search) : undefined,
-    ...(q.labelGroups ?? []).map((g) => (g.walk ? carriesAnyLabelProbe(g.ids) : carriesAnyLabel(g.ids))),
+    ...(q.labelGroups ?? []).map((g) =>
+      g.walk ? carriesAnyLabelProbe(g.ids) : carriesAnyLabel(g.ids),
+    ),
     // A row value comparison: SQLite turns it into a range of the index.
-    q.after ? sql`(${order}, ${contents.id}) ${sql.raw(q.descending ? "<" : ">")} (${q.after.value}, ${q.after.id})` : undefined,
+    q.after
+      ? sql`(${order}, ${contents.id}) ${sql.raw(q.descending ? "<" : ">")} (${q.after.value}, ${q.after.id})`
+      : undefined,
   ];
   const direction = q.descending ? desc : asc;
   return db
@@ -89,7 +104,10 @@ export async function listLibrary(db: Db, scope: ContentScope, q: LibraryQuery):
  * the labels' own counters; a sub-organization's from its videos' links (names only the parent
  * or another sub-organization uses are not its own).
  */
-export async function listLabelNames(db: Db, scope: ContentScope): Promise<{ kind: LabelKind; name: string; videos: number }[]> {
+export async function listLabelNames(
+  db: Db,
+  scope: ContentScope,
+): Promise<{ kind: LabelKind; name: string; videos: number }[]> {
   if (scope.subOrganizationId === null) {
     return db
       .select({ kind: labels.kind, name: labels.name, videos: labels.videos })
@@ -98,7 +116,11 @@ export async function listLabelNames(db: Db, scope: ContentScope): Promise<{ kin
       .orderBy(asc(labels.kind), asc(labels.name));
   }
   return db
-    .select({ kind: labels.kind, name: labels.name, videos: sql<number>`count(*) filter (where ${contentLabels.listable})`.mapWith(Number) })
+    .select({
+      kind: labels.kind,
+      name: labels.name,
+      videos: sql<number>`count(*) filter (where ${contentLabels.listable})`.mapWith(Number),
+    })
     .from(contents)
     .innerJoin(contentLabels, eq(contentLabels.contentId, contents.id))
     .innerJoin(labels, eq(labels.id, contentLabels.labelId))

@@ -18,7 +18,18 @@ import {
   type NameRef,
 } from "./catalog";
 import { inList, type Db } from "./client";
-import { ftsIds, ftsRowMatches, inScopes, phraseQuery, prefixQuery, statsKey, termStats, wordsOf, type TermStats, type TextScope } from "./fts";
+import {
+  ftsIds,
+  ftsRowMatches,
+  inScopes,
+  phraseQuery,
+  prefixQuery,
+  statsKey,
+  termStats,
+  wordsOf,
+  type TermStats,
+  type TextScope,
+} from "./fts";
 import { contentLabels, contents } from "./schema";
 
 interface FilterCommon {
@@ -52,11 +63,23 @@ export interface FilterBase {
   size: number;
 }
 
-const nothing = (label: string): ListingFilter => ({ kind: "other", label, probe: NOTHING, source: sql`select 0 where 0`, estimate: 0 });
+const nothing = (label: string): ListingFilter => ({
+  kind: "other",
+  label,
+  probe: NOTHING,
+  source: sql`select 0 where 0`,
+  estimate: 0,
+});
 
 /** Any of these names (a group of E6's names, E13's names, a feed's membership). */
-export function namesFilter(base: FilterBase, refs: readonly NameRef[], found: Map<string, LabelHit[]>): ListingFilter {
-  const labels = labelsOf(refs, found).filter((l) => base.organizationIds.includes(l.organizationId));
+export function namesFilter(
+  base: FilterBase,
+  refs: readonly NameRef[],
+  found: Map<string, LabelHit[]>,
+): ListingFilter {
+  const labels = labelsOf(refs, found).filter((l) =>
+    base.organizationIds.includes(l.organizationId),
+  );
   if (labels.length === 0) return nothing(`names ${refs.map((r) => r.name).join("|")} (unknown)`);
   return {
     kind: "names",
@@ -67,12 +90,21 @@ export function namesFilter(base: FilterBase, refs: readonly NameRef[], found: M
       contentLabels.labelId,
       labels.map((l) => l.id),
     )}`,
-    estimate: Math.min(base.size, labels.reduce((n, l) => n + l.videos, 0)),
+    estimate: Math.min(
+      base.size,
+      labels.reduce((n, l) => n + l.videos, 0),
+    ),
   };
 }
 
 /** One field at any of these values. */
-export async function fieldFilter(db: Db, base: FilterBase, name: string, values: readonly string[], cap: number): Promise<ListingFilter> {
+export async function fieldFilter(
+  db: Db,
+  base: FilterBase,
+  name: string,
+  values: readonly string[],
+  cap: number,
+): Promise<ListingFilter> {
   const found = await fieldValueCount(db, base.organizationIds, name, values, cap);
   return {
     kind: "other",
@@ -96,8 +128,19 @@ export function keysFilter(keys: readonly string[]): ListingFilter {
 }
 
 /** A condition on the row alone (live videos, feed windows): walks check it, nothing starts from it. */
-export function rowFilter(label: string, probe: SQL, share: number, base: FilterBase): ListingFilter {
-  return { kind: "other", label, probe, source: null, estimate: Math.max(1, Math.round(base.size * share)) };
+export function rowFilter(
+  label: string,
+  probe: SQL,
+  share: number,
+  base: FilterBase,
+): ListingFilter {
+  return {
+    kind: "other",
+    label,
+    probe,
+    source: null,
+    estimate: Math.max(1, Math.round(base.size * share)),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -128,7 +171,10 @@ const quoted = (word: string) => `"${word.replace(/"/g, '""')}"`;
  * A term as a probe expression: a prefix is replaced by the words it stands for, so each row
  * costs one seek per word; null when a prefix stands for too many words to expand.
  */
-export function expandedTerm(t: TextTerm, stats: Map<string, TermStats>): string | null | undefined {
+export function expandedTerm(
+  t: TextTerm,
+  stats: Map<string, TermStats>,
+): string | null | undefined {
   if (t.phrase) return phraseQuery(t.text);
   const w = wordsOf(t.text);
   if (w.length === 0) return undefined;
@@ -143,7 +189,9 @@ export function expandedTerm(t: TextTerm, stats: Map<string, TermStats>): string
 /** The most documents a term can match (every organization), from the vocabulary. */
 export function termDocs(t: TextTerm, stats: Map<string, TermStats>): number {
   const w = wordsOf(t.text);
-  return Math.min(...w.map((word, i) => stats.get(statsKey(word, !t.phrase && i === w.length - 1))?.docs ?? 0));
+  return Math.min(
+    ...w.map((word, i) => stats.get(statsKey(word, !t.phrase && i === w.length - 1))?.docs ?? 0),
+  );
 }
 
 /**
@@ -173,15 +221,37 @@ export function textFilter(
   const expanded = terms.map((t) => expandedTerm(t, stats));
   const slowProbe = expanded.some((e) => e === null);
   if (combine === "all" && expanded.some((e) => e === undefined)) return nothing(label);
-  const probeTerms = terms.map((t, i) => (expanded[i] === null ? termQuery(t) : expanded[i])).filter((q): q is string => typeof q === "string");
-  const textProbe = probeTerms.length ? ftsRowMatches(probeTerms.map((q) => `(${q})`).join(joiner)) : NOTHING;
-  const probe = keys.length ? sql`(${textProbe} or ${inList(contents.contentKey, keys)})` : textProbe;
+  const probeTerms = terms
+    .map((t, i) => (expanded[i] === null ? termQuery(t) : expanded[i]))
+    .filter((q): q is string => typeof q === "string");
+  const textProbe = probeTerms.length
+    ? ftsRowMatches(probeTerms.map((q) => `(${q})`).join(joiner))
+    : NOTHING;
+  const probe = keys.length
+    ? sql`(${textProbe} or ${inList(contents.contentKey, keys)})`
+    : textProbe;
 
   const source = keys.length
     ? sql`${ftsIds(expression)} union select ${contents.id} from ${contents} where ${inList(contents.contentKey, keys)}`
     : ftsIds(expression);
 
-  const docs = combine === "all" ? Math.min(...terms.map((t) => termDocs(t, stats))) : terms.reduce((n, t) => n + termDocs(t, stats), 0);
-  const estimate = Math.min(base.size, Math.ceil(indexed > 0 ? (docs * base.size) / indexed : docs) + keys.length);
-  return { kind: "text", label, expression, terms: anyTerm, keys: [...keys], probe, slowProbe, source, estimate };
+  const docs =
+    combine === "all"
+      ? Math.min(...terms.map((t) => termDocs(t, stats)))
+      : terms.reduce((n, t) => n + termDocs(t, stats), 0);
+  const estimate = Math.min(
+    base.size,
+    Math.ceil(indexed > 0 ? (docs * base.size) / indexed : docs) + keys.length,
+  );
+  return {
+    kind: "text",
+    label,
+    expression,
+    terms: anyTerm,
+    keys: [...keys],
+    probe,
+    slowProbe,
+    source,
+    estimate,
+  };
 }

@@ -47,12 +47,19 @@ export interface ListingResult<Row = Content> {
 
 /** Own videos of an organization or sub-organization: the listing index, the listing counter. */
 export function ownBase(scope: ContentScope, size: number): ListingBase {
-  const own = and(eq(contents.organizationId, scope.organizationId), scope.subOrganizationId === null ? undefined : eq(contents.subOrganizationId, scope.subOrganizationId))!;
+  const own = and(
+    eq(contents.organizationId, scope.organizationId),
+    scope.subOrganizationId === null
+      ? undefined
+      : eq(contents.subOrganizationId, scope.subOrganizationId),
+  )!;
   // `+column` keeps SQLite from starting at the listing index when a filter's ids should lead.
   const contains = and(
     LISTABLE,
     sql`+${contents.organizationId} = ${scope.organizationId}`,
-    scope.subOrganizationId === null ? undefined : sql`+${contents.subOrganizationId} = ${scope.subOrganizationId}`,
+    scope.subOrganizationId === null
+      ? undefined
+      : sql`+${contents.subOrganizationId} = ${scope.subOrganizationId}`,
   )!;
   const where = (conditions: SQL[]) => allOf([LISTABLE, own, ...conditions]);
   return {
@@ -60,8 +67,25 @@ export function ownBase(scope: ContentScope, size: number): ListingBase {
     size,
     contains,
     walk: (db, conditions, page) =>
-      selectRows(db, contents, db.select().from(contents).where(where(conditions)).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset)),
-    walkOrder: (db, conditions, page) => db.select(ORDER_FIELDS).from(contents).where(where(conditions)).orderBy(...NEWEST_FIRST).limit(page.limit).offset(page.offset),
+      selectRows(
+        db,
+        contents,
+        db
+          .select()
+          .from(contents)
+          .where(where(conditions))
+          .orderBy(...NEWEST_FIRST)
+          .limit(page.limit)
+          .offset(page.offset),
+      ),
+    walkOrder: (db, conditions, page) =>
+      db
+        .select(ORDER_FIELDS)
+        .from(contents)
+        .where(where(conditions))
+        .orderBy(...NEWEST_FIRST)
+        .limit(page.limit)
+        .offset(page.offset),
     namesCountScope: scope.subOrganizationId === null ? scope.organizationId : null,
   };
 }
@@ -69,11 +93,16 @@ export function ownBase(scope: ContentScope, size: number): ListingBase {
 /** A network listing row is shown in the country (alpha-3; null: unknown, only windows open everywhere). */
 export function shownIn(country: string | null): SQL {
   const everywhere = sql`${networkListings.geos} = '[]'`;
-  return country ? sql`(${everywhere} or instr(${networkListings.geos}, ${JSON.stringify(country)}) > 0)` : everywhere;
+  return country
+    ? sql`(${everywhere} or instr(${networkListings.geos}, ${JSON.stringify(country)}) > 0)`
+    : everywhere;
 }
 
 /** The other members' videos shown now in the country: the network listing table, its counters. */
-export function peersBase(network: { networkId: number; organizationId: number; country: string | null }, size: number): ListingBase {
+export function peersBase(
+  network: { networkId: number; organizationId: number; country: string | null },
+  size: number,
+): ListingBase {
   const visible = and(
     eq(networkListings.networkId, network.networkId),
     sql`${networkListings.organizationId} <> ${network.organizationId}`,
@@ -93,8 +122,15 @@ export function peersBase(network: { networkId: number; organizationId: number; 
   return {
     label: "network",
     size,
-    contains: and(LISTABLE, sql`exists (select 1 from ${networkListings} where ${networkListings.contentId} = ${contents.id} and ${visible})`)!,
-    walk: async (db, conditions, page) => recordsInOrder(db, (await walkOrder(db, conditions, page)).map((r) => r.id)),
+    contains: and(
+      LISTABLE,
+      sql`exists (select 1 from ${networkListings} where ${networkListings.contentId} = ${contents.id} and ${visible})`,
+    )!,
+    walk: async (db, conditions, page) =>
+      recordsInOrder(
+        db,
+        (await walkOrder(db, conditions, page)).map((r) => r.id),
+      ),
     walkOrder,
     namesCountScope: null,
   };
@@ -115,7 +151,12 @@ function walkCost(base: ListingBase, filters: readonly ListingFilter[], pageEnd:
 
 /** The filter to start from: the smallest that has an index. */
 function leader(filters: readonly ListingFilter[]): ListingFilter | null {
-  return filters.filter((f) => f.source !== null).reduce<ListingFilter | null>((best, f) => (!best || f.estimate < best.estimate ? f : best), null);
+  return filters
+    .filter((f) => f.source !== null)
+    .reduce<ListingFilter | null>(
+      (best, f) => (!best || f.estimate < best.estimate ? f : best),
+      null,
+    );
 }
 
 const candidatesCost = (f: ListingFilter | null) => (f ? 2 * f.estimate : Infinity);
@@ -128,13 +169,17 @@ interface CountPlan {
 /** The cheapest way to count the base's videos passing every filter, given what is known. */
 function countPlan(base: ListingBase, filters: readonly ListingFilter[]): CountPlan {
   if (filters.length === 0) return { cost: 0, run: async () => base.size };
-  const names = filters.filter((f): f is Extract<ListingFilter, { kind: "names" }> => f.kind === "names");
+  const names = filters.filter(
+    (f): f is Extract<ListingFilter, { kind: "names" }> => f.kind === "names",
+  );
   if (base.namesCountScope !== null && names.length === filters.length) return namesCount(names);
   const f = filters[0]!;
   if (filters.length === 1 && f.kind === "text" && base.namesCountScope !== null) {
     return {
       cost: f.estimate,
-      run: async (db) => (await ftsCount(db, f.expression)) + (f.keys.length ? await keysOutsideText(db, base, f) : 0),
+      run: async (db) =>
+        (await ftsCount(db, f.expression)) +
+        (f.keys.length ? await keysOutsideText(db, base, f) : 0),
     };
   }
   const lead = leader(filters);
@@ -149,7 +194,8 @@ function countPlan(base: ListingBase, filters: readonly ListingFilter[]): CountP
  */
 function namesCount(filters: Extract<ListingFilter, { kind: "names" }>[]): CountPlan {
   const [first] = filters;
-  if (filters.length === 1 && first!.labels.length === 1) return { cost: 1, run: async () => first!.labels[0]!.videos };
+  if (filters.length === 1 && first!.labels.length === 1)
+    return { cost: 1, run: async () => first!.labels[0]!.videos };
   if (filters.length === 1) {
     const labels = [...first!.labels].sort((a, b) => b.videos - a.videos);
     const [biggest, ...rest] = labels;
@@ -198,19 +244,36 @@ function namesCount(filters: Extract<ListingFilter, { kind: "names" }>[]): Count
   };
 }
 
-async function keysOutsideText(db: Db, base: ListingBase, f: Extract<ListingFilter, { kind: "text" }>) {
+async function keysOutsideText(
+  db: Db,
+  base: ListingBase,
+  f: Extract<ListingFilter, { kind: "text" }>,
+) {
   const [row] = await db
     .select({ n: sql<number>`count(*)` })
     .from(contents)
-    .where(and(inList(contents.contentKey, f.keys), base.contains, sql`not ${ftsRowMatches(f.terms)}`));
+    .where(
+      and(inList(contents.contentKey, f.keys), base.contains, sql`not ${ftsRowMatches(f.terms)}`),
+    );
   return Number(row?.n ?? 0);
 }
 
-async function countFrom(db: Db, base: ListingBase, lead: ListingFilter, filters: readonly ListingFilter[]) {
+async function countFrom(
+  db: Db,
+  base: ListingBase,
+  lead: ListingFilter,
+  filters: readonly ListingFilter[],
+) {
   const [row] = await db
     .select({ n: sql<number>`count(*)` })
     .from(contents)
-    .where(allOf([sql`${contents.id} in (${lead.source})`, base.contains, ...filters.filter((f) => f !== lead).map((f) => f.probe)]));
+    .where(
+      allOf([
+        sql`${contents.id} in (${lead.source})`,
+        base.contains,
+        ...filters.filter((f) => f !== lead).map((f) => f.probe),
+      ]),
+    );
   return Number(row?.n ?? 0);
 }
 
@@ -225,22 +288,62 @@ async function countWalk(db: Db, base: ListingBase, filters: readonly ListingFil
 // ---------------------------------------------------------------------------------------------
 
 /** The page from the leader's candidates, sorted, with the total in the same pass. */
-async function candidatesPage(db: Db, base: ListingBase, lead: ListingFilter, filters: readonly ListingFilter[], page: Page, read: ListingRead) {
-  const where = allOf([sql`${contents.id} in (${lead.source})`, base.contains, ...filters.filter((f) => f !== lead).map((f) => f.probe)]);
+async function candidatesPage(
+  db: Db,
+  base: ListingBase,
+  lead: ListingFilter,
+  filters: readonly ListingFilter[],
+  page: Page,
+  read: ListingRead,
+) {
+  const where = allOf([
+    sql`${contents.id} in (${lead.source})`,
+    base.contains,
+    ...filters.filter((f) => f !== lead).map((f) => f.probe),
+  ]);
   // `+published_at`: sort the candidates rather than walk the listing index.
   const order = [sql`+${contents.publishedAt} desc`, desc(contents.id)];
   const total = sql<number>`count(*) over ()`.as("total");
   const totalOf = (rows: { total: number }[]) => (rows[0] ? Number(rows[0].total) : null);
   if (read === "order") {
-    const rows = await db.select({ row: ORDER_FIELDS, total }).from(contents).where(where).orderBy(...order).limit(page.limit).offset(page.offset);
+    const rows = await db
+      .select({ row: ORDER_FIELDS, total })
+      .from(contents)
+      .where(where)
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset);
     return { rows: rows.map((r) => r.row), total: totalOf(rows) };
   }
-  return selectRowsWithTotal(db, contents, db.select({ ...getTableColumns(contents), total }).from(contents).where(where).orderBy(...order).limit(page.limit).offset(page.offset));
+  return selectRowsWithTotal(
+    db,
+    contents,
+    db
+      .select({ ...getTableColumns(contents), total })
+      .from(contents)
+      .where(where)
+      .orderBy(...order)
+      .limit(page.limit)
+      .offset(page.offset),
+  );
 }
 
 /** One base's page (and total when asked), by the cheapest plan the estimates promise. */
-export function listBase(db: Db, base: ListingBase, filters: readonly ListingFilter[], page: Page, withCount: boolean): Promise<ListingResult>;
-export function listBase(db: Db, base: ListingBase, filters: readonly ListingFilter[], page: Page, withCount: boolean, read: "order"): Promise<ListingResult<Ordered>>;
+export function listBase(
+  db: Db,
+  base: ListingBase,
+  filters: readonly ListingFilter[],
+  page: Page,
+  withCount: boolean,
+): Promise<ListingResult>;
+export function listBase(
+  db: Db,
+  base: ListingBase,
+  filters: readonly ListingFilter[],
+  page: Page,
+  withCount: boolean,
+  read: "order",
+): Promise<ListingResult<Ordered>>;
 export async function listBase(
   db: Db,
   base: ListingBase,
@@ -253,7 +356,11 @@ export async function listBase(
   // Filters only narrow the base: a page starting past its size is empty, without reading the
   // rows OFFSET would skip.
   if (page.offset >= base.size) {
-    return { rows: [], count: withCount ? await countPlan(base, filters).run(db) : 0, plan: `${base.label}: past the end` };
+    return {
+      rows: [],
+      count: withCount ? await countPlan(base, filters).run(db) : 0,
+      plan: `${base.label}: past the end`,
+    };
   }
   const walk = walkCost(base, filters, pageEnd);
   const lead = leader(filters);
@@ -261,15 +368,23 @@ export async function listBase(
   const counting = withCount ? countPlan(base, filters) : { cost: 0, run: async () => 0 };
   if (filters.length === 0 || walk + counting.cost <= candidates || !lead) {
     const probes = filters.map((f) => f.probe);
-    const [rows, count] = await Promise.all([read === "records" ? base.walk(db, probes, page) : base.walkOrder(db, probes, page), counting.run(db)]);
-    return { rows, count, plan: `${base.label}: walk${withCount ? ` + count (${counting.cost})` : ""}` };
+    const [rows, count] = await Promise.all([
+      read === "records" ? base.walk(db, probes, page) : base.walkOrder(db, probes, page),
+      counting.run(db),
+    ]);
+    return {
+      rows,
+      count,
+      plan: `${base.label}: walk${withCount ? ` + count (${counting.cost})` : ""}`,
+    };
   }
   const { rows, total } = await candidatesPage(db, base, lead, filters, page, read);
   const count = !withCount ? 0 : (total ?? (await countFrom(db, base, lead, filters)));
   return { rows, count, plan: `${base.label}: candidates from ${lead.label}` };
 }
 
-const newerFirst = (a: Ordered, b: Ordered) => (b.publishedAt ?? "").localeCompare(a.publishedAt ?? "") || b.id - a.id;
+const newerFirst = (a: Ordered, b: Ordered) =>
+  (b.publishedAt ?? "").localeCompare(a.publishedAt ?? "") || b.id - a.id;
 
 /**
  * Own and network videos merged newest first (they never overlap), totals added. Each listing is
@@ -284,7 +399,13 @@ export async function listBases(
   withCount: boolean,
 ): Promise<ListingResult> {
   if (bases.length === 1) return listBase(db, bases[0]!.base, bases[0]!.filters, page, withCount);
-  const { ids, count, plan } = await listIds(db, bases, page.offset, page.offset + page.limit, withCount);
+  const { ids, count, plan } = await listIds(
+    db,
+    bases,
+    page.offset,
+    page.offset + page.limit,
+    withCount,
+  );
   return { rows: ids ? await recordsInOrder(db, ids.slice(page.offset)) : [], count, plan };
 }
 
@@ -310,13 +431,27 @@ export async function listIds(
   // Filters only narrow the bases: a page starting past their sizes is empty, without reading
   // the rows OFFSET would skip.
   if (from >= bases.reduce((n, b) => n + b.base.size, 0)) {
-    const counts = withCount ? await Promise.all(bases.map((b) => countPlan(b.base, b.filters).run(db))) : [0];
+    const counts = withCount
+      ? await Promise.all(bases.map((b) => countPlan(b.base, b.filters).run(db)))
+      : [0];
     return { ids: null, count: counts.reduce((n, c) => n + c, 0), plan: "past the end" };
   }
   const all = { limit: upTo, offset: 0 };
-  const parts = await Promise.all(bases.map((b) => listBase(db, b.base, b.filters, all, withCount, "order")));
-  const keys = parts.length === 1 ? parts[0]!.rows : parts.flatMap((p) => p.rows).sort(newerFirst).slice(0, upTo);
-  return { ids: keys.map((k) => k.id), count: parts.reduce((n, p) => n + p.count, 0), plan: parts.map((p) => p.plan).join("; ") };
+  const parts = await Promise.all(
+    bases.map((b) => listBase(db, b.base, b.filters, all, withCount, "order")),
+  );
+  const keys =
+    parts.length === 1
+      ? parts[0]!.rows
+      : parts
+          .flatMap((p) => p.rows)
+          .sort(newerFirst)
+          .slice(0, upTo);
+  return {
+    ids: keys.map((k) => k.id),
+    count: parts.reduce((n, p) => n + p.count, 0),
+    plan: parts.map((p) => p.plan).join("; "),
+  };
 }
 
 /** The records of these ids, in this order (one no longer listable since is left out). */

@@ -4,7 +4,14 @@
 // organization and country (network_listing_counts).
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { chunkRows, inList, runBatch, type Db } from "./client";
-import { contents, networkListingCounts, networkListings, networks, organizations, syndications } from "./schema";
+import {
+  contents,
+  networkListingCounts,
+  networkListings,
+  networks,
+  organizations,
+  syndications,
+} from "./schema";
 
 /**
  * Rows for the given videos at `now`: listable videos of an organization in a network with a
@@ -17,7 +24,9 @@ function insertShown(db: Db, where: SQL, now: string) {
     return sql`${t}.start_time <= ${now} and (${t}.stop_time is null or ${t}.stop_time > ${now})`;
   };
   // (Drizzle's insert-select lists every column in table order: the SELECT does too.)
-  return db.insert(networkListings).select(sql`select c.id, o.network_id, c.organization_id, c.published_at,
+  return db
+    .insert(networkListings)
+    .select(sql`select c.id, o.network_id, c.organization_id, c.published_at,
       case when max(s.geos = '[]' or exists (select 1 from json_each(s.geos) where value = '-')) then '[]'
       else (select json_group_array(distinct g.value) from ${syndications} s2, json_each(s2.geos) g
         where s2.content_id = c.id and ${open("s2")}) end
@@ -33,18 +42,30 @@ function insertShown(db: Db, where: SQL, now: string) {
  * Re-derives the rows of these videos at `now` (after a write, or a window opening or closing).
  * Answers whether any of them was or is shown to the network (then its listings changed).
  */
-export async function refreshNetworkListings(db: Db, contentIds: readonly number[], now: string): Promise<boolean> {
+export async function refreshNetworkListings(
+  db: Db,
+  contentIds: readonly number[],
+  now: string,
+): Promise<boolean> {
   let rows = 0;
   for (const ids of chunkRows([...new Set(contentIds)], 1, 500)) {
     const list = inList(sql.raw("c.id"), ids);
-    const results = await db.batch([db.delete(networkListings).where(inList(networkListings.contentId, ids)), insertShown(db, list, now)]);
-    for (const result of results) rows += (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
+    const results = await db.batch([
+      db.delete(networkListings).where(inList(networkListings.contentId, ids)),
+      insertShown(db, list, now),
+    ]);
+    for (const result of results)
+      rows += (result as { meta?: { changes?: number } }).meta?.changes ?? 0;
   }
   return rows > 0;
 }
 
 /** Re-derives every row of an organization's videos (it joined or left a network). */
-export async function refreshOrganizationListings(db: Db, organizationId: number, now: string): Promise<void> {
+export async function refreshOrganizationListings(
+  db: Db,
+  organizationId: number,
+  now: string,
+): Promise<void> {
   await runBatch(db, [
     db.delete(networkListings).where(eq(networkListings.organizationId, organizationId)),
     insertShown(db, sql`c.organization_id = ${organizationId}`, now),
@@ -65,7 +86,12 @@ export async function refreshAllNetworkListings(db: Db, now: string): Promise<vo
 }
 
 /** Videos of the network's other members shown in the country (alpha-3; null: everywhere only), from the counters. */
-export async function networkVideoCount(db: Db, networkId: number, exceptOrganizationId: number, country: string | null): Promise<number> {
+export async function networkVideoCount(
+  db: Db,
+  networkId: number,
+  exceptOrganizationId: number,
+  country: string | null,
+): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`coalesce(sum(${networkListingCounts.videos}), 0)` })
     .from(networkListingCounts)

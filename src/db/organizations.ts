@@ -36,11 +36,16 @@ const withNetwork = {
   createdAt: organizations.createdAt,
   // Aliased: the metered D1 driver keys raw rows by column name, and both tables have "name".
   networkName: sql<string | null>`${networks.name}`.as("network_name"),
-  networkVersion: sql<number>`coalesce(${networks.catalogVersion}, 0)`.mapWith(Number).as("network_version"),
+  networkVersion: sql<number>`coalesce(${networks.catalogVersion}, 0)`
+    .mapWith(Number)
+    .as("network_version"),
 };
 
 function selectOrganizations(db: Db) {
-  return db.select(withNetwork).from(organizations).leftJoin(networks, eq(networks.id, organizations.networkId));
+  return db
+    .select(withNetwork)
+    .from(organizations)
+    .leftJoin(networks, eq(networks.id, organizations.networkId));
 }
 
 export async function findOrganizationBySyncCode(db: Db, syncCode: string) {
@@ -54,7 +59,9 @@ export async function findOrganizationById(db: Db, id: number) {
 }
 
 export async function findOrganizationByKey(db: Db, organizationKey: string) {
-  const [row] = await selectOrganizations(db).where(eq(organizations.organizationKey, organizationKey)).limit(1);
+  const [row] = await selectOrganizations(db)
+    .where(eq(organizations.organizationKey, organizationKey))
+    .limit(1);
   return row ?? null;
 }
 
@@ -75,7 +82,9 @@ export async function findSubOrganization(db: Db, organizationId: number, mmiKey
   const [row] = await db
     .select()
     .from(subOrganizations)
-    .where(and(eq(subOrganizations.organizationId, organizationId), eq(subOrganizations.mmiKey, mmiKey)))
+    .where(
+      and(eq(subOrganizations.organizationId, organizationId), eq(subOrganizations.mmiKey, mmiKey)),
+    )
     .limit(1);
   return row ?? null;
 }
@@ -84,7 +93,10 @@ export async function listOrganizations(db: Db) {
   return selectOrganizations(db).orderBy(asc(organizations.id));
 }
 
-export async function listSubOrganizations(db: Db, organizationId: number): Promise<SubOrganization[]> {
+export async function listSubOrganizations(
+  db: Db,
+  organizationId: number,
+): Promise<SubOrganization[]> {
   return db
     .select()
     .from(subOrganizations)
@@ -151,7 +163,9 @@ export async function insertOrganization(db: Db, org: NewOrganization): Promise<
 export async function updateOrganization(
   db: Db,
   organizationId: number,
-  changes: Partial<Pick<Organization, "plan" | "entitlements" | "networkId" | "name" | "playerTokensRequired">>,
+  changes: Partial<
+    Pick<Organization, "plan" | "entitlements" | "networkId" | "name" | "playerTokensRequired">
+  >,
 ): Promise<void> {
   if (Object.keys(changes).length === 0) return;
   await db.update(organizations).set(changes).where(eq(organizations.id, organizationId));
@@ -167,11 +181,17 @@ export interface CredentialChanges {
   now: string;
 }
 
-export async function replaceCredentials(db: Db, organizationId: number, changes: CredentialChanges) {
+export async function replaceCredentials(
+  db: Db,
+  organizationId: number,
+  changes: CredentialChanges,
+) {
   const { tokenHash, now, ...columns } = changes;
   const statements = [];
   if (Object.keys(columns).length > 0) {
-    statements.push(db.update(organizations).set(columns).where(eq(organizations.id, organizationId)));
+    statements.push(
+      db.update(organizations).set(columns).where(eq(organizations.id, organizationId)),
+    );
   }
   if (tokenHash) {
     statements.push(db.delete(apiTokens).where(eq(apiTokens.organizationId, organizationId)));
@@ -187,7 +207,12 @@ export async function insertSubOrganization(
 ): Promise<SubOrganization> {
   const [row] = await db
     .insert(subOrganizations)
-    .values({ organizationId: values.organizationId, name: values.name, mmiKey: values.mmiKey, createdAt: values.now })
+    .values({
+      organizationId: values.organizationId,
+      name: values.name,
+      mmiKey: values.mmiKey,
+      createdAt: values.now,
+    })
     .returning();
   return row!;
 }
@@ -197,12 +222,18 @@ export async function insertSubOrganization(
  * organization's network, whose version moves only when the change reaches its listings
  * (catalogChanged decides); null when there is no such organization.
  */
-export async function bumpCatalogVersion(db: Db, organizationId: number): Promise<{ catalogVersion: number; networkId: number | null } | null> {
+export async function bumpCatalogVersion(
+  db: Db,
+  organizationId: number,
+): Promise<{ catalogVersion: number; networkId: number | null } | null> {
   const [org] = await db
     .update(organizations)
     .set({ catalogVersion: sql`${organizations.catalogVersion} + 1` })
     .where(eq(organizations.id, organizationId))
-    .returning({ catalogVersion: organizations.catalogVersion, networkId: organizations.networkId });
+    .returning({
+      catalogVersion: organizations.catalogVersion,
+      networkId: organizations.networkId,
+    });
   return org ?? null;
 }
 
@@ -215,7 +246,10 @@ export async function bumpNetworkVersion(db: Db, networkId: number): Promise<voi
 }
 
 /** A change of the organizations' statistics (counted events, erasure, ecommerce items): their versions move on; the new values. */
-export async function bumpStatsVersion(db: Db, organizationIds: number | readonly number[]): Promise<{ id: number; statsVersion: number }[]> {
+export async function bumpStatsVersion(
+  db: Db,
+  organizationIds: number | readonly number[],
+): Promise<{ id: number; statsVersion: number }[]> {
   const ids = typeof organizationIds === "number" ? [organizationIds] : organizationIds;
   if (ids.length === 0) return [];
   return db
@@ -232,6 +266,9 @@ export async function deleteOrganization(db: Db, organizationId: number): Promis
 
 /** How many organizations each statistics shard holds. */
 export async function organizationsPerStatsShard(db: Db): Promise<Map<number, number>> {
-  const rows = await db.select({ shard: organizations.statsShard, n: sql<number>`count(*)` }).from(organizations).groupBy(organizations.statsShard);
+  const rows = await db
+    .select({ shard: organizations.statsShard, n: sql<number>`count(*)` })
+    .from(organizations)
+    .groupBy(organizations.statsShard);
   return new Map(rows.map((r) => [r.shard, r.n]));
 }

@@ -14,11 +14,16 @@ export const consoleSessions = sqliteTable(
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
     /** Set when the session was opened with an MMI key: it sees only that sub-organization. */
-    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, { onDelete: "cascade" }),
+    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, {
+      onDelete: "cascade",
+    }),
     createdAt: text("created_at").notNull(),
     expiresAt: text("expires_at").notNull(),
   },
-  (t) => [index("console_sessions_org_idx").on(t.organizationId), index("console_sessions_expires_idx").on(t.expiresAt)],
+  (t) => [
+    index("console_sessions_org_idx").on(t.organizationId),
+    index("console_sessions_expires_idx").on(t.expiresAt),
+  ],
 );
 
 export type ConsoleSession = typeof consoleSessions.$inferSelect;

@@ -16,7 +16,9 @@ export const webhookEndpoints = sqliteTable(
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
     /** Registered with X-Service-MMI-Key: hears only the sub-organization's events (null: every event of the organization). */
-    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, { onDelete: "cascade" }),
+    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, {
+      onDelete: "cascade",
+    }),
     url: text("url").notNull(),
     description: text("description").notNull().default(""),
     events: text("events", { mode: "json" }).$type<WebhookEventType[]>().notNull(),

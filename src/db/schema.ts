@@ -2,11 +2,31 @@
 // the FTS5 index and the counter triggers are hand-written migrations (docs/migrations.md).
 // Timestamps are ISO 8601 UTC strings ("2026-11-21T22:40:00.000Z"): they sort lexicographically.
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
-import { CONTENT_STATUSES, LABEL_KINDS, PLANS, STATS_MOVE_PHASES, type Entitlement } from "../shared/vocabulary";
+import {
+  CONTENT_STATUSES,
+  LABEL_KINDS,
+  PLANS,
+  STATS_MOVE_PHASES,
+  type Entitlement,
+} from "../shared/vocabulary";
 
-export type { ContentStatus, Entitlement, LabelKind, Plan, StatsMovePhase } from "../shared/vocabulary";
+export type {
+  ContentStatus,
+  Entitlement,
+  LabelKind,
+  Plan,
+  StatsMovePhase,
+} from "../shared/vocabulary";
 
 export const networks = sqliteTable("networks", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -25,7 +45,10 @@ export const organizations = sqliteTable("organizations", {
   /** SHA-256 (hex) of the API secret; the secret itself is shown once at creation/rotation. */
   apiSecretHash: text("api_secret_hash").notNull(),
   plan: text("plan", { enum: PLANS }).notNull().default("standard"),
-  entitlements: text("entitlements", { mode: "json" }).$type<Entitlement[]>().notNull().default(sql`'[]'`),
+  entitlements: text("entitlements", { mode: "json" })
+    .$type<Entitlement[]>()
+    .notNull()
+    .default(sql`'[]'`),
   networkId: integer("network_id").references(() => networks.id, { onDelete: "set null" }),
   /**
    * Key of the signed player tokens: hex SHA-256 of "player-token:v1:<API secret>", derived when
@@ -33,7 +56,9 @@ export const organizations = sqliteTable("organizations", {
    */
   playerTokenKey: text("player_token_key"),
   /** Events without a valid player token are refused. */
-  playerTokensRequired: integer("player_tokens_required", { mode: "boolean" }).notNull().default(false),
+  playerTokensRequired: integer("player_tokens_required", { mode: "boolean" })
+    .notNull()
+    .default(false),
   /**
    * Bumped by every change of what the organization's catalog reads answer (catalogChanged),
    * and read with the credentials: part of the edge cache key, so a write makes new keys.
@@ -132,8 +157,14 @@ export const contents = sqliteTable(
     categories: text("categories", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     events: text("events", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
-    customFields: text("custom_fields", { mode: "json" }).$type<CustomField[]>().notNull().default(sql`'[]'`),
-    translations: text("translations", { mode: "json" }).$type<Translation[]>().notNull().default(sql`'[]'`),
+    customFields: text("custom_fields", { mode: "json" })
+      .$type<CustomField[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    translations: text("translations", { mode: "json" })
+      .$type<Translation[]>()
+      .notNull()
+      .default(sql`'[]'`),
     subtitles: text("subtitles", { mode: "json" }).$type<Subtitle[]>().notNull().default(sql`'[]'`),
     serviceCategories: text("service_categories", { mode: "json" })
       .$type<string[]>()
@@ -185,8 +216,16 @@ export const contents = sqliteTable(
     index("contents_library_status_idx").on(t.organizationId, t.status, t.createdAt, t.id),
     // The library's other orders (db/library.ts#LIBRARY_ORDERS, the same expressions).
     index("contents_library_title_idx").on(t.organizationId, sql`lower(${t.title})`, t.id),
-    index("contents_library_duration_idx").on(t.organizationId, sql`coalesce(${t.duration}, -1)`, t.id),
-    index("contents_library_published_idx").on(t.organizationId, sql`coalesce(${t.publishedAt}, '')`, t.id),
+    index("contents_library_duration_idx").on(
+      t.organizationId,
+      sql`coalesce(${t.duration}, -1)`,
+      t.id,
+    ),
+    index("contents_library_published_idx").on(
+      t.organizationId,
+      sql`coalesce(${t.publishedAt}, '')`,
+      t.id,
+    ),
     // The cron's sweep of unfinished uploads (expired, or completed in R2 but not in D1).
     index("contents_open_uploads_idx").on(t.createdAt).where(sql`status = 'uploading'`),
   ],
@@ -369,7 +408,9 @@ export const feeds = sqliteTable(
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
     /** Created with X-Service-MMI-Key: the sub-organization's feed, holding only its videos (null: the organization's). */
-    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, { onDelete: "cascade" }),
+    subOrganizationId: integer("sub_organization_id").references(() => subOrganizations.id, {
+      onDelete: "cascade",
+    }),
     name: text("name").notNull(),
     categories: text("categories", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),

@@ -1,10 +1,35 @@
 // Search queries: E13's metadata criteria (a listing without a total, ./listing-plan.ts) and
 // relevance-ranked text search (E14, E15) in the text index of the organization's documents.
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { findLabels, LISTABLE, listableCount, type ContentScope, type NameGroups, type Page } from "./catalog";
+import {
+  findLabels,
+  LISTABLE,
+  listableCount,
+  type ContentScope,
+  type NameGroups,
+  type Page,
+} from "./catalog";
 import { allOf, someOf, type Db } from "./client";
-import { contentsFts, indexedDocuments, prefixQuery, scopedByColumn, scopedExpression, termStats, type TextScope } from "./fts";
-import { expandedTerm, namesFilter, rowFilter, termDocs, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
+import {
+  contentsFts,
+  indexedDocuments,
+  prefixQuery,
+  scopedByColumn,
+  scopedExpression,
+  termStats,
+  type TextScope,
+} from "./fts";
+import {
+  expandedTerm,
+  namesFilter,
+  rowFilter,
+  termDocs,
+  termWords,
+  textFilter,
+  type FilterBase,
+  type ListingFilter,
+  type TextTerm,
+} from "./listing-filters";
 import { listBase, ownBase } from "./listing-plan";
 import { contents } from "./schema";
 
@@ -22,7 +47,9 @@ export interface MetadataQuery extends ContentScope {
 
 /** Any of several conjunctions of filters: checked together, started from each one's smallest index. */
 function anyOf(conjunctions: ListingFilter[][], base: FilterBase): ListingFilter {
-  const leaders = conjunctions.map((c) => c.filter((f) => f.source !== null).sort((a, b) => a.estimate - b.estimate)[0]);
+  const leaders = conjunctions.map(
+    (c) => c.filter((f) => f.source !== null).sort((a, b) => a.estimate - b.estimate)[0],
+  );
   const sources = leaders.every((l) => l !== undefined) ? leaders.map((l) => l!.source!) : null;
   return {
     kind: "other",
@@ -30,7 +57,10 @@ function anyOf(conjunctions: ListingFilter[][], base: FilterBase): ListingFilter
     probe: someOf(conjunctions.map((c) => allOf(c.map((f) => f.probe))))!,
     slowProbe: conjunctions.some((c) => c.some((f) => f.slowProbe)),
     source: sources ? sql.join(sources, sql` union `) : null,
-    estimate: Math.min(base.size, conjunctions.reduce((n, c) => n + Math.min(...c.map((f) => f.estimate)), 0)),
+    estimate: Math.min(
+      base.size,
+      conjunctions.reduce((n, c) => n + Math.min(...c.map((f) => f.estimate)), 0),
+    ),
   };
 }
 
@@ -38,7 +68,9 @@ function anyOf(conjunctions: ListingFilter[][], base: FilterBase): ListingFilter
 export async function searchMetadataIds(db: Db, q: MetadataQuery, upTo: number): Promise<number[]> {
   if (q.criteria.length === 0) return [];
   const names = q.criteria.flatMap((c) => (c.kind === "names" ? c.groups.flat() : []));
-  const terms: TextTerm[] = q.criteria.flatMap((c) => (c.kind === "titles" ? c.terms.map((text) => ({ text, phrase: true })) : []));
+  const terms: TextTerm[] = q.criteria.flatMap((c) =>
+    c.kind === "titles" ? c.terms.map((text) => ({ text, phrase: true })) : [],
+  );
   const [size, found, stats, indexed] = await Promise.all([
     listableCount(db, q),
     findLabels(db, [q.organizationId], names),
@@ -52,8 +84,13 @@ export async function searchMetadataIds(db: Db, q: MetadataQuery, upTo: number):
     const phrases = c.terms.map((text) => ({ text, phrase: true }));
     return [textFilter(base, phrases, [], stats, indexed, c.all ? "all" : "any")];
   });
-  const filters = q.combine === "all" || conjunctions.length === 1 ? conjunctions.flat() : [anyOf(conjunctions, base)];
-  return (await listBase(db, ownBase(q, size), filters, { limit: upTo, offset: 0 }, false, "order")).rows.map((r) => r.id);
+  const filters =
+    q.combine === "all" || conjunctions.length === 1
+      ? conjunctions.flat()
+      : [anyOf(conjunctions, base)];
+  return (
+    await listBase(db, ownBase(q, size), filters, { limit: upTo, offset: 0 }, false, "order")
+  ).rows.map((r) => r.id);
 }
 
 /** A search string (E14, E15) as an FTS5 query, and the most documents it can match (every organization). */
@@ -94,7 +131,15 @@ interface SearchStep {
  * descriptions only, newest first. `where` (feed membership) is checked on the rows read.
  * `read` runs each step (one, or two where the titles end within the page).
  */
-async function searchSteps<T>(db: Db, scope: TextScope, text: TextQuery, where: SQL | undefined, page: Page, candidates: number, read: (step: SearchStep) => Promise<T[]>): Promise<T[]> {
+async function searchSteps<T>(
+  db: Db,
+  scope: TextScope,
+  text: TextQuery,
+  where: SQL | undefined,
+  page: Page,
+  candidates: number,
+  read: (step: SearchStep) => Promise<T[]>,
+): Promise<T[]> {
   const ftsQuery = text.query;
   const matching = (expression: string) => sql`${contentsFts} match ${expression}`;
   const matches = matching(scopedExpression(scope, ftsQuery));
@@ -102,26 +147,63 @@ async function searchSteps<T>(db: Db, scope: TextScope, text: TextQuery, where: 
   // (the vocabulary says), else walking the index in rowid order (which ranks nothing) tells.
   const over =
     text.docs > candidates &&
-    (await db.select({ rowid: contentsFts.rowid }).from(contentsFts).where(matches).orderBy(contentsFts.rowid).limit(1).offset(candidates)).length > 0;
-  if (!over) return read({ where: and(matches, LISTABLE, where), order: contentsFts.rank, ...page });
+    (
+      await db
+        .select({ rowid: contentsFts.rowid })
+        .from(contentsFts)
+        .where(matches)
+        .orderBy(contentsFts.rowid)
+        .limit(1)
+        .offset(candidates)
+    ).length > 0;
+  if (!over)
+    return read({ where: and(matches, LISTABLE, where), order: contentsFts.rank, ...page });
 
   const inTitles = and(matching(scopedByColumn(scope, ftsQuery, "titles")), LISTABLE, where);
   const rows = await read({ where: inTitles, order: contentsFts.rowid, ...page });
   if (rows.length === page.limit) return rows;
   // The title matches end on this page (or before it): the description-only ones continue after them.
-  const titled = rows.length > 0 || page.offset === 0 ? page.offset + rows.length : await countWhere(db, inTitles);
-  const descriptionsOnly = and(matching(scopedByColumn(scope, ftsQuery, "descriptions only")), LISTABLE, where);
-  const rest = await read({ where: descriptionsOnly, order: contentsFts.rowid, limit: page.limit - rows.length, offset: Math.max(0, page.offset - titled) });
+  const titled =
+    rows.length > 0 || page.offset === 0
+      ? page.offset + rows.length
+      : await countWhere(db, inTitles);
+  const descriptionsOnly = and(
+    matching(scopedByColumn(scope, ftsQuery, "descriptions only")),
+    LISTABLE,
+    where,
+  );
+  const rest = await read({
+    where: descriptionsOnly,
+    order: contentsFts.rowid,
+    limit: page.limit - rows.length,
+    offset: Math.max(0, page.offset - titled),
+  });
   return [...rows, ...rest];
 }
 
 const joined = <T extends Parameters<Db["select"]>[0]>(db: Db, fields: T) =>
-  db.select(fields).from(contentsFts).innerJoin(contents, eq(contents.id, sql`-${contentsFts.rowid}`));
+  db
+    .select(fields)
+    .from(contentsFts)
+    .innerJoin(contents, eq(contents.id, sql`-${contentsFts.rowid}`));
 
 /** The ids of a text search's first `upTo` matches, in its order (records: recordsInOrder). */
-export function searchIds(db: Db, scope: TextScope, text: TextQuery, where: SQL | undefined, upTo: number, candidates: number): Promise<number[]> {
+export function searchIds(
+  db: Db,
+  scope: TextScope,
+  text: TextQuery,
+  where: SQL | undefined,
+  upTo: number,
+  candidates: number,
+): Promise<number[]> {
   return searchSteps(db, scope, text, where, { limit: upTo, offset: 0 }, candidates, async (s) =>
-    (await joined(db, { id: contents.id }).where(s.where).orderBy(s.order).limit(s.limit).offset(s.offset)).map((r) => r.id),
+    (
+      await joined(db, { id: contents.id })
+        .where(s.where)
+        .orderBy(s.order)
+        .limit(s.limit)
+        .offset(s.offset)
+    ).map((r) => r.id),
   );
 }
 

@@ -12,6 +12,10 @@ export function sessionConstraint(method: string, bookmark: string | undefined):
   return method === "GET" || method === "HEAD" ? "first-unconstrained" : "first-primary";
 }
 
-export function openSession(db: D1Database, method: string, bookmark: string | undefined): D1DatabaseSession {
+export function openSession(
+  db: D1Database,
+  method: string,
+  bookmark: string | undefined,
+): D1DatabaseSession {
   return db.withSession(sessionConstraint(method, bookmark) as D1SessionConstraint);
 }

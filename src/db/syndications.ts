@@ -26,16 +26,27 @@ export function publishedByWindows(now: string): SQL {
 }
 
 /** Every window of these videos, by start time. */
-export async function syndicationsOf(db: Db, contentIds: number[]): Promise<Map<number, Syndication[]>> {
+export async function syndicationsOf(
+  db: Db,
+  contentIds: number[],
+): Promise<Map<number, Syndication[]>> {
   return groupByContent(
     contentIds.length === 0
       ? []
-      : await db.select().from(syndications).where(inList(syndications.contentId, contentIds)).orderBy(asc(syndications.startTime)),
+      : await db
+          .select()
+          .from(syndications)
+          .where(inList(syndications.contentId, contentIds))
+          .orderBy(asc(syndications.startTime)),
   );
 }
 
 /** The windows of these videos open at `now`, by start time. */
-export async function openWindowsOf(db: Db, contentIds: number[], now: string): Promise<Map<number, Syndication[]>> {
+export async function openWindowsOf(
+  db: Db,
+  contentIds: number[],
+  now: string,
+): Promise<Map<number, Syndication[]>> {
   return groupByContent(
     contentIds.length === 0
       ? []
@@ -79,7 +90,11 @@ export interface WindowInput {
 }
 
 /** Statements that replace every window of a video (for one batch with the video's update). */
-export function replaceWindowsStatements(db: Db, contentId: number, windows: WindowInput[]): BatchItem<"sqlite">[] {
+export function replaceWindowsStatements(
+  db: Db,
+  contentId: number,
+  windows: WindowInput[],
+): BatchItem<"sqlite">[] {
   const rows = windows.map((w) => ({ contentId, ...w }));
   return [
     db.delete(syndications).where(eq(syndications.contentId, contentId)),

@@ -30,7 +30,10 @@ function fieldsOf(table: Table): Field[] {
     fields = Object.entries(getTableColumns(table)).map(([key, column]: [string, Column]) => ({
       key,
       name: column.name,
-      decode: column.mapFromDriverValue === passThrough ? null : (value: unknown) => column.mapFromDriverValue(value),
+      decode:
+        column.mapFromDriverValue === passThrough
+          ? null
+          : (value: unknown) => column.mapFromDriverValue(value),
     }));
     fieldsOfTable.set(table, fields);
   }
@@ -49,7 +52,10 @@ function mapRow(fields: Field[], raw: Record<string, unknown>): Record<string, u
 
 async function run(db: Db, query: BuiltQuery): Promise<Record<string, unknown>[]> {
   const { sql, params } = query.toSQL();
-  const { results } = await db.$client.prepare(sql).bind(...params).all<Record<string, unknown>>();
+  const { results } = await db.$client
+    .prepare(sql)
+    .bind(...params)
+    .all<Record<string, unknown>>();
   return results;
 }
 
@@ -57,7 +63,11 @@ async function run(db: Db, query: BuiltQuery): Promise<Record<string, unknown>[]
  * The rows of a select of every column of `table` (one table's columns: a join must not select
  * two columns of the same name), as Drizzle would return them.
  */
-export async function selectRows<T extends Table>(db: Db, table: T, query: BuiltQuery): Promise<T["$inferSelect"][]> {
+export async function selectRows<T extends Table>(
+  db: Db,
+  table: T,
+  query: BuiltQuery,
+): Promise<T["$inferSelect"][]> {
   const fields = fieldsOf(table);
   return (await run(db, query)).map((raw) => mapRow(fields, raw) as T["$inferSelect"]);
 }
@@ -66,8 +76,15 @@ export async function selectRows<T extends Table>(db: Db, table: T, query: Built
  * The same with a `total` column beside the table's (`count(*) over ()` as "total"): the rows
  * and the total, null when no row came back (a page past the end).
  */
-export async function selectRowsWithTotal<T extends Table>(db: Db, table: T, query: BuiltQuery): Promise<{ rows: T["$inferSelect"][]; total: number | null }> {
+export async function selectRowsWithTotal<T extends Table>(
+  db: Db,
+  table: T,
+  query: BuiltQuery,
+): Promise<{ rows: T["$inferSelect"][]; total: number | null }> {
   const fields = fieldsOf(table);
   const results = await run(db, query);
-  return { rows: results.map((raw) => mapRow(fields, raw) as T["$inferSelect"]), total: results[0] ? Number(results[0].total) : null };
+  return {
+    rows: results.map((raw) => mapRow(fields, raw) as T["$inferSelect"]),
+    total: results[0] ? Number(results[0].total) : null,
+  };
 }

@@ -13,14 +13,30 @@ async function twoVideos() {
   const key = `rows-${crypto.randomUUID().slice(0, 8)}`;
   const [org] = await db
     .insert(organizations)
-    .values({ organizationKey: key, name: "Rows", syncCode: `${key}-sync`, apiKey: `${key}-key`, apiSecretHash: "x", entitlements: ["network"], playerTokensRequired: true, createdAt: "2026-01-01T00:00:00Z" })
+    .values({
+      organizationKey: key,
+      name: "Rows",
+      syncCode: `${key}-sync`,
+      apiKey: `${key}-key`,
+      apiSecretHash: "x",
+      entitlements: ["network"],
+      playerTokensRequired: true,
+      createdAt: "2026-01-01T00:00:00Z",
+    })
     .returning();
-  const base = { organizationId: org!.id, contentSize: 1000, mediaKey: "m", chunkSize: 5, createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-02T00:00:00Z" };
+  const base = {
+    organizationId: org!.id,
+    contentSize: 1000,
+    mediaKey: "m",
+    chunkSize: 5,
+    createdAt: "2026-01-01T00:00:00Z",
+    updatedAt: "2026-01-02T00:00:00Z",
+  };
   await db.insert(contents).values([
     {
       ...base,
       contentKey: `${key}-a`,
-      title: "It's a \"title\" é 🎬",
+      title: 'It\'s a "title" é 🎬',
       categories: ["News", "Sport"],
       tags: [],
       customFields: [{ name: "season", value: "1" }],
@@ -32,7 +48,14 @@ async function twoVideos() {
       width: 1280,
       publishedAt: "2026-01-03T00:00:00Z",
     },
-    { ...base, contentKey: `${key}-b`, status: "uploading", duration: null, publishedAt: null, thumbnailUrl: null },
+    {
+      ...base,
+      contentKey: `${key}-b`,
+      status: "uploading",
+      duration: null,
+      publishedAt: null,
+      thumbnailUrl: null,
+    },
   ]);
   return org!.id;
 }
@@ -40,7 +63,12 @@ async function twoVideos() {
 describe("selectRows", () => {
   it("returns what Drizzle's own mapping returns, column for column", async () => {
     const organizationId = await twoVideos();
-    const query = () => db.select().from(contents).where(eq(contents.organizationId, organizationId)).orderBy(desc(contents.id));
+    const query = () =>
+      db
+        .select()
+        .from(contents)
+        .where(eq(contents.organizationId, organizationId))
+        .orderBy(desc(contents.id));
     const drizzles = await query();
     const ours = await selectRows(db, contents, query());
     expect(drizzles).toHaveLength(2);
@@ -78,7 +106,17 @@ describe("selectRows", () => {
         .offset(offset);
     const page = await selectRowsWithTotal(db, contents, withTotal(0));
     expect(page.total).toBe(2);
-    expect(page.rows).toEqual((await db.select().from(contents).where(eq(contents.organizationId, organizationId)).orderBy(contents.id).limit(1)));
-    expect(await selectRowsWithTotal(db, contents, withTotal(5))).toEqual({ rows: [], total: null });
+    expect(page.rows).toEqual(
+      await db
+        .select()
+        .from(contents)
+        .where(eq(contents.organizationId, organizationId))
+        .orderBy(contents.id)
+        .limit(1),
+    );
+    expect(await selectRowsWithTotal(db, contents, withTotal(5))).toEqual({
+      rows: [],
+      total: null,
+    });
   });
 });

@@ -2,11 +2,41 @@
 // from the request, compiled here into filters (./listing-filters.ts) over one or two bases (the
 // organization's own listing; its network's) and read by the cheapest plan (./listing-plan.ts).
 import { eq, or, sql, type SQL } from "drizzle-orm";
-import { findLabels, inScope, LISTABLE, listableCount, type ContentScope, type CustomFieldFilter, type NameGroups, type NameRef, type Page } from "./catalog";
+import {
+  findLabels,
+  inScope,
+  LISTABLE,
+  listableCount,
+  type ContentScope,
+  type CustomFieldFilter,
+  type NameGroups,
+  type NameRef,
+  type Page,
+} from "./catalog";
 import { allOf, inList, type Db } from "./client";
 import { ftsIds, indexedDocuments, inScopes, termStats, type TextScope } from "./fts";
-import { fieldFilter, keysFilter, namesFilter, rowFilter, termWords, textFilter, type FilterBase, type ListingFilter, type TextTerm } from "./listing-filters";
-import { listBase, listBases, listIds, ownBase, peersBase, shownIn, type ListingBase, type ListingIds, type ListingResult } from "./listing-plan";
+import {
+  fieldFilter,
+  keysFilter,
+  namesFilter,
+  rowFilter,
+  termWords,
+  textFilter,
+  type FilterBase,
+  type ListingFilter,
+  type TextTerm,
+} from "./listing-filters";
+import {
+  listBase,
+  listBases,
+  listIds,
+  ownBase,
+  peersBase,
+  shownIn,
+  type ListingBase,
+  type ListingIds,
+  type ListingResult,
+} from "./listing-plan";
 import { networkVideoCount } from "./network-listings";
 import { contents, networkListings } from "./schema";
 import { publishedByWindows } from "./syndications";
@@ -31,7 +61,13 @@ export interface VideoQuery extends ContentScope {
   liveOnly?: boolean;
 }
 
-export const emptyQuery = (scope: ContentScope): VideoQuery => ({ ...scope, network: null, names: [], customFields: [], text: [] });
+export const emptyQuery = (scope: ContentScope): VideoQuery => ({
+  ...scope,
+  network: null,
+  names: [],
+  customFields: [],
+  text: [],
+});
 
 export type FeedMembership = NonNullable<VideoQuery["feed"]>;
 
@@ -45,7 +81,9 @@ async function lookups(db: Db, q: VideoQuery) {
   const terms: TextTerm[] = q.text.flat().map((text) => ({ text, phrase: false }));
   const [ownSize, peersSize, found, stats, indexed] = await Promise.all([
     listableCount(db, q),
-    q.network ? networkVideoCount(db, q.network.networkId, q.organizationId, q.network.country) : Promise.resolve(0),
+    q.network
+      ? networkVideoCount(db, q.network.networkId, q.organizationId, q.network.country)
+      : Promise.resolve(0),
     findLabels(db, organizationIds, names),
     termStats(db, termWords(terms)),
     terms.length ? indexedDocuments(db) : Promise.resolve(0),
@@ -55,20 +93,37 @@ async function lookups(db: Db, q: VideoQuery) {
 
 type Lookups = Awaited<ReturnType<typeof lookups>>;
 
-async function compileFilters(db: Db, q: VideoQuery, base: FilterBase, l: Lookups, pageEnd: number, ownsFeed: boolean): Promise<ListingFilter[]> {
+async function compileFilters(
+  db: Db,
+  q: VideoQuery,
+  base: FilterBase,
+  l: Lookups,
+  pageEnd: number,
+  ownsFeed: boolean,
+): Promise<ListingFilter[]> {
   const filters: ListingFilter[] = [];
   if (q.contentKey !== undefined) filters.push(keysFilter([q.contentKey]));
   if (q.contentKeys !== undefined) filters.push(keysFilter(q.contentKeys));
   if (q.feed) {
-    if (!ownsFeed) filters.push(keysFilter([])); // a feed holds its own organization's videos only
+    if (!ownsFeed)
+      filters.push(keysFilter([])); // a feed holds its own organization's videos only
     else filters.push(...feedNameFilters(base, q.feed, l.found));
   }
   for (const group of q.names) filters.push(namesFilter(base, group, l.found));
   for (const field of q.customFields) {
-    for (const values of field.values) filters.push(await fieldFilter(db, base, field.name, values, fieldCap(pageEnd)));
+    for (const values of field.values)
+      filters.push(await fieldFilter(db, base, field.name, values, fieldCap(pageEnd)));
   }
   for (const group of q.text) {
-    filters.push(textFilter(base, group.map((text) => ({ text, phrase: false })), group, l.stats, l.indexed));
+    filters.push(
+      textFilter(
+        base,
+        group.map((text) => ({ text, phrase: false })),
+        group,
+        l.stats,
+        l.indexed,
+      ),
+    );
   }
   if (q.liveOnly) filters.push(rowFilter("live", eq(contents.isLive, true), 0.05, base));
   return filters;
@@ -84,11 +139,21 @@ async function plan(db: Db, q: VideoQuery, pageEnd: number) {
   if (q.network) {
     const peers: FilterBase = {
       organizationIds: q.network.peers,
-      textScopes: q.network.peers.map((organizationId) => ({ organizationId, subOrganizationId: null })),
+      textScopes: q.network.peers.map((organizationId) => ({
+        organizationId,
+        subOrganizationId: null,
+      })),
       size: l.peersSize,
     };
     bases.push({
-      base: peersBase({ networkId: q.network.networkId, organizationId: q.organizationId, country: q.network.country }, l.peersSize),
+      base: peersBase(
+        {
+          networkId: q.network.networkId,
+          organizationId: q.organizationId,
+          country: q.network.country,
+        },
+        l.peersSize,
+      ),
       filters: await compileFilters(db, q, peers, l, pageEnd, false),
     });
   }
@@ -102,7 +167,19 @@ async function plan(db: Db, q: VideoQuery, pageEnd: number) {
  */
 export function isPlainFirstPage(q: VideoQuery, page: Page): boolean {
   // Every field that can narrow the listing is named here: a new one fails to compile until it is.
-  const { organizationId: _o, subOrganizationId: _s, network, contentKey, contentKeys, feed, names, customFields, text, liveOnly, ...unchecked } = q;
+  const {
+    organizationId: _o,
+    subOrganizationId: _s,
+    network,
+    contentKey,
+    contentKeys,
+    feed,
+    names,
+    customFields,
+    text,
+    liveOnly,
+    ...unchecked
+  } = q;
   const _none: Record<string, never> = unchecked;
   return (
     network === null &&
@@ -122,7 +199,10 @@ export async function listMatching(db: Db, q: VideoQuery, page: Page): Promise<L
   // The commonest read (an app's newest videos): the page and the counter at once, one round
   // trip's wait instead of two in a row.
   if (isPlainFirstPage(q, page)) {
-    const [count, rows] = await Promise.all([listableCount(db, q), ownBase(q, 0).walk(db, [], page)]);
+    const [count, rows] = await Promise.all([
+      listableCount(db, q),
+      ownBase(q, 0).walk(db, [], page),
+    ]);
     return { rows, count, plan: "own: walk and count at once" };
   }
   return listBases(db, await plan(db, q, page.offset + page.limit), page, true);
@@ -132,7 +212,12 @@ export async function listMatching(db: Db, q: VideoQuery, page: Page): Promise<L
  * The ids of the first `upTo` matching videos, newest first, and the total, for a page from
  * `from` on (null ids: it starts past the end). Its records: recordsInOrder.
  */
-export async function matchingIds(db: Db, q: VideoQuery, from: number, upTo: number): Promise<ListingIds> {
+export async function matchingIds(
+  db: Db,
+  q: VideoQuery,
+  from: number,
+  upTo: number,
+): Promise<ListingIds> {
   return listIds(db, await plan(db, q, upTo), from, upTo, true);
 }
 
@@ -145,8 +230,14 @@ export async function matchingIds(db: Db, q: VideoQuery, from: number, upTo: num
  */
 export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
   const [own, peers] = await plan(db, q, 100);
-  const scopes: TextScope[] = [q, ...(q.network?.peers.map((organizationId) => ({ organizationId, subOrganizationId: null })) ?? [])];
-  const checks = own!.filters.map((f) => (f.kind === "text" ? textMatchesOnce(scopes, f.terms, f.keys) : f.probe));
+  const scopes: TextScope[] = [
+    q,
+    ...(q.network?.peers.map((organizationId) => ({ organizationId, subOrganizationId: null })) ??
+      []),
+  ];
+  const checks = own!.filters.map((f) =>
+    f.kind === "text" ? textMatchesOnce(scopes, f.terms, f.keys) : f.probe,
+  );
   const visible = peers
     ? or(
         inScope(q),
@@ -159,7 +250,11 @@ export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
 }
 
 /** The row is one of the text's matches in these scopes, or has one of these content keys. */
-function textMatchesOnce(scopes: readonly TextScope[], terms: string, keys: readonly string[]): SQL {
+function textMatchesOnce(
+  scopes: readonly TextScope[],
+  terms: string,
+  keys: readonly string[],
+): SQL {
   const matches = sql`${contents.id} in (${ftsIds(inScopes(scopes, terms))})`;
   return keys.length ? sql`(${matches} or ${inList(contents.contentKey, keys)})` : matches;
 }
@@ -168,16 +263,38 @@ function textMatchesOnce(scopes: readonly TextScope[], terms: string, keys: read
 // Feeds
 
 /** A feed's own rule on a video (domain/feeds/membership.ts#holds in SQL): its sub-organization, any listed name. */
-function feedNameFilters(base: FilterBase, feed: FeedMembership, found: Awaited<ReturnType<typeof findLabels>>): ListingFilter[] {
+function feedNameFilters(
+  base: FilterBase,
+  feed: FeedMembership,
+  found: Awaited<ReturnType<typeof findLabels>>,
+): ListingFilter[] {
   return [
-    ...(feed.subOrganizationId !== null ? [rowFilter("feed's sub-organization", sql`+${contents.subOrganizationId} = ${feed.subOrganizationId}`, 0.5, base)] : []),
+    ...(feed.subOrganizationId !== null
+      ? [
+          rowFilter(
+            "feed's sub-organization",
+            sql`+${contents.subOrganizationId} = ${feed.subOrganizationId}`,
+            0.5,
+            base,
+          ),
+        ]
+      : []),
     ...(feed.anyOf.length ? [namesFilter(base, feed.anyOf, found)] : []),
   ];
 }
 
 /** What a feed publishes at `now`: listable members with no window or one open then. */
-async function feedFilters(db: Db, feed: FeedMembership, now: string, size: number): Promise<ListingFilter[]> {
-  const base: FilterBase = { organizationIds: [feed.organizationId], textScopes: [{ organizationId: feed.organizationId, subOrganizationId: null }], size };
+async function feedFilters(
+  db: Db,
+  feed: FeedMembership,
+  now: string,
+  size: number,
+): Promise<ListingFilter[]> {
+  const base: FilterBase = {
+    organizationIds: [feed.organizationId],
+    textScopes: [{ organizationId: feed.organizationId, subOrganizationId: null }],
+    size,
+  };
   const found = await findLabels(db, [feed.organizationId], feed.anyOf);
   return [
     ...feedNameFilters(base, feed, found),
@@ -187,7 +304,12 @@ async function feedFilters(db: Db, feed: FeedMembership, now: string, size: numb
 }
 
 /** A page of a feed's published videos, newest first, and their total (json-feed). */
-export async function listFeed(db: Db, feed: FeedMembership, now: string, page: Page): Promise<ListingResult> {
+export async function listFeed(
+  db: Db,
+  feed: FeedMembership,
+  now: string,
+  page: Page,
+): Promise<ListingResult> {
   const scope = { organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId };
   const size = await listableCount(db, scope);
   return listBase(db, ownBase(scope, size), await feedFilters(db, feed, now, size), page, true);

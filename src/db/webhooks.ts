@@ -3,7 +3,14 @@
 import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
-import { webhookDeliveries, webhookEndpoints, webhookEvents, type WebhookDelivery, type WebhookEndpoint, type WebhookEvent } from "./schema-webhooks";
+import {
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookEvents,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEvent,
+} from "./schema-webhooks";
 import type { WebhookDeliveryStatus } from "../shared/webhook-events";
 
 export type { WebhookDelivery, WebhookEndpoint, WebhookEvent };
@@ -15,7 +22,9 @@ export type { WebhookDelivery, WebhookEndpoint, WebhookEvent };
 function managedBy(scope: ContentScope) {
   return and(
     eq(webhookEndpoints.organizationId, scope.organizationId),
-    scope.subOrganizationId === null ? undefined : eq(webhookEndpoints.subOrganizationId, scope.subOrganizationId),
+    scope.subOrganizationId === null
+      ? undefined
+      : eq(webhookEndpoints.subOrganizationId, scope.subOrganizationId),
   );
 }
 
@@ -37,13 +46,20 @@ export async function listenersOf(db: Db, scope: ContentScope): Promise<WebhookE
         eq(webhookEndpoints.organizationId, scope.organizationId),
         scope.subOrganizationId === null
           ? isNull(webhookEndpoints.subOrganizationId)
-          : or(isNull(webhookEndpoints.subOrganizationId), eq(webhookEndpoints.subOrganizationId, scope.subOrganizationId)),
+          : or(
+              isNull(webhookEndpoints.subOrganizationId),
+              eq(webhookEndpoints.subOrganizationId, scope.subOrganizationId),
+            ),
       ),
     )
     .orderBy(webhookEndpoints.id);
 }
 
-export async function findEndpoint(db: Db, scope: ContentScope, endpointId: string): Promise<WebhookEndpoint | null> {
+export async function findEndpoint(
+  db: Db,
+  scope: ContentScope,
+  endpointId: string,
+): Promise<WebhookEndpoint | null> {
   const [row] = await db
     .select()
     .from(webhookEndpoints)
@@ -53,19 +69,35 @@ export async function findEndpoint(db: Db, scope: ContentScope, endpointId: stri
 }
 
 export async function countEndpoints(db: Db, organizationId: number): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)` }).from(webhookEndpoints).where(eq(webhookEndpoints.organizationId, organizationId));
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.organizationId, organizationId));
   return row?.n ?? 0;
 }
 
-export async function insertEndpoint(db: Db, row: typeof webhookEndpoints.$inferInsert): Promise<WebhookEndpoint> {
+export async function insertEndpoint(
+  db: Db,
+  row: typeof webhookEndpoints.$inferInsert,
+): Promise<WebhookEndpoint> {
   const [inserted] = await db.insert(webhookEndpoints).values(row).returning();
   return inserted!;
 }
 
-export type EndpointChanges = Partial<Omit<typeof webhookEndpoints.$inferInsert, "id" | "endpointId" | "organizationId">>;
+export type EndpointChanges = Partial<
+  Omit<typeof webhookEndpoints.$inferInsert, "id" | "endpointId" | "organizationId">
+>;
 
-export async function updateEndpoint(db: Db, id: number, changes: EndpointChanges): Promise<WebhookEndpoint | null> {
-  const [row] = await db.update(webhookEndpoints).set(changes).where(eq(webhookEndpoints.id, id)).returning();
+export async function updateEndpoint(
+  db: Db,
+  id: number,
+  changes: EndpointChanges,
+): Promise<WebhookEndpoint | null> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set(changes)
+    .where(eq(webhookEndpoints.id, id))
+    .returning();
   return row ?? null;
 }
 
@@ -79,7 +111,11 @@ export interface NewDelivery {
 }
 
 /** The event and one pending delivery per endpoint, in one batch. */
-export async function insertEvent(db: Db, event: typeof webhookEvents.$inferInsert, deliveries: NewDelivery[]): Promise<void> {
+export async function insertEvent(
+  db: Db,
+  event: typeof webhookEvents.$inferInsert,
+  deliveries: NewDelivery[],
+): Promise<void> {
   const eventRowId = sql<number>`(select ${webhookEvents.id} from ${webhookEvents} where ${webhookEvents.eventId} = ${event.eventId})`;
   await db.batch([
     db.insert(webhookEvents).values(event),
@@ -97,9 +133,16 @@ export async function insertEvent(db: Db, event: typeof webhookEvents.$inferInse
 }
 
 /** Records that the deliveries' messages went to the queue, due now (a re-sent message restarts the wait). */
-export async function markDispatched(db: Db, deliveryIds: readonly string[], at: string): Promise<void> {
+export async function markDispatched(
+  db: Db,
+  deliveryIds: readonly string[],
+  at: string,
+): Promise<void> {
   if (deliveryIds.length === 0) return;
-  await db.update(webhookDeliveries).set({ dispatchedAt: at, nextAttemptAt: at }).where(inList(webhookDeliveries.deliveryId, deliveryIds));
+  await db
+    .update(webhookDeliveries)
+    .set({ dispatchedAt: at, nextAttemptAt: at })
+    .where(inList(webhookDeliveries.deliveryId, deliveryIds));
 }
 
 export interface DeliveryJob {
@@ -113,7 +156,11 @@ export interface DeliveryJob {
  * one value per column name, and the three tables share several names (id, event_id ...).
  */
 export async function loadDeliveryJob(db: Db, deliveryId: string): Promise<DeliveryJob | null> {
-  const [delivery] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.deliveryId, deliveryId)).limit(1);
+  const [delivery] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.deliveryId, deliveryId))
+    .limit(1);
   if (!delivery) return null;
   const [[endpoint], [event]] = await db.batch([
     db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, delivery.endpointId)).limit(1),
@@ -126,7 +173,13 @@ export async function loadDeliveryJob(db: Db, deliveryId: string): Promise<Deliv
  * Takes the delivery for one attempt: only a pending delivery of this round that no other
  * attempt holds. Null: another attempt holds it, or it is no longer pending in this round.
  */
-export async function leaseDelivery(db: Db, id: number, round: number, now: string, until: string): Promise<WebhookDelivery | null> {
+export async function leaseDelivery(
+  db: Db,
+  id: number,
+  round: number,
+  now: string,
+  until: string,
+): Promise<WebhookDelivery | null> {
   const [row] = await db
     .update(webhookDeliveries)
     .set({ leasedUntil: until })
@@ -142,10 +195,17 @@ export async function leaseDelivery(db: Db, id: number, round: number, now: stri
   return row ?? null;
 }
 
-export type DeliveryChanges = Partial<Omit<typeof webhookDeliveries.$inferInsert, "id" | "deliveryId" | "endpointId" | "eventId">>;
+export type DeliveryChanges = Partial<
+  Omit<typeof webhookDeliveries.$inferInsert, "id" | "deliveryId" | "endpointId" | "eventId">
+>;
 
 /** Records an attempt's outcome; the lease goes with it. Only the round that attempted may write. */
-export async function finishAttempt(db: Db, id: number, round: number, changes: DeliveryChanges): Promise<void> {
+export async function finishAttempt(
+  db: Db,
+  id: number,
+  round: number,
+  changes: DeliveryChanges,
+): Promise<void> {
   await db
     .update(webhookDeliveries)
     .set({ ...changes, leasedUntil: null })
@@ -182,33 +242,47 @@ export async function deliveryLog(
   options: { limit: number; cursor?: string; status?: WebhookDeliveryStatus },
 ): Promise<DeliveryLogRow[]> {
   const before = options.cursor
-    ? lt(webhookDeliveries.id, sql`(select ${webhookDeliveries.id} from ${webhookDeliveries} where ${webhookDeliveries.deliveryId} = ${options.cursor})`)
+    ? lt(
+        webhookDeliveries.id,
+        sql`(select ${webhookDeliveries.id} from ${webhookDeliveries} where ${webhookDeliveries.deliveryId} = ${options.cursor})`,
+      )
     : undefined;
-  return db
-    // Aliased: the deliveries' own event_id column has the same name (see loadDeliveryJob).
-    .select({
-      delivery: webhookDeliveries,
-      eventId: sql<string>`${webhookEvents.eventId}`.as("public_event_id"),
-      eventType: sql<string>`${webhookEvents.type}`.as("event_type"),
-    })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointRowId),
-        before,
-        options.status ? eq(webhookDeliveries.status, options.status) : undefined,
-      ),
-    )
-    .orderBy(desc(webhookDeliveries.id))
-    .limit(options.limit);
+  return (
+    db
+      // Aliased: the deliveries' own event_id column has the same name (see loadDeliveryJob).
+      .select({
+        delivery: webhookDeliveries,
+        eventId: sql<string>`${webhookEvents.eventId}`.as("public_event_id"),
+        eventType: sql<string>`${webhookEvents.type}`.as("event_type"),
+      })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, endpointRowId),
+          before,
+          options.status ? eq(webhookDeliveries.status, options.status) : undefined,
+        ),
+      )
+      .orderBy(desc(webhookDeliveries.id))
+      .limit(options.limit)
+  );
 }
 
-export async function findDelivery(db: Db, endpointRowId: number, deliveryId: string): Promise<WebhookDelivery | null> {
+export async function findDelivery(
+  db: Db,
+  endpointRowId: number,
+  deliveryId: string,
+): Promise<WebhookDelivery | null> {
   const [row] = await db
     .select()
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.endpointId, endpointRowId), eq(webhookDeliveries.deliveryId, deliveryId)))
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointRowId),
+        eq(webhookDeliveries.deliveryId, deliveryId),
+      ),
+    )
     .limit(1);
   return row ?? null;
 }
@@ -218,7 +292,12 @@ export async function findDelivery(db: Db, endpointRowId: number, deliveryId: st
  * the send failed), or due for longer than `overdueBefore` and not held by an attempt (the
  * message was lost). Read through the partial index of pending deliveries.
  */
-export async function undeliveredDeliveries(db: Db, now: string, overdueBefore: string, limit: number): Promise<WebhookDelivery[]> {
+export async function undeliveredDeliveries(
+  db: Db,
+  now: string,
+  overdueBefore: string,
+  limit: number,
+): Promise<WebhookDelivery[]> {
   return db
     .select()
     .from(webhookDeliveries)
@@ -226,7 +305,10 @@ export async function undeliveredDeliveries(db: Db, now: string, overdueBefore: 
       and(
         sql`${webhookDeliveries.status} = 'pending'`,
         lte(webhookDeliveries.nextAttemptAt, now),
-        or(isNull(webhookDeliveries.dispatchedAt), lt(webhookDeliveries.nextAttemptAt, overdueBefore)),
+        or(
+          isNull(webhookDeliveries.dispatchedAt),
+          lt(webhookDeliveries.nextAttemptAt, overdueBefore),
+        ),
         or(isNull(webhookDeliveries.leasedUntil), lte(webhookDeliveries.leasedUntil, now)),
       ),
     )
@@ -238,7 +320,16 @@ export async function undeliveredDeliveries(db: Db, now: string, overdueBefore: 
 export async function purgeEvents(db: Db, before: string, limit: number): Promise<number> {
   const rows = await db
     .delete(webhookEvents)
-    .where(inArray(webhookEvents.id, db.select({ id: webhookEvents.id }).from(webhookEvents).where(lt(webhookEvents.createdAt, before)).limit(limit)))
+    .where(
+      inArray(
+        webhookEvents.id,
+        db
+          .select({ id: webhookEvents.id })
+          .from(webhookEvents)
+          .where(lt(webhookEvents.createdAt, before))
+          .limit(limit),
+      ),
+    )
     .returning({ id: webhookEvents.id });
   return rows.length;
 }

@@ -26,31 +26,65 @@ export type CredentialDeps = LookupDeps;
 
 /** Read credentials and player traffic: the sync code. */
 export function organizationBySyncCode(deps: CredentialDeps, syncCode: string) {
-  return remembered(deps, `sync\u0000${syncCode}`, () => findOrganizationBySyncCode(deps.db, syncCode), "organization");
+  return remembered(
+    deps,
+    `sync\u0000${syncCode}`,
+    () => findOrganizationBySyncCode(deps.db, syncCode),
+    "organization",
+  );
 }
 
 /** Report credentials: organization_key (with the sync code, checked by the caller). */
 export function organizationByKey(deps: CredentialDeps, organizationKey: string) {
-  return remembered(deps, `key\u0000${organizationKey}`, () => findOrganizationByKey(deps.db, organizationKey), "organization");
+  return remembered(
+    deps,
+    `key\u0000${organizationKey}`,
+    () => findOrganizationByKey(deps.db, organizationKey),
+    "organization",
+  );
 }
 
 /** Write credentials: an API token (Authorization: Bearer). */
 export async function organizationByToken(deps: CredentialDeps, token: string) {
   const hash = await sha256Hex(token);
-  return remembered(deps, `token\u0000${hash}`, () => findOrganizationByTokenHash(deps.db, hash), "organization");
+  return remembered(
+    deps,
+    `token\u0000${hash}`,
+    () => findOrganizationByTokenHash(deps.db, hash),
+    "organization",
+  );
 }
 
 /** Write credentials: sync code, API key and API secret, all three of one organization. */
-export async function organizationByKeyAndSecret(deps: CredentialDeps, syncCode: string, apiKey: string, apiSecret: string) {
-  const candidate = await remembered(deps, `apikey\u0000${apiKey}`, () => findOrganizationByApiKey(deps.db, apiKey), "organization");
+export async function organizationByKeyAndSecret(
+  deps: CredentialDeps,
+  syncCode: string,
+  apiKey: string,
+  apiSecret: string,
+) {
+  const candidate = await remembered(
+    deps,
+    `apikey\u0000${apiKey}`,
+    () => findOrganizationByApiKey(deps.db, apiKey),
+    "organization",
+  );
   // Hash and compare even when the key is unknown, so timing does not reveal which part was wrong.
-  const secretOk = constantTimeEqual(await sha256Hex(apiSecret), candidate?.apiSecretHash ?? "0".repeat(64));
+  const secretOk = constantTimeEqual(
+    await sha256Hex(apiSecret),
+    candidate?.apiSecretHash ?? "0".repeat(64),
+  );
   return candidate && secretOk && candidate.syncCode === syncCode ? candidate : null;
 }
 
 /** X-Service-MMI-Key: the organization's sub-organization (null: unknown), gated by the mmi entitlement. */
-export async function subOrganizationOf(deps: CredentialDeps, org: OrganizationWithNetwork, mmiKey: string): Promise<SubOrganization | null> {
-  const sub = await remembered(deps, `mmi\u0000${org.id}\u0000${mmiKey}`, () => findSubOrganization(deps.db, org.id, mmiKey));
+export async function subOrganizationOf(
+  deps: CredentialDeps,
+  org: OrganizationWithNetwork,
+  mmiKey: string,
+): Promise<SubOrganization | null> {
+  const sub = await remembered(deps, `mmi\u0000${org.id}\u0000${mmiKey}`, () =>
+    findSubOrganization(deps.db, org.id, mmiKey),
+  );
   if (sub) requireEntitlement(org, "mmi", "X-Service-MMI-Key");
   return sub;
 }

@@ -16,7 +16,12 @@ export interface Background {
   budget: WorkBudget;
 }
 
-export function backgroundDeps(env: Env, now: Date, clock: () => number, defer: (work: Promise<unknown>) => void): Background {
+export function backgroundDeps(
+  env: Env,
+  now: Date,
+  clock: () => number,
+  defer: (work: Promise<unknown>) => void,
+): Background {
   const meter = new D1Meter();
   const config = loadConfig(env);
   const deps: Deps = {

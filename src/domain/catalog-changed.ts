@@ -30,7 +30,11 @@ export type CatalogChange =
   /** The organization's sync code was rotated: the feed list moves to the new path. */
   | { kind: "sync-code"; previous: string };
 
-export async function catalogChanged(deps: Deps, organizationId: number, change: CatalogChange): Promise<void> {
+export async function catalogChanged(
+  deps: Deps,
+  organizationId: number,
+  change: CatalogChange,
+): Promise<void> {
   const now = deps.now.toISOString();
   let listMoved = false;
   // Whether feeds were marked dirty (or the list moved): only then is a rebuild asked for.
@@ -48,7 +52,11 @@ export async function catalogChanged(deps: Deps, organizationId: number, change:
       forgetServable(change.versions.flatMap((v) => (v.contentKey ? [v.contentKey] : [])));
       // What the network shows now of these videos (their windows, or whether they are listable).
       if (networkId !== null) {
-        networkMoved = await refreshNetworkListings(deps.db, change.versions.flatMap((v) => (v.id !== undefined ? [v.id] : [])), now);
+        networkMoved = await refreshNetworkListings(
+          deps.db,
+          change.versions.flatMap((v) => (v.id !== undefined ? [v.id] : [])),
+          now,
+        );
         if (networkMoved) await bumpNetworkVersion(deps.db, networkId);
       }
       rebuild = (await markFeedsOfVideos(deps.db, organizationId, change.versions, now)).length > 0;
@@ -75,7 +83,14 @@ async function askForRebuild(deps: Deps, organizationId: number, feedList: boole
   try {
     await requestFeedRebuild(deps, organizationId, feedList);
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", msg: "feed rebuild request not sent; the cron will rebuild", organization_id: organizationId, error: String(err) }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "feed rebuild request not sent; the cron will rebuild",
+        organization_id: organizationId,
+        error: String(err),
+      }),
+    );
   }
 }
 
@@ -84,7 +99,11 @@ async function askForRebuild(deps: Deps, organizationId: number, feedList: boole
  * erasure, ecommerce items): their reports get new edge-cache keys, so the next read counts
  * what is there (other isolates: once their credential cache, 30 s, lets go of the version).
  */
-export async function statisticsChanged(db: Db, organizationIds: number | readonly number[]): Promise<void> {
+export async function statisticsChanged(
+  db: Db,
+  organizationIds: number | readonly number[],
+): Promise<void> {
   const ids = typeof organizationIds === "number" ? [organizationIds] : organizationIds;
-  for (const { id, statsVersion } of await bumpStatsVersion(db, ids)) organizationVersionsMoved(id, { statsVersion });
+  for (const { id, statsVersion } of await bumpStatsVersion(db, ids))
+    organizationVersionsMoved(id, { statsVersion });
 }

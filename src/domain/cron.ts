@@ -24,10 +24,16 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   const uploads = await sweepUploads(deps);
   // Events older than EVENTS_MAX_AGE_DAYS are refused, so their days' values are no longer needed.
   const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * 86_400_000);
-  const dimensionValuesPurged = (await Promise.all(everyStatsShard(deps.db).map(({ db }) => purgeDimensionValues(db, oldestDay)))).reduce((a, b) => a + b, 0);
+  const dimensionValuesPurged = (
+    await Promise.all(everyStatsShard(deps.db).map(({ db }) => purgeDimensionValues(db, oldestDay)))
+  ).reduce((a, b) => a + b, 0);
   const statsMoves = await advanceStatsMoves(deps.db, deps.config, deps.now);
   const messageIdsPurged = await purgeCountedMessageIds(deps.db, deps.now);
-  const viewers = await purgeExpiredViewerRows(deps.db, deps.now, deps.config.viewerRowsRetentionMonths);
+  const viewers = await purgeExpiredViewerRows(
+    deps.db,
+    deps.now,
+    deps.config.viewerRowsRetentionMonths,
+  );
   const webhooks = await runWebhookCron(deps);
   const consoleSessionsPurged = await purgeExpiredSessions(deps);
   const textIndex = await keepTextIndexMerged(deps.db, deps.now);

@@ -17,11 +17,23 @@ export interface EmbedPlayback {
   endpoint: string;
 }
 
-export async function embedPlayback(db: Db, origins: Origins, contentKey: string): Promise<EmbedPlayback | null> {
+export async function embedPlayback(
+  db: Db,
+  origins: Origins,
+  contentKey: string,
+): Promise<EmbedPlayback | null> {
   const content = await findContentByKeyAnyOrg(db, contentKey);
   if (!content || content.status !== "available" || content.removed) return null;
   const org = await findOrganizationById(db, content.organizationId);
   if (!org) return null;
   const record = v2Record(content, origins);
-  return { contentKey, title: content.title, poster: record.thumbnail, hls: record.urlHLS, mp4: record.url, syncCode: org.syncCode, endpoint: origins.baseUrl };
+  return {
+    contentKey,
+    title: content.title,
+    poster: record.thumbnail,
+    hls: record.urlHLS,
+    mp4: record.url,
+    syncCode: org.syncCode,
+    endpoint: origins.baseUrl,
+  };
 }

@@ -2,6 +2,11 @@
 import type { Entitlement } from "../db/schema";
 import { forbidden } from "../shared/errors";
 
-export function requireEntitlement(org: { entitlements: readonly Entitlement[] }, entitlement: Entitlement, what: string): void {
-  if (!org.entitlements.includes(entitlement)) throw forbidden(`${what} requires the ${entitlement} entitlement`);
+export function requireEntitlement(
+  org: { entitlements: readonly Entitlement[] },
+  entitlement: Entitlement,
+  what: string,
+): void {
+  if (!org.entitlements.includes(entitlement))
+    throw forbidden(`${what} requires the ${entitlement} entitlement`);
 }

@@ -11,7 +11,8 @@ export const thumbnailObjectKey = (contentKey: string) => thumbnailKey(contentKe
 /** The thumbnail made from the video, served when the publisher stored none. */
 export const frameObjectKey = (contentKey: string) => frameThumbnailKey(contentKey);
 export const feedListObjectKey = (syncCode: string) => orgFeedListKey(syncCode);
-export const feedObjectKey = (feedId: string, file: "videos" | "metadata" | "legacy") => feedFileKeys(feedId)[file];
+export const feedObjectKey = (feedId: string, file: "videos" | "metadata" | "legacy") =>
+  feedFileKeys(feedId)[file];
 
 let defaultEtag: Promise<string> | undefined;
 
@@ -37,7 +38,11 @@ const SERVABLE_MAX_ENTRIES = 10_000;
 export type ServableContent = { id: number; revision: string } | null;
 const servable = new Map<string, { content: ServableContent; until: number }>();
 
-export async function servableContent(db: Db, contentKey: string, nowMs: number): Promise<ServableContent> {
+export async function servableContent(
+  db: Db,
+  contentKey: string,
+  nowMs: number,
+): Promise<ServableContent> {
   const cached = servable.get(contentKey);
   if (cached && cached.until > nowMs) return cached.content;
   const row = await listableContent(db, contentKey);
@@ -47,7 +52,11 @@ export async function servableContent(db: Db, contentKey: string, nowMs: number)
   return content;
 }
 
-export async function servableContentId(db: Db, contentKey: string, nowMs: number): Promise<number | null> {
+export async function servableContentId(
+  db: Db,
+  contentKey: string,
+  nowMs: number,
+): Promise<number | null> {
   return (await servableContent(db, contentKey, nowMs))?.id ?? null;
 }
 

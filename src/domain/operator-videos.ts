@@ -20,14 +20,20 @@ export interface OperatorChanges {
 
 const utc = (iso: string) => new Date(iso).toISOString();
 
-export async function applyOperatorChanges(deps: Deps, contentKey: string, changes: OperatorChanges) {
+export async function applyOperatorChanges(
+  deps: Deps,
+  contentKey: string,
+  changes: OperatorChanges,
+) {
   const content = await findContentByKeyAnyOrg(deps.db, contentKey);
   if (!content) throw notFound(`contentKey: ${contentKey} does not exist`);
   const updated = await updateContent(
     deps.db,
     content,
     {
-      ...(changes.serviceCategories !== undefined && { serviceCategories: [...new Set(changes.serviceCategories)] }),
+      ...(changes.serviceCategories !== undefined && {
+        serviceCategories: [...new Set(changes.serviceCategories)],
+      }),
       ...(changes.removed !== undefined && { removed: changes.removed }),
       ...(changes.isLive !== undefined && { isLive: changes.isLive }),
       ...(changes.urlHLS !== undefined && { urlHls: changes.urlHLS }),
@@ -40,7 +46,10 @@ export async function applyOperatorChanges(deps: Deps, contentKey: string, chang
       geos: [...new Set(s.geos)],
     })),
   );
-  await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content, updated] });
+  await catalogChanged(deps, content.organizationId, {
+    kind: "videos",
+    versions: [content, updated],
+  });
   await emitWebhookEvent(deps, content, "video.updated", toContentObject(updated, deps.origins));
   const windows = (await syndicationsOf(deps.db, [updated.id])).get(updated.id) ?? [];
   return {

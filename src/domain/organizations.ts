@@ -79,7 +79,10 @@ export async function listOrganizations(deps: Pick<Deps, "db">) {
 /** An organization and its sub-organizations. */
 export async function showOrganization(deps: Pick<Deps, "db">, organizationKey: string) {
   const org = await loadOrganization(deps, organizationKey);
-  const [subs, move] = await Promise.all([listSubOrganizations(deps.db, org.id), findStatsMove(deps.db, org.id)]);
+  const [subs, move] = await Promise.all([
+    listSubOrganizations(deps.db, org.id),
+    findStatsMove(deps.db, org.id),
+  ]);
   return {
     organization: operatorOrganizationView(org),
     subOrganizations: subs.map((s) => ({ name: s.name, mmiKey: s.mmiKey, createdAt: s.createdAt })),
@@ -91,16 +94,25 @@ export async function showOrganization(deps: Pick<Deps, "db">, organizationKey: 
  * The organization's own record for its settings page (self-service, write credentials): the
  * operator's view, the plan's limit and the sub-organizations in the caller's scope.
  */
-export async function ownOrganization(deps: Pick<Deps, "db">, org: OrganizationWithNetwork, subOrg: { id: number } | null) {
+export async function ownOrganization(
+  deps: Pick<Deps, "db">,
+  org: OrganizationWithNetwork,
+  subOrg: { id: number } | null,
+) {
   const subs = await listSubOrganizations(deps.db, org.id);
   return {
     ...organizationView(org),
     requestsPerMinute: PLAN_LIMITS[org.plan],
-    subOrganizations: subs.filter((s) => !subOrg || s.id === subOrg.id).map((s) => ({ name: s.name, mmiKey: s.mmiKey, createdAt: s.createdAt })),
+    subOrganizations: subs
+      .filter((s) => !subOrg || s.id === subOrg.id)
+      .map((s) => ({ name: s.name, mmiKey: s.mmiKey, createdAt: s.createdAt })),
   };
 }
 
-export async function loadOrganization(deps: Pick<Deps, "db">, organizationKey: string): Promise<OrganizationWithNetwork> {
+export async function loadOrganization(
+  deps: Pick<Deps, "db">,
+  organizationKey: string,
+): Promise<OrganizationWithNetwork> {
   const org = await findOrganizationByKey(deps.db, organizationKey);
   if (!org) throw notFound(`organization ${organizationKey} does not exist`);
   return org;
@@ -126,7 +138,10 @@ export async function createOrganization(deps: OrgDeps, input: NewOrganizationIn
     throw invalid(`organizationKey: ${input.organizationKey} is already in use`);
   }
   const statsShard = input.statsShard ?? DEFAULT_SHARD;
-  if (!isStatsShard(statsShard)) throw invalid(`statsShard: ${statsShard} is not a statistics shard of this worker (0 to ${statsShardCount() - 1})`);
+  if (!isStatsShard(statsShard))
+    throw invalid(
+      `statsShard: ${statsShard} is not a statistics shard of this worker (0 to ${statsShardCount() - 1})`,
+    );
   const credentials = generateCredentials();
   await insertOrganization(deps.db, {
     statsShard,
@@ -142,7 +157,10 @@ export async function createOrganization(deps: OrgDeps, input: NewOrganizationIn
     tokenHash: await sha256Hex(credentials.apiToken),
     now: deps.now.toISOString(),
   });
-  return { organization: operatorOrganizationView(await loadOrganization(deps, input.organizationKey)), credentials };
+  return {
+    organization: operatorOrganizationView(await loadOrganization(deps, input.organizationKey)),
+    credentials,
+  };
 }
 
 export interface OrganizationChanges {
@@ -153,10 +171,16 @@ export interface OrganizationChanges {
   playerTokensRequired?: boolean;
 }
 
-export async function changeOrganization(deps: OrgDeps, organizationKey: string, changes: OrganizationChanges) {
+export async function changeOrganization(
+  deps: OrgDeps,
+  organizationKey: string,
+  changes: OrganizationChanges,
+) {
   const org = await loadOrganization(deps, organizationKey);
   if (changes.playerTokensRequired && !org.playerTokenKey) {
-    throw invalid("playerTokensRequired: this organization's API secret predates player tokens; rotate the API secret first");
+    throw invalid(
+      "playerTokensRequired: this organization's API secret predates player tokens; rotate the API secret first",
+    );
   }
   const network = await networkId(deps, changes.network);
   await updateOrganizationRow(deps.db, org.id, {
@@ -164,7 +188,9 @@ export async function changeOrganization(deps: OrgDeps, organizationKey: string,
     ...(changes.plan !== undefined && { plan: changes.plan }),
     ...(changes.entitlements !== undefined && { entitlements: [...new Set(changes.entitlements)] }),
     ...(network !== undefined && { networkId: network }),
-    ...(changes.playerTokensRequired !== undefined && { playerTokensRequired: changes.playerTokensRequired }),
+    ...(changes.playerTokensRequired !== undefined && {
+      playerTokensRequired: changes.playerTokensRequired,
+    }),
   });
   if (network !== undefined && network !== org.networkId) {
     // Both networks' listings change: the new one through the organization's catalog version.
@@ -178,14 +204,24 @@ export async function changeOrganization(deps: OrgDeps, organizationKey: string,
   return operatorOrganizationView(await loadOrganization(deps, organizationKey));
 }
 
-export async function createSubOrganization(deps: OrgDeps, organizationKey: string, input: { name: string; mmiKey?: string }) {
+export async function createSubOrganization(
+  deps: OrgDeps,
+  organizationKey: string,
+  input: { name: string; mmiKey?: string },
+) {
   const org = await loadOrganization(deps, organizationKey);
   const mmiKey = input.mmiKey ?? `mmi_${randomAlphanumeric(16)}`;
   try {
-    const sub = await insertSubOrganization(deps.db, { organizationId: org.id, name: input.name, mmiKey, now: deps.now.toISOString() });
+    const sub = await insertSubOrganization(deps.db, {
+      organizationId: org.id,
+      name: input.name,
+      mmiKey,
+      now: deps.now.toISOString(),
+    });
     return { name: sub.name, mmiKey: sub.mmiKey };
   } catch (err) {
-    if (isUniqueViolation(err, "sub_organizations.mmi_key")) throw invalid(`mmiKey: ${mmiKey} is already in use`);
+    if (isUniqueViolation(err, "sub_organizations.mmi_key"))
+      throw invalid(`mmiKey: ${mmiKey} is already in use`);
     throw err;
   }
 }
@@ -195,7 +231,12 @@ export async function createSubOrganization(deps: OrgDeps, organizationKey: stri
  * sessions opened with them (all but `keepSessionHash`, the session asking). A new sync code
  * moves the feed list.
  */
-export async function rotateCredentials(deps: Deps, organizationKey: string, parts: readonly CredentialPart[], keepSessionHash: string | null = null) {
+export async function rotateCredentials(
+  deps: Deps,
+  organizationKey: string,
+  parts: readonly CredentialPart[],
+  keepSessionHash: string | null = null,
+) {
   const org = await loadOrganization(deps, organizationKey);
   const fresh = generateCredentials();
   const issued: Partial<IssuedCredentials> = {};
@@ -203,13 +244,17 @@ export async function rotateCredentials(deps: Deps, organizationKey: string, par
   await replaceCredentials(deps.db, org.id, {
     ...(issued.syncCode && { syncCode: issued.syncCode }),
     ...(issued.apiKey && { apiKey: issued.apiKey }),
-    ...(issued.apiSecret && { apiSecretHash: await sha256Hex(issued.apiSecret), playerTokenKey: await playerTokenKey(issued.apiSecret) }),
+    ...(issued.apiSecret && {
+      apiSecretHash: await sha256Hex(issued.apiSecret),
+      playerTokenKey: await playerTokenKey(issued.apiSecret),
+    }),
     ...(issued.apiToken && { tokenHash: await sha256Hex(issued.apiToken) }),
     now: deps.now.toISOString(),
   });
   forgetOrganization(org.id);
   await deleteOrganizationSessions(deps.db, org.id, keepSessionHash);
-  if (issued.syncCode) await catalogChanged(deps, org.id, { kind: "sync-code", previous: org.syncCode });
+  if (issued.syncCode)
+    await catalogChanged(deps, org.id, { kind: "sync-code", previous: org.syncCode });
   return { rotated: [...new Set(parts)], credentials: issued };
 }
 
@@ -220,21 +265,39 @@ export async function rotateCredentials(deps: Deps, organizationKey: string, par
  */
 export async function deleteOrganization(deps: Deps, organizationKey: string) {
   const org = await loadOrganization(deps, organizationKey);
-  const [feeds, objects] = await Promise.all([listFeeds(deps.db, org.id), organizationObjects(deps.db, org.id)]);
+  const [feeds, objects] = await Promise.all([
+    listFeeds(deps.db, org.id),
+    organizationObjects(deps.db, org.id),
+  ]);
   await eraseOrganizationStatistics(deps.db, org.id);
   await deleteOrganizationRows(deps.db, org.id);
   if (org.networkId !== null) await bumpNetworkVersion(deps.db, org.networkId);
   forgetOrganization(org.id, org.networkId);
   await removeOrgFeedList(feedFileStore(deps), org.syncCode);
-  await removeFeedFiles(feedFileStore(deps), feeds.map((f) => f.feedId));
+  await removeFeedFiles(
+    feedFileStore(deps),
+    feeds.map((f) => f.feedId),
+  );
   deps.defer(removeMedia(deps.bucket, objects));
   return { deleted: org.organizationKey, feeds: feeds.length, videos: objects.length };
 }
 
-async function removeMedia(bucket: R2Bucket, objects: { id: number; contentKey: string; mediaKey: string; uploadId: string | null }[]) {
+async function removeMedia(
+  bucket: R2Bucket,
+  objects: { id: number; contentKey: string; mediaKey: string; uploadId: string | null }[],
+) {
   for (const o of objects) {
-    if (o.uploadId) await bucket.resumeMultipartUpload(o.mediaKey, o.uploadId).abort().catch(() => undefined);
+    if (o.uploadId)
+      await bucket
+        .resumeMultipartUpload(o.mediaKey, o.uploadId)
+        .abort()
+        .catch(() => undefined);
   }
-  const keys = objects.flatMap((o) => [o.mediaKey, thumbnailKey(o.contentKey), frameThumbnailKey(o.contentKey), ...streamObjectKeys(o)]);
+  const keys = objects.flatMap((o) => [
+    o.mediaKey,
+    thumbnailKey(o.contentKey),
+    frameThumbnailKey(o.contentKey),
+    ...streamObjectKeys(o),
+  ]);
   for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
 }

@@ -50,7 +50,14 @@ export class RateLimiter {
    * Counts `cost` units (one request; or a batch's events) for `counterKey` and decides; a
    * refused hit counts nothing. `defer` runs the KV sync after the response (ctx.waitUntil).
    */
-  hit(kv: KVNamespace, counterKey: string, limit: number, nowMs: number, defer: (p: Promise<unknown>) => void, cost = 1) {
+  hit(
+    kv: KVNamespace,
+    counterKey: string,
+    limit: number,
+    nowMs: number,
+    defer: (p: Promise<unknown>) => void,
+    cost = 1,
+  ) {
     const minute = Math.floor(nowMs / 60_000);
     let window = this.windows.get(counterKey);
     if (!window || window.minute !== minute) {
@@ -79,7 +86,12 @@ export class RateLimiter {
     const minute = Math.floor(nowMs / 60_000);
     const window = this.windows.get(counterKey);
     const used = window && window.minute === minute ? window.local + window.others : 0;
-    return { allowed: used < limit, limit, remaining: Math.max(0, limit - used), resetSeconds: Math.max(1, Math.ceil(((minute + 1) * 60_000 - nowMs) / 1000)) };
+    return {
+      allowed: used < limit,
+      limit,
+      remaining: Math.max(0, limit - used),
+      resetSeconds: Math.max(1, Math.ceil(((minute + 1) * 60_000 - nowMs) / 1000)),
+    };
   }
 
   private async sync(kv: KVNamespace, counterKey: string, window: Window): Promise<void> {
@@ -87,7 +99,9 @@ export class RateLimiter {
       window.others = await syncShard(kv, counterKey, window.minute, this.isolateId, window.local);
     } catch (err) {
       // A KV hiccup must not fail requests: keep counting locally.
-      console.error(JSON.stringify({ level: "warn", msg: "rate limit sync failed", error: String(err) }));
+      console.error(
+        JSON.stringify({ level: "warn", msg: "rate limit sync failed", error: String(err) }),
+      );
     }
   }
 

@@ -8,7 +8,11 @@ const deps: LookupDeps = { db: {} as Db, nowMs: 1_000, credentialCacheMs: 30_000
 let next = 1_000_000;
 
 /** A remembered lookup that counts its loads. */
-function lookup<T extends { id: number } | { organizationId: number }>(key: string, value: () => T, what?: "organization" | "other") {
+function lookup<T extends { id: number } | { organizationId: number }>(
+  key: string,
+  value: () => T,
+  what?: "organization" | "other",
+) {
   let loads = 0;
   const read = () =>
     remembered(
@@ -26,7 +30,11 @@ function lookup<T extends { id: number } | { organizationId: number }>(key: stri
 describe("organizationVersionsMoved", () => {
   it("gives the organization's records the new versions without loading them again", async () => {
     const id = next++;
-    const org = lookup(`sync\u0000${id}`, () => ({ id, organizationKey: `o${id}`, catalogVersion: 3, statsVersion: 7 }), "organization");
+    const org = lookup(
+      `sync\u0000${id}`,
+      () => ({ id, organizationKey: `o${id}`, catalogVersion: 3, statsVersion: 7 }),
+      "organization",
+    );
     expect(await org.read()).toMatchObject({ catalogVersion: 3, statsVersion: 7 });
     organizationVersionsMoved(id, { catalogVersion: 4 });
     expect(await org.read()).toMatchObject({ catalogVersion: 4, statsVersion: 7 });
@@ -37,7 +45,11 @@ describe("organizationVersionsMoved", () => {
 
   it("never takes a version back (two writes finishing out of order)", async () => {
     const id = next++;
-    const org = lookup(`key\u0000${id}`, () => ({ id, organizationKey: `o${id}`, catalogVersion: 10, statsVersion: 0 }), "organization");
+    const org = lookup(
+      `key\u0000${id}`,
+      () => ({ id, organizationKey: `o${id}`, catalogVersion: 10, statsVersion: 0 }),
+      "organization",
+    );
     await org.read();
     organizationVersionsMoved(id, { catalogVersion: 12 });
     organizationVersionsMoved(id, { catalogVersion: 11 });
@@ -48,7 +60,11 @@ describe("organizationVersionsMoved", () => {
     const id = next++;
     const other = next++;
     const feed = lookup(`feed\u0000f${id}`, () => ({ organizationId: id, version: 5 }));
-    const theirs = lookup(`sync\u0000${other}`, () => ({ id: other, organizationKey: `o${other}`, catalogVersion: 1, statsVersion: 1 }), "organization");
+    const theirs = lookup(
+      `sync\u0000${other}`,
+      () => ({ id: other, organizationKey: `o${other}`, catalogVersion: 1, statsVersion: 1 }),
+      "organization",
+    );
     await feed.read();
     await theirs.read();
     organizationVersionsMoved(id, { catalogVersion: 2 });

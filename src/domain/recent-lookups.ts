@@ -43,8 +43,15 @@ export async function remembered<T extends { id: number } | { organizationId: nu
   }
   if (entries.size >= MAX_ENTRIES) entries.clear();
   const organizationId = "organizationId" in value ? value.organizationId : value.id;
-  const networkId = "networkId" in value && typeof value.networkId === "number" ? value.networkId : null;
-  entries.set(key, { value, isOrganization: what === "organization", organizationId, networkId, until: deps.nowMs + deps.credentialCacheMs });
+  const networkId =
+    "networkId" in value && typeof value.networkId === "number" ? value.networkId : null;
+  entries.set(key, {
+    value,
+    isOrganization: what === "organization",
+    organizationId,
+    networkId,
+    until: deps.nowMs + deps.credentialCacheMs,
+  });
   return value;
 }
 
@@ -54,7 +61,11 @@ export async function remembered<T extends { id: number } | { organizationId: nu
  */
 export function forgetOrganization(organizationId: number, networkId: number | null = null): void {
   for (const [key, entry] of entries) {
-    if (entry.organizationId === organizationId || (networkId !== null && entry.networkId === networkId)) entries.delete(key);
+    if (
+      entry.organizationId === organizationId ||
+      (networkId !== null && entry.networkId === networkId)
+    )
+      entries.delete(key);
   }
 }
 
@@ -81,7 +92,10 @@ export function organizationVersionsMoved(organizationId: number, moved: MovedVe
     }
     // Only forward: two writes finishing out of order must not take a version back.
     const record = { ...(entry.value as Record<string, unknown>) };
-    for (const [name, version] of Object.entries(moved) as [keyof MovedVersions, number | undefined][]) {
+    for (const [name, version] of Object.entries(moved) as [
+      keyof MovedVersions,
+      number | undefined,
+    ][]) {
       if (version !== undefined && version > Number(record[name] ?? -1)) record[name] = version;
     }
     entry.value = record;

@@ -11,7 +11,14 @@ import type { Content } from "../db/schema";
 import { MediaProbeError } from "../media/mp4-boxes";
 import { initSegment } from "../media/hls/fmp4";
 import { packageSegment } from "../media/hls/packager";
-import { dashManifest, masterPlaylist, mediaPlaylist, subtitlePlaylist, subtitleRenditions, type SubtitleRendition } from "../media/hls/playlists";
+import {
+  dashManifest,
+  masterPlaylist,
+  mediaPlaylist,
+  subtitlePlaylist,
+  subtitleRenditions,
+  type SubtitleRendition,
+} from "../media/hls/playlists";
 import { sha256Hex } from "../shared/crypto";
 import { buildIndex, INDEX_FORMAT, type HlsIndex } from "../media/hls/segments";
 import { readTracks } from "../media/hls/tracks";
@@ -33,7 +40,9 @@ export interface StreamingDeps extends PackagingDeps {
 }
 
 /** What is stored: the index and the file it describes, or why the file has no stream. */
-export type StoredIndex = (HlsIndex & { mediaKey: string }) | { format: typeof INDEX_FORMAT; unstreamable: string };
+export type StoredIndex =
+  | (HlsIndex & { mediaKey: string })
+  | { format: typeof INDEX_FORMAT; unstreamable: string };
 
 /** A file that cannot be streamed (its MP4 still plays): the reason is the answer's message. */
 export class NoStream extends Error {}
@@ -70,16 +79,23 @@ async function buildAndStore(deps: PackagingDeps, content: Packaged): Promise<St
   if (!head) throw new NoStream("the video file is missing");
   let index: StoredIndex;
   try {
-    const tracks = await readTracks(r2RangeReader(deps.bucket, content.mediaKey, head.size), head.size);
+    const tracks = await readTracks(
+      r2RangeReader(deps.bucket, content.mediaKey, head.size),
+      head.size,
+    );
     const built = buildIndex(tracks, deps.config.hlsSegmentSeconds);
     // The table first: a stored index always has its table.
-    await deps.bucket.put(keys.samples, built.sampleTable, { httpMetadata: { contentType: "application/octet-stream" } });
+    await deps.bucket.put(keys.samples, built.sampleTable, {
+      httpMetadata: { contentType: "application/octet-stream" },
+    });
     index = { ...built.index, mediaKey: content.mediaKey };
   } catch (err) {
     if (!(err instanceof MediaProbeError)) throw err;
     index = { format: INDEX_FORMAT, unstreamable: err.message };
   }
-  await deps.bucket.put(keys.index, JSON.stringify(index), { httpMetadata: { contentType: "application/json" } });
+  await deps.bucket.put(keys.index, JSON.stringify(index), {
+    httpMetadata: { contentType: "application/json" },
+  });
   return index;
 }
 
@@ -89,9 +105,17 @@ type Streamable = HlsIndex & { mediaKey: string };
  * The index a stream URL names and where its sample table is; NoStream unless the version is
  * that of the content served under the key now (the same isolate-cached answer as the media's).
  */
-async function indexForVersion(deps: StreamingDeps, contentKey: string, version: string): Promise<{ index: Streamable; samplesKey: string; contentId: number }> {
+async function indexForVersion(
+  deps: StreamingDeps,
+  contentKey: string,
+  version: string,
+): Promise<{ index: Streamable; samplesKey: string; contentId: number }> {
   const contentId = contentIdOfHlsVersion(version);
-  if (contentId === null || contentId !== (await servableContentId(deps.db, contentKey, deps.nowMs))) throw new NoStream(`no stream version ${version}`);
+  if (
+    contentId === null ||
+    contentId !== (await servableContentId(deps.db, contentKey, deps.nowMs))
+  )
+    throw new NoStream(`no stream version ${version}`);
   const keys = hlsKeys(contentKey, contentId);
   let index = await storedIndex(deps.bucket, keys.index);
   if (!index) {
@@ -100,7 +124,8 @@ async function indexForVersion(deps: StreamingDeps, contentKey: string, version:
     if (!content || content.id !== contentId) throw new NoStream(`no stream version ${version}`);
     index = await ensureIndex(deps, content);
   }
-  if ("unstreamable" in index) throw new NoStream(`this video has no HLS stream: ${index.unstreamable}`);
+  if ("unstreamable" in index)
+    throw new NoStream(`this video has no HLS stream: ${index.unstreamable}`);
   return { index, samplesKey: keys.samples, contentId };
 }
 
@@ -109,37 +134,73 @@ async function indexForVersion(deps: StreamingDeps, contentKey: string, version:
  * `variant` is set when the text depends on the video's record (its subtitles) as well as on
  * its file: it goes into the entity tag.
  */
-export type StreamFile = { kind: "text"; contentType: string; body: string; variant?: string } | { kind: "bytes"; bytes: Uint8Array };
+export type StreamFile =
+  | { kind: "text"; contentType: string; body: string; variant?: string }
+  | { kind: "bytes"; bytes: Uint8Array };
 
 const HLS_TYPE = "application/vnd.apple.mpegurl";
 const SUBTITLE_PLAYLIST = /^subtitles-(\d+)\.m3u8$/;
 
 /** Whether a stream file shows the video's record (its subtitles) besides its file. */
-export const dependsOnRecord = (file: string) => file === "master.m3u8" || SUBTITLE_PLAYLIST.test(file);
+export const dependsOnRecord = (file: string) =>
+  file === "master.m3u8" || SUBTITLE_PLAYLIST.test(file);
 
 /** The video's subtitle renditions (from its record, not its file) and their fingerprint. */
-async function subtitlesOf(deps: StreamingDeps, contentKey: string, contentId: number): Promise<{ renditions: SubtitleRendition[]; variant: string }> {
+async function subtitlesOf(
+  deps: StreamingDeps,
+  contentKey: string,
+  contentId: number,
+): Promise<{ renditions: SubtitleRendition[]; variant: string }> {
   const content = await findContentByKeyAnyOrg(deps.db, contentKey);
   const renditions = content?.id === contentId ? subtitleRenditions(content.subtitles) : [];
-  return { renditions, variant: renditions.length ? (await sha256Hex(JSON.stringify(renditions))).slice(0, 16) : "" };
+  return {
+    renditions,
+    variant: renditions.length ? (await sha256Hex(JSON.stringify(renditions))).slice(0, 16) : "",
+  };
 }
 
 /** `file` of the stream a URL names (the caller has checked the content may be served). */
-export async function streamFile(deps: StreamingDeps, contentKey: string, version: string, file: string): Promise<StreamFile> {
+export async function streamFile(
+  deps: StreamingDeps,
+  contentKey: string,
+  version: string,
+  file: string,
+): Promise<StreamFile> {
   const { index, samplesKey, contentId } = await indexForVersion(deps, contentKey, version);
-  if (file === "video.m3u8") return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(index) };
-  if (file === "manifest.mpd") return { kind: "text", contentType: "application/dash+xml", body: dashManifest(index) };
+  if (file === "video.m3u8")
+    return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(index) };
+  if (file === "manifest.mpd")
+    return { kind: "text", contentType: "application/dash+xml", body: dashManifest(index) };
   const subtitle = SUBTITLE_PLAYLIST.exec(file);
   if (dependsOnRecord(file)) {
     const { renditions, variant } = await subtitlesOf(deps, contentKey, contentId);
-    if (!subtitle) return { kind: "text", contentType: HLS_TYPE, body: masterPlaylist(index, renditions), variant };
+    if (!subtitle)
+      return {
+        kind: "text",
+        contentType: HLS_TYPE,
+        body: masterPlaylist(index, renditions),
+        variant,
+      };
     const rendition = renditions[Number(subtitle[1])];
-    if (!rendition) throw new NoStream(`no subtitles ${file}: this video has ${renditions.length} WebVTT subtitle file(s)`);
-    return { kind: "text", contentType: HLS_TYPE, body: subtitlePlaylist(index, rendition), variant };
+    if (!rendition)
+      throw new NoStream(
+        `no subtitles ${file}: this video has ${renditions.length} WebVTT subtitle file(s)`,
+      );
+    return {
+      kind: "text",
+      contentType: HLS_TYPE,
+      body: subtitlePlaylist(index, rendition),
+      variant,
+    };
   }
-  if (file === "init.mp4") return { kind: "bytes", bytes: initSegment(index.audio ? [index.video, index.audio] : [index.video]) };
+  if (file === "init.mp4")
+    return {
+      kind: "bytes",
+      bytes: initSegment(index.audio ? [index.video, index.audio] : [index.video]),
+    };
   const n = Number(file.split(".")[0]);
-  if (!Number.isInteger(n) || n >= index.segments.length) throw new NoStream(`no segment ${file}: this stream has ${index.segments.length}`);
+  if (!Number.isInteger(n) || n >= index.segments.length)
+    throw new NoStream(`no segment ${file}: this stream has ${index.segments.length}`);
   const table = r2RangeReader(deps.bucket, samplesKey, Number.MAX_SAFE_INTEGER);
   const media = r2RangeReader(deps.bucket, index.mediaKey, Number.MAX_SAFE_INTEGER);
   return { kind: "bytes", bytes: await packageSegment(index, n, table, media) };
@@ -151,8 +212,11 @@ export async function streamFile(deps: StreamingDeps, contentKey: string, versio
  * players soon: 300 s.
  */
 export function streamCaching(file: string): { maxAge: number; cacheControl: string } {
-  return /\.(m3u8|mpd)$/.test(file) ? { maxAge: 300, cacheControl: "public, max-age=300" } : { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
+  return /\.(m3u8|mpd)$/.test(file)
+    ? { maxAge: 300, cacheControl: "public, max-age=300" }
+    : { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
 }
 
 /** The stored objects of a content's stream (deleted with the content). */
-export const streamObjectKeys = (content: { id: number; contentKey: string }) => Object.values(hlsKeys(content.contentKey, content.id));
+export const streamObjectKeys = (content: { id: number; contentKey: string }) =>
+  Object.values(hlsKeys(content.contentKey, content.id));

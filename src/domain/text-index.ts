@@ -18,7 +18,11 @@ export interface TextIndexUpkeep {
   done: boolean;
 }
 
-export async function keepTextIndexMerged(db: Db, now: Date, stepsPerRun = STEPS_PER_RUN): Promise<TextIndexUpkeep> {
+export async function keepTextIndexMerged(
+  db: Db,
+  now: Date,
+  stepsPerRun = STEPS_PER_RUN,
+): Promise<TextIndexUpkeep> {
   const today = utcDay(now.getTime());
   if ((await readState(db, STATE)) === today) return { steps: 0, done: true };
   for (let steps = 0; steps < stepsPerRun; steps++) {

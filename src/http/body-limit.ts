@@ -4,7 +4,10 @@ import { bodyLimit } from "hono/body-limit";
 import { errorResponse } from "./errors";
 
 export function limitBody(maxSize: number) {
-  return bodyLimit({ maxSize, onError: (c) => errorResponse(c, 413, `the body is over ${maxSize} bytes`) });
+  return bodyLimit({
+    maxSize,
+    onError: (c) => errorResponse(c, 413, `the body is over ${maxSize} bytes`),
+  });
 }
 
 /** JSON bodies of the API: 1 MB is far above any valid request (a content object is a few KB). */

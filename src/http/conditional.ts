@@ -12,7 +12,15 @@ export async function bodyEtag(body: string | ArrayBuffer): Promise<string> {
 }
 
 /** Headers a 304 keeps from the 200 it stands for (RFC 9110 §15.4.5). */
-const KEPT_ON_304 = ["cache-control", "etag", "vary", "expires", "content-location", "date", "x-edge-cache"];
+const KEPT_ON_304 = [
+  "cache-control",
+  "etag",
+  "vary",
+  "expires",
+  "content-location",
+  "date",
+  "x-edge-cache",
+];
 
 export function notModified(from: Headers): Response {
   const headers = new Headers();
@@ -20,7 +28,9 @@ export function notModified(from: Headers): Response {
     const value = from.get(name);
     if (value !== null) headers.set(name, value);
   }
-  for (const [name, value] of from) if (name.startsWith("ratelimit-") || name.startsWith("access-control-")) headers.set(name, value);
+  for (const [name, value] of from)
+    if (name.startsWith("ratelimit-") || name.startsWith("access-control-"))
+      headers.set(name, value);
   return new Response(null, { status: 304, headers });
 }
 
@@ -53,7 +63,10 @@ export function cacheable(cacheControl: string, vary: string[] = []): Middleware
       etag = await bodyEtag(await c.res.clone().arrayBuffer());
       c.res.headers.set("ETag", etag);
     }
-    if ((c.req.method === "GET" || c.req.method === "HEAD") && etagMatches(c.req.header("If-None-Match"), etag)) {
+    if (
+      (c.req.method === "GET" || c.req.method === "HEAD") &&
+      etagMatches(c.req.header("If-None-Match"), etag)
+    ) {
       const res = notModified(c.res.headers);
       c.res = undefined; // replace rather than merge into the 200
       c.res = res;

@@ -23,7 +23,11 @@ export function requestDeps(c: Context<AppEnv>): Deps {
 
 /** What the credential checks of a request need. */
 export function credentialDeps(c: Context<AppEnv>): CredentialDeps {
-  return { db: c.get("db"), nowMs: Date.now(), credentialCacheMs: c.get("config").credentialCacheSeconds * 1000 };
+  return {
+    db: c.get("db"),
+    nowMs: Date.now(),
+    credentialCacheMs: c.get("config").credentialCacheSeconds * 1000,
+  };
 }
 
 /** The organization (and sub-organization) a request acts for. */

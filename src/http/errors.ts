@@ -20,7 +20,8 @@ export class ApiError extends Error {
   }
 }
 
-export const unauthorized = (message = "authentication failed: missing or wrong credentials") => new ApiError(401, message);
+export const unauthorized = (message = "authentication failed: missing or wrong credentials") =>
+  new ApiError(401, message);
 
 const STATUS_OF: Record<ProblemKind, ContentfulStatusCode> = {
   invalid: 400,
@@ -33,7 +34,12 @@ export function errorBody(style: ErrorStyle, message: string) {
   return style === "message" ? { message } : { status: "KO" as const, error: message };
 }
 
-export function errorResponse(c: Context, status: ContentfulStatusCode, message: string, headers: Record<string, string> = {}) {
+export function errorResponse(
+  c: Context,
+  status: ContentfulStatusCode,
+  message: string,
+  headers: Record<string, string> = {},
+) {
   const style: ErrorStyle = c.get("errorStyle") ?? "ko";
   const res = c.json(errorBody(style, message), status);
   for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
@@ -54,11 +60,15 @@ export function renderError(err: Error, c: Context): Response {
     // Hono's own middleware (body limit, bearer auth, JSON body parser); some bring their answer.
     if (err.res) return err.res;
     const text = err.message;
-    const message = /json/i.test(text) ? "invalid JSON in the request body" : text || `request refused (HTTP ${err.status})`;
+    const message = /json/i.test(text)
+      ? "invalid JSON in the request body"
+      : text || `request refused (HTTP ${err.status})`;
     return errorResponse(c, err.status as ContentfulStatusCode, message);
   }
   if (err instanceof ConfigError) {
-    console.error(JSON.stringify({ level: "error", msg: "configuration error", error: err.message }));
+    console.error(
+      JSON.stringify({ level: "error", msg: "configuration error", error: err.message }),
+    );
     return errorResponse(c, 503, err.message);
   }
   // The cause, never the request (its query string or body may carry credentials) nor the SQL

@@ -11,7 +11,10 @@ export const jsonContent = <T>(schema: T, description: string) => ({
   content: { "application/json": { schema } },
 });
 
-export const jsonBody = <T>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
+export const jsonBody = <T>(schema: T) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});
 
 const DESCRIPTIONS = {
   400: "Invalid input (the error names the parameter)",
@@ -36,17 +39,24 @@ export function koErrors<S extends ErrorStatus>(...statuses: S[]) {
 
 /** Error responses in the {message} shape (E1–E5 and the upload URLs). */
 export function messageErrors<S extends ErrorStatus>(...statuses: S[]) {
-  return Object.fromEntries(statuses.map((s) => [s, jsonContent(messageError, DESCRIPTIONS[s])])) as {
+  return Object.fromEntries(
+    statuses.map((s) => [s, jsonContent(messageError, DESCRIPTIONS[s])]),
+  ) as {
     [K in S]: ReturnType<typeof jsonContent<typeof messageError>>;
   };
 }
 
-export const notModifiedResponse = { 304: { description: "Not modified (If-None-Match matched the ETag)" } };
+export const notModifiedResponse = {
+  304: { description: "Not modified (If-None-Match matched the ETag)" },
+};
 
 type SecurityRequirements = Record<string, string[]>[];
 
 /** Security requirements by credential class (one entry per accepted alternative). */
-export const SECURITY: Record<"public" | "read" | "report" | "write" | "session" | "player" | "admin", SecurityRequirements> = {
+export const SECURITY: Record<
+  "public" | "read" | "report" | "write" | "session" | "player" | "admin",
+  SecurityRequirements
+> = {
   /** Player traffic and public files: no credentials. */
   public: [],
   /** E6, E7: the sync code. */
@@ -54,7 +64,11 @@ export const SECURITY: Record<"public" | "read" | "report" | "write" | "session"
   /** E8, E9, E11–E14, E16: organization_key and the sync code of the same organization. */
   report: [{ organizationKey: [], syncCodeAuth: [] }],
   /** E1–E5 and every other write: sync code + API key + secret, or an API token, or the console's session (docs/console.md). */
-  write: [{ syncCodeAuth: [], apiKeyAuth: [], apiSecretAuth: [] }, { bearerAuth: [] }, { consoleSession: [], csrfToken: [] }],
+  write: [
+    { syncCodeAuth: [], apiKeyAuth: [], apiSecretAuth: [] },
+    { bearerAuth: [] },
+    { consoleSession: [], csrfToken: [] },
+  ],
   /** The console's session endpoints: the session cookie (its CSRF token too, to sign out). */
   session: [{ consoleSession: [] }],
   /** Event ingestion: the sync code as header or ?sync= (sendBeacon cannot set headers). */
@@ -65,18 +79,52 @@ export const SECURITY: Record<"public" | "read" | "report" | "write" | "session"
 
 export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
   const r = app.openAPIRegistry;
-  r.registerComponent("securitySchemes", "syncCodeAuth", { type: "apiKey", in: "header", name: "X-Service-Sync-Code" });
-  r.registerComponent("securitySchemes", "syncCodeQuery", { type: "apiKey", in: "query", name: "sync" });
-  r.registerComponent("securitySchemes", "apiKeyAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Key" });
-  r.registerComponent("securitySchemes", "apiSecretAuth", { type: "apiKey", in: "header", name: "X-Service-Api-Secret" });
-  r.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "API token" });
-  r.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "ADMIN_TOKEN" });
+  r.registerComponent("securitySchemes", "syncCodeAuth", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Sync-Code",
+  });
+  r.registerComponent("securitySchemes", "syncCodeQuery", {
+    type: "apiKey",
+    in: "query",
+    name: "sync",
+  });
+  r.registerComponent("securitySchemes", "apiKeyAuth", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Api-Key",
+  });
+  r.registerComponent("securitySchemes", "apiSecretAuth", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Api-Secret",
+  });
+  r.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "API token",
+  });
+  r.registerComponent("securitySchemes", "adminAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "ADMIN_TOKEN",
+  });
   r.registerComponent("securitySchemes", "consoleSession", {
     type: "apiKey",
     in: "cookie",
     name: "evc_session",
-    description: "The publisher console's session (POST /v2/console/session); same-origin browsers only",
+    description:
+      "The publisher console's session (POST /v2/console/session); same-origin browsers only",
   });
-  r.registerComponent("securitySchemes", "csrfToken", { type: "apiKey", in: "header", name: "X-CSRF-Token", description: "The session's csrfToken" });
-  r.registerComponent("securitySchemes", "organizationKey", { type: "apiKey", in: "query", name: "organization_key" });
+  r.registerComponent("securitySchemes", "csrfToken", {
+    type: "apiKey",
+    in: "header",
+    name: "X-CSRF-Token",
+    description: "The session's csrfToken",
+  });
+  r.registerComponent("securitySchemes", "organizationKey", {
+    type: "apiKey",
+    in: "query",
+    name: "organization_key",
+  });
 }

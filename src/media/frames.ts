@@ -27,14 +27,21 @@ export const FRAME_HEIGHT = 1080;
 /** The parts of the Media Transformations binding this adapter uses (workers-types' MediaBinding). */
 export interface MediaTransformsBinding {
   input(media: ReadableStream<Uint8Array>): {
-    transform(options: { width?: number; height?: number; fit?: "contain" | "cover" | "scale-down" }): {
-      output(options: { mode: "frame"; time: string; format: "jpg" }): { response(): Promise<Response> | Response };
+    transform(options: {
+      width?: number;
+      height?: number;
+      fit?: "contain" | "cover" | "scale-down";
+    }): {
+      output(options: { mode: "frame"; time: string; format: "jpg" }): {
+        response(): Promise<Response> | Response;
+      };
     };
   };
 }
 
 async function jpegFrom(response: Response, source: string): Promise<Uint8Array> {
-  if (!response.ok) throw new Error(`${source}: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+  if (!response.ok)
+    throw new Error(`${source}: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
   return new Uint8Array(await response.arrayBuffer());
 }
 
@@ -57,18 +64,25 @@ export function frameServiceFrames(fetcher: (request: Request) => Promise<Respon
   return {
     name: "local-ffmpeg",
     async frame({ video, atSeconds }) {
-      const request = new Request(`http://frames.local/frame?time=${atSeconds.toFixed(2)}&width=${FRAME_WIDTH}&height=${FRAME_HEIGHT}`, {
-        method: "POST",
-        body: video,
-        headers: { "Content-Type": "application/octet-stream" },
-      });
+      const request = new Request(
+        `http://frames.local/frame?time=${atSeconds.toFixed(2)}&width=${FRAME_WIDTH}&height=${FRAME_HEIGHT}`,
+        {
+          method: "POST",
+          body: video,
+          headers: { "Content-Type": "application/octet-stream" },
+        },
+      );
       return jpegFrom(await fetcher(request), "frame service");
     },
   };
 }
 
 /** The frame source this deployment has: the binding, else the local stand-in, else none (the placeholder stays). */
-export function frameSourceOf(env: { MEDIA_TRANSFORMS?: MediaTransformsBinding; FRAMES?: { fetch(request: Request): Promise<Response> }; FRAME_SERVICE_URL?: string }): FrameSource | null {
+export function frameSourceOf(env: {
+  MEDIA_TRANSFORMS?: MediaTransformsBinding;
+  FRAMES?: { fetch(request: Request): Promise<Response> };
+  FRAME_SERVICE_URL?: string;
+}): FrameSource | null {
   if (env.MEDIA_TRANSFORMS) return mediaTransformsFrames(env.MEDIA_TRANSFORMS);
   const frames = env.FRAMES;
   if (frames) return frameServiceFrames((request) => frames.fetch(request));

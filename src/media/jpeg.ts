@@ -26,7 +26,8 @@ const NOT_A_JPEG = "not a JPEG image";
 export function readJpegInfo(bytes: Uint8Array): JpegInfo {
   const at = (i: number): number => {
     const v = bytes[i];
-    if (v === undefined) throw new ImageCheckError("JPEG image is truncated: no frame header found");
+    if (v === undefined)
+      throw new ImageCheckError("JPEG image is truncated: no frame header found");
     return v;
   };
 
@@ -37,7 +38,8 @@ export function readJpegInfo(bytes: Uint8Array): JpegInfo {
   let i = 2;
   // Each iteration consumes at least one byte, so the loop ends at the buffer end.
   for (;;) {
-    if (at(i) !== 0xff) throw new ImageCheckError(`corrupt JPEG image: expected a marker at byte ${i}`);
+    if (at(i) !== 0xff)
+      throw new ImageCheckError(`corrupt JPEG image: expected a marker at byte ${i}`);
     // Any number of 0xFF fill bytes may precede a marker.
     while (at(i) === 0xff) i++;
     const marker = at(i);
@@ -45,14 +47,16 @@ export function readJpegInfo(bytes: Uint8Array): JpegInfo {
 
     // Standalone markers carry no length: TEM, RST0-7, and a stray SOI.
     if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) continue;
-    if (marker === 0x00) throw new ImageCheckError(`corrupt JPEG image: invalid marker at byte ${i - 1}`);
+    if (marker === 0x00)
+      throw new ImageCheckError(`corrupt JPEG image: invalid marker at byte ${i - 1}`);
     // End of image or start of scan before any frame header: not a usable image.
     if (marker === 0xd9 || marker === 0xda) {
       throw new ImageCheckError("corrupt JPEG image: no frame header found");
     }
 
     const length = (at(i) << 8) | at(i + 1); // includes the two length bytes
-    if (length < 2) throw new ImageCheckError(`corrupt JPEG image: invalid segment length at byte ${i}`);
+    if (length < 2)
+      throw new ImageCheckError(`corrupt JPEG image: invalid segment length at byte ${i}`);
 
     // SOF0..SOF15, except DHT (C4), JPG (C8) and DAC (CC) which share the range.
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {

@@ -85,7 +85,8 @@ export class Bytes {
   }
 
   private check(offset: number, n: number, box: Box): void {
-    if (offset < box.start || offset + n > box.end || offset + n > this.length) throw corrupt(box.type);
+    if (offset < box.start || offset + n > box.end || offset + n > this.length)
+      throw corrupt(box.type);
   }
 
   u8(offset: number, box: Box): number {
@@ -113,7 +114,6 @@ export class Bytes {
     return fourcc(this.bytes, offset);
   }
 }
-
 
 // ---------------------------------------------------------------------------
 // Small helpers shared by both levels.
@@ -144,7 +144,6 @@ export function isPrintableFourcc(bytes: Uint8Array, offset: number): boolean {
   }
   return true;
 }
-
 
 /** Reads an unsigned big-endian integer of 1 to 4 bytes (tfra's variable-size fields). */
 export function readUintN(b: Bytes, offset: number, size: number, box: Box): number {
@@ -191,7 +190,9 @@ export function parseBoxHeader(header: Uint8Array, offset: number, fileSize: num
     size = size32;
   }
   if (size < headerSize) {
-    throw new MediaProbeError(`corrupt MP4/MOV file: invalid size for '${type}' box at byte ${offset}`);
+    throw new MediaProbeError(
+      `corrupt MP4/MOV file: invalid size for '${type}' box at byte ${offset}`,
+    );
   }
   if (size > fileSize - offset) throw truncated(type);
   return { type, headerSize, size };

@@ -127,7 +127,10 @@ export interface TrafSummary {
  * Summarizes the trafs of one moof box (`bytes` is the whole box, header
  * included). `defaultDuration` gives the trex default of a track, if any.
  */
-export function parseMoof(bytes: Uint8Array, defaultDuration: (trackId: number) => number | null): TrafSummary[] {
+export function parseMoof(
+  bytes: Uint8Array,
+  defaultDuration: (trackId: number) => number | null,
+): TrafSummary[] {
   const b = new Bytes(bytes);
   const moof = children(b, 0, b.length, 1)[0];
   if (!moof || moof.type !== "moof") throw corrupt("moof");
@@ -153,7 +156,8 @@ function parseTraf(
   let p = tfhd.start + 8;
   if (flags & TFHD_BASE_DATA_OFFSET) p += 8;
   if (flags & TFHD_SAMPLE_DESCRIPTION_INDEX) p += 4;
-  const defaultDuration = flags & TFHD_DEFAULT_SAMPLE_DURATION ? b.u32(p, tfhd) : trexDefault(trackId);
+  const defaultDuration =
+    flags & TFHD_DEFAULT_SAMPLE_DURATION ? b.u32(p, tfhd) : trexDefault(trackId);
 
   let baseDecodeTime: number | null = null;
   const tfdt = kids.find((x) => x.type === "tfdt");
@@ -162,7 +166,9 @@ function parseTraf(
     baseDecodeTime = version === 1 ? b.u64(tfdt.start + 4, tfdt) : b.u32(tfdt.start + 4, tfdt);
   }
 
-  const truns = kids.filter((x) => x.type === "trun").map((trun) => parseTrun(b, trun, defaultDuration));
+  const truns = kids
+    .filter((x) => x.type === "trun")
+    .map((trun) => parseTrun(b, trun, defaultDuration));
   let duration = truns.reduce((sum, t) => sum + trunDuration(t), 0);
   // A traf without samples may still cover time ("duration-is-empty", e.g. a gap in a track).
   if (truns.length === 0 && flags & TFHD_DURATION_IS_EMPTY) duration = defaultDuration ?? 0;
@@ -183,7 +189,9 @@ function parseTrun(b: Bytes, trun: Box, defaultDuration: number | null): TrunSum
 
   if (!(flags & TRUN_SAMPLE_DURATION)) {
     if (sampleCount > 0 && defaultDuration === null) {
-      throw new MediaProbeError("corrupt MP4/MOV file: a track fragment has samples without a duration");
+      throw new MediaProbeError(
+        "corrupt MP4/MOV file: a track fragment has samples without a duration",
+      );
     }
     return { sampleCount, durations: null, defaultDuration: defaultDuration ?? 0 };
   }
@@ -201,12 +209,19 @@ function trunDuration(t: TrunSummary): number {
  * `trunNumber` (both 1-based, as in tfra): where a tfra entry's sample sits
  * in time relative to the start of its traf.
  */
-export function durationBefore(traf: TrafSummary, trunNumber: number, sampleNumber: number): number {
+export function durationBefore(
+  traf: TrafSummary,
+  trunNumber: number,
+  sampleNumber: number,
+): number {
   let sum = 0;
   for (const [i, t] of traf.truns.entries()) {
     if (i + 1 === trunNumber) {
       const n = Math.min(Math.max(sampleNumber - 1, 0), t.sampleCount);
-      return sum + (t.durations ? t.durations.slice(0, n).reduce((a, d) => a + d, 0) : n * t.defaultDuration);
+      return (
+        sum +
+        (t.durations ? t.durations.slice(0, n).reduce((a, d) => a + d, 0) : n * t.defaultDuration)
+      );
     }
     sum += trunDuration(t);
   }
@@ -307,7 +322,9 @@ export async function fragmentedDuration(
     return { seconds: sawMoof ? longestTrack(setup, ends) : null, from: "moofs" };
   } catch (err) {
     if (!(err instanceof ReadBudgetExceeded)) throw err;
-    const index = mfraFound ? "no mehd box, and its mfra does not point near its end" : "no mehd or mfra box";
+    const index = mfraFound
+      ? "no mehd box, and its mfra does not point near its end"
+      : "no mehd or mfra box";
     throw new MediaProbeError(
       `cannot determine the duration of this fragmented MP4: it has ${index}, and its fragments ` +
         `go on past byte ${err.offset} of ${reader.fileSize} (stopped after ${MAX_FRAGMENT_READS} reads); ` +
@@ -331,7 +348,8 @@ async function readMfra(reader: CachedReader, moovEnd: number): Promise<MfraInde
   const size = parseMfro(tail.subarray(tail.length - 16));
   if (size === null || size < 24 || size > fileSize - moovEnd || size > MAX_MFRA_BYTES) return null;
   const start = fileSize - size;
-  const bytes = start >= tailStart ? tail.subarray(start - tailStart) : await reader.read(start, size);
+  const bytes =
+    start >= tailStart ? tail.subarray(start - tailStart) : await reader.read(start, size);
   try {
     return { start, entries: parseMfra(bytes) };
   } catch (err) {
@@ -397,11 +415,15 @@ async function walkFragments(
     if (seeds.length > 0 && offset === from && fourcc(bytes, 4) !== "moof") return false;
     const header = parseBoxHeader(bytes, offset, reader.fileSize);
     if (offset + header.size > to) {
-      throw new MediaProbeError(`corrupt MP4/MOV file: '${header.type}' box at byte ${offset} overlaps the mfra box`);
+      throw new MediaProbeError(
+        `corrupt MP4/MOV file: '${header.type}' box at byte ${offset} overlaps the mfra box`,
+      );
     }
     if (header.type === "moof") {
       if (header.size > MAX_MOOF_BYTES) {
-        throw new MediaProbeError(`moof box too large (${header.size} bytes, limit ${MAX_MOOF_BYTES})`);
+        throw new MediaProbeError(
+          `moof box too large (${header.size} bytes, limit ${MAX_MOOF_BYTES})`,
+        );
       }
       const moof = await reader.readAhead(offset, header.size, WALK_WINDOW_BYTES);
       const trafs = parseMoofSafely(moof, setup);
@@ -411,7 +433,11 @@ async function walkFragments(
         if (traf.baseDecodeTime === null && offset === from) {
           const seed = seeds.find((e) => e.trackId === traf.trackId && e.trafNumber === traf.index);
           // tfra gives a sample's presentation time; close enough to its decode time for a duration.
-          if (seed) base = Math.max(0, seed.time - durationBefore(traf, seed.trunNumber, seed.sampleNumber));
+          if (seed)
+            base = Math.max(
+              0,
+              seed.time - durationBefore(traf, seed.trunNumber, seed.sampleNumber),
+            );
         }
         if (base !== null) ends.set(traf.trackId, base + traf.duration);
       }

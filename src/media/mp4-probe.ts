@@ -21,7 +21,12 @@ import {
   parseBoxHeader,
   type Box,
 } from "./mp4-boxes";
-import { fragmentedDuration, parseMvex, type FragmentSetup, type FragmentTrack } from "./mp4-fragments";
+import {
+  fragmentedDuration,
+  parseMvex,
+  type FragmentSetup,
+  type FragmentTrack,
+} from "./mp4-fragments";
 import { CachedReader, type RangeReader } from "./mp4-reader";
 
 export { MediaProbeError } from "./mp4-boxes";
@@ -55,7 +60,18 @@ const HEAD_READ_BYTES = 64 * 1024;
 
 /** Top-level box types that may start a MP4/MOV file (ISO BMFF and QuickTime). */
 const KNOWN_FIRST_BOXES = new Set([
-  "ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "uuid", "styp", "sidx", "junk", "pdin",
+  "ftyp",
+  "moov",
+  "mdat",
+  "free",
+  "skip",
+  "wide",
+  "pnot",
+  "uuid",
+  "styp",
+  "sidx",
+  "junk",
+  "pdin",
 ]);
 
 // ---------------------------------------------------------------------------
@@ -74,7 +90,9 @@ export async function probeMp4(read: RangeReader, fileSize: number): Promise<Med
   let sawFtyp = false;
   for (let count = 0; offset < fileSize; count++) {
     if (count >= MAX_TOP_LEVEL_BOXES) {
-      throw new MediaProbeError(`no moov box found in the first ${MAX_TOP_LEVEL_BOXES} top-level boxes`);
+      throw new MediaProbeError(
+        `no moov box found in the first ${MAX_TOP_LEVEL_BOXES} top-level boxes`,
+      );
     }
     if (fileSize - offset < 8) {
       // A few stray bytes after the last box: nothing more to find.
@@ -102,7 +120,9 @@ export async function probeMp4(read: RangeReader, fileSize: number): Promise<Med
         const found = await fragmentedDuration(reader, fragments, offset + boxSize);
         // mehd covers the whole movie; the other sources only add fragments to what the moov holds.
         result.durationSeconds =
-          found.from === "mehd" ? (found.seconds ?? 0) : Math.max(info.durationSeconds, found.seconds ?? 0);
+          found.from === "mehd"
+            ? (found.seconds ?? 0)
+            : Math.max(info.durationSeconds, found.seconds ?? 0);
         result.fragmented = { durationFrom: found.from };
       }
       return result;
@@ -133,7 +153,9 @@ interface TrackInfo {
   sampleEntry: Box | null;
 }
 
-type MoovInfo = Omit<MediaInfo, "moovPosition" | "fragmented"> & { fragments: FragmentSetup | null };
+type MoovInfo = Omit<MediaInfo, "moovPosition" | "fragmented"> & {
+  fragments: FragmentSetup | null;
+};
 
 function parseMoovSafely(moov: Uint8Array): MoovInfo {
   try {
@@ -195,7 +217,12 @@ function parseMoov(b: Bytes): MoovInfo {
   return { durationSeconds, width, height, videoCodec, audioCodec, fragments };
 }
 
-function fragmentSetup(b: Bytes, mvexBox: Box, movieTimescale: number, tracks: TrackInfo[]): FragmentSetup {
+function fragmentSetup(
+  b: Bytes,
+  mvexBox: Box,
+  movieTimescale: number,
+  tracks: TrackInfo[],
+): FragmentSetup {
   const mvex = parseMvex(b, mvexBox);
   const byId = new Map<number, FragmentTrack>();
   for (const t of tracks) {
@@ -278,7 +305,10 @@ export function parseTimescaledRaw(b: Bytes, box: Box, name: string): Timescaled
   }
   if (version === 0) {
     const duration = b.u32(box.start + 16, box);
-    return { timescale: b.u32(box.start + 12, box), duration: duration === 0xffffffff ? null : duration };
+    return {
+      timescale: b.u32(box.start + 12, box),
+      duration: duration === 0xffffffff ? null : duration,
+    };
   }
   throw new MediaProbeError(`corrupt MP4/MOV file: unsupported ${name} version ${version}`);
 }
@@ -306,7 +336,8 @@ export function audioCodecString(b: Bytes, entry: Box): string {
   if (es.objectType === null) return "mp4a";
   const oti = es.objectType.toString(16).toUpperCase().padStart(2, "0");
   // RFC 6381: the audio object type is only appended for MPEG-4 Audio (0x40).
-  if (es.objectType === 0x40 && es.audioObjectType !== null) return `mp4a.${oti}.${es.audioObjectType}`;
+  if (es.objectType === 0x40 && es.audioObjectType !== null)
+    return `mp4a.${oti}.${es.audioObjectType}`;
   return `mp4a.${oti}`;
 }
 
@@ -430,7 +461,8 @@ export function checkMediaRequirements(info: MediaInfo): string | null {
   if (info.audioCodec !== null && !isAac(info.audioCodec)) {
     return `audio codec must be AAC, got ${displayCodec(info.audioCodec)}`;
   }
-  if (info.width === null || info.height === null) return "could not determine the video frame size";
+  if (info.width === null || info.height === null)
+    return "could not determine the video frame size";
   // Compare long/short sides so portrait 1080x1920 is allowed like landscape.
   const long = Math.max(info.width, info.height);
   const short = Math.min(info.width, info.height);

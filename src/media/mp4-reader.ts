@@ -68,7 +68,8 @@ export class CachedReader {
   private cached(offset: number, length: number): Uint8Array | null {
     if (offset + length <= this.head.length) return this.head.subarray(offset, offset + length);
     const from = offset - this.windowStart;
-    if (from >= 0 && from + length <= this.window.length) return this.window.subarray(from, from + length);
+    if (from >= 0 && from + length <= this.window.length)
+      return this.window.subarray(from, from + length);
     return null;
   }
 

@@ -19,9 +19,19 @@ export function authenticationFailed(c: Context<AppEnv>, refusal: ApiError): Api
   const ip = clientIp(c.req.raw);
   if (!ip) return refusal;
   const limit = c.get("config").authFailuresPerMinute;
-  const decision = failures.hit(c.env.RATE_LIMITS, `authfail:${addressBucket(ip)}`, limit, Date.now(), (p) => c.executionCtx.waitUntil(p));
+  const decision = failures.hit(
+    c.env.RATE_LIMITS,
+    `authfail:${addressBucket(ip)}`,
+    limit,
+    Date.now(),
+    (p) => c.executionCtx.waitUntil(p),
+  );
   if (decision.allowed) return refusal;
-  return new ApiError(429, `too many failed authentications from this address (an IPv6 client counts by its /64): at most ${limit} a minute`, {
-    "Retry-After": String(decision.resetSeconds),
-  });
+  return new ApiError(
+    429,
+    `too many failed authentications from this address (an IPv6 client counts by its /64): at most ${limit} a minute`,
+    {
+      "Retry-After": String(decision.resetSeconds),
+    },
+  );
 }

@@ -50,7 +50,8 @@ async function authenticateWrite(c: Context<AppEnv>): Promise<OrganizationWithNe
 
 async function authenticateRead(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
   const syncCode = c.req.header("X-Service-Sync-Code");
-  if (!syncCode) throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
+  if (!syncCode)
+    throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
   const org = await organizationBySyncCode(credentialDeps(c), syncCode);
   if (!org) throw unauthorized("authentication failed: unknown sync code");
   return org;
@@ -60,10 +61,13 @@ async function authenticateReport(c: Context<AppEnv>): Promise<OrganizationWithN
   const organizationKey = c.req.query("organization_key");
   if (!organizationKey) throw unauthorized("authentication failed: organization_key is required");
   const syncCode = c.req.header("X-Service-Sync-Code");
-  if (!syncCode) throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
+  if (!syncCode)
+    throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
   const org = await organizationByKey(credentialDeps(c), organizationKey);
   if (!org || !constantTimeEqual(syncCode, org.syncCode)) {
-    throw unauthorized("authentication failed: organization_key and X-Service-Sync-Code do not name one organization");
+    throw unauthorized(
+      "authentication failed: organization_key and X-Service-Sync-Code do not name one organization",
+    );
   }
   return org;
 }
@@ -76,19 +80,25 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** The request's Origin is this service's own (a write a browser sends from another site is not). */
 export function fromOwnOrigin(c: Context<AppEnv>): boolean {
   const origin = c.req.header("Origin");
-  return origin !== undefined && (origin === new URL(c.req.url).origin || origin === c.get("origins").baseUrl);
+  return (
+    origin !== undefined &&
+    (origin === new URL(c.req.url).origin || origin === c.get("origins").baseUrl)
+  );
 }
 
 /** True when the request offers write credentials of its own (headers), which take precedence over a session. */
 const hasWriteHeaders = (c: Context<AppEnv>) =>
-  bearerToken(c) !== undefined || c.req.header("X-Service-Api-Key") !== undefined || c.req.header("X-Service-Api-Secret") !== undefined;
+  bearerToken(c) !== undefined ||
+  c.req.header("X-Service-Api-Key") !== undefined ||
+  c.req.header("X-Service-Api-Secret") !== undefined;
 
 /**
  * True when the request carries write credentials (headers or the console's session), checked or
  * not: a read route authenticates with the sync code alone, but its caller is a writer, who must
  * read its own writes (the edge cache never answers it stale).
  */
-export const offersWriteCredentials = (c: Context<AppEnv>) => hasWriteHeaders(c) || getCookie(c, SESSION_COOKIE) !== undefined;
+export const offersWriteCredentials = (c: Context<AppEnv>) =>
+  hasWriteHeaders(c) || getCookie(c, SESSION_COOKIE) !== undefined;
 
 /**
  * Write credentials from the console's session cookie. Every request it authenticates carries
@@ -97,35 +107,49 @@ export const offersWriteCredentials = (c: Context<AppEnv>) => hasWriteHeaders(c)
  */
 async function authenticateSession(c: Context<AppEnv>, token: string) {
   const identity = await sessionIdentity({ db: c.get("db"), now: new Date() }, token);
-  if (!identity) throw unauthorized("authentication failed: the console session has ended; sign in again");
+  if (!identity)
+    throw unauthorized("authentication failed: the console session has ended; sign in again");
   const csrf = c.req.header("X-CSRF-Token");
-  if (!csrf || !(await csrfTokenMatches(token, csrf))) throw new ApiError(403, "CSRF check failed: send the session's X-CSRF-Token header");
+  if (!csrf || !(await csrfTokenMatches(token, csrf)))
+    throw new ApiError(403, "CSRF check failed: send the session's X-CSRF-Token header");
   if (!SAFE_METHODS.has(c.req.method) && !fromOwnOrigin(c)) {
-    throw new ApiError(403, "CSRF check failed: a write with the session cookie must come from this service's own origin");
+    throw new ApiError(
+      403,
+      "CSRF check failed: a write with the session cookie must come from this service's own origin",
+    );
   }
   return identity;
 }
 
-const authenticators = { read: authenticateRead, report: authenticateReport, write: authenticateWrite };
+const authenticators = {
+  read: authenticateRead,
+  report: authenticateReport,
+  write: authenticateWrite,
+};
 
 /** Every credential, the session's too: an organization_key given must name the organization it authenticated. */
 function checkOrganizationKey(c: Context<AppEnv>, org: OrganizationWithNetwork): void {
   const organizationKey = c.req.query("organization_key");
   if (organizationKey !== undefined && organizationKey !== org.organizationKey) {
-    throw unauthorized("authentication failed: organization_key does not belong to these credentials");
+    throw unauthorized(
+      "authentication failed: organization_key does not belong to these credentials",
+    );
   }
 }
 
 async function identify(c: Context<AppEnv>, kind: AuthClass) {
-  const sessionToken = kind === "write" && !hasWriteHeaders(c) ? getCookie(c, SESSION_COOKIE) : undefined;
+  const sessionToken =
+    kind === "write" && !hasWriteHeaders(c) ? getCookie(c, SESSION_COOKIE) : undefined;
   if (sessionToken) {
     const session = await authenticateSession(c, sessionToken);
     checkOrganizationKey(c, session.org);
     const mmiKey = c.req.header("X-Service-MMI-Key");
     // A session opened for a sub-organization stays in it; one of the organization may narrow.
-    if (session.subOrg || mmiKey === undefined) return { org: session.org, subOrg: session.subOrg, sessionTokenHash: session.tokenHash };
+    if (session.subOrg || mmiKey === undefined)
+      return { org: session.org, subOrg: session.subOrg, sessionTokenHash: session.tokenHash };
     const subOrg = await subOrganizationOf(credentialDeps(c), session.org, mmiKey);
-    if (!subOrg) throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
+    if (!subOrg)
+      throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
     return { org: session.org, subOrg, sessionTokenHash: session.tokenHash };
   }
   const org = await authenticators[kind](c);
@@ -133,7 +157,8 @@ async function identify(c: Context<AppEnv>, kind: AuthClass) {
   const mmiKey = c.req.header("X-Service-MMI-Key");
   if (mmiKey === undefined) return { org, subOrg: null };
   const subOrg = await subOrganizationOf(credentialDeps(c), org, mmiKey);
-  if (!subOrg) throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
+  if (!subOrg)
+    throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
   return { org, subOrg };
 }
 
@@ -152,7 +177,10 @@ export function authenticate(kind: AuthClass): MiddlewareHandler<AppEnv> {
 
 /** The operator API: Authorization: Bearer <ADMIN_TOKEN> (hono/bearer-auth, constant-time). */
 const refuseOperator = (c: Context<AppEnv>) => {
-  const refusal = authenticationFailed(c, unauthorized("authentication failed: operator token required"));
+  const refusal = authenticationFailed(
+    c,
+    unauthorized("authentication failed: operator token required"),
+  );
   return errorResponse(c, refusal.status, refusal.message, refusal.headers);
 };
 export const requireAdmin: MiddlewareHandler<AppEnv> = bearerAuth({

@@ -46,8 +46,16 @@ export function catalogPolicy(reads: CatalogReads = {}): CachePolicy {
     const showsNetwork = reads.network?.(c) ?? false;
     const network = showsNetwork ? networkParts(c) : [];
     // Built from viewer rows: erasure must reach it at once, so never stale.
-    if (reads.statistics?.(c)) return { parts: [`c${org.catalogVersion}`, `s${org.statsVersion}`, ...network], ttlSeconds: CATALOG_TTL_SECONDS };
-    return { parts: [`c${org.catalogVersion}`, ...network], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: showsNetwork ? [networkCountry(c)] : [] };
+    if (reads.statistics?.(c))
+      return {
+        parts: [`c${org.catalogVersion}`, `s${org.statsVersion}`, ...network],
+        ttlSeconds: CATALOG_TTL_SECONDS,
+      };
+    return {
+      parts: [`c${org.catalogVersion}`, ...network],
+      ttlSeconds: CATALOG_TTL_SECONDS,
+      latestParts: showsNetwork ? [networkCountry(c)] : [],
+    };
   };
 }
 
@@ -68,7 +76,10 @@ interface StatsReads {
  * the catalog; short-lived while the range reaches days that can still receive events. `range`
  * names the date parameters.
  */
-export function statsPolicy(range: { start: string; end: string }, reads: StatsReads = {}): CachePolicy {
+export function statsPolicy(
+  range: { start: string; end: string },
+  reads: StatsReads = {},
+): CachePolicy {
   return (c) => {
     const end = c.req.query(range.end) ?? "";
     if (dayStart(end) === null || dayStart(c.req.query(range.start) ?? "") === null) return null; // a 400: nothing to keep
@@ -76,7 +87,11 @@ export function statsPolicy(range: { start: string; end: string }, reads: StatsR
     const closed = isClosedDay(end, Date.now(), c.get("config").eventsMaxAgeDays);
     const readsCatalog = subOrg !== null || (reads.catalog?.(c) ?? false);
     return {
-      parts: [`s${org.statsVersion}`, ...(readsCatalog ? [`c${org.catalogVersion}`] : []), ...(reads.network?.(c) ? networkParts(c) : [])],
+      parts: [
+        `s${org.statsVersion}`,
+        ...(readsCatalog ? [`c${org.catalogVersion}`] : []),
+        ...(reads.network?.(c) ? networkParts(c) : []),
+      ],
       ttlSeconds: closed ? CLOSED_STATS_TTL_SECONDS : RECENT_STATS_TTL_SECONDS,
     };
   };
@@ -90,11 +105,17 @@ export function statsPolicy(range: { start: string; end: string }, reads: StatsR
 export const feedReadPolicy: CachePolicy = async (c) => {
   const feedId = c.req.query("feed");
   const version = feedId ? await publicFeedVersion(credentialDeps(c), feedId) : null;
-  return version === null ? null : { parts: [`f${version}`], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: [] };
+  return version === null
+    ? null
+    : { parts: [`f${version}`], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: [] };
 };
 
 /** Feed files (R2 objects): keyed by their URL, deleted by the publisher that rewrites one; a hit saves the R2 read. */
-export const feedFilePolicy: CachePolicy = () => ({ parts: [], ttlSeconds: FEED_FILE_TTL_SECONDS, deletedOnChange: true });
+export const feedFilePolicy: CachePolicy = () => ({
+  parts: [],
+  ttlSeconds: FEED_FILE_TTL_SECONDS,
+  deletedOnChange: true,
+});
 
 /**
  * Streams: keyed by their URL (the version names the file); init and segments for good, playlists
@@ -103,6 +124,8 @@ export const feedFilePolicy: CachePolicy = () => ({ parts: [], ttlSeconds: FEED_
  */
 export const streamPolicy: CachePolicy = async (c) => {
   const file = c.req.param("file") ?? "";
-  const content = dependsOnRecord(file) ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", Date.now()) : null;
+  const content = dependsOnRecord(file)
+    ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", Date.now())
+    : null;
   return { parts: content ? [content.revision] : [], ttlSeconds: streamCaching(file).maxAge };
 };

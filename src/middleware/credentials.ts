@@ -5,7 +5,9 @@ import { authenticate } from "./auth";
 import { edgeCache, type CachePolicy } from "./edge-cache";
 import { rateLimit } from "./rate-limit";
 
-export function credentials(kind: AuthClass): [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>] {
+export function credentials(
+  kind: AuthClass,
+): [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>] {
   return [authenticate(kind), rateLimit];
 }
 

@@ -4,7 +4,11 @@ import { describe, expect, it } from "vitest";
 import type { AppEnv, AuthContext } from "../http/context";
 import { cacheKey, type CachePlan } from "./edge-cache";
 
-async function keyFor(url: string, auth: Partial<AuthContext> | undefined, plan: CachePlan = { parts: [], ttlSeconds: 60 }) {
+async function keyFor(
+  url: string,
+  auth: Partial<AuthContext> | undefined,
+  plan: CachePlan = { parts: [], ttlSeconds: 60 },
+) {
   const app = new Hono<AppEnv>();
   app.get("*", (c) => {
     c.set("origins", { baseUrl: "https://catalog.test", staticUrl: "https://catalog.test" });
@@ -14,7 +18,8 @@ async function keyFor(url: string, auth: Partial<AuthContext> | undefined, plan:
   return (await app.request(url)).text();
 }
 
-const org = (id: number, entitlements: string[] = []) => ({ id, entitlements }) as unknown as AuthContext["org"];
+const org = (id: number, entitlements: string[] = []) =>
+  ({ id, entitlements }) as unknown as AuthContext["org"];
 
 describe("cacheKey", () => {
   it("differs by organization, sub-organization, credential class, entitlements and plan parts", async () => {
@@ -39,6 +44,8 @@ describe("cacheKey", () => {
   });
 
   it("stays under the service's origin, in a path no route answers", async () => {
-    expect(await keyFor("/v2/videos", { org: org(1) })).toMatch(/^https:\/\/catalog\.test\/__edge-cache\/v1\//);
+    expect(await keyFor("/v2/videos", { org: org(1) })).toMatch(
+      /^https:\/\/catalog\.test\/__edge-cache\/v1\//,
+    );
   });
 });

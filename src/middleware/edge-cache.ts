@@ -55,19 +55,33 @@ const CLIENT_CACHE_CONTROL = "X-Client-Cache-Control";
 const REPLAYED = ["content-type", "etag", "last-modified", "access-control-allow-origin"];
 
 function normalizedQuery(url: URL): string {
-  const pairs = [...url.searchParams].sort(([a, x], [b, y]) => (a === b ? x.localeCompare(y) : a.localeCompare(b)));
+  const pairs = [...url.searchParams].sort(([a, x], [b, y]) =>
+    a === b ? x.localeCompare(y) : a.localeCompare(b),
+  );
   return new URLSearchParams(pairs).toString();
 }
 
 function callerParts(c: Context<AppEnv>): string[] {
   const auth = c.get("auth") as AppEnv["Variables"]["auth"] | undefined;
-  return auth ? [`o${auth.org.id}`, `m${auth.subOrg?.id ?? 0}`, auth.via, [...auth.org.entitlements].sort().join(".") || "-"] : ["public"];
+  return auth
+    ? [
+        `o${auth.org.id}`,
+        `m${auth.subOrg?.id ?? 0}`,
+        auth.via,
+        [...auth.org.entitlements].sort().join(".") || "-",
+      ]
+    : ["public"];
 }
 
 /** The cache key: a URL under the service's own origin that names everything the answer depends on. */
 export function cacheKey(c: Context<AppEnv>, plan: CachePlan): string {
   const url = new URL(c.req.url);
-  return edgeCacheKey(c.get("origins").baseUrl, [...callerParts(c), ...plan.parts], url.pathname, normalizedQuery(url));
+  return edgeCacheKey(
+    c.get("origins").baseUrl,
+    [...callerParts(c), ...plan.parts],
+    url.pathname,
+    normalizedQuery(url),
+  );
 }
 
 /** The key of the latest answer of any version (null when the plan or the caller may not be served stale). */
@@ -76,7 +90,12 @@ function latestKey(c: Context<AppEnv>, plan: CachePlan): string | null {
   const via = (c.get("auth") as AppEnv["Variables"]["auth"] | undefined)?.via;
   if (via === "write" || offersWriteCredentials(c)) return null;
   const url = new URL(c.req.url);
-  return edgeCacheKey(c.get("origins").baseUrl, [...callerParts(c), "latest", ...plan.latestParts], url.pathname, normalizedQuery(url));
+  return edgeCacheKey(
+    c.get("origins").baseUrl,
+    [...callerParts(c), "latest", ...plan.latestParts],
+    url.pathname,
+    normalizedQuery(url),
+  );
 }
 
 /** When the answer was computed (ms), kept on the entry to bound what a stale answer may be. */
@@ -129,7 +148,10 @@ function replay(stored: Headers, how: "hit" | "stale" | "coalesced"): Headers {
 
 export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const skip = c.req.method !== "GET" || c.req.header(BOOKMARK_HEADER) !== undefined || c.req.header("Range") !== undefined;
+    const skip =
+      c.req.method !== "GET" ||
+      c.req.header(BOOKMARK_HEADER) !== undefined ||
+      c.req.header("Range") !== undefined;
     const plan = skip ? null : await policy(c);
     if (!plan) return next();
     const key = cacheKey(c, plan);
@@ -137,9 +159,14 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
     const answer = (body: BodyInit | null, stored: Headers, how: "hit" | "stale" | "coalesced") => {
       const headers = replay(stored, how);
       // A hit spends no budget (middleware/rate-limit.ts) but says where the budget stands.
-      if (c.get("auth")) for (const [name, value] of Object.entries(currentRateLimitHeaders(c))) headers.set(name, value);
+      if (c.get("auth"))
+        for (const [name, value] of Object.entries(currentRateLimitHeaders(c)))
+          headers.set(name, value);
       const etag = headers.get("ETag");
-      c.res = etag && etagMatches(c.req.header("If-None-Match"), etag) ? notModified(headers) : new Response(body, { status: 200, headers });
+      c.res =
+        etag && etagMatches(c.req.header("If-None-Match"), etag)
+          ? notModified(headers)
+          : new Response(body, { status: 200, headers });
     };
 
     const inMemory = !plan.deletedOnChange;
@@ -216,7 +243,9 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
 /** The latest answer this isolate kept under `key` if it was computed at most `ms` ago. */
 function youngEnough(key: string, ms: number): Kept | null {
   const found = hot.get(key, Date.now());
-  const computedAt = Number(found?.headers.find(([name]) => name.toLowerCase() === COMPUTED_AT.toLowerCase())?.[1]);
+  const computedAt = Number(
+    found?.headers.find(([name]) => name.toLowerCase() === COMPUTED_AT.toLowerCase())?.[1],
+  );
   return found && Date.now() - computedAt <= ms ? found : null;
 }
 
@@ -228,7 +257,10 @@ async function keep(c: Context<AppEnv>, plan: CachePlan): Promise<Kept | null> {
   const body = await c.res.clone().arrayBuffer();
   const etag = c.res.headers.get("ETag") ?? (await bodyEtag(body));
   c.header("ETag", etag);
-  const headers = new Headers({ "Cache-Control": `public, max-age=${plan.ttlSeconds}`, [COMPUTED_AT]: String(Date.now()) });
+  const headers = new Headers({
+    "Cache-Control": `public, max-age=${plan.ttlSeconds}`,
+    [COMPUTED_AT]: String(Date.now()),
+  });
   for (const name of REPLAYED) {
     const value = c.res.headers.get(name);
     if (value !== null) headers.set(name, value);

@@ -9,7 +9,9 @@ import type { AppEnv, AuthContext } from "../http/context";
 import { edgeCache, type CachePlan } from "./edge-cache";
 
 /** An app whose one route is cached under `version`, and whose handler waits until released. */
-function slowApp(options: { via?: AuthContext["via"]; staleSeconds?: number; deletedOnChange?: true } = {}) {
+function slowApp(
+  options: { via?: AuthContext["via"]; staleSeconds?: number; deletedOnChange?: true } = {},
+) {
   let version = 1;
   let computed = 0;
   let release: () => void = () => undefined;
@@ -17,11 +19,24 @@ function slowApp(options: { via?: AuthContext["via"]; staleSeconds?: number; del
   const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
     c.set("origins", { baseUrl: "https://catalog.test", staticUrl: "https://catalog.test" });
-    c.set("config", { edgeStaleSeconds: options.staleSeconds ?? 5, rateLimitPerMinute: 1000 } as Config);
-    if (options.via) c.set("auth", { org: { id: 42, plan: "enterprise", entitlements: [] }, subOrg: null, via: options.via } as unknown as AuthContext);
+    c.set("config", {
+      edgeStaleSeconds: options.staleSeconds ?? 5,
+      rateLimitPerMinute: 1000,
+    } as Config);
+    if (options.via)
+      c.set("auth", {
+        org: { id: 42, plan: "enterprise", entitlements: [] },
+        subOrg: null,
+        via: options.via,
+      } as unknown as AuthContext);
     await next();
   });
-  const plan = (): CachePlan => ({ parts: [`c${version}`], ttlSeconds: 60, latestParts: [], ...(options.deletedOnChange ? { deletedOnChange: true } : {}) });
+  const plan = (): CachePlan => ({
+    parts: [`c${version}`],
+    ttlSeconds: 60,
+    latestParts: [],
+    ...(options.deletedOnChange ? { deletedOnChange: true } : {}),
+  });
   app.get(
     "/list",
     edgeCache(() => plan()),
@@ -38,7 +53,11 @@ function slowApp(options: { via?: AuthContext["via"]; staleSeconds?: number; del
     const ctx = createExecutionContext();
     const res = await app.request(unique, {}, {}, ctx);
     const body = (await res.json()) as { version: number };
-    return { how: res.headers.get("X-Edge-Cache"), version: body.version, settled: () => waitOnExecutionContext(ctx) };
+    return {
+      how: res.headers.get("X-Edge-Cache"),
+      version: body.version,
+      settled: () => waitOnExecutionContext(ctx),
+    };
   };
   const read = async () => {
     const { settled, ...answer } = await answered();
@@ -118,7 +137,9 @@ describe("edgeCache after a version change", () => {
     app.write();
     const answers = await readsAtOnce(app, 10);
     expect(answers.filter((a) => a.how === "miss")).toEqual([{ how: "miss", version: 2 }]);
-    expect(answers.filter((a) => a.how === "stale")).toEqual(Array.from({ length: 9 }, () => ({ how: "stale", version: 1 })));
+    expect(answers.filter((a) => a.how === "stale")).toEqual(
+      Array.from({ length: 9 }, () => ({ how: "stale", version: 1 })),
+    );
     expect(await app.read()).toEqual({ how: "hit", version: 2 });
   });
 
@@ -131,7 +152,13 @@ describe("edgeCache after a version change", () => {
     vi.setSystemTime(t0 + 5001);
     app.write();
     const answers = await readsAtOnce(app, 5);
-    expect(answers.map((a) => a.how).sort()).toEqual(["coalesced", "coalesced", "coalesced", "coalesced", "miss"]);
+    expect(answers.map((a) => a.how).sort()).toEqual([
+      "coalesced",
+      "coalesced",
+      "coalesced",
+      "coalesced",
+      "miss",
+    ]);
     expect(answers.every((a) => a.version === 2)).toBe(true);
   });
 
@@ -140,7 +167,13 @@ describe("edgeCache after a version change", () => {
     await app.read();
     app.write();
     const answers = await readsAtOnce(app, 5);
-    expect(answers.map((a) => a.how).sort()).toEqual(["coalesced", "coalesced", "coalesced", "coalesced", "miss"]);
+    expect(answers.map((a) => a.how).sort()).toEqual([
+      "coalesced",
+      "coalesced",
+      "coalesced",
+      "coalesced",
+      "miss",
+    ]);
     expect(answers.every((a) => a.version === 2)).toBe(true);
   });
 
@@ -162,7 +195,9 @@ describe("edgeCache after a version change", () => {
       },
     );
     const url = `https://catalog.test/fails?run=${Math.random()}`;
-    const statuses = await Promise.all(Array.from({ length: 3 }, async () => (await app.request(url)).status));
+    const statuses = await Promise.all(
+      Array.from({ length: 3 }, async () => (await app.request(url)).status),
+    );
     expect(statuses).toEqual([503, 503, 503]);
     expect(calls).toBe(3);
   });
@@ -174,7 +209,9 @@ describe("edgeCache's first level, the isolate's memory", () => {
     const puts = vi.spyOn(caches.default, "put");
     try {
       expect(await app.read()).toEqual({ how: "miss", version: 1 });
-      expect(puts.mock.calls.map(([key]) => String(key))).toEqual([expect.not.stringContaining("latest")]);
+      expect(puts.mock.calls.map(([key]) => String(key))).toEqual([
+        expect.not.stringContaining("latest"),
+      ]);
     } finally {
       puts.mockRestore();
     }
@@ -237,4 +274,3 @@ describe("edgeCache's first level, the isolate's memory", () => {
     expect(await app.read()).toEqual({ how: "hit", version: 2 });
   });
 });
-

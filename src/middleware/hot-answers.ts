@@ -18,9 +18,16 @@ export const HOT_ANSWER_MAX_BYTES = 512 * 1024;
 /** However long an entry's TTL: a kept answer is asked of the Cache API again after this. */
 const MAX_AGE_MS = 30_000;
 
-const answerBytes = (answer: HotAnswer) => answer.body.byteLength + answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
+const answerBytes = (answer: HotAnswer) =>
+  answer.body.byteLength + answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
 
 /** An isolate's hot answers, bounded in bytes (TTLs in ms: `set(key, answer, ttlMs, now)`). */
-export function hotAnswers(capacity = HOT_ANSWERS_BYTES, maxEntryBytes = HOT_ANSWER_MAX_BYTES): BoundedLru<HotAnswer> {
-  return new BoundedLru({ capacity, maxEntrySize: maxEntryBytes, maxAgeMs: MAX_AGE_MS }, answerBytes);
+export function hotAnswers(
+  capacity = HOT_ANSWERS_BYTES,
+  maxEntryBytes = HOT_ANSWER_MAX_BYTES,
+): BoundedLru<HotAnswer> {
+  return new BoundedLru(
+    { capacity, maxEntrySize: maxEntryBytes, maxAgeMs: MAX_AGE_MS },
+    answerBytes,
+  );
 }

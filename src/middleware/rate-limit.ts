@@ -29,15 +29,26 @@ function budget(c: Context<AppEnv>) {
   const { org, via } = c.get("auth");
   const credentialClass = via === "write" ? "write" : "public";
   // RATE_LIMIT_PER_MINUTE (local load tests) replaces the plan's limit; the counting is the same.
-  return { key: `${org.id}:${credentialClass}`, credentialClass, limit: c.get("config").rateLimitPerMinute ?? PLAN_LIMITS[org.plan] };
+  return {
+    key: `${org.id}:${credentialClass}`,
+    credentialClass,
+    limit: c.get("config").rateLimitPerMinute ?? PLAN_LIMITS[org.plan],
+  };
 }
 
 export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { key, credentialClass, limit } = budget(c);
-  const decision = limiter.hit(c.env.RATE_LIMITS, key, limit, Date.now(), (p) => c.executionCtx.waitUntil(p));
+  const decision = limiter.hit(c.env.RATE_LIMITS, key, limit, Date.now(), (p) =>
+    c.executionCtx.waitUntil(p),
+  );
   if (!decision.allowed) {
-    const which = credentialClass === "write" ? "write credentials" : "sync code (public credentials)";
-    throw new ApiError(429, `rate limit exceeded: ${decision.limit} requests per minute for this organization's ${which}`, headers(decision));
+    const which =
+      credentialClass === "write" ? "write credentials" : "sync code (public credentials)";
+    throw new ApiError(
+      429,
+      `rate limit exceeded: ${decision.limit} requests per minute for this organization's ${which}`,
+      headers(decision),
+    );
   }
   await next();
   for (const [name, value] of Object.entries(headers(decision))) c.res.headers.set(name, value);

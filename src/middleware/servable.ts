@@ -10,7 +10,10 @@ import { CONTENT_KEY_PATTERN } from "../shared/ids";
 export const servableOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const contentKey = c.req.param("contentKey") ?? "";
   // A malformed key is left to the route's validation (400).
-  if (CONTENT_KEY_PATTERN.test(contentKey) && !(await isServable(c.get("db"), contentKey, Date.now()))) {
+  if (
+    CONTENT_KEY_PATTERN.test(contentKey) &&
+    !(await isServable(c.get("db"), contentKey, Date.now()))
+  ) {
     throw notFound(`no published video ${contentKey}`);
   }
   await next();

@@ -3,7 +3,11 @@
 // log line); the rules are src/domain/stats/consume.ts's.
 import { loadConfig } from "../config";
 import { ingestionCeilings } from "../domain/stats/ceilings";
-import { consumeEventMessages, consumerDatabase, parkDeadEventMessages } from "../domain/stats/consume";
+import {
+  consumeEventMessages,
+  consumerDatabase,
+  parkDeadEventMessages,
+} from "../domain/stats/consume";
 import type { Env } from "../env";
 import type { Plan } from "../shared/vocabulary";
 
@@ -12,7 +16,6 @@ export const EVENTS_DEAD_LETTER_QUEUE = "video-catalog-events-dlq";
 
 /** Seconds before a failed batch is delivered again (D1 briefly unavailable, or a concurrent delivery). */
 const RETRY_DELAY_SECONDS = 5;
-
 
 /**
  * Counts a batch (one D1 transaction per statistics shard) and acknowledges what is settled; the
@@ -38,10 +41,19 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
     );
     const retry = new Set(report.retry);
     if (retry.size === 0) batch.ackAll();
-    else for (const m of batch.messages) retry.has(m.id) ? m.retry({ delaySeconds: RETRY_DELAY_SECONDS }) : m.ack();
+    else
+      for (const m of batch.messages)
+        retry.has(m.id) ? m.retry({ delaySeconds: RETRY_DELAY_SECONDS }) : m.ack();
     const { organizations, retry: _retried, failedShards, ...totals } = report;
     for (const f of failedShards) {
-      console.error(JSON.stringify({ level: "error", msg: "event batch part not counted; retried", shard: f.shard, error: f.error }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "event batch part not counted; retried",
+          shard: f.shard,
+          error: f.error,
+        }),
+      );
     }
     console.log(
       JSON.stringify({
@@ -58,7 +70,9 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
         duration_ms: Date.now() - started,
       }),
     );
-    for (const o of organizations.filter((x) => x.rejected > 0 || x.folded > 0 || x.viewersFolded > 0)) {
+    for (const o of organizations.filter(
+      (x) => x.rejected > 0 || x.folded > 0 || x.viewersFolded > 0,
+    )) {
       console.log(
         JSON.stringify({
           msg: "events rejected or folded by the consumer",
@@ -73,7 +87,16 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
   } catch (err) {
     batch.retryAll({ delaySeconds: RETRY_DELAY_SECONDS });
     const attempts = Math.max(...batch.messages.map((m) => m.attempts));
-    console.error(JSON.stringify({ level: "error", msg: "event batch not counted; retried", messages: batch.messages.length, attempts, error: String(err).slice(0, 300), ...cost() }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "event batch not counted; retried",
+        messages: batch.messages.length,
+        attempts,
+        error: String(err).slice(0, 300),
+        ...cost(),
+      }),
+    );
   }
 }
 
@@ -87,9 +110,17 @@ export async function parkDeadEvents(batch: MessageBatch<unknown>, env: Env): Pr
       new Date(),
     );
     batch.ackAll();
-    console.error(JSON.stringify({ level: "error", msg: "event messages dead-lettered", ...result, ...cost() }));
+    console.error(
+      JSON.stringify({ level: "error", msg: "event messages dead-lettered", ...result, ...cost() }),
+    );
   } catch (err) {
     batch.retryAll({ delaySeconds: RETRY_DELAY_SECONDS });
-    console.error(JSON.stringify({ level: "error", msg: "dead letters not parked; retried", error: String(err).slice(0, 300) }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "dead letters not parked; retried",
+        error: String(err).slice(0, 300),
+      }),
+    );
   }
 }

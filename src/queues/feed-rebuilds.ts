@@ -9,23 +9,40 @@ import { rebuildRequested, requestFeedRebuild } from "../domain/feeds/rebuild-re
 import { recordFeedWork } from "../domain/feeds/work";
 import type { Env } from "../env";
 
-const request = z.object({ organizationId: z.number().int().positive(), feedList: z.boolean().default(false) });
+const request = z.object({
+  organizationId: z.number().int().positive(),
+  feedList: z.boolean().default(false),
+});
 
 /** Seconds before a failed pass is tried again. */
 const RETRY_DELAY_SECONDS = 10;
 
-export async function consumeFeedRebuilds(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+export async function consumeFeedRebuilds(
+  batch: MessageBatch<unknown>,
+  env: Env,
+  ctx: ExecutionContext,
+): Promise<void> {
   const { deps, budget } = backgroundDeps(env, new Date(), Date.now, (work) => ctx.waitUntil(work));
   const byOrganization = new Map<number, { messages: Message<unknown>[]; feedList: boolean }>();
   for (const message of batch.messages) {
     const parsed = request.safeParse(message.body);
     if (!parsed.success) {
       // Retrying cannot fix it: drop it, loudly.
-      console.error(JSON.stringify({ level: "error", msg: "feed-rebuilds: malformed message dropped", id: message.id, error: parsed.error.message }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "feed-rebuilds: malformed message dropped",
+          id: message.id,
+          error: parsed.error.message,
+        }),
+      );
       message.ack();
       continue;
     }
-    const group = byOrganization.get(parsed.data.organizationId) ?? { messages: [], feedList: false };
+    const group = byOrganization.get(parsed.data.organizationId) ?? {
+      messages: [],
+      feedList: false,
+    };
     group.messages.push(message);
     group.feedList ||= parsed.data.feedList;
     byOrganization.set(parsed.data.organizationId, group);
@@ -38,11 +55,26 @@ export async function consumeFeedRebuilds(batch: MessageBatch<unknown>, env: Env
       else {
         const result = await rebuildRequested(deps, organizationId, feedList, budget);
         feeds += result.feeds;
-        console.log(JSON.stringify({ msg: "feeds republished (queue)", organization_id: organizationId, ...result, ...budget.spent() }));
+        console.log(
+          JSON.stringify({
+            msg: "feeds republished (queue)",
+            organization_id: organizationId,
+            ...result,
+            ...budget.spent(),
+          }),
+        );
       }
       for (const m of messages) m.ack();
     } catch (err) {
-      console.error(JSON.stringify({ level: "error", msg: "feed-rebuilds: pass failed; retried", organization_id: organizationId, attempts: messages[0]!.attempts, error: String(err) }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "feed-rebuilds: pass failed; retried",
+          organization_id: organizationId,
+          attempts: messages[0]!.attempts,
+          error: String(err),
+        }),
+      );
       for (const m of messages) m.retry({ delaySeconds: RETRY_DELAY_SECONDS });
     }
   }

@@ -6,7 +6,11 @@ import { consumeEvents, EVENTS_DEAD_LETTER_QUEUE, EVENTS_QUEUE, parkDeadEvents }
 import { WEBHOOK_QUEUE_NAME, webhookConsumer } from "./webhooks";
 import { consumeFeedRebuilds } from "./feed-rebuilds";
 
-export type QueueConsumer = (batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext) => Promise<void>;
+export type QueueConsumer = (
+  batch: MessageBatch<unknown>,
+  env: Env,
+  ctx: ExecutionContext,
+) => Promise<void>;
 
 /** Consumers by queue name (the `queue` of [[queues.consumers]] in wrangler.toml). */
 const consumers: Record<string, QueueConsumer> = {
@@ -16,10 +20,20 @@ const consumers: Record<string, QueueConsumer> = {
   "feed-rebuilds": consumeFeedRebuilds,
 };
 
-export async function handleQueueBatch(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+export async function handleQueueBatch(
+  batch: MessageBatch<unknown>,
+  env: Env,
+  ctx: ExecutionContext,
+): Promise<void> {
   const consumer = consumers[batch.queue];
   if (!consumer) {
-    console.error(JSON.stringify({ level: "error", msg: "no consumer for this queue; messages retried", queue: batch.queue }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "no consumer for this queue; messages retried",
+        queue: batch.queue,
+      }),
+    );
     batch.retryAll();
     return;
   }

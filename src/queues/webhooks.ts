@@ -25,7 +25,13 @@ export async function webhookConsumer(batch: MessageBatch<unknown>, env: Env): P
         if (outcome.kind === "ack") message.ack();
         else message.retry({ delaySeconds: outcome.delaySeconds });
       } catch (err) {
-        console.error(JSON.stringify({ level: "error", msg: "webhook attempt failed to run; retried", error: String(err).slice(0, 300) }));
+        console.error(
+          JSON.stringify({
+            level: "error",
+            msg: "webhook attempt failed to run; retried",
+            error: String(err).slice(0, 300),
+          }),
+        );
         message.retry({ delaySeconds: 60 });
       }
     }),

@@ -17,8 +17,12 @@ export const organizationView = z
     plan: z.enum(PLANS),
     entitlements: z.array(z.enum(ENTITLEMENTS)),
     network: z.string().nullable(),
-    playerTokensRequired: z.boolean().openapi({ description: "Events without a valid signed player token are refused" }),
-    statsShard: z.number().int().openapi({ description: "The statistics database holding its statistics: 0 is STATS_DB, n is STATS_DB_n" }),
+    playerTokensRequired: z
+      .boolean()
+      .openapi({ description: "Events without a valid signed player token are refused" }),
+    statsShard: z.number().int().openapi({
+      description: "The statistics database holding its statistics: 0 is STATS_DB, n is STATS_DB_n",
+    }),
     createdAt: z.string(),
   })
   .openapi("AdminOrganization");
@@ -37,9 +41,15 @@ export const createOrganizationBody = z
     organizationKey,
     name: z.string().min(1).max(200).optional(),
     plan: z.enum(PLANS).default("standard"),
-    entitlements: z.array(z.enum(ENTITLEMENTS)).max(ENTITLEMENTS.length * 2).default([]),
+    entitlements: z
+      .array(z.enum(ENTITLEMENTS))
+      .max(ENTITLEMENTS.length * 2)
+      .default([]),
     network: z.string().min(1).max(100).nullable().optional(),
-    statsShard: z.number().int().min(0).max(63).optional().openapi({ description: "The statistics shard (default 0, STATS_DB); later changes are moves (POST …/statistics/move)" }),
+    statsShard: z.number().int().min(0).max(63).optional().openapi({
+      description:
+        "The statistics shard (default 0, STATS_DB); later changes are moves (POST …/statistics/move)",
+    }),
   })
   .openapi("AdminCreateOrganization");
 
@@ -47,14 +57,23 @@ export const updateOrganizationBody = z
   .strictObject({
     name: z.string().min(1).max(200).optional(),
     plan: z.enum(PLANS).optional(),
-    entitlements: z.array(z.enum(ENTITLEMENTS)).max(ENTITLEMENTS.length * 2).optional(),
+    entitlements: z
+      .array(z.enum(ENTITLEMENTS))
+      .max(ENTITLEMENTS.length * 2)
+      .optional(),
     network: z.string().min(1).max(100).nullable().optional(),
-    playerTokensRequired: z.boolean().optional().openapi({ description: "Require signed player tokens on POST /v2/events" }),
+    playerTokensRequired: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Require signed player tokens on POST /v2/events" }),
   })
   .openapi("AdminUpdateOrganization");
 
 export const subOrganizationBody = z
-  .strictObject({ name: z.string().min(1).max(200), mmiKey: z.string().regex(KEY_PATTERN, keyMessage).optional() })
+  .strictObject({
+    name: z.string().min(1).max(200),
+    mmiKey: z.string().regex(KEY_PATTERN, keyMessage).optional(),
+  })
   .openapi("AdminCreateSubOrganization");
 
 export const rotateBody = z
@@ -64,7 +83,10 @@ export const rotateBody = z
       .min(1)
       .max(4)
       .default(["apiSecret", "apiToken"])
-      .openapi({ description: "Which credentials to replace (default apiSecret and apiToken). Rotating syncCode moves the feed list URL." }),
+      .openapi({
+        description:
+          "Which credentials to replace (default apiSecret and apiToken). Rotating syncCode moves the feed list URL.",
+      }),
   })
   .openapi("AdminRotateCredentials");
 
@@ -75,21 +97,38 @@ const syndicationInput = z
     start_time: isoTimestamp,
     stop_time: isoTimestamp.nullable().default(null),
     geos: z
-      .array(z.string().refine((g) => g === "-" || isAlpha3(g), 'geos must be ISO 3166 alpha-3 codes or "-"'))
+      .array(
+        z
+          .string()
+          .refine((g) => g === "-" || isAlpha3(g), 'geos must be ISO 3166 alpha-3 codes or "-"'),
+      )
       .max(300)
       .default([]),
   })
-  .refine((s) => s.stop_time === null || Date.parse(s.stop_time) > Date.parse(s.start_time), "stop_time must be after start_time");
+  .refine(
+    (s) => s.stop_time === null || Date.parse(s.stop_time) > Date.parse(s.start_time),
+    "stop_time must be after start_time",
+  );
 
-export const contentKeyParam = z.object({ contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits") });
+export const contentKeyParam = z.object({
+  contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
+});
 
 export const operatorVideoBody = z
   .strictObject({
     serviceCategories: z.array(z.string().min(1).max(200)).max(100).optional(),
-    syndications: z.array(syndicationInput).max(100).optional().openapi({ description: "Replaces every window of the video" }),
+    syndications: z
+      .array(syndicationInput)
+      .max(100)
+      .optional()
+      .openapi({ description: "Replaces every window of the video" }),
     removed: z.boolean().optional(),
     isLive: z.boolean().optional(),
-    urlHLS: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000).nullable().optional(),
+    urlHLS: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .max(2000)
+      .nullable()
+      .optional(),
   })
   .openapi("OperatorVideoChanges");
 
@@ -97,7 +136,14 @@ export const operatorVideoView = z
   .object({
     contentKey: z.string(),
     serviceCategories: z.array(z.string()),
-    syndications: z.array(z.object({ name: z.string(), start_time: z.string(), stop_time: z.string().nullable(), geos: z.array(z.string()) })),
+    syndications: z.array(
+      z.object({
+        name: z.string(),
+        start_time: z.string(),
+        stop_time: z.string().nullable(),
+        geos: z.array(z.string()),
+      }),
+    ),
     removed: z.boolean(),
     isLive: z.boolean(),
     urlHLS: z.string().nullable(),
@@ -107,24 +153,46 @@ export const operatorVideoView = z
 export const rebuildBody = z
   .strictObject({
     feedId: z.string().max(64).optional().openapi({ description: "Rebuild this feed" }),
-    contentKey: z.string().max(8).optional().openapi({ description: "Rebuild the feeds this video belongs to (what a write to it triggers)" }),
-    all: z.boolean().optional().openapi({ description: "Rebuild every feed in id order, `limit` at a time from `afterId`" }),
+    contentKey: z.string().max(8).optional().openapi({
+      description: "Rebuild the feeds this video belongs to (what a write to it triggers)",
+    }),
+    all: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Rebuild every feed in id order, `limit` at a time from `afterId`" }),
     afterId: z.number().int().min(0).default(0),
     limit: z.number().int().min(1).max(1000).default(100),
-    force: z.boolean().default(false).openapi({ description: "Write every file even when its content is unchanged" }),
+    force: z
+      .boolean()
+      .default(false)
+      .openapi({ description: "Write every file even when its content is unchanged" }),
   })
-  .refine((b) => [b.feedId, b.contentKey, b.all].filter((v) => v !== undefined && v !== false).length === 1, {
-    message: "give exactly one of feedId, contentKey or all",
-  })
+  .refine(
+    (b) =>
+      [b.feedId, b.contentKey, b.all].filter((v) => v !== undefined && v !== false).length === 1,
+    {
+      message: "give exactly one of feedId, contentKey or all",
+    },
+  )
   .openapi("AdminRebuildFeeds");
 
 export const rebuildResult = z
-  .object({ feeds: z.number(), written: z.number(), unchanged: z.number(), nextAfterId: z.number().nullable() })
+  .object({
+    feeds: z.number(),
+    written: z.number(),
+    unchanged: z.number(),
+    nextAfterId: z.number().nullable(),
+  })
   .openapi("AdminRebuildResult");
 
 export const statisticsMoveBody = z
   .strictObject({
-    shard: z.number("must be an integer").int("must be an integer").min(0, "must be at least 0").max(63, "must be at most 63").openapi({ description: "The statistics shard to move to: 0 is STATS_DB, n is STATS_DB_n" }),
+    shard: z
+      .number("must be an integer")
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .max(63, "must be at most 63")
+      .openapi({ description: "The statistics shard to move to: 0 is STATS_DB, n is STATS_DB_n" }),
   })
   .openapi("AdminStatisticsMove");
 
@@ -133,14 +201,26 @@ export const statisticsMoveView = z
     organizationKey: z.string(),
     fromShard: z.number(),
     toShard: z.number(),
-    phase: z.enum(STATS_MOVE_PHASES).openapi({ description: "copy (settled days, counting goes on), catch-up (counting held, recent days), drop (the old shard's rows), done" }),
+    phase: z.enum(STATS_MOVE_PHASES).openapi({
+      description:
+        "copy (settled days, counting goes on), catch-up (counting held, recent days), drop (the old shard's rows), done",
+    }),
     rowsCopied: z.number(),
     rowsDropped: z.number(),
     startedAt: z.string(),
-    switchedAt: z.string().nullable().openapi({ description: "When the organization's statistics switched to the new shard" }),
+    switchedAt: z
+      .string()
+      .nullable()
+      .openapi({ description: "When the organization's statistics switched to the new shard" }),
     done: z.boolean(),
-    retryAfterSeconds: z.number().openapi({ description: "Seconds before the next step can do anything (the drop waits for cached credentials to expire)" }),
-    stopped: z.string().optional().openapi({ description: "Set when this step stopped the move (the copy's totals differed): why. The organization stays where it was." }),
+    retryAfterSeconds: z.number().openapi({
+      description:
+        "Seconds before the next step can do anything (the drop waits for cached credentials to expire)",
+    }),
+    stopped: z.string().optional().openapi({
+      description:
+        "Set when this step stopped the move (the copy's totals differed): why. The organization stays where it was.",
+    }),
   })
   .openapi("AdminStatisticsMoveStatus");
 
@@ -151,12 +231,17 @@ export const statisticsShardsView = z
         shard: z.number(),
         binding: z.string(),
         organizations: z.number(),
-        sizeBytes: z.number().nullable().openapi({ description: "The database's size as D1 reports it" }),
+        sizeBytes: z
+          .number()
+          .nullable()
+          .openapi({ description: "The database's size as D1 reports it" }),
         limitBytes: z.number().openapi({ description: "D1's size limit per database" }),
         usedPercent: z.number().nullable(),
         today: z.object({
           date: z.string(),
-          organizations: z.number().openapi({ description: "Organizations with counted messages today" }),
+          organizations: z
+            .number()
+            .openapi({ description: "Organizations with counted messages today" }),
           messages: z.number(),
           eventsCounted: z.number(),
           eventsRejected: z.number(),
@@ -168,6 +253,8 @@ export const statisticsShardsView = z
         movesOut: z.number(),
       }),
     ),
-    deadLetters: z.object({ count: z.number(), oldest: z.string().nullable() }).openapi({ description: "Parked messages of every shard (kept in shard 0)" }),
+    deadLetters: z
+      .object({ count: z.number(), oldest: z.string().nullable() })
+      .openapi({ description: "Parked messages of every shard (kept in shard 0)" }),
   })
   .openapi("AdminStatisticsShards");

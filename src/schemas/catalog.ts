@@ -5,7 +5,10 @@ import { olderRecordHead, syndicationRecord, translationRecord } from "./records
 export const PAGE_SIZE_MAX = 1000;
 
 const flag = (name: string) =>
-  z.enum(["0", "1"], { error: `${name} must be 0 or 1` }).transform((v) => v === "1").optional();
+  z
+    .enum(["0", "1"], { error: `${name} must be 0 or 1` })
+    .transform((v) => v === "1")
+    .optional();
 const intParam = (name: string, min: number, max: number, fallback: number) =>
   z.coerce
     .number({ error: `${name} must be an integer` })
@@ -21,14 +24,26 @@ const filter = (description: string) => bounded(FILTER_MAX).optional().openapi({
 export const videosQuery = z.object({
   contentKey: bounded(64).optional().openapi({ description: "A single video" }),
   feedId: bounded(64).optional().openapi({ description: "Restrict to one of your feeds" }),
-  mmi: bounded(64).optional().openapi({ description: "Restrict to a sub-organization (MMI key). Gated: mmi" }),
-  networkVideos: flag("networkVideos").openapi({ description: "1: include network videos with an open syndication window for your country. Gated: network" }),
-  watchedByTput: bounded(512).optional().openapi({ description: "Videos watched by this third party user token. Gated: watched_by_tput" }),
-  searchString: bounded(500).optional().openapi({
-    description: "Terms (`,` all, `|` any) matched against title/description words (prefix) or the content key; at most 20 `,` groups and 50 terms",
+  mmi: bounded(64)
+    .optional()
+    .openapi({ description: "Restrict to a sub-organization (MMI key). Gated: mmi" }),
+  networkVideos: flag("networkVideos").openapi({
+    description:
+      "1: include network videos with an open syndication window for your country. Gated: network",
   }),
-  categories: filter("`,` = all, `|` = any (`a,b|c` = a and (b or c)); values percent-encoded; at most 20 `,` groups and 100 values"),
-  customFields: filter("`[{name:v1|v2}]` any value, `[{name:v1!v2}]` all values; at most 20 field conditions and 100 values. Gated: custom_fields"),
+  watchedByTput: bounded(512).optional().openapi({
+    description: "Videos watched by this third party user token. Gated: watched_by_tput",
+  }),
+  searchString: bounded(500).optional().openapi({
+    description:
+      "Terms (`,` all, `|` any) matched against title/description words (prefix) or the content key; at most 20 `,` groups and 50 terms",
+  }),
+  categories: filter(
+    "`,` = all, `|` = any (`a,b|c` = a and (b or c)); values percent-encoded; at most 20 `,` groups and 100 values",
+  ),
+  customFields: filter(
+    "`[{name:v1|v2}]` any value, `[{name:v1!v2}]` all values; at most 20 field conditions and 100 values. Gated: custom_fields",
+  ),
   events: filter("As categories. Gated: events"),
   tags: filter("As categories"),
   page: intParam("page", 1, 1_000_000, 1),
@@ -68,16 +83,27 @@ export const videosResponse = z
 
 const commaList = bounded(FILTER_MAX).optional();
 
-const organizationKey = z.string().min(1).max(64).openapi({ description: "The organization (with its X-Service-Sync-Code)" });
+const organizationKey = z
+  .string()
+  .min(1)
+  .max(64)
+  .openapi({ description: "The organization (with its X-Service-Sync-Code)" });
 
 export const searchMetadataQuery = z.object({
   organization_key: organizationKey,
-  privateTags: commaList.openapi({ description: "Comma-separated tags (case-sensitive); alias tagString" }),
+  privateTags: commaList.openapi({
+    description: "Comma-separated tags (case-sensitive); alias tagString",
+  }),
   tagString: commaList,
-  privateCategories: commaList.openapi({ description: "Comma-separated categories; alias categoryString" }),
+  privateCategories: commaList.openapi({
+    description: "Comma-separated categories; alias categoryString",
+  }),
   categoryString: commaList,
   events: commaList,
-  titleString: commaList.openapi({ description: "Comma-separated words or phrases in title or description (not case-sensitive); at most 100" }),
+  titleString: commaList.openapi({
+    description:
+      "Comma-separated words or phrases in title or description (not case-sensitive); at most 100",
+  }),
   and: flag("and"),
   tagAnd: flag("tagAnd"),
   categoryAnd: flag("categoryAnd"),
@@ -89,14 +115,19 @@ export const searchMetadataQuery = z.object({
 
 export const searchListQuery = z.object({
   organization_key: organizationKey,
-  searchString: z.string({ error: "searchString is required" }).max(500, "searchString must be at most 500 characters").openapi({ description: "At least 3 characters" }),
+  searchString: z
+    .string({ error: "searchString is required" })
+    .max(500, "searchString must be at most 500 characters")
+    .openapi({ description: "At least 3 characters" }),
   start: intParam("start", 0, 10_000_000, 0),
   limit: intParam("limit", 1, PAGE_SIZE_MAX, 100),
 });
 
 export const searchFeedQuery = z.object({
   feed: z.string({ error: "feed is required" }).min(1, "feed is required").max(64),
-  searchString: z.string({ error: "searchString is required" }).max(500, "searchString must be at most 500 characters"),
+  searchString: z
+    .string({ error: "searchString is required" })
+    .max(500, "searchString must be at most 500 characters"),
   start: intParam("start", 0, 10_000_000, 0),
   limit: intParam("limit", 1, PAGE_SIZE_MAX, 100),
 });
@@ -123,7 +154,11 @@ export const searchRecord = z
   })
   .openapi("SearchRecord");
 
-export const searchResponse = z.object({ status: z.literal("ok"), message: z.string(), data: z.array(searchRecord) });
+export const searchResponse = z.object({
+  status: z.literal("ok"),
+  message: z.string(),
+  data: z.array(searchRecord),
+});
 
 export const feedSearchResponse = z.object({
   status: z.literal("ok"),
@@ -158,12 +193,27 @@ export const getVideosResponse = z.object({
 });
 
 const names = z.array(z.string().min(1).max(200)).max(100);
-export const feedConfiguration = z.strictObject({ categories: names.default([]), tags: names.default([]), events: names.default([]) });
+export const feedConfiguration = z.strictObject({
+  categories: names.default([]),
+  tags: names.default([]),
+  events: names.default([]),
+});
 export const feedBody = z
-  .strictObject({ name: z.string({ error: "name is required" }).min(1).max(200), configuration: feedConfiguration.default({ categories: [], tags: [], events: [] }) })
+  .strictObject({
+    name: z.string({ error: "name is required" }).min(1).max(200),
+    configuration: feedConfiguration.default({ categories: [], tags: [], events: [] }),
+  })
   .openapi("FeedDefinition");
 export const feedMetadata = z
-  .object({ feed_id: z.string(), name: z.string(), configuration: z.object({ categories: z.array(z.string()), tags: z.array(z.string()), events: z.array(z.string()) }) })
+  .object({
+    feed_id: z.string(),
+    name: z.string(),
+    configuration: z.object({
+      categories: z.array(z.string()),
+      tags: z.array(z.string()),
+      events: z.array(z.string()),
+    }),
+  })
   .openapi("FeedMetadata");
 
 // ---------------------------------------------------------------------------------------------
@@ -175,7 +225,9 @@ export const legacyFeedFile = z
   .object({
     feed_id: z.string(),
     name: z.string(),
-    categories: z.array(z.string()).openapi({ description: "Service categories of the feed's videos" }),
+    categories: z
+      .array(z.string())
+      .openapi({ description: "Service categories of the feed's videos" }),
     privateCategories: z.array(z.string()),
     privateTags: z.array(z.string()),
     events: z.array(z.string()),
@@ -199,7 +251,10 @@ export const legacyFeedFile = z
   .openapi("LegacyFeedFile");
 
 export const orgFeedListFile = z
-  .object({ feeds: z.array(z.object({ feed_id: z.string(), name: z.string() })), generated_at: generatedAt })
+  .object({
+    feeds: z.array(z.object({ feed_id: z.string(), name: z.string() })),
+    generated_at: generatedAt,
+  })
   .openapi("FeedListFile");
 
 export const feedVideosFile = z
@@ -209,11 +264,14 @@ export const feedVideosFile = z
       z
         .object({
           ...v2VideoFields,
-          duration: z
-            .string()
-            .regex(/^\d+$/)
-            .openapi({ description: "Seconds, as a string of digits (spec 2.2: a string of digits in feed files)", example: "120" }),
-          subtitles: z.array(z.record(z.string(), z.string())).openapi({ description: "Each object maps a language code to a subtitle URL" }),
+          duration: z.string().regex(/^\d+$/).openapi({
+            description:
+              "Seconds, as a string of digits (spec 2.2: a string of digits in feed files)",
+            example: "120",
+          }),
+          subtitles: z
+            .array(z.record(z.string(), z.string()))
+            .openapi({ description: "Each object maps a language code to a subtitle URL" }),
         })
         .openapi("FeedVideoRecord"),
     ),
@@ -221,7 +279,9 @@ export const feedVideosFile = z
   })
   .openapi("FeedVideosFile");
 
-export const feedMetadataFile = feedMetadata.extend({ generated_at: generatedAt }).openapi("FeedMetadataFile");
+export const feedMetadataFile = feedMetadata
+  .extend({ generated_at: generatedAt })
+  .openapi("FeedMetadataFile");
 
 export const jsonFeedQuery = z.object({
   feed: z.string({ error: "feed is required" }).min(1, "feed is required").max(64),

@@ -4,12 +4,16 @@ import { CONTENT_KEY_PATTERN } from "../shared/ids";
 
 /** "is required" when the field is absent, `must be <expected>` for a wrong type. */
 export const required = (expected: string) => ({
-  error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${expected}`),
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined ? "is required" : `must be ${expected}`,
 });
 
 /** A non-empty string of at most `max` characters. */
 export const text = (max: number) =>
-  z.string(required("a string")).min(1, "must not be empty").max(max, `must be at most ${max} characters`);
+  z
+    .string(required("a string"))
+    .min(1, "must not be empty")
+    .max(max, `must be at most ${max} characters`);
 
 export const contentKeySchema = z
   .string(required("a string"))

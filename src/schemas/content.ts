@@ -3,7 +3,6 @@ import { z } from "@hono/zod-openapi";
 import { CONTENT_STATUSES } from "../shared/vocabulary";
 import { contentKeySchema, required } from "./common";
 
-
 export const TITLE_MAX = 500;
 export const DESCRIPTION_MAX = 5000;
 const NAME_MAX = 200;
@@ -11,7 +10,10 @@ const NAMES_MAX = 100;
 
 const names = (what: string) =>
   z
-    .array(z.string().min(1, `${what} names must not be empty`).max(NAME_MAX), required("an array of strings"))
+    .array(
+      z.string().min(1, `${what} names must not be empty`).max(NAME_MAX),
+      required("an array of strings"),
+    )
     .max(NAMES_MAX, `at most ${NAMES_MAX} ${what} names`)
     .openapi({ example: [] });
 
@@ -23,14 +25,19 @@ export const customFieldsSchema = z
   .array(
     z
       .record(z.string().min(1).max(100), customFieldValue)
-      .refine((o) => Object.keys(o).length === 1, "each custom field must be an object with exactly one key"),
+      .refine(
+        (o) => Object.keys(o).length === 1,
+        "each custom field must be an object with exactly one key",
+      ),
     required("an array of objects"),
   )
   .max(100, "at most 100 custom fields")
   .openapi({ example: [{ season: 3 }] });
 
 /** URLs written into records and feed files: http(s) only (no javascript:, data:), bounded. */
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2000, "must be at most 2000 characters");
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+  .max(2000, "must be at most 2000 characters");
 
 export const translationSchema = z.strictObject({
   language: z.string().regex(/^[a-z]{2}$/, "must be a two-letter language code"),
@@ -39,14 +46,18 @@ export const translationSchema = z.strictObject({
 });
 
 export const subtitleSchema = z
-  .record(z.string().regex(/^[a-z]{2}(-[A-Za-z0-9]{2,8})?$/, "subtitle keys must be language codes"), httpUrl)
+  .record(
+    z.string().regex(/^[a-z]{2}(-[A-Za-z0-9]{2,8})?$/, "subtitle keys must be language codes"),
+    httpUrl,
+  )
   .refine((o) => Object.keys(o).length >= 1, "each subtitle object maps a language code to a URL");
-
 
 /** Fields shared by create and update. */
 const editable = {
   title: z.string(required("a string")).max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
-  description: z.string(required("a string")).max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`),
+  description: z
+    .string(required("a string"))
+    .max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`),
   thumbnailUrl: httpUrl.nullable(),
   categories: names("category"),
   tags: names("tag"),
@@ -134,7 +145,9 @@ export const completeUploadBody = z
   })
   .openapi("CompleteUpload");
 
-export const contentKeyBody = z.strictObject({ contentKey: contentKeySchema }).openapi("ContentKey");
+export const contentKeyBody = z
+  .strictObject({ contentKey: contentKeySchema })
+  .openapi("ContentKey");
 
 export const contentKeyQuery = z.object({
   contentKey: contentKeySchema.openapi({ param: { name: "contentKey", in: "query" } }),
@@ -178,7 +191,6 @@ export const createContentResponse = contentObject
   })
   .openapi("CreatedContent");
 
-
 export type CreateContentBody = z.infer<typeof createContentBody>;
 export type UpdateContentBody = z.infer<typeof updateContentBody>;
 export type CompleteUploadBody = z.infer<typeof completeUploadBody>;
@@ -192,13 +204,18 @@ export const uploadStateResponse = z
     chunkSize: z.number(),
     uploadId: z.string(),
     key: z.string(),
-    partCount: z.number().openapi({ description: "Parts of the whole upload: ceil(contentSize / chunkSize)" }),
+    partCount: z
+      .number()
+      .openapi({ description: "Parts of the whole upload: ceil(contentSize / chunkSize)" }),
     storedParts: z
       .array(z.object({ PartNumber: z.number(), ETag: z.string(), Size: z.number() }))
       .openapi({ description: "Parts already stored, with the ETag E2 needs back" }),
     missingParts: z
       .array(z.object({ PartNumber: z.number(), Size: z.number(), signedUrl: z.string() }))
-      .openapi({ description: "Parts still to PUT, each with a fresh signed URL and the exact size it must have" }),
+      .openapi({
+        description:
+          "Parts still to PUT, each with a fresh signed URL and the exact size it must have",
+      }),
     thumbnailUploaded: z.boolean(),
     thumbnailUploadUrl: z.string().openapi({ description: "A fresh thumbnail upload URL" }),
     expires: z.string().openapi({ description: "When the signed URLs expire" }),

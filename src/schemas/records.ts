@@ -6,7 +6,12 @@ export const translationRecord = z
   .openapi("Translation");
 
 export const syndicationRecord = z
-  .object({ name: z.string(), start_time: z.string(), stop_time: z.string().nullable(), geos: z.array(z.string()) })
+  .object({
+    name: z.string(),
+    start_time: z.string(),
+    stop_time: z.string().nullable(),
+    geos: z.array(z.string()),
+  })
   .openapi("Syndication");
 
 /** The fields every older (2.3) record with a duration starts with (search, feed search, E9). */

@@ -4,7 +4,10 @@ import { WEBHOOK_DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from "../shared/webhoo
 import { required } from "./common";
 
 const eventTypes = z
-  .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${WEBHOOK_EVENT_TYPES.join(", ")}` }), required("an array of event types"))
+  .array(
+    z.enum(WEBHOOK_EVENT_TYPES, { error: `must be one of ${WEBHOOK_EVENT_TYPES.join(", ")}` }),
+    required("an array of event types"),
+  )
   .min(1, "at least one event type")
   .max(WEBHOOK_EVENT_TYPES.length, `at most ${WEBHOOK_EVENT_TYPES.length} event types`)
   .openapi({ example: ["video.ready", "video.rejected"] });
@@ -12,19 +15,30 @@ const url = z
   .string(required("a string"))
   .min(1, "must not be empty")
   .max(2000, "must be at most 2000 characters")
-  .openapi({ example: "https://hooks.example.com/video-catalog", description: "https, a public host, the default port" });
+  .openapi({
+    example: "https://hooks.example.com/video-catalog",
+    description: "https, a public host, the default port",
+  });
 const description = z.string(required("a string")).max(500, "must be at most 500 characters");
 
-export const webhookCreateBody = z.strictObject({ url, events: eventTypes, description: description.optional() }).openapi("WebhookCreate");
+export const webhookCreateBody = z
+  .strictObject({ url, events: eventTypes, description: description.optional() })
+  .openapi("WebhookCreate");
 
 export const webhookUpdateBody = z
   .strictObject({
     url: url.optional(),
     events: eventTypes.optional(),
     description: description.optional(),
-    disabled: z.boolean(required("a boolean")).optional().openapi({ description: "true pauses the endpoint; false enables it again" }),
+    disabled: z
+      .boolean(required("a boolean"))
+      .optional()
+      .openapi({ description: "true pauses the endpoint; false enables it again" }),
   })
-  .refine((b) => Object.keys(b).length > 0, "give at least one of url, events, description, disabled")
+  .refine(
+    (b) => Object.keys(b).length > 0,
+    "give at least one of url, events, description, disabled",
+  )
   .openapi("WebhookUpdate");
 
 export const webhookIdParam = z.object({
@@ -49,11 +63,18 @@ export const webhookEndpoint = z
     events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
     disabled: z.boolean(),
     disabledReason: z.string().nullable().openapi({
-      description: "Why it is disabled: paused by the organization, or every delivery failed for days (the service disabled it)",
+      description:
+        "Why it is disabled: paused by the organization, or every delivery failed for days (the service disabled it)",
     }),
     disabledAt: z.string().nullable(),
-    failingSince: z.string().nullable().openapi({ description: "First failed attempt since the last success; null when healthy" }),
-    previousSecretExpiresAt: z.string().nullable().openapi({ description: "After a rotation: until when the previous secret still signs" }),
+    failingSince: z
+      .string()
+      .nullable()
+      .openapi({ description: "First failed attempt since the last success; null when healthy" }),
+    previousSecretExpiresAt: z
+      .string()
+      .nullable()
+      .openapi({ description: "After a rotation: until when the previous secret still signs" }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -61,20 +82,27 @@ export const webhookEndpoint = z
 
 export const webhookEndpointWithSecret = webhookEndpoint
   .extend({
-    secret: z.string().openapi({ description: "whsec_...: shown once; verify deliveries with it (Standard Webhooks)" }),
+    secret: z.string().openapi({
+      description: "whsec_...: shown once; verify deliveries with it (Standard Webhooks)",
+    }),
   })
   .openapi("WebhookEndpointWithSecret");
 
 export const webhookDelivery = z
   .object({
     id: z.string(),
-    eventId: z.string().openapi({ description: "The webhook-id header: the same on every attempt and redelivery" }),
+    eventId: z
+      .string()
+      .openapi({ description: "The webhook-id header: the same on every attempt and redelivery" }),
     eventType: z.string(),
     status: z.enum(WEBHOOK_DELIVERY_STATUSES),
     attempts: z.number(),
     createdAt: z.string(),
     lastAttemptAt: z.string().nullable(),
-    lastStatus: z.number().nullable().openapi({ description: "HTTP status of the last attempt (null: no answer)" }),
+    lastStatus: z
+      .number()
+      .nullable()
+      .openapi({ description: "HTTP status of the last attempt (null: no answer)" }),
     lastError: z.string().nullable(),
     nextAttemptAt: z.string().nullable(),
   })
@@ -93,12 +121,20 @@ export const deliveriesQuery = z.object({
     .regex(/^dlv_[A-Za-z0-9]{20}$/, "must be a nextCursor of an earlier page")
     .optional()
     .openapi({ param: { name: "cursor", in: "query" } }),
-  status: z.enum(WEBHOOK_DELIVERY_STATUSES, { error: `must be one of ${WEBHOOK_DELIVERY_STATUSES.join(", ")}` }).optional().openapi({ param: { name: "status", in: "query" } }),
+  status: z
+    .enum(WEBHOOK_DELIVERY_STATUSES, {
+      error: `must be one of ${WEBHOOK_DELIVERY_STATUSES.join(", ")}`,
+    })
+    .optional()
+    .openapi({ param: { name: "status", in: "query" } }),
 });
 
 export const deliveriesPage = z
   .object({
     deliveries: z.array(webhookDelivery),
-    nextCursor: z.string().nullable().openapi({ description: "Pass as cursor for the next (older) page; null on the last" }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .openapi({ description: "Pass as cursor for the next (older) page; null on the last" }),
   })
   .openapi("WebhookDeliveries");

@@ -3,7 +3,8 @@ import { hotAnswers } from "../middleware/hot-answers";
 import { BoundedLru } from "./bounded-lru";
 
 // Values sized by their length; at most 30 s whatever the TTL.
-const lru = (capacity: number, maxEntrySize: number) => new BoundedLru<string>({ capacity, maxEntrySize, maxAgeMs: 30_000 }, (v) => v.length);
+const lru = (capacity: number, maxEntrySize: number) =>
+  new BoundedLru<string>({ capacity, maxEntrySize, maxAgeMs: 30_000 }, (v) => v.length);
 const answer = (bytes: number) => "x".repeat(bytes);
 
 describe("BoundedLru", () => {

@@ -8,7 +8,12 @@ describe("addressBucket", () => {
   });
 
   it("counts every address of one IPv6 /64 as one client, whatever the spelling", () => {
-    const spellings = ["2001:db8:1:2::1", "2001:DB8:1:2:ffff:ffff:ffff:ffff", "2001:0db8:0001:0002:0:0:0:abcd", "2001:db8:1:2::1%eth0"];
+    const spellings = [
+      "2001:db8:1:2::1",
+      "2001:DB8:1:2:ffff:ffff:ffff:ffff",
+      "2001:0db8:0001:0002:0:0:0:abcd",
+      "2001:db8:1:2::1%eth0",
+    ];
     expect(new Set(spellings.map(addressBucket))).toEqual(new Set(["2001:db8:1:2::/64"]));
   });
 
@@ -25,6 +30,7 @@ describe("addressBucket", () => {
   });
 
   it("leaves text that is no address as its own key", () => {
-    for (const text of ["not-an-ip", "1:2:3", "1::2::3", "2001:db8::g", "1:2:3:4:5:6:7:8:9"]) expect(addressBucket(text)).toBe(text);
+    for (const text of ["not-an-ip", "1:2:3", "1::2::3", "2001:db8::g", "1:2:3:4:5:6:7:8:9"])
+      expect(addressBucket(text)).toBe(text);
   });
 });

@@ -45,7 +45,8 @@ export function addressBucket(ip: string): string {
   const groups = ipv6Groups(text);
   if (!groups) return text;
   const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
-  if (mapped) return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".");
+  if (mapped)
+    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join(".");
   return `${groups
     .slice(0, 4)
     .map((g) => g.toString(16))

@@ -117,7 +117,10 @@ export const EVENT_ALIASES: Readonly<Record<string, string>> = {
 
 /** Video-row counter → the viewer row's name for it (only those the viewer row has). */
 const VIEWER_NAME_OF_VIDEO: Partial<Record<VideoCounter, ViewerCounter>> = Object.fromEntries(
-  VIEWER_VIDEO_COUNTERS.map((n) => [n === "video_paused" ? "video_pause" : n === "video_resumed" ? "video_resume" : n, n]),
+  VIEWER_VIDEO_COUNTERS.map((n) => [
+    n === "video_paused" ? "video_pause" : n === "video_resumed" ? "video_resume" : n,
+    n,
+  ]),
 );
 const VIEWER_AD = new Set<string>(VIEWER_AD_COUNTERS);
 
@@ -131,13 +134,23 @@ export interface CounterTarget {
 
 const TARGETS = new Map<string, CounterTarget>();
 for (const counter of VIDEO_COUNTERS) {
-  TARGETS.set(counter, { kind: "video", counter, viewerCounter: VIEWER_NAME_OF_VIDEO[counter] ?? null });
+  TARGETS.set(counter, {
+    kind: "video",
+    counter,
+    viewerCounter: VIEWER_NAME_OF_VIDEO[counter] ?? null,
+  });
 }
 for (const counter of AD_COUNTERS) {
-  TARGETS.set(counter, { kind: "ad", counter, viewerCounter: VIEWER_AD.has(counter) ? (counter as ViewerCounter) : null });
+  TARGETS.set(counter, {
+    kind: "ad",
+    counter,
+    viewerCounter: VIEWER_AD.has(counter) ? (counter as ViewerCounter) : null,
+  });
 }
-for (const counter of ECOMMERCE_COUNTERS) TARGETS.set(counter, { kind: "ecommerce", counter, viewerCounter: null });
-for (const [alias, canonical] of Object.entries(EVENT_ALIASES)) TARGETS.set(alias, TARGETS.get(canonical)!);
+for (const counter of ECOMMERCE_COUNTERS)
+  TARGETS.set(counter, { kind: "ecommerce", counter, viewerCounter: null });
+for (const [alias, canonical] of Object.entries(EVENT_ALIASES))
+  TARGETS.set(alias, TARGETS.get(canonical)!);
 
 /** Where an ingested event name counts; null for a name that is no counter. */
 export function counterTarget(event: string): CounterTarget | null {

@@ -15,7 +15,8 @@ function hex(bytes: ArrayBuffer): string {
 /** Standard base64 (RFC 4648 §4) of bytes. */
 export function base64(bytes: ArrayBuffer | Uint8Array): string {
   let bin = "";
-  for (const b of bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)) bin += String.fromCharCode(b);
+  for (const b of bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes))
+    bin += String.fromCharCode(b);
   return btoa(bin);
 }
 
@@ -39,7 +40,13 @@ const hmacKeys = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
   let key = hmacKeys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    key = crypto.subtle.importKey(
+      "raw",
+      encoder.encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
     // Secrets are few (one signing secret per deployment, a handful of webhook secrets).
     if (hmacKeys.size > 100) hmacKeys.clear();
     hmacKeys.set(secret, key);

@@ -1,7 +1,15 @@
 // UTC days (spec 1): events count on the UTC day of their instant; ranges are inclusive days.
 import { describe, expect, it } from "vitest";
 import { DomainError } from "./errors";
-import { dayRange, dayStart, endOfDay, isCalendarDay, MAX_RANGE_DAYS, parseTimestamp, utcDay } from "./dates";
+import {
+  dayRange,
+  dayStart,
+  endOfDay,
+  isCalendarDay,
+  MAX_RANGE_DAYS,
+  parseTimestamp,
+  utcDay,
+} from "./dates";
 
 describe("UTC days", () => {
   it("counts an instant on its UTC day, whatever the offset it was written with", () => {
@@ -14,9 +22,18 @@ describe("UTC days", () => {
 
   it("parses ISO 8601 with an offset only, to the millisecond", () => {
     expect(parseTimestamp("2026-11-01T10:00:00Z")).toBe(Date.UTC(2026, 10, 1, 10));
-    expect(parseTimestamp("2026-11-01T10:00:00.123456+0100")).toBe(Date.UTC(2026, 10, 1, 9, 0, 0, 123));
+    expect(parseTimestamp("2026-11-01T10:00:00.123456+0100")).toBe(
+      Date.UTC(2026, 10, 1, 9, 0, 0, 123),
+    );
     expect(parseTimestamp("2026-11-01T10:00Z")).toBe(Date.UTC(2026, 10, 1, 10));
-    for (const bad of ["2026-11-01T10:00:00", "2026-11-01", "2026-02-30T00:00:00Z", "2026-11-01T24:00:00Z", "2026-11-01T10:00:00+15:00", "yesterday"]) {
+    for (const bad of [
+      "2026-11-01T10:00:00",
+      "2026-11-01",
+      "2026-02-30T00:00:00Z",
+      "2026-11-01T24:00:00Z",
+      "2026-11-01T10:00:00+15:00",
+      "yesterday",
+    ]) {
       expect(parseTimestamp(bad), bad).toBeNull();
     }
   });
@@ -44,7 +61,9 @@ describe("UTC days", () => {
       throw new Error("no error");
     };
     expect(fail("2026-01-02", "2026-01-01")).toBe("end_date: must not be before start_date");
-    expect(fail("2026-01-01", "2027-01-02")).toMatch(/^end_date: the range .* is 367 days; at most 366/);
+    expect(fail("2026-01-01", "2027-01-02")).toMatch(
+      /^end_date: the range .* is 367 days; at most 366/,
+    );
     expect(fail("2026-02-30", "2026-03-01")).toBe("start_date: must be a date YYYY-MM-DD");
   });
 });

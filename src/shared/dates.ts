@@ -23,7 +23,8 @@ export function dayStart(day: string): number | null {
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const ms = Date.UTC(y, mo - 1, d);
   const back = new Date(ms);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return null;
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d)
+    return null;
   return ms;
 }
 
@@ -38,7 +39,11 @@ export interface DayRange {
 }
 
 /** Checks an inclusive range of valid days: end not before start, at most MAX_RANGE_DAYS days. */
-export function dayRange(start: string, end: string, names: { start: string; end: string }): DayRange {
+export function dayRange(
+  start: string,
+  end: string,
+  names: { start: string; end: string },
+): DayRange {
   const from = dayStart(start);
   const to = dayStart(end);
   if (from === null) throw invalid(`${names.start}: must be a date YYYY-MM-DD`);
@@ -46,7 +51,9 @@ export function dayRange(start: string, end: string, names: { start: string; end
   if (to < from) throw invalid(`${names.end}: must not be before ${names.start}`);
   const days = (to - from) / DAY_MS + 1;
   if (days > MAX_RANGE_DAYS) {
-    throw invalid(`${names.end}: the range from ${names.start} to ${names.end} is ${days} days; at most ${MAX_RANGE_DAYS} are allowed`);
+    throw invalid(
+      `${names.end}: the range from ${names.start} to ${names.end} is ${days} days; at most ${MAX_RANGE_DAYS} are allowed`,
+    );
   }
   return { start, end, days };
 }

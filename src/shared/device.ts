@@ -12,7 +12,9 @@ const BY_PLATFORM: Record<string, DeviceType> = {
 };
 
 /** Device type of a User-Agent: unrecognized platforms (bots, tools) are Other; no User-Agent is 'none'. */
-export function deviceTypeOfUserAgent(userAgent: string | null | undefined): DeviceType | typeof NONE {
+export function deviceTypeOfUserAgent(
+  userAgent: string | null | undefined,
+): DeviceType | typeof NONE {
   if (!userAgent) return NONE;
   try {
     const type = Bowser.parse(userAgent).platform.type;

@@ -5,7 +5,12 @@
 const PREFIX = "/__edge-cache/v1";
 
 /** `parts` name the caller and versions; `query` is already normalized (sorted) or empty. */
-export function edgeCacheKey(origin: string, parts: readonly (string | number)[], pathname: string, query: string): string {
+export function edgeCacheKey(
+  origin: string,
+  parts: readonly (string | number)[],
+  pathname: string,
+  query: string,
+): string {
   const scope = parts.map((p) => encodeURIComponent(String(p))).join("/");
   return `${origin}${PREFIX}/${scope}${pathname}${query ? `?${query}` : ""}`;
 }

@@ -6,5 +6,7 @@ export function etagMatches(ifNoneMatch: string | null | undefined, etag: string
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === "*") return true;
   const ours = etag.replace(/^W\//, "");
-  return (ifNoneMatch.match(/(?:W\/)?"[^"]*"/g) ?? []).some((tag) => tag.replace(/^W\//, "") === ours);
+  return (ifNoneMatch.match(/(?:W\/)?"[^"]*"/g) ?? []).some(
+    (tag) => tag.replace(/^W\//, "") === ours,
+  );
 }

@@ -15,7 +15,10 @@ describe("JSON bodies from literal parts and sequences", () => {
   it("streams a document past BUFFER_ITEMS values, and the result is the same JSON", async () => {
     const n = BUFFER_ITEMS * 3 + 7;
     let ended: number | undefined;
-    const body = await jsonBody(['{"rows":[', mapped(count(n), (i) => ({ i })), "]}"], (items) => (ended = items));
+    const body = await jsonBody(
+      ['{"rows":[', mapped(count(n), (i) => ({ i })), "]}"],
+      (items) => (ended = items),
+    );
     expect(body.kind).toBe("streamed");
     if (body.kind !== "streamed") return;
     const parsed = JSON.parse(await new Response(body.stream).text());

@@ -9,7 +9,9 @@ export const BUFFER_ITEMS = 5_000;
 
 export type JsonPart = string | AsyncIterable<unknown>;
 
-export type JsonBody = { kind: "buffered"; text: string } | { kind: "streamed"; stream: ReadableStream<Uint8Array> };
+export type JsonBody =
+  | { kind: "buffered"; text: string }
+  | { kind: "streamed"; stream: ReadableStream<Uint8Array> };
 
 /** Reads the parts in order, one piece of output text at a time (null at the end). */
 function pieces(parts: JsonPart[]) {
@@ -49,7 +51,10 @@ function pieces(parts: JsonPart[]) {
  * caller writes the surrounding brackets). Errors thrown while buffering (the first pages)
  * reach the caller; once streaming, an error ends the body early.
  */
-export async function jsonBody(parts: JsonPart[], onStreamEnd?: (items: number, error?: unknown) => void): Promise<JsonBody> {
+export async function jsonBody(
+  parts: JsonPart[],
+  onStreamEnd?: (items: number, error?: unknown) => void,
+): Promise<JsonBody> {
   const reader = pieces(parts);
   const chunks: string[] = [];
   // Buffer until the document ends or BUFFER_ITEMS values were read.
@@ -85,7 +90,10 @@ export async function jsonBody(parts: JsonPart[], onStreamEnd?: (items: number, 
 }
 
 /** Values of page after page: `page(after)` returns the next page after the last value (or []). */
-export async function* paged<T>(page: (after: T | null) => Promise<T[]>, pageSize: number): AsyncGenerator<T> {
+export async function* paged<T>(
+  page: (after: T | null) => Promise<T[]>,
+  pageSize: number,
+): AsyncGenerator<T> {
   let after: T | null = null;
   for (;;) {
     const rows = await page(after);
@@ -95,6 +103,9 @@ export async function* paged<T>(page: (after: T | null) => Promise<T[]>, pageSiz
   }
 }
 
-export async function* mapped<T, U>(values: AsyncIterable<T>, f: (value: T) => U): AsyncGenerator<U> {
+export async function* mapped<T, U>(
+  values: AsyncIterable<T>,
+  f: (value: T) => U,
+): AsyncGenerator<U> {
   for await (const v of values) yield f(v);
 }

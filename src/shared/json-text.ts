@@ -4,7 +4,11 @@
 // hash of it is the same as before.
 
 /** JSON.stringify({ ...head, [field]: items }) where each item is already JSON text. */
-export function objectWithArray(head: Record<string, unknown>, field: string, items: readonly string[]): string {
+export function objectWithArray(
+  head: Record<string, unknown>,
+  field: string,
+  items: readonly string[],
+): string {
   const array = `${JSON.stringify(field)}:[${items.join(",")}]`;
   const start = JSON.stringify(head);
   return start === "{}" ? `{${array}}` : `${start.slice(0, -1)},${array}}`;

@@ -17,7 +17,12 @@ function sealingKey(secret: string, purpose: string): Promise<CryptoKey> {
       .importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"])
       .then((base) =>
         crypto.subtle.deriveKey(
-          { name: "HKDF", hash: "SHA-256", salt: encoder.encode("edge-video-catalog/sealed/v1"), info: encoder.encode(purpose) },
+          {
+            name: "HKDF",
+            hash: "SHA-256",
+            salt: encoder.encode("edge-video-catalog/sealed/v1"),
+            info: encoder.encode(purpose),
+          },
           base,
           { name: "AES-GCM", length: 256 },
           false,
@@ -36,7 +41,12 @@ function fromBase64url(text: string): Uint8Array {
 }
 
 /** "v1.<iv>.<ciphertext>" (base64url). */
-export async function seal(secret: string, purpose: string, plaintext: string, context: string): Promise<string> {
+export async function seal(
+  secret: string,
+  purpose: string,
+  plaintext: string,
+  context: string,
+): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const sealed = await crypto.subtle.encrypt(
     { name: "AES-GCM", iv, additionalData: encoder.encode(context) },
@@ -47,7 +57,12 @@ export async function seal(secret: string, purpose: string, plaintext: string, c
 }
 
 /** The plaintext of `seal`; throws when the value, the key or the context does not match. */
-export async function unseal(secret: string, purpose: string, sealed: string, context: string): Promise<string> {
+export async function unseal(
+  secret: string,
+  purpose: string,
+  sealed: string,
+  context: string,
+): Promise<string> {
   const [version, iv, data] = sealed.split(".");
   if (version !== "v1" || !iv || !data) throw new Error("not a sealed value");
   const plain = await crypto.subtle.decrypt(

@@ -10,5 +10,7 @@ export function describeZodError(error: ZodError): string {
     return path ? `${path}: ${issue.message}` : issue.message;
   });
   const more = error.issues.length - MAX_ISSUES;
-  return described.join("; ") + (more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : "");
+  return (
+    described.join("; ") + (more > 0 ? `; and ${more} more problem${more === 1 ? "" : "s"}` : "")
+  );
 }

@@ -30,7 +30,13 @@ async function forgetEdgeCopies(store: FeedFileStore, keys: string[]): Promise<v
  * Writes a feed file unless its content is what the file holds (`json`: the content as JSON text,
  * an object without generated_at; the hash of that text is kept with the file).
  */
-export async function writeFeedFile(store: FeedFileStore, key: string, json: string, generatedAt: string, previousHash?: string) {
+export async function writeFeedFile(
+  store: FeedFileStore,
+  key: string,
+  json: string,
+  generatedAt: string,
+  previousHash?: string,
+) {
   const { bucket } = store;
   const hash = await sha256Hex(json);
   const previous = previousHash ?? (await bucket.head(key))?.customMetadata?.contentHash;

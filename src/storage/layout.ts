@@ -1,5 +1,6 @@
 // Where things live in the R2 bucket, and the public URLs that serve them.
-export const mediaKey = (contentKey: string, suffix: string) => `${contentKey}/${contentKey}${suffix}`;
+export const mediaKey = (contentKey: string, suffix: string) =>
+  `${contentKey}/${contentKey}${suffix}`;
 export const thumbnailKey = (contentKey: string) => `${contentKey}/thumbnail.jpg`;
 /** The thumbnail the service made from a frame of the video: served when none was uploaded. */
 export const frameThumbnailKey = (contentKey: string) => `${contentKey}/frame.jpg`;
@@ -39,7 +40,8 @@ export function contentIdOfHlsVersion(version: string): number | null {
   const m = HLS_VERSION_PATTERN.exec(version);
   return m && Number(m[1]) === HLS_REVISION ? parseInt(m[2]!, 36) : null;
 }
-export const hlsUrl = (baseUrl: string, contentKey: string, contentId: number) => `${baseUrl}/hls/${contentKey}/${hlsVersion(contentId)}/master.m3u8`;
+export const hlsUrl = (baseUrl: string, contentKey: string, contentId: number) =>
+  `${baseUrl}/hls/${contentKey}/${hlsVersion(contentId)}/master.m3u8`;
 /** The stored index of a version (the segments, JSON) and its sample table (binary). */
 export const hlsKeys = (contentKey: string, contentId: number) => {
   const dir = `${contentKey}/hls/${hlsVersion(contentId)}`;

@@ -8,7 +8,16 @@ describe("Range header", () => {
     expect(parseRange("bytes=-10")).toEqual({ suffix: 10 });
   });
   it("ignores what it does not serve: none, several ranges, other units, bad syntax (RFC 9110 §14.2)", () => {
-    for (const header of [null, "", "bytes=0-1,5-6", "items=0-1", "bytes=5-1", "bytes=-0", "bytes=-", "bytes=a-b"]) {
+    for (const header of [
+      null,
+      "",
+      "bytes=0-1,5-6",
+      "items=0-1",
+      "bytes=5-1",
+      "bytes=-0",
+      "bytes=-",
+      "bytes=a-b",
+    ]) {
       expect(parseRange(header), String(header)).toBeNull();
     }
   });

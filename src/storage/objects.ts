@@ -21,7 +21,10 @@ export interface ServeOptions {
 }
 
 /** What serving an object came to: a response, no such object, or a range past its end. */
-export type Served = { kind: "response"; response: Response } | { kind: "missing" } | { kind: "unsatisfiable"; size: number };
+export type Served =
+  | { kind: "response"; response: Response }
+  | { kind: "missing" }
+  | { kind: "unsatisfiable"; size: number };
 
 function baseHeaders(object: R2Object, options: ServeOptions): Headers {
   const headers = new Headers(options.headers);
@@ -53,29 +56,44 @@ function ifRangeHolds(ifRange: string | null, object: R2Object): boolean {
   if (ifRange === null) return true;
   const value = ifRange.trim();
   if (value.startsWith('"')) return value === object.httpEtag;
-  return !value.startsWith("W/") && Date.parse(value) === Math.floor(object.uploaded.getTime() / 1000) * 1000;
+  return (
+    !value.startsWith("W/") &&
+    Date.parse(value) === Math.floor(object.uploaded.getTime() / 1000) * 1000
+  );
 }
 
 /** Resolves a range against the object size; null when it starts past the end. */
-export function resolveRange(range: R2Range, size: number): { offset: number; length: number } | null {
+export function resolveRange(
+  range: R2Range,
+  size: number,
+): { offset: number; length: number } | null {
   if ("suffix" in range && range.suffix !== undefined) {
     const length = Math.min(range.suffix, size);
     return { offset: size - length, length };
   }
   const offset = "offset" in range ? (range.offset ?? 0) : 0;
   if (offset >= size) return null;
-  const length = Math.min("length" in range && range.length !== undefined ? range.length : size - offset, size - offset);
+  const length = Math.min(
+    "length" in range && range.length !== undefined ? range.length : size - offset,
+    size - offset,
+  );
   return { offset, length };
 }
 
 /** GET or HEAD of an R2 object: one R2 operation (two only for a stale If-Range). */
-export async function serveObject(bucket: R2Bucket, key: string, request: Request, options: ServeOptions): Promise<Served> {
+export async function serveObject(
+  bucket: R2Bucket,
+  key: string,
+  request: Request,
+  options: ServeOptions,
+): Promise<Served> {
   const ifNoneMatch = request.headers.get("If-None-Match");
   if (request.method === "HEAD") {
     const head = await bucket.head(key);
     if (!head) return { kind: "missing" };
     const headers = baseHeaders(head, options);
-    if (etagMatches(ifNoneMatch, head.httpEtag)) return { kind: "response", response: new Response(null, { status: 304, headers }) };
+    if (etagMatches(ifNoneMatch, head.httpEtag))
+      return { kind: "response", response: new Response(null, { status: 304, headers }) };
     headers.set("Content-Length", String(head.size));
     return { kind: "response", response: new Response(null, { status: 200, headers }) };
   }
@@ -110,7 +128,10 @@ export async function serveObject(bucket: R2Bucket, key: string, request: Reques
     await object.body.cancel();
     return { kind: "unsatisfiable", size: object.size };
   }
-  headers.set("Content-Range", `bytes ${resolved.offset}-${resolved.offset + resolved.length - 1}/${object.size}`);
+  headers.set(
+    "Content-Range",
+    `bytes ${resolved.offset}-${resolved.offset + resolved.length - 1}/${object.size}`,
+  );
   headers.set("Content-Length", String(resolved.length));
   return { kind: "response", response: new Response(object.body, { status: 206, headers }) };
 }

@@ -20,7 +20,11 @@ export interface ExactLengthBody {
  * `declared`: the client announced this length (Content-Length), so a body that ends short was
  * cut off on its side; a streamed body (chunked) that ends short was simply too short.
  */
-export function exactLengthBody(body: ReadableStream<Uint8Array>, length: number, declared: boolean): ExactLengthBody {
+export function exactLengthBody(
+  body: ReadableStream<Uint8Array>,
+  length: number,
+  declared: boolean,
+): ExactLengthBody {
   let seen = 0;
   let problem: string | null = null;
   let interrupted = false;
@@ -40,7 +44,10 @@ export function exactLengthBody(body: ReadableStream<Uint8Array>, length: number
         chunk = await reader.read();
       } catch (err) {
         interrupted = true;
-        return refuse(`stopped after ${seen} of ${length} bytes: the client stopped sending or went away`, err);
+        return refuse(
+          `stopped after ${seen} of ${length} bytes: the client stopped sending or went away`,
+          err,
+        );
       }
       if (chunk.done) break;
       seen += chunk.value.byteLength;
@@ -53,7 +60,11 @@ export function exactLengthBody(body: ReadableStream<Uint8Array>, length: number
     }
     if (seen < length) {
       interrupted = declared;
-      return refuse(declared ? `stopped after ${seen} of ${length} bytes: the client stopped sending or went away` : `ended after ${seen} bytes`);
+      return refuse(
+        declared
+          ? `stopped after ${seen} of ${length} bytes: the client stopped sending or went away`
+          : `ended after ${seen} bytes`,
+      );
     }
     await writer.close().catch(() => undefined);
   })();

@@ -26,7 +26,11 @@ async function signature(secret: string, t: UploadTarget): Promise<string> {
   return base64url(await hmacSha256(secret, payload));
 }
 
-export async function workerPartUrl(secret: string, baseUrl: string, t: UploadTarget): Promise<string> {
+export async function workerPartUrl(
+  secret: string,
+  baseUrl: string,
+  t: UploadTarget,
+): Promise<string> {
   const q = new URLSearchParams({
     key: t.key,
     uploadId: t.uploadId,
@@ -38,9 +42,18 @@ export async function workerPartUrl(secret: string, baseUrl: string, t: UploadTa
 }
 
 /** A thumbnail URL; t.uploadId is "content:<id>", the content the URL is bound to. */
-export async function workerThumbnailUrl(secret: string, baseUrl: string, t: UploadTarget): Promise<string> {
+export async function workerThumbnailUrl(
+  secret: string,
+  baseUrl: string,
+  t: UploadTarget,
+): Promise<string> {
   const content = t.uploadId.replace(/^content:/, "");
-  const q = new URLSearchParams({ key: t.key, content, expires: String(t.expires), signature: await signature(secret, t) });
+  const q = new URLSearchParams({
+    key: t.key,
+    content,
+    expires: String(t.expires),
+    signature: await signature(secret, t),
+  });
   return `${baseUrl}/v2/uploads/thumbnail?${q}`;
 }
 
@@ -52,7 +65,8 @@ export async function verifyWorkerSignature(
   given: string,
   nowSeconds: number,
 ): Promise<SignatureCheck> {
-  if (!constantTimeEqual(await signature(secret, t), given)) return { ok: false, reason: "invalid signature" };
+  if (!constantTimeEqual(await signature(secret, t), given))
+    return { ok: false, reason: "invalid signature" };
   if (t.expires < nowSeconds) return { ok: false, reason: "signed URL expired" };
   return { ok: true };
 }
@@ -62,14 +76,20 @@ export function r2S3Endpoint(s3: S3Credentials): string {
 }
 
 /** A presigned S3 UploadPart URL straight to R2 (SigV4, signature in the query). */
-export async function s3PartUrl(s3: S3Credentials, t: UploadTarget, ttlSeconds: number): Promise<string> {
+export async function s3PartUrl(
+  s3: S3Credentials,
+  t: UploadTarget,
+  ttlSeconds: number,
+): Promise<string> {
   const client = s3Client(s3);
   const path = t.key.split("/").map(encodeURIComponent).join("/");
   const url = new URL(`${r2S3Endpoint(s3)}/${s3.bucket}/${path}`);
   url.searchParams.set("partNumber", String(t.partNumber));
   url.searchParams.set("uploadId", t.uploadId);
   url.searchParams.set("X-Amz-Expires", String(ttlSeconds));
-  const signed = await client.sign(new Request(url, { method: t.method }), { aws: { signQuery: true } });
+  const signed = await client.sign(new Request(url, { method: t.method }), {
+    aws: { signQuery: true },
+  });
   return signed.url;
 }
 
@@ -82,11 +102,21 @@ export interface ListedPart {
 }
 
 function s3Client(s3: S3Credentials): AwsClient {
-  return new AwsClient({ accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, service: "s3", region: "auto" });
+  return new AwsClient({
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    service: "s3",
+    region: "auto",
+  });
 }
 
 /** The signed S3 ListParts request of one page (SigV4 in the headers). */
-export async function s3ListPartsRequest(s3: S3Credentials, key: string, uploadId: string, marker = 0): Promise<Request> {
+export async function s3ListPartsRequest(
+  s3: S3Credentials,
+  key: string,
+  uploadId: string,
+  marker = 0,
+): Promise<Request> {
   const path = key.split("/").map(encodeURIComponent).join("/");
   const url = new URL(`${r2S3Endpoint(s3)}/${s3.bucket}/${path}`);
   url.searchParams.set("uploadId", uploadId);
@@ -96,8 +126,10 @@ export async function s3ListPartsRequest(s3: S3Credentials, key: string, uploadI
 }
 
 const XML_ENTITIES: Record<string, string> = { quot: '"', amp: "&", lt: "<", gt: ">", apos: "'" };
-const xmlText = (s: string) => s.replace(/&(quot|amp|lt|gt|apos);/g, (_, name: string) => XML_ENTITIES[name]!);
-const element = (xml: string, name: string) => xml.match(new RegExp(`<${name}>([^<]*)</${name}>`))?.[1];
+const xmlText = (s: string) =>
+  s.replace(/&(quot|amp|lt|gt|apos);/g, (_, name: string) => XML_ENTITIES[name]!);
+const element = (xml: string, name: string) =>
+  xml.match(new RegExp(`<${name}>([^<]*)</${name}>`))?.[1];
 
 /** One page of a ListPartsResult (its layout is fixed by the S3 API, so no XML parser is needed). */
 export function parseListParts(xml: string): { parts: ListedPart[]; nextMarker: number | null } {
@@ -106,7 +138,8 @@ export function parseListParts(xml: string): { parts: ListedPart[]; nextMarker: 
     const partNumber = Number(element(body!, "PartNumber"));
     const size = Number(element(body!, "Size"));
     const etag = xmlText(element(body!, "ETag") ?? "").replace(/^"(.*)"$/, "$1");
-    if (Number.isInteger(partNumber) && Number.isInteger(size) && etag) parts.push({ partNumber, size, etag });
+    if (Number.isInteger(partNumber) && Number.isInteger(size) && etag)
+      parts.push({ partNumber, size, etag });
   }
   const truncated = element(xml, "IsTruncated") === "true";
   const next = Number(element(xml, "NextPartNumberMarker"));
@@ -117,7 +150,12 @@ export function parseListParts(xml: string): { parts: ListedPart[]; nextMarker: 
  * Every part R2 holds for the upload, page after page (at most 10 pages: 10,000 parts); null
  * when R2 does not hold the upload (404 NoSuchUpload: aborted, or completed).
  */
-export async function listS3Parts(s3: S3Credentials, key: string, uploadId: string, fetcher: typeof fetch = fetch): Promise<ListedPart[] | null> {
+export async function listS3Parts(
+  s3: S3Credentials,
+  key: string,
+  uploadId: string,
+  fetcher: typeof fetch = fetch,
+): Promise<ListedPart[] | null> {
   const parts: ListedPart[] = [];
   let marker = 0;
   for (let page = 0; page < 10; page++) {

@@ -13,7 +13,8 @@ function admin(...args: string[]): Promise<{ code: number; stdout: string; stder
       process.execPath,
       [join(ROOT, "scripts", "admin.mjs"), ...args, "--url", service.baseUrl],
       { env: { ...process.env, ADMIN_TOKEN: service.adminToken }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -21,20 +22,38 @@ function admin(...args: string[]): Promise<{ code: number; stdout: string; stder
 describe("npm run admin", () => {
   it("creates, changes and shows an organization, and reports the API's refusals", async () => {
     const key = `cli${Date.now().toString(36)}`;
-    const created = await admin("org", "create", key, "--plan", "enterprise", "--entitlements", "mmi,events");
+    const created = await admin(
+      "org",
+      "create",
+      key,
+      "--plan",
+      "enterprise",
+      "--entitlements",
+      "mmi,events",
+    );
     expect(created.code, created.stderr).toBe(0);
     const body = JSON.parse(created.stdout);
-    expect(body.credentials).toMatchObject({ syncCode: expect.any(String), apiKey: expect.any(String), apiSecret: expect.any(String) });
+    expect(body.credentials).toMatchObject({
+      syncCode: expect.any(String),
+      apiKey: expect.any(String),
+      apiSecret: expect.any(String),
+    });
     expect(created.stderr).toMatch(/shown only once/);
 
     const changed = await admin("org", "set", key, "--plan", "standard", "--entitlements", "none");
     expect(changed.code, changed.stderr).toBe(0);
     const shown = JSON.parse((await admin("org", "show", key)).stdout);
-    expect(shown.organization).toMatchObject({ organizationKey: key, plan: "standard", entitlements: [] });
+    expect(shown.organization).toMatchObject({
+      organizationKey: key,
+      plan: "standard",
+      entitlements: [],
+    });
 
     const missing = await admin("org", "show", "no-such-org");
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/^Error: GET \/admin\/organizations\/no-such-org failed: HTTP 404: /);
+    expect(missing.stderr).toMatch(
+      /^Error: GET \/admin\/organizations\/no-such-org failed: HTTP 404: /,
+    );
     const wrongToken = await admin("org", "list", "--token", "not-the-token");
     expect(wrongToken.stderr).toMatch(/HTTP 401: .*\(check ADMIN_TOKEN for this server\)/);
   });
@@ -59,6 +78,8 @@ describe("npm run admin", () => {
     expect(bad.stderr).toMatch(/--shard must be a shard number/);
     const unbound = await admin("stats", "move", key, "--shard", "7");
     expect(unbound.code).toBe(1);
-    expect(unbound.stderr).toMatch(/HTTP 400: shard: 7 is not a statistics shard of this worker \(0 to 1/);
+    expect(unbound.stderr).toMatch(
+      /HTTP 400: shard: 7 is not a statistics shard of this worker \(0 to 1/,
+    );
   });
 });

@@ -25,37 +25,62 @@ describe.skipIf(!e2e.chromium)("typed client in headless Chromium", () => {
     const page = await browser.newPage();
     await page.goto(`${e2e.staticUrl}/pages/blank.html`);
     // The package as a page loads it: an ES module from the page's own origin.
-    await page.addScriptTag({ type: "module", content: `import * as client from "${e2e.staticUrl}/client/index.mjs"; window.catalogClient = client;` });
+    await page.addScriptTag({
+      type: "module",
+      content: `import * as client from "${e2e.staticUrl}/client/index.mjs"; window.catalogClient = client;`,
+    });
     await page.waitForFunction(() => "catalogClient" in window);
     const outcome = await page.evaluate(
       async ({ staticUrl, baseUrl, credentials, key }) => {
-        const { createCatalogClient } = (window as unknown as { catalogClient: typeof import("../../sdk/client/src/index") }).catalogClient;
+        const { createCatalogClient } = (
+          window as unknown as { catalogClient: typeof import("../../sdk/client/src/index") }
+        ).catalogClient;
         const client = createCatalogClient({ baseUrl, credentials });
         // A real MP4 padded with a trailing `free` box to 5 MiB + 100 kB: two parts.
-        const mp4 = new Uint8Array(await (await fetch(`${staticUrl}/fixtures/h264-aac-faststart.mp4`)).arrayBuffer());
+        const mp4 = new Uint8Array(
+          await (await fetch(`${staticUrl}/fixtures/h264-aac-faststart.mp4`)).arrayBuffer(),
+        );
         const size = 5 * 1024 * 1024 + 100_000;
         const header = new Uint8Array(8);
         new DataView(header.buffer).setUint32(0, size - mp4.byteLength);
         header.set([0x66, 0x72, 0x65, 0x65], 4);
-        const file = new Blob([mp4, header, new Uint8Array(size - mp4.byteLength - 8)], { type: "video/mp4" });
+        const file = new Blob([mp4, header, new Uint8Array(size - mp4.byteLength - 8)], {
+          type: "video/mp4",
+        });
         const thumbnail = await (await fetch(`${staticUrl}/fixtures/thumb-1920x1080.jpg`)).blob();
 
         const stop = new AbortController();
         let aborted = "";
         try {
-          await client.uploadVideo(file, { contentKey: key, title: "from a browser" }, {
-            concurrency: 1,
-            signal: stop.signal,
-            onProgress: (p: { partsDone: number }) => p.partsDone === 1 && stop.abort(),
-          });
+          await client.uploadVideo(
+            file,
+            { contentKey: key, title: "from a browser" },
+            {
+              concurrency: 1,
+              signal: stop.signal,
+              onProgress: (p: { partsDone: number }) => p.partsDone === 1 && stop.abort(),
+            },
+          );
         } catch (err) {
           aborted = (err as Error).name;
         }
         const progress: number[] = [];
-        const content = await client.uploadVideo(file, { contentKey: key }, { thumbnail, onProgress: (p: { uploadedBytes: number }) => progress.push(p.uploadedBytes) });
+        const content = await client.uploadVideo(
+          file,
+          { contentKey: key },
+          {
+            thumbnail,
+            onProgress: (p: { uploadedBytes: number }) => progress.push(p.uploadedBytes),
+          },
+        );
         return { aborted, progress, size, status: content.status, url: content.url };
       },
-      { staticUrl: e2e.staticUrl, baseUrl: service.baseUrl, credentials: { syncCode: org.syncCode, apiKey: org.apiKey, apiSecret: org.apiSecret }, key: `br${Date.now().toString(36).slice(-6)}` },
+      {
+        staticUrl: e2e.staticUrl,
+        baseUrl: service.baseUrl,
+        credentials: { syncCode: org.syncCode, apiKey: org.apiKey, apiSecret: org.apiSecret },
+        key: `br${Date.now().toString(36).slice(-6)}`,
+      },
     );
     expect(outcome.aborted).toBe("AbortError");
     expect(outcome.progress).toEqual([5 * 1024 * 1024, outcome.size]);

@@ -3,7 +3,11 @@
 // resumed from the parts the service says it holds, retries of refused requests, and typed calls.
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { createCatalogClient, type CatalogClient, type UploadProgress } from "../../sdk/client/src/index";
+import {
+  createCatalogClient,
+  type CatalogClient,
+  type UploadProgress,
+} from "../../sdk/client/src/index";
 import { createOrg, fixture, type Org, type Service } from "./harness/api";
 
 const service: Service = inject("e2e");
@@ -18,12 +22,16 @@ function padWithFreeBox(mp4: Uint8Array, size: number): Uint8Array {
   return out;
 }
 
-const sha256 = (bytes: Uint8Array | ArrayBuffer) => createHash("sha256").update(new Uint8Array(bytes)).digest("hex");
+const sha256 = (bytes: Uint8Array | ArrayBuffer) =>
+  createHash("sha256").update(new Uint8Array(bytes)).digest("hex");
 const media = padWithFreeBox(fixture("h264-aac-faststart.mp4"), CHUNK + 200_001);
 const thumbnail = fixture("thumb-1920x1080.jpg");
 
 /** fetch that remembers every request (method, path, part number). */
-function recordingFetch(log: string[], intercept?: (url: URL, method: string) => Response | undefined): typeof fetch {
+function recordingFetch(
+  log: string[],
+  intercept?: (url: URL, method: string) => Response | undefined,
+): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
@@ -45,21 +53,42 @@ describe("uploadVideo", () => {
   it("creates, sends the thumbnail and both parts in parallel, completes, and the media plays back", async () => {
     const progress: UploadProgress[] = [];
     const log: string[] = [];
-    const recorded = createCatalogClient({ baseUrl: service.baseUrl, credentials: org, fetch: recordingFetch(log) });
-    const content = await recorded.uploadVideo(new Blob([media as Uint8Array<ArrayBuffer>]), { title: "from the client", tags: ["sdk"] }, {
-      thumbnail: new Blob([thumbnail as Uint8Array<ArrayBuffer>]),
-      concurrency: 2,
-      onProgress: (p) => progress.push(p),
+    const recorded = createCatalogClient({
+      baseUrl: service.baseUrl,
+      credentials: org,
+      fetch: recordingFetch(log),
     });
+    const content = await recorded.uploadVideo(
+      new Blob([media as Uint8Array<ArrayBuffer>]),
+      { title: "from the client", tags: ["sdk"] },
+      {
+        thumbnail: new Blob([thumbnail as Uint8Array<ArrayBuffer>]),
+        concurrency: 2,
+        onProgress: (p) => progress.push(p),
+      },
+    );
     expect(content).toMatchObject({ title: "from the client", tags: ["sdk"], status: "available" });
     expect(content.duration).toBeGreaterThan(0);
     expect(log[0]).toBe("POST /v2/content");
-    expect(log.slice(1, 4).sort()).toEqual(["PUT /v2/uploads/part part 1", "PUT /v2/uploads/part part 2", "PUT /v2/uploads/thumbnail"].sort());
+    expect(log.slice(1, 4).sort()).toEqual(
+      [
+        "PUT /v2/uploads/part part 1",
+        "PUT /v2/uploads/part part 2",
+        "PUT /v2/uploads/thumbnail",
+      ].sort(),
+    );
     expect(log.at(-1)).toBe("POST /v2/content/complete");
-    expect(progress[0]).toEqual({ uploadedBytes: 0, totalBytes: media.byteLength, partsDone: 0, partCount: 2 });
+    expect(progress[0]).toEqual({
+      uploadedBytes: 0,
+      totalBytes: media.byteLength,
+      partsDone: 0,
+      partCount: 2,
+    });
     expect(progress.at(-1)).toMatchObject({ uploadedBytes: media.byteLength, partsDone: 2 });
     // In Node the bytes move within a part too (the body is streamed and counted), not only at part boundaries.
-    const withinParts = progress.filter((p) => p.partNumber === undefined && p.uploadedBytes > 0 && p.uploadedBytes % CHUNK !== 0);
+    const withinParts = progress.filter(
+      (p) => p.partNumber === undefined && p.uploadedBytes > 0 && p.uploadedBytes % CHUNK !== 0,
+    );
     expect(withinParts.length).toBeGreaterThan(10);
     const served = await fetch(content.url!);
     expect(sha256(await served.arrayBuffer())).toBe(sha256(media));
@@ -71,14 +100,18 @@ describe("uploadVideo", () => {
     const key = `rs${Date.now().toString(36).slice(-6)}`;
     const stop = new AbortController();
     const first: UploadProgress[] = [];
-    const interrupted = client.uploadVideo(media.buffer.slice(0) as ArrayBuffer, { contentKey: key, title: "interrupted" }, {
-      concurrency: 1,
-      signal: stop.signal,
-      onProgress: (p) => {
-        first.push(p);
-        if (p.partsDone === 1) stop.abort(new Error("connection lost"));
+    const interrupted = client.uploadVideo(
+      media.buffer.slice(0) as ArrayBuffer,
+      { contentKey: key, title: "interrupted" },
+      {
+        concurrency: 1,
+        signal: stop.signal,
+        onProgress: (p) => {
+          first.push(p);
+          if (p.partsDone === 1) stop.abort(new Error("connection lost"));
+        },
       },
-    });
+    );
     await expect(interrupted).rejects.toMatchObject({ name: "AbortError" });
     const reported = first.map((p) => p.uploadedBytes);
     expect(reported[0]).toBe(0);
@@ -86,15 +119,25 @@ describe("uploadVideo", () => {
     expect(reported.slice(1, -1).every((b) => b > 0 && b < CHUNK)).toBe(true);
 
     // What any client sees now: one part stored, one to send, through a fresh URL.
-    const state = await client.api.GET("/v2/content/upload", { params: { query: { contentKey: key } } });
+    const state = await client.api.GET("/v2/content/upload", {
+      params: { query: { contentKey: key } },
+    });
     expect(state.data?.storedParts.map((p) => [p.PartNumber, p.Size])).toEqual([[1, CHUNK]]);
     expect(state.data?.missingParts.map((p) => p.PartNumber)).toEqual([2]);
 
     // Another client (a reload, another machine) resumes with the same content key.
     const log: string[] = [];
     const resumed: UploadProgress[] = [];
-    const other = createCatalogClient({ baseUrl: service.baseUrl, credentials: { token: org.apiToken }, fetch: recordingFetch(log) });
-    const content = await other.uploadVideo(media, { contentKey: key }, { thumbnail, onProgress: (p) => resumed.push(p) });
+    const other = createCatalogClient({
+      baseUrl: service.baseUrl,
+      credentials: { token: org.apiToken },
+      fetch: recordingFetch(log),
+    });
+    const content = await other.uploadVideo(
+      media,
+      { contentKey: key },
+      { thumbnail, onProgress: (p) => resumed.push(p) },
+    );
     expect(content).toMatchObject({ contentKey: key, title: "interrupted", status: "available" });
     expect(log).toEqual([
       "GET /v2/content/upload",
@@ -109,7 +152,9 @@ describe("uploadVideo", () => {
     expect(sha256(await (await fetch(content.url!)).arrayBuffer())).toBe(sha256(media));
 
     // Done: nothing left to resume, and uploading the same key again says so.
-    await expect(client.uploadVideo(media, { contentKey: key })).rejects.toMatchObject({ status: 409 });
+    await expect(client.uploadVideo(media, { contentKey: key })).rejects.toMatchObject({
+      status: 409,
+    });
   });
 
   it("waits out a 429 (Retry-After) and retries a part the network lost", async () => {
@@ -118,12 +163,22 @@ describe("uploadVideo", () => {
     const flaky = recordingFetch(log, (url, method) => {
       if (method === "PUT" && url.pathname === "/v2/uploads/part" && refused < 2) {
         refused += 1;
-        return refused === 1 ? new Response(null, { status: 429, headers: { "Retry-After": "0" } }) : new Response("bad gateway", { status: 502 });
+        return refused === 1
+          ? new Response(null, { status: 429, headers: { "Retry-After": "0" } })
+          : new Response("bad gateway", { status: 502 });
       }
       return undefined;
     });
-    const retrying = createCatalogClient({ baseUrl: service.baseUrl, credentials: org, fetch: flaky });
-    const content = await retrying.uploadVideo(media, { title: "flaky" }, { concurrency: 1, retry: { baseDelayMs: 10 } });
+    const retrying = createCatalogClient({
+      baseUrl: service.baseUrl,
+      credentials: org,
+      fetch: flaky,
+    });
+    const content = await retrying.uploadVideo(
+      media,
+      { title: "flaky" },
+      { concurrency: 1, retry: { baseDelayMs: 10 } },
+    );
     expect(content.status).toBe("available");
     expect(log.filter((l) => l === "PUT /v2/uploads/part part 1")).toHaveLength(3);
   });
@@ -136,7 +191,10 @@ describe("uploadVideo", () => {
       message: "complete (E2): HTTP 400 media rejected: video codec must be H.264 (avc1), got mp4v",
     });
     const other = await createOrg(service);
-    const unauthorized = createCatalogClient({ baseUrl: service.baseUrl, credentials: { ...other, apiSecret: "wrong" } });
+    const unauthorized = createCatalogClient({
+      baseUrl: service.baseUrl,
+      credentials: { ...other, apiSecret: "wrong" },
+    });
     await expect(unauthorized.uploadVideo(media)).rejects.toMatchObject({ status: 401 });
   });
 });
@@ -145,10 +203,14 @@ describe("typed calls", () => {
   it("calls any endpoint with its types, and answers errors in the spec's shape", async () => {
     const org = await createOrg(service);
     const client = createCatalogClient({ baseUrl: service.baseUrl, credentials: org });
-    const feed = await client.api.POST("/v2/feeds", { body: { name: "Typed", configuration: { categories: [], tags: ["x"], events: [] } } });
+    const feed = await client.api.POST("/v2/feeds", {
+      body: { name: "Typed", configuration: { categories: [], tags: ["x"], events: [] } },
+    });
     expect(feed.response.status).toBe(200);
     expect(feed.data?.feed_id).toMatch(/^[A-Za-z0-9]+$/);
-    const missing = await client.api.GET("/v2/content", { params: { query: { contentKey: "Zz000000" } } });
+    const missing = await client.api.GET("/v2/content", {
+      params: { query: { contentKey: "Zz000000" } },
+    });
     expect(missing.response.status).toBe(404);
     expect(missing.error).toEqual({ message: "contentKey: Zz000000 does not exist" });
   });

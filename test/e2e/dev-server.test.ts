@@ -16,7 +16,10 @@ import { ROOT } from "./harness/worker";
 function readmeTour(): string[] {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
   const section = readme.slice(readme.indexOf("## A short tour"));
-  const block = section.slice(section.indexOf("```sh") + 5, section.indexOf("```", section.indexOf("```sh") + 5));
+  const block = section.slice(
+    section.indexOf("```sh") + 5,
+    section.indexOf("```", section.indexOf("```sh") + 5),
+  );
   return block
     .replace(/\\\n\s*/g, " ")
     .split("\n")
@@ -26,7 +29,11 @@ function readmeTour(): string[] {
 /** Runs a README command with bash and the real curl, failing on an HTTP error (curl --fail-with-body). */
 function runShell(command: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", `set -o pipefail; curl() { command curl --fail-with-body "$@"; }; ${command}`], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      "bash",
+      ["-c", `set -o pipefail; curl() { command curl --fail-with-body "$@"; }; ${command}`],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -82,68 +89,101 @@ function treeCommands(root: number): string[] {
 it.each([
   { mode: "default: inspector off", inspect: false },
   { mode: "--inspect: wrangler dev with its inspector", inspect: true },
-])("$mode: starts briefly, logs one line per request, and stops entirely on SIGTERM", { timeout: 120_000 }, async ({ inspect }) => {
-  const state = mkdtempSync(join(tmpdir(), "evc-dev-"));
-  states.push(state);
-  const port = await freePort();
-  const inspectorPort = await freePort();
-  // The default path takes no inspector port; --inspect is given one (wrangler's default 9229 may be taken).
-  const extra = inspect ? ["--inspect", "--inspector-port", String(inspectorPort)] : [];
-  const child = spawn(process.execPath, [join(ROOT, "scripts", "dev.mjs"), "--port", String(port), "--persist-to", state, ...extra], {
-    cwd: ROOT,
-    // The global setup built the assets already; rebuilding them here would race the other files.
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", EVC_DEV_SKIP_BUILD: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  try {
-    await expect.poll(() => output.includes("ran the cron once"), { timeout: 90_000, interval: 250 }).toBe(true);
-    const start = output.slice(0, output.indexOf("Ready on"));
-    // What was prepared, in a few lines: no migration tables, no bindings table.
-    expect(start).toMatch(/applied \d+ D1 migration\(s\): 0000_init\.sql/);
-    expect(start).toMatch(/demo data seeded: organizations demo, partner/);
-    expect(start).not.toContain("┌");
-    expect(start).not.toContain("Your Worker has access");
-    expect(start.split("\n").filter((l) => l.trim()).length).toBeLessThan(15);
-    // Said once: local queues are in memory (production Queues persist).
-    expect(start.match(/queues .* live in this process's memory/g)).toHaveLength(1);
-    expect(start).toContain(inspect ? "wrangler dev with its inspector" : "inspector off");
-    // workerd gets an inspector address (and wrangler its inspector proxy) only when asked for.
-    const workerd = treeCommands(child.pid!).filter((cmd) => cmd.includes("workerd"));
-    expect(workerd.length).toBeGreaterThan(0);
-    expect(workerd.some((cmd) => cmd.includes("--inspector-addr"))).toBe(inspect);
+])(
+  "$mode: starts briefly, logs one line per request, and stops entirely on SIGTERM",
+  { timeout: 120_000 },
+  async ({ inspect }) => {
+    const state = mkdtempSync(join(tmpdir(), "evc-dev-"));
+    states.push(state);
+    const port = await freePort();
+    const inspectorPort = await freePort();
+    // The default path takes no inspector port; --inspect is given one (wrangler's default 9229 may be taken).
+    const extra = inspect ? ["--inspect", "--inspector-port", String(inspectorPort)] : [];
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, "scripts", "dev.mjs"), "--port", String(port), "--persist-to", state, ...extra],
+      {
+        cwd: ROOT,
+        // The global setup built the assets already; rebuilding them here would race the other files.
+        env: {
+          ...process.env,
+          CI: "true",
+          WRANGLER_SEND_METRICS: "false",
+          NO_COLOR: "1",
+          EVC_DEV_SKIP_BUILD: "1",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout!.on("data", (d) => (output += d));
+    child.stderr!.on("data", (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) =>
+      child.once("exit", (code) => resolve(code)),
+    );
+    try {
+      await expect
+        .poll(() => output.includes("ran the cron once"), { timeout: 90_000, interval: 250 })
+        .toBe(true);
+      const start = output.slice(0, output.indexOf("Ready on"));
+      // What was prepared, in a few lines: no migration tables, no bindings table.
+      expect(start).toMatch(/applied \d+ D1 migration\(s\): 0000_init\.sql/);
+      expect(start).toMatch(/demo data seeded: organizations demo, partner/);
+      expect(start).not.toContain("┌");
+      expect(start).not.toContain("Your Worker has access");
+      expect(start.split("\n").filter((l) => l.trim()).length).toBeLessThan(15);
+      // Said once: local queues are in memory (production Queues persist).
+      expect(start.match(/queues .* live in this process's memory/g)).toHaveLength(1);
+      expect(start).toContain(inspect ? "wrangler dev with its inspector" : "inspector off");
+      // workerd gets an inspector address (and wrangler its inspector proxy) only when asked for.
+      const workerd = treeCommands(child.pid!).filter((cmd) => cmd.includes("workerd"));
+      expect(workerd.length).toBeGreaterThan(0);
+      expect(workerd.some((cmd) => cmd.includes("--inspector-addr"))).toBe(inspect);
 
-    const before = output.length;
-    const res = await fetch(`http://127.0.0.1:${port}/v2/videos/?pageSize=1`, { headers: { "X-Service-Sync-Code": "demo-sync" } });
-    expect(res.status).toBe(200);
-    // URLs name the dev server's own address (PUBLIC_BASE_URL set by the script).
-    expect((await res.json()).data[0].url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/media/`));
-    await expect.poll(() => output.slice(before).includes('"path":"/v2/videos"'), { timeout: 10_000 }).toBe(true);
-    const requestLines = output.slice(before).split("\n").filter((l) => l.includes("/v2/videos"));
-    expect(requestLines).toHaveLength(1);
+      const before = output.length;
+      const res = await fetch(`http://127.0.0.1:${port}/v2/videos/?pageSize=1`, {
+        headers: { "X-Service-Sync-Code": "demo-sync" },
+      });
+      expect(res.status).toBe(200);
+      // URLs name the dev server's own address (PUBLIC_BASE_URL set by the script).
+      expect((await res.json()).data[0].url).toMatch(
+        new RegExp(`^http://127\\.0\\.0\\.1:${port}/media/`),
+      );
+      await expect
+        .poll(() => output.slice(before).includes('"path":"/v2/videos"'), { timeout: 10_000 })
+        .toBe(true);
+      const requestLines = output
+        .slice(before)
+        .split("\n")
+        .filter((l) => l.includes("/v2/videos"));
+      expect(requestLines).toHaveLength(1);
 
-    if (!inspect) {
-      // The README's tour, as a newcomer pastes it (the real curl), against the demo data: every
-      // command answers, and the network listing shows what the README says it shows.
-      const tour = readmeTour();
-      expect(tour.length).toBeGreaterThanOrEqual(5);
-      for (const command of tour) {
-        const { code, out } = await runShell(command.replaceAll("http://127.0.0.1:8787", `http://127.0.0.1:${port}`));
-        expect(code, `${command}\n${out}`).toBe(0);
-        expect(out.trim(), command).not.toBe("");
-        if (command.includes("networkVideos=1")) {
-          const keys = (JSON.parse(out) as { data: { contentKey: string }[] }).data.map((v) => v.contentKey);
-          expect(keys, "partner videos syndicated to the network (README)").toEqual(expect.arrayContaining(["partner1", "partner2"]));
+      if (!inspect) {
+        // The README's tour, as a newcomer pastes it (the real curl), against the demo data: every
+        // command answers, and the network listing shows what the README says it shows.
+        const tour = readmeTour();
+        expect(tour.length).toBeGreaterThanOrEqual(5);
+        for (const command of tour) {
+          const { code, out } = await runShell(
+            command.replaceAll("http://127.0.0.1:8787", `http://127.0.0.1:${port}`),
+          );
+          expect(code, `${command}\n${out}`).toBe(0);
+          expect(out.trim(), command).not.toBe("");
+          if (command.includes("networkVideos=1")) {
+            const keys = (JSON.parse(out) as { data: { contentKey: string }[] }).data.map(
+              (v) => v.contentKey,
+            );
+            expect(keys, "partner videos syndicated to the network (README)").toEqual(
+              expect.arrayContaining(["partner1", "partner2"]),
+            );
+          }
         }
       }
+    } finally {
+      child.kill("SIGTERM");
     }
-  } finally {
-    child.kill("SIGTERM");
-  }
-  expect(await exited).not.toBeNull();
-  // Nothing of it serves the port any more (wrangler and workerd stopped with it).
-  await expect.poll(() => accepts(port), { timeout: 15_000 }).toBe(false);
-});
+    expect(await exited).not.toBeNull();
+    // Nothing of it serves the port any more (wrangler and workerd stopped with it).
+    await expect.poll(() => accepts(port), { timeout: 15_000 }).toBe(false);
+  },
+);

@@ -8,7 +8,8 @@ import { ROOT } from "./harness/worker";
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.name.startsWith(".") || entry.name === "node_modules" || entry.name === "dist") return [];
+    if (entry.name.startsWith(".") || entry.name === "node_modules" || entry.name === "dist")
+      return [];
     const path = join(dir, entry.name);
     return entry.isDirectory() ? markdownFiles(path) : entry.name.endsWith(".md") ? [path] : [];
   });
@@ -40,9 +41,11 @@ describe("documentation links", () => {
         const [path, anchor] = target!.split("#");
         const resolved = path ? resolve(dirname(file), path) : file;
         const where = `${relative(ROOT, file)} → ${target}`;
-        if (relative(ROOT, resolved).startsWith("..")) broken.push(`${where} (outside the repository)`);
+        if (relative(ROOT, resolved).startsWith(".."))
+          broken.push(`${where} (outside the repository)`);
         else if (!existsSync(resolved)) broken.push(`${where} (no such file)`);
-        else if (anchor && resolved.endsWith(".md") && !anchors(resolved).has(anchor)) broken.push(`${where} (no such heading)`);
+        else if (anchor && resolved.endsWith(".md") && !anchors(resolved).has(anchor))
+          broken.push(`${where} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);

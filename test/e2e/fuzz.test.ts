@@ -21,11 +21,14 @@ describe("OpenAPI fuzzer", () => {
   beforeAll(async () => {
     const created = await createOrg(e2e, { plan: "enterprise", entitlements: ALL_ENTITLEMENTS });
     const mmiKey = `${created.organizationKey}-mmi`.slice(0, 64);
-    const sub = await fetch(`${e2e.baseUrl}/admin/organizations/${created.organizationKey}/sub-organizations`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${e2e.adminToken}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "fuzz sub-organization", mmiKey }),
-    });
+    const sub = await fetch(
+      `${e2e.baseUrl}/admin/organizations/${created.organizationKey}/sub-organizations`,
+      {
+        method: "POST",
+        headers: { Authorization: `Bearer ${e2e.adminToken}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ name: "fuzz sub-organization", mmiKey }),
+      },
+    );
     expect(sub.status, JSON.stringify(await json(sub))).toBeLessThan(300);
     org = { ...created, mmiKey };
     const video = await publishVideo(e2e, org, fixture("h264-aac-faststart.mp4"), {
@@ -62,7 +65,9 @@ describe("OpenAPI fuzzer", () => {
       freshOrganizations: 1,
       credentials: {
         adminToken: e2e.adminToken,
-        organizations: [{ ...org, plan: "enterprise", contentKeys: [contentKey], feedIds: [feedId] }],
+        organizations: [
+          { ...org, plan: "enterprise", contentKeys: [contentKey], feedIds: [feedId] },
+        ],
       },
     });
     const summary = formatSummary(result, { maxListed: 10 });
@@ -75,10 +80,14 @@ describe("OpenAPI fuzzer", () => {
     expect(result.shapeViolations, summary).toEqual([]);
     if (result.missingNosniff.length) {
       const seen = [...new Set(result.missingNosniff.map((e) => `${e.method} ${e.status}`))];
-      console.warn(`fuzz (seed ${result.seed}): ${result.missingNosniff.length} answers without X-Content-Type-Options: nosniff (${seen.join(", ")})`);
+      console.warn(
+        `fuzz (seed ${result.seed}): ${result.missingNosniff.length} answers without X-Content-Type-Options: nosniff (${seen.join(", ")})`,
+      );
     }
     // The demo organization, and this test's own, are never deleted or rotated: still usable.
-    const still = await fetch(`${e2e.baseUrl}/v2/videos/?contentKey=${contentKey}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+    const still = await fetch(`${e2e.baseUrl}/v2/videos/?contentKey=${contentKey}`, {
+      headers: { "X-Service-Sync-Code": org.syncCode },
+    });
     expect(still.status).toBe(200);
     expect((await json(still)).count).toBe(1);
   }, 180_000);

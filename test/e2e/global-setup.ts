@@ -41,10 +41,19 @@ export default async function setup(project: TestProject) {
   }
   const chromium = existsSync(CHROMIUM_PATH) ? CHROMIUM_PATH : null;
   if (!chromium) {
-    console.warn(`e2e: no Chromium at ${CHROMIUM_PATH}: the browser tests are SKIPPED (apt-get install chromium, or set CHROMIUM_PATH)`);
+    console.warn(
+      `e2e: no Chromium at ${CHROMIUM_PATH}: the browser tests are SKIPPED (apt-get install chromium, or set CHROMIUM_PATH)`,
+    );
   }
-  console.log(`e2e: worker ${worker.url} (state in ${worker.dir}), pages ${files.url}, ready in ${Date.now() - started} ms`);
-  project.provide("e2e", { baseUrl: worker.url, adminToken: worker.adminToken, staticUrl: files.url, chromium });
+  console.log(
+    `e2e: worker ${worker.url} (state in ${worker.dir}), pages ${files.url}, ready in ${Date.now() - started} ms`,
+  );
+  project.provide("e2e", {
+    baseUrl: worker.url,
+    adminToken: worker.adminToken,
+    staticUrl: files.url,
+    chromium,
+  });
 
   return async () => {
     await files.close();

@@ -14,9 +14,13 @@ describe("e2e harness", () => {
 
   it("starts from empty state: only organizations of this run exist", async () => {
     const org = await createOrg(e2e);
-    const res = await fetch(`${e2e.baseUrl}/admin/organizations`, { headers: { Authorization: `Bearer ${e2e.adminToken}` } });
+    const res = await fetch(`${e2e.baseUrl}/admin/organizations`, {
+      headers: { Authorization: `Bearer ${e2e.adminToken}` },
+    });
     expect(res.status).toBe(200);
-    const keys: string[] = (await json(res)).organizations.map((o: { organizationKey: string }) => o.organizationKey);
+    const keys: string[] = (await json(res)).organizations.map(
+      (o: { organizationKey: string }) => o.organizationKey,
+    );
     expect(keys).toContain(org.organizationKey);
     // No demo seed, nothing from a developer's local state.
     expect(keys.filter((k) => k === "demo" || k === "partner")).toEqual([]);
@@ -24,7 +28,9 @@ describe("e2e harness", () => {
 
   it("guards the operator API with this run's token (not the .dev.vars one)", async () => {
     for (const token of ["dev-admin-token", "test-admin-token"]) {
-      const res = await fetch(`${e2e.baseUrl}/admin/organizations`, { headers: { Authorization: `Bearer ${token}` } });
+      const res = await fetch(`${e2e.baseUrl}/admin/organizations`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       expect(res.status).toBe(401);
     }
   });

@@ -5,14 +5,22 @@ import { describe, expect, inject, it } from "vitest";
 
 const e2e = inject("e2e");
 
-function chunkedRequest(method: string, path: string, body: string): Promise<{ status: number; text: string }> {
+function chunkedRequest(
+  method: string,
+  path: string,
+  body: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, e2e.baseUrl), { method, headers: { "Transfer-Encoding": "chunked", "Content-Type": "text/plain" } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      new URL(path, e2e.baseUrl),
+      { method, headers: { "Transfer-Encoding": "chunked", "Content-Type": "text/plain" } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

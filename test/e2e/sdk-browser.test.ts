@@ -4,7 +4,17 @@
 // those.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { COUNTED, createOrg, fixture, publishVideo, report, sumCounters, aroundToday, type Org, type Service } from "./harness/api";
+import {
+  COUNTED,
+  createOrg,
+  fixture,
+  publishVideo,
+  report,
+  sumCounters,
+  aroundToday,
+  type Org,
+  type Service,
+} from "./harness/api";
 import { launchChromium } from "./harness/browser";
 import { startRecorder, type Recorder } from "./harness/recorder";
 
@@ -15,11 +25,15 @@ type Event = Record<string, unknown>;
 
 /** The events of every POST /v2/events that reached the worker through the recorder. */
 const eventsSent = (recorder: Recorder): Event[] =>
-  recorder.requests.filter((r) => r.method === "POST" && r.url.startsWith("/v2/events")).flatMap((r) => JSON.parse(r.body).events as Event[]);
+  recorder.requests
+    .filter((r) => r.method === "POST" && r.url.startsWith("/v2/events"))
+    .flatMap((r) => JSON.parse(r.body).events as Event[]);
 
 const countBy = (events: Event[], contentKey: string) => {
   const counts: Record<string, number> = {};
-  for (const e of events) if (e.contentKey === contentKey) counts[e.event as string] = (counts[e.event as string] ?? 0) + 1;
+  for (const e of events)
+    if (e.contentKey === contentKey)
+      counts[e.event as string] = (counts[e.event as string] ?? 0) + 1;
   return counts;
 };
 
@@ -57,7 +71,12 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
       publishVideo(service, org, fixture("h264-aac-faststart.mp4"), { title: "e2e 2 s" }),
     ]);
     // The expected counters below depend on these lengths (25 % of 40 s is 10 s, ...).
-    expect([long.status, long.duration, short.status, short.duration]).toEqual(["available", 40, "available", 2]);
+    expect([long.status, long.duration, short.status, short.duration]).toEqual([
+      "available",
+      40,
+      "available",
+      2,
+    ]);
     main = long.contentKey;
     second = short.contentKey;
   });
@@ -82,8 +101,19 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
         const mainEl = document.getElementById("main") as HTMLVideoElement;
         const secondEl = document.getElementById("second") as HTMLVideoElement;
         window.analytics = {
-          main: attach(mainEl, { ...common, contentKey: main, consent: true, fingerprint: "fp-e2e", tput: "user-e2e" }),
-          second: attach(secondEl, { ...common, contentKey: second, consent: false, fingerprint: "fp-never-sent" }),
+          main: attach(mainEl, {
+            ...common,
+            contentKey: main,
+            consent: true,
+            fingerprint: "fp-e2e",
+            tput: "user-e2e",
+          }),
+          second: attach(secondEl, {
+            ...common,
+            contentKey: second,
+            consent: false,
+            fingerprint: "fp-never-sent",
+          }),
         };
         // Session 1 plays at 2x up to a controlled pause, the rest at 16x (playbackRate follows
         // defaultPlaybackRate after a load).
@@ -93,13 +123,17 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
       },
       { baseUrl: service.baseUrl, endpoint: recorder.url, syncCode: org.syncCode, main, second },
     );
-    await page.waitForFunction(() => (document.getElementById("main") as HTMLVideoElement).readyState >= 1);
+    await page.waitForFunction(
+      () => (document.getElementById("main") as HTMLVideoElement).readyState >= 1,
+    );
 
     // Half of #main is in view before it plays: thumbnail_view and video_impression. #second is not.
     await sent(page, recorder, (e) => e.event === "video_impression");
 
     // Session 1: a click starts it (user activation: no autoplay); paused at 4-8 s, before 25 %.
-    const paused = page.evaluate(() => window.pauseAt(document.getElementById("main") as HTMLVideoElement, 4));
+    const paused = page.evaluate(() =>
+      window.pauseAt(document.getElementById("main") as HTMLVideoElement, 4),
+    );
     await page.click("#play-main");
     expect(await paused).toBeLessThan(10);
     await page.evaluate(async () => {
@@ -144,7 +178,9 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
     });
 
     // #second, without consent: a click, 2 s at normal speed, to the end.
-    const secondEnded = page.evaluate(() => window.next(document.getElementById("second")!, "ended"));
+    const secondEnded = page.evaluate(() =>
+      window.next(document.getElementById("second")!, "ended"),
+    );
     await page.click("#play-second");
     await secondEnded;
 
@@ -200,22 +236,46 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
     };
     // Each attach() sends its own last beacon on pagehide.
     await expect
-      .poll(() => ({ main: countBy(eventsSent(recorder), main), second: countBy(eventsSent(recorder), second) }), { timeout: 10_000 })
+      .poll(
+        () => ({
+          main: countBy(eventsSent(recorder), main),
+          second: countBy(eventsSent(recorder), second),
+        }),
+        { timeout: 10_000 },
+      )
       .toEqual({ main: expectedMain, second: expectedSecond });
     const events = eventsSent(recorder);
     // Every batch: a beacon (text/plain, the sync code in the URL), all its events accepted.
     expect([...requestTypes]).toEqual(["ping"]);
     const batches = recorder.requests.filter((r) => r.url.startsWith("/v2/events"));
     for (const b of batches) {
-      expect(b).toMatchObject({ method: "POST", url: `/v2/events?sync=${encodeURIComponent(org.syncCode)}`, contentType: "text/plain;charset=UTF-8", status: 200 });
-      expect(JSON.parse(b.answer)).toEqual({ status: "ok", accepted: JSON.parse(b.body).events.length, rejected: [] });
+      expect(b).toMatchObject({
+        method: "POST",
+        url: `/v2/events?sync=${encodeURIComponent(org.syncCode)}`,
+        contentType: "text/plain;charset=UTF-8",
+        status: 200,
+      });
+      expect(JSON.parse(b.answer)).toEqual({
+        status: "ok",
+        accepted: JSON.parse(b.body).events.length,
+        rejected: [],
+      });
     }
     // Viewer fields only with consent.
-    expect(events.filter((e) => e.contentKey === main).every((e) => e.consent === true && e.fingerprint === "fp-e2e" && e.tput === "user-e2e")).toBe(true);
-    expect(events.filter((e) => e.contentKey === second).some((e) => "consent" in e || "fingerprint" in e || "tput" in e)).toBe(false);
+    expect(
+      events
+        .filter((e) => e.contentKey === main)
+        .every((e) => e.consent === true && e.fingerprint === "fp-e2e" && e.tput === "user-e2e"),
+    ).toBe(true);
+    expect(
+      events
+        .filter((e) => e.contentKey === second)
+        .some((e) => "consent" in e || "fingerprint" in e || "tput" in e),
+    ).toBe(false);
 
     const dates = aroundToday();
-    const videoCounters = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).filter(([k]) => !/^(ad|ecommerce)_/.test(k)));
+    const videoCounters = (counts: Record<string, number>) =>
+      Object.fromEntries(Object.entries(counts).filter(([k]) => !/^(ad|ecommerce)_/.test(k)));
     /** A report's data once it answers 200 (polled: statistics may be written asynchronously). */
     const data = async (path: string, params: Record<string, string>) => {
       const { status, body } = await report(service, path, org, { ...dates, ...params });
@@ -224,31 +284,70 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
     };
 
     // E8: the video rows.
-    await expect.poll(async () => sumCounters(await data("/prod/get_video_reports", { content_key: main })), COUNTED).toEqual(videoCounters(expectedMain));
-    await expect.poll(async () => sumCounters(await data("/prod/get_video_reports", { content_key: second })), COUNTED).toEqual(expectedSecond);
-    expect((await data("/prod/get_video_reports", {})).map((r: any) => r.video_player_id)).toEqual(["e2e-player", "e2e-player"]);
+    await expect
+      .poll(
+        async () => sumCounters(await data("/prod/get_video_reports", { content_key: main })),
+        COUNTED,
+      )
+      .toEqual(videoCounters(expectedMain));
+    await expect
+      .poll(
+        async () => sumCounters(await data("/prod/get_video_reports", { content_key: second })),
+        COUNTED,
+      )
+      .toEqual(expectedSecond);
+    expect((await data("/prod/get_video_reports", {})).map((r: any) => r.video_player_id)).toEqual([
+      "e2e-player",
+      "e2e-player",
+    ]);
 
     // E10 with the consenting viewer's token: the main video's counters (viewer names for pause
     // and resume) and the ad row; nothing of #second, which was played without consent.
-    const { video_pause, video_resume, thumbnail_view, video_impression, ...viewerVideo } = videoCounters(expectedMain);
+    const { video_pause, video_resume, thumbnail_view, video_impression, ...viewerVideo } =
+      videoCounters(expectedMain);
     await expect
-      .poll(async () => sumCounters(await data("/prod/get_viewer_reports", { tput: "user-e2e" })), COUNTED)
-      .toEqual({ ...viewerVideo, video_paused: video_pause, video_resumed: video_resume, ad_done: 1 });
+      .poll(
+        async () => sumCounters(await data("/prod/get_viewer_reports", { tput: "user-e2e" })),
+        COUNTED,
+      )
+      .toEqual({
+        ...viewerVideo,
+        video_paused: video_pause,
+        video_resumed: video_resume,
+        ad_done: 1,
+      });
     const viewerRows = await data("/prod/get_viewer_reports", {});
-    expect(new Set(viewerRows.map((r: any) => `${r.content_key} ${r.fingerprint}`))).toEqual(new Set([`${main} fp-e2e`]));
+    expect(new Set(viewerRows.map((r: any) => `${r.content_key} ${r.fingerprint}`))).toEqual(
+      new Set([`${main} fp-e2e`]),
+    );
 
     // E11 and E12: the ad and ecommerce rows.
     await expect
-      .poll(async () =>
-        (await data("/prod/get_ad_reports", {})).map((r: any) => [r.content_key, r.ad_position, r.ad_creative, r.ad_system, r.ad_player_id, r.ad_impression, r.ad_done]),
+      .poll(
+        async () =>
+          (await data("/prod/get_ad_reports", {})).map((r: any) => [
+            r.content_key,
+            r.ad_position,
+            r.ad_creative,
+            r.ad_system,
+            r.ad_player_id,
+            r.ad_impression,
+            r.ad_done,
+          ]),
         COUNTED,
       )
       .toEqual([[main, "preroll", "e2e-creative", "e2e-vast", "e2e-player", 1, 1]]);
     await expect
-      .poll(async () =>
-        (await data("/prod/get_ecommerce_reports", {})).ecommerce_stats
-          .map((r: any) => [r.content_key, r.ecommerce_key, r.ecommerce_clicked, r.ecommerce_bar_shown])
-          .sort(),
+      .poll(
+        async () =>
+          (await data("/prod/get_ecommerce_reports", {})).ecommerce_stats
+            .map((r: any) => [
+              r.content_key,
+              r.ecommerce_key,
+              r.ecommerce_clicked,
+              r.ecommerce_bar_shown,
+            ])
+            .sort(),
         COUNTED,
       )
       .toEqual([

@@ -5,7 +5,17 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { attach } from "../../sdk/player/src/index";
 import type { Scheduler } from "../../sdk/player/src/types";
 import { FakePlayer } from "../../sdk/player/test/fake-player";
-import { COUNTED, createOrg, fixture, publishVideo, report, sumCounters, aroundToday, type Org, type Service } from "./harness/api";
+import {
+  COUNTED,
+  createOrg,
+  fixture,
+  publishVideo,
+  report,
+  sumCounters,
+  aroundToday,
+  type Org,
+  type Service,
+} from "./harness/api";
 
 const service: Service = inject("e2e");
 
@@ -55,7 +65,11 @@ describe("player SDK from Node, through a PlayerSource adapter", () => {
 
     await expect.poll(() => answers.length).toBe(1);
     expect(errors).toEqual([]);
-    const events = JSON.parse(bodies[0]!).events as { event: string; consent?: boolean; fingerprint?: string }[];
+    const events = JSON.parse(bodies[0]!).events as {
+      event: string;
+      consent?: boolean;
+      fingerprint?: string;
+    }[];
     expect(answers[0]).toEqual({ status: "ok", accepted: events.length, rejected: [] });
     expect(events.every((e) => e.consent === true && e.fingerprint === "fp-node")).toBe(true);
     const sent: Record<string, number> = {};
@@ -77,11 +91,33 @@ describe("player SDK from Node, through a PlayerSource adapter", () => {
 
     const dates = aroundToday();
     await expect
-      .poll(async () => sumCounters((await report(service, "/prod/get_video_reports", org, { ...dates, content_key: contentKey })).body.data), COUNTED)
+      .poll(
+        async () =>
+          sumCounters(
+            (
+              await report(service, "/prod/get_video_reports", org, {
+                ...dates,
+                content_key: contentKey,
+              })
+            ).body.data,
+          ),
+        COUNTED,
+      )
       .toEqual(sent);
     const { thumbnail_view, video_impression, video_pause, ...viewerCounters } = sent;
     await expect
-      .poll(async () => sumCounters((await report(service, "/prod/get_viewer_reports", org, { ...dates, fingerprint_list: '"fp-node"' })).body.data), COUNTED)
+      .poll(
+        async () =>
+          sumCounters(
+            (
+              await report(service, "/prod/get_viewer_reports", org, {
+                ...dates,
+                fingerprint_list: '"fp-node"',
+              })
+            ).body.data,
+          ),
+        COUNTED,
+      )
       .toEqual({ ...viewerCounters, video_paused: video_pause });
   });
 });

@@ -12,8 +12,12 @@ afterAll(() => rmSync(state, { recursive: true, force: true }));
 
 function seedBulk(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(ROOT, "scripts", "seed-bulk.mjs"), ...args, "--persist-to", state], { timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(ROOT, "scripts", "seed-bulk.mjs"), ...args, "--persist-to", state],
+      { timeout: 120_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }

@@ -17,7 +17,10 @@ const run = promisify(execFile);
 
 declare global {
   interface Window {
-    attach(url: string, config?: Record<string, unknown>): Promise<{ codecs: string; width: number; height: number }[]>;
+    attach(
+      url: string,
+      config?: Record<string, unknown>,
+    ): Promise<{ codecs: string; width: number; height: number }[]>;
     loaded: number[];
     fatal: string[];
   }
@@ -32,7 +35,9 @@ beforeAll(async () => {
   org = await createOrg(service);
   const content = await publishVideo(service, org, fixture(FORTY), { title: "streamed e2e" });
   contentKey = content.contentKey;
-  const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${content.contentKey}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+  const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${content.contentKey}`, {
+    headers: { "X-Service-Sync-Code": org.syncCode },
+  });
   const body = (await res.json()) as { data: { urlHLS: string }[] };
   urlHLS = body.data[0]!.urlHLS;
   expect(urlHLS).toMatch(/\/master\.m3u8$/);
@@ -57,13 +62,20 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
 
   it("plays the stream from start to end", async () => {
     const levels = await openPlayer();
-    expect(levels).toEqual([{ codecs: expect.stringMatching(/^avc1\.[0-9a-f]{6},mp4a\.40\.2$/), width: 160, height: 90 }]);
+    expect(levels).toEqual([
+      { codecs: expect.stringMatching(/^avc1\.[0-9a-f]{6},mp4a\.40\.2$/), width: 160, height: 90 },
+    ]);
     const result = await page.evaluate(async () => {
       const video = document.querySelector("video")!;
       video.playbackRate = 16;
       await video.play();
       await new Promise((resolve) => video.addEventListener("ended", resolve, { once: true }));
-      return { duration: video.duration, currentTime: video.currentTime, fatal: window.fatal, loaded: [...new Set(window.loaded)].sort((a, b) => a - b) };
+      return {
+        duration: video.duration,
+        currentTime: video.currentTime,
+        fatal: window.fatal,
+        loaded: [...new Set(window.loaded)].sort((a, b) => a - b),
+      };
     });
     expect(result.fatal).toEqual([]);
     expect(result.duration).toBeCloseTo(40, 0);
@@ -79,7 +91,10 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     const result = await page.evaluate(async () => {
       const video = document.querySelector("video")!;
       // The metadata may have loaded already (a busy machine answers this evaluate late).
-      if (video.readyState < 1) await new Promise((resolve) => video.addEventListener("loadedmetadata", resolve, { once: true }));
+      if (video.readyState < 1)
+        await new Promise((resolve) =>
+          video.addEventListener("loadedmetadata", resolve, { once: true }),
+        );
       // What loads from the seek on.
       video.addEventListener("seeking", () => (window.loaded.length = 0), { once: true });
       video.currentTime = 25;
@@ -87,7 +102,8 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
       await video.play();
       const start = video.currentTime;
       await new Promise<void>((resolve) => {
-        const check = () => (video.currentTime > start + 0.5 ? resolve() : requestAnimationFrame(check));
+        const check = () =>
+          video.currentTime > start + 0.5 ? resolve() : requestAnimationFrame(check);
         check();
       });
       video.pause();
@@ -102,19 +118,30 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
 
   it("lists the video's WebVTT subtitles as tracks and shows their cues", async () => {
     const captions = `${e2e.staticUrl}/pages/captions.vtt`;
-    const subtitled = await publishVideo(service, org, fixture(FORTY), { title: "subtitled e2e", subtitles: [{ en: captions, de: `${e2e.staticUrl}/pages/captions.srt` }] });
-    const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${subtitled.contentKey}`, { headers: { "X-Service-Sync-Code": org.syncCode } });
+    const subtitled = await publishVideo(service, org, fixture(FORTY), {
+      title: "subtitled e2e",
+      subtitles: [{ en: captions, de: `${e2e.staticUrl}/pages/captions.srt` }],
+    });
+    const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${subtitled.contentKey}`, {
+      headers: { "X-Service-Sync-Code": org.syncCode },
+    });
     const { data } = (await res.json()) as { data: { urlHLS: string }[] };
     await openPlayer(data[0]!.urlHLS);
     const result = await page.evaluate(async () => {
-      const hls = (window as unknown as { hls: { subtitleTracks: { lang: string; name: string }[]; subtitleTrack: number } }).hls;
+      const hls = (
+        window as unknown as {
+          hls: { subtitleTracks: { lang: string; name: string }[]; subtitleTrack: number };
+        }
+      ).hls;
       const tracks = hls.subtitleTracks.map((t) => ({ lang: t.lang, name: t.name }));
       hls.subtitleTrack = 0;
       const video = document.querySelector("video")!;
       // hls.js renders the WebVTT file into the element's text track.
       const cue = await new Promise<string>((resolve) => {
         const check = () => {
-          const track = [...video.textTracks].find((t) => t.mode !== "disabled" && t.cues && t.cues.length > 0);
+          const track = [...video.textTracks].find(
+            (t) => t.mode !== "disabled" && t.cues && t.cues.length > 0,
+          );
           if (track) resolve((track.cues![0] as VTTCue).text);
           else requestAnimationFrame(check);
         };
@@ -170,7 +197,9 @@ describe.skipIf(!e2e.chromium)("the embeddable player in headless Chromium", () 
     const reported = () =>
       events.some((body) => {
         try {
-          return (JSON.parse(body) as { events: { event: string; contentKey: string }[] }).events.some((e) => e.event === "video_played" && e.contentKey === contentKey);
+          return (
+            JSON.parse(body) as { events: { event: string; contentKey: string }[] }
+          ).events.some((e) => e.event === "video_played" && e.contentKey === contentKey);
         } catch {
           return false;
         }
@@ -200,9 +229,26 @@ describe.skipIf(!e2e.chromium)("the embeddable player in headless Chromium", () 
 
 /** ffprobe's duration and video frame count of a file or URL. */
 async function probe(input: string) {
-  const { stdout } = await run("ffprobe", ["-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets:format=duration", "-of", "json", input]);
-  const parsed = JSON.parse(stdout) as { streams: { nb_read_packets: string }[]; format: { duration: string } };
-  return { frames: Number(parsed.streams[0]!.nb_read_packets), duration: Number(parsed.format.duration) };
+  const { stdout } = await run("ffprobe", [
+    "-v",
+    "error",
+    "-count_packets",
+    "-select_streams",
+    "v:0",
+    "-show_entries",
+    "stream=nb_read_packets:format=duration",
+    "-of",
+    "json",
+    input,
+  ]);
+  const parsed = JSON.parse(stdout) as {
+    streams: { nb_read_packets: string }[];
+    format: { duration: string };
+  };
+  return {
+    frames: Number(parsed.streams[0]!.nb_read_packets),
+    duration: Number(parsed.format.duration),
+  };
 }
 
 const hasFfmpeg = await run("ffmpeg", ["-version"]).then(

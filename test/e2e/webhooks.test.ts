@@ -3,7 +3,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createCatalogClient } from "../../sdk/client/src/index";
 import { createOrg, fixture, type Service } from "./harness/api";
-import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from "./harness/webhook-receiver";
+import {
+  startWebhookReceiver,
+  type ReceivedDelivery,
+  type WebhookReceiver,
+} from "./harness/webhook-receiver";
 
 const service: Service = inject("e2e");
 let receiver: WebhookReceiver;
@@ -14,7 +18,11 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 async function received(name: string): Promise<ReceivedDelivery[]> {
-  return ((await (await fetch(`${receiver.url}/control/${name}`)).json()) as { deliveries: ReceivedDelivery[] }).deliveries;
+  return (
+    (await (await fetch(`${receiver.url}/control/${name}`)).json()) as {
+      deliveries: ReceivedDelivery[];
+    }
+  ).deliveries;
 }
 
 describe("webhooks through the queue", () => {
@@ -22,29 +30,52 @@ describe("webhooks through the queue", () => {
     const org = await createOrg(service);
     const client = createCatalogClient({ baseUrl: service.baseUrl, credentials: org });
     const created = await client.api.POST("/v2/webhooks", {
-      body: { url: `${receiver.url}/hooks/e2e`, events: ["video.created", "video.ready", "video.updated", "video.deleted"] },
+      body: {
+        url: `${receiver.url}/hooks/e2e`,
+        events: ["video.created", "video.ready", "video.updated", "video.deleted"],
+      },
     });
     expect(created.response.status).toBe(200);
     const endpoint = created.data!;
-    await fetch(`${receiver.url}/control/e2e`, { method: "PUT", body: JSON.stringify({ secrets: [endpoint.secret], statuses: [503] }) });
+    await fetch(`${receiver.url}/control/e2e`, {
+      method: "PUT",
+      body: JSON.stringify({ secrets: [endpoint.secret], statuses: [503] }),
+    });
 
-    const content = await client.uploadVideo(fixture("h264-aac-faststart.mp4"), { title: "hooked" });
-    const e3 = await client.api.GET("/v2/content", { params: { query: { contentKey: content.contentKey } } });
+    const content = await client.uploadVideo(fixture("h264-aac-faststart.mp4"), {
+      title: "hooked",
+    });
+    const e3 = await client.api.GET("/v2/content", {
+      params: { query: { contentKey: content.contentKey } },
+    });
     await client.api.PUT("/v2/content", { body: { ...e3.data!, title: "renamed" } });
-    await client.api.DELETE("/v2/content", { params: { query: { contentKey: content.contentKey } } });
+    await client.api.DELETE("/v2/content", {
+      params: { query: { contentKey: content.contentKey } },
+    });
 
     // The first attempt is refused (503); the rest arrive at once. The retry comes 30 s later:
     // not waited for here (the workers project walks the schedule on a fake clock).
-    await expect.poll(async () => (await received("e2e")).length, { timeout: 20_000, interval: 200 }).toBeGreaterThanOrEqual(4);
+    await expect
+      .poll(async () => (await received("e2e")).length, { timeout: 20_000, interval: 200 })
+      .toBeGreaterThanOrEqual(4);
     const got = await received("e2e");
     for (const delivery of got) expect(delivery.errors, delivery.body).toEqual([]);
     expect(got.every((d) => d.verifiedWith.length === 1)).toBe(true);
-    const delivered = got.filter((d) => d.answered === 200).map((d) => JSON.parse(d.body) as { type: string; data: { contentKey: string } });
+    const delivered = got
+      .filter((d) => d.answered === 200)
+      .map((d) => JSON.parse(d.body) as { type: string; data: { contentKey: string } });
     const refused = JSON.parse(got.find((d) => d.answered === 503)!.body) as { type: string };
-    expect([refused.type, ...delivered.map((d) => d.type)].sort()).toEqual(["video.created", "video.deleted", "video.ready", "video.updated"]);
+    expect([refused.type, ...delivered.map((d) => d.type)].sort()).toEqual([
+      "video.created",
+      "video.deleted",
+      "video.ready",
+      "video.updated",
+    ]);
     expect(delivered.every((d) => d.data.contentKey === content.contentKey)).toBe(true);
 
-    const log = await client.api.GET("/v2/webhooks/{id}/deliveries", { params: { path: { id: endpoint.id }, query: {} } });
+    const log = await client.api.GET("/v2/webhooks/{id}/deliveries", {
+      params: { path: { id: endpoint.id }, query: {} },
+    });
     const byStatus = log.data!.deliveries.map((d) => `${d.eventType} ${d.status}`).sort();
     expect(byStatus).toEqual(
       [`${refused.type} pending`, ...delivered.map((d) => `${d.type} succeeded`)].sort(),

@@ -22,7 +22,13 @@ export default class ProjectTimes implements Reporter {
 
   onTestModuleStart(module: TestModule) {
     const name = module.project.name;
-    const span = this.spans.get(name) ?? { start: Date.now(), end: Date.now(), files: 0, tests: 0, failed: 0 };
+    const span = this.spans.get(name) ?? {
+      start: Date.now(),
+      end: Date.now(),
+      files: 0,
+      tests: 0,
+      failed: 0,
+    };
     this.spans.set(name, span);
   }
 
@@ -45,6 +51,8 @@ export default class ProjectTimes implements Reporter {
         `  ${name.padEnd(8)} ${seconds(s.end - s.start).padStart(8)} (${seconds(s.start - this.runStart)} to ${seconds(s.end - this.runStart)})` +
         `  ${String(s.files).padStart(3)} files ${String(s.tests).padStart(4)} tests${s.failed ? `, ${s.failed} failed` : ""}`,
     );
-    console.log(`\nTime per project (wall clock, side by side; whole run ${seconds(Date.now() - this.runStart)}):\n${lines.join("\n")}\n`);
+    console.log(
+      `\nTime per project (wall clock, side by side; whole run ${seconds(Date.now() - this.runStart)}):\n${lines.join("\n")}\n`,
+    );
   }
 }

@@ -10,7 +10,9 @@ export default class LongestFirst extends BaseSequencer {
     // Within a project: vitest's order (failed first, then longest first).
     const sorted = await super.sort(files);
     const lastDuration = (spec: TestSpecification) =>
-      this.ctx.cache.getFileTestResults(`${spec.project.name}:${path.relative(this.ctx.config.root, spec.moduleId)}`)?.duration ?? Infinity;
+      this.ctx.cache.getFileTestResults(
+        `${spec.project.name}:${path.relative(this.ctx.config.root, spec.moduleId)}`,
+      )?.duration ?? Infinity;
     return sorted
       .map((spec, index) => ({ spec, index, duration: lastDuration(spec) }))
       .sort((a, b) => b.duration - a.duration || a.index - b.index)

@@ -21,7 +21,8 @@ const relativeImport = /(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"?]+)"/g;
 function resolveSource(specifier: string, importer: string): string | null {
   const base = path.resolve(path.dirname(importer), specifier);
   for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")]) {
-    if (SOURCE.test(candidate) && fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
+    if (SOURCE.test(candidate) && fs.existsSync(candidate) && fs.statSync(candidate).isFile())
+      return candidate;
   }
   return null;
 }
@@ -29,10 +30,17 @@ function resolveSource(specifier: string, importer: string): string | null {
 /** The test files of the workers project and the modules they share (test/ without e2e/ and unit/, src/**\/*.workers.test.ts). */
 function testModules(root: string): string[] {
   const out: string[] = [];
-  for (const file of fs.readdirSync(path.join(root, "test"), { recursive: true, encoding: "utf8" })) {
-    if (SOURCE.test(file) && !/^(e2e|unit)[/\\]/.test(file)) out.push(path.join(root, "test", file));
+  for (const file of fs.readdirSync(path.join(root, "test"), {
+    recursive: true,
+    encoding: "utf8",
+  })) {
+    if (SOURCE.test(file) && !/^(e2e|unit)[/\\]/.test(file))
+      out.push(path.join(root, "test", file));
   }
-  for (const file of fs.readdirSync(path.join(root, "src"), { recursive: true, encoding: "utf8" })) {
+  for (const file of fs.readdirSync(path.join(root, "src"), {
+    recursive: true,
+    encoding: "utf8",
+  })) {
     if (file.endsWith(".workers.test.ts")) out.push(path.join(root, "src", file));
   }
   return out;
@@ -57,10 +65,15 @@ export interface WorkerBundle {
   plugin: Plugin;
 }
 
-export async function bundleWorker(root: string, outDir: string, watch: boolean): Promise<WorkerBundle> {
+export async function bundleWorker(
+  root: string,
+  outDir: string,
+  watch: boolean,
+): Promise<WorkerBundle> {
   const srcDir = path.join(root, "src");
   const entries = entryPoints(root, srcDir);
-  const builtPath = (source: string) => path.join(outDir, path.relative(srcDir, source)).replace(SOURCE, ".js");
+  const builtPath = (source: string) =>
+    path.join(outDir, path.relative(srcDir, source)).replace(SOURCE, ".js");
   const options: BuildOptions = {
     entryPoints: entries,
     outdir: outDir,
@@ -102,9 +115,19 @@ export async function bundleWorker(root: string, outDir: string, watch: boolean)
       // largest chunk with its map: 1.15 MB, without the text: 0.61 MB).
       load(id) {
         const file = id.split("?")[0]!;
-        if (!file.startsWith(outDir + path.sep) || !file.endsWith(".js") || !fs.existsSync(`${file}.map`)) return null;
+        if (
+          !file.startsWith(outDir + path.sep) ||
+          !file.endsWith(".js") ||
+          !fs.existsSync(`${file}.map`)
+        )
+          return null;
         const code = fs.readFileSync(file, "utf8").replace(/\/\/# sourceMappingURL=\S+\s*$/, "");
-        const map = JSON.parse(fs.readFileSync(`${file}.map`, "utf8")) as { version: number; mappings: string; sources: string[]; sourcesContent?: string[] };
+        const map = JSON.parse(fs.readFileSync(`${file}.map`, "utf8")) as {
+          version: number;
+          mappings: string;
+          sources: string[];
+          sourcesContent?: string[];
+        };
         map.sources = map.sources.map((s) => path.resolve(path.dirname(file), s));
         map.sourcesContent = map.sources.map(() => "");
         return { code, map };

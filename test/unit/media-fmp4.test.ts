@@ -51,13 +51,21 @@ const noDefaults = () => null;
 
 describe("parseBoxHeader", () => {
   it("reads 32-bit, 64-bit and to-end-of-file sizes", () => {
-    expect(parseBoxHeader(u32(24, 0x6d6f6f66), 100, 1000)).toEqual({ type: "moof", headerSize: 8, size: 24 });
+    expect(parseBoxHeader(u32(24, 0x6d6f6f66), 100, 1000)).toEqual({
+      type: "moof",
+      headerSize: 8,
+      size: 24,
+    });
     expect(parseBoxHeader(largeBoxHeader("mdat", 5 * 2 ** 30), 16, 6 * 2 ** 30)).toEqual({
       type: "mdat",
       headerSize: 16,
       size: 5 * 2 ** 30,
     });
-    expect(parseBoxHeader(u32(0, 0x6d646174), 40, 1000)).toEqual({ type: "mdat", headerSize: 8, size: 960 });
+    expect(parseBoxHeader(u32(0, 0x6d646174), 40, 1000)).toEqual({
+      type: "mdat",
+      headerSize: 8,
+      size: 960,
+    });
   });
 
   it("names the problem with a bad header", () => {
@@ -164,8 +172,11 @@ describe("CachedReader", () => {
 
 describe("parseMvex", () => {
   it("reads mehd (version 0 and 1) and trex default durations", () => {
-    const trex = (id: number, duration: number) => fullBox("trex", 0, 0, u32(id, 1, duration, 0, 0));
-    expect(mvexOf(box("mvex", fullBox("mehd", 0, 0, u32(123_456)), trex(1, 512), trex(2, 1024)))).toEqual({
+    const trex = (id: number, duration: number) =>
+      fullBox("trex", 0, 0, u32(id, 1, duration, 0, 0));
+    expect(
+      mvexOf(box("mvex", fullBox("mehd", 0, 0, u32(123_456)), trex(1, 512), trex(2, 1024))),
+    ).toEqual({
       mehdDuration: 123_456,
       defaultDurations: new Map([
         [1, 512],
@@ -217,7 +228,11 @@ describe("parseMoof", () => {
       "moof",
       fullBox("mfhd", 0, 0, u32(1)),
       // Per-sample durations (with sizes), after data_offset and first_sample_flags.
-      box("traf", fullBox("tfhd", 0, 0, u32(1)), fullBox("trun", 0, 0x305, u32(2, 0, 0), u32(100, 9, 300, 9))),
+      box(
+        "traf",
+        fullBox("tfhd", 0, 0, u32(1)),
+        fullBox("trun", 0, 0x305, u32(2, 0, 0), u32(100, 9, 300, 9)),
+      ),
       // tfhd default_sample_duration, after base_data_offset and sample_description_index.
       box(
         "traf",
@@ -226,7 +241,13 @@ describe("parseMoof", () => {
         trun(0x201, 4, 1, 1, 1, 1),
       ),
       // Neither: trex default of track 3 (2 truns).
-      box("traf", fullBox("tfhd", 0, 0x020000, u32(3)), fullBox("tfdt", 1, 0, u64(2 ** 33)), trun(0, 10), trun(0, 5)),
+      box(
+        "traf",
+        fullBox("tfhd", 0, 0x020000, u32(3)),
+        fullBox("tfdt", 1, 0, u64(2 ** 33)),
+        trun(0, 10),
+        trun(0, 5),
+      ),
     );
     const trafs = parseMoof(moof, (id) => (id === 3 ? 20 : null));
     expect(trafs.map((t) => [t.trackId, t.baseDecodeTime, t.duration])).toEqual([
@@ -242,23 +263,34 @@ describe("parseMoof", () => {
   });
 
   it("does not build an array for a trun without per-sample fields", () => {
-    const moof = box("moof", box("traf", fullBox("tfhd", 0, 0x08, u32(1), u32(3)), fullBox("trun", 0, 0, u32(4e9))));
+    const moof = box(
+      "moof",
+      box("traf", fullBox("tfhd", 0, 0x08, u32(1), u32(3)), fullBox("trun", 0, 0, u32(4e9))),
+    );
     const [traf] = parseMoof(moof, noDefaults);
     expect(traf!.truns[0]!.durations).toBeNull();
     expect(traf!.duration).toBe(12e9);
   });
 
   it("rejects samples without any duration, impossible sample counts and a traf without tfhd", () => {
-    const noDuration = box("moof", box("traf", fullBox("tfhd", 0, 0, u32(1)), fullBox("trun", 0, 0, u32(3))));
+    const noDuration = box(
+      "moof",
+      box("traf", fullBox("tfhd", 0, 0, u32(1)), fullBox("trun", 0, 0, u32(3))),
+    );
     expect(() => parseMoof(noDuration, noDefaults)).toThrow(
       "corrupt MP4/MOV file: a track fragment has samples without a duration",
     );
     // 1000 samples of 4 bytes each cannot fit in an 8-byte payload.
-    const tooMany = box("moof", box("traf", fullBox("tfhd", 0, 0, u32(1)), fullBox("trun", 0, 0x100, u32(1000, 1))));
-    expect(() => parseMoof(tooMany, noDefaults)).toThrow("corrupt MP4/MOV file: invalid 'trun' box in the metadata");
-    expect(() => parseMoof(box("moof", box("traf", fullBox("tfdt", 0, 0, u32(0)))), noDefaults)).toThrow(
-      "invalid 'traf' box",
+    const tooMany = box(
+      "moof",
+      box("traf", fullBox("tfhd", 0, 0, u32(1)), fullBox("trun", 0, 0x100, u32(1000, 1))),
     );
+    expect(() => parseMoof(tooMany, noDefaults)).toThrow(
+      "corrupt MP4/MOV file: invalid 'trun' box in the metadata",
+    );
+    expect(() =>
+      parseMoof(box("moof", box("traf", fullBox("tfdt", 0, 0, u32(0)))), noDefaults),
+    ).toThrow("invalid 'traf' box");
     expect(() => parseMoof(box("mdat"), noDefaults)).toThrow("invalid 'moof' box");
   });
 });
@@ -293,10 +325,14 @@ describe("parseMfro and parseMfra", () => {
     expect(mfra.type).toBe("mfra");
     expect(mfraSize).toBe(mfra.size);
 
-    const lastMoof = boxesIn(frag).filter((b) => b.type === "moof").at(-1)!;
+    const lastMoof = boxesIn(frag)
+      .filter((b) => b.type === "moof")
+      .at(-1)!;
     const trafs = parseMoof(slice(frag, lastMoof), noDefaults);
     const entries = parseMfra(slice(frag, mfra));
-    expect(entries.map((e) => [e.trackId, e.moofOffset, e.trafNumber, e.trunNumber, e.sampleNumber])).toEqual([
+    expect(
+      entries.map((e) => [e.trackId, e.moofOffset, e.trafNumber, e.trunNumber, e.sampleNumber]),
+    ).toEqual([
       [1, lastMoof.offset, 1, 1, 1],
       [2, lastMoof.offset, 1, 1, 1],
     ]);
@@ -349,7 +385,12 @@ describe("fragmented duration on synthetic files", () => {
   }
 
   it("uses the tfdt of the last fragment the mfra points at", async () => {
-    const { info, file, reader } = await probe({ ...base, fragments: 30, targetSize: 60e6, mfra: true });
+    const { info, file, reader } = await probe({
+      ...base,
+      fragments: 30,
+      targetSize: 60e6,
+      mfra: true,
+    });
     expect(info.fragmented).toEqual({ durationFrom: "mfra" });
     expect(info.durationSeconds).toBeCloseTo(file.durationSeconds, 9);
     expect(file.durationSeconds).toBe(60);
@@ -358,7 +399,13 @@ describe("fragmented duration on synthetic files", () => {
   });
 
   it("without tfdt, starts the last fragment at its tfra time", async () => {
-    const { info, file } = await probe({ ...base, fragments: 30, targetSize: 60e6, mfra: true, tfdt: false });
+    const { info, file } = await probe({
+      ...base,
+      fragments: 30,
+      targetSize: 60e6,
+      mfra: true,
+      tfdt: false,
+    });
     expect(info.fragmented).toEqual({ durationFrom: "mfra" });
     // tfra holds the keyframe's presentation time, one frame (0.1 s) after its decode time.
     expect(info.durationSeconds).toBeGreaterThanOrEqual(file.durationSeconds);
@@ -366,7 +413,12 @@ describe("fragmented duration on synthetic files", () => {
   });
 
   it("without tfdt or mfra, adds up every fragment", async () => {
-    const { info, file, reader } = await probe({ ...base, fragments: 30, targetSize: 60e6, tfdt: false });
+    const { info, file, reader } = await probe({
+      ...base,
+      fragments: 30,
+      targetSize: 60e6,
+      tfdt: false,
+    });
     expect(info.fragmented).toEqual({ durationFrom: "moofs" });
     expect(info.durationSeconds).toBeCloseTo(file.durationSeconds, 9);
     // Head, tail (no mfro there), then one read per fragment after the first (which the head holds).
@@ -385,7 +437,9 @@ describe("fragmented duration on synthetic files", () => {
     // Drop the last tfra entries by pointing them at the second-to-last fragment.
     const file = fragmentedFile({ ...base, fragments: 10, targetSize: 20e6, mfra: true });
     const mfra = file.segments.at(-1)!.bytes;
-    const moofOffsets = file.segments.filter((s) => String.fromCharCode(...s.bytes.subarray(4, 8)) === "moof");
+    const moofOffsets = file.segments.filter(
+      (s) => String.fromCharCode(...s.bytes.subarray(4, 8)) === "moof",
+    );
     const previous = moofOffsets.at(-2)!.offset;
     const view = new DataView(mfra.buffer, mfra.byteOffset, mfra.byteLength);
     for (const tfra of boxesIn(mfra, 8, mfra.length - 16)) {
@@ -419,7 +473,9 @@ describe("fragmented duration on synthetic files", () => {
   it("rejects fragments that overlap the mfra", async () => {
     const file = fragmentedFile({ ...base, fragments: 3, targetSize: 6e6, mfra: true });
     // Grow the last mdat by 8 bytes so it runs into the mfra.
-    const mdats = file.segments.filter((s) => String.fromCharCode(...s.bytes.subarray(4, 8)) === "mdat");
+    const mdats = file.segments.filter(
+      (s) => String.fromCharCode(...s.bytes.subarray(4, 8)) === "mdat",
+    );
     const last = mdats.at(-1)!.bytes;
     const view = new DataView(last.buffer, last.byteOffset);
     view.setUint32(0, view.getUint32(0) + 8);

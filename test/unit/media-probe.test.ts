@@ -6,7 +6,12 @@ import {
   type MediaInfo,
   type RangeReader,
 } from "../../src/media/mp4-probe";
-import { checkThumbnail, ImageCheckError, readJpegInfo, THUMBNAIL_MAX_BYTES } from "../../src/media/jpeg";
+import {
+  checkThumbnail,
+  ImageCheckError,
+  readJpegInfo,
+  THUMBNAIL_MAX_BYTES,
+} from "../../src/media/jpeg";
 import { DEFAULT_THUMBNAIL_JPEG } from "../../src/media/default-thumbnail";
 import { MAX_FRAGMENT_READS } from "../../src/media/mp4-fragments";
 import { boxPath, insertChild, mehd, sparseReader, u32 } from "../media-fmp4-synth";
@@ -28,7 +33,8 @@ import pngUrl from "../fixtures/not-a-jpeg.png?inline";
 
 function fromDataUrl(url: string): Uint8Array {
   const comma = url.indexOf(",");
-  if (!url.startsWith("data:") || comma < 0) throw new Error(`not a data: URL: ${url.slice(0, 40)}`);
+  if (!url.startsWith("data:") || comma < 0)
+    throw new Error(`not a data: URL: ${url.slice(0, 40)}`);
   const meta = url.slice(0, comma);
   const body = url.slice(comma + 1);
   if (!meta.endsWith(";base64")) return new TextEncoder().encode(decodeURIComponent(body));
@@ -257,7 +263,11 @@ describe("probeMp4 on fragmented MP4s", () => {
     blanked.fill(0, moov.offset + moov.size);
     for (const bytes of [withMehd, blanked]) {
       const info = await probeBytes(bytes);
-      expect(info).toMatchObject({ ...h264Aac, moovPosition: "start", fragmented: { durationFrom: "mehd" } });
+      expect(info).toMatchObject({
+        ...h264Aac,
+        moovPosition: "start",
+        fragmented: { durationFrom: "mehd" },
+      });
       expect(info.durationSeconds).toBe(2.345);
     }
   });
@@ -326,7 +336,9 @@ describe("probeMp4 on fragmented MP4s", () => {
       (b) => b.type === "trun",
     )!;
     new DataView(bytes.buffer).setUint32(traf!.offset + 8 + trun.offset + 12, 0x7fffffff); // sample_count
-    await expect(probeBytes(bytes)).rejects.toThrow("corrupt MP4/MOV file: invalid 'trun' box in the metadata");
+    await expect(probeBytes(bytes)).rejects.toThrow(
+      "corrupt MP4/MOV file: invalid 'trun' box in the metadata",
+    );
   });
 
   it("never throws anything but MediaProbeError on corrupted fragmented fixtures", async () => {
@@ -338,7 +350,8 @@ describe("probeMp4 on fragmented MP4s", () => {
         for (let k = 0; k < 2; k++) {
           // Flip bytes after the moov: the moofs, mdat headers and the mfra.
           const r = (noise[round * 4 + k * 2]! << 8) | noise[round * 4 + k * 2 + 1]!;
-          bytes[moovEnd + (r % (bytes.length - moovEnd))] = noise[(round * 4 + k + 7) % noise.length]!;
+          bytes[moovEnd + (r % (bytes.length - moovEnd))] =
+            noise[(round * 4 + k + 7) % noise.length]!;
         }
         try {
           await probeBytes(bytes);
@@ -417,7 +430,8 @@ describe("probeMp4 on bad input", () => {
       for (let round = 0; round < 400; round++) {
         const bytes = src.slice();
         for (let k = 0; k < 2; k++) {
-          const pos = ((noise[round * 4 + k * 2]! << 8) | noise[round * 4 + k * 2 + 1]!) % bytes.length;
+          const pos =
+            ((noise[round * 4 + k * 2]! << 8) | noise[round * 4 + k * 2 + 1]!) % bytes.length;
           bytes[pos] = noise[(round * 4 + k + 7) % noise.length]!;
         }
         try {
@@ -452,7 +466,9 @@ describe("probeMp4 on bad input", () => {
       new DataView(bytes.buffer).setUint32(i * 8, 8);
       bytes.set([0x66, 0x72, 0x65, 0x65], i * 8 + 4);
     }
-    await expect(probeBytes(bytes)).rejects.toThrow(/no moov box found in the first \d+ top-level boxes/);
+    await expect(probeBytes(bytes)).rejects.toThrow(
+      /no moov box found in the first \d+ top-level boxes/,
+    );
   });
 });
 
@@ -492,8 +508,12 @@ describe("checkMediaRequirements", () => {
     expect(checkMediaRequirements({ ...ok, videoCodec: "hvc1" })).toBe(
       "video codec must be H.264 (avc1), got hvc1",
     );
-    expect(checkMediaRequirements({ ...ok, audioCodec: "ac-3" })).toBe("audio codec must be AAC, got ac-3");
-    expect(checkMediaRequirements({ ...ok, audioCodec: "mp4a" })).toBe("audio codec must be AAC, got mp4a");
+    expect(checkMediaRequirements({ ...ok, audioCodec: "ac-3" })).toBe(
+      "audio codec must be AAC, got ac-3",
+    );
+    expect(checkMediaRequirements({ ...ok, audioCodec: "mp4a" })).toBe(
+      "audio codec must be AAC, got mp4a",
+    );
     expect(checkMediaRequirements({ ...ok, videoCodec: null, width: null, height: null })).toBe(
       "no video track",
     );
@@ -529,13 +549,45 @@ describe("JPEG thumbnails", () => {
 
   it("walks fill bytes, standalone markers and DHT before the frame header", () => {
     const jpeg = new Uint8Array([
-      0xff, 0xd8, // SOI
-      0xff, 0x01, // TEM (standalone)
-      0xff, 0xd3, // RST3 (standalone)
-      0xff, 0xff, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, // fill bytes, then APP0 with 2 bytes of data
-      0xff, 0xc4, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // DHT: not a frame header
-      0xff, 0xc2, 0x00, 0x0b, 0x08, 0x04, 0x38, 0x07, 0x80, 0x01, 0x01, 0x11, 0x00, // SOF2 1920x1080
-      0xff, 0xd9, // EOI
+      0xff,
+      0xd8, // SOI
+      0xff,
+      0x01, // TEM (standalone)
+      0xff,
+      0xd3, // RST3 (standalone)
+      0xff,
+      0xff,
+      0xff,
+      0xe0,
+      0x00,
+      0x04,
+      0x00,
+      0x00, // fill bytes, then APP0 with 2 bytes of data
+      0xff,
+      0xc4,
+      0x00,
+      0x08,
+      0x00,
+      0x00,
+      0x00,
+      0x00,
+      0x00,
+      0x00, // DHT: not a frame header
+      0xff,
+      0xc2,
+      0x00,
+      0x0b,
+      0x08,
+      0x04,
+      0x38,
+      0x07,
+      0x80,
+      0x01,
+      0x01,
+      0x11,
+      0x00, // SOF2 1920x1080
+      0xff,
+      0xd9, // EOI
     ]);
     expect(readJpegInfo(jpeg)).toEqual({ width: 1920, height: 1080 });
   });

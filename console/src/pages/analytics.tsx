@@ -35,14 +35,34 @@ function downloadCsv(name: string, header: string[], rows: unknown[][]) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-function TotalsTable({ title, keyLabel, rows, file }: { title: string; keyLabel: string; rows: Totals[]; file: string }) {
+function TotalsTable({
+  title,
+  keyLabel,
+  rows,
+  file,
+}: {
+  title: string;
+  keyLabel: string;
+  rows: Totals[];
+  file: string;
+}) {
   const header = [keyLabel, "Impressions", "Plays", "Played 30 s", "Ended"];
-  const cells = rows.map((r) => [r.key, r.video_impression, r.video_played, r.played_30s, r.video_ended]);
+  const cells = rows.map((r) => [
+    r.key,
+    r.video_impression,
+    r.video_played,
+    r.played_30s,
+    r.video_ended,
+  ]);
   return <DataTable title={title} header={header} cells={cells} file={file} />;
 }
 
 /** Rows summed by one column: [key, sums of `fields`...], largest first by the first field. */
-function sumBy(rows: Record<string, unknown>[], key: string, fields: string[]): (string | number)[][] {
+function sumBy(
+  rows: Record<string, unknown>[],
+  key: string,
+  fields: string[],
+): (string | number)[][] {
   const sums = new Map<string, number[]>();
   for (const row of rows) {
     const k = String(row[key] ?? "none");
@@ -50,10 +70,24 @@ function sumBy(rows: Record<string, unknown>[], key: string, fields: string[]): 
     fields.forEach((f, i) => (acc[i]! += Number(row[f]) || 0));
     sums.set(k, acc);
   }
-  return [...sums].sort((a, b) => b[1][0]! - a[1][0]! || a[0].localeCompare(b[0])).map(([k, v]) => [k, ...v]);
+  return [...sums]
+    .sort((a, b) => b[1][0]! - a[1][0]! || a[0].localeCompare(b[0]))
+    .map(([k, v]) => [k, ...v]);
 }
 
-function DataTable({ title, header, cells, file, note }: { title: string; header: string[]; cells: (string | number)[][]; file: string; note?: string }) {
+function DataTable({
+  title,
+  header,
+  cells,
+  file,
+  note,
+}: {
+  title: string;
+  header: string[];
+  cells: (string | number)[][];
+  file: string;
+  note?: string;
+}) {
   const rows = cells;
   return (
     <section class="card" aria-label={title}>
@@ -92,7 +126,14 @@ function DataTable({ title, header, cells, file, note }: { title: string; header
 export function Analytics() {
   const [range, setRange] = useState({ start: utcDay(-29), end: utcDay(0) });
   const [draft, setDraft] = useState(range);
-  const [data, setData] = useState<{ days: Totals[]; countries: Totals[]; devices: Totals[]; top: Top[]; ads: (string | number)[][]; ecommerce: (string | number)[][] | null } | null>(null);
+  const [data, setData] = useState<{
+    days: Totals[];
+    countries: Totals[];
+    devices: Totals[];
+    top: Top[];
+    ads: (string | number)[][];
+    ecommerce: (string | number)[][] | null;
+  } | null>(null);
   const [error, setError] = useState("");
 
   useEffect(() => {
@@ -100,7 +141,12 @@ export function Analytics() {
     const s = session;
     setError("");
     const totals = (by: "day" | "country" | "device") =>
-      client.api.GET("/v2/analytics/video/totals", { params: { query: { startDate: range.start, endDate: range.end, by } } }).then(ok).then((r) => r.data as Totals[]);
+      client.api
+        .GET("/v2/analytics/video/totals", {
+          params: { query: { startDate: range.start, endDate: range.end, by } },
+        })
+        .then(ok)
+        .then((r) => r.data as Totals[]);
     const top = client.api
       .GET("/prod/get_video_reports_combined", {
         params: {
@@ -116,18 +162,43 @@ export function Analytics() {
       })
       .then(ok)
       .then((r) =>
-        ((r as { data: { stats: Record<string, number>[]; video: { content_key: string; title: string } | null }[] }).data ?? []).map((entry) => {
+        (
+          (
+            r as {
+              data: {
+                stats: Record<string, number>[];
+                video: { content_key: string; title: string } | null;
+              }[];
+            }
+          ).data ?? []
+        ).map((entry) => {
           const sum = (f: string) => entry.stats.reduce((n, row) => n + (Number(row[f]) || 0), 0);
           const key = entry.video?.content_key ?? String(entry.stats[0]?.content_key ?? "");
-          return { contentKey: key, title: entry.video?.title ?? "(deleted)", video_played: sum("video_played"), video_impression: sum("video_impression"), video_ended: sum("video_ended") };
+          return {
+            contentKey: key,
+            title: entry.video?.title ?? "(deleted)",
+            video_played: sum("video_played"),
+            video_impression: sum("video_impression"),
+            video_ended: sum("video_ended"),
+          };
         }),
       );
-    const report = { organization_key: s.organizationKey, start_date: range.start, end_date: range.end };
+    const report = {
+      organization_key: s.organizationKey,
+      start_date: range.start,
+      end_date: range.end,
+    };
     // Ads (E11, no entitlement) by position; ecommerce (E12) by item, when the organization has it.
     const ads = client.api
       .GET("/prod/get_ad_reports", { params: { query: report } })
       .then(ok)
-      .then((r) => sumBy(r.data as Record<string, unknown>[], "ad_position", ["ad_impression", "ad_100", "ad_clicked"]));
+      .then((r) =>
+        sumBy(r.data as Record<string, unknown>[], "ad_position", [
+          "ad_impression",
+          "ad_100",
+          "ad_clicked",
+        ]),
+      );
     const ecommerce = client.api
       .GET("/v2/organization")
       .then(ok)
@@ -136,11 +207,25 @@ export function Analytics() {
           ? client.api
               .GET("/prod/get_ecommerce_reports", { params: { query: report } })
               .then(ok)
-              .then((r) => sumBy((r.data as { ecommerce_stats: Record<string, unknown>[] }).ecommerce_stats, "ecommerce_key", ["ecommerce_visible", "ecommerce_clicked"]))
+              .then((r) =>
+                sumBy(
+                  (r.data as { ecommerce_stats: Record<string, unknown>[] }).ecommerce_stats,
+                  "ecommerce_key",
+                  ["ecommerce_visible", "ecommerce_clicked"],
+                ),
+              )
           : null,
       );
     Promise.all([totals("day"), totals("country"), totals("device"), top, ads, ecommerce]).then(
-      ([days, countries, devices, topVideos, adRows, ecommerceRows]) => setData({ days, countries, devices, top: topVideos, ads: adRows, ecommerce: ecommerceRows }),
+      ([days, countries, devices, topVideos, adRows, ecommerceRows]) =>
+        setData({
+          days,
+          countries,
+          devices,
+          top: topVideos,
+          ads: adRows,
+          ecommerce: ecommerceRows,
+        }),
       (err: Error) => setError(err.message),
     );
   }, [range]);
@@ -150,7 +235,13 @@ export function Analytics() {
     setRange(draft);
   };
   const topHeader = ["Content key", "Title", "Plays", "Impressions", "Ended"];
-  const topCells = (data?.top ?? []).map((t) => [t.contentKey, t.title, t.video_played, t.video_impression, t.video_ended]);
+  const topCells = (data?.top ?? []).map((t) => [
+    t.contentKey,
+    t.title,
+    t.video_played,
+    t.video_impression,
+    t.video_ended,
+  ]);
 
   return (
     <section aria-labelledby="analytics-title">
@@ -158,11 +249,21 @@ export function Analytics() {
       <form class="filters" onSubmit={apply}>
         <label>
           From (UTC day)
-          <input type="date" required value={draft.start} onInput={(e) => setDraft({ ...draft, start: e.currentTarget.value })} />
+          <input
+            type="date"
+            required
+            value={draft.start}
+            onInput={(e) => setDraft({ ...draft, start: e.currentTarget.value })}
+          />
         </label>
         <label>
           To (UTC day, inclusive)
-          <input type="date" required value={draft.end} onInput={(e) => setDraft({ ...draft, end: e.currentTarget.value })} />
+          <input
+            type="date"
+            required
+            value={draft.end}
+            onInput={(e) => setDraft({ ...draft, end: e.currentTarget.value })}
+          />
         </label>
         <button type="submit">Show</button>
         <p class="muted small">Days are UTC days: an event counts on the UTC day it happened.</p>
@@ -178,11 +279,24 @@ export function Analytics() {
             <h2 id="plays-chart-title" class="h3">
               Plays per day
             </h2>
-            <DayChart points={everyDay(range.start, range.end, new Map(data.days.map((d) => [d.key, d.video_played])))} label="Plays" />
+            <DayChart
+              points={everyDay(
+                range.start,
+                range.end,
+                new Map(data.days.map((d) => [d.key, d.video_played])),
+              )}
+              label="Plays"
+            />
             <button
               type="button"
               class="secondary"
-              onClick={() => downloadCsv("plays-per-day.csv", ["UTC day", "Plays"], data.days.map((d) => [d.key, d.video_played]))}
+              onClick={() =>
+                downloadCsv(
+                  "plays-per-day.csv",
+                  ["UTC day", "Plays"],
+                  data.days.map((d) => [d.key, d.video_played]),
+                )
+              }
             >
               Download CSV: plays per day
             </button>
@@ -222,18 +336,44 @@ export function Analytics() {
                 </table>
               </div>
             )}
-            <button type="button" class="secondary" onClick={() => downloadCsv("top-videos.csv", topHeader, topCells)}>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => downloadCsv("top-videos.csv", topHeader, topCells)}
+            >
               Download CSV: top videos
             </button>
           </section>
           <div class="grid2">
-            <TotalsTable title="By country" keyLabel="Country" rows={data.countries} file="plays-by-country.csv" />
-            <TotalsTable title="By device" keyLabel="Device" rows={data.devices} file="plays-by-device.csv" />
+            <TotalsTable
+              title="By country"
+              keyLabel="Country"
+              rows={data.countries}
+              file="plays-by-country.csv"
+            />
+            <TotalsTable
+              title="By device"
+              keyLabel="Device"
+              rows={data.devices}
+              file="plays-by-device.csv"
+            />
           </div>
           <div class="grid2">
-            <DataTable title="Ads by position" header={["Position", "Impressions", "Completed", "Clicks"]} cells={data.ads} file="ads-by-position.csv" note="No ad statistics in this range." />
+            <DataTable
+              title="Ads by position"
+              header={["Position", "Impressions", "Completed", "Clicks"]}
+              cells={data.ads}
+              file="ads-by-position.csv"
+              note="No ad statistics in this range."
+            />
             {data.ecommerce ? (
-              <DataTable title="Ecommerce by item" header={["Item", "Shown", "Clicked"]} cells={data.ecommerce} file="ecommerce-by-item.csv" note="No ecommerce statistics in this range." />
+              <DataTable
+                title="Ecommerce by item"
+                header={["Item", "Shown", "Clicked"]}
+                cells={data.ecommerce}
+                file="ecommerce-by-item.csv"
+                note="No ecommerce statistics in this range."
+              />
             ) : (
               <section class="card" aria-label="Ecommerce">
                 <h2 class="h3">Ecommerce</h2>

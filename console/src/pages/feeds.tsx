@@ -9,9 +9,21 @@ interface Feed {
   name: string;
   configuration: { categories: string[]; tags: string[]; events: string[] };
 }
-type Names = { categories: { name: string }[]; tags: { name: string }[]; events: { name: string }[] };
+type Names = {
+  categories: { name: string }[];
+  tags: { name: string }[];
+  events: { name: string }[];
+};
 
-function FeedForm({ feed, names, onSaved }: { feed?: Feed; names: Names | null; onSaved: (f: Feed) => void }) {
+function FeedForm({
+  feed,
+  names,
+  onSaved,
+}: {
+  feed?: Feed;
+  names: Names | null;
+  onSaved: (f: Feed) => void;
+}) {
   const [error, setError] = useState("");
   const id = feed?.feed_id ?? "new";
   const submit = async (e: Event) => {
@@ -20,11 +32,19 @@ function FeedForm({ feed, names, onSaved }: { feed?: Feed; names: Names | null; 
     const formElement = e.currentTarget as HTMLFormElement;
     const form = new FormData(formElement);
     const list = (name: string) => splitNames(String(form.get(name) ?? ""));
-    const body = { name: String(form.get("name") ?? "").trim(), configuration: { categories: list("categories"), tags: list("tags"), events: list("events") } };
+    const body = {
+      name: String(form.get("name") ?? "").trim(),
+      configuration: { categories: list("categories"), tags: list("tags"), events: list("events") },
+    };
     setError("");
     try {
       const saved = feed
-        ? ok(await client.api.PUT("/v2/feeds/{feed_id}", { params: { path: { feed_id: feed.feed_id } }, body }))
+        ? ok(
+            await client.api.PUT("/v2/feeds/{feed_id}", {
+              params: { path: { feed_id: feed.feed_id } },
+              body,
+            }),
+          )
         : ok(await client.api.POST("/v2/feeds", { body }));
       onSaved(saved as Feed);
       if (!feed) formElement.reset();
@@ -34,11 +54,17 @@ function FeedForm({ feed, names, onSaved }: { feed?: Feed; names: Names | null; 
   };
   const choices = (kind: keyof Names) => (
     <datalist id={`${id}-${kind}`}>
-      {names?.[kind].map((n) => <option key={n.name} value={n.name} />)}
+      {names?.[kind].map((n) => (
+        <option key={n.name} value={n.name} />
+      ))}
     </datalist>
   );
   return (
-    <form onSubmit={submit} class="card feed-form" aria-label={feed ? `Edit ${feed.name}` : "New feed"}>
+    <form
+      onSubmit={submit}
+      class="card feed-form"
+      aria-label={feed ? `Edit ${feed.name}` : "New feed"}
+    >
       <label>
         Name
         <input name="name" required maxLength={200} value={feed?.name} />
@@ -77,13 +103,22 @@ function FeedDetails({ feed }: { feed: Feed }) {
       .GET("/v2/videos", { params: { query: { feedId: feed.feed_id, pageSize: 50 } } })
       .then(ok)
       .then(
-        (page) => setVideos((page.data as { contentKey: string; title: string }[]).map((v) => ({ contentKey: v.contentKey, title: v.title }))),
+        (page) =>
+          setVideos(
+            (page.data as { contentKey: string; title: string }[]).map((v) => ({
+              contentKey: v.contentKey,
+              title: v.title,
+            })),
+          ),
         (err: Error) => setVideosError(err.message),
       );
     client.api
       .GET("/v2/feeds/{feed_id}/videos.json", { params: { path: { feed_id: feed.feed_id } } })
       .then(ok)
-      .then((file) => setPublished((file as { generated_at: string }).generated_at), () => setPublished(null));
+      .then(
+        (file) => setPublished((file as { generated_at: string }).generated_at),
+        () => setPublished(null),
+      );
   }, [feed, reads]);
   const files = [
     [`/${feed.feed_id}-feed.json`, "feed file"],
@@ -137,8 +172,17 @@ export function Feeds() {
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState("");
   useEffect(() => {
-    client.api.GET("/v2/feeds").then(ok).then((r) => setFeeds(r.feeds as Feed[]), (err: Error) => setError(err.message));
-    client.api.GET("/v2/organization/labels").then(ok).then(setNames, () => undefined);
+    client.api
+      .GET("/v2/feeds")
+      .then(ok)
+      .then(
+        (r) => setFeeds(r.feeds as Feed[]),
+        (err: Error) => setError(err.message),
+      );
+    client.api
+      .GET("/v2/organization/labels")
+      .then(ok)
+      .then(setNames, () => undefined);
   }, []);
   const saved = (f: Feed) => {
     setFeeds((list) => [...(list ?? []).filter((x) => x.feed_id !== f.feed_id), f]);
@@ -160,13 +204,20 @@ export function Feeds() {
         {feeds?.map((f) => (
           <li key={f.feed_id} class="card" data-feed={f.feed_id}>
             <h3>
-              <button type="button" class="link" aria-expanded={open === f.feed_id} onClick={() => setOpen(open === f.feed_id ? null : f.feed_id)}>
+              <button
+                type="button"
+                class="link"
+                aria-expanded={open === f.feed_id}
+                onClick={() => setOpen(open === f.feed_id ? null : f.feed_id)}
+              >
                 {f.name}
               </button>{" "}
               <span class="muted small">{f.feed_id}</span>
             </h3>
             <p class="small">
-              Categories: {f.configuration.categories.join(", ") || "any"} · Tags: {f.configuration.tags.join(", ") || "any"} · Events: {f.configuration.events.join(", ") || "any"}
+              Categories: {f.configuration.categories.join(", ") || "any"} · Tags:{" "}
+              {f.configuration.tags.join(", ") || "any"} · Events:{" "}
+              {f.configuration.events.join(", ") || "any"}
             </p>
             {open === f.feed_id && (
               <>

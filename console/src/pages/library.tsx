@@ -5,7 +5,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, formatDuration, ok, type Content } from "../api";
 
-type Labels = { categories: { name: string; videos: number }[]; tags: { name: string; videos: number }[]; events: { name: string; videos: number }[] };
+type Labels = {
+  categories: { name: string; videos: number }[];
+  tags: { name: string; videos: number }[];
+  events: { name: string; videos: number }[];
+};
 interface Filters {
   search: string;
   status: string;
@@ -51,11 +55,27 @@ async function retag(contentKey: string, tag: string, add: boolean): Promise<voi
 }
 
 /** A column header that sorts the library by its column (aria-sort says how it is sorted now). */
-function SortHeader({ label, sort, current, onSort }: { label: string; sort: Sort; current: Order; onSort: (o: Order) => void }) {
+function SortHeader({
+  label,
+  sort,
+  current,
+  onSort,
+}: {
+  label: string;
+  sort: Sort;
+  current: Order;
+  onSort: (o: Order) => void;
+}) {
   const active = current.sort === sort;
-  const next: Order = { sort, order: active ? (current.order === "asc" ? "desc" : "asc") : sort === "title" ? "asc" : "desc" };
+  const next: Order = {
+    sort,
+    order: active ? (current.order === "asc" ? "desc" : "asc") : sort === "title" ? "asc" : "desc",
+  };
   return (
-    <th scope="col" aria-sort={active ? (current.order === "asc" ? "ascending" : "descending") : "none"}>
+    <th
+      scope="col"
+      aria-sort={active ? (current.order === "asc" ? "ascending" : "descending") : "none"}
+    >
       <button type="button" class="sort" onClick={() => onSort(next)}>
         {label}
         <span aria-hidden="true">{active ? (current.order === "asc" ? " ▲" : " ▼") : ""}</span>
@@ -68,7 +88,9 @@ export function StatusBadge({ content }: { content: Pick<Content, "status" | "re
   return (
     <span class={`status status-${content.status}`}>
       {content.status}
-      {content.status === "rejected" && content.rejectionReason ? `: ${content.rejectionReason}` : ""}
+      {content.status === "rejected" && content.rejectionReason
+        ? `: ${content.rejectionReason}`
+        : ""}
     </span>
   );
 }
@@ -86,14 +108,19 @@ export function Library() {
   const [reload, setReload] = useState(0);
   const [labels, setLabels] = useState<Labels | null>(null);
   const [error, setError] = useState("");
-  const [view, setView] = useState<"table" | "grid">(() => (localStorage.getItem("evc-console:library-view") === "grid" ? "grid" : "table"));
+  const [view, setView] = useState<"table" | "grid">(() =>
+    localStorage.getItem("evc-console:library-view") === "grid" ? "grid" : "table",
+  );
   const choose = (v: "table" | "grid") => {
     localStorage.setItem("evc-console:library-view", v);
     setView(v);
   };
 
   useEffect(() => {
-    client.api.GET("/v2/organization/labels").then(ok).then(setLabels, () => undefined);
+    client.api
+      .GET("/v2/organization/labels")
+      .then(ok)
+      .then(setLabels, () => undefined);
   }, []);
 
   const cursor = cursors[cursors.length - 1];
@@ -136,21 +163,38 @@ export function Library() {
     setError("");
     const failures = await eachKey(keys, work);
     setSelected(new Set(failures.map((f) => f.slice(0, f.indexOf(":")))));
-    if (failures.length) setError(`${what}: ${failures.length} of ${keys.length} failed — ${failures.join("; ")}`);
+    if (failures.length)
+      setError(`${what}: ${failures.length} of ${keys.length} failed — ${failures.join("; ")}`);
     else setNotice(`${what}: done for ${keys.length} item${keys.length === 1 ? "" : "s"}.`);
     setReload((n) => n + 1);
   };
   const removeSelected = () => {
-    if (!confirm(`Delete ${selected.size} item(s)? Their media and metadata are removed; this cannot be undone.`)) return;
-    void bulk("Delete", async (contentKey) => void ok(await client.api.DELETE("/v2/content", { params: { query: { contentKey } } })));
+    if (
+      !confirm(
+        `Delete ${selected.size} item(s)? Their media and metadata are removed; this cannot be undone.`,
+      )
+    )
+      return;
+    void bulk(
+      "Delete",
+      async (contentKey) =>
+        void ok(await client.api.DELETE("/v2/content", { params: { query: { contentKey } } })),
+    );
   };
   const tagSelected = (add: boolean) => {
     const tag = bulkTag.trim();
     if (!tag) return setError("Name the tag first.");
-    void bulk(add ? `Add tag "${tag}"` : `Remove tag "${tag}"`, (contentKey) => retag(contentKey, tag, add));
+    void bulk(add ? `Add tag "${tag}"` : `Remove tag "${tag}"`, (contentKey) =>
+      retag(contentKey, tag, add),
+    );
   };
-  const set = (name: keyof Filters) => (e: Event) => setDraft({ ...draft, [name]: (e.currentTarget as HTMLInputElement).value });
-  const choice = (name: "category" | "tag" | "event", label: string, names: { name: string; videos: number }[] = []) => (
+  const set = (name: keyof Filters) => (e: Event) =>
+    setDraft({ ...draft, [name]: (e.currentTarget as HTMLInputElement).value });
+  const choice = (
+    name: "category" | "tag" | "event",
+    label: string,
+    names: { name: string; videos: number }[] = [],
+  ) => (
     <label>
       {label}
       <select value={draft[name]} onChange={set(name)}>
@@ -170,7 +214,12 @@ export function Library() {
       <form class="filters" role="search" onSubmit={apply}>
         <label>
           Search
-          <input type="search" value={draft.search} onInput={set("search")} placeholder="Title or key" />
+          <input
+            type="search"
+            value={draft.search}
+            onInput={set("search")}
+            placeholder="Title or key"
+          />
         </label>
         <label>
           Status
@@ -191,15 +240,35 @@ export function Library() {
         <span class="small">{selected.size} selected</span>
         <label class="bulk-tag">
           <span class="visually-hidden">Tag for the selected items</span>
-          <input value={bulkTag} onInput={(e) => setBulkTag(e.currentTarget.value)} placeholder="Tag" maxLength={200} />
+          <input
+            value={bulkTag}
+            onInput={(e) => setBulkTag(e.currentTarget.value)}
+            placeholder="Tag"
+            maxLength={200}
+          />
         </label>
-        <button type="button" class="secondary" disabled={selected.size === 0} onClick={() => tagSelected(true)}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={selected.size === 0}
+          onClick={() => tagSelected(true)}
+        >
           Add tag
         </button>
-        <button type="button" class="secondary" disabled={selected.size === 0} onClick={() => tagSelected(false)}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={selected.size === 0}
+          onClick={() => tagSelected(false)}
+        >
           Remove tag
         </button>
-        <button type="button" class="danger" disabled={selected.size === 0} onClick={removeSelected}>
+        <button
+          type="button"
+          class="danger"
+          disabled={selected.size === 0}
+          onClick={removeSelected}
+        >
           Delete…
         </button>
       </div>
@@ -215,10 +284,20 @@ export function Library() {
       )}
       {page && page.contents.length === 0 && <p>No content matches.</p>}
       <div class="view-switch" role="group" aria-label="Show as">
-        <button type="button" class="secondary" aria-pressed={view === "table"} onClick={() => choose("table")}>
+        <button
+          type="button"
+          class="secondary"
+          aria-pressed={view === "table"}
+          onClick={() => choose("table")}
+        >
           Table
         </button>
-        <button type="button" class="secondary" aria-pressed={view === "grid"} onClick={() => choose("grid")}>
+        <button
+          type="button"
+          class="secondary"
+          aria-pressed={view === "grid"}
+          onClick={() => choose("grid")}
+        >
           Grid
         </button>
       </div>
@@ -227,13 +306,19 @@ export function Library() {
           {page.contents.map((c) => (
             <li key={c.contentKey} class="card tile" data-content-key={c.contentKey}>
               {c.status === "available" ? (
-                <img class="tile-thumb" src={c.thumbnailUrl} alt={`Thumbnail of ${c.title || c.contentKey}`} loading="lazy" />
+                <img
+                  class="tile-thumb"
+                  src={c.thumbnailUrl}
+                  alt={`Thumbnail of ${c.title || c.contentKey}`}
+                  loading="lazy"
+                />
               ) : (
                 <span class="tile-thumb placeholder" aria-hidden="true" />
               )}
               <a href={`#/video/${encodeURIComponent(c.contentKey)}`}>{c.title || "(untitled)"}</a>
               <div class="small">
-                <StatusBadge content={c} /> {formatDuration(c.duration)} · {formatDate(c.publishedDate)}
+                <StatusBadge content={c} /> {formatDuration(c.duration)} ·{" "}
+                {formatDate(c.publishedDate)}
               </div>
             </li>
           ))}
@@ -246,7 +331,18 @@ export function Library() {
             <thead>
               <tr>
                 <th scope="col">
-                  <input type="checkbox" aria-label="Select every item of this page" checked={allSelected} onChange={(e) => setSelected(e.currentTarget.checked ? new Set([...selected, ...pageKeys]) : new Set([...selected].filter((k) => !pageKeys.includes(k))))} />
+                  <input
+                    type="checkbox"
+                    aria-label="Select every item of this page"
+                    checked={allSelected}
+                    onChange={(e) =>
+                      setSelected(
+                        e.currentTarget.checked
+                          ? new Set([...selected, ...pageKeys])
+                          : new Set([...selected].filter((k) => !pageKeys.includes(k))),
+                      )
+                    }
+                  />
                 </th>
                 <th scope="col" class="thumb-col">
                   Thumbnail
@@ -266,17 +362,31 @@ export function Library() {
               {page.contents.map((c) => (
                 <tr key={c.contentKey} data-content-key={c.contentKey}>
                   <td>
-                    <input type="checkbox" aria-label={`Select ${c.title || c.contentKey}`} checked={selected.has(c.contentKey)} onChange={(e) => toggle(c.contentKey, e.currentTarget.checked)} />
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${c.title || c.contentKey}`}
+                      checked={selected.has(c.contentKey)}
+                      onChange={(e) => toggle(c.contentKey, e.currentTarget.checked)}
+                    />
                   </td>
                   <td class="thumb-col">
                     {c.status === "available" ? (
-                      <img class="thumb" src={c.thumbnailUrl} alt={`Thumbnail of ${c.title || c.contentKey}`} loading="lazy" width={128} height={72} />
+                      <img
+                        class="thumb"
+                        src={c.thumbnailUrl}
+                        alt={`Thumbnail of ${c.title || c.contentKey}`}
+                        loading="lazy"
+                        width={128}
+                        height={72}
+                      />
                     ) : (
                       <span class="thumb placeholder" aria-hidden="true" />
                     )}
                   </td>
                   <td>
-                    <a href={`#/video/${encodeURIComponent(c.contentKey)}`}>{c.title || "(untitled)"}</a>
+                    <a href={`#/video/${encodeURIComponent(c.contentKey)}`}>
+                      {c.title || "(untitled)"}
+                    </a>
                     <div class="muted small">{c.contentKey}</div>
                     {/* On a phone the status column folds in here. */}
                     <div class="status-inline small">
@@ -305,11 +415,21 @@ export function Library() {
         </div>
       )}
       <nav class="pager" aria-label="Pages">
-        <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={cursors.length === 1}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
           Previous page
         </button>
         <span>Page {cursors.length}</span>
-        <button type="button" class="secondary" disabled={!page?.nextCursor} onClick={() => setCursors([...cursors, page!.nextCursor!])}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={!page?.nextCursor}
+          onClick={() => setCursors([...cursors, page!.nextCursor!])}
+        >
           Next page
         </button>
       </nav>

@@ -9,7 +9,15 @@ import type { components } from "../../../sdk/client/src/index";
 type Org = components["schemas"]["OwnOrganization"];
 type Endpoint = components["schemas"]["WebhookEndpoint"];
 type Delivery = components["schemas"]["WebhookDelivery"];
-const EVENT_TYPES = ["video.created", "video.ready", "video.rejected", "video.updated", "video.deleted", "upload.expired", "feed.published"] as const;
+const EVENT_TYPES = [
+  "video.created",
+  "video.ready",
+  "video.rejected",
+  "video.updated",
+  "video.deleted",
+  "upload.expired",
+  "feed.published",
+] as const;
 
 function Organization({ s }: { s: Session }) {
   const [org, setOrg] = useState<Org | null>(null);
@@ -17,27 +25,44 @@ function Organization({ s }: { s: Session }) {
   const [shown, setShown] = useState<{ name: string; value: string } | null>(null);
   const [error, setError] = useState("");
   useEffect(() => {
-    client.api.GET("/v2/organization").then((r) => {
-      setOrg(ok(r));
-      const limit = Number(r.response.headers.get("RateLimit-Limit"));
-      const remaining = Number(r.response.headers.get("RateLimit-Remaining"));
-      if (limit) setUsage({ limit, remaining });
-    }, (err: Error) => setError(err.message));
+    client.api.GET("/v2/organization").then(
+      (r) => {
+        setOrg(ok(r));
+        const limit = Number(r.response.headers.get("RateLimit-Limit"));
+        const remaining = Number(r.response.headers.get("RateLimit-Remaining"));
+        if (limit) setUsage({ limit, remaining });
+      },
+      (err: Error) => setError(err.message),
+    );
   }, []);
 
   const rotate = async (part: "apiSecret" | "apiToken") => {
     const label = part === "apiSecret" ? "API secret" : "API token";
-    if (!confirm(`Rotate the ${label}? The current one stops working at once for every client that uses it, and other console sessions end.`)) return;
+    if (
+      !confirm(
+        `Rotate the ${label}? The current one stops working at once for every client that uses it, and other console sessions end.`,
+      )
+    )
+      return;
     setError("");
     try {
-      const r = ok(await client.api.POST("/v2/organization/credentials/rotate", { body: { rotate: [part] } }));
+      const r = ok(
+        await client.api.POST("/v2/organization/credentials/rotate", { body: { rotate: [part] } }),
+      );
       setShown({ name: label, value: r.credentials[part] ?? "" });
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }
   };
 
-  if (!org) return error ? <p role="alert" class="error">{error}</p> : <p>Loading…</p>;
+  if (!org)
+    return error ? (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    ) : (
+      <p>Loading…</p>
+    );
   return (
     <section class="card" aria-labelledby="org-title">
       <h2 id="org-title">Organization</h2>
@@ -57,12 +82,7 @@ function Organization({ s }: { s: Session }) {
         <dt>Plan</dt>
         <dd>
           {org.plan}: {org.requestsPerMinute} requests a minute
-          {usage && (
-            <>
-              {" "}
-              (this minute: {usage.limit - usage.remaining} used)
-            </>
-          )}
+          {usage && <> (this minute: {usage.limit - usage.remaining} used)</>}
         </dd>
         <dt>Entitlements</dt>
         <dd>{org.entitlements.join(", ") || "none"}</dd>
@@ -84,7 +104,8 @@ function Organization({ s }: { s: Session }) {
       {shown && (
         <div role="status" class="notice secret">
           <p>
-            New {shown.name} (shown once; store it now): <code data-testid="new-credential">{shown.value}</code>
+            New {shown.name} (shown once; store it now):{" "}
+            <code data-testid="new-credential">{shown.value}</code>
           </p>
           <button type="button" class="secondary" onClick={() => setShown(null)}>
             I have stored it
@@ -105,15 +126,24 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const [notice, setNotice] = useState("");
   const load = () =>
     client.api
-      .GET("/v2/webhooks/{id}/deliveries", { params: { path: { id: endpoint.id }, query: { limit: 10 } } })
+      .GET("/v2/webhooks/{id}/deliveries", {
+        params: { path: { id: endpoint.id }, query: { limit: 10 } },
+      })
       .then(ok)
-      .then((r) => setList(r.deliveries), () => setList([]));
+      .then(
+        (r) => setList(r.deliveries),
+        () => setList([]),
+      );
   useEffect(() => {
     void load();
   }, [endpoint.id]);
   const redeliver = async (d: Delivery) => {
     try {
-      ok(await client.api.POST("/v2/webhooks/{id}/deliveries/{deliveryId}/redeliver", { params: { path: { id: endpoint.id, deliveryId: d.id } } }));
+      ok(
+        await client.api.POST("/v2/webhooks/{id}/deliveries/{deliveryId}/redeliver", {
+          params: { path: { id: endpoint.id, deliveryId: d.id } },
+        }),
+      );
       setNotice(`Delivery ${d.id} queued again.`);
       await load();
     } catch (err) {
@@ -143,7 +173,12 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
               <td>{d.attempts}</td>
               <td>{d.lastStatus ?? d.lastError ?? "–"}</td>
               <td>
-                <button type="button" class="link" onClick={() => void redeliver(d)} aria-label={`Redeliver ${d.eventType} ${d.id}`}>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => void redeliver(d)}
+                  aria-label={`Redeliver ${d.eventType} ${d.id}`}
+                >
                   Redeliver
                 </button>
               </td>
@@ -164,7 +199,14 @@ function Webhooks() {
   const [endpoints, setEndpoints] = useState<Endpoint[] | null>(null);
   const [secret, setSecret] = useState("");
   const [error, setError] = useState("");
-  const load = () => client.api.GET("/v2/webhooks").then(ok).then((r) => setEndpoints(r.webhooks), (err: Error) => setError(err.message));
+  const load = () =>
+    client.api
+      .GET("/v2/webhooks")
+      .then(ok)
+      .then(
+        (r) => setEndpoints(r.webhooks),
+        (err: Error) => setError(err.message),
+      );
   useEffect(() => {
     void load();
   }, []);
@@ -176,7 +218,15 @@ function Webhooks() {
     const events = EVENT_TYPES.filter((t) => form.get(t) === "on");
     setError("");
     try {
-      const created = ok(await client.api.POST("/v2/webhooks", { body: { url: String(form.get("url") ?? ""), events, description: String(form.get("description") ?? "") } }));
+      const created = ok(
+        await client.api.POST("/v2/webhooks", {
+          body: {
+            url: String(form.get("url") ?? ""),
+            events,
+            description: String(form.get("description") ?? ""),
+          },
+        }),
+      );
       setSecret(created.secret);
       formEl.reset();
       await load();
@@ -202,8 +252,17 @@ function Webhooks() {
         {endpoints?.map((ep) => (
           <li key={ep.id} class="endpoint" data-endpoint={ep.id}>
             <h3 class="h4">
-              {ep.url} {ep.disabled && <span class="status status-rejected">disabled{ep.disabledReason ? `: ${ep.disabledReason}` : ""}</span>}
-              {!ep.disabled && ep.failingSince && <span class="status status-uploading">failing since {formatDate(ep.failingSince)}</span>}
+              {ep.url}{" "}
+              {ep.disabled && (
+                <span class="status status-rejected">
+                  disabled{ep.disabledReason ? `: ${ep.disabledReason}` : ""}
+                </span>
+              )}
+              {!ep.disabled && ep.failingSince && (
+                <span class="status status-uploading">
+                  failing since {formatDate(ep.failingSince)}
+                </span>
+              )}
             </h3>
             <p class="small">
               {ep.events.join(", ")} {ep.description && `· ${ep.description}`}
@@ -212,7 +271,16 @@ function Webhooks() {
               <button
                 type="button"
                 class="secondary"
-                onClick={() => void act(async () => ok(await client.api.PATCH("/v2/webhooks/{id}", { params: { path: { id: ep.id } }, body: { disabled: !ep.disabled } })))}
+                onClick={() =>
+                  void act(async () =>
+                    ok(
+                      await client.api.PATCH("/v2/webhooks/{id}", {
+                        params: { path: { id: ep.id } },
+                        body: { disabled: !ep.disabled },
+                      }),
+                    ),
+                  )
+                }
               >
                 {ep.disabled ? "Enable" : "Pause"}
               </button>
@@ -221,7 +289,13 @@ function Webhooks() {
                 class="danger"
                 onClick={() =>
                   confirm(`Delete the endpoint ${ep.url} and its delivery log?`) &&
-                  void act(async () => ok(await client.api.DELETE("/v2/webhooks/{id}", { params: { path: { id: ep.id } } })))
+                  void act(async () =>
+                    ok(
+                      await client.api.DELETE("/v2/webhooks/{id}", {
+                        params: { path: { id: ep.id } },
+                      }),
+                    ),
+                  )
                 }
               >
                 Delete…
@@ -235,7 +309,12 @@ function Webhooks() {
       <form onSubmit={add} class="webhook-form">
         <label>
           URL
-          <input name="url" type="url" required placeholder="https://hooks.example.com/video-catalog" />
+          <input
+            name="url"
+            type="url"
+            required
+            placeholder="https://hooks.example.com/video-catalog"
+          />
         </label>
         <label>
           Description

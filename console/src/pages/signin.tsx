@@ -14,7 +14,15 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
     const form = new FormData(e.currentTarget as HTMLFormElement);
     const field = (name: string) => String(form.get(name) ?? "").trim();
     const mmiKey = field("mmiKey") || undefined;
-    const body = mode === "token" ? { apiToken: field("apiToken"), mmiKey } : { syncCode: field("syncCode"), apiKey: field("apiKey"), apiSecret: field("apiSecret"), mmiKey };
+    const body =
+      mode === "token"
+        ? { apiToken: field("apiToken"), mmiKey }
+        : {
+            syncCode: field("syncCode"),
+            apiKey: field("apiKey"),
+            apiSecret: field("apiSecret"),
+            mmiKey,
+          };
     setBusy(true);
     setError("");
     try {
@@ -33,10 +41,22 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
         <fieldset>
           <legend>Credentials</legend>
           <label class="inline">
-            <input type="radio" name="mode" checked={mode === "secret"} onChange={() => setMode("secret")} /> API key and secret
+            <input
+              type="radio"
+              name="mode"
+              checked={mode === "secret"}
+              onChange={() => setMode("secret")}
+            />{" "}
+            API key and secret
           </label>
           <label class="inline">
-            <input type="radio" name="mode" checked={mode === "token"} onChange={() => setMode("token")} /> API token
+            <input
+              type="radio"
+              name="mode"
+              checked={mode === "token"}
+              onChange={() => setMode("token")}
+            />{" "}
+            API token
           </label>
         </fieldset>
         {mode === "secret" ? (
@@ -72,7 +92,9 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
         <button type="submit" disabled={busy}>
           {busy ? "Signing in…" : "Sign in"}
         </button>
-        <p class="muted small">The session lasts 8 hours at most; the secret is not stored in the browser.</p>
+        <p class="muted small">
+          The session lasts 8 hours at most; the secret is not stored in the browser.
+        </p>
       </form>
     </main>
   );

@@ -62,7 +62,8 @@ const writePending = (list: Pending[]) => localStorage.setItem(pendingKey(), JSO
 
 /** What the browser can tell before sending anything: the container and the picture size. */
 async function precheck(file: File): Promise<string | null> {
-  if (!/\.(mp4|mov)$/i.test(file.name) && !/^video\/(mp4|quicktime)$/.test(file.type)) return "not an MP4 or MOV file";
+  if (!/\.(mp4|mov)$/i.test(file.name) && !/^video\/(mp4|quicktime)$/.test(file.type))
+    return "not an MP4 or MOV file";
   if (file.size === 0) return "the file is empty";
   const url = URL.createObjectURL(file);
   try {
@@ -91,11 +92,14 @@ async function thumbnailProblem(file: File): Promise<string | null> {
   if (!image) return "the thumbnail is not a readable image";
   const { width, height } = image;
   image.close();
-  return width === 1920 && height === 1080 ? null : `the thumbnail is ${width}x${height}; it must be 1920x1080`;
+  return width === 1920 && height === 1080
+    ? null
+    : `the thumbnail is ${width}x${height}; it must be 1920x1080`;
 }
 
 /** Bytes stored plus bytes of the parts in flight. */
-const progressBytes = (job: Job) => Math.min(job.total, job.uploaded + (job.status === "uploading" ? (job.sending ?? 0) : 0));
+const progressBytes = (job: Job) =>
+  Math.min(job.total, job.uploaded + (job.status === "uploading" ? (job.sending ?? 0) : 0));
 
 function timeLeft(job: Job): string {
   const elapsed = (Date.now() - job.runStart) / 1000;
@@ -129,7 +133,11 @@ watchPartProgress((url, loaded) => {
   const parts = inFlight.get(id) ?? new Map<string, number>();
   parts.set(part, loaded);
   inFlight.set(id, parts);
-  setJobs((list) => list.map((j) => (j.id === id ? { ...j, sending: [...parts.values()].reduce((a, b) => a + b, 0) } : j)));
+  setJobs((list) =>
+    list.map((j) =>
+      j.id === id ? { ...j, sending: [...parts.values()].reduce((a, b) => a + b, 0) } : j,
+    ),
+  );
 });
 
 function setJobs(change: (jobs: Job[]) => Job[]) {
@@ -151,12 +159,26 @@ async function checkPending(list: Pending[]): Promise<{ settled: Settled[] }> {
   const settled: Settled[] = [];
   await Promise.all(
     list.map(async (p) => {
-      const state = await client.api.GET("/v2/content/upload", { params: { query: { contentKey: p.contentKey } } }).catch(() => null);
+      const state = await client.api
+        .GET("/v2/content/upload", { params: { query: { contentKey: p.contentKey } } })
+        .catch(() => null);
       // 409: no upload to resume (available, rejected or expired); 404: gone. Anything else (a
       // network error, a 5xx) says nothing: the upload stays listed.
-      if (!state || state.data || (state.response.status !== 409 && state.response.status !== 404)) return;
-      const content = state.response.status === 409 ? (await client.api.GET("/v2/content", { params: { query: { contentKey: p.contentKey } } }).catch(() => null))?.data : undefined;
-      settled.push({ ...p, status: content?.status ?? "deleted", reason: content?.rejectionReason });
+      if (!state || state.data || (state.response.status !== 409 && state.response.status !== 404))
+        return;
+      const content =
+        state.response.status === 409
+          ? (
+              await client.api
+                .GET("/v2/content", { params: { query: { contentKey: p.contentKey } } })
+                .catch(() => null)
+            )?.data
+          : undefined;
+      settled.push({
+        ...p,
+        status: content?.status ?? "deleted",
+        reason: content?.rejectionReason,
+      });
     }),
   );
   return { settled };
@@ -167,7 +189,8 @@ export function Upload() {
   const [pending, setPending] = useState<Pending[]>(readPending);
   const [settled, setSettled] = useState<Settled[]>([]);
   const [dragging, setDragging] = useState(false);
-  const update = (id: number, change: Partial<Job>) => setJobs((list) => list.map((j) => (j.id === id ? { ...j, ...change } : j)));
+  const update = (id: number, change: Partial<Job>) =>
+    setJobs((list) => list.map((j) => (j.id === id ? { ...j, ...change } : j)));
 
   useEffect(() => {
     listeners.add(showJobs);
@@ -175,7 +198,9 @@ export function Upload() {
   }, []);
 
   useEffect(() => {
-    const listed = readPending().filter((p) => !allJobs.some((j) => j.contentKey === p.contentKey && j.status === "uploading"));
+    const listed = readPending().filter(
+      (p) => !allJobs.some((j) => j.contentKey === p.contentKey && j.status === "uploading"),
+    );
     if (listed.length === 0) return;
     void checkPending(listed).then(({ settled }) => {
       const keep = readPending().filter((p) => !settled.some((s) => s.contentKey === p.contentKey));
@@ -202,7 +227,10 @@ export function Upload() {
         runStartBytes: 0,
         resumeKey: resume?.contentKey,
       };
-      const refused = resume && (file.size !== resume.size || file.name !== resume.name) ? `not the file of this upload (${resume.name}, ${formatBytes(resume.size)})` : await precheck(file);
+      const refused =
+        resume && (file.size !== resume.size || file.name !== resume.name)
+          ? `not the file of this upload (${resume.name}, ${formatBytes(resume.size)})`
+          : await precheck(file);
       setJobs((list) => [...list, refused ? { ...job, status: "refused", message: refused } : job]);
       if (!refused && resume) void start(job);
     }
@@ -237,7 +265,10 @@ export function Upload() {
         onContentKey: (contentKey) => {
           jobOfContent.set(contentKey, job.id);
           update(job.id, { contentKey });
-          const list = [...readPending().filter((p) => p.contentKey !== contentKey), { contentKey, name: job.file.name, size: job.file.size, title: job.title }];
+          const list = [
+            ...readPending().filter((p) => p.contentKey !== contentKey),
+            { contentKey, name: job.file.name, size: job.file.size, title: job.title },
+          ];
           writePending(list);
           setPending(list);
         },
@@ -247,26 +278,56 @@ export function Upload() {
           if (p.partNumber !== undefined) parts?.delete(String(p.partNumber));
           const sending = [...(parts?.values() ?? [])].reduce((a, b) => a + b, 0);
           // The first report counts the parts already stored: the rate starts after them.
-          update(job.id, { uploaded: p.uploadedBytes, sending, total: p.totalBytes, ...(first && { runStartBytes: p.uploadedBytes, runStart: Date.now() }) });
+          update(job.id, {
+            uploaded: p.uploadedBytes,
+            sending,
+            total: p.totalBytes,
+            ...(first && { runStartBytes: p.uploadedBytes, runStart: Date.now() }),
+          });
           first = false;
         },
       });
       forget(content.contentKey);
-      update(job.id, { status: "done", content, uploaded: job.file.size, contentKey: content.contentKey });
+      update(job.id, {
+        status: "done",
+        content,
+        uploaded: job.file.size,
+        contentKey: content.contentKey,
+      });
     } catch (err) {
       const aborted = controller.signal.aborted;
       // Nothing to resume (409): the upload was settled meanwhile; if it completed, it is done.
       if (!aborted && resumeKey && err instanceof CatalogApiError && err.status === 409) {
-        const content = (await client.api.GET("/v2/content", { params: { query: { contentKey: resumeKey } } }).catch(() => null))?.data;
+        const content = (
+          await client.api
+            .GET("/v2/content", { params: { query: { contentKey: resumeKey } } })
+            .catch(() => null)
+        )?.data;
         forget(resumeKey);
         if (content?.status === "available") {
-          update(job.id, { status: "done", content, uploaded: job.file.size, contentKey: resumeKey, message: "" });
+          update(job.id, {
+            status: "done",
+            content,
+            uploaded: job.file.size,
+            contentKey: resumeKey,
+            message: "",
+          });
           return;
         }
-        update(job.id, { status: "refused", message: `this upload was ${content?.status ?? "deleted"}${content?.rejectionReason ? `: ${content.rejectionReason}` : ""}; upload the file again as a new video` });
+        update(job.id, {
+          status: "refused",
+          message: `this upload was ${content?.status ?? "deleted"}${content?.rejectionReason ? `: ${content.rejectionReason}` : ""}; upload the file again as a new video`,
+        });
         return;
       }
-      update(job.id, { status: aborted ? "cancelled" : "failed", message: aborted ? "cancelled; retry sends only the missing parts" : err instanceof Error ? err.message : String(err) });
+      update(job.id, {
+        status: aborted ? "cancelled" : "failed",
+        message: aborted
+          ? "cancelled; retry sends only the missing parts"
+          : err instanceof Error
+            ? err.message
+            : String(err),
+      });
     } finally {
       controllers.delete(job.id);
       inFlight.delete(job.id);
@@ -281,7 +342,12 @@ export function Upload() {
   };
 
   const ready = jobs.filter((j) => j.status === "ready");
-  const resumable = pending.filter((p) => !jobs.some((j) => j.contentKey === p.contentKey && (j.status === "uploading" || j.status === "done")));
+  const resumable = pending.filter(
+    (p) =>
+      !jobs.some(
+        (j) => j.contentKey === p.contentKey && (j.status === "uploading" || j.status === "done"),
+      ),
+  );
 
   return (
     <section aria-labelledby="upload-title">
@@ -341,7 +407,8 @@ export function Upload() {
           <ul class="plain">
             {resumable.map((p) => (
               <li key={p.contentKey} data-resume={p.contentKey}>
-                <strong>{p.title}</strong> ({p.name}, {formatBytes(p.size)}, content key {p.contentKey}){" "}
+                <strong>{p.title}</strong> ({p.name}, {formatBytes(p.size)}, content key{" "}
+                {p.contentKey}){" "}
                 <label class="button secondary">
                   Resume with {p.name}
                   <input
@@ -375,19 +442,30 @@ export function Upload() {
                   <div class="grid2">
                     <label>
                       Title
-                      <input value={job.title} onInput={(e) => update(job.id, { title: e.currentTarget.value })} />
+                      <input
+                        value={job.title}
+                        onInput={(e) => update(job.id, { title: e.currentTarget.value })}
+                      />
                     </label>
                     <label>
                       Tags (comma-separated)
-                      <input value={job.tags} onInput={(e) => update(job.id, { tags: e.currentTarget.value })} />
+                      <input
+                        value={job.tags}
+                        onInput={(e) => update(job.id, { tags: e.currentTarget.value })}
+                      />
                     </label>
                     <label>
                       Categories (comma-separated)
-                      <input value={job.categories} onInput={(e) => update(job.id, { categories: e.currentTarget.value })} />
+                      <input
+                        value={job.categories}
+                        onInput={(e) => update(job.id, { categories: e.currentTarget.value })}
+                      />
                     </label>
                   </div>
                 )}
-                {job.status === "ready" && <ThumbnailPicker job={job} update={(change) => update(job.id, change)} />}
+                {job.status === "ready" && (
+                  <ThumbnailPicker job={job} update={(change) => update(job.id, change)} />
+                )}
                 {job.status !== "ready" && job.status !== "refused" && (
                   <>
                     <progress max={100} value={percent} aria-label={`Upload of ${job.file.name}`} />
@@ -398,7 +476,13 @@ export function Upload() {
                     </p>
                   </>
                 )}
-                {job.message && <p class={job.status === "refused" || job.status === "failed" ? "error" : "muted"}>{job.message}</p>}
+                {job.message && (
+                  <p
+                    class={job.status === "refused" || job.status === "failed" ? "error" : "muted"}
+                  >
+                    {job.message}
+                  </p>
+                )}
                 <div class="actions">
                   {job.status === "ready" && (
                     <button type="button" onClick={() => void start(job)}>
@@ -406,7 +490,11 @@ export function Upload() {
                     </button>
                   )}
                   {job.status === "uploading" && (
-                    <button type="button" class="secondary" onClick={() => controllers.get(job.id)?.abort()}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => controllers.get(job.id)?.abort()}
+                    >
                       Cancel
                     </button>
                   )}
@@ -415,7 +503,11 @@ export function Upload() {
                       Retry
                     </button>
                   )}
-                  {job.status === "done" && job.content && <a href={`#/video/${encodeURIComponent(job.content.contentKey)}`}>Open {job.content.title || job.content.contentKey}</a>}
+                  {job.status === "done" && job.content && (
+                    <a href={`#/video/${encodeURIComponent(job.content.contentKey)}`}>
+                      Open {job.content.title || job.content.contentKey}
+                    </a>
+                  )}
                 </div>
               </li>
             );
@@ -468,7 +560,8 @@ function ThumbnailPicker({ job, update }: { job: Job; update: (change: Partial<J
     if (!element || !videoUrl || job.thumbnailFrom !== "offering") return;
     let current = true;
     defaultFrame(element, frameName).then(
-      ({ file, seconds }) => current && update({ thumbnail: file, thumbnailFrom: { frameAt: seconds } }),
+      ({ file, seconds }) =>
+        current && update({ thumbnail: file, thumbnailFrom: { frameAt: seconds } }),
       (err: Error) => {
         if (!current) return;
         setPlayable(false);
@@ -484,7 +577,11 @@ function ThumbnailPicker({ job, update }: { job: Job; update: (change: Partial<J
     if (!element) return;
     element.pause();
     try {
-      update({ thumbnail: await frameAsJpeg(element, frameName), thumbnailFrom: { frameAt: element.currentTime }, message: "" });
+      update({
+        thumbnail: await frameAsJpeg(element, frameName),
+        thumbnailFrom: { frameAt: element.currentTime },
+        message: "",
+      });
     } catch (err) {
       setProblem((err as Error).message);
     }
@@ -511,24 +608,58 @@ function ThumbnailPicker({ job, update }: { job: Job; update: (change: Partial<J
     <fieldset class="thumbnail-picker">
       <legend>Thumbnail</legend>
       <div class="thumbnail-choice">
-        {preview ? <img src={preview} alt={`Thumbnail of ${job.title || job.file.name}`} width={192} height={108} data-testid="thumbnail-preview" /> : <div class="thumbnail-none" aria-hidden="true" />}
+        {preview ? (
+          <img
+            src={preview}
+            alt={`Thumbnail of ${job.title || job.file.name}`}
+            width={192}
+            height={108}
+            data-testid="thumbnail-preview"
+          />
+        ) : (
+          <div class="thumbnail-none" aria-hidden="true" />
+        )}
         <p aria-live="polite" data-testid="thumbnail-from">
           {described}
         </p>
       </div>
       {videoUrl && playable && (
-        <video ref={video} src={videoUrl} controls muted preload="auto" playsInline width={320} aria-label={`${job.file.name}: play or scrub to the frame to use`} />
+        <video
+          ref={video}
+          src={videoUrl}
+          controls
+          muted
+          preload="auto"
+          playsInline
+          width={320}
+          aria-label={`${job.file.name}: play or scrub to the frame to use`}
+        />
       )}
       {problem && <p class="muted">{problem}</p>}
       <div class="actions">
-        <button type="button" class="secondary" onClick={() => void takeShownFrame()} disabled={from === "offering" || !playable}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => void takeShownFrame()}
+          disabled={from === "offering" || !playable}
+        >
           Use the frame shown
         </button>
         <label class="button secondary">
           Choose a JPEG (1920x1080)
-          <input class="visually-hidden" type="file" accept="image/jpeg" onChange={(e) => void chooseJpeg(e.currentTarget.files?.[0])} />
+          <input
+            class="visually-hidden"
+            type="file"
+            accept="image/jpeg"
+            onChange={(e) => void chooseJpeg(e.currentTarget.files?.[0])}
+          />
         </label>
-        <button type="button" class="link" onClick={() => update({ thumbnail: null, thumbnailFrom: "none" })} disabled={from === "none"}>
+        <button
+          type="button"
+          class="link"
+          onClick={() => update({ thumbnail: null, thumbnailFrom: "none" })}
+          disabled={from === "none"}
+        >
           No thumbnail
         </button>
       </div>

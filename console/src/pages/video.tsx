@@ -2,7 +2,16 @@
 // (retrieve with E3, modify, send the whole object back), replace the thumbnail, delete it,
 // and its plays per day (E8).
 import { useEffect, useState } from "preact/hooks";
-import { client, formatDate, formatDuration, ok, session, splitNames, utcDay, type Content } from "../api";
+import {
+  client,
+  formatDate,
+  formatDuration,
+  ok,
+  session,
+  splitNames,
+  utcDay,
+  type Content,
+} from "../api";
 import { DayChart, everyDay, type DayPoint } from "../chart";
 import { StatusBadge } from "./library";
 
@@ -24,13 +33,24 @@ function Player({ content }: { content: Content }) {
   const snippet = `<iframe src="${embedUrl}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen style="border:0"></iframe>`;
   return (
     <>
-      <iframe class="player" src={`/embed/${content.contentKey}?${counted ? "player_id=console" : "analytics=off"}`} title={`Play ${content.title || content.contentKey}`} allow="autoplay; fullscreen; picture-in-picture" allowFullScreen />
+      <iframe
+        class="player"
+        src={`/embed/${content.contentKey}?${counted ? "player_id=console" : "analytics=off"}`}
+        title={`Play ${content.title || content.contentKey}`}
+        allow="autoplay; fullscreen; picture-in-picture"
+        allowFullScreen
+      />
       <label class="small">
         Embed this video on a site
         <textarea readOnly rows={3} value={snippet} onFocus={(e) => e.currentTarget.select()} />
       </label>
       <label class="inline small">
-        <input type="checkbox" checked={counted} onChange={(e) => choose(e.currentTarget.checked)} /> Count my previews in the analytics (player id "console")
+        <input
+          type="checkbox"
+          checked={counted}
+          onChange={(e) => choose(e.currentTarget.checked)}
+        />{" "}
+        Count my previews in the analytics (player id "console")
       </label>
     </>
   );
@@ -42,7 +62,16 @@ function Plays({ contentKey }: { contentKey: string }) {
   useEffect(() => {
     if (!session) return;
     client.api
-      .GET("/prod/get_video_reports", { params: { query: { organization_key: session.organizationKey, start_date: utcDay(-29), end_date: utcDay(0), content_key: contentKey } } })
+      .GET("/prod/get_video_reports", {
+        params: {
+          query: {
+            organization_key: session.organizationKey,
+            start_date: utcDay(-29),
+            end_date: utcDay(0),
+            content_key: contentKey,
+          },
+        },
+      })
       .then(ok)
       .then(
         (report) => {
@@ -67,12 +96,18 @@ function Plays({ contentKey }: { contentKey: string }) {
 
 /** Service categories and syndication windows (operator-set, read-only), from the library listing. */
 function Distribution({ contentKey }: { contentKey: string }) {
-  const [item, setItem] = useState<{ serviceCategories: string[]; syndications: { name: string; startTime: string; stopTime: string | null; geos: string[] }[] } | null>(null);
+  const [item, setItem] = useState<{
+    serviceCategories: string[];
+    syndications: { name: string; startTime: string; stopTime: string | null; geos: string[] }[];
+  } | null>(null);
   useEffect(() => {
     client.api
       .GET("/v2/content/list", { params: { query: { contentKey, limit: 1 } } })
       .then(ok)
-      .then((page) => setItem(page.contents[0] ?? null), () => setItem(null));
+      .then(
+        (page) => setItem(page.contents[0] ?? null),
+        () => setItem(null),
+      );
   }, [contentKey]);
   if (!item) return null;
   return (
@@ -100,7 +135,9 @@ function Distribution({ contentKey }: { contentKey: string }) {
                 <td>{w.name || "–"}</td>
                 <td>{formatDate(w.startTime)}</td>
                 <td>{w.stopTime ? formatDate(w.stopTime) : "open-ended"}</td>
-                <td>{w.geos.length === 0 || w.geos.includes("-") ? "everywhere" : w.geos.join(", ")}</td>
+                <td>
+                  {w.geos.length === 0 || w.geos.includes("-") ? "everywhere" : w.geos.join(", ")}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -134,7 +171,12 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
       </section>
     );
   }
-  if (error && !content) return <p role="alert" class="error">{error}</p>;
+  if (error && !content)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
   if (!content) return <p>Loading…</p>;
 
   const save = async (e: Event) => {
@@ -145,7 +187,9 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
     setError("");
     try {
       // Retrieve → modify → send: the current record, with the form's fields changed.
-      const current = ok(await client.api.GET("/v2/content", { params: { query: { contentKey } } }));
+      const current = ok(
+        await client.api.GET("/v2/content", { params: { query: { contentKey } } }),
+      );
       let customFields: Content["customFields"];
       try {
         customFields = JSON.parse(text("customFields") || "[]");
@@ -174,9 +218,19 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
     setNotice("");
     setError("");
     try {
-      const { thumbnailUploadUrl } = ok(await client.api.POST("/v2/content/thumbnail", { body: { contentKey } }));
-      const res = await fetch(thumbnailUploadUrl, { method: "PUT", body: file, headers: { "Content-Type": "image/jpeg" } });
-      if (!res.ok) throw new Error(((await res.json().catch(() => ({}))) as { message?: string }).message ?? `HTTP ${res.status}`);
+      const { thumbnailUploadUrl } = ok(
+        await client.api.POST("/v2/content/thumbnail", { body: { contentKey } }),
+      );
+      const res = await fetch(thumbnailUploadUrl, {
+        method: "PUT",
+        body: file,
+        headers: { "Content-Type": "image/jpeg" },
+      });
+      if (!res.ok)
+        throw new Error(
+          ((await res.json().catch(() => ({}))) as { message?: string }).message ??
+            `HTTP ${res.status}`,
+        );
       setNotice("Thumbnail replaced.");
       await load();
     } catch (err) {
@@ -185,7 +239,12 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
   };
 
   const remove = async () => {
-    if (!confirm(`Delete "${content.title || contentKey}"? Its media and metadata are removed; this cannot be undone.`)) return;
+    if (
+      !confirm(
+        `Delete "${content.title || contentKey}"? Its media and metadata are removed; this cannot be undone.`,
+      )
+    )
+      return;
     try {
       ok(await client.api.DELETE("/v2/content", { params: { query: { contentKey } } }));
       setDeleted(true);
@@ -198,11 +257,16 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
     <section aria-labelledby="video-title">
       <h1 id="video-title">{content.title || "(untitled)"}</h1>
       <p>
-        <StatusBadge content={content} /> · {content.contentKey} · {formatDuration(content.duration)} · published {formatDate(content.publishedDate)}
+        <StatusBadge content={content} /> · {content.contentKey} ·{" "}
+        {formatDuration(content.duration)} · published {formatDate(content.publishedDate)}
       </p>
       <div class="video-layout">
         <div>
-          {content.url ? <Player content={content} /> : <p class="muted">No media to play while the content is {content.status}.</p>}
+          {content.url ? (
+            <Player content={content} />
+          ) : (
+            <p class="muted">No media to play while the content is {content.status}.</p>
+          )}
           {content.url && (
             <p class="small">
               Media URL: <a href={content.url}>{content.url}</a>
@@ -211,7 +275,11 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
           <Distribution contentKey={contentKey} />
           <label>
             Replace the thumbnail (JPEG 1920x1080)
-            <input type="file" accept="image/jpeg" onChange={(e) => void replaceThumbnail(e.currentTarget.files?.[0])} />
+            <input
+              type="file"
+              accept="image/jpeg"
+              onChange={(e) => void replaceThumbnail(e.currentTarget.files?.[0])}
+            />
           </label>
         </div>
         <form class="card" onSubmit={save} aria-labelledby="edit-title">

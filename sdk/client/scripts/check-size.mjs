@@ -8,11 +8,15 @@ import { BUNDLE, PACKAGE_DIR } from "./build.mjs";
 export const BUDGET_BYTES = 8 * 1024;
 
 if (!existsSync(BUNDLE)) {
-  console.error(`sdk/client: ${relative(PACKAGE_DIR, BUNDLE)} is missing; run node sdk/client/scripts/build.mjs first`);
+  console.error(
+    `sdk/client: ${relative(PACKAGE_DIR, BUNDLE)} is missing; run node sdk/client/scripts/build.mjs first`,
+  );
   process.exit(1);
 }
 const raw = readFileSync(BUNDLE);
 const gzipped = gzipSync(raw, { level: 9 }).length;
 const ok = gzipped <= BUDGET_BYTES;
-console.log(`sdk/client esm  ${relative(PACKAGE_DIR, BUNDLE)}: ${raw.length} B, ${gzipped} B gzipped (budget ${BUDGET_BYTES} B) ${ok ? "ok" : "OVER BUDGET"}`);
+console.log(
+  `sdk/client esm  ${relative(PACKAGE_DIR, BUNDLE)}: ${raw.length} B, ${gzipped} B gzipped (budget ${BUDGET_BYTES} B) ${ok ? "ok" : "OVER BUDGET"}`,
+);
 if (!ok) process.exit(1);

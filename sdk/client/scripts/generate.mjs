@@ -33,7 +33,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       // Missing counts as stale.
     }
     if (committed !== text) {
-      console.error(`${name} is stale: the OpenAPI document changed. Run \`npm run generate:client\` and commit the result.`);
+      console.error(
+        `${name} is stale: the OpenAPI document changed. Run \`npm run generate:client\` and commit the result.`,
+      );
       process.exit(1);
     }
     console.log(`${name} matches the OpenAPI document`);

@@ -24,20 +24,34 @@ export async function openapiDocument() {
       {
         name: "workers-runtime-stub",
         setup(b) {
-          b.onResolve({ filter: /^cloudflare:workers$/ }, () => ({ path: "cloudflare:workers", namespace: "stub" }));
-          b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "export const env = {};", loader: "js" }));
+          b.onResolve({ filter: /^cloudflare:workers$/ }, () => ({
+            path: "cloudflare:workers",
+            namespace: "stub",
+          }));
+          b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({
+            contents: "export const env = {};",
+            loader: "js",
+          }));
         },
       },
     ],
   });
   const source = bundle.outputFiles[0].text;
-  const { createApp } = await import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
+  const { createApp } = await import(
+    `data:text/javascript;base64,${Buffer.from(source).toString("base64")}`
+  );
   // Every request opens a D1 session (src/db/sessions.ts); this one never queries it.
   const noDatabase = () => {
     throw new Error("the OpenAPI document is built without a database");
   };
-  const DB = { withSession: () => ({ prepare: noDatabase, batch: noDatabase, getBookmark: () => null }) };
-  const env = { PUBLIC_BASE_URL: PLACEHOLDER_ORIGIN, SIGNING_SECRET: "document-only-signing-secret", DB };
+  const DB = {
+    withSession: () => ({ prepare: noDatabase, batch: noDatabase, getBookmark: () => null }),
+  };
+  const env = {
+    PUBLIC_BASE_URL: PLACEHOLDER_ORIGIN,
+    SIGNING_SECRET: "document-only-signing-secret",
+    DB,
+  };
   // The worker logs one line per request; this one is not a request anyone made.
   const log = console.log;
   console.log = () => {};

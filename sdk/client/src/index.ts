@@ -2,11 +2,26 @@
 // (openapi-typescript types, openapi-fetch calls), and uploadVideo for the whole upload flow.
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import type { paths } from "./generated/openapi.js";
-import { uploadVideo, type Content, type UploadContext, type UploadOptions, type VideoInput, type VideoMetadata } from "./upload.js";
+import {
+  uploadVideo,
+  type Content,
+  type UploadContext,
+  type UploadOptions,
+  type VideoInput,
+  type VideoMetadata,
+} from "./upload.js";
 
 export type { components, operations, paths } from "./generated/openapi.js";
 export { CatalogApiError } from "./upload.js";
-export type { Content, ThumbnailInput, UploadOptions, UploadProgress, UploadState, VideoInput, VideoMetadata } from "./upload.js";
+export type {
+  Content,
+  ThumbnailInput,
+  UploadOptions,
+  UploadProgress,
+  UploadState,
+  VideoInput,
+  VideoMetadata,
+} from "./upload.js";
 export { AbortedError } from "./http.js";
 
 /** How requests authenticate (docs/api.md "Authentication"). */
@@ -32,13 +47,21 @@ export interface CatalogClient {
   /** Every endpoint, typed: `api.GET("/v2/videos/", { params: { query: { tags: "news" } } })`. */
   api: Client<paths>;
   /** E1 (or resume, for a metadata.contentKey already uploading), the thumbnail, the parts in parallel with retries, E2. */
-  uploadVideo(video: VideoInput, metadata?: VideoMetadata, options?: UploadOptions): Promise<Content>;
+  uploadVideo(
+    video: VideoInput,
+    metadata?: VideoMetadata,
+    options?: UploadOptions,
+  ): Promise<Content>;
 }
 
-function credentialHeaders(credentials: Credentials | undefined, mmiKey: string | undefined): Record<string, string> {
+function credentialHeaders(
+  credentials: Credentials | undefined,
+  mmiKey: string | undefined,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   if (credentials && "token" in credentials) headers.Authorization = `Bearer ${credentials.token}`;
-  if (credentials && "syncCode" in credentials) headers["X-Service-Sync-Code"] = credentials.syncCode;
+  if (credentials && "syncCode" in credentials)
+    headers["X-Service-Sync-Code"] = credentials.syncCode;
   if (credentials && "apiKey" in credentials) {
     headers["X-Service-Api-Key"] = credentials.apiKey;
     headers["X-Service-Api-Secret"] = credentials.apiSecret;

@@ -3,7 +3,16 @@
 // ArrayBuffer or Uint8Array; for a large file in Node, `fs.openAsBlob(path)` reads it lazily).
 import type { Client } from "openapi-fetch";
 import type { components, paths } from "./generated/openapi.js";
-import { AbortedError, backoffMs, DEFAULT_RETRY, retriable, retryAfterMs, sleep, throwIfAborted, type RetryPolicy } from "./http.js";
+import {
+  AbortedError,
+  backoffMs,
+  DEFAULT_RETRY,
+  retriable,
+  retryAfterMs,
+  sleep,
+  throwIfAborted,
+  type RetryPolicy,
+} from "./http.js";
 
 export type Content = components["schemas"]["Content"];
 export type CreateContent = components["schemas"]["CreateContent"];
@@ -81,8 +90,12 @@ export interface UploadContext {
   fetch: typeof fetch;
 }
 
-function asBlobPart(input: VideoInput | ThumbnailInput): { size: number; slice(start: number, end: number): Blob | Uint8Array } {
-  if (input instanceof Uint8Array) return { size: input.byteLength, slice: (s, e) => input.subarray(s, e) };
+function asBlobPart(input: VideoInput | ThumbnailInput): {
+  size: number;
+  slice(start: number, end: number): Blob | Uint8Array;
+} {
+  if (input instanceof Uint8Array)
+    return { size: input.byteLength, slice: (s, e) => input.subarray(s, e) };
   if (input instanceof ArrayBuffer) {
     const bytes = new Uint8Array(input);
     return { size: bytes.byteLength, slice: (s, e) => bytes.subarray(s, e) };
@@ -108,7 +121,8 @@ async function withRetries<T>(
       error = err;
     }
     const status = outcome?.response?.status;
-    const again = (error !== undefined && retryErrors) || (status !== undefined && retriable(status));
+    const again =
+      (error !== undefined && retryErrors) || (status !== undefined && retriable(status));
     if (!again || attempt >= policy.retries) {
       if (error !== undefined) throw error;
       return outcome!;
@@ -128,33 +142,58 @@ async function apiCall<T>(
     const r = await call();
     return { response: r.response, value: r };
   });
-  if (value.data === undefined) throw new CatalogApiError(`${what}: HTTP ${response!.status} ${messageOf(value.error)}`.trim(), response!.status, value.error);
+  if (value.data === undefined)
+    throw new CatalogApiError(
+      `${what}: HTTP ${response!.status} ${messageOf(value.error)}`.trim(),
+      response!.status,
+      value.error,
+    );
   return value.data;
 }
 
-async function planUpload(ctx: UploadContext, size: number, metadata: VideoMetadata, policy: RetryPolicy, signal?: AbortSignal): Promise<Plan> {
+async function planUpload(
+  ctx: UploadContext,
+  size: number,
+  metadata: VideoMetadata,
+  policy: RetryPolicy,
+  signal?: AbortSignal,
+): Promise<Plan> {
   if (metadata.contentKey) {
     const { data, error, response } = await withRetries(policy, signal, async () => {
-      const r = await ctx.api.GET("/v2/content/upload", { params: { query: { contentKey: metadata.contentKey! } }, signal });
+      const r = await ctx.api.GET("/v2/content/upload", {
+        params: { query: { contentKey: metadata.contentKey! } },
+        signal,
+      });
       return { response: r.response, value: r };
     }).then((r) => r.value);
     if (data) {
       if (data.contentSize !== size) {
-        throw new CatalogApiError(`content ${data.contentKey} expects ${data.contentSize} bytes; this file has ${size}`, 400);
+        throw new CatalogApiError(
+          `content ${data.contentKey} expects ${data.contentSize} bytes; this file has ${size}`,
+          400,
+        );
       }
       return {
         contentKey: data.contentKey,
         uploadId: data.uploadId,
         key: data.key,
         stored: data.storedParts,
-        missing: data.missingParts.map((p) => ({ PartNumber: p.PartNumber, Size: p.Size, url: p.signedUrl })),
+        missing: data.missingParts.map((p) => ({
+          PartNumber: p.PartNumber,
+          Size: p.Size,
+          url: p.signedUrl,
+        })),
         thumbnailUploaded: data.thumbnailUploaded,
         thumbnailUploadUrl: data.thumbnailUploadUrl,
       };
     }
     // 404: no such content yet, so E1 creates it with that key; anything else is an answer.
     if (response.status !== 404) {
-      throw new CatalogApiError(`resume ${metadata.contentKey}: HTTP ${response.status} ${messageOf(error)}`.trim(), response.status, error);
+      throw new CatalogApiError(
+        `resume ${metadata.contentKey}: HTTP ${response.status} ${messageOf(error)}`.trim(),
+        response.status,
+        error,
+      );
     }
   }
   // E1 is not retried blindly: after a lost answer a second E1 would make a second content.
@@ -163,20 +202,35 @@ async function planUpload(ctx: UploadContext, size: number, metadata: VideoMetad
     policy,
     signal,
     async () => {
-      const r = await ctx.api.POST("/v2/content", { body: { ...metadata, contentSize: size }, signal });
-      return { response: r.response.status === 429 || r.response.status === 503 ? r.response : undefined, value: r };
+      const r = await ctx.api.POST("/v2/content", {
+        body: { ...metadata, contentSize: size },
+        signal,
+      });
+      return {
+        response: r.response.status === 429 || r.response.status === 503 ? r.response : undefined,
+        value: r,
+      };
     },
     false,
   );
   const created = e1.data;
-  if (!created) throw new CatalogApiError(`create (E1): HTTP ${e1.response.status} ${messageOf(e1.error)}`.trim(), e1.response.status, e1.error);
+  if (!created)
+    throw new CatalogApiError(
+      `create (E1): HTTP ${e1.response.status} ${messageOf(e1.error)}`.trim(),
+      e1.response.status,
+      e1.error,
+    );
   const { chunkSize, uploadId, key, signedUrls } = created.contentUploadData;
   return {
     contentKey: created.contentKey,
     uploadId,
     key,
     stored: [],
-    missing: signedUrls.map((url, i) => ({ PartNumber: i + 1, Size: Math.min(chunkSize, size - i * chunkSize), url })),
+    missing: signedUrls.map((url, i) => ({
+      PartNumber: i + 1,
+      Size: Math.min(chunkSize, size - i * chunkSize),
+      url,
+    })),
     thumbnailUploaded: false,
     thumbnailUploadUrl: created.thumbnailUploadUrl,
   };
@@ -187,7 +241,9 @@ async function planUpload(ctx: UploadContext, size: number, metadata: VideoMetad
  * bytes of a part can be counted as they go out; a browser's fetch cannot stream a body over
  * HTTP/1.1 and reports nothing within a request.
  */
-const COUNTS_SENT_BYTES = typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === "string";
+const COUNTS_SENT_BYTES =
+  typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node ===
+  "string";
 const STREAM_CHUNK = 64 * 1024;
 
 /** A request body, counted as it is read where the platform streams bodies (`onSent`: bytes so far). */
@@ -259,12 +315,21 @@ async function putSigned(
     } catch {
       // Not JSON.
     }
-    throw new CatalogApiError(`${what}: HTTP ${res.status} ${messageOf(body)}`.trim(), res.status, body);
+    throw new CatalogApiError(
+      `${what}: HTTP ${res.status} ${messageOf(body)}`.trim(),
+      res.status,
+      body,
+    );
   }
   return res;
 }
 
-export async function uploadVideo(ctx: UploadContext, input: VideoInput, metadata: VideoMetadata = {}, options: UploadOptions = {}): Promise<Content> {
+export async function uploadVideo(
+  ctx: UploadContext,
+  input: VideoInput,
+  metadata: VideoMetadata = {},
+  options: UploadOptions = {},
+): Promise<Content> {
   const { signal, onProgress } = options;
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
@@ -273,25 +338,48 @@ export async function uploadVideo(ctx: UploadContext, input: VideoInput, metadat
   options.onContentKey?.(plan.contentKey);
 
   // Fresh URLs for a part or the thumbnail whose URL was refused (expired): the resume endpoint.
-  const fresh = () => apiCall(policy, signal, "resume", () => ctx.api.GET("/v2/content/upload", { params: { query: { contentKey: plan.contentKey } }, signal }));
+  const fresh = () =>
+    apiCall(policy, signal, "resume", () =>
+      ctx.api.GET("/v2/content/upload", {
+        params: { query: { contentKey: plan.contentKey } },
+        signal,
+      }),
+    );
 
   if (options.thumbnail && !plan.thumbnailUploaded) {
     const thumb = asBlobPart(options.thumbnail);
     let first = true;
-    await putSigned(ctx, policy, signal, "thumbnail", async () => (first ? ((first = false), plan.thumbnailUploadUrl) : (await fresh()).thumbnailUploadUrl), thumb.slice(0, thumb.size));
+    await putSigned(
+      ctx,
+      policy,
+      signal,
+      "thumbnail",
+      async () =>
+        first ? ((first = false), plan.thumbnailUploadUrl) : (await fresh()).thumbnailUploadUrl,
+      thumb.slice(0, thumb.size),
+    );
   }
 
   const partCount = plan.stored.length + plan.missing.length;
   // Every part but the last has the same size: the first part's size is the chunk size.
   const firstSize = [...plan.stored, ...plan.missing].find((p) => p.PartNumber === 1)!.Size;
-  const done: { PartNumber: number; ETag: string }[] = plan.stored.map(({ PartNumber, ETag }) => ({ PartNumber, ETag }));
+  const done: { PartNumber: number; ETag: string }[] = plan.stored.map(({ PartNumber, ETag }) => ({
+    PartNumber,
+    ETag,
+  }));
   let storedBytes = plan.stored.reduce((sum, p) => sum + p.Size, 0);
   // Bytes sent so far of the parts in flight (where the platform counts them).
   const sending = new Map<number, number>();
   const report = (partNumber?: number) => {
     let uploadedBytes = storedBytes;
     for (const bytes of sending.values()) uploadedBytes += bytes;
-    onProgress?.({ uploadedBytes, totalBytes: video.size, partsDone: done.length, partCount, ...(partNumber !== undefined && { partNumber }) });
+    onProgress?.({
+      uploadedBytes,
+      totalBytes: video.size,
+      partsDone: done.length,
+      partCount,
+      ...(partNumber !== undefined && { partNumber }),
+    });
   };
   report();
 
@@ -310,14 +398,25 @@ export async function uploadVideo(ctx: UploadContext, input: VideoInput, metadat
           return current.url;
         }
         const state = await fresh();
-        return state.missingParts.find((p) => p.PartNumber === current.PartNumber)?.signedUrl ?? current.url;
+        return (
+          state.missingParts.find((p) => p.PartNumber === current.PartNumber)?.signedUrl ??
+          current.url
+        );
       };
       const onSent = (bytes: number) => {
         // The last bytes of a body are reported when the part is stored, not when they leave.
         sending.set(current.PartNumber, Math.min(bytes, current.Size - 1));
         if (bytes > 0) report();
       };
-      const res = await putSigned(ctx, policy, inner.signal, `part ${current.PartNumber}`, url, video.slice(start, start + current.Size), onSent);
+      const res = await putSigned(
+        ctx,
+        policy,
+        inner.signal,
+        `part ${current.PartNumber}`,
+        url,
+        video.slice(start, start + current.Size),
+        onSent,
+      );
       await res.body?.cancel();
       sending.delete(current.PartNumber);
       done.push({ PartNumber: current.PartNumber, ETag: res.headers.get("ETag") ?? "" });
@@ -326,15 +425,17 @@ export async function uploadVideo(ctx: UploadContext, input: VideoInput, metadat
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-      try {
-        await worker();
-      } catch (err) {
-        // One part that cannot be stored stops the others (they stay resumable).
-        inner.abort(err);
-        throw err;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+        try {
+          await worker();
+        } catch (err) {
+          // One part that cannot be stored stops the others (they stay resumable).
+          inner.abort(err);
+          throw err;
+        }
+      }),
+    );
   } catch (err) {
     throw signal?.aborted ? new AbortedError(signal.reason) : err;
   } finally {
@@ -343,13 +444,22 @@ export async function uploadVideo(ctx: UploadContext, input: VideoInput, metadat
 
   const parts = done.sort((a, b) => a.PartNumber - b.PartNumber);
   const complete = await withRetries(policy, signal, async () => {
-    const r = await ctx.api.POST("/v2/content/complete", { body: { uploadId: plan.uploadId, key: plan.key, parts }, signal });
+    const r = await ctx.api.POST("/v2/content/complete", {
+      body: { uploadId: plan.uploadId, key: plan.key, parts },
+      signal,
+    });
     return { response: r.response, value: r };
   }).then((r) => r.value);
   if (complete.data) return complete.data;
   // A retried E2 whose first answer was lost: the content is published already.
   if (complete.response.status === 400 && /already completed/.test(messageOf(complete.error))) {
-    return apiCall(policy, signal, "retrieve (E3)", () => ctx.api.GET("/v2/content", { params: { query: { contentKey: plan.contentKey } }, signal }));
+    return apiCall(policy, signal, "retrieve (E3)", () =>
+      ctx.api.GET("/v2/content", { params: { query: { contentKey: plan.contentKey } }, signal }),
+    );
   }
-  throw new CatalogApiError(`complete (E2): HTTP ${complete.response.status} ${messageOf(complete.error)}`.trim(), complete.response.status, complete.error);
+  throw new CatalogApiError(
+    `complete (E2): HTTP ${complete.response.status} ${messageOf(complete.error)}`.trim(),
+    complete.response.status,
+    complete.error,
+  );
 }

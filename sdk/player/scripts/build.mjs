@@ -9,7 +9,10 @@ import { emitDeclarations } from "../../scripts/declarations.mjs";
 
 export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const DIST = join(PACKAGE_DIR, "dist");
-export const BUNDLES = { esm: join(DIST, "index.mjs"), iife: join(DIST, "player-analytics.iife.js") };
+export const BUNDLES = {
+  esm: join(DIST, "index.mjs"),
+  iife: join(DIST, "player-analytics.iife.js"),
+};
 export const GLOBAL_NAME = "EdgeVideoPlayerAnalytics";
 
 const declarations = () => emitDeclarations(PACKAGE_DIR, DIST);

@@ -10,7 +10,9 @@ export const BUDGET_BYTES = 5 * 1024;
 let over = false;
 for (const [format, file] of Object.entries(BUNDLES)) {
   if (!existsSync(file)) {
-    console.error(`sdk/player: ${relative(PACKAGE_DIR, file)} is missing; run node sdk/player/scripts/build.mjs first`);
+    console.error(
+      `sdk/player: ${relative(PACKAGE_DIR, file)} is missing; run node sdk/player/scripts/build.mjs first`,
+    );
     process.exit(1);
   }
   const raw = readFileSync(file);
@@ -18,6 +20,8 @@ for (const [format, file] of Object.entries(BUNDLES)) {
   const gzipped = gzipSync(raw, { level: 9 }).length;
   const ok = gzipped <= BUDGET_BYTES;
   over ||= !ok;
-  console.log(`sdk/player ${format.padEnd(4)} ${relative(PACKAGE_DIR, file)}: ${raw.length} B, ${gzipped} B gzipped (budget ${BUDGET_BYTES} B) ${ok ? "ok" : "OVER BUDGET"}`);
+  console.log(
+    `sdk/player ${format.padEnd(4)} ${relative(PACKAGE_DIR, file)}: ${raw.length} B, ${gzipped} B gzipped (budget ${BUDGET_BYTES} B) ${ok ? "ok" : "OVER BUDGET"}`,
+  );
 }
 if (over) process.exit(1);

@@ -3,7 +3,17 @@
 // into state the tracker diffs.
 import type { PlayerSource, PlayerState, SourceEvent } from "./types.js";
 
-const MEDIA_EVENTS: SourceEvent[] = ["play", "playing", "pause", "timeupdate", "seeking", "seeked", "ended", "volumechange", "emptied"];
+const MEDIA_EVENTS: SourceEvent[] = [
+  "play",
+  "playing",
+  "pause",
+  "timeupdate",
+  "seeking",
+  "seeked",
+  "ended",
+  "volumechange",
+  "emptied",
+];
 /** Share of the player that must be in the viewport to count as seen. */
 const VISIBLE_SHARE = 0.5;
 
@@ -25,10 +35,14 @@ export function html5Source(el: HTMLMediaElement): PlayerSource {
       captions: captionsShowing(el),
       fullscreen,
       visible,
-      userActivation: (navigator as { userActivation?: { isActive: boolean } }).userActivation?.isActive,
+      userActivation: (navigator as { userActivation?: { isActive: boolean } }).userActivation
+        ?.isActive,
     }),
     subscribe(listener) {
-      const on = (name: SourceEvent): EventListener => () => listener(name);
+      const on =
+        (name: SourceEvent): EventListener =>
+        () =>
+          listener(name);
       const setFullscreen = (value: boolean) => () => {
         fullscreen = value;
         listener("fullscreenchange");
@@ -47,7 +61,11 @@ export function html5Source(el: HTMLMediaElement): PlayerSource {
       listeners.push(
         [el.textTracks, "change", on("captionschange")],
         // Older Safari has only the prefixed event (listening to both would count twice).
-        [document, "onfullscreenchange" in document ? "fullscreenchange" : "webkitfullscreenchange", toggled],
+        [
+          document,
+          "onfullscreenchange" in document ? "fullscreenchange" : "webkitfullscreenchange",
+          toggled,
+        ],
         // iOS Safari plays fullscreen on the element itself, without the Fullscreen API.
         [el, "webkitbeginfullscreen", setFullscreen(true)],
         [el, "webkitendfullscreen", setFullscreen(false)],
@@ -79,7 +97,12 @@ function captionsShowing(el: HTMLMediaElement): boolean {
   if (!tracks) return false;
   for (let i = 0; i < tracks.length; i++) {
     const track = tracks[i];
-    if (track && (track.kind === "captions" || track.kind === "subtitles") && track.mode === "showing") return true;
+    if (
+      track &&
+      (track.kind === "captions" || track.kind === "subtitles") &&
+      track.mode === "showing"
+    )
+      return true;
   }
   return false;
 }
@@ -88,5 +111,8 @@ function isFullscreen(el: HTMLMediaElement): boolean {
   const doc = document as Document & { webkitFullscreenElement?: Element | null };
   const full = doc.fullscreenElement ?? doc.webkitFullscreenElement;
   // A custom player usually puts its container, not the element, into fullscreen.
-  return (full != null && (full === el || full.contains(el))) || (el as { webkitDisplayingFullscreen?: boolean }).webkitDisplayingFullscreen === true;
+  return (
+    (full != null && (full === el || full.contains(el))) ||
+    (el as { webkitDisplayingFullscreen?: boolean }).webkitDisplayingFullscreen === true
+  );
 }

@@ -4,7 +4,17 @@
 import { html5Source } from "./html5.js";
 import { createSender } from "./sender.js";
 import { createTracker } from "./tracker.js";
-import type { AdDetails, AdEvent, AttachOptions, EcommerceEvent, PlayerAnalytics, PlayerSource, Scheduler, StatsEvent, Transport } from "./types.js";
+import type {
+  AdDetails,
+  AdEvent,
+  AttachOptions,
+  EcommerceEvent,
+  PlayerAnalytics,
+  PlayerSource,
+  Scheduler,
+  StatsEvent,
+  Transport,
+} from "./types.js";
 
 export { html5Source };
 export { MAX_EVENTS } from "./sender.js";
@@ -20,7 +30,8 @@ const defaultScheduler: Scheduler = {
 function defaultTransport(): Transport {
   const nav = typeof navigator === "object" ? navigator : undefined;
   return {
-    sendBeacon: typeof nav?.sendBeacon === "function" ? (url, body) => nav.sendBeacon(url, body) : undefined,
+    sendBeacon:
+      typeof nav?.sendBeacon === "function" ? (url, body) => nav.sendBeacon(url, body) : undefined,
     fetch: typeof fetch === "function" ? (url, init) => fetch(url, init) : undefined,
   };
 }
@@ -38,14 +49,20 @@ const inert: PlayerAnalytics = {
 };
 
 function isSource(target: unknown): target is PlayerSource {
-  return typeof (target as PlayerSource)?.subscribe === "function" && typeof (target as PlayerSource).state === "function";
+  return (
+    typeof (target as PlayerSource)?.subscribe === "function" &&
+    typeof (target as PlayerSource).state === "function"
+  );
 }
 
 /**
  * Starts reporting what happens in `target` (an HTMLMediaElement, or a PlayerSource for other
  * players). Returns the handle for docking, ads, ecommerce, consent and playlists.
  */
-export function attach(target: HTMLMediaElement | PlayerSource, options: AttachOptions): PlayerAnalytics {
+export function attach(
+  target: HTMLMediaElement | PlayerSource,
+  options: AttachOptions,
+): PlayerAnalytics {
   const onError = (error: unknown) => {
     try {
       options?.onError?.(error);
@@ -64,7 +81,8 @@ export function attach(target: HTMLMediaElement | PlayerSource, options: AttachO
     };
   try {
     for (const name of ["syncCode", "contentKey", "endpoint"] as const) {
-      if (typeof options[name] !== "string" || options[name] === "") throw new TypeError(`attach: ${name} is required`);
+      if (typeof options[name] !== "string" || options[name] === "")
+        throw new TypeError(`attach: ${name} is required`);
     }
     const { playerId, fingerprint, tput } = options;
     let contentKey = options.contentKey;
@@ -92,7 +110,11 @@ export function attach(target: HTMLMediaElement | PlayerSource, options: AttachO
     };
 
     const source = isSource(target) ? target : html5Source(target);
-    const tracker = createTracker(source, (name) => sender.push(event(name)), () => scheduler.now());
+    const tracker = createTracker(
+      source,
+      (name) => sender.push(event(name)),
+      () => scheduler.now(),
+    );
     const unsubscribe = source.subscribe(guard(tracker.handle));
     tracker.start();
 

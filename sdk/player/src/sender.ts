@@ -59,7 +59,8 @@ export function createSender(options: SenderOptions): Sender {
     if (queue.length > MAX_QUEUE) queue = queue.slice(queue.length - MAX_QUEUE);
   };
 
-  const envelope = (events: StatsEvent[]) => JSON.stringify(token === undefined ? { events } : { token, events });
+  const envelope = (events: StatsEvent[]) =>
+    JSON.stringify(token === undefined ? { events } : { token, events });
 
   /** Takes the next batch: at most MAX_EVENTS events and MAX_BYTES of body. */
   const take = (): StatsEvent[] => {
@@ -84,7 +85,8 @@ export function createSender(options: SenderOptions): Sender {
   const answered = (events: StatsEvent[], res: SendResponse) => {
     if (res.status === 429) {
       requeue(events);
-      blockedUntil = scheduler.now() + retryAfterMs(res.headers.get("Retry-After"), scheduler.now());
+      blockedUntil =
+        scheduler.now() + retryAfterMs(res.headers.get("Retry-After"), scheduler.now());
       schedule(0);
     } else if (res.status >= 500) {
       failed(events, new Error(`POST /v2/events answered ${res.status}`));
@@ -111,12 +113,23 @@ export function createSender(options: SenderOptions): Sender {
     let sent: Promise<SendResponse>;
     try {
       // text/plain keeps the cross-origin request simple (no preflight), as for the beacon.
-      sent = transport.fetch(url, { method: "POST", body, keepalive: true, credentials: "omit", headers: { "Content-Type": "text/plain;charset=UTF-8" } });
+      sent = transport.fetch(url, {
+        method: "POST",
+        body,
+        keepalive: true,
+        credentials: "omit",
+        headers: { "Content-Type": "text/plain;charset=UTF-8" },
+      });
     } catch (error) {
       failed(events, error);
       return;
     }
-    sent.then((res) => answered(events, res), (error: unknown) => failed(events, error)).catch(onError);
+    sent
+      .then(
+        (res) => answered(events, res),
+        (error: unknown) => failed(events, error),
+      )
+      .catch(onError);
   };
 
   function flush() {

@@ -27,7 +27,11 @@ export interface Tracker {
   start(): void;
 }
 
-export function createTracker(source: PlayerSource, emit: (event: string) => void, now: () => number): Tracker {
+export function createTracker(
+  source: PlayerSource,
+  emit: (event: string) => void,
+  now: () => number,
+): Tracker {
   let session: Session | null = null;
   // Decided at "play" (when user activation is still observable), used at "playing".
   let pendingAutoplay: boolean | null = null;

@@ -51,7 +51,11 @@ describe("attach", () => {
   });
 
   it("sends fingerprint, tput and consent: true only while the viewer consents", () => {
-    const { player, analytics, events } = setup({ consent: false, fingerprint: "fp1", tput: "user-1" });
+    const { player, analytics, events } = setup({
+      consent: false,
+      fingerprint: "fp1",
+      tput: "user-1",
+    });
     player.play();
     analytics.setConsent(true);
     player.pause();
@@ -61,7 +65,13 @@ describe("attach", () => {
     expect(events()).toEqual([
       { event: "video_played", contentKey: "abc123XY" },
       { event: "video_played_unmuted", contentKey: "abc123XY" },
-      { event: "video_pause", contentKey: "abc123XY", consent: true, fingerprint: "fp1", tput: "user-1" },
+      {
+        event: "video_pause",
+        contentKey: "abc123XY",
+        consent: true,
+        fingerprint: "fp1",
+        tput: "user-1",
+      },
       { event: "video_resume", contentKey: "abc123XY" },
     ]);
   });
@@ -75,7 +85,14 @@ describe("attach", () => {
     analytics.flush();
     const viewer = { consent: true, fingerprint: "fp1" };
     expect(events()).toEqual([
-      { event: "ad_impression", contentKey: "abc123XY", ...viewer, adPosition: "preroll", adCreative: "cr-1", adSystem: "ima" },
+      {
+        event: "ad_impression",
+        contentKey: "abc123XY",
+        ...viewer,
+        adPosition: "preroll",
+        adCreative: "cr-1",
+        adSystem: "ima",
+      },
       { event: "ad_skip", contentKey: "abc123XY", ...viewer },
       { event: "ecommerce_clicked", contentKey: "abc123XY", ...viewer, ecommerceKey: "sku-1" },
       { event: "ecommerce_bar_shown", contentKey: "abc123XY", ...viewer },
@@ -127,7 +144,13 @@ describe("attach", () => {
 describe("never throws into the page", () => {
   it("returns an inert handle for unusable options, and says why", () => {
     const errors: unknown[] = [];
-    const analytics = attach(new FakePlayer(), { syncCode: "", contentKey: "k", endpoint: "https://x", consent: false, onError: (e) => errors.push(e) });
+    const analytics = attach(new FakePlayer(), {
+      syncCode: "",
+      contentKey: "k",
+      endpoint: "https://x",
+      consent: false,
+      onError: (e) => errors.push(e),
+    });
     expect(() => {
       analytics.ad("impression");
       analytics.flush();
@@ -136,7 +159,16 @@ describe("never throws into the page", () => {
     expect(String(errors[0])).toBe("TypeError: attach: syncCode is required");
     // Without options at all (plain JavaScript callers), and with a failing error handler.
     expect(() => attach(null as never, undefined as never).flush()).not.toThrow();
-    expect(() => attach(null as never, { onError: () => { throw new Error("x"); } } as never)).not.toThrow();
+    expect(() =>
+      attach(
+        null as never,
+        {
+          onError: () => {
+            throw new Error("x");
+          },
+        } as never,
+      ),
+    ).not.toThrow();
   });
 
   it("contains failures of the player, the transport and the page's error handler", () => {
@@ -159,6 +191,10 @@ describe("never throws into the page", () => {
     player.state = FakePlayer.prototype.state;
     player.play();
     expect(() => analytics.flush()).not.toThrow();
-    expect(errors.map(String)).toEqual(["Error: player broke", "Error: beacon broke", "Error: no transport accepted the batch"]);
+    expect(errors.map(String)).toEqual([
+      "Error: player broke",
+      "Error: beacon broke",
+      "Error: no transport accepted the batch",
+    ]);
   });
 });

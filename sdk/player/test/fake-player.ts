@@ -65,7 +65,10 @@ export class FakePlayer implements PlayerSource {
     for (let left = seconds * 1000; left > 0 && !this.s.paused; left -= STEP_MS) {
       const ms = Math.min(STEP_MS, left);
       this.advance(ms);
-      this.s.currentTime = Math.min(this.s.duration, this.s.currentTime + (ms / 1000) * this.s.playbackRate);
+      this.s.currentTime = Math.min(
+        this.s.duration,
+        this.s.currentTime + (ms / 1000) * this.s.playbackRate,
+      );
       this.emit("timeupdate");
       if (this.s.currentTime >= this.s.duration) {
         this.s.paused = true;

@@ -26,7 +26,13 @@ function recorder(options: { beacon?: boolean; answers?: (SendResponse | Error)[
             return true;
           },
     fetch: (url, init) => {
-      sent.push({ via: "fetch", url, body: JSON.parse(String(init.body)), raw: String(init.body), init });
+      sent.push({
+        via: "fetch",
+        url,
+        body: JSON.parse(String(init.body)),
+        raw: String(init.body),
+        init,
+      });
       const answer = answers.shift() ?? response(200);
       return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
     },
@@ -38,18 +44,29 @@ function response(status: number, headers: Record<string, string> = {}): SendRes
   return { status, headers: { get: (name) => headers[name] ?? null } };
 }
 
-function sender(transport: Transport, extra: { token?: string; onError?: (e: unknown) => void } = {}) {
+function sender(
+  transport: Transport,
+  extra: { token?: string; onError?: (e: unknown) => void } = {},
+) {
   return createSender({
     url: URL_,
     interval: 5000,
-    scheduler: { now: () => Date.now(), setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (h) => clearTimeout(h as number) },
+    scheduler: {
+      now: () => Date.now(),
+      setTimeout: (f, ms) => setTimeout(f, ms),
+      clearTimeout: (h) => clearTimeout(h as number),
+    },
     transport,
     onError: extra.onError ?? (() => {}),
     token: extra.token,
   });
 }
 
-const ev = (i: number, extra: Partial<StatsEvent> = {}): StatsEvent => ({ event: "played_1s", contentKey: `k${i}`, ...extra });
+const ev = (i: number, extra: Partial<StatsEvent> = {}): StatsEvent => ({
+  event: "played_1s",
+  contentKey: `k${i}`,
+  ...extra,
+});
 
 beforeEach(() => {
   vi.useFakeTimers({ now: new Date("2026-11-01T12:00:00Z") });
@@ -87,17 +104,26 @@ describe("batching", () => {
     expect(sent.map((x) => x.body.events.length)).toEqual([MAX_EVENTS]);
     for (let i = MAX_EVENTS; i < 1700; i++) s.push(ev(i));
     vi.advanceTimersByTime(0);
-    expect(sent.map((x) => x.body.events.length)).toEqual([MAX_EVENTS, MAX_EVENTS, MAX_EVENTS, 200]);
-    expect(sent.flatMap((x) => x.body.events.map((e) => e.contentKey))).toEqual(Array.from({ length: 1700 }, (_, i) => `k${i}`));
+    expect(sent.map((x) => x.body.events.length)).toEqual([
+      MAX_EVENTS,
+      MAX_EVENTS,
+      MAX_EVENTS,
+      200,
+    ]);
+    expect(sent.flatMap((x) => x.body.events.map((e) => e.contentKey))).toEqual(
+      Array.from({ length: 1700 }, (_, i) => `k${i}`),
+    );
   });
 
   it("keeps each body under the keepalive quota", () => {
     const { sent, transport } = recorder();
     const s = sender(transport);
-    for (let i = 0; i < 300; i++) s.push(ev(i, { tput: "t".repeat(500), fingerprint: "é".repeat(100), consent: true }));
+    for (let i = 0; i < 300; i++)
+      s.push(ev(i, { tput: "t".repeat(500), fingerprint: "é".repeat(100), consent: true }));
     s.flush();
     expect(sent.length).toBeGreaterThan(1);
-    for (const x of sent) expect(new TextEncoder().encode(x.raw).length).toBeLessThanOrEqual(MAX_BYTES);
+    for (const x of sent)
+      expect(new TextEncoder().encode(x.raw).length).toBeLessThanOrEqual(MAX_BYTES);
     expect(sent.reduce((n, x) => n + x.body.events.length, 0)).toBe(300);
   });
 
@@ -106,7 +132,9 @@ describe("batching", () => {
     const s = sender(transport, { token: "tok-1" });
     s.push(ev(1));
     s.flush();
-    expect(sent[0]!.raw).toBe('{"token":"tok-1","events":[{"event":"played_1s","contentKey":"k1"}]}');
+    expect(sent[0]!.raw).toBe(
+      '{"token":"tok-1","events":[{"event":"played_1s","contentKey":"k1"}]}',
+    );
   });
 });
 
@@ -118,12 +146,19 @@ describe("fetch fallback", () => {
     s.push(ev(1));
     s.flush();
     expect(refused.sent).toHaveLength(1);
-    expect(refused.sent[0]).toMatchObject({ via: "fetch", url: URL_, init: { method: "POST", keepalive: true, credentials: "omit" } });
+    expect(refused.sent[0]).toMatchObject({
+      via: "fetch",
+      url: URL_,
+      init: { method: "POST", keepalive: true, credentials: "omit" },
+    });
     expect(refused.sent[0]!.init!.headers).toEqual({ "Content-Type": "text/plain;charset=UTF-8" });
   });
 
   it("honours 429 Retry-After: nothing is sent before it, then the same events", async () => {
-    const { sent, transport } = recorder({ beacon: false, answers: [response(429, { "Retry-After": "20" })] });
+    const { sent, transport } = recorder({
+      beacon: false,
+      answers: [response(429, { "Retry-After": "20" })],
+    });
     const s = sender(transport);
     s.push(ev(1));
     s.flush();
@@ -139,7 +174,10 @@ describe("fetch fallback", () => {
 
   it("retries a failed request (network error, 5xx) with growing delays; drops a 4xx", async () => {
     const errors: unknown[] = [];
-    const { sent, transport } = recorder({ beacon: false, answers: [new TypeError("offline"), response(503), response(400)] });
+    const { sent, transport } = recorder({
+      beacon: false,
+      answers: [new TypeError("offline"), response(503), response(400)],
+    });
     const s = sender(transport, { onError: (e) => errors.push(e) });
     s.push(ev(1));
     s.flush();
@@ -153,7 +191,11 @@ describe("fetch fallback", () => {
     expect(sent).toHaveLength(3); // answered 400: not sent again
     await vi.advanceTimersByTimeAsync(120_000);
     expect(sent).toHaveLength(3);
-    expect(errors.map(String)).toEqual(["TypeError: offline", "Error: POST /v2/events answered 503", "Error: POST /v2/events answered 400"]);
+    expect(errors.map(String)).toEqual([
+      "TypeError: offline",
+      "Error: POST /v2/events answered 503",
+      "Error: POST /v2/events answered 400",
+    ]);
   });
 
   it("sends nothing more after stop()", async () => {

@@ -7,14 +7,19 @@ import { FakePlayer } from "./fake-player";
 function setup(initial: Partial<PlayerState> = {}) {
   const player = new FakePlayer(initial);
   const events: string[] = [];
-  const tracker = createTracker(player, (e) => events.push(e), () => Date.now());
+  const tracker = createTracker(
+    player,
+    (e) => events.push(e),
+    () => Date.now(),
+  );
   player.subscribe(tracker.handle);
   /** Events since the last call. */
   const take = () => events.splice(0);
   return { player, tracker, events, take };
 }
 
-const count = (events: string[]) => events.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e]: (acc[e] ?? 0) + 1 }), {});
+const count = (events: string[]) =>
+  events.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e]: (acc[e] ?? 0) + 1 }), {});
 
 beforeEach(() => {
   vi.useFakeTimers({ now: new Date("2026-11-01T12:00:00Z") });
@@ -118,7 +123,13 @@ describe("play sessions", () => {
     player.run(2); // played 2 s
     player.seek(12); // past 25 % (10 s)
     player.run(9.5); // 12 -> 21.5: played 11.5 s, crosses 50 % (20 s)
-    expect(count(take())).toEqual({ video_played: 1, video_played_unmuted: 1, played_1s: 1, played_3s: 1, played_50percent: 1 });
+    expect(count(take())).toEqual({
+      video_played: 1,
+      video_played_unmuted: 1,
+      played_1s: 1,
+      played_3s: 1,
+      played_50percent: 1,
+    });
     player.seek(37); // past 75 % (30 s)
     player.run(5); // 37 -> 40: played 14.5 s in all
     expect(take()).toEqual(["video_ended"]);
@@ -209,14 +220,28 @@ describe("play sessions", () => {
     player.s.currentTime = 0;
     player.emit("emptied");
     player.play();
-    expect(take()).toEqual(["video_played", "video_played_unmuted", "played_1s", "video_pause", "video_played", "video_played_unmuted"]);
+    expect(take()).toEqual([
+      "video_played",
+      "video_played_unmuted",
+      "played_1s",
+      "video_pause",
+      "video_played",
+      "video_played_unmuted",
+    ]);
   });
 
   it("counts no percent shares while the duration is unknown or infinite (live)", () => {
     const { player, take } = setup({ duration: Infinity });
     player.play();
     player.run(31);
-    expect(take()).toEqual(["video_played", "video_played_unmuted", "played_1s", "played_3s", "played_15s", "played_30s"]);
+    expect(take()).toEqual([
+      "video_played",
+      "video_played_unmuted",
+      "played_1s",
+      "played_3s",
+      "played_15s",
+      "played_30s",
+    ]);
   });
 });
 

@@ -6,11 +6,19 @@ import { inList } from "../client";
 import type { StatsDb } from "./client";
 import { videoStats } from "./schema";
 
-export const TOTALS_GROUPS = { day: videoStats.date, country: videoStats.country, device: videoStats.videoDeviceType } as const;
+export const TOTALS_GROUPS = {
+  day: videoStats.date,
+  country: videoStats.country,
+  device: videoStats.videoDeviceType,
+} as const;
 export type TotalsGroup = keyof typeof TOTALS_GROUPS;
 
 /** `keys`: only these content keys (a sub-organization's); an empty list sums nothing. */
-export async function videoTotals(db: StatsDb, scope: { organizationId: number; start: string; end: string; keys?: readonly string[] }, by: TotalsGroup) {
+export async function videoTotals(
+  db: StatsDb,
+  scope: { organizationId: number; start: string; end: string; keys?: readonly string[] },
+  by: TotalsGroup,
+) {
   const { organizationId, start, end, keys } = scope;
   const key = TOTALS_GROUPS[by];
   return db
@@ -22,7 +30,13 @@ export async function videoTotals(db: StatsDb, scope: { organizationId: number; 
       video_ended: sql<number>`sum(${videoStats.video_ended})`.as("video_ended"),
     })
     .from(videoStats)
-    .where(and(eq(videoStats.organizationId, organizationId), between(videoStats.date, start, end), keys === undefined ? undefined : inList(videoStats.contentKey, keys)))
+    .where(
+      and(
+        eq(videoStats.organizationId, organizationId),
+        between(videoStats.date, start, end),
+        keys === undefined ? undefined : inList(videoStats.contentKey, keys),
+      ),
+    )
     .groupBy(key)
     .orderBy(by === "day" ? key : sql`video_played desc, key`);
 }

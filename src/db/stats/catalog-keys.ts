@@ -15,14 +15,22 @@ import { videoQueryCondition, type VideoQuery } from "../video-query";
 export const KEYS_PER_PARAMETER = 50_000;
 
 /** Runs `query` on parts of at most KEYS_PER_PARAMETER keys and concatenates what they return. */
-export async function byKeyParts<T>(keys: readonly string[], query: (part: readonly string[]) => Promise<T[]>): Promise<T[]> {
+export async function byKeyParts<T>(
+  keys: readonly string[],
+  query: (part: readonly string[]) => Promise<T[]>,
+): Promise<T[]> {
   const out: T[] = [];
-  for (let i = 0; i < keys.length; i += KEYS_PER_PARAMETER) out.push(...(await query(keys.slice(i, i + KEYS_PER_PARAMETER))));
+  for (let i = 0; i < keys.length; i += KEYS_PER_PARAMETER)
+    out.push(...(await query(keys.slice(i, i + KEYS_PER_PARAMETER))));
   return out;
 }
 
 /** Of these content keys, the ones of an organization's or sub-organization's content (X-Service-MMI-Key). */
-export async function keysInScopeAmong(db: Db, scope: ContentScope, keys: readonly string[]): Promise<Set<string>> {
+export async function keysInScopeAmong(
+  db: Db,
+  scope: ContentScope,
+  keys: readonly string[],
+): Promise<Set<string>> {
   const rows = await byKeyParts(keys, (part) =>
     db
       .select({ contentKey: contents.contentKey })
@@ -36,11 +44,19 @@ export async function keysInScopeAmong(db: Db, scope: ContentScope, keys: readon
 export type ContentSelection = { query: VideoQuery } | { liveOf: number };
 
 /** Of these content keys (those with statistics), the ones the selection takes. */
-export async function selectContentKeys(db: Db, selection: ContentSelection, keys: readonly string[]): Promise<Set<string>> {
+export async function selectContentKeys(
+  db: Db,
+  selection: ContentSelection,
+  keys: readonly string[],
+): Promise<Set<string>> {
   const rows = await byKeyParts(keys, async (part) => {
     const where =
       "liveOf" in selection
-        ? and(eq(contents.organizationId, selection.liveOf), eq(contents.isLive, true), inList(contents.contentKey, part))!
+        ? and(
+            eq(contents.organizationId, selection.liveOf),
+            eq(contents.isLive, true),
+            inList(contents.contentKey, part),
+          )!
         : await videoQueryCondition(db, { ...selection.query, contentKeys: [...part] });
     return db.select({ contentKey: contents.contentKey }).from(contents).where(where);
   });

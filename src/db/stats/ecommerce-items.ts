@@ -4,18 +4,33 @@ import { inList } from "../client";
 import type { StatsDb } from "./client";
 import { ecommerceItems, type EcommerceItem } from "./schema";
 
-export async function listEcommerceItems(db: StatsDb, organizationId: number, keys?: readonly string[]): Promise<EcommerceItem[]> {
+export async function listEcommerceItems(
+  db: StatsDb,
+  organizationId: number,
+  keys?: readonly string[],
+): Promise<EcommerceItem[]> {
   if (keys && keys.length === 0) return [];
   return db
     .select()
     .from(ecommerceItems)
-    .where(and(eq(ecommerceItems.organizationId, organizationId), keys ? inList(ecommerceItems.ecommerceKey, keys) : undefined))
+    .where(
+      and(
+        eq(ecommerceItems.organizationId, organizationId),
+        keys ? inList(ecommerceItems.ecommerceKey, keys) : undefined,
+      ),
+    )
     .orderBy(asc(ecommerceItems.ecommerceKey));
 }
 
 export async function insertEcommerceItem(
   db: StatsDb,
-  item: { organizationId: number; ecommerceKey: string; ecommerceLink: string; ecommerceName: string; now: string },
+  item: {
+    organizationId: number;
+    ecommerceKey: string;
+    ecommerceLink: string;
+    ecommerceName: string;
+    now: string;
+  },
 ): Promise<EcommerceItem> {
   const [row] = await db
     .insert(ecommerceItems)
@@ -32,16 +47,34 @@ export async function updateEcommerceItem(
 ): Promise<EcommerceItem | null> {
   const [row] = await db
     .update(ecommerceItems)
-    .set({ ecommerceLink: changes.ecommerceLink, ecommerceName: changes.ecommerceName, updatedAt: changes.now })
-    .where(and(eq(ecommerceItems.organizationId, organizationId), eq(ecommerceItems.ecommerceKey, ecommerceKey)))
+    .set({
+      ecommerceLink: changes.ecommerceLink,
+      ecommerceName: changes.ecommerceName,
+      updatedAt: changes.now,
+    })
+    .where(
+      and(
+        eq(ecommerceItems.organizationId, organizationId),
+        eq(ecommerceItems.ecommerceKey, ecommerceKey),
+      ),
+    )
     .returning();
   return row ?? null;
 }
 
-export async function deleteEcommerceItem(db: StatsDb, organizationId: number, ecommerceKey: string): Promise<EcommerceItem | null> {
+export async function deleteEcommerceItem(
+  db: StatsDb,
+  organizationId: number,
+  ecommerceKey: string,
+): Promise<EcommerceItem | null> {
   const [row] = await db
     .delete(ecommerceItems)
-    .where(and(eq(ecommerceItems.organizationId, organizationId), eq(ecommerceItems.ecommerceKey, ecommerceKey)))
+    .where(
+      and(
+        eq(ecommerceItems.organizationId, organizationId),
+        eq(ecommerceItems.ecommerceKey, ecommerceKey),
+      ),
+    )
     .returning();
   return row ?? null;
 }

@@ -5,9 +5,18 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch } from "../client";
 import type { StatsDb } from "./client";
 import { ROLLUP_LIST, tablesOf } from "./rollups";
-import { deadLetters, dimensionCounts, dimensionValues, ecommerceItems, ingestionDays } from "./schema";
+import {
+  deadLetters,
+  dimensionCounts,
+  dimensionValues,
+  ecommerceItems,
+  ingestionDays,
+} from "./schema";
 
-export async function deleteOrganizationStatistics(db: StatsDb, organizationId: number): Promise<void> {
+export async function deleteOrganizationStatistics(
+  db: StatsDb,
+  organizationId: number,
+): Promise<void> {
   const tables = [
     ...ROLLUP_LIST.flatMap(tablesOf),
     ecommerceItems,
@@ -16,6 +25,8 @@ export async function deleteOrganizationStatistics(db: StatsDb, organizationId: 
     ingestionDays,
     deadLetters,
   ];
-  const statements: BatchItem<"sqlite">[] = tables.map((t) => db.delete(t).where(eq(t.organizationId, organizationId)));
+  const statements: BatchItem<"sqlite">[] = tables.map((t) =>
+    db.delete(t).where(eq(t.organizationId, organizationId)),
+  );
   await runBatch(db, statements);
 }

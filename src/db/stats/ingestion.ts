@@ -9,7 +9,10 @@ import { deadLetters, ingestedMessages, ingestionDays } from "./schema";
 /** Which of these message ids were already counted. */
 export async function countedMessageIds(db: StatsDb, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.select({ id: ingestedMessages.id }).from(ingestedMessages).where(inList(ingestedMessages.id, ids));
+  const rows = await db
+    .select({ id: ingestedMessages.id })
+    .from(ingestedMessages)
+    .where(inList(ingestedMessages.id, ids));
   return new Set(rows.map((r) => r.id));
 }
 
@@ -19,9 +22,14 @@ export async function countedMessageIds(db: StatsDb, ids: readonly string[]): Pr
  * or when this shard is closed to the message's organization (it moved: the trigger of
  * migrations-stats/0002_shards.sql).
  */
-export function recordMessageIds(db: StatsDb, messages: readonly { id: string; organizationId: number }[]): BatchItem<"sqlite"> {
+export function recordMessageIds(
+  db: StatsDb,
+  messages: readonly { id: string; organizationId: number }[],
+): BatchItem<"sqlite"> {
   const data = JSON.stringify(messages.map((m) => [m.id, m.organizationId]));
-  return db.insert(ingestedMessages).select(sql`select value ->> 0, value ->> 1 from json_each(${data}) where true`);
+  return db
+    .insert(ingestedMessages)
+    .select(sql`select value ->> 0, value ->> 1 from json_each(${data}) where true`);
 }
 
 /** Forgets the ids that sort before `beforeId` (ids start with the time they were queued). */
@@ -112,21 +120,33 @@ export interface DeadLetter {
 /** Parks messages; one parked twice (a redelivery from the dead-letter queue) stays once. */
 export async function parkDeadLetters(db: StatsDb, letters: DeadLetter[]): Promise<void> {
   if (letters.length === 0) return;
-  const data = JSON.stringify(letters.map((l) => [l.id, l.organizationId, l.body, l.reason, l.parkedAt]));
+  const data = JSON.stringify(
+    letters.map((l) => [l.id, l.organizationId, l.body, l.reason, l.parkedAt]),
+  );
   await db
     .insert(deadLetters)
-    .select(sql`select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(${data}) where true`)
+    .select(
+      sql`select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 from json_each(${data}) where true`,
+    )
     .onConflictDoNothing();
 }
 
 /** The oldest parked messages that were read (they name their organization), at most `limit`. */
 export function oldestReadableDeadLetters(db: StatsDb, limit: number): Promise<DeadLetter[]> {
-  return db.select().from(deadLetters).where(isNotNull(deadLetters.organizationId)).orderBy(asc(deadLetters.parkedAt), asc(deadLetters.id)).limit(limit);
+  return db
+    .select()
+    .from(deadLetters)
+    .where(isNotNull(deadLetters.organizationId))
+    .orderBy(asc(deadLetters.parkedAt), asc(deadLetters.id))
+    .limit(limit);
 }
 
 /** How many parked messages could not be read (no organization). */
 export async function unreadableDeadLetterCount(db: StatsDb): Promise<number> {
-  const [row] = await db.select({ count: count() }).from(deadLetters).where(isNull(deadLetters.organizationId));
+  const [row] = await db
+    .select({ count: count() })
+    .from(deadLetters)
+    .where(isNull(deadLetters.organizationId));
   return row?.count ?? 0;
 }
 
@@ -135,11 +155,16 @@ export async function deleteDeadLetters(db: StatsDb, ids: readonly string[]): Pr
 }
 
 /** How many messages are parked (and since when), in all or of one organization. */
-export async function deadLetterCount(db: StatsDb, organizationId?: number): Promise<{ count: number; oldest: string | null }> {
+export async function deadLetterCount(
+  db: StatsDb,
+  organizationId?: number,
+): Promise<{ count: number; oldest: string | null }> {
   const [row] = await db
     .select({ count: count(), oldest: min(deadLetters.parkedAt) })
     .from(deadLetters)
-    .where(organizationId === undefined ? undefined : eq(deadLetters.organizationId, organizationId));
+    .where(
+      organizationId === undefined ? undefined : eq(deadLetters.organizationId, organizationId),
+    );
   return { count: row?.count ?? 0, oldest: row?.oldest ?? null };
 }
 

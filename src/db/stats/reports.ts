@@ -3,7 +3,12 @@
 // totals: totals.ts.)
 import { and, asc, between, desc, eq, lte, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../../shared/counters";
+import {
+  AD_COUNTERS,
+  ECOMMERCE_COUNTERS,
+  VIDEO_COUNTERS,
+  VIEWER_COUNTERS,
+} from "../../shared/counters";
 import { inList } from "../client";
 import { KEYS_PER_PARAMETER } from "./catalog-keys";
 import type { StatsDb } from "./client";
@@ -24,7 +29,8 @@ export interface StatsScope {
 }
 
 /** Whether the queries narrow a scope's key list themselves (else the caller filters). */
-export const keysInSql = (scope: StatsScope) => scope.keys === undefined || scope.keys.length <= KEYS_PER_PARAMETER;
+export const keysInSql = (scope: StatsScope) =>
+  scope.keys === undefined || scope.keys.length <= KEYS_PER_PARAMETER;
 
 /** The content conditions of a scope (key, key list), besides organization and dates. */
 function contentScope(table: StatsTable, scope: StatsScope): (SQL | undefined)[] {
@@ -34,8 +40,17 @@ function contentScope(table: StatsTable, scope: StatsScope): (SQL | undefined)[]
   ];
 }
 
-export function scopeWhere(table: StatsTable, scope: StatsScope, ...more: (SQL | undefined)[]): SQL {
-  return and(eq(table.organizationId, scope.organizationId), between(table.date, scope.start, scope.end), ...contentScope(table, scope), ...more)!;
+export function scopeWhere(
+  table: StatsTable,
+  scope: StatsScope,
+  ...more: (SQL | undefined)[]
+): SQL {
+  return and(
+    eq(table.organizationId, scope.organizationId),
+    between(table.date, scope.start, scope.end),
+    ...contentScope(table, scope),
+    ...more,
+  )!;
 }
 
 /** Columns of a table by their (snake_case) property names, e.g. the counters. */
@@ -57,7 +72,13 @@ export type StatsRow = Record<string, string | number>;
  */
 function after(order: [SQLiteColumn, string][], row: StatsRow | null): SQL | undefined {
   if (!row) return undefined;
-  return sql`(${sql.join(order.map(([c]) => c), sql`, `)}) > (${sql.join(order.map(([, name]) => sql`${row[name]}`), sql`, `)})`;
+  return sql`(${sql.join(
+    order.map(([c]) => c),
+    sql`, `,
+  )}) > (${sql.join(
+    order.map(([, name]) => sql`${row[name]}`),
+    sql`, `,
+  )})`;
 }
 
 /**
@@ -83,7 +104,13 @@ async function rowsPage(
   seekByFilter = false,
 ): Promise<StatsRow[]> {
   const where = last
-    ? and(eq(table.organizationId, scope.organizationId), after(order, last), lte(table.date, scope.end), ...contentScope(table, scope), ...more)
+    ? and(
+        eq(table.organizationId, scope.organizationId),
+        after(order, last),
+        lte(table.date, scope.end),
+        ...contentScope(table, scope),
+        ...more,
+      )
     : scopeWhere(table, scope, ...more);
   return (await db
     .select(selection)
@@ -94,7 +121,12 @@ async function rowsPage(
 }
 
 /** E8: video statistics rows, by date, content key and dimensions (the UNIQUE key's order). */
-export function videoRows(db: StatsDb, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
+export function videoRows(
+  db: StatsDb,
+  scope: StatsScope,
+  last: StatsRow | null,
+  limit: number,
+): Promise<StatsRow[]> {
   const t = videoStats;
   const selection = {
     content_key: t.contentKey,
@@ -115,7 +147,12 @@ export function videoRows(db: StatsDb, scope: StatsScope, last: StatsRow | null,
 }
 
 /** E11: ad statistics rows. */
-export function adRows(db: StatsDb, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
+export function adRows(
+  db: StatsDb,
+  scope: StatsScope,
+  last: StatsRow | null,
+  limit: number,
+): Promise<StatsRow[]> {
   const t = adStats;
   const selection = {
     date: t.date,
@@ -142,9 +179,20 @@ export function adRows(db: StatsDb, scope: StatsScope, last: StatsRow | null, li
 }
 
 /** E12: ecommerce statistics rows. */
-export function ecommerceRows(db: StatsDb, scope: StatsScope, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
+export function ecommerceRows(
+  db: StatsDb,
+  scope: StatsScope,
+  last: StatsRow | null,
+  limit: number,
+): Promise<StatsRow[]> {
   const t = ecommerceStats;
-  const selection = { date: t.date, content_key: t.contentKey, ecommerce_key: t.ecommerceKey, device_type: t.deviceType, ...pick(t, ECOMMERCE_COUNTERS) };
+  const selection = {
+    date: t.date,
+    content_key: t.contentKey,
+    ecommerce_key: t.ecommerceKey,
+    device_type: t.deviceType,
+    ...pick(t, ECOMMERCE_COUNTERS),
+  };
   const order: [SQLiteColumn, string][] = [
     [t.date, "date"],
     [t.contentKey, "content_key"],
@@ -155,10 +203,18 @@ export function ecommerceRows(db: StatsDb, scope: StatsScope, last: StatsRow | n
 }
 
 /** Distinct values of a column of the ecommerce rows in the scope (E12's info lists). */
-export async function ecommerceKeysInScope(db: StatsDb, scope: StatsScope, what: "ecommerce_key" | "content_key"): Promise<string[]> {
+export async function ecommerceKeysInScope(
+  db: StatsDb,
+  scope: StatsScope,
+  what: "ecommerce_key" | "content_key",
+): Promise<string[]> {
   const t = ecommerceStats;
   const col = what === "ecommerce_key" ? t.ecommerceKey : t.contentKey;
-  const rows = await db.selectDistinct({ value: col }).from(t).where(scopeWhere(t, scope)).orderBy(asc(col));
+  const rows = await db
+    .selectDistinct({ value: col })
+    .from(t)
+    .where(scopeWhere(t, scope))
+    .orderBy(asc(col));
   return rows.map((r) => r.value);
 }
 
@@ -168,7 +224,13 @@ export interface ViewerFilter {
 }
 
 /** E10: viewer statistics rows (tput as stored: its hash). */
-export function viewerRows(db: StatsDb, scope: StatsScope, filter: ViewerFilter, last: StatsRow | null, limit: number): Promise<StatsRow[]> {
+export function viewerRows(
+  db: StatsDb,
+  scope: StatsScope,
+  filter: ViewerFilter,
+  last: StatsRow | null,
+  limit: number,
+): Promise<StatsRow[]> {
   const t = viewerStats;
   const selection = {
     date: t.date,
@@ -195,10 +257,21 @@ export function viewerRows(db: StatsDb, scope: StatsScope, filter: ViewerFilter,
     filter.fingerprints ? inList(t.fingerprint, filter.fingerprints) : undefined,
     filter.tputHash !== undefined ? eq(t.tputHash, filter.tputHash) : undefined,
   ];
-  return rowsPage(db, t, selection, order, scope, more, last, limit, filter.fingerprints !== undefined || filter.tputHash !== undefined);
+  return rowsPage(
+    db,
+    t,
+    selection,
+    order,
+    scope,
+    more,
+    last,
+    limit,
+    filter.fingerprints !== undefined || filter.tputHash !== undefined,
+  );
 }
 
-export const sumAs = (column: SQLiteColumn, alias: string) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number).as(alias);
+export const sumAs = (column: SQLiteColumn, alias: string) =>
+  sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number).as(alias);
 
 const VIDEO_DIMENSIONS = {
   country: videoStats.country,
@@ -212,7 +285,12 @@ export type VideoDimension = keyof typeof VIDEO_DIMENSIONS;
  * the dimension first, then by key. (Totals carry no dimensions; rankings by a counter read
  * them: totals.ts#rankByTotal.) At most `limit` (none: all).
  */
-export async function rankByDimension(db: StatsDb, scope: StatsScope, dimension: VideoDimension, limit?: number): Promise<string[]> {
+export async function rankByDimension(
+  db: StatsDb,
+  scope: StatsScope,
+  dimension: VideoDimension,
+  limit?: number,
+): Promise<string[]> {
   const t = videoStats;
   const query = db
     .select({ contentKey: t.contentKey })
@@ -237,7 +315,10 @@ export async function groupedVideoRows(
 ): Promise<StatsRow[]> {
   const t = videoStats;
   const dims = dimensions.map((d) => VIDEO_DIMENSIONS[d]);
-  const selection: Record<string, SQLiteColumn | SQL.Aliased<number>> = { content_key: t.contentKey, date: t.date };
+  const selection: Record<string, SQLiteColumn | SQL.Aliased<number>> = {
+    content_key: t.contentKey,
+    date: t.date,
+  };
   for (const d of dimensions) selection[d] = VIDEO_DIMENSIONS[d];
   for (const name of counters) selection[name] = sumAs(column(t, name), name);
   return db

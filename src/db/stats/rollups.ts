@@ -4,7 +4,12 @@
 import { getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../../shared/counters";
+import {
+  AD_COUNTERS,
+  ECOMMERCE_COUNTERS,
+  VIDEO_COUNTERS,
+  VIEWER_COUNTERS,
+} from "../../shared/counters";
 import type { StatsDb } from "./client";
 import {
   adDayTotals,
@@ -33,12 +38,36 @@ import {
   viewerStats,
 } from "./schema";
 
-export type StatsTable = typeof videoStats | typeof adStats | typeof viewerStats | typeof ecommerceStats;
-export type DayTotalsTable = typeof videoDayTotals | typeof adDayTotals | typeof viewerDayTotals | typeof ecommerceDayTotals;
-export type MonthTotalsTable = typeof videoMonthTotals | typeof adMonthTotals | typeof viewerMonthTotals | typeof ecommerceMonthTotals;
-export type OrgDayTotalsTable = typeof videoOrgDayTotals | typeof adOrgDayTotals | typeof viewerOrgDayTotals | typeof ecommerceOrgDayTotals;
-export type RunningTotalsTable = typeof videoRunningTotals | typeof adRunningTotals | typeof viewerRunningTotals | typeof ecommerceRunningTotals;
-export type TotalsKeysTable = typeof videoTotalsKeys | typeof adTotalsKeys | typeof viewerTotalsKeys | typeof ecommerceTotalsKeys;
+export type StatsTable =
+  | typeof videoStats
+  | typeof adStats
+  | typeof viewerStats
+  | typeof ecommerceStats;
+export type DayTotalsTable =
+  | typeof videoDayTotals
+  | typeof adDayTotals
+  | typeof viewerDayTotals
+  | typeof ecommerceDayTotals;
+export type MonthTotalsTable =
+  | typeof videoMonthTotals
+  | typeof adMonthTotals
+  | typeof viewerMonthTotals
+  | typeof ecommerceMonthTotals;
+export type OrgDayTotalsTable =
+  | typeof videoOrgDayTotals
+  | typeof adOrgDayTotals
+  | typeof viewerOrgDayTotals
+  | typeof ecommerceOrgDayTotals;
+export type RunningTotalsTable =
+  | typeof videoRunningTotals
+  | typeof adRunningTotals
+  | typeof viewerRunningTotals
+  | typeof ecommerceRunningTotals;
+export type TotalsKeysTable =
+  | typeof videoTotalsKeys
+  | typeof adTotalsKeys
+  | typeof viewerTotalsKeys
+  | typeof ecommerceTotalsKeys;
 
 /** A table of counters: its key (the upsert's conflict target, organization id first) and counters. */
 export interface CounterTable<T extends SQLiteTable = SQLiteTable> {
@@ -76,7 +105,11 @@ function totalsOf(
     day: { table: day, key: [day.organizationId, day.date, day.contentKey], counters },
     month: { table: month, key: [month.organizationId, month.month, month.contentKey], counters },
     orgDay: { table: orgDay, key: [orgDay.organizationId, orgDay.date], counters },
-    running: { table: running, key: [running.organizationId, running.contentKey, running.date], counters },
+    running: {
+      table: running,
+      key: [running.organizationId, running.contentKey, running.date],
+      counters,
+    },
     keys,
   };
 }
@@ -85,9 +118,23 @@ export const ROLLUPS = {
   video: {
     name: "video",
     table: videoStats,
-    key: [videoStats.organizationId, videoStats.date, videoStats.contentKey, videoStats.country, videoStats.videoDeviceType, videoStats.videoPlayerId],
+    key: [
+      videoStats.organizationId,
+      videoStats.date,
+      videoStats.contentKey,
+      videoStats.country,
+      videoStats.videoDeviceType,
+      videoStats.videoPlayerId,
+    ],
     counters: VIDEO_COUNTERS,
-    totals: totalsOf(VIDEO_COUNTERS, videoDayTotals, videoMonthTotals, videoOrgDayTotals, videoRunningTotals, videoTotalsKeys),
+    totals: totalsOf(
+      VIDEO_COUNTERS,
+      videoDayTotals,
+      videoMonthTotals,
+      videoOrgDayTotals,
+      videoRunningTotals,
+      videoTotalsKeys,
+    ),
   },
   ad: {
     name: "ad",
@@ -104,7 +151,14 @@ export const ROLLUPS = {
       adStats.adSystem,
     ],
     counters: AD_COUNTERS,
-    totals: totalsOf(AD_COUNTERS, adDayTotals, adMonthTotals, adOrgDayTotals, adRunningTotals, adTotalsKeys),
+    totals: totalsOf(
+      AD_COUNTERS,
+      adDayTotals,
+      adMonthTotals,
+      adOrgDayTotals,
+      adRunningTotals,
+      adTotalsKeys,
+    ),
   },
   viewer: {
     name: "viewer",
@@ -121,21 +175,48 @@ export const ROLLUPS = {
       viewerStats.adPosition,
     ],
     counters: VIEWER_COUNTERS,
-    totals: totalsOf(VIEWER_COUNTERS, viewerDayTotals, viewerMonthTotals, viewerOrgDayTotals, viewerRunningTotals, viewerTotalsKeys),
+    totals: totalsOf(
+      VIEWER_COUNTERS,
+      viewerDayTotals,
+      viewerMonthTotals,
+      viewerOrgDayTotals,
+      viewerRunningTotals,
+      viewerTotalsKeys,
+    ),
   },
   ecommerce: {
     name: "ecommerce",
     table: ecommerceStats,
-    key: [ecommerceStats.organizationId, ecommerceStats.date, ecommerceStats.contentKey, ecommerceStats.ecommerceKey, ecommerceStats.deviceType],
+    key: [
+      ecommerceStats.organizationId,
+      ecommerceStats.date,
+      ecommerceStats.contentKey,
+      ecommerceStats.ecommerceKey,
+      ecommerceStats.deviceType,
+    ],
     counters: ECOMMERCE_COUNTERS,
-    totals: totalsOf(ECOMMERCE_COUNTERS, ecommerceDayTotals, ecommerceMonthTotals, ecommerceOrgDayTotals, ecommerceRunningTotals, ecommerceTotalsKeys),
+    totals: totalsOf(
+      ECOMMERCE_COUNTERS,
+      ecommerceDayTotals,
+      ecommerceMonthTotals,
+      ecommerceOrgDayTotals,
+      ecommerceRunningTotals,
+      ecommerceTotalsKeys,
+    ),
   },
 } as const satisfies Record<string, Rollup>;
 
 export const ROLLUP_LIST: readonly Rollup[] = Object.values(ROLLUPS);
 
 /** Every table of a rollup: its daily rows and all its totals (what erasure deletes and a shard move copies). */
-export const tablesOf = (r: Rollup) => [r.table, r.totals.day.table, r.totals.month.table, r.totals.orgDay.table, r.totals.running.table, r.totals.keys];
+export const tablesOf = (r: Rollup) => [
+  r.table,
+  r.totals.day.table,
+  r.totals.month.table,
+  r.totals.orgDay.table,
+  r.totals.running.table,
+  r.totals.keys,
+];
 
 /** One aggregated row to add: its key values (in CounterTable.key order) and counter increments. */
 export interface CounterIncrement {
@@ -162,7 +243,11 @@ const ROWS_PER_STATEMENT = 500;
  * insert as 0. Keys must be distinct (aggregate first): one statement may not update a row
  * twice. (`WHERE true` resolves SQLite's INSERT ... SELECT ... ON CONFLICT parsing ambiguity.)
  */
-export function upsertIncrements(db: StatsDb, target: CounterTable, increments: CounterIncrement[]): BatchItem<"sqlite">[] {
+export function upsertIncrements(
+  db: StatsDb,
+  target: CounterTable,
+  increments: CounterIncrement[],
+): BatchItem<"sqlite">[] {
   const statements: BatchItem<"sqlite">[] = [];
   for (let i = 0; i < increments.length; i += ROWS_PER_STATEMENT) {
     statements.push(upsertChunk(db, target, increments.slice(i, i + ROWS_PER_STATEMENT)));
@@ -171,19 +256,26 @@ export function upsertIncrements(db: StatsDb, target: CounterTable, increments: 
 }
 
 /** An insert into any of these tables: Drizzle's builder is typed per table, the statements here are built from column names. */
-const insertInto = (db: StatsDb, table: SQLiteTable) => db.insert(table as StatsTable) as unknown as ReturnType<StatsDb["insert"]>;
+const insertInto = (db: StatsDb, table: SQLiteTable) =>
+  db.insert(table as StatsTable) as unknown as ReturnType<StatsDb["insert"]>;
 
 function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncrement[]) {
-  const used = target.counters.filter((name) => increments.some((r) => (r.counters[name] ?? 0) !== 0));
+  const used = target.counters.filter((name) =>
+    increments.some((r) => (r.counters[name] ?? 0) !== 0),
+  );
   const position = new Map([...target.key.map((c) => c.name), ...used].map((name, i) => [name, i]));
-  const data = JSON.stringify(increments.map((r) => [...r.key, ...used.map((name) => r.counters[name] ?? 0)]));
+  const data = JSON.stringify(
+    increments.map((r) => [...r.key, ...used.map((name) => r.counters[name] ?? 0)]),
+  );
   // Drizzle's insert-select lists every column in table order: the SELECT must too.
   const columns = Object.values(getTableColumns(target.table)) as SQLiteColumn[];
   const values = columns.map((c) => {
     const i = position.get(c.name);
     return sql.raw(i === undefined ? "0" : `value ->> ${i}`);
   });
-  const set = Object.fromEntries(used.map((name) => [name, sql`${sql.identifier(name)} + excluded.${sql.identifier(name)}`]));
+  const set = Object.fromEntries(
+    used.map((name) => [name, sql`${sql.identifier(name)} + excluded.${sql.identifier(name)}`]),
+  );
   return insertInto(db, target.table)
     .select(sql`select ${sql.join(values, sql`, `)} from json_each(${data}) where true`)
     .onConflictDoUpdate({ target: target.key, set });
@@ -203,24 +295,37 @@ function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncre
  * In that order, in the transaction that writes the day totals, they keep each row equal to the
  * sum of the key's day totals up to its day.
  */
-export function addToRunningTotals(db: StatsDb, totals: Rollup["totals"], dayIncrements: CounterIncrement[]): BatchItem<"sqlite">[] {
+export function addToRunningTotals(
+  db: StatsDb,
+  totals: Rollup["totals"],
+  dayIncrements: CounterIncrement[],
+): BatchItem<"sqlite">[] {
   const { running, keys } = totals;
   const t = sql.identifier(getTableName(running.table));
   const c = (name: string) => sql.identifier(name);
   const statements: BatchItem<"sqlite">[] = [];
   for (let i = 0; i < dayIncrements.length; i += ROWS_PER_STATEMENT) {
     const chunk = dayIncrements.slice(i, i + ROWS_PER_STATEMENT);
-    const used = running.counters.filter((name) => chunk.some((r) => (r.counters[name] ?? 0) !== 0));
+    const used = running.counters.filter((name) =>
+      chunk.some((r) => (r.counters[name] ?? 0) !== 0),
+    );
     // [organization, date, content key, ...the used counters' increments]
-    const data = JSON.stringify(chunk.map((r) => [...r.key, ...used.map((name) => r.counters[name] ?? 0)]));
+    const data = JSON.stringify(
+      chunk.map((r) => [...r.key, ...used.map((name) => r.counters[name] ?? 0)]),
+    );
     // Drizzle's insert-select lists every column in table order (organization, key, date, counters).
     const insert = () => insertInto(db, running.table);
     statements.push(
       insertInto(db, keys)
-        .select(sql`select j.value ->> 0, j.value ->> 2, min(j.value ->> 1), max(j.value ->> 1) from json_each(${data}) j where true group by 1, 2`)
+        .select(
+          sql`select j.value ->> 0, j.value ->> 2, min(j.value ->> 1), max(j.value ->> 1) from json_each(${data}) j where true group by 1, 2`,
+        )
         .onConflictDoUpdate({
           target: [keys.organizationId, keys.contentKey],
-          set: { firstDate: sql`min(${keys.firstDate}, excluded.first_date)`, lastDate: sql`max(${keys.lastDate}, excluded.last_date)` },
+          set: {
+            firstDate: sql`min(${keys.firstDate}, excluded.first_date)`,
+            lastDate: sql`max(${keys.lastDate}, excluded.last_date)`,
+          },
           // Unchanged (today's events of a key seen today already): no write.
           setWhere: sql`excluded.first_date < ${keys.firstDate} or excluded.last_date > ${keys.lastDate}`,
         }),
@@ -228,7 +333,10 @@ export function addToRunningTotals(db: StatsDb, totals: Rollup["totals"], dayInc
     statements.push(
       insert()
         .select(
-          sql`select j.value ->> 0, j.value ->> 2, j.value ->> 1, ${sql.join(running.counters.map((n) => sql`coalesce(p.${c(n)}, 0)`), sql`, `)}
+          sql`select j.value ->> 0, j.value ->> 2, j.value ->> 1, ${sql.join(
+            running.counters.map((n) => sql`coalesce(p.${c(n)}, 0)`),
+            sql`, `,
+          )}
             from json_each(${data}) j
             left join ${t} p on p.organization_id = j.value ->> 0 and p.content_key = j.value ->> 2
               and p.date = (select max(q.date) from ${t} q where q.organization_id = j.value ->> 0 and q.content_key = j.value ->> 2 and q.date < j.value ->> 1)
@@ -239,7 +347,9 @@ export function addToRunningTotals(db: StatsDb, totals: Rollup["totals"], dayInc
     if (used.length === 0) continue;
     // An update as an upsert of rows that all exist (Drizzle batches no raw UPDATE ... FROM).
     const position = new Map(used.map((n, u) => [n, u]));
-    const sums = running.counters.map((n) => (position.has(n) ? sql`sum(j.value ->> ${sql.raw(String(3 + position.get(n)!))})` : sql`0`));
+    const sums = running.counters.map((n) =>
+      position.has(n) ? sql`sum(j.value ->> ${sql.raw(String(3 + position.get(n)!))})` : sql`0`,
+    );
     statements.push(
       insert()
         .select(
@@ -249,7 +359,10 @@ export function addToRunningTotals(db: StatsDb, totals: Rollup["totals"], dayInc
             where true
             group by r.organization_id, r.content_key, r.date`,
         )
-        .onConflictDoUpdate({ target: running.key, set: Object.fromEntries(used.map((n) => [n, sql`${c(n)} + excluded.${c(n)}`])) }),
+        .onConflictDoUpdate({
+          target: running.key,
+          set: Object.fromEntries(used.map((n) => [n, sql`${c(n)} + excluded.${c(n)}`])),
+        }),
     );
   }
   return statements;

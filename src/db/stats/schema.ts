@@ -23,13 +23,27 @@
 // reports for one content key; the viewer rows add (organization_id, fingerprint, date) and
 // (organization_id, tput_hash, date) for E10's fingerprint_list and tput modes, erasure and E6
 // watchedByTput.
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../../shared/counters";
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+import {
+  AD_COUNTERS,
+  ECOMMERCE_COUNTERS,
+  VIDEO_COUNTERS,
+  VIEWER_COUNTERS,
+} from "../../shared/counters";
 
 const counter = () => integer().notNull().default(0);
 /** One NOT NULL DEFAULT 0 INTEGER column per counter, named as the spec names it. */
 function counters<const N extends readonly string[]>(names: N) {
-  return Object.fromEntries(names.map((name) => [name, counter()])) as { [K in N[number]]: ReturnType<typeof counter> };
+  return Object.fromEntries(names.map((name) => [name, counter()])) as {
+    [K in N[number]]: ReturnType<typeof counter>;
+  };
 }
 const dim = (name: string) => text(name).notNull().default("none");
 
@@ -47,7 +61,14 @@ export const videoStats = sqliteTable(
     ...counters(VIDEO_COUNTERS),
   },
   (t) => [
-    uniqueIndex("video_stats_key_idx").on(t.organizationId, t.date, t.contentKey, t.country, t.videoDeviceType, t.videoPlayerId),
+    uniqueIndex("video_stats_key_idx").on(
+      t.organizationId,
+      t.date,
+      t.contentKey,
+      t.country,
+      t.videoDeviceType,
+      t.videoPlayerId,
+    ),
     index("video_stats_content_idx").on(t.organizationId, t.contentKey, t.date),
   ],
 );
@@ -133,7 +154,13 @@ export const ecommerceStats = sqliteTable(
     ...counters(ECOMMERCE_COUNTERS),
   },
   (t) => [
-    uniqueIndex("ecommerce_stats_key_idx").on(t.organizationId, t.date, t.contentKey, t.ecommerceKey, t.deviceType),
+    uniqueIndex("ecommerce_stats_key_idx").on(
+      t.organizationId,
+      t.date,
+      t.contentKey,
+      t.ecommerceKey,
+      t.deviceType,
+    ),
     index("ecommerce_stats_content_idx").on(t.organizationId, t.contentKey, t.date),
   ],
 );
@@ -153,7 +180,10 @@ function dayTotals<const N extends readonly string[]>(name: string, names: N) {
       ...counters(names),
     },
     (t) => [
-      primaryKey({ name: `${name}_day_totals_pk`, columns: [t.organizationId, t.date, t.contentKey] }),
+      primaryKey({
+        name: `${name}_day_totals_pk`,
+        columns: [t.organizationId, t.date, t.contentKey],
+      }),
       index(`${name}_day_totals_content_idx`).on(t.organizationId, t.contentKey, t.date),
     ],
   );
@@ -170,7 +200,10 @@ function monthTotals<const N extends readonly string[]>(name: string, names: N) 
       ...counters(names),
     },
     (t) => [
-      primaryKey({ name: `${name}_month_totals_pk`, columns: [t.organizationId, t.month, t.contentKey] }),
+      primaryKey({
+        name: `${name}_month_totals_pk`,
+        columns: [t.organizationId, t.month, t.contentKey],
+      }),
       index(`${name}_month_totals_content_idx`).on(t.organizationId, t.contentKey, t.month),
     ],
   );
@@ -192,7 +225,12 @@ function runningTotals<const N extends readonly string[]>(name: string, names: N
       date: text("date").notNull(),
       ...counters(names),
     },
-    (t) => [primaryKey({ name: `${name}_running_totals_pk`, columns: [t.organizationId, t.contentKey, t.date] })],
+    (t) => [
+      primaryKey({
+        name: `${name}_running_totals_pk`,
+        columns: [t.organizationId, t.contentKey, t.date],
+      }),
+    ],
   );
 }
 
@@ -210,7 +248,9 @@ function totalsKeys(name: string) {
       firstDate: text("first_date").notNull(),
       lastDate: text("last_date").notNull(),
     },
-    (t) => [primaryKey({ name: `${name}_totals_keys_pk`, columns: [t.organizationId, t.contentKey] })],
+    (t) => [
+      primaryKey({ name: `${name}_totals_keys_pk`, columns: [t.organizationId, t.contentKey] }),
+    ],
   );
 }
 
@@ -292,7 +332,10 @@ export const dimensionCounts = sqliteTable(
     dimension: text("dimension").notNull(),
     values: integer("values").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.day, t.dimension] }), index("dimension_counts_day_idx").on(t.day)],
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.day, t.dimension] }),
+    index("dimension_counts_day_idx").on(t.day),
+  ],
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -354,7 +397,10 @@ export const ingestionDays = sqliteTable(
     maxLagMs: integer("max_lag_ms").notNull().default(0),
   },
   // By day: the operator's figures per shard (GET /admin/statistics/shards).
-  (t) => [primaryKey({ columns: [t.organizationId, t.day] }), index("ingestion_days_day_idx").on(t.day)],
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.day] }),
+    index("ingestion_days_day_idx").on(t.day),
+  ],
 );
 
 /**
@@ -372,5 +418,8 @@ export const deadLetters = sqliteTable(
     reason: text("reason").notNull(),
     parkedAt: text("parked_at").notNull(),
   },
-  (t) => [index("dead_letters_parked_idx").on(t.parkedAt), index("dead_letters_org_idx").on(t.organizationId)],
+  (t) => [
+    index("dead_letters_parked_idx").on(t.parkedAt),
+    index("dead_letters_org_idx").on(t.organizationId),
+  ],
 );

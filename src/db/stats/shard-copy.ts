@@ -7,7 +7,13 @@ import { sql, type SQL } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { StatsDb } from "./client";
 import { ROLLUP_LIST, tablesOf } from "./rollups";
-import { closedOrganizations, dimensionCounts, dimensionValues, ecommerceItems, ingestionDays } from "./schema";
+import {
+  closedOrganizations,
+  dimensionCounts,
+  dimensionValues,
+  ecommerceItems,
+  ingestionDays,
+} from "./schema";
 
 /** A table that carries organizations' statistics, as a move sees it. */
 export interface ShardTable {
@@ -22,11 +28,20 @@ export interface ShardTable {
 
 function shardTable(table: SQLiteTable): ShardTable {
   const config = getTableConfig(table);
-  const unique = config.indexes.find((i) => i.config.unique)?.config.columns ?? config.primaryKeys[0]?.columns;
+  const unique =
+    config.indexes.find((i) => i.config.unique)?.config.columns ?? config.primaryKeys[0]?.columns;
   if (!unique) throw new Error(`${config.name}: no unique key to copy by`);
-  const key = unique.map((c) => (c as { name: string }).name).filter((name) => name !== "organization_id");
+  const key = unique
+    .map((c) => (c as { name: string }).name)
+    .filter((name) => name !== "organization_id");
   const columns = config.columns.filter((c) => !(c.primary && c.name === "id")).map((c) => c.name);
-  const dated = columns.includes("date") ? { column: "date", month: false } : columns.includes("day") ? { column: "day", month: false } : columns.includes("month") ? { column: "month", month: true } : null;
+  const dated = columns.includes("date")
+    ? { column: "date", month: false }
+    : columns.includes("day")
+      ? { column: "day", month: false }
+      : columns.includes("month")
+        ? { column: "month", month: true }
+        : null;
   return { name: config.name, columns, key, dated };
 }
 
@@ -100,20 +115,29 @@ export async function copyPage(
     table.columns.map((_, i) => sql.raw(`value ->> ${i}`)),
     sql`, `,
   );
-  await to.run(sql`insert or replace into ${sql.identifier(table.name)} (${columns}) select ${values} from json_each(${JSON.stringify(rows)}) where true`);
+  await to.run(
+    sql`insert or replace into ${sql.identifier(table.name)} (${columns}) select ${values} from json_each(${JSON.stringify(rows)}) where true`,
+  );
   const lastRow = rows.at(-1)!;
   const last = table.key.map((k) => lastRow[table.columns.indexOf(k)]);
   return { rows: rows.length, last: rows.length < limit ? null : last };
 }
 
 /** Deletes up to `limit` of an organization's rows of a table, by its key (some tables have no rowid); answers how many. */
-export async function dropRows(db: StatsDb, organizationId: number, table: ShardTable, limit: number): Promise<number> {
+export async function dropRows(
+  db: StatsDb,
+  organizationId: number,
+  table: ShardTable,
+  limit: number,
+): Promise<number> {
   const name = sql.identifier(table.name);
   const key = sql.join(
     ["organization_id", ...table.key].map((k) => sql.identifier(k)),
     sql`, `,
   );
-  const result = await db.run(sql`delete from ${name} where (${key}) in (select ${key} from ${name} where organization_id = ${organizationId} limit ${limit})`);
+  const result = await db.run(
+    sql`delete from ${name} where (${key}) in (select ${key} from ${name} where organization_id = ${organizationId} limit ${limit})`,
+  );
   return result.meta.changes ?? 0;
 }
 
@@ -122,36 +146,57 @@ export async function dropRows(db: StatsDb, organizationId: number, table: Shard
  * how many rows each table holds from `fromDay` on (the days the catch-up copied), as one
  * canonical text per table, so two shards agree exactly when the texts are equal.
  */
-export async function moveDigest(db: StatsDb, organizationId: number, fromDay: string): Promise<Map<string, string>> {
+export async function moveDigest(
+  db: StatsDb,
+  organizationId: number,
+  fromDay: string,
+): Promise<Map<string, string>> {
   const digest = new Map<string, string>();
   const totals = ROLLUP_LIST.map((r) => getTableConfig(r.totals.orgDay.table).name);
   for (const name of totals) {
-    const rows = await db.values(sql`select * from ${sql.identifier(name)} where organization_id = ${organizationId} order by date`);
+    const rows = await db.values(
+      sql`select * from ${sql.identifier(name)} where organization_id = ${organizationId} order by date`,
+    );
     digest.set(`${name} per day`, JSON.stringify(rows.map((r) => r.slice(1))));
   }
   for (const table of SHARD_TABLES) {
-    const recent = table.dated ? sql`${sql.identifier(table.dated.column)} >= ${table.dated.month ? fromDay.slice(0, 7) : fromDay}` : sql`1`;
-    const [row] = await db.values<[number]>(sql`select count(*) from ${sql.identifier(table.name)} where organization_id = ${organizationId} and ${recent}`);
+    const recent = table.dated
+      ? sql`${sql.identifier(table.dated.column)} >= ${table.dated.month ? fromDay.slice(0, 7) : fromDay}`
+      : sql`1`;
+    const [row] = await db.values<[number]>(
+      sql`select count(*) from ${sql.identifier(table.name)} where organization_id = ${organizationId} and ${recent}`,
+    );
     digest.set(`${table.name} rows`, String(row?.[0] ?? 0));
   }
   return digest;
 }
 
 /** Closes a shard to an organization: from now on no transaction there records its messages. */
-export async function closeShardTo(db: StatsDb, organizationId: number, now: string): Promise<void> {
-  await db.insert(closedOrganizations).values({ organizationId, closedAt: now }).onConflictDoNothing();
+export async function closeShardTo(
+  db: StatsDb,
+  organizationId: number,
+  now: string,
+): Promise<void> {
+  await db
+    .insert(closedOrganizations)
+    .values({ organizationId, closedAt: now })
+    .onConflictDoNothing();
 }
 
 /** Opens a shard to an organization again (it moves, or moves back, there). */
 export async function openShardTo(db: StatsDb, organizationId: number): Promise<void> {
-  await db.run(sql`delete from ${closedOrganizations} where ${closedOrganizations.organizationId} = ${organizationId}`);
+  await db.run(
+    sql`delete from ${closedOrganizations} where ${closedOrganizations.organizationId} = ${organizationId}`,
+  );
 }
 
 /** How many rows of an organization a shard holds (all tables a move copies). */
 export async function organizationRows(db: StatsDb, organizationId: number): Promise<number> {
   let total = 0;
   for (const table of SHARD_TABLES) {
-    const [row] = await db.values<[number]>(sql`select count(*) from ${sql.identifier(table.name)} where organization_id = ${organizationId}`);
+    const [row] = await db.values<[number]>(
+      sql`select count(*) from ${sql.identifier(table.name)} where organization_id = ${organizationId}`,
+    );
     total += row?.[0] ?? 0;
   }
   return total;

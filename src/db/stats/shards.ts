@@ -22,7 +22,9 @@ export function shardBindingName(shard: number): string {
 }
 
 /** The statistics databases bound to this worker, shard 0 first. */
-export function statsShardBindings(bindings: ShardBindings = env as unknown as ShardBindings): D1Database[] {
+export function statsShardBindings(
+  bindings: ShardBindings = env as unknown as ShardBindings,
+): D1Database[] {
   const found: D1Database[] = [bindings.STATS_DB];
   for (let n = 1; n < MAX_SHARDS; n++) {
     const db = bindings[`STATS_DB_${n}`];
@@ -56,7 +58,10 @@ export function statsShard(catalog: Db, shard: number): StatsDb {
   let stats = byShard.get(shard);
   if (!stats) {
     const binding = statsShardBindings()[shard];
-    if (!binding) throw new Error(`statistics shard ${shard} (${shardBindingName(shard)}) is not bound to this worker`);
+    if (!binding)
+      throw new Error(
+        `statistics shard ${shard} (${shardBindingName(shard)}) is not bound to this worker`,
+      );
     const meter = meterOf((catalog as unknown as { $client: D1Database }).$client);
     stats = createStatsDb(meter ? meterD1(binding, meter) : binding);
     byShard.set(shard, stats);

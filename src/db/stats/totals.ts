@@ -31,7 +31,9 @@ export function rangeParts(start: string, end: string): RangeParts {
   const [startMonthFirst, startMonthLast] = monthBounds(start);
   const [endMonthFirst, endMonthLast] = monthBounds(end);
   if (startMonthFirst === endMonthFirst) {
-    return start === startMonthFirst && end === endMonthLast ? { months: [start.slice(0, 7), start.slice(0, 7)], days: [] } : { months: null, days: [[start, end]] };
+    return start === startMonthFirst && end === endMonthLast
+      ? { months: [start.slice(0, 7), start.slice(0, 7)], days: [] }
+      : { months: null, days: [[start, end]] };
   }
   const days: [string, string][] = [];
   // Whole months from the first one the range starts at its first day to the last it ends at its last day.
@@ -73,7 +75,8 @@ const col = (table: object, name: string) => {
 function keyConditions(contentKey: SQLiteColumn, scope: TotalsScope, listUnindexed = false): SQL[] {
   const out: SQL[] = [];
   if (scope.contentKey !== undefined) out.push(sql`${contentKey} = ${scope.contentKey}`);
-  if (scope.keys !== undefined) out.push(inList(listUnindexed ? sql`+${contentKey}` : contentKey, scope.keys));
+  if (scope.keys !== undefined)
+    out.push(inList(listUnindexed ? sql`+${contentKey}` : contentKey, scope.keys));
   if (scope.after !== undefined) out.push(sql`${contentKey} > ${scope.after}`);
   return out;
 }
@@ -89,16 +92,32 @@ function rangeRows(totals: Totals, scope: TotalsScope, counters: readonly string
   // month or date): one seek per key. Left to itself the planner may read the part's whole
   // range on the primary key.
   const byKey = scope.keys !== undefined || scope.contentKey !== undefined;
-  const source = (t: SQLiteTable) => (byKey ? sql`${t} indexed by ${sql.identifier(`${getTableName(t)}_content_idx`)}` : sql`${t}`);
-  const pick = (table: object) => sql.join([sql`${col(table, "contentKey")} as content_key`, ...counters.map((c) => sql`${col(table, c)} as ${sql.identifier(c)}`)], sql`, `);
+  const source = (t: SQLiteTable) =>
+    byKey ? sql`${t} indexed by ${sql.identifier(`${getTableName(t)}_content_idx`)}` : sql`${t}`;
+  const pick = (table: object) =>
+    sql.join(
+      [
+        sql`${col(table, "contentKey")} as content_key`,
+        ...counters.map((c) => sql`${col(table, c)} as ${sql.identifier(c)}`),
+      ],
+      sql`, `,
+    );
   if (parts.months) {
     const t = totals.month.table;
-    const where = [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.month} between ${parts.months[0]} and ${parts.months[1]}`, ...keyConditions(t.contentKey, scope)];
+    const where = [
+      sql`${t.organizationId} = ${scope.organizationId}`,
+      sql`${t.month} between ${parts.months[0]} and ${parts.months[1]}`,
+      ...keyConditions(t.contentKey, scope),
+    ];
     selects.push(sql`select ${pick(t)} from ${source(t)} where ${sql.join(where, sql` and `)}`);
   }
   for (const [from, to] of parts.days) {
     const t = totals.day.table;
-    const where = [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${from} and ${to}`, ...keyConditions(t.contentKey, scope)];
+    const where = [
+      sql`${t.organizationId} = ${scope.organizationId}`,
+      sql`${t.date} between ${from} and ${to}`,
+      ...keyConditions(t.contentKey, scope),
+    ];
     selects.push(sql`select ${pick(t)} from ${source(t)} where ${sql.join(where, sql` and `)}`);
   }
   return sql.join(selects, sql` union all `);
@@ -110,7 +129,13 @@ export type TotalsRow = Record<string, string | number>;
  * E9's ranking: content keys by the total of `counter` over the range, highest first, ties by
  * key; by key alone without a counter. At most `limit` (none: all).
  */
-export async function rankByTotal(db: StatsDb, totals: Totals, scope: TotalsScope, counter: string | null, limit?: number): Promise<string[]> {
+export async function rankByTotal(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  counter: string | null,
+  limit?: number,
+): Promise<string[]> {
   const order = counter ? sql`sum(${sql.identifier(counter)}) desc, content_key` : sql`content_key`;
   const rows = await db.all<{ content_key: string }>(
     sql`select content_key from (${rangeRows(totals, scope, counter ? [counter] : [])}) group by content_key order by ${order}${limit !== undefined ? sql` limit ${limit}` : sql``}`,
@@ -121,7 +146,14 @@ export async function rankByTotal(db: StatsDb, totals: Totals, scope: TotalsScop
 /** The day totals rows of a scope (per day and content key). */
 function dayTotalsWhere(totals: Totals, scope: TotalsScope, listUnindexed = false): SQL {
   const t = totals.day.table;
-  return sql.join([sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope, listUnindexed)], sql` and `);
+  return sql.join(
+    [
+      sql`${t.organizationId} = ${scope.organizationId}`,
+      sql`${t.date} between ${scope.start} and ${scope.end}`,
+      ...keyConditions(t.contentKey, scope, listUnindexed),
+    ],
+    sql` and `,
+  );
 }
 
 /**
@@ -130,15 +162,36 @@ function dayTotalsWhere(totals: Totals, scope: TotalsScope, listUnindexed = fals
  * list of keys (E6 filters) is checked row by row on that walk (`+content_key`), so the planner
  * cannot choose to seek every listed key on the content index and sort their rows instead.
  */
-export function dayTotalsPage(db: StatsDb, totals: Totals, scope: TotalsScope, counters: readonly string[], page: { limit: number; offset: number }): Promise<TotalsRow[]> {
+export function dayTotalsPage(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  counters: readonly string[],
+  page: { limit: number; offset: number },
+): Promise<TotalsRow[]> {
   const t = totals.day.table;
-  const columns = sql.join([sql`${t.date} as date`, sql`${t.contentKey} as content_key`, ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`)], sql`, `);
-  return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${dayTotalsWhere(totals, scope, true)} order by ${t.date}, ${t.contentKey} limit ${page.limit} offset ${page.offset}`);
+  const columns = sql.join(
+    [
+      sql`${t.date} as date`,
+      sql`${t.contentKey} as content_key`,
+      ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`),
+    ],
+    sql`, `,
+  );
+  return db.all<TotalsRow>(
+    sql`select ${columns} from ${t} where ${dayTotalsWhere(totals, scope, true)} order by ${t.date}, ${t.contentKey} limit ${page.limit} offset ${page.offset}`,
+  );
 }
 
 /** The number of day totals rows of a scope: reads each of them once (on an index). */
-export async function countDayTotals(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<number> {
-  const [c] = await db.all<{ n: number }>(sql`select count(*) as n from ${totals.day.table} where ${dayTotalsWhere(totals, scope)}`);
+export async function countDayTotals(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+): Promise<number> {
+  const [c] = await db.all<{ n: number }>(
+    sql`select count(*) as n from ${totals.day.table} where ${dayTotalsWhere(totals, scope)}`,
+  );
   return c?.n ?? 0;
 }
 
@@ -146,39 +199,92 @@ export async function countDayTotals(db: StatsDb, totals: Totals, scope: TotalsS
  * Per day of the range (days without statistics left out): the organization's totals, or,
  * narrowed to content keys, the sums of their day totals. In day order.
  */
-export async function totalsPerDay(db: StatsDb, totals: Totals, scope: TotalsScope, counters: readonly string[]): Promise<TotalsRow[]> {
+export async function totalsPerDay(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  counters: readonly string[],
+): Promise<TotalsRow[]> {
   if (scope.contentKey === undefined && scope.keys === undefined) {
     const t = totals.orgDay.table;
-    const columns = sql.join([sql`${t.date} as date`, ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`)], sql`, `);
-    return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${t.organizationId} = ${scope.organizationId} and ${t.date} between ${scope.start} and ${scope.end} order by ${t.date}`);
+    const columns = sql.join(
+      [
+        sql`${t.date} as date`,
+        ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`),
+      ],
+      sql`, `,
+    );
+    return db.all<TotalsRow>(
+      sql`select ${columns} from ${t} where ${t.organizationId} = ${scope.organizationId} and ${t.date} between ${scope.start} and ${scope.end} order by ${t.date}`,
+    );
   }
   const t = totals.day.table;
   const where = sql.join(
-    [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope)],
+    [
+      sql`${t.organizationId} = ${scope.organizationId}`,
+      sql`${t.date} between ${scope.start} and ${scope.end}`,
+      ...keyConditions(t.contentKey, scope),
+    ],
     sql` and `,
   );
-  const columns = sql.join([sql`${t.date} as date`, ...counters.map((name) => sql`sum(${col(t, name)}) as ${sql.identifier(name)}`)], sql`, `);
-  return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${where} group by ${t.date} order by ${t.date}`);
+  const columns = sql.join(
+    [
+      sql`${t.date} as date`,
+      ...counters.map((name) => sql`sum(${col(t, name)}) as ${sql.identifier(name)}`),
+    ],
+    sql`, `,
+  );
+  return db.all<TotalsRow>(
+    sql`select ${columns} from ${t} where ${where} group by ${t.date} order by ${t.date}`,
+  );
 }
 
 /** E9 stats without dimensions: the day totals of these content keys, by key and day. */
-export function dayTotalsOf(db: StatsDb, totals: Totals, scope: TotalsScope, counters: readonly string[], limit: number): Promise<TotalsRow[]> {
+export function dayTotalsOf(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  counters: readonly string[],
+  limit: number,
+): Promise<TotalsRow[]> {
   const t = totals.day.table;
   const where = sql.join(
-    [sql`${t.organizationId} = ${scope.organizationId}`, sql`${t.date} between ${scope.start} and ${scope.end}`, ...keyConditions(t.contentKey, scope)],
+    [
+      sql`${t.organizationId} = ${scope.organizationId}`,
+      sql`${t.date} between ${scope.start} and ${scope.end}`,
+      ...keyConditions(t.contentKey, scope),
+    ],
     sql` and `,
   );
-  const columns = sql.join([sql`${t.contentKey} as content_key`, sql`${t.date} as date`, ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`)], sql`, `);
-  return db.all<TotalsRow>(sql`select ${columns} from ${t} where ${where} order by ${t.contentKey}, ${t.date} limit ${limit}`);
+  const columns = sql.join(
+    [
+      sql`${t.contentKey} as content_key`,
+      sql`${t.date} as date`,
+      ...counters.map((name) => sql`${col(t, name)} as ${sql.identifier(name)}`),
+    ],
+    sql`, `,
+  );
+  return db.all<TotalsRow>(
+    sql`select ${columns} from ${t} where ${where} order by ${t.contentKey}, ${t.date} limit ${limit}`,
+  );
 }
 
 /** Each content key's video plays over its whole life (the month totals: one row per key and month). */
-export async function lifetimePlays(db: StatsDb, organizationId: number, keys: readonly string[]): Promise<Map<string, number>> {
+export async function lifetimePlays(
+  db: StatsDb,
+  organizationId: number,
+  keys: readonly string[],
+): Promise<Map<string, number>> {
   if (keys.length === 0) return new Map();
   const rows = await db
-    .select({ contentKey: videoMonthTotals.contentKey, plays: sql<number>`sum(${videoMonthTotals.video_played})`.mapWith(Number) })
+    .select({
+      contentKey: videoMonthTotals.contentKey,
+      plays: sql<number>`sum(${videoMonthTotals.video_played})`.mapWith(Number),
+    })
     .from(videoMonthTotals)
-    .where(sql`${videoMonthTotals.organizationId} = ${organizationId} and ${inList(videoMonthTotals.contentKey, keys)}`)
+    .where(
+      sql`${videoMonthTotals.organizationId} = ${organizationId} and ${inList(videoMonthTotals.contentKey, keys)}`,
+    )
     .groupBy(videoMonthTotals.contentKey);
   return new Map(rows.map((r) => [r.contentKey, r.plays]));
 }
@@ -192,9 +298,20 @@ export async function lifetimePlays(db: StatsDb, organizationId: number, keys: r
 // page reads two or three rows per key it returns.
 
 /** `(select json_array(...) ...)`: the key's last running row with date `op` `day`, one seek. */
-function runningRow(totals: Totals, organizationId: number, key: SQL, op: "<=" | "<", day: string, counters: readonly string[], withDate: boolean): SQL {
+function runningRow(
+  totals: Totals,
+  organizationId: number,
+  key: SQL,
+  op: "<=" | "<",
+  day: string,
+  counters: readonly string[],
+  withDate: boolean,
+): SQL {
   const t = sql.identifier(getTableName(totals.running.table));
-  const values = [...(withDate ? [sql`r.date`] : []), ...counters.map((c) => sql`r.${sql.identifier(c)}`)];
+  const values = [
+    ...(withDate ? [sql`r.date`] : []),
+    ...counters.map((c) => sql`r.${sql.identifier(c)}`),
+  ];
   return sql`(select json_array(${sql.join(values, sql`, `)}) from ${t} r where r.organization_id = ${organizationId} and r.content_key = ${key} and r.date ${sql.raw(op)} ${day} order by r.date desc limit 1)`;
 }
 
@@ -208,9 +325,16 @@ function runningPair(totals: Totals, scope: TotalsScope, counters: readonly stri
 
 /** The totals keys `k` of the scope that span part of its range (a candidate may still have a gap over all of it). */
 function spanning(totals: Totals, scope: TotalsScope): SQL {
-  const conditions = [sql`k.organization_id = ${scope.organizationId}`, sql`k.first_date <= ${scope.end}`, sql`k.last_date >= ${scope.start}`];
+  const conditions = [
+    sql`k.organization_id = ${scope.organizationId}`,
+    sql`k.first_date <= ${scope.end}`,
+    sql`k.last_date >= ${scope.start}`,
+  ];
   if (scope.contentKey !== undefined) conditions.push(sql`k.content_key = ${scope.contentKey}`);
-  if (scope.keys !== undefined) conditions.push(sql`k.content_key in (select value from json_each(${JSON.stringify(scope.keys)}))`);
+  if (scope.keys !== undefined)
+    conditions.push(
+      sql`k.content_key in (select value from json_each(${JSON.stringify(scope.keys)}))`,
+    );
   if (scope.after !== undefined) conditions.push(sql`k.content_key > ${scope.after}`);
   return sql`${totals.keys} k where ${sql.join(conditions, sql` and `)}`;
 }
@@ -226,18 +350,29 @@ function lastDayUpToEnd(totals: Totals, scope: TotalsScope): SQL {
  * `keys`, those with statistics in the range (two rows each); `last`, the last candidate walked
  * when the limit stopped the walk (null: it ended).
  */
-export async function walkKeysWithStatistics(db: StatsDb, totals: Totals, scope: TotalsScope, limit?: number): Promise<{ keys: string[]; last: string | null }> {
+export async function walkKeysWithStatistics(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  limit?: number,
+): Promise<{ keys: string[]; last: string | null }> {
   const rows = await db.all<{ content_key: string; last_day: string | null }>(
     sql`select k.content_key as content_key, ${lastDayUpToEnd(totals, scope)} as last_day from ${spanning(totals, scope)} order by k.content_key${limit === undefined ? sql`` : sql` limit ${limit}`}`,
   );
   return {
-    keys: rows.filter((r) => r.last_day !== null && r.last_day >= scope.start).map((r) => r.content_key),
+    keys: rows
+      .filter((r) => r.last_day !== null && r.last_day >= scope.start)
+      .map((r) => r.content_key),
     last: limit !== undefined && rows.length === limit ? rows.at(-1)!.content_key : null,
   };
 }
 
 /** Every content key with statistics in the range, in key order. */
-export async function contentKeysWithTotals(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<string[]> {
+export async function contentKeysWithTotals(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+): Promise<string[]> {
   return (await walkKeysWithStatistics(db, totals, scope)).keys;
 }
 
@@ -248,7 +383,11 @@ interface RunningPair {
 }
 
 /** The totals of a key over the range from its two running rows; null when it has none in the range. */
-function rangeTotals(pair: RunningPair, start: string, counters: readonly string[]): TotalsRow | null {
+function rangeTotals(
+  pair: RunningPair,
+  start: string,
+  counters: readonly string[],
+): TotalsRow | null {
   if (pair.hi === null) return null;
   const [date, ...hi] = JSON.parse(pair.hi) as [string, ...number[]];
   if (date < start) return null;
@@ -262,13 +401,21 @@ function rangeTotals(pair: RunningPair, start: string, counters: readonly string
  * A summary page: the totals over the range of the content keys with statistics in it, in key
  * order, `offset` of them skipped. Candidates are read in stretches of what the page still needs.
  */
-export async function runningTotalsPage(db: StatsDb, totals: Totals, scope: TotalsScope, counters: readonly string[], page: { limit: number; offset: number }): Promise<TotalsRow[]> {
+export async function runningTotalsPage(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  counters: readonly string[],
+  page: { limit: number; offset: number },
+): Promise<TotalsRow[]> {
   const found: TotalsRow[] = [];
   let skipped = 0;
   let after = scope.after;
   for (;;) {
     const stretch = Math.min(page.offset - skipped + page.limit - found.length, 5000);
-    const pairs = await db.all<RunningPair>(sql`select ${runningPair(totals, scope, counters)} from ${spanning(totals, { ...scope, after })} order by k.content_key limit ${stretch}`);
+    const pairs = await db.all<RunningPair>(
+      sql`select ${runningPair(totals, scope, counters)} from ${spanning(totals, { ...scope, after })} order by k.content_key limit ${stretch}`,
+    );
     for (const pair of pairs) {
       const row = rangeTotals(pair, scope.start, counters);
       if (!row) continue;
@@ -281,7 +428,12 @@ export async function runningTotalsPage(db: StatsDb, totals: Totals, scope: Tota
 }
 
 /** The totals over the range of each of the given content keys that has statistics in it, in key order. */
-export async function runningTotalsOf(db: StatsDb, totals: Totals, scope: TotalsScope & { keys: readonly string[] }, counters: readonly string[]): Promise<TotalsRow[]> {
+export async function runningTotalsOf(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope & { keys: readonly string[] },
+  counters: readonly string[],
+): Promise<TotalsRow[]> {
   if (scope.keys.length === 0) return [];
   const pairs = await db.all<RunningPair>(
     sql`select ${runningPair(totals, scope, counters)} from ${spanning(totals, scope)} order by k.content_key`,
@@ -290,7 +442,13 @@ export async function runningTotalsOf(db: StatsDb, totals: Totals, scope: Totals
 }
 
 /** The number of content keys with statistics in the range: two rows per key that spans part of it. */
-export async function countWithRunningTotals(db: StatsDb, totals: Totals, scope: TotalsScope): Promise<number> {
-  const [c] = await db.all<{ n: number }>(sql`select count(*) as n from ${spanning(totals, scope)} and ${lastDayUpToEnd(totals, scope)} >= ${scope.start}`);
+export async function countWithRunningTotals(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+): Promise<number> {
+  const [c] = await db.all<{ n: number }>(
+    sql`select count(*) as n from ${spanning(totals, scope)} and ${lastDayUpToEnd(totals, scope)} >= ${scope.start}`,
+  );
   return c?.n ?? 0;
 }

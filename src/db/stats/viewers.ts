@@ -9,7 +9,10 @@ export async function deleteViewerRows(
   organizationId: number,
   who: { fingerprint: string } | { tputHash: string },
 ): Promise<number> {
-  const match = "fingerprint" in who ? eq(viewerStats.fingerprint, who.fingerprint) : eq(viewerStats.tputHash, who.tputHash);
+  const match =
+    "fingerprint" in who
+      ? eq(viewerStats.fingerprint, who.fingerprint)
+      : eq(viewerStats.tputHash, who.tputHash);
   // The per-client caps' bookkeeping holds the same identifier for a few days (fold.ts): it goes too.
   const dimension = "fingerprint" in who ? "fingerprint@%" : "tput@%";
   const value = "fingerprint" in who ? who.fingerprint : who.tputHash;
@@ -17,13 +20,23 @@ export async function deleteViewerRows(
     db.delete(viewerStats).where(and(eq(viewerStats.organizationId, organizationId), match)),
     db
       .delete(dimensionValues)
-      .where(and(eq(dimensionValues.organizationId, organizationId), like(dimensionValues.dimension, dimension), eq(dimensionValues.value, value))),
+      .where(
+        and(
+          eq(dimensionValues.organizationId, organizationId),
+          like(dimensionValues.dimension, dimension),
+          eq(dimensionValues.value, value),
+        ),
+      ),
   ]);
   return result.meta.changes ?? 0;
 }
 
 /** Content keys a viewer (by tput hash) has consented rows for, any day (E6 watchedByTput). */
-export async function watchedContentKeys(db: StatsDb, organizationId: number, tputHash: string): Promise<string[]> {
+export async function watchedContentKeys(
+  db: StatsDb,
+  organizationId: number,
+  tputHash: string,
+): Promise<string[]> {
   const rows = await db
     .selectDistinct({ contentKey: viewerStats.contentKey })
     .from(viewerStats)
@@ -47,9 +60,17 @@ async function nextViewerOrganization(db: StatsDb, afterId: number): Promise<num
  * (each an index range on (organization_id, date)), at most `budget` rows per call so one cron
  * run stays short; the next run goes on. Returns how many rows went.
  */
-export async function purgeViewerRowsBefore(db: StatsDb, beforeDay: string, budget: number): Promise<number> {
+export async function purgeViewerRowsBefore(
+  db: StatsDb,
+  beforeDay: string,
+  budget: number,
+): Promise<number> {
   let purged = 0;
-  for (let org = await nextViewerOrganization(db, 0); org !== null && purged < budget; org = await nextViewerOrganization(db, org)) {
+  for (
+    let org = await nextViewerOrganization(db, 0);
+    org !== null && purged < budget;
+    org = await nextViewerOrganization(db, org)
+  ) {
     const old = db
       .select({ rowid: sql`rowid` })
       .from(viewerStats)

@@ -9,4 +9,7 @@ export interface Caller {
   subOrg: SubOrganization | null;
 }
 
-export const scopeOf = (caller: Caller): ContentScope => ({ organizationId: caller.org.id, subOrganizationId: caller.subOrg?.id ?? null });
+export const scopeOf = (caller: Caller): ContentScope => ({
+  organizationId: caller.org.id,
+  subOrganizationId: caller.subOrg?.id ?? null,
+});

@@ -24,18 +24,31 @@ export const FILTER_LIMITS = { groups: 20, values: 100 };
 /** searchString: each term is an FTS5 probe. */
 export const SEARCH_LIMITS = { groups: 20, values: 50 };
 
-function checkSize(param: string, groups: number, values: number, limits: { groups: number; values: number }): void {
-  if (groups > limits.groups) throw invalid(`${param}: at most ${limits.groups} ',' groups, got ${groups}`);
-  if (values > limits.values) throw invalid(`${param}: at most ${limits.values} values, got ${values}`);
+function checkSize(
+  param: string,
+  groups: number,
+  values: number,
+  limits: { groups: number; values: number },
+): void {
+  if (groups > limits.groups)
+    throw invalid(`${param}: at most ${limits.groups} ',' groups, got ${groups}`);
+  if (values > limits.values)
+    throw invalid(`${param}: at most ${limits.values} values, got ${values}`);
 }
 
 export function parseAllOfAny(param: string, input: string, limits = FILTER_LIMITS): AllOfAny {
   const raw = input.split(",");
-  checkSize(param, raw.length, raw.reduce((n, g) => n + g.split("|").length, 0), limits);
+  checkSize(
+    param,
+    raw.length,
+    raw.reduce((n, g) => n + g.split("|").length, 0),
+    limits,
+  );
   const groups = raw.map((group, gi) =>
     group.split("|").map((raw, vi) => {
       const value = decodeValue(param, raw.trim());
-      if (value === "") throw invalid(`${param}: empty value in group ${gi + 1}, position ${vi + 1}`);
+      if (value === "")
+        throw invalid(`${param}: empty value in group ${gi + 1}, position ${vi + 1}`);
       return value;
     }),
   );
@@ -92,6 +105,11 @@ export function parseCustomFields(input: string): CustomFieldFilter[] {
   expect("]");
   if (i !== s.length) fail("the end of the filter");
   const groups = filters.reduce((n, f) => n + f.values.length, 0);
-  checkSize("customFields", groups, filters.reduce((n, f) => n + f.values.flat().length, 0), FILTER_LIMITS);
+  checkSize(
+    "customFields",
+    groups,
+    filters.reduce((n, f) => n + f.values.flat().length, 0),
+    FILTER_LIMITS,
+  );
   return filters;
 }

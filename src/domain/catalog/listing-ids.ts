@@ -22,7 +22,13 @@
 import type { Page } from "../../db/catalog";
 import type { ListingIds, ListingResult } from "../../db/listing-plan";
 import type { Content } from "../../db/schema";
-import { isPlainFirstPage, listMatching, matchingIds, recordsInOrder, type VideoQuery } from "../../db/video-query";
+import {
+  isPlainFirstPage,
+  listMatching,
+  matchingIds,
+  recordsInOrder,
+  type VideoQuery,
+} from "../../db/video-query";
 import { BoundedLru } from "../../shared/bounded-lru";
 import type { Deps } from "../deps";
 import type { Caller } from "./caller";
@@ -56,13 +62,17 @@ const kept = new BoundedLru<KeptIds>(
  * on a cold E14 page: docs/benchmarks.md). Counted by an estimate of their size.
  */
 const ROWS_BYTES = 16 * 1024 * 1024;
-const keptRows = new BoundedLru<Content>({ capacity: ROWS_BYTES, maxEntrySize: 1024 * 1024, maxAgeMs: IDS_MAX_AGE_MS }, approximateBytes);
+const keptRows = new BoundedLru<Content>(
+  { capacity: ROWS_BYTES, maxEntrySize: 1024 * 1024, maxAgeMs: IDS_MAX_AGE_MS },
+  approximateBytes,
+);
 
 /** About what a row takes in memory: its strings (2 bytes a character) and a fixed part per value. */
 function approximateBytes(value: unknown): number {
   if (typeof value === "string") return 16 + 2 * value.length;
   if (Array.isArray(value)) return value.reduce((n: number, v) => n + approximateBytes(v), 16);
-  if (value && typeof value === "object") return Object.values(value).reduce((n: number, v) => n + 16 + approximateBytes(v), 16);
+  if (value && typeof value === "object")
+    return Object.values(value).reduce((n: number, v) => n + 16 + approximateBytes(v), 16);
   return 8;
 }
 
@@ -84,11 +94,22 @@ type IdsReader = (from: number, upTo: number) => Promise<ListingIds>;
  * every version they depend on) and `query` (everything else the ids depend on), reading the ids
  * with `read` when they are not kept deep enough and the rows not kept with one query.
  */
-export async function keptPage(deps: PageDeps, versions: Versions, query: string, page: Page, read: IdsReader, firstPage?: () => Promise<ListingResult>): Promise<ListingResult> {
+export async function keptPage(
+  deps: PageDeps,
+  versions: Versions,
+  query: string,
+  page: Page,
+  read: IdsReader,
+  firstPage?: () => Promise<ListingResult>,
+): Promise<ListingResult> {
   const end = page.offset + page.limit;
   if (deps.readsOwnWrites || end > IDS_MAX_DEPTH) {
     const found = await read(page.offset, end);
-    return { rows: await recordsInOrder(deps.db, found.ids?.slice(page.offset) ?? []), count: found.count, plan: found.plan };
+    return {
+      rows: await recordsInOrder(deps.db, found.ids?.slice(page.offset) ?? []),
+      count: found.count,
+      plan: found.plan,
+    };
   }
   const key = `${versions}:${query}`;
   const now = deps.now.getTime();
@@ -98,22 +119,47 @@ export async function keptPage(deps: PageDeps, versions: Versions, query: string
     if (firstPage && page.offset === 0) {
       // A first page its listing reads cheaper whole (one round trip): read so, and kept.
       const result = await firstPage();
-      kept.set(key, { ids: result.rows.map((r) => r.id), keyChars: key.length, count: result.count, complete: result.rows.length < page.limit }, IDS_MAX_AGE_MS, now);
-      for (const row of result.rows) keptRows.set(`${versions}:${row.id}`, row, IDS_MAX_AGE_MS, now);
+      kept.set(
+        key,
+        {
+          ids: result.rows.map((r) => r.id),
+          keyChars: key.length,
+          count: result.count,
+          complete: result.rows.length < page.limit,
+        },
+        IDS_MAX_AGE_MS,
+        now,
+      );
+      for (const row of result.rows)
+        keptRows.set(`${versions}:${row.id}`, row, IDS_MAX_AGE_MS, now);
       return result;
     }
     const depth = Math.min(IDS_MAX_DEPTH, Math.max(end, 2 * (entry?.ids.length ?? 0)));
     const found = await read(page.offset, depth);
     if (!found.ids) return { rows: [], count: found.count, plan: found.plan };
-    entry = { ids: found.ids, keyChars: key.length, count: found.count, complete: found.ids.length < depth };
+    entry = {
+      ids: found.ids,
+      keyChars: key.length,
+      count: found.count,
+      complete: found.ids.length < depth,
+    };
     kept.set(key, entry, IDS_MAX_AGE_MS, now);
     plan = `ids to ${depth} (${found.plan})`;
   }
-  return { rows: await keptRecords(deps, versions, entry.ids.slice(page.offset, end), now), count: entry.count, plan };
+  return {
+    rows: await keptRecords(deps, versions, entry.ids.slice(page.offset, end), now),
+    count: entry.count,
+    plan,
+  };
 }
 
 /** The records of these ids, in this order: the rows kept under `versions`, one query for the others. */
-async function keptRecords(deps: PageDeps, versions: Versions, ids: number[], now: number): Promise<Content[]> {
+async function keptRecords(
+  deps: PageDeps,
+  versions: Versions,
+  ids: number[],
+  now: number,
+): Promise<Content[]> {
   const found = new Map<number, Content>();
   const missing: number[] = [];
   for (const id of ids) {
@@ -129,10 +175,23 @@ async function keptRecords(deps: PageDeps, versions: Versions, ids: number[], no
 }
 
 /** A page of the query's videos, newest first, and the total (as listMatching answers it). */
-export async function matchingPage(deps: PageDeps, caller: Caller, q: VideoQuery, page: Page): Promise<ListingResult> {
+export async function matchingPage(
+  deps: PageDeps,
+  caller: Caller,
+  q: VideoQuery,
+  page: Page,
+): Promise<ListingResult> {
   // A page that deep, or one reading its own writes, is read as it comes. The plain first page
   // is one query and its counter at once: read so when not kept, its rows and ids then kept.
-  if (page.offset + page.limit > IDS_MAX_DEPTH || deps.readsOwnWrites) return listMatching(deps.db, q, page);
+  if (page.offset + page.limit > IDS_MAX_DEPTH || deps.readsOwnWrites)
+    return listMatching(deps.db, q, page);
   const firstPage = isPlainFirstPage(q, page) ? () => listMatching(deps.db, q, page) : undefined;
-  return keptPage(deps, catalogVersions(caller, q.network !== null), `listing:${JSON.stringify(q)}`, page, (from, upTo) => matchingIds(deps.db, q, from, upTo), firstPage);
+  return keptPage(
+    deps,
+    catalogVersions(caller, q.network !== null),
+    `listing:${JSON.stringify(q)}`,
+    page,
+    (from, upTo) => matchingIds(deps.db, q, from, upTo),
+    firstPage,
+  );
 }

@@ -9,8 +9,23 @@ import { videoQuery, type VideoFilterParams } from "./video-query";
 type ReadDeps = Pick<Deps, "db" | "origins" | "now" | "readsOwnWrites">;
 
 /** E6: a page of the videos the filters select, and their total. */
-export async function listVideoPage(deps: ReadDeps, caller: Caller, country: string | null, params: VideoFilterParams, page: Page) {
-  const q = await videoQuery({ db: deps.db, caller, country, now: deps.now.toISOString(), readsOwnWrites: deps.readsOwnWrites }, params);
+export async function listVideoPage(
+  deps: ReadDeps,
+  caller: Caller,
+  country: string | null,
+  params: VideoFilterParams,
+  page: Page,
+) {
+  const q = await videoQuery(
+    {
+      db: deps.db,
+      caller,
+      country,
+      now: deps.now.toISOString(),
+      readsOwnWrites: deps.readsOwnWrites,
+    },
+    params,
+  );
   const { rows, count } = await matchingPage(deps, caller, q, page);
   return { count, data: rows.map((r) => v2Record(r, deps.origins)) };
 }
@@ -28,10 +43,25 @@ export interface GetVideosParams {
  * E16: ownVideos=1 own videos only; omitted or 0 every video available to the organization
  * (with the network entitlement, network videos open for the requester's country).
  */
-export async function getVideos(deps: ReadDeps, caller: Caller, country: string | null, q: GetVideosParams) {
+export async function getVideos(
+  deps: ReadDeps,
+  caller: Caller,
+  country: string | null,
+  q: GetVideosParams,
+) {
   const network = !q.ownVideos && caller.org.entitlements.includes("network");
-  const query = await videoQuery({ db: deps.db, caller, country, now: deps.now.toISOString(), readsOwnWrites: deps.readsOwnWrites }, { networkVideos: network, contentKey: q.content_key });
-  const page = q.content_key !== undefined ? { limit: 1, offset: 0 } : { limit: q.limit, offset: q.start };
+  const query = await videoQuery(
+    {
+      db: deps.db,
+      caller,
+      country,
+      now: deps.now.toISOString(),
+      readsOwnWrites: deps.readsOwnWrites,
+    },
+    { networkVideos: network, contentKey: q.content_key },
+  );
+  const page =
+    q.content_key !== undefined ? { limit: 1, offset: 0 } : { limit: q.limit, offset: q.start };
   const { rows, count } = await matchingPage(deps, caller, query, page);
   const include = { categories: q.privateCategories ?? false, tags: q.privateTags ?? false };
   return { count, data: rows.map((r) => getVideosRecord(r, deps.origins, include)) };

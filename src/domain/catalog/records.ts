@@ -5,8 +5,10 @@ import { hlsUrl, mediaUrl, serviceThumbnailUrl } from "../../storage/layout";
 import type { Origins } from "../deps";
 
 /** A content's thumbnail: the publisher's URL, else the service's (versioned by the stored thumbnail). */
-export const thumbnailOf = (c: Pick<Content, "thumbnailUrl" | "contentKey" | "thumbnailVersion">, o: Pick<Origins, "staticUrl">) =>
-  c.thumbnailUrl ?? serviceThumbnailUrl(o.staticUrl, c.contentKey, c.thumbnailVersion);
+export const thumbnailOf = (
+  c: Pick<Content, "thumbnailUrl" | "contentKey" | "thumbnailVersion">,
+  o: Pick<Origins, "staticUrl">,
+) => c.thumbnailUrl ?? serviceThumbnailUrl(o.staticUrl, c.contentKey, c.thumbnailVersion);
 
 /** Spec 2.2 (E6, and v2 feed files with `subtitles`). */
 export function v2Record(c: Content, o: Origins) {
@@ -72,7 +74,11 @@ export function feedSearchRecord(c: Content, o: Origins, windows: Syndication[])
 }
 
 /** E16: private names only when asked for. */
-export function getVideosRecord(c: Content, o: Origins, include: { categories: boolean; tags: boolean }) {
+export function getVideosRecord(
+  c: Content,
+  o: Origins,
+  include: { categories: boolean; tags: boolean },
+) {
   return {
     content_key: c.contentKey,
     created_date: c.createdAt,

@@ -12,7 +12,12 @@ import type { Page } from "../../db/catalog";
 import type { LabelKind } from "../../db/schema";
 import type { SQL } from "drizzle-orm";
 import type { TextScope } from "../../db/fts";
-import { searchIds, searchMetadataIds, searchTextQuery, type MetadataCriterion } from "../../db/search";
+import {
+  searchIds,
+  searchMetadataIds,
+  searchTextQuery,
+  type MetadataCriterion,
+} from "../../db/search";
 import { syndicationsOf } from "../../db/syndications";
 import { feedRowChecks } from "../../db/video-query";
 import { excerpt, invalid, notFound } from "../../shared/errors";
@@ -46,7 +51,8 @@ export const METADATA_LIST_MAX = 100;
 export function commaList(param: string, value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const raw = value.split(",");
-  if (raw.length > METADATA_LIST_MAX) throw invalid(`${param}: at most ${METADATA_LIST_MAX} values, got ${raw.length}`);
+  if (raw.length > METADATA_LIST_MAX)
+    throw invalid(`${param}: at most ${METADATA_LIST_MAX} values, got ${raw.length}`);
   return raw
     .map((v) => {
       try {
@@ -59,7 +65,12 @@ export function commaList(param: string, value: string | undefined): string[] | 
 }
 
 /** E13. */
-export async function searchMetadata(deps: ReadDeps, caller: Caller, q: MetadataSearch, page: Page) {
+export async function searchMetadata(
+  deps: ReadDeps,
+  caller: Caller,
+  q: MetadataSearch,
+  page: Page,
+) {
   const named: [LabelKind, string[] | undefined, boolean][] = [
     ["tag", q.tags, q.tagAnd],
     ["category", q.categories, q.categoryAnd],
@@ -76,16 +87,31 @@ export async function searchMetadata(deps: ReadDeps, caller: Caller, q: Metadata
   if (q.and && criteria.length === 0) criteria.push({ kind: "tagged" });
   if (!q.and && q.tags === undefined) criteria.push({ kind: "tagged" });
 
-  const query = { ...scopeOf(caller), criteria, combine: q.and ? ("all" as const) : ("any" as const) };
-  const read = async (_from: number, upTo: number) => ({ ids: await searchMetadataIds(deps.db, query, upTo), count: 0, plan: "metadata" });
-  const { rows } = await keptPage(deps, catalogVersions(caller, false), `metadata:${JSON.stringify(query)}`, page, read);
+  const query = {
+    ...scopeOf(caller),
+    criteria,
+    combine: q.and ? ("all" as const) : ("any" as const),
+  };
+  const read = async (_from: number, upTo: number) => ({
+    ids: await searchMetadataIds(deps.db, query, upTo),
+    count: 0,
+    plan: "metadata",
+  });
+  const { rows } = await keptPage(
+    deps,
+    catalogVersions(caller, false),
+    `metadata:${JSON.stringify(query)}`,
+    page,
+    read,
+  );
   return rows.map((r) => searchRecord(r, deps.origins));
 }
 
 /** The search string as searched: trimmed, at least SEARCH_MIN_LENGTH characters. */
 function searchedText(searchString: string): string {
   const trimmed = searchString.trim();
-  if (trimmed.length < SEARCH_MIN_LENGTH) throw invalid(`searchString must be at least ${SEARCH_MIN_LENGTH} characters`);
+  if (trimmed.length < SEARCH_MIN_LENGTH)
+    throw invalid(`searchString must be at least ${SEARCH_MIN_LENGTH} characters`);
   return trimmed;
 }
 
@@ -93,34 +119,83 @@ function searchedText(searchString: string): string {
  * A text search's page of records, kept in the isolate (./listing-ids.ts) under `versions` and
  * read in the search's order when not kept.
  */
-async function searchPage(deps: ReadDeps, versions: Versions, query: string, text: string, scope: TextScope, where: () => Promise<SQL | undefined>, page: Page) {
+async function searchPage(
+  deps: ReadDeps,
+  versions: Versions,
+  query: string,
+  text: string,
+  scope: TextScope,
+  where: () => Promise<SQL | undefined>,
+  page: Page,
+) {
   // The order depends on how many matches are ranked, a setting.
   const candidates = deps.config.searchRankCandidates;
-  const { rows } = await keptPage(deps, versions, `${query}:${text}:r${candidates}`, page, async (_from, upTo) => {
-    const [fts, checks] = await Promise.all([searchTextQuery(deps.db, text), where()]);
-    return { ids: fts ? await searchIds(deps.db, scope, fts, checks, upTo, candidates) : [], count: 0, plan: "search" };
-  });
+  const { rows } = await keptPage(
+    deps,
+    versions,
+    `${query}:${text}:r${candidates}`,
+    page,
+    async (_from, upTo) => {
+      const [fts, checks] = await Promise.all([searchTextQuery(deps.db, text), where()]);
+      return {
+        ids: fts ? await searchIds(deps.db, scope, fts, checks, upTo, candidates) : [],
+        count: 0,
+        plan: "search",
+      };
+    },
+  );
   return rows;
 }
 
 /** E14: the caller's videos. */
-export async function searchVideoList(deps: ReadDeps, caller: Caller, searchString: string, page: Page) {
+export async function searchVideoList(
+  deps: ReadDeps,
+  caller: Caller,
+  searchString: string,
+  page: Page,
+) {
   const text = searchedText(searchString);
   const scope = scopeOf(caller);
-  const rows = await searchPage(deps, catalogVersions(caller, false), `search:${scope.subOrganizationId ?? 0}`, text, scope, async () => undefined, page);
+  const rows = await searchPage(
+    deps,
+    catalogVersions(caller, false),
+    `search:${scope.subOrganizationId ?? 0}`,
+    text,
+    scope,
+    async () => undefined,
+    page,
+  );
   return rows.map((r) => searchRecord(r, deps.origins));
 }
 
 /** E15: a feed's published videos (public: what players call). */
 export async function searchFeed(deps: ReadDeps, feedId: string, searchString: string, page: Page) {
   const text = searchedText(searchString);
-  const feed = await publicFeed({ ...deps, nowMs: deps.now.getTime(), credentialCacheMs: deps.config.credentialCacheSeconds * 1000 }, feedId);
+  const feed = await publicFeed(
+    {
+      ...deps,
+      nowMs: deps.now.getTime(),
+      credentialCacheMs: deps.config.credentialCacheSeconds * 1000,
+    },
+    feedId,
+  );
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
   // A sub-organization's feed ranks among that sub-organization's documents only. The feed's
   // version moves with its definition and with a change to a video it holds (before or after).
   const scope = { organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId };
   const where = () => feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString());
-  const rows = await searchPage(deps, `feed${feed.id}:v${feed.version}`, "feed-search", text, scope, where, page);
-  const windows = await syndicationsOf(deps.db, rows.map((r) => r.id));
+  const rows = await searchPage(
+    deps,
+    `feed${feed.id}:v${feed.version}`,
+    "feed-search",
+    text,
+    scope,
+    where,
+    page,
+  );
+  const windows = await syndicationsOf(
+    deps.db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => feedSearchRecord(r, deps.origins, windows.get(r.id) ?? []));
 }

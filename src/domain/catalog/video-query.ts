@@ -46,7 +46,10 @@ export interface Requester {
  * membership moves it: ../organizations.ts) for at most a minute: a network listing's page from
  * kept ids and rows (./listing-ids.ts) then asks D1 nothing.
  */
-const keptPeers = new BoundedLru<number[]>({ capacity: 1024 * 1024, maxEntrySize: 1024 * 1024, maxAgeMs: 60_000 }, (ids) => 8 * ids.length + 64);
+const keptPeers = new BoundedLru<number[]>(
+  { capacity: 1024 * 1024, maxEntrySize: 1024 * 1024, maxAgeMs: 60_000 },
+  (ids) => 8 * ids.length + 64,
+);
 
 async function peersOf(r: Requester, networkId: number): Promise<number[]> {
   const { org } = r.caller;
@@ -60,7 +63,8 @@ async function peersOf(r: Requester, networkId: number): Promise<number[]> {
   return peers;
 }
 
-const asGroups = (kind: LabelKind, groups: AllOfAny): NameGroups => groups.map((g) => g.map((name) => ({ kind, name })));
+const asGroups = (kind: LabelKind, groups: AllOfAny): NameGroups =>
+  groups.map((g) => g.map((name) => ({ kind, name })));
 
 export async function videoQuery(r: Requester, params: VideoFilterParams): Promise<VideoQuery> {
   const { db, caller } = r;
@@ -68,8 +72,10 @@ export async function videoQuery(r: Requester, params: VideoFilterParams): Promi
   // Gated parameters (spec 4.2): without the entitlement, 403.
   if (params.mmi !== undefined) requireEntitlement(org, "mmi", "parameter mmi");
   if (params.networkVideos) requireEntitlement(org, "network", "parameter networkVideos");
-  if (params.watchedByTput !== undefined) requireEntitlement(org, "watched_by_tput", "parameter watchedByTput");
-  if (params.customFields !== undefined) requireEntitlement(org, "custom_fields", "parameter customFields");
+  if (params.watchedByTput !== undefined)
+    requireEntitlement(org, "watched_by_tput", "parameter watchedByTput");
+  if (params.customFields !== undefined)
+    requireEntitlement(org, "custom_fields", "parameter customFields");
   if (params.events !== undefined) requireEntitlement(org, "events", "parameter events");
 
   let subOrganizationId = caller.subOrg?.id ?? null;
@@ -85,25 +91,42 @@ export async function videoQuery(r: Requester, params: VideoFilterParams): Promi
   if (params.feedId !== undefined) {
     const found = await findFeedByFeedId(db, params.feedId);
     // A sub-organization's caller sees its own feeds only, as it sees its own content only.
-    if (!found || !feedVisibleTo(scopeOf(caller), found)) throw notFound(`feedId: feed ${params.feedId} does not exist`);
+    if (!found || !feedVisibleTo(scopeOf(caller), found))
+      throw notFound(`feedId: feed ${params.feedId} does not exist`);
     feed = feedMembership(found);
   }
 
-  const peers = params.networkVideos && org.networkId !== null ? await peersOf(r, org.networkId) : [];
+  const peers =
+    params.networkVideos && org.networkId !== null ? await peersOf(r, org.networkId) : [];
   const names: NameGroups = [];
-  if (params.categories !== undefined) names.push(...asGroups("category", parseAllOfAny("categories", params.categories)));
+  if (params.categories !== undefined)
+    names.push(...asGroups("category", parseAllOfAny("categories", params.categories)));
   if (params.tags !== undefined) names.push(...asGroups("tag", parseAllOfAny("tags", params.tags)));
-  if (params.events !== undefined) names.push(...asGroups("event", parseAllOfAny("events", params.events)));
+  if (params.events !== undefined)
+    names.push(...asGroups("event", parseAllOfAny("events", params.events)));
 
   return {
     organizationId: org.id,
     subOrganizationId,
-    network: peers.length && org.networkId !== null ? { networkId: org.networkId, peers, country: r.country } : null,
+    network:
+      peers.length && org.networkId !== null
+        ? { networkId: org.networkId, peers, country: r.country }
+        : null,
     contentKey: params.contentKey,
-    contentKeys: params.watchedByTput !== undefined ? await watchedContentKeys(statsDbOf(db, org), org.id, await hashTput(org.id, params.watchedByTput)) : undefined,
+    contentKeys:
+      params.watchedByTput !== undefined
+        ? await watchedContentKeys(
+            statsDbOf(db, org),
+            org.id,
+            await hashTput(org.id, params.watchedByTput),
+          )
+        : undefined,
     feed,
     names,
     customFields: params.customFields !== undefined ? parseCustomFields(params.customFields) : [],
-    text: params.searchString !== undefined && params.searchString.trim() !== "" ? parseAllOfAny("searchString", params.searchString, SEARCH_LIMITS) : [],
+    text:
+      params.searchString !== undefined && params.searchString.trim() !== ""
+        ? parseAllOfAny("searchString", params.searchString, SEARCH_LIMITS)
+        : [],
   };
 }

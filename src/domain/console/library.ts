@@ -32,25 +32,39 @@ const descendingByDefault = (sort: LibrarySort) => sort !== "title";
 
 /** The last row's place in its order: [sort, direction, value, id], base64url JSON. */
 const encodeCursor = (sort: LibrarySort, descending: boolean, key: LibraryKey) =>
-  base64url(new TextEncoder().encode(JSON.stringify([sort, descending ? "desc" : "asc", key.value, key.id])));
+  base64url(
+    new TextEncoder().encode(
+      JSON.stringify([sort, descending ? "desc" : "asc", key.value, key.id]),
+    ),
+  );
 
 function decodeCursor(cursor: string, sort: LibrarySort, descending: boolean): LibraryKey {
   const wrong = () => invalid("cursor: not a cursor this listing returned for this sort and order");
   let parsed: unknown;
   try {
     const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0))));
+    parsed = JSON.parse(
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+        Uint8Array.from(binary, (ch) => ch.charCodeAt(0)),
+      ),
+    );
   } catch {
     throw wrong();
   }
   if (!Array.isArray(parsed) || parsed.length !== 4) throw wrong();
   const [s, direction, value, id] = parsed as unknown[];
   if (s !== sort || direction !== (descending ? "desc" : "asc")) throw wrong();
-  if (!(typeof value === "string" || typeof value === "number") || !Number.isSafeInteger(id)) throw wrong();
+  if (!(typeof value === "string" || typeof value === "number") || !Number.isSafeInteger(id))
+    throw wrong();
   return { value, id: id as number };
 }
 
-export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: ContentScope, params: LibraryParams, org: ShardedOrganization) {
+export async function libraryPage(
+  deps: Pick<Deps, "db" | "origins">,
+  scope: ContentScope,
+  params: LibraryParams,
+  org: ShardedOrganization,
+) {
   const names = (["category", "tag", "event"] as const)
     .filter((kind) => params[kind] !== undefined)
     .map((kind) => ({ kind: kind as LabelKind, name: params[kind]! }));
@@ -61,9 +75,13 @@ export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: Con
   const total = groups.length ? await listableCount(deps.db, scope) : 0;
   const labelGroups = groups.map((group) => {
     const carrying = group.reduce((n, l) => n + l.videos, 0);
-    return { ids: group.map((l) => l.id), walk: carrying > 0 && carrying * carrying > params.limit * total };
+    return {
+      ids: group.map((l) => l.id),
+      walk: carrying > 0 && carrying * carrying > params.limit * total,
+    };
   });
-  const descending = params.order === undefined ? descendingByDefault(params.sort) : params.order === "desc";
+  const descending =
+    params.order === undefined ? descendingByDefault(params.sort) : params.order === "desc";
   const rows = await listLibrary(deps.db, scope, {
     contentKey: params.contentKey,
     status: params.status,
@@ -71,7 +89,10 @@ export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: Con
     labelGroups,
     sort: params.sort,
     descending,
-    after: params.cursor === undefined ? undefined : decodeCursor(params.cursor, params.sort, descending),
+    after:
+      params.cursor === undefined
+        ? undefined
+        : decodeCursor(params.cursor, params.sort, descending),
     // One more than asked tells whether another page follows.
     limit: params.limit + 1,
   });
@@ -96,16 +117,29 @@ export async function libraryPage(deps: Pick<Deps, "db" | "origins">, scope: Con
       height: c.height,
       serviceCategories: c.serviceCategories,
       plays: plays.get(c.contentKey) ?? 0,
-      syndications: (windows.get(c.id) ?? []).map((w) => ({ name: w.name, startTime: w.startTime, stopTime: w.stopTime, geos: w.geos })),
+      syndications: (windows.get(c.id) ?? []).map((w) => ({
+        name: w.name,
+        startTime: w.startTime,
+        stopTime: w.stopTime,
+        geos: w.geos,
+      })),
     })),
-    nextCursor: rows.length > params.limit && last ? encodeCursor(params.sort, descending, { value: last.sortValue, id: last.content.id }) : null,
+    nextCursor:
+      rows.length > params.limit && last
+        ? encodeCursor(params.sort, descending, { value: last.sortValue, id: last.content.id })
+        : null,
   };
 }
 
 /** The names the organization (or the caller's sub-organization) uses, as choices for filters and forms. */
 export async function labelNames(deps: Pick<Deps, "db">, scope: ContentScope) {
-  const byKind: Record<"categories" | "tags" | "events", { name: string; videos: number }[]> = { categories: [], tags: [], events: [] };
+  const byKind: Record<"categories" | "tags" | "events", { name: string; videos: number }[]> = {
+    categories: [],
+    tags: [],
+    events: [],
+  };
   const plural = { category: "categories", tag: "tags", event: "events" } as const;
-  for (const l of await listLabelNames(deps.db, scope)) byKind[plural[l.kind]].push({ name: l.name, videos: l.videos });
+  for (const l of await listLabelNames(deps.db, scope))
+    byKind[plural[l.kind]].push({ name: l.name, videos: l.videos });
   return byKind;
 }

@@ -3,11 +3,24 @@
 // holds only a random session token in an HttpOnly cookie. The database keeps its SHA-256. The
 // CSRF token is derived from the session token (a hash of it), so it needs no storage and no other
 // site can compute it; every request the cookie authenticates must carry it.
-import { deleteExpiredSessions, deleteSession, findSession, insertSession } from "../../db/console-sessions";
-import { findOrganizationById, listSubOrganizations, type OrganizationWithNetwork } from "../../db/organizations";
+import {
+  deleteExpiredSessions,
+  deleteSession,
+  findSession,
+  insertSession,
+} from "../../db/console-sessions";
+import {
+  findOrganizationById,
+  listSubOrganizations,
+  type OrganizationWithNetwork,
+} from "../../db/organizations";
 import type { SubOrganization } from "../../db/schema";
 import { constantTimeEqual, randomToken, sha256Hex } from "../../shared/crypto";
-import { organizationByKeyAndSecret, organizationByToken, subOrganizationOf } from "../authentication";
+import {
+  organizationByKeyAndSecret,
+  organizationByToken,
+  subOrganizationOf,
+} from "../authentication";
 import type { Deps } from "../deps";
 
 /** A session lasts a working day at most; signing out or rotating credentials ends it sooner. */
@@ -50,9 +63,15 @@ export async function signIn(deps: SessionDeps, input: SignInInput) {
   const org =
     input.apiToken !== undefined
       ? await organizationByToken(lookups, input.apiToken)
-      : await organizationByKeyAndSecret(lookups, input.syncCode ?? "", input.apiKey ?? "", input.apiSecret ?? "");
+      : await organizationByKeyAndSecret(
+          lookups,
+          input.syncCode ?? "",
+          input.apiKey ?? "",
+          input.apiSecret ?? "",
+        );
   if (!org) return null;
-  const subOrg = input.mmiKey === undefined ? null : await subOrganizationOf(lookups, org, input.mmiKey);
+  const subOrg =
+    input.mmiKey === undefined ? null : await subOrganizationOf(lookups, org, input.mmiKey);
   if (input.mmiKey !== undefined && !subOrg) return null;
   const token = randomToken(32);
   const expiresAt = new Date(deps.now.getTime() + SESSION_LIFETIME_MS).toISOString();
@@ -68,7 +87,10 @@ export async function signIn(deps: SessionDeps, input: SignInInput) {
 }
 
 /** Who a session token stands for; null when unknown, signed out, revoked or expired. */
-export async function sessionIdentity(deps: SessionDeps, token: string): Promise<SessionIdentity | null> {
+export async function sessionIdentity(
+  deps: SessionDeps,
+  token: string,
+): Promise<SessionIdentity | null> {
   const tokenHash = await sha256Hex(token);
   const session = await findSession(deps.db, tokenHash);
   if (!session) return null;
@@ -80,7 +102,10 @@ export async function sessionIdentity(deps: SessionDeps, token: string): Promise
   if (!org) return null;
   let subOrg: SubOrganization | null = null;
   if (session.subOrganizationId !== null) {
-    subOrg = (await listSubOrganizations(deps.db, org.id)).find((s) => s.id === session.subOrganizationId) ?? null;
+    subOrg =
+      (await listSubOrganizations(deps.db, org.id)).find(
+        (s) => s.id === session.subOrganizationId,
+      ) ?? null;
     // The sub-organization is gone: the session must not widen to the whole organization.
     if (!subOrg) return null;
   }
@@ -97,7 +122,10 @@ export async function sessionView(identity: SessionIdentity, token: string) {
     organizationKey: identity.org.organizationKey,
     name: identity.org.name,
     syncCode: identity.org.syncCode,
-    subOrganization: identity.subOrg && { name: identity.subOrg.name, mmiKey: identity.subOrg.mmiKey },
+    subOrganization: identity.subOrg && {
+      name: identity.subOrg.name,
+      mmiKey: identity.subOrg.mmiKey,
+    },
     csrfToken: await csrfTokenOf(token),
     expiresAt: identity.expiresAt,
   };

@@ -15,13 +15,35 @@ import {
   type ContentScope,
 } from "../../db/content";
 import type { Content } from "../../db/schema";
-import { checkMediaRequirements, MediaProbeError, probeMp4, type MediaInfo } from "../../media/mp4-probe";
-import type { CompleteUploadBody, ContentObject, CreateContentBody, UpdateContentBody } from "../../schemas/content";
+import {
+  checkMediaRequirements,
+  MediaProbeError,
+  probeMp4,
+  type MediaInfo,
+} from "../../media/mp4-probe";
+import type {
+  CompleteUploadBody,
+  ContentObject,
+  CreateContentBody,
+  UpdateContentBody,
+} from "../../schemas/content";
 import { randomAlphanumeric } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
-import { frameThumbnailKey, isServiceThumbnailUrl, mediaKey, mediaUrl, thumbnailKey } from "../../storage/layout";
+import {
+  frameThumbnailKey,
+  isServiceThumbnailUrl,
+  mediaKey,
+  mediaUrl,
+  thumbnailKey,
+} from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
-import { listS3Parts, s3PartUrl, workerPartUrl, workerThumbnailUrl, type UploadTarget } from "../../storage/signed-urls";
+import {
+  listS3Parts,
+  s3PartUrl,
+  workerPartUrl,
+  workerThumbnailUrl,
+  type UploadTarget,
+} from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
 import { ensureIndex, streamObjectKeys } from "../streaming";
 import { makeFrameThumbnail } from "./frame-thumbnails";
@@ -57,7 +79,11 @@ export function partCount(contentSize: number, chunkSize: number): number {
 }
 
 /** Size the given part must have: chunkSize for all but the last, the remainder for the last. */
-export function expectedPartSize(contentSize: number, chunkSize: number, partNumber: number): number {
+export function expectedPartSize(
+  contentSize: number,
+  chunkSize: number,
+  partNumber: number,
+): number {
   const parts = partCount(contentSize, chunkSize);
   return partNumber < parts ? chunkSize : contentSize - chunkSize * (parts - 1);
 }
@@ -70,32 +96,57 @@ async function newContentKey(db: Db): Promise<string> {
   throw new Error("could not generate an unused content key");
 }
 
-const urlExpiry = (deps: Pick<Deps, "now" | "config">) => Math.floor(deps.now.getTime() / 1000) + deps.config.uploadUrlTtlSeconds;
+const urlExpiry = (deps: Pick<Deps, "now" | "config">) =>
+  Math.floor(deps.now.getTime() / 1000) + deps.config.uploadUrlTtlSeconds;
 
 /**
  * The thumbnail's signed upload URL, bound to this content (its id, not only its key): it
  * dies with the content, and a later content with the same key cannot be overwritten with it.
  */
-export async function thumbnailUploadUrl(deps: Pick<Deps, "now" | "config" | "origins">, content: Pick<Content, "id" | "contentKey">) {
+export async function thumbnailUploadUrl(
+  deps: Pick<Deps, "now" | "config" | "origins">,
+  content: Pick<Content, "id" | "contentKey">,
+) {
   const expires = urlExpiry(deps);
-  const url = await workerThumbnailUrl(deps.config.signingSecret, deps.origins.baseUrl, thumbnailTarget(content.contentKey, content.id, expires));
+  const url = await workerThumbnailUrl(
+    deps.config.signingSecret,
+    deps.origins.baseUrl,
+    thumbnailTarget(content.contentKey, content.id, expires),
+  );
   return { thumbnailUploadUrl: url, expires: new Date(expires * 1000).toISOString() };
 }
 
 /** What a thumbnail URL's signature covers. */
-export function thumbnailTarget(contentKey: string, contentId: number, expires: number): UploadTarget {
-  return { method: "PUT", key: thumbnailKey(contentKey), uploadId: `content:${contentId}`, partNumber: 0, expires };
+export function thumbnailTarget(
+  contentKey: string,
+  contentId: number,
+  expires: number,
+): UploadTarget {
+  return {
+    method: "PUT",
+    key: thumbnailKey(contentKey),
+    uploadId: `content:${contentId}`,
+    partNumber: 0,
+    expires,
+  };
 }
 
 /** Fresh signed URLs of the given parts (worker URLs, or presigned S3 UploadPart URLs). */
-async function signedPartUrls(deps: Pick<Deps, "now" | "config" | "origins">, key: string, uploadId: string, partNumbers: number[]) {
+async function signedPartUrls(
+  deps: Pick<Deps, "now" | "config" | "origins">,
+  key: string,
+  uploadId: string,
+  partNumbers: number[],
+) {
   const expires = urlExpiry(deps);
   const { s3, signingSecret, uploadUrlTtlSeconds } = deps.config;
   const signedUrls: string[] = [];
   for (const partNumber of partNumbers) {
     const target: UploadTarget = { method: "PUT", key, uploadId, partNumber, expires };
     signedUrls.push(
-      s3 ? await s3PartUrl(s3, target, uploadUrlTtlSeconds) : await workerPartUrl(signingSecret, deps.origins.baseUrl, target),
+      s3
+        ? await s3PartUrl(s3, target, uploadUrlTtlSeconds)
+        : await workerPartUrl(signingSecret, deps.origins.baseUrl, target),
     );
   }
   return signedUrls;
@@ -109,7 +160,9 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
   // The client may ask for smaller parts (a browser loses less work to a reload), never smaller
   // than R2's 5 MiB for every part but the last; a larger ask gets the service's part size.
   if (body.chunkSize !== undefined && body.chunkSize < R2_MIN_PART_SIZE) {
-    throw invalid(`chunkSize: must be at least ${R2_MIN_PART_SIZE} bytes (5 MiB, R2's minimum part size)`);
+    throw invalid(
+      `chunkSize: must be at least ${R2_MIN_PART_SIZE} bytes (5 MiB, R2's minimum part size)`,
+    );
   }
   const chunkSize = Math.min(body.chunkSize ?? config.chunkSize, config.chunkSize);
   const parts = partCount(body.contentSize, chunkSize);
@@ -126,7 +179,9 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
 
   const suffix = body.suffix ?? ".mp4";
   const key = mediaKey(contentKey, suffix);
-  const upload = await bucket.createMultipartUpload(key, { httpMetadata: { contentType: mediaType(suffix) } });
+  const upload = await bucket.createMultipartUpload(key, {
+    httpMetadata: { contentType: mediaType(suffix) },
+  });
   const now = deps.now.toISOString();
   try {
     await insertContent(db, {
@@ -182,9 +237,12 @@ function checkParts(content: Content, parts: CompleteUploadBody["parts"]): void 
   const expected = partCount(content.contentSize, content.chunkSize);
   const seen = new Set<number>();
   for (const part of parts) {
-    if (seen.has(part.PartNumber)) throw invalid(`parts: PartNumber ${part.PartNumber} appears more than once`);
+    if (seen.has(part.PartNumber))
+      throw invalid(`parts: PartNumber ${part.PartNumber} appears more than once`);
     if (part.PartNumber > expected) {
-      throw invalid(`parts: PartNumber ${part.PartNumber} is out of range; this upload has ${expected} part(s)`);
+      throw invalid(
+        `parts: PartNumber ${part.PartNumber} is out of range; this upload has ${expected} part(s)`,
+      );
     }
     seen.add(part.PartNumber);
   }
@@ -199,27 +257,36 @@ export async function completeUpload(deps: Deps, scope: ContentScope, body: Comp
   const { db, bucket } = deps;
   const contentKey = body.key.split("/")[0] ?? "";
   const content = await findContent(db, scope, contentKey);
-  if (!content || content.mediaKey !== body.key) throw notFound(`key: no upload ${body.key} for this organization`);
+  if (!content || content.mediaKey !== body.key)
+    throw notFound(`key: no upload ${body.key} for this organization`);
   if (content.status === "available") throw invalid("upload already completed");
   if (content.status === "rejected") {
-    throw invalid(`upload was rejected (${content.rejectionReason}); delete the content and create it again`);
+    throw invalid(
+      `upload was rejected (${content.rejectionReason}); delete the content and create it again`,
+    );
   }
-  if (content.uploadId !== body.uploadId) throw invalid("uploadId: does not match the upload of this key");
+  if (content.uploadId !== body.uploadId)
+    throw invalid("uploadId: does not match the upload of this key");
   checkParts(content, body.parts);
 
   // Remembered before R2 completes: if this request dies between R2's completion and the D1
   // update, the cron (sweepUploads) and a retried E2 finish the job from the stored object.
-  if (!content.completeRequestedAt) await markCompleteRequested(db, content.id, deps.now.toISOString());
+  if (!content.completeRequestedAt)
+    await markCompleteRequested(db, content.id, deps.now.toISOString());
   const upload = bucket.resumeMultipartUpload(content.mediaKey, body.uploadId);
   const sorted = [...body.parts].sort((a, b) => a.PartNumber - b.PartNumber);
   try {
-    await upload.complete(sorted.map((p) => ({ partNumber: p.PartNumber, etag: stripQuotes(p.ETag) })));
+    await upload.complete(
+      sorted.map((p) => ({ partNumber: p.PartNumber, etag: stripQuotes(p.ETag) })),
+    );
   } catch (err) {
     // Completed by an earlier attempt that crashed before D1 knew: the object is there.
     const stored = await bucket.head(content.mediaKey);
     if (!stored) {
       // The upload stays open: the caller can re-send missing parts and complete again.
-      throw invalid(`completing the upload failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw invalid(
+        `completing the upload failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
   const outcome = await publishStoredUpload(deps, content);
@@ -228,7 +295,10 @@ export async function completeUpload(deps: Deps, scope: ContentScope, body: Comp
   return toContentObject(outcome.content, deps.origins);
 }
 
-export type PublishOutcome = { kind: "published"; content: Content } | { kind: "rejected"; reason: string } | { kind: "lost" };
+export type PublishOutcome =
+  | { kind: "published"; content: Content }
+  | { kind: "rejected"; reason: string }
+  | { kind: "lost" };
 
 /**
  * The stored object of a completed multipart upload: probed, then published or rejected (its
@@ -241,8 +311,18 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
   if (reason !== null) {
     // The object is deleted and the content stays unavailable; E5 can delete it.
     await bucket.delete(content.mediaKey);
-    const rejected = await finishUpload(db, content, { status: "rejected", rejectionReason: reason, updatedAt: now });
-    if (rejected) await emitWebhookEvent(deps, rejected, "video.rejected", toContentObject(rejected, deps.origins));
+    const rejected = await finishUpload(db, content, {
+      status: "rejected",
+      rejectionReason: reason,
+      updatedAt: now,
+    });
+    if (rejected)
+      await emitWebhookEvent(
+        deps,
+        rejected,
+        "video.rejected",
+        toContentObject(rejected, deps.origins),
+      );
     return { kind: "rejected", reason };
   }
   const published = await finishUpload(db, content, {
@@ -268,9 +348,20 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
  * the stream is packaged again on request; the placeholder stays until a thumbnail is uploaded.
  */
 async function preparePlayback(deps: Deps, content: Content): Promise<void> {
-  const [stream, thumbnail] = await Promise.allSettled([ensureIndex(deps, content), makeFrameThumbnail(deps, content)]);
+  const [stream, thumbnail] = await Promise.allSettled([
+    ensureIndex(deps, content),
+    makeFrameThumbnail(deps, content),
+  ]);
   const failed = (what: string, result: PromiseSettledResult<unknown>) => {
-    if (result.status === "rejected") console.error(JSON.stringify({ level: "error", msg: `${what} failed`, content_key: content.contentKey, error: String(result.reason).slice(0, 300) }));
+    if (result.status === "rejected")
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: `${what} failed`,
+          content_key: content.contentKey,
+          error: String(result.reason).slice(0, 300),
+        }),
+      );
   };
   failed("HLS packaging", stream);
   failed("thumbnail from the video", thumbnail);
@@ -283,7 +374,10 @@ async function inspectMedia(bucket: R2Bucket, content: Content): Promise<Inspect
   const head = await bucket.head(content.mediaKey);
   if (!head) return { reason: "the uploaded object is missing", info: null };
   if (head.size !== content.contentSize) {
-    return { reason: `stored size ${head.size} bytes differs from contentSize ${content.contentSize}`, info: null };
+    return {
+      reason: `stored size ${head.size} bytes differs from contentSize ${content.contentSize}`,
+      info: null,
+    };
   }
   try {
     const info = await probeMp4(r2RangeReader(bucket, content.mediaKey, head.size), head.size);
@@ -295,7 +389,11 @@ async function inspectMedia(bucket: R2Bucket, content: Content): Promise<Inspect
   }
 }
 
-export async function loadContentOr404(db: Db, scope: ContentScope, contentKey: string): Promise<Content> {
+export async function loadContentOr404(
+  db: Db,
+  scope: ContentScope,
+  contentKey: string,
+): Promise<Content> {
   const content = await findContent(db, scope, contentKey);
   if (!content) throw notFound(`contentKey: ${contentKey} does not exist`);
   return content;
@@ -329,10 +427,17 @@ export async function uploadState(deps: Deps, scope: ContentScope, contentKey: s
   const total = partCount(contentSize, chunkSize);
   const listed = deps.config.s3
     ? await listS3Parts(deps.config.s3, key, uploadId)
-    : (await storedParts(deps.db, content.id)).map((p) => ({ partNumber: p.partNumber, size: p.size, etag: p.etag }));
+    : (await storedParts(deps.db, content.id)).map((p) => ({
+        partNumber: p.partNumber,
+        size: p.size,
+        etag: p.etag,
+      }));
   if (listed === null) throw conflict(`contentKey: ${contentKey}: ${STORAGE_LOST_UPLOAD}`);
   // Only a part of the size E2 needs counts as stored (S3 URLs let a client store any size).
-  const stored = listed.filter((p) => p.partNumber <= total && p.size === expectedPartSize(contentSize, chunkSize, p.partNumber));
+  const stored = listed.filter(
+    (p) =>
+      p.partNumber <= total && p.size === expectedPartSize(contentSize, chunkSize, p.partNumber),
+  );
   const have = new Set(stored.map((p) => p.partNumber));
   const missing = oneTo(total).filter((n) => !have.has(n));
   const urls = await signedPartUrls(deps, key, uploadId, missing);
@@ -347,8 +452,16 @@ export async function uploadState(deps: Deps, scope: ContentScope, contentKey: s
     uploadId,
     key,
     partCount: total,
-    storedParts: stored.map((p) => ({ PartNumber: p.partNumber, ETag: `"${p.etag}"`, Size: p.size })),
-    missingParts: missing.map((n, i) => ({ PartNumber: n, Size: expectedPartSize(contentSize, chunkSize, n), signedUrl: urls[i]! })),
+    storedParts: stored.map((p) => ({
+      PartNumber: p.partNumber,
+      ETag: `"${p.etag}"`,
+      Size: p.size,
+    })),
+    missingParts: missing.map((n, i) => ({
+      PartNumber: n,
+      Size: expectedPartSize(contentSize, chunkSize, n),
+      signedUrl: urls[i]!,
+    })),
     thumbnailUploaded: content.thumbnailUploaded,
     ...thumbnail,
   };
@@ -359,7 +472,9 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
   const content = await loadContentOr404(deps.db, scope, body.contentKey);
   // E3 shows the service's own thumbnail URL for "no publisher URL": sent back (any version of
   // it), it keeps it so.
-  const ownThumbnail = body.thumbnailUrl !== null && isServiceThumbnailUrl(body.thumbnailUrl, deps.origins.staticUrl, content.contentKey);
+  const ownThumbnail =
+    body.thumbnailUrl !== null &&
+    isServiceThumbnailUrl(body.thumbnailUrl, deps.origins.staticUrl, content.contentKey);
   const updated = await updateContent(deps.db, content, {
     title: body.title,
     description: body.description,
@@ -374,7 +489,10 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     updatedAt: deps.now.toISOString(),
   });
   if (content.status === "available") {
-    await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content, updated] });
+    await catalogChanged(deps, content.organizationId, {
+      kind: "videos",
+      versions: [content, updated],
+    });
   }
   const object = toContentObject(updated, deps.origins);
   await emitWebhookEvent(deps, content, "video.updated", object);
@@ -394,7 +512,12 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
       .abort()
       .catch(() => undefined);
   }
-  await deps.bucket.delete([content.mediaKey, thumbnailKey(content.contentKey), frameThumbnailKey(content.contentKey), ...streamObjectKeys(content)]);
+  await deps.bucket.delete([
+    content.mediaKey,
+    thumbnailKey(content.contentKey),
+    frameThumbnailKey(content.contentKey),
+    ...streamObjectKeys(content),
+  ]);
   const object = toContentObject(content, deps.origins);
   await emitWebhookEvent(deps, content, "video.deleted", object);
   return object;

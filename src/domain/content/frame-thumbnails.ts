@@ -17,7 +17,10 @@ export { frameSourceOf } from "../../media/frames";
 
 export type FrameThumbnailOutcome = "made" | "not needed" | "no frame source";
 
-export async function makeFrameThumbnail(deps: Deps, content: Content): Promise<FrameThumbnailOutcome> {
+export async function makeFrameThumbnail(
+  deps: Deps,
+  content: Content,
+): Promise<FrameThumbnailOutcome> {
   const frames = deps.frames;
   if (content.thumbnailUrl !== null || content.thumbnailUploaded) return "not needed";
   if (!frames) return "no frame source";
@@ -33,7 +36,10 @@ export async function makeFrameThumbnail(deps: Deps, content: Content): Promise<
     if (later.length > jpeg.length) jpeg = later;
   }
   const problem = checkThumbnail(jpeg);
-  if (problem) throw new Error(`${frames.name} made a frame that is not a valid thumbnail: ${problem}`);
-  await deps.bucket.put(frameThumbnailKey(content.contentKey), jpeg, { httpMetadata: { contentType: "image/jpeg" } });
+  if (problem)
+    throw new Error(`${frames.name} made a frame that is not a valid thumbnail: ${problem}`);
+  await deps.bucket.put(frameThumbnailKey(content.contentKey), jpeg, {
+    httpMetadata: { contentType: "image/jpeg" },
+  });
   return "made";
 }

@@ -25,9 +25,16 @@ export async function sweepUploads(deps: Deps): Promise<SweepReport> {
   const now = deps.now.getTime();
   const { uploadUrlTtlSeconds, uploadGraceSeconds } = deps.config;
   const stuckBefore = new Date(now - STUCK_AFTER_MS).toISOString();
-  const expiredBefore = new Date(now - (uploadUrlTtlSeconds + uploadGraceSeconds) * 1000).toISOString();
+  const expiredBefore = new Date(
+    now - (uploadUrlTtlSeconds + uploadGraceSeconds) * 1000,
+  ).toISOString();
   const report: SweepReport = { published: 0, rejected: 0, expired: 0 };
-  for (const content of await openUploadsToSweep(deps.db, stuckBefore, expiredBefore, SWEEP_BATCH)) {
+  for (const content of await openUploadsToSweep(
+    deps.db,
+    stuckBefore,
+    expiredBefore,
+    SWEEP_BATCH,
+  )) {
     const stored = await deps.bucket.head(content.mediaKey);
     if (stored) {
       const outcome = await publishStoredUpload(deps, content);
@@ -37,12 +44,23 @@ export async function sweepUploads(deps: Deps): Promise<SweepReport> {
     }
     if ((content.uploadSignedAt ?? content.createdAt) < expiredBefore) {
       if (content.uploadId) {
-        await deps.bucket.resumeMultipartUpload(content.mediaKey, content.uploadId).abort().catch(() => undefined);
+        await deps.bucket
+          .resumeMultipartUpload(content.mediaKey, content.uploadId)
+          .abort()
+          .catch(() => undefined);
       }
-      const expired = await finishUpload(deps.db, content, { status: "expired", updatedAt: deps.now.toISOString() });
+      const expired = await finishUpload(deps.db, content, {
+        status: "expired",
+        updatedAt: deps.now.toISOString(),
+      });
       if (expired) {
         report.expired += 1;
-        await emitWebhookEvent(deps, expired, "upload.expired", toContentObject(expired, deps.origins));
+        await emitWebhookEvent(
+          deps,
+          expired,
+          "upload.expired",
+          toContentObject(expired, deps.origins),
+        );
       }
     } else {
       // E2 failed before R2 completed (bad parts): the upload is still the client's to finish.

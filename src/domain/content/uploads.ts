@@ -16,8 +16,17 @@ import { expectedPartSize, partCount, STORAGE_LOST_UPLOAD } from "./content";
 const contentKeyOf = (key: string) => key.split("/")[0] ?? "";
 
 /** The signed URL is the credential: a wrong or expired signature is refused (403). */
-export async function checkSignature(deps: Pick<Deps, "config" | "now">, target: UploadTarget, signature: string): Promise<void> {
-  const check = await verifyWorkerSignature(deps.config.signingSecret, target, signature, Math.floor(deps.now.getTime() / 1000));
+export async function checkSignature(
+  deps: Pick<Deps, "config" | "now">,
+  target: UploadTarget,
+  signature: string,
+): Promise<void> {
+  const check = await verifyWorkerSignature(
+    deps.config.signingSecret,
+    target,
+    signature,
+    Math.floor(deps.now.getTime() / 1000),
+  );
   if (!check.ok) throw forbidden(`upload URL rejected: ${check.reason}`);
 }
 
@@ -25,16 +34,25 @@ export async function checkSignature(deps: Pick<Deps, "config" | "now">, target:
  * The upload a part belongs to, and the size the part must have; `length` is the declared
  * Content-Length, or null for a streamed body (checked while it streams).
  */
-export async function partTarget(deps: Pick<Deps, "db">, key: string, uploadId: string, partNumber: number, length: number | null) {
+export async function partTarget(
+  deps: Pick<Deps, "db">,
+  key: string,
+  uploadId: string,
+  partNumber: number,
+  length: number | null,
+) {
   const content = await findContentByKeyAnyOrg(deps.db, contentKeyOf(key));
   if (!content || content.mediaKey !== key || content.uploadId !== uploadId) {
     throw notFound("upload not found: it was completed, rejected or deleted");
   }
   const parts = partCount(content.contentSize, content.chunkSize);
-  if (partNumber > parts) throw invalid(`partNumber: ${partNumber} is out of range; this upload has ${parts} part(s)`);
+  if (partNumber > parts)
+    throw invalid(`partNumber: ${partNumber} is out of range; this upload has ${parts} part(s)`);
   const expected = expectedPartSize(content.contentSize, content.chunkSize, partNumber);
-  if (length !== null && length > content.chunkSize) throw invalid(`part body is ${length} bytes, larger than chunkSize ${content.chunkSize}`);
-  if (length !== null && length !== expected) throw invalid(`part ${partNumber} must be exactly ${expected} bytes, got ${length}`);
+  if (length !== null && length > content.chunkSize)
+    throw invalid(`part body is ${length} bytes, larger than chunkSize ${content.chunkSize}`);
+  if (length !== null && length !== expected)
+    throw invalid(`part ${partNumber} must be exactly ${expected} bytes, got ${length}`);
   return { content, expected };
 }
 
@@ -62,14 +80,31 @@ export async function storePart(
     const problem = exact.problem();
     if (problem && exact.interrupted()) {
       // Not the service's failure: a reload or a cancelled upload. Logged as what it is.
-      console.log(JSON.stringify({ level: "info", msg: "part upload interrupted by the client", key, part: partNumber, expected_bytes: expected }));
-      throw invalid(`part ${partNumber}: the body ${problem}; nothing of it was stored, PUT it again`);
+      console.log(
+        JSON.stringify({
+          level: "info",
+          msg: "part upload interrupted by the client",
+          key,
+          part: partNumber,
+          expected_bytes: expected,
+        }),
+      );
+      throw invalid(
+        `part ${partNumber}: the body ${problem}; nothing of it was stored, PUT it again`,
+      );
     }
-    if (problem) throw invalid(`part ${partNumber} must be exactly ${expected} bytes; the body ${problem}`);
+    if (problem)
+      throw invalid(`part ${partNumber} must be exactly ${expected} bytes; the body ${problem}`);
     if (isNoSuchUpload(err)) throw notFound(STORAGE_LOST_UPLOAD);
     throw err;
   }
-  await recordPart(deps.db, { contentId: content.id, partNumber, size: expected, etag: part.etag, uploadedAt: deps.now.toISOString() });
+  await recordPart(deps.db, {
+    contentId: content.id,
+    partNumber,
+    size: expected,
+    etag: part.etag,
+    uploadedAt: deps.now.toISOString(),
+  });
   return { partNumber: part.partNumber, etag: part.etag };
 }
 
@@ -84,14 +119,17 @@ export async function storeThumbnail(
   const contentKey = contentKeyOf(key);
   const content = await findContentByKeyAnyOrg(deps.db, contentKey);
   // The URL was signed for one content: a deleted one's URL cannot reach a new content of that key.
-  if (!content || content.id !== contentId || thumbnailKey(contentKey) !== key) throw notFound("content not found: it was deleted");
-  if (declaredLength > THUMBNAIL_MAX_BYTES) throw invalid(`thumbnail is larger than 5 MB (${declaredLength} bytes)`);
+  if (!content || content.id !== contentId || thumbnailKey(contentKey) !== key)
+    throw notFound("content not found: it was deleted");
+  if (declaredLength > THUMBNAIL_MAX_BYTES)
+    throw invalid(`thumbnail is larger than 5 MB (${declaredLength} bytes)`);
   const bytes = new Uint8Array(await read());
   const problem = checkThumbnail(bytes);
   if (problem) throw invalid(problem);
   const stored = await deps.bucket.put(key, bytes, { httpMetadata: { contentType: "image/jpeg" } });
   const updated = await markThumbnailUploaded(deps.db, content.id, deps.now.toISOString());
   // A published video's records (listings, feed files) carry the thumbnail URL, which just moved on.
-  if (updated.status === "available" && updated.thumbnailUrl === null) await catalogChanged(deps, updated.organizationId, { kind: "videos", versions: [updated] });
+  if (updated.status === "available" && updated.thumbnailUrl === null)
+    await catalogChanged(deps, updated.organizationId, { kind: "videos", versions: [updated] });
   return { thumbnailUrl: thumbnailOf(updated, deps.origins), etag: stored.httpEtag };
 }

@@ -18,7 +18,13 @@ import { videosWithWindowChanges } from "../../db/syndications";
 import { catalogChanged } from "../catalog-changed";
 import { forgetEveryOrganization } from "../recent-lookups";
 import type { Deps } from "../deps";
-import { addStats, noStats, rebuildDirtyFeeds, rebuildUnclaimed, type PublishStats } from "./publisher";
+import {
+  addStats,
+  noStats,
+  rebuildDirtyFeeds,
+  rebuildUnclaimed,
+  type PublishStats,
+} from "./publisher";
 import type { VideoNames } from "./membership";
 import { unlimitedBudget, type WorkBudget } from "./work";
 
@@ -49,12 +55,17 @@ export async function runFeedCron(deps: Deps, budget: WorkBudget): Promise<CronR
   // catalogChanged defers its queue message; here it is awaited before going on.
   const deferred: Promise<unknown>[] = [];
   const stepDeps = { ...deps, defer: (work: Promise<unknown>) => void deferred.push(work) };
-  for (const [organizationId, versions] of byOrg) await catalogChanged(stepDeps, organizationId, { kind: "videos", versions });
+  for (const [organizationId, versions] of byOrg)
+    await catalogChanged(stepDeps, organizationId, { kind: "videos", versions });
   await Promise.all(deferred);
   await writeState(deps.db, WINDOWS_CHECKED, until);
 
   let stats = noStats();
-  for (const organizationId of await organizationsWithDirtyFeeds(deps.db, now, DIRTY_ORGANIZATIONS)) {
+  for (const organizationId of await organizationsWithDirtyFeeds(
+    deps.db,
+    now,
+    DIRTY_ORGANIZATIONS,
+  )) {
     if (stats.feeds > 0 && budget.exhausted()) break;
     stats = addStats(stats, await rebuildDirtyFeeds(deps, budget, organizationId));
   }
@@ -65,7 +76,12 @@ export async function runFeedCron(deps: Deps, budget: WorkBudget): Promise<CronR
   const batch = deps.config.feedReconcileBatch;
   if (batch > 0 && !budget.exhausted()) {
     const slice = await feedsAfter(deps.db, cursor, batch);
-    const { stats: sliceStats } = await rebuildUnclaimed(deps, slice.map((f) => f.id), unlimitedBudget, new Set(slice.map((f) => f.organizationId)));
+    const { stats: sliceStats } = await rebuildUnclaimed(
+      deps,
+      slice.map((f) => f.id),
+      unlimitedBudget,
+      new Set(slice.map((f) => f.organizationId)),
+    );
     stats = addStats(stats, sliceStats);
     reconciled = slice.length;
     // Wrap around once the end is reached.

@@ -1,7 +1,16 @@
 // Feed definitions (docs/design.md), owned by an organization: create, replace, delete, and the
 // operator's "rebuild now".
 import type { ContentScope } from "../../db/catalog";
-import { deleteFeed, feedsAfter, feedsIn, findFeedByFeedId, findFeedIn, insertFeed, updateFeed, type FeedValues } from "../../db/feeds";
+import {
+  deleteFeed,
+  feedsAfter,
+  feedsIn,
+  findFeedByFeedId,
+  findFeedIn,
+  insertFeed,
+  updateFeed,
+  type FeedValues,
+} from "../../db/feeds";
 import { findContentByKeyAnyOrg } from "../../db/content";
 import type { Feed } from "../../db/schema";
 import { randomAlphanumeric } from "../../shared/crypto";
@@ -32,16 +41,32 @@ async function ownFeed(deps: Pick<Deps, "db">, scope: ContentScope, feedId: stri
  * elsewhere within CREDENTIAL_CACHE_SECONDS, the bound its cached answers have anyway); read
  * from D1 for a request reading its own writes. Null for an unknown feed.
  */
-export function publicFeed(deps: LookupDeps & { readsOwnWrites?: boolean }, feedId: string): Promise<PublicFeed | null> {
+export function publicFeed(
+  deps: LookupDeps & { readsOwnWrites?: boolean },
+  feedId: string,
+): Promise<PublicFeed | null> {
   const load = async (): Promise<PublicFeed | null> => {
     const feed = await findFeedByFeedId(deps.db, feedId);
     // What its public reads need, no more (an isolate remembers up to 10,000 lookups).
-    return feed && { id: feed.id, organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId, version: feed.version, categories: feed.categories, tags: feed.tags, events: feed.events };
+    return (
+      feed && {
+        id: feed.id,
+        organizationId: feed.organizationId,
+        subOrganizationId: feed.subOrganizationId,
+        version: feed.version,
+        categories: feed.categories,
+        tags: feed.tags,
+        events: feed.events,
+      }
+    );
   };
   return deps.readsOwnWrites ? load() : remembered(deps, `feed\u0000${feedId}`, load);
 }
 
-export type PublicFeed = Pick<Feed, "id" | "organizationId" | "subOrganizationId" | "version" | "categories" | "tags" | "events">;
+export type PublicFeed = Pick<
+  Feed,
+  "id" | "organizationId" | "subOrganizationId" | "version" | "categories" | "tags" | "events"
+>;
 
 /** The version public reads of a feed are cached under; null for an unknown feed. */
 export async function publicFeedVersion(deps: LookupDeps, feedId: string): Promise<number | null> {
@@ -58,12 +83,23 @@ export async function showFeed(deps: Pick<Deps, "db">, scope: ContentScope, feed
 
 /** Created with X-Service-MMI-Key, the feed is the sub-organization's and holds only its videos. */
 export async function createFeed(deps: Deps, scope: ContentScope, definition: FeedDefinition) {
-  const feed = await insertFeed(deps.db, scope, randomAlphanumeric(12), values(definition), deps.now.toISOString());
+  const feed = await insertFeed(
+    deps.db,
+    scope,
+    randomAlphanumeric(12),
+    values(definition),
+    deps.now.toISOString(),
+  );
   await catalogChanged(deps, scope.organizationId, { kind: "feed-saved", feedId: feed.id });
   return feedMetadata(feed);
 }
 
-export async function replaceFeed(deps: Deps, scope: ContentScope, feedId: string, definition: FeedDefinition) {
+export async function replaceFeed(
+  deps: Deps,
+  scope: ContentScope,
+  feedId: string,
+  definition: FeedDefinition,
+) {
   const feed = await ownFeed(deps, scope, feedId);
   const updated = await updateFeed(deps.db, feed.id, values(definition), deps.now.toISOString());
   await catalogChanged(deps, scope.organizationId, { kind: "feed-saved", feedId: feed.id });
@@ -77,7 +113,10 @@ export async function removeFeed(deps: Deps, scope: ContentScope, feedId: string
   return feedMetadata(feed);
 }
 
-export type RebuildTarget = { feedId: string } | { contentKey: string } | { all: true; afterId: number; limit: number };
+export type RebuildTarget =
+  | { feedId: string }
+  | { contentKey: string }
+  | { all: true; afterId: number; limit: number };
 
 /** Operator: rebuild feed files now (after a bulk import, to force a rewrite, or to measure it). */
 export async function rebuildNow(deps: Deps, target: RebuildTarget, force: boolean) {
@@ -90,7 +129,12 @@ export async function rebuildNow(deps: Deps, target: RebuildTarget, force: boole
   } else if ("contentKey" in target) {
     const content = await findContentByKeyAnyOrg(deps.db, target.contentKey);
     if (!content) throw notFound(`contentKey: ${target.contentKey} does not exist`);
-    feeds = await markFeedsOfVideos(deps.db, content.organizationId, [content], deps.now.toISOString());
+    feeds = await markFeedsOfVideos(
+      deps.db,
+      content.organizationId,
+      [content],
+      deps.now.toISOString(),
+    );
   } else {
     feeds = await feedsAfter(deps.db, target.afterId, target.limit);
     nextAfterId = feeds.length === target.limit ? feeds[feeds.length - 1]!.id : null;

@@ -9,19 +9,28 @@ import { thumbnailOf } from "../catalog/records";
 import type { Deps } from "../deps";
 import { feedMembership } from "./membership";
 
-export async function jsonFeed(deps: Pick<Deps, "db" | "origins" | "now">, feedId: string, page: Page) {
+export async function jsonFeed(
+  deps: Pick<Deps, "db" | "origins" | "now">,
+  feedId: string,
+  page: Page,
+) {
   const { db } = deps;
   const now = deps.now.toISOString();
   const feed = await findFeedByFeedId(db, feedId);
   if (!feed) throw notFound(`feed ${feedId} does not exist`);
   const { rows, count: total } = await listFeed(db, feedMembership(feed), now, page);
   const [windows, creators] = await Promise.all([
-    openWindowsOf(db, rows.map((r) => r.id), now),
+    openWindowsOf(
+      db,
+      rows.map((r) => r.id),
+      now,
+    ),
     organizationKeys(db, [feed.organizationId]),
   ]);
   return rows.map((r) => {
     const open = windows.get(r.id)?.[0];
-    const geos = open && open.geos.length > 0 && !open.geos.includes("-") ? open.geos.join(",") : "-";
+    const geos =
+      open && open.geos.length > 0 && !open.geos.includes("-") ? open.geos.join(",") : "-";
     return {
       categories: r.serviceCategories,
       content_key: r.contentKey,

@@ -10,9 +10,14 @@ import type { Db } from "../../db/client";
 import type { Content, Feed } from "../../db/schema";
 
 /** A version of a video as its feeds see it (the content key when known: its files stop or start serving). */
-export type VideoNames = Pick<Content, "subOrganizationId" | "categories" | "tags" | "events"> & { contentKey?: string; id?: number };
+export type VideoNames = Pick<Content, "subOrganizationId" | "categories" | "tags" | "events"> & {
+  contentKey?: string;
+  id?: number;
+};
 
-export function feedMembership(feed: Pick<Feed, "organizationId" | "subOrganizationId" | "categories" | "tags" | "events">): FeedMembership {
+export function feedMembership(
+  feed: Pick<Feed, "organizationId" | "subOrganizationId" | "categories" | "tags" | "events">,
+): FeedMembership {
   return {
     organizationId: feed.organizationId,
     subOrganizationId: feed.subOrganizationId,
@@ -26,24 +31,45 @@ export function feedMembership(feed: Pick<Feed, "organizationId" | "subOrganizat
 
 /** Whether a video with these names (of the feed's organization) is a member. */
 export function holds(membership: FeedMembership, video: VideoNames): boolean {
-  if (membership.subOrganizationId !== null && video.subOrganizationId !== membership.subOrganizationId) return false;
+  if (
+    membership.subOrganizationId !== null &&
+    video.subOrganizationId !== membership.subOrganizationId
+  )
+    return false;
   if (membership.anyOf.length === 0) return true;
   const names = { category: video.categories, tag: video.tags, event: video.events };
   return membership.anyOf.some((n) => names[n.kind].includes(n.name));
 }
 
 /** Whether a caller of this scope sees the feed: the organization every feed of its own, a sub-organization its own feeds only. */
-export function feedVisibleTo(scope: ContentScope, feed: Pick<Feed, "organizationId" | "subOrganizationId">): boolean {
-  return feed.organizationId === scope.organizationId && (scope.subOrganizationId === null || feed.subOrganizationId === scope.subOrganizationId);
+export function feedVisibleTo(
+  scope: ContentScope,
+  feed: Pick<Feed, "organizationId" | "subOrganizationId">,
+): boolean {
+  return (
+    feed.organizationId === scope.organizationId &&
+    (scope.subOrganizationId === null || feed.subOrganizationId === scope.subOrganizationId)
+  );
 }
 
 /**
  * Marks the organization's feeds that any of the given versions of a video belongs to (before
  * and after a change), so their files are rebuilt. Returns the marked feeds.
  */
-export async function markFeedsOfVideos(db: Db, organizationId: number, versions: VideoNames[], now: string): Promise<Feed[]> {
-  const affected = (await listFeeds(db, organizationId)).filter((f) => versions.some((v) => holds(feedMembership(f), v)));
-  await markFeedsDirty(db, affected.map((f) => f.id), now);
+export async function markFeedsOfVideos(
+  db: Db,
+  organizationId: number,
+  versions: VideoNames[],
+  now: string,
+): Promise<Feed[]> {
+  const affected = (await listFeeds(db, organizationId)).filter((f) =>
+    versions.some((v) => holds(feedMembership(f), v)),
+  );
+  await markFeedsDirty(
+    db,
+    affected.map((f) => f.id),
+    now,
+  );
   return affected;
 }
 

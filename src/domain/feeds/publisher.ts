@@ -14,7 +14,12 @@ import { listableContentsByIds, publishedVideoNames } from "../../db/feed-source
 import { claimFeeds, dirtyFeedIds, listFeeds, recordFeedBuild, releaseFeeds } from "../../db/feeds";
 import { findOrganizationById } from "../../db/organizations";
 import type { Content, Feed } from "../../db/schema";
-import { feedFileKeys, orgFeedListKey, writeFeedFile, type FeedFileStore } from "../../storage/feed-files";
+import {
+  feedFileKeys,
+  orgFeedListKey,
+  writeFeedFile,
+  type FeedFileStore,
+} from "../../storage/feed-files";
 import { thumbnailOf, v2Record } from "../catalog/records";
 import type { Deps } from "../deps";
 import { objectWithArray } from "../../shared/json-text";
@@ -27,7 +32,10 @@ export function feedFileStore(deps: Pick<Deps, "bucket" | "origins">): FeedFileS
   return { bucket: deps.bucket, origin: deps.origins.baseUrl };
 }
 
-export type PublishDeps = Pick<Deps, "db" | "bucket" | "origins" | "now" | "config" | "webhookQueue">;
+export type PublishDeps = Pick<
+  Deps,
+  "db" | "bucket" | "origins" | "now" | "config" | "webhookQueue"
+>;
 
 export interface PublishStats {
   feeds: number;
@@ -38,7 +46,11 @@ export interface PublishStats {
 export const noStats = (): PublishStats => ({ feeds: 0, written: 0, unchanged: 0 });
 
 export function addStats(a: PublishStats, b: PublishStats): PublishStats {
-  return { feeds: a.feeds + b.feeds, written: a.written + b.written, unchanged: a.unchanged + b.unchanged };
+  return {
+    feeds: a.feeds + b.feeds,
+    written: a.written + b.written,
+    unchanged: a.unchanged + b.unchanged,
+  };
 }
 
 /** A video as `<feed_id>-feed.json` lists it (spec 2.4, the older feed file). */
@@ -60,7 +72,11 @@ function legacyFeedRecord(r: Content, o: PublishDeps["origins"]) {
 
 /** A video as `v2/feeds/<id>/videos.json` lists it: its 2.2 record with subtitles; duration as a string of digits. */
 function v2FeedRecord(r: Content, o: PublishDeps["origins"]) {
-  return { ...v2Record(r, o), duration: String(Math.round(r.duration ?? 0)), subtitles: r.subtitles };
+  return {
+    ...v2Record(r, o),
+    duration: String(Math.round(r.duration ?? 0)),
+    subtitles: r.subtitles,
+  };
 }
 
 /** A feed's videos, each record's JSON text rendered once per pass (shared by every feed that lists it). */
@@ -73,7 +89,14 @@ interface FeedVideos {
 /** `<feed_id>-feed.json` (spec 2.4, the older feed file), as JSON text. */
 function legacyFeedFile(feed: Feed, videos: FeedVideos): string {
   const serviceCategories = [...new Set(videos.rows.flatMap((r) => r.serviceCategories))].sort();
-  const head = { feed_id: feed.feedId, name: feed.name, categories: serviceCategories, privateCategories: feed.categories, privateTags: feed.tags, events: feed.events };
+  const head = {
+    feed_id: feed.feedId,
+    name: feed.name,
+    categories: serviceCategories,
+    privateCategories: feed.categories,
+    privateTags: feed.tags,
+    events: feed.events,
+  };
   return objectWithArray(head, "videos", videos.legacy);
 }
 
@@ -88,15 +111,30 @@ const PASS_FEEDS = 1000;
  * Each feed's published videos, newest first, at most FEED_MAX_VIDEOS: ids from one walk of the
  * organization's published videos, judged by `holds` on the names the walk reads.
  */
-async function membersOf(deps: PublishDeps, organizationId: number, feeds: Feed[]): Promise<Map<number, number[]>> {
+async function membersOf(
+  deps: PublishDeps,
+  organizationId: number,
+  feeds: Feed[],
+): Promise<Map<number, number[]>> {
   const max = deps.config.feedMaxVideos;
-  const wanting = feeds.map((feed) => ({ feed, membership: feedMembership(feed), ids: [] as number[] }));
+  const wanting = feeds.map((feed) => ({
+    feed,
+    membership: feedMembership(feed),
+    ids: [] as number[],
+  }));
   let open = wanting;
   let after: Pick<Content, "id" | "publishedAt"> | null = null;
   while (open.length > 0) {
-    const page = await publishedVideoNames(deps.db, organizationId, deps.now.toISOString(), after, WALK_PAGE);
+    const page = await publishedVideoNames(
+      deps.db,
+      organizationId,
+      deps.now.toISOString(),
+      after,
+      WALK_PAGE,
+    );
     for (const video of page) {
-      for (const f of open) if (f.ids.length < max && holds(f.membership, video)) f.ids.push(video.id);
+      for (const f of open)
+        if (f.ids.length < max && holds(f.membership, video)) f.ids.push(video.id);
     }
     // Full feeds drop out; the walk ends when none is left or the videos are.
     open = open.filter((f) => f.ids.length < max);
@@ -120,14 +158,19 @@ class SharedRecords {
     private readonly deps: PublishDeps,
     memberLists: Iterable<number[]>,
   ) {
-    for (const ids of memberLists) for (const id of ids) this.uses.set(id, (this.uses.get(id) ?? 0) + 1);
+    for (const ids of memberLists)
+      for (const id of ids) this.uses.set(id, (this.uses.get(id) ?? 0) + 1);
   }
 
   /** The records of `ids`, in that order, with their JSON text (a video no longer listable is left out). */
   async take(ids: number[]): Promise<FeedVideos> {
     const missing = ids.filter((id) => !this.records.has(id));
     for (let i = 0; i < missing.length; i += FETCH_BATCH) {
-      for (const row of await listableContentsByIds(this.deps.db, missing.slice(i, i + FETCH_BATCH))) this.records.set(row.id, row);
+      for (const row of await listableContentsByIds(
+        this.deps.db,
+        missing.slice(i, i + FETCH_BATCH),
+      ))
+        this.records.set(row.id, row);
     }
     const videos: FeedVideos = { rows: [], legacy: [], v2: [] };
     for (const id of ids) {
@@ -135,7 +178,10 @@ class SharedRecords {
       if (!row) continue;
       let text = this.rendered.get(id);
       if (!text) {
-        text = { legacy: JSON.stringify(legacyFeedRecord(row, this.deps.origins)), v2: JSON.stringify(v2FeedRecord(row, this.deps.origins)) };
+        text = {
+          legacy: JSON.stringify(legacyFeedRecord(row, this.deps.origins)),
+          v2: JSON.stringify(v2FeedRecord(row, this.deps.origins)),
+        };
         this.rendered.set(id, text);
       }
       videos.rows.push(row);
@@ -158,7 +204,11 @@ class SharedRecords {
 }
 
 /** Writes one feed's three files from its videos and records the build. */
-async function publishFeed(deps: PublishDeps, feed: Feed, videos: FeedVideos): Promise<PublishStats & { metadataChanged: boolean }> {
+async function publishFeed(
+  deps: PublishDeps,
+  feed: Feed,
+  videos: FeedVideos,
+): Promise<PublishStats & { metadataChanged: boolean }> {
   const now = deps.now.toISOString();
   const keys = feedFileKeys(feed.feedId);
   const rows = videos.rows;
@@ -171,7 +221,11 @@ async function publishFeed(deps: PublishDeps, feed: Feed, videos: FeedVideos): P
   const state: Feed["files"] = {};
   const stats = { feeds: 1, written: 0, unchanged: 0, metadataChanged: false };
   // The three writes at once: each is an R2 round trip of up to a few MB.
-  const results = await Promise.all(files.map(([key, content]) => writeFeedFile(feedFileStore(deps), key, content, now, feed.files[key] ?? "")));
+  const results = await Promise.all(
+    files.map(([key, content]) =>
+      writeFeedFile(feedFileStore(deps), key, content, now, feed.files[key] ?? ""),
+    ),
+  );
   for (const [i, [key]] of files.entries()) {
     // "" (never undefined) for a file never written: no R2 head needed to know it is new.
     const { hash, written } = results[i]!;
@@ -182,8 +236,16 @@ async function publishFeed(deps: PublishDeps, feed: Feed, videos: FeedVideos): P
   await recordFeedBuild(deps.db, feed, state, now);
   if (stats.written > 0) {
     // Webhook feed.published: the feed's files were rewritten (unchanged files are not).
-    const files = Object.fromEntries(Object.entries(keys).map(([name, key]) => [name, `${deps.origins.staticUrl}/${key}`]));
-    await emitWebhookEvent(deps, feed, "feed.published", { feed_id: feed.feedId, name: feed.name, videos: rows.length, files, publishedAt: now });
+    const files = Object.fromEntries(
+      Object.entries(keys).map(([name, key]) => [name, `${deps.origins.staticUrl}/${key}`]),
+    );
+    await emitWebhookEvent(deps, feed, "feed.published", {
+      feed_id: feed.feedId,
+      name: feed.name,
+      videos: rows.length,
+      files,
+      publishedAt: now,
+    });
   }
   return stats;
 }
@@ -214,7 +276,12 @@ function turnTaker() {
  * budget lasts, at least one. Returns the stats, the feeds left unbuilt, and whether a feed's
  * metadata file changed (the organization's feed list may need republishing).
  */
-async function rebuildTogether(deps: PublishDeps, organizationId: number, feeds: Feed[], budget: WorkBudget) {
+async function rebuildTogether(
+  deps: PublishDeps,
+  organizationId: number,
+  feeds: Feed[],
+  budget: WorkBudget,
+) {
   let stats = noStats();
   let metadataChanged = false;
   const members = await membersOf(deps, organizationId, feeds);
@@ -235,7 +302,11 @@ async function rebuildTogether(deps: PublishDeps, organizationId: number, feeds:
       return { stats, metadataChanged, left: feeds.slice(i) };
     }
     await takeATurn();
-    const written: Promise<void> = publishFeed(deps, feed, await records.take(members.get(feed.id)!))
+    const written: Promise<void> = publishFeed(
+      deps,
+      feed,
+      await records.take(members.get(feed.id)!),
+    )
       .then(
         (build) => {
           metadataChanged ||= build.metadataChanged;
@@ -258,20 +329,42 @@ async function rebuildTogether(deps: PublishDeps, organizationId: number, feeds:
 const FEEDS_IN_FLIGHT = 4;
 
 /** `v2/orgs/<sync_code>/feeds.json`: the organization's feeds. */
-export async function publishOrgFeedList(deps: PublishDeps, organizationId: number): Promise<boolean> {
+export async function publishOrgFeedList(
+  deps: PublishDeps,
+  organizationId: number,
+): Promise<boolean> {
   const org = await findOrganizationById(deps.db, organizationId);
   if (!org) return false;
-  const content = { feeds: (await listFeeds(deps.db, organizationId)).map((f) => ({ feed_id: f.feedId, name: f.name })) };
-  const { written } = await writeFeedFile(feedFileStore(deps), orgFeedListKey(org.syncCode), JSON.stringify(content), deps.now.toISOString());
+  const content = {
+    feeds: (await listFeeds(deps.db, organizationId)).map((f) => ({
+      feed_id: f.feedId,
+      name: f.name,
+    })),
+  };
+  const { written } = await writeFeedFile(
+    feedFileStore(deps),
+    orgFeedListKey(org.syncCode),
+    JSON.stringify(content),
+    deps.now.toISOString(),
+  );
   return written;
 }
 
 /** Rebuilds the given feeds (any organizations', unleased: the operator's rebuild), then the feed lists that changed. */
-export async function rebuildFeeds(deps: PublishDeps, feeds: Feed[], alsoLists: Iterable<number> = []): Promise<PublishStats> {
+export async function rebuildFeeds(
+  deps: PublishDeps,
+  feeds: Feed[],
+  alsoLists: Iterable<number> = [],
+): Promise<PublishStats> {
   let total = noStats();
   const lists = new Set(alsoLists);
   for (const [organizationId, group] of byOrganization(feeds)) {
-    const { stats, metadataChanged } = await rebuildTogether(deps, organizationId, group, unlimitedBudget);
+    const { stats, metadataChanged } = await rebuildTogether(
+      deps,
+      organizationId,
+      group,
+      unlimitedBudget,
+    );
     if (metadataChanged) lists.add(organizationId);
     total = addStats(total, stats);
   }
@@ -281,7 +374,8 @@ export async function rebuildFeeds(deps: PublishDeps, feeds: Feed[], alsoLists: 
 
 function byOrganization(feeds: Feed[]): Map<number, Feed[]> {
   const groups = new Map<number, Feed[]>();
-  for (const feed of feeds) groups.set(feed.organizationId, [...(groups.get(feed.organizationId) ?? []), feed]);
+  for (const feed of feeds)
+    groups.set(feed.organizationId, [...(groups.get(feed.organizationId) ?? []), feed]);
   return groups;
 }
 
@@ -293,7 +387,12 @@ const LEASE_MS = 2 * 60_000;
  * the work), organization by organization, while the budget lasts; the ones left are given back.
  * Returns the stats and how many were left.
  */
-export async function rebuildUnclaimed(deps: PublishDeps, ids: number[], budget: WorkBudget, alsoLists: Iterable<number> = []) {
+export async function rebuildUnclaimed(
+  deps: PublishDeps,
+  ids: number[],
+  budget: WorkBudget,
+  alsoLists: Iterable<number> = [],
+) {
   const now = deps.now.toISOString();
   const leaseUntil = new Date(deps.now.getTime() + LEASE_MS).toISOString();
   const claimed = await claimFeeds(deps.db, ids, now, leaseUntil);
@@ -327,7 +426,12 @@ export async function rebuildUnclaimed(deps: PublishDeps, ids: number[], budget:
  * takes it once more, so a write during a rebuild is not left for later. `more`: dirty feeds
  * no rebuild holds remain (the caller asks for another pass).
  */
-export async function rebuildDirtyFeeds(deps: PublishDeps, budget: WorkBudget, organizationId?: number, alsoLists: Iterable<number> = []) {
+export async function rebuildDirtyFeeds(
+  deps: PublishDeps,
+  budget: WorkBudget,
+  organizationId?: number,
+  alsoLists: Iterable<number> = [],
+) {
   const now = deps.now.toISOString();
   let total = noStats();
   let lists = alsoLists;

@@ -9,7 +9,11 @@ import { rebuildDirtyFeeds } from "./publisher";
 import type { WorkBudget } from "./work";
 
 /** Asks for the organization's dirty feeds (and, with `feedList`, its feed list) to be republished. */
-export async function requestFeedRebuild(deps: Pick<Deps, "feedRebuilds">, organizationId: number, feedList = false): Promise<void> {
+export async function requestFeedRebuild(
+  deps: Pick<Deps, "feedRebuilds">,
+  organizationId: number,
+  feedList = false,
+): Promise<void> {
   await deps.feedRebuilds.send({ organizationId, feedList });
 }
 
@@ -17,8 +21,18 @@ export async function requestFeedRebuild(deps: Pick<Deps, "feedRebuilds">, organ
  * Republishes the organization's dirty feeds together while the budget lasts; what is left
  * (budget spent, or marked again meanwhile) goes into a new message.
  */
-export async function rebuildRequested(deps: Deps, organizationId: number, feedList: boolean, budget: WorkBudget) {
-  const result = await rebuildDirtyFeeds(deps, budget, organizationId, feedList ? [organizationId] : []);
+export async function rebuildRequested(
+  deps: Deps,
+  organizationId: number,
+  feedList: boolean,
+  budget: WorkBudget,
+) {
+  const result = await rebuildDirtyFeeds(
+    deps,
+    budget,
+    organizationId,
+    feedList ? [organizationId] : [],
+  );
   if (result.more) await requestFeedRebuild(deps, organizationId);
   return result;
 }

@@ -23,7 +23,11 @@ export interface WorkBudget {
 }
 
 /** A budget over the rows `meter` counts (the metered database of the work) and `clock` (ms). */
-export function workBudget(meter: Pick<D1Meter, "rowsRead">, clock: () => number, limits: WorkLimits): WorkBudget {
+export function workBudget(
+  meter: Pick<D1Meter, "rowsRead">,
+  clock: () => number,
+  limits: WorkLimits,
+): WorkBudget {
   const startMs = clock();
   const startRows = meter.rowsRead;
   const spent = () => ({ ms: clock() - startMs, rowsRead: meter.rowsRead - startRows });
@@ -37,12 +41,20 @@ export function workBudget(meter: Pick<D1Meter, "rowsRead">, clock: () => number
 }
 
 /** No limit (an operator's rebuild, answered when done). */
-export const unlimitedBudget: WorkBudget = { exhausted: () => false, spent: () => ({ ms: 0, rowsRead: 0 }) };
+export const unlimitedBudget: WorkBudget = {
+  exhausted: () => false,
+  spent: () => ({ ms: 0, rowsRead: 0 }),
+};
 
 /**
  * Adds one run's work to the running totals in cron_state (feed_work_runs, _feeds, _rows_read,
  * _ms): what publishing costs over time, and what bench/feeds.mjs reads before and after a write.
  */
 export async function recordFeedWork(db: Db, spent: WorkSpent, feeds: number): Promise<void> {
-  await addToCounters(db, { feed_work_runs: 1, feed_work_feeds: feeds, feed_work_rows_read: spent.rowsRead, feed_work_ms: spent.ms });
+  await addToCounters(db, {
+    feed_work_runs: 1,
+    feed_work_feeds: feeds,
+    feed_work_rows_read: spent.rowsRead,
+    feed_work_ms: spent.ms,
+  });
 }

@@ -50,7 +50,8 @@ const TYPES: Record<AnalyticsType, TypeSpec> = {
 /** The spec's short names of E7 metrics. */
 const FIELD_ALIASES: Record<string, string> = { played_1: "played_1s", played_30: "played_30s" };
 
-export interface AnalyticsParams extends Omit<VideoFilterParams, "networkVideos" | "watchedByTput"> {
+export interface AnalyticsParams
+  extends Omit<VideoFilterParams, "networkVideos" | "watchedByTput"> {
   summary?: string;
   detailed?: string;
   daily?: string;
@@ -64,7 +65,8 @@ export interface AnalyticsParams extends Omit<VideoFilterParams, "networkVideos"
 }
 
 /** `?summary`, `?summary=1`, `?summary=true` select it; absent, 0 or false do not. */
-const selected = (v: string | undefined) => v !== undefined && v !== "0" && v.toLowerCase() !== "false";
+const selected = (v: string | undefined) =>
+  v !== undefined && v !== "0" && v.toLowerCase() !== "false";
 
 type Mode = "summary" | "detailed" | "daily";
 
@@ -74,24 +76,44 @@ function modeOf(q: AnalyticsParams): Mode {
   return modes[0]!;
 }
 
-function parseFields(type: AnalyticsType, counters: readonly string[], fields: string | string[] | undefined): string[] {
+function parseFields(
+  type: AnalyticsType,
+  counters: readonly string[],
+  fields: string | string[] | undefined,
+): string[] {
   if (fields === undefined) return [...counters];
-  const names = (Array.isArray(fields) ? fields : [fields]).flatMap((f) => f.split(",")).map((f) => f.trim()).filter(Boolean);
+  const names = (Array.isArray(fields) ? fields : [fields])
+    .flatMap((f) => f.split(","))
+    .map((f) => f.trim())
+    .filter(Boolean);
   if (names.length === 0) throw invalid("fields: must name at least one metric");
   const known = new Set(counters);
   const out: string[] = [];
   for (const name of names) {
     const field = FIELD_ALIASES[name] ?? name;
-    if (!known.has(field)) throw invalid(`fields: unknown metric ${JSON.stringify(name)} for type ${type}; allowed: played_1, played_30, ${counters.join(", ")}`);
+    if (!known.has(field))
+      throw invalid(
+        `fields: unknown metric ${JSON.stringify(name)} for type ${type}; allowed: played_1, played_30, ${counters.join(", ")}`,
+      );
     if (!out.includes(field)) out.push(field);
   }
   return out;
 }
 
-const E6_FILTERS = ["feedId", "mmi", "searchString", "categories", "customFields", "events", "tags"] as const;
+const E6_FILTERS = [
+  "feedId",
+  "mmi",
+  "searchString",
+  "categories",
+  "customFields",
+  "events",
+  "tags",
+] as const;
 
 /** Whether the query selects videos the way E6 does (an E6 filter, or network videos): the catalog then decides which count. */
-export function selectsVideos(q: Partial<Record<(typeof E6_FILTERS)[number] | "networkVideos", string>>): boolean {
+export function selectsVideos(
+  q: Partial<Record<(typeof E6_FILTERS)[number] | "networkVideos", string>>,
+): boolean {
   return E6_FILTERS.some((f) => q[f] !== undefined) || q.networkVideos === "1";
 }
 
@@ -101,7 +123,11 @@ export function selectsVideos(q: Partial<Record<(typeof E6_FILTERS)[number] | "n
  * With one: the videos E6 would list with those filters. Livestream: only content with isLive.
  * Statistics are always the organization's own (network videos' belong to their owners).
  */
-async function contentSelection(r: Requester, spec: TypeSpec, q: AnalyticsParams): Promise<ContentSelection | null> {
+async function contentSelection(
+  r: Requester,
+  spec: TypeSpec,
+  q: AnalyticsParams,
+): Promise<ContentSelection | null> {
   const filtered = selectsVideos(q) || r.caller.subOrg !== null;
   if (!filtered) return spec.liveOnly ? { liveOf: r.caller.org.id } : null;
   const query = await videoQuery(r, {
@@ -134,7 +160,15 @@ const LONGEST_STRETCH = 16_000;
  * The content keys with statistics in the range that the selection takes, in key order, until
  * `wanted` are found or the keys run out (`complete`: every one was seen).
  */
-export async function selectedKeysUpTo(db: Db, stats: StatsDb, totals: Totals, scope: TotalsScope, selection: ContentSelection, wanted: number, stretches = { first: FIRST_STRETCH, longest: LONGEST_STRETCH }) {
+export async function selectedKeysUpTo(
+  db: Db,
+  stats: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  selection: ContentSelection,
+  wanted: number,
+  stretches = { first: FIRST_STRETCH, longest: LONGEST_STRETCH },
+) {
   const keys: string[] = [];
   let after = scope.after;
   for (let stretch = stretches.first; ; stretch = Math.min(stretch * 4, stretches.longest)) {
@@ -148,7 +182,13 @@ export async function selectedKeysUpTo(db: Db, stats: StatsDb, totals: Totals, s
 }
 
 /** Every content key with statistics in the range that the selection takes, in key order. */
-async function allSelectedKeys(db: Db, stats: StatsDb, totals: Totals, scope: TotalsScope, selection: ContentSelection): Promise<string[]> {
+async function allSelectedKeys(
+  db: Db,
+  stats: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  selection: ContentSelection,
+): Promise<string[]> {
   const withStatistics = await contentKeysWithTotals(stats, totals, scope);
   const taken = await selectContentKeys(db, selection, withStatistics);
   return withStatistics.filter((k) => taken.has(k));
@@ -156,18 +196,27 @@ async function allSelectedKeys(db: Db, stats: StatsDb, totals: Totals, scope: To
 
 export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsParams) {
   const spec = TYPES[type];
-  if (spec.entitlement) requireEntitlement(r.caller.org, spec.entitlement, `analytics of type ${type}`);
+  if (spec.entitlement)
+    requireEntitlement(r.caller.org, spec.entitlement, `analytics of type ${type}`);
   const mode = modeOf(q);
   const range = dayRange(q.startDate, q.endDate, { start: "startDate", end: "endDate" });
   const counters = parseFields(type, spec.rollup.counters, q.fields);
   const stats = statsDbOf(r.db, r.caller.org);
   const totals = spec.rollup.totals;
-  const scope: TotalsScope = { organizationId: r.caller.org.id, start: range.start, end: range.end, contentKey: q.contentKey };
+  const scope: TotalsScope = {
+    organizationId: r.caller.org.id,
+    start: range.start,
+    end: range.end,
+    contentKey: q.contentKey,
+  };
   const page = { limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
   // One row past the page tells whether another page follows.
   const probe = { limit: page.limit + 1, offset: page.offset };
   /** The page's items of a list that starts at `from` (0: the list starts at the page), and whether more follow. */
-  const cut = <T>(list: T[], from: number) => ({ items: list.slice(from, from + page.limit), hasMore: list.length > from + page.limit });
+  const cut = <T>(list: T[], from: number) => ({
+    items: list.slice(from, from + page.limit),
+    hasMore: list.length > from + page.limit,
+  });
   const withCount = q.includeCount === "1";
 
   // With a selection: the keys with statistics in the range, then the catalog keeps the ones it
@@ -177,7 +226,15 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
   const selection = await contentSelection(r, spec, q);
   let keys: string[] | null = null;
   let walked: { keys: string[]; complete: boolean } | null = null;
-  if (selection && mode === "summary" && !withCount) walked = await selectedKeysUpTo(r.db, stats, totals, scope, selection, probe.offset + probe.limit);
+  if (selection && mode === "summary" && !withCount)
+    walked = await selectedKeysUpTo(
+      r.db,
+      stats,
+      totals,
+      scope,
+      selection,
+      probe.offset + probe.limit,
+    );
   if (selection && !walked) keys = await allSelectedKeys(r.db, stats, totals, scope, selection);
 
   // count where it is known anyway (the days of daily, every key a selection takes once they
@@ -195,7 +252,10 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
       ({ items: pageKeys, hasMore } = cut(list, page.offset));
       rows = await runningTotalsOf(stats, totals, { ...scope, keys: pageKeys }, counters);
     } else {
-      const [found, counted] = await Promise.all([runningTotalsPage(stats, totals, scope, counters, probe), withCount ? countWithRunningTotals(stats, totals, scope) : undefined]);
+      const [found, counted] = await Promise.all([
+        runningTotalsPage(stats, totals, scope, counters, probe),
+        withCount ? countWithRunningTotals(stats, totals, scope) : undefined,
+      ]);
       count = counted;
       ({ items: rows, hasMore } = cut(found, 0));
     }
@@ -204,37 +264,66 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
       // Each part gives its first offset + limit + 1 rows in (day, key) order; merged, then the page.
       const parts = await byKeyParts(keys, async (part) => [
         await Promise.all([
-          dayTotalsPage(stats, totals, { ...scope, keys: part }, counters, { limit: probe.offset + probe.limit, offset: 0 }),
+          dayTotalsPage(stats, totals, { ...scope, keys: part }, counters, {
+            limit: probe.offset + probe.limit,
+            offset: 0,
+          }),
           withCount ? countDayTotals(stats, totals, { ...scope, keys: part }) : 0,
         ]),
       ]);
       if (withCount) count = parts.reduce((n, [, c]) => n + c, 0);
-      const merged = parts.flatMap(([list]) => list).sort((a, b) => (a.date === b.date ? (a.content_key! < b.content_key! ? -1 : 1) : a.date! < b.date! ? -1 : 1));
+      const merged = parts
+        .flatMap(([list]) => list)
+        .sort((a, b) =>
+          a.date === b.date
+            ? a.content_key! < b.content_key!
+              ? -1
+              : 1
+            : a.date! < b.date!
+              ? -1
+              : 1,
+        );
       ({ items: rows, hasMore } = cut(merged, page.offset));
     } else {
-      const [found, counted] = await Promise.all([dayTotalsPage(stats, totals, scope, counters, probe), withCount ? countDayTotals(stats, totals, scope) : undefined]);
+      const [found, counted] = await Promise.all([
+        dayTotalsPage(stats, totals, scope, counters, probe),
+        withCount ? countDayTotals(stats, totals, scope) : undefined,
+      ]);
       count = counted;
       ({ items: rows, hasMore } = cut(found, 0));
     }
   } else {
     const perDay = new Map<string, TotalsRow>();
     const add = (list: TotalsRow[]) => {
-      for (const row of list) addCounters(perDay.get(row.date as string) ?? perDay.set(row.date as string, { date: row.date! }).get(row.date as string)!, row, counters);
+      for (const row of list)
+        addCounters(
+          perDay.get(row.date as string) ??
+            perDay.set(row.date as string, { date: row.date! }).get(row.date as string)!,
+          row,
+          counters,
+        );
     };
     // Every day of the range, zeros where nothing counted: a chart's x axis. Only the page's days are read.
-    const days = Array.from({ length: range.days }, (_, i) => utcDay(dayStart(range.start)! + i * 86_400_000));
+    const days = Array.from({ length: range.days }, (_, i) =>
+      utcDay(dayStart(range.start)! + i * 86_400_000),
+    );
     const { items: pageDays, hasMore: more } = cut(days, page.offset);
     hasMore = more;
     if (pageDays.length > 0) {
       const pageScope = { ...scope, start: pageDays[0]!, end: pageDays.at(-1)! };
-      if (keys) for (const part of await byKeyParts(keys, async (k) => [await totalsPerDay(stats, totals, { ...pageScope, keys: k }, counters)])) add(part);
+      if (keys)
+        for (const part of await byKeyParts(keys, async (k) => [
+          await totalsPerDay(stats, totals, { ...pageScope, keys: k }, counters),
+        ]))
+          add(part);
       else add(await totalsPerDay(stats, totals, pageScope, counters));
     }
     count = days.length;
     rows = pageDays.map((day) => perDay.get(day) ?? { date: day });
   }
   // The last page knows the count: the rows before it and its own (a page past the end does not).
-  if (count === undefined && !hasMore && (rows.length > 0 || page.offset === 0)) count = page.offset + rows.length;
+  if (count === undefined && !hasMore && (rows.length > 0 || page.offset === 0))
+    count = page.offset + rows.length;
 
   const data = rows.map((row) => {
     const out: Record<string, string | number> =
@@ -246,5 +335,12 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
     for (const c of counters) out[c] = Number(row[c] ?? 0);
     return out;
   });
-  return { ...(count === undefined ? {} : { count }), hasMore, message: "ok", page: q.page, pageSize: q.pageSize, data };
+  return {
+    ...(count === undefined ? {} : { count }),
+    hasMore,
+    message: "ok",
+    page: q.page,
+    pageSize: q.pageSize,
+    data,
+  };
 }

@@ -11,7 +11,11 @@ import { requireEntitlement } from "../entitlements";
 import { callerContentKeys } from "./caller-keys";
 
 /** The organization's totals; a caller narrowed to a sub-organization gets its videos' sums. */
-export async function organizationTotals(db: Db, caller: Caller, q: { startDate: string; endDate: string; by: TotalsGroup }) {
+export async function organizationTotals(
+  db: Db,
+  caller: Caller,
+  q: { startDate: string; endDate: string; by: TotalsGroup },
+) {
   requireEntitlement(caller.org, "enterprise_player", "video totals");
   const range = dayRange(q.startDate, q.endDate, { start: "startDate", end: "endDate" });
   const stats = statsDbOf(db, caller.org);

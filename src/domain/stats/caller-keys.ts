@@ -12,10 +12,20 @@ import type { Caller } from "../catalog/caller";
  * database: the keys with totals, then the catalog keeps its own); undefined for a caller of the
  * whole organization.
  */
-export async function callerContentKeys(db: Db, stats: StatsDb, caller: Caller, scope: TotalsScope, totals: Totals): Promise<string[] | undefined> {
+export async function callerContentKeys(
+  db: Db,
+  stats: StatsDb,
+  caller: Caller,
+  scope: TotalsScope,
+  totals: Totals,
+): Promise<string[] | undefined> {
   const sub = caller.subOrg;
   if (!sub) return undefined;
   const withStatistics = await contentKeysWithTotals(stats, totals, scope);
-  const ofSub = await keysInScopeAmong(db, { organizationId: scope.organizationId, subOrganizationId: sub.id }, withStatistics);
+  const ofSub = await keysInScopeAmong(
+    db,
+    { organizationId: scope.organizationId, subOrganizationId: sub.id },
+    withStatistics,
+  );
   return withStatistics.filter((k) => ofSub.has(k));
 }

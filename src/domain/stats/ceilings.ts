@@ -28,7 +28,10 @@ export const PLAN_INGESTION_CEILINGS: Record<Plan, IngestionCeilings> = {
 };
 
 /** The plan's ceilings, or the configuration's where it replaces them (EVENTS_PER_ORG_PER_MINUTE, NEW_VIEWERS_PER_ORG_PER_DAY). */
-export function ingestionCeilings(plan: Plan, config: Pick<Config, "eventsPerOrgPerMinute" | "newViewersPerOrgPerDay">): IngestionCeilings {
+export function ingestionCeilings(
+  plan: Plan,
+  config: Pick<Config, "eventsPerOrgPerMinute" | "newViewersPerOrgPerDay">,
+): IngestionCeilings {
   const planned = PLAN_INGESTION_CEILINGS[plan];
   return {
     eventsPerMinute: config.eventsPerOrgPerMinute ?? planned.eventsPerMinute,

@@ -27,8 +27,21 @@ import {
 } from "../../db/stats/ingestion";
 import { invalid } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
-import { foldBatch, type FoldLimits, type OrganizationEvents, type OrganizationOutcome } from "./fold";
-import { decodeEventMessage, messageIdPrefix, queuedAtOf, sendBatches, type DecodedMessage, type EventsMessage, type RefusalMessage } from "./queued-events";
+import {
+  foldBatch,
+  type FoldLimits,
+  type OrganizationEvents,
+  type OrganizationOutcome,
+} from "./fold";
+import {
+  decodeEventMessage,
+  messageIdPrefix,
+  queuedAtOf,
+  sendBatches,
+  type DecodedMessage,
+  type EventsMessage,
+  type RefusalMessage,
+} from "./queued-events";
 
 export const MESSAGE_IDS_KEPT_DAYS = 5;
 
@@ -40,7 +53,12 @@ export function consumerDatabase(catalog: D1Database) {
   const meter = new D1Meter();
   return {
     db: createDb(meterD1(catalog, meter)),
-    cost: () => ({ d1_statements: meter.queries, d1_rows_read: meter.rowsRead, d1_rows_written: meter.rowsWritten, d1_ms: Number(meter.durationMs.toFixed(2)) }),
+    cost: () => ({
+      d1_statements: meter.queries,
+      d1_rows_read: meter.rowsRead,
+      d1_rows_written: meter.rowsWritten,
+      d1_ms: Number(meter.durationMs.toFixed(2)),
+    }),
   };
 }
 
@@ -85,13 +103,24 @@ interface ReadMessage extends DecodedMessage {
  * before, parked, or dropped with its organization): the caller acknowledges those. Rejects only
  * when the catalog cannot be read: the caller retries the whole batch.
  */
-export async function consumeEventMessages(db: Db, delivered: Delivered[], limits: FoldLimits, now: Date): Promise<ConsumeReport> {
+export async function consumeEventMessages(
+  db: Db,
+  delivered: Delivered[],
+  limits: FoldLimits,
+  now: Date,
+): Promise<ConsumeReport> {
   const byId = new Map<string, ReadMessage>();
   const unreadable: DeadLetter[] = [];
   for (const d of delivered) {
     const decoded = decodeEventMessage(d.body);
     if ("error" in decoded) {
-      unreadable.push({ id: `queue:${d.queueId}`, organizationId: null, body: safeJson(d.body), reason: `unreadable: ${decoded.error}`, parkedAt: now.toISOString() });
+      unreadable.push({
+        id: `queue:${d.queueId}`,
+        organizationId: null,
+        body: safeJson(d.body),
+        reason: `unreadable: ${decoded.error}`,
+        parkedAt: now.toISOString(),
+      });
       continue;
     }
     // One entry per id: a redelivery may land in the same batch as the first delivery.
@@ -102,7 +131,10 @@ export async function consumeEventMessages(db: Db, delivered: Delivered[], limit
   await parkDeadLetters(statsShard(db, DEFAULT_SHARD), unreadable);
 
   const orgIds = [...new Set([...byId.values()].map((r) => r.message.organizationId))];
-  const [found, moves] = await Promise.all([Promise.all(orgIds.map((id) => findOrganizationById(db, id))), statsMovesOf(db, orgIds)]);
+  const [found, moves] = await Promise.all([
+    Promise.all(orgIds.map((id) => findOrganizationById(db, id))),
+    statsMovesOf(db, orgIds),
+  ]);
   const orgs = new Map<number, OrganizationWithNetwork>();
   for (const org of found) if (org) orgs.set(org.id, org);
 
@@ -129,7 +161,11 @@ export async function consumeEventMessages(db: Db, delivered: Delivered[], limit
   const counted = parts.flatMap((p) => (p.counted ? [p.counted] : []));
   return {
     messages: delivered.length,
-    duplicates: delivered.length - unreadable.length - byId.size + counted.reduce((n, c) => n + c.duplicates, 0),
+    duplicates:
+      delivered.length -
+      unreadable.length -
+      byId.size +
+      counted.reduce((n, c) => n + c.duplicates, 0),
     orphaned,
     unreadable: unreadable.length,
     events: counted.reduce((n, c) => n + c.events, 0),
@@ -174,13 +210,24 @@ async function countInShard(
       movedIn.set(move.fromShard, [...(movedIn.get(move.fromShard) ?? []), r.message.id]);
     }
   }
-  for (const [oldShard, ids] of movedIn) for (const id of await countedMessageIds(statsShard(db, oldShard), ids)) counted.add(id);
+  for (const [oldShard, ids] of movedIn)
+    for (const id of await countedMessageIds(statsShard(db, oldShard), ids)) counted.add(id);
   const fresh = messages.filter((r) => !counted.has(r.message.id));
 
   const groups = new Map<number, OrganizationEvents>();
   for (const r of fresh) {
     const org = orgs.get(r.message.organizationId)!;
-    const group = groups.get(org.id) ?? groups.set(org.id, { org, messages: 0, events: [], refused: { ceiling: 0, address: 0 }, oldestQueuedMs: now.getTime() }).get(org.id)!;
+    const group =
+      groups.get(org.id) ??
+      groups
+        .set(org.id, {
+          org,
+          messages: 0,
+          events: [],
+          refused: { ceiling: 0, address: 0 },
+          oldestQueuedMs: now.getTime(),
+        })
+        .get(org.id)!;
     const queuedAt = queuedAtOf(r.message.id);
     if (Number.isFinite(queuedAt)) group.oldestQueuedMs = Math.min(group.oldestQueuedMs, queuedAt);
     if (r.refused) {
@@ -228,20 +275,43 @@ function safeJson(body: unknown): string {
  * them. One already counted (its transaction committed but the acknowledgement was lost every
  * time) is not parked: it needs no replay. Its organization's shard knows.
  */
-export async function parkDeadEventMessages(db: Db, delivered: Delivered[], now: Date): Promise<{ parked: number; alreadyCounted: number }> {
+export async function parkDeadEventMessages(
+  db: Db,
+  delivered: Delivered[],
+  now: Date,
+): Promise<{ parked: number; alreadyCounted: number }> {
   const letters = delivered.map((d): DeadLetter => {
     const decoded = decodeEventMessage(d.body);
     return "error" in decoded
-      ? { id: `queue:${d.queueId}`, organizationId: null, body: safeJson(d.body), reason: `unreadable: ${decoded.error}`, parkedAt: now.toISOString() }
-      : { id: decoded.message.id, organizationId: decoded.message.organizationId, body: safeJson(d.body), reason: "retries exhausted", parkedAt: now.toISOString() };
+      ? {
+          id: `queue:${d.queueId}`,
+          organizationId: null,
+          body: safeJson(d.body),
+          reason: `unreadable: ${decoded.error}`,
+          parkedAt: now.toISOString(),
+        }
+      : {
+          id: decoded.message.id,
+          organizationId: decoded.message.organizationId,
+          body: safeJson(d.body),
+          reason: "retries exhausted",
+          parkedAt: now.toISOString(),
+        };
   });
-  const orgIds = [...new Set(letters.flatMap((l) => (l.organizationId === null ? [] : [l.organizationId])))];
+  const orgIds = [
+    ...new Set(letters.flatMap((l) => (l.organizationId === null ? [] : [l.organizationId]))),
+  ];
   const shards = new Map<number, string[]>();
   for (const org of await Promise.all(orgIds.map((id) => findOrganizationById(db, id)))) {
-    if (org) shards.set(org.statsShard, [...(shards.get(org.statsShard) ?? []), ...letters.filter((l) => l.organizationId === org.id).map((l) => l.id)]);
+    if (org)
+      shards.set(org.statsShard, [
+        ...(shards.get(org.statsShard) ?? []),
+        ...letters.filter((l) => l.organizationId === org.id).map((l) => l.id),
+      ]);
   }
   const counted = new Set<string>();
-  for (const [shard, ids] of shards) for (const id of await countedMessageIds(statsShard(db, shard), ids)) counted.add(id);
+  for (const [shard, ids] of shards)
+    for (const id of await countedMessageIds(statsShard(db, shard), ids)) counted.add(id);
   await parkDeadLetters(
     statsShard(db, DEFAULT_SHARD),
     letters.filter((l) => !counted.has(l.id)),
@@ -262,13 +332,19 @@ export const REPLAY_MAX = 1000;
  * Unreadable ones stay parked (they would come back) and are left out; the answer counts them.
  */
 export async function replayDeadLetters(db: Db, queue: Queue<unknown>, limit: number) {
-  if (!Number.isInteger(limit) || limit < 1 || limit > REPLAY_MAX) throw invalid(`limit: must be an integer from 1 to ${REPLAY_MAX}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > REPLAY_MAX)
+    throw invalid(`limit: must be an integer from 1 to ${REPLAY_MAX}`);
   const statsDb = statsShard(db, DEFAULT_SHARD);
   const letters = await oldestReadableDeadLetters(statsDb, limit);
   const outgoing: { id: string; body: EventsMessage | RefusalMessage; bytes: number }[] = [];
   for (const l of letters) {
     const decoded = decodeEventMessage(parseJson(l.body));
-    if (!("error" in decoded)) outgoing.push({ id: l.id, body: decoded.message, bytes: new TextEncoder().encode(l.body).length });
+    if (!("error" in decoded))
+      outgoing.push({
+        id: l.id,
+        body: decoded.message,
+        bytes: new TextEncoder().encode(l.body).length,
+      });
   }
   let replayed = 0;
   for (const group of sendBatches(outgoing)) {
@@ -280,7 +356,10 @@ export async function replayDeadLetters(db: Db, queue: Queue<unknown>, limit: nu
     );
     replayed += group.length;
   }
-  const [remaining, unreadable] = await Promise.all([deadLetterCount(statsDb), unreadableDeadLetterCount(statsDb)]);
+  const [remaining, unreadable] = await Promise.all([
+    deadLetterCount(statsDb),
+    unreadableDeadLetterCount(statsDb),
+  ]);
   return { replayed, unreadable, remaining: remaining.count };
 }
 
@@ -295,6 +374,8 @@ function parseJson(text: string): unknown {
 /** Forgets message ids older than MESSAGE_IDS_KEPT_DAYS in every shard (the cron). */
 export async function purgeCountedMessageIds(db: Db, now: Date): Promise<number> {
   const before = messageIdPrefix(now.getTime() - MESSAGE_IDS_KEPT_DAYS * 86_400_000);
-  const purged = await Promise.all(everyStatsShard(db).map(({ db: stats }) => purgeMessageIds(stats, before)));
+  const purged = await Promise.all(
+    everyStatsShard(db).map(({ db: stats }) => purgeMessageIds(stats, before)),
+  );
   return purged.reduce((a, b) => a + b, 0);
 }

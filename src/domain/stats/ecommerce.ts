@@ -3,7 +3,12 @@
 import { isUniqueViolation, type Db } from "../../db/client";
 import { statsDbOf, type ShardedOrganization } from "../../db/stats/shards";
 import type { EcommerceItem } from "../../db/stats/schema";
-import { deleteEcommerceItem, insertEcommerceItem, listEcommerceItems, updateEcommerceItem } from "../../db/stats/ecommerce-items";
+import {
+  deleteEcommerceItem,
+  insertEcommerceItem,
+  listEcommerceItems,
+  updateEcommerceItem,
+} from "../../db/stats/ecommerce-items";
 import { invalid, notFound } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
 import { statsForChange } from "./shard-moves";
@@ -24,19 +29,39 @@ export function ecommerceItemView(item: EcommerceItem) {
   };
 }
 
-export async function createEcommerceItem(db: Db, org: ShardedOrganization, input: EcommerceItemInput, now: string) {
+export async function createEcommerceItem(
+  db: Db,
+  org: ShardedOrganization,
+  input: EcommerceItemInput,
+  now: string,
+) {
   try {
-    const item = await insertEcommerceItem(await statsForChange(db, org), { organizationId: org.id, ...input, now });
+    const item = await insertEcommerceItem(await statsForChange(db, org), {
+      organizationId: org.id,
+      ...input,
+      now,
+    });
     await statisticsChanged(db, org.id);
     return ecommerceItemView(item);
   } catch (err) {
-    if (isUniqueViolation(err, "ecommerce_items.ecommerce_key")) throw invalid(`ecommerceKey: ${input.ecommerceKey} is already in use`);
+    if (isUniqueViolation(err, "ecommerce_items.ecommerce_key"))
+      throw invalid(`ecommerceKey: ${input.ecommerceKey} is already in use`);
     throw err;
   }
 }
 
-export async function replaceEcommerceItem(db: Db, org: ShardedOrganization, input: EcommerceItemInput, now: string) {
-  const item = await updateEcommerceItem(await statsForChange(db, org), org.id, input.ecommerceKey, { ...input, now });
+export async function replaceEcommerceItem(
+  db: Db,
+  org: ShardedOrganization,
+  input: EcommerceItemInput,
+  now: string,
+) {
+  const item = await updateEcommerceItem(
+    await statsForChange(db, org),
+    org.id,
+    input.ecommerceKey,
+    { ...input, now },
+  );
   if (!item) throw notFound(`ecommerceKey: ${input.ecommerceKey} does not exist`);
   await statisticsChanged(db, org.id);
   return ecommerceItemView(item);

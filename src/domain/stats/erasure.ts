@@ -11,7 +11,9 @@ export const VIEWER_PURGE_ROWS_PER_RUN = 10_000;
 
 /** Every shard: the organization's, and any a move left a copy or rows in. */
 export async function eraseOrganizationStatistics(db: Db, organizationId: number): Promise<void> {
-  await Promise.all(everyStatsShard(db).map(({ db: stats }) => deleteOrganizationStatistics(stats, organizationId)));
+  await Promise.all(
+    everyStatsShard(db).map(({ db: stats }) => deleteOrganizationStatistics(stats, organizationId)),
+  );
 }
 
 /** The first day kept: the same calendar day `months` months before `now` (clamped to the month's end). */
@@ -23,8 +25,16 @@ export function retentionStart(now: Date, months: number): string {
 }
 
 /** Deletes viewer rows of days before the retention period (VIEWER_ROWS_RETENTION_MONTHS). */
-export async function purgeExpiredViewerRows(db: Db, now: Date, months: number): Promise<{ before: string; purged: number }> {
+export async function purgeExpiredViewerRows(
+  db: Db,
+  now: Date,
+  months: number,
+): Promise<{ before: string; purged: number }> {
   const before = retentionStart(now, months);
-  const purged = await Promise.all(everyStatsShard(db).map(({ db: stats }) => purgeViewerRowsBefore(stats, before, VIEWER_PURGE_ROWS_PER_RUN)));
+  const purged = await Promise.all(
+    everyStatsShard(db).map(({ db: stats }) =>
+      purgeViewerRowsBefore(stats, before, VIEWER_PURGE_ROWS_PER_RUN),
+    ),
+  );
   return { before, purged: purged.reduce((a, b) => a + b, 0) };
 }

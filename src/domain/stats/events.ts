@@ -55,7 +55,11 @@ export interface Rejection {
   reason: string;
 }
 
-export async function normalizeEvents(org: OrganizationWithNetwork, source: EventSource, raw: readonly unknown[]) {
+export async function normalizeEvents(
+  org: OrganizationWithNetwork,
+  source: EventSource,
+  raw: readonly unknown[],
+) {
   const rejected: Rejection[] = [];
   const events: NormalizedEvent[] = [];
   const country3 = alpha3(source.country) ?? NONE;
@@ -87,11 +91,17 @@ export async function normalizeEvents(org: OrganizationWithNetwork, source: Even
       continue;
     }
     if (at < source.now - source.maxAgeDays * 86_400_000) {
-      rejected.push({ index, reason: `timestamp: older than ${source.maxAgeDays} days (EVENTS_MAX_AGE_DAYS)` });
+      rejected.push({
+        index,
+        reason: `timestamp: older than ${source.maxAgeDays} days (EVENTS_MAX_AGE_DAYS)`,
+      });
       continue;
     }
     if (source.tokenContentKey !== null && e.contentKey !== source.tokenContentKey) {
-      rejected.push({ index, reason: `contentKey: the player token covers ${source.tokenContentKey} only` });
+      rejected.push({
+        index,
+        reason: `contentKey: the player token covers ${source.tokenContentKey} only`,
+      });
       continue;
     }
     const target = counterTarget(e.event)!;
@@ -112,7 +122,9 @@ export async function normalizeEvents(org: OrganizationWithNetwork, source: Even
       target,
       country3,
       country2,
-      device: (e.deviceType ? canonicalDeviceType(e.deviceType) : null) ?? (uaDevice ??= deviceTypeOfUserAgent(source.userAgent)),
+      device:
+        (e.deviceType ? canonicalDeviceType(e.deviceType) : null) ??
+        (uaDevice ??= deviceTypeOfUserAgent(source.userAgent)),
       playerId: e.playerId ?? NONE,
       adPosition: e.adPosition ?? NONE,
       adCreative: e.adCreative ?? NONE,

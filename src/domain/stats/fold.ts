@@ -18,9 +18,23 @@ import { runBatch, type Db } from "../../db/client";
 import { playableContentKeys } from "../../db/content";
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import type { StatsDb } from "../../db/stats/client";
-import { dimensionState, registerDimensionValues, slotKey, valueKey, type DimensionValue } from "../../db/stats/dimensions";
+import {
+  dimensionState,
+  registerDimensionValues,
+  slotKey,
+  valueKey,
+  type DimensionValue,
+} from "../../db/stats/dimensions";
 import { addIngestionDays, recordMessageIds } from "../../db/stats/ingestion";
-import { addToRunningTotals, ROLLUP_LIST, ROLLUPS, upsertIncrements, type CounterIncrement, type CounterTable, type Rollup } from "../../db/stats/rollups";
+import {
+  addToRunningTotals,
+  ROLLUP_LIST,
+  ROLLUPS,
+  upsertIncrements,
+  type CounterIncrement,
+  type CounterTable,
+  type Rollup,
+} from "../../db/stats/rollups";
 import { addressBucket } from "../../shared/client-address";
 import { NONE, OTHER } from "../../shared/counters";
 import { utcDay } from "../../shared/dates";
@@ -140,9 +154,13 @@ function viewerIdentity(v: NonNullable<CountedEvent["viewer"]>): string {
   return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
-type Capped = Pick<CountedEvent, "playerId" | "adCreative" | "adSystem" | "ecommerceKey"> & { fingerprint: string; tputHash: string };
+type Capped = Pick<CountedEvent, "playerId" | "adCreative" | "adSystem" | "ecommerceKey"> & {
+  fingerprint: string;
+  tputHash: string;
+};
 
-const read = (e: CountedEvent, field: keyof Capped) => (field === "fingerprint" || field === "tputHash" ? e.viewer![field] : e[field]);
+const read = (e: CountedEvent, field: keyof Capped) =>
+  field === "fingerprint" || field === "tputHash" ? e.viewer![field] : e[field];
 
 function write(e: CountedEvent, field: keyof Capped, value: string): void {
   if (field === "fingerprint" || field === "tputHash") e.viewer![field] = value;
@@ -154,13 +172,23 @@ function write(e: CountedEvent, field: keyof Capped, value: string): void {
  * order while there is room. Returns the new values to record and how many were folded per
  * organization.
  */
-async function applyCaps(statsDb: StatsDb, events: BatchEvent[], limits: FoldLimits, plans: Map<number, Plan>) {
-  const capOf = (dimension: string) => (dimension.includes("@") ? limits.viewerIdsPerIp : limits.valuesPerDay);
+async function applyCaps(
+  statsDb: StatsDb,
+  events: BatchEvent[],
+  limits: FoldLimits,
+  plans: Map<number, Plan>,
+) {
+  const capOf = (dimension: string) =>
+    dimension.includes("@") ? limits.viewerIdsPerIp : limits.valuesPerDay;
   const values = await admit(
     statsDb,
     events.flatMap((e) =>
       cappedValues(e)
-        .map(([field, dimension]) => ({ e, field, v: { organizationId: e.organizationId, day: e.day, dimension, value: read(e, field) } }))
+        .map(([field, dimension]) => ({
+          e,
+          field,
+          v: { organizationId: e.organizationId, day: e.day, dimension, value: read(e, field) },
+        }))
         .filter(({ v }) => v.value !== NONE),
     ),
     (v) => capOf(v.dimension),
@@ -169,11 +197,29 @@ async function applyCaps(statsDb: StatsDb, events: BatchEvent[], limits: FoldLim
   // The organization's ceiling, on the viewers as the per-client caps left them.
   const viewers = await admit(
     statsDb,
-    events.flatMap((e) => (e.viewer ? [{ e, v: { organizationId: e.organizationId, day: e.day, dimension: VIEWERS_DIMENSION, value: viewerIdentity(e.viewer) } }] : [])),
+    events.flatMap((e) =>
+      e.viewer
+        ? [
+            {
+              e,
+              v: {
+                organizationId: e.organizationId,
+                day: e.day,
+                dimension: VIEWERS_DIMENSION,
+                value: viewerIdentity(e.viewer),
+              },
+            },
+          ]
+        : [],
+    ),
     (v) => limits.newViewersPerDay(plans.get(v.organizationId)!),
     ({ e }) => (e.viewer = { ip: OTHER, fingerprint: OTHER, tputHash: OTHER }),
   );
-  return { fresh: [...values.fresh, ...viewers.fresh], folded: values.folded, viewersFolded: viewers.folded };
+  return {
+    fresh: [...values.fresh, ...viewers.fresh],
+    folded: values.folded,
+    viewersFolded: viewers.folded,
+  };
 }
 
 /**
@@ -181,7 +227,12 @@ async function applyCaps(statsDb: StatsDb, events: BatchEvent[], limits: FoldLim
  * cap; `fold` rewrites the use of each value past it. Returns the values to record and the folds
  * per organization.
  */
-async function admit<U extends { e: BatchEvent; v: DimensionValue }>(statsDb: StatsDb, uses: U[], cap: (v: DimensionValue) => number, fold: (use: U) => void) {
+async function admit<U extends { e: BatchEvent; v: DimensionValue }>(
+  statsDb: StatsDb,
+  uses: U[],
+  cap: (v: DimensionValue) => number,
+  fold: (use: U) => void,
+) {
   const admitted = new Map<string, DimensionValue>();
   const folded = new Map<number, number>();
   if (uses.length === 0) return { fresh: [], folded };
@@ -209,15 +260,47 @@ function addToRollups(rollups: Map<Rollup, RollupIncrements>, e: BatchEvent): vo
   const of = (r: Rollup) => rollups.get(r) ?? rollups.set(r, new RollupIncrements(r)).get(r)!;
   const { target, day, contentKey, organizationId: org } = e;
   if (target.kind === "video") {
-    of(ROLLUPS.video).add([org, day, contentKey, e.country3, e.device, e.playerId], e, target.counter);
+    of(ROLLUPS.video).add(
+      [org, day, contentKey, e.country3, e.device, e.playerId],
+      e,
+      target.counter,
+    );
   } else if (target.kind === "ad") {
-    of(ROLLUPS.ad).add([org, day, contentKey, e.country2, e.adCreative, e.device, e.playerId, e.adPosition, e.adSystem], e, target.counter);
+    of(ROLLUPS.ad).add(
+      [
+        org,
+        day,
+        contentKey,
+        e.country2,
+        e.adCreative,
+        e.device,
+        e.playerId,
+        e.adPosition,
+        e.adSystem,
+      ],
+      e,
+      target.counter,
+    );
   } else {
     of(ROLLUPS.ecommerce).add([org, day, contentKey, e.ecommerceKey, e.device], e, target.counter);
   }
   if (target.viewerCounter && e.viewer) {
     const adPosition = target.kind === "ad" ? e.adPosition : NONE;
-    of(ROLLUPS.viewer).add([org, day, contentKey, e.country3, e.device, e.viewer.ip, e.viewer.fingerprint, e.viewer.tputHash, adPosition], e, target.viewerCounter);
+    of(ROLLUPS.viewer).add(
+      [
+        org,
+        day,
+        contentKey,
+        e.country3,
+        e.device,
+        e.viewer.ip,
+        e.viewer.fingerprint,
+        e.viewer.tputHash,
+        adPosition,
+      ],
+      e,
+      target.viewerCounter,
+    );
   }
 }
 
@@ -236,7 +319,9 @@ export async function foldBatch(
   now: Date,
 ): Promise<OrganizationOutcome[]> {
   const playable = await Promise.all(
-    byOrganization.map(({ org, events }) => playableContentKeys(db, org.id, org.networkId, [...new Set(events.map((e) => e.contentKey))])),
+    byOrganization.map(({ org, events }) =>
+      playableContentKeys(db, org.id, org.networkId, [...new Set(events.map((e) => e.contentKey))]),
+    ),
   );
   const outcomes: OrganizationOutcome[] = [];
   const counted: BatchEvent[] = [];
@@ -302,7 +387,10 @@ export async function foldBatch(
         eventsRefusedPerAddress: o.refused.address,
         lastRejection: o.lastRejection,
         at,
-        lagMs: Math.max(0, now.getTime() - byOrganization.find((g) => g.org.id === o.organizationId)!.oldestQueuedMs),
+        lagMs: Math.max(
+          0,
+          now.getTime() - byOrganization.find((g) => g.org.id === o.organizationId)!.oldestQueuedMs,
+        ),
       })),
     ),
   ]);

@@ -18,7 +18,12 @@ export class EventsNotQueued extends Error {}
 
 export const NOT_QUEUED_REASON = "not queued: the event queue is unavailable; send it again later";
 
-export async function queueEvents(queue: Queue<unknown>, org: OrganizationWithNetwork, source: EventSource, raw: readonly unknown[]): Promise<IngestResult> {
+export async function queueEvents(
+  queue: Queue<unknown>,
+  org: OrganizationWithNetwork,
+  source: EventSource,
+  raw: readonly unknown[],
+): Promise<IngestResult> {
   const normalized = await normalizeEvents(org, source, raw);
   const rejected = [...normalized.rejected];
   let accepted = 0;
@@ -35,11 +40,20 @@ export async function queueEvents(queue: Queue<unknown>, org: OrganizationWithNe
       }
     }
     // Once a send failed the rest is not tried: the events that did not go are named one by one.
-    for (const m of group) for (const index of m.indices) rejected.push({ index, reason: NOT_QUEUED_REASON });
+    for (const m of group)
+      for (const index of m.indices) rejected.push({ index, reason: NOT_QUEUED_REASON });
   }
   if (failure !== null) {
-    console.error(JSON.stringify({ level: "error", msg: "events not queued", organization: org.organizationKey, error: String(failure).slice(0, 200) }));
-    if (accepted === 0 && normalized.events.length > 0) throw new EventsNotQueued("the event queue is unavailable", { cause: failure });
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "events not queued",
+        organization: org.organizationKey,
+        error: String(failure).slice(0, 200),
+      }),
+    );
+    if (accepted === 0 && normalized.events.length > 0)
+      throw new EventsNotQueued("the event queue is unavailable", { cause: failure });
   }
   return { accepted, rejected: rejected.sort((a, b) => a.index - b.index) };
 }

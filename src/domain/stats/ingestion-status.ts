@@ -3,14 +3,25 @@
 // folded into `other`, the events the requests refused by the limits; the organization's
 // ceilings with today's use; and its messages parked as dead letters.
 import type { Db } from "../../db/client";
-import { DEFAULT_SHARD, statsDbOf, statsShard, type ShardedOrganization } from "../../db/stats/shards";
+import {
+  DEFAULT_SHARD,
+  statsDbOf,
+  statsShard,
+  type ShardedOrganization,
+} from "../../db/stats/shards";
 import { dimensionCount } from "../../db/stats/dimensions";
 import { deadLetterCount, ingestionDaysOf } from "../../db/stats/ingestion";
 import { utcDay } from "../../shared/dates";
 import { VIEWERS_DIMENSION } from "./fold";
 import type { IngestionCeilings } from "./ceilings";
 
-export async function ingestionStatus(db: Db, org: ShardedOrganization, ceilings: IngestionCeilings, days: number, now: Date) {
+export async function ingestionStatus(
+  db: Db,
+  org: ShardedOrganization,
+  ceilings: IngestionCeilings,
+  days: number,
+  now: Date,
+) {
   const organizationId = org.id;
   const stats = statsDbOf(db, org);
   const today = utcDay(now.getTime());

@@ -20,25 +20,49 @@ export function playerTokenKey(apiSecret: string): Promise<string> {
   return sha256Hex(`player-token:v1:${apiSecret}`);
 }
 
-const payload = (organizationKey: string, expires: number, contentKey: string) => `v1.${organizationKey}.${expires}.${contentKey}`;
+const payload = (organizationKey: string, expires: number, contentKey: string) =>
+  `v1.${organizationKey}.${expires}.${contentKey}`;
 
-export async function mintPlayerToken(key: string, organizationKey: string, expires: number, contentKey?: string): Promise<string> {
+export async function mintPlayerToken(
+  key: string,
+  organizationKey: string,
+  expires: number,
+  contentKey?: string,
+): Promise<string> {
   const ck = contentKey ?? "*";
   return `v1.${expires}.${ck}.${base64url(await hmacSha256(key, payload(organizationKey, expires, ck)))}`;
 }
 
 export type TokenCheck = { ok: true; contentKey: string | null } | { ok: false; reason: string };
 
-export async function verifyPlayerToken(key: string, organizationKey: string, token: string, nowSeconds: number): Promise<TokenCheck> {
+export async function verifyPlayerToken(
+  key: string,
+  organizationKey: string,
+  token: string,
+  nowSeconds: number,
+): Promise<TokenCheck> {
   const m = /^v1\.(\d{1,12})\.([A-Za-z0-9]{1,8}|\*)\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!m) return { ok: false, reason: "player token is malformed (v1.<expires>.<contentKey|*>.<signature>)" };
+  if (!m)
+    return {
+      ok: false,
+      reason: "player token is malformed (v1.<expires>.<contentKey|*>.<signature>)",
+    };
   const [, exp, ck] = m;
   const expires = Number(exp);
-  const expected = await mintPlayerToken(key, organizationKey, expires, ck === "*" ? undefined : ck);
-  if (!constantTimeEqual(expected, token)) return { ok: false, reason: "player token signature does not match" };
+  const expected = await mintPlayerToken(
+    key,
+    organizationKey,
+    expires,
+    ck === "*" ? undefined : ck,
+  );
+  if (!constantTimeEqual(expected, token))
+    return { ok: false, reason: "player token signature does not match" };
   if (expires < nowSeconds) return { ok: false, reason: "player token expired" };
   if (expires > nowSeconds + PLAYER_TOKEN_MAX_TTL_SECONDS + SKEW_SECONDS) {
-    return { ok: false, reason: `player token lives longer than ${PLAYER_TOKEN_MAX_TTL_SECONDS} seconds` };
+    return {
+      ok: false,
+      reason: `player token lives longer than ${PLAYER_TOKEN_MAX_TTL_SECONDS} seconds`,
+    };
   }
   return { ok: true, contentKey: ck === "*" || !CONTENT_KEY_PATTERN.test(ck!) ? null : ck! };
 }

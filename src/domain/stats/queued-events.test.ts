@@ -54,6 +54,7 @@ describe("event messages", () => {
     });
     expect(decoded).toEqual(events.map(({ index: _, ...counted }) => counted));
     // And the send groups keep the queue's per-call limits.
-    for (const group of sendBatches(messages)) expect(group.reduce((n, m) => n + m.bytes, 0)).toBeLessThanOrEqual(256_000);
+    for (const group of sendBatches(messages))
+      expect(group.reduce((n, m) => n + m.bytes, 0)).toBeLessThanOrEqual(256_000);
   });
 });

@@ -113,14 +113,26 @@ export interface OutgoingMessage {
  * sizing each of 500 events took twice as long); only a batch that does not fit is split by
  * the sizes of its events.
  */
-export function encodeEventMessages(organizationId: number, events: NormalizedEvent[], nowMs: number): OutgoingMessage[] {
+export function encodeEventMessages(
+  organizationId: number,
+  events: NormalizedEvent[],
+  nowMs: number,
+): OutgoingMessage[] {
   if (events.length === 0) return [];
   const { country3, country2 } = events[0]!;
-  const envelope = (queued: QueuedEvent[]): EventsMessage => ({ v: 1, id: messageId(nowMs), organizationId, country3, country2, events: queued });
+  const envelope = (queued: QueuedEvent[]): EventsMessage => ({
+    v: 1,
+    id: messageId(nowMs),
+    organizationId,
+    country3,
+    country2,
+    events: queued,
+  });
   const all = events.map(toQueued);
   const whole = envelope(all);
   const wholeBytes = bytesOf(whole);
-  if (wholeBytes <= MESSAGE_MAX_BYTES) return [{ body: whole, bytes: wholeBytes, indices: events.map((e) => e.index) }];
+  if (wholeBytes <= MESSAGE_MAX_BYTES)
+    return [{ body: whole, bytes: wholeBytes, indices: events.map((e) => e.index) }];
 
   const envelopeBytes = bytesOf(envelope([]));
   const out: OutgoingMessage[] = [];
@@ -151,7 +163,10 @@ export function sendBatches<M extends { bytes: number }>(messages: M[]): M[][] {
   let group: M[] = [];
   let bytes = 0;
   for (const m of messages) {
-    if (group.length === SEND_BATCH_MAX_MESSAGES || (group.length > 0 && bytes + m.bytes > SEND_BATCH_MAX_BYTES)) {
+    if (
+      group.length === SEND_BATCH_MAX_MESSAGES ||
+      (group.length > 0 && bytes + m.bytes > SEND_BATCH_MAX_BYTES)
+    ) {
       groups.push(group);
       group = [];
       bytes = 0;
@@ -164,11 +179,19 @@ export function sendBatches<M extends { bytes: number }>(messages: M[]): M[][] {
 }
 
 /** A refusal tally as a message of the event queue. */
-export function refusalMessageOf(organizationId: number, refused: Refused, nowMs: number): RefusalMessage {
+export function refusalMessageOf(
+  organizationId: number,
+  refused: Refused,
+  nowMs: number,
+): RefusalMessage {
   return { v: 1, id: messageId(nowMs), organizationId, refused };
 }
 
-export type DecodedMessage = { message: EventsMessage | RefusalMessage; events: CountedEvent[]; refused: Refused | null };
+export type DecodedMessage = {
+  message: EventsMessage | RefusalMessage;
+  events: CountedEvent[];
+  refused: Refused | null;
+};
 
 /** A message read back: its id, organization and events (or refusals); an error string when it cannot be read. */
 export function decodeEventMessage(body: unknown): DecodedMessage | { error: string } {
@@ -199,4 +222,8 @@ export function decodeEventMessage(body: unknown): DecodedMessage | { error: str
   return { message: m, events, refused: null };
 }
 
-const describeIssues = (error: z.ZodError) => error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ").slice(0, 300);
+const describeIssues = (error: z.ZodError) =>
+  error.issues
+    .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
+    .join("; ")
+    .slice(0, 300);

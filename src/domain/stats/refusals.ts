@@ -24,26 +24,53 @@ export class RefusalTally {
    * the rest of the interval's are sent together at its end (`defer` keeps the isolate alive
    * for it: ctx.waitUntil), so every refusal is counted within about one interval.
    */
-  add(queue: Queue<unknown>, organizationId: number, kind: keyof Refused, events: number, nowMs: number, defer: (p: Promise<unknown>) => void): void {
+  add(
+    queue: Queue<unknown>,
+    organizationId: number,
+    kind: keyof Refused,
+    events: number,
+    nowMs: number,
+    defer: (p: Promise<unknown>) => void,
+  ): void {
     let entry = this.pending.get(organizationId);
-    if (!entry) this.pending.set(organizationId, (entry = { refused: { ceiling: 0, address: 0 }, scheduled: false, lastFlushMs: 0 }));
+    if (!entry)
+      this.pending.set(
+        organizationId,
+        (entry = { refused: { ceiling: 0, address: 0 }, scheduled: false, lastFlushMs: 0 }),
+      );
     entry.refused[kind] += events;
     if (entry.scheduled) return;
     const wait = entry.lastFlushMs + this.intervalMs - nowMs;
     entry.scheduled = true;
-    defer((wait > 0 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve()).then(() => this.flush(queue, organizationId)));
+    defer(
+      (wait > 0 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve()).then(
+        () => this.flush(queue, organizationId),
+      ),
+    );
   }
 
   private async flush(queue: Queue<unknown>, organizationId: number): Promise<void> {
     const entry = this.pending.get(organizationId)!;
     const refused = entry.refused;
     const nowMs = Date.now();
-    this.pending.set(organizationId, { refused: { ceiling: 0, address: 0 }, scheduled: false, lastFlushMs: nowMs });
+    this.pending.set(organizationId, {
+      refused: { ceiling: 0, address: 0 },
+      scheduled: false,
+      lastFlushMs: nowMs,
+    });
     try {
       await queue.send(refusalMessageOf(organizationId, refused, nowMs), { contentType: "json" });
     } catch (err) {
       // A tally is bookkeeping: losing one must not fail anything (the refusals were answered).
-      console.error(JSON.stringify({ level: "warn", msg: "refused-events tally not queued", organization_id: organizationId, ...refused, error: String(err).slice(0, 200) }));
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          msg: "refused-events tally not queued",
+          organization_id: organizationId,
+          ...refused,
+          error: String(err).slice(0, 200),
+        }),
+      );
     }
   }
 }

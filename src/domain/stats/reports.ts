@@ -23,7 +23,14 @@ import {
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
 import { dayTotalsOf, rankByTotal } from "../../db/stats/totals";
 import { syndicationsOf } from "../../db/syndications";
-import { COMBINED_FIELDS, EVENT_ALIASES, NONE, VIDEO_COUNTERS, VIEWER_AD_COUNTERS, VIEWER_VIDEO_COUNTERS } from "../../shared/counters";
+import {
+  COMBINED_FIELDS,
+  EVENT_ALIASES,
+  NONE,
+  VIDEO_COUNTERS,
+  VIEWER_AD_COUNTERS,
+  VIEWER_VIDEO_COUNTERS,
+} from "../../shared/counters";
 import { dayRange, endOfDay } from "../../shared/dates";
 import { invalid } from "../../shared/errors";
 import { mapped, paged, type JsonPart } from "../../shared/json-stream";
@@ -61,21 +68,37 @@ export interface ReportParams {
  * sub-organization's content keys among those with statistics of this rollup in the range
  * (one query per database: the keys with totals, then the catalog keeps its own).
  */
-async function scopeOf(ctx: ReportContext, stats: StatsDb, q: ReportParams, rollup: Rollup): Promise<StatsScope> {
+async function scopeOf(
+  ctx: ReportContext,
+  stats: StatsDb,
+  q: ReportParams,
+  rollup: Rollup,
+): Promise<StatsScope> {
   const range = dayRange(q.start_date, q.end_date, { start: "start_date", end: "end_date" });
-  const scope: StatsScope = { organizationId: ctx.caller.org.id, start: range.start, end: range.end, contentKey: q.content_key };
+  const scope: StatsScope = {
+    organizationId: ctx.caller.org.id,
+    start: range.start,
+    end: range.end,
+    contentKey: q.content_key,
+  };
   const keys = await callerContentKeys(ctx.db, stats, ctx.caller, scope, rollup.totals);
   return keys ? { ...scope, keys } : scope;
 }
 
 /** The rows of the scope's keys, when the queries could not narrow to a list that long. */
-async function* ofScopeKeys(rows: AsyncIterable<StatsRow>, scope: StatsScope): AsyncGenerator<StatsRow> {
+async function* ofScopeKeys(
+  rows: AsyncIterable<StatsRow>,
+  scope: StatsScope,
+): AsyncGenerator<StatsRow> {
   const keep = keysInSql(scope) ? null : new Set(scope.keys);
   for await (const row of rows) if (!keep || keep.has(row.content_key as string)) yield row;
 }
 
 /** Pages of rows of a scope, as one sequence (keyset pages of PAGE_ROWS, then the key filter). */
-function rowsOf(scope: StatsScope, page: (last: StatsRow | null, limit: number) => Promise<StatsRow[]>): AsyncIterable<StatsRow> {
+function rowsOf(
+  scope: StatsScope,
+  page: (last: StatsRow | null, limit: number) => Promise<StatsRow[]>,
+): AsyncIterable<StatsRow> {
   return ofScopeKeys(
     paged<StatsRow>((last) => page(last, PAGE_ROWS), PAGE_ROWS),
     scope,
@@ -83,7 +106,9 @@ function rowsOf(scope: StatsScope, page: (last: StatsRow | null, limit: number) 
 }
 
 const tooManyRows = () =>
-  invalid(`start_date, end_date: the report has more than ${REPORT_MAX_ROWS} stats rows; give result_limit, narrow the date range or give content_key`);
+  invalid(
+    `start_date, end_date: the report has more than ${REPORT_MAX_ROWS} stats rows; give result_limit, narrow the date range or give content_key`,
+  );
 
 /** E9's rows, fetched with limit REPORT_MAX_ROWS + 1: one more means too many. */
 function capped(rows: StatsRow[]): StatsRow[] {
@@ -103,14 +128,24 @@ export async function videoReport(ctx: ReportContext, q: ReportParams): Promise<
   requireEntitlement(ctx.caller.org, "enterprise_player", "get_video_reports");
   const stats = statsDbOf(ctx.db, ctx.caller.org);
   const scope = await scopeOf(ctx, stats, q, ROLLUPS.video);
-  return rowArray(mapped(rowsOf(scope, (last, limit) => videoRows(stats, scope, last, limit)), withEndOfDay));
+  return rowArray(
+    mapped(
+      rowsOf(scope, (last, limit) => videoRows(stats, scope, last, limit)),
+      withEndOfDay,
+    ),
+  );
 }
 
 /** E11 get_ad_reports: ad statistics rows (no entitlement named by the spec). */
 export async function adReport(ctx: ReportContext, q: ReportParams): Promise<ReportData> {
   const stats = statsDbOf(ctx.db, ctx.caller.org);
   const scope = await scopeOf(ctx, stats, q, ROLLUPS.ad);
-  return rowArray(mapped(rowsOf(scope, (last, limit) => adRows(stats, scope, last, limit)), withEndOfDay));
+  return rowArray(
+    mapped(
+      rowsOf(scope, (last, limit) => adRows(stats, scope, last, limit)),
+      withEndOfDay,
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -128,7 +163,10 @@ const COMBINED = new Set<string>([...COMBINED_FIELDS, "video_exited_fulscreen"])
 /** A field of E9 in the row's spelling (video_exited_fullscreen → video_exited_fulscreen). */
 function combinedField(name: string, param: string): string {
   const field = name.trim();
-  if (!COMBINED.has(field)) throw invalid(`${param}: unknown field ${JSON.stringify(field)}; allowed: ${COMBINED_FIELDS.join(", ")}`);
+  if (!COMBINED.has(field))
+    throw invalid(
+      `${param}: unknown field ${JSON.stringify(field)}; allowed: ${COMBINED_FIELDS.join(", ")}`,
+    );
   return field === "video_exited_fullscreen" ? EVENT_ALIASES[field]! : field;
 }
 
@@ -148,7 +186,10 @@ function combinedVideoRecord(c: Content, windows: Syndication[], staticUrl: stri
 
 async function videosWithWindows(db: Db, organizationId: number, keys: string[]) {
   const byKey = await contentsByKey(db, organizationId, keys);
-  const windows = await syndicationsOf(db, [...byKey.values()].map((c) => c.id));
+  const windows = await syndicationsOf(
+    db,
+    [...byKey.values()].map((c) => c.id),
+  );
   return { byKey, windows };
 }
 
@@ -163,13 +204,15 @@ export async function combinedReport(ctx: ReportContext, q: CombinedParams): Pro
   requireEntitlement(ctx.caller.org, "enterprise_player", "get_video_reports_combined");
   const stats = statsDbOf(ctx.db, ctx.caller.org);
   const scope = await scopeOf(ctx, stats, q, ROLLUPS.video);
-  const sortField = q.sort_field !== undefined ? combinedField(q.sort_field, "sort_field") : undefined;
+  const sortField =
+    q.sort_field !== undefined ? combinedField(q.sort_field, "sort_field") : undefined;
   let fields: string[] | undefined;
   if (q.column_list !== undefined) {
     const names = q.column_list.split(",").filter((n) => n.trim() !== "");
     if (names.length === 0) throw invalid("column_list: must list at least one field");
     fields = [...new Set(names.map((n) => combinedField(n, "column_list")))];
-    if (sortField && !fields.includes(sortField)) throw invalid(`column_list: must include the sort_field ${sortField}`);
+    if (sortField && !fields.includes(sortField))
+      throw invalid(`column_list: must include the sort_field ${sortField}`);
   }
   const dimensions: VideoDimension[] = fields
     ? (fields.filter((f) => DIMENSIONS.has(f)) as VideoDimension[])
@@ -186,7 +229,13 @@ export async function combinedReport(ctx: ReportContext, q: CombinedParams): Pro
     const ranked =
       sortField !== undefined && DIMENSIONS.has(sortField)
         ? await rankByDimension(stats, scope, sortField as VideoDimension, keep ? undefined : limit)
-        : await rankByTotal(stats, ROLLUPS.video.totals, totalsScope, sortField ?? null, keep ? undefined : limit);
+        : await rankByTotal(
+            stats,
+            ROLLUPS.video.totals,
+            totalsScope,
+            sortField ?? null,
+            keep ? undefined : limit,
+          );
     keys = (keep ? ranked.filter((k) => keep.has(k)) : ranked).slice(0, limit);
   }
   // A key list too long for SQL has more keys, hence rows, than E9 answers with.
@@ -198,7 +247,13 @@ export async function combinedReport(ctx: ReportContext, q: CombinedParams): Pro
     rows =
       dimensions.length === 0
         ? await dayTotalsOf(stats, ROLLUPS.video.totals, rowScope, counters, REPORT_MAX_ROWS + 1)
-        : await groupedVideoRows(stats, keys ? { ...scope, keys } : scope, dimensions, counters, REPORT_MAX_ROWS + 1);
+        : await groupedVideoRows(
+            stats,
+            keys ? { ...scope, keys } : scope,
+            dimensions,
+            counters,
+            REPORT_MAX_ROWS + 1,
+          );
     rows = capped(rows);
   }
 
@@ -214,7 +269,9 @@ export async function combinedReport(ctx: ReportContext, q: CombinedParams): Pro
     const content = byKey.get(key);
     return {
       stats: statsByKey.get(key) ?? [],
-      video: content ? combinedVideoRecord(content, windows.get(content.id) ?? [], ctx.staticUrl) : null,
+      video: content
+        ? combinedVideoRecord(content, windows.get(content.id) ?? [], ctx.staticUrl)
+        : null,
     };
   });
   return [JSON.stringify(entries)];
@@ -233,9 +290,17 @@ export function parseFingerprintList(value: string): string[] {
   const inner = value.trim().replace(/^\[(.*)\]$/s, "$1");
   const list = inner
     .split(",")
-    .map((f) => f.trim().replace(/^"(.*)"$/s, "$1").replace(/^'(.*)'$/s, "$1"))
+    .map((f) =>
+      f
+        .trim()
+        .replace(/^"(.*)"$/s, "$1")
+        .replace(/^'(.*)'$/s, "$1"),
+    )
     .filter((f) => f !== "");
-  if (list.length === 0) throw invalid('fingerprint_list: must list at least one fingerprint, each quoted, comma-separated: "a","b"');
+  if (list.length === 0)
+    throw invalid(
+      'fingerprint_list: must list at least one fingerprint, each quoted, comma-separated: "a","b"',
+    );
   if (list.length > 100) throw invalid("fingerprint_list: at most 100 fingerprints");
   return [...new Set(list)];
 }
@@ -255,23 +320,28 @@ export async function viewerReport(ctx: ReportContext, q: ViewerParams): Promise
   }
   const stats = statsDbOf(ctx.db, ctx.caller.org);
   const scope = await scopeOf(ctx, stats, q, ROLLUPS.viewer);
-  const fingerprints = q.fingerprint_list !== undefined ? parseFingerprintList(q.fingerprint_list) : undefined;
+  const fingerprints =
+    q.fingerprint_list !== undefined ? parseFingerprintList(q.fingerprint_list) : undefined;
   const tputHash = q.tput !== undefined ? await hashTput(ctx.caller.org.id, q.tput) : undefined;
-  const rows = rowsOf(scope, (last, limit) => viewerRows(stats, scope, { fingerprints, tputHash }, last, limit));
-  return rowArray(mapped(rows, (r) => {
-    const out: StatsRow = { date: endOfDay(r.date as string) };
-    if (q.content_key === undefined) out.content_key = r.content_key!;
-    out.country = r.country!;
-    out.device_type = r.device_type!;
-    out.ip = r.ip!;
-    out.fingerprint = r.fingerprint!;
-    // Only the hash is stored: the token itself when the query gave it, else the hash.
-    out.tput = q.tput !== undefined && r.tput_hash !== NONE ? q.tput : r.tput_hash!;
-    for (const c of VIEWER_VIDEO_COUNTERS) out[c] = r[c]!;
-    out.ad_position = r.ad_position!;
-    for (const c of VIEWER_AD_COUNTERS) out[c] = r[c]!;
-    return out;
-  }));
+  const rows = rowsOf(scope, (last, limit) =>
+    viewerRows(stats, scope, { fingerprints, tputHash }, last, limit),
+  );
+  return rowArray(
+    mapped(rows, (r) => {
+      const out: StatsRow = { date: endOfDay(r.date as string) };
+      if (q.content_key === undefined) out.content_key = r.content_key!;
+      out.country = r.country!;
+      out.device_type = r.device_type!;
+      out.ip = r.ip!;
+      out.fingerprint = r.fingerprint!;
+      // Only the hash is stored: the token itself when the query gave it, else the hash.
+      out.tput = q.tput !== undefined && r.tput_hash !== NONE ? q.tput : r.tput_hash!;
+      for (const c of VIEWER_VIDEO_COUNTERS) out[c] = r[c]!;
+      out.ad_position = r.ad_position!;
+      for (const c of VIEWER_AD_COUNTERS) out[c] = r[c]!;
+      return out;
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,7 +362,11 @@ function ecommerceVideoInfo(c: Content, windows: Syndication[], staticUrl: strin
     privateCategories: c.categories,
     privateTags: c.tags,
     removed: c.removed ? 1 : 0,
-    syndications: windows.map((w) => ({ start_date: w.startTime, end_date: w.stopTime, geos: w.geos })),
+    syndications: windows.map((w) => ({
+      start_date: w.startTime,
+      end_date: w.stopTime,
+      geos: w.geos,
+    })),
     thumbnail: thumbnailOf(c, { staticUrl }),
     title: c.title,
     translations: c.translations,
@@ -312,19 +386,30 @@ export async function ecommerceReport(ctx: ReportContext, q: EcommerceParams): P
   // (A sub-organization key list too long for SQL lists the items of the organization's rows.)
   const info =
     q.include_ecommerce_data === "1"
-      ? (await listEcommerceItems(statsDb, orgId, (await ecommerceKeysInScope(statsDb, scope, "ecommerce_key")).filter((k) => k !== NONE))).map((i) => ({
+      ? (
+          await listEcommerceItems(
+            statsDb,
+            orgId,
+            (await ecommerceKeysInScope(statsDb, scope, "ecommerce_key")).filter((k) => k !== NONE),
+          )
+        ).map((i) => ({
           ecommerce_key: i.ecommerceKey,
           ecommerce_link: i.ecommerceLink,
           ecommerce_name: i.ecommerceName,
         }))
       : [];
-  const stats = mapped(rowsOf(scope, (last, limit) => ecommerceRows(statsDb, scope, last, limit)), withEndOfDay);
+  const stats = mapped(
+    rowsOf(scope, (last, limit) => ecommerceRows(statsDb, scope, last, limit)),
+    withEndOfDay,
+  );
   const db = ctx.db;
   async function* videoInfo() {
     if (q.include_video_data !== "1") return;
     // Keys from the statistics, then one catalog query per 200 of them (keys in, records out).
     const keep = keysInSql(scope) ? null : new Set(scope.keys);
-    const keys = (await ecommerceKeysInScope(statsDb, scope, "content_key")).filter((k) => !keep || keep.has(k));
+    const keys = (await ecommerceKeysInScope(statsDb, scope, "content_key")).filter(
+      (k) => !keep || keep.has(k),
+    );
     for (let i = 0; i < keys.length; i += 200) {
       const batch = keys.slice(i, i + 200);
       const { byKey, windows } = await videosWithWindows(db, orgId, batch);
@@ -334,5 +419,11 @@ export async function ecommerceReport(ctx: ReportContext, q: EcommerceParams): P
       }
     }
   }
-  return [`{"ecommerce_info":${JSON.stringify(info)},"ecommerce_stats":[`, stats, `],"video_info":[`, videoInfo(), "]}"];
+  return [
+    `{"ecommerce_info":${JSON.stringify(info)},"ecommerce_stats":[`,
+    stats,
+    `],"video_info":[`,
+    videoInfo(),
+    "]}",
+  ];
 }

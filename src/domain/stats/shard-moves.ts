@@ -22,9 +22,31 @@ import type { Db } from "../../db/client";
 import { findOrganizationById, findOrganizationByKey } from "../../db/organizations";
 import type { StatsMove } from "../../db/schema";
 import type { StatsDb } from "../../db/stats/client";
-import { closeShardTo, copyPage, dropRows, moveDigest, openShardTo, SHARD_TABLES } from "../../db/stats/shard-copy";
-import { isStatsShard, shardBindingName, statsDbOf, statsShard, statsShardCount, type ShardedOrganization } from "../../db/stats/shards";
-import { deleteStatsMove, findStatsMove, forgetFinishedStatsMoves, insertStatsMove, switchStatsShard, unfinishedStatsMoves, updateStatsMove } from "../../db/stats-moves";
+import {
+  closeShardTo,
+  copyPage,
+  dropRows,
+  moveDigest,
+  openShardTo,
+  SHARD_TABLES,
+} from "../../db/stats/shard-copy";
+import {
+  isStatsShard,
+  shardBindingName,
+  statsDbOf,
+  statsShard,
+  statsShardCount,
+  type ShardedOrganization,
+} from "../../db/stats/shards";
+import {
+  deleteStatsMove,
+  findStatsMove,
+  forgetFinishedStatsMoves,
+  insertStatsMove,
+  switchStatsShard,
+  unfinishedStatsMoves,
+  updateStatsMove,
+} from "../../db/stats-moves";
 import { utcDay } from "../../shared/dates";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
@@ -46,7 +68,11 @@ export interface MoveLimits {
   stepMs: number;
 }
 
-const DEFAULT_LIMITS: MoveLimits = { pageRows: MOVE_PAGE_ROWS, pagesPerStep: Number.POSITIVE_INFINITY, stepMs: MOVE_STEP_MS };
+const DEFAULT_LIMITS: MoveLimits = {
+  pageRows: MOVE_PAGE_ROWS,
+  pagesPerStep: Number.POSITIVE_INFINITY,
+  stepMs: MOVE_STEP_MS,
+};
 
 interface Cursor {
   table: number;
@@ -70,7 +96,12 @@ export interface MoveStatus {
   stopped?: string;
 }
 
-export function moveStatus(organizationKey: string, move: StatsMove, retryAfterSeconds = 0, stopped?: string): MoveStatus {
+export function moveStatus(
+  organizationKey: string,
+  move: StatsMove,
+  retryAfterSeconds = 0,
+  stopped?: string,
+): MoveStatus {
   return {
     organizationKey,
     fromShard: move.fromShard,
@@ -95,24 +126,48 @@ export function settledBefore(now: Date, eventsMaxAgeDays: number): string {
  * Starts moving an organization's statistics to `toShard`, or, when a move to that shard is
  * under way, does its next step (the operator's command repeats this until `done`).
  */
-export async function moveOrganizationStatistics(db: Db, config: Config, organizationKey: string, toShard: number, now: Date, limits = DEFAULT_LIMITS): Promise<MoveStatus> {
+export async function moveOrganizationStatistics(
+  db: Db,
+  config: Config,
+  organizationKey: string,
+  toShard: number,
+  now: Date,
+  limits = DEFAULT_LIMITS,
+): Promise<MoveStatus> {
   const org = await findOrganizationByKey(db, organizationKey);
   if (!org) throw notFound(`organizationKey: ${organizationKey} does not exist`);
   if (!isStatsShard(toShard)) {
-    throw invalid(`shard: ${toShard} is not a statistics shard of this worker (0 to ${statsShardCount() - 1}: STATS_DB, STATS_DB_1, …)`);
+    throw invalid(
+      `shard: ${toShard} is not a statistics shard of this worker (0 to ${statsShardCount() - 1}: STATS_DB, STATS_DB_1, …)`,
+    );
   }
   let move = await findStatsMove(db, org.id);
   if (move && move.phase !== "done") {
-    if (move.toShard !== toShard) throw conflict(`shard: the statistics of ${organizationKey} are moving to shard ${move.toShard}; wait until that move is done`);
+    if (move.toShard !== toShard)
+      throw conflict(
+        `shard: the statistics of ${organizationKey} are moving to shard ${move.toShard}; wait until that move is done`,
+      );
     return advance(db, config, organizationKey, move, now, limits);
   }
   // Already there: nothing to move (the last finished move, if any, says how it got there).
-  if (org.statsShard === toShard) return moveStatus(organizationKey, move ?? { ...newMove(org, toShard, config, now), phase: "done" });
+  if (org.statsShard === toShard)
+    return moveStatus(
+      organizationKey,
+      move ?? { ...newMove(org, toShard, config, now), phase: "done" },
+    );
   move = newMove(org, toShard, config, now);
   // The new shard may have closed itself to the organization when it left it before.
   await openShardTo(statsShard(db, toShard), org.id);
   await insertStatsMove(db, move);
-  console.log(JSON.stringify({ msg: "statistics move started", organization: organizationKey, from_shard: move.fromShard, to_shard: toShard, settled_before: move.settledBefore }));
+  console.log(
+    JSON.stringify({
+      msg: "statistics move started",
+      organization: organizationKey,
+      from_shard: move.fromShard,
+      to_shard: toShard,
+      settled_before: move.settledBefore,
+    }),
+  );
   return advance(db, config, organizationKey, move, now, limits);
 }
 
@@ -134,17 +189,32 @@ function newMove(org: ShardedOrganization, toShard: number, config: Config, now:
 }
 
 /** The cron: one step of every move under way, and forgets finished moves past their time. */
-export async function advanceStatsMoves(db: Db, config: Config, now: Date, limits = DEFAULT_LIMITS) {
+export async function advanceStatsMoves(
+  db: Db,
+  config: Config,
+  now: Date,
+  limits = DEFAULT_LIMITS,
+) {
   const advanced: MoveStatus[] = [];
   for (const move of await unfinishedStatsMoves(db)) {
     const org = await findOrganizationById(db, move.organizationId);
     if (org) advanced.push(await advance(db, config, org.organizationKey, move, now, limits));
   }
-  const forgotten = await forgetFinishedStatsMoves(db, new Date(now.getTime() - FINISHED_MOVE_KEPT_DAYS * 86_400_000).toISOString());
+  const forgotten = await forgetFinishedStatsMoves(
+    db,
+    new Date(now.getTime() - FINISHED_MOVE_KEPT_DAYS * 86_400_000).toISOString(),
+  );
   return { advanced, forgotten };
 }
 
-async function advance(db: Db, config: Config, organizationKey: string, move: StatsMove, now: Date, limits: MoveLimits): Promise<MoveStatus> {
+async function advance(
+  db: Db,
+  config: Config,
+  organizationKey: string,
+  move: StatsMove,
+  now: Date,
+  limits: MoveLimits,
+): Promise<MoveStatus> {
   const deadline = Date.now() + limits.stepMs;
   let pages = 0;
   const more = () => pages++ < limits.pagesPerStep && Date.now() < deadline;
@@ -157,22 +227,50 @@ async function advance(db: Db, config: Config, organizationKey: string, move: St
     const cursor: Cursor = move.cursor ? JSON.parse(move.cursor) : { table: 0, after: null };
     let copied = 0;
     while (cursor.table < SHARD_TABLES.length && more()) {
-      const page = await copyPage(from, to, move.organizationId, SHARD_TABLES[cursor.table]!, part, cursor.after, limits.pageRows);
+      const page = await copyPage(
+        from,
+        to,
+        move.organizationId,
+        SHARD_TABLES[cursor.table]!,
+        part,
+        cursor.after,
+        limits.pageRows,
+      );
       copied += page.rows;
       if (page.last) cursor.after = page.last;
       else Object.assign(cursor, { table: cursor.table + 1, after: null });
     }
-    move = { ...move, rowsCopied: move.rowsCopied + copied, cursor: JSON.stringify(cursor), updatedAt: at };
+    move = {
+      ...move,
+      rowsCopied: move.rowsCopied + copied,
+      cursor: JSON.stringify(cursor),
+      updatedAt: at,
+    };
     if (cursor.table < SHARD_TABLES.length) {
-      await updateStatsMove(db, move.organizationId, move.phase, { rowsCopied: move.rowsCopied, cursor: move.cursor, updatedAt: move.updatedAt });
+      await updateStatsMove(db, move.organizationId, move.phase, {
+        rowsCopied: move.rowsCopied,
+        cursor: move.cursor,
+        updatedAt: move.updatedAt,
+      });
       return moveStatus(organizationKey, move);
     }
     if (move.phase === "copy") {
       // The fence first: from here the old shard counts nothing more of this organization.
       await closeShardTo(from, move.organizationId, at);
-      await updateStatsMove(db, move.organizationId, "copy", { phase: "catch-up", rowsCopied: move.rowsCopied, cursor: null, updatedAt: move.updatedAt });
+      await updateStatsMove(db, move.organizationId, "copy", {
+        phase: "catch-up",
+        rowsCopied: move.rowsCopied,
+        cursor: null,
+        updatedAt: move.updatedAt,
+      });
       move = { ...move, phase: "catch-up", cursor: null };
-      console.log(JSON.stringify({ msg: "statistics move: settled days copied; catching up", organization: organizationKey, rows_copied: move.rowsCopied }));
+      console.log(
+        JSON.stringify({
+          msg: "statistics move: settled days copied; catching up",
+          organization: organizationKey,
+          rows_copied: move.rowsCopied,
+        }),
+      );
       return moveStatus(organizationKey, move);
     }
     return verifyAndSwitch(db, config, organizationKey, move, from, to, now);
@@ -184,14 +282,39 @@ async function advance(db: Db, config: Config, organizationKey: string, move: St
     const cursor: Cursor = move.cursor ? JSON.parse(move.cursor) : { table: 0, after: null };
     let dropped = 0;
     while (cursor.table < SHARD_TABLES.length && more()) {
-      const n = await dropRows(from, move.organizationId, SHARD_TABLES[cursor.table]!, limits.pageRows);
+      const n = await dropRows(
+        from,
+        move.organizationId,
+        SHARD_TABLES[cursor.table]!,
+        limits.pageRows,
+      );
       dropped += n;
       if (n < limits.pageRows) cursor.table += 1;
     }
     const finished = cursor.table >= SHARD_TABLES.length;
-    move = { ...move, rowsDropped: move.rowsDropped + dropped, cursor: finished ? null : JSON.stringify(cursor), phase: finished ? "done" : "drop", updatedAt: at };
-    await updateStatsMove(db, move.organizationId, "drop", { rowsDropped: move.rowsDropped, cursor: move.cursor, phase: move.phase, updatedAt: move.updatedAt });
-    if (finished) console.log(JSON.stringify({ msg: "statistics move done", organization: organizationKey, to_shard: move.toShard, rows_copied: move.rowsCopied, rows_dropped: move.rowsDropped }));
+    move = {
+      ...move,
+      rowsDropped: move.rowsDropped + dropped,
+      cursor: finished ? null : JSON.stringify(cursor),
+      phase: finished ? "done" : "drop",
+      updatedAt: at,
+    };
+    await updateStatsMove(db, move.organizationId, "drop", {
+      rowsDropped: move.rowsDropped,
+      cursor: move.cursor,
+      phase: move.phase,
+      updatedAt: move.updatedAt,
+    });
+    if (finished)
+      console.log(
+        JSON.stringify({
+          msg: "statistics move done",
+          organization: organizationKey,
+          to_shard: move.toShard,
+          rows_copied: move.rowsCopied,
+          rows_dropped: move.rowsDropped,
+        }),
+      );
     return moveStatus(organizationKey, move);
   }
   return moveStatus(organizationKey, move);
@@ -199,18 +322,42 @@ async function advance(db: Db, config: Config, organizationKey: string, move: St
 
 /** Seconds until the old shard's rows may go: every credential cached before the switch has expired. */
 function dropWaitSeconds(switchedAt: string, config: Config, now: Date): number {
-  const dropAt = Date.parse(switchedAt) + (config.credentialCacheSeconds + DROP_MARGIN_SECONDS) * 1000;
+  const dropAt =
+    Date.parse(switchedAt) + (config.credentialCacheSeconds + DROP_MARGIN_SECONDS) * 1000;
   return Math.max(0, Math.ceil((dropAt - now.getTime()) / 1000));
 }
 
-async function verifyAndSwitch(db: Db, config: Config, organizationKey: string, move: StatsMove, from: StatsDb, to: StatsDb, now: Date): Promise<MoveStatus> {
-  const [before, after] = await Promise.all([moveDigest(from, move.organizationId, move.settledBefore), moveDigest(to, move.organizationId, move.settledBefore)]);
+async function verifyAndSwitch(
+  db: Db,
+  config: Config,
+  organizationKey: string,
+  move: StatsMove,
+  from: StatsDb,
+  to: StatsDb,
+  now: Date,
+): Promise<MoveStatus> {
+  const [before, after] = await Promise.all([
+    moveDigest(from, move.organizationId, move.settledBefore),
+    moveDigest(to, move.organizationId, move.settledBefore),
+  ]);
   const differing = [...before.keys()].filter((k) => before.get(k) !== after.get(k));
   if (differing.length > 0) {
     const stopped = `the copy differs from the old shard in ${differing.join(", ")}: the move stopped, the organization stays on shard ${move.fromShard}`;
     await stopMove(db, move);
-    console.error(JSON.stringify({ level: "error", msg: "statistics move stopped", organization: organizationKey, differing }));
-    return moveStatus(organizationKey, { ...move, phase: "done", toShard: move.fromShard }, 0, stopped);
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "statistics move stopped",
+        organization: organizationKey,
+        differing,
+      }),
+    );
+    return moveStatus(
+      organizationKey,
+      { ...move, phase: "done", toShard: move.fromShard },
+      0,
+      stopped,
+    );
   }
   const at = now.toISOString();
   await switchStatsShard(db, move, at);
@@ -218,14 +365,26 @@ async function verifyAndSwitch(db: Db, config: Config, organizationKey: string, 
   await statisticsChanged(db, move.organizationId);
   // The organization's record names its shard: this isolate reloads it (others within the bound).
   forgetOrganization(move.organizationId);
-  console.log(JSON.stringify({ msg: "statistics move: switched", organization: organizationKey, to_shard: move.toShard, rows_copied: move.rowsCopied }));
-  return moveStatus(organizationKey, { ...move, phase: "drop", cursor: null, switchedAt: at, updatedAt: at }, dropWaitSeconds(at, config, now));
+  console.log(
+    JSON.stringify({
+      msg: "statistics move: switched",
+      organization: organizationKey,
+      to_shard: move.toShard,
+      rows_copied: move.rowsCopied,
+    }),
+  );
+  return moveStatus(
+    organizationKey,
+    { ...move, phase: "drop", cursor: null, switchedAt: at, updatedAt: at },
+    dropWaitSeconds(at, config, now),
+  );
 }
 
 /** Undoes a move before its switch: the new shard's copy goes, the old shard counts again. */
 async function stopMove(db: Db, move: StatsMove): Promise<void> {
   const to = statsShard(db, move.toShard);
-  for (const table of SHARD_TABLES) while ((await dropRows(to, move.organizationId, table, 5_000)) > 0);
+  for (const table of SHARD_TABLES)
+    while ((await dropRows(to, move.organizationId, table, 5_000)) > 0);
   await openShardTo(statsShard(db, move.fromShard), move.organizationId);
   await deleteStatsMove(db, move.organizationId);
 }
@@ -238,7 +397,9 @@ async function stopMove(db: Db, move: StatsMove): Promise<void> {
 export async function statsForChange(db: Db, org: ShardedOrganization): Promise<StatsDb> {
   const move = await findStatsMove(db, org.id);
   if (move && (move.phase === "copy" || move.phase === "catch-up")) {
-    throw conflict(`the statistics of this organization are moving to another database (${shardBindingName(move.toShard)}), which takes a few minutes: send this again later`);
+    throw conflict(
+      `the statistics of this organization are moving to another database (${shardBindingName(move.toShard)}), which takes a few minutes: send this again later`,
+    );
   }
   return statsDbOf(db, org);
 }

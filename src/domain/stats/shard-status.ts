@@ -21,14 +21,18 @@ export async function statisticsShards(db: Db, now: Date) {
   ]);
   const shards = await Promise.all(
     everyStatsShard(db).map(async ({ shard, db: stats }) => {
-      const [bytes, ingestion] = await Promise.all([databaseBytes(stats), ingestionDayOfShard(stats, today)]);
+      const [bytes, ingestion] = await Promise.all([
+        databaseBytes(stats),
+        ingestionDayOfShard(stats, today),
+      ]);
       return {
         shard,
         binding: shardBindingName(shard),
         organizations: perShard.get(shard) ?? 0,
         sizeBytes: bytes,
         limitBytes: D1_DATABASE_LIMIT_BYTES,
-        usedPercent: bytes === null ? null : Number(((100 * bytes) / D1_DATABASE_LIMIT_BYTES).toFixed(3)),
+        usedPercent:
+          bytes === null ? null : Number(((100 * bytes) / D1_DATABASE_LIMIT_BYTES).toFixed(3)),
         today: { date: today, ...ingestion },
         movesIn: moves.filter((m) => m.toShard === shard).length,
         movesOut: moves.filter((m) => m.fromShard === shard).length,

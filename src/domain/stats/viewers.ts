@@ -21,7 +21,10 @@ export function hashTput(organizationId: number, tput: string): Promise<string> 
 }
 
 /** Viewer rows are written only for events with consent: true from organizations with viewer analytics. */
-export function keepsViewerRows(org: Pick<OrganizationWithNetwork, "entitlements">, consent: boolean | undefined): boolean {
+export function keepsViewerRows(
+  org: Pick<OrganizationWithNetwork, "entitlements">,
+  consent: boolean | undefined,
+): boolean {
   return consent === true && org.entitlements.includes("viewer_analytics");
 }
 
@@ -39,7 +42,9 @@ export async function eraseViewer(
   const deleted =
     who.fingerprint !== undefined
       ? await deleteViewerRows(stats, organizationId, { fingerprint: who.fingerprint })
-      : await deleteViewerRows(stats, organizationId, { tputHash: await hashTput(organizationId, who.tput!) });
+      : await deleteViewerRows(stats, organizationId, {
+          tputHash: await hashTput(organizationId, who.tput!),
+        });
   if (deleted > 0) await statisticsChanged(db, organizationId);
   return { deleted };
 }

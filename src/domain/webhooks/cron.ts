@@ -12,8 +12,20 @@ export const WEBHOOK_RETENTION_DAYS = 30;
 
 export async function runWebhookCron(deps: Deps) {
   const now = deps.now.getTime();
-  const missing = await undeliveredDeliveries(deps.db, deps.now.toISOString(), new Date(now - OVERDUE_MS).toISOString(), BATCH);
-  const dispatched = await dispatch(deps, missing.map((d) => ({ deliveryId: d.deliveryId, round: d.round })));
-  const purged = await purgeEvents(deps.db, new Date(now - WEBHOOK_RETENTION_DAYS * 86_400_000).toISOString(), 500);
+  const missing = await undeliveredDeliveries(
+    deps.db,
+    deps.now.toISOString(),
+    new Date(now - OVERDUE_MS).toISOString(),
+    BATCH,
+  );
+  const dispatched = await dispatch(
+    deps,
+    missing.map((d) => ({ deliveryId: d.deliveryId, round: d.round })),
+  );
+  const purged = await purgeEvents(
+    deps.db,
+    new Date(now - WEBHOOK_RETENTION_DAYS * 86_400_000).toISOString(),
+    500,
+  );
   return { dispatched, purged };
 }

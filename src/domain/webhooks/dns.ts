@@ -27,12 +27,18 @@ export function dohAddresses(answer: DohAnswer): string[] {
 export function judgeAddresses(host: string, addresses: string[]): Resolution {
   if (addresses.length === 0) return { ok: false, reason: `${host} does not resolve` };
   const bad = addresses.find((a) => addressKind(a) !== "public");
-  return bad ? { ok: false, reason: `${host} resolves to a non-public address (${bad})` } : { ok: true };
+  return bad
+    ? { ok: false, reason: `${host} resolves to a non-public address (${bad})` }
+    : { ok: true };
 }
 
 const cache = new Map<string, { at: number; result: Resolution }>();
 
-export async function resolvesPublic(host: string, now: number, fetcher: typeof fetch = fetch): Promise<Resolution> {
+export async function resolvesPublic(
+  host: string,
+  now: number,
+  fetcher: typeof fetch = fetch,
+): Promise<Resolution> {
   const hit = cache.get(host);
   if (hit && now - hit.at < CACHE_MS) return hit.result;
   const addresses: string[] = [];

@@ -51,7 +51,11 @@ function checkedUrl(deps: Pick<Deps, "config">, url: string): string {
   return check.url.toString();
 }
 
-async function endpointOr404(deps: Pick<Deps, "db">, scope: ContentScope, endpointId: string): Promise<WebhookEndpoint> {
+async function endpointOr404(
+  deps: Pick<Deps, "db">,
+  scope: ContentScope,
+  endpointId: string,
+): Promise<WebhookEndpoint> {
   const endpoint = await findEndpoint(deps.db, scope, endpointId);
   if (!endpoint) throw notFound(`webhook ${endpointId} does not exist`);
   return endpoint;
@@ -67,7 +71,8 @@ export interface EndpointInput {
 export async function createEndpoint(deps: Deps, scope: ContentScope, input: EndpointInput) {
   const { organizationId, subOrganizationId } = scope;
   const url = checkedUrl(deps, input.url);
-  if ((await countEndpoints(deps.db, organizationId)) >= ENDPOINTS_MAX) throw invalid(`at most ${ENDPOINTS_MAX} webhook endpoints per organization`);
+  if ((await countEndpoints(deps.db, organizationId)) >= ENDPOINTS_MAX)
+    throw invalid(`at most ${ENDPOINTS_MAX} webhook endpoints per organization`);
   const endpointId = `ep_${randomAlphanumeric(20)}`;
   const secret = newWebhookSecret();
   const now = deps.now.toISOString();
@@ -99,15 +104,31 @@ export interface EndpointPatch extends Partial<EndpointInput> {
   disabled?: boolean;
 }
 
-export async function changeEndpoint(deps: Deps, scope: ContentScope, endpointId: string, patch: EndpointPatch) {
+export async function changeEndpoint(
+  deps: Deps,
+  scope: ContentScope,
+  endpointId: string,
+  patch: EndpointPatch,
+) {
   const endpoint = await endpointOr404(deps, scope, endpointId);
   const now = deps.now.toISOString();
   const changes: EndpointChanges = { updatedAt: now };
   if (patch.url !== undefined) changes.url = checkedUrl(deps, patch.url);
   if (patch.events !== undefined) changes.events = [...new Set(patch.events)];
   if (patch.description !== undefined) changes.description = patch.description;
-  if (patch.disabled === true && !endpoint.disabled) Object.assign(changes, { disabled: true, disabledAt: now, disabledReason: "disabled by the organization" });
-  if (patch.disabled === false) Object.assign(changes, { disabled: false, disabledAt: null, disabledReason: null, failingSince: null });
+  if (patch.disabled === true && !endpoint.disabled)
+    Object.assign(changes, {
+      disabled: true,
+      disabledAt: now,
+      disabledReason: "disabled by the organization",
+    });
+  if (patch.disabled === false)
+    Object.assign(changes, {
+      disabled: false,
+      disabledAt: null,
+      disabledReason: null,
+      failingSince: null,
+    });
   return toEndpointObject((await updateEndpoint(deps.db, endpoint.id, changes))!);
 }
 
@@ -162,13 +183,22 @@ export async function listDeliveries(
 }
 
 /** Sends a delivery again (same webhook-id), with a fresh day of retries. */
-export async function redeliver(deps: Deps, scope: ContentScope, endpointId: string, deliveryId: string) {
+export async function redeliver(
+  deps: Deps,
+  scope: ContentScope,
+  endpointId: string,
+  deliveryId: string,
+) {
   const endpoint = await endpointOr404(deps, scope, endpointId);
-  if (endpoint.disabled) throw conflict(`webhook ${endpointId} is disabled; enable it first (PATCH disabled: false)`);
+  if (endpoint.disabled)
+    throw conflict(`webhook ${endpointId} is disabled; enable it first (PATCH disabled: false)`);
   const delivery = await findDelivery(deps.db, endpoint.id, deliveryId);
   if (!delivery) throw notFound(`delivery ${deliveryId} does not exist for webhook ${endpointId}`);
   const restarted = await restartDelivery(deps.db, delivery.id, deps.now.toISOString());
   await dispatch(deps, [{ deliveryId, round: restarted.round }]);
   const job = await loadDeliveryJob(deps.db, deliveryId);
-  return toDeliveryObject(restarted, { eventId: job?.event.eventId ?? "", eventType: job?.event.type ?? "" });
+  return toDeliveryObject(restarted, {
+    eventId: job?.event.eventId ?? "",
+    eventType: job?.event.type ?? "",
+  });
 }

@@ -19,16 +19,29 @@ function secretBytes(secret: string): Uint8Array {
 }
 
 /** "v1,<sig>" for each secret, space-separated. */
-export async function signatureHeader(secrets: string[], messageId: string, timestamp: number, body: string): Promise<string> {
+export async function signatureHeader(
+  secrets: string[],
+  messageId: string,
+  timestamp: number,
+  body: string,
+): Promise<string> {
   const content = encoder.encode(`${messageId}.${timestamp}.${body}`);
   const signatures: string[] = [];
   for (const secret of secrets) {
-    const key = await crypto.subtle.importKey("raw", secretBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const key = await crypto.subtle.importKey(
+      "raw",
+      secretBytes(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
     signatures.push(`v1,${base64(new Uint8Array(await crypto.subtle.sign("HMAC", key, content)))}`);
   }
   return signatures.join(" ");
 }
 
 /** Secrets are stored sealed with a key derived from SIGNING_SECRET, bound to their endpoint. */
-export const sealSecret = (signingSecret: string, secret: string, endpointId: string) => seal(signingSecret, SEAL_PURPOSE, secret, endpointId);
-export const unsealSecret = (signingSecret: string, sealed: string, endpointId: string) => unseal(signingSecret, SEAL_PURPOSE, sealed, endpointId);
+export const sealSecret = (signingSecret: string, secret: string, endpointId: string) =>
+  seal(signingSecret, SEAL_PURPOSE, secret, endpointId);
+export const unsealSecret = (signingSecret: string, sealed: string, endpointId: string) =>
+  unseal(signingSecret, SEAL_PURPOSE, sealed, endpointId);

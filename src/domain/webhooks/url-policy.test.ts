@@ -11,8 +11,14 @@ const reason = (url: string, loopback = false) => {
 
 describe("webhook URLs", () => {
   it("accepts https to public hosts on the default port", () => {
-    expect(checkWebhookUrl("https://hooks.example.com/in?x=1", false)).toMatchObject({ ok: true, resolve: true });
-    expect(checkWebhookUrl("https://8.8.8.8/hook", false)).toMatchObject({ ok: true, resolve: false });
+    expect(checkWebhookUrl("https://hooks.example.com/in?x=1", false)).toMatchObject({
+      ok: true,
+      resolve: true,
+    });
+    expect(checkWebhookUrl("https://8.8.8.8/hook", false)).toMatchObject({
+      ok: true,
+      resolve: false,
+    });
     expect(reason("https://[2606:4700:4700::1111]/hook")).toBe("ok");
   });
 
@@ -46,12 +52,19 @@ describe("webhook URLs", () => {
     ]) {
       expect(reason(url), url).toMatch(/private, link-local or reserved|loopback/);
     }
-    for (const url of ["https://metadata.google.internal/", "https://printer.local/", "https://intranet/", "https://router.home.arpa/"]) {
+    for (const url of [
+      "https://metadata.google.internal/",
+      "https://printer.local/",
+      "https://intranet/",
+      "https://router.home.arpa/",
+    ]) {
       expect(reason(url), url).toBe("must name a public host");
     }
     expect(reason("http://hooks.example.com/")).toBe("must be an https URL");
     expect(reason("ftp://hooks.example.com/")).toBe("must be an https URL");
-    expect(reason("https://user:pw@hooks.example.com/")).toBe("must not carry a user name or password");
+    expect(reason("https://user:pw@hooks.example.com/")).toBe(
+      "must not carry a user name or password",
+    );
     expect(reason("https://hooks.example.com:8443/")).toBe("must use the default https port (443)");
     expect(reason("not a url")).toBe("must be an absolute https URL");
   });
@@ -69,11 +82,26 @@ describe("webhook URLs", () => {
     expect(addressKind("203.0.113.9")).toBe("special");
     expect(addressKind("93.184.216.34")).toBe("public");
     expect(addressKind("not an address")).toBeNull();
-    const answer = { Status: 0, Answer: [{ type: 5, data: "edge.example.net." }, { type: 1, data: "93.184.216.34" }, { type: 28, data: "2606:2800:220:1::1" }] };
+    const answer = {
+      Status: 0,
+      Answer: [
+        { type: 5, data: "edge.example.net." },
+        { type: 1, data: "93.184.216.34" },
+        { type: 28, data: "2606:2800:220:1::1" },
+      ],
+    };
     expect(dohAddresses(answer)).toEqual(["93.184.216.34", "2606:2800:220:1::1"]);
     expect(judgeAddresses("a.example", dohAddresses(answer))).toEqual({ ok: true });
-    expect(judgeAddresses("127.0.0.1.nip.io", ["127.0.0.1"])).toEqual({ ok: false, reason: "127.0.0.1.nip.io resolves to a non-public address (127.0.0.1)" });
-    expect(judgeAddresses("mixed.example", ["93.184.216.34", "10.0.0.5"])).toMatchObject({ ok: false });
-    expect(judgeAddresses("nx.example", [])).toEqual({ ok: false, reason: "nx.example does not resolve" });
+    expect(judgeAddresses("127.0.0.1.nip.io", ["127.0.0.1"])).toEqual({
+      ok: false,
+      reason: "127.0.0.1.nip.io resolves to a non-public address (127.0.0.1)",
+    });
+    expect(judgeAddresses("mixed.example", ["93.184.216.34", "10.0.0.5"])).toMatchObject({
+      ok: false,
+    });
+    expect(judgeAddresses("nx.example", [])).toEqual({
+      ok: false,
+      reason: "nx.example does not resolve",
+    });
   });
 });

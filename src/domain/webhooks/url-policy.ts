@@ -7,7 +7,20 @@
 // resolved before each delivery (dns.ts); this module is the pure part, checked at registration
 // and again before every attempt.
 
-const LOCAL_SUFFIXES = ["localhost", "local", "internal", "localdomain", "home.arpa", "lan", "intranet", "corp", "private", "invalid", "test", "onion"];
+const LOCAL_SUFFIXES = [
+  "localhost",
+  "local",
+  "internal",
+  "localdomain",
+  "home.arpa",
+  "lan",
+  "intranet",
+  "corp",
+  "private",
+  "invalid",
+  "test",
+  "onion",
+];
 
 /** [first address, prefix length] of IPv4 ranges that are not the public internet (RFC 6890 and friends). */
 const V4_SPECIAL: [string, number][] = [
@@ -58,12 +71,16 @@ function v6Groups(address: string): number[] | null {
   }
   const halves = text.split("::");
   if (halves.length > 2) return null;
-  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)));
+  const parse = (part: string) =>
+    part === ""
+      ? []
+      : part.split(":").map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN));
   const head = parse(halves[0]!);
   const tail = halves.length === 2 ? parse(halves[1]!) : [];
   const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
   const groups = [...head, ...Array<number>(Math.max(fill, 0)).fill(0), ...tail];
-  if (groups.length !== 8 || groups.some(Number.isNaN) || (halves.length === 2 && fill < 1)) return null;
+  if (groups.length !== 8 || groups.some(Number.isNaN) || (halves.length === 2 && fill < 1))
+    return null;
   return groups;
 }
 
@@ -71,7 +88,10 @@ function v6Kind(g: number[]): AddressKind {
   const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
   if (zeroUpTo(7) && g[7] === 1) return "loopback";
   // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d): what the embedded IPv4 is.
-  if ((zeroUpTo(5) && g[5] === 0xffff) || (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))) {
+  if (
+    (zeroUpTo(5) && g[5] === 0xffff) ||
+    (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0))
+  ) {
     return v4Kind(((g[6]! << 16) >>> 0) + g[7]!);
   }
   // Only global unicast (2000::/3) is public, less its special blocks: IETF protocol
@@ -105,19 +125,24 @@ export function checkWebhookUrl(raw: string, allowLoopback: boolean): UrlCheck {
   } catch {
     return { ok: false, reason: "must be an absolute https URL" };
   }
-  if (url.username || url.password) return { ok: false, reason: "must not carry a user name or password" };
+  if (url.username || url.password)
+    return { ok: false, reason: "must not carry a user name or password" };
   // The WHATWG parser has already turned 2130706433, 0x7f.1 and the like into dotted IPv4.
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
   const ip = addressKind(host);
   const localName = ip === null && LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`));
   const loopback = ip === "loopback" || host === "localhost" || host.endsWith(".localhost");
   if (loopback && allowLoopback) {
-    return url.protocol === "https:" || url.protocol === "http:" ? { ok: true, url, resolve: false } : { ok: false, reason: "must be an http(s) URL" };
+    return url.protocol === "https:" || url.protocol === "http:"
+      ? { ok: true, url, resolve: false }
+      : { ok: false, reason: "must be an http(s) URL" };
   }
   if (url.protocol !== "https:") return { ok: false, reason: "must be an https URL" };
   if (loopback) return { ok: false, reason: "must not point at a loopback address" };
-  if (ip === "special") return { ok: false, reason: "must not point at a private, link-local or reserved address" };
-  if (localName || (ip === null && !host.includes("."))) return { ok: false, reason: "must name a public host" };
+  if (ip === "special")
+    return { ok: false, reason: "must not point at a private, link-local or reserved address" };
+  if (localName || (ip === null && !host.includes(".")))
+    return { ok: false, reason: "must name a public host" };
   // Cloudflare sends subrequests to the scheme's default port; another port would be a surprise.
   if (url.port !== "") return { ok: false, reason: "must use the default https port (443)" };
   return { ok: true, url, resolve: ip === null };

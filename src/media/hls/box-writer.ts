@@ -22,7 +22,12 @@ export function box(type: string, ...payload: Uint8Array[]): Uint8Array {
 }
 
 /** A FullBox: version and 24-bit flags, then the payload. */
-export function fullBox(type: string, version: number, flags: number, ...payload: Uint8Array[]): Uint8Array {
+export function fullBox(
+  type: string,
+  version: number,
+  flags: number,
+  ...payload: Uint8Array[]
+): Uint8Array {
   return box(type, u32(((version & 0xff) << 24) | (flags & 0xffffff)), ...payload);
 }
 

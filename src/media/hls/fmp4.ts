@@ -19,7 +19,18 @@ const MATRIX = u32(0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000);
 /** The init segment (#EXT-X-MAP): track descriptions and defaults, no samples. */
 export function initSegment(tracks: TrackHeader[]): Uint8Array {
   const ftyp = box("ftyp", enc.encode("iso6"), u32(0), enc.encode("iso6cmfcmp41"));
-  const mvhd = fullBox("mvhd", 0, 0, u32(0, 0, 1000, 0), u32(0x00010000), u16(0x0100), zeros(10), MATRIX, zeros(24), u32(Math.max(...tracks.map((t) => t.id)) + 1));
+  const mvhd = fullBox(
+    "mvhd",
+    0,
+    0,
+    u32(0, 0, 1000, 0),
+    u32(0x00010000),
+    u16(0x0100),
+    zeros(10),
+    MATRIX,
+    zeros(24),
+    u32(Math.max(...tracks.map((t) => t.id)) + 1),
+  );
   const mvex = box("mvex", ...tracks.map((t) => fullBox("trex", 0, 0, u32(t.id, 1, 0, 0, 0))));
   return concat([ftyp, box("moov", mvhd, ...tracks.map(trak), mvex)]);
 }
@@ -37,7 +48,15 @@ function trak(t: TrackHeader): Uint8Array {
     u32(video ? t.width * 65536 : 0, video ? t.height * 65536 : 0),
   );
   const mdhd = fullBox("mdhd", 0, 0, u32(0, 0, t.timescale, 0), u16(0x55c4, 0)); // language "und"
-  const hdlr = fullBox("hdlr", 0, 0, u32(0), enc.encode(video ? "vide" : "soun"), zeros(12), enc.encode(video ? "VideoHandler\0" : "SoundHandler\0"));
+  const hdlr = fullBox(
+    "hdlr",
+    0,
+    0,
+    u32(0),
+    enc.encode(video ? "vide" : "soun"),
+    zeros(12),
+    enc.encode(video ? "VideoHandler\0" : "SoundHandler\0"),
+  );
   const header = video ? fullBox("vmhd", 0, 1, zeros(8)) : fullBox("smhd", 0, 0, zeros(4));
   const dinf = box("dinf", fullBox("dref", 0, 0, u32(1), fullBox("url ", 0, 1)));
   const stbl = box(
@@ -67,7 +86,11 @@ const NON_SYNC_FLAGS = 0x01010000;
 /** A media segment: one moof with a traf per track, then one mdat with the tracks' samples in turn. */
 export function mediaSegment(sequence: number, runs: TrackRun[]): Uint8Array {
   const build = (dataOffsets: number[]) =>
-    box("moof", fullBox("mfhd", 0, 0, u32(sequence)), ...runs.map((run, i) => traf(run, dataOffsets[i]!)));
+    box(
+      "moof",
+      fullBox("mfhd", 0, 0, u32(sequence)),
+      ...runs.map((run, i) => traf(run, dataOffsets[i]!)),
+    );
   // The trun data offsets count from the moof's start: its size is known once built (offsets
   // are fixed-width, so a first pass with zeros has the final size).
   const moofSize = build(runs.map(() => 0)).length;

@@ -19,7 +19,9 @@ interface Span {
 /** Sorted, merged byte spans covering every sample (gaps up to `gap` bytes read through). */
 export function coalesce(samples: SampleRecords[], gap = READ_GAP_BYTES): Span[] {
   const spans: Span[] = [];
-  for (const s of samples) for (let i = 0; i < s.sizes.length; i++) spans.push({ offset: s.offsets[i]!, end: s.offsets[i]! + s.sizes[i]! });
+  for (const s of samples)
+    for (let i = 0; i < s.sizes.length; i++)
+      spans.push({ offset: s.offsets[i]!, end: s.offsets[i]! + s.sizes[i]! });
   spans.sort((a, b) => a.offset - b.offset);
   const merged: Span[] = [];
   for (const span of spans) {
@@ -31,7 +33,12 @@ export function coalesce(samples: SampleRecords[], gap = READ_GAP_BYTES): Span[]
 }
 
 /** Segment `n` (0-based) of the index, as fMP4 bytes. */
-export async function packageSegment(index: HlsIndex, n: number, readTable: RangeReader, readMedia: RangeReader): Promise<Uint8Array> {
+export async function packageSegment(
+  index: HlsIndex,
+  n: number,
+  readTable: RangeReader,
+  readMedia: RangeReader,
+): Promise<Uint8Array> {
   const segment = index.segments[n];
   if (!segment) throw new RangeError(`no segment ${n}`);
   const range = recordRange(segment);
@@ -50,7 +57,8 @@ export async function packageSegment(index: HlsIndex, n: number, readTable: Rang
     }
     const chunk = chunks[lo]!;
     const from = offset - spans[lo]!.offset;
-    if (from + size > chunk.length) throw new Error("the stored file is shorter than its sample table says");
+    if (from + size > chunk.length)
+      throw new Error("the stored file is shorter than its sample table says");
     return chunk.subarray(from, from + size);
   };
   const run = (records: SampleRecords, track: HlsIndex["video"], decodeTime: number): TrackRun => ({
@@ -60,6 +68,7 @@ export async function packageSegment(index: HlsIndex, n: number, readTable: Rang
     data: records.sizes.map((size, i) => bytesAt(records.offsets[i]!, size)),
   });
   const runs = [run(video, index.video, segment.video.decodeTime)];
-  if (audio && index.audio && segment.audio) runs.push(run(audio, index.audio, segment.audio.decodeTime));
+  if (audio && index.audio && segment.audio)
+    runs.push(run(audio, index.audio, segment.audio.decodeTime));
   return mediaSegment(n + 1, runs);
 }

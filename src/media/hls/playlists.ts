@@ -6,7 +6,8 @@ import { bitrates, type HlsIndex } from "./segments";
 
 export const SEGMENT_EXTENSION = "m4s";
 
-const codecsOf = (index: HlsIndex) => [index.video.codec, ...(index.audio ? [index.audio.codec] : [])].join(",");
+const codecsOf = (index: HlsIndex) =>
+  [index.video.codec, ...(index.audio ? [index.audio.codec] : [])].join(",");
 
 /** A subtitle rendition of the stream: a WebVTT file the publisher hosts, in one language. */
 export interface SubtitleRendition {
@@ -32,7 +33,9 @@ function languageName(code: string): string {
  * The subtitle renditions of a video's `subtitles` (a list of {language: URL}), in their order:
  * the WebVTT ones, named by their language ("English", "English (2)" for a second one).
  */
-export function subtitleRenditions(subtitles: readonly Record<string, string>[]): SubtitleRendition[] {
+export function subtitleRenditions(
+  subtitles: readonly Record<string, string>[],
+): SubtitleRendition[] {
   const renditions: SubtitleRendition[] = [];
   const seen = new Map<string, number>();
   for (const entry of subtitles) {
@@ -56,7 +59,10 @@ export function subtitleRenditions(subtitles: readonly Record<string, string>[])
 export const subtitlePlaylistName = (n: number) => `subtitles-${n}.m3u8`;
 
 /** The multivariant (master) playlist: one variant, the stored file as it is, and its subtitles. */
-export function masterPlaylist(index: HlsIndex, subtitles: readonly SubtitleRendition[] = []): string {
+export function masterPlaylist(
+  index: HlsIndex,
+  subtitles: readonly SubtitleRendition[] = [],
+): string {
   const { peak, average } = bitrates(index);
   const attributes = [
     `BANDWIDTH=${peak}`,
@@ -66,9 +72,18 @@ export function masterPlaylist(index: HlsIndex, subtitles: readonly SubtitleRend
     ...(subtitles.length ? [`SUBTITLES="${SUBTITLE_GROUP}"`] : []),
   ];
   const media = subtitles.map(
-    (s, n) => `#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="${SUBTITLE_GROUP}",NAME="${s.name}",LANGUAGE="${s.language}",DEFAULT=NO,AUTOSELECT=YES,URI="${subtitlePlaylistName(n)}"`,
+    (s, n) =>
+      `#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="${SUBTITLE_GROUP}",NAME="${s.name}",LANGUAGE="${s.language}",DEFAULT=NO,AUTOSELECT=YES,URI="${subtitlePlaylistName(n)}"`,
   );
-  return ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS", ...media, `#EXT-X-STREAM-INF:${attributes.join(",")}`, "video.m3u8", ""].join("\n");
+  return [
+    "#EXTM3U",
+    "#EXT-X-VERSION:7",
+    "#EXT-X-INDEPENDENT-SEGMENTS",
+    ...media,
+    `#EXT-X-STREAM-INF:${attributes.join(",")}`,
+    "video.m3u8",
+    "",
+  ].join("\n");
 }
 
 /** A subtitle rendition's media playlist: the whole WebVTT file as one segment of the video's length. */
@@ -100,7 +115,9 @@ export function mediaPlaylist(index: HlsIndex): string {
     "#EXT-X-INDEPENDENT-SEGMENTS",
     '#EXT-X-MAP:URI="init.mp4"',
   ];
-  index.segments.forEach((s, i) => lines.push(`#EXTINF:${s.duration.toFixed(3)},`, `${i}.${SEGMENT_EXTENSION}`));
+  index.segments.forEach((s, i) =>
+    lines.push(`#EXTINF:${s.duration.toFixed(3)},`, `${i}.${SEGMENT_EXTENSION}`),
+  );
   lines.push("#EXT-X-ENDLIST", "");
   return lines.join("\n");
 }
@@ -109,7 +126,9 @@ export function mediaPlaylist(index: HlsIndex): string {
 export function dashManifest(index: HlsIndex): string {
   const { peak } = bitrates(index);
   const ts = index.video.timescale;
-  const timeline = index.segments.map((s) => `<S t="${s.video.decodeTime}" d="${Math.round(s.duration * ts)}"/>`).join("");
+  const timeline = index.segments
+    .map((s) => `<S t="${s.video.decodeTime}" d="${Math.round(s.duration * ts)}"/>`)
+    .join("");
   const iso = (seconds: number) => `PT${seconds.toFixed(3)}S`;
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,

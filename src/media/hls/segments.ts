@@ -86,14 +86,19 @@ export function buildIndex(tracks: MediaTracks, targetSeconds: number): BuiltInd
   let recordsAt = 0;
   for (const [k, first] of starts.entries()) {
     const last = starts[k + 1] ?? v.sizes.length;
-    const endSeconds = (starts[k + 1] === undefined ? Infinity : videoDts[last]! / video.timescale);
+    const endSeconds = starts[k + 1] === undefined ? Infinity : videoDts[last]! / video.timescale;
     let audioRun: SegmentTrackRun | null = null;
     let audioTo = audioNext;
     if (audio) {
-      while (audioTo < audio.samples.sizes.length && audioDts[audioTo]! / audio.timescale < endSeconds) audioTo++;
+      while (
+        audioTo < audio.samples.sizes.length &&
+        audioDts[audioTo]! / audio.timescale < endSeconds
+      )
+        audioTo++;
       audioRun = { count: audioTo - audioNext, decodeTime: audioDts[audioNext]! };
     }
-    const bytes = sum(v.sizes, first, last) + (audio ? sum(audio.samples.sizes, audioNext, audioTo) : 0);
+    const bytes =
+      sum(v.sizes, first, last) + (audio ? sum(audio.samples.sizes, audioNext, audioTo) : 0);
     segments.push({
       duration: (videoDts[last]! - videoDts[first]!) / video.timescale,
       recordsAt,
@@ -133,12 +138,19 @@ export function buildIndex(tracks: MediaTracks, targetSeconds: number): BuiltInd
 
 /** Where a segment's records are in the sample table: [offset, offset + length). */
 export function recordRange(segment: SegmentEntry): { offset: number; length: number } {
-  return { offset: segment.recordsAt, length: (segment.video.count + (segment.audio?.count ?? 0)) * RECORD_BYTES };
+  return {
+    offset: segment.recordsAt,
+    length: (segment.video.count + (segment.audio?.count ?? 0)) * RECORD_BYTES,
+  };
 }
 
 /** Splits a segment's records (as read from the sample table) into its video and audio samples. */
-export function readRecords(bytes: Uint8Array, segment: SegmentEntry): { video: SampleRecords; audio: SampleRecords | null } {
-  if (bytes.length !== recordRange(segment).length) throw new Error("sample table read does not match the index");
+export function readRecords(
+  bytes: Uint8Array,
+  segment: SegmentEntry,
+): { video: SampleRecords; audio: SampleRecords | null } {
+  if (bytes.length !== recordRange(segment).length)
+    throw new Error("sample table read does not match the index");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const take = (from: number, count: number): SampleRecords => {
     const r: SampleRecords = { offsets: [], sizes: [], durations: [], ctos: [], sync: [] };

@@ -9,7 +9,15 @@
  *
  * Every length in the file is untrusted: reads are bounds-checked (MediaProbeError).
  */
-import { Bytes, children, corrupt, descend, MediaProbeError, parseBoxHeader, type Box } from "../mp4-boxes";
+import {
+  Bytes,
+  children,
+  corrupt,
+  descend,
+  MediaProbeError,
+  parseBoxHeader,
+  type Box,
+} from "../mp4-boxes";
 import { audioCodecString, findEsds, parseTimescaledRaw } from "../mp4-probe";
 import { CachedReader, type RangeReader } from "../mp4-reader";
 import { box } from "./box-writer";
@@ -106,7 +114,11 @@ function parseMoovTracks(b: Bytes): ParsedMoov {
   for (const box of mvex ? children(b, mvex.start, mvex.end) : []) {
     if (box.type !== "trex") continue;
     // version/flags, track_ID, sample_description_index, duration, size, flags
-    trex.set(b.u32(box.start + 4, box), { duration: b.u32(box.start + 12, box), size: b.u32(box.start + 16, box), flags: b.u32(box.start + 20, box) });
+    trex.set(b.u32(box.start + 4, box), {
+      duration: b.u32(box.start + 12, box),
+      size: b.u32(box.start + 16, box),
+      flags: b.u32(box.start + 20, box),
+    });
   }
   return { video, audio, fragmented: mvex !== undefined, trex };
 }
@@ -128,7 +140,10 @@ function parseTrack(b: Bytes, trak: Box): Track | null {
   if (timescale === 0) throw corrupt("mdhd");
   const tables = children(b, stbl.start, stbl.end);
   const stsd = tables.find((x) => x.type === "stsd");
-  const entry = stsd && b.u32(stsd.start + 4, stsd) > 0 ? children(b, stsd.start + 8, stsd.end, 1)[0] : undefined;
+  const entry =
+    stsd && b.u32(stsd.start + 4, stsd) > 0
+      ? children(b, stsd.start + 8, stsd.end, 1)[0]
+      : undefined;
   if (!entry) throw new MediaProbeError(`track ${id} has no sample description`);
 
   const track: Track = {
@@ -166,7 +181,8 @@ function presentationStart(b: Bytes, trakKids: Box[]): number {
 }
 
 function describeVideo(b: Bytes, entry: Box, track: Track): void {
-  if (entry.type !== "avc1" && entry.type !== "avc3") throw new MediaProbeError(`video codec ${entry.type} cannot be streamed`);
+  if (entry.type !== "avc1" && entry.type !== "avc3")
+    throw new MediaProbeError(`video codec ${entry.type} cannot be streamed`);
   track.width = b.u16(entry.start + 24, entry);
   track.height = b.u16(entry.start + 26, entry);
   // The visual sample entry's fixed fields take 78 bytes; its boxes (avcC, pasp…) follow.
@@ -207,7 +223,9 @@ function sampleTables(b: Bytes, tables: Box[], kind: TrackKind): Samples {
   if (count === 0) return samples;
   samples.sizes = sizes;
   samples.durations = expandRuns(b, find("stts"), count, "stts", false);
-  samples.ctos = find("ctts") ? expandRuns(b, find("ctts"), count, "ctts", true) : new Array<number>(count).fill(0);
+  samples.ctos = find("ctts")
+    ? expandRuns(b, find("ctts"), count, "ctts", true)
+    : new Array<number>(count).fill(0);
   samples.sync = syncSamples(b, find("stss"), count, kind);
   samples.offsets = sampleOffsets(b, find("stsc"), find("stco") ?? find("co64"), sizes);
   return samples;
@@ -229,7 +247,8 @@ function sampleSizes(b: Bytes, stsz: Box | undefined, stz2: Box | undefined): nu
   if (stz2) {
     const field = b.u8(stz2.start + 7, stz2);
     const count = b.u32(stz2.start + 8, stz2);
-    if (![4, 8, 16].includes(field) || (count * field) / 8 > stz2.end - stz2.start - 12) throw corrupt("stz2");
+    if (![4, 8, 16].includes(field) || (count * field) / 8 > stz2.end - stz2.start - 12)
+      throw corrupt("stz2");
     const sizes = new Array<number>(count);
     for (let i = 0; i < count; i++) {
       const at = stz2.start + 12;
@@ -243,7 +262,13 @@ function sampleSizes(b: Bytes, stsz: Box | undefined, stz2: Box | undefined): nu
 }
 
 /** stts and ctts: (count, value) runs expanded to one value per sample. */
-function expandRuns(b: Bytes, box: Box | undefined, count: number, name: string, signed: boolean): number[] {
+function expandRuns(
+  b: Bytes,
+  box: Box | undefined,
+  count: number,
+  name: string,
+  signed: boolean,
+): number[] {
   if (!box) throw new MediaProbeError(`a track has no ${name} table`);
   const entries = b.u32(box.start + 4, box);
   if (entries * 8 > box.end - box.start - 8) throw corrupt(name);
@@ -274,7 +299,12 @@ function syncSamples(b: Bytes, stss: Box | undefined, count: number, kind: Track
 }
 
 /** File offset of each sample: chunk offsets (stco/co64) split by samples per chunk (stsc). */
-function sampleOffsets(b: Bytes, stsc: Box | undefined, chunkBox: Box | undefined, sizes: number[]): number[] {
+function sampleOffsets(
+  b: Bytes,
+  stsc: Box | undefined,
+  chunkBox: Box | undefined,
+  sizes: number[],
+): number[] {
   if (!stsc || !chunkBox) throw new MediaProbeError("a track has no chunk tables (stsc, stco)");
   const wide = chunkBox.type === "co64";
   const chunks = b.u32(chunkBox.start + 4, chunkBox);
@@ -288,7 +318,11 @@ function sampleOffsets(b: Bytes, stsc: Box | undefined, chunkBox: Box | undefine
     const perChunk = b.u32(stsc.start + 12 + 12 * r, stsc);
     const nextFirst = r + 1 < runs ? b.u32(stsc.start + 20 + 12 * r, stsc) : chunks + 1;
     if (firstChunk < 1 || nextFirst < firstChunk) throw corrupt("stsc");
-    for (let chunk = firstChunk; chunk < nextFirst && chunk <= chunks && sample < sizes.length; chunk++) {
+    for (
+      let chunk = firstChunk;
+      chunk < nextFirst && chunk <= chunks && sample < sizes.length;
+      chunk++
+    ) {
       const at = chunkBox.start + 8 + (chunk - 1) * (wide ? 8 : 4);
       let offset = wide ? b.u64(at, chunkBox) : b.u32(at, chunkBox);
       for (let k = 0; k < perChunk && sample < sizes.length; k++) {
@@ -298,7 +332,10 @@ function sampleOffsets(b: Bytes, stsc: Box | undefined, chunkBox: Box | undefine
       }
     }
   }
-  if (sample < sizes.length) throw new MediaProbeError("corrupt MP4/MOV file: the chunk tables describe fewer samples than stsz");
+  if (sample < sizes.length)
+    throw new MediaProbeError(
+      "corrupt MP4/MOV file: the chunk tables describe fewer samples than stsz",
+    );
   return offsets;
 }
 
@@ -326,7 +363,11 @@ async function readFragments(reader: CachedReader, moov: ParsedMoov, from: numbe
   if (moov.audio) byId.set(moov.audio.id, moov.audio);
   let offset = from;
   while (offset + 8 <= reader.fileSize) {
-    const header = await reader.readAhead(offset, Math.min(16, reader.fileSize - offset), WALK_WINDOW_BYTES);
+    const header = await reader.readAhead(
+      offset,
+      Math.min(16, reader.fileSize - offset),
+      WALK_WINDOW_BYTES,
+    );
     const { type, size } = parseBoxHeader(header, offset, reader.fileSize);
     if (type === "moof") {
       if (size > 16 * 1024 * 1024) throw corrupt("moof");
@@ -339,7 +380,12 @@ async function readFragments(reader: CachedReader, moov: ParsedMoov, from: numbe
   }
 }
 
-function addMoofSamples(b: Bytes, moofOffset: number, tracks: Map<number, Track>, trex: ParsedMoov["trex"]): void {
+function addMoofSamples(
+  b: Bytes,
+  moofOffset: number,
+  tracks: Map<number, Track>,
+  trex: ParsedMoov["trex"],
+): void {
   const moof = children(b, 0, b.length, 1)[0];
   if (!moof || moof.type !== "moof") throw corrupt("moof");
   for (const traf of children(b, moof.start, moof.end).filter((x) => x.type === "traf")) {
@@ -362,7 +408,13 @@ function addMoofSamples(b: Bytes, moofOffset: number, tracks: Map<number, Track>
     if (flags & TFHD_DEFAULT_FLAGS) sampleFlags = b.u32(p, tfhd);
     let dataEnd = base;
     for (const trun of kids.filter((x) => x.type === "trun")) {
-      dataEnd = addTrunSamples(b, trun, track, { base, dataEnd, duration, size, flags: sampleFlags });
+      dataEnd = addTrunSamples(b, trun, track, {
+        base,
+        dataEnd,
+        duration,
+        size,
+        flags: sampleFlags,
+      });
     }
   }
 }

@@ -16,42 +16,102 @@ export const listOrganizations: AppRouteHandler<typeof routes.listOrganizations>
   c.json({ organizations: await organizations.listOrganizations(requestDeps(c)) }, 200);
 
 export const showOrganization: AppRouteHandler<typeof routes.showOrganization> = async (c) =>
-  c.json(await organizations.showOrganization(requestDeps(c), c.req.valid("param").organizationKey), 200);
+  c.json(
+    await organizations.showOrganization(requestDeps(c), c.req.valid("param").organizationKey),
+    200,
+  );
 
 export const updateOrganization: AppRouteHandler<typeof routes.updateOrganization> = async (c) =>
-  c.json({ organization: await organizations.changeOrganization(requestDeps(c), c.req.valid("param").organizationKey, c.req.valid("json")) }, 200);
+  c.json(
+    {
+      organization: await organizations.changeOrganization(
+        requestDeps(c),
+        c.req.valid("param").organizationKey,
+        c.req.valid("json"),
+      ),
+    },
+    200,
+  );
 
-export const createSubOrganization: AppRouteHandler<typeof routes.createSubOrganization> = async (c) =>
-  c.json(await organizations.createSubOrganization(requestDeps(c), c.req.valid("param").organizationKey, c.req.valid("json")), 200);
+export const createSubOrganization: AppRouteHandler<typeof routes.createSubOrganization> = async (
+  c,
+) =>
+  c.json(
+    await organizations.createSubOrganization(
+      requestDeps(c),
+      c.req.valid("param").organizationKey,
+      c.req.valid("json"),
+    ),
+    200,
+  );
 
 export const rotateCredentials: AppRouteHandler<typeof routes.rotateCredentials> = async (c) => {
   const parts = c.req.valid("json")?.rotate ?? ["apiSecret", "apiToken"];
-  return c.json(await organizations.rotateCredentials(requestDeps(c), c.req.valid("param").organizationKey, parts), 200);
+  return c.json(
+    await organizations.rotateCredentials(
+      requestDeps(c),
+      c.req.valid("param").organizationKey,
+      parts,
+    ),
+    200,
+  );
 };
 
 export const deleteOrganization: AppRouteHandler<typeof routes.deleteOrganization> = async (c) =>
-  c.json(await organizations.deleteOrganization(requestDeps(c), c.req.valid("param").organizationKey), 200);
+  c.json(
+    await organizations.deleteOrganization(requestDeps(c), c.req.valid("param").organizationKey),
+    200,
+  );
 
 export const updateVideo: AppRouteHandler<typeof routes.updateVideo> = async (c) =>
-  c.json(await applyOperatorChanges(requestDeps(c), c.req.valid("param").contentKey, c.req.valid("json")), 200);
+  c.json(
+    await applyOperatorChanges(
+      requestDeps(c),
+      c.req.valid("param").contentKey,
+      c.req.valid("json"),
+    ),
+    200,
+  );
 
 export const rebuildFeeds: AppRouteHandler<typeof routes.rebuildFeeds> = async (c) => {
   const q = c.req.valid("json");
   const target =
-    q.feedId !== undefined ? { feedId: q.feedId } : q.contentKey !== undefined ? { contentKey: q.contentKey } : { all: true as const, afterId: q.afterId, limit: q.limit };
+    q.feedId !== undefined
+      ? { feedId: q.feedId }
+      : q.contentKey !== undefined
+        ? { contentKey: q.contentKey }
+        : { all: true as const, afterId: q.afterId, limit: q.limit };
   return c.json(await rebuildNow(requestDeps(c), target, q.force), 200);
 };
 
 export const moveStatistics: AppRouteHandler<typeof routes.moveStatistics> = async (c) => {
   const deps = requestDeps(c);
-  return c.json(await moveOrganizationStatistics(deps.db, deps.config, c.req.valid("param").organizationKey, c.req.valid("json").shard, deps.now), 200);
+  return c.json(
+    await moveOrganizationStatistics(
+      deps.db,
+      deps.config,
+      c.req.valid("param").organizationKey,
+      c.req.valid("json").shard,
+      deps.now,
+    ),
+    200,
+  );
 };
 
-export const statisticsShards: AppRouteHandler<typeof routes.statisticsShards> = async (c) => c.json(await shardsStatus(c.get("db"), new Date()), 200);
+export const statisticsShards: AppRouteHandler<typeof routes.statisticsShards> = async (c) =>
+  c.json(await shardsStatus(c.get("db"), new Date()), 200);
 
-export const organizationIngestion: AppRouteHandler<typeof routes.organizationIngestion> = async (c) => {
+export const organizationIngestion: AppRouteHandler<typeof routes.organizationIngestion> = async (
+  c,
+) => {
   const deps = requestDeps(c);
   const org = await organizations.loadOrganization(deps, c.req.valid("param").organizationKey);
-  const status = await ingestionStatus(deps.db, org, ingestionCeilings(org.plan, deps.config), c.req.valid("query").days, deps.now);
+  const status = await ingestionStatus(
+    deps.db,
+    org,
+    ingestionCeilings(org.plan, deps.config),
+    c.req.valid("query").days,
+    deps.now,
+  );
   return c.json({ ...status, statsShard: org.statsShard }, 200);
 };

@@ -32,7 +32,13 @@ export const createOrganization = createRoute({
   operationId: "adminCreateOrganization",
   summary: "Create an organization (credentials are returned once)",
   request: { body: jsonBody(createOrganizationBody) },
-  responses: { 200: jsonContent(z.object({ organization: organizationView, credentials: credentialsView }), "Created"), ...errors },
+  responses: {
+    200: jsonContent(
+      z.object({ organization: organizationView, credentials: credentialsView }),
+      "Created",
+    ),
+    ...errors,
+  },
 });
 
 export const listOrganizations = createRoute({
@@ -41,7 +47,10 @@ export const listOrganizations = createRoute({
   path: "/admin/organizations",
   operationId: "adminListOrganizations",
   summary: "List organizations",
-  responses: { 200: jsonContent(z.object({ organizations: z.array(organizationView) }), "Organizations"), ...koErrors(401, 503) },
+  responses: {
+    200: jsonContent(z.object({ organizations: z.array(organizationView) }), "Organizations"),
+    ...koErrors(401, 503),
+  },
 });
 
 export const showOrganization = createRoute({
@@ -55,8 +64,13 @@ export const showOrganization = createRoute({
     200: jsonContent(
       z.object({
         organization: organizationView,
-        subOrganizations: z.array(z.object({ name: z.string(), mmiKey: z.string(), createdAt: z.string() })),
-        statisticsMove: statisticsMoveView.nullable().openapi({ description: "The move of its statistics under way, or the last one (kept a few days); null when none" }),
+        subOrganizations: z.array(
+          z.object({ name: z.string(), mmiKey: z.string(), createdAt: z.string() }),
+        ),
+        statisticsMove: statisticsMoveView.nullable().openapi({
+          description:
+            "The move of its statistics under way, or the last one (kept a few days); null when none",
+        }),
       }),
       "The organization",
     ),
@@ -71,7 +85,10 @@ export const updateOrganization = createRoute({
   operationId: "adminUpdateOrganization",
   summary: "Set plan, entitlements, network (name, or null to leave it) or name",
   request: { params: orgParam, body: jsonBody(updateOrganizationBody) },
-  responses: { 200: jsonContent(z.object({ organization: organizationView }), "Updated"), ...errors },
+  responses: {
+    200: jsonContent(z.object({ organization: organizationView }), "Updated"),
+    ...errors,
+  },
 });
 
 export const createSubOrganization = createRoute({
@@ -81,7 +98,10 @@ export const createSubOrganization = createRoute({
   operationId: "adminCreateSubOrganization",
   summary: "Create a sub-organization; returns its MMI key",
   request: { params: orgParam, body: jsonBody(subOrganizationBody) },
-  responses: { 200: jsonContent(z.object({ name: z.string(), mmiKey: z.string() }), "Created"), ...errors },
+  responses: {
+    200: jsonContent(z.object({ name: z.string(), mmiKey: z.string() }), "Created"),
+    ...errors,
+  },
 });
 
 export const rotateCredentials = createRoute({
@@ -90,8 +110,17 @@ export const rotateCredentials = createRoute({
   path: "/admin/organizations/{organizationKey}/credentials/rotate",
   operationId: "adminRotateCredentials",
   summary: "Rotate credentials; the new ones are returned once, the old ones stop working",
-  request: { params: orgParam, body: { required: false, content: { "application/json": { schema: rotateBody } } } },
-  responses: { 200: jsonContent(z.object({ rotated: z.array(z.string()), credentials: credentialsView.partial() }), "Rotated"), ...errors },
+  request: {
+    params: orgParam,
+    body: { required: false, content: { "application/json": { schema: rotateBody } } },
+  },
+  responses: {
+    200: jsonContent(
+      z.object({ rotated: z.array(z.string()), credentials: credentialsView.partial() }),
+      "Rotated",
+    ),
+    ...errors,
+  },
 });
 
 export const deleteOrganization = createRoute({
@@ -103,7 +132,13 @@ export const deleteOrganization = createRoute({
   description:
     "Metadata and statistics go at once; feed files are removed before the answer; open uploads are aborted and media and thumbnails deleted after it.",
   request: { params: orgParam },
-  responses: { 200: jsonContent(z.object({ deleted: z.string(), feeds: z.number(), videos: z.number() }), "Deleted"), ...errors },
+  responses: {
+    200: jsonContent(
+      z.object({ deleted: z.string(), feeds: z.number(), videos: z.number() }),
+      "Deleted",
+    ),
+    ...errors,
+  },
 });
 
 export const updateVideo = createRoute({
@@ -122,7 +157,8 @@ export const rebuildFeeds = createRoute({
   path: "/admin/feeds/rebuild",
   operationId: "adminRebuildFeeds",
   summary: "Rebuild feed files now",
-  description: "After a bulk import, to force a rewrite, or to measure the cost of rebuilding (bench/feeds.mjs). Runs before answering.",
+  description:
+    "After a bulk import, to force a rewrite, or to measure the cost of rebuilding (bench/feeds.mjs). Runs before answering.",
   request: { body: jsonBody(rebuildBody) },
   responses: { 200: jsonContent(rebuildResult, "What was rebuilt"), ...errors },
 });
@@ -135,9 +171,12 @@ export const moveStatistics = createRoute({
   summary: "Move an organization's statistics to another shard, one bounded step per call",
   description:
     "The first call starts the move; each call (and each cron run) does its next step and answers where it stands. Repeat until `done` " +
-    "(`npm run admin -- stats move` does). Events keep being accepted throughout; nothing is lost or counted twice (docs/statistics.md \"Moving an organization\").",
+    '(`npm run admin -- stats move` does). Events keep being accepted throughout; nothing is lost or counted twice (docs/statistics.md "Moving an organization").',
   request: { params: orgParam, body: jsonBody(statisticsMoveBody) },
-  responses: { 200: jsonContent(statisticsMoveView, "Where the move stands"), ...koErrors(400, 401, 404, 409, 503) },
+  responses: {
+    200: jsonContent(statisticsMoveView, "Where the move stands"),
+    ...koErrors(400, 401, 404, 409, 503),
+  },
 });
 
 export const statisticsShards = createRoute({
@@ -145,7 +184,8 @@ export const statisticsShards = createRoute({
   method: "get",
   path: "/admin/statistics/shards",
   operationId: "adminStatisticsShards",
-  summary: "The statistics shards: size against D1's limit, organizations, today's ingestion and lag, moves, dead letters",
+  summary:
+    "The statistics shards: size against D1's limit, organizations, today's ingestion and lag, moves, dead letters",
   responses: { 200: jsonContent(statisticsShardsView, "Every shard"), ...koErrors(401, 503) },
 });
 
@@ -156,5 +196,11 @@ export const organizationIngestion = createRoute({
   operationId: "adminOrganizationIngestion",
   summary: "What ingestion did for one organization (its GET /v2/ingestion), with its shard",
   request: { params: orgParam, query: ingestionQuery },
-  responses: { 200: jsonContent(ingestionStatus.extend({ statsShard: z.number() }), "The organization's ingestion"), ...errors },
+  responses: {
+    200: jsonContent(
+      ingestionStatus.extend({ statsShard: z.number() }),
+      "The organization's ingestion",
+    ),
+    ...errors,
+  },
 });

@@ -4,6 +4,11 @@ import * as handlers from "./analytics.handlers";
 import * as routes from "./analytics.routes";
 
 const router = createRouter();
-router.use("/v2/analytics/*", cacheable("private, max-age=60", ["X-Service-Sync-Code", "X-Service-MMI-Key"]));
+router.use(
+  "/v2/analytics/*",
+  cacheable("private, max-age=60", ["X-Service-Sync-Code", "X-Service-MMI-Key"]),
+);
 
-export default router.openapi(routes.totals, handlers.totals).openapi(routes.analytics, handlers.analytics);
+export default router
+  .openapi(routes.totals, handlers.totals)
+  .openapi(routes.analytics, handlers.analytics);

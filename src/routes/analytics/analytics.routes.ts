@@ -5,7 +5,13 @@ import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http
 import { selectsVideos } from "../../domain/stats/analytics";
 import { statsPolicy } from "../../middleware/cache-policies";
 import { cachedRead, credentials } from "../../middleware/credentials";
-import { analyticsParams, analyticsQuery, analyticsResponse, totalsQuery, totalsResponse } from "../../schemas/reports";
+import {
+  analyticsParams,
+  analyticsQuery,
+  analyticsResponse,
+  totalsQuery,
+  totalsResponse,
+} from "../../schemas/reports";
 
 export const analytics = createRoute({
   method: "get",
@@ -35,7 +41,11 @@ export const analytics = createRoute({
     ),
   ),
   request: { params: analyticsParams, query: analyticsQuery },
-  responses: { 200: jsonContent(analyticsResponse, "A page of rows"), ...notModifiedResponse, ...koErrors(400, 401, 403, 404, 429) },
+  responses: {
+    200: jsonContent(analyticsResponse, "A page of rows"),
+    ...notModifiedResponse,
+    ...koErrors(400, 401, 403, 404, 429),
+  },
 });
 
 export const totals = createRoute({

@@ -1,6 +1,13 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { SESSION_LIFETIME_MS, csrfTokenMatches, sessionIdentity, sessionView, signIn as openSession, signOut as endSession } from "../../domain/console/sessions";
+import {
+  SESSION_LIFETIME_MS,
+  csrfTokenMatches,
+  sessionIdentity,
+  sessionView,
+  signIn as openSession,
+  signOut as endSession,
+} from "../../domain/console/sessions";
 import type { AppEnv } from "../../http/context";
 import { requestDeps } from "../../http/deps";
 import { ApiError, unauthorized } from "../../http/errors";
@@ -10,14 +17,23 @@ import { authenticationFailed } from "../../middleware/auth-failures";
 import type * as routes from "./console.routes";
 
 const cookieOptions = (c: Context<AppEnv>) =>
-  ({ httpOnly: true, secure: new URL(c.req.url).protocol === "https:", sameSite: "Strict", path: "/" }) as const;
+  ({
+    httpOnly: true,
+    secure: new URL(c.req.url).protocol === "https:",
+    sameSite: "Strict",
+    path: "/",
+  }) as const;
 
 export const signIn: AppRouteHandler<typeof routes.signIn> = async (c) => {
   // Login CSRF: a page of another site must not sign a visitor in to its own organization.
-  if (c.req.header("Origin") !== undefined && !fromOwnOrigin(c)) throw new ApiError(403, "sign-in from another origin refused");
+  if (c.req.header("Origin") !== undefined && !fromOwnOrigin(c))
+    throw new ApiError(403, "sign-in from another origin refused");
   const opened = await openSession(requestDeps(c), c.req.valid("json"));
   if (!opened) throw authenticationFailed(c, unauthorized());
-  setCookie(c, SESSION_COOKIE, opened.token, { ...cookieOptions(c), maxAge: SESSION_LIFETIME_MS / 1000 });
+  setCookie(c, SESSION_COOKIE, opened.token, {
+    ...cookieOptions(c),
+    maxAge: SESSION_LIFETIME_MS / 1000,
+  });
   c.header("Cache-Control", "no-store");
   return c.json(await sessionView(opened.identity, opened.token), 200);
 };
@@ -39,7 +55,10 @@ export const signOut: AppRouteHandler<typeof routes.signOut> = async (c) => {
   const { token, identity } = await currentSession(c);
   const csrf = c.req.header("X-CSRF-Token");
   if (!csrf || !(await csrfTokenMatches(token, csrf)) || !fromOwnOrigin(c)) {
-    throw new ApiError(403, "CSRF check failed: sign-out needs the session's X-CSRF-Token and this service's Origin");
+    throw new ApiError(
+      403,
+      "CSRF check failed: sign-out needs the session's X-CSRF-Token and this service's Origin",
+    );
   }
   await endSession(requestDeps(c), identity.tokenHash);
   deleteCookie(c, SESSION_COOKIE, cookieOptions(c));

@@ -17,7 +17,10 @@ export const signIn = createRoute({
   summary: "Sign in to the console",
   description: `Checks write credentials (sync code, API key and secret, or an API token; with mmiKey, a sub-organization's scope) and opens a session of 8 hours at most. ${cookieNote} A browser request from another origin is refused.`,
   request: { body: jsonBody(signInBody) },
-  responses: { 200: jsonContent(consoleSession, "Signed in (Set-Cookie: evc_session)"), ...koErrors(400, 401, 403, 413, 429) },
+  responses: {
+    200: jsonContent(consoleSession, "Signed in (Set-Cookie: evc_session)"),
+    ...koErrors(400, 401, 403, 413, 429),
+  },
 });
 
 export const current = createRoute({
@@ -39,5 +42,8 @@ export const signOut = createRoute({
   security: [{ consoleSession: [], csrfToken: [] }],
   summary: "Sign out: the session ends on the server and the cookie is cleared",
   description: "Needs the session's X-CSRF-Token and an Origin of this service.",
-  responses: { 200: jsonContent(z.object({ signedOut: z.literal(true) }), "Signed out"), ...koErrors(401, 403) },
+  responses: {
+    200: jsonContent(z.object({ signedOut: z.literal(true) }), "Signed out"),
+    ...koErrors(401, 403),
+  },
 });

@@ -25,7 +25,10 @@ export const create = createRoute({
   description:
     "Records the metadata, opens a multipart upload and returns one signed URL per part (PUT each part of chunkSize bytes, keep the ETag header) plus a thumbnailUploadUrl (PUT a 1920x1080 JPEG).",
   request: { body: jsonBody(createContentBody) },
-  responses: { 200: jsonContent(createContentResponse, "Created"), ...messageErrors(400, 401, 413, 429) },
+  responses: {
+    200: jsonContent(createContentResponse, "Created"),
+    ...messageErrors(400, 401, 413, 429),
+  },
 });
 
 export const complete = createRoute({
@@ -37,7 +40,10 @@ export const complete = createRoute({
   description:
     "Completes the multipart upload, checks the media (MP4/MOV, H.264 video, AAC audio, at most 1920x1080) and publishes the content. A rejected upload answers 400 with the reason; its media is deleted.",
   request: { body: jsonBody(completeUploadBody) },
-  responses: { 200: jsonContent(contentObject, "Published"), ...messageErrors(400, 401, 404, 413, 429) },
+  responses: {
+    200: jsonContent(contentObject, "Published"),
+    ...messageErrors(400, 401, 404, 413, 429),
+  },
 });
 
 export const thumbnailUrl = createRoute({
@@ -50,7 +56,10 @@ export const thumbnailUrl = createRoute({
     "To replace a content's thumbnail after E1: answers a new signed URL (valid UPLOAD_URL_TTL_SECONDS) to PUT a 1920x1080 JPEG of at most 5 MB to. The URL is bound to this content and dies with it.",
   request: { body: jsonBody(contentKeyBody) },
   responses: {
-    200: jsonContent(z.object({ contentKey: z.string(), thumbnailUploadUrl: z.string(), expires: z.string() }), "The URL and when it expires"),
+    200: jsonContent(
+      z.object({ contentKey: z.string(), thumbnailUploadUrl: z.string(), expires: z.string() }),
+      "The URL and when it expires",
+    ),
     ...messageErrors(400, 401, 404, 429),
   },
 });
@@ -62,7 +71,10 @@ export const retrieve = createRoute({
   operationId: "getContent",
   summary: "E3. Retrieve content",
   request: { query: contentKeyQuery },
-  responses: { 200: jsonContent(contentObject, "The content"), ...messageErrors(400, 401, 404, 429) },
+  responses: {
+    200: jsonContent(contentObject, "The content"),
+    ...messageErrors(400, 401, 404, 429),
+  },
 });
 
 export const update = createRoute({
@@ -74,7 +86,10 @@ export const update = createRoute({
   description:
     "Every field of the update column of spec 2.1 is required; thumbnailUrl may be null. The usual flow is retrieve with E3, modify, send: the fields E3 adds (status, rejectionReason, duration, createdDate, publishedDate, url) are accepted and ignored, and the service's own thumbnail URL sent back keeps the service thumbnail.",
   request: { body: jsonBody(updateContentBody) },
-  responses: { 200: jsonContent(contentObject, "As stored"), ...messageErrors(400, 401, 404, 413, 429) },
+  responses: {
+    200: jsonContent(contentObject, "As stored"),
+    ...messageErrors(400, 401, 404, 413, 429),
+  },
 });
 
 export const remove = createRoute({
@@ -83,9 +98,13 @@ export const remove = createRoute({
   path: "/v2/content",
   operationId: "deleteContent",
   summary: "E5. Delete content",
-  description: "Deletes the metadata, the media and the thumbnail, and aborts an unfinished upload. Statistics stay.",
+  description:
+    "Deletes the metadata, the media and the thumbnail, and aborts an unfinished upload. Statistics stay.",
   request: { query: contentKeyQuery },
-  responses: { 200: jsonContent(contentObject, "The deleted content"), ...messageErrors(400, 401, 404, 429) },
+  responses: {
+    200: jsonContent(contentObject, "The deleted content"),
+    ...messageErrors(400, 401, 404, 429),
+  },
 });
 
 export const uploadState = createRoute({
@@ -97,7 +116,10 @@ export const uploadState = createRoute({
   description:
     "For a content still `uploading`: the parts already stored (PartNumber, ETag, Size: send them back in E2 with the others) and a fresh signed URL for each missing part, plus a fresh thumbnail upload URL. Any client with write credentials can resume an upload this way, after a reload or a lost connection. A dedicated endpoint rather than E3, so E3 stays a cheap read and E4 (retrieve, modify, send) is unchanged. 409 when the content is not uploading (available, rejected, expired), or when storage no longer holds the upload (presigned S3 mode: R2 aborted it).",
   request: { query: contentKeyQuery },
-  responses: { 200: jsonContent(uploadStateResponse, "The upload and what is left to send"), ...messageErrors(400, 401, 404, 409, 429) },
+  responses: {
+    200: jsonContent(uploadStateResponse, "The upload and what is left to send"),
+    ...messageErrors(400, 401, 404, 409, 429),
+  },
 });
 
 export const library = createRoute({

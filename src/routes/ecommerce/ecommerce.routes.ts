@@ -6,7 +6,12 @@ import { credentials } from "../../middleware/credentials";
 import { okEnvelope } from "../../schemas/common";
 import { ecommerceItem, ecommerceItemBody, ecommerceKeyQuery } from "../../schemas/events";
 
-const base = { path: "/v2/ecommerce", tags: ["Statistics"], security: SECURITY.write, middleware: credentials("write") };
+const base = {
+  path: "/v2/ecommerce",
+  tags: ["Statistics"],
+  security: SECURITY.write,
+  middleware: credentials("write"),
+};
 const itemResponse = jsonContent(okEnvelope(ecommerceItem, "EcommerceItemResponse"), "The item");
 
 export const list = createRoute({
@@ -14,7 +19,10 @@ export const list = createRoute({
   method: "get",
   operationId: "listEcommerceItems",
   summary: "List ecommerce items",
-  responses: { 200: jsonContent(okEnvelope(z.array(ecommerceItem), "EcommerceItemList"), "Every item, by key"), ...koErrors(401, 403, 429) },
+  responses: {
+    200: jsonContent(okEnvelope(z.array(ecommerceItem), "EcommerceItemList"), "Every item, by key"),
+    ...koErrors(401, 403, 429),
+  },
 });
 
 export const create = createRoute({
@@ -22,7 +30,8 @@ export const create = createRoute({
   method: "post",
   operationId: "createEcommerceItem",
   summary: "Create an ecommerce item",
-  description: "ecommerceKey is what players send as ecommerceKey in events; E12 ecommerce_info shows link and name.",
+  description:
+    "ecommerceKey is what players send as ecommerceKey in events; E12 ecommerce_info shows link and name.",
   request: { body: jsonBody(ecommerceItemBody) },
   responses: { 200: itemResponse, ...koErrors(400, 401, 403, 413, 429) },
 });

@@ -25,7 +25,13 @@ export function embedCsp(baseUrl: string): string {
 const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 function page(p: EmbedPlayback): string {
-  const data = { hls: p.hls ?? "", mp4: p.mp4, "content-key": p.contentKey, "sync-code": p.syncCode, endpoint: p.endpoint };
+  const data = {
+    hls: p.hls ?? "",
+    mp4: p.mp4,
+    "content-key": p.contentKey,
+    "sync-code": p.syncCode,
+    endpoint: p.endpoint,
+  };
   const attributes = Object.entries(data)
     .map(([name, value]) => `data-${name}="${escape(value)}"`)
     .join(" ");

@@ -15,11 +15,23 @@ export const embed = createRoute({
   description:
     'Plays the video\'s HLS stream (hls.js, or the browser\'s own HLS; the MP4 as the fallback) with its thumbnail as the poster, and reports plays with the player analytics SDK and the organization\'s sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher\'s thumbnail); may be framed by any site. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`',
   request: {
-    params: z.object({ contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits") }),
+    params: z.object({
+      contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
+    }),
     query: z.object({
-      analytics: z.enum(["on", "off"], { error: "must be on or off" }).optional().openapi({ description: "off: plays are not reported (a preview)" }),
-      player_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, - or _").optional().openapi({ description: "The video_player_id plays are reported under (default embed)" }),
+      analytics: z
+        .enum(["on", "off"], { error: "must be on or off" })
+        .optional()
+        .openapi({ description: "off: plays are not reported (a preview)" }),
+      player_id: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, - or _")
+        .optional()
+        .openapi({ description: "The video_player_id plays are reported under (default embed)" }),
     }),
   },
-  responses: { 200: { description: "The player page", content: { "text/html": { schema: z.string() } } }, ...koErrors(400, 404) },
+  responses: {
+    200: { description: "The player page", content: { "text/html": { schema: z.string() } } },
+    ...koErrors(400, 404),
+  },
 });

@@ -30,10 +30,15 @@ const refusals = new RefusalTally();
 async function playerOrganization(c: Context<AppEnv>, fromQuery: string | undefined) {
   const fromHeader = c.req.header("X-Service-Sync-Code");
   if (fromHeader !== undefined && fromQuery !== undefined && fromHeader !== fromQuery) {
-    throw unauthorized("authentication failed: X-Service-Sync-Code and sync name different organizations");
+    throw unauthorized(
+      "authentication failed: X-Service-Sync-Code and sync name different organizations",
+    );
   }
   const syncCode = fromHeader ?? fromQuery;
-  if (!syncCode) throw unauthorized("authentication failed: send X-Service-Sync-Code or the sync query parameter");
+  if (!syncCode)
+    throw unauthorized(
+      "authentication failed: send X-Service-Sync-Code or the sync query parameter",
+    );
   const org = await organizationBySyncCode(credentialDeps(c), syncCode);
   if (!org) throw authenticationFailed(c, unauthorized("authentication failed: unknown sync code"));
   return org;
@@ -67,25 +72,60 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
     return new ApiError(429, message, { "Retry-After": String(d.resetSeconds) });
   };
   if (ip) {
-    const d = perAddress.hit(c.env.RATE_LIMITS, `events:${addressBucket(ip)}`, config.eventsPerIpPerMinute, Date.now(), defer, batch.events.length);
-    if (!d.allowed) throw refuse("address", d, `too many events from this address (an IPv6 client counts by its /64): at most ${d.limit} a minute`);
+    const d = perAddress.hit(
+      c.env.RATE_LIMITS,
+      `events:${addressBucket(ip)}`,
+      config.eventsPerIpPerMinute,
+      Date.now(),
+      defer,
+      batch.events.length,
+    );
+    if (!d.allowed)
+      throw refuse(
+        "address",
+        d,
+        `too many events from this address (an IPv6 client counts by its /64): at most ${d.limit} a minute`,
+      );
   }
 
   const token = batch.token ?? c.req.header("X-Service-Player-Token");
   let tokenContentKey: string | null = null;
   if (token !== undefined) {
     const check = org.playerTokenKey
-      ? await verifyPlayerToken(org.playerTokenKey, org.organizationKey, token, Math.floor(Date.now() / 1000))
-      : { ok: false as const, reason: "this organization has no player token key (rotate the API secret)" };
-    if (!check.ok) throw authenticationFailed(c, unauthorized(`authentication failed: ${check.reason}`));
+      ? await verifyPlayerToken(
+          org.playerTokenKey,
+          org.organizationKey,
+          token,
+          Math.floor(Date.now() / 1000),
+        )
+      : {
+          ok: false as const,
+          reason: "this organization has no player token key (rotate the API secret)",
+        };
+    if (!check.ok)
+      throw authenticationFailed(c, unauthorized(`authentication failed: ${check.reason}`));
     tokenContentKey = check.contentKey;
   } else if (org.playerTokensRequired) {
-    throw unauthorized("authentication failed: this organization requires a signed player token (token in the body or X-Service-Player-Token)");
+    throw unauthorized(
+      "authentication failed: this organization requires a signed player token (token in the body or X-Service-Player-Token)",
+    );
   }
   // After the token: a batch that cannot authenticate must not spend the organization's ceiling.
   const ceiling = ingestionCeilings(org.plan, config).eventsPerMinute;
-  const d = perOrganization.hit(c.env.RATE_LIMITS, `events-org:${org.id}`, ceiling, Date.now(), defer, batch.events.length);
-  if (!d.allowed) throw refuse("ceiling", d, `too many events for this organization: at most ${d.limit} a minute (its plan's ceiling); GET /v2/ingestion counts the refused`);
+  const d = perOrganization.hit(
+    c.env.RATE_LIMITS,
+    `events-org:${org.id}`,
+    ceiling,
+    Date.now(),
+    defer,
+    batch.events.length,
+  );
+  if (!d.allowed)
+    throw refuse(
+      "ceiling",
+      d,
+      `too many events for this organization: at most ${d.limit} a minute (its plan's ceiling); GET /v2/ingestion counts the refused`,
+    );
 
   const source = {
     now: Date.now(),
@@ -99,18 +139,30 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
     const result = await queueEvents(c.env.EVENTS_QUEUE, org, source, batch.events);
     return c.json({ status: "ok" as const, ...result }, 200);
   } catch (err) {
-    if (err instanceof EventsNotQueued) throw new ApiError(503, "events not queued: the event queue is unavailable; send the batch again later", { "Retry-After": "10" });
+    if (err instanceof EventsNotQueued)
+      throw new ApiError(
+        503,
+        "events not queued: the event queue is unavailable; send the batch again later",
+        { "Retry-After": "10" },
+      );
     throw err;
   }
 };
 
 export const ingestion: AppRouteHandler<typeof routes.ingestion> = async (c) => {
   const { org } = c.get("auth");
-  const data = await ingestionStatus(c.get("db"), org, ingestionCeilings(org.plan, c.get("config")), c.req.valid("query").days, new Date());
+  const data = await ingestionStatus(
+    c.get("db"),
+    org,
+    ingestionCeilings(org.plan, c.get("config")),
+    c.req.valid("query").days,
+    new Date(),
+  );
   return c.json({ status: "ok" as const, message: "ok" as const, data }, 200);
 };
 
-export const deadLetters: AppRouteHandler<typeof routes.deadLetters> = async (c) => c.json(await deadLetterStatus(c.get("db")), 200);
+export const deadLetters: AppRouteHandler<typeof routes.deadLetters> = async (c) =>
+  c.json(await deadLetterStatus(c.get("db")), 200);
 
 export const replay: AppRouteHandler<typeof routes.replayDeadLetters> = async (c) =>
   c.json(await replayDeadLetters(c.get("db"), c.env.EVENTS_QUEUE, c.req.valid("query").limit), 200);

@@ -39,9 +39,18 @@ export const ingest = createRoute({
   security: SECURITY.player,
   request: {
     query: eventsQuery,
-    body: { required: true, content: { "application/json": { schema: batchSchema }, "text/plain": { schema: batchSchema } } },
+    body: {
+      required: true,
+      content: {
+        "application/json": { schema: batchSchema },
+        "text/plain": { schema: batchSchema },
+      },
+    },
   },
-  responses: { 200: jsonContent(eventBatchResult, "Accepted (queued) and rejected events"), ...koErrors(400, 401, 413, 429, 503) },
+  responses: {
+    200: jsonContent(eventBatchResult, "Accepted (queued) and rejected events"),
+    ...koErrors(400, 401, 413, 429, 503),
+  },
 });
 
 export const ingestion = createRoute({
@@ -58,7 +67,10 @@ export const ingestion = createRoute({
   security: SECURITY.write,
   middleware: credentials("write"),
   request: { query: ingestionQuery },
-  responses: { 200: jsonContent(okEnvelope(ingestionStatus, "IngestionStatusAnswer"), "The ingestion status"), ...koErrors(400, 401, 429) },
+  responses: {
+    200: jsonContent(okEnvelope(ingestionStatus, "IngestionStatusAnswer"), "The ingestion status"),
+    ...koErrors(400, 401, 429),
+  },
 });
 
 const operator = { tags: ["Operator"], security: SECURITY.admin, middleware: requireAdmin };
@@ -69,8 +81,12 @@ export const deadLetters = createRoute({
   path: "/admin/events/dead-letters",
   operationId: "adminEventDeadLetters",
   summary: "Event messages parked after the queue gave up on them",
-  description: "A batch the consumer failed max_retries times goes to the dead-letter queue, whose consumer parks its messages in the statistics database until replayed.",
-  responses: { 200: jsonContent(deadLetterStatus, "How many are parked, and the oldest"), ...koErrors(401, 503) },
+  description:
+    "A batch the consumer failed max_retries times goes to the dead-letter queue, whose consumer parks its messages in the statistics database until replayed.",
+  responses: {
+    200: jsonContent(deadLetterStatus, "How many are parked, and the oldest"),
+    ...koErrors(401, 503),
+  },
 });
 
 export const replayDeadLetters = createRoute({

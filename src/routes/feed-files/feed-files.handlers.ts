@@ -25,15 +25,22 @@ export async function serveFeedFile(c: Context<AppEnv>, key: string): Promise<Re
   return response;
 }
 
-export const legacyFile = (c: Context<AppEnv>) => serveFeedFile(c, feedObjectKey(c.req.param("file")!.replace(/-feed\.json$/, ""), "legacy"));
+export const legacyFile = (c: Context<AppEnv>) =>
+  serveFeedFile(c, feedObjectKey(c.req.param("file")!.replace(/-feed\.json$/, ""), "legacy"));
 
-export const orgFeedList: AppRouteHandler<typeof routes.orgFeedList> = (c) => serveFeedFile(c, feedListObjectKey(c.req.valid("param").sync_code));
+export const orgFeedList: AppRouteHandler<typeof routes.orgFeedList> = (c) =>
+  serveFeedFile(c, feedListObjectKey(c.req.valid("param").sync_code));
 
-export const feedVideos: AppRouteHandler<typeof routes.feedVideos> = (c) => serveFeedFile(c, feedObjectKey(c.req.valid("param").feed_id, "videos"));
+export const feedVideos: AppRouteHandler<typeof routes.feedVideos> = (c) =>
+  serveFeedFile(c, feedObjectKey(c.req.valid("param").feed_id, "videos"));
 
-export const feedMetadata: AppRouteHandler<typeof routes.feedMetadata> = (c) => serveFeedFile(c, feedObjectKey(c.req.valid("param").feed_id, "metadata"));
+export const feedMetadata: AppRouteHandler<typeof routes.feedMetadata> = (c) =>
+  serveFeedFile(c, feedObjectKey(c.req.valid("param").feed_id, "metadata"));
 
 export const jsonFeed: AppRouteHandler<typeof routes.jsonFeed> = async (c) => {
   const q = c.req.valid("query");
-  return c.json(await jsonFeedEntries(requestDeps(c), q.feed, { limit: q.count, offset: q.start }), 200);
+  return c.json(
+    await jsonFeedEntries(requestDeps(c), q.feed, { limit: q.count, offset: q.start }),
+    200,
+  );
 };

@@ -4,12 +4,28 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { feedFilePolicy, feedReadPolicy } from "../../middleware/cache-policies";
 import { edgeCache } from "../../middleware/edge-cache";
-import { feedMetadataFile, feedVideosFile, jsonFeedQuery, jsonFeedResponse, legacyFeedFile, orgFeedListFile } from "../../schemas/catalog";
+import {
+  feedMetadataFile,
+  feedVideosFile,
+  jsonFeedQuery,
+  jsonFeedResponse,
+  legacyFeedFile,
+  orgFeedListFile,
+} from "../../schemas/catalog";
 
 const id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, - or _");
-const fileResponses = <T>(schema: T) => ({ 200: jsonContent(schema, "The file"), ...notModifiedResponse, ...koErrors(400, 404) });
+const fileResponses = <T>(schema: T) => ({
+  200: jsonContent(schema, "The file"),
+  ...notModifiedResponse,
+  ...koErrors(400, 404),
+});
 export const cachedFile = edgeCache(feedFilePolicy);
-const base = { method: "get" as const, tags: ["Feeds"], security: SECURITY.public, middleware: cachedFile };
+const base = {
+  method: "get" as const,
+  tags: ["Feeds"],
+  security: SECURITY.public,
+  middleware: cachedFile,
+};
 
 /** `/<feed_id>-feed.json` sits at the root: routed by a pattern (see the index), documented here. */
 export const legacyFile = {
@@ -54,7 +70,12 @@ export const jsonFeed = createRoute({
   middleware: edgeCache(feedReadPolicy),
   operationId: "getJsonFeed",
   summary: "Deprecated listing of a feed (use the feed file)",
-  description: "`start` is 0-indexed; `total_videos` is the feed's total, for paging (it reaches past the feed file's cap).",
+  description:
+    "`start` is 0-indexed; `total_videos` is the feed's total, for paging (it reaches past the feed file's cap).",
   request: { query: jsonFeedQuery },
-  responses: { 200: jsonContent(jsonFeedResponse, "Entries"), ...notModifiedResponse, ...koErrors(400, 404) },
+  responses: {
+    200: jsonContent(jsonFeedResponse, "Entries"),
+    ...notModifiedResponse,
+    ...koErrors(400, 404),
+  },
 });

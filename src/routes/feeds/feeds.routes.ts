@@ -5,7 +5,9 @@ import { credentials } from "../../middleware/credentials";
 import { feedBody, feedMetadata } from "../../schemas/catalog";
 
 const base = { tags: ["Feeds"], security: SECURITY.write, middleware: credentials("write") };
-const feedParam = z.object({ feed_id: z.string().regex(/^[A-Za-z0-9]{1,64}$/, "must be letters or digits") });
+const feedParam = z.object({
+  feed_id: z.string().regex(/^[A-Za-z0-9]{1,64}$/, "must be letters or digits"),
+});
 const errors = koErrors(400, 401, 404, 413, 429);
 
 export const create = createRoute({

@@ -1,5 +1,11 @@
 import type { AppRouteHandler } from "../../http/router";
-import { defaultThumbnail, frameObjectKey, isServable, mediaObjectKey, thumbnailObjectKey } from "../../domain/files";
+import {
+  defaultThumbnail,
+  frameObjectKey,
+  isServable,
+  mediaObjectKey,
+  thumbnailObjectKey,
+} from "../../domain/files";
 import { etagMatches } from "../../shared/etag";
 import { notFound } from "../../shared/errors";
 import { serveStored } from "../../http/serve-object";
@@ -10,25 +16,42 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export const media: AppRouteHandler<typeof routes.media> = async (c) => {
   const { contentKey, file } = c.req.valid("param");
-  if (!(await isServable(c.get("db"), contentKey, Date.now()))) throw notFound(`no media at /media/${contentKey}/${file}`);
+  if (!(await isServable(c.get("db"), contentKey, Date.now())))
+    throw notFound(`no media at /media/${contentKey}/${file}`);
   // Media objects never change under the same key (a re-upload needs a new content).
-  const response = await serveStored(c, mediaObjectKey(contentKey, file), { cacheControl: "public, max-age=86400", headers: PUBLIC_CORS });
+  const response = await serveStored(c, mediaObjectKey(contentKey, file), {
+    cacheControl: "public, max-age=86400",
+    headers: PUBLIC_CORS,
+  });
   if (!response) throw notFound(`no media at /media/${contentKey}/${file}`);
   return response;
 };
 
 export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => {
   const contentKey = c.req.valid("param").file.replace(/\.jpg$/, "");
-  if (!(await isServable(c.get("db"), contentKey, Date.now()))) throw notFound(`no thumbnail at /thumbnails/${contentKey}.jpg`);
+  if (!(await isServable(c.get("db"), contentKey, Date.now())))
+    throw notFound(`no thumbnail at /thumbnails/${contentKey}.jpg`);
   // A versioned URL names one stored thumbnail for good (a replacement gets another); without a
   // version the answer may change at any time (the default image until one is stored).
   const versioned = c.req.valid("query").v !== undefined;
-  const options = { cacheControl: versioned ? IMMUTABLE : "public, max-age=60", contentType: "image/jpeg", headers: PUBLIC_CORS };
+  const options = {
+    cacheControl: versioned ? IMMUTABLE : "public, max-age=60",
+    contentType: "image/jpeg",
+    headers: PUBLIC_CORS,
+  };
   // The publisher's thumbnail, else the one made from the video, else the placeholder.
-  const stored = (await serveStored(c, thumbnailObjectKey(contentKey), options)) ?? (await serveStored(c, frameObjectKey(contentKey), options));
+  const stored =
+    (await serveStored(c, thumbnailObjectKey(contentKey), options)) ??
+    (await serveStored(c, frameObjectKey(contentKey), options));
   if (stored) return stored;
   const fallback = await defaultThumbnail();
-  const headers = { ...PUBLIC_CORS, "Content-Type": "image/jpeg", "Cache-Control": "public, max-age=60", ETag: fallback.etag };
-  if (etagMatches(c.req.header("If-None-Match"), fallback.etag)) return new Response(null, { status: 304, headers });
+  const headers = {
+    ...PUBLIC_CORS,
+    "Content-Type": "image/jpeg",
+    "Cache-Control": "public, max-age=60",
+    ETag: fallback.etag,
+  };
+  if (etagMatches(c.req.header("If-None-Match"), fallback.etag))
+    return new Response(null, { status: 304, headers });
   return new Response(c.req.method === "HEAD" ? null : fallback.bytes, { status: 200, headers });
 };

@@ -15,7 +15,8 @@ export const media = createRoute({
   tags: ["Files"],
   security: SECURITY.public,
   summary: "The video file (the record's url)",
-  description: "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end answers 416 with Content-Range: bytes */<size>.",
+  description:
+    "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end answers 416 with Content-Range: bytes */<size>.",
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
@@ -40,8 +41,15 @@ export const thumbnail = createRoute({
   description:
     "The stored thumbnail, or a default 1920x1080 image until one is stored. The URL a record carries names the stored thumbnail's version (`?v=`): each replacement gets a new URL, so a versioned URL is cached for good (immutable); without `v`, 60 s.",
   request: {
-    params: z.object({ file: z.string().regex(/^[A-Za-z0-9]{1,8}\.jpg$/, "must be <contentKey>.jpg") }),
-    query: z.object({ v: z.string().regex(/^[1-9]\d{0,9}$/, "must be the thumbnail's version, a positive integer").optional() }),
+    params: z.object({
+      file: z.string().regex(/^[A-Za-z0-9]{1,8}\.jpg$/, "must be <contentKey>.jpg"),
+    }),
+    query: z.object({
+      v: z
+        .string()
+        .regex(/^[1-9]\d{0,9}$/, "must be the thumbnail's version, a positive integer")
+        .optional(),
+    }),
   },
   responses: { 200: binary("image/jpeg", "JPEG"), ...notModifiedResponse, ...koErrors(400, 404) },
 });

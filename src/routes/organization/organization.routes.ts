@@ -4,7 +4,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import { jsonBody, jsonContent, koErrors, SECURITY } from "../../http/openapi";
 import { credentials } from "../../middleware/credentials";
-import { labelNames, ownOrganization, selfRotateBody, selfRotateResponse } from "../../schemas/console";
+import {
+  labelNames,
+  ownOrganization,
+  selfRotateBody,
+  selfRotateResponse,
+} from "../../schemas/console";
 
 const base = { tags: ["Organization"], security: SECURITY.write, middleware: credentials("write") };
 
@@ -14,7 +19,8 @@ export const show = createRoute({
   path: "/v2/organization",
   operationId: "getOwnOrganization",
   summary: "The organization's own record",
-  description: "Organization key, sync code, API key, plan and its limit, entitlements, network, sub-organizations (with an MMI key: only that one). The RateLimit-* headers of this answer tell the current minute's use.",
+  description:
+    "Organization key, sync code, API key, plan and its limit, entitlements, network, sub-organizations (with an MMI key: only that one). The RateLimit-* headers of this answer tell the current minute's use.",
   responses: { 200: jsonContent(ownOrganization, "The organization"), ...koErrors(401, 429) },
 });
 
@@ -37,5 +43,8 @@ export const rotate = createRoute({
   description:
     "The new values are in this answer only; the old ones stop working at once, and so does every console session but the one asking. Not available to a sub-organization's scope (403).",
   request: { body: jsonBody(selfRotateBody) },
-  responses: { 200: jsonContent(selfRotateResponse, "The new credentials (shown once)"), ...koErrors(400, 401, 403, 413, 429) },
+  responses: {
+    200: jsonContent(selfRotateResponse, "The new credentials (shown once)"),
+    ...koErrors(400, 401, 403, 413, 429),
+  },
 });

@@ -24,7 +24,10 @@ const PAGE = `<!doctype html>
 
 const router = createRouter();
 router.get("/docs", (c) => {
-  c.header("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+  c.header(
+    "Content-Security-Policy",
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+  );
   c.header("Cache-Control", "public, max-age=300");
   return c.html(PAGE);
 });

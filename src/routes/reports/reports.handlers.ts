@@ -1,5 +1,13 @@
 import type { Context } from "hono";
-import { adReport, combinedReport, ecommerceReport, videoReport, viewerReport, type ReportContext, type ReportData } from "../../domain/stats/reports";
+import {
+  adReport,
+  combinedReport,
+  ecommerceReport,
+  videoReport,
+  viewerReport,
+  type ReportContext,
+  type ReportData,
+} from "../../domain/stats/reports";
 import type { AppEnv } from "../../http/context";
 import type { AppRouteHandler } from "../../http/router";
 import { jsonBody } from "../../shared/json-stream";
@@ -19,20 +27,23 @@ async function report(c: Context<AppEnv>, data: ReportData): Promise<Response> {
   const meter = c.get("meter");
   const path = new URL(c.req.url).pathname;
   const organization = c.get("auth").org.organizationKey;
-  const body = await jsonBody(['{"status":"ok","message":"ok","data":', ...data, "}"], (items, error) => {
-    console.log(
-      JSON.stringify({
-        msg: "report streamed",
-        path,
-        organization,
-        values: items,
-        d1_rows_read: meter.rowsRead,
-        d1_queries: meter.queries,
-        d1_ms: Number(meter.durationMs.toFixed(2)),
-        ...(error ? { error: String(error) } : {}),
-      }),
-    );
-  });
+  const body = await jsonBody(
+    ['{"status":"ok","message":"ok","data":', ...data, "}"],
+    (items, error) => {
+      console.log(
+        JSON.stringify({
+          msg: "report streamed",
+          path,
+          organization,
+          values: items,
+          d1_rows_read: meter.rowsRead,
+          d1_queries: meter.queries,
+          d1_ms: Number(meter.durationMs.toFixed(2)),
+          ...(error ? { error: String(error) } : {}),
+        }),
+      );
+    },
+  );
   const headers = new Headers({ "Content-Type": "application/json; charset=UTF-8" });
   if (body.kind === "streamed") {
     headers.set("Cache-Control", "no-store");
@@ -41,10 +52,13 @@ async function report(c: Context<AppEnv>, data: ReportData): Promise<Response> {
   return new Response(body.text, { status: 200, headers });
 }
 
-export const video: AppRouteHandler<typeof routes.videoReport> = async (c) => report(c, await videoReport(reportContext(c), c.req.valid("query")));
+export const video: AppRouteHandler<typeof routes.videoReport> = async (c) =>
+  report(c, await videoReport(reportContext(c), c.req.valid("query")));
 export const combined: AppRouteHandler<typeof routes.combinedReport> = async (c) =>
   report(c, await combinedReport(reportContext(c), c.req.valid("query")));
-export const viewer: AppRouteHandler<typeof routes.viewerReport> = async (c) => report(c, await viewerReport(reportContext(c), c.req.valid("query")));
-export const ad: AppRouteHandler<typeof routes.adReport> = async (c) => report(c, await adReport(reportContext(c), c.req.valid("query")));
+export const viewer: AppRouteHandler<typeof routes.viewerReport> = async (c) =>
+  report(c, await viewerReport(reportContext(c), c.req.valid("query")));
+export const ad: AppRouteHandler<typeof routes.adReport> = async (c) =>
+  report(c, await adReport(reportContext(c), c.req.valid("query")));
 export const ecommerce: AppRouteHandler<typeof routes.ecommerceReport> = async (c) =>
   report(c, await ecommerceReport(reportContext(c), c.req.valid("query")));

@@ -6,7 +6,10 @@ import * as routes from "./reports.routes";
 const router = createRouter();
 // Today's rows change as events arrive: a short private cache, revalidated by ETag.
 for (const route of Object.values(routes)) {
-  router.use(route.path, cacheable("private, max-age=60", ["X-Service-Sync-Code", "X-Service-MMI-Key"]));
+  router.use(
+    route.path,
+    cacheable("private, max-age=60", ["X-Service-Sync-Code", "X-Service-MMI-Key"]),
+  );
 }
 
 export default router

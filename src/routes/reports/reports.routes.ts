@@ -25,7 +25,12 @@ const COMMON =
 const RANGE = { start: "start_date", end: "end_date" };
 /** Statistics rows only: a catalog write leaves these cached (issue 21). */
 const rowsPolicy = statsPolicy(RANGE);
-const base = { method: "get" as const, tags: ["Reports"], security: SECURITY.report, middleware: cachedRead("report", rowsPolicy) };
+const base = {
+  method: "get" as const,
+  tags: ["Reports"],
+  security: SECURITY.report,
+  middleware: cachedRead("report", rowsPolicy),
+};
 const errors = { ...notModifiedResponse, ...koErrors(400, 401, 403, 429) };
 
 export const videoReport = createRoute({
@@ -35,7 +40,10 @@ export const videoReport = createRoute({
   summary: "E8. Video analytics",
   description: `Video statistics rows (spec 2.5), by date, content key and dimensions. Requires the enterprise_player entitlement. ${COMMON}`,
   request: { query: reportQuery },
-  responses: { 200: jsonContent(okEnvelope(z.array(videoStatsRow), "VideoReport"), "Rows"), ...errors },
+  responses: {
+    200: jsonContent(okEnvelope(z.array(videoStatsRow), "VideoReport"), "Rows"),
+    ...errors,
+  },
 });
 
 export const combinedReport = createRoute({
@@ -54,7 +62,10 @@ export const combinedReport = createRoute({
     `Dates are UTC days, inclusive, at most 366 days apart; a row's date is the end of its UTC day. At most ${REPORT_MAX_ROWS} stats rows (400 beyond: give result_limit, a narrower range or content_key).`,
   ].join(" "),
   request: { query: combinedReportQuery },
-  responses: { 200: jsonContent(okEnvelope(z.array(combinedReportEntry), "CombinedReport"), "Videos"), ...errors },
+  responses: {
+    200: jsonContent(okEnvelope(z.array(combinedReportEntry), "CombinedReport"), "Videos"),
+    ...errors,
+  },
 });
 
 export const viewerReport = createRoute({
@@ -74,7 +85,10 @@ export const viewerReport = createRoute({
     COMMON,
   ].join(" "),
   request: { query: viewerReportQuery },
-  responses: { 200: jsonContent(okEnvelope(z.array(viewerStatsRow), "ViewerReport"), "Rows"), ...errors },
+  responses: {
+    200: jsonContent(okEnvelope(z.array(viewerStatsRow), "ViewerReport"), "Rows"),
+    ...errors,
+  },
 });
 
 export const adReport = createRoute({
@@ -90,7 +104,10 @@ export const adReport = createRoute({
 export const ecommerceReport = createRoute({
   ...base,
   // video_info comes from the catalog.
-  middleware: cachedRead("report", statsPolicy(RANGE, { catalog: (c) => c.req.query("include_video_data") === "1" })),
+  middleware: cachedRead(
+    "report",
+    statsPolicy(RANGE, { catalog: (c) => c.req.query("include_video_data") === "1" }),
+  ),
   path: "/prod/get_ecommerce_reports",
   operationId: "getEcommerceReports",
   summary: "E12. Ecommerce analytics",
@@ -100,5 +117,8 @@ export const ecommerceReport = createRoute({
     COMMON,
   ].join(" "),
   request: { query: ecommerceReportQuery },
-  responses: { 200: jsonContent(okEnvelope(ecommerceReportData, "EcommerceReport"), "Stats and info"), ...errors },
+  responses: {
+    200: jsonContent(okEnvelope(ecommerceReportData, "EcommerceReport"), "Stats and info"),
+    ...errors,
+  },
 });

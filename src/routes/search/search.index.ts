@@ -4,10 +4,17 @@ import * as handlers from "./search.handlers";
 import * as routes from "./search.routes";
 
 const router = createRouter();
-for (const path of [routes.searchMetadata.path, routes.videoByCattag.path, routes.searchVideoList.path]) {
+for (const path of [
+  routes.searchMetadata.path,
+  routes.videoByCattag.path,
+  routes.searchVideoList.path,
+]) {
   router.use(path, cacheable("private, max-age=30", ["X-Service-Sync-Code", "X-Service-MMI-Key"]));
 }
-router.use(routes.searchVideoFeed.path, cacheable("public, max-age=60, stale-while-revalidate=300"));
+router.use(
+  routes.searchVideoFeed.path,
+  cacheable("public, max-age=60, stale-while-revalidate=300"),
+);
 
 export default router
   .openapi(routes.searchMetadata, handlers.searchMetadata)

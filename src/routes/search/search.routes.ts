@@ -5,7 +5,13 @@ import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http
 import { catalogPolicy, feedReadPolicy } from "../../middleware/cache-policies";
 import { cachedRead } from "../../middleware/credentials";
 import { edgeCache } from "../../middleware/edge-cache";
-import { feedSearchResponse, searchFeedQuery, searchListQuery, searchMetadataQuery, searchResponse } from "../../schemas/catalog";
+import {
+  feedSearchResponse,
+  searchFeedQuery,
+  searchListQuery,
+  searchMetadataQuery,
+  searchResponse,
+} from "../../schemas/catalog";
 
 const METADATA_DESCRIPTION =
   "and=1: intersection of the requested criteria; and=0: their union, plus every tagged video when privateTags is not given. tagAnd/categoryAnd/eventAnd/titleAnd: all listed values instead of any. categoryString and tagString are aliases of privateCategories and privateTags. Newest first; `start`/`limit` page through (default 100, at most 1000).";
@@ -21,11 +27,23 @@ const metadataRoute = (path: string, operationId: string, summary: string) =>
     security: SECURITY.report,
     middleware: cachedRead("report", catalogPolicy()),
     request: { query: searchMetadataQuery },
-    responses: { 200: jsonContent(searchResponse, "Matching videos"), ...notModifiedResponse, ...koErrors(400, 401, 429) },
+    responses: {
+      200: jsonContent(searchResponse, "Matching videos"),
+      ...notModifiedResponse,
+      ...koErrors(400, 401, 429),
+    },
   });
 
-export const searchMetadata = metadataRoute("/prod/search_metadata", "searchMetadata", "E13. Search by metadata");
-export const videoByCattag = metadataRoute("/prod/get_video_by_cattag", "getVideoByCattag", "E13 (older name; use search_metadata)");
+export const searchMetadata = metadataRoute(
+  "/prod/search_metadata",
+  "searchMetadata",
+  "E13. Search by metadata",
+);
+export const videoByCattag = metadataRoute(
+  "/prod/get_video_by_cattag",
+  "getVideoByCattag",
+  "E13 (older name; use search_metadata)",
+);
 
 export const searchVideoList = createRoute({
   method: "get",
@@ -38,7 +56,11 @@ export const searchVideoList = createRoute({
   security: SECURITY.report,
   middleware: cachedRead("report", catalogPolicy()),
   request: { query: searchListQuery },
-  responses: { 200: jsonContent(searchResponse, "Matching videos"), ...notModifiedResponse, ...koErrors(400, 401, 429) },
+  responses: {
+    200: jsonContent(searchResponse, "Matching videos"),
+    ...notModifiedResponse,
+    ...koErrors(400, 401, 429),
+  },
 });
 
 export const searchVideoFeed = createRoute({
@@ -51,5 +73,9 @@ export const searchVideoFeed = createRoute({
   security: SECURITY.public,
   middleware: edgeCache(feedReadPolicy),
   request: { query: searchFeedQuery },
-  responses: { 200: jsonContent(feedSearchResponse, "Matching videos"), ...notModifiedResponse, ...koErrors(400, 404) },
+  responses: {
+    200: jsonContent(feedSearchResponse, "Matching videos"),
+    ...notModifiedResponse,
+    ...koErrors(400, 404),
+  },
 });

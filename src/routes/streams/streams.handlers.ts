@@ -7,7 +7,10 @@ import type * as routes from "./streams.routes";
 
 export const stream: AppRouteHandler<typeof routes.stream> = async (c) => {
   const { contentKey, version, file } = c.req.valid("param");
-  const headers: Record<string, string> = { "Access-Control-Allow-Origin": "*", "Cache-Control": streamCaching(file).cacheControl };
+  const headers: Record<string, string> = {
+    "Access-Control-Allow-Origin": "*",
+    "Cache-Control": streamCaching(file).cacheControl,
+  };
   const deps = { db: c.get("db"), bucket: c.env.MEDIA, config: c.get("config"), nowMs: Date.now() };
   const answer = await streamFile(deps, contentKey, version, file).catch((err: unknown) => {
     throw err instanceof NoStream ? notFound(err.message) : err;
@@ -15,7 +18,16 @@ export const stream: AppRouteHandler<typeof routes.stream> = async (c) => {
   // The bytes under a version never change, bar the subtitles a master playlist lists: the
   // version, the file and those make a strong validator.
   headers.ETag = `"${version}.${file}${answer.kind === "text" && answer.variant ? `.${answer.variant}` : ""}"`;
-  if (etagMatches(c.req.header("If-None-Match"), headers.ETag)) return new Response(null, { status: 304, headers });
-  if (answer.kind === "text") return new Response(answer.body, { status: 200, headers: { ...headers, "Content-Type": `${answer.contentType}; charset=utf-8` } });
-  return serveBytes(c, answer.bytes, { ...headers, "Content-Type": "video/mp4", "Accept-Ranges": "bytes" });
+  if (etagMatches(c.req.header("If-None-Match"), headers.ETag))
+    return new Response(null, { status: 304, headers });
+  if (answer.kind === "text")
+    return new Response(answer.body, {
+      status: 200,
+      headers: { ...headers, "Content-Type": `${answer.contentType}; charset=utf-8` },
+    });
+  return serveBytes(c, answer.bytes, {
+    ...headers,
+    "Content-Type": "video/mp4",
+    "Accept-Ranges": "bytes",
+  });
 };

@@ -8,9 +8,13 @@ import { servableOnly } from "../../middleware/servable";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 import { HLS_VERSION_PATTERN } from "../../domain/streaming";
 
-export const STREAM_FILE_PATTERN = /^(master\.m3u8|video\.m3u8|subtitles-(0|[1-9]\d{0,3})\.m3u8|manifest\.mpd|init\.mp4|(0|[1-9]\d{0,6})\.m4s)$/;
+export const STREAM_FILE_PATTERN =
+  /^(master\.m3u8|video\.m3u8|subtitles-(0|[1-9]\d{0,3})\.m3u8|manifest\.mpd|init\.mp4|(0|[1-9]\d{0,6})\.m4s)$/;
 
-const text = (type: string, description: string) => ({ description, content: { [type]: { schema: z.string() } } });
+const text = (type: string, description: string) => ({
+  description,
+  content: { [type]: { schema: z.string() } },
+});
 
 export const stream = createRoute({
   method: "get",
@@ -25,8 +29,15 @@ export const stream = createRoute({
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
-      version: z.string().regex(HLS_VERSION_PATTERN, "must be the stream version of the urlHLS, e.g. h1-2s"),
-      file: z.string().regex(STREAM_FILE_PATTERN, "must be master.m3u8, video.m3u8, subtitles-<n>.m3u8, manifest.mpd, init.mp4 or <n>.m4s"),
+      version: z
+        .string()
+        .regex(HLS_VERSION_PATTERN, "must be the stream version of the urlHLS, e.g. h1-2s"),
+      file: z
+        .string()
+        .regex(
+          STREAM_FILE_PATTERN,
+          "must be master.m3u8, video.m3u8, subtitles-<n>.m3u8, manifest.mpd, init.mp4 or <n>.m4s",
+        ),
     }),
   },
   responses: {

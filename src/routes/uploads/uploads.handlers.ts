@@ -9,14 +9,25 @@ import type * as routes from "./uploads.routes";
 
 function contentLength(c: Context<AppEnv>): number {
   const header = c.req.header("Content-Length");
-  if (header === undefined || !/^\d+$/.test(header)) throw new ApiError(411, "Content-Length header is required");
+  if (header === undefined || !/^\d+$/.test(header))
+    throw new ApiError(411, "Content-Length header is required");
   return Number(header);
 }
 
 export const part: AppRouteHandler<typeof routes.part> = async (c) => {
   const q = c.req.valid("query");
   const deps = requestDeps(c);
-  await checkSignature(deps, { method: "PUT", key: q.key, uploadId: q.uploadId, partNumber: q.partNumber, expires: q.expires }, q.signature);
+  await checkSignature(
+    deps,
+    {
+      method: "PUT",
+      key: q.key,
+      uploadId: q.uploadId,
+      partNumber: q.partNumber,
+      expires: q.expires,
+    },
+    q.signature,
+  );
   // Without Content-Length (Transfer-Encoding: chunked) the body is streamed and must turn out
   // exactly the part's size: the domain checks it while it streams.
   const header = c.req.header("Content-Length");
@@ -31,8 +42,20 @@ export const part: AppRouteHandler<typeof routes.part> = async (c) => {
 export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => {
   const q = c.req.valid("query");
   const deps = requestDeps(c);
-  await checkSignature(deps, { method: "PUT", key: q.key, uploadId: `content:${q.content}`, partNumber: 0, expires: q.expires }, q.signature);
-  const stored = await storeThumbnail(deps, q.key, q.content, contentLength(c), () => c.req.arrayBuffer());
+  await checkSignature(
+    deps,
+    {
+      method: "PUT",
+      key: q.key,
+      uploadId: `content:${q.content}`,
+      partNumber: 0,
+      expires: q.expires,
+    },
+    q.signature,
+  );
+  const stored = await storeThumbnail(deps, q.key, q.content, contentLength(c), () =>
+    c.req.arrayBuffer(),
+  );
   c.header("ETag", stored.etag);
   return c.json({ thumbnailUrl: stored.thumbnailUrl }, 200);
 };

@@ -26,7 +26,10 @@ export const part = createRoute({
     }),
   },
   responses: {
-    200: jsonContent(z.object({ partNumber: z.number(), etag: z.string() }), "Stored; the ETag header identifies the part"),
+    200: jsonContent(
+      z.object({ partNumber: z.number(), etag: z.string() }),
+      "Stored; the ETag header identifies the part",
+    ),
     ...messageErrors(400, 403, 404),
   },
 });
@@ -38,8 +41,16 @@ export const thumbnail = createRoute({
   tags: ["Uploads"],
   security: SECURITY.public,
   summary: "Upload the thumbnail (signed URL from E1)",
-  description: "Body: a JPEG, 1920x1080, at most 5 MB, with Content-Length (411 without). Served afterwards at the content's thumbnail URL.",
-  request: { query: z.object({ key, content: numeric("content").min(1), expires: numeric("expires"), signature }) },
+  description:
+    "Body: a JPEG, 1920x1080, at most 5 MB, with Content-Length (411 without). Served afterwards at the content's thumbnail URL.",
+  request: {
+    query: z.object({
+      key,
+      content: numeric("content").min(1),
+      expires: numeric("expires"),
+      signature,
+    }),
+  },
   responses: {
     200: jsonContent(z.object({ thumbnailUrl: z.string() }), "Stored"),
     ...messageErrors(400, 403, 404, 411),

@@ -8,11 +8,22 @@ import type * as routes from "./videos.routes";
 export const list: AppRouteHandler<typeof routes.list> = async (c) => {
   const q = c.req.valid("query");
   const page = { limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
-  const { count, data } = await listVideoPage(requestDeps(c), c.get("auth"), alpha3(requestCountry(c.req.raw)), q, page);
+  const { count, data } = await listVideoPage(
+    requestDeps(c),
+    c.get("auth"),
+    alpha3(requestCountry(c.req.raw)),
+    q,
+    page,
+  );
   return c.json({ count, message: "ok", page: q.page, pageSize: q.pageSize, data }, 200);
 };
 
 export const getVideos: AppRouteHandler<typeof routes.getVideos> = async (c) => {
-  const { count, data } = await getVideosPage(requestDeps(c), c.get("auth"), alpha3(requestCountry(c.req.raw)), c.req.valid("query"));
+  const { count, data } = await getVideosPage(
+    requestDeps(c),
+    c.get("auth"),
+    alpha3(requestCountry(c.req.raw)),
+    c.req.valid("query"),
+  );
   return c.json({ count, status: "ok" as const, message: "ok", data }, 200);
 };

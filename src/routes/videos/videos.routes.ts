@@ -3,7 +3,12 @@ import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { catalogPolicy } from "../../middleware/cache-policies";
 import { cachedRead } from "../../middleware/credentials";
-import { getVideosQuery, getVideosResponse, videosQuery, videosResponse } from "../../schemas/catalog";
+import {
+  getVideosQuery,
+  getVideosResponse,
+  videosQuery,
+  videosResponse,
+} from "../../schemas/catalog";
 
 export const list = createRoute({
   method: "get",
@@ -14,9 +19,19 @@ export const list = createRoute({
   description:
     "Own videos (or, with networkVideos=1, also network videos whose syndication window is open for the requester's country), newest publishedDate first. `count` is the total matching. Separate parameters must all hold.",
   security: SECURITY.read,
-  middleware: cachedRead("read", catalogPolicy({ network: (c) => c.req.query("networkVideos") === "1", statistics: (c) => c.req.query("watchedByTput") !== undefined })),
+  middleware: cachedRead(
+    "read",
+    catalogPolicy({
+      network: (c) => c.req.query("networkVideos") === "1",
+      statistics: (c) => c.req.query("watchedByTput") !== undefined,
+    }),
+  ),
   request: { query: videosQuery },
-  responses: { 200: jsonContent(videosResponse, "A page of videos"), ...notModifiedResponse, ...koErrors(400, 401, 403, 404, 429) },
+  responses: {
+    200: jsonContent(videosResponse, "A page of videos"),
+    ...notModifiedResponse,
+    ...koErrors(400, 401, 403, 404, 429),
+  },
 });
 
 export const getVideos = createRoute({
@@ -28,7 +43,14 @@ export const getVideos = createRoute({
   description:
     "ownVideos=1: own videos only; omitted or 0: every video available to the organization (with the network entitlement, network videos whose syndication window is open for the requester's country). content_key returns one video (start and limit are then ignored). privateCategories=1 / privateTags=1 add those fields.",
   security: SECURITY.report,
-  middleware: cachedRead("report", catalogPolicy({ network: (c) => c.req.query("ownVideos") !== "1" })),
+  middleware: cachedRead(
+    "report",
+    catalogPolicy({ network: (c) => c.req.query("ownVideos") !== "1" }),
+  ),
   request: { query: getVideosQuery },
-  responses: { 200: jsonContent(getVideosResponse, "Videos"), ...notModifiedResponse, ...koErrors(400, 401, 403, 429) },
+  responses: {
+    200: jsonContent(getVideosResponse, "Videos"),
+    ...notModifiedResponse,
+    ...koErrors(400, 401, 403, 429),
+  },
 });

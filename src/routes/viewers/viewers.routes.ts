@@ -11,12 +11,16 @@ export const erase = createRoute({
   operationId: "eraseViewer",
   tags: ["Statistics"],
   summary: "Erase a viewer's statistics",
-  description: "Deletes every viewer row (all days, all content) of a device fingerprint or of a third party user token. Give exactly one.",
+  description:
+    "Deletes every viewer row (all days, all content) of a device fingerprint or of a third party user token. Give exactly one.",
   security: SECURITY.write,
   middleware: credentials("write"),
   request: { query: viewerErasureQuery },
   responses: {
-    200: jsonContent(okEnvelope(z.object({ deleted: z.number() }), "ViewerErasure"), "How many viewer rows were deleted"),
+    200: jsonContent(
+      okEnvelope(z.object({ deleted: z.number() }), "ViewerErasure"),
+      "How many viewer rows were deleted",
+    ),
     ...koErrors(400, 401, 429),
   },
 });

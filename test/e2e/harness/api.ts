@@ -23,7 +23,9 @@ export async function json<T = any>(res: Response): Promise<T> {
   try {
     return JSON.parse(text) as T;
   } catch {
-    throw new Error(`${res.url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    throw new Error(
+      `${res.url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+    );
   }
 }
 
@@ -39,18 +41,30 @@ export async function createOrg(
   service: Service,
   options: { plan?: "standard" | "enterprise"; entitlements?: string[]; key?: string } = {},
 ): Promise<Org> {
-  const organizationKey = options.key ?? `e2e${Date.now().toString(36)}${process.pid.toString(36)}${orgCounter++}`;
+  const organizationKey =
+    options.key ?? `e2e${Date.now().toString(36)}${process.pid.toString(36)}${orgCounter++}`;
   const res = await fetch(`${service.baseUrl}/admin/organizations`, {
     method: "POST",
     headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ organizationKey, plan: options.plan ?? "enterprise", entitlements: options.entitlements ?? [] }),
+    body: JSON.stringify({
+      organizationKey,
+      plan: options.plan ?? "enterprise",
+      entitlements: options.entitlements ?? [],
+    }),
   });
-  const body = await expectOk<{ credentials: Omit<Org, "organizationKey"> }>("POST /admin/organizations", res);
+  const body = await expectOk<{ credentials: Omit<Org, "organizationKey"> }>(
+    "POST /admin/organizations",
+    res,
+  );
   return { organizationKey, ...body.credentials };
 }
 
 export function writeHeaders(org: Org): Record<string, string> {
-  return { "X-Service-Sync-Code": org.syncCode, "X-Service-Api-Key": org.apiKey, "X-Service-Api-Secret": org.apiSecret };
+  return {
+    "X-Service-Sync-Code": org.syncCode,
+    "X-Service-Api-Key": org.apiKey,
+    "X-Service-Api-Secret": org.apiSecret,
+  };
 }
 
 export function fixture(name: string): Uint8Array {
@@ -66,28 +80,52 @@ export interface Content {
 }
 
 /** Publishes a video through the real flow (E1, PUT each part to its signed URL, E2) and returns E3's record. */
-export async function publishVideo(service: Service, org: Org, mp4: Uint8Array, body: Record<string, unknown> = {}): Promise<Content> {
+export async function publishVideo(
+  service: Service,
+  org: Org,
+  mp4: Uint8Array,
+  body: Record<string, unknown> = {},
+): Promise<Content> {
   const headers = { ...writeHeaders(org), "Content-Type": "application/json" };
   const created = await expectOk(
     "E1 POST /v2/content/",
-    await fetch(`${service.baseUrl}/v2/content/`, { method: "POST", headers, body: JSON.stringify({ contentSize: mp4.byteLength, title: "e2e video", ...body }) }),
+    await fetch(`${service.baseUrl}/v2/content/`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ contentSize: mp4.byteLength, title: "e2e video", ...body }),
+    }),
   );
-  const { signedUrls, chunkSize, uploadId, key } = created.contentUploadData as { signedUrls: string[]; chunkSize: number; uploadId: string; key: string };
+  const { signedUrls, chunkSize, uploadId, key } = created.contentUploadData as {
+    signedUrls: string[];
+    chunkSize: number;
+    uploadId: string;
+    key: string;
+  };
   const parts: { PartNumber: number; ETag: string }[] = [];
   for (const [i, url] of signedUrls.entries()) {
-    const res = await fetch(url, { method: "PUT", body: mp4.slice(i * chunkSize, (i + 1) * chunkSize) });
+    const res = await fetch(url, {
+      method: "PUT",
+      body: mp4.slice(i * chunkSize, (i + 1) * chunkSize),
+    });
     await expectOk(`PUT part ${i + 1}`, res);
     parts.push({ PartNumber: i + 1, ETag: res.headers.get("ETag")! });
   }
   await expectOk(
     "E2 POST /v2/content/complete",
-    await fetch(`${service.baseUrl}/v2/content/complete`, { method: "POST", headers, body: JSON.stringify({ uploadId, key, parts }) }),
+    await fetch(`${service.baseUrl}/v2/content/complete`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ uploadId, key, parts }),
+    }),
   );
   return getContent(service, org, created.contentKey);
 }
 
 export async function getContent(service: Service, org: Org, contentKey: string): Promise<Content> {
-  const res = await fetch(`${service.baseUrl}/v2/content?contentKey=${encodeURIComponent(contentKey)}`, { headers: writeHeaders(org) });
+  const res = await fetch(
+    `${service.baseUrl}/v2/content?contentKey=${encodeURIComponent(contentKey)}`,
+    { headers: writeHeaders(org) },
+  );
   return expectOk<Content>("E3 GET /v2/content", res);
 }
 
@@ -103,17 +141,27 @@ export const COUNTED = { timeout: 15_000, interval: 200 };
  * A report of the organization: organization_key with its sync code (E8, E9, E11, E12), or with
  * write credentials for the viewer report (E10: viewer rows are personal data).
  */
-export async function report<T = any>(service: Service, path: string, org: Org, params: Record<string, string>): Promise<{ status: number; body: T }> {
+export async function report<T = any>(
+  service: Service,
+  path: string,
+  org: Org,
+  params: Record<string, string>,
+): Promise<{ status: number; body: T }> {
   const query = new URLSearchParams({ organization_key: org.organizationKey, ...params });
   const headers: Record<string, string> = path.endsWith("/get_viewer_reports")
-    ? { "X-Service-Sync-Code": org.syncCode, "X-Service-Api-Key": org.apiKey, "X-Service-Api-Secret": org.apiSecret }
+    ? {
+        "X-Service-Sync-Code": org.syncCode,
+        "X-Service-Api-Key": org.apiKey,
+        "X-Service-Api-Secret": org.apiSecret,
+      }
     : { "X-Service-Sync-Code": org.syncCode };
   const res = await fetch(`${service.baseUrl}${path}?${query}`, { headers });
   return { status: res.status, body: await json<T>(res) };
 }
 
 /** The UTC day (YYYY-MM-DD) `offsetDays` from today; events sent now count on today's. */
-export const utcDay = (offsetDays = 0) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+export const utcDay = (offsetDays = 0) =>
+  new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 
 /** Report dates around today: yesterday to tomorrow, so a test running over midnight UTC still finds its rows. */
 export const aroundToday = () => ({ start_date: utcDay(-1), end_date: utcDay(1) });

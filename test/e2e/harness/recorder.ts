@@ -21,8 +21,20 @@ export interface Recorder {
 }
 
 // Hop-by-hop, or recomputed by fetch for the forwarded request.
-const SKIP_REQUEST = new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive"]);
-const SKIP_RESPONSE = new Set(["connection", "content-length", "transfer-encoding", "content-encoding", "keep-alive"]);
+const SKIP_REQUEST = new Set([
+  "host",
+  "connection",
+  "content-length",
+  "transfer-encoding",
+  "keep-alive",
+]);
+const SKIP_RESPONSE = new Set([
+  "connection",
+  "content-length",
+  "transfer-encoding",
+  "content-encoding",
+  "keep-alive",
+]);
 
 function forwardHeaders(headers: IncomingHttpHeaders): Headers {
   const out = new Headers();
@@ -48,7 +60,14 @@ export function startRecorder(target: string): Promise<Recorder> {
         redirect: "manual",
       });
       const answer = Buffer.from(await upstream.arrayBuffer());
-      requests.push({ method, url: req.url ?? "/", contentType: req.headers["content-type"], body: body.toString("utf8"), status: upstream.status, answer: answer.toString("utf8") });
+      requests.push({
+        method,
+        url: req.url ?? "/",
+        contentType: req.headers["content-type"],
+        body: body.toString("utf8"),
+        status: upstream.status,
+        answer: answer.toString("utf8"),
+      });
       const headers: Record<string, string> = {};
       upstream.headers.forEach((value, name) => {
         if (!SKIP_RESPONSE.has(name)) headers[name] = value;

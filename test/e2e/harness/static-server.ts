@@ -31,7 +31,10 @@ export function startStaticServer(mounts: Record<string, string>): Promise<Stati
       } catch {
         break;
       }
-      res.writeHead(200, { "Content-Type": TYPES[extname(file)] ?? "application/octet-stream", "Cache-Control": "no-store" });
+      res.writeHead(200, {
+        "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
+        "Cache-Control": "no-store",
+      });
       createReadStream(file).pipe(res);
       return;
     }
@@ -41,7 +44,8 @@ export function startStaticServer(mounts: Record<string, string>): Promise<Stati
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      if (typeof address !== "object" || !address) return reject(new Error("static server: no address"));
+      if (typeof address !== "object" || !address)
+        return reject(new Error("static server: no address"));
       resolve({
         url: `http://127.0.0.1:${address.port}`,
         close: () =>

@@ -12,7 +12,9 @@ import type { TestProject } from "vitest/node";
 
 // Loaded by Node itself, not through vite: the package's published sourcemap names files it does
 // not ship, and vite's transform would warn about it on every run (nothing a reader could act on).
-const { Webhook } = createRequire(import.meta.url)("standardwebhooks") as typeof import("standardwebhooks");
+const { Webhook } = createRequire(import.meta.url)(
+  "standardwebhooks",
+) as typeof import("standardwebhooks");
 
 export interface ReceivedDelivery {
   id: string;

@@ -2,7 +2,14 @@
 // temporary directory, and stops it (wrangler, workerd and everything they started) on request.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nudgeProxy } from "../../../scripts/lib/proxy-nudge.mjs";
@@ -24,7 +31,14 @@ export interface RunningWorker {
 
 function wranglerEnv(): NodeJS.ProcessEnv {
   // CI=true: never prompt. No metrics and no request.cf download: the machine may have no network.
-  return { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0" };
+  return {
+    ...process.env,
+    CI: "true",
+    WRANGLER_SEND_METRICS: "false",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    NO_COLOR: "1",
+    FORCE_COLOR: "0",
+  };
 }
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
@@ -57,7 +71,10 @@ function tail(file: string, lines = 40): string {
 async function waitReady(url: string, child: ChildProcess, logFile: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (exited(child)) throw new Error(`wrangler dev exited (${child.signalCode ?? child.exitCode}) before answering:\n${tail(logFile)}`);
+    if (exited(child))
+      throw new Error(
+        `wrangler dev exited (${child.signalCode ?? child.exitCode}) before answering:\n${tail(logFile)}`,
+      );
     try {
       const res = await fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(2000) });
       await res.body?.cancel();
@@ -67,7 +84,9 @@ async function waitReady(url: string, child: ChildProcess, logFile: string): Pro
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`wrangler dev did not answer ${url} within ${READY_TIMEOUT_MS / 1000} s:\n${tail(logFile)}`);
+  throw new Error(
+    `wrangler dev did not answer ${url} within ${READY_TIMEOUT_MS / 1000} s:\n${tail(logFile)}`,
+  );
 }
 
 /**
@@ -111,13 +130,19 @@ export async function startWorker(): Promise<RunningWorker> {
           WRANGLER,
           "dev",
           "--local",
-          "--persist-to", state,
-          "--ip", "127.0.0.1",
-          "--port", String(port),
-          "--inspector-port", String(inspectorPort),
-          "--env-file", envFile,
+          "--persist-to",
+          state,
+          "--ip",
+          "127.0.0.1",
+          "--port",
+          String(port),
+          "--inspector-port",
+          String(inspectorPort),
+          "--env-file",
+          envFile,
           // URLs in answers and feed files name the server's own address (never a Host header).
-          "--var", `PUBLIC_BASE_URL:${url}`,
+          "--var",
+          `PUBLIC_BASE_URL:${url}`,
           "--show-interactive-dev-session=false",
         ],
         // detached: its own process group, so stop() reaches workerd too.
