@@ -14,6 +14,7 @@ import {
   VIDEO_COUNTERS,
   VIEWER_COUNTERS,
 } from "../src/shared/counters";
+import { utcDay } from "../src/shared/dates";
 import { callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, organizationId, report } from "./fixtures/stats";
 
@@ -33,8 +34,6 @@ function prng(seed: number) {
   };
 }
 
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
 let org: TestOrg;
 let orgId: number;
 let keys: string[];
@@ -52,7 +51,7 @@ function randomMessages(random: () => number, count: number, perMessage: number)
     events: Array.from({ length: perMessage }, () => {
       const event = pick(kinds);
       // Days cluster on a few hot days and spread over the rest.
-      const day = isoDay(
+      const day = utcDay(
         FIRST_DAY + Math.floor(random() < 0.3 ? random() * 20 : random() * DAYS) * 86_400_000,
       );
       return {

@@ -6,7 +6,7 @@
 import { everyStatsShard } from "../db/stats/shards";
 import { advanceStatsMoves } from "./stats/shard-moves";
 import { purgeDimensionValues } from "../db/stats/dimensions";
-import { utcDay } from "../shared/dates";
+import { DAY_MS, utcDay } from "../shared/dates";
 import { purgeExpiredSessions } from "./console/sessions";
 import { sweepUploads } from "./content/sweep";
 import type { Deps } from "./deps";
@@ -23,7 +23,7 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   if (feeds.feeds > 0) await recordFeedWork(deps.db, feedBudget.spent(), feeds.feeds);
   const uploads = await sweepUploads(deps);
   // Events older than EVENTS_MAX_AGE_DAYS are refused, so their days' values are no longer needed.
-  const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * 86_400_000);
+  const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * DAY_MS);
   const dimensionValuesPurged = (
     await Promise.all(everyStatsShard(deps.db).map(({ db }) => purgeDimensionValues(db, oldestDay)))
   ).reduce((a, b) => a + b, 0);

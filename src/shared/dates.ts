@@ -2,13 +2,20 @@
 // ranges are inclusive YYYY-MM-DD days; a row's `date` is the end of its UTC day.
 import { invalid } from "./errors";
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 /** Longest report range, inclusive at both ends (docs/design.md: over 366 days is a 400). */
 export const MAX_RANGE_DAYS = 366;
 
 /** 'YYYY-MM-DD' of the UTC day containing the instant. */
 export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** First and last day of the month of a 'YYYY-MM-DD' day. */
+export function monthBounds(day: string): [string, string] {
+  const y = Number(day.slice(0, 4));
+  const m = Number(day.slice(5, 7)) - 1;
+  return [utcDay(Date.UTC(y, m, 1)), utcDay(Date.UTC(y, m + 1, 0))];
 }
 
 /** The `date` of a statistics row: the end of its UTC day. */
@@ -91,5 +98,5 @@ export function parseTimestamp(value: string): number | null {
  */
 export function isClosedDay(day: string, nowMs: number, eventsMaxAgeDays: number): boolean {
   const start = dayStart(day);
-  return start !== null && start + 86_400_000 < nowMs - (eventsMaxAgeDays + 1) * 86_400_000;
+  return start !== null && start + DAY_MS < nowMs - (eventsMaxAgeDays + 1) * DAY_MS;
 }

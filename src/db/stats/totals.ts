@@ -5,6 +5,7 @@
 // running totals and their keys instead (below): two or three rows per key.
 import { getTableName, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { DAY_MS, monthBounds, utcDay } from "../../shared/dates";
 import { inList } from "../client";
 import type { StatsDb } from "./client";
 import type { Rollup } from "./rollups";
@@ -16,15 +17,6 @@ export type Totals = Rollup["totals"];
 export interface RangeParts {
   months: [string, string] | null;
   days: [string, string][];
-}
-
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** First and last day of the month of a 'YYYY-MM-DD' day. */
-function monthBounds(day: string): [string, string] {
-  const y = Number(day.slice(0, 4));
-  const m = Number(day.slice(5, 7)) - 1;
-  return [isoDay(Date.UTC(y, m, 1)), isoDay(Date.UTC(y, m + 1, 0))];
 }
 
 export function rangeParts(start: string, end: string): RangeParts {
@@ -40,12 +32,12 @@ export function rangeParts(start: string, end: string): RangeParts {
   let firstWhole = start.slice(0, 7);
   if (start !== startMonthFirst) {
     days.push([start, startMonthLast]);
-    firstWhole = isoDay(Date.parse(`${startMonthLast}T00:00:00Z`) + 86_400_000).slice(0, 7);
+    firstWhole = utcDay(Date.parse(`${startMonthLast}T00:00:00Z`) + DAY_MS).slice(0, 7);
   }
   let lastWhole = end.slice(0, 7);
   if (end !== endMonthLast) {
     days.push([endMonthFirst, end]);
-    lastWhole = isoDay(Date.parse(`${endMonthFirst}T00:00:00Z`) - 86_400_000).slice(0, 7);
+    lastWhole = utcDay(Date.parse(`${endMonthFirst}T00:00:00Z`) - DAY_MS).slice(0, 7);
   }
   return { months: firstWhole <= lastWhole ? [firstWhole, lastWhole] : null, days };
 }

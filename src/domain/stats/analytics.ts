@@ -27,7 +27,7 @@ import {
   type TotalsScope,
 } from "../../db/stats/totals";
 import type { AnalyticsType } from "../../schemas/reports";
-import { dayRange, dayStart, endOfDay, utcDay } from "../../shared/dates";
+import { DAY_MS, dayRange, dayStart, endOfDay, utcDay } from "../../shared/dates";
 import { invalid } from "../../shared/errors";
 import { videoQuery, type Requester, type VideoFilterParams } from "../catalog/video-query";
 import { requireEntitlement } from "../entitlements";
@@ -305,7 +305,7 @@ export async function analytics(r: Requester, type: AnalyticsType, q: AnalyticsP
     };
     // Every day of the range, zeros where nothing counted: a chart's x axis. Only the page's days are read.
     const days = Array.from({ length: range.days }, (_, i) =>
-      utcDay(dayStart(range.start)! + i * 86_400_000),
+      utcDay(dayStart(range.start)! + i * DAY_MS),
     );
     const { items: pageDays, hasMore: more } = cut(days, page.offset);
     hasMore = more;

@@ -9,6 +9,7 @@
 // kept MESSAGE_IDS_KEPT_DAYS, longer than the queue keeps a message (its retention period, 4
 // days by default); a message past its retries is parked here only if its id was not counted,
 // so a replay, however late, cannot count it twice.
+import { DAY_MS } from "../../shared/dates";
 import { createDb, type Db } from "../../db/client";
 import { D1Meter, meterD1 } from "../../db/metered-d1";
 import { findOrganizationById, type OrganizationWithNetwork } from "../../db/organizations";
@@ -373,7 +374,7 @@ function parseJson(text: string): unknown {
 
 /** Forgets message ids older than MESSAGE_IDS_KEPT_DAYS in every shard (the cron). */
 export async function purgeCountedMessageIds(db: Db, now: Date): Promise<number> {
-  const before = messageIdPrefix(now.getTime() - MESSAGE_IDS_KEPT_DAYS * 86_400_000);
+  const before = messageIdPrefix(now.getTime() - MESSAGE_IDS_KEPT_DAYS * DAY_MS);
   const purged = await Promise.all(
     everyStatsShard(db).map(({ db: stats }) => purgeMessageIds(stats, before)),
   );

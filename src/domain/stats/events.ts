@@ -5,7 +5,7 @@
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import { statsEvent } from "../../schemas/events";
 import { counterTarget, NONE, type CounterTarget } from "../../shared/counters";
-import { parseTimestamp, utcDay } from "../../shared/dates";
+import { DAY_MS, parseTimestamp, utcDay } from "../../shared/dates";
 import { canonicalDeviceType, deviceTypeOfUserAgent } from "../../shared/device";
 import { alpha3 } from "../../shared/geo";
 import { describeZodError } from "../../shared/validation";
@@ -70,7 +70,7 @@ export async function normalizeEvents(
   let dayNumber = NaN;
   let dayName = "";
   const dayOf = (ms: number) => {
-    const n = Math.floor(ms / 86_400_000);
+    const n = Math.floor(ms / DAY_MS);
     if (n !== dayNumber) [dayNumber, dayName] = [n, utcDay(ms)];
     return dayName;
   };
@@ -90,7 +90,7 @@ export async function normalizeEvents(
       rejected.push({ index, reason: "timestamp: more than 5 minutes in the future" });
       continue;
     }
-    if (at < source.now - source.maxAgeDays * 86_400_000) {
+    if (at < source.now - source.maxAgeDays * DAY_MS) {
       rejected.push({
         index,
         reason: `timestamp: older than ${source.maxAgeDays} days (EVENTS_MAX_AGE_DAYS)`,

@@ -11,7 +11,7 @@ import {
 } from "../../db/stats/shards";
 import { dimensionCount } from "../../db/stats/dimensions";
 import { deadLetterCount, ingestionDaysOf } from "../../db/stats/ingestion";
-import { utcDay } from "../../shared/dates";
+import { DAY_MS, utcDay } from "../../shared/dates";
 import { VIEWERS_DIMENSION } from "./fold";
 import type { IngestionCeilings } from "./ceilings";
 
@@ -25,7 +25,7 @@ export async function ingestionStatus(
   const organizationId = org.id;
   const stats = statsDbOf(db, org);
   const today = utcDay(now.getTime());
-  const from = utcDay(now.getTime() - (days - 1) * 86_400_000);
+  const from = utcDay(now.getTime() - (days - 1) * DAY_MS);
   const [rows, deadLetters, viewersToday] = await Promise.all([
     ingestionDaysOf(stats, organizationId, from),
     // Dead letters of every shard are parked in shard 0.

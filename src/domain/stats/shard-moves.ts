@@ -47,7 +47,7 @@ import {
   unfinishedStatsMoves,
   updateStatsMove,
 } from "../../db/stats-moves";
-import { utcDay } from "../../shared/dates";
+import { DAY_MS, utcDay } from "../../shared/dates";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
 import { forgetOrganization } from "../recent-lookups";
@@ -119,7 +119,7 @@ export function moveStatus(
 
 /** The first day that is not settled: events of it may still arrive. */
 export function settledBefore(now: Date, eventsMaxAgeDays: number): string {
-  return utcDay(now.getTime() - (eventsMaxAgeDays + 1) * 86_400_000);
+  return utcDay(now.getTime() - (eventsMaxAgeDays + 1) * DAY_MS);
 }
 
 /**
@@ -202,7 +202,7 @@ export async function advanceStatsMoves(
   }
   const forgotten = await forgetFinishedStatsMoves(
     db,
-    new Date(now.getTime() - FINISHED_MOVE_KEPT_DAYS * 86_400_000).toISOString(),
+    new Date(now.getTime() - FINISHED_MOVE_KEPT_DAYS * DAY_MS).toISOString(),
   );
   return { advanced, forgotten };
 }

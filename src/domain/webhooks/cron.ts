@@ -2,6 +2,7 @@
 // whose queue message is missing (emitted without a queue at hand, a failed send, or a message
 // the queue lost: due for 15 minutes and untouched), and forgets events older than
 // WEBHOOK_RETENTION_DAYS with their deliveries (the delivery log reaches that far back).
+import { DAY_MS } from "../../shared/dates";
 import { purgeEvents, undeliveredDeliveries } from "../../db/webhooks";
 import type { Deps } from "../deps";
 import { dispatch } from "./emit";
@@ -24,7 +25,7 @@ export async function runWebhookCron(deps: Deps) {
   );
   const purged = await purgeEvents(
     deps.db,
-    new Date(now - WEBHOOK_RETENTION_DAYS * 86_400_000).toISOString(),
+    new Date(now - WEBHOOK_RETENTION_DAYS * DAY_MS).toISOString(),
     500,
   );
   return { dispatched, purged };

@@ -9,6 +9,7 @@
 // schedule below (a Retry-After of a 429/503 is respected), for a day from the start of the
 // round; then failed. An endpoint whose every attempt failed for ENDPOINT_DISABLE_AFTER_MS is
 // disabled, with the reason on the endpoint (GET /v2/webhooks shows it; the console's settings).
+import { DAY_MS } from "../../shared/dates";
 import { loadConfig } from "../../config";
 import { createDb } from "../../db/client";
 import {
@@ -211,7 +212,7 @@ async function noteFailure(deps: DeliveryDeps, job: DeliveryJob, error: string):
     return false;
   }
   if (deps.now.getTime() - Date.parse(endpoint.failingSince) >= ENDPOINT_DISABLE_AFTER_MS) {
-    const days = Math.round(ENDPOINT_DISABLE_AFTER_MS / 86_400_000);
+    const days = Math.round(ENDPOINT_DISABLE_AFTER_MS / DAY_MS);
     await updateEndpoint(deps.db, endpoint.id, {
       disabled: true,
       disabledAt: at,
