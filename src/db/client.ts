@@ -8,7 +8,7 @@ export type Db = DrizzleD1Database & { $client: D1Database };
 /**
  * Drizzle over a D1 database (or session), made per request. Without the schema: the service
  * writes its queries with the query builder, never `db.query`, and drizzle() given a schema
- * derives its relational config again at every call (12 % of the worker's CPU on a cold E6 page).
+ * derives its relational config again at every call (a profile shows it: docs/benchmarks.md).
  */
 export function createDb(d1: D1Database): Db {
   return drizzle(d1);

@@ -389,8 +389,8 @@ const newerFirst = (a: Ordered, b: Ordered) =>
 /**
  * Own and network videos merged newest first (they never overlap), totals added. Each listing is
  * read up to the page's end as order keys only, then the page's records by id: whole records
- * would bring (page end) × 2 of them into the isolate to keep one page (10,200 for 100 at
- * start=5000; on the first page of 100 it still made E16 20 % slower, for 200 fewer rows read).
+ * would bring (page end) × 2 of them into the isolate to keep one page, and even on a first page
+ * they made E16 slower than reading twice (docs/benchmarks.md).
  */
 export async function listBases(
   db: Db,

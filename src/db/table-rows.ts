@@ -3,8 +3,8 @@
 //
 // Why: Drizzle maps each row field by field with entity checks (`is()`, a prototype walk) per
 // field per row, after the metered D1's raw() has turned D1's row objects into arrays
-// (./metered-d1.ts). On a cold E6 page of 100 records that was ~25 % of the worker's CPU (a
-// profile of `npm run bench:load`'s cold row; docs/benchmarks.md). Here the statement Drizzle
+// (./metered-d1.ts). On a cold E6 page that was a large share of the worker's CPU (a profile of
+// `npm run bench:load`'s cold row: docs/benchmarks.md). Here the statement Drizzle
 // builds runs as is and each row object D1 returns is mapped by a list of the table's columns
 // made once: key, SQL name, and the column's own decoder where it has one (JSON, booleans).
 import { Column, getTableColumns, type Table } from "drizzle-orm";

@@ -24,7 +24,7 @@ const ASCII = /^[\x00-\x7f]*$/;
 
 /** The UTF-8 length of a string, counted without encoding it. */
 export function utf8Length(s: string): number {
-  // ASCII text (most JSON here) is its length: the native regex scan is ~4x faster than the loop.
+  // ASCII text (most JSON here) is its length: the native regex scan beats the loop below.
   if (ASCII.test(s)) return s.length;
   let n = s.length;
   for (let i = 0; i < s.length; i++) {

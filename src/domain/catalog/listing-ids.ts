@@ -58,8 +58,8 @@ const kept = new BoundedLru<KeptIds>(
 
 /**
  * The rows of the videos kept pages show, kept beside their ids under the same versions: a kept
- * page whose rows are kept reads nothing from D1 (its records query was ~21 % of the worker's CPU
- * on a cold E14 page: docs/benchmarks.md). Counted by an estimate of their size.
+ * page whose rows are kept reads nothing from D1 (its records query was a large share of the
+ * worker's CPU on a cold E14 page: docs/benchmarks.md). Counted by an estimate of their size.
  */
 const ROWS_BYTES = 16 * 1024 * 1024;
 const keptRows = new BoundedLru<Content>(

@@ -255,10 +255,10 @@ async function publishFeed(
  * runs one piece of JavaScript at a time: between feeds, once YIELD_EVERY_MS have passed since
  * the last turn, the pass gives the event loop a turn so the requests that arrived meanwhile are
  * answered (locally, where the worker, D1 and R2 share one thread, /healthz waited for a whole
- * pass: 60 s on the 1,000-feed bulk catalog). Not at every feed: each turn costs the pass time.
+ * pass on the 1,000-feed bulk catalog). Not at every feed: each turn costs the pass time.
  * In production a queue invocation may share its isolate with requests too. 50 ms rather than
- * 200: readers' p99 under a write a second on that catalog 1.2-1.4 s -> 0.7 s, for passes ~20 %
- * longer (docs/benchmarks.md, "Reads while a publisher writes").
+ * 200 halved readers' p99 under writes for somewhat longer passes (docs/benchmarks.md, "Reads
+ * while a publisher writes").
  */
 const YIELD_EVERY_MS = 50;
 function turnTaker() {
