@@ -233,6 +233,36 @@ describe("console sessions", () => {
     expect((await callJson("/v2/console/session")).res.status).toBe(401);
   });
 
+  it("answers the session's status with 200 whether signed in or not (a signed-out page logs no failed request)", async () => {
+    const none = await callJson("/v2/console/session/status");
+    expect(none.res.status).toBe(200);
+    expect(none.body).toEqual({ signedIn: false, session: null });
+    expect(none.res.headers.get("Cache-Control")).toBe("no-store");
+    expect(none.res.headers.get("Set-Cookie")).toBeNull();
+    const s = await signIn(keyAndSecret(org));
+    const open = await callJson("/v2/console/session/status", { headers: { Cookie: s.cookie } });
+    expect(open.res.status).toBe(200);
+    expect(open.body).toEqual({ signedIn: true, session: s.body });
+    expect(await withSession(s, "/v2/console/session", { method: "DELETE" })).toMatchObject({
+      res: { status: 200 },
+    });
+    // An ended session's cookie: signed out, and the cookie cleared.
+    const ended = await callJson("/v2/console/session/status", { headers: { Cookie: s.cookie } });
+    expect(ended.res.status).toBe(200);
+    expect(ended.body).toEqual({ signedIn: false, session: null });
+    expect(ended.res.headers.get("Set-Cookie")).toMatch(/^evc_session=; Max-Age=0/);
+    const forged = await callJson("/v2/console/session/status", {
+      headers: { Cookie: "evc_session=garbage" },
+    });
+    expect(forged.body).toEqual({ signedIn: false, session: null });
+    // Not answered to another origin (it carries the CSRF token).
+    const foreign = await callJson("/v2/console/session/status", {
+      headers: { Cookie: s.cookie, Origin: "https://evil.example" },
+    });
+    expect(foreign.res.status).toBe(403);
+    expect(foreign.body.error).toContain("another origin");
+  });
+
   it("expires after 8 hours", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const start = Date.parse("2031-03-01T08:00:00.000Z");

@@ -1,6 +1,6 @@
 // The publisher console: a single page app at /console/ (hash routes, so the worker serves one
-// page). It learns its session from the cookie (GET /v2/console/session) and shows sign-in
-// without one.
+// page). It learns its session from the cookie (GET /v2/console/session/status) and shows
+// sign-in without one.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { anonymous, ok, session, useSession, type Session } from "./api";
@@ -54,10 +54,13 @@ function App() {
   const route = useHash();
 
   useEffect(() => {
-    anonymous.api.GET("/v2/console/session").then(
+    // The status endpoint answers 200 signed in or not: a signed-out first load logs no failed
+    // request in the browser's console.
+    anonymous.api.GET("/v2/console/session/status").then(
       (r) => {
-        if (r.data) useSession(r.data);
-        setState(r.data ? "in" : "out");
+        const current = r.data?.session ?? null;
+        if (current) useSession(current);
+        setState(current ? "in" : "out");
       },
       () => setState("out"),
     );

@@ -50,6 +50,15 @@ export const consoleSession = z
   })
   .openapi("ConsoleSession");
 
+export const consoleSessionStatus = z
+  .object({
+    signedIn: z.boolean(),
+    session: consoleSession.nullable().openapi({
+      description: "The session, as GET /v2/console/session answers it; null when signed out",
+    }),
+  })
+  .openapi("ConsoleSessionStatus");
+
 export const ownOrganization = z
   .object({
     organizationKey: z.string(),

@@ -51,6 +51,22 @@ export const current: AppRouteHandler<typeof routes.current> = async (c) => {
   return c.json(await sessionView(identity, token), 200);
 };
 
+export const status: AppRouteHandler<typeof routes.status> = async (c) => {
+  // It answers the CSRF token: for this service's own pages only (CORS already keeps another
+  // origin from reading it; this refuses the request outright).
+  if (c.req.header("Origin") !== undefined && !fromOwnOrigin(c))
+    throw new ApiError(403, "the session's status is not answered to another origin");
+  const token = getCookie(c, SESSION_COOKIE);
+  const identity = token ? await sessionIdentity(requestDeps(c), token) : null;
+  c.header("Cache-Control", "no-store");
+  if (!token || !identity) {
+    // A cookie of a session that has ended is dropped, so the next visit sends none.
+    if (token) deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
+    return c.json({ signedIn: false, session: null }, 200);
+  }
+  return c.json({ signedIn: true, session: await sessionView(identity, token) }, 200);
+};
+
 export const signOut: AppRouteHandler<typeof routes.signOut> = async (c) => {
   const { token, identity } = await currentSession(c);
   const csrf = c.req.header("X-CSRF-Token");

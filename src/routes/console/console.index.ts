@@ -42,6 +42,7 @@ const PAGE = `<!doctype html>
 const router = createRouter()
   .openapi(routes.signIn, handlers.signIn)
   .openapi(routes.current, handlers.current)
+  .openapi(routes.status, handlers.status)
   .openapi(routes.signOut, handlers.signOut);
 
 const page = (c: Context) => {

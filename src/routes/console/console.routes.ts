@@ -2,7 +2,7 @@
 // the session (after a reload), sign out. Errors {status: "KO", error}.
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonBody, jsonContent, koErrors, SECURITY } from "../../http/openapi";
-import { consoleSession, signInBody } from "../../schemas/console";
+import { consoleSession, consoleSessionStatus, signInBody } from "../../schemas/console";
 
 const base = { tags: ["Console"] };
 const cookieNote =
@@ -32,6 +32,17 @@ export const current = createRoute({
   summary: "The current console session",
   description: `Who the session cookie signs in, and its CSRF token (a page reloaded learns it here). ${cookieNote}`,
   responses: { 200: jsonContent(consoleSession, "The session"), ...koErrors(401) },
+});
+
+export const status = createRoute({
+  ...base,
+  method: "get",
+  path: "/v2/console/session/status",
+  operationId: "consoleSessionStatus",
+  security: SECURITY.public,
+  summary: "Whether a console session is open (200 either way)",
+  description: `What the console's page asks when it opens: {signedIn: false, session: null} without a session (no cookie, or one that has ended or expired, which is then cleared), else the session with its CSRF token, as GET /v2/console/session answers it. A request with an Origin of another site is refused. A page that is signed out learns it without a failed request. ${cookieNote}`,
+  responses: { 200: jsonContent(consoleSessionStatus, "Signed in or not"), ...koErrors(403) },
 });
 
 export const signOut = createRoute({

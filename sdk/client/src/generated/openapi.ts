@@ -1047,6 +1047,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/console/session/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a console session is open (200 either way)
+         * @description What the console's page asks when it opens: {signedIn: false, session: null} without a session (no cookie, or one that has ended or expired, which is then cleared), else the session with its CSRF token, as GET /v2/console/session answers it. A request with an Origin of another site is refused. A page that is signed out learns it without a failed request. The session token travels only in the HttpOnly, SameSite=Strict evc_session cookie (Secure over https); it authenticates the write endpoints in place of credential headers when X-CSRF-Token carries the session's csrfToken.
+         */
+        get: operations["consoleSessionStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organization": {
         parameters: {
             query?: never;
@@ -2118,6 +2138,10 @@ export interface components {
             apiToken?: string;
             /** @description Sign in to this sub-organization's scope only */
             mmiKey?: string;
+        };
+        ConsoleSessionStatus: {
+            signedIn: boolean;
+            session: components["schemas"]["ConsoleSession"] & (Record<string, never> | null);
         };
         OwnOrganization: {
             organizationKey: string;
@@ -6557,6 +6581,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    consoleSessionStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in or not */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionStatus"];
                 };
             };
             /** @description Missing entitlement for this parameter or report */

