@@ -145,4 +145,64 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
     expect(consoleErrors).toEqual([]);
   });
 
+  it("creates a feed without a failed request, and deletes it after a confirmation", async () => {
+    await go("feeds", "Feeds");
+    clear();
+    const form = page.getByRole("form", { name: "New feed" });
+    await form.getByLabel("Name").fill("Harbour feed");
+    await form.getByLabel(/^Tags/).fill("harbour");
+    await form.getByRole("button", { name: "Create feed" }).click();
+    const feed = page.locator("li[data-feed]").filter({ hasText: "Harbour feed" });
+    await feed.locator(".feed-videos").getByRole("link", { name: TITLE }).waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    const feedId = (await feed.getAttribute("data-feed"))!;
+    // Its files are being written (the queue): the page said so rather than asking for them.
+    expect(await feed.getByTestId("published").textContent()).toContain("being written");
+    // Once written (checked here, not by the page), Refresh shows when and links them.
+    await expect
+      .poll(
+        async () => (await fetch(`${service.baseUrl}/v2/feeds/${feedId}/videos.json`)).status,
+        COUNTED,
+      )
+      .toBe(200);
+    await feed.getByRole("button", { name: "Refresh" }).click();
+    await expect
+      .poll(() => feed.getByTestId("published").textContent())
+      .toMatch(/Last published: \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    expect(await feed.getByRole("link", { name: "videos.json" }).getAttribute("href")).toBe(
+      `/v2/feeds/${feedId}/videos.json`,
+    );
+    await page.waitForLoadState("networkidle");
+    expect(failed).toEqual([]);
+    const feeds = async () =>
+      (
+        await json(await fetch(`${service.baseUrl}/v2/feeds`, { headers: writeHeaders(org) }))
+      ).feeds.map((f: { feed_id: string }) => f.feed_id);
+    expect(await feeds()).toEqual([feedId]);
+    // Cancelled: nothing happens.
+    let asked = "";
+    page.once("dialog", (d) => {
+      asked = d.message();
+      void d.dismiss();
+    });
+    await feed.getByRole("button", { name: "Delete feed…" }).click();
+    expect(asked).toContain('Delete the feed "Harbour feed"?');
+    expect(await feeds()).toEqual([feedId]);
+    expect(await page.locator("li[data-feed]").count()).toBe(1);
+    // Confirmed: gone from the page and from the API.
+    page.once("dialog", (d) => void d.accept());
+    await feed.getByRole("button", { name: "Delete feed…" }).click();
+    await page.getByRole("status").filter({ hasText: 'Feed "Harbour feed" deleted.' }).waitFor();
+    expect(await page.locator("li[data-feed]").count()).toBe(0);
+    expect(await feeds()).toEqual([]);
+    expect(
+      (await fetch(`${service.baseUrl}/v2/feeds/${feedId}`, { headers: writeHeaders(org) })).status,
+    ).toBe(404);
+    await page.waitForLoadState("networkidle");
+    expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
 });

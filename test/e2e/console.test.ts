@@ -539,6 +539,14 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     expect(await page.locator("li[data-feed]").count()).toBe(1);
     expect(await feed.locator(".feed-videos li").count()).toBe(1);
     const feedId = await feed.getAttribute("data-feed");
+    // Its files are linked once written (the queue) and the preview refreshed.
+    await expect
+      .poll(
+        async () => (await fetch(`${service.baseUrl}/v2/feeds/${feedId}/videos.json`)).status,
+        COUNTED,
+      )
+      .toBe(200);
+    await feed.getByRole("button", { name: "Refresh" }).click();
     expect(await feed.getByRole("link", { name: "videos.json" }).getAttribute("href")).toBe(
       `/v2/feeds/${feedId}/videos.json`,
     );

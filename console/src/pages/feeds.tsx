@@ -1,6 +1,6 @@
 // Feeds: list, create and edit a feed's name and configuration (the organization's names as
-// choices), the videos it holds now (E6 with feedId), and its published files with the time
-// they were last written.
+// choices), the videos it holds now (E6 with feedId), its published files with the time they
+// were last written, and delete it (after a confirmation).
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok, session, splitNames } from "../api";
 
@@ -91,12 +91,17 @@ function FeedForm({
   );
 }
 
-function FeedDetails({ feed }: { feed: Feed }) {
+/**
+ * A feed created or changed during this visit is being written by the service's queue: its files
+ * are not read until the publisher asks (Refresh), since a file not written yet answers 404.
+ */
+function FeedDetails({ feed, fresh }: { feed: Feed; fresh: boolean }) {
   const [videos, setVideos] = useState<{ contentKey: string; title: string }[] | null>(null);
   const [videosError, setVideosError] = useState("");
   const [published, setPublished] = useState<string | null>(null);
   // Read again on "Refresh": what a feed holds moves with every publish, edit and window.
   const [reads, setReads] = useState(0);
+  const writing = fresh && reads === 0;
   useEffect(() => {
     setVideosError("");
     client.api
@@ -112,6 +117,7 @@ function FeedDetails({ feed }: { feed: Feed }) {
           ),
         (err: Error) => setVideosError(err.message),
       );
+    if (writing) return;
     client.api
       .GET("/v2/feeds/{feed_id}/videos.json", { params: { path: { feed_id: feed.feed_id } } })
       .then(ok)
@@ -119,7 +125,7 @@ function FeedDetails({ feed }: { feed: Feed }) {
         (file) => setPublished((file as { generated_at: string }).generated_at),
         () => setPublished(null),
       );
-  }, [feed, reads]);
+  }, [feed, reads, writing]);
   const files = [
     [`/${feed.feed_id}-feed.json`, "feed file"],
     [`/v2/feeds/${feed.feed_id}/videos.json`, "videos.json"],
@@ -152,16 +158,25 @@ function FeedDetails({ feed }: { feed: Feed }) {
         </ul>
       )}
       <h3 class="h4">Published files</h3>
-      <p class="small">Last published: {published ? formatDate(published) : "not yet"}</p>
-      <ul class="small">
-        {files.map(([href, label]) => (
-          <li key={href}>
-            <a href={href} target="_blank" rel="noopener">
-              {label}
-            </a>
-          </li>
-        ))}
-      </ul>
+      <p class="small" data-testid="published">
+        Last published:{" "}
+        {published
+          ? formatDate(published)
+          : writing
+            ? "being written (within seconds of a change; Refresh to see it)"
+            : "not yet"}
+      </p>
+      {published && (
+        <ul class="small">
+          {files.map(([href, label]) => (
+            <li key={href}>
+              <a href={href} target="_blank" rel="noopener">
+                {label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }
@@ -170,7 +185,10 @@ export function Feeds() {
   const [feeds, setFeeds] = useState<Feed[] | null>(null);
   const [names, setNames] = useState<Names | null>(null);
   const [open, setOpen] = useState<string | null>(null);
+  // Feeds created or saved during this visit (their files are being written).
+  const [changed, setChanged] = useState<ReadonlySet<string>>(new Set());
   const [error, setError] = useState("");
+  const [notice, setNotice] = useState("");
   useEffect(() => {
     client.api
       .GET("/v2/feeds")
@@ -186,7 +204,30 @@ export function Feeds() {
   }, []);
   const saved = (f: Feed) => {
     setFeeds((list) => [...(list ?? []).filter((x) => x.feed_id !== f.feed_id), f]);
+    setChanged((ids) => new Set([...ids, f.feed_id]));
     setOpen(f.feed_id);
+    setNotice("");
+  };
+  const remove = async (f: Feed) => {
+    if (
+      !confirm(
+        `Delete the feed "${f.name}"? Its published files are removed: apps reading them get nothing more. This cannot be undone.`,
+      )
+    )
+      return;
+    setError("");
+    setNotice("");
+    try {
+      ok(
+        await client.api.DELETE("/v2/feeds/{feed_id}", {
+          params: { path: { feed_id: f.feed_id } },
+        }),
+      );
+      setFeeds((list) => (list ?? []).filter((x) => x.feed_id !== f.feed_id));
+      setNotice(`Feed "${f.name}" deleted.`);
+    } catch (err) {
+      setError(`Could not delete "${f.name}": ${err instanceof Error ? err.message : String(err)}`);
+    }
   };
   return (
     <section aria-labelledby="feeds-title">
@@ -194,6 +235,11 @@ export function Feeds() {
       {error && (
         <p role="alert" class="error">
           {error}
+        </p>
+      )}
+      {notice && (
+        <p role="status" class="notice">
+          {notice}
         </p>
       )}
       <h2>New feed</h2>
@@ -221,8 +267,11 @@ export function Feeds() {
             </p>
             {open === f.feed_id && (
               <>
-                <FeedDetails feed={f} />
+                <FeedDetails feed={f} fresh={changed.has(f.feed_id)} />
                 <FeedForm feed={f} names={names} onSaved={saved} />
+                <button type="button" class="danger" onClick={() => void remove(f)}>
+                  Delete feed…
+                </button>
               </>
             )}
           </li>
