@@ -1,6 +1,6 @@
 // A video: play it (its media URL; the player SDK reports the plays), edit the E4 fields
-// (retrieve with E3, modify, send the whole object back), replace the thumbnail, delete it,
-// and its plays per day (E8).
+// (retrieve with E3, modify, send the whole object back) with its subtitles, replace the
+// thumbnail, delete it, and its plays per day (E8).
 import { useEffect, useState } from "preact/hooks";
 import {
   client,
@@ -147,11 +147,91 @@ function Distribution({ contentKey }: { contentKey: string }) {
   );
 }
 
+interface SubtitleRow {
+  language: string;
+  url: string;
+}
+
+/** The record's subtitles ([{language: URL}, …], an object may name several) as one row each. */
+const subtitleRows = (subtitles: Content["subtitles"] | undefined): SubtitleRow[] =>
+  (subtitles ?? []).flatMap((o) =>
+    Object.entries(o).map(([language, url]) => ({ language, url: String(url) })),
+  );
+
+/** Subtitles: a language code and the URL of its WebVTT file per row; sent with the details. */
+function Subtitles({
+  rows,
+  onChange,
+}: {
+  rows: SubtitleRow[];
+  onChange: (rows: SubtitleRow[]) => void;
+}) {
+  const set = (i: number, change: Partial<SubtitleRow>) =>
+    onChange(rows.map((r, at) => (at === i ? { ...r, ...change } : r)));
+  return (
+    <fieldset class="subtitles">
+      <legend>Subtitles</legend>
+      {rows.length === 0 ? (
+        <p class="muted small">None yet.</p>
+      ) : (
+        <ul class="plain">
+          {rows.map((r, i) => (
+            <li key={i} class="subtitle-row">
+              <label>
+                Language<span class="visually-hidden"> {i + 1}</span>
+                <input
+                  value={r.language}
+                  required
+                  maxLength={20}
+                  placeholder="en"
+                  onInput={(e) => set(i, { language: e.currentTarget.value.trim() })}
+                />
+              </label>
+              <label>
+                URL<span class="visually-hidden"> {i + 1}</span>
+                <input
+                  type="url"
+                  value={r.url}
+                  required
+                  maxLength={2000}
+                  placeholder="https://…/en.vtt"
+                  onInput={(e) => set(i, { url: e.currentTarget.value.trim() })}
+                />
+              </label>
+              <button
+                type="button"
+                class="link"
+                aria-label={`Remove subtitles ${i + 1}${r.language ? ` (${r.language})` : ""}`}
+                onClick={() => onChange(rows.filter((_, at) => at !== i))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <button
+        type="button"
+        class="secondary"
+        onClick={() => onChange([...rows, { language: "", url: "" }])}
+      >
+        Add subtitles
+      </button>
+      <p class="muted small">
+        A language code (en, fr-CA) and the URL of its WebVTT file: players list them as captions.
+      </p>
+    </fieldset>
+  );
+}
+
 export function VideoPage({ contentKey }: { contentKey: string }) {
   const [content, setContent] = useState<Content | null>(null);
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
   const [deleted, setDeleted] = useState(false);
+  const [subtitles, setSubtitles] = useState<SubtitleRow[]>([]);
+  // The rows follow the record: as loaded, and as the service answered a save.
+  useEffect(() => setSubtitles(subtitleRows(content?.subtitles)), [content]);
 
   const load = () =>
     client.api
@@ -204,6 +284,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
         tags: splitNames(text("tags")),
         events: splitNames(text("events")),
         customFields,
+        subtitles: subtitles.map((r) => ({ [r.language]: r.url })),
         isLive: form.get("isLive") === "on",
       };
       setContent(ok(await client.api.PUT("/v2/content", { body })));
@@ -273,14 +354,21 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
             </p>
           )}
           <Distribution contentKey={contentKey} />
-          <label>
-            Replace the thumbnail (JPEG 1920x1080)
-            <input
-              type="file"
-              accept="image/jpeg"
-              onChange={(e) => void replaceThumbnail(e.currentTarget.files?.[0])}
-            />
-          </label>
+          <p>
+            <label class="button secondary">
+              Replace the thumbnail (JPEG 1920x1080)
+              <input
+                class="visually-hidden"
+                type="file"
+                accept="image/jpeg"
+                onChange={(e) => {
+                  const input = e.currentTarget;
+                  // Emptied after, so the same file can be chosen again.
+                  void replaceThumbnail(input.files?.[0]).then(() => (input.value = ""));
+                }}
+              />
+            </label>
+          </p>
         </div>
         <form class="card" onSubmit={save} aria-labelledby="edit-title">
           <h2 id="edit-title">Details</h2>
@@ -311,6 +399,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
           <label class="inline">
             <input type="checkbox" name="isLive" checked={content.isLive} /> Live stream
           </label>
+          <Subtitles rows={subtitles} onChange={setSubtitles} />
           {error && (
             <p role="alert" class="error">
               {error}
