@@ -23,6 +23,9 @@ export function everyDay(start: string, end: string, values: Map<string, number>
   return points;
 }
 
+/** Whole-number steps for the y axis (1, 2, 5, 10, 20, …): the charts count plays. */
+const COUNT_STEPS = Array.from({ length: 15 }, (_, i) => [1, 2, 5].map((m) => m * 10 ** i)).flat();
+
 export function DayChart({ points, label }: { points: DayPoint[]; label: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -41,7 +44,8 @@ export function DayChart({ points, label }: { points: DayPoint[]; label: string 
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
         scales: { x: { time: true } },
         series: [{}, { label, stroke: "#1d4ed8", width: 2, points: { show: true, size: 7 } }],
-        axes: [{}, { label }],
+        // uPlot's own steps include halves (0.5, 1.5 for a day of 2 plays): counts have none.
+        axes: [{}, { label, incrs: COUNT_STEPS }],
       },
       [xs, points.map((p) => p.value)],
       el,

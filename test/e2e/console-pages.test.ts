@@ -271,4 +271,43 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
     await page.getByRole("status").filter({ hasText: "Thumbnail replaced." }).waitFor();
   });
 
+  it("labels the plays chart's y axis with whole numbers only", async () => {
+    const today = utcDay(0);
+    await expect
+      .poll(async () => {
+        const { body } = await report(service, "/prod/get_video_reports", org, {
+          start_date: today,
+          end_date: today,
+          content_key: contentKey,
+        });
+        return (body.data as { video_played?: number }[]).reduce(
+          (n, row) => n + Number(row.video_played ?? 0),
+          0,
+        );
+      }, COUNTED)
+      .toBe(2);
+    const ticks = async () => {
+      const chart = page.getByRole("img", { name: /Plays per UTC day/ });
+      await chart.locator("canvas").waitFor();
+      // Numbers only: the x axis' labels are dates.
+      return (
+        await page.evaluate(() => (window as unknown as { drawnText: string[] }).drawnText)
+      ).filter((t) => /^[\d.,]+$/.test(t));
+    };
+    await page.evaluate(() => {
+      (window as unknown as { drawnText: string[] }).drawnText.length = 0;
+    });
+    await go("analytics", "Analytics");
+    const analytics = await ticks();
+    expect(analytics.length).toBeGreaterThan(1);
+    expect(analytics.filter((t) => !/^\d+$/.test(t))).toEqual([]);
+    await page.evaluate(() => {
+      (window as unknown as { drawnText: string[] }).drawnText.length = 0;
+    });
+    await go(`video/${encodeURIComponent(contentKey)}`, TITLE);
+    const video = await ticks();
+    expect(video.length).toBeGreaterThan(1);
+    expect(video.filter((t) => !/^\d+$/.test(t))).toEqual([]);
+  });
+
 });
