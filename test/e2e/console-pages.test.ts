@@ -310,4 +310,56 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
     expect(video.filter((t) => !/^\d+$/.test(t))).toEqual([]);
   });
 
+  it("wraps titles between words at a phone's width (390 px), in the library and the top videos", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    /** Titles with a word split over two lines: a word whose text has more than one line box. */
+    const brokenWords = (selector: string) =>
+      page.locator(selector).evaluateAll((els) =>
+        els.flatMap((el) => {
+          const broken: string[] = [];
+          const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const text = node.textContent ?? "";
+            for (const match of text.matchAll(/\S+/g)) {
+              const range = document.createRange();
+              range.setStart(node, match.index!);
+              range.setEnd(node, match.index! + match[0].length);
+              const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+              if (lines.size > 1) broken.push(match[0]);
+            }
+          }
+          return broken;
+        }),
+      );
+    await go("library", "Library");
+    await page.locator("tbody tr").first().waitFor();
+    expect(await page.locator("table.library tbody td a").count()).toBe(2);
+    await screenshot(page, "library-phone-titles.png");
+    const libraryBroken = await brokenWords("table.library tbody td");
+    await go("analytics", "Analytics");
+    await page.locator("table.top-videos tbody tr").first().waitFor();
+    await page.waitForLoadState("networkidle");
+    expect(await page.locator("table.top-videos tbody tr").count()).toBe(2);
+    await page.locator("table.top-videos").scrollIntoViewIfNeeded();
+    await screenshot(page, "analytics-phone.png");
+    expect({ library: libraryBroken, top: await brokenWords("table.top-videos tbody td") }).toEqual(
+      {
+        library: [],
+        top: [],
+      },
+    );
+    // The top videos fit the phone: their region does not scroll sideways (the key column goes).
+    expect(
+      await page
+        .getByRole("region", { name: "Top videos table" })
+        .evaluate((el) => el.scrollWidth - el.clientWidth),
+    ).toBeLessThanOrEqual(0);
+    const width = await page.evaluate(() => [
+      document.documentElement.scrollWidth,
+      document.documentElement.clientWidth,
+    ]);
+    expect(width[0]).toBeLessThanOrEqual(width[1]!);
+    await page.setViewportSize({ width: 1280, height: 860 });
+    expect(consoleErrors).toEqual([]);
+  });
 });

@@ -313,8 +313,8 @@ export function Analytics() {
                 <table class="top-videos">
                   <thead>
                     <tr>
-                      {topHeader.map((h) => (
-                        <th scope="col" key={h}>
+                      {topHeader.map((h, i) => (
+                        <th scope="col" key={h} class={i === 0 ? "key-col" : undefined}>
                           {h}
                         </th>
                       ))}
@@ -323,8 +323,8 @@ export function Analytics() {
                   <tbody>
                     {data.top.map((t) => (
                       <tr key={t.contentKey} data-content-key={t.contentKey}>
-                        <td>{t.contentKey}</td>
-                        <td>
+                        <td class="key-col">{t.contentKey}</td>
+                        <td class="title">
                           <a href={`#/video/${encodeURIComponent(t.contentKey)}`}>{t.title}</a>
                         </td>
                         <td>{t.video_played}</td>
