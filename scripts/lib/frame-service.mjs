@@ -5,37 +5,118 @@
 // the worker's side.
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 
 /** Whether ffmpeg runs on this machine (without it the service keeps its placeholder thumbnail). */
 export function hasFfmpeg() {
   return new Promise((resolve) => execFile("ffmpeg", ["-version"], (err) => resolve(!err)));
 }
 
-function run(args) {
+/**
+ * What this stand-in accepts, as Media Transformations documents its own limits (an input under
+ * 100 MB, a frame at most 10 minutes in), so a request that works here fits production too.
+ */
+export const MAX_INPUT_BYTES = 100 * 1000 * 1000;
+export const MAX_TIME_SECONDS = 600;
+/**
+ * How long ffmpeg may take for one frame before it is killed: a frame of a small clip takes a
+ * fraction of a second; a crafted file can keep ffmpeg busy for minutes.
+ */
+export const FFMPEG_TIMEOUT_MS = 15_000;
+
+class Refused extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * ffmpeg with a time bound (killed, SIGKILL, once `timeoutMs` have passed). The input is read
+ * only as an MP4/MOV (the mov demuxer, forced: never a playlist, a concat list or an image
+ * sequence ffmpeg would otherwise detect) and only through the file protocol; the demuxer's
+ * external data references (drefs) stay off.
+ */
+function runFfmpeg(args, timeoutMs) {
   return new Promise((resolve, reject) => {
     const child = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] });
     const out = [];
     let err = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Refused(504, `ffmpeg took longer than ${timeoutMs} ms and was stopped`));
+    }, timeoutMs);
     child.stdout.on("data", (d) => out.push(d));
-    child.stderr.on("data", (d) => (err += d));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0
-        ? resolve(Buffer.concat(out))
-        : reject(new Error(`ffmpeg exited ${code}: ${err.slice(0, 300)}`)),
-    );
+    child.stderr.on("data", (d) => {
+      if (err.length < 4096) err += d;
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new Refused(422, `no frame: ffmpeg exited ${code}: ${err.slice(0, 300)}`));
+    });
   });
 }
 
-/** One frame of the video in `request`'s body: a fetch-style handler (Request → Response). */
-export async function frameResponse(request) {
+/** The request's body, refused (413) past `max` bytes without reading further. */
+async function readBody(body, max) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) throw new Refused(413, `the video is larger than ${max} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** ffmpeg's arguments for one frame of the MP4/MOV file at `input` (a path of our own). */
+export function frameArgs(input, { time, width, height }) {
+  const fit = `scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:-1:-1:color=black,format=yuvj420p`;
+  return [
+    "-nostdin",
+    "-v",
+    "error",
+    "-threads",
+    "1",
+    "-filter_threads",
+    "1",
+    // Input options: only local files, read as MP4/MOV, no external references.
+    "-protocol_whitelist",
+    "file",
+    "-f",
+    "mov",
+    "-enable_drefs",
+    "0",
+    "-ss",
+    String(time),
+    "-i",
+    `file:${input}`,
+    "-frames:v",
+    "1",
+    "-vf",
+    fit,
+    "-q:v",
+    "3",
+    "-f",
+    "mjpeg",
+    "pipe:1",
+  ];
+}
+
+/**
+ * One frame of the video in `request`'s body: a fetch-style handler (Request → Response).
+ * `timeoutMs` bounds ffmpeg (tests pass a small one).
+ */
+export async function frameResponse(request, { timeoutMs = FFMPEG_TIMEOUT_MS } = {}) {
   const url = new URL(request.url);
   const time = Number(url.searchParams.get("time") ?? "0");
   const width = Number(url.searchParams.get("width") ?? "1920");
@@ -45,41 +126,27 @@ export async function frameResponse(request) {
   if (
     ![time, width, height].every(Number.isFinite) ||
     time < 0 ||
+    time > MAX_TIME_SECONDS ||
     width < 16 ||
     height < 16 ||
     width > 4096 ||
     height > 4096
   ) {
-    return new Response("time, width, height: numbers (0 <= time, 16..4096 pixels)", {
-      status: 400,
-    });
+    return new Response(
+      `time, width, height: numbers (0 <= time <= ${MAX_TIME_SECONDS}, 16..4096 pixels)`,
+      { status: 400 },
+    );
   }
   // ffmpeg seeks in a file (a moov at the end needs it), not in a pipe.
   const dir = await mkdtemp(join(tmpdir(), "frame-"));
   try {
-    const input = join(dir, "video");
-    await pipeline(Readable.fromWeb(request.body), createWriteStream(input));
-    const fit = `scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:-1:-1:color=black,format=yuvj420p`;
-    const jpeg = await run([
-      "-v",
-      "error",
-      "-ss",
-      String(time),
-      "-i",
-      input,
-      "-frames:v",
-      "1",
-      "-vf",
-      fit,
-      "-q:v",
-      "3",
-      "-f",
-      "mjpeg",
-      "pipe:1",
-    ]);
+    const input = join(dir, "video.mp4");
+    await writeFile(input, await readBody(request.body, MAX_INPUT_BYTES));
+    const jpeg = await runFfmpeg(frameArgs(input, { time, width, height }), timeoutMs);
     if (jpeg.length === 0) return new Response(`no frame at ${time} s`, { status: 422 });
     return new Response(jpeg, { headers: { "Content-Type": "image/jpeg" } });
   } catch (err) {
+    if (err instanceof Refused) return new Response(err.message, { status: err.status });
     return new Response(String(err), { status: 500 });
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -91,15 +158,24 @@ export async function frameResponse(request) {
  * tests and the demo publish the same few files many times, and a frame of the same bytes at
  * the same time is the same frame.
  */
-export function rememberingFrameService(entries = 32) {
+export function rememberingFrameService(entries = 32, options = {}) {
   const made = new Map();
   return async (request) => {
-    if (request.method !== "POST" || !request.body) return frameResponse(request);
-    const body = new Uint8Array(await request.arrayBuffer());
+    if (request.method !== "POST" || !request.body) return frameResponse(request, options);
+    let body;
+    try {
+      body = await readBody(request.body, MAX_INPUT_BYTES);
+    } catch (err) {
+      if (err instanceof Refused) return new Response(err.message, { status: err.status });
+      throw err;
+    }
     const key = `${createHash("sha256").update(body).digest("hex")} ${new URL(request.url).search}`;
     let jpeg = made.get(key);
     if (!jpeg) {
-      const response = await frameResponse(new Request(request.url, { method: "POST", body }));
+      const response = await frameResponse(
+        new Request(request.url, { method: "POST", body }),
+        options,
+      );
       if (!response.ok) return response;
       jpeg = new Uint8Array(await response.arrayBuffer());
       if (made.size >= entries) made.delete(made.keys().next().value);
@@ -109,25 +185,38 @@ export function rememberingFrameService(entries = 32) {
   };
 }
 
-/** Serves frameResponse on a loopback port; resolves to its URL and a close function. */
-export function startFrameServer({ port = 0 } = {}) {
-  const handle = rememberingFrameService();
+/** The only address the frame service listens on: it runs ffmpeg on what it is sent. */
+export const FRAME_SERVICE_HOST = "127.0.0.1";
+
+/**
+ * Serves frameResponse on a loopback port; resolves to its URL, the address it listens on and
+ * a close function.
+ */
+export function startFrameServer({ port = 0, ...options } = {}) {
+  const handle = rememberingFrameService(32, options);
   const server = createServer(async (req, res) => {
-    const request = new Request(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers: req.headers,
-      body: req.method === "POST" ? Readable.toWeb(req) : undefined,
-      duplex: "half",
-    });
-    const response = await handle(request);
+    let response;
+    try {
+      response = await handle(
+        new Request(`http://${FRAME_SERVICE_HOST}${req.url}`, {
+          method: req.method,
+          headers: req.headers,
+          body: req.method === "POST" ? Readable.toWeb(req) : undefined,
+          duplex: "half",
+        }),
+      );
+    } catch (err) {
+      response = new Response(String(err), { status: 500 });
+    }
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   });
   return new Promise((resolve) => {
-    server.listen(port, "127.0.0.1", () => {
-      const { port: bound } = server.address();
+    server.listen(port, FRAME_SERVICE_HOST, () => {
+      const { address, port: bound } = server.address();
       resolve({
-        url: `http://127.0.0.1:${bound}`,
+        url: `http://${FRAME_SERVICE_HOST}:${bound}`,
+        address,
         close: () => new Promise((done) => server.close(() => done())),
       });
     });

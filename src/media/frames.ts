@@ -9,8 +9,8 @@
  */
 
 export interface FrameRequest {
-  /** The stored video (an R2 object's body). */
-  video: ReadableStream<Uint8Array>;
+  /** The video: a clip of the stored file (frame-thumbnails.ts), or a small file whole. */
+  video: Uint8Array | ReadableStream<Uint8Array>;
   /** Where in the video, in seconds. */
   atSeconds: number;
 }
@@ -51,7 +51,7 @@ export function mediaTransformsFrames(binding: MediaTransformsBinding): FrameSou
     name: "media-transformations",
     async frame({ video, atSeconds }) {
       const result = binding
-        .input(video)
+        .input(video instanceof Uint8Array ? new Blob([video]).stream() : video)
         .transform({ width: FRAME_WIDTH, height: FRAME_HEIGHT, fit: "contain" })
         .output({ mode: "frame", time: `${atSeconds.toFixed(2)}s`, format: "jpg" });
       return jpegFrom(await result.response(), "media transformations");
@@ -59,20 +59,46 @@ export function mediaTransformsFrames(binding: MediaTransformsBinding): FrameSou
   };
 }
 
+/**
+ * How long the worker waits for the local frame service: longer than the service lets ffmpeg
+ * run (scripts/lib/frame-service.mjs, FFMPEG_TIMEOUT_MS), so its own answer normally comes first.
+ */
+export const FRAME_SERVICE_WAIT_MS = 20_000;
+
 /** Local: the ffmpeg stand-in, POST /frame?time=<seconds> with the video as the body. */
-export function frameServiceFrames(fetcher: (request: Request) => Promise<Response>): FrameSource {
+export function frameServiceFrames(
+  fetcher: (request: Request) => Promise<Response>,
+  { waitMs = FRAME_SERVICE_WAIT_MS }: { waitMs?: number } = {},
+): FrameSource {
   return {
     name: "local-ffmpeg",
     async frame({ video, atSeconds }) {
-      const request = new Request(
-        `http://frames.local/frame?time=${atSeconds.toFixed(2)}&width=${FRAME_WIDTH}&height=${FRAME_HEIGHT}`,
-        {
-          method: "POST",
-          body: video,
-          headers: { "Content-Type": "application/octet-stream" },
-        },
-      );
-      return jpegFrom(await fetcher(request), "frame service");
+      const controller = new AbortController();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const gaveUp = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const err = new Error(`frame service: no answer within ${waitMs} ms`);
+          controller.abort(err);
+          reject(err);
+        }, waitMs);
+      });
+      try {
+        const request = new Request(
+          `http://frames.local/frame?time=${atSeconds.toFixed(2)}&width=${FRAME_WIDTH}&height=${FRAME_HEIGHT}`,
+          {
+            method: "POST",
+            body: video,
+            headers: { "Content-Type": "application/octet-stream" },
+            signal: controller.signal,
+          },
+        );
+        return await Promise.race([
+          fetcher(request).then((response) => jpegFrom(response, "frame service")),
+          gaveUp,
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
