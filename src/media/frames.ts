@@ -2,7 +2,8 @@
  * "A frame of this video, as a 1920x1080 JPEG": the one interface the service's thumbnails from
  * the video go through, with two implementations.
  *  - Production: Cloudflare's Media Transformations binding (`[media] binding`), output mode
- *    `frame`, reading the stored video's stream.
+ *    `frame`, reading a clip of the stored video (media/frame-clip.ts): its input must be
+ *    under 100 MB.
  *  - Local development and tests: a stand-in that runs ffmpeg (scripts/lib/frame-service.mjs),
  *    reached as a service binding (tests) or at FRAME_SERVICE_URL (npm run dev). It takes the
  *    same inputs over HTTP: the video as the body, the time in the query.

@@ -348,10 +348,9 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
  * the stream is packaged again on request; the placeholder stays until a thumbnail is uploaded.
  */
 async function preparePlayback(deps: Deps, content: Content): Promise<void> {
-  const [stream, thumbnail] = await Promise.allSettled([
-    ensureIndex(deps, content),
-    makeFrameThumbnail(deps, content),
-  ]);
+  // The thumbnail is taken from a clip the index locates (frame-thumbnails.ts): index first.
+  const [stream] = await Promise.allSettled([ensureIndex(deps, content)]);
+  const [thumbnail] = await Promise.allSettled([makeFrameThumbnail(deps, content)]);
   const failed = (what: string, result: PromiseSettledResult<unknown>) => {
     if (result.status === "rejected")
       console.error(
