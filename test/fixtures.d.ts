@@ -3,3 +3,9 @@ declare module "*?inline" {
   const dataUrl: string;
   export default dataUrl;
 }
+
+// Vite's "?raw" import: a file's text.
+declare module "*?raw" {
+  const text: string;
+  export default text;
+}
