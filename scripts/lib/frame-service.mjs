@@ -18,7 +18,8 @@ export function hasFfmpeg() {
 
 /**
  * What this stand-in accepts, as Media Transformations documents its own limits (an input under
- * 100 MB, a frame at most 10 minutes in), so a request that works here fits production too.
+ * 100 MB, a frame at most 10 minutes in, 10 to 2,000 pixels a side), so a request that works here
+ * fits production too.
  */
 export const MAX_INPUT_BYTES = 100 * 1000 * 1000;
 export const MAX_TIME_SECONDS = 600;
@@ -127,13 +128,13 @@ export async function frameResponse(request, { timeoutMs = FFMPEG_TIMEOUT_MS } =
     ![time, width, height].every(Number.isFinite) ||
     time < 0 ||
     time > MAX_TIME_SECONDS ||
-    width < 16 ||
-    height < 16 ||
-    width > 4096 ||
-    height > 4096
+    width < 10 ||
+    height < 10 ||
+    width > 2000 ||
+    height > 2000
   ) {
     return new Response(
-      `time, width, height: numbers (0 <= time <= ${MAX_TIME_SECONDS}, 16..4096 pixels)`,
+      `time, width, height: numbers (0 <= time <= ${MAX_TIME_SECONDS}, 10..2000 pixels)`,
       { status: 400 },
     );
   }

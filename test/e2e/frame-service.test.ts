@@ -126,7 +126,7 @@ describe("the local frame service", () => {
     expect(took).toBeLessThan(10_000);
   });
 
-  it("refuses a body over Media Transformations' input limit (413) and a time past 10 minutes (400)", async () => {
+  it("refuses a body over Media Transformations' input limit (413) and a time past 10 minutes or a side over 2,000 pixels (400)", async () => {
     let sent = 0;
     const chunk = new Uint8Array(1024 * 1024);
     const huge = new ReadableStream<Uint8Array>({
@@ -141,6 +141,8 @@ describe("the local frame service", () => {
     expect(await tooLarge.text()).toBe(`the video is larger than ${MAX_INPUT_BYTES} bytes`);
     const late = await frame(fixture("h264-aac-faststart.mp4"), "time=600.5");
     expect(late.status).toBe(400);
+    const wide = await frame(fixture("h264-aac-faststart.mp4"), "time=1&width=2001&height=1080");
+    expect(wide.status).toBe(400);
   });
 
   it("listens on loopback only", async () => {
