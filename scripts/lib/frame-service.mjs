@@ -47,9 +47,12 @@ function runFfmpeg(args, timeoutMs) {
     const child = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] });
     const out = [];
     let err = "";
+    let stopped = false;
+    // SIGKILL: ffmpeg busy in a crafted file does not stop on SIGTERM. The answer waits for
+    // 'close', so no ffmpeg outlives its request.
     const timer = setTimeout(() => {
+      stopped = true;
       child.kill("SIGKILL");
-      reject(new Refused(504, `ffmpeg took longer than ${timeoutMs} ms and was stopped`));
     }, timeoutMs);
     child.stdout.on("data", (d) => out.push(d));
     child.stderr.on("data", (d) => {
@@ -61,7 +64,9 @@ function runFfmpeg(args, timeoutMs) {
     });
     child.on("close", (code) => {
       clearTimeout(timer);
-      if (code === 0) resolve(Buffer.concat(out));
+      if (stopped)
+        reject(new Refused(504, `ffmpeg took longer than ${timeoutMs} ms and was stopped`));
+      else if (code === 0) resolve(Buffer.concat(out));
       else reject(new Refused(422, `no frame: ffmpeg exited ${code}: ${err.slice(0, 300)}`));
     });
   });
