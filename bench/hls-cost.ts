@@ -5,6 +5,7 @@
 // bytes read as zeros. Run by bench/hls.mjs (npm run bench:hls).
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { frameClip } from "../src/domain/content/frame-thumbnails";
 import { mediaPlaylist } from "../src/media/hls/playlists";
 import { packageSegment } from "../src/media/hls/packager";
 import { buildIndex, type HlsIndex } from "../src/media/hls/segments";
@@ -221,6 +222,24 @@ export async function measure(
     const [segment, ms] = await timed(() => packageSegment(built.index, n, readTable, media));
     rows.push({
       step: `${name}: ${(segment.length / 1e6).toFixed(1)} MB out`,
+      reads: tableReads + media.reads,
+      bytes: tableBytes + media.bytes,
+      ms,
+    });
+  }
+  // The input a thumbnail's frame source gets (Media Transformations takes under 100 MB).
+  for (const seconds of [2, 1800]) {
+    const media = file.reader();
+    let tableReads = 0;
+    let tableBytes = 0;
+    const readTable = async (o: number, l: number) => {
+      tableReads++;
+      tableBytes += l;
+      return table.subarray(o, o + l);
+    };
+    const [{ clip }, ms] = await timed(() => frameClip(built.index, readTable, media, seconds));
+    rows.push({
+      step: `frame clip at ${seconds} s: ${(clip.length / 1e3).toFixed(0)} KB out`,
       reads: tableReads + media.reads,
       bytes: tableBytes + media.bytes,
       ms,
