@@ -53,15 +53,20 @@ export async function frameClip(
   const table = await readTable(range.offset, range.length);
   if (table.length !== range.length)
     throw new Error("the sample table is shorter than its index says");
-  const video: SampleRecords = { offsets: [], sizes: [], durations: [], ctos: [], sync: [] };
+  const parts: SampleRecords[] = [];
   for (let n = range.firstSegment, at = 0; n <= range.lastSegment; n++) {
     const segment = index.segments[n]!;
     const { length } = recordRange(segment);
-    const records = readRecords(table.subarray(at, at + length), segment).video;
+    parts.push(readRecords(table.subarray(at, at + length), segment).video);
     at += length;
-    for (const key of ["offsets", "sizes", "durations", "ctos", "sync"] as const)
-      for (const value of records[key]) (video[key] as unknown[]).push(value);
   }
+  const video: SampleRecords = {
+    offsets: parts.flatMap((p) => p.offsets),
+    sizes: parts.flatMap((p) => p.sizes),
+    durations: parts.flatMap((p) => p.durations),
+    ctos: parts.flatMap((p) => p.ctos),
+    sync: parts.flatMap((p) => p.sync),
+  };
   const decodeTime = index.segments[range.firstSegment]!.video.decodeTime;
   const plan = pickClip(index.video, video, decodeTime, seconds);
   const spans = coalesce([plan.samples]);
