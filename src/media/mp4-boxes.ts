@@ -23,6 +23,12 @@ export interface Box {
 }
 
 /**
+ * A box holds a handful of children in a real file (a moov: its tracks; a moof: its trafs);
+ * listing millions of tiny ones would take memory in proportion.
+ */
+export const MAX_CHILD_BOXES = 10_000;
+
+/**
  * Parses consecutive boxes in [start, end). `max` stops early (used for
  * stsd, where only the first entry matters).
  */
@@ -32,6 +38,10 @@ export function children(b: Bytes, start: number, end: number, max = Infinity): 
   const parent: Box = { type: "box", start, end };
   // Fewer than 8 bytes left is padding (QuickTime may end a list with a 4-byte zero).
   while (end - p >= 8 && boxes.length < max) {
+    if (boxes.length === MAX_CHILD_BOXES)
+      throw new MediaProbeError(
+        `corrupt MP4/MOV file: a box holds more than ${MAX_CHILD_BOXES} boxes`,
+      );
     const size32 = b.u32(p, parent);
     const type = b.fourcc(p + 4, parent);
     let headerSize = 8;

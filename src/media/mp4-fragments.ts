@@ -375,7 +375,7 @@ async function durationFromMfra(
 ): Promise<number | null> {
   const usable = entries.filter((e) => e.moofOffset >= moovEnd && e.moofOffset < mfraStart);
   if (usable.length === 0) return null;
-  const from = Math.max(...usable.map((e) => e.moofOffset));
+  const from = usable.reduce((max, e) => Math.max(max, e.moofOffset), 0);
   const ends = new Map<number, number>();
   const lastMoof = usable.filter((e) => e.moofOffset === from);
   if (!(await walkFragments(reader, setup, from, mfraStart, ends, lastMoof))) return null;

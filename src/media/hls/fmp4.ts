@@ -100,7 +100,8 @@ export function mediaSegment(sequence: number, runs: TrackRun[]): Uint8Array {
     offsets.push(at);
     at += run.samples.sizes.reduce((a, b) => a + b, 0);
   }
-  const mdat = box("mdat", ...runs.flatMap((r) => r.data));
+  // One array, not spread arguments: a segment may hold hundreds of thousands of samples.
+  const mdat = box("mdat", concat(runs.flatMap((r) => r.data)));
   return concat([build(offsets), mdat]);
 }
 

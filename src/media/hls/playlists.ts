@@ -105,7 +105,9 @@ export function subtitlePlaylist(index: HlsIndex, subtitle: SubtitleRendition): 
 /** The media playlist: every segment, VOD, with the init segment as its map. */
 export function mediaPlaylist(index: HlsIndex): string {
   // EXT-X-TARGETDURATION: every EXTINF rounded to the nearest integer must not exceed it.
-  const target = Math.max(1, ...index.segments.map((s) => Math.round(s.duration)));
+  // A loop, not Math.max(...durations): spreading 200,000 segments overflows the stack.
+  let target = 1;
+  for (const s of index.segments) target = Math.max(target, Math.round(s.duration));
   const lines = [
     "#EXTM3U",
     "#EXT-X-VERSION:7",

@@ -14,9 +14,16 @@
  * the audio samples that start before the next segment's first video sample.
  */
 import { base64 } from "../../shared/crypto";
-import type { MediaTracks, Track } from "./tracks";
+import { PackagingBudgetExceeded, type MediaTracks, type Track } from "./tracks";
 
 export const INDEX_FORMAT = 1;
+/**
+ * The index's budget beside the samples' (tracks.ts): at most this many segments (33 hours of
+ * 6 s segments; each costs about 150 bytes of the stored index), and a segment is read whole
+ * into memory to be packaged, so at most this many media bytes in one.
+ */
+export const MAX_SEGMENTS = 20_000;
+export const MAX_SEGMENT_BYTES = 64 * 1024 * 1024;
 const RECORD_BYTES = 24;
 const FLAG_SYNC = 1;
 
@@ -78,6 +85,10 @@ export function buildIndex(tracks: MediaTracks, targetSeconds: number): BuiltInd
   for (let i = 1; i < v.sizes.length; i++) {
     if (v.sync[i] && videoDts[i]! - videoDts[starts[starts.length - 1]!]! >= target) starts.push(i);
   }
+  if (starts.length > MAX_SEGMENTS)
+    throw new PackagingBudgetExceeded(
+      `the file would make ${starts.length} segments, more than ${MAX_SEGMENTS}`,
+    );
   const videoEnd = videoDts[v.sizes.length]!;
 
   const segments: SegmentEntry[] = [];
@@ -99,6 +110,10 @@ export function buildIndex(tracks: MediaTracks, targetSeconds: number): BuiltInd
     }
     const bytes =
       sum(v.sizes, first, last) + (audio ? sum(audio.samples.sizes, audioNext, audioTo) : 0);
+    if (bytes > MAX_SEGMENT_BYTES)
+      throw new PackagingBudgetExceeded(
+        `segment ${k} would hold ${bytes} bytes, more than ${MAX_SEGMENT_BYTES}`,
+      );
     segments.push({
       duration: (videoDts[last]! - videoDts[first]!) / video.timescale,
       recordsAt,

@@ -19,7 +19,7 @@ import {
   type Box,
 } from "../mp4-boxes";
 import { audioCodecString, findEsds, parseTimescaledRaw } from "../mp4-probe";
-import { CachedReader, type RangeReader } from "../mp4-reader";
+import { CachedReader, ReadBudgetExceeded, type RangeReader } from "../mp4-reader";
 import { box } from "./box-writer";
 
 /** The moov is read whole; the probe already refused files whose moov is larger. */
@@ -31,6 +31,57 @@ const MAX_TOP_LEVEL_BOXES = 100;
  */
 export const MAX_FRAGMENT_WALK_READS = 20_000;
 const WALK_WINDOW_BYTES = 64 * 1024;
+
+/**
+ * The index's budget (docs/api.md#what-e2-refuses): samples are kept in memory while the index
+ * is built, so a file may hold at most this many in all; a real one has about 263,000 per hour
+ * (30 fps video, 44.1 kHz AAC).
+ */
+export const MAX_INDEX_SAMPLES = 1_000_000;
+/** A track with more samples per second of its duration than this is not a real video or AAC track. */
+export const MAX_SAMPLES_PER_SECOND = 1_000;
+/** ... plus this many, so that a track of a fraction of a second is not judged by its rate. */
+const SAMPLE_RATE_SLACK = 1_000;
+
+/**
+ * A file the service accepts whose stream would exceed the packager's budget (too many samples
+ * or fragments): it has no HLS stream, its MP4 still plays. Not a fault of the file.
+ */
+export class PackagingBudgetExceeded extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PackagingBudgetExceeded";
+  }
+}
+
+/** Samples of the file so far, against MAX_INDEX_SAMPLES: checked before arrays grow. */
+class SampleBudget {
+  used = 0;
+  take(count: number): void {
+    if (count > MAX_INDEX_SAMPLES - this.used)
+      throw new PackagingBudgetExceeded(
+        `the file has more than ${MAX_INDEX_SAMPLES.toLocaleString("en-US")} samples`,
+      );
+    this.used += count;
+  }
+}
+
+/** The bytes a sample may point into: the media data of a fragment, else the whole file. */
+interface DataRegion {
+  start: number;
+  end: number;
+  /** How the refusal names the region. */
+  name: string;
+}
+
+/** Every sample must have at least one byte, all of them inside the media data it points into. */
+function checkSample(offset: number, size: number, region: DataRegion): void {
+  if (size < 1) throw new MediaProbeError("corrupt MP4/MOV file: a sample has no bytes");
+  if (offset < region.start || offset + size > region.end)
+    throw new MediaProbeError(
+      `corrupt MP4/MOV file: a sample at byte ${offset} of ${size} bytes lies outside ${region.name}`,
+    );
+}
 
 export type TrackKind = "video" | "audio";
 
@@ -84,8 +135,11 @@ export async function readTracks(read: RangeReader, fileSize: number): Promise<M
     if (type === "moov") {
       if (size - headerSize > MAX_MOOV_BYTES) throw new MediaProbeError("moov box too large");
       const moov = new Bytes(await reader.read(offset + headerSize, size - headerSize));
-      const parsed = parseMoovTracks(moov);
-      if (parsed.fragmented) await readFragments(reader, parsed, offset + size);
+      const budget = new SampleBudget();
+      const parsed = parseMoovTracks(moov, fileSize, budget);
+      if (parsed.fragmented) await readFragments(reader, parsed, offset + size, budget);
+      for (const track of parsed.audio ? [parsed.video, parsed.audio] : [parsed.video])
+        checkSampleRate(track);
       return { video: parsed.video, audio: parsed.audio };
     }
     offset += size;
@@ -99,12 +153,24 @@ interface ParsedMoov extends MediaTracks {
   trex: Map<number, { duration: number; size: number; flags: number }>;
 }
 
-function parseMoovTracks(b: Bytes): ParsedMoov {
+/** A track's sample count against its duration (MAX_SAMPLES_PER_SECOND). */
+function checkSampleRate(track: Track): void {
+  const durations = track.samples.durations;
+  let total = 0;
+  for (let i = 0; i < durations.length; i++) total += durations[i]!;
+  const seconds = total / track.timescale;
+  if (durations.length > MAX_SAMPLES_PER_SECOND * seconds + SAMPLE_RATE_SLACK)
+    throw new MediaProbeError(
+      `corrupt MP4/MOV file: the ${track.kind} track has ${durations.length} samples in ${seconds.toFixed(3)} s, more than ${MAX_SAMPLES_PER_SECOND} per second`,
+    );
+}
+
+function parseMoovTracks(b: Bytes, fileSize: number, budget: SampleBudget): ParsedMoov {
   const top = children(b, 0, b.length);
   let video: Track | null = null;
   let audio: Track | null = null;
   for (const trak of top.filter((x) => x.type === "trak")) {
-    const track = parseTrack(b, trak);
+    const track = parseTrack(b, trak, fileSize, budget);
     if (track?.kind === "video" && !video) video = track;
     if (track?.kind === "audio" && !audio) audio = track;
   }
@@ -123,7 +189,7 @@ function parseMoovTracks(b: Bytes): ParsedMoov {
   return { video, audio, fragmented: mvex !== undefined, trex };
 }
 
-function parseTrack(b: Bytes, trak: Box): Track | null {
+function parseTrack(b: Bytes, trak: Box, fileSize: number, budget: SampleBudget): Track | null {
   const kids = children(b, trak.start, trak.end);
   const tkhd = kids.find((x) => x.type === "tkhd");
   const mdia = kids.find((x) => x.type === "mdia");
@@ -157,7 +223,7 @@ function parseTrack(b: Bytes, trak: Box): Track | null {
     sampleRate: 0,
     sampleEntry: new Uint8Array(0),
     presentationStart: presentationStart(b, kids),
-    samples: sampleTables(b, tables, kind),
+    samples: sampleTables(b, tables, kind, fileSize, budget),
   };
   if (kind === "video") describeVideo(b, entry, track);
   else describeAudio(b, entry, track);
@@ -215,9 +281,15 @@ function describeAudio(b: Bytes, entry: Box, track: Track): void {
 // Sample tables of a progressive file.
 // ---------------------------------------------------------------------------
 
-function sampleTables(b: Bytes, tables: Box[], kind: TrackKind): Samples {
+function sampleTables(
+  b: Bytes,
+  tables: Box[],
+  kind: TrackKind,
+  fileSize: number,
+  budget: SampleBudget,
+): Samples {
   const find = (type: string) => tables.find((x) => x.type === type);
-  const sizes = sampleSizes(b, find("stsz"), find("stz2"));
+  const sizes = sampleSizes(b, find("stsz"), find("stz2"), fileSize, budget);
   const count = sizes.length;
   const samples = emptySamples();
   if (count === 0) return samples;
@@ -227,19 +299,44 @@ function sampleTables(b: Bytes, tables: Box[], kind: TrackKind): Samples {
     ? expandRuns(b, find("ctts"), count, "ctts", true)
     : new Array<number>(count).fill(0);
   samples.sync = syncSamples(b, find("stss"), count, kind);
-  samples.offsets = sampleOffsets(b, find("stsc"), find("stco") ?? find("co64"), sizes);
+  samples.offsets = sampleOffsets(b, find("stsc"), find("stco") ?? find("co64"), sizes, fileSize);
   return samples;
 }
 
-function sampleSizes(b: Bytes, stsz: Box | undefined, stz2: Box | undefined): number[] {
+/**
+ * Checked before any array is made: `count` samples of at least one byte each (of `fixed` bytes,
+ * when the table gives one size for all) must fit in the file, and in the index's budget.
+ */
+function checkSampleCount(
+  count: number,
+  fixed: number,
+  fileSize: number,
+  budget: SampleBudget,
+  table: string,
+): void {
+  if (count * Math.max(fixed, 1) > fileSize)
+    throw new MediaProbeError(
+      `corrupt MP4/MOV file: its '${table}' box claims ${count} samples${fixed > 0 ? ` of ${fixed} bytes` : ""}, more than the file's ${fileSize} bytes can hold`,
+    );
+  budget.take(count);
+}
+
+function sampleSizes(
+  b: Bytes,
+  stsz: Box | undefined,
+  stz2: Box | undefined,
+  fileSize: number,
+  budget: SampleBudget,
+): number[] {
   if (stsz) {
     const fixed = b.u32(stsz.start + 4, stsz);
     const count = b.u32(stsz.start + 8, stsz);
     if (fixed !== 0) {
-      if (count > MAX_MOOV_BYTES) throw corrupt("stsz");
+      checkSampleCount(count, fixed, fileSize, budget, "stsz");
       return new Array<number>(count).fill(fixed);
     }
     if (count * 4 > stsz.end - stsz.start - 12) throw corrupt("stsz");
+    checkSampleCount(count, 0, fileSize, budget, "stsz");
     const sizes = new Array<number>(count);
     for (let i = 0; i < count; i++) sizes[i] = b.u32(stsz.start + 12 + 4 * i, stsz);
     return sizes;
@@ -249,6 +346,7 @@ function sampleSizes(b: Bytes, stsz: Box | undefined, stz2: Box | undefined): nu
     const count = b.u32(stz2.start + 8, stz2);
     if (![4, 8, 16].includes(field) || (count * field) / 8 > stz2.end - stz2.start - 12)
       throw corrupt("stz2");
+    checkSampleCount(count, 0, fileSize, budget, "stz2");
     const sizes = new Array<number>(count);
     for (let i = 0; i < count; i++) {
       const at = stz2.start + 12;
@@ -304,8 +402,10 @@ function sampleOffsets(
   stsc: Box | undefined,
   chunkBox: Box | undefined,
   sizes: number[],
+  fileSize: number,
 ): number[] {
   if (!stsc || !chunkBox) throw new MediaProbeError("a track has no chunk tables (stsc, stco)");
+  const file: DataRegion = { start: 0, end: fileSize, name: "the file" };
   const wide = chunkBox.type === "co64";
   const chunks = b.u32(chunkBox.start + 4, chunkBox);
   if (chunks * (wide ? 8 : 4) > chunkBox.end - chunkBox.start - 8) throw corrupt(chunkBox.type);
@@ -325,7 +425,12 @@ function sampleOffsets(
     ) {
       const at = chunkBox.start + 8 + (chunk - 1) * (wide ? 8 : 4);
       let offset = wide ? b.u64(at, chunkBox) : b.u32(at, chunkBox);
+      if (offset >= fileSize)
+        throw new MediaProbeError(
+          `corrupt MP4/MOV file: chunk ${chunk} of a track starts at byte ${offset}, past the end of the file (${fileSize} bytes)`,
+        );
       for (let k = 0; k < perChunk && sample < sizes.length; k++) {
+        checkSample(offset, sizes[sample]!, file);
         offsets[sample] = offset;
         offset += sizes[sample]!;
         sample++;
@@ -357,27 +462,58 @@ const TRUN_CTO = 0x800;
 /** sample_is_non_sync_sample in the sample flags (ISO/IEC 14496-12, 8.8.3.1). */
 const NON_SYNC = 0x00010000;
 
-async function readFragments(reader: CachedReader, moov: ParsedMoov, from: number): Promise<void> {
+async function readFragments(
+  reader: CachedReader,
+  moov: ParsedMoov,
+  from: number,
+  budget: SampleBudget,
+): Promise<void> {
   reader.limitReads(MAX_FRAGMENT_WALK_READS);
   const byId = new Map<number, Track>([[moov.video.id, moov.video]]);
   if (moov.audio) byId.set(moov.audio.id, moov.audio);
+  const file: DataRegion = { start: 0, end: reader.fileSize, name: "the file" };
   let offset = from;
-  while (offset + 8 <= reader.fileSize) {
-    const header = await reader.readAhead(
-      offset,
-      Math.min(16, reader.fileSize - offset),
-      WALK_WINDOW_BYTES,
-    );
-    const { type, size } = parseBoxHeader(header, offset, reader.fileSize);
-    if (type === "moof") {
-      if (size > 16 * 1024 * 1024) throw corrupt("moof");
-      const bytes = await reader.readAhead(offset, size, WALK_WINDOW_BYTES);
-      addMoofSamples(new Bytes(bytes), offset, byId, moov.trex);
-    } else if (type === "mfra") {
-      break;
+  try {
+    while (offset + 8 <= reader.fileSize) {
+      const header = await reader.readAhead(
+        offset,
+        Math.min(16, reader.fileSize - offset),
+        WALK_WINDOW_BYTES,
+      );
+      const { type, size } = parseBoxHeader(header, offset, reader.fileSize);
+      if (type === "moof") {
+        if (size > 16 * 1024 * 1024) throw corrupt("moof");
+        const bytes = await reader.readAhead(offset, size, WALK_WINDOW_BYTES);
+        const data = (await mediaDataAfter(reader, offset + size)) ?? file;
+        addMoofSamples(new Bytes(bytes), offset, byId, moov.trex, data, budget);
+      } else if (type === "mfra") {
+        break;
+      }
+      offset += size;
     }
-    offset += size;
+  } catch (err) {
+    if (!(err instanceof ReadBudgetExceeded)) throw err;
+    throw new PackagingBudgetExceeded(
+      `the file has more fragments than ${MAX_FRAGMENT_WALK_READS} reads can index`,
+    );
   }
+}
+
+/** The payload of the mdat box at `offset` (the one after a moof holds its samples), if it is one. */
+async function mediaDataAfter(reader: CachedReader, offset: number): Promise<DataRegion | null> {
+  if (offset + 8 > reader.fileSize) return null;
+  const header = await reader.readAhead(
+    offset,
+    Math.min(16, reader.fileSize - offset),
+    WALK_WINDOW_BYTES,
+  );
+  const { type, headerSize, size } = parseBoxHeader(header, offset, reader.fileSize);
+  if (type !== "mdat") return null;
+  return {
+    start: offset + headerSize,
+    end: offset + size,
+    name: `the 'mdat' box at byte ${offset}`,
+  };
 }
 
 function addMoofSamples(
@@ -385,6 +521,8 @@ function addMoofSamples(
   moofOffset: number,
   tracks: Map<number, Track>,
   trex: ParsedMoov["trex"],
+  data: DataRegion,
+  budget: SampleBudget,
 ): void {
   const moof = children(b, 0, b.length, 1)[0];
   if (!moof || moof.type !== "moof") throw corrupt("moof");
@@ -414,6 +552,8 @@ function addMoofSamples(
         duration,
         size,
         flags: sampleFlags,
+        data,
+        budget,
       });
     }
   }
@@ -426,6 +566,9 @@ interface TrunDefaults {
   duration: number;
   size: number;
   flags: number;
+  /** Where the samples must lie. */
+  data: DataRegion;
+  budget: SampleBudget;
 }
 
 function addTrunSamples(b: Bytes, trun: Box, track: Track, d: TrunDefaults): number {
@@ -439,6 +582,15 @@ function addTrunSamples(b: Bytes, trun: Box, track: Track, d: TrunDefaults): num
   if (flags & TRUN_FIRST_SAMPLE_FLAGS) (firstFlags = b.u32(p, trun)), (p += 4);
   const fields = [TRUN_DURATION, TRUN_SIZE, TRUN_FLAGS, TRUN_CTO].filter((f) => flags & f).length;
   if (count * fields * 4 > trun.end - p) throw corrupt("trun");
+  // Before any sample is added: each takes at least one byte (the default size when the trun
+  // gives none) of the media data from its first sample on.
+  const room = d.data.end - Math.max(offset, d.data.start);
+  const each = flags & TRUN_SIZE ? 1 : Math.max(d.size, 1);
+  if (count * each > room)
+    throw new MediaProbeError(
+      `corrupt MP4/MOV file: a 'trun' box claims ${count} samples${flags & TRUN_SIZE ? "" : ` of ${d.size} bytes`}, more than ${d.data.name} holds`,
+    );
+  d.budget.take(count);
   const s = track.samples;
   for (let i = 0; i < count; i++) {
     const duration = flags & TRUN_DURATION ? b.u32((p += 4) - 4, trun) : d.duration;
@@ -446,6 +598,7 @@ function addTrunSamples(b: Bytes, trun: Box, track: Track, d: TrunDefaults): num
     let sampleFlags = flags & TRUN_FLAGS ? b.u32((p += 4) - 4, trun) : d.flags;
     if (i === 0 && firstFlags !== null) sampleFlags = firstFlags;
     const raw = flags & TRUN_CTO ? b.u32((p += 4) - 4, trun) : 0;
+    checkSample(offset, size, d.data);
     s.offsets.push(offset);
     s.sizes.push(size);
     s.durations.push(duration);
