@@ -200,6 +200,18 @@ export async function finishUpload(
   return row ?? null;
 }
 
+/** Records why a content's file has no HLS stream (found when it was first packaged). */
+export async function setStreamError(
+  db: Db,
+  content: Content,
+  reason: string,
+  now: Date,
+): Promise<Content> {
+  const changes = { streamError: reason, updatedAt: now.toISOString() };
+  await db.update(contents).set(changes).where(eq(contents.id, content.id));
+  return { ...content, ...changes };
+}
+
 /** Records a part the worker stored; a part stored again replaces the earlier one (as in R2). */
 export async function recordPart(db: Db, part: UploadPart): Promise<void> {
   await db

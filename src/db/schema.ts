@@ -172,6 +172,11 @@ export const contents = sqliteTable(
       .default(sql`'[]'`),
     isLive: integer("is_live", { mode: "boolean" }).notNull().default(false),
     urlHls: text("url_hls"),
+    /**
+     * Why the stored file has no HLS stream though it was accepted (over the packager's budget,
+     * domain/streaming.ts), else null: the record then has no service urlHLS.
+     */
+    streamError: text("stream_error"),
     removed: integer("removed", { mode: "boolean" }).notNull().default(false),
     status: text("status", { enum: CONTENT_STATUSES }).notNull().default("uploading"),
     rejectionReason: text("rejection_reason"),

@@ -4,8 +4,9 @@
 // read only the index, a segment reads its records from the sample table and its samples'
 // byte ranges from the file (media/hls/packager.ts). docs/api.md#streaming has the URLs.
 import type { Config } from "../config";
-import type { Db } from "../db/client";
-import { findContentByKeyAnyOrg } from "../db/content";
+import { catalogChanged } from "./catalog-changed";
+import type { Deps } from "./deps";
+import { findContentByKeyAnyOrg, setStreamError } from "../db/content";
 import { servableContentId } from "./files";
 import type { Content } from "../db/schema";
 import { MediaProbeError } from "../media/mp4-boxes";
@@ -21,7 +22,7 @@ import {
 } from "../media/hls/playlists";
 import { sha256Hex } from "../shared/crypto";
 import { buildIndex, INDEX_FORMAT, type HlsIndex } from "../media/hls/segments";
-import { readTracks } from "../media/hls/tracks";
+import { PackagingBudgetExceeded, readTracks } from "../media/hls/tracks";
 import { contentIdOfHlsVersion, hlsKeys } from "../storage/layout";
 
 export { HLS_VERSION_PATTERN } from "../storage/layout";
@@ -33,9 +34,8 @@ export interface PackagingDeps {
   config: Pick<Config, "hlsSegmentSeconds">;
 }
 
-/** What answering a stream request needs. */
-export interface StreamingDeps extends PackagingDeps {
-  db: Db;
+/** What answering a stream request needs (all of a request's: it may change the catalog). */
+export interface StreamingDeps extends Deps {
   nowMs: number;
 }
 
@@ -73,7 +73,48 @@ export async function ensureIndex(deps: PackagingDeps, content: Packaged): Promi
   return (await storedIndex(deps.bucket, key)) ?? remember(key, await buildAndStore(deps, content));
 }
 
-async function buildAndStore(deps: PackagingDeps, content: Packaged): Promise<StoredIndex> {
+/** What packaging a completed upload found (E2): a fault of the file, or its stream (or why none). */
+export type UploadPackaging = { refused: string } | { streamError: string | null };
+
+/**
+ * E2 packages the file before it publishes it, with the checks every later request would make:
+ * a file the packager finds faulty (samples past the file, counts it cannot hold) is refused
+ * with the reason; one over the packager's budget is published without a stream.
+ */
+export async function packageUpload(
+  deps: PackagingDeps,
+  content: Packaged,
+): Promise<UploadPackaging> {
+  try {
+    const index = remember(
+      hlsKeys(content.contentKey, content.id).index,
+      await buildAndStore(deps, content, true),
+    );
+    return { streamError: "unstreamable" in index ? index.unstreamable : null };
+  } catch (err) {
+    if (err instanceof MediaProbeError) return { refused: err.message };
+    throw err;
+  }
+}
+
+/** Why packaging failed for good (stored, so it is not tried again), or null for a passing failure. */
+function unstreamableReason(err: unknown): string | null {
+  if (err instanceof MediaProbeError || err instanceof PackagingBudgetExceeded) return err.message;
+  // A bug on an odd file (an index past an array's end): the file will not package any better.
+  if (err instanceof RangeError) return "the file could not be packaged";
+  return null;
+}
+
+/**
+ * Builds and stores the content's index; a file that cannot be packaged gets a stored marker
+ * instead, so its stream requests read that small object and never package again. With
+ * `refuseFaults` (E2), a fault of the file is thrown rather than stored.
+ */
+async function buildAndStore(
+  deps: PackagingDeps,
+  content: Packaged,
+  refuseFaults = false,
+): Promise<StoredIndex> {
   const keys = hlsKeys(content.contentKey, content.id);
   const head = await deps.bucket.head(content.mediaKey);
   if (!head) throw new NoStream("the video file is missing");
@@ -90,8 +131,9 @@ async function buildAndStore(deps: PackagingDeps, content: Packaged): Promise<St
     });
     index = { ...built.index, mediaKey: content.mediaKey };
   } catch (err) {
-    if (!(err instanceof MediaProbeError)) throw err;
-    index = { format: INDEX_FORMAT, unstreamable: err.message };
+    const reason = unstreamableReason(err);
+    if (reason === null || (refuseFaults && err instanceof MediaProbeError)) throw err;
+    index = { format: INDEX_FORMAT, unstreamable: reason };
   }
   await deps.bucket.put(keys.index, JSON.stringify(index), {
     httpMetadata: { contentType: "application/json" },
@@ -123,6 +165,15 @@ async function indexForVersion(
     const content = await findContentByKeyAnyOrg(deps.db, contentKey);
     if (!content || content.id !== contentId) throw new NoStream(`no stream version ${version}`);
     index = await ensureIndex(deps, content);
+    // A file published before E2 packaged it: its record (and the feeds listing it) stops
+    // offering the stream.
+    if ("unstreamable" in index && content.streamError === null) {
+      const marked = await setStreamError(deps.db, content, index.unstreamable, deps.now);
+      await catalogChanged(deps, content.organizationId, {
+        kind: "videos",
+        versions: [content, marked],
+      });
+    }
   }
   if ("unstreamable" in index)
     throw new NoStream(`this video has no HLS stream: ${index.unstreamable}`);

@@ -27,8 +27,13 @@ export function v2Record(c: Content, o: Origins) {
     isLive: c.isLive,
     thumbnail: thumbnailOf(c, o),
     url: mediaUrl(o.baseUrl, c.mediaKey),
-    // The service packages every published video (domain/streaming.ts); an operator may point elsewhere.
-    urlHLS: c.urlHls ?? (c.status === "available" ? hlsUrl(o.baseUrl, c.contentKey, c.id) : null),
+    // The service packages every published video (domain/streaming.ts) unless its file is over
+    // the packager's budget (streamError); an operator may point elsewhere.
+    urlHLS:
+      c.urlHls ??
+      (c.status === "available" && c.streamError === null
+        ? hlsUrl(o.baseUrl, c.contentKey, c.id)
+        : null),
   };
 }
 

@@ -45,7 +45,7 @@ import {
   type UploadTarget,
 } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
-import { ensureIndex, streamObjectKeys } from "../streaming";
+import { packageUpload, streamObjectKeys } from "../streaming";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { thumbnailOf } from "../catalog/records";
 import { emitWebhookEvent } from "../webhooks/emit";
@@ -307,7 +307,7 @@ export type PublishOutcome =
 export async function publishStoredUpload(deps: Deps, content: Content): Promise<PublishOutcome> {
   const { db, bucket } = deps;
   const now = deps.now.toISOString();
-  const { reason, info } = await inspectMedia(bucket, content);
+  const { reason, info, streamError } = await inspectMedia(deps, content);
   if (reason !== null) {
     // The object is deleted and the content stays unavailable; E5 can delete it.
     await bucket.delete(content.mediaKey);
@@ -334,6 +334,7 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
     height: info.height,
     videoCodec: info.videoCodec,
     audioCodec: info.audioCodec,
+    streamError,
   });
   if (!published) return { kind: "lost" };
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
@@ -343,49 +344,56 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
 }
 
 /**
- * After E2 answers: the HLS index (a player asking sooner gets it packaged on its request) and,
- * without a publisher's thumbnail, one made from the video. Failures are logged, not retried:
- * the stream is packaged again on request; the placeholder stays until a thumbnail is uploaded.
+ * After E2 answers: without a publisher's thumbnail, one made from the video (the HLS index is
+ * stored before E2 publishes). A failure is logged, not retried: the placeholder stays until a
+ * thumbnail is uploaded.
  */
 async function preparePlayback(deps: Deps, content: Content): Promise<void> {
-  // The thumbnail is taken from a clip the index locates (frame-thumbnails.ts): index first.
-  const [stream] = await Promise.allSettled([ensureIndex(deps, content)]);
-  const [thumbnail] = await Promise.allSettled([makeFrameThumbnail(deps, content)]);
-  const failed = (what: string, result: PromiseSettledResult<unknown>) => {
-    if (result.status === "rejected")
-      console.error(
-        JSON.stringify({
-          level: "error",
-          msg: `${what} failed`,
-          content_key: content.contentKey,
-          error: String(result.reason).slice(0, 300),
-        }),
-      );
-  };
-  failed("HLS packaging", stream);
-  failed("thumbnail from the video", thumbnail);
+  try {
+    await makeFrameThumbnail(deps, content);
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "thumbnail from the video failed",
+        content_key: content.contentKey,
+        error: String(err).slice(0, 300),
+      }),
+    );
+  }
 }
 
-type Inspection = { reason: string; info: null } | { reason: null; info: MediaInfo };
+type Inspection =
+  | { reason: string; info: null; streamError: null }
+  | { reason: null; info: MediaInfo; streamError: string | null };
 
-/** Size and media checks of a completed upload, from ranged reads of the stored object. */
-async function inspectMedia(bucket: R2Bucket, content: Content): Promise<Inspection> {
+const refusal = (reason: string): Inspection => ({ reason, info: null, streamError: null });
+
+/**
+ * Size and media checks of a completed upload, from ranged reads of the stored object: the
+ * probe (the service's rules), then the packaging of its stream, which refuses a file whose
+ * samples do not fit in it (docs/api.md#what-e2-refuses).
+ */
+async function inspectMedia(deps: Deps, content: Content): Promise<Inspection> {
+  const { bucket } = deps;
   const head = await bucket.head(content.mediaKey);
-  if (!head) return { reason: "the uploaded object is missing", info: null };
-  if (head.size !== content.contentSize) {
-    return {
-      reason: `stored size ${head.size} bytes differs from contentSize ${content.contentSize}`,
-      info: null,
-    };
-  }
+  if (!head) return refusal("the uploaded object is missing");
+  if (head.size !== content.contentSize)
+    return refusal(
+      `stored size ${head.size} bytes differs from contentSize ${content.contentSize}`,
+    );
+  let info: MediaInfo;
   try {
-    const info = await probeMp4(r2RangeReader(bucket, content.mediaKey, head.size), head.size);
-    const reason = checkMediaRequirements(info);
-    return reason === null ? { reason: null, info } : { reason, info: null };
+    info = await probeMp4(r2RangeReader(bucket, content.mediaKey, head.size), head.size);
   } catch (err) {
-    if (err instanceof MediaProbeError) return { reason: err.message, info: null };
+    if (err instanceof MediaProbeError) return refusal(err.message);
     throw err;
   }
+  const reason = checkMediaRequirements(info);
+  if (reason !== null) return refusal(reason);
+  const packaged = await packageUpload(deps, content);
+  if ("refused" in packaged) return refusal(packaged.refused);
+  return { reason: null, info, streamError: packaged.streamError };
 }
 
 export async function loadContentOr404(

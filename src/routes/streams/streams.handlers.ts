@@ -1,5 +1,6 @@
 import type { AppRouteHandler } from "../../http/router";
 import { NoStream, streamCaching, streamFile } from "../../domain/streaming";
+import { requestDeps } from "../../http/deps";
 import { serveBytes } from "../../http/serve-object";
 import { etagMatches } from "../../shared/etag";
 import { notFound } from "../../shared/errors";
@@ -11,7 +12,7 @@ export const stream: AppRouteHandler<typeof routes.stream> = async (c) => {
     "Access-Control-Allow-Origin": "*",
     "Cache-Control": streamCaching(file).cacheControl,
   };
-  const deps = { db: c.get("db"), bucket: c.env.MEDIA, config: c.get("config"), nowMs: Date.now() };
+  const deps = { ...requestDeps(c), nowMs: Date.now() };
   const answer = await streamFile(deps, contentKey, version, file).catch((err: unknown) => {
     throw err instanceof NoStream ? notFound(err.message) : err;
   });

@@ -1,0 +1,1 @@
+ALTER TABLE `contents` ADD `stream_error` text;
