@@ -34,10 +34,10 @@ const WALK_WINDOW_BYTES = 64 * 1024;
 
 /**
  * The index's budget (docs/api.md#what-e2-refuses): samples are kept in memory while the index
- * is built, so a file may hold at most this many in all; a real one has about 263,000 per hour
- * (30 fps video, 44.1 kHz AAC).
+ * is built, so a file may hold at most this many in all (2.3 hours of 30 fps video with 44.1 kHz
+ * AAC); the memory it takes is measured in docs/benchmarks.md.
  */
-export const MAX_INDEX_SAMPLES = 1_000_000;
+export const MAX_INDEX_SAMPLES = 600_000;
 /** A track with more samples per second of its duration than this is not a real video or AAC track. */
 export const MAX_SAMPLES_PER_SECOND = 1_000;
 /** ... plus this many, so that a track of a fraction of a second is not judged by its rate. */
