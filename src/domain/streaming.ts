@@ -21,7 +21,7 @@ import {
   type SubtitleRendition,
 } from "../media/hls/playlists";
 import { sha256Hex } from "../shared/crypto";
-import { buildIndex, INDEX_FORMAT, type HlsIndex } from "../media/hls/segments";
+import { buildIndex, INDEX_FORMAT, MAX_SEGMENTS, type HlsIndex } from "../media/hls/segments";
 import { PackagingBudgetExceeded, readTracks } from "../media/hls/tracks";
 import { contentIdOfHlsVersion, hlsKeys } from "../storage/layout";
 
@@ -47,13 +47,35 @@ export type StoredIndex =
 /** A file that cannot be streamed (its MP4 still plays): the reason is the answer's message. */
 export class NoStream extends Error {}
 
-/** Indexes read in this isolate (a playlist and its segments ask for the same one in a row). */
+/**
+ * Indexes read in this isolate (a playlist and its segments ask for the same one in a row): at
+ * most 64, and at most 40,000 segments in all (two of the largest indexes the packager makes),
+ * so that a few very long files cannot fill the isolate's memory.
+ */
 const INDEX_CACHE_ENTRIES = 64;
+const INDEX_CACHE_SEGMENTS = 2 * MAX_SEGMENTS;
 const indexes = new Map<string, StoredIndex>();
+let cachedSegments = 0;
+
+const segmentsOf = (index: StoredIndex) => ("segments" in index ? index.segments.length : 0);
 
 function remember(key: string, index: StoredIndex): StoredIndex {
-  if (indexes.size >= INDEX_CACHE_ENTRIES) indexes.delete(indexes.keys().next().value!);
+  const old = indexes.get(key);
+  if (old) {
+    indexes.delete(key);
+    cachedSegments -= segmentsOf(old);
+  }
+  while (
+    indexes.size > 0 &&
+    (indexes.size >= INDEX_CACHE_ENTRIES ||
+      cachedSegments + segmentsOf(index) > INDEX_CACHE_SEGMENTS)
+  ) {
+    const [oldest, entry] = indexes.entries().next().value!;
+    indexes.delete(oldest);
+    cachedSegments -= segmentsOf(entry);
+  }
   indexes.set(key, index);
+  cachedSegments += segmentsOf(index);
   return index;
 }
 
