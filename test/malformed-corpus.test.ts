@@ -134,28 +134,36 @@ describe("the malformed corpus through E2 and the stream", () => {
   }
 });
 
+/**
+ * A file published under the older rules, which did not package it at E2: its object put in R2
+ * and its row made available directly.
+ */
+async function publishedBefore(bytes: Uint8Array, title: string) {
+  const created = await writeJson(org, "POST", "/v2/content/", {
+    contentSize: bytes.byteLength,
+    title,
+  });
+  expect(created.res.status).toBe(200);
+  const contentKey = created.body.contentKey as string;
+  const mediaKey = created.body.contentUploadData.key as string;
+  await env.MEDIA.put(mediaKey, bytes);
+  await env.DB.prepare(
+    "update contents set status = 'available', upload_id = null, published_at = ?, duration = 2 where content_key = ?",
+  )
+    .bind(new Date().toISOString(), contentKey)
+    .run();
+  const row = (await contentRow(contentKey))!;
+  expect((await recordOf(contentKey)).urlHLS).toMatch(/master\.m3u8$/);
+  return { contentKey, mediaKey, id: row.id };
+}
+
 describe("a file published before E2 packaged it", () => {
   it("is marked unstreamable on its first stream request, and never packaged again", async () => {
-    // A file published under the older rules, which did not package it at E2: its object put in
-    // R2 and its row made available directly (the stsz claims 4,000,000 samples).
+    // The stsz claims 4,000,000 samples.
     const bad = corpus.find((f) => f.name.startsWith("fixed-size stsz claiming"))!;
-    const created = await writeJson(org, "POST", "/v2/content/", {
-      contentSize: bad.bytes.byteLength,
-      title: "published before",
-    });
-    expect(created.res.status).toBe(200);
-    const contentKey = created.body.contentKey as string;
-    const mediaKey = created.body.contentUploadData.key as string;
-    await env.MEDIA.put(mediaKey, bad.bytes);
-    await env.DB.prepare(
-      "update contents set status = 'available', upload_id = null, published_at = ?, duration = 2 where content_key = ?",
-    )
-      .bind(new Date().toISOString(), contentKey)
-      .run();
-    const row = (await contentRow(contentKey))!;
-    expect((await recordOf(contentKey)).urlHLS).toMatch(/master\.m3u8$/);
+    const { contentKey, mediaKey, id } = await publishedBefore(bad.bytes, "published before");
 
-    const base = streamBase(contentKey, row.id);
+    const base = streamBase(contentKey, id);
     const first = await call(`${base}video.m3u8`);
     expect(first.status).toBe(404);
     expect(await textOf(first)).toMatch(/no HLS stream: .*'stsz' box claims 4000000 samples/);
@@ -167,5 +175,18 @@ describe("a file published before E2 packaged it", () => {
     const second = await call(`${base}master.m3u8`);
     expect(second.status).toBe(404);
     expect(await textOf(second)).toMatch(/'stsz' box claims 4000000 samples/);
+  });
+
+  it("loses its urlHLS when its marker was stored before records knew of it", async () => {
+    const { contentKey, id } = await publishedBefore(dataUrlBytes(faststartUrl), "old marker");
+    const reason = "corrupt MP4/MOV file: invalid 'stsz' box in the metadata";
+    await env.MEDIA.put(
+      `${contentKey}/hls/h1-${id.toString(36)}/index.json`,
+      JSON.stringify({ format: 1, unstreamable: reason }),
+    );
+    const res = await call(`${streamBase(contentKey, id)}master.m3u8`);
+    expect(res.status).toBe(404);
+    expect((await contentRow(contentKey))!.stream_error).toBe(reason);
+    expect((await recordOf(contentKey)).urlHLS).toBeNull();
   });
 });

@@ -165,6 +165,24 @@ async function buildAndStore(
 
 type Streamable = HlsIndex & { mediaKey: string };
 
+/** Index keys of unstreamable files whose record this isolate has seen marked. */
+const recordChecked = new Set<string>();
+
+/**
+ * Once per file: its record (and the feeds listing it) stops offering the stream. For a file
+ * published before E2 packaged, found when its stream is first asked for.
+ */
+async function markUnstreamable(deps: StreamingDeps, content: Content, reason: string) {
+  if (recordChecked.size >= 10_000) recordChecked.clear();
+  recordChecked.add(hlsKeys(content.contentKey, content.id).index);
+  if (content.streamError !== null) return;
+  const marked = await setStreamError(deps.db, content, reason, deps.now);
+  await catalogChanged(deps, content.organizationId, {
+    kind: "videos",
+    versions: [content, marked],
+  });
+}
+
 /**
  * The index a stream URL names and where its sample table is; NoStream unless the version is
  * that of the content served under the key now (the same isolate-cached answer as the media's).
@@ -183,19 +201,15 @@ async function indexForVersion(
   const keys = hlsKeys(contentKey, contentId);
   let index = await storedIndex(deps.bucket, keys.index);
   if (!index) {
-    // Not packaged yet (E2 packages in the background).
+    // Not packaged yet: a file published before E2 packaged.
     const content = await findContentByKeyAnyOrg(deps.db, contentKey);
     if (!content || content.id !== contentId) throw new NoStream(`no stream version ${version}`);
     index = await ensureIndex(deps, content);
-    // A file published before E2 packaged it: its record (and the feeds listing it) stops
-    // offering the stream.
-    if ("unstreamable" in index && content.streamError === null) {
-      const marked = await setStreamError(deps.db, content, index.unstreamable, deps.now);
-      await catalogChanged(deps, content.organizationId, {
-        kind: "videos",
-        versions: [content, marked],
-      });
-    }
+    if ("unstreamable" in index) await markUnstreamable(deps, content, index.unstreamable);
+  } else if ("unstreamable" in index && !recordChecked.has(keys.index)) {
+    // A marker stored before records knew of it: the record may still offer the stream.
+    const content = await findContentByKeyAnyOrg(deps.db, contentKey);
+    if (content?.id === contentId) await markUnstreamable(deps, content, index.unstreamable);
   }
   if ("unstreamable" in index)
     throw new NoStream(`this video has no HLS stream: ${index.unstreamable}`);
