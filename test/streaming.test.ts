@@ -166,13 +166,71 @@ describe("urlHLS and the stream of a published video", () => {
     ).toBe(304);
   });
 
-  it("describes the same segments in a DASH manifest", async () => {
+  it("describes video and audio as separate DASH AdaptationSets over per-track segments", async () => {
     const res = await call(`${base(masterUrl)}manifest.mpd`);
     expect(res.headers.get("Content-Type")).toContain("application/dash+xml");
     const mpd = await textOf(res);
-    expect(mpd).toContain('initialization="init.mp4"');
-    expect(mpd).toContain('media="$Number$.m4s"');
     expect(mpd).toContain('mediaPresentationDuration="PT2.000S"');
+    const sets = [
+      ...mpd.matchAll(/<AdaptationSet [^>]*contentType="(\w+)"[\s\S]*?<\/AdaptationSet>/g),
+    ];
+    expect(sets.map((m) => m[1])).toEqual(["video", "audio"]);
+    const [video, audio] = sets.map((m) => m[0]);
+    expect(video).toMatch(/codecs="avc1\.6400[0-9a-f]{2}"/);
+    expect(video).toContain('initialization="video-init.mp4" media="video-$Number$.m4s"');
+    expect(audio).toContain('codecs="mp4a.40.2"');
+    expect(audio).toContain('initialization="audio-init.mp4" media="audio-$Number$.m4s"');
+    // One track per file, and together the samples of the muxed segment.
+    const muxed = segmentParts(
+      new Uint8Array(await (await call(`${base(masterUrl)}0.m4s`)).arrayBuffer()),
+    );
+    const parts = [];
+    for (const kind of ["video", "audio"]) {
+      const init = new Uint8Array(
+        await (await call(`${base(masterUrl)}${kind}-init.mp4`)).arrayBuffer(),
+      );
+      const moov = boxPath(init, ["moov"])[0]!;
+      const traks = boxesIn(init, moov.offset + 8, moov.offset + moov.size).filter(
+        (b) => b.type === "trak",
+      );
+      expect(traks, kind).toHaveLength(1);
+      const segment = await call(`${base(masterUrl)}${kind}-0.m4s`);
+      expect(segment.status).toBe(200);
+      expect(segment.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+      parts.push(segmentParts(new Uint8Array(await segment.arrayBuffer())));
+    }
+    expect(parts.map((p) => p.counts)).toEqual(muxed.counts.map((n) => [n]));
+    expect(parts[0]!.mdatPayload + parts[1]!.mdatPayload).toBe(muxed.mdatPayload);
+    expect((await call(`${base(masterUrl)}audio-99.m4s`)).status).toBe(404);
+  });
+
+  it("keeps the source's edit lists in the init segments (B-frame delay, AAC priming)", async () => {
+    // The source: video presented from 2 frames (0.2 s at 10 fps, timescale 10240) into its
+    // decode times, and 1,024 AAC priming samples (44.1 kHz) not presented.
+    const mediaTimes = (init: Uint8Array) => {
+      const inside = (b: { offset: number; size: number }, type: string) =>
+        boxesIn(init, b.offset + 8, b.offset + b.size).filter((x) => x.type === type);
+      const moov = boxPath(init, ["moov"])[0]!;
+      return inside(moov, "trak").flatMap((trak) =>
+        inside(trak, "edts").flatMap((edts) =>
+          // elst: header, version and flags, entry_count, segment_duration, media_time
+          inside(edts, "elst").map((elst) =>
+            new DataView(init.buffer, init.byteOffset).getUint32(elst.offset + 20),
+          ),
+        ),
+      );
+    };
+    const muxed = new Uint8Array(await (await call(`${base(masterUrl)}init.mp4`)).arrayBuffer());
+    expect(mediaTimes(muxed)).toEqual([2048, 1024]);
+    for (const [kind, time] of [
+      ["video", 2048],
+      ["audio", 1024],
+    ] as const) {
+      const init = new Uint8Array(
+        await (await call(`${base(masterUrl)}${kind}-init.mp4`)).arrayBuffer(),
+      );
+      expect(mediaTimes(init), kind).toEqual([time]);
+    }
   });
 
   it("offers the record's WebVTT subtitles as subtitle renditions; an edit reaches the cached master at once", async () => {

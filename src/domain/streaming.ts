@@ -21,8 +21,14 @@ import {
   type SubtitleRendition,
 } from "../media/hls/playlists";
 import { sha256Hex } from "../shared/crypto";
-import { buildIndex, INDEX_FORMAT, MAX_SEGMENTS, type HlsIndex } from "../media/hls/segments";
-import { PackagingBudgetExceeded, readTracks } from "../media/hls/tracks";
+import {
+  buildIndex,
+  INDEX_FORMAT,
+  MAX_SEGMENTS,
+  type HlsIndex,
+  type SegmentPart,
+} from "../media/hls/segments";
+import { PackagingBudgetExceeded, readTracks, type TrackKind } from "../media/hls/tracks";
 import { contentIdOfHlsVersion, hlsKeys } from "../storage/layout";
 
 export { HLS_VERSION_PATTERN } from "../storage/layout";
@@ -280,18 +286,28 @@ export async function streamFile(
       variant,
     };
   }
-  if (file === "init.mp4")
+  // DASH's per-track files (video-init.mp4, audio-3.m4s) or HLS's muxed ones (init.mp4, 3.m4s).
+  const named = DASH_TRACK_FILE.exec(file);
+  const part: SegmentPart = (named?.[1] as TrackKind | undefined) ?? "muxed";
+  if (part === "audio" && !index.audio) throw new NoStream(`no ${file}: this video has no audio`);
+  const name = named ? named[2]! : file;
+  if (name === "init.mp4") {
+    const tracks = index.audio ? [index.video, index.audio] : [index.video];
     return {
       kind: "bytes",
-      bytes: initSegment(index.audio ? [index.video, index.audio] : [index.video]),
+      bytes: initSegment(part === "muxed" ? tracks : tracks.filter((t) => t.kind === part)),
     };
-  const n = Number(file.split(".")[0]);
+  }
+  const n = Number(name.split(".")[0]);
   if (!Number.isInteger(n) || n >= index.segments.length)
     throw new NoStream(`no segment ${file}: this stream has ${index.segments.length}`);
   const table = r2RangeReader(deps.bucket, samplesKey, Number.MAX_SAFE_INTEGER);
   const media = r2RangeReader(deps.bucket, index.mediaKey, Number.MAX_SAFE_INTEGER);
-  return { kind: "bytes", bytes: await packageSegment(index, n, table, media) };
+  return { kind: "bytes", bytes: await packageSegment(index, n, table, media, part) };
 }
+
+/** A DASH file of one track: `video-init.mp4`, `audio-12.m4s` (playlists.ts names them). */
+const DASH_TRACK_FILE = /^(video|audio)-(init\.mp4|\d+\.m4s)$/;
 
 /**
  * How long a stream file may be kept: init and segments for good (the version names the file);

@@ -1,10 +1,10 @@
 /**
  * CMAF / fragmented MP4 output (ISO/IEC 14496-12, 23000-19): the init segment (ftyp + moov with
- * an mvex, no samples) and media segments (moof + mdat), video and audio muxed.
+ * an mvex, no samples) and media segments (moof + mdat): both tracks (HLS) or one (DASH).
  *
- * Sample timing: tfdt is each track's decode time; video composition offsets are written signed
- * (trun version 1) minus the track's presentation start, so the first frame of a video with
- * B-frames is presented at 0 as its edit list said.
+ * Sample timing is the source's: tfdt is each track's decode time, composition offsets are the
+ * file's, and the init segment carries each track's edit list (its presentation start), so a
+ * video with B-frames and AAC with priming samples start together at 0 as in the source.
  */
 import { fromBase64 } from "../../shared/crypto";
 import { box, concat, fullBox, u16, u32, u64 } from "./box-writer";
@@ -67,7 +67,23 @@ function trak(t: TrackHeader): Uint8Array {
     fullBox("stsz", 0, 0, u32(0, 0)),
     fullBox("stco", 0, 0, u32(0)),
   );
-  return box("trak", tkhd, box("mdia", mdhd, hdlr, box("minf", header, dinf, stbl)));
+  const mdia = box("mdia", mdhd, hdlr, box("minf", header, dinf, stbl));
+  const edts = editList(t);
+  return edts ? box("trak", tkhd, edts, mdia) : box("trak", tkhd, mdia);
+}
+
+/**
+ * The source's presentation start as an edit list (CMAF allows one edit for it): the B-frame
+ * delay of a video, the priming samples of AAC (decoded, not presented). segment_duration 0:
+ * the duration is in the fragments (ISO/IEC 14496-12, 8.6.6).
+ */
+function editList(t: TrackHeader): Uint8Array | null {
+  if (t.presentationStart <= 0) return null;
+  const wide = t.presentationStart > 0x7fffffff;
+  const entry = wide
+    ? concat([u64(0), u64(t.presentationStart), u16(1, 0)])
+    : concat([u32(0, t.presentationStart), u16(1, 0)]);
+  return box("edts", fullBox("elst", wide ? 1 : 0, 0, u32(1), entry));
 }
 
 /** One track's samples in a media segment, with their bytes in order. */
@@ -78,7 +94,10 @@ export interface TrackRun {
   data: Uint8Array[];
 }
 
-const TRUN_FLAGS = 0x000001 | 0x000100 | 0x000200 | 0x000400 | 0x000800; // data offset, duration, size, flags, cto
+/** trun flags: data offset, then per sample its duration, size and flags. */
+const TRUN_FLAGS = 0x000001 | 0x000100 | 0x000200 | 0x000400;
+/** Per sample composition time offsets (written only when a run has one that is not 0). */
+const TRUN_CTO = 0x000800;
 /** sample_depends_on = 2 (an I-frame) / 1 with sample_is_non_sync_sample. */
 const SYNC_FLAGS = 0x02000000;
 const NON_SYNC_FLAGS = 0x01010000;
@@ -107,19 +126,28 @@ export function mediaSegment(sequence: number, runs: TrackRun[]): Uint8Array {
 
 function traf(run: TrackRun, dataOffset: number): Uint8Array {
   const s = run.samples;
-  const shift = run.track.kind === "video" ? run.track.presentationStart : 0;
-  const perSample = new Uint8Array(16 * s.sizes.length);
+  // Without composition offsets (audio, video without B-frames) a demuxer takes each sample's
+  // duration as given: ffmpeg drops the durations of samples that have one.
+  const withCto = s.ctos.some((c) => c !== 0);
+  const stride = withCto ? 16 : 12;
+  const perSample = new Uint8Array(stride * s.sizes.length);
   const view = new DataView(perSample.buffer);
-  for (let i = 0; i < s.sizes.length; i++) {
-    view.setUint32(16 * i, s.durations[i]!);
-    view.setUint32(16 * i + 4, s.sizes[i]!);
-    view.setUint32(16 * i + 8, s.sync[i] ? SYNC_FLAGS : NON_SYNC_FLAGS);
-    view.setInt32(16 * i + 12, s.ctos[i]! - shift);
+  for (let i = 0, at = 0; i < s.sizes.length; i++, at += stride) {
+    view.setUint32(at, s.durations[i]!);
+    view.setUint32(at + 4, s.sizes[i]!);
+    view.setUint32(at + 8, s.sync[i] ? SYNC_FLAGS : NON_SYNC_FLAGS);
+    if (withCto) view.setInt32(at + 12, s.ctos[i]!);
   }
   return box(
     "traf",
     fullBox("tfhd", 0, 0x020000, u32(run.track.id)), // default-base-is-moof
     fullBox("tfdt", 1, 0, u64(run.decodeTime)),
-    fullBox("trun", 1, TRUN_FLAGS, u32(s.sizes.length, dataOffset), perSample),
+    fullBox(
+      "trun",
+      1,
+      TRUN_FLAGS | (withCto ? TRUN_CTO : 0),
+      u32(s.sizes.length, dataOffset),
+      perSample,
+    ),
   );
 }

@@ -6,7 +6,13 @@
  */
 import type { RangeReader } from "../mp4-reader";
 import { mediaSegment, type TrackRun } from "./fmp4";
-import { readRecords, recordRange, type HlsIndex, type SampleRecords } from "./segments";
+import {
+  partRange,
+  readPartRecords,
+  type HlsIndex,
+  type SampleRecords,
+  type SegmentPart,
+} from "./segments";
 
 /** Samples closer than this are fetched in one read (the bytes between them are read and dropped). */
 export const READ_GAP_BYTES = 256 * 1024;
@@ -32,18 +38,27 @@ export function coalesce(samples: SampleRecords[], gap = READ_GAP_BYTES): Span[]
   return merged;
 }
 
-/** Segment `n` (0-based) of the index, as fMP4 bytes. */
+/**
+ * Segment `n` (0-based) of the index, as fMP4 bytes: both tracks in one moof (HLS), or one
+ * track (DASH: an AdaptationSet per track). A part a segment does not have is a RangeError.
+ */
 export async function packageSegment(
   index: HlsIndex,
   n: number,
   readTable: RangeReader,
   readMedia: RangeReader,
+  part: SegmentPart = "muxed",
 ): Promise<Uint8Array> {
   const segment = index.segments[n];
   if (!segment) throw new RangeError(`no segment ${n}`);
-  const range = recordRange(segment);
-  const { video, audio } = readRecords(await readTable(range.offset, range.length), segment);
-  const tracks = audio ? [video, audio] : [video];
+  if (part === "audio" && !(index.audio && segment.audio)) throw new RangeError("no audio");
+  const range = partRange(segment, part);
+  const { video, audio } = readPartRecords(
+    await readTable(range.offset, range.length),
+    segment,
+    part,
+  );
+  const tracks = [video, audio].filter((t): t is SampleRecords => t !== null);
   const spans = coalesce(tracks);
   const chunks = await Promise.all(spans.map((s) => readMedia(s.offset, s.end - s.offset)));
   const bytesAt = (offset: number, size: number): Uint8Array => {
@@ -67,7 +82,8 @@ export async function packageSegment(
     samples: records,
     data: records.sizes.map((size, i) => bytesAt(records.offsets[i]!, size)),
   });
-  const runs = [run(video, index.video, segment.video.decodeTime)];
+  const runs: TrackRun[] = [];
+  if (video) runs.push(run(video, index.video, segment.video.decodeTime));
   if (audio && index.audio && segment.audio)
     runs.push(run(audio, index.audio, segment.audio.decodeTime));
   return mediaSegment(n + 1, runs);

@@ -3,6 +3,7 @@
  * Every URI is relative: the playlists sit beside their segments under a versioned path.
  */
 import { bitrates, type HlsIndex } from "./segments";
+import type { TrackKind } from "./tracks";
 
 export const SEGMENT_EXTENSION = "m4s";
 
@@ -124,27 +125,80 @@ export function mediaPlaylist(index: HlsIndex): string {
   return lines.join("\n");
 }
 
-/** A DASH MPD (ISO/IEC 23009-1, on-demand profile with a SegmentTimeline) over the same segments. */
+/** The DASH files of a track: its init segment and its media segments, `$Number$` from 0. */
+export const dashInitName = (kind: TrackKind) => `${kind}-init.mp4`;
+export const dashSegmentName = (kind: TrackKind, n: number | "$Number$") =>
+  `${kind}-${n}.${SEGMENT_EXTENSION}`;
+
+/**
+ * A SegmentTimeline: runs of equal durations become one `S` with a repeat count `r`, so the
+ * manifest grows with the number of distinct runs, not of segments (a video with a keyframe
+ * at a fixed interval has one or two `S` whatever its length).
+ */
+export function segmentTimeline(durations: Iterable<number>): string {
+  const out: string[] = [];
+  let first = true;
+  let current = -1;
+  let repeats = 0;
+  const flush = () => {
+    if (current < 0) return;
+    out.push(`<S ${first ? 't="0" ' : ""}d="${current}"${repeats ? ` r="${repeats}"` : ""}/>`);
+    first = false;
+  };
+  for (const d of durations) {
+    if (d === current) repeats++;
+    else {
+      flush();
+      current = d;
+      repeats = 0;
+    }
+  }
+  flush();
+  return `<SegmentTimeline>${out.join("")}</SegmentTimeline>`;
+}
+
+/** Each segment's video duration in the video's timescale (decode time to the next segment). */
+function* videoDurations(index: HlsIndex): Generator<number> {
+  const end = Math.round(index.durationSeconds * index.video.timescale);
+  for (let i = 0; i < index.segments.length; i++)
+    yield (index.segments[i + 1]?.video.decodeTime ?? end) - index.segments[i]!.video.decodeTime;
+}
+
+/**
+ * A DASH MPD (ISO/IEC 23009-1, live profile: SegmentTemplate and SegmentTimeline, static) with
+ * one AdaptationSet per media component, as DASH-IF's interoperability guidelines ask: video
+ * and audio each have their own init segment and media segments (the same samples as the HLS
+ * segments, one track each). Audio segment n holds the audio frames that start within video
+ * segment n, so both sets share the video's timeline; an audio segment starts at most one
+ * audio frame after the time the timeline gives it.
+ */
 export function dashManifest(index: HlsIndex): string {
-  const { peak } = bitrates(index);
-  const ts = index.video.timescale;
-  const timeline = index.segments
-    .map((s) => `<S t="${s.video.decodeTime}" d="${Math.round(s.duration * ts)}"/>`)
-    .join("");
+  const { peak, average } = bitrates(index);
+  const timeline = segmentTimeline(videoDurations(index));
+  const template = (kind: TrackKind) =>
+    `<SegmentTemplate timescale="${index.video.timescale}" initialization="${dashInitName(kind)}" media="${dashSegmentName(kind, "$Number$")}" startNumber="0">${timeline}</SegmentTemplate>`;
   const iso = (seconds: number) => `PT${seconds.toFixed(3)}S`;
-  return [
+  const v = index.video;
+  const lines = [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" profiles="urn:mpeg:dash:profile:isoff-live:2011" type="static" mediaPresentationDuration="${iso(index.durationSeconds)}" minBufferTime="${iso(index.targetSeconds)}">`,
     `<Period id="0" start="PT0S">`,
-    `<AdaptationSet id="0" contentType="video" mimeType="video/mp4" segmentAlignment="true" startWithSAP="1">`,
-    `<Representation id="0" bandwidth="${peak}" codecs="${codecsOf(index)}" width="${index.video.width}" height="${index.video.height}">`,
-    `<SegmentTemplate timescale="${ts}" initialization="init.mp4" media="$Number$.${SEGMENT_EXTENSION}" startNumber="0">`,
-    `<SegmentTimeline>${timeline}</SegmentTimeline>`,
-    `</SegmentTemplate>`,
-    `</Representation>`,
+    `<AdaptationSet id="0" contentType="video" mimeType="video/mp4" segmentAlignment="true" startWithSAP="1" maxWidth="${v.width}" maxHeight="${v.height}">`,
+    template("video"),
+    `<Representation id="video" bandwidth="${peak}" codecs="${v.codec}" width="${v.width}" height="${v.height}"/>`,
     `</AdaptationSet>`,
-    `</Period>`,
-    `</MPD>`,
-    "",
-  ].join("\n");
+  ];
+  const a = index.audio;
+  if (a)
+    // The muxed stream's average bounds the audio's (the index keeps bytes per segment, both tracks).
+    lines.push(
+      `<AdaptationSet id="1" contentType="audio" mimeType="audio/mp4" lang="und" segmentAlignment="true" startWithSAP="1">`,
+      template("audio"),
+      `<Representation id="audio" bandwidth="${average}" codecs="${a.codec}" audioSamplingRate="${a.sampleRate}">`,
+      `<AudioChannelConfiguration schemeIdUri="urn:mpeg:dash:23003:3:audio_channel_configuration:2011" value="${a.channels}"/>`,
+      `</Representation>`,
+      `</AdaptationSet>`,
+    );
+  lines.push(`</Period>`, `</MPD>`, "");
+  return lines.join("\n");
 }

@@ -14,7 +14,7 @@
  * the audio samples that start before the next segment's first video sample.
  */
 import { base64 } from "../../shared/crypto";
-import { PackagingBudgetExceeded, type MediaTracks, type Track } from "./tracks";
+import { PackagingBudgetExceeded, type MediaTracks, type Track, type TrackKind } from "./tracks";
 
 export const INDEX_FORMAT = 1;
 /**
@@ -159,6 +159,47 @@ export function recordRange(segment: SegmentEntry): { offset: number; length: nu
   };
 }
 
+/** Which samples of a segment: both tracks (HLS's muxed segments) or one (DASH's per track). */
+export type SegmentPart = "muxed" | TrackKind;
+
+/** Where a segment's records of `part` are in the sample table (video's come before audio's). */
+export function partRange(
+  segment: SegmentEntry,
+  part: SegmentPart,
+): { offset: number; length: number } {
+  if (part === "muxed") return recordRange(segment);
+  const video = segment.video.count * RECORD_BYTES;
+  return part === "video"
+    ? { offset: segment.recordsAt, length: video }
+    : { offset: segment.recordsAt + video, length: (segment.audio?.count ?? 0) * RECORD_BYTES };
+}
+
+/** A segment's records of `part`, as read from the sample table at `partRange`. */
+export function readPartRecords(
+  bytes: Uint8Array,
+  segment: SegmentEntry,
+  part: SegmentPart,
+): { video: SampleRecords | null; audio: SampleRecords | null } {
+  if (part === "muxed") return readRecords(bytes, segment);
+  if (bytes.length !== partRange(segment, part).length)
+    throw new Error("sample table read does not match the index");
+  const records = takeRecords(bytes, 0, bytes.length / RECORD_BYTES);
+  return part === "video" ? { video: records, audio: null } : { video: null, audio: records };
+}
+
+function takeRecords(bytes: Uint8Array, from: number, count: number): SampleRecords {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const r: SampleRecords = { offsets: [], sizes: [], durations: [], ctos: [], sync: [] };
+  for (let i = 0, at = from * RECORD_BYTES; i < count; i++, at += RECORD_BYTES) {
+    r.offsets.push(view.getFloat64(at));
+    r.sizes.push(view.getUint32(at + 8));
+    r.durations.push(view.getUint32(at + 12));
+    r.ctos.push(view.getInt32(at + 16));
+    r.sync.push((view.getUint32(at + 20) & FLAG_SYNC) !== 0);
+  }
+  return r;
+}
+
 /** Splits a segment's records (as read from the sample table) into its video and audio samples. */
 export function readRecords(
   bytes: Uint8Array,
@@ -166,21 +207,9 @@ export function readRecords(
 ): { video: SampleRecords; audio: SampleRecords | null } {
   if (bytes.length !== recordRange(segment).length)
     throw new Error("sample table read does not match the index");
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const take = (from: number, count: number): SampleRecords => {
-    const r: SampleRecords = { offsets: [], sizes: [], durations: [], ctos: [], sync: [] };
-    for (let i = 0, at = from * RECORD_BYTES; i < count; i++, at += RECORD_BYTES) {
-      r.offsets.push(view.getFloat64(at));
-      r.sizes.push(view.getUint32(at + 8));
-      r.durations.push(view.getUint32(at + 12));
-      r.ctos.push(view.getInt32(at + 16));
-      r.sync.push((view.getUint32(at + 20) & FLAG_SYNC) !== 0);
-    }
-    return r;
-  };
   return {
-    video: take(0, segment.video.count),
-    audio: segment.audio ? take(segment.video.count, segment.audio.count) : null,
+    video: takeRecords(bytes, 0, segment.video.count),
+    audio: segment.audio ? takeRecords(bytes, segment.video.count, segment.audio.count) : null,
   };
 }
 

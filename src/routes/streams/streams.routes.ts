@@ -9,7 +9,7 @@ import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 import { HLS_VERSION_PATTERN } from "../../domain/streaming";
 
 export const STREAM_FILE_PATTERN =
-  /^(master\.m3u8|video\.m3u8|subtitles-(0|[1-9]\d{0,3})\.m3u8|manifest\.mpd|init\.mp4|(0|[1-9]\d{0,6})\.m4s)$/;
+  /^(master\.m3u8|video\.m3u8|subtitles-(0|[1-9]\d{0,3})\.m3u8|manifest\.mpd|((video|audio)-)?(init\.mp4|(0|[1-9]\d{0,6})\.m4s))$/;
 
 const text = (type: string, description: string) => ({
   description,
@@ -25,7 +25,7 @@ export const stream = createRoute({
   middleware: [servableOnly, edgeCache(streamPolicy)],
   summary: "A video's HLS stream (the record's urlHLS) and its DASH manifest",
   description:
-    "`master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), and `manifest.mpd` (DASH over the same segments). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206).",
+    "`master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206).",
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
@@ -36,7 +36,7 @@ export const stream = createRoute({
         .string()
         .regex(
           STREAM_FILE_PATTERN,
-          "must be master.m3u8, video.m3u8, subtitles-<n>.m3u8, manifest.mpd, init.mp4 or <n>.m4s",
+          "must be master.m3u8, video.m3u8, subtitles-<n>.m3u8, manifest.mpd, init.mp4, <n>.m4s, or video-/audio- before init.mp4 or <n>.m4s",
         ),
     }),
   },
