@@ -31,6 +31,9 @@ export default async function setup(project: TestProject) {
       "/fixtures/": join(ROOT, "test", "fixtures"),
       // hls.js as published on npm, the player the streaming test plays the service's HLS with.
       "/hlsjs/": join(ROOT, "node_modules", "hls.js", "dist"),
+      // dash.js and Shaka Player as published on npm, the DASH players of the streaming test.
+      "/dashjs/": join(ROOT, "node_modules", "dashjs", "dist"),
+      "/shaka/": join(ROOT, "node_modules", "shaka-player", "dist"),
     });
     // Fail here, with one clear message, if the operator API does not work.
     await createOrg({ baseUrl: worker.url, adminToken: worker.adminToken });

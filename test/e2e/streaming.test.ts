@@ -23,6 +23,7 @@ declare global {
     ): Promise<{ codecs: string; width: number; height: number }[]>;
     loaded: number[];
     fatal: string[];
+    errors: string[];
   }
 }
 
@@ -157,6 +158,57 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
   }, 60_000);
 });
 
+describe.skipIf(!e2e.chromium)(
+  "the DASH manifest in dash.js and Shaka Player (headless Chromium)",
+  () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchChromium(e2e.chromium!);
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    it.each(["dashjs", "shaka"])(
+      "%s plays it from start to end, video and audio",
+      async (player) => {
+        const page = await browser.newPage();
+        await page.goto(`${e2e.staticUrl}/pages/dash.html`);
+        const mpd = urlHLS.replace(/master\.m3u8$/, "manifest.mpd");
+        const tracks = await page.evaluate(
+          ([player, url]) =>
+            (window as unknown as { attach: (p: string, u: string) => Promise<string[][]> }).attach(
+              player!,
+              url!,
+            ),
+          [player, mpd],
+        );
+        // dash.js names a track by its MIME type and codecs, Shaka by its codecs.
+        expect(tracks).toEqual([
+          [expect.stringMatching(/avc1\.[0-9a-f]{6}"?$/)],
+          [expect.stringMatching(/mp4a\.40\.2"?$/)],
+        ]);
+        const result = await page.evaluate(async () => {
+          const video = document.querySelector("video")!;
+          video.playbackRate = 16;
+          await video.play();
+          await new Promise((resolve) => video.addEventListener("ended", resolve, { once: true }));
+          return {
+            duration: video.duration,
+            currentTime: video.currentTime,
+            errors: window.errors,
+          };
+        });
+        expect(result.errors).toEqual([]);
+        expect(result.duration).toBeCloseTo(40, 0);
+        expect(result.currentTime).toBeCloseTo(40, 0);
+        await page.close();
+      },
+      60_000,
+    );
+  },
+);
+
 describe.skipIf(!e2e.chromium)("the embeddable player in headless Chromium", () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -269,6 +321,124 @@ describe.skipIf(!hasFfmpeg)("ffmpeg", () => {
       expect(actual.duration).toBeCloseTo(expected.duration, 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+/** Per track (by codec type): the packets' count and the first one's time, as ffprobe reads them. */
+async function packets(input: string) {
+  const { stdout } = await run(
+    "ffprobe",
+    [
+      "-v",
+      "error",
+      "-protocol_whitelist",
+      "file,http,tcp",
+      "-show_entries",
+      "stream=codec_type:packet=stream_index,pts_time",
+      "-of",
+      "json",
+      input,
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  const parsed = JSON.parse(stdout) as {
+    streams: { codec_type: string }[];
+    packets: { stream_index: number; pts_time: string }[];
+  };
+  const tracks: Record<string, { count: number; start: number }> = {};
+  for (const p of parsed.packets) {
+    const type = parsed.streams[p.stream_index]!.codec_type;
+    tracks[type] ??= { count: 0, start: Number(p.pts_time) };
+    tracks[type].count++;
+    tracks[type].start = Math.min(tracks[type].start, Number(p.pts_time));
+  }
+  return tracks;
+}
+
+describe.skipIf(!hasFfmpeg)("ffmpeg and the DASH manifest, A/V timing", () => {
+  let dir: string;
+  let source: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "dash-e2e-"));
+    source = join(dir, "source.mp4");
+    writeFileSync(source, fixture(FORTY));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("copies the MPD into a file with one video and one audio track of the source's length, without errors", async () => {
+    const copy = join(dir, "dash.mp4");
+    const mpd = urlHLS.replace(/master\.m3u8$/, "manifest.mpd");
+    const { stderr } = await run("ffmpeg", ["-v", "error", "-y", "-i", mpd, "-c", "copy", copy]);
+    expect(stderr).toBe("");
+    const { stdout } = await run("ffprobe", [
+      "-v",
+      "error",
+      "-show_entries",
+      "stream=codec_name:format=duration",
+      "-of",
+      "json",
+      copy,
+    ]);
+    const probed = JSON.parse(stdout) as {
+      streams: { codec_name: string }[];
+      format: { duration: string };
+    };
+    expect(probed.streams.map((s) => s.codec_name)).toEqual(["h264", "aac"]);
+    // Within an AAC frame (1,024 samples at 8 kHz: 0.128 s) and a millisecond of the source's 40 s.
+    expect(Math.abs(Number(probed.format.duration) - 40)).toBeLessThanOrEqual(0.129 + 1e-9);
+  }, 60_000);
+
+  it("reads HLS with the source's per-track start times and packet counts", async () => {
+    const expected = await packets(source);
+    expect(expected).toEqual({
+      video: { count: 200, start: 0 },
+      audio: { count: 314, start: -0.128 },
+    });
+    expect(await packets(urlHLS)).toEqual(expected);
+    // And remuxed: both tracks start at 0, as in the source (the AAC priming packet is kept and
+    // marked to be skipped, not played).
+    const copy = join(dir, "hls.mp4");
+    await run("ffmpeg", ["-v", "error", "-y", "-i", urlHLS, "-c", "copy", copy]);
+    const { stdout } = await run("ffprobe", [
+      "-v",
+      "error",
+      "-show_entries",
+      "stream=codec_type,start_time",
+      "-of",
+      "json",
+      copy,
+    ]);
+    const streams = (
+      JSON.parse(stdout) as { streams: { codec_type: string; start_time: string }[] }
+    ).streams.map((s) => [s.codec_type, Number(s.start_time)]);
+    expect(streams).toEqual([
+      ["video", 0],
+      ["audio", 0],
+    ]);
+  }, 60_000);
+
+  it("reads each DASH AdaptationSet with the source's start time and packet count", async () => {
+    const expected = await packets(source);
+    const base = urlHLS.replace(/master\.m3u8$/, "");
+    const mpd = await (await fetch(`${base}manifest.mpd`)).text();
+    // One AdaptationSet per file: ffmpeg's DASH reader ends at the first track's end, which
+    // would cut the other's last packet; read alone, each track is whole.
+    const sets = [
+      ...mpd.matchAll(/<AdaptationSet [^>]*contentType="(\w+)"[\s\S]*?<\/AdaptationSet>\n/g),
+    ];
+    expect(sets.map((m) => m[1])).toEqual(["video", "audio"]);
+    for (const [set, type] of sets.map((m) => [m[0], m[1]!] as const)) {
+      const single = join(dir, `${type}.mpd`);
+      const others = sets.filter((m) => m[1] !== type).map((m) => m[0]);
+      writeFileSync(
+        single,
+        others
+          .reduce((text, other) => text.replace(other, ""), mpd)
+          .replace("<Period", `<BaseURL>${base}</BaseURL>\n<Period`),
+      );
+      expect(set).toContain(`${type}-init.mp4`);
+      expect(await packets(single), type).toEqual({ [type]: expected[type] });
     }
   }, 60_000);
 });
