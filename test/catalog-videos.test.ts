@@ -154,7 +154,7 @@ describe("E6 listing", () => {
       customFields: [{ season: 1 }, { show: "Morning" }],
       isLive: false,
       urlHLS: expect.stringMatching(
-        /^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h1-[0-9a-z]+\/master\.m3u8$/,
+        /^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h2-[0-9a-z]+\/master\.m3u8$/,
       ),
       serviceCategories: [],
       url: `https://catalog.test/media/${k.v1}/${k.v1}.mp4`,

@@ -158,7 +158,7 @@ describe("feed files", () => {
       thumbnail: `${ORIGIN}/thumbnails/${k.v1}.jpg`,
       url: `${ORIGIN}/media/${k.v1}/${k.v1}.mp4`,
       urlHLS: expect.stringMatching(
-        /^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h1-[0-9a-z]+\/master\.m3u8$/,
+        /^https:\/\/catalog\.test\/hls\/[A-Za-z0-9]+\/h2-[0-9a-z]+\/master\.m3u8$/,
       ),
       subtitles: [{ en: "https://subs.example.com/v1.en.vtt" }],
     });

@@ -100,7 +100,7 @@ describe("urlHLS and the stream of a published video", () => {
   });
 
   it("is an absolute versioned URL on the service, in E6 and in the feed files", async () => {
-    expect(masterUrl).toMatch(new RegExp(`^${ORIGIN}/hls/${key}/h1-[0-9a-z]+/master\\.m3u8$`));
+    expect(masterUrl).toMatch(new RegExp(`^${ORIGIN}/hls/${key}/h2-[0-9a-z]+/master\\.m3u8$`));
     const feed = await writeJson(org, "POST", "/v2/feeds", { name: "Streams", configuration: {} });
     expect(feed.res.status).toBe(200);
     // Feed files are published by the feed-rebuilds queue, a moment after the change (the poll's

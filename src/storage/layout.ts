@@ -32,7 +32,7 @@ export const orgFeedListKey = (syncCode: string) => `v2/orgs/${syncCode}/feeds.j
  * another row, another media file) and by the packager's revision (a change to the segments'
  * bytes gets new URLs, so segments can be cached for good).
  */
-export const HLS_REVISION = 1;
+export const HLS_REVISION = 2;
 export const hlsVersion = (contentId: number) => `h${HLS_REVISION}-${contentId.toString(36)}`;
 export const HLS_VERSION_PATTERN = /^h(\d{1,3})-([0-9a-z]{1,12})$/;
 /** The content row a version names, if it is one of the current revision. */

@@ -481,7 +481,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
       .poll(() => video.getAttribute("data-mp4"))
       .toBe(`${service.baseUrl}/media/${keys.first}/${keys.first}.mp4`);
     expect(await video.getAttribute("data-hls")).toMatch(
-      new RegExp(`^${service.baseUrl}/hls/${keys.first}/h1-[0-9a-z]+/master\\.m3u8$`),
+      new RegExp(`^${service.baseUrl}/hls/${keys.first}/h2-[0-9a-z]+/master\\.m3u8$`),
     );
     await expect
       .poll(() => video.evaluate((v: HTMLVideoElement) => v.currentSrc))

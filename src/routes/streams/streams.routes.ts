@@ -31,7 +31,7 @@ export const stream = createRoute({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
       version: z
         .string()
-        .regex(HLS_VERSION_PATTERN, "must be the stream version of the urlHLS, e.g. h1-2s"),
+        .regex(HLS_VERSION_PATTERN, "must be the stream version of the urlHLS, e.g. h2-2s"),
       file: z
         .string()
         .regex(
