@@ -328,6 +328,10 @@ describe("the media rules hold for the stream", () => {
     expect((await admin(`/admin/videos/${key}`, "PATCH", { removed: false })).res.status).toBe(200);
     expect((await call(`${base(master)}0.m4s`)).status).toBe(200);
 
+    // What the packager's previous revision stored (h1) goes with the content too.
+    const h1 = master.split("/")[5]!.replace(/^h\d+-/, "h1-");
+    await env.MEDIA.put(`${key}/hls/${h1}/index.json`, "{}");
+    await env.MEDIA.put(`${key}/hls/${h1}/samples.bin`, new Uint8Array(24));
     expect((await writeJson(org, "DELETE", `/v2/content?contentKey=${key}`)).res.status).toBe(200);
     expect((await call(`${base(master)}0.m4s`)).status).toBe(404);
     const left = await env.MEDIA.list({ prefix: `${key}/` });

@@ -29,7 +29,7 @@ import {
   type SegmentPart,
 } from "../media/hls/segments";
 import { PackagingBudgetExceeded, readTracks, type TrackKind } from "../media/hls/tracks";
-import { contentIdOfHlsVersion, hlsKeys } from "../storage/layout";
+import { contentIdOfHlsVersion, HLS_REVISION, hlsKeys } from "../storage/layout";
 
 export { HLS_VERSION_PATTERN } from "../storage/layout";
 import { r2RangeReader } from "../storage/objects";
@@ -320,6 +320,11 @@ export function streamCaching(file: string): { maxAge: number; cacheControl: str
     : { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
 }
 
-/** The stored objects of a content's stream (deleted with the content). */
+/**
+ * The stored objects of a content's stream (deleted with the content), those an earlier
+ * packager revision stored included.
+ */
 export const streamObjectKeys = (content: { id: number; contentKey: string }) =>
-  Object.values(hlsKeys(content.contentKey, content.id));
+  Array.from({ length: HLS_REVISION }, (_, r) =>
+    Object.values(hlsKeys(content.contentKey, content.id, r + 1)),
+  ).flat();

@@ -33,7 +33,8 @@ export const orgFeedListKey = (syncCode: string) => `v2/orgs/${syncCode}/feeds.j
  * bytes gets new URLs, so segments can be cached for good).
  */
 export const HLS_REVISION = 2;
-export const hlsVersion = (contentId: number) => `h${HLS_REVISION}-${contentId.toString(36)}`;
+export const hlsVersion = (contentId: number, revision = HLS_REVISION) =>
+  `h${revision}-${contentId.toString(36)}`;
 export const HLS_VERSION_PATTERN = /^h(\d{1,3})-([0-9a-z]{1,12})$/;
 /** The content row a version names, if it is one of the current revision. */
 export function contentIdOfHlsVersion(version: string): number | null {
@@ -43,7 +44,7 @@ export function contentIdOfHlsVersion(version: string): number | null {
 export const hlsUrl = (baseUrl: string, contentKey: string, contentId: number) =>
   `${baseUrl}/hls/${contentKey}/${hlsVersion(contentId)}/master.m3u8`;
 /** The stored index of a version (the segments, JSON) and its sample table (binary). */
-export const hlsKeys = (contentKey: string, contentId: number) => {
-  const dir = `${contentKey}/hls/${hlsVersion(contentId)}`;
+export const hlsKeys = (contentKey: string, contentId: number, revision = HLS_REVISION) => {
+  const dir = `${contentKey}/hls/${hlsVersion(contentId, revision)}`;
   return { index: `${dir}/index.json`, samples: `${dir}/samples.bin` };
 };
