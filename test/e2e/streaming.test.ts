@@ -202,6 +202,15 @@ describe.skipIf(!e2e.chromium)(
         expect(result.errors).toEqual([]);
         expect(result.duration).toBeCloseTo(40, 0);
         expect(result.currentTime).toBeCloseTo(40, 0);
+        // Both tracks start at 0 as in the source: Chromium applied the edit lists (the video's
+        // B-frame delay, the AAC priming), or one would start 0.4 s or 0.128 s late.
+        const starts = await page.evaluate(() =>
+          (
+            window as unknown as { bufferStarts: () => { type: string; start: number }[] }
+          ).bufferStarts(),
+        );
+        expect(starts.map((s) => s.type).sort()).toEqual(["audio", "video"]);
+        for (const { type, start } of starts) expect(start, type).toBeLessThan(0.01);
         await page.close();
       },
       60_000,
