@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { frameClip } from "../src/domain/content/frame-thumbnails";
-import { mediaPlaylist } from "../src/media/hls/playlists";
+import { dashManifest, mediaPlaylist } from "../src/media/hls/playlists";
 import { packageSegment } from "../src/media/hls/packager";
 import { buildIndex, type HlsIndex } from "../src/media/hls/segments";
 import { readTracks, type Track } from "../src/media/hls/tracks";
@@ -206,10 +206,20 @@ export async function measure(
     ms: playlistMs,
   });
 
+  const [mpd, mpdMs] = await timed(async () => dashManifest(JSON.parse(indexJson) as HlsIndex));
+  rows.push({
+    step: `DASH manifest (index read + render): ${mpd.length.toLocaleString("en-US")} bytes out`,
+    reads: 1,
+    bytes: indexJson.length,
+    ms: mpdMs,
+  });
+
   const table = built.sampleTable;
-  for (const [name, n] of [
-    ["first segment", 0],
-    ["middle segment (#300)", 300],
+  for (const [name, n, part] of [
+    ["first segment", 0, "muxed"],
+    ["middle segment (#300)", 300, "muxed"],
+    ["DASH video segment #300", 300, "video"],
+    ["DASH audio segment #300", 300, "audio"],
   ] as const) {
     const media = file.reader();
     let tableReads = 0;
@@ -219,9 +229,9 @@ export async function measure(
       tableBytes += l;
       return table.subarray(o, o + l);
     };
-    const [segment, ms] = await timed(() => packageSegment(built.index, n, readTable, media));
+    const [segment, ms] = await timed(() => packageSegment(built.index, n, readTable, media, part));
     rows.push({
-      step: `${name}: ${(segment.length / 1e6).toFixed(1)} MB out`,
+      step: `${name}: ${segment.length >= 1e6 ? `${(segment.length / 1e6).toFixed(1)} MB` : `${(segment.length / 1e3).toFixed(0)} KB`} out`,
       reads: tableReads + media.reads,
       bytes: tableBytes + media.bytes,
       ms,
