@@ -22,6 +22,7 @@ import {
   writeJson,
   type TestOrg,
 } from "./helpers";
+import { hlsVersion } from "../src/storage/layout";
 import { malformedCorpus, type CorpusFile } from "./malformed-corpus";
 import { boxesIn } from "./media-fmp4-synth";
 
@@ -70,7 +71,7 @@ async function contentRow(contentKey: string) {
 }
 
 /** The service's stream URL of a content row (what urlHLS would be). */
-const streamBase = (contentKey: string, id: number) => `/hls/${contentKey}/h1-${id.toString(36)}/`;
+const streamBase = (contentKey: string, id: number) => `/hls/${contentKey}/${hlsVersion(id)}/`;
 
 const textOf = async (res: Response) => new TextDecoder().decode(await res.arrayBuffer());
 
@@ -128,7 +129,7 @@ describe("the malformed corpus through E2 and the stream", () => {
         expect(answer.status, name).toBe(404);
         expect(await textOf(answer)).toMatch(file.expect.unstreamable);
       }
-      const stored = await env.MEDIA.get(`${contentKey}/hls/h1-${row.id.toString(36)}/index.json`);
+      const stored = await env.MEDIA.get(`${contentKey}/hls/${hlsVersion(row.id)}/index.json`);
       expect(JSON.parse(await stored!.text()).unstreamable).toMatch(file.expect.unstreamable);
     });
   }
@@ -181,7 +182,7 @@ describe("a file published before E2 packaged it", () => {
     const { contentKey, id } = await publishedBefore(dataUrlBytes(faststartUrl), "old marker");
     const reason = "corrupt MP4/MOV file: invalid 'stsz' box in the metadata";
     await env.MEDIA.put(
-      `${contentKey}/hls/h1-${id.toString(36)}/index.json`,
+      `${contentKey}/hls/${hlsVersion(id)}/index.json`,
       JSON.stringify({ format: 1, unstreamable: reason }),
     );
     const res = await call(`${streamBase(contentKey, id)}master.m3u8`);

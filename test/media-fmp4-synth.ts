@@ -222,28 +222,41 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
       u32(videoFrameDuration, 1500, k === 0 ? 0x02000000 : 0x01010000, videoFrameDuration),
     );
     const audioSamples = Array.from({ length: audioCount }, () => u32(1024, 200));
+    // The trun's data offset (from the moof, default-base-is-moof) points into the mdat that
+    // follows the moof: the samples lie inside the media data, as the packager requires.
     const traf = (
       trackId: number,
       start: number,
       trunFlags: number,
       count: number,
       samples: Uint8Array[],
+      dataOffset: number,
     ) =>
       box(
         "traf",
         fullBox("tfhd", 0, 0x020000, u32(trackId)), // default-base-is-moof
         ...(withTfdt ? [fullBox("tfdt", 1, 0, u64(start))] : []),
-        fullBox("trun", 0, trunFlags, u32(count, 0), ...samples),
+        fullBox("trun", 0, trunFlags, u32(count, dataOffset), ...samples),
       );
-    const videoTraf = traf(1, videoStart, 0xf01, videoPerFragment, videoSamples);
-    const audioTraf = traf(2, audioStart, 0x301, audioCount, audioSamples);
+    const videoBytes = videoPerFragment * 1500;
+    const videoTraf = (offset: number) =>
+      traf(1, videoStart, 0xf01, videoPerFragment, videoSamples, offset);
+    const audioTraf = (offset: number) =>
+      traf(2, audioStart, 0x301, audioCount, audioSamples, offset);
     const moof = (...trafs: Uint8Array[]) =>
       box("moof", fullBox("mfhd", 0, 0, u32(moofs.length + 1)), ...trafs);
     if (o.moofPerTrack) {
-      moofs.push({ bytes: moof(videoTraf), fragment: i, tracks: [1] });
-      moofs.push({ bytes: moof(audioTraf), fragment: i, tracks: [2] });
+      const videoMoof = moof(videoTraf(0)).length;
+      moofs.push({ bytes: moof(videoTraf(videoMoof + 8)), fragment: i, tracks: [1] });
+      const audioMoof = moof(audioTraf(0)).length;
+      moofs.push({ bytes: moof(audioTraf(audioMoof + 8)), fragment: i, tracks: [2] });
     } else {
-      moofs.push({ bytes: moof(videoTraf, audioTraf), fragment: i, tracks: [1, 2] });
+      const size = moof(videoTraf(0), audioTraf(0)).length;
+      moofs.push({
+        bytes: moof(videoTraf(size + 8), audioTraf(size + 8 + videoBytes)),
+        fragment: i,
+        tracks: [1, 2],
+      });
     }
   }
 
