@@ -352,6 +352,48 @@ describe("the media rules hold for the stream", () => {
     expect((await readStream(second)).counts[0]).toBe(200);
   });
 
+  it("a deleted video stays deleted: its cached stream files are not served once another organization reuses the key (issue 34 §2)", async () => {
+    const contentKey = `x${Math.random().toString(36).slice(2, 9)}`;
+    const subtitles = [{ en: "https://cdn.example.com/deleted/en.vtt" }];
+    await publishVideo(org, dataUrlBytes(faststartUrl), { contentKey, subtitles });
+    const old = await urlHlsOf(contentKey);
+    const files = [
+      "master.m3u8",
+      "video.m3u8",
+      "subtitles-0.m3u8",
+      "manifest.mpd",
+      "init.mp4",
+      "0.m4s",
+    ];
+    // Each file twice: the second answer comes from the edge cache.
+    for (const file of files) {
+      expect((await call(`${base(old)}${file}`)).status, file).toBe(200);
+      expect((await call(`${base(old)}${file}`)).headers.get("X-Edge-Cache"), file).toBe("hit");
+    }
+    expect(
+      (await writeJson(org, "DELETE", `/v2/content?contentKey=${contentKey}`)).res.status,
+    ).toBe(200);
+    const other = await createOrg();
+    await publishVideo(other, dataUrlBytes(fortyUrl), { contentKey });
+    for (const file of files) {
+      const res = await call(`${base(old)}${file}`);
+      expect(res.status, file).toBe(404);
+      expect(await textOf(res), file).toContain("no stream version");
+    }
+    // The new organization's stream is served under its own version.
+    const { body } = await callJson(`/v2/videos?contentKey=${contentKey}`, {
+      headers: readHeaders(other),
+    });
+    const current = body.data[0].urlHLS as string;
+    expect(current).not.toBe(old);
+    expect((await call(`${base(current)}0.m4s`)).status).toBe(200);
+    // The MP4 URL names the key, not the row, and is not kept in the edge cache: it serves the
+    // new organization's file, never the deleted one.
+    const mp4 = await call(`/media/${contentKey}/${contentKey}.mp4`);
+    expect(mp4.status).toBe(200);
+    expect(new Uint8Array(await mp4.arrayBuffer())).toEqual(dataUrlBytes(fortyUrl));
+  });
+
   it("has no stream for an unfinished upload", async () => {
     const created = await writeJson(org, "POST", "/v2/content/", { contentSize: 20_000 });
     const key = created.body.contentKey;

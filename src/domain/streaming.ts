@@ -190,6 +190,21 @@ async function markUnstreamable(deps: StreamingDeps, content: Content, reason: s
 }
 
 /**
+ * Whether a stream URL's version names the content served under its key now. Asked before the
+ * edge cache: a key deleted and created again (by any organization) names another row, and the
+ * entries cached under the old row's URLs must not be served (issue 34 §2).
+ */
+export async function servesStreamVersion(
+  db: Db,
+  contentKey: string,
+  version: string,
+  nowMs: number,
+): Promise<boolean> {
+  const contentId = contentIdOfHlsVersion(version);
+  return contentId !== null && contentId === (await servableContentId(db, contentKey, nowMs));
+}
+
+/**
  * The index a stream URL names and where its sample table is; NoStream unless the version is
  * that of the content served under the key now (the same isolate-cached answer as the media's).
  */

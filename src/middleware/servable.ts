@@ -1,8 +1,10 @@
 // Public files of a video (media, thumbnail, stream) are served only while the video may be:
 // published and not removed (domain/files.ts#isServable). Runs before the edge cache, so a
-// cached segment stops being served when its video is removed.
+// cached segment stops being served when its video is removed, and (streams) when its key now
+// names another content row.
 import type { MiddlewareHandler } from "hono";
 import { isServable } from "../domain/files";
+import { HLS_VERSION_PATTERN, servesStreamVersion } from "../domain/streaming";
 import type { AppEnv } from "../http/context";
 import { notFound } from "../shared/errors";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
@@ -15,6 +17,25 @@ export const servableOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
     !(await isServable(c.get("db"), contentKey, Date.now()))
   ) {
     throw notFound(`no published video ${contentKey}`);
+  }
+  await next();
+};
+
+/**
+ * Streams: the URL's version must name the content served under the key now, checked before
+ * the edge cache (whose entries are keyed by URL): a key freed by E5 and created again, by any
+ * organization, must not serve the deleted video's cached playlists and segments.
+ */
+export const servableStreamOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const contentKey = c.req.param("contentKey") ?? "";
+  const version = c.req.param("version") ?? "";
+  // A malformed key or version is left to the route's validation (400).
+  if (
+    CONTENT_KEY_PATTERN.test(contentKey) &&
+    HLS_VERSION_PATTERN.test(version) &&
+    !(await servesStreamVersion(c.get("db"), contentKey, version, Date.now()))
+  ) {
+    throw notFound(`no stream version ${version} of ${contentKey}`);
   }
   await next();
 };
