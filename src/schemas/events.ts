@@ -13,10 +13,15 @@ export const EVENTS_BODY_MAX_BYTES = 1024 * 1024;
  * one of the words the rollups reserve. Each organization may add at most
  * DIMENSION_VALUES_PER_DAY new values per dimension and day; past it values count as `other`.
  */
+const PRINTABLE = /^[^\p{Cc}\p{Cf}]+$/u;
 const dimension = (max: number) =>
   text(max)
-    .regex(/^[^\p{Cc}\p{Cf}]+$/u, "must be printable text")
-    .refine((v) => v !== "none" && v !== "other", "none and other are reserved");
+    .regex(PRINTABLE, "must be printable text")
+    .refine((v) => v !== "none" && v !== "other", "none and other are reserved")
+    // The document's pattern is the regex's source: the generator would write the literal's
+    // flags into the string ("…$/u"), which no validating client can match. JSON Schema
+    // patterns are ECMAScript with the u flag, as this one needs.
+    .openapi({ pattern: PRINTABLE.source });
 
 /** One event. Optional dimensions may also be null (= not reported, stored as 'none'). */
 export const statsEvent = z
