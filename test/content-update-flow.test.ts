@@ -246,6 +246,16 @@ describe("media answers", () => {
     });
   });
 
+  it("answers an empty suffix range (bytes=-0) with 416, unless If-Range is stale (RFC 9110 §14.1.1)", async () => {
+    const empty = await call(url, { headers: { Range: "bytes=-0" } });
+    expect(empty.status).toBe(416);
+    expect(empty.headers.get("Content-Range")).toBe(`bytes */${mp4.byteLength}`);
+    await empty.arrayBuffer();
+    const stale = await call(url, { headers: { Range: "bytes=-0", "If-Range": '"older"' } });
+    expect(stale.status).toBe(200);
+    expect((await stale.arrayBuffer()).byteLength).toBe(mp4.byteLength);
+  });
+
   it("answers several ranges or a malformed Range with the whole file, and If-None-Match with 304", async () => {
     for (const range of ["bytes=0-1,5-6", "bytes=abc", "items=0-1"]) {
       const res = await call(url, { headers: { Range: range } });

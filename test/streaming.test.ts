@@ -166,6 +166,26 @@ describe("urlHLS and the stream of a published video", () => {
     ).toBe(304);
   });
 
+  it("answers a Range with a stale If-Range with the whole segment, and bytes=-0 with 416 (RFC 9110)", async () => {
+    const url = `${base(masterUrl)}0.m4s`;
+    const whole = await call(url);
+    const etag = whole.headers.get("ETag")!;
+    const bytes = new Uint8Array(await whole.arrayBuffer());
+    const current = await call(url, { headers: { Range: "bytes=0-9", "If-Range": etag } });
+    expect(current.status).toBe(206);
+    expect((await current.arrayBuffer()).byteLength).toBe(10);
+    for (const stale of ['"h1-0.0.m4s"', `W/${etag}`, "Tue, 01 Jan 2019 00:00:00 GMT"]) {
+      const res = await call(url, { headers: { Range: "bytes=0-9", "If-Range": stale } });
+      expect(res.status, stale).toBe(200);
+      expect(res.headers.get("Content-Range"), stale).toBeNull();
+      expect(new Uint8Array(await res.arrayBuffer()), stale).toEqual(bytes);
+    }
+    const empty = await call(url, { headers: { Range: "bytes=-0" } });
+    expect(empty.status).toBe(416);
+    expect(empty.headers.get("Content-Range")).toBe(`bytes */${bytes.length}`);
+    await empty.arrayBuffer();
+  });
+
   it("describes video and audio as separate DASH AdaptationSets over per-track segments", async () => {
     const res = await call(`${base(masterUrl)}manifest.mpd`);
     expect(res.headers.get("Content-Type")).toContain("application/dash+xml");

@@ -2,11 +2,14 @@
 import type { Context } from "hono";
 import { parseRange, resolveRange, serveObject, type ServeOptions } from "../storage/objects";
 import type { AppEnv } from "./context";
+import { ifRangeHolds } from "../shared/etag";
 import { ApiError } from "./errors";
 
 /**
  * Bytes made in the worker (a stream's segment) as an HTTP answer: the whole, or one Range
- * (206; 416 past the end) like a stored object.
+ * (206; 416 when not satisfiable) like a stored object. If-Range is compared with the answer's
+ * strong ETag (these answers have no Last-Modified, so a date never holds): a stale one gets
+ * the whole body (RFC 9110 §13.1.5).
  */
 export function serveBytes(
   c: Context<AppEnv>,
@@ -14,7 +17,8 @@ export function serveBytes(
   headers: Record<string, string>,
 ): Response {
   const range = parseRange(c.req.header("Range") ?? null);
-  if (!range) return new Response(bytes, { status: 200, headers });
+  if (!range || !ifRangeHolds(c.req.header("If-Range"), headers.ETag ?? null))
+    return new Response(bytes, { status: 200, headers });
   const part = resolveRange(range, bytes.length);
   if (!part)
     throw new ApiError(416, `Range: not satisfiable; the file has ${bytes.length} bytes`, {

@@ -1,6 +1,6 @@
 // Reading R2 objects: ranged reads for probing, and HTTP serving for players and caches:
 // Range (one range, 206), If-Range, HEAD, ETag and If-None-Match (304), per RFC 9110.
-import { etagMatches } from "../shared/etag";
+import { etagMatches, ifRangeHolds } from "../shared/etag";
 
 /** Reads [offset, offset+length) of an object, clamped to its size. */
 export function r2RangeReader(bucket: R2Bucket, key: string, size: number) {
@@ -39,37 +39,37 @@ function baseHeaders(object: R2Object, options: ServeOptions): Headers {
 
 /**
  * One "bytes=" range; null when absent or not one we serve (several ranges, another unit, bad
- * syntax): RFC 9110 §14.2 lets a server ignore such a Range and answer the whole object.
+ * syntax): RFC 9110 §14.2 lets a server ignore such a Range and answer the whole object. An
+ * empty suffix (`bytes=-0`) is valid and never satisfiable: resolveRange refuses it (416).
  */
 export function parseRange(header: string | null): R2Range | null {
   const m = header?.trim().match(/^bytes=(\d*)-(\d*)$/);
   if (!m || (m[1] === "" && m[2] === "")) return null;
-  if (m[1] === "") return Number(m[2]) > 0 ? { suffix: Number(m[2]) } : null;
+  if (m[1] === "") return { suffix: Number(m[2]) };
   const offset = Number(m[1]);
   if (m[2] === "") return { offset };
   const end = Number(m[2]);
   return end < offset ? null : { offset, length: end - offset + 1 };
 }
 
-/** If-Range (RFC 9110 §13.1.5) holds: a strong ETag equal to the object's, or its exact Last-Modified. */
-function ifRangeHolds(ifRange: string | null, object: R2Object): boolean {
-  if (ifRange === null) return true;
-  const value = ifRange.trim();
-  if (value.startsWith('"')) return value === object.httpEtag;
-  return (
-    !value.startsWith("W/") &&
-    Date.parse(value) === Math.floor(object.uploaded.getTime() / 1000) * 1000
-  );
-}
+/** If-Range (RFC 9110 §13.1.5) holds for the object: its strong ETag, or its exact Last-Modified. */
+const holdsFor = (ifRange: string | null, object: R2Object) =>
+  ifRangeHolds(ifRange, object.httpEtag, object.uploaded.getTime());
 
-/** Resolves a range against the object size; null when it starts past the end. */
+/** An empty suffix range (`bytes=-0`): never satisfiable, and not one to ask R2 for. */
+const isEmptySuffix = (range: R2Range) => "suffix" in range && range.suffix === 0;
+
+/**
+ * Resolves a range against the object size; null when it is not satisfiable (RFC 9110 §14.1.1):
+ * it starts past the end, or it is a suffix and the suffix or the object is empty.
+ */
 export function resolveRange(
   range: R2Range,
   size: number,
 ): { offset: number; length: number } | null {
   if ("suffix" in range && range.suffix !== undefined) {
     const length = Math.min(range.suffix, size);
-    return { offset: size - length, length };
+    return length > 0 ? { offset: size - length, length } : null;
   }
   const offset = "offset" in range ? (range.offset ?? 0) : 0;
   if (offset >= size) return null;
@@ -98,9 +98,12 @@ export async function serveObject(
     return { kind: "response", response: new Response(null, { status: 200, headers }) };
   }
   let range = parseRange(request.headers.get("Range"));
+  // An empty suffix reads the object's metadata (and its body, cancelled) to answer 416 or,
+  // for a stale If-Range, the whole object.
+  const ranged = range !== null && !isEmptySuffix(range);
   let object: R2ObjectBody | null;
   try {
-    object = await bucket.get(key, range ? { range } : {});
+    object = await bucket.get(key, range && ranged ? { range } : {});
   } catch {
     // R2 refuses a range that starts past the end of the object.
     const head = await bucket.head(key);
@@ -112,12 +115,14 @@ export async function serveObject(
     await object.body.cancel();
     return { kind: "response", response: new Response(null, { status: 304, headers }) };
   }
-  if (range && !ifRangeHolds(request.headers.get("If-Range"), object)) {
+  if (range && !holdsFor(request.headers.get("If-Range"), object)) {
     // The client's copy is stale: it gets the whole current object, not a piece of it.
-    await object.body.cancel();
     range = null;
-    object = await bucket.get(key);
-    if (!object) return { kind: "missing" };
+    if (ranged) {
+      await object.body.cancel();
+      object = await bucket.get(key);
+      if (!object) return { kind: "missing" };
+    }
   }
   if (!range) {
     headers.set("Content-Length", String(object.size));

@@ -16,7 +16,7 @@ export const media = createRoute({
   security: SECURITY.public,
   summary: "The video file (the record's url)",
   description:
-    "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end answers 416 with Content-Range: bytes */<size>.",
+    "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes */<size>.",
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),

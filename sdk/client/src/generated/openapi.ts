@@ -160,7 +160,7 @@ export interface paths {
         };
         /**
          * The video file (the record's url)
-         * @description Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end answers 416 with Content-Range: bytes *\/<size>.
+         * @description Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes *\/<size>.
          */
         get: operations["getMedia"];
         put?: never;
@@ -200,7 +200,7 @@ export interface paths {
         };
         /**
          * A video's HLS stream (the record's urlHLS) and its DASH manifest
-         * @description `master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), and `manifest.mpd` (DASH over the same segments). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206).
+         * @description `master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), and `manifest.mpd` (DASH over the same segments). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).
          */
         get: operations["getStream"];
         put?: never;
