@@ -62,6 +62,35 @@ describe("E1 and E4 bodies", () => {
     }
   });
 
+  it("bound the subtitle languages of a video at 100, counted over every subtitle object (issue 34 §3)", async () => {
+    const languages = (n: number, from = 0) =>
+      Object.fromEntries(
+        Array.from({ length: n }, (_, i) => {
+          return [`en-x${(from + i).toString().padStart(4, "0")}`, "https://s.io/a.vtt"];
+        }),
+      );
+    const within = [languages(60), languages(40, 60)];
+    const created = await writeJson(org, "POST", "/v2/content/", {
+      contentSize: 10,
+      subtitles: within,
+    });
+    expect(created.res.status, JSON.stringify(created.body).slice(0, 300)).toBe(200);
+    const message = "subtitles: at most 100 subtitle languages per video (this body has";
+    for (const subtitles of [[languages(101)], [languages(60), languages(41, 60)]]) {
+      const refused = await writeJson(org, "POST", "/v2/content/", { contentSize: 10, subtitles });
+      expect(refused.res.status).toBe(400);
+      expect(refused.body.message).toContain(message);
+    }
+    // One object of 20,000 languages (a 2.6 MB master playlist once) is refused too, by E4 as well.
+    const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${created.body.contentKey}`);
+    const huge = await writeJson(org, "PUT", "/v2/content", {
+      ...e3.body,
+      subtitles: [languages(20_000)],
+    });
+    expect(huge.res.status).toBe(400);
+    expect(huge.body.message).toContain(`${message} 20000)`);
+  });
+
   it("refuse a body over 1 MB with 413", async () => {
     const res = await writeJson(
       org,

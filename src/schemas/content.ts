@@ -52,6 +52,29 @@ export const subtitleSchema = z
   )
   .refine((o) => Object.keys(o).length >= 1, "each subtitle object maps a language code to a URL");
 
+/**
+ * Subtitle languages of one video, counted over all its subtitle objects: each is a rendition of
+ * the master playlist and a line of every feed file that lists the video.
+ */
+export const SUBTITLE_LANGUAGES_MAX = 100;
+
+const subtitlesSchema = z
+  .array(subtitleSchema)
+  .max(50)
+  .refine((list) => languageCount(list) <= SUBTITLE_LANGUAGES_MAX, {
+    error: (i) =>
+      `at most ${SUBTITLE_LANGUAGES_MAX} subtitle languages per video (this body has ${languageCount(i.input as Record<string, string>[])})`,
+  })
+  .openapi({
+    description: `Language code → subtitle file URL; at most ${SUBTITLE_LANGUAGES_MAX} languages per video over all objects`,
+  });
+
+function languageCount(list: Record<string, string>[]): number {
+  let count = 0;
+  for (const subtitle of list) count += Object.keys(subtitle).length;
+  return count;
+}
+
 /** Fields shared by create and update. */
 const editable = {
   title: z.string(required("a string")).max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
@@ -65,7 +88,7 @@ const editable = {
   customFields: customFieldsSchema,
   // Extension fields (not in the spec's table): optional on create and update.
   translations: z.array(translationSchema).max(50).optional(),
-  subtitles: z.array(subtitleSchema).max(50).optional(),
+  subtitles: subtitlesSchema.optional(),
   isLive: z.boolean().optional(),
 };
 

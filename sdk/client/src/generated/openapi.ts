@@ -1255,6 +1255,7 @@ export interface components {
                 title: string;
                 description: string;
             }[];
+            /** @description Language code → subtitle file URL; at most 100 languages per video over all objects */
             subtitles?: {
                 [key: string]: string;
             }[];
@@ -1355,6 +1356,7 @@ export interface components {
                 title: string;
                 description: string;
             }[];
+            /** @description Language code → subtitle file URL; at most 100 languages per video over all objects */
             subtitles?: {
                 [key: string]: string;
             }[];
