@@ -51,6 +51,7 @@ const vars = {
   PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
   LOG_REQUESTS: "0",
   RATE_LIMIT_PER_MINUTE: "100000000",
+  PUBLIC_READS_PER_IP_PER_MINUTE: "10000000",
 };
 const startedAt = Date.now();
 const worker = await unstable_startWorker({

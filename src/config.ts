@@ -73,6 +73,10 @@ const configSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(100_000).default(30),
   ),
+  PUBLIC_READS_PER_IP_PER_MINUTE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(10_000_000).default(600),
+  ),
   EVENTS_PER_IP_PER_MINUTE: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(10_000_000).default(1200),
@@ -194,6 +198,12 @@ export interface Config {
   searchRankCandidates: number;
   /** Failed authentications a client (an IPv4 address, an IPv6 /64) may make per minute before further failures get 429. */
   authFailuresPerMinute: number;
+  /**
+   * Public reads the edge cache did not answer (E15, json-feed, feed files, stream misses, the
+   * embed page, media/thumbnails/streams of keys that serve nothing) one client (an IPv4 address,
+   * an IPv6 /64) may make per minute (middleware/public-reads.ts); past it, 429.
+   */
+  publicReadsPerIpPerMinute: number;
   /** Events one client (an IPv4 address, an IPv6 /64) may post per minute (batches past it get 429). */
   eventsPerIpPerMinute: number;
   /** New values a free-form dimension may get per organization and UTC day (then `other`). */
@@ -265,6 +275,7 @@ export function loadConfig(env: Env): Config {
     credentialCacheSeconds: v.CREDENTIAL_CACHE_SECONDS,
     edgeStaleSeconds: v.EDGE_STALE_SECONDS,
     searchRankCandidates: v.SEARCH_RANK_CANDIDATES,
+    publicReadsPerIpPerMinute: v.PUBLIC_READS_PER_IP_PER_MINUTE,
     eventsPerIpPerMinute: v.EVENTS_PER_IP_PER_MINUTE,
     dimensionValuesPerDay: v.DIMENSION_VALUES_PER_DAY,
     viewerIdsPerIpPerDay: v.VIEWER_IDS_PER_IP_PER_DAY,

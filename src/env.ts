@@ -36,6 +36,7 @@ export interface Env {
   CREDENTIAL_CACHE_SECONDS?: string;
   EDGE_STALE_SECONDS?: string;
   SEARCH_RANK_CANDIDATES?: string;
+  PUBLIC_READS_PER_IP_PER_MINUTE?: string;
   EVENTS_PER_IP_PER_MINUTE?: string;
   DIMENSION_VALUES_PER_DAY?: string;
   VIEWER_IDS_PER_IP_PER_DAY?: string;

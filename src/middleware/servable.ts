@@ -8,6 +8,7 @@ import { HLS_VERSION_PATTERN, servesStreamVersion } from "../domain/streaming";
 import type { AppEnv } from "../http/context";
 import { notFound } from "../shared/errors";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
+import { spendPublicRead } from "./public-reads";
 
 export const servableOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const contentKey = c.req.param("contentKey") ?? "";
@@ -16,6 +17,8 @@ export const servableOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
     CONTENT_KEY_PATTERN.test(contentKey) &&
     !(await isServable(c.get("db"), contentKey, Date.now()))
   ) {
+    // A key that serves nothing cost a lookup: it counts against the client's public reads.
+    spendPublicRead(c);
     throw notFound(`no published video ${contentKey}`);
   }
   await next();
@@ -35,6 +38,7 @@ export const servableStreamOnly: MiddlewareHandler<AppEnv> = async (c, next) => 
     HLS_VERSION_PATTERN.test(version) &&
     !(await servesStreamVersion(c.get("db"), contentKey, version, Date.now()))
   ) {
+    spendPublicRead(c);
     throw notFound(`no stream version ${version} of ${contentKey}`);
   }
   await next();

@@ -1,6 +1,7 @@
 // The embeddable player: a page to put in an <iframe> on any site.
 import { createRoute, z } from "@hono/zod-openapi";
 import { koErrors, SECURITY } from "../../http/openapi";
+import { publicReads } from "../../middleware/public-reads";
 import { servableOnly } from "../../middleware/servable";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 
@@ -10,7 +11,7 @@ export const embed = createRoute({
   operationId: "getEmbedPlayer",
   tags: ["Files"],
   security: SECURITY.public,
-  middleware: [servableOnly],
+  middleware: [servableOnly, publicReads],
   summary: "An embeddable player page for a video (for an <iframe>)",
   description:
     'Plays the video\'s HLS stream (hls.js, or the browser\'s own HLS; the MP4 as the fallback) with its thumbnail as the poster, and reports plays with the player analytics SDK and the organization\'s sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher\'s thumbnail); may be framed by any site. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`',
@@ -32,6 +33,6 @@ export const embed = createRoute({
   },
   responses: {
     200: { description: "The player page", content: { "text/html": { schema: z.string() } } },
-    ...koErrors(400, 404),
+    ...koErrors(400, 404, 429),
   },
 });

@@ -1,9 +1,11 @@
 // Public feed files (R2 objects served at their keys) and the deprecated /json-feed listing.
-// Player traffic: no credentials, not rate limited, cached by ETag.
+// Player traffic: no credentials, cached by ETag; misses count against the client's budget of
+// public reads (middleware/public-reads.ts), not the organization's.
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { feedFilePolicy, feedReadPolicy } from "../../middleware/cache-policies";
 import { edgeCache } from "../../middleware/edge-cache";
+import { publicReads } from "../../middleware/public-reads";
 import {
   feedMetadataFile,
   feedVideosFile,
@@ -17,19 +19,19 @@ const id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, d
 const fileResponses = <T>(schema: T) => ({
   200: jsonContent(schema, "The file"),
   ...notModifiedResponse,
-  ...koErrors(400, 404),
+  ...koErrors(400, 404, 429),
 });
-export const cachedFile = edgeCache(feedFilePolicy);
-const base = {
-  method: "get" as const,
-  tags: ["Feeds"],
-  security: SECURITY.public,
-  middleware: cachedFile,
-};
+/** Feed files from the edge cache; a miss counts against the client's public reads. */
+export const feedFileCache = edgeCache(feedFilePolicy);
+const described = { method: "get" as const, tags: ["Feeds"], security: SECURITY.public };
+const base = { ...described, middleware: [feedFileCache, publicReads] };
 
-/** `/<feed_id>-feed.json` sits at the root: routed by a pattern (see the index), documented here. */
+/**
+ * `/<feed_id>-feed.json` sits at the root: routed by a pattern with the same middleware (see the
+ * index), documented here.
+ */
 export const legacyFile = {
-  ...base,
+  ...described,
   path: "/{feed_id}-feed.json",
   operationId: "getLegacyFeedFile",
   summary: "Feed file <feed_id>-feed.json (spec 2.4)",
@@ -67,7 +69,7 @@ export const feedMetadata = createRoute({
 export const jsonFeed = createRoute({
   ...base,
   path: "/json-feed",
-  middleware: edgeCache(feedReadPolicy),
+  middleware: [edgeCache(feedReadPolicy), publicReads],
   operationId: "getJsonFeed",
   summary: "Deprecated listing of a feed (use the feed file)",
   description:
@@ -76,6 +78,6 @@ export const jsonFeed = createRoute({
   responses: {
     200: jsonContent(jsonFeedResponse, "Entries"),
     ...notModifiedResponse,
-    ...koErrors(400, 404),
+    ...koErrors(400, 404, 429),
   },
 });

@@ -9,6 +9,7 @@ import {
 import { etagMatches } from "../../shared/etag";
 import { notFound } from "../../shared/errors";
 import { serveStored } from "../../http/serve-object";
+import { spendPublicRead } from "../../middleware/public-reads";
 import type * as routes from "./files.routes";
 
 const PUBLIC_CORS = { "Access-Control-Allow-Origin": "*" };
@@ -16,8 +17,12 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 
 export const media: AppRouteHandler<typeof routes.media> = async (c) => {
   const { contentKey, file } = c.req.valid("param");
-  if (!(await isServable(c.get("db"), contentKey, Date.now())))
+  // Media of a served video is player traffic; a key that serves nothing counts against the
+  // client's public reads (middleware/public-reads.ts).
+  if (!(await isServable(c.get("db"), contentKey, Date.now()))) {
+    spendPublicRead(c);
     throw notFound(`no media at /media/${contentKey}/${file}`);
+  }
   // Media objects never change under the same key (a re-upload needs a new content).
   const response = await serveStored(c, mediaObjectKey(contentKey, file), {
     cacheControl: "public, max-age=86400",
@@ -29,8 +34,10 @@ export const media: AppRouteHandler<typeof routes.media> = async (c) => {
 
 export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => {
   const contentKey = c.req.valid("param").file.replace(/\.jpg$/, "");
-  if (!(await isServable(c.get("db"), contentKey, Date.now())))
+  if (!(await isServable(c.get("db"), contentKey, Date.now()))) {
+    spendPublicRead(c);
     throw notFound(`no thumbnail at /thumbnails/${contentKey}.jpg`);
+  }
   // A versioned URL names one stored thumbnail for good (a replacement gets another); without a
   // version the answer may change at any time (the default image until one is stored).
   const versioned = c.req.valid("query").v !== undefined;

@@ -1,4 +1,5 @@
-// Player traffic for media and thumbnails: public, not rate limited, cached by ETag.
+// Player traffic for media and thumbnails: public, cached by ETag; only a key that serves nothing
+// counts against the client's budget of public reads (middleware/public-reads.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
@@ -27,7 +28,7 @@ export const media = createRoute({
     200: binary("video/mp4", "The media"),
     206: binary("video/mp4", "Partial content (Content-Range)"),
     ...notModifiedResponse,
-    ...koErrors(400, 404, 416),
+    ...koErrors(400, 404, 416, 429),
   },
 });
 
@@ -51,5 +52,9 @@ export const thumbnail = createRoute({
         .optional(),
     }),
   },
-  responses: { 200: binary("image/jpeg", "JPEG"), ...notModifiedResponse, ...koErrors(400, 404) },
+  responses: {
+    200: binary("image/jpeg", "JPEG"),
+    ...notModifiedResponse,
+    ...koErrors(400, 404, 429),
+  },
 });

@@ -5,6 +5,7 @@ import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http
 import { catalogPolicy, feedReadPolicy } from "../../middleware/cache-policies";
 import { cachedRead } from "../../middleware/credentials";
 import { edgeCache } from "../../middleware/edge-cache";
+import { publicReads } from "../../middleware/public-reads";
 import {
   feedSearchResponse,
   searchFeedQuery,
@@ -71,11 +72,11 @@ export const searchVideoFeed = createRoute({
   summary: "E15. Text search within a feed (public)",
   description: "The same text search as E14, restricted to the feed's published videos.",
   security: SECURITY.public,
-  middleware: edgeCache(feedReadPolicy),
+  middleware: [edgeCache(feedReadPolicy), publicReads],
   request: { query: searchFeedQuery },
   responses: {
     200: jsonContent(feedSearchResponse, "Matching videos"),
     ...notModifiedResponse,
-    ...koErrors(400, 404),
+    ...koErrors(400, 404, 429),
   },
 });

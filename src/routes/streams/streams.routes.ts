@@ -4,6 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { edgeCache } from "../../middleware/edge-cache";
 import { streamPolicy } from "../../middleware/cache-policies";
+import { publicReads } from "../../middleware/public-reads";
 import { servableStreamOnly } from "../../middleware/servable";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 import { HLS_VERSION_PATTERN } from "../../domain/streaming";
@@ -22,7 +23,7 @@ export const stream = createRoute({
   operationId: "getStream",
   tags: ["Files"],
   security: SECURITY.public,
-  middleware: [servableStreamOnly, edgeCache(streamPolicy)],
+  middleware: [servableStreamOnly, edgeCache(streamPolicy), publicReads],
   summary: "A video's HLS stream (the record's urlHLS) and its DASH manifest",
   description:
     "`master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).",
@@ -51,6 +52,6 @@ export const stream = createRoute({
     },
     206: text("video/mp4", "Part of a segment (Content-Range)"),
     ...notModifiedResponse,
-    ...koErrors(400, 404, 416),
+    ...koErrors(400, 404, 416, 429),
   },
 });

@@ -101,7 +101,8 @@ export async function startWorker(): Promise<RunningWorker> {
   const envFile = join(dir, "e2e.env");
   const adminToken = `e2e-admin-${randomBytes(12).toString("hex")}`;
   // Every e2e request comes from 127.0.0.1: the per-IP throttles (failed authentications, events
-  // a minute; tested in the workers project) would make the files depend on each other.
+  // and uncached public reads a minute; tested in the workers project) would make the files
+  // depend on each other.
   writeFileSync(
     envFile,
     [
@@ -109,6 +110,7 @@ export async function startWorker(): Promise<RunningWorker> {
       `SIGNING_SECRET=e2e-signing-${randomBytes(16).toString("hex")}`,
       "AUTH_FAILURES_PER_MINUTE=100000",
       "EVENTS_PER_IP_PER_MINUTE=10000000",
+      "PUBLIC_READS_PER_IP_PER_MINUTE=10000000",
       // R2's minimum part size: uploads of a few MB make two real parts (resumed uploads).
       `CHUNK_SIZE=${5 * 1024 * 1024}`,
       // Webhook endpoints on the tests' loopback receiver.
