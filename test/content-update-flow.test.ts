@@ -170,6 +170,32 @@ describe("the service thumbnail's URL", () => {
     return (await put.json()) as { thumbnailUrl: string };
   }
 
+  it("is never a deleted video's URL once another organization creates the key again (issue 34 §2)", async () => {
+    const contentKey = `t${Math.random().toString(36).slice(2, 9)}`;
+    await publishVideo(org, mp4, { contentKey });
+    const old = await replaceThumbnail(contentKey);
+    expect((await call(old.thumbnailUrl)).headers.get("Cache-Control")).toContain("immutable");
+    expect(
+      (await writeJson(org, "DELETE", `/v2/content?contentKey=${contentKey}`)).res.status,
+    ).toBe(200);
+    const other = await createOrg();
+    const created = await writeJson(other, "POST", "/v2/content/", {
+      contentSize: mp4.byteLength,
+      contentKey,
+    });
+    expect(created.res.status, JSON.stringify(created.body)).toBe(200);
+    const put = await call(created.body.thumbnailUploadUrl, {
+      method: "PUT",
+      body: jpeg,
+      headers: { "Content-Type": "image/jpeg" },
+    });
+    expect(put.status).toBe(200);
+    const current = ((await put.json()) as { thumbnailUrl: string }).thumbnailUrl;
+    // The new content's thumbnail has a URL of its own: a cache that kept the deleted video's
+    // (immutable) never shows it for the new one.
+    expect(current).not.toBe(old.thumbnailUrl);
+  });
+
   it("moves on with each stored thumbnail, so players and CDNs may keep each one for good", async () => {
     const own = await publishVideo(org, mp4, { title: "Thumbnails", tags: ["flow"] });
     const listed = async () =>
@@ -185,14 +211,19 @@ describe("the service thumbnail's URL", () => {
     );
 
     const first = await replaceThumbnail(own);
-    expect(first.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${own}.jpg?v=1`);
+    expect(first.thumbnailUrl).toMatch(new RegExp(`^${ORIGIN}/thumbnails/${own}\\.jpg\\?v=\\d+$`));
     expect(await listed()).toBe(first.thumbnailUrl);
     const served = await call(first.thumbnailUrl);
     expect(served.status).toBe(200);
     expect(served.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
 
     const second = await replaceThumbnail(own);
-    expect(second.thumbnailUrl).toBe(`${ORIGIN}/thumbnails/${own}.jpg?v=2`);
+    const version = (url: string) => Number(new URL(url).searchParams.get("v"));
+    expect(version(second.thumbnailUrl)).toBeGreaterThan(version(first.thumbnailUrl));
+    // The replaced version's URL is not kept for good any more (it shows the new thumbnail).
+    expect((await call(first.thumbnailUrl)).headers.get("Cache-Control")).toBe(
+      "public, max-age=60",
+    );
     // Every record moves on at once (the cached listing too), and E4 keeps the service thumbnail when sent back.
     expect(await listed()).toBe(second.thumbnailUrl);
     const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${own}`);

@@ -50,19 +50,20 @@ export async function findContentByKeyAnyOrg(db: Db, contentKey: string): Promis
 export async function listableContent(
   db: Db,
   contentKey: string,
-): Promise<{ id: number; updatedAt: string } | null> {
+): Promise<{ id: number; updatedAt: string; thumbnailVersion: number } | null> {
   const [row] = await db
     .select({
       id: contents.id,
       status: contents.status,
       removed: contents.removed,
       updatedAt: contents.updatedAt,
+      thumbnailVersion: contents.thumbnailVersion,
     })
     .from(contents)
     .where(eq(contents.contentKey, contentKey))
     .limit(1);
   return row !== undefined && row.status === "available" && !row.removed
-    ? { id: row.id, updatedAt: row.updatedAt }
+    ? { id: row.id, updatedAt: row.updatedAt, thumbnailVersion: row.thumbnailVersion }
     : null;
 }
 
@@ -275,7 +276,12 @@ export async function deleteContentRow(db: Db, contentId: number): Promise<void>
   await db.delete(contents).where(eq(contents.id, contentId));
 }
 
-/** A thumbnail was stored: its version moves on (the URL changes). Returns the content as it is now. */
+/**
+ * A thumbnail was stored: its version moves on (the URL changes) to the time in milliseconds, or
+ * one past the last version if that is later. Versions never repeat for a content key, even
+ * after E5 frees it and another row takes it (a count from 1 would name the deleted video's
+ * thumbnail again, which caches keep for good). Returns the content as it is now.
+ */
 export async function markThumbnailUploaded(
   db: Db,
   contentId: number,
@@ -285,7 +291,7 @@ export async function markThumbnailUploaded(
     .update(contents)
     .set({
       thumbnailUploaded: true,
-      thumbnailVersion: sql`${contents.thumbnailVersion} + 1`,
+      thumbnailVersion: sql`max(${contents.thumbnailVersion} + 1, ${Date.parse(now)})`,
       updatedAt: now,
     })
     .where(eq(contents.id, contentId))

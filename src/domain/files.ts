@@ -32,10 +32,11 @@ export const SERVABLE_TTL_MS = 30_000;
 const SERVABLE_MAX_ENTRIES = 10_000;
 /**
  * The content served under a key: its row id (a content key deleted and created again names
- * another row: a stream URL carries the row it was made for) and its record's revision (what
- * keys the cached answers built from the record, e.g. a master playlist listing its subtitles).
+ * another row: a stream URL carries the row it was made for), its record's revision (what
+ * keys the cached answers built from the record, e.g. a master playlist listing its subtitles)
+ * and its stored thumbnail's version (the one thumbnail URL kept for good).
  */
-export type ServableContent = { id: number; revision: string } | null;
+export type ServableContent = { id: number; revision: string; thumbnailVersion: number } | null;
 const servable = new Map<string, { content: ServableContent; until: number }>();
 
 export async function servableContent(
@@ -46,7 +47,11 @@ export async function servableContent(
   const cached = servable.get(contentKey);
   if (cached && cached.until > nowMs) return cached.content;
   const row = await listableContent(db, contentKey);
-  const content = row && { id: row.id, revision: row.updatedAt };
+  const content = row && {
+    id: row.id,
+    revision: row.updatedAt,
+    thumbnailVersion: row.thumbnailVersion,
+  };
   if (servable.size >= SERVABLE_MAX_ENTRIES) servable.clear();
   servable.set(contentKey, { content, until: nowMs + SERVABLE_TTL_MS });
   return content;

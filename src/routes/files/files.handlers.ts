@@ -3,6 +3,7 @@ import {
   defaultThumbnail,
   frameObjectKey,
   isServable,
+  servableContent,
   mediaObjectKey,
   thumbnailObjectKey,
 } from "../../domain/files";
@@ -34,13 +35,16 @@ export const media: AppRouteHandler<typeof routes.media> = async (c) => {
 
 export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => {
   const contentKey = c.req.valid("param").file.replace(/\.jpg$/, "");
-  if (!(await isServable(c.get("db"), contentKey, Date.now()))) {
+  const content = await servableContent(c.get("db"), contentKey, Date.now());
+  if (!content) {
     spendPublicRead(c);
     throw notFound(`no thumbnail at /thumbnails/${contentKey}.jpg`);
   }
-  // A versioned URL names one stored thumbnail for good (a replacement gets another); without a
-  // version the answer may change at any time (the default image until one is stored).
-  const versioned = c.req.valid("query").v !== undefined;
+  // The URL of the stored thumbnail's version names it for good (a replacement, or a content
+  // created again under the key, gets another); any other URL may change at any time (the
+  // default image until one is stored; an older version shows the current one).
+  const v = c.req.valid("query").v;
+  const versioned = v !== undefined && Number(v) === content.thumbnailVersion;
   const options = {
     cacheControl: versioned ? IMMUTABLE : "public, max-age=60",
     contentType: "image/jpeg",

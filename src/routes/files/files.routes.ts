@@ -40,7 +40,7 @@ export const thumbnail = createRoute({
   security: SECURITY.public,
   summary: "A content's thumbnail (the service thumbnail URL)",
   description:
-    "The stored thumbnail, or a default 1920x1080 image until one is stored. The URL a record carries names the stored thumbnail's version (`?v=`): each replacement gets a new URL, so a versioned URL is cached for good (immutable); without `v`, 60 s.",
+    "The stored thumbnail, or a default 1920x1080 image until one is stored. The URL a record carries names the stored thumbnail's version (`?v=`, never reused for the key, even by a content created again under it): each replacement gets a new URL, so the current version's URL is cached for good (immutable); without `v`, or with another version, 60 s.",
   request: {
     params: z.object({
       file: z.string().regex(/^[A-Za-z0-9]{1,8}\.jpg$/, "must be <contentKey>.jpg"),
@@ -48,7 +48,7 @@ export const thumbnail = createRoute({
     query: z.object({
       v: z
         .string()
-        .regex(/^[1-9]\d{0,9}$/, "must be the thumbnail's version, a positive integer")
+        .regex(/^[1-9]\d{0,15}$/, "must be the thumbnail's version, a positive integer")
         .optional(),
     }),
   },

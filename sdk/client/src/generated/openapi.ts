@@ -180,7 +180,7 @@ export interface paths {
         };
         /**
          * A content's thumbnail (the service thumbnail URL)
-         * @description The stored thumbnail, or a default 1920x1080 image until one is stored. The URL a record carries names the stored thumbnail's version (`?v=`): each replacement gets a new URL, so a versioned URL is cached for good (immutable); without `v`, 60 s.
+         * @description The stored thumbnail, or a default 1920x1080 image until one is stored. The URL a record carries names the stored thumbnail's version (`?v=`, never reused for the key, even by a content created again under it): each replacement gets a new URL, so the current version's URL is cached for good (immutable); without `v`, or with another version, 60 s.
          */
         get: operations["getThumbnail"];
         put?: never;
