@@ -8,6 +8,7 @@ import { catalogChanged } from "./catalog-changed";
 import type { Deps } from "./deps";
 import { findContentByKeyAnyOrg, setStreamError } from "../db/content";
 import { servableContentId } from "./files";
+import type { Db } from "../db/client";
 import type { Content } from "../db/schema";
 import { MediaProbeError } from "../media/mp4-boxes";
 import { initSegment } from "../media/hls/fmp4";
