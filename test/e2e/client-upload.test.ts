@@ -157,6 +157,34 @@ describe("uploadVideo", () => {
     });
   });
 
+  it("reports no progress once the upload is aborted", async () => {
+    const stop = new AbortController();
+    const progress: UploadProgress[] = [];
+    let atAbort = -1;
+    const upload = client.uploadVideo(
+      media,
+      { title: "aborted" },
+      {
+        concurrency: 2,
+        signal: stop.signal,
+        onProgress: (p) => {
+          progress.push(p);
+          // Mid-part, both parts' bodies still going out.
+          if (atAbort < 0 && p.uploadedBytes > CHUNK / 4) {
+            atAbort = progress.length;
+            stop.abort(new Error("cancelled by the user"));
+          }
+        },
+      },
+    );
+    await expect(upload).rejects.toMatchObject({ name: "AbortError" });
+    // The bodies' streams are released only after the rejection: a round trip to the service
+    // lets what they would still report arrive.
+    await client.api.GET("/v2/content/upload", { params: { query: { contentKey: "zz" } } });
+    expect(atAbort).toBeGreaterThan(0);
+    expect(progress.slice(atAbort)).toEqual([]);
+  });
+
   it("waits out a 429 (Retry-After) and retries a part the network lost", async () => {
     const log: string[] = [];
     let refused = 0;

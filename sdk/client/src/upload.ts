@@ -41,7 +41,8 @@ export interface UploadOptions {
    * Called when the upload starts (already stored bytes counted), as the bytes of each part go
    * out where the platform tells (Node: the part body is streamed and counted; a browser's fetch
    * tells nothing within a request, so there only after each part, unless `fetch` is an
-   * XMLHttpRequest-based one that reports, as the console's does), and after each part.
+   * XMLHttpRequest-based one that reports, as the console's does), and after each part; never
+   * after the upload was aborted or a part failed for good.
    */
   onProgress?: (progress: UploadProgress) => void;
   /** Called once the content exists: keep its key to resume after a reload (uploadVideo with metadata.contentKey). */
@@ -370,7 +371,11 @@ export async function uploadVideo(
   let storedBytes = plan.stored.reduce((sum, p) => sum + p.Size, 0);
   // Bytes sent so far of the parts in flight (where the platform counts them).
   const sending = new Map<number, number>();
+  // Aborted by the caller or stopped by a failed part: the parts' bodies may still be read for a
+  // while (fetch releases them after the rejection), but the upload reports nothing more.
+  const inner = new AbortController();
   const report = (partNumber?: number) => {
+    if (inner.signal.aborted || signal?.aborted) return;
     let uploadedBytes = storedBytes;
     for (const bytes of sending.values()) uploadedBytes += bytes;
     onProgress?.({
@@ -384,7 +389,6 @@ export async function uploadVideo(
   report();
 
   const queue = [...plan.missing];
-  const inner = new AbortController();
   const onAbort = () => inner.abort(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
   const worker = async () => {
