@@ -3,7 +3,7 @@
 // deleted, another version), Range and the edge cache. Real players read these streams in
 // test/e2e/streaming.test.ts (hls.js in Chromium, ffmpeg).
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import fragUrl from "./fixtures/h264-aac-frag.mp4?inline";
@@ -262,6 +262,11 @@ describe("urlHLS and the stream of a published video", () => {
       { en: "https://cdn.example.com/s/en.vtt", fr: "https://cdn.example.com/s/fr.srt" },
       { en: "https://cdn.example.com/s/en-sdh.vtt" },
       { "pt-BR": "https://cdn.example.com/s/pt.VTT?token=a%20b" },
+      // A host that answers 404, and one that answers JSON (the tests' webhook receiver).
+      {
+        de: `${inject("webhookReceiver")}/files/de.vtt`,
+        it: `${inject("webhookReceiver")}/control/it.vtt`,
+      },
     ];
     const edited = await writeJson(org, "PUT", "/v2/content", { ...e3.body, subtitles });
     expect(edited.res.status, JSON.stringify(edited.body)).toBe(200);
@@ -274,6 +279,8 @@ describe("urlHLS and the stream of a published video", () => {
       '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,AUTOSELECT=YES,URI="subtitles-0.m3u8"',
       '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English (2)",LANGUAGE="en",DEFAULT=NO,AUTOSELECT=YES,URI="subtitles-1.m3u8"',
       '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Brazilian Portuguese",LANGUAGE="pt-BR",DEFAULT=NO,AUTOSELECT=YES,URI="subtitles-2.m3u8"',
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="German",LANGUAGE="de",DEFAULT=NO,AUTOSELECT=YES,URI="subtitles-3.m3u8"',
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Italian",LANGUAGE="it",DEFAULT=NO,AUTOSELECT=YES,URI="subtitles-4.m3u8"',
     ]);
     expect(master).toMatch(/#EXT-X-STREAM-INF:.*,SUBTITLES="subs"\nvideo\.m3u8\n/);
     const third = await call(`${base(masterUrl)}subtitles-2.m3u8`);
@@ -286,14 +293,32 @@ describe("urlHLS and the stream of a published video", () => {
         "#EXT-X-MEDIA-SEQUENCE:0",
         "#EXT-X-PLAYLIST-TYPE:VOD",
         "#EXTINF:2.000,",
-        "https://cdn.example.com/s/pt.VTT?token=a%20b",
+        // The file from the service's origin (read from the publisher's host by subtitles-2.vtt).
+        "subtitles-2.vtt",
         "#EXT-X-ENDLIST",
         "",
       ].join("\n"),
     );
-    const missing = await callJson(`${base(masterUrl)}subtitles-3.m3u8`);
+    const missing = await callJson(`${base(masterUrl)}subtitles-5.m3u8`);
     expect(missing.res.status).toBe(404);
-    expect(JSON.stringify(missing.body)).toContain("3 WebVTT subtitle file(s)");
+    expect(JSON.stringify(missing.body)).toContain("5 WebVTT subtitle file(s)");
+    const noFile = await callJson(`${base(masterUrl)}subtitles-5.vtt`);
+    expect(noFile.res.status).toBe(404);
+    expect(JSON.stringify(noFile.body)).toContain("5 WebVTT subtitle file(s)");
+    // A publisher's file that cannot be passed on: 502 naming the file and why, never cached.
+    const notFound = await callJson(`${base(masterUrl)}subtitles-3.vtt`);
+    expect(notFound.res.status).toBe(502);
+    expect(notFound.body).toEqual({
+      status: "KO",
+      error: "subtitles-3.vtt: the subtitle file's host answered 404",
+    });
+    expect(notFound.res.headers.get("Cache-Control")).toBe("no-store");
+    const json = await callJson(`${base(masterUrl)}subtitles-4.vtt`);
+    expect(json.res.status).toBe(502);
+    expect(json.body).toEqual({
+      status: "KO",
+      error: "subtitles-4.vtt: the subtitle file is application/json, not WebVTT (text/vtt)",
+    });
     // Repeats come from the edge cache under the new revision; removing the subtitles moves it again.
     expect((await call(pathOf(masterUrl))).headers.get("X-Edge-Cache")).toBe("hit");
     await writeJson(org, "PUT", "/v2/content", { ...e3.body, subtitles: [] });

@@ -31,6 +31,7 @@ import {
 } from "../media/hls/segments";
 import { PackagingBudgetExceeded, readTracks, type TrackKind } from "../media/hls/tracks";
 import { contentIdOfHlsVersion, HLS_REVISION, hlsKeys } from "../storage/layout";
+import { readWebVtt, WebVttError } from "../media/webvtt";
 
 export { HLS_VERSION_PATTERN } from "../storage/layout";
 import { r2RangeReader } from "../storage/objects";
@@ -53,6 +54,9 @@ export type StoredIndex =
 
 /** A file that cannot be streamed (its MP4 still plays): the reason is the answer's message. */
 export class NoStream extends Error {}
+
+/** A publisher's subtitle file the service could not pass on: the reason is the answer's message. */
+export class SubtitleUnavailable extends Error {}
 
 /**
  * Indexes read in this isolate (a playlist and its segments ask for the same one in a row): at
@@ -205,6 +209,17 @@ export async function servesStreamVersion(
   return contentId !== null && contentId === (await servableContentId(db, contentKey, nowMs));
 }
 
+/** The content id a stream version names, if it is that of the content served under the key now. */
+async function servedVersion(
+  deps: StreamingDeps,
+  contentKey: string,
+  version: string,
+): Promise<number> {
+  if (!(await servesStreamVersion(deps.db, contentKey, version, deps.nowMs)))
+    throw new NoStream(`no stream version ${version}`);
+  return contentIdOfHlsVersion(version)!;
+}
+
 /**
  * The index a stream URL names and where its sample table is; NoStream unless the version is
  * that of the content served under the key now (the same isolate-cached answer as the media's).
@@ -214,12 +229,7 @@ async function indexForVersion(
   contentKey: string,
   version: string,
 ): Promise<{ index: Streamable; samplesKey: string; contentId: number }> {
-  const contentId = contentIdOfHlsVersion(version);
-  if (
-    contentId === null ||
-    contentId !== (await servableContentId(deps.db, contentKey, deps.nowMs))
-  )
-    throw new NoStream(`no stream version ${version}`);
+  const contentId = await servedVersion(deps, contentKey, version);
   const keys = hlsKeys(contentKey, contentId);
   let index = await storedIndex(deps.bucket, keys.index);
   if (!index) {
@@ -249,10 +259,41 @@ export type StreamFile =
 
 const HLS_TYPE = "application/vnd.apple.mpegurl";
 const SUBTITLE_PLAYLIST = /^subtitles-(\d+)\.m3u8$/;
+const SUBTITLE_FILE = /^subtitles-(\d+)\.vtt$/;
 
 /** Whether a stream file shows the video's record (its subtitles) besides its file. */
 export const dependsOnRecord = (file: string) =>
-  file === "master.m3u8" || SUBTITLE_PLAYLIST.test(file);
+  file === "master.m3u8" || SUBTITLE_PLAYLIST.test(file) || SUBTITLE_FILE.test(file);
+
+const noSuchSubtitles = (file: string, renditions: readonly SubtitleRendition[]) =>
+  new NoStream(`no subtitles ${file}: this video has ${renditions.length} WebVTT subtitle file(s)`);
+
+/**
+ * The n-th WebVTT file of the video's record, read from the publisher's host (bounded:
+ * media/webvtt.ts). It needs no stream: a video whose file cannot be packaged still has it.
+ */
+async function subtitleFile(
+  deps: StreamingDeps,
+  contentKey: string,
+  version: string,
+  file: string,
+  n: number,
+): Promise<StreamFile> {
+  const contentId = await servedVersion(deps, contentKey, version);
+  const { renditions } = await subtitlesOf(deps, contentKey, contentId);
+  const rendition = renditions[n];
+  if (!rendition) throw noSuchSubtitles(file, renditions);
+  let body: string;
+  try {
+    body = await readWebVtt(rendition.url);
+  } catch (err) {
+    if (err instanceof WebVttError) throw new SubtitleUnavailable(`${file}: ${err.message}`);
+    throw err;
+  }
+  // The publisher may change the file under its URL: the entity tag follows its text.
+  const variant = (await sha256Hex(body)).slice(0, 16);
+  return { kind: "text", contentType: "text/vtt", body, variant };
+}
 
 /** The video's subtitle renditions (from its record, not its file) and their fingerprint. */
 async function subtitlesOf(
@@ -275,6 +316,8 @@ export async function streamFile(
   version: string,
   file: string,
 ): Promise<StreamFile> {
+  const vtt = SUBTITLE_FILE.exec(file);
+  if (vtt) return subtitleFile(deps, contentKey, version, file, Number(vtt[1]));
   const { index, samplesKey, contentId } = await indexForVersion(deps, contentKey, version);
   if (file === "video.m3u8")
     return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(index) };
@@ -290,15 +333,12 @@ export async function streamFile(
         body: masterPlaylist(index, renditions),
         variant,
       };
-    const rendition = renditions[Number(subtitle[1])];
-    if (!rendition)
-      throw new NoStream(
-        `no subtitles ${file}: this video has ${renditions.length} WebVTT subtitle file(s)`,
-      );
+    const n = Number(subtitle[1]);
+    if (!renditions[n]) throw noSuchSubtitles(file, renditions);
     return {
       kind: "text",
       contentType: HLS_TYPE,
-      body: subtitlePlaylist(index, rendition),
+      body: subtitlePlaylist(index, n),
       variant,
     };
   }
@@ -327,11 +367,11 @@ const DASH_TRACK_FILE = /^(video|audio)-(init\.mp4|\d+\.m4s)$/;
 
 /**
  * How long a stream file may be kept: init and segments for good (the version names the file);
- * playlists change under a version only with the video's subtitles, and a removal must reach
- * players soon: 300 s.
+ * playlists change under a version only with the video's subtitles, a subtitle file with the
+ * publisher's, and a removal must reach players soon: 300 s.
  */
 export function streamCaching(file: string): { maxAge: number; cacheControl: string } {
-  return /\.(m3u8|mpd)$/.test(file)
+  return /\.(m3u8|mpd|vtt)$/.test(file)
     ? { maxAge: 300, cacheControl: "public, max-age=300" }
     : { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
 }

@@ -26,6 +26,7 @@ const DESCRIPTIONS = {
   413: "Body too large",
   416: "Range not satisfiable",
   429: "Rate limit exceeded (Retry-After says when to try again)",
+  502: "A file the service reads from elsewhere could not be read (the error says why)",
   503: "Not available (configuration)",
 } as const;
 type ErrorStatus = keyof typeof DESCRIPTIONS;

@@ -58,6 +58,8 @@ export function subtitleRenditions(
 }
 
 export const subtitlePlaylistName = (n: number) => `subtitles-${n}.m3u8`;
+/** The n-th WebVTT file as the service serves it (read from the publisher's host). */
+export const subtitleFileName = (n: number) => `subtitles-${n}.vtt`;
 
 /** The multivariant (master) playlist: one variant, the stored file as it is, and its subtitles. */
 export function masterPlaylist(
@@ -87,8 +89,11 @@ export function masterPlaylist(
   ].join("\n");
 }
 
-/** A subtitle rendition's media playlist: the whole WebVTT file as one segment of the video's length. */
-export function subtitlePlaylist(index: HlsIndex, subtitle: SubtitleRendition): string {
+/**
+ * The n-th subtitle rendition's media playlist: the whole WebVTT file as one segment of the
+ * video's length, from the service's origin (players need no CORS from the publisher's host).
+ */
+export function subtitlePlaylist(index: HlsIndex, n: number): string {
   const duration = index.durationSeconds;
   return [
     "#EXTM3U",
@@ -97,7 +102,7 @@ export function subtitlePlaylist(index: HlsIndex, subtitle: SubtitleRendition): 
     "#EXT-X-MEDIA-SEQUENCE:0",
     "#EXT-X-PLAYLIST-TYPE:VOD",
     `#EXTINF:${duration.toFixed(3)},`,
-    subtitle.url,
+    subtitleFileName(n),
     "#EXT-X-ENDLIST",
     "",
   ].join("\n");

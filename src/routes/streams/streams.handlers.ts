@@ -1,6 +1,7 @@
 import type { AppRouteHandler } from "../../http/router";
-import { NoStream, streamCaching, streamFile } from "../../domain/streaming";
+import { NoStream, streamCaching, streamFile, SubtitleUnavailable } from "../../domain/streaming";
 import { requestDeps } from "../../http/deps";
+import { ApiError } from "../../http/errors";
 import { serveBytes } from "../../http/serve-object";
 import { etagMatches } from "../../shared/etag";
 import { notFound } from "../../shared/errors";
@@ -14,10 +15,13 @@ export const stream: AppRouteHandler<typeof routes.stream> = async (c) => {
   };
   const deps = { ...requestDeps(c), nowMs: Date.now() };
   const answer = await streamFile(deps, contentKey, version, file).catch((err: unknown) => {
-    throw err instanceof NoStream ? notFound(err.message) : err;
+    if (err instanceof NoStream) throw notFound(err.message);
+    // The publisher's subtitle file, not the request, is at fault.
+    if (err instanceof SubtitleUnavailable) throw new ApiError(502, err.message);
+    throw err;
   });
-  // The bytes under a version never change, bar the subtitles a master playlist lists: the
-  // version, the file and those make a strong validator.
+  // The bytes under a version never change, bar the subtitles a master playlist lists and their
+  // files' text: the version, the file and those make a strong validator.
   headers.ETag = `"${version}.${file}${answer.kind === "text" && answer.variant ? `.${answer.variant}` : ""}"`;
   if (etagMatches(c.req.header("If-None-Match"), headers.ETag))
     return new Response(null, { status: 304, headers });

@@ -10,7 +10,7 @@ import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 import { HLS_VERSION_PATTERN } from "../../domain/streaming";
 
 export const STREAM_FILE_PATTERN =
-  /^(master\.m3u8|video\.m3u8|subtitles-(0|[1-9]\d{0,3})\.m3u8|manifest\.mpd|((video|audio)-)?(init\.mp4|(0|[1-9]\d{0,6})\.m4s))$/;
+  /^(master\.m3u8|video\.m3u8|subtitles-(0|[1-9]\d{0,3})\.(m3u8|vtt)|manifest\.mpd|((video|audio)-)?(init\.mp4|(0|[1-9]\d{0,6})\.m4s))$/;
 
 const text = (type: string, description: string) => ({
   description,
@@ -26,7 +26,7 @@ export const stream = createRoute({
   middleware: [servableStreamOnly, edgeCache(streamPolicy), publicReads],
   summary: "A video's HLS stream (the record's urlHLS) and its DASH manifest",
   description:
-    "`master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).",
+    "`master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `subtitles-<n>.vtt` (that file, read by the service from the publisher's host: at most 2 MiB, within 10 s, text/vtt, text/plain or octet-stream, starting with WEBVTT; 502 with the reason otherwise), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).",
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
@@ -37,21 +37,23 @@ export const stream = createRoute({
         .string()
         .regex(
           STREAM_FILE_PATTERN,
-          "must be master.m3u8, video.m3u8, subtitles-<n>.m3u8, manifest.mpd, init.mp4, <n>.m4s, or video-/audio- before init.mp4 or <n>.m4s",
+          "must be master.m3u8, video.m3u8, subtitles-<n>.m3u8, subtitles-<n>.vtt, manifest.mpd, init.mp4, <n>.m4s, or video-/audio- before init.mp4 or <n>.m4s",
         ),
     }),
   },
   responses: {
     200: {
-      description: "A playlist, the DASH manifest, the init segment or a media segment",
+      description:
+        "A playlist, the DASH manifest, a subtitle file, the init segment or a media segment",
       content: {
         "application/vnd.apple.mpegurl": { schema: z.string() },
+        "text/vtt": { schema: z.string() },
         "application/dash+xml": { schema: z.string() },
         "video/mp4": { schema: z.string().openapi({ format: "binary" }) },
       },
     },
     206: text("video/mp4", "Part of a segment (Content-Range)"),
     ...notModifiedResponse,
-    ...koErrors(400, 404, 416, 429),
+    ...koErrors(400, 404, 416, 429, 502),
   },
 });

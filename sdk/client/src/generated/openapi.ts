@@ -200,7 +200,7 @@ export interface paths {
         };
         /**
          * A video's HLS stream (the record's urlHLS) and its DASH manifest
-         * @description `master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), and `manifest.mpd` (DASH over the same segments). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).
+         * @description `master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `subtitles-<n>.vtt` (that file, read by the service from the publisher's host: at most 2 MiB, within 10 s, text/vtt, text/plain or octet-stream, starting with WEBVTT; 502 with the reason otherwise), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).
          */
         get: operations["getStream"];
         put?: never;
@@ -2974,13 +2974,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A playlist, the DASH manifest, the init segment or a media segment */
+            /** @description A playlist, the DASH manifest, a subtitle file, the init segment or a media segment */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/vnd.apple.mpegurl": string;
+                    "text/vtt": string;
                     "application/dash+xml": string;
                     "video/mp4": string;
                 };
@@ -3030,6 +3031,15 @@ export interface operations {
             };
             /** @description Rate limit exceeded (Retry-After says when to try again) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A file the service reads from elsewhere could not be read (the error says why) */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,108 @@
+// A publisher's WebVTT file, read by the service so players get it from the service's own
+// origin (the embed's CSP stays 'self'; the publisher's host needs no CORS). Bounded: a size, a
+// time limit, a content type that can be WebVTT, and the signature the W3C WebVTT spec requires
+// (the file starts with "WEBVTT", after an optional byte order mark).
+
+/** A subtitle file the service will not pass on; the message says why (for the answer). */
+export class WebVttError extends Error {}
+
+export interface WebVttLimits {
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+/** A long film's subtitles are a few hundred KB; anything far larger is not a subtitle file. */
+export const WEBVTT_LIMITS: WebVttLimits = { maxBytes: 2 * 1024 * 1024, timeoutMs: 10_000 };
+
+/**
+ * Types a host may give a .vtt file: its own, and what storage services default to for an
+ * extension they do not know. Anything else (an HTML error or login page, an image) is refused.
+ */
+const ACCEPTED_TYPES = new Set([
+  "text/vtt",
+  "text/plain",
+  "application/octet-stream",
+  "binary/octet-stream",
+]);
+
+const SIGNATURE = /^\uFEFF?WEBVTT(?:[ \t\r\n]|$)/;
+
+/** Reads at most `maxBytes` of a body; more is an error (the rest is not read). */
+async function boundedText(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new WebVttError(`the subtitle file is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  // WebVTT is UTF-8 by definition; an invalid sequence becomes U+FFFD, as a browser reads it.
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * The WebVTT text at `url`, or a WebVttError naming what is wrong (unreachable, not 2xx, too
+ * large, too slow, not WebVTT). `send` is the platform's fetch.
+ */
+export async function readWebVtt(
+  url: string,
+  send: typeof fetch = fetch,
+  limits: WebVttLimits = WEBVTT_LIMITS,
+): Promise<string> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
+  try {
+    let res: Response;
+    try {
+      res = await send(url, { signal: controller.signal, redirect: "follow" });
+    } catch {
+      throw new WebVttError(
+        controller.signal.aborted
+          ? `the subtitle file did not arrive within ${limits.timeoutMs / 1000} s`
+          : "the subtitle file could not be fetched",
+      );
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new WebVttError(`the subtitle file's host answered ${res.status}`);
+    }
+    const type = (res.headers.get("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type && !ACCEPTED_TYPES.has(type)) {
+      await res.body?.cancel();
+      throw new WebVttError(`the subtitle file is ${type}, not WebVTT (text/vtt)`);
+    }
+    const length = Number(res.headers.get("Content-Length") ?? Number.NaN);
+    if (length > limits.maxBytes) {
+      await res.body?.cancel();
+      throw new WebVttError(`the subtitle file is larger than ${limits.maxBytes} bytes`);
+    }
+    let text: string;
+    try {
+      text = res.body ? await boundedText(res.body, limits.maxBytes) : "";
+    } catch (err) {
+      if (err instanceof WebVttError) throw err;
+      throw new WebVttError(
+        controller.signal.aborted
+          ? `the subtitle file did not arrive within ${limits.timeoutMs / 1000} s`
+          : "the subtitle file could not be read",
+      );
+    }
+    if (!SIGNATURE.test(text))
+      throw new WebVttError("the subtitle file is not WebVTT (it does not start with WEBVTT)");
+    return text;
+  } finally {
+    clearTimeout(timer);
+  }
+}
