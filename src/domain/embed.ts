@@ -1,11 +1,22 @@
 // What the embeddable player page (GET /embed/{contentKey}) plays: the record's HLS stream,
-// MP4 and thumbnail, and the organization's sync code for the analytics SDK (public: every
-// player carries it). Only for a video that may be served (published, not removed).
+// MP4, thumbnail and WebVTT subtitles, and the organization's sync code for the analytics SDK
+// (public: every player carries it). Only for a video that may be served (published, not
+// removed).
 import type { Db } from "../db/client";
 import { findContentByKeyAnyOrg } from "../db/content";
 import { findOrganizationById } from "../db/organizations";
+import { subtitleFileName, subtitleRenditions } from "../media/hls/playlists";
+import { hlsVersion } from "../storage/layout";
 import { v2Record } from "./catalog/records";
 import type { Origins } from "./deps";
+
+/** A subtitle track of the page's <video>: the service's copy of a WebVTT file (same origin). */
+export interface EmbedSubtitle {
+  language: string;
+  label: string;
+  /** Root-relative: the page's own origin, whatever host it was reached by. */
+  src: string;
+}
 
 export interface EmbedPlayback {
   contentKey: string;
@@ -13,6 +24,7 @@ export interface EmbedPlayback {
   poster: string;
   hls: string | null;
   mp4: string;
+  subtitles: EmbedSubtitle[];
   syncCode: string;
   endpoint: string;
 }
@@ -33,6 +45,12 @@ export async function embedPlayback(
     poster: record.thumbnail,
     hls: record.urlHLS,
     mp4: record.url,
+    // The service's subtitle files, even under an operator's urlHLS: they need only the record.
+    subtitles: subtitleRenditions(content.subtitles).map((s, n) => ({
+      language: s.language,
+      label: s.name,
+      src: `/hls/${contentKey}/${hlsVersion(content.id)}/${subtitleFileName(n)}`,
+    })),
     syncCode: org.syncCode,
     endpoint: origins.baseUrl,
   };

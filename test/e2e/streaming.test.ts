@@ -271,6 +271,74 @@ describe.skipIf(!e2e.chromium)("the embeddable player in headless Chromium", () 
     await page.close();
   }, 60_000);
 
+  it("lists the video's subtitles as text tracks; its captions menu turns one on and its cues show", async () => {
+    const subtitled = await publishVideo(service, org, fixture(FORTY), {
+      title: "embed captions e2e",
+      subtitles: [
+        { en: `${e2e.staticUrl}/pages/captions.vtt` },
+        { fr: `${e2e.staticUrl}/pages/captions-fr.vtt` },
+      ],
+    });
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (err) => errors.push(err.message));
+    // A CSP violation is reported on the console as an error.
+    page.on("console", (msg) => {
+      if (msg.type() === "error") errors.push(msg.text());
+    });
+    await page.goto(`${service.baseUrl}/embed/${subtitled.contentKey}?analytics=off`);
+    const menu = page.getByRole("combobox", { name: "Captions" });
+    await menu.waitFor({ state: "visible" });
+    expect(await menu.locator("option").allTextContents()).toEqual([
+      "Captions off",
+      "English",
+      "French",
+    ]);
+    expect(await seriousViolations(page)).toEqual([]);
+    const listed = await page.evaluate(() =>
+      [...document.querySelector("video")!.textTracks].map((t) => ({
+        kind: t.kind,
+        language: t.language,
+        label: t.label,
+        mode: t.mode,
+      })),
+    );
+    expect(listed).toEqual([
+      { kind: "subtitles", language: "en", label: "English", mode: "disabled" },
+      { kind: "subtitles", language: "fr", label: "French", mode: "disabled" },
+    ]);
+    await menu.selectOption({ label: "French" });
+    const shown = await page.evaluate(async () => {
+      const video = document.querySelector("video")!;
+      const modes = [...video.textTracks].map((t) => t.mode);
+      // A time the cue covers; then wait for the file to load and the cue to be active.
+      video.currentTime = 2;
+      const french = video.textTracks[1]!;
+      const cue = await new Promise<string>((resolve) => {
+        const check = () => {
+          const active = french.activeCues;
+          if (active && active.length > 0) resolve((active[0] as VTTCue).text);
+          else requestAnimationFrame(check);
+        };
+        check();
+      });
+      return { modes, cue, src: video.currentSrc };
+    });
+    expect(shown.modes).toEqual(["disabled", "showing"]);
+    expect(shown.cue).toBe("Catalogue vidéo e2e");
+    // Still hls.js (light) playing the stream.
+    expect(shown.src).toMatch(/^blob:/);
+    // Turning them off again.
+    await menu.selectOption({ label: "Captions off" });
+    expect(
+      await page.evaluate(() =>
+        [...document.querySelector("video")!.textTracks].map((t) => t.mode),
+      ),
+    ).toEqual(["disabled", "disabled"]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("works in an <iframe> on another site", async () => {
     const page = await browser.newPage();
     await page.goto(`${e2e.staticUrl}/pages/blank.html`);

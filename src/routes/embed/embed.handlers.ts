@@ -36,6 +36,14 @@ function page(p: EmbedPlayback): string {
     .map(([name, value]) => `data-${name}="${escape(value)}"`)
     .join(" ");
   const title = escape(p.title || p.contentKey);
+  // Subtitles as <track>s of the service's copies (same origin: the CSP stays 'self'): every
+  // browser lists them, whatever plays the video (hls.js light has no subtitle support).
+  const tracks = p.subtitles
+    .map(
+      (s) =>
+        `\n<track kind="subtitles" src="${escape(s.src)}" srclang="${escape(s.language)}" label="${escape(s.label)}">`,
+    )
+    .join("");
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -48,7 +56,7 @@ function page(p: EmbedPlayback): string {
 <body>
 <main>
 <h1 class="visually-hidden">${title}</h1>
-<video controls playsinline preload="metadata" poster="${escape(p.poster)}" aria-label="${title}" ${attributes}></video>
+<video controls playsinline preload="metadata" poster="${escape(p.poster)}" aria-label="${title}" ${attributes}>${tracks}</video>
 <p id="status" role="status"></p>
 </main>
 <script src="/embed/player.js" defer></script>

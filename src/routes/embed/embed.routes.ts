@@ -14,7 +14,7 @@ export const embed = createRoute({
   middleware: [servableOnly, publicReads],
   summary: "An embeddable player page for a video (for an <iframe>)",
   description:
-    'Plays the video\'s HLS stream (hls.js, or the browser\'s own HLS; the MP4 as the fallback) with its thumbnail as the poster, and reports plays with the player analytics SDK and the organization\'s sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher\'s thumbnail); may be framed by any site. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`',
+    'Plays the video\'s HLS stream (hls.js, or the browser\'s own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service\'s copies (with a Captions menu), and reports plays with the player analytics SDK and the organization\'s sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher\'s thumbnail); may be framed by any site. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`',
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
