@@ -31,6 +31,9 @@ $FF $VIDEO $AUDIO $X264 $AAC -f mov "$OUT/h264-aac.mov"
 $FF $VIDEO $AUDIO -c:v mpeg4 -q:v 31 $AAC "$OUT/mpeg4-aac.mp4"
 # H.264 + MP3 audio (mp4a with objectTypeIndication 0x6B): must be rejected.
 $FF $VIDEO $AUDIO $X264 -c:a libmp3lame -b:a 32k -ac 1 "$OUT/h264-mp3.mp4"
+# HEVC (sample entry 'hvc1', as phones write it) + AAC, faststart: refused at the first part.
+$FF $VIDEO $AUDIO -c:v libx265 -preset veryslow -crf 40 -pix_fmt yuv420p -tag:v hvc1 \
+  -x265-params log-level=error $AAC -movflags +faststart "$OUT/hevc-aac-faststart.mp4"
 
 # Fragmented MP4s (moov with mvex, then moof+mdat pairs), as MediaRecorder and
 # live-to-VOD encoders write. A keyframe every 5 frames (0.5 s) and a fragment

@@ -483,3 +483,15 @@ function displayCodec(codec: string): string {
   const clean = codec.replace(/[^\x20-\x7e]/g, "?").trim();
   return clean === "" ? "unknown" : clean;
 }
+
+/**
+ * The codec rules of checkMediaRequirements alone, for what is known before the whole file is
+ * (the first part of a faststart upload): null when the codecs pass or are not known yet.
+ */
+export function codecRefusal(videoCodec: string | null, audioCodec: string | null): string | null {
+  if (videoCodec !== null && !H264_CODECS.has(videoCodec))
+    return `video codec must be H.264 (avc1), got ${displayCodec(videoCodec)}`;
+  if (audioCodec !== null && !isAac(audioCodec))
+    return `audio codec must be AAC, got ${displayCodec(audioCodec)}`;
+  return null;
+}

@@ -1,0 +1,81 @@
+// What the first bytes of an upload tell before the rest arrives. A faststart file (moov before
+// mdat, as phones and `-movflags +faststart` write) has its sample descriptions, and so its
+// codecs, in its first part; a file whose moov is at the end has only ftyp and the start of
+// mdat there, so its codecs are known only when E2 reads the whole file. Anything odd here is
+// left to E2's probe (mp4-probe.ts), which says what is wrong with the file.
+import { Bytes, children, descend, type Box } from "./mp4-boxes";
+import { audioCodecString, codecRefusal } from "./mp4-probe";
+
+/** How much of a first part is held back to find its moov (an hour's moov is about 1 MB). */
+export const HEAD_SCAN_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * What the head says: `more` (the moov is not complete yet; `needed` bytes would do),
+ * `unknown` (the codecs cannot be known from the start of this file), or its codecs.
+ */
+export type HeadVerdict =
+  | { kind: "more"; needed: number }
+  | { kind: "unknown" }
+  | { kind: "codecs"; video: string | null; audio: string | null };
+
+/** Top-level boxes that may come before the moov of a faststart file. */
+const BEFORE_MOOV = new Set(["ftyp", "free", "skip", "wide", "uuid", "pdin", "junk"]);
+
+export function scanHead(head: Uint8Array): HeadVerdict {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  let offset = 0;
+  for (let count = 0; count < 16; count++) {
+    if (head.byteLength - offset < 16) return { kind: "more", needed: offset + 16 };
+    const size32 = view.getUint32(offset);
+    const type = String.fromCharCode(...head.subarray(offset + 4, offset + 8));
+    let size = size32;
+    let headerSize = 8;
+    if (size32 === 1) {
+      size = Number(view.getBigUint64(offset + 8));
+      headerSize = 16;
+    }
+    if (type === "moov") {
+      if (size < headerSize) return { kind: "unknown" };
+      if (head.byteLength < offset + size) return { kind: "more", needed: offset + size };
+      return codecsOf(head.subarray(offset + headerSize, offset + size));
+    }
+    // mdat first (moov at the end), a box to the end of the file, or not an MP4 start.
+    if (!BEFORE_MOOV.has(type) || size < headerSize) return { kind: "unknown" };
+    offset += size;
+  }
+  return { kind: "unknown" };
+}
+
+function codecsOf(moov: Uint8Array): HeadVerdict {
+  try {
+    const b = new Bytes(moov);
+    let video: string | null = null;
+    let audio: string | null = null;
+    for (const trak of children(b, 0, b.length).filter((x) => x.type === "trak")) {
+      const mdia = children(b, trak.start, trak.end).find((x) => x.type === "mdia");
+      if (!mdia) continue;
+      const kids = children(b, mdia.start, mdia.end);
+      const hdlr = kids.find((x) => x.type === "hdlr");
+      const handler = hdlr ? b.fourcc(hdlr.start + 8, hdlr) : "";
+      const entry = firstSampleEntry(b, kids);
+      if (!entry) continue;
+      // The first track of each kind, as E2's probe takes them.
+      if (handler === "vide" && video === null) video = entry.type;
+      if (handler === "soun" && audio === null) audio = audioCodecString(b, entry);
+    }
+    return { kind: "codecs", video, audio };
+  } catch {
+    return { kind: "unknown" };
+  }
+}
+
+function firstSampleEntry(b: Bytes, mdiaKids: Box[]): Box | null {
+  const stsd = descend(b, mdiaKids, ["minf", "stbl", "stsd"]);
+  if (!stsd || b.u32(stsd.start + 4, stsd) === 0) return null;
+  return children(b, stsd.start + 8, stsd.end, 1)[0] ?? null;
+}
+
+/** The reason a file with this head is refused now, or null (it passes, or only E2 can tell). */
+export function headRefusal(verdict: HeadVerdict): string | null {
+  return verdict.kind === "codecs" ? codecRefusal(verdict.video, verdict.audio) : null;
+}
