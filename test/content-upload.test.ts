@@ -6,6 +6,7 @@ import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
 import movUrl from "./fixtures/h264-aac.mov?inline";
 import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
+import hevcUrl from "./fixtures/hevc-aac-faststart.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
 import smallThumbUrl from "./fixtures/thumb-1280x720.jpg?inline";
 import pngUrl from "./fixtures/not-a-jpeg.png?inline";
@@ -198,6 +199,35 @@ describe("upload round trip", () => {
     expect(again.body.message).toMatch(/rejected/);
     const deleted = await writeJson(org, "DELETE", `/v2/content?contentKey=${created.contentKey}`);
     expect(deleted.res.status).toBe(200);
+  });
+
+  it("refuses an HEVC faststart file at its first part, naming the codec, and stores nothing", async () => {
+    // A phone clip: moov first, so its codec is in the first bytes of part 1 (of two).
+    const media = padWithFreeBox(dataUrlBytes(hevcUrl), twoPartSize);
+    const created = await createContent({ contentSize: media.byteLength, title: "hevc" });
+    const [first] = created.contentUploadData.signedUrls as string[];
+    const res = await call(first!, { method: "PUT", body: media.slice(0, CHUNK_SIZE) });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      message: "media rejected: video codec must be H.264 (avc1), got hvc1",
+    });
+    const { body: state } = await writeJson(
+      org,
+      "GET",
+      `/v2/content/upload?contentKey=${created.contentKey}`,
+    );
+    expect(state.storedParts).toEqual([]);
+    expect(state.missingParts.map((p: { PartNumber: number }) => p.PartNumber)).toEqual([1, 2]);
+    // A streamed body (no Content-Length) is read ahead the same way.
+    const streamed = await call(first!, {
+      method: "PUT",
+      body: new Blob([media.slice(0, CHUNK_SIZE)]).stream(),
+      duplex: "half",
+    } as RequestInit);
+    expect(streamed.status).toBe(400);
+    expect(await streamed.json()).toEqual({
+      message: "media rejected: video codec must be H.264 (avc1), got hvc1",
+    });
   });
 
   it("rejects a thumbnail of the wrong size or format and names the problem", async () => {

@@ -218,6 +218,21 @@ describe("uploadVideo", () => {
       status: 400,
       message: "complete (E2): HTTP 400 media rejected: video codec must be H.264 (avc1), got mp4v",
     });
+    // HEVC with its moov first: refused at part 1, before E2 (and before part 2 is sent).
+    const log: string[] = [];
+    const recorded = createCatalogClient({
+      baseUrl: service.baseUrl,
+      credentials: org,
+      fetch: recordingFetch(log),
+    });
+    const hevc = padWithFreeBox(fixture("hevc-aac-faststart.mp4"), CHUNK + 200_001);
+    await expect(
+      recorded.uploadVideo(hevc, { title: "hevc" }, { concurrency: 1 }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message: "part 1: HTTP 400 media rejected: video codec must be H.264 (avc1), got hvc1",
+    });
+    expect(log).toEqual(["POST /v2/content", "PUT /v2/uploads/part part 1"]);
     const other = await createOrg(service);
     const unauthorized = createCatalogClient({
       baseUrl: service.baseUrl,

@@ -3,6 +3,7 @@
 // upload must still exist and the body must be what the content announced.
 import { findContentByKeyAnyOrg, markThumbnailUploaded, recordPart } from "../../db/content";
 import { checkThumbnail, THUMBNAIL_MAX_BYTES } from "../../media/jpeg";
+import { HEAD_SCAN_MAX_BYTES, headRefusal, scanHead } from "../../media/mp4-head";
 import { forbidden, invalid, notFound } from "../../shared/errors";
 import { thumbnailKey } from "../../storage/layout";
 import { isNoSuchUpload } from "../../storage/objects";
@@ -57,6 +58,106 @@ export async function partTarget(
 }
 
 /**
+ * The first part's body, with its head read ahead: a faststart file's moov is there, so a codec
+ * the service refuses is known now rather than after the whole upload (at E2). At most
+ * HEAD_SCAN_MAX_BYTES are held back, and none once the head shows the moov is not first. The
+ * returned stream gives the body whole (what was read ahead, then the rest); a body that fails
+ * while being read ahead fails the same way there, so the caller's checks still apply.
+ */
+async function readAheadFirstPart(
+  body: ReadableStream<Uint8Array>,
+  partSize: number,
+): Promise<{ refusal: string | null; body: ReadableStream<Uint8Array> }> {
+  const limit = Math.min(partSize, HEAD_SCAN_MAX_BYTES);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let failure: { error: unknown } | null = null;
+  let ended = false;
+  let refusal: string | null = null;
+  // Scanned again only once the bytes it asked for are there (a moov is one more scan).
+  let needed = 1;
+  for (;;) {
+    if (size >= needed) {
+      const verdict = scanHead(concat(chunks, size));
+      if (verdict.kind !== "more") {
+        refusal = headRefusal(verdict);
+        break;
+      }
+      needed = verdict.needed;
+      if (needed > limit) break;
+    }
+    let read: ReadableStreamReadResult<Uint8Array>;
+    try {
+      read = await reader.read();
+    } catch (error) {
+      failure = { error };
+      break;
+    }
+    if (read.done) {
+      ended = true;
+      break;
+    }
+    chunks.push(read.value);
+    size += read.value.byteLength;
+    if (size > limit) break;
+  }
+  if (refusal) {
+    // The rest of the part is read and dropped before the answer: a client still sending its
+    // body (Node's fetch, browsers over HTTP/1.1) would see a reset connection, not the 400.
+    await drain(reader, partSize - size);
+    return { refusal, body };
+  }
+  const held = chunks.length ? [concat(chunks, size)] : [];
+  return {
+    refusal: null,
+    body: new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = held.shift();
+        if (next) return controller.enqueue(next);
+        if (failure) return controller.error(failure.error);
+        if (ended) return controller.close();
+        try {
+          const read = await reader.read();
+          if (read.done) controller.close();
+          else controller.enqueue(read.value);
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    }),
+  };
+}
+
+/** Reads and drops at most `bytes` more of a body (a longer or failing one is cut off there). */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, bytes: number) {
+  try {
+    for (let left = bytes; left >= 0; ) {
+      const read = await reader.read();
+      if (read.done) return;
+      left -= read.value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away: nobody is left to answer.
+  }
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  // Kept as one chunk from now on: the next scan does not copy it again.
+  chunks.splice(0, chunks.length, out);
+  return out;
+}
+
+/**
  * Streams one part into the R2 multipart upload, records it (what a resuming client is told is
  * stored) and returns its ETag. A part stored again replaces the earlier one, in R2 and here.
  */
@@ -69,6 +170,12 @@ export async function storePart(
   body: ReadableStream<Uint8Array>,
 ) {
   const { content, expected } = await partTarget(deps, key, uploadId, partNumber, length);
+  if (partNumber === 1) {
+    const ahead = await readAheadFirstPart(body, expected);
+    // Nothing is stored: the same refusal as E2's, known from the file's first bytes.
+    if (ahead.refusal) throw invalid(`media rejected: ${ahead.refusal}`);
+    body = ahead.body;
+  }
   const upload = deps.bucket.resumeMultipartUpload(key, uploadId);
   // R2 stores only bodies of a known length: a streamed one must turn out exactly right, and a
   // declared one may still stop short (the client went away).
