@@ -47,7 +47,7 @@ function captionsMenu(video: HTMLVideoElement): void {
 
 const video = document.querySelector<HTMLVideoElement>("video[data-content-key]");
 if (video) {
-  const { hls, mp4, contentKey, syncCode, endpoint } = video.dataset;
+  const { hls, mp4, contentKey, syncCode, endpoint, hlsSubtitles } = video.dataset;
   const status = document.getElementById("status");
   const say = (text: string) => {
     if (status) status.textContent = text;
@@ -66,8 +66,9 @@ if (video) {
     player.loadSource(hls);
     player.attachMedia(video);
   } else if (hls && video.canPlayType("application/vnd.apple.mpegurl")) {
-    // The browser lists the stream's subtitle renditions itself (the same files): no doubles.
-    for (const track of video.querySelectorAll("track")) track.remove();
+    // The browser lists the service's stream's subtitle renditions itself (the same files): no
+    // doubles. An operator's stream keeps the page's tracks.
+    if (hlsSubtitles === "yes") for (const track of video.querySelectorAll("track")) track.remove();
     video.src = hls;
   } else {
     playMp4();

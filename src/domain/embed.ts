@@ -25,6 +25,8 @@ export interface EmbedPlayback {
   hls: string | null;
   mp4: string;
   subtitles: EmbedSubtitle[];
+  /** The stream is the service's, whose master playlist lists the same subtitles. */
+  hlsHasSubtitles: boolean;
   syncCode: string;
   endpoint: string;
 }
@@ -51,6 +53,7 @@ export async function embedPlayback(
       label: s.name,
       src: `/hls/${contentKey}/${hlsVersion(content.id)}/${subtitleFileName(n)}`,
     })),
+    hlsHasSubtitles: content.urlHls === null,
     syncCode: org.syncCode,
     endpoint: origins.baseUrl,
   };

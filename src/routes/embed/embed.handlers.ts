@@ -28,6 +28,7 @@ function page(p: EmbedPlayback): string {
   const data = {
     hls: p.hls ?? "",
     mp4: p.mp4,
+    "hls-subtitles": p.hlsHasSubtitles ? "yes" : "no",
     "content-key": p.contentKey,
     "sync-code": p.syncCode,
     endpoint: p.endpoint,
