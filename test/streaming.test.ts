@@ -474,8 +474,13 @@ describe("the embeddable player page", () => {
   it("names the stream, the file, the poster and the sync code, with a strict CSP that any site may frame", async () => {
     const key = await publishVideo(org, dataUrlBytes(faststartUrl), {
       title: `Quotes "and" <tags>`,
+      subtitles: [
+        { en: "https://cdn.example.com/en.vtt", fr: "https://cdn.example.com/fr.srt" },
+        { "pt-BR": "https://cdn.example.com/pt.vtt" },
+      ],
     });
     const master = await urlHlsOf(key);
+    const version = master.split("/").at(-2);
     const res = await call(`/embed/${key}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
@@ -488,6 +493,12 @@ describe("the embeddable player page", () => {
     expect(html).toContain(`data-mp4="${ORIGIN}/media/${key}/${key}.mp4"`);
     expect(html).toContain(`data-sync-code="${org.syncCode}"`);
     expect(html).toContain(`poster="${ORIGIN}/thumbnails/${key}.jpg"`);
+    // The WebVTT files as tracks of the service's copies (same origin); the SRT is not one.
+    expect(html.match(/<track [^>]*>/g)).toEqual([
+      `<track kind="subtitles" src="/hls/${key}/${version}/subtitles-0.vtt" srclang="en" label="English">`,
+      `<track kind="subtitles" src="/hls/${key}/${version}/subtitles-1.vtt" srclang="pt-BR" label="Brazilian Portuguese">`,
+    ]);
+    expect(html).toContain('data-hls-subtitles="yes"');
     // The title is the publisher's text: escaped, never markup.
     expect(html).toContain("<title>Quotes &#34;and&#34; &#60;tags&#62;</title>");
     expect(html).not.toContain("<tags>");
