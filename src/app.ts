@@ -20,6 +20,7 @@ import feeds from "./routes/feeds/feeds.index";
 import files from "./routes/files/files.index";
 import health from "./routes/health/health.index";
 import organization from "./routes/organization/organization.index";
+import playback from "./routes/playback/playback.index";
 import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
 import search from "./routes/search/search.index";
@@ -50,6 +51,7 @@ const routeGroups = [
   admin,
   reference,
   webhooks,
+  playback,
   consoleApp,
   organization,
   health,

@@ -27,6 +27,7 @@ const withNetwork = {
   apiSecretHash: organizations.apiSecretHash,
   playerTokenKey: organizations.playerTokenKey,
   playerTokensRequired: organizations.playerTokensRequired,
+  signedPlayback: organizations.signedPlayback,
   plan: organizations.plan,
   entitlements: organizations.entitlements,
   networkId: organizations.networkId,

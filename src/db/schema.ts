@@ -64,6 +64,11 @@ export const organizations = sqliteTable("organizations", {
    * and read with the credentials: part of the edge cache key, so a write makes new keys.
    */
   catalogVersion: integer("catalog_version").notNull().default(0),
+  /**
+   * Media and the embed of every video (bar those that say otherwise) need a playback token
+   * signed with one of the organization's playback keys (docs/api.md "Signed playback").
+   */
+  signedPlayback: integer("signed_playback", { mode: "boolean" }).notNull().default(false),
   /** Bumped when statistics change other than by new events (erasure): part of report cache keys. */
   statsVersion: integer("stats_version").notNull().default(0),
   /**
@@ -177,6 +182,8 @@ export const contents = sqliteTable(
      * domain/streaming.ts), else null: the record then has no service urlHLS.
      */
     streamError: text("stream_error"),
+    /** Whether playback needs a signed token: null follows the organization's setting. */
+    signedPlayback: integer("signed_playback", { mode: "boolean" }),
     removed: integer("removed", { mode: "boolean" }).notNull().default(false),
     status: text("status", { enum: CONTENT_STATUSES }).notNull().default("uploading"),
     rejectionReason: text("rejection_reason"),

@@ -55,9 +55,11 @@ const CLIENT_CACHE_CONTROL = "X-Client-Cache-Control";
 const REPLAYED = ["content-type", "etag", "last-modified", "access-control-allow-origin"];
 
 function normalizedQuery(url: URL): string {
-  const pairs = [...url.searchParams].sort(([a, x], [b, y]) =>
-    a === b ? x.localeCompare(y) : a.localeCompare(b),
-  );
+  // A playback token is checked before the cache (middleware/signed-playback.ts) and changes
+  // nothing the cache keeps: one entry serves every viewer.
+  const pairs = [...url.searchParams]
+    .filter(([name]) => name !== "token")
+    .sort(([a, x], [b, y]) => (a === b ? x.localeCompare(y) : a.localeCompare(b)));
   return new URLSearchParams(pairs).toString();
 }
 

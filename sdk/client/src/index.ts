@@ -23,6 +23,12 @@ export type {
   VideoMetadata,
 } from "./upload.js";
 export { AbortedError } from "./http.js";
+export {
+  mintPlaybackToken,
+  withPlaybackToken,
+  type PlaybackSigningKey,
+  type PlaybackTokenOptions,
+} from "./playback.js";
 
 /** How requests authenticate (docs/api.md "Authentication"). */
 export type Credentials =

@@ -66,13 +66,28 @@ function page(p: EmbedPlayback): string {
 `;
 }
 
+function withToken(p: EmbedPlayback, token: string): EmbedPlayback {
+  const signed = (url: string) =>
+    `${url}${url.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`;
+  return {
+    ...p,
+    hls: p.hls ? signed(p.hls) : p.hls,
+    mp4: signed(p.mp4),
+    subtitles: p.subtitles.map((s) => ({ ...s, src: signed(s.src) })),
+  };
+}
+
 export const embed: AppRouteHandler<typeof routes.embed> = async (c) => {
   const { contentKey } = c.req.valid("param");
-  const playback = await embedPlayback(c.get("db"), c.get("origins"), contentKey);
-  if (!playback) throw notFound(`no published video ${contentKey}`);
+  const found = await embedPlayback(c.get("db"), c.get("origins"), contentKey);
+  if (!found) throw notFound(`no published video ${contentKey}`);
+  // A signed video's page got its token checked (middleware/signed-playback.ts): the media it
+  // plays need it too. A page with a token is the viewer's own: not for shared caches.
+  const { token } = c.req.valid("query");
+  const playback = token ? withToken(found, token) : found;
   return c.body(page(playback), 200, {
     "Content-Type": "text/html; charset=utf-8",
     "Content-Security-Policy": embedCsp(c.get("origins").baseUrl),
-    "Cache-Control": "public, max-age=300",
+    "Cache-Control": token ? "private, max-age=300" : "public, max-age=300",
   });
 };

@@ -3,6 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { koErrors, SECURITY } from "../../http/openapi";
 import { publicReads } from "../../middleware/public-reads";
 import { servableOnly } from "../../middleware/servable";
+import { signedPlayback } from "../../middleware/signed-playback";
+import { playbackToken } from "../../schemas/playback";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 
 export const embed = createRoute({
@@ -11,10 +13,10 @@ export const embed = createRoute({
   operationId: "getEmbedPlayer",
   tags: ["Files"],
   security: SECURITY.public,
-  middleware: [servableOnly, publicReads],
+  middleware: [servableOnly, signedPlayback, publicReads],
   summary: "An embeddable player page for a video (for an <iframe>)",
   description:
-    'Plays the video\'s HLS stream (hls.js, or the browser\'s own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service\'s copies (with a Captions menu), and reports plays with the player analytics SDK and the organization\'s sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher\'s thumbnail); may be framed by any site. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`',
+    'Plays the video\'s HLS stream (hls.js, or the browser\'s own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service\'s copies (with a Captions menu), and reports plays with the player analytics SDK and the organization\'s sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher\'s thumbnail); may be framed by any site. A video that requires signed playback needs `?token=` here (403 otherwise); the page passes it on to the media it plays. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`',
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
@@ -29,10 +31,11 @@ export const embed = createRoute({
         .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, - or _")
         .optional()
         .openapi({ description: "The video_player_id plays are reported under (default embed)" }),
+      token: playbackToken,
     }),
   },
   responses: {
     200: { description: "The player page", content: { "text/html": { schema: z.string() } } },
-    ...koErrors(400, 404, 429),
+    ...koErrors(400, 403, 404, 429),
   },
 });

@@ -2,6 +2,8 @@
 // counts against the client's budget of public reads (middleware/public-reads.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { signedPlayback } from "../../middleware/signed-playback";
+import { playbackTokenQuery } from "../../schemas/playback";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 
 const binary = (type: string, description: string) => ({
@@ -15,20 +17,22 @@ export const media = createRoute({
   operationId: "getMedia",
   tags: ["Files"],
   security: SECURITY.public,
+  middleware: [signedPlayback],
   summary: "The video file (the record's url)",
   description:
-    "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes */<size>.",
+    "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes */<size>. A video that requires signed playback is served only with `?token=` (403 otherwise).",
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
       file: z.string().regex(/^[A-Za-z0-9]{1,8}\.(mp4|mov)$/, "must be <contentKey>.mp4 or .mov"),
     }),
+    query: playbackTokenQuery,
   },
   responses: {
     200: binary("video/mp4", "The media"),
     206: binary("video/mp4", "Partial content (Content-Range)"),
     ...notModifiedResponse,
-    ...koErrors(400, 404, 416, 429),
+    ...koErrors(400, 403, 404, 416, 429),
   },
 });
 

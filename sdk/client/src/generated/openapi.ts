@@ -160,7 +160,7 @@ export interface paths {
         };
         /**
          * The video file (the record's url)
-         * @description Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes *\/<size>.
+         * @description Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes *\/<size>. A video that requires signed playback is served only with `?token=` (403 otherwise).
          */
         get: operations["getMedia"];
         put?: never;
@@ -200,7 +200,7 @@ export interface paths {
         };
         /**
          * A video's HLS stream (the record's urlHLS) and its DASH manifest
-         * @description `master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `subtitles-<n>.vtt` (that file, read by the service from the publisher's host: at most 2 MiB, within 10 s, text/vtt, text/plain or octet-stream, starting with WEBVTT; 502 with the reason otherwise), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).
+         * @description `master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `subtitles-<n>.vtt` (that file, read by the service from the publisher's host: at most 2 MiB, within 10 s, text/vtt, text/plain or octet-stream, starting with WEBVTT; 502 with the reason otherwise), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. A video that requires signed playback is served only with `?token=` (403 otherwise); playlists and the manifest then carry the token in the URLs they list. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).
          */
         get: operations["getStream"];
         put?: never;
@@ -220,7 +220,7 @@ export interface paths {
         };
         /**
          * An embeddable player page for a video (for an <iframe>)
-         * @description Plays the video's HLS stream (hls.js, or the browser's own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service's copies (with a Captions menu), and reports plays with the player analytics SDK and the organization's sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher's thumbnail); may be framed by any site. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`
+         * @description Plays the video's HLS stream (hls.js, or the browser's own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service's copies (with a Captions menu), and reports plays with the player analytics SDK and the organization's sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher's thumbnail); may be framed by any site. A video that requires signed playback needs `?token=` here (403 otherwise); the page passes it on to the media it plays. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`
          */
         get: operations["getEmbedPlayer"];
         put?: never;
@@ -1013,6 +1013,71 @@ export interface paths {
          * @description Same webhook-id and body, newly signed; retried again for up to a day. 409 when the endpoint is disabled.
          */
         post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/playback-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the playback signing keys
+         * @description Without their secrets.
+         */
+        get: operations["listPlaybackKeys"];
+        put?: never;
+        /**
+         * Create a playback signing key
+         * @description HS256: the service makes a secret, in this answer only (kept sealed, to verify tokens). RS256/ES256: upload the public key (JWK or PEM SubjectPublicKeyInfo; RSA at least 2048 bits, EC P-256); your server keeps the private key. Tokens name the key by its keyId as `kid`. At most 10 keys; several may be active at once, so a rotation is: create the new key, sign with it, delete the old one once its tokens have expired. Not available to a sub-organization's scope (403).
+         */
+        post: operations["createPlaybackKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/playback-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a playback signing key
+         * @description Tokens signed with it are refused from then on (other isolates of the service within 30 s).
+         */
+        delete: operations["deletePlaybackKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/playback-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the organization's videos require signed playback */
+        get: operations["getPlaybackSettings"];
+        /**
+         * Require signed playback (or not) for the organization's videos
+         * @description On: media, playlists, segments, DASH, subtitle files and the embed of every video whose own `signedPlayback` is not false need `?token=` (403 otherwise); thumbnails stay public. Switching on needs a playback key (409). Takes effect at once in the answering isolate, within 30 s everywhere.
+         */
+        put: operations["setPlaybackSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2119,6 +2184,44 @@ export interface components {
             lastError: string | null;
             nextAttemptAt: string | null;
         };
+        PlaybackKeyCreated: components["schemas"]["PlaybackKey"] & {
+            /** @description HS256: the secret (base64url of 32 bytes), in this answer only */
+            secret?: string;
+        };
+        PlaybackKey: {
+            /**
+             * @description The kid
+             * @example pk_3bq9Xw2LmT0aZc7Ke1Rp
+             */
+            keyId: string;
+            /** @enum {string} */
+            algorithm: "HS256" | "RS256" | "ES256";
+            name: string;
+            publicKey: {
+                [key: string]: unknown;
+            } | null;
+            createdAt: string;
+        };
+        PlaybackKeyCreate: {
+            /** @enum {string} */
+            algorithm: "HS256";
+            /** @description A name of your choice (e.g. where its private half lives) */
+            name?: string;
+        } | {
+            /** @enum {string} */
+            algorithm: "RS256" | "ES256";
+            publicKey: string | ({
+                kty: string;
+            } & {
+                [key: string]: unknown;
+            });
+            /** @description A name of your choice (e.g. where its private half lives) */
+            name?: string;
+        };
+        PlaybackSettings: {
+            /** @description Every video (bar those that say otherwise) needs a playback token */
+            signedPlayback: boolean;
+        };
         ConsoleSession: {
             organizationKey: string;
             name: string;
@@ -2830,7 +2933,10 @@ export interface operations {
     };
     getMedia: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A playback token (JWT) signed with one of the organization's playback keys; required when the video requires signed playback */
+                token?: string;
+            };
             header?: never;
             path: {
                 contentKey: string;
@@ -2867,6 +2973,15 @@ export interface operations {
             };
             /** @description Invalid input (the error names the parameter) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2963,7 +3078,10 @@ export interface operations {
     };
     getStream: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A playback token (JWT) signed with one of the organization's playback keys; required when the video requires signed playback */
+                token?: string;
+            };
             header?: never;
             path: {
                 contentKey: string;
@@ -3004,6 +3122,15 @@ export interface operations {
             };
             /** @description Invalid input (the error names the parameter) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3056,6 +3183,8 @@ export interface operations {
                 analytics?: "on" | "off";
                 /** @description The video_player_id plays are reported under (default embed) */
                 player_id?: string;
+                /** @description A playback token (JWT) signed with one of the organization's playback keys; required when the video requires signed playback */
+                token?: string;
             };
             header?: never;
             path: {
@@ -3076,6 +3205,15 @@ export interface operations {
             };
             /** @description Invalid input (the error names the parameter) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6521,6 +6659,329 @@ export interface operations {
             };
             /** @description Does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPlaybackKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: components["schemas"]["PlaybackKey"][];
+                    };
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPlaybackKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlaybackKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The key (with the HS256 secret, shown once) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackKeyCreated"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePlaybackKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted key's id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: string;
+                    };
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlaybackSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackSettings"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setPlaybackSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    signedPlayback: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The setting */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackSettings"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

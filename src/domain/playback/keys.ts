@@ -1,0 +1,275 @@
+// Signed playback: the organizations' playback signing keys (created, listed, deleted through
+// /v2/playback-keys), the organization's setting, and the check a media request passes
+// (middleware/signed-playback.ts). Player traffic asks the check for every segment, so a
+// video's rule and an organization's imported keys are kept in the isolate for RULE_TTL_MS: a
+// change reaches other isolates within that bound (at once in the isolate that made it).
+import type { Db } from "../../db/client";
+import {
+  deletePlaybackKey,
+  insertPlaybackKey,
+  organizationSignedPlayback,
+  playbackKeysOf,
+  playbackRuleOf,
+  setOrganizationSignedPlayback,
+  type PlaybackKeyAlgorithm,
+  type PlaybackKeyRow,
+} from "../../db/playback-keys";
+import { randomAlphanumeric, randomToken } from "../../shared/crypto";
+import { conflict, DomainError, forbidden, invalid, notFound } from "../../shared/errors";
+import { seal, unseal } from "../../shared/sealed";
+import {
+  ALGORITHMS,
+  fromBase64url,
+  type PlaybackClaims,
+  type PlaybackRequest,
+  tokenKeyId,
+  type VerifyingKey,
+  verifyPlaybackToken,
+} from "./tokens";
+
+export const RULE_TTL_MS = 30_000;
+export const MAX_PLAYBACK_KEYS = 10;
+const SEAL_PURPOSE = "playback-key-secret";
+const MAX_ENTRIES = 10_000;
+
+export interface PlaybackKeyView {
+  keyId: string;
+  algorithm: PlaybackKeyAlgorithm;
+  name: string;
+  /** RS256/ES256: the public key as uploaded (JWK). */
+  publicKey: JsonWebKey | null;
+  createdAt: string;
+}
+
+const view = (row: PlaybackKeyRow): PlaybackKeyView => ({
+  keyId: row.keyId,
+  algorithm: row.algorithm,
+  name: row.name,
+  publicKey: row.publicKey ? (JSON.parse(row.publicKey) as JsonWebKey) : null,
+  createdAt: row.createdAt,
+});
+
+const rules = new Map<
+  string,
+  { rule: { organizationId: number; signed: boolean } | null; until: number }
+>();
+const keySets = new Map<number, { keys: Promise<Map<string, VerifyingKey>>; until: number }>();
+
+/** This isolate forgets an organization's keys and every video's rule (a setting changed). */
+function forgetOrganization(organizationId: number): void {
+  keySets.delete(organizationId);
+  rules.clear();
+}
+
+/** A write changed these videos' own setting (catalogChanged's callers may call it). */
+export function forgetPlaybackRules(contentKeys: Iterable<string>): void {
+  for (const key of contentKeys) rules.delete(key);
+}
+
+function pemBody(pem: string): Uint8Array | null {
+  const match = /^-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----\s*$/.exec(
+    pem.trim(),
+  );
+  if (!match) return null;
+  try {
+    return Uint8Array.from(atob(match[1]!.replace(/\s+/g, "")), (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}
+
+/** Imports an uploaded public key (JWK or PEM SPKI) for `algorithm`, or says what is wrong. */
+async function importPublicKey(
+  algorithm: "RS256" | "ES256",
+  uploaded: string | JsonWebKey,
+): Promise<CryptoKey> {
+  const params = ALGORITHMS[algorithm].import;
+  let key: CryptoKey;
+  try {
+    if (typeof uploaded === "string") {
+      const der = pemBody(uploaded);
+      if (!der)
+        throw invalid(
+          "publicKey: a PEM must be one -----BEGIN PUBLIC KEY----- block (SubjectPublicKeyInfo)",
+        );
+      key = await crypto.subtle.importKey("spki", der, params, true, ["verify"]);
+    } else {
+      if (uploaded.d !== undefined)
+        throw invalid("publicKey: this JWK holds a private key; upload the public key only");
+      const kty = algorithm === "RS256" ? "RSA" : "EC";
+      if (uploaded.kty !== kty) throw invalid(`publicKey: an ${algorithm} JWK has kty ${kty}`);
+      if (algorithm === "ES256" && uploaded.crv !== "P-256")
+        throw invalid("publicKey: an ES256 JWK has crv P-256");
+      const { kty: _k, n, e, crv, x, y } = uploaded;
+      key = await crypto.subtle.importKey(
+        "jwk",
+        kty === "RSA" ? { kty, n, e } : { kty, crv, x, y },
+        params,
+        true,
+        ["verify"],
+      );
+    }
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw invalid(
+      `publicKey: not an ${algorithm} public key (${(err as Error).message.slice(0, 80)})`,
+    );
+  }
+  if (algorithm === "RS256") {
+    const bits = (key.algorithm as { modulusLength: number }).modulusLength;
+    if (bits < 2048) throw invalid(`publicKey: an RSA key has at least 2048 bits, not ${bits}`);
+  }
+  return key;
+}
+
+export type NewPlaybackKey =
+  | { algorithm: "HS256"; name?: string }
+  | { algorithm: "RS256" | "ES256"; publicKey: string | JsonWebKey; name?: string };
+
+/** Creates a key; an HS256 key's secret (base64url, 32 bytes) is in this answer only. */
+export async function createPlaybackKey(
+  db: Db,
+  signingSecret: string,
+  organizationId: number,
+  input: NewPlaybackKey,
+  now: Date,
+): Promise<PlaybackKeyView & { secret?: string }> {
+  const existing = await playbackKeysOf(db, organizationId);
+  if (existing.length >= MAX_PLAYBACK_KEYS)
+    throw conflict(
+      `at most ${MAX_PLAYBACK_KEYS} playback keys: delete one no longer used before creating another`,
+    );
+  const keyId = `pk_${randomAlphanumeric(20)}`;
+  let secret: string | undefined;
+  let sealed: string | null = null;
+  let publicKey: string | null = null;
+  if (input.algorithm === "HS256") {
+    secret = randomToken(32);
+    sealed = await seal(signingSecret, SEAL_PURPOSE, secret, keyId);
+  } else {
+    const key = await importPublicKey(input.algorithm, input.publicKey);
+    const jwk = (await crypto.subtle.exportKey("jwk", key)) as JsonWebKey;
+    publicKey = JSON.stringify(
+      jwk.kty === "RSA"
+        ? { kty: jwk.kty, n: jwk.n, e: jwk.e }
+        : { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y },
+    );
+  }
+  const row = await insertPlaybackKey(db, {
+    keyId,
+    organizationId,
+    algorithm: input.algorithm,
+    secret: sealed,
+    publicKey,
+    name: input.name ?? "",
+    createdAt: now.toISOString(),
+  });
+  forgetOrganization(organizationId);
+  return { ...view(row), ...(secret !== undefined && { secret }) };
+}
+
+export async function listPlaybackKeys(db: Db, organizationId: number): Promise<PlaybackKeyView[]> {
+  return (await playbackKeysOf(db, organizationId)).map(view);
+}
+
+export async function removePlaybackKey(
+  db: Db,
+  organizationId: number,
+  keyId: string,
+): Promise<void> {
+  if (!(await deletePlaybackKey(db, organizationId, keyId)))
+    throw notFound(`no playback key ${keyId.slice(0, 40)}`);
+  forgetOrganization(organizationId);
+}
+
+export async function playbackSettings(
+  db: Db,
+  organizationId: number,
+): Promise<{ signedPlayback: boolean }> {
+  return { signedPlayback: await organizationSignedPlayback(db, organizationId) };
+}
+
+/** Switching signed playback on needs a key to sign with (else every video stops playing). */
+export async function setPlaybackSettings(
+  db: Db,
+  organizationId: number,
+  signedPlayback: boolean,
+): Promise<{ signedPlayback: boolean }> {
+  if (signedPlayback && (await playbackKeysOf(db, organizationId)).length === 0)
+    throw conflict("signedPlayback: create a playback key (POST /v2/playback-keys) first");
+  await setOrganizationSignedPlayback(db, organizationId, signedPlayback);
+  forgetOrganization(organizationId);
+  return { signedPlayback };
+}
+
+async function importedKeys(
+  rows: PlaybackKeyRow[],
+  signingSecret: string,
+): Promise<Map<string, VerifyingKey>> {
+  const keys = new Map<string, VerifyingKey>();
+  for (const row of rows) {
+    const params = ALGORITHMS[row.algorithm].import;
+    const key =
+      row.algorithm === "HS256"
+        ? await crypto.subtle.importKey(
+            "raw",
+            fromBase64url(await unseal(signingSecret, SEAL_PURPOSE, row.secret!, row.keyId)),
+            params,
+            false,
+            ["verify"],
+          )
+        : await crypto.subtle.importKey(
+            "jwk",
+            JSON.parse(row.publicKey!) as JsonWebKey,
+            params,
+            false,
+            ["verify"],
+          );
+    keys.set(row.keyId, { algorithm: row.algorithm, key });
+  }
+  return keys;
+}
+
+async function ruleOf(db: Db, contentKey: string, nowMs: number) {
+  const cached = rules.get(contentKey);
+  if (cached && cached.until > nowMs) return cached.rule;
+  const rule = await playbackRuleOf(db, contentKey);
+  if (rules.size >= MAX_ENTRIES) rules.clear();
+  rules.set(contentKey, { rule, until: nowMs + RULE_TTL_MS });
+  return rule;
+}
+
+function keysOf(db: Db, signingSecret: string, organizationId: number, nowMs: number) {
+  const cached = keySets.get(organizationId);
+  if (cached && cached.until > nowMs) return cached.keys;
+  const keys = playbackKeysOf(db, organizationId).then((rows) => importedKeys(rows, signingSecret));
+  if (keySets.size >= MAX_ENTRIES) keySets.clear();
+  keySets.set(organizationId, { keys, until: nowMs + RULE_TTL_MS });
+  // A failed read is not kept.
+  keys.catch(() => {
+    if (keySets.get(organizationId)?.keys === keys) keySets.delete(organizationId);
+  });
+  return keys;
+}
+
+/**
+ * The check of a media request: null when the video needs no token (or has no content: the
+ * servable check answers that), the verified claims when it needs one and `token` is good;
+ * throws a 403 DomainError when it needs one and `token` is absent or not good.
+ */
+export async function checkPlayback(
+  db: Db,
+  signingSecret: string,
+  token: string | undefined,
+  request: PlaybackRequest,
+): Promise<PlaybackClaims | null> {
+  const rule = await ruleOf(db, request.contentKey, request.nowMs);
+  if (!rule?.signed) return null;
+  if (token === undefined || token === "")
+    throw forbidden(
+      `playback token required: video ${request.contentKey} plays only with ?token= signed with one of its organization's playback keys`,
+    );
+  tokenKeyId(token); // malformed tokens are refused before any key is read
+  const keys = await keysOf(db, signingSecret, rule.organizationId, request.nowMs);
+  return verifyPlaybackToken(token, keys, request);
+}

@@ -1,0 +1,81 @@
+// Signed playback (docs/api.md "Signed playback"): a video that requires it is served — media,
+// playlists, init and media segments, DASH, subtitles, the embed — only with `?token=`, a JWT
+// signed with one of its organization's playback keys (domain/playback). Runs before the edge
+// cache, so a cached segment is checked like any other; the cache keys ignore `token`
+// (middleware/edge-cache.ts), so one cached copy serves every viewer, and the token is written
+// into a playlist's or manifest's URLs after the cache: a cached body never holds a token.
+import type { Context, MiddlewareHandler } from "hono";
+import { checkPlayback } from "../domain/playback/keys";
+import type { AppEnv } from "../http/context";
+import { requestCountry } from "../http/request";
+import { CONTENT_KEY_PATTERN } from "../shared/ids";
+
+function referrerHost(c: Context<AppEnv>): string | null {
+  for (const header of ["Referer", "Origin"]) {
+    const value = c.req.header(header);
+    if (!value) continue;
+    try {
+      return new URL(value).host.toLowerCase();
+    } catch {
+      // a malformed header names no site
+    }
+  }
+  return null;
+}
+
+/** The URIs an HLS playlist lists: its URI lines and URI="…" attributes. */
+export function withTokenInPlaylist(body: string, token: string): string {
+  const q = `?token=${token}`;
+  return body
+    .split("\n")
+    .map((line) =>
+      line.startsWith("#")
+        ? line.replace(/URI="([^"?]+)"/g, (_, uri: string) => `URI="${uri}${q}"`)
+        : line.trim() === "" || line.includes("?")
+          ? line
+          : `${line}${q}`,
+    )
+    .join("\n");
+}
+
+/** The URLs a DASH manifest names: its SegmentTemplate's initialization and media. */
+export function withTokenInManifest(body: string, token: string): string {
+  return body.replace(
+    /\b(initialization|media)="([^"?]+)"/g,
+    (_, name: string, uri: string) => `${name}="${uri}?token=${token}"`,
+  );
+}
+
+export const signedPlayback: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const contentKey = c.req.param("contentKey") ?? "";
+  // A malformed key is left to the route's validation (400).
+  if (!CONTENT_KEY_PATTERN.test(contentKey)) return next();
+  const token = c.req.query("token");
+  const claims = await checkPlayback(c.get("db"), c.get("config").signingSecret, token, {
+    contentKey,
+    nowMs: Date.now(),
+    country: requestCountry(c.req.raw),
+    referrerHost: referrerHost(c),
+    serviceHost: new URL(c.get("origins").baseUrl).host.toLowerCase(),
+  });
+  await next();
+  if (!claims || !token || c.res.status !== 200) return;
+  const file = c.req.param("file") ?? "";
+  const rewrite = file.endsWith(".m3u8")
+    ? withTokenInPlaylist
+    : file === "manifest.mpd"
+      ? withTokenInManifest
+      : null;
+  if (!rewrite) return;
+  const headers = new Headers(c.res.headers);
+  headers.delete("Content-Length");
+  // Each viewer's copy names its token: shared caches must not keep it for another.
+  headers.set(
+    "Cache-Control",
+    (headers.get("Cache-Control") ?? "max-age=300").replace("public", "private"),
+  );
+  // (decoded by hand: workerd warns when .text() reads a body whose type is not text/*)
+  const body = rewrite(new TextDecoder().decode(await c.res.arrayBuffer()), token);
+  c.res = undefined;
+  c.res = new Response(body, { status: 200, headers });
+};
