@@ -273,6 +273,27 @@ describe("a video that requires signed playback", () => {
   });
 });
 
+describe("a video's own setting (E1/E4 signedPlayback)", () => {
+  it("overrides the organization's either way, and E3 shows it", async () => {
+    // Organization on, this video off: plays without a token.
+    const open = await publishVideo(org, mp4, { title: "Trailer", signedPlayback: false });
+    expect((await call(`/media/${open}/${open}.mp4`)).status).toBe(200);
+    // Organization off, this video on (set by E4 from E3's answer).
+    const plain = await createOrg();
+    const k = await publishVideo(plain, mp4);
+    expect((await call(`/media/${k}/${k}.mp4`)).status).toBe(200);
+    const e3 = await writeJson(plain, "GET", `/v2/content?contentKey=${k}`);
+    expect(e3.body.signedPlayback).toBeNull();
+    const e4 = await writeJson(plain, "PUT", "/v2/content", { ...e3.body, signedPlayback: true });
+    expect(e4.res.status, JSON.stringify(e4.body)).toBe(200);
+    expect(e4.body.signedPlayback).toBe(true);
+    await expectRefused(await call(`/media/${k}/${k}.mp4`), /playback token required/);
+    const bad = await writeJson(plain, "PUT", "/v2/content", { ...e3.body, signedPlayback: "yes" });
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.message).toMatch(/signedPlayback/);
+  });
+});
+
 describe("with signed playback off", () => {
   it("plays as before, without a token", async () => {
     const plain = await createOrg();

@@ -1,6 +1,6 @@
 // Data layer of signed playback: the organizations' playback signing keys, and what a media
 // request needs to know to check a token (whose video, whether it requires one).
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { contents, organizations } from "./schema";
 import { playbackKeys, type PlaybackKeyAlgorithm } from "./schema-playback";
@@ -70,11 +70,12 @@ export async function playbackRuleOf(
     .select({
       organizationId: contents.organizationId,
       own: contents.signedPlayback,
-      org: organizations.signedPlayback,
+      // Aliased: the metered D1 driver keys raw rows by column name, and both tables have it.
+      org: sql<number>`${organizations.signedPlayback}`.mapWith(Number).as("org_signed_playback"),
     })
     .from(contents)
     .innerJoin(organizations, eq(organizations.id, contents.organizationId))
     .where(eq(contents.contentKey, contentKey))
     .limit(1);
-  return row ? { organizationId: row.organizationId, signed: row.own ?? row.org } : null;
+  return row ? { organizationId: row.organizationId, signed: row.own ?? row.org === 1 } : null;
 }

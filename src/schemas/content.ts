@@ -90,6 +90,14 @@ const editable = {
   translations: z.array(translationSchema).max(50).optional(),
   subtitles: subtitlesSchema.optional(),
   isLive: z.boolean().optional(),
+  signedPlayback: z
+    .boolean({ error: "must be true, false or null" })
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        'Extension: true, this video plays only with a playback token (docs/api.md "Signed playback"); false, never needs one; null (the default), as the organization\'s setting says',
+    }),
 };
 
 export const createContentBody = z
@@ -110,6 +118,7 @@ export const createContentBody = z
     translations: editable.translations,
     subtitles: editable.subtitles,
     isLive: editable.isLive,
+    signedPlayback: editable.signedPlayback,
     chunkSize: z
       .number({ error: "must be a number" })
       .int("must be an integer")
@@ -148,6 +157,7 @@ export const updateContentBody = z
     translations: editable.translations,
     subtitles: editable.subtitles,
     isLive: editable.isLive,
+    signedPlayback: editable.signedPlayback,
   })
   .openapi("UpdateContent");
 
@@ -189,6 +199,7 @@ export const contentObject = z
     translations: z.array(translationSchema),
     subtitles: z.array(z.record(z.string(), z.string())),
     isLive: z.boolean(),
+    signedPlayback: z.boolean().nullable(),
     status: z.enum(CONTENT_STATUSES).openapi({
       description:
         "uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)",

@@ -28,6 +28,7 @@ import type {
   UpdateContentBody,
 } from "../../schemas/content";
 import { randomAlphanumeric } from "../../shared/crypto";
+import { forgetPlaybackRules } from "../playback/keys";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import {
   frameThumbnailKey,
@@ -64,6 +65,7 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     translations: c.translations,
     subtitles: c.subtitles,
     isLive: c.isLive,
+    signedPlayback: c.signedPlayback,
     status: c.status,
     rejectionReason: c.rejectionReason,
     duration: c.duration,
@@ -198,6 +200,7 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
       translations: body.translations ?? [],
       subtitles: body.subtitles ?? [],
       isLive: body.isLive ?? false,
+      signedPlayback: body.signedPlayback ?? null,
       contentSize: body.contentSize,
       suffix,
       mediaKey: key,
@@ -493,8 +496,10 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     ...(body.translations !== undefined && { translations: body.translations }),
     ...(body.subtitles !== undefined && { subtitles: body.subtitles }),
     ...(body.isLive !== undefined && { isLive: body.isLive }),
+    ...(body.signedPlayback !== undefined && { signedPlayback: body.signedPlayback }),
     updatedAt: deps.now.toISOString(),
   });
+  if (body.signedPlayback !== undefined) forgetPlaybackRules([content.contentKey]);
   if (content.status === "available") {
     await catalogChanged(deps, content.organizationId, {
       kind: "videos",

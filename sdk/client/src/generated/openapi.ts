@@ -1274,6 +1274,7 @@ export interface components {
                 [key: string]: string;
             }[];
             isLive: boolean;
+            signedPlayback: boolean | null;
             /**
              * @description uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)
              * @enum {string}
@@ -1325,6 +1326,8 @@ export interface components {
                 [key: string]: string;
             }[];
             isLive?: boolean;
+            /** @description Extension: true, this video plays only with a playback token (docs/api.md "Signed playback"); false, never needs one; null (the default), as the organization's setting says */
+            signedPlayback?: boolean | null;
             /** @description Extension: the size of every part but the last, in bytes, when the client wants smaller parts than the service's (a browser loses less to a reload): at least 5 MiB (R2's minimum); more than the service's own part size (the default) is taken down to it. contentUploadData.chunkSize answers what was taken. */
             chunkSize?: number;
         };
@@ -1426,6 +1429,8 @@ export interface components {
                 [key: string]: string;
             }[];
             isLive?: boolean;
+            /** @description Extension: true, this video plays only with a playback token (docs/api.md "Signed playback"); false, never needs one; null (the default), as the organization's setting says */
+            signedPlayback?: boolean | null;
         };
         Error: {
             /** @enum {string} */
