@@ -1,0 +1,142 @@
+// Signed playback read by players written by others, against the real worker: a publisher's
+// server (this test, with the typed client's mintPlaybackToken and an ES256 key whose private
+// half never leaves it) signs one master URL; hls.js in headless Chromium plays everything it
+// lists, and ffmpeg copies the stream from it. Without the token the service refuses.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { mintPlaybackToken, withPlaybackToken } from "../../sdk/client/src/playback";
+import {
+  createOrg,
+  fixture,
+  publishVideo,
+  writeHeaders,
+  type Org,
+  type Service,
+} from "./harness/api";
+import { launchChromium } from "./harness/browser";
+
+const e2e = inject("e2e");
+const service: Service = e2e;
+const run = promisify(execFile);
+
+declare global {
+  interface Window {
+    attach(
+      url: string,
+      config?: Record<string, unknown>,
+    ): Promise<{ codecs: string; width: number; height: number }[]>;
+    loaded: number[];
+    fatal: string[];
+  }
+}
+
+let org: Org;
+let urlHLS: string;
+let signed: string;
+
+async function api(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: { ...writeHeaders(org), "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as any;
+  expect(res.status, JSON.stringify(json)).toBe(200);
+  return json;
+}
+
+beforeAll(async () => {
+  org = await createOrg(service);
+  const { contentKey } = await publishVideo(service, org, fixture("h264-aac-40s-160x90.mp4"), {
+    title: "signed e2e",
+  });
+  const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${contentKey}`, {
+    headers: { "X-Service-Sync-Code": org.syncCode },
+  });
+  urlHLS = ((await res.json()) as { data: { urlHLS: string }[] }).data[0]!.urlHLS;
+  const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ])) as CryptoKeyPair;
+  const key = await api("POST", "/v2/playback-keys", {
+    algorithm: "ES256",
+    publicKey: await crypto.subtle.exportKey("jwk", pair.publicKey),
+  });
+  await api("PUT", "/v2/playback-settings", { signedPlayback: true });
+  const token = await mintPlaybackToken(
+    { keyId: key.keyId, algorithm: "ES256", privateKey: pair.privateKey },
+    { contentKey, expiresIn: 600 },
+  );
+  signed = withPlaybackToken(urlHLS, token);
+});
+
+it("refuses the master playlist without the token", async () => {
+  const res = await fetch(urlHLS);
+  expect(res.status).toBe(403);
+  expect(((await res.json()) as { error: string }).error).toMatch(/playback token required/);
+});
+
+describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium(e2e.chromium!);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("plays the signed master URL from start to end", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${e2e.staticUrl}/pages/hls.html`);
+    const levels = await page.evaluate((url) => window.attach(url), signed);
+    expect(levels).toHaveLength(1);
+    const result = await page.evaluate(async () => {
+      const video = document.querySelector("video")!;
+      video.playbackRate = 16;
+      await video.play();
+      await new Promise((resolve) => video.addEventListener("ended", resolve, { once: true }));
+      return {
+        currentTime: video.currentTime,
+        fatal: window.fatal,
+        loaded: [...new Set(window.loaded)].sort((a, b) => a - b),
+      };
+    });
+    expect(result.fatal).toEqual([]);
+    expect(result.currentTime).toBeCloseTo(40, 0);
+    expect(result.loaded).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    await page.close();
+  }, 60_000);
+});
+
+const hasFfmpeg = await run("ffmpeg", ["-version"]).then(
+  () => true,
+  () => false,
+);
+
+describe.skipIf(!hasFfmpeg)("ffmpeg", () => {
+  it("copies the stream from the signed master URL", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "signed-e2e-"));
+    try {
+      const copy = join(dir, "copy.mp4");
+      await run("ffmpeg", ["-v", "error", "-y", "-i", signed, "-c", "copy", copy]);
+      const { stdout } = await run("ffprobe", [
+        "-v",
+        "error",
+        "-show_entries",
+        "format=duration",
+        "-of",
+        "csv=p=0",
+        copy,
+      ]);
+      expect(Number(stdout)).toBeCloseTo(40, 0);
+      expect(statSync(copy).size).toBeGreaterThan(10_000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
