@@ -29,7 +29,17 @@ function Player({ content }: { content: Content }) {
     localStorage.setItem(COUNT_PREVIEWS, on ? "1" : "0");
     setCounted(on);
   };
-  const embedUrl = `${location.origin}/embed/${content.contentKey}`;
+  // Signed playback: the video's own setting, else the organization's (a sub-organization's
+  // scope cannot read it: then only the video's own setting is known).
+  const [orgSigned, setOrgSigned] = useState(false);
+  useEffect(() => {
+    client.api.GET("/v2/playback-settings").then(
+      (r) => setOrgSigned(r.data?.signedPlayback ?? false),
+      () => setOrgSigned(false),
+    );
+  }, []);
+  const signed = content.signedPlayback ?? orgSigned;
+  const embedUrl = `${location.origin}/embed/${content.contentKey}${signed ? "?token=TOKEN" : ""}`;
   const snippet = `<iframe src="${embedUrl}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen style="border:0"></iframe>`;
   return (
     <>
@@ -44,6 +54,13 @@ function Player({ content }: { content: Content }) {
         Embed this video on a site
         <textarea readOnly rows={3} value={snippet} onFocus={(e) => e.currentTarget.select()} />
       </label>
+      {signed && (
+        <p class="small notice" data-testid="signed-playback">
+          This video requires signed playback: replace TOKEN with a playback token your server mints
+          for {content.contentKey} (a JWT signed with one of your playback keys; see the API
+          reference, "Signed playback"). Without one the player is refused, this preview too.
+        </p>
+      )}
       <label class="inline small">
         <input
           type="checkbox"
