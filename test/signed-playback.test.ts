@@ -269,6 +269,10 @@ describe("a video that requires signed playback", () => {
     expect(deleted.res.status).toBe(200);
     await expectRefused(await call(`${master}?token=${oldToken}`), /unknown key/);
     expect((await call(`${master}?token=${newToken}`)).status).toBe(200);
+    // The last key stays while signed playback is on: no video could play without it.
+    const last = await writeJson(org, "DELETE", `/v2/playback-keys/${es.keyId}`);
+    expect(last.res.status).toBe(409);
+    expect(last.body.error).toMatch(/the last playback key while signed playback is on/);
     hs = es; // later tests sign with the key that is left
   });
 });

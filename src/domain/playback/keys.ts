@@ -177,6 +177,16 @@ export async function removePlaybackKey(
   organizationId: number,
   keyId: string,
 ): Promise<void> {
+  // The last key while signed playback is on: no token could play any video.
+  const keys = await playbackKeysOf(db, organizationId);
+  if (
+    keys.length === 1 &&
+    keys[0]!.keyId === keyId &&
+    (await organizationSignedPlayback(db, organizationId))
+  )
+    throw conflict(
+      "the last playback key while signed playback is on: create another key, or switch signed playback off (PUT /v2/playback-settings) first",
+    );
   if (!(await deletePlaybackKey(db, organizationId, keyId)))
     throw notFound(`no playback key ${keyId.slice(0, 40)}`);
   forgetOrganization(organizationId);

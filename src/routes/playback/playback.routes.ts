@@ -53,11 +53,11 @@ export const remove = createRoute({
   operationId: "deletePlaybackKey",
   summary: "Delete a playback signing key",
   description:
-    "Tokens signed with it are refused from then on (other isolates of the service within 30 s).",
+    "Tokens signed with it are refused from then on (other isolates of the service within 30 s). The last key cannot be deleted while signed playback is on (409).",
   request: { params: playbackKeyParams },
   responses: {
     200: jsonContent(z.object({ deleted: z.string() }), "The deleted key's id"),
-    ...koErrors(400, 401, 403, 404, 429),
+    ...koErrors(400, 401, 403, 404, 409, 429),
   },
 });
 

@@ -1055,7 +1055,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a playback signing key
-         * @description Tokens signed with it are refused from then on (other isolates of the service within 30 s).
+         * @description Tokens signed with it are refused from then on (other isolates of the service within 30 s). The last key cannot be deleted while signed playback is on (409).
          */
         delete: operations["deletePlaybackKey"];
         options?: never;
@@ -6878,6 +6878,15 @@ export interface operations {
             };
             /** @description Does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
