@@ -277,6 +277,29 @@ describe("a video that requires signed playback", () => {
   });
 });
 
+describe("a token minted by the service (POST /v2/playback-tokens)", () => {
+  it("plays with the newest HS256 key; without one, 409", async () => {
+    const hsOrg = await createOrg();
+    const k = await publishVideo(hsOrg, mp4);
+    await hsKey(hsOrg);
+    const on = await writeJson(hsOrg, "PUT", "/v2/playback-settings", { signedPlayback: true });
+    expect(on.res.status).toBe(200);
+    const minted = await writeJson(hsOrg, "POST", "/v2/playback-tokens", {
+      contentKey: k,
+      expiresIn: 600,
+    });
+    expect(minted.res.status, JSON.stringify(minted.body)).toBe(200);
+    expect((await call(`/media/${k}/${k}.mp4?token=${minted.body.token}`)).status).toBe(200);
+    // Another organization's video: not found for this one.
+    const foreign = await writeJson(hsOrg, "POST", "/v2/playback-tokens", { contentKey: key });
+    expect(foreign.res.status).toBe(404);
+    // org holds only an ES256 key by now (the rotation test deleted the HS256 one).
+    const none = await writeJson(org, "POST", "/v2/playback-tokens", { contentKey: key });
+    expect(none.res.status).toBe(409);
+    expect(none.body.error).toMatch(/no HS256 playback key/);
+  });
+});
+
 describe("a video's own setting (E1/E4 signedPlayback)", () => {
   it("overrides the organization's either way, and E3 shows it", async () => {
     // Organization on, this video off: plays without a token.

@@ -76,3 +76,22 @@ export const playbackSettings = z
 export const playbackSettingsBody = z.strictObject({
   signedPlayback: z.boolean(required("a boolean")),
 });
+
+export const playbackTokenBody = z
+  .strictObject({
+    contentKey: z
+      .string(required("a string"))
+      .regex(/^[A-Za-z0-9]{1,8}$/, "must be 1 to 8 letters or digits"),
+    expiresIn: z
+      .number({ error: "must be a number of seconds" })
+      .int("must be an integer")
+      .min(60, "must be at least 60 seconds")
+      .max(86_400, "must be at most 86400 seconds (a day)")
+      .optional()
+      .openapi({ description: "Seconds the token is valid (default 3600)" }),
+  })
+  .openapi("PlaybackTokenRequest");
+
+export const playbackTokenAnswer = z
+  .object({ token: z.string(), expiresAt: z.string() })
+  .openapi("PlaybackToken");

@@ -39,17 +39,30 @@ function Player({ content }: { content: Content }) {
     );
   }, []);
   const signed = content.signedPlayback ?? orgSigned;
+  // The preview plays with a token the service mints (with an HS256 key; none: it is refused).
+  const [previewToken, setPreviewToken] = useState("");
+  useEffect(() => {
+    if (!signed) return;
+    client.api
+      .POST("/v2/playback-tokens", { body: { contentKey: content.contentKey, expiresIn: 3600 } })
+      .then(
+        (r) => setPreviewToken(r.data?.token ?? ""),
+        () => setPreviewToken(""),
+      );
+  }, [signed, content.contentKey]);
   const embedUrl = `${location.origin}/embed/${content.contentKey}${signed ? "?token=TOKEN" : ""}`;
   const snippet = `<iframe src="${embedUrl}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen style="border:0"></iframe>`;
   return (
     <>
-      <iframe
-        class="player"
-        src={`/embed/${content.contentKey}?${counted ? "player_id=console" : "analytics=off"}`}
-        title={`Play ${content.title || content.contentKey}`}
-        allow="autoplay; fullscreen; picture-in-picture"
-        allowFullScreen
-      />
+      {(!signed || previewToken) && (
+        <iframe
+          class="player"
+          src={`/embed/${content.contentKey}?${counted ? "player_id=console" : "analytics=off"}${previewToken ? `&token=${previewToken}` : ""}`}
+          title={`Play ${content.title || content.contentKey}`}
+          allow="autoplay; fullscreen; picture-in-picture"
+          allowFullScreen
+        />
+      )}
       <label class="small">
         Embed this video on a site
         <textarea readOnly rows={3} value={snippet} onFocus={(e) => e.currentTarget.select()} />
@@ -58,7 +71,8 @@ function Player({ content }: { content: Content }) {
         <p class="small notice" data-testid="signed-playback">
           This video requires signed playback: replace TOKEN with a playback token your server mints
           for {content.contentKey} (a JWT signed with one of your playback keys; see the API
-          reference, "Signed playback"). Without one the player is refused, this preview too.
+          reference, "Signed playback"). Without one the player is refused. The preview here plays
+          with a token the service mints when the organization has an HS256 key.
         </p>
       )}
       <label class="inline small">

@@ -14,7 +14,7 @@ import {
   type PlaybackKeyAlgorithm,
   type PlaybackKeyRow,
 } from "../../db/playback-keys";
-import { randomAlphanumeric, randomToken } from "../../shared/crypto";
+import { base64url, randomAlphanumeric, randomToken } from "../../shared/crypto";
 import { conflict, DomainError, forbidden, invalid, notFound } from "../../shared/errors";
 import { seal, unseal } from "../../shared/sealed";
 import {
@@ -282,4 +282,44 @@ export async function checkPlayback(
   tokenKeyId(token); // malformed tokens are refused before any key is read
   const keys = await keysOf(db, signingSecret, rule.organizationId, request.nowMs);
   return verifyPlaybackToken(token, keys, request);
+}
+
+const json64 = (value: unknown) => base64url(new TextEncoder().encode(JSON.stringify(value)));
+
+/**
+ * A token minted by the service (the console's preview, a quick test): signed with the
+ * organization's newest HS256 key, the only kind whose secret the service holds.
+ */
+export async function mintServiceToken(
+  db: Db,
+  signingSecret: string,
+  organizationId: number,
+  contentKey: string,
+  nowMs: number,
+  expiresIn: number,
+): Promise<{ token: string; expiresAt: string }> {
+  const rule = await playbackRuleOf(db, contentKey);
+  if (rule?.organizationId !== organizationId) throw notFound(`no video ${contentKey}`);
+  const row = (await playbackKeysOf(db, organizationId))
+    .filter((k) => k.algorithm === "HS256")
+    .at(-1);
+  if (!row)
+    throw conflict(
+      "no HS256 playback key: the service signs only with a secret it holds; mint the token on your server with your private key",
+    );
+  const secret = await unseal(signingSecret, SEAL_PURPOSE, row.secret!, row.keyId);
+  const exp = Math.floor(nowMs / 1000) + expiresIn;
+  const input = `${json64({ alg: "HS256", typ: "JWT", kid: row.keyId })}.${json64({ sub: contentKey, iat: Math.floor(nowMs / 1000), exp })}`;
+  const key = await crypto.subtle.importKey(
+    "raw",
+    fromBase64url(secret),
+    ALGORITHMS.HS256.import,
+    false,
+    ["sign"],
+  );
+  const signature = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(input));
+  return {
+    token: `${input}.${base64url(signature)}`,
+    expiresAt: new Date(exp * 1000).toISOString(),
+  };
 }

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import {
   createPlaybackKey,
   listPlaybackKeys,
+  mintServiceToken,
   playbackSettings,
   removePlaybackKey,
   setPlaybackSettings,
@@ -49,3 +50,18 @@ export const updateSettings: AppRouteHandler<typeof routes.updateSettings> = asy
     await setPlaybackSettings(c.get("db"), organizationId(c), c.req.valid("json").signedPlayback),
     200,
   );
+
+export const mint: AppRouteHandler<typeof routes.mint> = async (c) => {
+  const { contentKey, expiresIn } = c.req.valid("json");
+  return c.json(
+    await mintServiceToken(
+      c.get("db"),
+      c.get("config").signingSecret,
+      organizationId(c),
+      contentKey,
+      requestDeps(c).now.getTime(),
+      expiresIn ?? 3600,
+    ),
+    200,
+  );
+};

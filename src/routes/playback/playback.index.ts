@@ -7,4 +7,5 @@ export default createRouter()
   .openapi(routes.list, handlers.list)
   .openapi(routes.remove, handlers.remove)
   .openapi(routes.showSettings, handlers.showSettings)
-  .openapi(routes.updateSettings, handlers.updateSettings);
+  .openapi(routes.updateSettings, handlers.updateSettings)
+  .openapi(routes.mint, handlers.mint);

@@ -10,6 +10,8 @@ import {
   playbackKeyWithSecret,
   playbackSettings,
   playbackSettingsBody,
+  playbackTokenAnswer,
+  playbackTokenBody,
 } from "../../schemas/playback";
 
 const base = {
@@ -85,5 +87,20 @@ export const updateSettings = createRoute({
   responses: {
     200: jsonContent(playbackSettings, "The setting"),
     ...koErrors(400, 401, 403, 409, 413, 429),
+  },
+});
+
+export const mint = createRoute({
+  ...base,
+  method: "post",
+  path: "/v2/playback-tokens",
+  operationId: "mintPlaybackToken",
+  summary: "A playback token minted by the service (previews, tests)",
+  description:
+    "Signed with the organization's newest HS256 key (409 when it has none: the service holds no private key of yours). For the console's preview and quick tests; players should get tokens from your own server (one request per viewer here would spend your write credentials' rate limit).",
+  request: { body: jsonBody(playbackTokenBody) },
+  responses: {
+    200: jsonContent(playbackTokenAnswer, "The token and when it expires"),
+    ...koErrors(400, 401, 403, 404, 409, 413, 429),
   },
 });

@@ -1084,6 +1084,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/playback-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A playback token minted by the service (previews, tests)
+         * @description Signed with the organization's newest HS256 key (409 when it has none: the service holds no private key of yours). For the console's preview and quick tests; players should get tokens from your own server (one request per viewer here would spend your write credentials' rate limit).
+         */
+        post: operations["mintPlaybackToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/console/session": {
         parameters: {
             query?: never;
@@ -2226,6 +2246,15 @@ export interface components {
         PlaybackSettings: {
             /** @description Every video (bar those that say otherwise) needs a playback token */
             signedPlayback: boolean;
+        };
+        PlaybackToken: {
+            token: string;
+            expiresAt: string;
+        };
+        PlaybackTokenRequest: {
+            contentKey: string;
+            /** @description Seconds the token is valid (default 3600) */
+            expiresIn?: number;
         };
         ConsoleSession: {
             organizationKey: string;
@@ -6996,6 +7025,93 @@ export interface operations {
             };
             /** @description Missing entitlement for this parameter or report */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mintPlaybackToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlaybackTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token and when it expires */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackToken"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
