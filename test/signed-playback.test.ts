@@ -1,6 +1,7 @@
 // Signed playback (docs/api.md "Signed playback"): playback keys through /v2/playback-keys, the
 // organization's setting, and the check of every media URL and the embed, before the edge
 // cache. Tokens are minted with the typed client's helper (sdk/client/src/playback.ts).
+import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import { mintPlaybackToken, type PlaybackSigningKey } from "../sdk/client/src/playback";
@@ -297,6 +298,24 @@ describe("a token minted by the service (POST /v2/playback-tokens)", () => {
     const none = await writeJson(org, "POST", "/v2/playback-tokens", { contentKey: key });
     expect(none.res.status).toBe(409);
     expect(none.body.error).toMatch(/no HS256 playback key/);
+  });
+});
+
+describe("an HS256 secret that no longer opens (SIGNING_SECRET changed)", () => {
+  it("refuses its tokens with 403, never a 500, and mints none", async () => {
+    const o = await createOrg();
+    const k = await publishVideo(o, mp4);
+    const key = await hsKey(o);
+    const token = await mintPlaybackToken(key, { contentKey: k });
+    await writeJson(o, "PUT", "/v2/playback-settings", { signedPlayback: true });
+    // As if sealed under another SIGNING_SECRET: the stored value no longer opens.
+    await env.DB.prepare("UPDATE playback_keys SET secret = ? WHERE key_id = ?")
+      .bind("v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA", key.keyId)
+      .run();
+    await expectRefused(await call(`/media/${k}/${k}.mp4?token=${token}`), /unknown key/);
+    const minted = await writeJson(o, "POST", "/v2/playback-tokens", { contentKey: k });
+    expect(minted.res.status).toBe(409);
+    expect(minted.body.error).toMatch(/no longer opens/);
   });
 });
 

@@ -219,23 +219,17 @@ async function importedKeys(
   const keys = new Map<string, VerifyingKey>();
   for (const row of rows) {
     const params = ALGORITHMS[row.algorithm].import;
-    const key =
-      row.algorithm === "HS256"
-        ? await crypto.subtle.importKey(
-            "raw",
-            fromBase64url(await unseal(signingSecret, SEAL_PURPOSE, row.secret!, row.keyId)),
-            params,
-            false,
-            ["verify"],
-          )
-        : await crypto.subtle.importKey(
-            "jwk",
-            JSON.parse(row.publicKey!) as JsonWebKey,
-            params,
-            false,
-            ["verify"],
-          );
-    keys.set(row.keyId, { algorithm: row.algorithm, key });
+    // A secret sealed under an earlier SIGNING_SECRET no longer opens: the key verifies
+    // nothing (its tokens get "unknown key"), rather than failing every request with a 500.
+    const key = await (row.algorithm === "HS256"
+      ? unseal(signingSecret, SEAL_PURPOSE, row.secret!, row.keyId).then((secret) =>
+          crypto.subtle.importKey("raw", fromBase64url(secret), params, false, ["verify"]),
+        )
+      : crypto.subtle.importKey("jwk", JSON.parse(row.publicKey!) as JsonWebKey, params, false, [
+          "verify",
+        ])
+    ).catch(() => null);
+    if (key) keys.set(row.keyId, { algorithm: row.algorithm, key });
   }
   return keys;
 }
@@ -307,7 +301,11 @@ export async function mintServiceToken(
     throw conflict(
       "no HS256 playback key: the service signs only with a secret it holds; mint the token on your server with your private key",
     );
-  const secret = await unseal(signingSecret, SEAL_PURPOSE, row.secret!, row.keyId);
+  const secret = await unseal(signingSecret, SEAL_PURPOSE, row.secret!, row.keyId).catch(() => {
+    throw conflict(
+      `playback key ${row.keyId} no longer opens (the service's SIGNING_SECRET changed): create a new key`,
+    );
+  });
   const exp = Math.floor(nowMs / 1000) + expiresIn;
   const input = `${json64({ alg: "HS256", typ: "JWT", kid: row.keyId })}.${json64({ sub: contentKey, iat: Math.floor(nowMs / 1000), exp })}`;
   const key = await crypto.subtle.importKey(
