@@ -9,6 +9,8 @@ export default defineProject({
     include: ["**/*.test.ts"],
     environment: "node",
     globalSetup: ["./global-setup.ts"],
+    // Node's fetch sends again what wrangler's proxy lost (harness/proxy-retry.ts).
+    setupFiles: ["./harness/proxy-retry.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
