@@ -1,5 +1,5 @@
 // Runs one of the project's Node scripts as a child process, as a developer would, for the tests
-// of the scripts themselves (seed:bulk). Its time depends on the machine (every wrangler process
+// of the scripts themselves (seed:bulk, admin). Its time depends on the machine (every wrangler process
 // it starts loads wrangler and a workerd, slow on a busy machine), so it is measured and
 // reported, not limited: the child is stopped only when it stalls, printing nothing for
 // SILENT_LIMIT_MS. Tests running scripts this way have no runner timeout ({ timeout: 0 }).
