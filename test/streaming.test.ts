@@ -23,6 +23,7 @@ import {
   readHeaders,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 import { boxesIn, boxPath } from "./media-fmp4-synth";
 
@@ -111,7 +112,7 @@ describe("urlHLS and the stream of a published video", () => {
           (await callJson(`/v2/feeds/${feed.body.feed_id}/videos.json`)).body?.videos?.find(
             (v: any) => v.contentKey === key,
           )?.urlHLS,
-        { timeout: 10_000, interval: 100 },
+        { timeout: SETTLED_MS, interval: 100 },
       )
       .toBe(masterUrl);
   });
@@ -470,7 +471,7 @@ describe("the media rules hold for the stream", () => {
     const version = master.split("/")[5];
     await expect
       .poll(async () => (await env.MEDIA.head(`${key}/hls/${version}/index.json`)) !== null, {
-        timeout: 10_000,
+        timeout: SETTLED_MS,
       })
       .toBe(true);
     expect(await env.MEDIA.head(`${key}/hls/${version}/samples.bin`)).not.toBeNull();

@@ -21,6 +21,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { SETTLED_MS } from "./harness/api";
 import { freePort } from "./harness/ports";
 import { SILENT_LIMIT_MS } from "./harness/run-script";
 import { ROOT } from "./harness/worker";
@@ -221,7 +222,7 @@ it.for([
         new RegExp(`^http://127\\.0\\.0\\.1:${port}/media/`),
       );
       await expect
-        .poll(() => output.slice(logged).includes('"path":"/v2/videos"'), { timeout: 10_000 })
+        .poll(() => output.slice(logged).includes('"path":"/v2/videos"'), { timeout: SETTLED_MS })
         .toBe(true);
       const requestLines = output
         .slice(logged)
@@ -255,7 +256,7 @@ it.for([
     }
     expect(await exited).not.toBeNull();
     // Nothing of it serves the port any more (wrangler and workerd stopped with it).
-    await expect.poll(() => accepts(port), { timeout: 15_000 }).toBe(false);
+    await expect.poll(() => accepts(port), { timeout: SETTLED_MS }).toBe(false);
     // Nothing another test's server serves or reads was written.
     expect(sharedFiles()).toBe(before);
   },

@@ -18,7 +18,8 @@ import { freePort } from "./ports";
 
 export const ROOT = join(import.meta.dirname, "..", "..", "..");
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-const READY_TIMEOUT_MS = 60_000;
+// A hang detector: wrangler dev's start is slow on a busy machine, and the wait ends when it answers.
+const READY_TIMEOUT_MS = 300_000;
 const STOP_TIMEOUT_MS = 10_000;
 
 export interface RunningWorker {
