@@ -121,8 +121,8 @@ export default defineConfig(async () => {
             // Hang detectors, not speed checks (test/helpers.ts, SETTLED_MS): a test or hook ends
             // when its work does, so a wide bound costs nothing when it passes; this one is far
             // beyond the slowest test or beforeAll (a few uploads) on a busy 2-core machine.
-            testTimeout: 300_000,
-            hookTimeout: 300_000,
+            testTimeout: 600_000,
+            hookTimeout: 600_000,
             // Each test file starts a workerd of its own and sends it every module it imports
             // (the worker included, built: test/setup/worker-bundle.ts): pre-bundled
             // dependencies are a third fewer bytes to send.

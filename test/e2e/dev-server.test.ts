@@ -127,8 +127,8 @@ it.for([
   "$mode: starts briefly, logs one line per request, and stops entirely on SIGTERM",
   // Its start (migrations, seed, wrangler and workerd) takes what the machine gives it: measured
   // and reported, not limited (a start that stalls fails below). The runner's bound is only a
-  // hang detector for the rest: twice the silent limit beyond the project's 300 s.
-  { timeout: 300_000 + 2 * SILENT_LIMIT_MS },
+  // hang detector for the rest: twice the silent limit beyond the project's 600 s.
+  { timeout: 600_000 + 2 * SILENT_LIMIT_MS },
   async ({ inspect }, { annotate }) => {
     const state = mkdtempSync(join(tmpdir(), "evc-dev-"));
     states.push(state);

@@ -14,7 +14,7 @@ export default defineProject({
     // Hang detectors, not speed checks (harness/api.ts, SETTLED_MS): a test ends when its work
     // does, so a wide bound costs nothing when it passes; far beyond the slowest test (the
     // console's steps, the fuzzer's requests) on a busy 2-core machine.
-    testTimeout: 300_000,
-    hookTimeout: 300_000,
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
   },
 });

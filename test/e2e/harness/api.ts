@@ -135,7 +135,7 @@ export async function getContent(service: Service, org: Org, contentKey: string)
  * soon as the work is done, so a wide bound costs nothing when the test passes, and it stays far
  * beyond what that work takes on a busy 2-core machine.
  */
-export const SETTLED_MS = 60_000;
+export const SETTLED_MS = 180_000;
 
 /**
  * How a test polls a report for events it sent: they are counted by the queue consumer after the
