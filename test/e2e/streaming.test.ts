@@ -344,7 +344,7 @@ describe.skipIf(!e2e.chromium)("the embeddable player in headless Chromium", () 
     ).toEqual(["disabled", "disabled"]);
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   it("works in an <iframe> on another site", async () => {
     const page = await browser.newPage();
@@ -471,7 +471,7 @@ describe.skipIf(!hasFfmpeg)("ffmpeg and the DASH manifest, A/V timing", () => {
     expect(probed.streams.map((s) => s.codec_name)).toEqual(["h264", "aac"]);
     // Within an AAC frame (1,024 samples at 8 kHz: 0.128 s) and a millisecond of the source's 40 s.
     expect(Math.abs(Number(probed.format.duration) - 40)).toBeLessThanOrEqual(0.129 + 1e-9);
-  }, 60_000);
+  });
 
   it("reads HLS with the source's per-track start times and packet counts", async () => {
     const expected = await packets(source);
@@ -500,7 +500,7 @@ describe.skipIf(!hasFfmpeg)("ffmpeg and the DASH manifest, A/V timing", () => {
       ["video", 0],
       ["audio", 0],
     ]);
-  }, 60_000);
+  });
 
   it("reads each DASH AdaptationSet with the source's start time and packet count", async () => {
     const expected = await packets(source);
@@ -524,5 +524,5 @@ describe.skipIf(!hasFfmpeg)("ffmpeg and the DASH manifest, A/V timing", () => {
       expect(set).toContain(`${type}-init.mp4`);
       expect(await packets(single), type).toEqual({ [type]: expected[type] });
     }
-  }, 60_000);
+  });
 });
