@@ -33,7 +33,7 @@ import { prepareState, startLoadServer } from "./lib/load-server.mjs";
 import { canSampleMemory, sampleMemory } from "./lib/process-memory.mjs";
 import { mixedColumns, mixedScenarios } from "./lib/mixed-reads.mjs";
 import { markdownTable, RESULTS_DIR, writeResults } from "./lib/report.mjs";
-import { parseD1Timing } from "./lib/server-timing.mjs";
+import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
 
 const USAGE = `Usage: npm run bench:load -- [options]
 

@@ -21,8 +21,8 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/net.mjs";
 import { SETTLED_MS } from "./harness/api";
-import { freePort } from "./harness/ports";
 import { SILENT_LIMIT_MS } from "./harness/run-script";
 import { ROOT } from "./harness/worker";
 
