@@ -1,4 +1,4 @@
-// A short run of the OpenAPI fuzzer (scripts/lib/fuzz.mjs, `npm run fuzz`) against this run's
+// A short run of the OpenAPI fuzzer (scripts/lib/fuzz/, `npm run fuzz`) against this run's
 // worker: an organization with every entitlement and one real published video, so listings and
 // searches have data, then a few hundred valid and mutated requests over every operation. No
 // answer may be a 5xx, time out, drop the connection or break the documented error shapes
@@ -6,7 +6,7 @@
 // X-Content-Type-Options: nosniff are printed as a warning (npm run fuzz -- --strict fails on them).
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { ALL_ENTITLEMENTS } from "../../scripts/lib/entitlements.mjs";
-import { formatSummary, fuzz } from "../../scripts/lib/fuzz.mjs";
+import { formatSummary, fuzz } from "../../scripts/lib/fuzz/index.mjs";
 import {
   createOrg,
   fixture,
