@@ -33,6 +33,7 @@ import { prepareState, startLoadServer } from "./lib/load-server.mjs";
 import { canSampleMemory, sampleMemory } from "./lib/process-memory.mjs";
 import { mixedColumns, mixedScenarios } from "./lib/mixed-reads.mjs";
 import { markdownTable, RESULTS_DIR, writeResults } from "./lib/report.mjs";
+import { isLoopbackUrl } from "../scripts/lib/net.mjs";
 import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
 
 const USAGE = `Usage: npm run bench:load -- [options]
@@ -97,8 +98,7 @@ function options() {
       throw new Error("--log-requests must be 0 or 1");
     if (values.pid && !values.url) throw new Error("--pid goes with --url");
     const url = values.url ? new URL(values.url).origin : null;
-    if (url && !["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname))
-      throw new Error("--url must be a loopback address");
+    if (url && !isLoopbackUrl(url)) throw new Error("--url must be a loopback address");
     return {
       connections: int("connections", 1, 1000),
       passes: int("passes", 1, 20),

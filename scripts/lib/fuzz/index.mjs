@@ -1,5 +1,6 @@
 // A request fuzzer for the whole OpenAPI document of the worker (`npm run fuzz`, and the e2e test
-// test/e2e/fuzz.test.ts). Loopback servers only; plain Node 20, no dependencies.
+// test/e2e/fuzz.test.ts). Loopback servers only; plain Node 20. The worker's own rules (error
+// shapes, counter names, entitlements, plan limits) come from its sources (../rules.mjs).
 //
 // For every operation of /openapi.json it generates requests that look valid (values from the
 // schemas, plus what the service's own answers taught it: content keys, signed upload URLs, feed
