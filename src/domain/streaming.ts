@@ -10,7 +10,7 @@ import { findContentByKeyAnyOrg, setStreamError } from "../db/content";
 import { servableContentId } from "./files";
 import type { Db } from "../db/client";
 import type { Content } from "../db/schema";
-import { MediaProbeError } from "../media/mp4-boxes";
+import { MediaProbeError } from "../media/bmff/reader";
 import { initSegment } from "../media/hls/fmp4";
 import { packageSegment } from "../media/hls/packager";
 import {
