@@ -27,6 +27,9 @@ const withNetwork = {
   apiSecretHash: organizations.apiSecretHash,
   playerTokenKey: organizations.playerTokenKey,
   playerTokensRequired: organizations.playerTokensRequired,
+  enforcePlaybackWindows: organizations.enforcePlaybackWindows,
+  allowedSites: organizations.allowedSites,
+  referrerRequired: organizations.referrerRequired,
   plan: organizations.plan,
   entitlements: organizations.entitlements,
   networkId: organizations.networkId,
@@ -164,7 +167,17 @@ export async function updateOrganization(
   db: Db,
   organizationId: number,
   changes: Partial<
-    Pick<Organization, "plan" | "entitlements" | "networkId" | "name" | "playerTokensRequired">
+    Pick<
+      Organization,
+      | "plan"
+      | "entitlements"
+      | "networkId"
+      | "name"
+      | "playerTokensRequired"
+      | "enforcePlaybackWindows"
+      | "allowedSites"
+      | "referrerRequired"
+    >
   >,
 ): Promise<void> {
   if (Object.keys(changes).length === 0) return;

@@ -90,6 +90,14 @@ const editable = {
   translations: z.array(translationSchema).max(50).optional(),
   subtitles: subtitlesSchema.optional(),
   isLive: z.boolean().optional(),
+  enforcePlaybackWindows: z
+    .boolean({ error: "must be true, false or null" })
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        "Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default)",
+    }),
 };
 
 export const createContentBody = z
@@ -110,6 +118,7 @@ export const createContentBody = z
     translations: editable.translations,
     subtitles: editable.subtitles,
     isLive: editable.isLive,
+    enforcePlaybackWindows: editable.enforcePlaybackWindows,
     chunkSize: z
       .number({ error: "must be a number" })
       .int("must be an integer")
@@ -148,6 +157,7 @@ export const updateContentBody = z
     translations: editable.translations,
     subtitles: editable.subtitles,
     isLive: editable.isLive,
+    enforcePlaybackWindows: editable.enforcePlaybackWindows,
   })
   .openapi("UpdateContent");
 
@@ -189,6 +199,10 @@ export const contentObject = z
     translations: z.array(translationSchema),
     subtitles: z.array(z.record(z.string(), z.string())),
     isLive: z.boolean(),
+    enforcePlaybackWindows: z.boolean().nullable().openapi({
+      description:
+        "The video's own playback windows setting; null: its organization's (docs/api.md, Playback rights)",
+    }),
     status: z.enum(CONTENT_STATUSES).openapi({
       description:
         "uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)",

@@ -64,6 +64,7 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     translations: c.translations,
     subtitles: c.subtitles,
     isLive: c.isLive,
+    enforcePlaybackWindows: c.enforcePlaybackWindows,
     status: c.status,
     rejectionReason: c.rejectionReason,
     duration: c.duration,
@@ -198,6 +199,7 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
       translations: body.translations ?? [],
       subtitles: body.subtitles ?? [],
       isLive: body.isLive ?? false,
+      enforcePlaybackWindows: body.enforcePlaybackWindows ?? null,
       contentSize: body.contentSize,
       suffix,
       mediaKey: key,
@@ -493,6 +495,9 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     ...(body.translations !== undefined && { translations: body.translations }),
     ...(body.subtitles !== undefined && { subtitles: body.subtitles }),
     ...(body.isLive !== undefined && { isLive: body.isLive }),
+    ...(body.enforcePlaybackWindows !== undefined && {
+      enforcePlaybackWindows: body.enforcePlaybackWindows,
+    }),
     updatedAt: deps.now.toISOString(),
   });
   if (content.status === "available") {

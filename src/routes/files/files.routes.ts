@@ -2,6 +2,7 @@
 // counts against the client's budget of public reads (middleware/public-reads.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { playbackRights } from "../../middleware/playback-rights";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 
 const binary = (type: string, description: string) => ({
@@ -15,9 +16,10 @@ export const media = createRoute({
   operationId: "getMedia",
   tags: ["Files"],
   security: SECURITY.public,
+  middleware: [playbackRights],
   summary: "The video file (the record's url)",
   description:
-    "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes */<size>.",
+    "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes */<size>. Outside the video's playback rights (windows and geographies, allowed sites): 403 with the reason (docs/api.md: Playback rights).",
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
@@ -28,7 +30,7 @@ export const media = createRoute({
     200: binary("video/mp4", "The media"),
     206: binary("video/mp4", "Partial content (Content-Range)"),
     ...notModifiedResponse,
-    ...koErrors(400, 404, 416, 429),
+    ...koErrors(400, 403, 404, 416, 429),
   },
 });
 
