@@ -126,12 +126,18 @@ describe("syndication windows at playback", () => {
     expect(await refusal(await call(segment, from("DE")))).toMatch(/country DE/);
   });
 
-  it("windows for everywhere (empty or '-') cover every country", async () => {
+  it("windows for everywhere (empty or '-') cover every country, while open", async () => {
     const key = await publishVideo(enforcing, mp4);
     await setWindows(key, [{ start_time: "2020-01-01T00:00:00Z", stop_time: null, geos: ["-"] }]);
     const { mp4: media } = await urlsOf(enforcing, key);
     expect((await call(media, from("JP"))).status).toBe(200);
     expect((await call(media, from("XX"))).status).toBe(200);
+    await setWindows(key, [
+      { start_time: "2020-01-01T00:00:00Z", stop_time: "2021-01-01T00:00:00Z", geos: [] },
+    ]);
+    expect(await refusal(await call(media, from("JP")))).toBe(
+      "this video's syndication windows for country JP are closed: the last closed at 2021-01-01T00:00:00.000Z",
+    );
   });
 
   it("a video overrides its organization's setting (E1, E4)", async () => {

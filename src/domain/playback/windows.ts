@@ -6,7 +6,10 @@ import type { Db } from "../../db/client";
 import { windowsAt } from "../../db/syndications";
 import { alpha3 } from "../../shared/geo";
 
-/** A decision is kept in the isolate this long at most, and never past a window's bound. */
+/**
+ * A decision is kept in the isolate this long at most, never past a window's bound, and is
+ * dropped at once in the isolate that writes the video's windows.
+ */
 export const WINDOW_DECISION_TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 
@@ -45,6 +48,14 @@ export async function playbackWindowDecision(
   if (decisions.size >= MAX_ENTRIES) decisions.clear();
   decisions.set(key, { decision, until });
   return decision;
+}
+
+/** A write changed these videos' windows: decide again (catalogChanged calls it). */
+export function forgetWindowDecisions(contentIds: Iterable<number>): void {
+  const ids = new Set([...contentIds].map(String));
+  if (ids.size === 0) return;
+  for (const key of decisions.keys())
+    if (ids.has(key.slice(0, key.indexOf(":")))) decisions.delete(key);
 }
 
 function decide(
