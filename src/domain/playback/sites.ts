@@ -5,10 +5,10 @@ import type { Origins } from "../deps";
 
 export type SiteDecision = { allowed: true } | { allowed: false; message: string };
 
-function hostOf(url: string | null | undefined): string | null {
+function urlOf(url: string | null | undefined): URL | null {
   if (!url || url === "null") return null;
   try {
-    return new URL(url).hostname.toLowerCase();
+    return new URL(url);
   } catch {
     return null;
   }
@@ -28,8 +28,8 @@ export function siteDecision(
   from: { referer: string | null | undefined; origin: string | null | undefined },
   origins: Origins,
 ): SiteDecision {
-  const host = hostOf(from.referer) ?? hostOf(from.origin);
-  if (host === null) {
+  const page = urlOf(from.referer) ?? urlOf(from.origin);
+  if (page === null) {
     return rights.referrerRequired
       ? {
           allowed: false,
@@ -39,8 +39,9 @@ export function siteDecision(
       : { allowed: true };
   }
   if (rights.allowedSites.length === 0) return { allowed: true };
-  const own = [hostOf(origins.baseUrl), hostOf(origins.staticUrl)];
-  if (own.includes(host) || rights.allowedSites.some((site) => siteMatches(site, host))) {
+  const own = [urlOf(origins.baseUrl)?.origin, urlOf(origins.staticUrl)?.origin];
+  const host = page.hostname.toLowerCase();
+  if (own.includes(page.origin) || rights.allowedSites.some((site) => siteMatches(site, host))) {
     return { allowed: true };
   }
   return {
