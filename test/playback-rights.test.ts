@@ -8,6 +8,7 @@ import {
   call,
   callJson,
   createOrg,
+  d1Cost,
   dataUrlBytes,
   ORIGIN,
   publishVideo,
@@ -124,6 +125,22 @@ describe("syndication windows at playback", () => {
     expect(cached.headers.get("X-Edge-Cache")).toBe("hit");
     expect(cached.headers.get("Cache-Control")).toBe("private, max-age=60");
     expect(await refusal(await call(segment, from("DE")))).toMatch(/country DE/);
+  });
+
+  it("costs one small query per video and country in an isolate's 30 s, none on a repeat", async () => {
+    const key = await publishVideo(enforcing, mp4);
+    await setWindows(key, [{ start_time: "2020-01-01T00:00:00Z", stop_time: null, geos: ["FRA"] }]);
+    const { master } = await urlsOf(enforcing, key);
+    const init = master.replace(/master\.m3u8$/, "init.mp4");
+    // The media gate's lookup (now with the organization's settings), then the windows.
+    const first = await call(init, from("FR"));
+    expect(first.status).toBe(200);
+    expect(d1Cost(first).queries).toBe(2);
+    // Another country: the windows only; then a repeat from the edge cache: no query at all.
+    expect(d1Cost(await call(init, from("DE"))).queries).toBe(1);
+    const again = await call(init, from("FR"));
+    expect(again.headers.get("X-Edge-Cache")).toBe("hit");
+    expect(d1Cost(again).queries).toBe(0);
   });
 
   it("windows for everywhere (empty or '-') cover every country, while open", async () => {
