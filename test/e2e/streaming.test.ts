@@ -220,7 +220,6 @@ describe.skipIf(!e2e.chromium)(
         for (const { type, start } of starts) expect(start, type).toBeLessThan(0.01);
         await page.close();
       },
-      60_000,
     );
   },
 );
