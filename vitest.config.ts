@@ -118,7 +118,11 @@ export default defineConfig(async () => {
             setupFiles: ["./test/setup/apply-migrations.ts"],
             // A webhook receiver (Node) the tests reach over loopback: inject("webhookReceiver").
             globalSetup: ["./test/e2e/harness/webhook-receiver.ts"],
-            testTimeout: 30_000,
+            // Hang detectors, not speed checks (test/helpers.ts, SETTLED_MS): a test or hook ends
+            // when its work does, so a wide bound costs nothing when it passes; this one is far
+            // beyond the slowest test or beforeAll (a few uploads) on a busy 2-core machine.
+            testTimeout: 600_000,
+            hookTimeout: 600_000,
             // Each test file starts a workerd of its own and sends it every module it imports
             // (the worker included, built: test/setup/worker-bundle.ts): pre-bundled
             // dependencies are a third fewer bytes to send.
@@ -140,6 +144,8 @@ export default defineConfig(async () => {
             include: ["src/**/*.test.ts", "test/unit/**/*.test.ts"],
             exclude: ["src/**/*.workers.test.ts"],
             environment: "node",
+            // Vitest's 5 s default is a speed check on a busy machine (the fixtures' ffprobe).
+            testTimeout: 60_000,
           },
         },
         {
@@ -147,6 +153,7 @@ export default defineConfig(async () => {
             name: "sdk",
             include: ["sdk/**/test/**/*.test.ts"],
             environment: "node",
+            testTimeout: 60_000,
           },
         },
         "./test/e2e/vitest.config.ts",

@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
 import { d1Rows } from "../scripts/bulk/d1.mjs";
-import { parseD1Timing } from "./lib/server-timing.mjs";
+import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
 import { median } from "./lib/stats.mjs";
 
 const { values } = parseArgs({

@@ -22,7 +22,7 @@ import { adminToken } from "./lib/admin-token.mjs";
 import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Rows, sqlString } from "./lib/local-db.mjs";
 import { markdownTable, writeResults } from "./lib/report.mjs";
-import { parseD1Timing } from "./lib/server-timing.mjs";
+import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
 import { median, percentile, max } from "./lib/stats.mjs";
 
 const USAGE = `Usage: npm run bench:feeds -- [options]

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { markdownTable } from "./lib/report.mjs";
-import { withTsModule } from "./lib/ts-module.mjs";
+import { withTsModule } from "../scripts/lib/ts-module.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const { values } = parseArgs({

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { MediaProbeError } from "../src/media/mp4-boxes";
+import { MediaProbeError } from "../src/media/bmff/reader";
 import { checkMediaRequirements, probeMp4 } from "../src/media/mp4-probe";
 import { packageSegment } from "../src/media/hls/packager";
 import { mediaPlaylist } from "../src/media/hls/playlists";

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { markdownTable } from "./lib/report.mjs";
-import { withTsModule } from "./lib/ts-module.mjs";
+import { withTsModule } from "../scripts/lib/ts-module.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 

@@ -23,19 +23,18 @@
 // Stop `npm run dev` first: two servers on one local state contend for its SQLite files.
 // Loopback only; every phase is bounded in requests. Prints markdown tables and writes
 // bench/results/stats-<timestamp>.json. See docs/statistics.md.
-import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join, resolve as resolvePath } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { adminToken } from "./lib/admin-token.mjs";
 import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
 import { STANDARD_COLUMNS, failureNotes, markdownTable, writeResults } from "./lib/report.mjs";
-import { withTsModule } from "./lib/ts-module.mjs";
+import { withTsModule } from "../scripts/lib/ts-module.mjs";
 import { checkServer, runAll } from "./lib/runner.mjs";
-import { parseD1Timing } from "./lib/server-timing.mjs";
+import { freePort, isLoopbackUrl } from "../scripts/lib/net.mjs";
+import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
+import { launchProcessGroup, readyUrl } from "../scripts/lib/worker-launcher.mjs";
 import { max, median, min, percentile } from "./lib/stats.mjs";
 
 const USAGE = `Usage: node bench/stats.mjs [options]
@@ -60,22 +59,6 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 const round = (v, d = 1) => (v === null || v === undefined ? null : Number(v.toFixed(d)));
 
-function isLoopback(url) {
-  const host = new URL(url).hostname;
-  return host === "localhost" || host === "[::1]" || host === "::1" || /^127\./.test(host);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts scripts/lib/dev-worker.mjs (the inspector-free worker); resolves with its URL, the lines it logs, and stop(). */
 async function startWorker(persistTo, fixedPort) {
   const port = fixedPort ?? (await freePort());
@@ -85,43 +68,29 @@ async function startWorker(persistTo, fixedPort) {
     vars: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, EVENTS_PER_IP_PER_MINUTE: "10000000" },
   };
   const args = [join(ROOT, "scripts", "lib", "dev-worker.mjs"), JSON.stringify(options)];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const { child, stop } = launchProcessGroup(args, { cwd: ROOT });
   const logs = [];
   let output = "";
-  const ready = new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the worker did not start within 120 s:\n${output.slice(-2000)}`)),
-      120_000,
-    );
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      if (line.startsWith("{")) {
-        try {
-          logs.push(JSON.parse(line));
-        } catch {
-          // not one of the worker's JSON lines
-        }
-      } else {
-        output += `${line}\n`;
-      }
-      const m = /^READY (http\S+)/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.stderr.on("data", (d) => (output += d));
-    child.on("exit", (code) =>
-      reject(new Error(`the worker exited (${code}):\n${output.slice(-2000)}`)),
-    );
+  child.stderr.on("data", (d) => (output += d));
+  const onLine = (line) => {
+    if (!line.startsWith("{")) {
+      output += `${line}\n`;
+      return;
+    }
+    try {
+      logs.push(JSON.parse(line));
+    } catch {
+      // not one of the worker's JSON lines
+    }
+  };
+  const url = await readyUrl(child, {
+    timeoutMs: 120_000,
+    onLine,
+    describe: () => output.slice(-2000),
+  }).catch(async (err) => {
+    await stop();
+    throw err;
   });
-  const url = await ready;
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once("exit", resolve);
-      child.kill("SIGTERM");
-      setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
-    });
   return { url, logs, stop };
 }
 
@@ -595,7 +564,7 @@ async function main() {
       o.port = port;
     }
     if (!["key", "all"].includes(o.reports)) throw new Error("--reports must be key or all");
-    if (!isLoopback(o.url))
+    if (!isLoopbackUrl(o.url))
       throw new Error(
         `--url must be a loopback address (127.0.0.1, localhost, [::1]); got ${o.url}`,
       );

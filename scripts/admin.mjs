@@ -8,10 +8,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { LOOPBACK_HOSTS } from "./lib/net.mjs";
 import { ROOT } from "./lib/wrangler.mjs";
 
 const DEFAULT_URL = "http://127.0.0.1:8787";
-const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const CREDENTIALS_WARNING =
   "Store these credentials now: secrets and tokens are shown only once (the server keeps only hashes).";
 
@@ -494,10 +494,10 @@ function resolveTarget(values) {
   if (!/^https?:$/.test(url.protocol)) throw new UsageError(`URL must be http or https: ${raw}`);
   let token = values.token ?? process.env.ADMIN_TOKEN;
   // The .dev.vars fallback only applies to a local server: a remote URL never gets a default token.
-  if (!token && LOCAL_HOSTS.has(url.hostname)) token = readDevVarsToken();
+  if (!token && LOOPBACK_HOSTS.includes(url.hostname)) token = readDevVarsToken();
   if (!token) {
     throw new UsageError(
-      LOCAL_HOSTS.has(url.hostname)
+      LOOPBACK_HOSTS.includes(url.hostname)
         ? "no operator token: set ADMIN_TOKEN (or --token), or run `npm run dev` once to create .dev.vars"
         : `no operator token for ${url.origin}: set ADMIN_TOKEN (or pass --token)`,
     );
@@ -505,7 +505,7 @@ function resolveTarget(values) {
   return {
     base: raw.replace(/\/+$/, ""),
     origin: url.origin,
-    local: LOCAL_HOSTS.has(url.hostname),
+    local: LOOPBACK_HOSTS.includes(url.hostname),
     token,
   };
 }

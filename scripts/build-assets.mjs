@@ -2,11 +2,13 @@
 // reference (Swagger UI from the version-pinned swagger-ui-dist package, so /docs works offline
 // and behind a firewall), the player SDK's script-tag bundle at /sdk/, and the publisher
 // console's script and stylesheet at /console/ (its page is served by the worker, with its CSP). Run by `npm run dev`,
-// `npm test` (pretest) and `npm run deploy`. Usage: node scripts/build-assets.mjs
+// `npm test` (pretest) and `npm run deploy`. Usage: node scripts/build-assets.mjs [--out DIR]
+// (default dist/public; `npm run dev -- --assets DIR` builds into and serves another directory).
 import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { ROOT } from "./lib/wrangler.mjs";
 import { BUNDLES, buildSdk } from "../sdk/player/scripts/build.mjs";
@@ -19,13 +21,13 @@ const require = createRequire(import.meta.url);
  * Builds into a directory of its own and swaps it in, so a running `wrangler dev` (or a test
  * run beside another) never serves a half-built directory.
  */
-export async function buildAssets() {
-  const building = `${PUBLIC_DIR}.building-${process.pid}`;
+export async function buildAssets(out = PUBLIC_DIR) {
+  const building = `${out}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   await buildInto(building);
-  const old = `${PUBLIC_DIR}.old-${process.pid}`;
-  if (existsSync(PUBLIC_DIR)) renameSync(PUBLIC_DIR, old);
-  renameSync(building, PUBLIC_DIR);
+  const old = `${out}.old-${process.pid}`;
+  if (existsSync(out)) renameSync(out, old);
+  renameSync(building, out);
   rmSync(old, { recursive: true, force: true });
 }
 
@@ -81,6 +83,8 @@ async function buildInto(PUBLIC_DIR) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await buildAssets();
-  console.log(`built ${PUBLIC_DIR}`);
+  const { values } = parseArgs({ options: { out: { type: "string" } } });
+  const out = values.out ? resolve(values.out) : PUBLIC_DIR;
+  await buildAssets(out);
+  console.log(`built ${out}`);
 }

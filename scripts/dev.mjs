@@ -2,6 +2,10 @@
 // serve the worker. Extra arguments are wrangler dev's and override the defaults below,
 // e.g. `npm run dev -- --port 8790` or `npm run dev -- --persist-to /tmp/state` (the
 // migrations and the seed then use that state too).
+// `--assets DIR` builds the static assets into DIR and serves them from there instead of
+// dist/public; `--env-file FILE` takes the secrets from FILE, and .dev.vars is then neither
+// created nor read (wrangler's rule). The e2e test of this script uses both, so it changes no file
+// of the checkout that another test's server serves or reads.
 //
 // The inspector is off by default: the worker runs through wrangler's API
 // (scripts/lib/dev-worker.mjs), because wrangler dev's inspector keeps every console message
@@ -18,7 +22,7 @@ import { spawn } from "node:child_process";
 import { copyFileSync, existsSync } from "node:fs";
 import { connect } from "node:net";
 import { constants as osConstants } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { hasFfmpeg, startFrameServer } from "./lib/frame-service.mjs";
 import { nudgeProxy } from "./lib/proxy-nudge.mjs";
@@ -76,8 +80,6 @@ function localOrigin(args) {
   return `http://${host}:${flagValue(args, "--port") ?? "8787"}`;
 }
 
-const READY_TIMEOUT_MS = 30_000;
-
 /** Whether something already accepts connections at origin (then it is not our server). */
 function listening(origin) {
   const { hostname, port } = new URL(origin);
@@ -96,12 +98,11 @@ function listening(origin) {
 
 /**
  * Once the server answers, runs the cron once (GET /__scheduled), so the demo feed files are
- * published without waiting for the next scheduled tick. Gives up quietly after
- * READY_TIMEOUT_MS or when wrangler exits (signal aborts).
+ * published without waiting for the next scheduled tick. Waits as long as wrangler starts (slow
+ * on a busy machine), every 500 ms; gives up when wrangler exits (signal aborts).
  */
 async function runCronOnceReady(origin, signal) {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!signal.aborted && Date.now() < deadline) {
+  while (!signal.aborted) {
     try {
       const res = await fetch(`${origin}/__scheduled`, {
         signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
@@ -119,10 +120,6 @@ async function runCronOnceReady(origin, signal) {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-  if (!signal.aborted)
-    say(
-      `${origin} did not answer within ${READY_TIMEOUT_MS / 1000} s; run \`curl ${origin}/__scheduled\` to publish the demo feeds`,
-    );
 }
 
 // wrangler dev flags the inspector-free path understands (the rest need wrangler dev itself).
@@ -136,6 +133,7 @@ const API_FLAGS = new Set([
   "--var",
   "--env-file",
   "--log-level",
+  "--assets",
 ]);
 
 /**
@@ -154,6 +152,7 @@ function apiConfig(args) {
     else if (flag === "--port") config.port = Number(values.at(-1));
     else if (flag === "--persist-to") config.persist = resolve(values.at(-1));
     else if (flag === "--log-level") config.logLevel = values.at(-1);
+    else if (flag === "--assets") config.assets = resolve(values.at(-1));
     else if (flag === "--env-file") config.envFiles.push(...values.map((f) => resolve(f)));
     else if (flag === "--var") {
       for (const v of values) {
@@ -219,7 +218,13 @@ const args = given.some((a) => a.startsWith("WEBHOOKS_ALLOW_LOOPBACK:"))
 // Local development is offline-friendly: no fetch of Cloudflare's request.cf data.
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
 
+const envFiles = given.includes("--env-file") || given.some((a) => a.startsWith("--env-file="));
+// dist/public unless --assets names another directory (wrangler dev's flag, passed on to it).
+const assetsDir = resolve(flagValue(given, "--assets") ?? join(ROOT, "dist", "public"));
+
 await step("create .dev.vars", () => {
+  // With --env-file, wrangler reads those files instead of .dev.vars.
+  if (envFiles) return;
   const vars = join(ROOT, ".dev.vars");
   if (!existsSync(vars)) {
     copyFileSync(join(ROOT, ".dev.vars.example"), vars);
@@ -228,10 +233,17 @@ await step("create .dev.vars", () => {
 });
 
 await step("build the static assets", async () => {
-  // The e2e tests start this script beside a worker already serving this checkout's build.
-  if (process.env.EVC_DEV_SKIP_BUILD === "1" && existsSync(join(ROOT, "dist", "public"))) return;
-  await runNode("scripts/build-assets.mjs", []);
-  say("built the static assets (API reference, player SDK bundle) into dist/public");
+  // The e2e test serves a copy of the tests' build: building would also rewrite the SDK's and
+  // the console's dist folders, which other tests serve.
+  if (process.env.EVC_DEV_SKIP_BUILD === "1") {
+    if (!existsSync(assetsDir))
+      throw new Error(`EVC_DEV_SKIP_BUILD=1, but there are no static assets in ${assetsDir}`);
+    return;
+  }
+  await runNode("scripts/build-assets.mjs", ["--out", assetsDir]);
+  say(
+    `built the static assets (API reference, player SDK bundle) into ${relative(ROOT, assetsDir) || "."}`,
+  );
 });
 
 // The catalog (DB) and the statistics (STATS_DB) have a database and migrations each.

@@ -2,11 +2,12 @@
 // and prints a summary; exits 1 when it found a 5xx, a timeout, a connection error or an error
 // answer outside the documented shapes (with --strict, also an answer without
 // X-Content-Type-Options: nosniff, otherwise reported as a warning).
-// The generator and the checks live in scripts/lib/fuzz.mjs.
+// The generator and the checks live in scripts/lib/fuzz/.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULTS, DEMO_CREDENTIALS, formatSummary, fuzz, isLoopbackUrl } from "./lib/fuzz.mjs";
+import { DEFAULTS, DEMO_CREDENTIALS, formatSummary, fuzz } from "./lib/fuzz/index.mjs";
+import { isLoopbackUrl } from "./lib/net.mjs";
 
 const USAGE = `Usage: npm run fuzz -- [options]
        node scripts/fuzz.mjs [options]

@@ -15,6 +15,7 @@ import {
   publishVideo,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
@@ -52,7 +53,7 @@ async function feedFile(path: string, check: (body: any) => boolean) {
       body = res.body;
       expect(check(body)).toBe(true);
     },
-    { timeout: 5000, interval: 50 },
+    { timeout: SETTLED_MS, interval: 50 },
   );
   return body;
 }

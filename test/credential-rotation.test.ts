@@ -15,6 +15,7 @@ import {
   createOrg,
   writeHeaders,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 
 /** A write whose waitUntil work (its feed-rebuilds message) is done when this resolves. */
@@ -38,7 +39,7 @@ async function feedListWhen(syncCode: string, count: number) {
       expect(got.res.status).toBe(200);
       expect(got.body.feeds).toHaveLength(count);
     },
-    { timeout: 5000, interval: 50 },
+    { timeout: SETTLED_MS, interval: 50 },
   );
   return got!;
 }

@@ -20,6 +20,7 @@ import {
   writeHeaders,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
@@ -89,7 +90,7 @@ beforeAll(async () => {
   await vi.waitFor(
     async () =>
       expect((await call(`/v2/feeds/${feedId}/videos.json`, { method: "HEAD" })).status).toBe(200),
-    { timeout: 5000, interval: 50 },
+    { timeout: SETTLED_MS, interval: 50 },
   );
 });
 

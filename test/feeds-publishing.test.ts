@@ -25,6 +25,7 @@ import {
   withMembers,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
@@ -55,7 +56,7 @@ async function fileWhen(path: string, check: (body: any, res: Response) => boole
       expect(last.res.status).toBe(200);
       expect(check(last.body, last.res)).toBe(true);
     },
-    { timeout: 5000, interval: 100 },
+    { timeout: SETTLED_MS, interval: 100 },
   );
   return last!;
 }
@@ -71,7 +72,7 @@ async function settled() {
         .first("n");
       expect(dirty).toBe(0);
     },
-    { timeout: 5000, interval: 50 },
+    { timeout: SETTLED_MS, interval: 50 },
   );
 }
 
@@ -504,9 +505,7 @@ describe("operator rebuild", () => {
 });
 
 describe("large lists stay within D1's 100 bound parameters", () => {
-  it("handles a feed with hundreds of names and a write that touches more than 100 feeds", {
-    timeout: 60_000,
-  }, async () => {
+  it("handles a feed with hundreds of names and a write that touches more than 100 feeds", async () => {
     const big = await createOrg();
     const key = await publishVideo(big, mp4, { title: "Needle", tags: ["tag-149"] });
     const manyTags = Array.from({ length: 100 }, (_, i) => `tag-${i + 50}`);

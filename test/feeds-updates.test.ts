@@ -24,6 +24,7 @@ import {
   withMembers,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
@@ -55,7 +56,7 @@ describe("writes: membership changes reach the files without the cron", () => {
         keys = await members(feedId);
         expect(check(keys), `${feedId}: ${JSON.stringify(keys)}`).toBe(true);
       },
-      { timeout: 5000, interval: 50 },
+      { timeout: SETTLED_MS, interval: 50 },
     );
     return keys;
   }
@@ -153,7 +154,7 @@ describe("writes: membership changes reach the files without the cron", () => {
         const list = await callJson(`/v2/orgs/${org.syncCode}/feeds.json`);
         expect(list.body.feeds).toContainEqual({ feed_id: id, name: "Switched" });
       },
-      { timeout: 5000, interval: 50 },
+      { timeout: SETTLED_MS, interval: 50 },
     );
     // Emptying the configuration makes it every video of the organization.
     expect(
@@ -215,7 +216,7 @@ describe("scheduled runs", () => {
         body = got.body;
         expect(check(body)).toBe(true);
       },
-      { timeout: 5000, interval: 50 },
+      { timeout: SETTLED_MS, interval: 50 },
     );
     return body;
   }
@@ -346,7 +347,7 @@ describe("scheduled runs", () => {
             ).first("n"),
           ).toBe(0),
         {
-          timeout: 5000,
+          timeout: SETTLED_MS,
           interval: 50,
         },
       );

@@ -23,6 +23,7 @@ import {
   uploadParts,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
@@ -36,7 +37,7 @@ beforeAll(async () => {
 /** The frame stored for a content, once the work after E2 has stored it. */
 async function frameOf(key: string): Promise<Uint8Array> {
   await expect
-    .poll(async () => (await env.MEDIA.head(`${key}/frame.jpg`)) !== null, { timeout: 10_000 })
+    .poll(async () => (await env.MEDIA.head(`${key}/frame.jpg`)) !== null, { timeout: SETTLED_MS })
     .toBe(true);
   return new Uint8Array(await (await env.MEDIA.get(`${key}/frame.jpg`))!.arrayBuffer());
 }

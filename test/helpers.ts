@@ -9,6 +9,14 @@ import { dataUrlBytes } from "./fixture-bytes";
 export { dataUrlBytes };
 
 export const ORIGIN = "https://catalog.test";
+
+/**
+ * How long a test waits for work it started in the background (a queue's consumer, the work
+ * after E2, a cron run) before failing. A hang detector, not a speed check: a wait ends as soon
+ * as the work is done, so a wide bound costs nothing when the test passes, and it stays far
+ * beyond what that work takes on a busy 2-core machine.
+ */
+export const SETTLED_MS = 180_000;
 export const ADMIN_TOKEN = "test-admin-token";
 
 export function call(path: string, init: RequestInit = {}): Promise<Response> {

@@ -1,47 +1,36 @@
 // Builders for MP4 boxes and for large, sparse fragmented files, used by the
 // fragmented-MP4 tests. A sparse file holds only its box headers and metadata;
 // every other byte (media data) reads as zero, so a 5 GiB file costs a few MB.
+import {
+  SAMPLE_DEPENDS_ON_NONE,
+  SAMPLE_DEPENDS_ON_OTHERS,
+  SAMPLE_IS_NON_SYNC,
+  TRUN_DATA_OFFSET,
+  TRUN_SAMPLE_CTO,
+  TRUN_SAMPLE_DURATION,
+  TRUN_SAMPLE_FLAGS,
+  TRUN_SAMPLE_SIZE,
+} from "../src/media/bmff/boxes";
+import {
+  box,
+  concat as concatParts,
+  fullBox,
+  tfdt,
+  tfhd,
+  u32,
+  u64,
+} from "../src/media/hls/box-writer";
 import type { RangeReader } from "../src/media/mp4-probe";
 
+// The boxes are the service's own writer's (src/media/hls/box-writer.ts).
+export { box, fullBox, u32, u64 };
+
 export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-export function u32(...values: number[]): Uint8Array {
-  const out = new Uint8Array(4 * values.length);
-  const view = new DataView(out.buffer);
-  values.forEach((v, i) => view.setUint32(4 * i, v));
-  return out;
-}
-
-export function u64(value: number): Uint8Array {
-  return u32(Math.floor(value / 2 ** 32), value % 2 ** 32);
+  return concatParts(parts);
 }
 
 function ascii(type: string): Uint8Array {
   return new Uint8Array([...type].map((c) => c.charCodeAt(0)));
-}
-
-/** A box with a 32-bit size. */
-export function box(type: string, ...payload: Uint8Array[]): Uint8Array {
-  const body = concat(...payload);
-  return concat(u32(8 + body.length), ascii(type), body);
-}
-
-/** A FullBox: version and 24-bit flags, then the payload. */
-export function fullBox(
-  type: string,
-  version: number,
-  flags: number,
-  ...payload: Uint8Array[]
-): Uint8Array {
-  return box(type, u32(((version & 0xff) << 24) | (flags & 0xffffff)), ...payload);
 }
 
 /** A box header with a 64-bit largesize (for a multi-GB mdat). */
@@ -199,6 +188,9 @@ export interface FragmentedFile {
  * has 10 frames per second; audio has 1024-sample AAC frames, split between
  * fragments as an encoder would (86 or 87 per 2 s).
  */
+const AUDIO_TRUN = TRUN_DATA_OFFSET | TRUN_SAMPLE_DURATION | TRUN_SAMPLE_SIZE;
+const VIDEO_TRUN = AUDIO_TRUN | TRUN_SAMPLE_FLAGS | TRUN_SAMPLE_CTO;
+
 export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
   const withTfdt = o.tfdt ?? true;
   const videoFrameDuration = o.videoTimescale / 10;
@@ -219,7 +211,12 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
 
     const videoSamples = Array.from({ length: videoPerFragment }, (_, k) =>
       // duration, size, flags, composition offset
-      u32(videoFrameDuration, 1500, k === 0 ? 0x02000000 : 0x01010000, videoFrameDuration),
+      u32(
+        videoFrameDuration,
+        1500,
+        k === 0 ? SAMPLE_DEPENDS_ON_NONE : SAMPLE_DEPENDS_ON_OTHERS | SAMPLE_IS_NON_SYNC,
+        videoFrameDuration,
+      ),
     );
     const audioSamples = Array.from({ length: audioCount }, () => u32(1024, 200));
     // The trun's data offset (from the moof, default-base-is-moof) points into the mdat that
@@ -234,15 +231,15 @@ export function fragmentedFile(o: FragmentedFileOptions): FragmentedFile {
     ) =>
       box(
         "traf",
-        fullBox("tfhd", 0, 0x020000, u32(trackId)), // default-base-is-moof
-        ...(withTfdt ? [fullBox("tfdt", 1, 0, u64(start))] : []),
+        tfhd(trackId), // default-base-is-moof
+        ...(withTfdt ? [tfdt(start)] : []),
         fullBox("trun", 0, trunFlags, u32(count, dataOffset), ...samples),
       );
     const videoBytes = videoPerFragment * 1500;
     const videoTraf = (offset: number) =>
-      traf(1, videoStart, 0xf01, videoPerFragment, videoSamples, offset);
+      traf(1, videoStart, VIDEO_TRUN, videoPerFragment, videoSamples, offset);
     const audioTraf = (offset: number) =>
-      traf(2, audioStart, 0x301, audioCount, audioSamples, offset);
+      traf(2, audioStart, AUDIO_TRUN, audioCount, audioSamples, offset);
     const moof = (...trafs: Uint8Array[]) =>
       box("moof", fullBox("mfhd", 0, 0, u32(moofs.length + 1)), ...trafs);
     if (o.moofPerTrack) {

@@ -23,6 +23,7 @@ import {
   writeHeaders,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 import {
   createContent,
@@ -297,7 +298,7 @@ describe("a pool of addresses", () => {
     // The refused batch is counted for the organization (a tally through the queue).
     await vi.waitFor(
       async () => expect((await ingestionToday(org)).eventsRefusedPerAddress).toBe(500),
-      { timeout: 10_000, interval: 50 },
+      { timeout: SETTLED_MS, interval: 50 },
     );
   });
 
@@ -363,7 +364,7 @@ describe("a pool of addresses", () => {
     noteQueued(org, 1000);
     await eventsSettled(org);
     await vi.waitFor(async () => expect((await ingestionToday(org)).eventsRefused).toBe(2200), {
-      timeout: 10_000,
+      timeout: SETTLED_MS,
       interval: 50,
     });
     expect((await ingestionToday(org)).eventsCounted).toBe(1000);

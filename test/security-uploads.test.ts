@@ -25,6 +25,7 @@ import {
   uploadParts,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);
@@ -257,7 +258,7 @@ describe("deleting an organization", () => {
       .poll(
         () =>
           uploadAlive(created.body.contentUploadData.key, created.body.contentUploadData.uploadId),
-        { timeout: 10_000 },
+        { timeout: SETTLED_MS },
       )
       .toBe(false);
   });

@@ -7,7 +7,15 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { consumeEventMessages, consumerDatabase } from "../src/domain/stats/consume";
 import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
-import { admin, callJson, createOrg, statsD1, writeHeaders, type TestOrg } from "./helpers";
+import {
+  admin,
+  callJson,
+  createOrg,
+  statsD1,
+  writeHeaders,
+  type TestOrg,
+  SETTLED_MS,
+} from "./helpers";
 import { createContent, organizationId } from "./fixtures/stats";
 
 const EVENTS_QUEUE = "video-catalog-events";
@@ -309,7 +317,7 @@ describe("messages that cannot be counted", () => {
     expect(replay.body.replayed).toBeGreaterThanOrEqual(2);
     // The replayed messages go through the queue like any (batches close after 50 ms in tests).
     await vi.waitFor(async () => expect(await played(k)).toBe(6), {
-      timeout: 15_000,
+      timeout: SETTLED_MS,
       interval: 25,
     });
     expect((await ingestion()).deadLetters.count).toBe(0);

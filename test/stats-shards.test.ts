@@ -21,7 +21,15 @@ import {
   type MoveStatus,
 } from "../src/domain/stats/shard-moves";
 import worker from "../src/index";
-import { admin, callJson, createOrg, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import {
+  admin,
+  callJson,
+  createOrg,
+  writeHeaders,
+  writeJson,
+  type TestOrg,
+  SETTLED_MS,
+} from "./helpers";
 import {
   createContent,
   eventsSettled,
@@ -236,7 +244,7 @@ describe("moving an organization's statistics between shards", () => {
     await postEvents(org, [{ event: "video_played", contentKey: keys[2] }]);
     await vi.waitFor(
       async () => expect(await played(env.STATS_DB_1!, orgId)).toBe(playsSent() + viaEndpoint + 1),
-      { timeout: 10_000, interval: 25 },
+      { timeout: SETTLED_MS, interval: 25 },
     );
     expect(await played(env.STATS_DB, orgId)).toBe(0);
     // Once more, moving to where it already is: nothing to do.

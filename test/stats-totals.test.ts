@@ -90,7 +90,7 @@ beforeAll(async () => {
     await worker.queue(batch, env, ctx);
     expect((await getQueueResult(batch, ctx)).ackAll, `seed ${SEED}`).toBe(true);
   }
-}, 60_000);
+});
 
 type Row = Record<string, string | number>;
 

@@ -23,6 +23,7 @@ import {
   readHeaders,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 import { boxesIn, boxPath } from "./media-fmp4-synth";
 
@@ -111,7 +112,7 @@ describe("urlHLS and the stream of a published video", () => {
           (await callJson(`/v2/feeds/${feed.body.feed_id}/videos.json`)).body?.videos?.find(
             (v: any) => v.contentKey === key,
           )?.urlHLS,
-        { timeout: 10_000, interval: 100 },
+        { timeout: SETTLED_MS, interval: 100 },
       )
       .toBe(masterUrl);
   });
@@ -383,6 +384,25 @@ describe("the media rules hold for the stream", () => {
     expect(left.objects.map((o) => o.key)).toEqual([]);
   });
 
+  it("sends a playlist URL of the packager's earlier revision to the current one, not its segments", async () => {
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl));
+    const master = await urlHlsOf(key);
+    const current = master.split("/")[5]!;
+    const earlier = current.replace(/^h\d+-/, "h1-");
+    expect(earlier).not.toBe(current);
+    for (const file of ["master.m3u8", "video.m3u8", "manifest.mpd"]) {
+      const res = await call(`/hls/${key}/${earlier}/${file}?token=t`, { redirect: "manual" });
+      expect(res.status, file).toBe(301);
+      expect(res.headers.get("Location"), file).toBe(`/hls/${key}/${current}/${file}?token=t`);
+    }
+    // Segments of another revision have other bytes: not moved.
+    expect((await call(`/hls/${key}/${earlier}/0.m4s`, { redirect: "manual" })).status).toBe(404);
+    // A revision that names another content row is not moved either.
+    const other = `h1-${(parseInt(current.slice(3), 36) + 1).toString(36)}`;
+    const res = await call(`/hls/${key}/${other}/master.m3u8`, { redirect: "manual" });
+    expect(res.status).toBe(404);
+  });
+
   it("names the file: a content key deleted and created again gets new URLs, the old ones 404", async () => {
     const contentKey = `r${Math.random().toString(36).slice(2, 9)}`;
     await publishVideo(org, dataUrlBytes(faststartUrl), { contentKey });
@@ -451,7 +471,7 @@ describe("the media rules hold for the stream", () => {
     const version = master.split("/")[5];
     await expect
       .poll(async () => (await env.MEDIA.head(`${key}/hls/${version}/index.json`)) !== null, {
-        timeout: 10_000,
+        timeout: SETTLED_MS,
       })
       .toBe(true);
     expect(await env.MEDIA.head(`${key}/hls/${version}/samples.bin`)).not.toBeNull();

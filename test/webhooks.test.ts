@@ -25,6 +25,7 @@ import {
   writeHeaders,
   writeJson,
   type TestOrg,
+  SETTLED_MS,
 } from "./helpers";
 
 const RECEIVER = inject("webhookReceiver");
@@ -364,7 +365,7 @@ describe("events", () => {
     // The feed-rebuilds queue's consumer publishes the files (and emits the event) shortly after.
     await vi.waitFor(
       async () => expect(await deliverPending(hook.id)).toEqual({ acked: 1, retried: [] }),
-      { timeout: 5000, interval: 100 },
+      { timeout: SETTLED_MS, interval: 100 },
     );
     const [published] = (await received(hook.name)).map(bodyOf);
     expect(published).toMatchObject({

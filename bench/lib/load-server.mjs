@@ -6,7 +6,6 @@
 // thousands of entries there, and they are deleted with it.
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import {
   createWriteStream,
   existsSync,
@@ -19,6 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../../scripts/lib/net.mjs";
 import { applyMigrations } from "../../scripts/lib/wrangler.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -83,19 +83,6 @@ export async function prepareState({ persistTo = DEFAULT_STATE } = {}) {
     ]),
   );
   return lines;
-}
-
-/** A loopback port nobody listens on right now (the OS picks it). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,7 +1,9 @@
 // Reads while a publisher writes (issue 21), shared by bench:load (its "mixed" section) and
 // bench:writes (the same with EDGE_STALE_SECONDS 5 and 0): N readers read cached first pages
 // (E6 and E16, half each) as fast as they can for D seconds while a writer changes one title a
-// second on the readers' organization, then on another organization, then while nobody writes.
+// second on the readers' organization, then on another organization, with a run while nobody
+// writes before, between and after them (the baselines), each run once the feed republishing
+// queued by earlier writes has finished.
 // Every answer is classified by its X-Edge-Cache header: hit, stale (an earlier version's answer,
 // at most EDGE_STALE_SECONDS old), coalesced (another request's fresh computation), miss (this
 // request ran the listing against D1). "From the edge" is hit + stale + coalesced (every answer
@@ -143,8 +145,57 @@ async function readWhile(baseUrl, { org, paths, readers, durationMs, writer }) {
 }
 
 /**
- * The three scenarios in order (a writer on the readers' organization, on another organization,
- * none), each `durationMs`; `log` gets one line per scenario.
+ * Waits until the feed republishing the writes queued has finished: no feed of any organization
+ * marked dirty or held by a rebuild (the dirty marks in D1 are the queue's truth:
+ * src/domain/feeds/rebuild-requests.ts). Polls the local database every `everyMs`; gives up
+ * after `maxMs` (the run then says it did not drain). Answers the wait and what was pending.
+ */
+export async function waitForFeedsDrained({
+  persistTo,
+  everyMs = 2000,
+  maxMs = 600_000,
+  log = () => {},
+} = {}) {
+  const started = Date.now();
+  let first = null;
+  for (;;) {
+    const now = sqlString(new Date().toISOString());
+    const [[row]] = await d1Query(
+      `SELECT coalesce(sum(dirty_since IS NOT NULL), 0) AS dirty,
+              coalesce(sum(building_until > ${now}), 0) AS building FROM feeds;`,
+      { persistTo },
+    );
+    first ??= row;
+    const waitedMs = Date.now() - started;
+    if (row.dirty === 0 && row.building === 0)
+      return {
+        drained: true,
+        waitedMs,
+        dirtyAtStart: first.dirty,
+        buildingAtStart: first.building,
+      };
+    if (waitedMs >= maxMs) {
+      log(
+        `feeds not drained after ${Math.round(waitedMs / 1000)} s (${row.dirty} dirty, ${row.building} being rebuilt): measuring anyway`,
+      );
+      return {
+        drained: false,
+        waitedMs,
+        dirtyAtStart: first.dirty,
+        buildingAtStart: first.building,
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/**
+ * The scenarios, each `durationMs`, with a run without a writer before, between and after the
+ * writer runs (none, writer on the readers' organization, none, writer on another organization,
+ * none), so each writer run is compared with the baselines on either side of it, measured on
+ * the same machine's load a moment apart. Before every run the feed republishing queued by the
+ * previous writes is left to finish (waitForFeedsDrained), so a baseline is not measured beside
+ * it. `log` gets one line per run.
  */
 export async function mixedScenarios(
   baseUrl,
@@ -152,7 +203,7 @@ export async function mixedScenarios(
 ) {
   const writers = await chooseWriters(org, { persistTo });
   const paths = readerPaths(org);
-  const scenarios = [
+  const writerRuns = [
     { writer: "same", label: `one E4 a second on ${org}`, target: writers.same },
     ...(writers.other
       ? [
@@ -163,18 +214,43 @@ export async function mixedScenarios(
           },
         ]
       : []),
-    { writer: "none", label: "none", target: null },
   ];
+  const scenarios = [];
+  for (const w of writerRuns) {
+    scenarios.push({ writer: "none", target: null }, w);
+  }
+  scenarios.push({ writer: "none", target: null });
+  let baselines = 0;
+  for (const s of scenarios) {
+    if (s.writer === "none") s.label = `none (${++baselines} of ${writerRuns.length + 1})`;
+  }
   const results = [];
   for (const s of scenarios) {
+    const drain = await waitForFeedsDrained({ persistTo, log });
+    if (drain.waitedMs >= 5000 || drain.dirtyAtStart > 0)
+      log(
+        `waited ${(drain.waitedMs / 1000).toFixed(0)} s for the queued feed republishing (${drain.dirtyAtStart} feeds dirty) before: ${s.label}`,
+      );
     const r = await readWhile(baseUrl, { org, paths, readers, durationMs, writer: s.target });
-    results.push({ writer: s.writer, label: s.label, target: s.target, ...r });
+    results.push({ writer: s.writer, label: s.label, target: s.target, drain, ...r });
     log(
       `mixed reads, writer ${s.label}: ${r.perSecond} req/s, ${pctText(r.fromEdge)} from the edge, ${r.computed} ran D1, p50 ${r.p50} ms, p99 ${r.p99} ms`,
     );
   }
-  const none = results.find((r) => r.writer === "none");
-  for (const r of results) r.p99VsNone = none?.p99 ? r.p99 / none.p99 : null;
+  // Each writer run against the mean of the baselines just before and just after it.
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  for (const [i, r] of results.entries()) {
+    if (r.writer === "none") {
+      r.p99VsNone = null;
+      r.rpsVsNone = null;
+      continue;
+    }
+    const around = [results[i - 1], results[i + 1]].filter((x) => x?.writer === "none");
+    const p99 = mean(around.map((x) => x.p99));
+    const rps = mean(around.map((x) => x.perSecond));
+    r.p99VsNone = p99 ? r.p99 / p99 : null;
+    r.rpsVsNone = rps ? r.perSecond / rps : null;
+  }
   return { paths, results };
 }
 
@@ -201,8 +277,19 @@ export function mixedColumns() {
     { title: "p50 ms", value: (r) => r.p50 },
     { title: "p99 ms", value: (r) => r.p99 },
     {
+      title: "req/s × none",
+      value: (r) => (r.rpsVsNone == null ? "—" : `${Math.round(100 * r.rpsVsNone)} %`),
+    },
+    {
       title: "p99 × none",
-      value: (r) => (r.p99VsNone === null ? "—" : `${r.p99VsNone.toFixed(2)}×`),
+      value: (r) => (r.p99VsNone == null ? "—" : `${r.p99VsNone.toFixed(2)}×`),
+    },
+    {
+      title: "drain wait s (dirty feeds)",
+      value: (r) =>
+        r.drain
+          ? `${Math.round(r.drain.waitedMs / 1000)} (${r.drain.dirtyAtStart})${r.drain.drained ? "" : " not drained"}`
+          : "—",
     },
     { title: "errors", value: (r) => r.errors },
   ];

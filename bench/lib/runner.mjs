@@ -3,7 +3,7 @@
 // Used by bench/catalog.mjs; other benches (stats, feeds) build their own query lists.
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseD1Timing } from "./server-timing.mjs";
+import { parseD1Timing } from "../../scripts/lib/server-timing.mjs";
 import { max, median, percentile } from "./stats.mjs";
 
 /**

@@ -10,7 +10,7 @@ import { Feeds } from "./pages/feeds";
 import { Library } from "./pages/library";
 import { Settings } from "./pages/settings";
 import { SignIn } from "./pages/signin";
-import { stopUploads, Upload } from "./pages/upload";
+import { stopUploads, Upload } from "./pages/upload/view";
 import { VideoPage } from "./pages/video";
 
 const PAGES = [

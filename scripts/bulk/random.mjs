@@ -2,14 +2,11 @@
 // independent streams (one per video, per organization, ...), weighted and Zipf-like sampling,
 // and collision-free fixed-length alphanumeric keys.
 
+import { fnv1a, mulberry32 } from "../lib/prng.mjs";
+
 /** 32-bit FNV-1a over the parts joined by U+0000, finished with murmur3's fmix32 avalanche. */
 export function hash32(...parts) {
-  const text = parts.join("\u0000");
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
+  let h = fnv1a(parts.join("\u0000"));
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -23,14 +20,7 @@ export function hash32(...parts) {
  * video 17 comes out the same however the catalog is chunked or which pass generates it.
  */
 export function rng(...parts) {
-  let state = hash32(...parts);
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(hash32(...parts));
   const r = {
     /** Uniform in [0, 1). */
     next,

@@ -12,7 +12,8 @@
 //
 // Run as a child process (importing wrangler installs signal handlers of its own):
 //   node scripts/lib/dev-worker.mjs '<json>'
-// JSON: { ip, port, persist, vars: { NAME: "value" }, envFiles: [path], watch, logLevel }.
+// JSON: { ip, port, persist, vars: { NAME: "value" }, envFiles: [path], assets, watch, logLevel }
+// (assets: a directory served instead of wrangler.toml's [assets] directory).
 // Prints "READY <url>" on stdout once it serves; SIGINT/SIGTERM/SIGHUP dispose it and exit.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +27,7 @@ async function serve({
   persist,
   vars = {},
   envFiles,
+  assets,
   watch = false,
   logLevel = "log",
 }) {
@@ -33,6 +35,7 @@ async function serve({
   const worker = await unstable_startWorker({
     config: join(ROOT, "wrangler.toml"),
     ...(envFiles?.length ? { envFiles } : {}),
+    ...(assets ? { assets } : {}),
     bindings: Object.fromEntries(
       Object.entries(vars).map(([name, value]) => [
         name,

@@ -1,13 +1,3 @@
-// Every entitlement, mirroring ENTITLEMENTS in src/shared/vocabulary.ts (the scripts are plain
-// Node and do not import the worker's TypeScript; a unit test keeps the two equal). Used by the
-// demo seed and the bulk catalog.
-export const ALL_ENTITLEMENTS = [
-  "network",
-  "mmi",
-  "watched_by_tput",
-  "custom_fields",
-  "events",
-  "enterprise_player",
-  "viewer_analytics",
-  "ecommerce",
-];
+// Every entitlement: ENTITLEMENTS of src/shared/vocabulary.ts, through ./rules.mjs. Used by the
+// demo seed, the bulk catalog and the fuzzer's test.
+export { ENTITLEMENTS as ALL_ENTITLEMENTS } from "./rules.mjs";

@@ -47,10 +47,18 @@ export async function findContentByKeyAnyOrg(db: Db, contentKey: string): Promis
  * and not removed), else null: one indexed row.
  */
 /** The row served under a key (published, not removed) and when its record last changed; else null. */
-export async function listableContent(
-  db: Db,
-  contentKey: string,
-): Promise<{ id: number; updatedAt: string; thumbnailVersion: number } | null> {
+/** What serving a video's files depends on: its row, and its organization's playback rights. */
+export interface ListableContent {
+  id: number;
+  updatedAt: string;
+  thumbnailVersion: number;
+  /** The video's setting, else its organization's. */
+  enforcePlaybackWindows: boolean;
+  allowedSites: string[];
+  referrerRequired: boolean;
+}
+
+export async function listableContent(db: Db, contentKey: string): Promise<ListableContent | null> {
   const [row] = await db
     .select({
       id: contents.id,
@@ -58,12 +66,27 @@ export async function listableContent(
       removed: contents.removed,
       updatedAt: contents.updatedAt,
       thumbnailVersion: contents.thumbnailVersion,
+      // Aliased: both tables have the column, and the metered driver keys raw rows by name.
+      enforceWindows:
+        sql<number>`coalesce(${contents.enforcePlaybackWindows}, ${organizations.enforcePlaybackWindows})`
+          .mapWith(Number)
+          .as("enforce_windows"),
+      allowedSites: organizations.allowedSites,
+      referrerRequired: organizations.referrerRequired,
     })
     .from(contents)
+    .innerJoin(organizations, eq(organizations.id, contents.organizationId))
     .where(eq(contents.contentKey, contentKey))
     .limit(1);
   return row !== undefined && row.status === "available" && !row.removed
-    ? { id: row.id, updatedAt: row.updatedAt, thumbnailVersion: row.thumbnailVersion }
+    ? {
+        id: row.id,
+        updatedAt: row.updatedAt,
+        thumbnailVersion: row.thumbnailVersion,
+        enforcePlaybackWindows: row.enforceWindows === 1,
+        allowedSites: row.allowedSites,
+        referrerRequired: row.referrerRequired,
+      }
     : null;
 }
 

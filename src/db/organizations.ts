@@ -28,6 +28,9 @@ const withNetwork = {
   playerTokenKey: organizations.playerTokenKey,
   playerTokensRequired: organizations.playerTokensRequired,
   signedPlayback: organizations.signedPlayback,
+  enforcePlaybackWindows: organizations.enforcePlaybackWindows,
+  allowedSites: organizations.allowedSites,
+  referrerRequired: organizations.referrerRequired,
   plan: organizations.plan,
   entitlements: organizations.entitlements,
   networkId: organizations.networkId,
@@ -165,7 +168,17 @@ export async function updateOrganization(
   db: Db,
   organizationId: number,
   changes: Partial<
-    Pick<Organization, "plan" | "entitlements" | "networkId" | "name" | "playerTokensRequired">
+    Pick<
+      Organization,
+      | "plan"
+      | "entitlements"
+      | "networkId"
+      | "name"
+      | "playerTokensRequired"
+      | "enforcePlaybackWindows"
+      | "allowedSites"
+      | "referrerRequired"
+    >
   >,
 ): Promise<void> {
   if (Object.keys(changes).length === 0) return;

@@ -76,6 +76,20 @@ export const organizations = sqliteTable("organizations", {
    * STATS_DB_n (src/db/stats/shards.ts). Changed only by a move (src/domain/stats/shard-moves.ts).
    */
   statsShard: integer("stats_shard").notNull().default(0),
+  /**
+   * Playback rights (docs/api.md "Playback rights"): media are served only while a syndication
+   * window of the video is open and covers the viewer's country (a video may override it).
+   */
+  enforcePlaybackWindows: integer("enforce_playback_windows", { mode: "boolean" })
+    .notNull()
+    .default(false),
+  /** Sites allowed to embed the player and fetch the media (host names, `*.` for subdomains). */
+  allowedSites: text("allowed_sites", { mode: "json" })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
+  /** Media requests without a Referer or Origin are refused (with allowedSites). */
+  referrerRequired: integer("referrer_required", { mode: "boolean" }).notNull().default(false),
   createdAt: text("created_at").notNull(),
 });
 
@@ -184,6 +198,8 @@ export const contents = sqliteTable(
     streamError: text("stream_error"),
     /** Whether playback needs a signed token: null follows the organization's setting. */
     signedPlayback: integer("signed_playback", { mode: "boolean" }),
+    /** The video's own enforcePlaybackWindows (null: the organization's). */
+    enforcePlaybackWindows: integer("enforce_playback_windows", { mode: "boolean" }),
     removed: integer("removed", { mode: "boolean" }).notNull().default(false),
     status: text("status", { enum: CONTENT_STATUSES }).notNull().default("uploading"),
     rejectionReason: text("rejection_reason"),

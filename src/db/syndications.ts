@@ -25,6 +25,22 @@ export function publishedByWindows(now: string): SQL {
   return sql`(${noWindows} or ${openNow})`;
 }
 
+/**
+ * Each window of a video with the two rules applied at `now` for `country` (playback rights):
+ * whether it is open, whether it covers the country, and its bounds (the next change).
+ */
+export async function windowsAt(db: Db, contentId: number, now: string, country: string | null) {
+  return db
+    .select({
+      startTime: syndications.startTime,
+      stopTime: syndications.stopTime,
+      open: sql<number>`${windowOpenAt(now)}`.mapWith(Number).as("open"),
+      covers: sql<number>`${windowCovers(country)}`.mapWith(Number).as("covers"),
+    })
+    .from(syndications)
+    .where(eq(syndications.contentId, contentId));
+}
+
 /** Every window of these videos, by start time. */
 export async function syndicationsOf(
   db: Db,

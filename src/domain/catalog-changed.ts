@@ -17,6 +17,7 @@ import { forgetOrganization, organizationVersionsMoved } from "./recent-lookups"
 import type { Deps } from "./deps";
 import { markFeedsOfVideos, type VideoNames } from "./feeds/membership";
 import { forgetServable } from "./files";
+import { forgetWindowDecisions } from "./playback/windows";
 import { feedFileStore, publishOrgFeedList } from "./feeds/publisher";
 import { requestFeedRebuild } from "./feeds/rebuild-requests";
 
@@ -50,6 +51,7 @@ export async function catalogChanged(
   switch (change.kind) {
     case "videos":
       forgetServable(change.versions.flatMap((v) => (v.contentKey ? [v.contentKey] : [])));
+      forgetWindowDecisions(change.versions.flatMap((v) => (v.id !== undefined ? [v.id] : [])));
       // What the network shows now of these videos (their windows, or whether they are listable).
       if (networkId !== null) {
         networkMoved = await refreshNetworkListings(

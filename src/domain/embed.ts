@@ -29,6 +29,8 @@ export interface EmbedPlayback {
   hlsHasSubtitles: boolean;
   syncCode: string;
   endpoint: string;
+  /** The organization's sites allowed to frame the page (none: any site). */
+  allowedSites: string[];
 }
 
 export async function embedPlayback(
@@ -56,5 +58,6 @@ export async function embedPlayback(
     hlsHasSubtitles: content.urlHls === null,
     syncCode: org.syncCode,
     endpoint: origins.baseUrl,
+    allowedSites: org.allowedSites,
   };
 }

@@ -36,7 +36,15 @@ const SERVABLE_MAX_ENTRIES = 10_000;
  * keys the cached answers built from the record, e.g. a master playlist listing its subtitles)
  * and its stored thumbnail's version (the one thumbnail URL kept for good).
  */
-export type ServableContent = { id: number; revision: string; thumbnailVersion: number } | null;
+export type ServableContent = {
+  id: number;
+  revision: string;
+  thumbnailVersion: number;
+  /** Playback rights (domain/playback): the video's own setting, else its organization's. */
+  enforcePlaybackWindows: boolean;
+  allowedSites: string[];
+  referrerRequired: boolean;
+} | null;
 const servable = new Map<string, { content: ServableContent; until: number }>();
 
 export async function servableContent(
@@ -51,6 +59,9 @@ export async function servableContent(
     id: row.id,
     revision: row.updatedAt,
     thumbnailVersion: row.thumbnailVersion,
+    enforcePlaybackWindows: row.enforcePlaybackWindows,
+    allowedSites: row.allowedSites,
+    referrerRequired: row.referrerRequired,
   };
   if (servable.size >= SERVABLE_MAX_ENTRIES) servable.clear();
   servable.set(contentKey, { content, until: nowMs + SERVABLE_TTL_MS });

@@ -61,6 +61,9 @@ export function organizationView(org: OrganizationWithNetwork) {
     entitlements: org.entitlements,
     network: org.networkName,
     playerTokensRequired: org.playerTokensRequired,
+    enforcePlaybackWindows: org.enforcePlaybackWindows,
+    allowedSites: org.allowedSites,
+    referrerRequired: org.referrerRequired,
     createdAt: org.createdAt,
   };
 }
@@ -169,6 +172,9 @@ export interface OrganizationChanges {
   entitlements?: Entitlement[];
   network?: string | null;
   playerTokensRequired?: boolean;
+  enforcePlaybackWindows?: boolean;
+  allowedSites?: string[];
+  referrerRequired?: boolean;
 }
 
 export async function changeOrganization(
@@ -191,6 +197,12 @@ export async function changeOrganization(
     ...(changes.playerTokensRequired !== undefined && {
       playerTokensRequired: changes.playerTokensRequired,
     }),
+    // Media see these within SERVABLE_TTL_MS (domain/files.ts): no catalog read changes.
+    ...(changes.enforcePlaybackWindows !== undefined && {
+      enforcePlaybackWindows: changes.enforcePlaybackWindows,
+    }),
+    ...(changes.allowedSites !== undefined && { allowedSites: [...new Set(changes.allowedSites)] }),
+    ...(changes.referrerRequired !== undefined && { referrerRequired: changes.referrerRequired }),
   });
   if (network !== undefined && network !== org.networkId) {
     // Both networks' listings change: the new one through the organization's catalog version.

@@ -10,7 +10,7 @@ import { findContentByKeyAnyOrg, setStreamError } from "../db/content";
 import { servableContentId } from "./files";
 import type { Db } from "../db/client";
 import type { Content } from "../db/schema";
-import { MediaProbeError } from "../media/mp4-boxes";
+import { MediaProbeError } from "../media/bmff/reader";
 import { initSegment } from "../media/hls/fmp4";
 import { packageSegment } from "../media/hls/packager";
 import {
@@ -30,7 +30,13 @@ import {
   type SegmentPart,
 } from "../media/hls/segments";
 import { PackagingBudgetExceeded, readTracks, type TrackKind } from "../media/hls/tracks";
-import { contentIdOfHlsVersion, HLS_REVISION, hlsKeys } from "../storage/layout";
+import {
+  contentIdOfEarlierRevision,
+  contentIdOfHlsVersion,
+  HLS_REVISION,
+  hlsKeys,
+  hlsVersion,
+} from "../storage/layout";
 import { readWebVtt, WebVttError } from "../media/webvtt";
 
 export { HLS_VERSION_PATTERN } from "../storage/layout";
@@ -207,6 +213,26 @@ export async function servesStreamVersion(
 ): Promise<boolean> {
   const contentId = contentIdOfHlsVersion(version);
   return contentId !== null && contentId === (await servableContentId(db, contentKey, nowMs));
+}
+
+/**
+ * A playlist URL of an earlier packager revision whose content is still the one served under
+ * its key: the current version to send the player to (feed files, caches and players keep the
+ * URLs of the revision they saw). Segments are not moved: their bytes differ between revisions,
+ * and a player that reloads its playlist gets segments of one revision.
+ */
+export async function movedStreamVersion(
+  db: Db,
+  contentKey: string,
+  version: string,
+  file: string,
+  nowMs: number,
+): Promise<string | null> {
+  if (!/\.(m3u8|mpd)$/.test(file)) return null;
+  const contentId = contentIdOfEarlierRevision(version);
+  if (contentId === null || contentId !== (await servableContentId(db, contentKey, nowMs)))
+    return null;
+  return hlsVersion(contentId);
 }
 
 /** The content id a stream version names, if it is that of the content served under the key now. */

@@ -12,7 +12,18 @@
  * composition offset), so the wanted frame is `atSeconds` into the clip.
  */
 import { fromBase64 } from "../shared/crypto";
-import { box, fullBox, u16, u32 } from "./hls/box-writer";
+import {
+  box,
+  dinf,
+  edts,
+  fullBox,
+  hdlr,
+  mdhd,
+  mediaHeader,
+  mvhd,
+  tkhd,
+  u32,
+} from "./hls/box-writer";
 import { recordRange, type HlsIndex, type SampleRecords, type TrackHeader } from "./hls/segments";
 
 /**
@@ -115,9 +126,6 @@ export function pickClip(
 }
 
 const enc = new TextEncoder();
-const zeros = (n: number) => new Uint8Array(n);
-/** The identity matrix of mvhd and tkhd. */
-const MATRIX = u32(0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000);
 
 /** 32-bit words, written one by one (no argument spreading: a clip may hold many samples). */
 function words(values: number[]): Uint8Array {
@@ -163,46 +171,19 @@ export function writeClip(
   const moov = (chunkOffset: number) =>
     box(
       "moov",
-      fullBox(
-        "mvhd",
-        0,
-        0,
-        u32(0, 0, ts, end, 0x00010000),
-        u16(0x0100),
-        zeros(10),
-        MATRIX,
-        zeros(24),
-        u32(2),
-      ),
+      mvhd({ timescale: ts, duration: end, nextTrackId: 2 }),
       box(
         "trak",
-        fullBox(
-          "tkhd",
-          0,
-          0x3, // enabled, in movie
-          u32(0, 0, 1, 0, end),
-          zeros(8),
-          u16(0, 0, 0, 0),
-          MATRIX,
-          u32(track.width * 65536, track.height * 65536),
-        ),
-        box("edts", fullBox("elst", 0, 0, u32(1, end, shift), u16(1, 0))),
+        tkhd({ trackId: 1, duration: end, audio: false, width: track.width, height: track.height }),
+        edts({ segmentDuration: end, mediaTime: shift }),
         box(
           "mdia",
-          fullBox("mdhd", 0, 0, u32(0, 0, ts, mediaDuration), u16(0x55c4, 0)), // language "und"
-          fullBox(
-            "hdlr",
-            0,
-            0,
-            u32(0),
-            enc.encode("vide"),
-            zeros(12),
-            enc.encode("VideoHandler\0"),
-          ),
+          mdhd({ timescale: ts, duration: mediaDuration }),
+          hdlr("vide"),
           box(
             "minf",
-            fullBox("vmhd", 0, 1, zeros(8)),
-            box("dinf", fullBox("dref", 0, 0, u32(1), fullBox("url ", 0, 1))),
+            mediaHeader("vide"),
+            dinf(),
             box(
               "stbl",
               fullBox("stsd", 0, 0, u32(1), fromBase64(track.sampleEntry)),

@@ -16,49 +16,39 @@
  *     (MAX_FRAGMENT_READS) and a long file without mehd or mfra is rejected.
  */
 import {
+  parseMehd,
+  parseMfro as parseMfroBox,
+  parseTfdt,
+  parseTfhd,
+  parseTfra,
+  parseTrex,
+  parseTrun,
+  readTrunSample,
+  TFHD_DURATION_IS_EMPTY,
+  TRUN_SAMPLE_DURATION,
+  type TrunSample,
+  type TfraEntry,
+} from "./bmff/boxes";
+import {
+  MAX_FRAGMENT_READS,
+  MAX_MFRA_BYTES,
+  MAX_MOOF_BYTES,
+  TAIL_READ_BYTES,
+  WALK_WINDOW_BYTES,
+} from "./bmff/limits";
+import {
+  type Box,
   Bytes,
   children,
   corrupt,
   fourcc,
   MediaProbeError,
   parseBoxHeader,
-  readUintN,
-  type Box,
-} from "./mp4-boxes";
+} from "./bmff/reader";
 import { ReadBudgetExceeded, type CachedReader } from "./mp4-reader";
 
-/**
- * Requests the fragment stage may make after the moov has been read (tail +
- * moofs): enough to walk a minute or two of typical fragments when a file
- * has no index. With the head read that makes at most 65 ranged reads of R2:
- * fine on Workers Paid (thousands of subrequests per request), over the Free
- * plan's 50 (like the existing 100-box cap of the moov search).
- */
-export const MAX_FRAGMENT_READS = 64;
-/**
- * The tail read that looks for mfro also takes in the whole mfra of a long
- * file (~70 KB for 1 h of 2 s fragments and two tracks).
- */
-export const TAIL_READ_BYTES = 128 * 1024;
-/** Each read of the walk takes this much, so a moof and the next mdat header come in one request. */
-export const WALK_WINDOW_BYTES = 16 * 1024;
-/** A moof describes one fragment (a few KB); anything near this is not a sane file. */
-const MAX_MOOF_BYTES = 4 * 1024 * 1024;
-/** The mfra holds a few bytes per fragment and track. */
-const MAX_MFRA_BYTES = 16 * 1024 * 1024;
-
-// tfhd flags (ISO/IEC 14496-12, 8.8.7).
-const TFHD_BASE_DATA_OFFSET = 0x000001;
-const TFHD_SAMPLE_DESCRIPTION_INDEX = 0x000002;
-const TFHD_DEFAULT_SAMPLE_DURATION = 0x000008;
-const TFHD_DURATION_IS_EMPTY = 0x010000;
-// trun flags (8.8.8).
-const TRUN_DATA_OFFSET = 0x000001;
-const TRUN_FIRST_SAMPLE_FLAGS = 0x000004;
-const TRUN_SAMPLE_DURATION = 0x000100;
-const TRUN_SAMPLE_SIZE = 0x000200;
-const TRUN_SAMPLE_FLAGS = 0x000400;
-const TRUN_SAMPLE_CTO = 0x000800;
+export { MAX_FRAGMENT_READS, TAIL_READ_BYTES, WALK_WINDOW_BYTES } from "./bmff/limits";
+export type { TfraEntry } from "./bmff/boxes";
 
 export interface FragmentTrack {
   /** mdhd timescale: tfdt, trun and tfra times are in these units. */
@@ -89,13 +79,10 @@ export interface Mvex {
 export function parseMvex(b: Bytes, mvex: Box): Mvex {
   const result: Mvex = { mehdDuration: null, defaultDurations: new Map() };
   for (const box of children(b, mvex.start, mvex.end)) {
-    if (box.type === "mehd") {
-      const version = b.u8(box.start, box);
-      const duration = version === 1 ? b.u64(box.start + 4, box) : b.u32(box.start + 4, box);
-      result.mehdDuration = duration > 0 ? duration : null;
-    } else if (box.type === "trex") {
-      // version/flags, track_ID, default_sample_description_index, default_sample_duration, ...
-      result.defaultDurations.set(b.u32(box.start + 4, box), b.u32(box.start + 12, box));
+    if (box.type === "mehd") result.mehdDuration = parseMehd(b, box);
+    else if (box.type === "trex") {
+      const trex = parseTrex(b, box);
+      result.defaultDurations.set(trex.trackId, trex.defaultSampleDuration);
     }
   }
   return result;
@@ -148,46 +135,29 @@ function parseTraf(
   trexDefault: (trackId: number) => number | null,
 ): TrafSummary {
   const kids = children(b, traf.start, traf.end);
-  const tfhd = kids.find((x) => x.type === "tfhd");
-  if (!tfhd) throw corrupt("traf");
+  const tfhdBox = kids.find((x) => x.type === "tfhd");
+  if (!tfhdBox) throw corrupt("traf");
+  const tfhd = parseTfhd(b, tfhdBox);
+  const trackId = tfhd.trackId;
+  const defaultDuration = tfhd.defaultSampleDuration ?? trexDefault(trackId);
 
-  const flags = b.u32(tfhd.start, tfhd) & 0xffffff;
-  const trackId = b.u32(tfhd.start + 4, tfhd);
-  let p = tfhd.start + 8;
-  if (flags & TFHD_BASE_DATA_OFFSET) p += 8;
-  if (flags & TFHD_SAMPLE_DESCRIPTION_INDEX) p += 4;
-  const defaultDuration =
-    flags & TFHD_DEFAULT_SAMPLE_DURATION ? b.u32(p, tfhd) : trexDefault(trackId);
-
-  let baseDecodeTime: number | null = null;
   const tfdt = kids.find((x) => x.type === "tfdt");
-  if (tfdt) {
-    const version = b.u8(tfdt.start, tfdt);
-    baseDecodeTime = version === 1 ? b.u64(tfdt.start + 4, tfdt) : b.u32(tfdt.start + 4, tfdt);
-  }
+  const baseDecodeTime = tfdt ? parseTfdt(b, tfdt) : null;
 
   const truns = kids
     .filter((x) => x.type === "trun")
-    .map((trun) => parseTrun(b, trun, defaultDuration));
+    .map((trun) => summarizeTrun(b, trun, defaultDuration));
   let duration = truns.reduce((sum, t) => sum + trunDuration(t), 0);
   // A traf without samples may still cover time ("duration-is-empty", e.g. a gap in a track).
-  if (truns.length === 0 && flags & TFHD_DURATION_IS_EMPTY) duration = defaultDuration ?? 0;
+  if (truns.length === 0 && tfhd.flags & TFHD_DURATION_IS_EMPTY) duration = defaultDuration ?? 0;
   if (!Number.isSafeInteger(duration)) throw corrupt("trun");
   return { index, trackId, baseDecodeTime, truns, duration };
 }
 
-function parseTrun(b: Bytes, trun: Box, defaultDuration: number | null): TrunSummary {
-  const flags = b.u32(trun.start, trun) & 0xffffff;
-  const sampleCount = b.u32(trun.start + 4, trun);
-  let p = trun.start + 8;
-  if (flags & TRUN_DATA_OFFSET) p += 4;
-  if (flags & TRUN_FIRST_SAMPLE_FLAGS) p += 4;
-  const fields = [TRUN_SAMPLE_DURATION, TRUN_SAMPLE_SIZE, TRUN_SAMPLE_FLAGS, TRUN_SAMPLE_CTO];
-  const stride = 4 * fields.filter((f) => flags & f).length;
-  // Checked before the loop so a huge sample_count cannot make us spin.
-  if (sampleCount * stride > trun.end - p) throw corrupt("trun");
-
-  if (!(flags & TRUN_SAMPLE_DURATION)) {
+function summarizeTrun(b: Bytes, box: Box, defaultDuration: number | null): TrunSummary {
+  const trun = parseTrun(b, box);
+  const { sampleCount } = trun;
+  if (!(trun.flags & TRUN_SAMPLE_DURATION)) {
     if (sampleCount > 0 && defaultDuration === null) {
       throw new MediaProbeError(
         "corrupt MP4/MOV file: a track fragment has samples without a duration",
@@ -196,7 +166,11 @@ function parseTrun(b: Bytes, trun: Box, defaultDuration: number | null): TrunSum
     return { sampleCount, durations: null, defaultDuration: defaultDuration ?? 0 };
   }
   const durations: number[] = new Array(sampleCount);
-  for (let i = 0; i < sampleCount; i++) durations[i] = b.u32(p + i * stride, trun);
+  const sample: TrunSample = { duration: 0, size: 0, flags: 0, cto: 0 };
+  for (let i = 0; i < sampleCount; i++) {
+    readTrunSample(trun, sample);
+    durations[i] = sample.duration;
+  }
   return { sampleCount, durations, defaultDuration: defaultDuration ?? 0 };
 }
 
@@ -228,25 +202,9 @@ export function durationBefore(
   return sum;
 }
 
-/** The last entry of one tfra box: the track's last random-access sample. */
-export interface TfraEntry {
-  trackId: number;
-  /** Presentation time of the sample, in track timescale units. */
-  time: number;
-  /** File offset of the moof that holds it. */
-  moofOffset: number;
-  trafNumber: number;
-  trunNumber: number;
-  sampleNumber: number;
-}
-
 /** The mfra's size from an mfro box (the file's last 16 bytes), or null if they are not an mfro. */
 export function parseMfro(last16: Uint8Array): number | null {
-  if (last16.length !== 16) return null;
-  const b = new Bytes(last16);
-  const box: Box = { type: "mfro", start: 0, end: 16 };
-  if (b.u32(0, box) !== 16 || b.fourcc(4, box) !== "mfro") return null;
-  return b.u32(12, box);
+  return last16.length === 16 ? parseMfroBox(new Bytes(last16)) : null;
 }
 
 /** Last entry of each tfra in an mfra box (`bytes` is the whole box, header included). */
@@ -256,28 +214,8 @@ export function parseMfra(bytes: Uint8Array): TfraEntry[] {
   if (!mfra || mfra.type !== "mfra") throw corrupt("mfra");
   const entries: TfraEntry[] = [];
   for (const tfra of children(b, mfra.start, mfra.end).filter((x) => x.type === "tfra")) {
-    const version = b.u8(tfra.start, tfra);
-    const trackId = b.u32(tfra.start + 4, tfra);
-    const sizes = b.u32(tfra.start + 8, tfra);
-    const trafSize = ((sizes >>> 4) & 3) + 1;
-    const trunSize = ((sizes >>> 2) & 3) + 1;
-    const sampleSize = (sizes & 3) + 1;
-    const count = b.u32(tfra.start + 12, tfra);
-    const entrySize = (version === 1 ? 16 : 8) + trafSize + trunSize + sampleSize;
-    const first = tfra.start + 16;
-    if (count * entrySize > tfra.end - first) throw corrupt("tfra");
-    if (count === 0) continue;
-
-    // Entries are in time order: only the last one matters here.
-    let p = first + (count - 1) * entrySize;
-    const wide = version === 1;
-    const time = wide ? b.u64(p, tfra) : b.u32(p, tfra);
-    const moofOffset = wide ? b.u64(p + 8, tfra) : b.u32(p + 4, tfra);
-    p += wide ? 16 : 8;
-    const trafNumber = readUintN(b, p, trafSize, tfra);
-    const trunNumber = readUintN(b, p + trafSize, trunSize, tfra);
-    const sampleNumber = readUintN(b, p + trafSize + trunSize, sampleSize, tfra);
-    entries.push({ trackId, time, moofOffset, trafNumber, trunNumber, sampleNumber });
+    const last = parseTfra(b, tfra);
+    if (last) entries.push(last);
   }
   return entries;
 }

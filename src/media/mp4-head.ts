@@ -3,11 +3,11 @@
 // codecs, in its first part; a file whose moov is at the end has only ftyp and the start of
 // mdat there, so its codecs are known only when E2 reads the whole file. Anything odd here is
 // left to E2's probe (mp4-probe.ts), which says what is wrong with the file.
-import { Bytes, children, descend, type Box } from "./mp4-boxes";
-import { audioCodecString, codecRefusal } from "./mp4-probe";
+import { audioCodecString, parseHdlr, parseStsd, trakBoxes } from "./bmff/boxes";
+import { Bytes, children } from "./bmff/reader";
+import { codecRefusal } from "./mp4-probe";
 
-/** How much of a first part is held back to find its moov (an hour's moov is about 1 MB). */
-export const HEAD_SCAN_MAX_BYTES = 8 * 1024 * 1024;
+export { HEAD_SCAN_MAX_BYTES } from "./bmff/limits";
 
 /**
  * What the head says: `more` (the moov is not complete yet; `needed` bytes would do),
@@ -52,12 +52,11 @@ function codecsOf(moov: Uint8Array): HeadVerdict {
     let video: string | null = null;
     let audio: string | null = null;
     for (const trak of children(b, 0, b.length).filter((x) => x.type === "trak")) {
-      const mdia = children(b, trak.start, trak.end).find((x) => x.type === "mdia");
-      if (!mdia) continue;
-      const kids = children(b, mdia.start, mdia.end);
-      const hdlr = kids.find((x) => x.type === "hdlr");
-      const handler = hdlr ? b.fourcc(hdlr.start + 8, hdlr) : "";
-      const entry = firstSampleEntry(b, kids);
+      const boxes = trakBoxes(b, trak);
+      if (!boxes.mdia) continue;
+      const handler = boxes.hdlr ? parseHdlr(b, boxes.hdlr) : "";
+      const stsd = boxes.tables.find((x) => x.type === "stsd");
+      const entry = stsd ? parseStsd(b, stsd) : null;
       if (!entry) continue;
       // The first track of each kind, as E2's probe takes them.
       if (handler === "vide" && video === null) video = entry.type;
@@ -67,12 +66,6 @@ function codecsOf(moov: Uint8Array): HeadVerdict {
   } catch {
     return { kind: "unknown" };
   }
-}
-
-function firstSampleEntry(b: Bytes, mdiaKids: Box[]): Box | null {
-  const stsd = descend(b, mdiaKids, ["minf", "stbl", "stsd"]);
-  if (!stsd || b.u32(stsd.start + 4, stsd) === 0) return null;
-  return children(b, stsd.start + 8, stsd.end, 1)[0] ?? null;
 }
 
 /** The reason a file with this head is refused now, or null (it passes, or only E2 can tell). */

@@ -12,15 +12,26 @@
  */
 
 import {
+  audioCodecString,
+  parseHdlr,
+  parseMdhd,
+  parseMvhd,
+  parseStsd,
+  parseTkhd,
+  type Timescaled,
+  trakBoxes,
+  visualEntrySize,
+} from "./bmff/boxes";
+import { HEAD_READ_BYTES, MAX_MOOV_BYTES, MAX_TOP_LEVEL_BOXES } from "./bmff/limits";
+import {
+  type Box,
   Bytes,
   children,
   corrupt,
-  descend,
   fourcc,
   MediaProbeError,
   parseBoxHeader,
-  type Box,
-} from "./mp4-boxes";
+} from "./bmff/reader";
 import {
   fragmentedDuration,
   parseMvex,
@@ -29,7 +40,7 @@ import {
 } from "./mp4-fragments";
 import { CachedReader, type RangeReader } from "./mp4-reader";
 
-export { MediaProbeError } from "./mp4-boxes";
+export { MediaProbeError } from "./bmff/reader";
 export type { RangeReader } from "./mp4-reader";
 
 export interface MediaInfo {
@@ -50,13 +61,6 @@ export interface MediaInfo {
   /** Only for a fragmented file (moov with mvex): where its duration came from. */
   fragmented?: { durationFrom: "mehd" | "mfra" | "moofs" };
 }
-
-/** Metadata larger than this is not a sane upload (and would not fit in memory comfortably). */
-const MAX_MOOV_BYTES = 64 * 1024 * 1024;
-/** Each top-level box costs a ranged read (a subrequest), so stop early on odd files. */
-const MAX_TOP_LEVEL_BOXES = 100;
-/** First read: covers ftyp + moov of most faststart files in a single request. */
-const HEAD_READ_BYTES = 64 * 1024;
 
 /** Top-level box types that may start a MP4/MOV file (ISO BMFF and QuickTime). */
 const KNOWN_FIRST_BOXES = new Set([
@@ -176,7 +180,7 @@ function parseMoov(b: Bytes): MoovInfo {
   let movieTimescale = 0;
   const mvhd = top.find((x) => x.type === "mvhd");
   if (mvhd) {
-    const raw = parseTimescaledRaw(b, mvhd, "mvhd");
+    const raw = parseMvhd(b, mvhd);
     movieTimescale = raw.timescale;
     movieDuration = secondsOf(raw);
   }
@@ -247,199 +251,32 @@ function parseTrak(b: Bytes, trak: Box): TrackInfo {
     tkhdHeight: null,
     sampleEntry: null,
   };
-  const kids = children(b, trak.start, trak.end);
-
-  const tkhd = kids.find((x) => x.type === "tkhd");
-  if (tkhd) {
-    // Width/height are 16.16 fixed point at the end of tkhd; their offset depends on the version.
-    const version = b.u8(tkhd.start, tkhd);
-    info.trackId = b.u32(tkhd.start + (version === 1 ? 20 : 12), tkhd);
-    const at = tkhd.start + (version === 1 ? 88 : 76);
-    const w = b.u32(at, tkhd) >>> 16;
-    const h = b.u32(at + 4, tkhd) >>> 16;
-    if (w > 0 && h > 0) {
-      info.tkhdWidth = w;
-      info.tkhdHeight = h;
+  const boxes = trakBoxes(b, trak);
+  if (boxes.tkhd) {
+    const tkhd = parseTkhd(b, boxes.tkhd);
+    info.trackId = tkhd.trackId;
+    if (tkhd.width > 0 && tkhd.height > 0) {
+      info.tkhdWidth = tkhd.width;
+      info.tkhdHeight = tkhd.height;
     }
   }
-
-  const mdia = kids.find((x) => x.type === "mdia");
-  if (!mdia) return info;
-  const mdiaKids = children(b, mdia.start, mdia.end);
-
-  const mdhd = mdiaKids.find((x) => x.type === "mdhd");
-  if (mdhd) {
-    const raw = parseTimescaledRaw(b, mdhd, "mdhd");
+  if (!boxes.mdia) return info;
+  if (boxes.mdhd) {
+    const raw = parseMdhd(b, boxes.mdhd);
     info.timescale = raw.timescale;
     info.rawDuration = raw.duration ?? 0;
     info.durationSeconds = secondsOf(raw);
   }
-
-  // The mdia-level hdlr gives the media type. (QuickTime has a second hdlr in
-  // minf for the data reference; that one is ignored.)
-  const hdlr = mdiaKids.find((x) => x.type === "hdlr");
-  if (hdlr) info.handler = b.fourcc(hdlr.start + 8, hdlr);
-
-  const stsd = descend(b, mdiaKids, ["minf", "stbl", "stsd"]);
-  if (stsd) {
-    // stsd: version/flags, entry_count, then sample entries as boxes. Use the first.
-    const entryCount = b.u32(stsd.start + 4, stsd);
-    if (entryCount > 0) {
-      info.sampleEntry = children(b, stsd.start + 8, stsd.end, 1)[0] ?? null;
-    }
-  }
+  if (boxes.hdlr) info.handler = parseHdlr(b, boxes.hdlr);
+  const stsd = boxes.tables.find((x) => x.type === "stsd");
+  if (stsd) info.sampleEntry = parseStsd(b, stsd);
   return info;
-}
-
-interface Timescaled {
-  timescale: number;
-  /** null for the "unknown" marker. */
-  duration: number | null;
-}
-
-/** mvhd and mdhd share the layout up to the duration. */
-export function parseTimescaledRaw(b: Bytes, box: Box, name: string): Timescaled {
-  const version = b.u8(box.start, box);
-  if (version === 1) {
-    return { timescale: b.u32(box.start + 20, box), duration: b.u64(box.start + 24, box) };
-  }
-  if (version === 0) {
-    const duration = b.u32(box.start + 16, box);
-    return {
-      timescale: b.u32(box.start + 12, box),
-      duration: duration === 0xffffffff ? null : duration,
-    };
-  }
-  throw new MediaProbeError(`corrupt MP4/MOV file: unsupported ${name} version ${version}`);
 }
 
 /** Seconds, or null if unknown. */
 function secondsOf({ timescale, duration }: Timescaled): number | null {
   if (duration === null || timescale === 0) return null;
   return duration / timescale;
-}
-
-/** Visual sample entries have width/height at a fixed offset after the 8-byte SampleEntry header. */
-function visualEntrySize(b: Bytes, entry: Box): { width: number; height: number } | null {
-  // reserved(6) data_reference_index(2) pre_defined(2) reserved(2) pre_defined(12) width(2) height(2)
-  if (entry.end - entry.start < 28) return null;
-  const width = b.u16(entry.start + 24, entry);
-  const height = b.u16(entry.start + 26, entry);
-  return width > 0 && height > 0 ? { width, height } : null;
-}
-
-export function audioCodecString(b: Bytes, entry: Box): string {
-  if (entry.type !== "mp4a") return entry.type;
-  const esds = findEsds(b, entry);
-  if (!esds) return "mp4a";
-  const es = parseEsds(b, esds);
-  if (es.objectType === null) return "mp4a";
-  const oti = es.objectType.toString(16).toUpperCase().padStart(2, "0");
-  // RFC 6381: the audio object type is only appended for MPEG-4 Audio (0x40).
-  if (es.objectType === 0x40 && es.audioObjectType !== null)
-    return `mp4a.${oti}.${es.audioObjectType}`;
-  return `mp4a.${oti}`;
-}
-
-/**
- * Finds the esds box in an mp4a entry. The child boxes start after the audio
- * fields, whose length depends on the sound description version: QuickTime v1
- * adds 16 bytes and v2 adds 36, but an ISO MP4 "version 1" entry adds nothing,
- * so both layouts are tried. MOV files may also wrap esds in a 'wave' box.
- */
-export function findEsds(b: Bytes, entry: Box): Box | null {
-  // reserved(6) data_reference_index(2) version(2) revision(2) vendor(4)
-  // channels(2) sample_size(2) compression_id(2) packet_size(2) sample_rate(4) = 28 bytes
-  const version = b.u16(entry.start + 8, entry);
-  const extra = version === 1 ? 16 : version === 2 ? 36 : 0;
-  const candidates = extra > 0 ? [28 + extra, 28] : [28];
-  for (const skip of candidates) {
-    const childStart = entry.start + skip;
-    if (childStart > entry.end) continue;
-    try {
-      const kids = children(b, childStart, entry.end);
-      const direct = kids.find((x) => x.type === "esds");
-      if (direct) return direct;
-      const wave = kids.find((x) => x.type === "wave");
-      if (wave) {
-        const inWave = children(b, wave.start, wave.end).find((x) => x.type === "esds");
-        if (inWave) return inWave;
-      }
-    } catch (err) {
-      // Wrong layout guess: the bytes did not parse as boxes; try the next one.
-      if (!(err instanceof MediaProbeError)) throw err;
-    }
-  }
-  return null;
-}
-
-interface EsInfo {
-  objectType: number | null;
-  audioObjectType: number | null;
-}
-
-/** esds: FullBox header, then an ES_Descriptor (tag 3) → DecoderConfigDescriptor (tag 4) → DecoderSpecificInfo (tag 5). */
-function parseEsds(b: Bytes, esds: Box): EsInfo {
-  const result: EsInfo = { objectType: null, audioObjectType: null };
-  const es = readDescriptor(b, esds.start + 4, esds.end);
-  if (!es || es.tag !== 0x03) return result;
-
-  let p = es.start + 2; // ES_ID
-  const flags = b.u8(p++, esds);
-  if (flags & 0x80) p += 2; // dependsOn_ES_ID
-  if (flags & 0x40) p += 1 + b.u8(p, esds); // URL string
-  if (flags & 0x20) p += 2; // OCR_ES_Id
-
-  // Sub-descriptors of the ES_Descriptor; we want DecoderConfigDescriptor.
-  const dc = findDescriptor(b, p, es.end, 0x04);
-  if (!dc || dc.end - dc.start < 13) return result;
-  result.objectType = b.u8(dc.start, esds);
-
-  // objectTypeIndication(1) streamType(1) bufferSizeDB(3) maxBitrate(4) avgBitrate(4) = 13 bytes
-  const dsi = findDescriptor(b, dc.start + 13, dc.end, 0x05);
-  if (dsi && dsi.end - dsi.start >= 1) {
-    // AudioSpecificConfig: 5-bit audioObjectType; 31 means "escape, 32 + next 6 bits".
-    let aot = b.u8(dsi.start, esds) >>> 3;
-    if (aot === 31 && dsi.end - dsi.start >= 2) {
-      const bits = (b.u8(dsi.start, esds) << 8) | b.u8(dsi.start + 1, esds);
-      aot = 32 + ((bits >>> 5) & 0x3f);
-    }
-    result.audioObjectType = aot;
-  }
-  return result;
-}
-
-interface Descriptor {
-  tag: number;
-  start: number;
-  end: number;
-}
-
-/** MPEG-4 descriptor: tag byte, then a size of 1-4 bytes with 7 bits each (high bit = more). */
-function readDescriptor(b: Bytes, offset: number, limit: number): Descriptor | null {
-  if (offset >= limit) return null;
-  const bounds = { type: "esds", start: offset, end: limit };
-  const tag = b.u8(offset, bounds);
-  let size = 0;
-  let p = offset + 1;
-  for (let i = 0; i < 4; i++) {
-    const byte = b.u8(p++, bounds);
-    size = size * 128 + (byte & 0x7f);
-    if (!(byte & 0x80)) break;
-  }
-  // Some muxers write slightly wrong sizes; clamp to the parent instead of failing.
-  return { tag, start: p, end: Math.min(p + size, limit) };
-}
-
-function findDescriptor(b: Bytes, offset: number, limit: number, tag: number): Descriptor | null {
-  let p = offset;
-  while (p < limit) {
-    const d = readDescriptor(b, p, limit);
-    if (!d) return null;
-    if (d.tag === tag) return d;
-    p = d.end; // always advances: the header is at least 2 bytes
-  }
-  return null;
 }
 
 // ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  * and from the last window it read ahead, and can refuse to make more than a
  * set number of further requests.
  */
-import { MediaProbeError } from "./mp4-boxes";
+import { MediaProbeError } from "./bmff/reader";
 
 /** Reads `length` bytes at `offset`; may return fewer bytes at end of file. */
 export type RangeReader = (offset: number, length: number) => Promise<Uint8Array>;

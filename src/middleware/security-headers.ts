@@ -5,5 +5,6 @@ import type { MiddlewareHandler } from "hono";
 export const securityHeaders: MiddlewareHandler = async (c, next) => {
   await next();
   c.res.headers.set("X-Content-Type-Options", "nosniff");
-  c.res.headers.set("Referrer-Policy", "no-referrer");
+  // The embed page sets its own (its player's media requests name the service's origin).
+  if (!c.res.headers.has("Referrer-Policy")) c.res.headers.set("Referrer-Policy", "no-referrer");
 };

@@ -4,7 +4,7 @@
 // names another content row.
 import type { MiddlewareHandler } from "hono";
 import { isServable } from "../domain/files";
-import { HLS_VERSION_PATTERN, servesStreamVersion } from "../domain/streaming";
+import { HLS_VERSION_PATTERN, movedStreamVersion, servesStreamVersion } from "../domain/streaming";
 import type { AppEnv } from "../http/context";
 import { notFound } from "../shared/errors";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
@@ -38,6 +38,13 @@ export const servableStreamOnly: MiddlewareHandler<AppEnv> = async (c, next) => 
     HLS_VERSION_PATTERN.test(version) &&
     !(await servesStreamVersion(c.get("db"), contentKey, version, Date.now()))
   ) {
+    const file = c.req.param("file") ?? "";
+    const moved = await movedStreamVersion(c.get("db"), contentKey, version, file, Date.now());
+    if (moved !== null) {
+      const url = new URL(c.req.url);
+      url.pathname = `/hls/${contentKey}/${moved}/${file}`;
+      return c.redirect(`${url.pathname}${url.search}`, 301);
+    }
     spendPublicRead(c);
     throw notFound(`no stream version ${version} of ${contentKey}`);
   }

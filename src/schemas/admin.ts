@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { ENTITLEMENTS, PLANS, STATS_MOVE_PHASES } from "../shared/vocabulary";
 import { isAlpha3 } from "../shared/geo";
 import { CONTENT_KEY_PATTERN, KEY_PATTERN } from "../shared/ids";
+import { ALLOWED_SITE_PATTERN } from "../shared/sites";
 
 const keyMessage = "must be 1 to 64 letters, digits, - or _";
 export const organizationKey = z.string().regex(KEY_PATTERN, keyMessage);
@@ -20,6 +21,17 @@ export const organizationView = z
     playerTokensRequired: z
       .boolean()
       .openapi({ description: "Events without a valid signed player token are refused" }),
+    enforcePlaybackWindows: z.boolean().openapi({
+      description:
+        "Media are served only while a syndication window of the video is open and covers the viewer's country (a video's own enforcePlaybackWindows overrides it)",
+    }),
+    allowedSites: z.array(z.string()).openapi({
+      description:
+        "Sites allowed to embed the player (CSP frame-ancestors) and to fetch the media (Referer/Origin); empty: every site",
+    }),
+    referrerRequired: z
+      .boolean()
+      .openapi({ description: "Media requests without a Referer or Origin are refused" }),
     statsShard: z.number().int().openapi({
       description: "The statistics database holding its statistics: 0 is STATS_DB, n is STATS_DB_n",
     }),
@@ -66,6 +78,34 @@ export const updateOrganizationBody = z
       .boolean()
       .optional()
       .openapi({ description: "Require signed player tokens on POST /v2/events" }),
+    enforcePlaybackWindows: z.boolean().optional().openapi({
+      description:
+        "Serve a video's media only while one of its syndication windows is open and covers the viewer's country",
+    }),
+    allowedSites: z
+      .array(
+        z
+          .string()
+          .transform((s) => s.toLowerCase())
+          .pipe(
+            z
+              .string()
+              .regex(
+                ALLOWED_SITE_PATTERN,
+                "allowedSites must be host names, or *. and a host name for its subdomains",
+              ),
+          ),
+      )
+      .max(100, "at most 100 allowed sites")
+      .optional()
+      .openapi({
+        description:
+          "Host names (example.com, or *.example.com for its subdomains) allowed to embed the player and fetch the media; [] for every site",
+      }),
+    referrerRequired: z.boolean().optional().openapi({
+      description:
+        "Refuse media requests that carry neither Referer nor Origin (apps, direct links)",
+    }),
   })
   .openapi("AdminUpdateOrganization");
 

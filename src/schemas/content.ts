@@ -98,6 +98,14 @@ const editable = {
       description:
         'Extension: true, this video plays only with a playback token (docs/api.md "Signed playback"); false, never needs one; null (the default), as the organization\'s setting says',
     }),
+  enforcePlaybackWindows: z
+    .boolean({ error: "must be true, false or null" })
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        "Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default)",
+    }),
 };
 
 export const createContentBody = z
@@ -119,6 +127,7 @@ export const createContentBody = z
     subtitles: editable.subtitles,
     isLive: editable.isLive,
     signedPlayback: editable.signedPlayback,
+    enforcePlaybackWindows: editable.enforcePlaybackWindows,
     chunkSize: z
       .number({ error: "must be a number" })
       .int("must be an integer")
@@ -158,6 +167,7 @@ export const updateContentBody = z
     subtitles: editable.subtitles,
     isLive: editable.isLive,
     signedPlayback: editable.signedPlayback,
+    enforcePlaybackWindows: editable.enforcePlaybackWindows,
   })
   .openapi("UpdateContent");
 
@@ -200,6 +210,10 @@ export const contentObject = z
     subtitles: z.array(z.record(z.string(), z.string())),
     isLive: z.boolean(),
     signedPlayback: z.boolean().nullable(),
+    enforcePlaybackWindows: z.boolean().nullable().openapi({
+      description:
+        "The video's own playback windows setting; null: its organization's (docs/api.md, Playback rights)",
+    }),
     status: z.enum(CONTENT_STATUSES).openapi({
       description:
         "uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)",

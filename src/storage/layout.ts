@@ -41,6 +41,11 @@ export function contentIdOfHlsVersion(version: string): number | null {
   const m = HLS_VERSION_PATTERN.exec(version);
   return m && Number(m[1]) === HLS_REVISION ? parseInt(m[2]!, 36) : null;
 }
+/** The content row a version of an earlier packager revision names (its URLs moved on). */
+export function contentIdOfEarlierRevision(version: string): number | null {
+  const m = HLS_VERSION_PATTERN.exec(version);
+  return m && Number(m[1]) >= 1 && Number(m[1]) < HLS_REVISION ? parseInt(m[2]!, 36) : null;
+}
 export const hlsUrl = (baseUrl: string, contentKey: string, contentId: number) =>
   `${baseUrl}/hls/${contentKey}/${hlsVersion(contentId)}/master.m3u8`;
 /** The stored index of a version (the segments, JSON) and its sample table (binary). */

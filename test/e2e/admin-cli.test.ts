@@ -1,23 +1,17 @@
 // The operator CLI (scripts/admin.mjs) against the real worker: it calls the API through the
 // typed client's build (sdk/client/dist), as any Node program using the package would.
-import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
+import { runScript } from "./harness/run-script";
 import { ROOT } from "./harness/worker";
 
 const service = inject("e2e");
 
-function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(ROOT, "scripts", "admin.mjs"), ...args, "--url", service.baseUrl],
-      { env: { ...process.env, ADMIN_TOKEN: service.adminToken }, timeout: 30_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
+/** One CLI call; its time is the machine's (runScript stops it only if it stalls). */
+const admin = (...args: string[]) =>
+  runScript(join(ROOT, "scripts", "admin.mjs"), [...args, "--url", service.baseUrl], {
+    env: { ...process.env, ADMIN_TOKEN: service.adminToken },
   });
-}
 
 describe("npm run admin", () => {
   it("creates, changes and shows an organization, and reports the API's refusals", async () => {

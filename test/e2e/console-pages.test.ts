@@ -113,7 +113,7 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
       if (!/ERR_ABORTED/.test(r.failure()?.errorText ?? ""))
         failed.push(`${r.failure()?.errorText} ${r.method()} ${r.url()}`);
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

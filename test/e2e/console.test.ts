@@ -21,6 +21,7 @@ import {
   writeHeaders,
   type Org,
   type Service,
+  SETTLED_MS,
 } from "./harness/api";
 import { launchChromium, seriousViolations } from "./harness/browser";
 import { ROOT } from "./harness/worker";
@@ -111,7 +112,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
       )
         pageErrors.push(`404 ${r.url()}`);
     });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -158,7 +159,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     // the publisher chooses a JPEG instead.
     // Each frame is drawn and encoded as a 1920x1080 JPEG in the page: seconds on a busy machine
     // (expect.poll's 1 s default failed the next step about one run in three of this file alone).
-    const FRAME = { timeout: 15_000 };
+    const FRAME = { timeout: SETTLED_MS };
     await expect
       .poll(() => job.getByTestId("thumbnail-from").textContent(), FRAME)
       .toBe("The frame at 2.0 s.");
@@ -188,7 +189,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
             ?.textContent ?? "",
         ),
       null,
-      { polling: "raf", timeout: 20_000 },
+      { polling: "raf", timeout: SETTLED_MS },
     );
     await cdp.send("Network.emulateNetworkConditions", {
       offline: false,
@@ -198,7 +199,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     });
     await cdp.detach();
     await expect
-      .poll(() => job.getByTestId("progress").textContent(), { timeout: 30_000 })
+      .poll(() => job.getByTestId("progress").textContent(), { timeout: SETTLED_MS })
       .toMatch(/^100% .* done$/);
     expect(parts.sort()).toEqual(["1", "2"]);
     const href = await job
@@ -245,7 +246,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
       });
     // Each frame is drawn and encoded as a 1920x1080 JPEG in the page: seconds on a busy machine
     // (expect.poll's 1 s default failed the next step about one run in three of this file alone).
-    const FRAME = { timeout: 15_000 };
+    const FRAME = { timeout: SETTLED_MS };
     await expect
       .poll(() => job.getByTestId("thumbnail-from").textContent(), FRAME)
       .toBe("The frame at 2.0 s.");
@@ -280,7 +281,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await job.getByRole("button", { name: "Upload" }).click();
     // Part 1 stored (5 MiB of 5.4 MiB), part 2 hanging.
     await expect
-      .poll(() => job.getByTestId("progress").textContent(), { timeout: 20_000 })
+      .poll(() => job.getByTestId("progress").textContent(), { timeout: SETTLED_MS })
       .toMatch(/^9\d% /);
     expect(held).toBeGreaterThan(0);
     await page.reload();
@@ -299,7 +300,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.getByTestId(`resume-${keys.second}`).setInputFiles(files.second);
     const resumed = page.locator('li[data-file="lighthouse.mp4"]');
     await expect
-      .poll(() => resumed.getByTestId("progress").textContent(), { timeout: 30_000 })
+      .poll(() => resumed.getByTestId("progress").textContent(), { timeout: SETTLED_MS })
       .toMatch(/^100% .* done$/);
     expect(sent).toEqual(["2"]);
     await expect.poll(() => page.locator("li[data-resume]").count()).toBe(0);

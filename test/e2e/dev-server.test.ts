@@ -2,14 +2,28 @@
 // short start that says what was prepared, one log line per request, and a stop that stops
 // everything — SIGTERM to the script leaves no wrangler or workerd serving the port. By default
 // the worker runs without wrangler dev's inspector (issue 11 §5: it cannot take a long load);
-// `--inspect` brings wrangler dev and its inspector back.
+// `--inspect` brings wrangler dev and its inspector back. It serves a copy of the tests' static
+// assets (--assets) with secrets from a file of its own (--env-file): the other e2e files' worker
+// serves and watches dist/public, and the workers project reads .dev.vars, so it changes neither.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { freePort } from "./harness/ports";
+import { freePort } from "../../scripts/lib/net.mjs";
+import { SETTLED_MS } from "./harness/api";
+import { SILENT_LIMIT_MS } from "./harness/run-script";
 import { ROOT } from "./harness/worker";
 
 /** The commands of the README's "A short tour" block, each joined across its `\` continuations. */
@@ -43,6 +57,26 @@ function runShell(command: string): Promise<{ code: number | null; out: string }
 
 const states: string[] = [];
 afterAll(() => states.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** What of the checkout another test's server serves or reads: dist/public and .dev.vars. */
+function sharedFiles(): string {
+  const stamp = (path: string) => {
+    if (!existsSync(path)) return "absent";
+    const st = statSync(path);
+    return `${st.ino}:${st.mtimeMs}`;
+  };
+  const pub = join(ROOT, "dist", "public");
+  const listing = existsSync(pub)
+    ? readdirSync(pub, { recursive: true, encoding: "utf8" })
+        .sort()
+        .map((f) => `${f} ${stamp(join(pub, f))}`)
+    : [];
+  return [
+    `.dev.vars ${stamp(join(ROOT, ".dev.vars"))}`,
+    `dist/public ${stamp(pub)}`,
+    ...listing,
+  ].join("\n");
+}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -86,25 +120,46 @@ function treeCommands(root: number): string[] {
   });
 }
 
-it.each([
+it.for([
   { mode: "default: inspector off", inspect: false },
   { mode: "--inspect: wrangler dev with its inspector", inspect: true },
 ])(
   "$mode: starts briefly, logs one line per request, and stops entirely on SIGTERM",
-  { timeout: 120_000 },
-  async ({ inspect }) => {
+  // Its start (migrations, seed, wrangler and workerd) takes what the machine gives it: measured
+  // and reported, not limited (a start that stalls fails below). The runner's bound is only a
+  // hang detector for the rest: twice the silent limit beyond the project's 600 s.
+  { timeout: 600_000 + 2 * SILENT_LIMIT_MS },
+  async ({ inspect }, { annotate }) => {
     const state = mkdtempSync(join(tmpdir(), "evc-dev-"));
     states.push(state);
+    // Its own copy of the assets the global setup built, with a file only the copy has.
+    const assets = join(state, "public");
+    cpSync(join(ROOT, "dist", "public"), assets, { recursive: true });
+    writeFileSync(join(assets, "dev-server-test.txt"), "served from the copy\n");
+    const envFile = join(state, "dev.env");
+    copyFileSync(join(ROOT, ".dev.vars.example"), envFile);
+    const before = sharedFiles();
     const port = await freePort();
     const inspectorPort = await freePort();
     // The default path takes no inspector port; --inspect is given one (wrangler's default 9229 may be taken).
     const extra = inspect ? ["--inspect", "--inspector-port", String(inspectorPort)] : [];
     const child = spawn(
       process.execPath,
-      [join(ROOT, "scripts", "dev.mjs"), "--port", String(port), "--persist-to", state, ...extra],
+      [
+        join(ROOT, "scripts", "dev.mjs"),
+        "--port",
+        String(port),
+        "--persist-to",
+        state,
+        "--assets",
+        assets,
+        "--env-file",
+        envFile,
+        ...extra,
+      ],
       {
         cwd: ROOT,
-        // The global setup built the assets already; rebuilding them here would race the other files.
+        // Serving the copy as it is: a build would also rewrite the SDK's and the console's dist.
         env: {
           ...process.env,
           CI: "true",
@@ -115,16 +170,29 @@ it.each([
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
+    const started = Date.now();
     let output = "";
-    child.stdout!.on("data", (d) => (output += d));
-    child.stderr!.on("data", (d) => (output += d));
+    let printedAt = started;
+    const take = (d: Buffer) => {
+      output += d;
+      printedAt = Date.now();
+    };
+    child.stdout!.on("data", take);
+    child.stderr!.on("data", take);
     const exited = new Promise<number | null>((resolve) =>
       child.once("exit", (code) => resolve(code)),
     );
     try {
-      await expect
-        .poll(() => output.includes("ran the cron once"), { timeout: 90_000, interval: 250 })
-        .toBe(true);
+      while (!output.includes("ran the cron once")) {
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`npm run dev exited before it was ready:\n${output}`);
+        if (Date.now() - printedAt > SILENT_LIMIT_MS)
+          throw new Error(
+            `npm run dev printed nothing for ${SILENT_LIMIT_MS / 1000} s:\n${output}`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await annotate(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       const start = output.slice(0, output.indexOf("Ready on"));
       // What was prepared, in a few lines: no migration tables, no bindings table.
       expect(start).toMatch(/applied \d+ D1 migration\(s\): 0000_init\.sql/);
@@ -140,7 +208,12 @@ it.each([
       expect(workerd.length).toBeGreaterThan(0);
       expect(workerd.some((cmd) => cmd.includes("--inspector-addr"))).toBe(inspect);
 
-      const before = output.length;
+      // The static assets come from the copy.
+      const copy = await fetch(`http://127.0.0.1:${port}/dev-server-test.txt`);
+      expect(copy.status).toBe(200);
+      expect(await copy.text()).toBe("served from the copy\n");
+
+      const logged = output.length;
       const res = await fetch(`http://127.0.0.1:${port}/v2/videos/?pageSize=1`, {
         headers: { "X-Service-Sync-Code": "demo-sync" },
       });
@@ -150,10 +223,10 @@ it.each([
         new RegExp(`^http://127\\.0\\.0\\.1:${port}/media/`),
       );
       await expect
-        .poll(() => output.slice(before).includes('"path":"/v2/videos"'), { timeout: 10_000 })
+        .poll(() => output.slice(logged).includes('"path":"/v2/videos"'), { timeout: SETTLED_MS })
         .toBe(true);
       const requestLines = output
-        .slice(before)
+        .slice(logged)
         .split("\n")
         .filter((l) => l.includes("/v2/videos"));
       expect(requestLines).toHaveLength(1);
@@ -184,6 +257,8 @@ it.each([
     }
     expect(await exited).not.toBeNull();
     // Nothing of it serves the port any more (wrangler and workerd stopped with it).
-    await expect.poll(() => accepts(port), { timeout: 15_000 }).toBe(false);
+    await expect.poll(() => accepts(port), { timeout: SETTLED_MS }).toBe(false);
+    // Nothing another test's server serves or reads was written.
+    expect(sharedFiles()).toBe(before);
   },
 );

@@ -14,6 +14,7 @@ import {
   aroundToday,
   type Org,
   type Service,
+  SETTLED_MS,
 } from "./harness/api";
 import { launchChromium } from "./harness/browser";
 import { startRecorder, type Recorder } from "./harness/recorder";
@@ -40,7 +41,7 @@ const countBy = (events: Event[], contentKey: string) => {
 /** Asks the SDK to send what waits and waits until an event passes `test`. */
 async function sent(page: Page, recorder: Recorder, test: (e: Event) => boolean) {
   await page.evaluate(() => window.analytics.main.flush());
-  await expect.poll(() => eventsSent(recorder).some(test), { timeout: 10_000 }).toBe(true);
+  await expect.poll(() => eventsSent(recorder).some(test), { timeout: SETTLED_MS }).toBe(true);
 }
 
 declare global {
@@ -241,7 +242,7 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
           main: countBy(eventsSent(recorder), main),
           second: countBy(eventsSent(recorder), second),
         }),
-        { timeout: 10_000 },
+        { timeout: SETTLED_MS },
       )
       .toEqual({ main: expectedMain, second: expectedSecond });
     const events = eventsSent(recorder);

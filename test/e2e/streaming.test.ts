@@ -8,7 +8,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createOrg, fixture, publishVideo, type Org, type Service } from "./harness/api";
+import {
+  createOrg,
+  fixture,
+  publishVideo,
+  type Org,
+  type Service,
+  SETTLED_MS,
+} from "./harness/api";
 import { launchChromium, seriousViolations } from "./harness/browser";
 
 const e2e = inject("e2e");
@@ -83,7 +90,7 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     expect(result.currentTime).toBeCloseTo(40, 0);
     expect(result.loaded).toEqual([0, 1, 2, 3, 4, 5, 6]);
     await page.close();
-  }, 60_000);
+  });
 
   it("seeks into a middle segment and plays from there", async () => {
     // A short buffer goal: before the seek hls.js loads the first segment only, however long the
@@ -115,7 +122,7 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     // 25 s is in the fifth segment (24–30 s): hls.js went straight there.
     expect(result.loaded[0]).toBe(4);
     await page.close();
-  }, 60_000);
+  });
 
   it("lists the video's WebVTT subtitles as tracks and shows their cues", async () => {
     const captions = `${e2e.staticUrl}/pages/captions.vtt`;
@@ -155,7 +162,7 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     expect(result.tracks).toEqual([{ lang: "en", name: "English" }]);
     expect(result.cue).toBe("Edge video catalog e2e");
     await page.close();
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!e2e.chromium)(
@@ -213,7 +220,6 @@ describe.skipIf(!e2e.chromium)(
         for (const { type, start } of starts) expect(start, type).toBeLessThan(0.01);
         await page.close();
       },
-      60_000,
     );
   },
 );
@@ -267,9 +273,9 @@ describe.skipIf(!e2e.chromium)("the embeddable player in headless Chromium", () 
       });
     expect(errors).toEqual([]);
     // The SDK sends what it gathered within its flush interval (5 s).
-    await expect.poll(reported, { timeout: 15_000 }).toBe(true);
+    await expect.poll(reported, { timeout: SETTLED_MS }).toBe(true);
     await page.close();
-  }, 60_000);
+  });
 
   it("lists the video's subtitles as text tracks; its captions menu turns one on and its cues show", async () => {
     const subtitled = await publishVideo(service, org, fixture(FORTY), {
@@ -337,7 +343,7 @@ describe.skipIf(!e2e.chromium)("the embeddable player in headless Chromium", () 
     ).toEqual(["disabled", "disabled"]);
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   it("works in an <iframe> on another site", async () => {
     const page = await browser.newPage();
@@ -353,7 +359,7 @@ describe.skipIf(!e2e.chromium)("the embeddable player in headless Chromium", () 
     await frame!.waitForSelector("video");
     expect(await frame!.evaluate(() => document.querySelector("video")!.dataset.hls)).toBe(urlHLS);
     await page.close();
-  }, 60_000);
+  });
 });
 
 /** ffprobe's duration and video frame count of a file or URL. */
@@ -399,7 +405,7 @@ describe.skipIf(!hasFfmpeg)("ffmpeg", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
 
 /** Per track (by codec type): the packets' count and the first one's time, as ffprobe reads them. */
@@ -464,7 +470,7 @@ describe.skipIf(!hasFfmpeg)("ffmpeg and the DASH manifest, A/V timing", () => {
     expect(probed.streams.map((s) => s.codec_name)).toEqual(["h264", "aac"]);
     // Within an AAC frame (1,024 samples at 8 kHz: 0.128 s) and a millisecond of the source's 40 s.
     expect(Math.abs(Number(probed.format.duration) - 40)).toBeLessThanOrEqual(0.129 + 1e-9);
-  }, 60_000);
+  });
 
   it("reads HLS with the source's per-track start times and packet counts", async () => {
     const expected = await packets(source);
@@ -493,7 +499,7 @@ describe.skipIf(!hasFfmpeg)("ffmpeg and the DASH manifest, A/V timing", () => {
       ["video", 0],
       ["audio", 0],
     ]);
-  }, 60_000);
+  });
 
   it("reads each DASH AdaptationSet with the source's start time and packet count", async () => {
     const expected = await packets(source);
@@ -517,5 +523,5 @@ describe.skipIf(!hasFfmpeg)("ffmpeg and the DASH manifest, A/V timing", () => {
       expect(set).toContain(`${type}-init.mp4`);
       expect(await packets(single), type).toEqual({ [type]: expected[type] });
     }
-  }, 60_000);
+  });
 });

@@ -9,7 +9,12 @@ export default defineProject({
     include: ["**/*.test.ts"],
     environment: "node",
     globalSetup: ["./global-setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Node's fetch sends again what wrangler's proxy lost (harness/proxy-retry.ts).
+    setupFiles: ["./harness/proxy-retry.ts"],
+    // Hang detectors, not speed checks (harness/api.ts, SETTLED_MS): a test ends when its work
+    // does, so a wide bound costs nothing when it passes; far beyond the slowest test (the
+    // console's steps, the fuzzer's requests) on a busy 2-core machine.
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
   },
 });

@@ -2,7 +2,7 @@
 // that verifies every delivery with the `standardwebhooks` package, the delivery log.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createCatalogClient } from "../../sdk/client/src/index";
-import { createOrg, fixture, type Service } from "./harness/api";
+import { createOrg, fixture, type Service, SETTLED_MS } from "./harness/api";
 import {
   startWebhookReceiver,
   type ReceivedDelivery,
@@ -56,7 +56,7 @@ describe("webhooks through the queue", () => {
     // The first attempt is refused (503); the rest arrive at once. The retry comes 30 s later:
     // not waited for here (the workers project walks the schedule on a fake clock).
     await expect
-      .poll(async () => (await received("e2e")).length, { timeout: 20_000, interval: 200 })
+      .poll(async () => (await received("e2e")).length, { timeout: SETTLED_MS, interval: 200 })
       .toBeGreaterThanOrEqual(4);
     const got = await received("e2e");
     for (const delivery of got) expect(delivery.errors, delivery.body).toEqual([]);

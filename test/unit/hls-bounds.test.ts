@@ -2,7 +2,7 @@
 // made, the index has a budget, and nothing spreads a per-sample or per-segment array into
 // arguments. The same files through E2 and the stream: test/malformed-corpus.test.ts.
 import { describe, expect, it } from "vitest";
-import { MediaProbeError } from "../../src/media/mp4-boxes";
+import { MediaProbeError } from "../../src/media/bmff/reader";
 import { mediaSegment } from "../../src/media/hls/fmp4";
 import { mediaPlaylist } from "../../src/media/hls/playlists";
 import { buildIndex, type HlsIndex, type SegmentEntry } from "../../src/media/hls/segments";

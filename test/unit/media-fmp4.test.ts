@@ -1,10 +1,10 @@
 // Unit tests of the pure pieces behind fragmented-MP4 support: box headers
-// (mp4-boxes), the counting reader (mp4-reader), and moof/mfra parsing and
+// (bmff/reader), the counting reader (mp4-reader), and moof/mfra parsing and
 // the duration sources (mp4-fragments). End-to-end probe cases on the
 // fixtures are in media-probe.test.ts; read costs on long files in
 // test/media-fmp4-cost.test.ts.
 import { describe, expect, it } from "vitest";
-import { Bytes, MediaProbeError, parseBoxHeader, readUintN } from "../../src/media/mp4-boxes";
+import { Bytes, MediaProbeError, parseBoxHeader, readUintN } from "../../src/media/bmff/reader";
 import { CachedReader, ReadBudgetExceeded } from "../../src/media/mp4-reader";
 import {
   durationBefore,
@@ -46,7 +46,7 @@ function mvexOf(mvex: Uint8Array) {
 const noDefaults = () => null;
 
 // ---------------------------------------------------------------------------
-// mp4-boxes
+// bmff/reader
 // ---------------------------------------------------------------------------
 
 describe("parseBoxHeader", () => {

@@ -66,6 +66,7 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     subtitles: c.subtitles,
     isLive: c.isLive,
     signedPlayback: c.signedPlayback,
+    enforcePlaybackWindows: c.enforcePlaybackWindows,
     status: c.status,
     rejectionReason: c.rejectionReason,
     duration: c.duration,
@@ -201,6 +202,7 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
       subtitles: body.subtitles ?? [],
       isLive: body.isLive ?? false,
       signedPlayback: body.signedPlayback ?? null,
+      enforcePlaybackWindows: body.enforcePlaybackWindows ?? null,
       contentSize: body.contentSize,
       suffix,
       mediaKey: key,
@@ -497,6 +499,9 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     ...(body.subtitles !== undefined && { subtitles: body.subtitles }),
     ...(body.isLive !== undefined && { isLive: body.isLive }),
     ...(body.signedPlayback !== undefined && { signedPlayback: body.signedPlayback }),
+    ...(body.enforcePlaybackWindows !== undefined && {
+      enforcePlaybackWindows: body.enforcePlaybackWindows,
+    }),
     updatedAt: deps.now.toISOString(),
   });
   if (body.signedPlayback !== undefined) forgetPlaybackRules([content.contentKey]);

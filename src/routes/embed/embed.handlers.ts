@@ -1,4 +1,5 @@
 import { embedPlayback, type EmbedPlayback } from "../../domain/embed";
+import { frameAncestors } from "../../domain/playback/sites";
 import type { AppRouteHandler } from "../../http/router";
 import { notFound } from "../../shared/errors";
 import type * as routes from "./embed.routes";
@@ -6,9 +7,9 @@ import type * as routes from "./embed.routes";
 /**
  * Scripts and styles from the service only (no inline code), media from the service (blob: for
  * hls.js's Media Source), images from anywhere https (a publisher's thumbnail URL), events to
- * the service; any site may frame it.
+ * the service; the organization's allowed sites may frame it (any site without a list).
  */
-export function embedCsp(baseUrl: string): string {
+export function embedCsp(baseUrl: string, allowedSites: string[]): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
@@ -18,7 +19,7 @@ export function embedCsp(baseUrl: string): string {
     `connect-src 'self' ${baseUrl}`,
     "base-uri 'none'",
     "form-action 'none'",
-    "frame-ancestors *",
+    `frame-ancestors ${frameAncestors(allowedSites)}`,
   ].join("; ");
 }
 
@@ -87,7 +88,10 @@ export const embed: AppRouteHandler<typeof routes.embed> = async (c) => {
   const playback = token ? withToken(found, token) : found;
   return c.body(page(playback), 200, {
     "Content-Type": "text/html; charset=utf-8",
-    "Content-Security-Policy": embedCsp(c.get("origins").baseUrl),
+    "Content-Security-Policy": embedCsp(c.get("origins").baseUrl, playback.allowedSites),
     "Cache-Control": token ? "private, max-age=300" : "public, max-age=300",
+    // The player's media requests name the service as their site (allowed sites, a required
+    // referrer): the origin only, never the page's path.
+    "Referrer-Policy": "strict-origin",
   });
 };

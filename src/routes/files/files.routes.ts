@@ -4,6 +4,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { signedPlayback } from "../../middleware/signed-playback";
 import { playbackTokenQuery } from "../../schemas/playback";
+import { playbackRights } from "../../middleware/playback-rights";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 
 const binary = (type: string, description: string) => ({
@@ -17,10 +18,10 @@ export const media = createRoute({
   operationId: "getMedia",
   tags: ["Files"],
   security: SECURITY.public,
-  middleware: [signedPlayback],
+  middleware: [signedPlayback, playbackRights],
   summary: "The video file (the record's url)",
   description:
-    "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes */<size>. A video that requires signed playback is served only with `?token=` (403 otherwise).",
+    "Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes */<size>. A video that requires signed playback is served only with `?token=` (403 otherwise). Outside the video's playback rights (windows and geographies, allowed sites): 403 with the reason (docs/api.md: Playback rights).",
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),

@@ -5,6 +5,7 @@ import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { edgeCache } from "../../middleware/edge-cache";
 import { streamPolicy } from "../../middleware/cache-policies";
 import { publicReads } from "../../middleware/public-reads";
+import { playbackRights } from "../../middleware/playback-rights";
 import { servableStreamOnly } from "../../middleware/servable";
 import { signedPlayback } from "../../middleware/signed-playback";
 import { playbackTokenQuery } from "../../schemas/playback";
@@ -25,10 +26,17 @@ export const stream = createRoute({
   operationId: "getStream",
   tags: ["Files"],
   security: SECURITY.public,
-  middleware: [servableStreamOnly, signedPlayback, edgeCache(streamPolicy), publicReads],
+  // Tokens and rights before the edge cache: a cached answer is served only to whom they allow.
+  middleware: [
+    servableStreamOnly,
+    signedPlayback,
+    playbackRights,
+    edgeCache(streamPolicy),
+    publicReads,
+  ],
   summary: "A video's HLS stream (the record's urlHLS) and its DASH manifest",
   description:
-    "`master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `subtitles-<n>.vtt` (that file, read by the service from the publisher's host: at most 2 MiB, within 10 s, text/vtt, text/plain or octet-stream, starting with WEBVTT; 502 with the reason otherwise), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. A video that requires signed playback is served only with `?token=` (403 otherwise); playlists and the manifest then carry the token in the URLs they list. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).",
+    "`master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `subtitles-<n>.vtt` (that file, read by the service from the publisher's host: at most 2 MiB, within 10 s, text/vtt, text/plain or octet-stream, starting with WEBVTT; 502 with the reason otherwise), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media, and within its playback rights (403, docs/api.md: Playback rights). A video that requires signed playback is served only with `?token=` (403 otherwise); playlists and the manifest then carry the token in the URLs they list. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).",
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),

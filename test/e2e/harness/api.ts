@@ -130,11 +130,19 @@ export async function getContent(service: Service, org: Org, contentKey: string)
 }
 
 /**
- * How long a test polls a report for events it sent: they are counted by the queue consumer
- * after the queue closes a batch (max_batch_timeout, 2 s in wrangler.toml, which `wrangler dev`
- * runs), plus the consumer's own time. Polling, so a test waits only as long as it takes.
+ * How long a test waits for work it started in the background (a queue's consumer, a page's
+ * script, a browser's start) before failing. A hang detector, not a speed check: a wait ends as
+ * soon as the work is done, so a wide bound costs nothing when the test passes, and it stays far
+ * beyond what that work takes on a busy 2-core machine.
  */
-export const COUNTED = { timeout: 15_000, interval: 200 };
+export const SETTLED_MS = 180_000;
+
+/**
+ * How a test polls a report for events it sent: they are counted by the queue consumer after the
+ * queue closes a batch (max_batch_timeout, 2 s in wrangler.toml, which `wrangler dev` runs), plus
+ * the consumer's own time. Polling, so a test waits only as long as it takes.
+ */
+export const COUNTED = { timeout: SETTLED_MS, interval: 200 };
 
 /** GET <path>?organization_key=...&<params>; resolves to the status and the parsed body. */
 /**

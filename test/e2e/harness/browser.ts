@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { SETTLED_MS } from "./api";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
@@ -20,7 +21,7 @@ const ARGS = [
 ];
 
 export function launchChromium(executablePath: string): Promise<Browser> {
-  return chromium.launch({ executablePath, args: ARGS, timeout: 30_000 });
+  return chromium.launch({ executablePath, args: ARGS, timeout: SETTLED_MS });
 }
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");

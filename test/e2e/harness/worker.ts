@@ -1,6 +1,5 @@
 // Runs the real worker under `wrangler dev --local` on a free loopback port with fresh state in a
 // temporary directory, and stops it (wrangler, workerd and everything they started) on request.
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   createWriteStream,
@@ -14,12 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nudgeProxy } from "../../../scripts/lib/proxy-nudge.mjs";
 import { applyMigrations } from "../../../scripts/lib/wrangler.mjs";
-import { freePort } from "./ports";
+import { freePort } from "../../../scripts/lib/net.mjs";
+import { launchProcessGroup } from "../../../scripts/lib/worker-launcher.mjs";
 
 export const ROOT = join(import.meta.dirname, "..", "..", "..");
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-const READY_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 10_000;
+// A hang detector: wrangler dev's start is slow on a busy machine, and the wait ends when it answers.
+const READY_TIMEOUT_MS = 300_000;
 
 export interface RunningWorker {
   url: string;
@@ -29,52 +29,20 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-function wranglerEnv(): NodeJS.ProcessEnv {
-  // CI=true: never prompt. No metrics and no request.cf download: the machine may have no network.
-  return {
-    ...process.env,
-    CI: "true",
-    WRANGLER_SEND_METRICS: "false",
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    NO_COLOR: "1",
-    FORCE_COLOR: "0",
-  };
-}
-
-const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
-
-/** Signals the child's whole process group (it was spawned detached, as its leader). */
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals) {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // The group is gone already.
-  }
-}
-
-function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
-  if (exited(child)) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
 function tail(file: string, lines = 40): string {
   return existsSync(file) ? readFileSync(file, "utf8").split("\n").slice(-lines).join("\n") : "";
 }
 
-async function waitReady(url: string, child: ChildProcess, logFile: string): Promise<void> {
+async function waitReady(
+  url: string,
+  exited: () => boolean,
+  exitCode: () => unknown,
+  logFile: string,
+): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (exited(child))
-      throw new Error(
-        `wrangler dev exited (${child.signalCode ?? child.exitCode}) before answering:\n${tail(logFile)}`,
-      );
+    if (exited())
+      throw new Error(`wrangler dev exited (${exitCode()}) before answering:\n${tail(logFile)}`);
     try {
       const res = await fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(2000) });
       await res.body?.cancel();
@@ -126,8 +94,8 @@ export async function startWorker(): Promise<RunningWorker> {
       const inspectorPort = await freePort();
       const url = `http://127.0.0.1:${port}`;
       const log = createWriteStream(logFile, { flags: "a" });
-      const child = spawn(
-        process.execPath,
+      // Its own process group, so stop() reaches workerd too.
+      const { child, exited, stop } = launchProcessGroup(
         [
           WRANGLER,
           "dev",
@@ -147,26 +115,12 @@ export async function startWorker(): Promise<RunningWorker> {
           `PUBLIC_BASE_URL:${url}`,
           "--show-interactive-dev-session=false",
         ],
-        // detached: its own process group, so stop() reaches workerd too.
-        { cwd: ROOT, env: wranglerEnv(), stdio: ["ignore", "pipe", "pipe"], detached: true },
+        { cwd: ROOT },
       );
       child.stdout!.pipe(log);
       child.stderr!.pipe(log);
-      // Last resort if the test process ends without teardown (a crash, Ctrl-C): no orphan workerd.
-      const onExit = () => signalGroup(child, "SIGKILL");
-      process.once("exit", onExit);
-      const stop = async () => {
-        process.removeListener("exit", onExit);
-        if (!exited(child)) {
-          signalGroup(child, "SIGTERM");
-          if (!(await waitExit(child, STOP_TIMEOUT_MS))) signalGroup(child, "SIGKILL");
-        }
-        // Children of wrangler (workerd) may outlive it by a moment.
-        signalGroup(child, "SIGKILL");
-        await waitExit(child, STOP_TIMEOUT_MS);
-      };
       try {
-        await waitReady(url, child, logFile);
+        await waitReady(url, exited, () => child.signalCode ?? child.exitCode, logFile);
         // wrangler dev's proxy loses a request now and then under bursts unless nudged.
         const stopNudging = nudgeProxy(url);
         return {

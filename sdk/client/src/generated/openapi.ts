@@ -160,7 +160,7 @@ export interface paths {
         };
         /**
          * The video file (the record's url)
-         * @description Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes *\/<size>. A video that requires signed playback is served only with `?token=` (403 otherwise).
+         * @description Supports Range (one range: 206), If-Range, HEAD, ETag and If-None-Match (304). A range past the end, or the empty suffix bytes=-0, answers 416 with Content-Range: bytes *\/<size>. A video that requires signed playback is served only with `?token=` (403 otherwise). Outside the video's playback rights (windows and geographies, allowed sites): 403 with the reason (docs/api.md: Playback rights).
          */
         get: operations["getMedia"];
         put?: never;
@@ -200,7 +200,7 @@ export interface paths {
         };
         /**
          * A video's HLS stream (the record's urlHLS) and its DASH manifest
-         * @description `master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `subtitles-<n>.vtt` (that file, read by the service from the publisher's host: at most 2 MiB, within 10 s, text/vtt, text/plain or octet-stream, starting with WEBVTT; 502 with the reason otherwise), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media. A video that requires signed playback is served only with `?token=` (403 otherwise); playlists and the manifest then carry the token in the URLs they list. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).
+         * @description `master.m3u8` (the record's urlHLS: one variant with BANDWIDTH, CODECS, RESOLUTION, and a SUBTITLES rendition per WebVTT file of the record's `subtitles`), `video.m3u8` (HLS 7, VOD, fMP4 segments of about 6 s cut at keyframes), `subtitles-<n>.m3u8` (the n-th WebVTT file as one segment), `subtitles-<n>.vtt` (that file, read by the service from the publisher's host: at most 2 MiB, within 10 s, text/vtt, text/plain or octet-stream, starting with WEBVTT; 502 with the reason otherwise), `init.mp4` (#EXT-X-MAP), `<n>.m4s` (moof + mdat, video and audio), `manifest.mpd` (DASH: an AdaptationSet per track, SegmentTimeline), and its per-track `video-init.mp4`, `audio-init.mp4`, `video-<n>.m4s`, `audio-<n>.m4s` (the same samples as `<n>.m4s`, one track each). Packaged from the stored file, no transcoding. The version names the file: init and segments are immutable; playlists are cached 300 s. Served only while the video is (published, not removed), like its media, and within its playback rights (403, docs/api.md: Playback rights). A video that requires signed playback is served only with `?token=` (403 otherwise); playlists and the manifest then carry the token in the URLs they list. Segments take one Range (206; 416 past the end or for bytes=-0) and If-Range (a stale one, or a date, gets the whole segment).
          */
         get: operations["getStream"];
         put?: never;
@@ -1295,6 +1295,8 @@ export interface components {
             }[];
             isLive: boolean;
             signedPlayback: boolean | null;
+            /** @description The video's own playback windows setting; null: its organization's (docs/api.md, Playback rights) */
+            enforcePlaybackWindows: boolean | null;
             /**
              * @description uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)
              * @enum {string}
@@ -1348,6 +1350,8 @@ export interface components {
             isLive?: boolean;
             /** @description Extension: true, this video plays only with a playback token (docs/api.md "Signed playback"); false, never needs one; null (the default), as the organization's setting says */
             signedPlayback?: boolean | null;
+            /** @description Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default) */
+            enforcePlaybackWindows?: boolean | null;
             /** @description Extension: the size of every part but the last, in bytes, when the client wants smaller parts than the service's (a browser loses less to a reload): at least 5 MiB (R2's minimum); more than the service's own part size (the default) is taken down to it. contentUploadData.chunkSize answers what was taken. */
             chunkSize?: number;
         };
@@ -1451,6 +1455,8 @@ export interface components {
             isLive?: boolean;
             /** @description Extension: true, this video plays only with a playback token (docs/api.md "Signed playback"); false, never needs one; null (the default), as the organization's setting says */
             signedPlayback?: boolean | null;
+            /** @description Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default) */
+            enforcePlaybackWindows?: boolean | null;
         };
         Error: {
             /** @enum {string} */
@@ -1975,6 +1981,12 @@ export interface components {
             network: string | null;
             /** @description Events without a valid signed player token are refused */
             playerTokensRequired: boolean;
+            /** @description Media are served only while a syndication window of the video is open and covers the viewer's country (a video's own enforcePlaybackWindows overrides it) */
+            enforcePlaybackWindows: boolean;
+            /** @description Sites allowed to embed the player (CSP frame-ancestors) and to fetch the media (Referer/Origin); empty: every site */
+            allowedSites: string[];
+            /** @description Media requests without a Referer or Origin are refused */
+            referrerRequired: boolean;
             /** @description The statistics database holding its statistics: 0 is STATS_DB, n is STATS_DB_n */
             statsShard: number;
             createdAt: string;
@@ -2030,6 +2042,12 @@ export interface components {
             network?: string | null;
             /** @description Require signed player tokens on POST /v2/events */
             playerTokensRequired?: boolean;
+            /** @description Serve a video's media only while one of its syndication windows is open and covers the viewer's country */
+            enforcePlaybackWindows?: boolean;
+            /** @description Host names (example.com, or *.example.com for its subdomains) allowed to embed the player and fetch the media; [] for every site */
+            allowedSites?: string[];
+            /** @description Refuse media requests that carry neither Referer nor Origin (apps, direct links) */
+            referrerRequired?: boolean;
         };
         AdminCreateSubOrganization: {
             name: string;

@@ -1,11 +1,14 @@
 /**
- * ISO BMFF / QuickTime box primitives shared by the MP4 probe and the
- * fragment reader: the user-facing error type, bounds-checked reads inside a
- * buffer, child-box listing, and top-level box headers.
+ * ISO BMFF / QuickTime reading primitives, the one place every MP4 reader of the service (the
+ * probe, the fragment walk, the head scan, the HLS packager) reads boxes through: the
+ * user-facing error type, bounds-checked reads inside a buffer (`Bytes`) and a cursor over one
+ * box (`BoxCursor`), child-box listing, and top-level box headers. What each box holds is
+ * parsed in boxes.ts; the limits on untrusted counts and sizes are in limits.ts.
  *
  * Every length in the file is untrusted: any read outside the box it belongs
  * to ends in a MediaProbeError, never a RangeError.
  */
+import { MAX_CHILD_BOXES } from "./limits";
 
 /** A problem with the uploaded file itself. The message is shown to the user. */
 export class MediaProbeError extends Error {
@@ -21,12 +24,6 @@ export interface Box {
   start: number;
   end: number;
 }
-
-/**
- * A box holds a handful of children in a real file (a moov: its tracks; a moof: its trafs);
- * listing millions of tiny ones would take memory in proportion.
- */
-export const MAX_CHILD_BOXES = 10_000;
 
 /**
  * Parses consecutive boxes in [start, end). `max` stops early (used for
@@ -122,6 +119,82 @@ export class Bytes {
   fourcc(offset: number, box: Box): string {
     this.check(offset, 4, box);
     return fourcc(this.bytes, offset);
+  }
+}
+
+/**
+ * Reads the fields of one box in order: each read advances the cursor and must stay inside the
+ * box (else a MediaProbeError naming it).
+ */
+export class BoxCursor {
+  constructor(
+    private readonly b: Bytes,
+    readonly box: Box,
+    public at = box.start,
+  ) {}
+
+  /** Bytes left in the box after the cursor. */
+  get remaining(): number {
+    return this.box.end - this.at;
+  }
+
+  u8(): number {
+    const v = this.b.u8(this.at, this.box);
+    this.at += 1;
+    return v;
+  }
+
+  u16(): number {
+    const v = this.b.u16(this.at, this.box);
+    this.at += 2;
+    return v;
+  }
+
+  u32(): number {
+    const v = this.b.u32(this.at, this.box);
+    this.at += 4;
+    return v;
+  }
+
+  /** A 32-bit two's complement value (composition offsets, trun data_offset). */
+  i32(): number {
+    return this.u32() | 0;
+  }
+
+  u64(): number {
+    const v = this.b.u64(this.at, this.box);
+    this.at += 8;
+    return v;
+  }
+
+  /** 64-bit in a version 1 box, else 32-bit (times and offsets of mdhd, tfdt, elst, tfra…). */
+  uVersioned(version: number): number {
+    return version === 1 ? this.u64() : this.u32();
+  }
+
+  /** An unsigned integer of 1 to 4 bytes (tfra's variable-size fields). */
+  uint(size: number): number {
+    const v = readUintN(this.b, this.at, size, this.box);
+    this.at += size;
+    return v;
+  }
+
+  fourcc(): string {
+    const v = this.b.fourcc(this.at, this.box);
+    this.at += 4;
+    return v;
+  }
+
+  skip(n: number): this {
+    if (n > this.box.end - this.at) throw corrupt(this.box.type);
+    this.at += n;
+    return this;
+  }
+
+  /** A FullBox header: version (8 bits) and flags (24 bits). */
+  fullBoxHeader(): { version: number; flags: number } {
+    const word = this.u32();
+    return { version: word >>> 24, flags: word & 0xffffff };
   }
 }
 

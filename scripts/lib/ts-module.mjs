@@ -1,4 +1,4 @@
-// A TypeScript module of the bench (one that times the service's own code in Node, e.g.
+// A TypeScript module run in Node (a bench timing the service's own code, e.g.
 // bench/hls-cost.ts), bundled with esbuild into a temporary file and imported. The service's
 // modules may import `cloudflare:workers` (its `env`, for the statistics shards); in Node that
 // import is an empty `env`: the timed code must not reach a binding.
@@ -24,7 +24,7 @@ const workersStub = {
 
 /** Runs `use` with the module's exports; the bundle is removed afterwards. */
 export async function withTsModule(path, use) {
-  const dir = mkdtempSync(join(tmpdir(), "bench-ts-"));
+  const dir = mkdtempSync(join(tmpdir(), "evc-ts-"));
   try {
     const out = join(dir, `${basename(path, ".ts")}.mjs`);
     const bundled = await build({

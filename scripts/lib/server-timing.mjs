@@ -1,5 +1,5 @@
-// Server-Timing header parsing (RFC: `name;dur=1.2;desc="..."`, entries separated by commas;
-// fetch joins several Server-Timing headers with ", ").
+// Server-Timing header parsing for the benches and the tools (RFC: `name;dur=1.2;desc="..."`,
+// entries separated by commas; fetch joins several Server-Timing headers with ", ").
 //
 // The worker sends `d1;dur=<ms>;desc="rows_read=<n> rows_written=<n> queries=<n>"` and
 // `total;dur=<ms>`; parseD1Timing() turns that into numbers.

@@ -1,0 +1,99 @@
+// Playback rights, windows and geographies (docs/api.md "Playback rights"): a video whose
+// organization (or itself) enforces syndication windows at playback is served only while one of
+// its windows is open and covers the viewer's country. The two rules are the catalog's own
+// (db/syndications.ts windowOpenAt, windowCovers), applied by SQL; this file only reads them.
+import type { Db } from "../../db/client";
+import { windowsAt } from "../../db/syndications";
+import { alpha3 } from "../../shared/geo";
+
+/**
+ * A decision is kept in the isolate this long at most, never past a window's bound, and is
+ * dropped at once in the isolate that writes the video's windows.
+ */
+export const WINDOW_DECISION_TTL_MS = 30_000;
+const MAX_ENTRIES = 10_000;
+
+export type WindowDecision =
+  | { allowed: true }
+  | { allowed: false; reason: "not_open_yet" | "closed" | "country_not_covered"; message: string };
+
+const decisions = new Map<string, { decision: WindowDecision; until: number }>();
+
+/**
+ * May the video (its row id) be played now by a viewer in this country (alpha-2 from the
+ * request; null when unknown, covered only by windows for everywhere)? A video without any
+ * window is not restricted, as in its network's listings and feed files.
+ */
+export async function playbackWindowDecision(
+  db: Db,
+  contentId: number,
+  countryAlpha2: string | null,
+  nowMs: number,
+): Promise<WindowDecision> {
+  const country = alpha3(countryAlpha2);
+  const key = `${contentId}:${country ?? ""}`;
+  const cached = decisions.get(key);
+  if (cached && cached.until > nowMs) return cached.decision;
+  const now = new Date(nowMs).toISOString();
+  const windows = await windowsAt(db, contentId, now, country);
+  const decision = decide(windows, countryAlpha2, nowMs);
+  // Kept until the next window opens or closes, so a bound takes effect on time.
+  let until = nowMs + WINDOW_DECISION_TTL_MS;
+  for (const w of windows) {
+    for (const bound of [w.startTime, w.stopTime]) {
+      const at = bound === null ? Number.NaN : Date.parse(bound);
+      if (at > nowMs && at < until) until = at;
+    }
+  }
+  if (decisions.size >= MAX_ENTRIES) decisions.clear();
+  decisions.set(key, { decision, until });
+  return decision;
+}
+
+/** A write changed these videos' windows: decide again (catalogChanged calls it). */
+export function forgetWindowDecisions(contentIds: Iterable<number>): void {
+  const ids = new Set([...contentIds].map(String));
+  if (ids.size === 0) return;
+  for (const key of decisions.keys())
+    if (ids.has(key.slice(0, key.indexOf(":")))) decisions.delete(key);
+}
+
+function decide(
+  windows: { startTime: string; stopTime: string | null; open: number; covers: number }[],
+  countryAlpha2: string | null,
+  nowMs: number,
+): WindowDecision {
+  if (windows.length === 0 || windows.some((w) => w.open === 1 && w.covers === 1)) {
+    return { allowed: true };
+  }
+  const where = countryAlpha2 ? `country ${countryAlpha2}` : "an unknown country";
+  const covering = windows.filter((w) => w.covers === 1);
+  if (covering.length === 0) {
+    return {
+      allowed: false,
+      reason: "country_not_covered",
+      message: `this video may not be played in ${where}: no syndication window covers it`,
+    };
+  }
+  // Whether a window is open is the SQL rule's; which way a closed one is shut is only the message.
+  const opens = covering
+    .map((w) => w.startTime)
+    .filter((start) => Date.parse(start) > nowMs)
+    .sort()[0];
+  if (opens !== undefined) {
+    return {
+      allowed: false,
+      reason: "not_open_yet",
+      message: `this video's syndication window for ${where} is not open yet: it opens at ${opens}`,
+    };
+  }
+  const closed = covering
+    .map((w) => w.stopTime)
+    .filter((t): t is string => t !== null)
+    .sort();
+  return {
+    allowed: false,
+    reason: "closed",
+    message: `this video's syndication windows for ${where} are closed: the last closed at ${closed.at(-1)}`,
+  };
+}
