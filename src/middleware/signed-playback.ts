@@ -6,21 +6,14 @@
 // into a playlist's or manifest's URLs after the cache: a cached body never holds a token.
 import type { Context, MiddlewareHandler } from "hono";
 import { checkPlayback } from "../domain/playback/keys";
+import { requestPage } from "../domain/playback/sites";
 import type { AppEnv } from "../http/context";
 import { requestCountry } from "../http/request";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
 
 function referrerHost(c: Context<AppEnv>): string | null {
-  for (const header of ["Referer", "Origin"]) {
-    const value = c.req.header(header);
-    if (!value) continue;
-    try {
-      return new URL(value).host.toLowerCase();
-    } catch {
-      // a malformed header names no site
-    }
-  }
-  return null;
+  const page = requestPage({ referer: c.req.header("Referer"), origin: c.req.header("Origin") });
+  return page ? page.host.toLowerCase() : null;
 }
 
 /** The URIs an HLS playlist lists: its URI lines and URI="…" attributes (two passes, no split). */

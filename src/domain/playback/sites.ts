@@ -14,6 +14,14 @@ function urlOf(url: string | null | undefined): URL | null {
   }
 }
 
+/** The page a media request comes from: its Referer, else its Origin (null: neither names one). */
+export function requestPage(from: {
+  referer: string | null | undefined;
+  origin: string | null | undefined;
+}): URL | null {
+  return urlOf(from.referer) ?? urlOf(from.origin);
+}
+
 export function siteMatches(site: string, host: string): boolean {
   return site.startsWith("*.") ? host.endsWith(site.slice(1)) : host === site;
 }
@@ -28,7 +36,7 @@ export function siteDecision(
   from: { referer: string | null | undefined; origin: string | null | undefined },
   origins: Origins,
 ): SiteDecision {
-  const page = urlOf(from.referer) ?? urlOf(from.origin);
+  const page = requestPage(from);
   if (page === null) {
     return rights.referrerRequired
       ? {
