@@ -338,7 +338,7 @@ async function consumerRun(url, inputs, logs, beacons) {
       : null,
     rowsWrittenPerBatchP50: median(pick("d1_rows_written")),
     batchMsP50: median(pick("duration_ms")),
-    eventsPerSecondFolding: busyMs
+    eventsPerSecondTallying: busyMs
       ? round((batches.reduce((n, b) => n + b.events, 0) / busyMs) * 1000, 0)
       : null,
   };
@@ -753,7 +753,7 @@ async function main() {
             { title: "queued in s", value: () => consumer.queuedSeconds },
             { title: "all counted after s", value: () => consumer.drainedSeconds },
             { title: "events/s end to end", value: () => consumer.eventsPerSecondEndToEnd },
-            { title: "events/s while folding", value: () => consumer.eventsPerSecondFolding },
+            { title: "events/s while tallying", value: () => consumer.eventsPerSecondTallying },
             { title: "queue batches", value: () => consumer.batches },
             { title: "messages/batch p50", value: () => consumer.messagesPerBatchP50 },
             {

@@ -1,7 +1,7 @@
 // Rebuilds the statistics totals (<kind>_day_totals, <kind>_month_totals, <kind>_org_day_totals,
 // <kind>_running_totals, <kind>_totals_keys)
 // from the daily rows of the statistics database (binding STATS_DB). The queue consumer keeps
-// them in the transaction that writes the rows (src/domain/stats/fold.ts); rows that arrive any
+// them in the transaction that writes the rows (src/domain/stats/tally.ts); rows that arrive any
 // other way — the bulk statistics of the benchmark, or rows copied from the catalog database
 // when upgrading a deployment from before the statistics database (docs/operations.md) — need
 // their totals summed once.

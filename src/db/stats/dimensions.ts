@@ -1,5 +1,5 @@
 // The distinct free-form dimension values seen per organization and day, for the cardinality
-// caps (domain/stats/fold.ts decides; this reads and writes the bookkeeping). A consumer batch
+// caps (domain/stats/tally.ts decides; this reads and writes the bookkeeping). A consumer batch
 // mixes organizations, so every value carries its organization.
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";

@@ -13,7 +13,7 @@ export async function deleteViewerRows(
     "fingerprint" in who
       ? eq(viewerStats.fingerprint, who.fingerprint)
       : eq(viewerStats.tputHash, who.tputHash);
-  // The per-client caps' bookkeeping holds the same identifier for a few days (fold.ts): it goes too.
+  // The per-client caps' bookkeeping holds the same identifier for a few days (tally.ts): it goes too.
   const dimension = "fingerprint" in who ? "fingerprint@%" : "tput@%";
   const value = "fingerprint" in who ? who.fingerprint : who.tputHash;
   const [result] = await db.batch([

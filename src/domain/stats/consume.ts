@@ -29,11 +29,11 @@ import {
 import { invalid } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
 import {
-  foldBatch,
-  type FoldLimits,
+  tallyBatch,
+  type CapLimits,
   type OrganizationEvents,
   type OrganizationOutcome,
-} from "./fold";
+} from "./tally";
 import {
   decodeEventMessage,
   messageIdPrefix,
@@ -107,7 +107,7 @@ interface ReadMessage extends DecodedMessage {
 export async function consumeEventMessages(
   db: Db,
   delivered: Delivered[],
-  limits: FoldLimits,
+  limits: CapLimits,
   now: Date,
 ): Promise<ConsumeReport> {
   const byId = new Map<string, ReadMessage>();
@@ -195,7 +195,7 @@ async function countInShard(
   messages: ReadMessage[],
   orgs: Map<number, OrganizationWithNetwork>,
   moves: Map<number, StatsMove>,
-  limits: FoldLimits,
+  limits: CapLimits,
   now: Date,
 ) {
   const statsDb = statsShard(db, shard);
@@ -241,7 +241,7 @@ async function countInShard(
     }
   }
   const organizations = fresh.length
-    ? await foldBatch(
+    ? await tallyBatch(
         db,
         statsDb,
         fresh.map((r) => ({ id: r.message.id, organizationId: r.message.organizationId })),

@@ -1,7 +1,7 @@
 // The request side of event ingestion: each event of a batch judged on its own against the
 // contract and the time window, and normalized into what its rollup rows need. Nothing here
 // reads the database; what needs it (content keys, the cardinality caps) is the queue
-// consumer's (fold.ts).
+// consumer's (tally.ts).
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import { statsEvent } from "../../schemas/events";
 import { counterTarget, NONE, type CounterTarget } from "../../shared/counters";

@@ -1,6 +1,6 @@
 // Event ingestion (POST /v2/events), the request's part: a batch is normalized (events.ts:
 // shape, time window, player token scope) and its accepted events are put on the event queue;
-// the queue consumer (consume.ts, fold.ts) checks content keys and the cardinality caps and
+// the queue consumer (consume.ts, tally.ts) checks content keys and the cardinality caps and
 // counts them. No database write happens in the request. The answer counts the events queued
 // and lists every refused one with why.
 import type { OrganizationWithNetwork } from "../../db/organizations";

@@ -12,7 +12,7 @@ import {
 import { dimensionCount } from "../../db/stats/dimensions";
 import { deadLetterCount, ingestionDaysOf } from "../../db/stats/ingestion";
 import { DAY_MS, utcDay } from "../../shared/dates";
-import { VIEWERS_DIMENSION } from "./fold";
+import { VIEWERS_DIMENSION } from "./tally";
 import type { IngestionCeilings } from "./ceilings";
 
 export async function ingestionStatus(

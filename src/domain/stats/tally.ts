@@ -1,5 +1,5 @@
 // The database side of event ingestion, run by the queue consumer on a batch of messages: the
-// events whose content key is their organization's (or its network's) are folded into the rows
+// events whose content key is their organization's (or its network's) are tallied into the rows
 // they touch — the daily rollups and their totals per content key and day, per content key and
 // month, per organization and day, and the running totals per content key — with one upsert per
 // table (per 500 distinct rows; two statements for the running totals), in one
@@ -14,6 +14,9 @@
 // new viewer (ip + fingerprint + tput) is counted as `other` in all three. Batches that run at
 // the same time decide on the same counts, so a cap may be passed by the new values of
 // concurrent batches; the counters stay exact either way.
+//
+// Two words: to *tally* a batch is to add its events to the counters (tallyBatch); a value is
+// *folded* when a cap counts it as `other` (the figures `valuesFolded`, `viewersFolded`).
 import { runBatch, type Db } from "../../db/client";
 import { playableContentKeys } from "../../db/content";
 import type { OrganizationWithNetwork } from "../../db/organizations";
@@ -42,7 +45,8 @@ import type { Plan } from "../../shared/vocabulary";
 import type { CountedEvent } from "./events";
 import type { Refused } from "./queued-events";
 
-export interface FoldLimits {
+/** The cardinality caps a batch is tallied under. */
+export interface CapLimits {
   valuesPerDay: number;
   viewerIdsPerIp: number;
   /** The organization's ceiling on new viewers per UTC day (by plan). */
@@ -175,7 +179,7 @@ function write(e: CountedEvent, field: keyof Capped, value: string): void {
 async function applyCaps(
   statsDb: StatsDb,
   events: BatchEvent[],
-  limits: FoldLimits,
+  limits: CapLimits,
   plans: Map<number, Plan>,
 ) {
   const capOf = (dimension: string) =>
@@ -310,12 +314,12 @@ function addToRollups(rollups: Map<Rollup, RollupIncrements>, e: BatchEvent): vo
  * records the messages' ids (a plain INSERT: the batch fails, counting nothing, when another
  * delivery recorded one of them first).
  */
-export async function foldBatch(
+export async function tallyBatch(
   db: Db,
   statsDb: StatsDb,
   messages: { id: string; organizationId: number }[],
   byOrganization: OrganizationEvents[],
-  limits: FoldLimits,
+  limits: CapLimits,
   now: Date,
 ): Promise<OrganizationOutcome[]> {
   const playable = await Promise.all(
