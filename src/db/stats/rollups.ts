@@ -69,25 +69,41 @@ export type TotalsKeysTable =
   | typeof viewerTotalsKeys
   | typeof ecommerceTotalsKeys;
 
-/** A table of counters: its key (the upsert's conflict target, organization id first) and counters. */
-export interface CounterTable<T extends SQLiteTable = SQLiteTable> {
+/** A key's columns by name (organization id first): the upsert's conflict target. */
+export type KeyColumns = Record<string, SQLiteColumn>;
+
+/** A table of counters: its key and counters. */
+export interface CounterTable<
+  T extends SQLiteTable = SQLiteTable,
+  K extends KeyColumns = KeyColumns,
+> {
   table: T;
-  key: SQLiteColumn[];
+  key: K;
   counters: readonly string[];
 }
+
+/**
+ * The values of a row's key, by the names of the table's key columns: a missing, extra or
+ * misnamed column is a type error, and no value depends on its position.
+ */
+export type KeyOf<C extends { key: KeyColumns }> = { [P in keyof C["key"]]: string | number };
+
+type DayKey = { organizationId: SQLiteColumn; date: SQLiteColumn; contentKey: SQLiteColumn };
+type MonthKey = { organizationId: SQLiteColumn; month: SQLiteColumn; contentKey: SQLiteColumn };
+type OrgDayKey = { organizationId: SQLiteColumn; date: SQLiteColumn };
 
 /**
  * A daily rollup and its totals: per content key and day, per content key and month, per
  * organization and day, and running per content key (written from the day totals' increments:
  * addToRunningTotals).
  */
-export interface Rollup extends CounterTable<StatsTable> {
+export interface Rollup<K extends KeyColumns = KeyColumns> extends CounterTable<StatsTable, K> {
   name: "video" | "ad" | "viewer" | "ecommerce";
   totals: {
-    day: CounterTable<DayTotalsTable>;
-    month: CounterTable<MonthTotalsTable>;
-    orgDay: CounterTable<OrgDayTotalsTable>;
-    running: CounterTable<RunningTotalsTable>;
+    day: CounterTable<DayTotalsTable, DayKey>;
+    month: CounterTable<MonthTotalsTable, MonthKey>;
+    orgDay: CounterTable<OrgDayTotalsTable, OrgDayKey>;
+    running: CounterTable<RunningTotalsTable, DayKey>;
     /** The content keys with running totals and the days they span. */
     keys: TotalsKeysTable;
   };
@@ -101,15 +117,28 @@ function totalsOf(
   running: RunningTotalsTable,
   keys: TotalsKeysTable,
 ): Rollup["totals"] {
+  const { organizationId, date, contentKey } = running;
   return {
-    day: { table: day, key: [day.organizationId, day.date, day.contentKey], counters },
-    month: { table: month, key: [month.organizationId, month.month, month.contentKey], counters },
-    orgDay: { table: orgDay, key: [orgDay.organizationId, orgDay.date], counters },
-    running: {
-      table: running,
-      key: [running.organizationId, running.contentKey, running.date],
+    day: {
+      table: day,
+      key: { organizationId: day.organizationId, date: day.date, contentKey: day.contentKey },
       counters,
     },
+    month: {
+      table: month,
+      key: {
+        organizationId: month.organizationId,
+        month: month.month,
+        contentKey: month.contentKey,
+      },
+      counters,
+    },
+    orgDay: {
+      table: orgDay,
+      key: { organizationId: orgDay.organizationId, date: orgDay.date },
+      counters,
+    },
+    running: { table: running, key: { organizationId, date, contentKey }, counters },
     keys,
   };
 }
@@ -118,14 +147,14 @@ export const ROLLUPS = {
   video: {
     name: "video",
     table: videoStats,
-    key: [
-      videoStats.organizationId,
-      videoStats.date,
-      videoStats.contentKey,
-      videoStats.country,
-      videoStats.videoDeviceType,
-      videoStats.videoPlayerId,
-    ],
+    key: {
+      organizationId: videoStats.organizationId,
+      date: videoStats.date,
+      contentKey: videoStats.contentKey,
+      country: videoStats.country,
+      videoDeviceType: videoStats.videoDeviceType,
+      videoPlayerId: videoStats.videoPlayerId,
+    },
     counters: VIDEO_COUNTERS,
     totals: totalsOf(
       VIDEO_COUNTERS,
@@ -139,17 +168,17 @@ export const ROLLUPS = {
   ad: {
     name: "ad",
     table: adStats,
-    key: [
-      adStats.organizationId,
-      adStats.date,
-      adStats.contentKey,
-      adStats.adCountry,
-      adStats.adCreative,
-      adStats.adDeviceType,
-      adStats.adPlayerId,
-      adStats.adPosition,
-      adStats.adSystem,
-    ],
+    key: {
+      organizationId: adStats.organizationId,
+      date: adStats.date,
+      contentKey: adStats.contentKey,
+      adCountry: adStats.adCountry,
+      adCreative: adStats.adCreative,
+      adDeviceType: adStats.adDeviceType,
+      adPlayerId: adStats.adPlayerId,
+      adPosition: adStats.adPosition,
+      adSystem: adStats.adSystem,
+    },
     counters: AD_COUNTERS,
     totals: totalsOf(
       AD_COUNTERS,
@@ -163,17 +192,17 @@ export const ROLLUPS = {
   viewer: {
     name: "viewer",
     table: viewerStats,
-    key: [
-      viewerStats.organizationId,
-      viewerStats.date,
-      viewerStats.contentKey,
-      viewerStats.country,
-      viewerStats.deviceType,
-      viewerStats.ip,
-      viewerStats.fingerprint,
-      viewerStats.tputHash,
-      viewerStats.adPosition,
-    ],
+    key: {
+      organizationId: viewerStats.organizationId,
+      date: viewerStats.date,
+      contentKey: viewerStats.contentKey,
+      country: viewerStats.country,
+      deviceType: viewerStats.deviceType,
+      ip: viewerStats.ip,
+      fingerprint: viewerStats.fingerprint,
+      tputHash: viewerStats.tputHash,
+      adPosition: viewerStats.adPosition,
+    },
     counters: VIEWER_COUNTERS,
     totals: totalsOf(
       VIEWER_COUNTERS,
@@ -187,13 +216,13 @@ export const ROLLUPS = {
   ecommerce: {
     name: "ecommerce",
     table: ecommerceStats,
-    key: [
-      ecommerceStats.organizationId,
-      ecommerceStats.date,
-      ecommerceStats.contentKey,
-      ecommerceStats.ecommerceKey,
-      ecommerceStats.deviceType,
-    ],
+    key: {
+      organizationId: ecommerceStats.organizationId,
+      date: ecommerceStats.date,
+      contentKey: ecommerceStats.contentKey,
+      ecommerceKey: ecommerceStats.ecommerceKey,
+      deviceType: ecommerceStats.deviceType,
+    },
     counters: ECOMMERCE_COUNTERS,
     totals: totalsOf(
       ECOMMERCE_COUNTERS,
@@ -218,9 +247,11 @@ export const tablesOf = (r: Rollup) => [
   r.totals.keys,
 ];
 
-/** One aggregated row to add: its key values (in CounterTable.key order) and counter increments. */
-export interface CounterIncrement {
-  key: (string | number)[];
+/** One aggregated row to add: its key values and counter increments. */
+export interface CounterIncrement<
+  K extends Record<string, string | number> = Record<string, string | number>,
+> {
+  key: K;
   counters: Record<string, number>;
 }
 
@@ -243,10 +274,10 @@ const ROWS_PER_STATEMENT = 500;
  * insert as 0. Keys must be distinct (aggregate first): one statement may not update a row
  * twice. (`WHERE true` resolves SQLite's INSERT ... SELECT ... ON CONFLICT parsing ambiguity.)
  */
-export function upsertIncrements(
+export function upsertIncrements<T extends CounterTable>(
   db: StatsDb,
-  target: CounterTable,
-  increments: CounterIncrement[],
+  target: T,
+  increments: CounterIncrement<KeyOf<T>>[],
 ): BatchItem<"sqlite">[] {
   const statements: BatchItem<"sqlite">[] = [];
   for (let i = 0; i < increments.length; i += ROWS_PER_STATEMENT) {
@@ -263,9 +294,15 @@ function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncre
   const used = target.counters.filter((name) =>
     increments.some((r) => (r.counters[name] ?? 0) !== 0),
   );
-  const position = new Map([...target.key.map((c) => c.name), ...used].map((name, i) => [name, i]));
+  const keyNames = Object.keys(target.key);
+  const keyColumns = Object.values(target.key);
+  // Each row travels as [...its key values, ...the used counters' increments].
+  const position = new Map([...keyColumns.map((c) => c.name), ...used].map((name, i) => [name, i]));
   const data = JSON.stringify(
-    increments.map((r) => [...r.key, ...used.map((name) => r.counters[name] ?? 0)]),
+    increments.map((r) => [
+      ...keyNames.map((k) => r.key[k]),
+      ...used.map((name) => r.counters[name] ?? 0),
+    ]),
   );
   // Drizzle's insert-select lists every column in table order: the SELECT must too.
   const columns = Object.values(getTableColumns(target.table)) as SQLiteColumn[];
@@ -278,12 +315,12 @@ function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncre
   );
   return insertInto(db, target.table)
     .select(sql`select ${sql.join(values, sql`, `)} from json_each(${data}) where true`)
-    .onConflictDoUpdate({ target: target.key, set });
+    .onConflictDoUpdate({ target: keyColumns, set });
 }
 
 /**
- * The statements that add a day totals table's increments (keys [organization, date, content
- * key]) to the running totals, per ROWS_PER_STATEMENT increments:
+ * The statements that add a day totals table's increments (keyed by organization, date and
+ * content key) to the running totals, per ROWS_PER_STATEMENT increments:
  *
  * 0. each key's first and last day (totals keys) take in the increments' days;
  * 1. each (key, day) without a row gets one holding the key's running totals before that day
@@ -298,7 +335,7 @@ function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncre
 export function addToRunningTotals(
   db: StatsDb,
   totals: Rollup["totals"],
-  dayIncrements: CounterIncrement[],
+  dayIncrements: CounterIncrement<KeyOf<Rollup["totals"]["day"]>>[],
 ): BatchItem<"sqlite">[] {
   const { running, keys } = totals;
   const t = sql.identifier(getTableName(running.table));
@@ -311,7 +348,12 @@ export function addToRunningTotals(
     );
     // [organization, date, content key, ...the used counters' increments]
     const data = JSON.stringify(
-      chunk.map((r) => [...r.key, ...used.map((name) => r.counters[name] ?? 0)]),
+      chunk.map(({ key, counters }) => [
+        key.organizationId,
+        key.date,
+        key.contentKey,
+        ...used.map((name) => counters[name] ?? 0),
+      ]),
     );
     // Drizzle's insert-select lists every column in table order (organization, key, date, counters).
     const insert = () => insertInto(db, running.table);
@@ -360,7 +402,7 @@ export function addToRunningTotals(
             group by r.organization_id, r.content_key, r.date`,
         )
         .onConflictDoUpdate({
-          target: running.key,
+          target: Object.values(running.key),
           set: Object.fromEntries(used.map((n) => [n, sql`${c(n)} + excluded.${c(n)}`])),
         }),
     );

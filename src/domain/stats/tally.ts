@@ -36,6 +36,7 @@ import {
   upsertIncrements,
   type CounterIncrement,
   type CounterTable,
+  type KeyOf,
   type Rollup,
 } from "../../db/stats/rollups";
 import { addressBucket } from "../../shared/client-address";
@@ -84,12 +85,16 @@ export interface OrganizationOutcome {
 type BatchEvent = CountedEvent & { organizationId: number };
 
 /** Sums increments per row key, so each row is written once per batch. */
-class Increments {
-  private rows = new Map<string, CounterIncrement>();
-  constructor(readonly target: CounterTable) {}
+class Increments<T extends CounterTable> {
+  private rows = new Map<string, CounterIncrement<KeyOf<T>>>();
+  private readonly keyNames: string[];
+  constructor(readonly target: T) {
+    this.keyNames = Object.keys(target.key);
+  }
 
-  add(key: (string | number)[], counter: string): void {
-    const id = JSON.stringify(key);
+  add(key: KeyOf<T>, counter: string): void {
+    const values: Record<string, string | number> = key;
+    const id = JSON.stringify(this.keyNames.map((k) => values[k]));
     let row = this.rows.get(id);
     if (!row) this.rows.set(id, (row = { key, counters: {} }));
     row.counters[counter] = (row.counters[counter] ?? 0) + 1;
@@ -98,30 +103,35 @@ class Increments {
   values() {
     return [...this.rows.values()];
   }
+
+  upserts(statsDb: StatsDb) {
+    return upsertIncrements(statsDb, this.target, this.values());
+  }
 }
 
 /** The increments of a rollup and of its three totals, added together. */
-class RollupIncrements {
-  readonly rows: Increments;
-  readonly day: Increments;
-  readonly month: Increments;
-  readonly orgDay: Increments;
-  constructor(rollup: Rollup) {
+class RollupIncrements<R extends Rollup> {
+  readonly rows: Increments<R>;
+  readonly day: Increments<Rollup["totals"]["day"]>;
+  readonly month: Increments<Rollup["totals"]["month"]>;
+  readonly orgDay: Increments<Rollup["totals"]["orgDay"]>;
+  constructor(rollup: R) {
     this.rows = new Increments(rollup);
     this.day = new Increments(rollup.totals.day);
     this.month = new Increments(rollup.totals.month);
     this.orgDay = new Increments(rollup.totals.orgDay);
   }
 
-  add(rowKey: (string | number)[], e: BatchEvent, counter: string): void {
+  add(rowKey: KeyOf<R>, e: BatchEvent, counter: string): void {
+    const { organizationId, day: date, contentKey } = e;
     this.rows.add(rowKey, counter);
-    this.day.add([e.organizationId, e.day, e.contentKey], counter);
-    this.month.add([e.organizationId, e.day.slice(0, 7), e.contentKey], counter);
-    this.orgDay.add([e.organizationId, e.day], counter);
+    this.day.add({ organizationId, date, contentKey }, counter);
+    this.month.add({ organizationId, month: date.slice(0, 7), contentKey }, counter);
+    this.orgDay.add({ organizationId, date }, counter);
   }
 
-  all(): Increments[] {
-    return [this.rows, this.day, this.month, this.orgDay];
+  upserts(statsDb: StatsDb) {
+    return [this.rows, this.day, this.month, this.orgDay].flatMap((inc) => inc.upserts(statsDb));
   }
 }
 
@@ -260,48 +270,54 @@ async function admit<U extends { e: BatchEvent; v: DimensionValue }>(
   return { fresh: [...admitted.values()], folded };
 }
 
-function addToRollups(rollups: Map<Rollup, RollupIncrements>, e: BatchEvent): void {
-  const of = (r: Rollup) => rollups.get(r) ?? rollups.set(r, new RollupIncrements(r)).get(r)!;
-  const { target, day, contentKey, organizationId: org } = e;
+function addToRollups(rollups: Map<Rollup, RollupIncrements<Rollup>>, e: BatchEvent): void {
+  const of = <R extends Rollup>(r: R) =>
+    (rollups.get(r) ?? rollups.set(r, new RollupIncrements(r)).get(r)!) as RollupIncrements<R>;
+  const { target, day: date, contentKey, organizationId } = e;
+  const common = { organizationId, date, contentKey };
   if (target.kind === "video") {
     of(ROLLUPS.video).add(
-      [org, day, contentKey, e.country3, e.device, e.playerId],
+      {
+        ...common,
+        country: e.country3,
+        videoDeviceType: e.device,
+        videoPlayerId: e.playerId,
+      },
       e,
       target.counter,
     );
   } else if (target.kind === "ad") {
     of(ROLLUPS.ad).add(
-      [
-        org,
-        day,
-        contentKey,
-        e.country2,
-        e.adCreative,
-        e.device,
-        e.playerId,
-        e.adPosition,
-        e.adSystem,
-      ],
+      {
+        ...common,
+        adCountry: e.country2,
+        adCreative: e.adCreative,
+        adDeviceType: e.device,
+        adPlayerId: e.playerId,
+        adPosition: e.adPosition,
+        adSystem: e.adSystem,
+      },
       e,
       target.counter,
     );
   } else {
-    of(ROLLUPS.ecommerce).add([org, day, contentKey, e.ecommerceKey, e.device], e, target.counter);
+    of(ROLLUPS.ecommerce).add(
+      { ...common, ecommerceKey: e.ecommerceKey, deviceType: e.device },
+      e,
+      target.counter,
+    );
   }
   if (target.viewerCounter && e.viewer) {
-    const adPosition = target.kind === "ad" ? e.adPosition : NONE;
     of(ROLLUPS.viewer).add(
-      [
-        org,
-        day,
-        contentKey,
-        e.country3,
-        e.device,
-        e.viewer.ip,
-        e.viewer.fingerprint,
-        e.viewer.tputHash,
-        adPosition,
-      ],
+      {
+        ...common,
+        country: e.country3,
+        deviceType: e.device,
+        ip: e.viewer.ip,
+        fingerprint: e.viewer.fingerprint,
+        tputHash: e.viewer.tputHash,
+        adPosition: target.kind === "ad" ? e.adPosition : NONE,
+      },
       e,
       target.viewerCounter,
     );
@@ -360,13 +376,13 @@ export async function tallyBatch(
     o.viewersFolded = viewersFolded.get(o.organizationId) ?? 0;
   }
 
-  const rollups = new Map<Rollup, RollupIncrements>();
+  const rollups = new Map<Rollup, RollupIncrements<Rollup>>();
   for (const e of counted) addToRollups(rollups, e);
   const upserts = ROLLUP_LIST.flatMap((r) => {
     const increments = rollups.get(r);
     if (!increments) return [];
     return [
-      ...increments.all().flatMap((inc) => upsertIncrements(statsDb, inc.target, inc.values())),
+      ...increments.upserts(statsDb),
       ...addToRunningTotals(statsDb, r.totals, increments.day.values()),
     ];
   });
