@@ -12,14 +12,20 @@
 // Per run one SQL file, i.e. one transaction: the totals of the organizations are deleted and
 // summed again, never half done. A large deployed database may need --orgs in parts (D1 stops a
 // statement after 30 s).
+//
+// The SQL is not written here: the worker's own totals rule (src/db/stats/totals-rule.ts
+// rebuildTotalsSql, from the rollup definitions in rollups.ts) is bundled with esbuild when the
+// script runs (Node 20 does not import .ts), so the rule, the tables and the counters have one
+// home.
 import { rmSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { d1ExecFile, d1Query } from "./bulk/d1.mjs";
+import { withTsModule } from "../bench/lib/ts-module.mjs";
+import { d1ExecFile } from "./bulk/d1.mjs";
 
-/** The daily rows of each kind of statistics. */
+/** The kinds of statistics, each with its daily rows `<kind>_stats` (src/db/stats/rollups.ts). */
 export const ROLLUPS = {
   video: "video_stats",
   ad: "ad_stats",
@@ -27,46 +33,11 @@ export const ROLLUPS = {
   ecommerce: "ecommerce_stats",
 };
 
-/**
- * The counters of each kind, read from the database itself (the columns of its organization-day
- * totals but the key), so a counter added to the schema is summed without touching this script.
- */
-export async function totalsCounters(d1) {
-  const kinds = Object.keys(ROLLUPS);
-  const results = await d1Query(
-    kinds.map((k) => `SELECT name FROM pragma_table_info('${k}_org_day_totals');`).join("\n"),
-    d1,
-  );
-  return Object.fromEntries(
-    kinds.map((k, i) => [
-      k,
-      results[i].map((r) => r.name).filter((n) => n !== "organization_id" && n !== "date"),
-    ]),
-  );
-}
+const TOTALS_RULE = fileURLToPath(new URL("../src/db/stats/totals-rule.ts", import.meta.url));
 
 /** SQL that replaces the totals of these organization ids (all organizations if null) with the sums of their rows. */
-export function totalsSql(counters, orgIds = null) {
-  if (orgIds !== null && orgIds.length === 0) return [];
-  const where =
-    orgIds === null ? "" : `WHERE organization_id IN (${orgIds.map(Number).join(", ")})`;
-  return Object.entries(ROLLUPS).flatMap(([kind, table]) => {
-    const cols = counters[kind].join(", ");
-    const sums = counters[kind].map((c) => `sum(${c})`).join(", ");
-    return [
-      `DELETE FROM ${kind}_day_totals ${where};`,
-      `DELETE FROM ${kind}_month_totals ${where};`,
-      `DELETE FROM ${kind}_org_day_totals ${where};`,
-      `DELETE FROM ${kind}_running_totals ${where};`,
-      `DELETE FROM ${kind}_totals_keys ${where};`,
-      `INSERT INTO ${kind}_day_totals (organization_id, date, content_key, ${cols}) SELECT organization_id, date, content_key, ${sums} FROM ${table} ${where} GROUP BY organization_id, date, content_key;`,
-      `INSERT INTO ${kind}_month_totals (organization_id, month, content_key, ${cols}) SELECT organization_id, substr(date, 1, 7), content_key, ${sums} FROM ${table} ${where} GROUP BY organization_id, substr(date, 1, 7), content_key;`,
-      `INSERT INTO ${kind}_org_day_totals (organization_id, date, ${cols}) SELECT organization_id, date, ${sums} FROM ${table} ${where} GROUP BY organization_id, date;`,
-      // Each key's day totals summed up to each of its days (schema.ts runningTotals).
-      `INSERT INTO ${kind}_running_totals (organization_id, content_key, date, ${cols}) SELECT organization_id, content_key, date, ${counters[kind].map((c) => `sum(${c}) OVER w`).join(", ")} FROM ${kind}_day_totals ${where} WINDOW w AS (PARTITION BY organization_id, content_key ORDER BY date ROWS UNBOUNDED PRECEDING);`,
-      `INSERT INTO ${kind}_totals_keys (organization_id, content_key, first_date, last_date) SELECT organization_id, content_key, min(date), max(date) FROM ${kind}_day_totals ${where} GROUP BY organization_id, content_key;`,
-    ];
-  });
+export async function totalsSql(orgIds = null) {
+  return withTsModule(TOTALS_RULE, (rule) => rule.rebuildTotalsSql(orgIds));
 }
 
 /** The binding of statistics shard `shard` (docs/statistics.md "Shards"). */
@@ -75,7 +46,7 @@ export const shardBinding = (shard) => (shard ? `STATS_DB_${shard}` : "STATS_DB"
 /** Rebuilds the totals of one shard in one transaction (one SQL file). */
 export async function rebuildTotals({ orgIds = null, persistTo, remote = false, shard = 0 } = {}) {
   const d1 = { persistTo, remote, binding: shardBinding(shard) };
-  const statements = totalsSql(await totalsCounters(d1), orgIds);
+  const statements = await totalsSql(orgIds);
   if (statements.length === 0) return;
   const dir = mkdtempSync(join(tmpdir(), "video-catalog-totals-"));
   try {

@@ -3,7 +3,8 @@
 // months go through the consumer, then every figure read from the totals (E7 summary, detailed
 // and daily, E9's ranking and its rows without dimensions) is compared with the same figure
 // summed from the flat reports (E8, E10, E11, E12), over ranges that start and end inside months
-// and on their edges; and the tables themselves are compared with GROUP BY over the rollups.
+// and on their edges; and the tables themselves are compared with the totals rule
+// (src/db/stats/totals-rule.ts: GROUP BY over the rollups, a window for the running totals).
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
@@ -14,6 +15,8 @@ import {
   VIDEO_COUNTERS,
   VIEWER_COUNTERS,
 } from "../src/shared/counters";
+import { ROLLUP_LIST } from "../src/db/stats/rollups";
+import { rebuildTotalsSql, totalsDefinitions } from "../src/db/stats/totals-rule";
 import { utcDay } from "../src/shared/dates";
 import { callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, organizationId, report } from "./fixtures/stats";
@@ -168,39 +171,17 @@ const RANGES: [string, string][] = [
 
 describe("totals equal the sums of the daily rows", () => {
   it("in the tables themselves, for every rollup", async () => {
-    const rollups: [string, readonly string[]][] = [
-      ["video", VIDEO_COUNTERS],
-      ["ad", AD_COUNTERS],
-      ["viewer", VIEWER_COUNTERS],
-      ["ecommerce", ECOMMERCE_COUNTERS],
-    ];
-    for (const [name, counters] of rollups) {
-      const sums = counters.map((c) => `sum(${c})`).join(", ");
-      const cols = counters.join(", ");
-      const forms: [string, string][] = [
-        [
-          `select date, content_key, ${sums} from ${name}_stats where organization_id = ?1 group by date, content_key`,
-          `select date, content_key, ${cols} from ${name}_day_totals where organization_id = ?1`,
+    for (const rollup of ROLLUP_LIST) {
+      const { name } = rollup;
+      // The rule's rows from the daily rows (the running totals: each key's daily sums added up
+      // to each of its days; events of earlier days arrived after later ones: the batches' days
+      // are random) against the tables the consumer kept.
+      const forms = Object.values(totalsDefinitions(rollup, "where organization_id = ?1")).map(
+        (d): [string, string] => [
+          d.select,
+          `select ${d.columns.join(", ")} from ${d.table} where organization_id = ?1`,
         ],
-        [
-          `select substr(date, 1, 7), content_key, ${sums} from ${name}_stats where organization_id = ?1 group by 1, 2`,
-          `select month, content_key, ${cols} from ${name}_month_totals where organization_id = ?1`,
-        ],
-        [
-          `select date, ${sums} from ${name}_stats where organization_id = ?1 group by date`,
-          `select date, ${cols} from ${name}_org_day_totals where organization_id = ?1`,
-        ],
-        // Running totals: each key's daily sums added up to each of its days (events of earlier
-        // days arrived after later ones: the batches' days are random).
-        [
-          `select content_key, date, ${counters.map((c) => `sum(${c}) over w`).join(", ")} from (select date, content_key, ${counters.map((c) => `sum(${c}) as ${c}`).join(", ")} from ${name}_stats where organization_id = ?1 group by date, content_key) window w as (partition by content_key order by date rows unbounded preceding)`,
-          `select content_key, date, ${cols} from ${name}_running_totals where organization_id = ?1`,
-        ],
-        [
-          `select content_key, min(date), max(date) from ${name}_stats where organization_id = ?1 group by content_key`,
-          `select content_key, first_date, last_date from ${name}_totals_keys where organization_id = ?1`,
-        ],
-      ];
+      );
       for (const [fromRows, fromTotals] of forms) {
         const stats = await statsD1(org);
         const count = await stats
@@ -330,5 +311,26 @@ describe("totals equal the sums of the daily rows", () => {
         );
       }
     }
+  });
+
+  it("rebuilt from the daily rows by scripts/stats-totals.mjs's SQL, unchanged", async () => {
+    const stats = await statsD1(org);
+    const tables = ROLLUP_LIST.flatMap((r) => Object.values(totalsDefinitions(r)));
+    const snapshot = () =>
+      Promise.all(
+        tables.map(async (d) => {
+          const { results } = await stats
+            .prepare(
+              `select ${d.columns.join(", ")} from ${d.table} where organization_id = ?1 order by ${d.columns.slice(0, 3).join(", ")}`,
+            )
+            .bind(orgId)
+            .all();
+          return [d.table, results] as const;
+        }),
+      );
+    const kept = await snapshot();
+    expect(kept.every(([, rows]) => rows.length > 0)).toBe(true);
+    await stats.batch(rebuildTotalsSql([orgId]).map((q) => stats.prepare(q)));
+    expect(await snapshot(), `seed ${SEED}`).toEqual(kept);
   });
 });
