@@ -21,6 +21,7 @@ import {
   type MoveStatus,
 } from "../src/domain/stats/shard-moves";
 import worker from "../src/index";
+import { DAY_MS, utcDay } from "../src/shared/dates";
 import {
   admin,
   callJson,
@@ -40,8 +41,7 @@ import {
 } from "./fixtures/stats";
 
 const SHARDS = () => [env.STATS_DB, env.STATS_DB_1!];
-const DAY_MS = 86_400_000;
-const dayAgo = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().slice(0, 10);
+const dayAgo = (n: number) => utcDay(Date.now() - n * DAY_MS);
 
 let deliveries = 0;
 

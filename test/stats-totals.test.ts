@@ -17,7 +17,7 @@ import {
 } from "../src/shared/counters";
 import { ROLLUP_LIST } from "../src/db/stats/rollups";
 import { rebuildTotalsSql, totalsDefinitions } from "../src/db/stats/totals-rule";
-import { utcDay } from "../src/shared/dates";
+import { DAY_MS, utcDay } from "../src/shared/dates";
 import { callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, organizationId, report } from "./fixtures/stats";
 
@@ -55,7 +55,7 @@ function randomMessages(random: () => number, count: number, perMessage: number)
       const event = pick(kinds);
       // Days cluster on a few hot days and spread over the rest.
       const day = utcDay(
-        FIRST_DAY + Math.floor(random() < 0.3 ? random() * 20 : random() * DAYS) * 86_400_000,
+        FIRST_DAY + Math.floor(random() < 0.3 ? random() * 20 : random() * DAYS) * DAY_MS,
       );
       return {
         day,
