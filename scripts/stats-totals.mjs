@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { withTsModule } from "../bench/lib/ts-module.mjs";
+import { withTsModule } from "./lib/ts-module.mjs";
 import { d1ExecFile } from "./bulk/d1.mjs";
 
 /** The kinds of statistics, each with its daily rows `<kind>_stats` (src/db/stats/rollups.ts). */
