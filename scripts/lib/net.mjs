@@ -25,19 +25,27 @@ export function isLoopbackUrl(url) {
 export const isLoopbackAddress = (address) =>
   /^127\./.test(address) || address === "::1" || address === "::ffff:127.0.0.1";
 
-/** A loopback port nobody listens on right now (the OS picks it). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
+/**
+ * A loopback port nobody listens on right now, for a server another process will start. Chosen
+ * at random below the kernel's ephemeral range (32768 and up on Linux), not by the OS: a port the
+ * OS hands out for bind(0) goes back to its pool once this check closes it, and another process
+ * binding port 0 before our server starts (workerd, wrangler, a browser) may get it ("Address
+ * already in use"). Ports below that range are only taken by name, so only another caller of
+ * this function could pick the same one.
+ */
+export async function freePort() {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error("no free loopback port between 20000 and 32000 after 50 tries");
+}
+
+function canListen(port) {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }
