@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { listableContent } from "../db/content";
 import { DEFAULT_THUMBNAIL_JPEG } from "../media/default-thumbnail";
 import { sha256Hex } from "../shared/crypto";
+import { approximateBytes, isolateStore } from "../shared/isolate-memory";
 import { feedFileKeys, frameThumbnailKey, orgFeedListKey, thumbnailKey } from "../storage/layout";
 
 export const mediaObjectKey = (contentKey: string, file: string) => `${contentKey}/${file}`;
@@ -29,7 +30,6 @@ export async function defaultThumbnail(): Promise<{ bytes: Uint8Array; etag: str
  * serving within that bound (at once in the isolate that made it, see forgetServable).
  */
 export const SERVABLE_TTL_MS = 30_000;
-const SERVABLE_MAX_ENTRIES = 10_000;
 /**
  * The content served under a key: its row id (a content key deleted and created again names
  * another row: a stream URL carries the row it was made for), its record's revision (what
@@ -45,15 +45,21 @@ export type ServableContent = {
   allowedSites: string[];
   referrerRequired: boolean;
 } | null;
-const servable = new Map<string, { content: ServableContent; until: number }>();
+const servable = isolateStore<{ content: ServableContent }>({
+  name: "servable contents",
+  bytes: 4 * 1024 * 1024,
+  maxEntries: 10_000,
+  maxAgeMs: SERVABLE_TTL_MS,
+  sizeOf: (entry) => 64 + approximateBytes(entry.content),
+});
 
 export async function servableContent(
   db: Db,
   contentKey: string,
   nowMs: number,
 ): Promise<ServableContent> {
-  const cached = servable.get(contentKey);
-  if (cached && cached.until > nowMs) return cached.content;
+  const cached = servable.get(contentKey, nowMs);
+  if (cached) return cached.content;
   const row = await listableContent(db, contentKey);
   const content = row && {
     id: row.id,
@@ -63,8 +69,7 @@ export async function servableContent(
     allowedSites: row.allowedSites,
     referrerRequired: row.referrerRequired,
   };
-  if (servable.size >= SERVABLE_MAX_ENTRIES) servable.clear();
-  servable.set(contentKey, { content, until: nowMs + SERVABLE_TTL_MS });
+  servable.set(contentKey, { content }, SERVABLE_TTL_MS, nowMs);
   return content;
 }
 

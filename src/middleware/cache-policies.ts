@@ -10,6 +10,7 @@ import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
 import type { CachePolicy } from "./edge-cache";
+import { isolateNow } from "../shared/isolate-memory";
 
 /** Catalog reads: a write moves the version on, so entries may live long; windows move by the cron. */
 export const CATALOG_TTL_SECONDS = 300;
@@ -84,7 +85,7 @@ export function statsPolicy(
     const end = c.req.query(range.end) ?? "";
     if (dayStart(end) === null || dayStart(c.req.query(range.start) ?? "") === null) return null; // a 400: nothing to keep
     const { org, subOrg } = c.get("auth");
-    const closed = isClosedDay(end, Date.now(), c.get("config").eventsMaxAgeDays);
+    const closed = isClosedDay(end, isolateNow(), c.get("config").eventsMaxAgeDays);
     const readsCatalog = subOrg !== null || (reads.catalog?.(c) ?? false);
     return {
       parts: [
@@ -125,7 +126,7 @@ export const feedFilePolicy: CachePolicy = () => ({
 export const streamPolicy: CachePolicy = async (c) => {
   const file = c.req.param("file") ?? "";
   const content = dependsOnRecord(file)
-    ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", Date.now())
+    ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", isolateNow())
     : null;
   return { parts: content ? [content.revision] : [], ttlSeconds: streamCaching(file).maxAge };
 };

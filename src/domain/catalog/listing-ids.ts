@@ -29,7 +29,7 @@ import {
   recordsInOrder,
   type VideoQuery,
 } from "../../db/video-query";
-import { BoundedLru } from "../../shared/bounded-lru";
+import { approximateBytes, isolateStore } from "../../shared/isolate-memory";
 import type { Deps } from "../deps";
 import type { Caller } from "./caller";
 
@@ -51,10 +51,13 @@ interface KeptIds {
   complete: boolean;
 }
 
-const kept = new BoundedLru<KeptIds>(
-  { capacity: IDS_BYTES, maxEntrySize: 8 * IDS_MAX_DEPTH, maxAgeMs: IDS_MAX_AGE_MS },
-  (k) => 8 * k.ids.length + 2 * k.keyChars + 64,
-);
+const kept = isolateStore<KeptIds>({
+  name: "listing ids",
+  bytes: IDS_BYTES,
+  maxEntryBytes: 8 * IDS_MAX_DEPTH,
+  maxAgeMs: IDS_MAX_AGE_MS,
+  sizeOf: (k) => 8 * k.ids.length + 2 * k.keyChars + 64,
+});
 
 /**
  * The rows of the videos kept pages show, kept beside their ids under the same versions: a kept
@@ -62,19 +65,13 @@ const kept = new BoundedLru<KeptIds>(
  * worker's CPU on a cold E14 page: docs/benchmarks.md). Counted by an estimate of their size.
  */
 const ROWS_BYTES = 16 * 1024 * 1024;
-const keptRows = new BoundedLru<Content>(
-  { capacity: ROWS_BYTES, maxEntrySize: 1024 * 1024, maxAgeMs: IDS_MAX_AGE_MS },
-  approximateBytes,
-);
-
-/** About what a row takes in memory: its strings (2 bytes a character) and a fixed part per value. */
-function approximateBytes(value: unknown): number {
-  if (typeof value === "string") return 16 + 2 * value.length;
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + approximateBytes(v), 16);
-  if (value && typeof value === "object")
-    return Object.values(value).reduce((n: number, v) => n + 16 + approximateBytes(v), 16);
-  return 8;
-}
+const keptRows = isolateStore<Content>({
+  name: "listing rows",
+  bytes: ROWS_BYTES,
+  maxEntryBytes: 1024 * 1024,
+  maxAgeMs: IDS_MAX_AGE_MS,
+  sizeOf: approximateBytes,
+});
 
 /** Who reads (an organization, or a feed's public readers) and the versions their answers depend on. */
 export type Versions = string;

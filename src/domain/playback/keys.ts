@@ -17,6 +17,7 @@ import {
 import { base64url, randomAlphanumeric, randomToken } from "../../shared/crypto";
 import { conflict, DomainError, forbidden, invalid, notFound } from "../../shared/errors";
 import { seal, unseal } from "../../shared/sealed";
+import { isolateStore } from "../../shared/isolate-memory";
 import {
   ALGORITHMS,
   fromBase64url,
@@ -49,15 +50,25 @@ const view = (row: PlaybackKeyRow): PlaybackKeyView => ({
   createdAt: row.createdAt,
 });
 
-const rules = new Map<
-  string,
-  { rule: { organizationId: number; signed: boolean } | null; until: number }
->();
-const keySets = new Map<number, { keys: Promise<Map<string, VerifyingKey>>; until: number }>();
+const rules = isolateStore<{ rule: { organizationId: number; signed: boolean } | null }>({
+  name: "signed-playback rules",
+  bytes: 1024 * 1024,
+  maxEntries: MAX_ENTRIES,
+  maxAgeMs: RULE_TTL_MS,
+  sizeOf: () => 96,
+});
+/** An organization's imported keys, counted at an estimate of a few keys each. */
+const keySets = isolateStore<Promise<Map<string, VerifyingKey>>>({
+  name: "signed-playback keys",
+  bytes: 4 * 1024 * 1024,
+  maxEntries: MAX_ENTRIES,
+  maxAgeMs: RULE_TTL_MS,
+  sizeOf: () => 1024,
+});
 
 /** This isolate forgets an organization's keys and every video's rule (a setting changed). */
 function forgetOrganization(organizationId: number): void {
-  keySets.delete(organizationId);
+  keySets.delete(String(organizationId));
   rules.clear();
 }
 
@@ -235,23 +246,21 @@ async function importedKeys(
 }
 
 async function ruleOf(db: Db, contentKey: string, nowMs: number) {
-  const cached = rules.get(contentKey);
-  if (cached && cached.until > nowMs) return cached.rule;
+  const cached = rules.get(contentKey, nowMs);
+  if (cached) return cached.rule;
   const rule = await playbackRuleOf(db, contentKey);
-  if (rules.size >= MAX_ENTRIES) rules.clear();
-  rules.set(contentKey, { rule, until: nowMs + RULE_TTL_MS });
+  rules.set(contentKey, { rule }, RULE_TTL_MS, nowMs);
   return rule;
 }
 
 function keysOf(db: Db, signingSecret: string, organizationId: number, nowMs: number) {
-  const cached = keySets.get(organizationId);
-  if (cached && cached.until > nowMs) return cached.keys;
+  const cached = keySets.get(String(organizationId), nowMs);
+  if (cached) return cached;
   const keys = playbackKeysOf(db, organizationId).then((rows) => importedKeys(rows, signingSecret));
-  if (keySets.size >= MAX_ENTRIES) keySets.clear();
-  keySets.set(organizationId, { keys, until: nowMs + RULE_TTL_MS });
+  keySets.set(String(organizationId), keys, RULE_TTL_MS, nowMs);
   // A failed read is not kept.
   keys.catch(() => {
-    if (keySets.get(organizationId)?.keys === keys) keySets.delete(organizationId);
+    keySets.deleteWhere((key, kept) => key === String(organizationId) && kept === keys);
   });
   return keys;
 }
