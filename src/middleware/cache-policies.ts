@@ -11,6 +11,7 @@ import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
 import type { CachePolicy } from "./edge-cache";
 import { isolateNow } from "../shared/isolate-memory";
+import { versionsOf, feedVersions, versionParts, type Dependency } from "../shared/versions";
 
 /** Catalog reads: a write moves the version on, so entries may live long; windows move by the cron. */
 export const CATALOG_TTL_SECONDS = 300;
@@ -24,10 +25,9 @@ export const FEED_FILE_TTL_SECONDS = 60;
 /** A network listing shows the requester's country's videos: part of its key whatever the versions. */
 const networkCountry = (c: Context<AppEnv>) => requestCountry(c.req.raw) ?? "-";
 
-/** Network listings depend on the network's catalog and on the requester's country. */
-function networkParts(c: Context<AppEnv>) {
-  return [`n${c.get("auth").org.networkVersion}`, networkCountry(c)];
-}
+/** The key parts of the caller's versions of these dependencies (shared/versions.ts). */
+const callerVersionParts = (c: Context<AppEnv>, dependsOn: Dependency[]) =>
+  versionParts(versionsOf(c.get("auth")), dependsOn);
 
 interface CatalogReads {
   /** The answer shows network videos (the network's version and the country join the key). */
@@ -43,17 +43,18 @@ interface CatalogReads {
  */
 export function catalogPolicy(reads: CatalogReads = {}): CachePolicy {
   return (c) => {
-    const org = c.get("auth").org;
     const showsNetwork = reads.network?.(c) ?? false;
-    const network = showsNetwork ? networkParts(c) : [];
+    // Network listings depend on the network's catalog and on the requester's country.
+    const country = showsNetwork ? [networkCountry(c)] : [];
+    const network: Dependency[] = showsNetwork ? ["network"] : [];
     // Built from viewer rows: erasure must reach it at once, so never stale.
     if (reads.statistics?.(c))
       return {
-        parts: [`c${org.catalogVersion}`, `s${org.statsVersion}`, ...network],
+        parts: [...callerVersionParts(c, ["catalog", "statistics", ...network]), ...country],
         ttlSeconds: CATALOG_TTL_SECONDS,
       };
     return {
-      parts: [`c${org.catalogVersion}`, ...network],
+      parts: [...callerVersionParts(c, ["catalog", ...network]), ...country],
       ttlSeconds: CATALOG_TTL_SECONDS,
       latestParts: showsNetwork ? [networkCountry(c)] : [],
     };
@@ -84,15 +85,17 @@ export function statsPolicy(
   return (c) => {
     const end = c.req.query(range.end) ?? "";
     if (dayStart(end) === null || dayStart(c.req.query(range.start) ?? "") === null) return null; // a 400: nothing to keep
-    const { org, subOrg } = c.get("auth");
+    const { subOrg } = c.get("auth");
     const closed = isClosedDay(end, isolateNow(), c.get("config").eventsMaxAgeDays);
     const readsCatalog = subOrg !== null || (reads.catalog?.(c) ?? false);
+    const showsNetwork = reads.network?.(c) ?? false;
+    const dependsOn: Dependency[] = [
+      "statistics",
+      ...(readsCatalog ? (["catalog"] as const) : []),
+      ...(showsNetwork ? (["network"] as const) : []),
+    ];
     return {
-      parts: [
-        `s${org.statsVersion}`,
-        ...(readsCatalog ? [`c${org.catalogVersion}`] : []),
-        ...(reads.network?.(c) ? networkParts(c) : []),
-      ],
+      parts: [...callerVersionParts(c, dependsOn), ...(showsNetwork ? [networkCountry(c)] : [])],
       ttlSeconds: closed ? CLOSED_STATS_TTL_SECONDS : RECENT_STATS_TTL_SECONDS,
     };
   };
@@ -108,7 +111,11 @@ export const feedReadPolicy: CachePolicy = async (c) => {
   const version = feedId ? await publicFeedVersion(credentialDeps(c), feedId) : null;
   return version === null
     ? null
-    : { parts: [`f${version}`], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: [] };
+    : {
+        parts: versionParts(feedVersions(feedId!, version), ["catalog"]),
+        ttlSeconds: CATALOG_TTL_SECONDS,
+        latestParts: [],
+      };
 };
 
 /** Feed files (R2 objects): keyed by their URL, deleted by the publisher that rewrites one; a hit saves the R2 read. */

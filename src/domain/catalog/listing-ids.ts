@@ -30,6 +30,7 @@ import {
   type VideoQuery,
 } from "../../db/video-query";
 import { approximateBytes, isolateStore } from "../../shared/isolate-memory";
+import { readKey, versionsOf } from "../../shared/versions";
 import type { Deps } from "../deps";
 import type { Caller } from "./caller";
 
@@ -73,12 +74,9 @@ const keptRows = isolateStore<Content>({
   sizeOf: approximateBytes,
 });
 
-/** Who reads (an organization, or a feed's public readers) and the versions their answers depend on. */
-export type Versions = string;
-
-/** An organization's versions: its catalog's, and its network's when network videos show. */
-export function catalogVersions(caller: Caller, withNetwork: boolean): Versions {
-  return `o${caller.org.id}:c${caller.org.catalogVersion}:n${withNetwork ? caller.org.networkVersion : "-"}`;
+/** The versions key of the caller's listings (shared/versions.ts): its catalog, its network's. */
+export function catalogVersionsKey(caller: Caller, withNetwork: boolean): string {
+  return readKey(versionsOf(caller), withNetwork ? ["catalog", "network"] : ["catalog"]);
 }
 
 type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
@@ -87,13 +85,13 @@ type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
 type IdsReader = (from: number, upTo: number) => Promise<ListingIds>;
 
 /**
- * A page of records and the total, from the ids and rows kept under `versions` (which must name
- * every version they depend on) and `query` (everything else the ids depend on), reading the ids
+ * A page of records and the total, from the ids and rows kept under `versionsKey` (readKey: the
+ * reader and every version they depend on) and `query` (everything else the ids depend on), reading the ids
  * with `read` when they are not kept deep enough and the rows not kept with one query.
  */
 export async function keptPage(
   deps: PageDeps,
-  versions: Versions,
+  versionsKey: string,
   query: string,
   page: Page,
   read: IdsReader,
@@ -108,7 +106,7 @@ export async function keptPage(
       plan: found.plan,
     };
   }
-  const key = `${versions}:${query}`;
+  const key = `${versionsKey}:${query}`;
   const now = deps.now.getTime();
   let entry = kept.get(key, now);
   let plan = "kept ids";
@@ -128,7 +126,7 @@ export async function keptPage(
         now,
       );
       for (const row of result.rows)
-        keptRows.set(`${versions}:${row.id}`, row, IDS_MAX_AGE_MS, now);
+        keptRows.set(`${versionsKey}:${row.id}`, row, IDS_MAX_AGE_MS, now);
       return result;
     }
     const depth = Math.min(IDS_MAX_DEPTH, Math.max(end, 2 * (entry?.ids.length ?? 0)));
@@ -144,29 +142,29 @@ export async function keptPage(
     plan = `ids to ${depth} (${found.plan})`;
   }
   return {
-    rows: await keptRecords(deps, versions, entry.ids.slice(page.offset, end), now),
+    rows: await keptRecords(deps, versionsKey, entry.ids.slice(page.offset, end), now),
     count: entry.count,
     plan,
   };
 }
 
-/** The records of these ids, in this order: the rows kept under `versions`, one query for the others. */
+/** The records of these ids, in this order: the rows kept under `versionsKey`, one query for the others. */
 async function keptRecords(
   deps: PageDeps,
-  versions: Versions,
+  versionsKey: string,
   ids: number[],
   now: number,
 ): Promise<Content[]> {
   const found = new Map<number, Content>();
   const missing: number[] = [];
   for (const id of ids) {
-    const row = keptRows.get(`${versions}:${id}`, now);
+    const row = keptRows.get(`${versionsKey}:${id}`, now);
     if (row) found.set(id, row);
     else missing.push(id);
   }
   for (const row of missing.length ? await recordsInOrder(deps.db, missing) : []) {
     found.set(row.id, row);
-    keptRows.set(`${versions}:${row.id}`, row, IDS_MAX_AGE_MS, now);
+    keptRows.set(`${versionsKey}:${row.id}`, row, IDS_MAX_AGE_MS, now);
   }
   return ids.flatMap((id) => found.get(id) ?? []);
 }
@@ -185,7 +183,7 @@ export async function matchingPage(
   const firstPage = isPlainFirstPage(q, page) ? () => listMatching(deps.db, q, page) : undefined;
   return keptPage(
     deps,
-    catalogVersions(caller, q.network !== null),
+    catalogVersionsKey(caller, q.network !== null),
     `listing:${JSON.stringify(q)}`,
     page,
     (from, upTo) => matchingIds(deps.db, q, from, upTo),

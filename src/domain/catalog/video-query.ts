@@ -9,6 +9,7 @@ import { statsDbOf } from "../../db/stats/shards";
 import { watchedContentKeys } from "../../db/stats/viewers";
 import type { VideoQuery } from "../../db/video-query";
 import { isolateStore } from "../../shared/isolate-memory";
+import { credentialVersions, readKey } from "../../shared/versions";
 import { invalid, notFound } from "../../shared/errors";
 import { requireEntitlement } from "../entitlements";
 import { feedMembership, feedVisibleTo } from "../feeds/membership";
@@ -57,7 +58,8 @@ const keptPeers = isolateStore<number[]>({
 async function peersOf(r: Requester, networkId: number): Promise<number[]> {
   const { org } = r.caller;
   if (r.readsOwnWrites) return networkPeers(r.db, networkId, org.id);
-  const key = `${networkId}:v${org.networkVersion}:${org.id}`;
+  // The organization's, whatever sub-organization asks.
+  const key = readKey(credentialVersions({ org, subOrg: null }), ["network"], "peers");
   const now = Date.parse(r.now);
   const kept = keptPeers.get(key, now);
   if (kept) return kept;
