@@ -2,6 +2,7 @@
 // besides the caller and the URL (middleware/edge-cache.ts). The staleness each gives is in
 // docs/api.md ("Caching and freshness").
 import type { Context } from "hono";
+import type { output, ZodType } from "zod";
 import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
 import { servableContent } from "../domain/files";
@@ -29,26 +30,45 @@ const networkCountry = (c: Context<AppEnv>) => requestCountry(c.req.raw) ?? "-";
 const callerVersionParts = (c: Context<AppEnv>, dependsOn: Dependency[]) =>
   versionParts(versionsOf(c.get("auth")), dependsOn);
 
-interface CatalogReads {
-  /** The answer shows network videos (the network's version and the country join the key). */
-  network?: (c: Context<AppEnv>) => boolean;
-  /** The answer is built from viewer or statistics rows (E6 watchedByTput): the statistics version joins the key, so erasure moves it. */
-  statistics?: (c: Context<AppEnv>) => boolean;
+/**
+ * What a read depends on, decided by the domain's own predicate from the query as its route
+ * validates it (null: the query is refused, nothing to keep).
+ */
+export type DependsOn = (c: Context<AppEnv>) => readonly Dependency[] | null;
+
+/** The domain predicate `decide`, applied to the query as `schema` validates it. */
+export function dependsOnQuery<S extends ZodType>(
+  schema: S,
+  decide: (caller: AppEnv["Variables"]["auth"], query: output<S>) => readonly Dependency[],
+): DependsOn {
+  return (c) => {
+    // As the route's validator reads the query: a repeated parameter is an array.
+    const query = Object.fromEntries(
+      Object.entries(c.req.queries()).map(([name, values]) => [
+        name,
+        values.length === 1 ? values[0] : values,
+      ]),
+    );
+    const parsed = schema.safeParse(query);
+    return parsed.success ? decide(c.get("auth"), parsed.data) : null;
+  };
 }
 
 /**
- * E6, E13, E14, E16: keyed by the organization's catalog version (and the network's, the
- * statistics' when they show). Public reads may be answered stale for EDGE_STALE_SECONDS after a
- * write, unless the answer is built from viewer rows.
+ * E6, E13, E14, E16: keyed by the versions the read depends on (the organization's catalog
+ * version, and the network's, the statistics' when they show). Public reads may be answered
+ * stale for EDGE_STALE_SECONDS after a write, unless the answer is built from viewer rows.
  */
-export function catalogPolicy(reads: CatalogReads = {}): CachePolicy {
+export function catalogPolicy(dependsOn: DependsOn = () => ["catalog"]): CachePolicy {
   return (c) => {
-    const showsNetwork = reads.network?.(c) ?? false;
+    const dependencies = dependsOn(c);
+    if (dependencies === null) return null;
+    const showsNetwork = dependencies.includes("network");
     // Network listings depend on the network's catalog and on the requester's country.
     const country = showsNetwork ? [networkCountry(c)] : [];
     const network: Dependency[] = showsNetwork ? ["network"] : [];
     // Built from viewer rows: erasure must reach it at once, so never stale.
-    if (reads.statistics?.(c))
+    if (dependencies.includes("statistics"))
       return {
         parts: [...callerVersionParts(c, ["catalog", "statistics", ...network]), ...country],
         ttlSeconds: CATALOG_TTL_SECONDS,
