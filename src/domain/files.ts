@@ -85,7 +85,7 @@ export async function isServable(db: Db, contentKey: string, nowMs: number): Pro
   return (await servableContent(db, contentKey, nowMs)) !== null;
 }
 
-/** A write changed whether these contents may be served (catalogChanged calls it). */
+/** A write changed whether these contents may be served (isolate-effects.ts applies it). */
 export function forgetServable(contentKeys: Iterable<string>): void {
   for (const key of contentKeys) servable.delete(key);
 }

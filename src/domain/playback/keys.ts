@@ -72,7 +72,7 @@ function forgetOrganization(organizationId: number): void {
   rules.clear();
 }
 
-/** A write changed these videos' own setting (catalogChanged's callers may call it). */
+/** A write changed these videos (isolate-effects.ts applies it). */
 export function forgetPlaybackRules(contentKeys: Iterable<string>): void {
   for (const key of contentKeys) rules.delete(key);
 }

@@ -55,7 +55,7 @@ export async function playbackWindowDecision(
   return decision;
 }
 
-/** A write changed these videos' windows: decide again (catalogChanged calls it). */
+/** A write changed these videos' windows: decide again (isolate-effects.ts applies it). */
 export function forgetWindowDecisions(contentIds: Iterable<number>): void {
   const ids = new Set([...contentIds].map(String));
   if (ids.size === 0) return;
