@@ -1,7 +1,7 @@
 // Public files and where they are stored: media and thumbnails (player traffic), and the
 // published feed files, whose R2 key is their public path (docs/design.md).
 import type { Db } from "../db/client";
-import { listableContent } from "../db/content";
+import { playbackGates, type PlaybackRule } from "../db/content";
 import { DEFAULT_THUMBNAIL_JPEG } from "../media/default-thumbnail";
 import { sha256Hex } from "../shared/crypto";
 import { approximateBytes, isolateStore } from "../shared/isolate-memory";
@@ -45,32 +45,58 @@ export type ServableContent = {
   allowedSites: string[];
   referrerRequired: boolean;
 } | null;
-const servable = isolateStore<{ content: ServableContent }>({
+/**
+ * What the media gates (servable, signed playback, playback rights) ask of a video, read in one
+ * query and kept together: one lookup per video, however many gates a request passes.
+ */
+interface Gates {
+  content: ServableContent;
+  /** Its signed-playback rule (domain/playback/keys.ts); null when no row has the key. */
+  rule: PlaybackRule | null;
+}
+const servable = isolateStore<Gates>({
   name: "servable contents",
   bytes: 4 * 1024 * 1024,
   maxEntries: 10_000,
   maxAgeMs: SERVABLE_TTL_MS,
-  sizeOf: (entry) => 64 + approximateBytes(entry.content),
+  sizeOf: (entry) => 96 + approximateBytes(entry.content),
 });
+
+async function gatesOf(db: Db, contentKey: string, nowMs: number): Promise<Gates> {
+  const cached = servable.get(contentKey, nowMs);
+  if (cached) return cached;
+  const found = await playbackGates(db, contentKey);
+  const row = found?.servable;
+  const content = row
+    ? {
+        id: row.id,
+        revision: row.updatedAt,
+        thumbnailVersion: row.thumbnailVersion,
+        enforcePlaybackWindows: row.enforcePlaybackWindows,
+        allowedSites: row.allowedSites,
+        referrerRequired: row.referrerRequired,
+      }
+    : null;
+  const gates = { content, rule: found?.rule ?? null };
+  servable.set(contentKey, gates, SERVABLE_TTL_MS, nowMs);
+  return gates;
+}
 
 export async function servableContent(
   db: Db,
   contentKey: string,
   nowMs: number,
 ): Promise<ServableContent> {
-  const cached = servable.get(contentKey, nowMs);
-  if (cached) return cached.content;
-  const row = await listableContent(db, contentKey);
-  const content = row && {
-    id: row.id,
-    revision: row.updatedAt,
-    thumbnailVersion: row.thumbnailVersion,
-    enforcePlaybackWindows: row.enforcePlaybackWindows,
-    allowedSites: row.allowedSites,
-    referrerRequired: row.referrerRequired,
-  };
-  servable.set(contentKey, { content }, SERVABLE_TTL_MS, nowMs);
-  return content;
+  return (await gatesOf(db, contentKey, nowMs)).content;
+}
+
+/** The video's signed-playback rule, from the same lookup as the servable gate's. */
+export async function playbackRule(
+  db: Db,
+  contentKey: string,
+  nowMs: number,
+): Promise<PlaybackRule | null> {
+  return (await gatesOf(db, contentKey, nowMs)).rule;
 }
 
 export async function servableContentId(
@@ -88,4 +114,9 @@ export async function isServable(db: Db, contentKey: string, nowMs: number): Pro
 /** A write changed whether these contents may be served (isolate-effects.ts applies it). */
 export function forgetServable(contentKeys: Iterable<string>): void {
   for (const key of contentKeys) servable.delete(key);
+}
+
+/** An organization's playback setting changed: every video's gates are read again. */
+export function forgetEveryServable(): void {
+  servable.clear();
 }

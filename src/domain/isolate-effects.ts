@@ -2,11 +2,11 @@
 // Keys name the versions they depend on (shared/versions.ts), so most writes only move versions:
 // the organization's credential lookups take the new ones in place and the next read asks new
 // keys at every level. What a key cannot name is dropped here: an organization's lookups when its
-// credentials, network or statistics shard change; a video's media gate, playback windows and
-// signed-playback rule when it changes. Other isolates see all of it within their stores'
-// maximum ages (docs/architecture.md "Reads: versions, keys, levels").
+// credentials, network or statistics shard change; a video's media gates (its servable record
+// and signed-playback rule, one lookup: files.ts) and window decisions when it changes. Other
+// isolates see all of it within their stores' maximum ages (docs/architecture.md "Reads:
+// versions, keys, levels").
 import { forgetServable } from "./files";
-import { forgetPlaybackRules } from "./playback/keys";
 import { forgetWindowDecisions } from "./playback/windows";
 import {
   forgetEveryOrganization,
@@ -47,6 +47,5 @@ export function applyIsolateEffects(moved: Partial<Moved>): void {
   if (moved.videos) {
     forgetServable(moved.videos.contentKeys);
     forgetWindowDecisions(moved.videos.contentIds);
-    forgetPlaybackRules(moved.videos.contentKeys);
   }
 }

@@ -19,7 +19,6 @@ describe("isolate memory", () => {
         "credential lookups",
         "servable contents",
         "playback window decisions",
-        "signed-playback rules",
         "signed-playback keys",
         "edge answers",
         "listing ids",

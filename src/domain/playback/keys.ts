@@ -1,8 +1,9 @@
 // Signed playback: the organizations' playback signing keys (created, listed, deleted through
 // /v2/playback-keys), the organization's setting, and the check a media request passes
 // (middleware/signed-playback.ts). Player traffic asks the check for every segment, so a
-// video's rule and an organization's imported keys are kept in the isolate for RULE_TTL_MS: a
-// change reaches other isolates within that bound (at once in the isolate that made it).
+// video's rule (read with the media gate's record: ../files.ts) and an organization's imported
+// keys are kept in the isolate for RULE_TTL_MS: a change reaches other isolates within that bound
+// (at once in the isolate that made it).
 import type { Db } from "../../db/client";
 import {
   deletePlaybackKey,
@@ -18,6 +19,7 @@ import { base64url, randomAlphanumeric, randomToken } from "../../shared/crypto"
 import { conflict, DomainError, forbidden, invalid, notFound } from "../../shared/errors";
 import { seal, unseal } from "../../shared/sealed";
 import { isolateStore } from "../../shared/isolate-memory";
+import { forgetEveryServable, playbackRule } from "../files";
 import {
   ALGORITHMS,
   fromBase64url,
@@ -50,13 +52,6 @@ const view = (row: PlaybackKeyRow): PlaybackKeyView => ({
   createdAt: row.createdAt,
 });
 
-const rules = isolateStore<{ rule: { organizationId: number; signed: boolean } | null }>({
-  name: "signed-playback rules",
-  bytes: 1024 * 1024,
-  maxEntries: MAX_ENTRIES,
-  maxAgeMs: RULE_TTL_MS,
-  sizeOf: () => 96,
-});
 /** An organization's imported keys, counted at an estimate of a few keys each. */
 const keySets = isolateStore<Promise<Map<string, VerifyingKey>>>({
   name: "signed-playback keys",
@@ -69,12 +64,7 @@ const keySets = isolateStore<Promise<Map<string, VerifyingKey>>>({
 /** This isolate forgets an organization's keys and every video's rule (a setting changed). */
 function forgetOrganization(organizationId: number): void {
   keySets.delete(String(organizationId));
-  rules.clear();
-}
-
-/** A write changed these videos (isolate-effects.ts applies it). */
-export function forgetPlaybackRules(contentKeys: Iterable<string>): void {
-  for (const key of contentKeys) rules.delete(key);
+  forgetEveryServable();
 }
 
 function pemBody(pem: string): Uint8Array | null {
@@ -245,14 +235,6 @@ async function importedKeys(
   return keys;
 }
 
-async function ruleOf(db: Db, contentKey: string, nowMs: number) {
-  const cached = rules.get(contentKey, nowMs);
-  if (cached) return cached.rule;
-  const rule = await playbackRuleOf(db, contentKey);
-  rules.set(contentKey, { rule }, RULE_TTL_MS, nowMs);
-  return rule;
-}
-
 function keysOf(db: Db, signingSecret: string, organizationId: number, nowMs: number) {
   const cached = keySets.get(String(organizationId), nowMs);
   if (cached) return cached;
@@ -276,7 +258,7 @@ export async function checkPlayback(
   token: string | undefined,
   request: PlaybackRequest,
 ): Promise<PlaybackClaims | null> {
-  const rule = await ruleOf(db, request.contentKey, request.nowMs);
+  const rule = await playbackRule(db, request.contentKey, request.nowMs);
   if (!rule?.signed) return null;
   if (token === undefined || token === "")
     throw forbidden(
