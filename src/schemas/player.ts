@@ -164,9 +164,10 @@ export const playerAnswer = z
         z.object({
           language: z.string(),
           label: z.string(),
-          src: z
-            .string()
-            .openapi({ description: "Root-relative: the service's copy of the WebVTT file" }),
+          src: z.string().openapi({
+            description:
+              "Root-relative to endpoint (the service's copy of the WebVTT file): an in-page player prefixes endpoint, the iframe uses it as is",
+          }),
         }),
       ),
       syncCode: z.string().openapi({ description: "What the analytics SDK reports with" }),

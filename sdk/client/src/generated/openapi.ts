@@ -2419,7 +2419,7 @@ export interface components {
                 captions: {
                     language: string;
                     label: string;
-                    /** @description Root-relative: the service's copy of the WebVTT file */
+                    /** @description Root-relative to endpoint (the service's copy of the WebVTT file): an in-page player prefixes endpoint, the iframe uses it as is */
                     src: string;
                 }[];
                 /** @description What the analytics SDK reports with */
