@@ -31,6 +31,14 @@ export const embed = createRoute({
         .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, - or _")
         .optional()
         .openapi({ description: "The video_player_id plays are reported under (default embed)" }),
+      config: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1 to 64 letters, digits, - or _")
+        .optional()
+        .openapi({
+          description:
+            "A player configuration's id: its autoplay, ads, docking, colors and logo apply, and plays are reported under it",
+        }),
       token: playbackToken,
     }),
   },
