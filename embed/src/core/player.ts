@@ -20,8 +20,19 @@ export interface PlayerOptions {
   playerId?: string | null;
   /** Where the ad tag's [PAGE_URL] points: the publisher's page. */
   pageUrl: string;
-  /** Media URLs carry a playback token (signed playback): appended to captions too. */
+  /** The media are on another origin than the page (the in-page form): CORS requests. */
   crossOrigin: boolean;
+  /**
+   * The iframe page's own <video>, with its poster and <track>s, taken into the player as it
+   * is for the first video. `nativeHlsListsTracks`: the service's stream lists the same subtitles,
+   * so Safari's own HLS must not get the <track>s too.
+   */
+  adopt?: { video: HTMLVideoElement; nativeHlsListsTracks: boolean };
+  /**
+   * The configuration, ads and items when they arrive after the media (the iframe page fetches
+   * them while its video loads); playback and analytics wait for them, the media do not.
+   */
+  extras?: Promise<Pick<PlayerData, "player" | "ads" | "items"> | null>;
 }
 
 export interface Player {
@@ -31,6 +42,8 @@ export interface Player {
   /** The floating player's close button (docking.ts). */
   readonly dockClose: HTMLButtonElement;
   analytics: PlayerAnalytics | null;
+  /** Resolves once the configuration, ads and items are in (analytics attached). */
+  ready: Promise<void>;
   /** Starts playback (preroll first); `auto`: started by the player, not by the viewer. */
   start(auto: boolean): Promise<void>;
   /** Plays another video in the same player (the plugin's gallery). */
@@ -53,6 +66,32 @@ const format = (seconds: number) => {
   const mm = h > 0 ? String(m % 60).padStart(2, "0") : String(m);
   return `${h > 0 ? `${h}:` : ""}${mm}:${String(s % 60).padStart(2, "0")}`;
 };
+
+const ICONS: Record<string, string> = {
+  on: "M3 9v6h4l5 5V4L7 9H3zm13.5 3A4.5 4.5 0 0 0 14 8v8a4.5 4.5 0 0 0 2.5-4z",
+  muted:
+    "M3 9v6h4l5 5V4L7 9H3zm13.6 3 2.7-2.7-1.4-1.4-2.7 2.7-2.7-2.7-1.4 1.4 2.7 2.7-2.7 2.7 1.4 1.4 2.7-2.7 2.7 2.7 1.4-1.4z",
+  full: "M4 4h6v2H6v4H4V4zm10 0h6v6h-2V6h-4V4zM4 14h2v4h4v2H4v-6zm14 0h2v6h-6v-2h4v-4z",
+  exit: "M8 4h2v6H4V8h4V4zm6 0h2v4h4v2h-6V4zM4 14h6v6H8v-4H4v-2zm10 0h6v2h-4v4h-2v-6z",
+};
+
+/** A decorative icon (the button's aria-label names it). */
+function setIcon(button: HTMLElement, name: keyof typeof ICONS) {
+  if (button.dataset.icon === name) return;
+  button.dataset.icon = name;
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("width", "20");
+  svg.setAttribute("height", "20");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", ICONS[name]!);
+  path.setAttribute("fill", "currentColor");
+  svg.append(path);
+  button.replaceChildren(svg);
+}
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -98,7 +137,9 @@ export function createPlayer(
   // --- DOM ---------------------------------------------------------------------------------
   const root = el("div", { className: "evc-player" }, { role: "region" });
   const stage = el("div", { className: "evc-stage" });
-  const video = el("video", { className: "evc-video" }, { playsinline: "", preload: "metadata" });
+  const video = options.adopt?.video ?? el("video", {}, { playsinline: "", preload: "metadata" });
+  video.classList.add("evc-video");
+  video.removeAttribute("controls");
   if (options.crossOrigin) video.crossOrigin = "anonymous";
   const logo = el("img", { className: "evc-logo", alt: "", hidden: true });
   const bigPlay = el(
@@ -185,17 +226,23 @@ export function createPlayer(
   const report = (name: AdEvent, details: AdDetails) => analytics?.ad(name, details);
 
   // --- media -------------------------------------------------------------------------------
+  let adopted = options.adopt ?? null;
   const setMedia = (d: PlayerData) => {
     hls?.destroy();
     hls = null;
     video.removeAttribute("src");
-    for (const t of video.querySelectorAll("track")) t.remove();
-    video.poster = d.poster;
+    const keep = adopted !== null;
+    if (!keep) {
+      for (const t of video.querySelectorAll("track")) t.remove();
+      video.poster = d.poster;
+    }
     root.setAttribute("aria-label", `Video player: ${d.title || d.contentKey}`);
-    if (d.player.colors.accent) root.style.setProperty("--evc-accent", d.player.colors.accent);
-    logo.hidden = !d.player.logoUrl;
-    if (d.player.logoUrl) logo.src = d.player.logoUrl;
-    for (const c of d.captions) {
+    const nativeHls =
+      !!d.hls && !Hls.isSupported() && video.canPlayType("application/vnd.apple.mpegurl") !== "";
+    // The service's stream lists the subtitles itself: Safari shows them without doubles.
+    if (nativeHls && adopted?.nativeHlsListsTracks)
+      for (const t of video.querySelectorAll("track")) t.remove();
+    for (const c of keep ? [] : d.captions) {
       const track = el("track", { kind: "subtitles", label: c.label, srclang: c.language });
       track.src = new URL(c.src, d.endpoint).href;
       video.append(track);
@@ -215,11 +262,12 @@ export function createPlayer(
       player.loadSource(d.hls);
       player.attachMedia(video);
       hls = player;
-    } else if (d.hls && video.canPlayType("application/vnd.apple.mpegurl")) {
+    } else if (nativeHls && d.hls) {
       video.src = d.hls;
     } else {
       mp4();
     }
+    adopted = null;
     renderCaptions();
   };
 
@@ -255,10 +303,11 @@ export function createPlayer(
     const muted = media.muted || media.volume === 0;
     muteBtn.setAttribute("aria-label", muted ? "Unmute" : "Mute");
     muteBtn.setAttribute("aria-pressed", String(muted));
-    muteBtn.dataset.state = muted ? "muted" : "on";
+    setIcon(muteBtn, muted ? "muted" : "on");
     const full = fullscreenNow();
     fullBtn.setAttribute("aria-label", full ? "Exit fullscreen" : "Fullscreen");
     fullBtn.setAttribute("aria-pressed", String(full));
+    setIcon(fullBtn, full ? "exit" : "full");
     seek.disabled = !!adBreak;
     const d = Number.isFinite(video.duration) ? video.duration : (data.duration ?? 0);
     seek.max = String(Math.floor(d));
@@ -442,6 +491,7 @@ export function createPlayer(
       return Promise.resolve();
     }
     starting ??= (async () => {
+      await ready;
       started = true;
       startedByPlayer = auto;
       renderControls();
@@ -499,10 +549,30 @@ export function createPlayer(
     });
   };
 
+  const applyConfig = (d: PlayerData) => {
+    if (d.player.colors.accent) root.style.setProperty("--evc-accent", d.player.colors.accent);
+    logo.hidden = !d.player.logoUrl;
+    if (d.player.logoUrl) logo.src = d.player.logoUrl;
+  };
+
   setMedia(data);
-  analytics = attachAnalytics(data);
-  setItems(data);
   renderControls();
+  const ready = (options.extras ?? Promise.resolve(null)).then((extra) => {
+    if (extra) data = { ...data, player: extra.player, ads: extra.ads, items: extra.items };
+    applyConfig(data);
+    // Muted before the SDK looks: the autoplay's mute is not the viewer's (no video_muted).
+    if (data.player.autoplay === "muted-in-view") video.muted = true;
+    analytics = attachAnalytics(data);
+    analyticsSync = data.syncCode;
+    setItems(data);
+    renderControls();
+  });
+  // Played by other means (the browser's own controls, a script): no preroll then.
+  video.addEventListener("play", () => {
+    if (started) return;
+    started = true;
+    renderControls();
+  });
   video.addEventListener("play", changed);
   video.addEventListener("pause", changed);
   video.addEventListener("ended", changed);
@@ -521,8 +591,10 @@ export function createPlayer(
       analytics = value;
     },
     start,
+    ready,
     load(next, play) {
       data = next;
+      applyConfig(next);
       started = false;
       starting = null;
       schedule = null;

@@ -31,24 +31,28 @@ export function embedCsp(baseUrl: string, allowedSites: string[]): string {
 const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 function page(p: EmbedPlayback, config: string | undefined): string {
-  // Subtitles as <track>s of the service's copies (same origin: the CSP stays 'self'): every
-  // browser lists them, whatever plays the video (hls.js light has no subtitle support).
-  const captions = p.subtitles.map((s) => ({ language: s.language, label: s.label, src: s.src }));
   const data = {
     hls: p.hls ?? "",
     mp4: p.mp4,
-    poster: p.poster,
-    title: p.title,
-    captions: JSON.stringify(captions),
+    "hls-subtitles": p.hlsHasSubtitles ? "yes" : "no",
     "content-key": p.contentKey,
     "sync-code": p.syncCode,
     endpoint: p.endpoint,
-    config: config ?? "",
   };
   const attributes = Object.entries(data)
     .map(([name, value]) => `data-${name}="${escape(value)}"`)
     .join(" ");
   const title = escape(p.title || p.contentKey);
+  // Subtitles as <track>s of the service's copies (same origin: the CSP stays 'self'): every
+  // browser lists them, whatever plays the video (hls.js light has no subtitle support).
+  const tracks = p.subtitles
+    .map(
+      (s) =>
+        `\n<track kind="subtitles" src="${escape(s.src)}" srclang="${escape(s.language)}" label="${escape(s.label)}">`,
+    )
+    .join("");
+  // The player (embed/src/embed.ts) takes this <video> into its controls; ?config= names the
+  // player configuration it reads from GET /v2/player/{contentKey}.
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -61,8 +65,9 @@ function page(p: EmbedPlayback, config: string | undefined): string {
 <body>
 <main>
 <h1 class="visually-hidden">${title}</h1>
-<div id="player" class="evc-host" ${attributes}></div>
-<noscript><p>The player needs JavaScript: <a href="${escape(p.mp4)}">the video file</a>.</p></noscript>
+<div id="player" class="evc-host" data-config="${escape(config ?? "")}">
+<video playsinline preload="metadata" poster="${escape(p.poster)}" aria-label="${title}" ${attributes}>${tracks}</video>
+</div>
 </main>
 <script type="module" src="/embed/player.js"></script>
 </body>
