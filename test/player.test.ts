@@ -244,3 +244,146 @@ describe("the organization's ad tag", () => {
     expect((await player(`/v2/player/${video}`)).body.data.ads.tagUrl).toBeNull();
   });
 });
+
+describe("a video's own ad tag and its items", () => {
+  it("are content fields (E1, E3, E4) that the player shows, video tag first", async () => {
+    const own = "https://ads.example.com/video.xml?cb=[CACHEBUSTING]";
+    const video = await publishVideo(org, dataUrlBytes(faststartUrl), { adTagUrl: own });
+    const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${video}`);
+    expect(e3.body).toMatchObject({ adTagUrl: own, itemPlacements: [] });
+
+    const config = await writeJson(org, "POST", "/v2/player-configurations", {
+      name: "with ads",
+      ads: { enabled: true, tagUrl: VAST, midrolls: [5] },
+    });
+    expect((await player(`/v2/player/${video}?config=${config.body.id}`)).body.data.ads).toEqual({
+      tagUrl: own,
+      midrolls: [5],
+    });
+
+    // Items with an image and a price, placed on the video for a time range or the whole of it.
+    const mug = await writeJson(org, "POST", "/v2/ecommerce", {
+      ecommerceKey: "mug",
+      ecommerceLink: "https://shop.example/mug",
+      ecommerceName: "Mug",
+      imageUrl: "https://shop.example/mug.jpg",
+      priceText: "€12.90",
+    });
+    expect(mug.res.status, JSON.stringify(mug.body)).toBe(200);
+    expect(mug.body.data).toMatchObject({
+      imageUrl: "https://shop.example/mug.jpg",
+      priceText: "€12.90",
+    });
+    await writeJson(org, "POST", "/v2/ecommerce", {
+      ecommerceKey: "cap",
+      ecommerceLink: "https://shop.example/cap",
+      ecommerceName: "Cap",
+    });
+    const placed = await writeJson(org, "PUT", "/v2/content", {
+      ...e3.body,
+      adTagUrl: null,
+      itemPlacements: [
+        { ecommerceKey: "mug", start: 1, end: 4.5 },
+        { ecommerceKey: "cap", start: null, end: null },
+      ],
+    });
+    expect(placed.res.status, JSON.stringify(placed.body)).toBe(200);
+    expect(placed.body.itemPlacements).toEqual([
+      { ecommerceKey: "mug", start: 1, end: 4.5 },
+      { ecommerceKey: "cap", start: null, end: null },
+    ]);
+    const shown = await player(`/v2/player/${video}?config=${config.body.id}`);
+    expect(shown.body.data.ads.tagUrl).toBe(VAST);
+    expect(shown.body.data.items).toEqual([
+      {
+        ecommerceKey: "mug",
+        name: "Mug",
+        link: "https://shop.example/mug",
+        imageUrl: "https://shop.example/mug.jpg",
+        priceText: "€12.90",
+        start: 1,
+        end: 4.5,
+      },
+      {
+        ecommerceKey: "cap",
+        name: "Cap",
+        link: "https://shop.example/cap",
+        imageUrl: null,
+        priceText: null,
+        start: null,
+        end: null,
+      },
+    ]);
+    expect(
+      (await player(`/v2/player/${video}?config=${config.body.id}`)).res.headers.get(
+        "X-Edge-Cache",
+      ),
+    ).toBe("hit");
+
+    // An item's change shows through the cache; a deleted item shows nothing.
+    const repriced = await writeJson(org, "PUT", "/v2/ecommerce", {
+      ecommerceKey: "mug",
+      ecommerceLink: "https://shop.example/mug",
+      ecommerceName: "Mug",
+      imageUrl: "https://shop.example/mug.jpg",
+      priceText: "€9.90",
+    });
+    expect(repriced.res.status).toBe(200);
+    const after = await player(`/v2/player/${video}?config=${config.body.id}`);
+    expect(after.body.data.items[0].priceText).toBe("€9.90");
+    expect((await writeJson(org, "DELETE", "/v2/ecommerce?ecommerceKey=cap")).res.status).toBe(200);
+    const gone = await player(`/v2/player/${video}?config=${config.body.id}`);
+    expect(gone.body.data.items.map((i: any) => i.ecommerceKey)).toEqual(["mug"]);
+    // The E3 → E4 round trip still works with the deleted item's placement in it.
+    const e3again = await writeJson(org, "GET", `/v2/content?contentKey=${video}`);
+    const roundTrip = await writeJson(org, "PUT", "/v2/content", {
+      ...e3again.body,
+      title: "Renamed",
+    });
+    expect(roundTrip.res.status, JSON.stringify(roundTrip.body)).toBe(200);
+    expect((await player(`/v2/player/${video}`)).body.data.title).toBe("Renamed");
+  });
+
+  it("refuses bad tags and placements with a message naming the field", async () => {
+    const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ adTagUrl: "http://ads.example.com/v.xml" }, 400, "adTagUrl: must be an https URL"],
+      [{ adTagUrl: "" }, 400, "adTagUrl"],
+      [
+        { itemPlacements: [{ ecommerceKey: "nosuch" }] },
+        400,
+        "itemPlacements[0].ecommerceKey: no ecommerce item nosuch",
+      ],
+      [
+        { itemPlacements: [{ ecommerceKey: "mug", start: 5, end: 5 }] },
+        400,
+        "itemPlacements[0]: end must be after start",
+      ],
+      [{ itemPlacements: [{ ecommerceKey: "mug", start: -1 }] }, 400, "itemPlacements"],
+      [{ itemPlacements: "mug" }, 400, "itemPlacements"],
+    ];
+    for (const [change, status, message] of cases) {
+      const { res, body } = await writeJson(org, "PUT", "/v2/content", { ...e3.body, ...change });
+      expect(res.status, JSON.stringify(change)).toBe(status);
+      expect(body.message, JSON.stringify(change)).toContain(message);
+    }
+    const plain = await createOrg({ entitlements: [] });
+    const refused = await writeJson(plain, "POST", "/v2/content/", {
+      contentSize: 1000,
+      adTagUrl: VAST,
+    });
+    expect(refused.res.status).toBe(403);
+    expect(refused.body.message).toBe("adTagUrl requires the enterprise_player entitlement");
+  });
+
+  it("refuses an item image that is not https", async () => {
+    const { res, body } = await writeJson(org, "POST", "/v2/ecommerce", {
+      ecommerceKey: "bad",
+      ecommerceLink: "https://shop.example/bad",
+      ecommerceName: "Bad",
+      imageUrl: "http://shop.example/bad.jpg",
+    });
+    expect(res.status).toBe(400);
+    expect(body.error).toContain("imageUrl");
+  });
+});

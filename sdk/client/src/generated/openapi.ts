@@ -731,7 +731,7 @@ export interface paths {
         };
         /** List ecommerce items */
         get: operations["listEcommerceItems"];
-        /** Replace an ecommerce item's link and name */
+        /** Replace an ecommerce item's link, name, image and price */
         put: operations["updateEcommerceItem"];
         /**
          * Create an ecommerce item
@@ -1387,6 +1387,13 @@ export interface components {
             signedPlayback: boolean | null;
             /** @description The video's own playback windows setting; null: its organization's (docs/api.md, Playback rights) */
             enforcePlaybackWindows: boolean | null;
+            /** @description The video's own ad tag (null: none) */
+            adTagUrl: string | null;
+            itemPlacements: {
+                ecommerceKey: string;
+                start: number | null;
+                end: number | null;
+            }[];
             /**
              * @description uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)
              * @enum {string}
@@ -1442,6 +1449,16 @@ export interface components {
             signedPlayback?: boolean | null;
             /** @description Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default) */
             enforcePlaybackWindows?: boolean | null;
+            /** @description Extension: the video's own VAST/VMAP ad tag for the service's player (https; its macros are kept for the player to expand). It comes before its player configuration's and its organization's; null (the default): none of its own. Needs the enterprise_player entitlement */
+            adTagUrl?: string | null;
+            /** @description Extension: ecommerce items (POST /v2/ecommerce) the service's player shows over the video, each from start to end (seconds; null: from the start, to the end) */
+            itemPlacements?: {
+                ecommerceKey: string;
+                /** @default null */
+                start: number | null;
+                /** @default null */
+                end: number | null;
+            }[];
             /** @description Extension: the size of every part but the last, in bytes, when the client wants smaller parts than the service's (a browser loses less to a reload): at least 5 MiB (R2's minimum); more than the service's own part size (the default) is taken down to it. contentUploadData.chunkSize answers what was taken. */
             chunkSize?: number;
         };
@@ -1547,6 +1564,16 @@ export interface components {
             signedPlayback?: boolean | null;
             /** @description Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default) */
             enforcePlaybackWindows?: boolean | null;
+            /** @description Extension: the video's own VAST/VMAP ad tag for the service's player (https; its macros are kept for the player to expand). It comes before its player configuration's and its organization's; null (the default): none of its own. Needs the enterprise_player entitlement */
+            adTagUrl?: string | null;
+            /** @description Extension: ecommerce items (POST /v2/ecommerce) the service's player shows over the video, each from start to end (seconds; null: from the start, to the end) */
+            itemPlacements?: {
+                ecommerceKey: string;
+                /** @default null */
+                start: number | null;
+                /** @default null */
+                end: number | null;
+            }[];
         };
         Error: {
             /** @enum {string} */
@@ -2044,6 +2071,8 @@ export interface components {
             ecommerceKey: string;
             ecommerceLink: string;
             ecommerceName: string;
+            imageUrl: string | null;
+            priceText: string | null;
             createdAt: string;
             updatedAt: string;
         };
@@ -2059,6 +2088,17 @@ export interface components {
             /** Format: uri */
             ecommerceLink: string;
             ecommerceName: string;
+            /**
+             * Format: uri
+             * @description The product's image, shown by the player (https; null: none)
+             * @default null
+             */
+            imageUrl: string | null;
+            /**
+             * @description The price as the player shows it, e.g. "€19.90" (null: none)
+             * @default null
+             */
+            priceText: string | null;
         };
         AdminOrganization: {
             organizationKey: string;
