@@ -9,6 +9,7 @@ import {
   call,
   callJson,
   createOrg,
+  d1Cost,
   dataUrlBytes,
   publishVideo,
   writeJson,
@@ -22,7 +23,7 @@ let org: TestOrg;
 let key: string;
 
 beforeAll(async () => {
-  org = await createOrg({ entitlements: ["enterprise_player", "ecommerce"] });
+  org = await createOrg({ entitlements: ["enterprise_player", "ecommerce", "mmi"] });
   key = await publishVideo(org, dataUrlBytes(faststartUrl), {
     title: "Player video",
     description: "About the player",
@@ -80,6 +81,34 @@ describe("GET /v2/player/{contentKey}", () => {
     const badConfig = await player(`/v2/player/${key}?config=x`);
     expect(badConfig.res.status).toBe(400);
     expect(badConfig.body.error).toContain("config");
+  });
+
+  it("answers a repeat from the edge without a D1 query, and stops at once when the video goes", async () => {
+    const video = await publishVideo(org, dataUrlBytes(faststartUrl));
+    const miss = await call(`/v2/player/${video}`);
+    expect(miss.headers.get("X-Edge-Cache")).toBe("miss");
+    const missCost = d1Cost(miss);
+    const hit = await call(`/v2/player/${video}`);
+    expect(hit.headers.get("X-Edge-Cache")).toBe("hit");
+    // The gate's and the versions' lookups are kept in the isolate: a hit reads nothing.
+    expect(d1Cost(hit)).toEqual({ rowsRead: 0, rowsWritten: 0, queries: 0 });
+    expect(missCost.queries).toBeGreaterThan(0);
+    expect(missCost.queries).toBeLessThanOrEqual(6);
+    // E5: the cached answer is not served any more (the servable gate runs before the cache).
+    expect((await writeJson(org, "DELETE", `/v2/content?contentKey=${video}`)).res.status).toBe(
+      200,
+    );
+    const gone = await callJson(`/v2/player/${video}`);
+    expect(gone.res.status).toBe(404);
+    expect(gone.body).toEqual({ status: "KO", error: `no published video ${video}` });
+  });
+
+  it("refuses a video that requires signed playback without a token, like the embed", async () => {
+    const video = await publishVideo(org, dataUrlBytes(faststartUrl), { signedPlayback: true });
+    const { res, body } = await callJson(`/v2/player/${video}`);
+    expect(res.status).toBe(403);
+    expect(body.status).toBe("KO");
+    expect((await call(`/embed/${video}`)).status).toBe(403);
   });
 
   it("gives an unknown configuration the defaults", async () => {
@@ -185,6 +214,22 @@ describe("player configurations", () => {
       expect(answer.status).toBe("KO");
       expect(answer.error, JSON.stringify(body)).toContain(field);
     }
+  });
+
+  it("lets a sub-organization's scope read the configurations but not change them", async () => {
+    const sub = await callJson(`/admin/organizations/${org.organizationKey}/sub-organizations`, {
+      method: "POST",
+      headers: { Authorization: "Bearer test-admin-token", "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Sub" }),
+    });
+    expect(sub.res.status, JSON.stringify(sub.body)).toBe(200);
+    const mmi = { "X-Service-MMI-Key": sub.body.mmiKey };
+    expect(
+      (await writeJson(org, "GET", "/v2/player-configurations", undefined, mmi)).res.status,
+    ).toBe(200);
+    const refused = await writeJson(org, "POST", "/v2/player-configurations", { name: "x" }, mmi);
+    expect(refused.res.status).toBe(403);
+    expect(refused.body.error).toContain("sub-organization");
   });
 
   it("needs write credentials and the enterprise_player entitlement", async () => {
