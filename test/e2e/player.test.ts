@@ -435,4 +435,61 @@ describe.skipIf(!e2e.chromium)("the service's player in headless Chromium", () =
     expect(ads.requests).toContain("/pixel/bad/error?code=405");
     await context.close();
   });
+
+  it("works at phone width with the keyboard alone, and offers the related feed's videos at the end", async () => {
+    const config = await createPlayerConfig(service, org, {
+      name: "Phone e2e",
+      autoplay: "off",
+      docking: false,
+      adTagUrl: null,
+      relatedFeedKey: feedId,
+    });
+    const context = await browser.newContext({ viewport: { width: 360, height: 640 } });
+    context.setDefaultTimeout(SETTLED_MS);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (err) => errors.push(err.message));
+    await page.goto(`${service.baseUrl}/embed/${main}?config=${config}&analytics=off`);
+    await page.locator(".evc-controls .evc-play").waitFor();
+    // Every control inside the phone's width.
+    const rights = await page
+      .locator(".evc-controls > :not([hidden])")
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right));
+    expect(Math.max(...rights)).toBeLessThanOrEqual(360);
+    expect(await seriousViolations(page)).toEqual([]);
+    const video = page.locator("video.evc-video");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe("evc-bigplay");
+    await page.keyboard.press("Enter");
+    await page.locator(".evc-playing").waitFor();
+    // The focus moved to the controls' play button: K pauses and plays, M mutes, → seeks.
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe("evc-play");
+    await page.keyboard.press("k");
+    await page.locator(".evc-player:not(.evc-playing)").waitFor();
+    expect(await page.locator(".evc-play").getAttribute("aria-label")).toBe("Play");
+    await page.keyboard.press("k");
+    await page.locator(".evc-playing").waitFor();
+    await page.keyboard.press("m");
+    expect(await page.locator(".evc-mute").getAttribute("aria-pressed")).toBe("true");
+    const before = await video.evaluate((v: HTMLVideoElement) => v.currentTime);
+    await page.keyboard.press("ArrowRight");
+    expect(await video.evaluate((v: HTMLVideoElement) => v.currentTime)).toBeGreaterThanOrEqual(
+      before + 4,
+    );
+    // At the end, the related feed's video (not this one); a click plays it.
+    await video.evaluate((v: HTMLVideoElement) => {
+      v.playbackRate = 16;
+    });
+    const thumb = page.locator(".evc-related .evc-thumb");
+    await thumb.waitFor();
+    expect(await thumb.getAttribute("data-content-key")).toBe(second);
+    await thumb.click();
+    await expect
+      .poll(() => video.evaluate((v: HTMLVideoElement) => v.ended && v.duration < 5), {
+        timeout: SETTLED_MS,
+      })
+      .toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

@@ -9,9 +9,10 @@ import Hls from "hls.js/light";
 import { attach } from "../../../sdk/player/src/index";
 import type { AdDetails, AdEvent, PlayerAnalytics } from "../../../sdk/player/src/types";
 import type { AdBreakPlan, AdsModule, Schedule } from "./ads";
+import { feedEntries, renderGallery } from "./gallery";
 import { createItems, type Items } from "./items";
 import { contentSource } from "./source";
-import type { PlayerData } from "./types";
+import { fetchPlayerData, type PlayerData } from "./types";
 
 export interface PlayerOptions {
   /** false: nothing is reported (the console's previews: ?analytics=off). */
@@ -158,7 +159,9 @@ export function createPlayer(
   const undock = el("button", { className: "evc-undock", type: "button", hidden: true });
   undock.setAttribute("aria-label", "Close the floating player");
   undock.textContent = "×";
-  stage.append(video, logo, bigPlay, itemsLayer, adLayer, undock);
+  const related = el("div", { className: "evc-related", hidden: true }, { role: "region" });
+  related.setAttribute("aria-label", "Related videos");
+  stage.append(video, logo, bigPlay, itemsLayer, adLayer, related, undock);
 
   const controls = el("div", { className: "evc-controls" }, { role: "group" });
   controls.setAttribute("aria-label", "Player controls");
@@ -299,7 +302,11 @@ export function createPlayer(
     const paused = media.paused;
     playBtn.setAttribute("aria-label", paused ? "Play" : "Pause");
     playBtn.dataset.state = paused ? "paused" : "playing";
+    const scope = root.getRootNode() as Document | ShadowRoot;
+    const hadFocus = scope.activeElement === bigPlay;
     bigPlay.hidden = started || !!adBreak;
+    // The big button goes once playback starts: the keyboard stays in the player.
+    if (hadFocus && bigPlay.hidden) playBtn.focus();
     const muted = media.muted || media.volume === 0;
     muteBtn.setAttribute("aria-label", muted ? "Unmute" : "Mute");
     muteBtn.setAttribute("aria-pressed", String(muted));
@@ -373,7 +380,7 @@ export function createPlayer(
     const typing = target.closest("input, select, textarea");
     const onButton = target.closest("button, a");
     const key = event.key;
-    if ((key === " " || key === "k") && !typing && !onButton) togglePlay();
+    if ((key === "k" && !typing) || (key === " " && !typing && !onButton)) togglePlay();
     else if (key === "m" && !typing) toggleMute();
     else if (key === "f" && !typing) toggleFullscreen();
     else if ((key === "ArrowLeft" || key === "ArrowRight") && !typing && !adBreak)
@@ -567,6 +574,44 @@ export function createPlayer(
     setItems(data);
     renderControls();
   });
+  // Related videos (the configuration's feed) over the player at the end: a click plays one.
+  let stopRelated: (() => void) | null = null;
+  const hideRelated = () => {
+    related.hidden = true;
+    stopRelated?.();
+    stopRelated = null;
+    related.replaceChildren();
+  };
+  video.addEventListener("ended", () => {
+    const feed = data.player.relatedFeedUrl;
+    if (!feed || adBreak) return;
+    const current = data.contentKey;
+    fetch(feed, { credentials: "omit" })
+      .then((res) => (res.ok ? res.json() : Promise.reject(new Error(`feed ${res.status}`))))
+      .then((body) => {
+        if (!video.ended || data.contentKey !== current) return;
+        const entries = feedEntries(body)
+          .filter((e) => e.contentKey !== current)
+          .slice(0, 6);
+        if (entries.length === 0) return;
+        related.hidden = false;
+        stopRelated = renderGallery(
+          related,
+          entries,
+          async () => player,
+          (key) => {
+            const config = data.player.id === "none" ? null : data.player.id;
+            fetchPlayerData(data.endpoint, key, config)
+              .then((next) => player.load(next, true))
+              .catch((error: unknown) => say(`The video could not be loaded: ${String(error)}`));
+          },
+        );
+      })
+      .catch((error: unknown) => console.warn("evc-player: related videos:", String(error)));
+  });
+  video.addEventListener("play", hideRelated);
+  video.addEventListener("emptied", hideRelated);
+
   // Played by other means (the browser's own controls, a script): no preroll then.
   video.addEventListener("play", () => {
     if (started) return;

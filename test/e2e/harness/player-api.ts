@@ -24,6 +24,7 @@ export async function createPlayerConfig(
     docking: boolean;
     adTagUrl: string | null;
     midrolls?: number[];
+    relatedFeedKey?: string | null;
   },
 ): Promise<string> {
   const answer = await call(service, org, "POST", "/v2/player-configurations", {
@@ -31,6 +32,7 @@ export async function createPlayerConfig(
     autoplay: c.autoplay,
     docking: c.docking,
     ads: { enabled: c.adTagUrl !== null, tagUrl: c.adTagUrl, midrolls: c.midrolls ?? [] },
+    relatedFeedKey: c.relatedFeedKey ?? null,
   });
   return (answer.data ?? answer).id;
 }
