@@ -58,7 +58,7 @@ async function fetchXml(url: string, timeoutMs: number): Promise<Document> {
 }
 
 /** VMAP timeOffset: start, end, HH:MM:SS(.mmm), or n% (of `duration`). */
-function offsetOf(value: string | null): number | null {
+export function offsetOf(value: string | null): number | null {
   if (!value || value === "start") return 0;
   const hms = /^(\d+):(\d{2}):(\d{2}(?:\.\d+)?)$/.exec(value);
   if (hms) return Number(hms[1]) * 3600 + Number(hms[2]) * 60 + Number(hms[3]);

@@ -11,6 +11,7 @@ import type { AdDetails, AdEvent, PlayerAnalytics } from "../../../sdk/player/sr
 import type { AdBreakPlan, AdsModule, Schedule } from "./ads";
 import { feedEntries, renderGallery } from "./gallery";
 import { createItems, type Items } from "./items";
+import { expandMacros } from "./macros";
 import { contentSource } from "./source";
 import { fetchPlayerData, type PlayerData } from "./types";
 
@@ -103,25 +104,6 @@ function el<K extends keyof HTMLElementTagNameMap>(
   Object.assign(node, props);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   return node;
-}
-
-/** The ad tag with its macros filled in (the usual names, and the IAB ones). */
-export function expandMacros(
-  tag: string,
-  values: { contentKey: string; pageUrl: string; width: number; height: number },
-): string {
-  const map: Record<string, string> = {
-    CACHEBUSTING: String(Math.floor(Math.random() * 1e8)).padStart(8, "0"),
-    CONTENT_KEY: values.contentKey,
-    PAGE_URL: values.pageUrl,
-    PAGEURL: values.pageUrl,
-    PLAYER_WIDTH: String(Math.round(values.width)),
-    PLAYER_HEIGHT: String(Math.round(values.height)),
-    TIMESTAMP: new Date().toISOString(),
-  };
-  return tag.replace(/\[([A-Z_]+)\]/g, (whole, name: string) =>
-    name in map ? encodeURIComponent(map[name]!) : whole,
-  );
 }
 
 export function createPlayer(
