@@ -132,12 +132,13 @@ export function createPlayer(
   );
   const itemsLayer = el("div", { className: "evc-items" });
   const adLayer = el("div", { className: "evc-ad", hidden: true });
-  const adVideo = el("video", { className: "evc-ad-video" }, { playsinline: "" });
+  /** The ad's own <video>, there only during a break (the page has one video otherwise). */
+  let adVideo: HTMLVideoElement | null = null;
   const adLabel = el("span", { className: "evc-ad-label" }, { "aria-live": "polite" });
   const adClick = el("button", { className: "evc-ad-click", type: "button" });
   adClick.textContent = "Visit advertiser (opens a new tab)";
   const adSkip = el("button", { className: "evc-ad-skip", type: "button", hidden: true });
-  adLayer.append(adVideo, adLabel, adClick, adSkip);
+  adLayer.append(adLabel, adClick, adSkip);
   const undock = el("button", { className: "evc-undock", type: "button", hidden: true });
   undock.setAttribute("aria-label", "Close the floating player");
   undock.textContent = "×";
@@ -278,7 +279,7 @@ export function createPlayer(
     video.textTracks.addEventListener(type, renderCaptions);
 
   // --- controls ----------------------------------------------------------------------------
-  const active = () => (adBreak ? adVideo : video);
+  const active = () => (adBreak && adVideo ? adVideo : video);
   const renderControls = () => {
     const media = active();
     const paused = media.paused;
@@ -316,8 +317,8 @@ export function createPlayer(
     "loadedmetadata",
   ]) {
     video.addEventListener(type, renderControls);
-    adVideo.addEventListener(type, renderControls);
   }
+  const MEDIA_EVENTS = ["play", "pause", "volumechange", "timeupdate", "durationchange", "ended"];
   const onFullscreen = () => {
     renderControls();
     changed();
@@ -342,7 +343,6 @@ export function createPlayer(
     const muted = !(active().muted || active().volume === 0);
     video.muted = muted;
     if (adBreak) adBreak.setMuted(muted);
-    else adVideo.muted = muted;
   };
   const toggleFullscreen = () => {
     if (fullscreenNow()) void document.exitFullscreen().catch(() => {});
@@ -415,6 +415,10 @@ export function createPlayer(
       swallow = true;
       video.pause();
     }
+    const media = el("video", { className: "evc-ad-video" }, { playsinline: "" });
+    for (const type of MEDIA_EVENTS) media.addEventListener(type, renderControls);
+    adLayer.prepend(media);
+    adVideo = media;
     adLayer.hidden = false;
     itemsLayer.hidden = true;
     try {
@@ -422,7 +426,7 @@ export function createPlayer(
         source,
         retag: () => (data.ads.tagUrl ? expand(data.ads.tagUrl) : null),
         position,
-        video: adVideo,
+        video: media,
         label: adLabel,
         skip: adSkip,
         click: adClick,
@@ -445,8 +449,10 @@ export function createPlayer(
       adBreak = null;
       adLayer.hidden = true;
       itemsLayer.hidden = false;
-      adVideo.removeAttribute("src");
-      adVideo.load();
+      media.removeAttribute("src");
+      media.load();
+      media.remove();
+      adVideo = null;
       renderControls();
     }
   };
