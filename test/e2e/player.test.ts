@@ -130,6 +130,11 @@ describe.skipIf(!e2e.chromium)("the service's player in headless Chromium", () =
       vastInline("bad", { media: "{AD}/creative/missing.mp4", duration: "00:00:02" }),
       "application/xml",
     );
+    ads.put(
+      "/plain.xml",
+      vastInline("plain", { media: `{AD}/creative/${TWO}`, duration: "00:00:02" }),
+      "application/xml",
+    );
     ads.put("/malformed.xml", '<VAST version="3.0"><Ad><InLine>', "application/xml");
   });
 
@@ -490,6 +495,39 @@ describe.skipIf(!e2e.chromium)("the service's player in headless Chromium", () =
       })
       .toBe(true);
     expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("plays a VAST tag as the preroll and again at each midroll cue point; a docked player closes", async () => {
+    const config = await createPlayerConfig(service, org, {
+      name: "VAST e2e",
+      autoplay: "muted-in-view",
+      docking: true,
+      adTagUrl: `${ads.url}/plain.xml?cb=[CACHEBUSTING]`,
+      midrolls: [3],
+    });
+    publisherPage("/plain.html", main, config, 'analytics="off"');
+    const context = await browser.newContext({ viewport: { width: 800, height: 600 } });
+    context.setDefaultTimeout(SETTLED_MS);
+    const page = await context.newPage();
+    await page.goto(`${ads.url}/plain.html`);
+    const inAd = page.locator("evc-player .evc-in-ad");
+    const playing = page.locator("evc-player .evc-player:not(.evc-in-ad).evc-playing");
+    // The preroll, the content, the midroll at 3 s (the tag asked again), the content again.
+    await inAd.waitFor();
+    await playing.waitFor();
+    await inAd.waitFor();
+    await playing.waitFor();
+    const tags = ads.requests.filter((r) => r.startsWith("/plain.xml?cb="));
+    expect(tags).toHaveLength(2);
+    expect(new Set(tags).size).toBe(2);
+    expect(ads.requests.filter((r) => r === "/pixel/plain/complete")).toHaveLength(2);
+    // Docked while playing out of view; its close button pauses it and puts it back.
+    await page.evaluate(() => window.scrollTo(0, 2000));
+    await page.locator("evc-player .evc-docked").waitFor();
+    await page.locator("evc-player .evc-undock").click();
+    await page.locator("evc-player .evc-player:not(.evc-docked):not(.evc-playing)").waitFor();
+    expect(await onVideo(page, (v) => v.paused)).toBe(true);
     await context.close();
   });
 });
