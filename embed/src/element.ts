@@ -9,7 +9,7 @@
 import { enableDocking } from "./core/dock";
 import { feedEntries, renderGallery } from "./core/gallery";
 import { createPlayer, type Player } from "./core/player";
-import { fetchPlayerData } from "./core/types";
+import { fetchPlayerData, withToken } from "./core/types";
 
 const SCRIPT = new URL(import.meta.url);
 const STYLESHEET = new URL("player.css", SCRIPT).href;
@@ -46,8 +46,11 @@ class EvcPlayer extends HTMLElement {
       this.fail("the content-key attribute is missing");
       return;
     }
-    fetchPlayerData(this.endpoint, key, this.getAttribute("config"))
-      .then((data) => {
+    // token: a playback token for a video that requires signed playback (its answer and media).
+    const token = this.getAttribute("token");
+    fetchPlayerData(this.endpoint, key, this.getAttribute("config"), token)
+      .then((answer) => {
+        const data = withToken(answer, token);
         const player = createPlayer(this.container!, data, {
           analytics: this.getAttribute("analytics") !== "off",
           pageUrl: location.href,

@@ -24,7 +24,12 @@ if (host && video) {
     },
     endpoint,
   );
-  const extras = fetchPlayerData(location.origin, page.contentKey, host.dataset.config || null)
+  const extras = fetchPlayerData(
+    location.origin,
+    page.contentKey,
+    host.dataset.config || null,
+    query.get("token"),
+  )
     .then(({ player, ads, items }) => ({ player, ads, items }))
     .catch((error: unknown) => {
       console.warn("evc-player: no configuration, ads or items:", String(error));

@@ -245,10 +245,10 @@ export async function playBreak(ctx: BreakContext): Promise<void> {
       report("done");
       finish();
     });
+    tracker.on("clickthrough", (url: string) => {
+      if (url) window.open(url, "_blank", "noopener");
+    });
     on(click, "click", () => {
-      tracker.on("clickthrough", (url: string) => {
-        if (url) window.open(url, "_blank", "noopener");
-      });
       tracker.click();
       report("clicked");
       if (!video.paused) plan.togglePause();

@@ -61,9 +61,12 @@ export async function fetchPlayerData(
   endpoint: string,
   contentKey: string,
   config: string | null,
+  token: string | null = null,
 ): Promise<PlayerData> {
   const url = new URL(`/v2/player/${encodeURIComponent(contentKey)}`, endpoint);
   if (config) url.searchParams.set("config", config);
+  // A video that requires signed playback: the page's playback token covers this answer too.
+  if (token) url.searchParams.set("token", token);
   const res = await fetch(url, { credentials: "omit" });
   if (!res.ok) throw new Error(`GET ${url.pathname} answered ${res.status}`);
   const body = (await res.json()) as { data?: PlayerData };
@@ -87,5 +90,18 @@ export function normalize(d: Partial<PlayerData>, endpoint: string): PlayerData 
     player: { ...NO_CONFIG, ...d.player, colors: { ...NO_CONFIG.colors, ...d.player?.colors } },
     ads: { tagUrl: d.ads?.tagUrl ?? null, midrolls: d.ads?.midrolls ?? [] },
     items: d.items ?? [],
+  };
+}
+
+/** The media URLs with a playback token (signed playback), as the embed page signs its own. */
+export function withToken(d: PlayerData, token: string | null): PlayerData {
+  if (!token) return d;
+  const signed = (url: string) =>
+    `${url}${url.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`;
+  return {
+    ...d,
+    hls: d.hls ? signed(d.hls) : d.hls,
+    mp4: signed(d.mp4),
+    captions: d.captions.map((c) => ({ ...c, src: signed(c.src) })),
   };
 }
