@@ -43,6 +43,8 @@ export interface BreakContext {
   report(name: AdEvent, details: AdDetails): void;
   warn(message: string, error?: unknown): void;
   onPlan(plan: AdBreakPlan): void;
+  /** Tells screen readers (the player's status line). */
+  announce(text: string): void;
   onMuted(muted: boolean): void;
 }
 
@@ -192,6 +194,7 @@ export async function playBreak(ctx: BreakContext): Promise<void> {
         finish({ error: new Error("the creative did not start in time"), code: "402" });
     }, ctx.timeoutMs);
 
+    let skippable = false;
     const render = () => {
       const left = Math.max(0, Math.ceil((video.duration || 0) - video.currentTime));
       label.textContent = `Ad · ${left} s`;
@@ -199,6 +202,10 @@ export async function playBreak(ctx: BreakContext): Promise<void> {
       skip.hidden = false;
       const wait = Math.ceil(skipDelay - video.currentTime);
       skip.disabled = wait > 0;
+      if (!skip.disabled && !skippable) {
+        skippable = true;
+        ctx.announce("Advertisement: you can skip it now");
+      }
       skip.textContent = wait > 0 ? `Skip ad in ${wait} s` : "Skip ad";
     };
 

@@ -134,7 +134,8 @@ export function createPlayer(
   const adLayer = el("div", { className: "evc-ad", hidden: true });
   /** The ad's own <video>, there only during a break (the page has one video otherwise). */
   let adVideo: HTMLVideoElement | null = null;
-  const adLabel = el("span", { className: "evc-ad-label" }, { "aria-live": "polite" });
+  // The countdown is visual; screen readers hear the break's start and the skip through status.
+  const adLabel = el("span", { className: "evc-ad-label" }, { "aria-hidden": "true" });
   const adClick = el("button", { className: "evc-ad-click", type: "button" });
   adClick.textContent = "Visit advertiser (opens a new tab)";
   const adSkip = el("button", { className: "evc-ad-skip", type: "button", hidden: true });
@@ -437,8 +438,10 @@ export function createPlayer(
         warn,
         onPlan: (p) => {
           adBreak = p;
+          say("Advertisement");
           renderControls();
         },
+        announce: say,
         onMuted: (muted) => {
           video.muted = muted;
         },
@@ -446,6 +449,7 @@ export function createPlayer(
     } catch (error) {
       warn(`the ${position} failed; the content goes on`, error);
     } finally {
+      if (adBreak) say("");
       adBreak = null;
       adLayer.hidden = true;
       itemsLayer.hidden = false;
