@@ -274,6 +274,9 @@ describe("the organization's ad tag", () => {
     expect((await player(`/v2/player/${video}?config=${b.body.id}`)).body.data.ads.tagUrl).toBe(
       VAST,
     );
+    // Another organization's configuration is not this video's: the defaults.
+    const foreign = await player(`/v2/player/${key}?config=${a.body.id}`);
+    expect(foreign.body.data.player.id).toBe("none");
 
     const loopback = "http://127.0.0.1:9999/vast.xml?cb=[CACHEBUSTING]";
     expect(

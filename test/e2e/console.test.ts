@@ -599,7 +599,8 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await page.getByText(/Items cannot be listed: .*ecommerce entitlement/).waitFor();
     await go("items", "Items");
     await page.getByRole("alert").filter({ hasText: "ecommerce entitlement" }).waitFor();
-    await checkPage(page, "items");
+    // (The page with items is photographed by console-pages.test.ts, whose organization has them.)
+    expect(await seriousViolations(page), "axe on items").toEqual([]);
   });
 
   it("draws the plays chart and fills the top videos from events posted by a player", async () => {

@@ -3,7 +3,7 @@
 // a video is done on the video's page. Needs the ecommerce entitlement (the page says so).
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
-import { client, ok } from "../api";
+import { client, entitlements, ok } from "../api";
 
 type Item = components["schemas"]["EcommerceItem"];
 
@@ -86,9 +86,12 @@ export function Items() {
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
   useEffect(() => {
-    client.api
-      .GET("/v2/ecommerce")
-      .then(ok)
+    entitlements()
+      .then((list) => {
+        if (!list.includes("ecommerce"))
+          throw new Error("Items need the ecommerce entitlement, which this organization lacks.");
+        return client.api.GET("/v2/ecommerce").then(ok);
+      })
       .then(
         (r) => setItems(r.data),
         (err: Error) => setError(err.message),

@@ -4,7 +4,7 @@
 // configuration's id is what the player reports as video_player_id and ad_player_id.
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
-import { client, ok } from "../api";
+import { client, entitlements, ok } from "../api";
 
 type Config = components["schemas"]["PlayerConfiguration"];
 type ConfigInput = components["schemas"]["PlayerConfigurationInput"];
@@ -212,7 +212,37 @@ function ConfigForm({
   );
 }
 
+const NOT_ENTITLED =
+  "Player configurations and ad tags need the enterprise_player entitlement, which this organization lacks.";
+
+/** The page's requests, once the organization is known to have the player (no refused request). */
+function useEntitled(): boolean | null {
+  const [yes, setYes] = useState<boolean | null>(null);
+  useEffect(() => {
+    entitlements().then(
+      (list) => setYes(list.includes("enterprise_player")),
+      () => setYes(false),
+    );
+  }, []);
+  return yes;
+}
+
 export function Players() {
+  const entitled = useEntitled();
+  if (entitled === null) return <p>Loading…</p>;
+  if (!entitled)
+    return (
+      <section aria-labelledby="players-title">
+        <h1 id="players-title">Players</h1>
+        <p role="alert" class="error">
+          {NOT_ENTITLED}
+        </p>
+      </section>
+    );
+  return <PlayerPages />;
+}
+
+function PlayerPages() {
   const [configs, setConfigs] = useState<Config[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [feeds, setFeeds] = useState<FeedChoice[] | null>(null);

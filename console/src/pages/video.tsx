@@ -4,6 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import {
   client,
+  entitlements,
   formatDate,
   formatDuration,
   ok,
@@ -277,9 +278,12 @@ function Placements({
   );
   const [why, setWhy] = useState("");
   useEffect(() => {
-    client.api
-      .GET("/v2/ecommerce")
-      .then(ok)
+    // Asked only when the organization has items at all (a refusal would be a failed request).
+    entitlements()
+      .then((list) => {
+        if (!list.includes("ecommerce")) throw new Error("they need the ecommerce entitlement");
+        return client.api.GET("/v2/ecommerce").then(ok);
+      })
       .then(
         (r) => setItems(r.data),
         (err: Error) => setWhy(err.message),

@@ -23,7 +23,7 @@ import { randomAlphanumeric } from "../../shared/crypto";
 import type { Entitlement } from "../../shared/vocabulary";
 import { forbidden, invalid, notFound } from "../../shared/errors";
 import type { Deps } from "../deps";
-import { forgetOrganization } from "../recent-lookups";
+import { applyIsolateEffects } from "../isolate-effects";
 import { checkAdTag } from "./ad-tags";
 
 /** The accent color of a player without a configuration. */
@@ -68,10 +68,15 @@ export function playerConfigurationView(c: PlayerConfiguration) {
   };
 }
 
-/** After a write of what the player shows: new cache keys, here at once, elsewhere within the credential cache. */
+/**
+ * After a write of what the player shows: the organization's player version moves, so GET
+ * /v2/player asks new keys. Its remembered versions (domain/player/answer.ts) are dropped here
+ * at once (a move of no credential version drops the organization's other lookups and keeps its
+ * credentials), elsewhere within the credential cache.
+ */
 export async function playerChanged(db: Db, organizationId: number): Promise<void> {
   await bumpPlayerVersion(db, organizationId);
-  forgetOrganization(organizationId);
+  applyIsolateEffects({ versions: [{ organizationId, moved: {} }] });
 }
 
 async function values(
