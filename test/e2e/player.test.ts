@@ -420,13 +420,15 @@ describe.skipIf(!e2e.chromium)("the service's player in headless Chromium", () =
     });
   });
 
-  it("plays the content when the ad tag answers 404, is not XML, or its creative does not load", async () => {
+  it("plays the content when the ad tag answers 404, is not XML, never answers, or its creative does not load", async () => {
     const context = await browser.newContext({ viewport: { width: 800, height: 600 } });
     context.setDefaultTimeout(SETTLED_MS);
     for (const [name, tag] of [
       ["404", `${ads.url}/missing.xml`],
       ["malformed", `${ads.url}/malformed.xml`],
       ["creative", `${ads.url}/bad-creative.xml`],
+      // The player gives a tag 8 s: the content starts then.
+      ["timeout", `${ads.url}/hang.xml`],
     ] as const) {
       const config = await createPlayerConfig(service, org, {
         name: `Broken ${name}`,

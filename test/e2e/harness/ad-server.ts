@@ -1,6 +1,7 @@
 // A publisher's site and an ad server in one tiny HTTP server on a free loopback port, for the
 // player's browser tests: pages (given as text), VAST/VMAP documents written with this server's
-// own URL, a creative (a real MP4 of test/fixtures), tracking pixels and a landing page. Every
+// own URL, a creative (a real MP4 of test/fixtures), tracking pixels, a landing page, and /hang…
+// paths that never answer. Every
 // request is recorded, so a test can check which pixels the player fired.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -31,6 +32,8 @@ export function startAdServer(): Promise<AdServer> {
     if (file) {
       const body = typeof file.body === "string" ? file.body.replaceAll("{AD}", url) : file.body;
       res.writeHead(200, { ...cors, "Content-Type": file.type }).end(body);
+    } else if (pathname.startsWith("/hang")) {
+      // Never answers (a tag that times out): the connection stays open until close().
     } else if (pathname.startsWith("/pixel/")) {
       res.writeHead(204, cors).end();
     } else if (pathname.startsWith("/creative/")) {
