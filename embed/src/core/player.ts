@@ -198,6 +198,8 @@ export function createPlayer(
   let swallow = false;
   /** The ad break now playing (its controls act on the ad video). */
   let adBreak: AdBreakPlan | null = null;
+  /** A break is loading (its VAST, its creative): the content waits, whatever is pressed. */
+  let breakPending = false;
   let schedule: Promise<Schedule | null> | null = null;
   let adsModule: Promise<AdsModule> | null = null;
   const playedBreaks = new Set<string>();
@@ -331,6 +333,7 @@ export function createPlayer(
       adBreak.togglePause();
       return;
     }
+    if (breakPending) return;
     if (!started) {
       void start(false);
       return;
@@ -410,6 +413,7 @@ export function createPlayer(
     const source = plan?.breaks.find((b) => b.id === id);
     if (!source || playedBreaks.has(id)) return;
     playedBreaks.add(id);
+    breakPending = true;
     const ads = await loadAds();
     const wasPlaying = !video.paused;
     if (wasPlaying) {
@@ -451,6 +455,7 @@ export function createPlayer(
     } finally {
       if (adBreak) say("");
       adBreak = null;
+      breakPending = false;
       adLayer.hidden = true;
       itemsLayer.hidden = false;
       media.removeAttribute("src");
