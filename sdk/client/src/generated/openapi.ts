@@ -220,7 +220,7 @@ export interface paths {
         };
         /**
          * An embeddable player page for a video (for an <iframe>)
-         * @description Plays the video's HLS stream (hls.js, or the browser's own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service's copies (with a Captions menu), and reports plays with the player analytics SDK and the organization's sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher's thumbnail); may be framed by any site. A video that requires signed playback needs `?token=` here (403 otherwise); the page passes it on to the media it plays. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`
+         * @description The service's player (docs/player.md) for an `<iframe>`: plays the video's HLS stream (hls.js, or the browser's own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service's copies (with a Captions menu), with keyboard and screen-reader accessible controls; applies the player configuration `config` names (autoplay muted in view, VAST/VMAP ads, colors, logo) and shows the video's shoppable items, all read from `GET /v2/player/{contentKey}`; reports with the player analytics SDK and the organization's sync code under the configuration's id (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script; scripts and styles from the service; ad documents, creatives and pixels from https origins). A video that requires signed playback needs `?token=` here (403 otherwise); the page passes it on to the media it plays. `<iframe src=".../embed/{contentKey}?config={configId}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`. The same player in-page: `<script type="module" src=".../embed/evc-player.js">` and `<evc-player content-key="..." config="...">`.
          */
         get: operations["getEmbedPlayer"];
         put?: never;
@@ -3510,6 +3510,8 @@ export interface operations {
                 analytics?: "on" | "off";
                 /** @description The video_player_id plays are reported under (default embed) */
                 player_id?: string;
+                /** @description A player configuration's id: its autoplay, ads, docking, colors and logo apply, and plays are reported under it */
+                config?: string;
                 /** @description A playback token (JWT) signed with one of the organization's playback keys; required when the video requires signed playback */
                 token?: string;
             };
