@@ -2163,7 +2163,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete")[];
             disabled: boolean;
             /** @description Why it is disabled: paused by the organization, or every delivery failed for days (the service disabled it) */
             disabledReason: string | null;
@@ -2187,7 +2187,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete")[];
             description?: string;
         };
         WebhookUpdate: {
@@ -2202,7 +2202,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published")[];
+            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete")[];
             description?: string;
             /** @description true pauses the endpoint; false enables it again */
             disabled?: boolean;
