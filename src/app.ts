@@ -21,6 +21,7 @@ import files from "./routes/files/files.index";
 import health from "./routes/health/health.index";
 import organization from "./routes/organization/organization.index";
 import playback from "./routes/playback/playback.index";
+import renditions from "./routes/renditions/renditions.index";
 import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
 import search from "./routes/search/search.index";
@@ -52,6 +53,7 @@ const routeGroups = [
   reference,
   webhooks,
   playback,
+  renditions,
   consoleApp,
   organization,
   health,

@@ -32,14 +32,9 @@ const LADDER = [
 
 beforeAll(async () => {
   org = await createOrg();
-  const row = await env.DB.prepare("SELECT id FROM organizations WHERE organization_key = ?")
-    .bind(org.organizationKey)
-    .first<{ id: number }>();
-  await env.DB.prepare(
-    "INSERT INTO rendition_ladders (organization_id, rungs, updated_at) VALUES (?, ?, ?)",
-  )
-    .bind(row!.id, JSON.stringify(LADDER), new Date().toISOString())
-    .run();
+  const set = await writeJson(org, "PUT", "/v2/renditions/ladder", { rungs: LADDER });
+  expect(set.res.status, JSON.stringify(set.body)).toBe(200);
+  expect(set.body).toEqual({ rungs: LADDER, default: false });
   // An endpoint hearing the ladder's completion (its deliveries wait in an unconsumed queue here).
   const hook = await writeJson(org, "POST", "/v2/webhooks", {
     url: `${inject("webhookReceiver")}/hooks/renditions`,
@@ -134,6 +129,37 @@ function segmentsOf(playlist: string) {
     init: /#EXT-X-MAP:URI="([^"]+)"/.exec(playlist)![1]!,
   };
 }
+
+describe("the organization's ladder (/v2/renditions/ladder)", () => {
+  it("is Apple's authoring ladder by default, and validates what is set", async () => {
+    const other = await createOrg();
+    const shown = await writeJson(other, "GET", "/v2/renditions/ladder");
+    expect(shown.body).toEqual({
+      default: true,
+      rungs: [
+        { height: 720, bitrate: 3_000_000 },
+        { height: 540, bitrate: 2_000_000 },
+        { height: 360, bitrate: 365_000 },
+        { height: 234, bitrate: 145_000 },
+      ],
+    });
+    const bad = await writeJson(other, "PUT", "/v2/renditions/ladder", {
+      rungs: [{ height: 10, bitrate: 100_000 }],
+    });
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.status).toBe("KO");
+    expect(bad.body.error).toMatch(/height.*at least 36/);
+    const twice = await writeJson(other, "PUT", "/v2/renditions/ladder", {
+      rungs: [LADDER[0], LADDER[0]],
+    });
+    expect(twice.res.status).toBe(400);
+    expect(twice.body.error).toMatch(/twice/);
+    const off = await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
+    expect(off.body).toEqual({ rungs: [], default: false });
+    const back = await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: null });
+    expect(back.body.default).toBe(true);
+  });
+});
 
 describe.skipIf(!env.TRANSCODER)("the rendition ladder (local transcoder)", () => {
   let key: string;
@@ -238,6 +264,13 @@ describe.skipIf(!env.TRANSCODER)("the rendition ladder (local transcoder)", () =
   });
 
   it("records each rung's state and sends video.renditions_complete once", async () => {
+    const api = await writeJson(org, "GET", `/v2/content/renditions?contentKey=${key}`);
+    expect(api.res.status, JSON.stringify(api.body)).toBe(200);
+    expect(api.body.renditions.map((r: any) => [r.name, r.status, r.reason])).toEqual([
+      ["r64", "ready", null],
+      ["r36", "ready", null],
+    ]);
+    expect(api.body.renditions[0].peakBitrate).toBeGreaterThan(api.body.renditions[1].peakBitrate);
     const rows = await env.DB.prepare(
       "SELECT r.name, r.status, r.peak_bitrate, r.ladder_notified FROM renditions r JOIN contents c ON c.id = r.content_id WHERE c.content_key = ? ORDER BY r.height DESC",
     )

@@ -22,6 +22,7 @@ import {
   insertPendingRenditions,
   ladderOf,
   renditionsOf,
+  setLadder,
   touchContent,
   type Rendition,
 } from "../db/renditions";
@@ -361,4 +362,22 @@ export async function deleteRenditionObjects(
     if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
+}
+
+/** The organization's ladder as the API shows it: its own rungs, or the default. */
+export async function organizationLadder(db: Deps["db"], organizationId: number) {
+  const own = await ladderOf(db, organizationId);
+  return { rungs: own ?? [...DEFAULT_LADDER], default: own === null };
+}
+
+/** Sets the organization's ladder (null: the default; []: none), for videos published from now on. */
+export async function setOrganizationLadder(
+  db: Deps["db"],
+  organizationId: number,
+  rungs: { height: number; bitrate: number }[] | null,
+  now: Date,
+) {
+  const sorted = rungs && [...rungs].sort((a, b) => b.height - a.height);
+  await setLadder(db, organizationId, sorted, now.toISOString());
+  return organizationLadder(db, organizationId);
 }
