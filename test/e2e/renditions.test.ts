@@ -58,6 +58,7 @@ let transcoder: { url: string; close(): Promise<void> };
 let service: Service;
 let org: Org;
 let master: string;
+let contentKey: string;
 let variants: string[];
 
 async function ffmpeg(...args: string[]) {
@@ -92,7 +93,10 @@ beforeAll(async () => {
     body: JSON.stringify({ rungs: RUNGS }),
   });
   expect(set.status, await set.clone().text()).toBe(200);
-  const content = await publishVideo(service, org, new Uint8Array(readFileSync(source)));
+  const content = await publishVideo(service, org, new Uint8Array(readFileSync(source)), {
+    title: "Ladder e2e",
+  });
+  contentKey = content.contentKey;
   const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${content.contentKey}`, {
     headers: { "X-Service-Sync-Code": org.syncCode },
   });
@@ -218,6 +222,30 @@ describe("the rendition ladder under npm run dev's transcoder", () => {
       expect(levels[result.frags[0]!.level]!.height).toBeLessThan(360);
       expect(result.frags.filter((f) => f.level === top)).toEqual([]);
       expect(result.stalledMs).toBeLessThanOrEqual(STALL_BOUND_MS);
+      await page.close();
+    });
+
+    it("shows each rung's state on the console's video page", async () => {
+      const page = await browser.newPage();
+      await page.goto(`${service.baseUrl}/console/`);
+      await page.getByLabel("Sync code").fill(org.syncCode);
+      await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
+      await page.getByLabel("API secret").fill(org.apiSecret);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+      await page.goto(`${service.baseUrl}/console/#/video/${contentKey}`);
+      await page.getByRole("heading", { level: 1, name: "Ladder e2e" }).waitFor();
+      const table = page.getByTestId("renditions");
+      await table.getByRole("table").waitFor();
+      const rows = await table
+        .locator("tbody tr")
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)),
+        );
+      expect(rows).toEqual([
+        ["270p", "480x270", "ready"],
+        ["180p", "320x180", "ready"],
+      ]);
       await page.close();
     });
 
