@@ -20,6 +20,15 @@ import {
   type TestOrg,
 } from "./helpers";
 import { boxesIn, boxPath } from "./media-fmp4-synth";
+import { findContentByKeyAnyOrg } from "../src/db/content";
+import { backgroundDeps } from "../src/domain/background";
+import {
+  planRenditions,
+  runRenditionJob,
+  transcoderOf,
+  type RenditionJob,
+} from "../src/domain/renditions";
+import { TranscodeRefused, type Transcoder } from "../src/media/transcoder";
 
 const forty = dataUrlBytes(fortyUrl);
 let org: TestOrg;
@@ -46,9 +55,9 @@ beforeAll(async () => {
 const textOf = async (res: Response) => new TextDecoder().decode(await res.arrayBuffer());
 const bytesOf = async (res: Response) => new Uint8Array(await res.arrayBuffer());
 
-async function urlHlsOf(contentKey: string): Promise<string> {
+async function urlHlsOf(contentKey: string, of: TestOrg = org): Promise<string> {
   const { body } = await callJson(`/v2/videos?contentKey=${contentKey}`, {
-    headers: readHeaders(org),
+    headers: readHeaders(of),
   });
   return body.data.find((v: any) => v.contentKey === contentKey).urlHLS;
 }
@@ -301,5 +310,97 @@ describe.skipIf(!env.TRANSCODER)("the rendition ladder (local transcoder)", () =
     expect(deleted.res.status, JSON.stringify(deleted.body)).toBe(200);
     expect((await env.MEDIA.list({ prefix })).objects).toEqual([]);
     expect((await call(`${base}r36-video.m3u8`)).status).toBe(404);
+  });
+});
+
+describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
+  it("is marked failed with the reason, never listed, and the source plays on", async () => {
+    const other = await createOrg();
+    // Off while E2 publishes (nothing queued); the plan below is made by hand, its jobs kept
+    // here and run one by one, the third chunk refused by the transcoder.
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
+    const hook = await writeJson(other, "POST", "/v2/webhooks", {
+      url: `${inject("webhookReceiver")}/hooks/renditions-failed`,
+      events: ["video.renditions_complete"],
+    });
+    expect(hook.res.status).toBe(200);
+    const key = await publishVideo(other, forty);
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
+    const jobs: RenditionJob[] = [];
+    const queue = {
+      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
+        for (const m of messages) jobs.push(m.body);
+      },
+    } as unknown as Queue<RenditionJob>;
+    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+    const content = await findContentByKeyAnyOrg(deps.db, key);
+    expect(await planRenditions({ ...deps, renditionJobs: queue }, content!)).toBe(1);
+    expect(jobs.map((j) => [j.rung, j.chunk])).toEqual([
+      ["r36", 0],
+      ["r36", 1],
+      ["r36", 2],
+      ["r36", 3],
+    ]);
+    const real = transcoderOf(env)!;
+    const refusing: Transcoder = {
+      name: "refusing",
+      transcode: async () => {
+        throw new TranscodeRefused("transcoder: HTTP 422 not transcoded: ffmpeg exited 1");
+      },
+    };
+    const outcomes = [];
+    for (const job of jobs)
+      outcomes.push(await runRenditionJob(deps, job.chunk === 2 ? refusing : real, job));
+    expect(outcomes).toEqual(["stored", "stored", "failed", "done"]);
+    const states = await writeJson(other, "GET", `/v2/content/renditions?contentKey=${key}`);
+    expect(states.body.renditions).toEqual([
+      expect.objectContaining({
+        name: "r36",
+        status: "failed",
+        reason: "chunk 2: transcoder: HTTP 422 not transcoded: ffmpeg exited 1",
+        peakBitrate: null,
+      }),
+    ]);
+    const url = (await urlHlsOf(key, other)).slice(ORIGIN.length);
+    const masterText = await textOf(await call(url));
+    expect(masterText.split("\n").filter((l) => l.startsWith("#EXT-X-STREAM-INF"))).toHaveLength(1);
+    expect((await call(url.replace("master.m3u8", "r36-video.m3u8"))).status).toBe(404);
+    expect((await call(url.replace("master.m3u8", "0.m4s"))).status).toBe(200);
+    const events = await env.DB.prepare(
+      "SELECT payload FROM webhook_events WHERE type = 'video.renditions_complete' AND payload LIKE ?",
+    )
+      .bind(`%"contentKey":"${key}"%`)
+      .all<{ payload: string }>();
+    expect(events.results).toHaveLength(1);
+    expect(JSON.parse(events.results[0]!.payload).data.renditions[0].status).toBe("failed");
+  });
+
+  it("fails on its last attempt when the transcoder is unreachable, and is retried before", async () => {
+    const other = await createOrg();
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
+    const key = await publishVideo(other, forty);
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
+    const jobs: RenditionJob[] = [];
+    const queue = {
+      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
+        for (const m of messages) jobs.push(m.body);
+      },
+    } as unknown as Queue<RenditionJob>;
+    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+    const content = await findContentByKeyAnyOrg(deps.db, key);
+    await planRenditions({ ...deps, renditionJobs: queue }, content!);
+    const down: Transcoder = {
+      name: "down",
+      transcode: async () => {
+        throw new Error("container: HTTP 503 no instance available");
+      },
+    };
+    await expect(runRenditionJob(deps, down, jobs[0]!)).rejects.toThrow(/503/);
+    expect(await runRenditionJob(deps, down, jobs[0]!, true)).toBe("failed");
+    const states = await writeJson(other, "GET", `/v2/content/renditions?contentKey=${key}`);
+    expect(states.body.renditions[0]).toMatchObject({
+      status: "failed",
+      reason: "chunk 0: container: HTTP 503 no instance available",
+    });
   });
 });
