@@ -16,7 +16,15 @@ import { transcoderResponse } from "./containers/transcoder/transcoder.mjs";
 // The worker's dependencies pre-bundled for the tests, with every entry point of theirs that
 // src imports (found here, so a new import cannot be missed): each package is then one copy (a
 // second copy of hono's HTTPException would make `instanceof` fail).
-const BUNDLED_PACKAGES = ["zod", "@hono/zod-openapi", "hono", "drizzle-orm", "bowser", "aws4fetch"];
+const BUNDLED_PACKAGES = [
+  "zod",
+  "@hono/zod-openapi",
+  "hono",
+  "drizzle-orm",
+  "bowser",
+  "aws4fetch",
+  "@cloudflare/containers",
+];
 function importedEntryPoints(dir: string): string[] {
   const found = new Set<string>();
   const specifier = /from "((?:@[^/"]+\/)?[^/"]+)(\/[^"]*)?"/g;

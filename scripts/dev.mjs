@@ -188,7 +188,12 @@ function runNode(script, args) {
 function filterOutput(stream, target) {
   let inBindings = false;
   createInterface({ input: stream }).on("line", (line) => {
-    if (line.startsWith("Your Worker has access to the following bindings")) inBindings = true;
+    // The bindings table, and the containers list ([dev] enable_containers = false: none runs here).
+    if (
+      line.startsWith("Your Worker has access to the following bindings") ||
+      line.startsWith("The following containers are available")
+    )
+      inBindings = true;
     if (inBindings) {
       if (line.trim() === "") inBindings = false;
       return;
@@ -275,20 +280,22 @@ await step("start the frame service and the transcoder", async () => {
     );
     return;
   }
+  const started = [];
   if (!given.some((a) => a.startsWith("FRAME_SERVICE_URL:"))) {
     const frames = await startFrameServer();
     frameArgs.push("--var", `FRAME_SERVICE_URL:${frames.url}`);
-    say(
+    started.push(
       `thumbnails from the video: ffmpeg frame service on ${frames.url} (the local stand-in for Media Transformations)`,
     );
   }
   if (!given.some((a) => a.startsWith("TRANSCODER_URL:"))) {
     const transcoder = await startTranscoderServer();
     frameArgs.push("--var", `TRANSCODER_URL:${transcoder.url}`);
-    say(
-      `rendition ladder: transcoder on ${transcoder.url} (containers/transcoder, the program the Container runs in production)`,
+    started.push(
+      `rendition ladder: transcoder on ${transcoder.url} (the Container's program, run here)`,
     );
   }
+  if (started.length) say(started.join("; "));
 });
 
 // args[0] is "dev"; the rest are wrangler dev's flags.

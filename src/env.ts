@@ -67,6 +67,8 @@ export interface Env {
   RENDITIONS_QUEUE?: Queue<RenditionJob>;
   /** Production: the transcoder Container's Durable Object namespace (wrangler [[containers]]). */
   TRANSCODER_CONTAINER?: DurableObjectNamespace;
+  /** "true" once the Container's image is pushed (production): jobs go to it. */
+  TRANSCODER_CONTAINERS_ENABLED?: string;
   /** Tests: the transcoder program as a service binding (containers/transcoder/transcoder.mjs). */
   TRANSCODER?: Fetcher;
   /** npm run dev: where the local transcoder listens. */

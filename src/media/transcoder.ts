@@ -71,6 +71,8 @@ export interface TranscoderBindings {
     idFromName(name: string): DurableObjectId;
     get(id: DurableObjectId): { fetch(request: Request): Promise<Response> };
   };
+  /** "true" where the Container runs (production: wrangler.toml [vars]); else it is not asked. */
+  TRANSCODER_CONTAINERS_ENABLED?: string;
   TRANSCODER?: { fetch(request: Request): Promise<Response> };
   TRANSCODER_URL?: string;
 }
@@ -81,15 +83,12 @@ export interface TranscoderBindings {
  */
 export const CONTAINER_INSTANCES = 8;
 
-/** The transcoder this deployment has, or null (streams stay single-variant). */
+/**
+ * The transcoder this deployment has, or null (streams stay single-variant). The local ones
+ * first: wrangler.toml binds the Container's namespace everywhere, but only production runs
+ * containers (`[dev] enable_containers = false`).
+ */
 export function transcoderOf(env: TranscoderBindings, instance = 0): Transcoder | null {
-  const containers = env.TRANSCODER_CONTAINER;
-  if (containers) {
-    const stub = containers.get(
-      containers.idFromName(`transcoder-${instance % CONTAINER_INSTANCES}`),
-    );
-    return httpTranscoder("container", (request) => stub.fetch(request));
-  }
   const binding = env.TRANSCODER;
   if (binding) return httpTranscoder("service-binding", (request) => binding.fetch(request));
   const base = env.TRANSCODER_URL;
@@ -98,5 +97,12 @@ export function transcoderOf(env: TranscoderBindings, instance = 0): Transcoder 
       const url = new URL(request.url);
       return fetch(new Request(`${base.replace(/\/$/, "")}${url.pathname}${url.search}`, request));
     });
+  const containers = env.TRANSCODER_CONTAINER;
+  if (containers && env.TRANSCODER_CONTAINERS_ENABLED === "true") {
+    const stub = containers.get(
+      containers.idFromName(`transcoder-${instance % CONTAINER_INSTANCES}`),
+    );
+    return httpTranscoder("container", (request) => stub.fetch(request));
+  }
   return null;
 }
