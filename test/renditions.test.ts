@@ -403,4 +403,34 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
       reason: "chunk 0: container: HTTP 503 no instance available",
     });
   });
+  it("leaves nothing behind when its video is deleted while a chunk is transcoded", async () => {
+    const other = await createOrg();
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
+    const key = await publishVideo(other, forty);
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
+    const jobs: RenditionJob[] = [];
+    const queue = {
+      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
+        for (const m of messages) jobs.push(m.body);
+      },
+    } as unknown as Queue<RenditionJob>;
+    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+    const content = await findContentByKeyAnyOrg(deps.db, key);
+    await planRenditions({ ...deps, renditionJobs: queue }, content!);
+    const real = transcoderOf(env)!;
+    expect(await runRenditionJob(deps, real, jobs[0]!)).toBe("stored");
+    // E5 arrives while the second chunk is with the transcoder.
+    const deleting: Transcoder = {
+      name: "deleting",
+      transcode: async (request) => {
+        const answer = await real.transcode(request);
+        const deleted = await writeJson(other, "DELETE", `/v2/content?contentKey=${key}`);
+        expect(deleted.res.status).toBe(200);
+        return answer;
+      },
+    };
+    expect(await runRenditionJob(deps, deleting, jobs[1]!)).toBe("gone");
+    expect((await env.MEDIA.list({ prefix: `${key}/` })).objects).toEqual([]);
+    expect(await runRenditionJob(deps, real, jobs[2]!)).toBe("gone");
+  });
 });

@@ -202,6 +202,11 @@ export async function runRenditionJob(
       httpMetadata: { contentType: "video/mp4" },
       customMetadata: { start: String(plan.start), cuts: plan.cuts.join(",") },
     });
+    // Deleted while it ran (E5 deleted what was stored then): nothing of it stays behind.
+    if (!(await currentContent(deps, job))) {
+      await deleteRenditionObjects(deps.bucket, content);
+      return "gone";
+    }
     return (await assembleIfComplete(deps, content, index, row)) ? "ready" : "stored";
   } catch (err) {
     const permanent =
