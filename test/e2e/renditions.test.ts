@@ -177,6 +177,24 @@ describe("the rendition ladder under npm run dev's transcoder", () => {
     }
   });
 
+  it("lists the rungs in the DASH manifest as ffmpeg reads it, each Representation readable", async () => {
+    const mpd = `${base()}manifest.mpd`;
+    const { stdout } = await run("ffprobe", [
+      ...["-v", "error", "-show_entries", "stream=codec_type,width,height", "-of", "csv=p=0", mpd],
+    ]);
+    // Each stream is listed under its program and on its own: one of each.
+    const streams = [...new Set(stdout.split("\n").filter(Boolean))].sort();
+    expect(streams).toEqual(["audio", "video,320,180", "video,480,270", "video,640,360"].sort());
+    // The lowest Representation's video, read whole through the manifest (its own timeline).
+    const out = join(dir, "dash-r180.mp4");
+    await ffmpeg("-i", mpd, "-map", "0:v:2", "-c", "copy", out);
+    const probed = await run("ffprobe", [
+      ...["-v", "error", "-count_packets", "-show_entries", "stream=height,nb_read_packets"],
+      ...["-of", "csv=p=0", out],
+    ]);
+    expect(probed.stdout.trim()).toBe(`180,${20 * FPS}`);
+  });
+
   describe.skipIf(!e2e.chromium)("hls.js (full build) in Chromium", () => {
     let browser: Browser;
     beforeAll(async () => {
