@@ -6,6 +6,7 @@ import type { AppEnv } from "./context";
 import { BOOKMARK_HEADER } from "./request";
 import { frameSourceOf } from "../domain/content/frame-thumbnails";
 import { renditionQueueOf } from "../domain/renditions";
+import { isolateNow } from "../shared/isolate-memory";
 
 export function requestDeps(c: Context<AppEnv>): Deps {
   return {
@@ -27,7 +28,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
 export function credentialDeps(c: Context<AppEnv>): CredentialDeps {
   return {
     db: c.get("db"),
-    nowMs: Date.now(),
+    nowMs: isolateNow(),
     credentialCacheMs: c.get("config").credentialCacheSeconds * 1000,
   };
 }

@@ -28,7 +28,7 @@ import type {
   UpdateContentBody,
 } from "../../schemas/content";
 import { randomAlphanumeric } from "../../shared/crypto";
-import { forgetPlaybackRules } from "../playback/keys";
+import { applyIsolateEffects } from "../isolate-effects";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import {
   frameThumbnailKey,
@@ -518,7 +518,8 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     }),
     updatedAt: deps.now.toISOString(),
   });
-  if (body.signedPlayback !== undefined) forgetPlaybackRules([content.contentKey]);
+  if (body.signedPlayback !== undefined)
+    applyIsolateEffects({ videos: { contentKeys: [content.contentKey], contentIds: [] } });
   if (content.status === "available") {
     await catalogChanged(deps, content.organizationId, {
       kind: "videos",
