@@ -21,6 +21,7 @@ import files from "./routes/files/files.index";
 import health from "./routes/health/health.index";
 import organization from "./routes/organization/organization.index";
 import playback from "./routes/playback/playback.index";
+import player from "./routes/player/player.index";
 import renditions from "./routes/renditions/renditions.index";
 import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
@@ -54,6 +55,7 @@ const routeGroups = [
   webhooks,
   playback,
   renditions,
+  player,
   consoleApp,
   organization,
   health,

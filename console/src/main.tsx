@@ -7,7 +7,9 @@ import { anonymous, ok, session, useSession, type Session } from "./api";
 import "./console.css";
 import { Analytics } from "./pages/analytics";
 import { Feeds } from "./pages/feeds";
+import { Items } from "./pages/items";
 import { Library } from "./pages/library";
+import { Players } from "./pages/players";
 import { Settings } from "./pages/settings";
 import { SignIn } from "./pages/signin";
 import { stopUploads, Upload } from "./pages/upload/view";
@@ -17,6 +19,8 @@ const PAGES = [
   ["library", "Library"],
   ["upload", "Upload"],
   ["feeds", "Feeds"],
+  ["players", "Players"],
+  ["items", "Items"],
   ["analytics", "Analytics"],
   ["settings", "Settings"],
 ] as const;
@@ -40,6 +44,10 @@ function Page({ route }: { route: string }) {
       return <VideoPage contentKey={decodeURIComponent(arg ?? "")} />;
     case "feeds":
       return <Feeds />;
+    case "players":
+      return <Players />;
+    case "items":
+      return <Items />;
     case "analytics":
       return <Analytics />;
     case "settings":

@@ -6,6 +6,7 @@ import type { output, ZodType } from "zod";
 import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
 import { servableContent } from "../domain/files";
+import { playerAnswerVersions } from "../domain/player/answer";
 import { dependsOnRecord, streamCaching } from "../domain/streaming";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
@@ -156,4 +157,20 @@ export const streamPolicy: CachePolicy = async (c) => {
     ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", isolateNow())
     : null;
   return { parts: content ? [content.revision] : [], ttlSeconds: streamCaching(file).maxAge };
+};
+
+/**
+ * The player's answer (GET /v2/player/{contentKey}): keyed by the video row's revision (E4 moves
+ * it: its ad tag, its item placements) and the organization's player version (configurations,
+ * the organization's ad tag, ecommerce items), looked up like a credential; the configuration
+ * asked for is in the URL.
+ */
+export const playerPolicy: CachePolicy = async (c) => {
+  const versions = await playerAnswerVersions(credentialDeps(c), c.req.param("contentKey") ?? "");
+  return versions === null
+    ? null
+    : {
+        parts: [versions.revision, `p${versions.playerVersion}`],
+        ttlSeconds: CATALOG_TTL_SECONDS,
+      };
 };

@@ -50,6 +50,7 @@ import { packageUpload, streamObjectKeys } from "../streaming";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { deleteRenditionObjects, planRenditions } from "../renditions";
 import { thumbnailOf } from "../catalog/records";
+import { checkVideoPlayerFields } from "../player/items";
 import { emitWebhookEvent } from "../webhooks/emit";
 import type { Deps, Origins } from "../deps";
 
@@ -68,6 +69,8 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     isLive: c.isLive,
     signedPlayback: c.signedPlayback,
     enforcePlaybackWindows: c.enforcePlaybackWindows,
+    adTagUrl: c.adTagUrl,
+    itemPlacements: c.itemPlacements,
     status: c.status,
     rejectionReason: c.rejectionReason,
     duration: c.duration,
@@ -175,6 +178,7 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
       `contentSize: ${body.contentSize} bytes would need ${parts} parts of ${chunkSize} bytes; at most ${R2_MAX_PARTS} parts are allowed`,
     );
   }
+  await checkVideoPlayerFields(deps, scope.organizationId, body);
   let contentKey = body.contentKey ?? null;
   if (contentKey !== null && (await contentKeyExists(db, contentKey))) {
     throw invalid(`contentKey: ${contentKey} is already in use`);
@@ -204,6 +208,8 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
       isLive: body.isLive ?? false,
       signedPlayback: body.signedPlayback ?? null,
       enforcePlaybackWindows: body.enforcePlaybackWindows ?? null,
+      adTagUrl: body.adTagUrl ?? null,
+      itemPlacements: body.itemPlacements ?? [],
       contentSize: body.contentSize,
       suffix,
       mediaKey: key,
@@ -496,6 +502,16 @@ export async function uploadState(deps: Deps, scope: ContentScope, contentKey: s
 /** E4: replace the editable fields. */
 export async function replaceContent(deps: Deps, scope: ContentScope, body: UpdateContentBody) {
   const content = await loadContentOr404(deps.db, scope, body.contentKey);
+  await checkVideoPlayerFields(
+    deps,
+    content.organizationId,
+    {
+      // Unchanged fields are not checked again (an entitlement since lost keeps what was set).
+      ...(body.adTagUrl !== content.adTagUrl && { adTagUrl: body.adTagUrl }),
+      itemPlacements: body.itemPlacements,
+    },
+    content.itemPlacements,
+  );
   // E3 shows the service's own thumbnail URL for "no publisher URL": sent back (any version of
   // it), it keeps it so.
   const ownThumbnail =
@@ -516,6 +532,8 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     ...(body.enforcePlaybackWindows !== undefined && {
       enforcePlaybackWindows: body.enforcePlaybackWindows,
     }),
+    ...(body.adTagUrl !== undefined && { adTagUrl: body.adTagUrl }),
+    ...(body.itemPlacements !== undefined && { itemPlacements: body.itemPlacements }),
     updatedAt: deps.now.toISOString(),
   });
   if (body.signedPlayback !== undefined)
