@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 import LongestFirst from "./test/setup/sequencer.ts";
 import { bundleWorker, dependenciesWithoutSourceMaps } from "./test/setup/worker-bundle.ts";
 import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.mjs";
+import { transcoderResponse } from "./containers/transcoder/transcoder.mjs";
 
 // Four projects, all run by `npm test` (one with `vitest run --project <name>`):
 // - workers: the worker's tests, inside workerd with its real bindings (local D1, R2, KV from miniflare);
@@ -15,7 +16,15 @@ import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.
 // The worker's dependencies pre-bundled for the tests, with every entry point of theirs that
 // src imports (found here, so a new import cannot be missed): each package is then one copy (a
 // second copy of hono's HTTPException would make `instanceof` fail).
-const BUNDLED_PACKAGES = ["zod", "@hono/zod-openapi", "hono", "drizzle-orm", "bowser", "aws4fetch"];
+const BUNDLED_PACKAGES = [
+  "zod",
+  "@hono/zod-openapi",
+  "hono",
+  "drizzle-orm",
+  "bowser",
+  "aws4fetch",
+  "@cloudflare/containers",
+];
 function importedEntryPoints(dir: string): string[] {
   const found = new Set<string>();
   const specifier = /from "((?:@[^/"]+\/)?[^/"]+)(\/[^"]*)?"/g;
@@ -83,6 +92,8 @@ export default defineConfig(async () => {
                   CHUNK_SIZE: String(5 * 1024 * 1024),
                   // Webhook endpoints on the tests' loopback receiver.
                   WEBHOOKS_ALLOW_LOOPBACK: "true",
+                  // Rendition jobs of 12 s: the 40 s fixture makes several chunks per rung.
+                  RENDITION_CHUNK_SECONDS: "12",
                 },
                 // The event and feed-rebuild queues as wrangler.toml has them, but batches close
                 // after 50 ms instead of 2 s and 1 s, so a test waiting for its events or its
@@ -96,10 +107,21 @@ export default defineConfig(async () => {
                   },
                   "video-catalog-events-dlq": { maxBatchSize: 100, maxBatchTimeout: 0.05 },
                   "feed-rebuilds": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 5 },
+                  "video-catalog-renditions": {
+                    maxBatchSize: 1,
+                    maxBatchTimeout: 0.05,
+                    maxRetries: 3,
+                  },
                 },
                 // Thumbnails from the video: the local ffmpeg stand-in for Media Transformations
                 // (without ffmpeg, no binding: the placeholder stays and those tests skip).
-                ...(ffmpeg && { serviceBindings: { FRAMES: rememberingFrameService() } }),
+                // Renditions: the transcoder program itself (containers/transcoder), as a binding.
+                ...(ffmpeg && {
+                  serviceBindings: {
+                    FRAMES: rememberingFrameService(),
+                    TRANSCODER: (request: Request) => transcoderResponse(request),
+                  },
+                }),
                 // Webhook deliveries go to a queue nobody consumes here: the tests hand each
                 // message to the consumer themselves (createMessageBatch), on a fake clock, so
                 // retries and duplicates are theirs to arrange. The e2e project runs the real queue.

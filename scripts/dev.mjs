@@ -25,6 +25,7 @@ import { constants as osConstants } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { hasFfmpeg, startFrameServer } from "./lib/frame-service.mjs";
+import { startTranscoderServer } from "../containers/transcoder/transcoder.mjs";
 import { nudgeProxy } from "./lib/proxy-nudge.mjs";
 import { applyMigrations, ROOT, spawnWrangler } from "./lib/wrangler.mjs";
 
@@ -187,7 +188,12 @@ function runNode(script, args) {
 function filterOutput(stream, target) {
   let inBindings = false;
   createInterface({ input: stream }).on("line", (line) => {
-    if (line.startsWith("Your Worker has access to the following bindings")) inBindings = true;
+    // The bindings table, and the containers list ([dev] enable_containers = false: none runs here).
+    if (
+      line.startsWith("Your Worker has access to the following bindings") ||
+      line.startsWith("The following containers are available")
+    )
+      inBindings = true;
     if (inBindings) {
       if (line.trim() === "") inBindings = false;
       return;
@@ -264,21 +270,32 @@ await step("seed demo data", async () =>
 // Checked before wrangler starts: a server already on the port would otherwise get our cron call.
 const portTaken = await listening(origin);
 
-// Thumbnails from the video: the local stand-in for Media Transformations runs ffmpeg.
-let frameArgs = [];
-await step("start the frame service", async () => {
-  if (given.some((a) => a.startsWith("FRAME_SERVICE_URL:"))) return;
+// Thumbnails from the video: the local stand-in for Media Transformations runs ffmpeg; the
+// rendition ladder: the transcoder program the Container runs in production, as a local process.
+const frameArgs = [];
+await step("start the frame service and the transcoder", async () => {
   if (!(await hasFfmpeg())) {
     say(
-      "no ffmpeg here: videos published without a thumbnail keep the placeholder image (apt-get install ffmpeg for thumbnails from the video)",
+      "no ffmpeg here: videos published without a thumbnail keep the placeholder image, and streams keep one variant, the source (apt-get install ffmpeg for both)",
     );
     return;
   }
-  const frames = await startFrameServer();
-  frameArgs = ["--var", `FRAME_SERVICE_URL:${frames.url}`];
-  say(
-    `thumbnails from the video: ffmpeg frame service on ${frames.url} (the local stand-in for Media Transformations)`,
-  );
+  const started = [];
+  if (!given.some((a) => a.startsWith("FRAME_SERVICE_URL:"))) {
+    const frames = await startFrameServer();
+    frameArgs.push("--var", `FRAME_SERVICE_URL:${frames.url}`);
+    started.push(
+      `thumbnails from the video: ffmpeg frame service on ${frames.url} (the local stand-in for Media Transformations)`,
+    );
+  }
+  if (!given.some((a) => a.startsWith("TRANSCODER_URL:"))) {
+    const transcoder = await startTranscoderServer();
+    frameArgs.push("--var", `TRANSCODER_URL:${transcoder.url}`);
+    started.push(
+      `rendition ladder: transcoder on ${transcoder.url} (the Container's program, run here)`,
+    );
+  }
+  if (started.length) say(started.join("; "));
 });
 
 // args[0] is "dev"; the rest are wrangler dev's flags.

@@ -22,6 +22,7 @@ import health from "./routes/health/health.index";
 import organization from "./routes/organization/organization.index";
 import playback from "./routes/playback/playback.index";
 import player from "./routes/player/player.index";
+import renditions from "./routes/renditions/renditions.index";
 import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
 import search from "./routes/search/search.index";
@@ -53,6 +54,7 @@ const routeGroups = [
   reference,
   webhooks,
   playback,
+  renditions,
   player,
   consoleApp,
   organization,

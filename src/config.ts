@@ -22,6 +22,15 @@ const configSchema = z.object({
       .max(R2_MAX_PART_SIZE, `CHUNK_SIZE must be at most ${R2_MAX_PART_SIZE} bytes (5 GiB)`)
       .default(100_000_000),
   ),
+  RENDITION_CHUNK_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(6, "RENDITION_CHUNK_SECONDS must be 6 to 600")
+      .max(600, "RENDITION_CHUNK_SECONDS must be 6 to 600")
+      .default(120),
+  ),
   HLS_SEGMENT_SECONDS: z.preprocess(
     emptyAsUndefined,
     z.coerce
@@ -172,6 +181,8 @@ export interface Config {
   chunkSize: number;
   /** HLS segments are cut at the first keyframe at least this long after the segment's start. */
   hlsSegmentSeconds: number;
+  /** Seconds of video per rendition job, cut on segment boundaries (domain/renditions.ts). */
+  renditionChunkSeconds: number;
   /** Videos per feed file (json-feed pages reach past it). */
   feedMaxVideos: number;
   /**
@@ -262,6 +273,7 @@ export function loadConfig(env: Env): Config {
   const config: Config = {
     chunkSize: v.CHUNK_SIZE,
     hlsSegmentSeconds: v.HLS_SEGMENT_SECONDS,
+    renditionChunkSeconds: v.RENDITION_CHUNK_SECONDS,
     feedMaxVideos: v.FEED_MAX_VIDEOS,
     feedWork: { ms: v.FEED_WORK_MS, rowsRead: v.FEED_WORK_ROWS },
     feedReconcileBatch: v.FEED_RECONCILE_BATCH,

@@ -1,5 +1,6 @@
 // Bindings and variables of the worker (wrangler.toml, .dev.vars, secrets).
 import type { MediaTransformsBinding } from "./media/frames";
+import type { RenditionJob } from "./media/renditions/job";
 export interface Env {
   /** The catalog database (video-catalog). */
   DB: D1Database;
@@ -62,4 +63,16 @@ export interface Env {
   FRAMES?: Fetcher;
   /** npm run dev: where the local ffmpeg frame service listens. */
   FRAME_SERVICE_URL?: string;
+  /** Producer of the renditions queue (video-catalog-renditions): one message per chunk job. */
+  RENDITIONS_QUEUE?: Queue<RenditionJob>;
+  /** Production: the transcoder Container's Durable Object namespace (wrangler [[containers]]). */
+  TRANSCODER_CONTAINER?: DurableObjectNamespace;
+  /** "true" once the Container's image is pushed (production): jobs go to it. */
+  TRANSCODER_CONTAINERS_ENABLED?: string;
+  /** Tests: the transcoder program as a service binding (containers/transcoder/transcoder.mjs). */
+  TRANSCODER?: Fetcher;
+  /** npm run dev: where the local transcoder listens. */
+  TRANSCODER_URL?: string;
+  /** Seconds of video per rendition job (default 120). */
+  RENDITION_CHUNK_SECONDS?: string;
 }

@@ -9,6 +9,9 @@ import { handleQueueBatch } from "./queues";
 
 const app = createApp();
 
+/** The rendition transcoder's Container (wrangler.toml [[containers]], durable_objects). */
+export { TranscoderContainer } from "./transcoder-container";
+
 export default {
   fetch: app.fetch,
   queue: handleQueueBatch,

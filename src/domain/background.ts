@@ -7,6 +7,7 @@ import { D1Meter, meterD1 } from "../db/metered-d1";
 import type { Env } from "../env";
 import { frameSourceOf } from "../media/frames";
 import type { Deps } from "./deps";
+import { renditionQueueOf } from "./renditions";
 import { workBudget, type WorkBudget } from "./feeds/work";
 
 export interface Background {
@@ -34,6 +35,7 @@ export function backgroundDeps(
     now,
     defer,
     frames: frameSourceOf(env),
+    renditionJobs: renditionQueueOf(env),
   };
   return { deps, meter, budget: workBudget(meter, clock, config.feedWork) };
 }

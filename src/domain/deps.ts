@@ -5,6 +5,7 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import type { FrameSource } from "../media/frames";
+import type { RenditionJob } from "../media/renditions/job";
 
 export interface Origins {
   /** Origin of API URLs (signed upload URLs, media URLs). */
@@ -37,6 +38,11 @@ export interface Deps {
   webhookQueue?: Queue;
   /** Makes thumbnails from the video (media/frames.ts); null: none here, the placeholder stays. */
   frames?: FrameSource | null;
+  /**
+   * The renditions queue (domain/renditions.ts), only where a transcoder is: absent, videos
+   * keep their one variant.
+   */
+  renditionJobs?: Queue<RenditionJob> | null;
   /**
    * The request reads its own writes (it carries a D1 bookmark): nothing an isolate kept from
    * earlier reads may answer it (catalog/listing-ids.ts), as the edge cache does not.

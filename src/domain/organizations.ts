@@ -1,6 +1,7 @@
 // Organizations and their credentials (the operator API): create, change, rotate, delete.
 // Secrets appear only in the answer that creates or rotates them; the database keeps hashes.
 import { streamObjectKeys } from "./streaming";
+import { deleteRenditionObjects } from "./renditions";
 import { isUniqueViolation } from "../db/client";
 import { deleteOrganizationSessions } from "../db/console-sessions";
 import { organizationObjects } from "../db/content";
@@ -312,4 +313,5 @@ async function removeMedia(
     ...streamObjectKeys(o),
   ]);
   for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
+  for (const o of objects) await deleteRenditionObjects(bucket, o);
 }

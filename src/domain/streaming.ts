@@ -39,6 +39,10 @@ import {
   hlsVersion,
 } from "../storage/layout";
 import { readWebVtt, WebVttError } from "../media/webvtt";
+import { renditionsOf } from "../db/renditions";
+import { concatReader, type MediaPart } from "../media/renditions/assemble";
+import type { VariantRendition } from "../media/hls/playlists";
+import { renditionKeys } from "../storage/layout";
 
 export { HLS_VERSION_PATTERN } from "../storage/layout";
 import { r2RangeReader } from "../storage/objects";
@@ -284,9 +288,79 @@ const HLS_TYPE = "application/vnd.apple.mpegurl";
 const SUBTITLE_PLAYLIST = /^subtitles-(\d+)\.m3u8$/;
 const SUBTITLE_FILE = /^subtitles-(\d+)\.vtt$/;
 
-/** Whether a stream file shows the video's record (its subtitles) besides its file. */
+/**
+ * Whether a stream file shows the video's record (its subtitles, its ready renditions) besides
+ * its file.
+ */
 export const dependsOnRecord = (file: string) =>
-  file === "master.m3u8" || SUBTITLE_PLAYLIST.test(file) || SUBTITLE_FILE.test(file);
+  file === "master.m3u8" ||
+  file === "manifest.mpd" ||
+  SUBTITLE_PLAYLIST.test(file) ||
+  SUBTITLE_FILE.test(file);
+
+/** A rendition's file: `r360-video.m3u8`, `r360-init.mp4`, `r360-4.m4s`, `r360-video-4.m4s`. */
+const RENDITION_FILE = /^(r\d{2,4})-(.+)$/;
+
+/** The ready rungs the master playlist and the manifest list (their rows in D1), highest first. */
+async function readyVariants(deps: StreamingDeps, contentId: number): Promise<VariantRendition[]> {
+  const rows = await renditionsOf(deps.db, contentId);
+  return rows.flatMap((r) =>
+    r.status === "ready" && r.peakBitrate !== null && r.averageBitrate !== null && r.codecs
+      ? [
+          {
+            name: r.name,
+            width: r.width,
+            height: r.height,
+            peakBitrate: r.peakBitrate,
+            averageBitrate: r.averageBitrate,
+            codecs: r.codecs,
+          },
+        ]
+      : [],
+  );
+}
+
+type RungIndex = HlsIndex & { media: MediaPart[] };
+
+/** A ready rung's stored index (isolate-cached like the source's); NoStream when there is none. */
+async function rungIndex(
+  deps: StreamingDeps,
+  contentKey: string,
+  contentId: number,
+  name: string,
+): Promise<RungIndex> {
+  const stored = await storedIndex(deps.bucket, renditionKeys(contentKey, contentId, name).index);
+  if (!stored || !("media" in stored)) throw new NoStream(`no rendition ${name} of this video`);
+  return stored as RungIndex;
+}
+
+/** A rendition's playlist, init segment or media segment (HLS muxed, or DASH video-only). */
+async function renditionFile(
+  deps: StreamingDeps,
+  contentKey: string,
+  contentId: number,
+  name: string,
+  file: string,
+): Promise<StreamFile> {
+  const index = await rungIndex(deps, contentKey, contentId, name);
+  if (file === "video.m3u8")
+    return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(index, `${name}-`) };
+  const part: SegmentPart = file.startsWith("video-") ? "video" : "muxed";
+  const rest = part === "video" ? file.slice("video-".length) : file;
+  if (rest === "init.mp4") {
+    const tracks = index.audio && part === "muxed" ? [index.video, index.audio] : [index.video];
+    return { kind: "bytes", bytes: initSegment(tracks) };
+  }
+  const n = Number(rest.split(".")[0]);
+  if (!/^\d+\.m4s$/.test(rest) || n >= index.segments.length)
+    throw new NoStream(`no segment ${name}-${file}: this stream has ${index.segments.length}`);
+  const keys = renditionKeys(contentKey, contentId, name);
+  const table = r2RangeReader(deps.bucket, keys.samples, Number.MAX_SAFE_INTEGER);
+  const media = concatReader(index.media, (key, offset, length) =>
+    r2RangeReader(deps.bucket, key, Number.MAX_SAFE_INTEGER)(offset, length),
+  );
+  return { kind: "bytes", bytes: await packageSegment(index, n, table, media, part) };
+}
 
 const noSuchSubtitles = (file: string, renditions: readonly SubtitleRendition[]) =>
   new NoStream(`no subtitles ${file}: this video has ${renditions.length} WebVTT subtitle file(s)`);
@@ -344,18 +418,35 @@ export async function streamFile(
   const { index, samplesKey, contentId } = await indexForVersion(deps, contentKey, version);
   if (file === "video.m3u8")
     return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(index) };
-  if (file === "manifest.mpd")
-    return { kind: "text", contentType: "application/dash+xml", body: dashManifest(index) };
+  const rendition = RENDITION_FILE.exec(file);
+  if (rendition) return renditionFile(deps, contentKey, contentId, rendition[1]!, rendition[2]!);
+  if (file === "manifest.mpd") {
+    const variants = await readyVariants(deps, contentId);
+    const rungs = await Promise.all(
+      variants.map(async (variant) => ({
+        variant,
+        index: await rungIndex(deps, contentKey, contentId, variant.name),
+      })),
+    );
+    return {
+      kind: "text",
+      contentType: "application/dash+xml",
+      body: dashManifest(index, rungs),
+      variant: variants.map((v) => v.name).join("."),
+    };
+  }
   const subtitle = SUBTITLE_PLAYLIST.exec(file);
   if (dependsOnRecord(file)) {
     const { renditions, variant } = await subtitlesOf(deps, contentKey, contentId);
-    if (!subtitle)
+    if (!subtitle) {
+      const variants = await readyVariants(deps, contentId);
       return {
         kind: "text",
         contentType: HLS_TYPE,
-        body: masterPlaylist(index, renditions),
-        variant,
+        body: masterPlaylist(index, renditions, variants),
+        variant: [variant, ...variants.map((v) => v.name)].filter(Boolean).join("."),
       };
+    }
     const n = Number(subtitle[1]);
     if (!renditions[n]) throw noSuchSubtitles(file, renditions);
     return {

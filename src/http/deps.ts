@@ -5,6 +5,7 @@ import type { Deps } from "../domain/deps";
 import type { AppEnv } from "./context";
 import { BOOKMARK_HEADER } from "./request";
 import { frameSourceOf } from "../domain/content/frame-thumbnails";
+import { renditionQueueOf } from "../domain/renditions";
 import { isolateNow } from "../shared/isolate-memory";
 
 export function requestDeps(c: Context<AppEnv>): Deps {
@@ -18,6 +19,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
     defer: (work) => c.executionCtx.waitUntil(work),
     webhookQueue: c.env.WEBHOOK_QUEUE,
     frames: frameSourceOf(c.env),
+    renditionJobs: renditionQueueOf(c.env),
     readsOwnWrites: c.req.header(BOOKMARK_HEADER) !== undefined,
   };
 }

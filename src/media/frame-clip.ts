@@ -153,6 +153,35 @@ export function writeClip(
 ): Uint8Array {
   const count = samples.sizes.length;
   if (count === 0 || data.length !== count) throw new Error("a clip needs its samples' bytes");
+  const at: number[] = [];
+  let payload = 0;
+  for (let i = 0; i < count; i++) {
+    if (data[i]!.length !== samples.sizes[i])
+      throw new Error("a sample's bytes do not match its size");
+    at.push(payload);
+    payload += samples.sizes[i]!;
+  }
+  const head = clipHead(track, samples, at, payload);
+  const out = new Uint8Array(head.length + payload);
+  out.set(head, 0);
+  for (let i = 0; i < count; i++) out.set(data[i]!, head.length + at[i]!);
+  return out;
+}
+
+/**
+ * The head of a clip (ftyp, moov, and the mdat's header) whose mdat payload of `payloadSize`
+ * bytes holds sample i at `payloadOffsets[i]`: the payload may carry other bytes between the
+ * samples (a chunk streamed from the stored file's byte ranges, its audio left in), so the
+ * payload can follow the head as it is read, never held in memory whole.
+ */
+export function clipHead(
+  track: TrackHeader,
+  samples: SampleRecords,
+  payloadOffsets: number[],
+  payloadSize: number,
+): Uint8Array {
+  const count = samples.sizes.length;
+  if (count === 0 || payloadOffsets.length !== count) throw new Error("a clip needs its samples");
   const ts = track.timescale;
   // Presentation: the first sample (a keyframe) at 0, the edit list skipping its offset.
   const shift = samples.ctos[0]!;
@@ -167,8 +196,12 @@ export function writeClip(
   const stts = runs(samples.durations);
   const ctts = runs(samples.ctos);
   const sync = samples.sync.flatMap((s, i) => (s ? [i + 1] : []));
+  // Contiguous samples: one chunk; otherwise a chunk per sample, each at its own offset.
+  const contiguous = payloadOffsets.every(
+    (o, i) => i === 0 || o === payloadOffsets[i - 1]! + samples.sizes[i - 1]!,
+  );
   const ftyp = box("ftyp", enc.encode("isom"), u32(0x200), enc.encode("isomiso2avc1mp41"));
-  const moov = (chunkOffset: number) =>
+  const moov = (mdatPayloadAt: number) =>
     box(
       "moov",
       mvhd({ timescale: ts, duration: end, nextTrackId: 2 }),
@@ -190,28 +223,31 @@ export function writeClip(
               fullBox("stts", 0, 0, u32(stts.length / 2), words(stts)),
               fullBox("ctts", signed ? 1 : 0, 0, u32(ctts.length / 2), words(ctts)),
               fullBox("stss", 0, 0, u32(sync.length), words(sync)),
-              fullBox("stsc", 0, 0, u32(1, 1, count, 1)),
+              contiguous
+                ? fullBox("stsc", 0, 0, u32(1, 1, count, 1))
+                : fullBox("stsc", 0, 0, u32(1, 1, 1, 1)),
               fullBox("stsz", 0, 0, u32(0, count), words(samples.sizes)),
-              fullBox("stco", 0, 0, u32(1, chunkOffset)),
+              contiguous
+                ? fullBox("stco", 0, 0, u32(1, mdatPayloadAt + payloadOffsets[0]!))
+                : fullBox(
+                    "stco",
+                    0,
+                    0,
+                    u32(count),
+                    words(payloadOffsets.map((o) => mdatPayloadAt + o)),
+                  ),
             ),
           ),
         ),
       ),
     );
-  // The chunk offset is a fixed-width field: the moov's size does not depend on its value.
-  const head = ftyp.length + moov(0).length;
-  const payload = samples.sizes.reduce((a, b) => a + b, 0);
-  const out = new Uint8Array(head + 8 + payload);
+  // Chunk offsets are fixed-width fields: the moov's size does not depend on their values.
+  const headSize = ftyp.length + moov(0).length + 8;
+  if (headSize + payloadSize > 0xffffffff) throw new Error("a clip must be under 4 GiB");
+  const out = new Uint8Array(headSize);
   out.set(ftyp, 0);
-  out.set(moov(head + 8), ftyp.length);
-  new DataView(out.buffer).setUint32(head, 8 + payload);
-  out.set(enc.encode("mdat"), head + 4);
-  let at = head + 8;
-  for (let i = 0; i < count; i++) {
-    if (data[i]!.length !== samples.sizes[i])
-      throw new Error("a sample's bytes do not match its size");
-    out.set(data[i]!, at);
-    at += data[i]!.length;
-  }
+  out.set(moov(headSize), ftyp.length);
+  new DataView(out.buffer).setUint32(headSize - 8, 8 + payloadSize);
+  out.set(enc.encode("mdat"), headSize - 4);
   return out;
 }

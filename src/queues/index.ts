@@ -5,6 +5,7 @@ import type { Env } from "../env";
 import { consumeEvents, EVENTS_DEAD_LETTER_QUEUE, EVENTS_QUEUE, parkDeadEvents } from "./events";
 import { WEBHOOK_QUEUE_NAME, webhookConsumer } from "./webhooks";
 import { consumeFeedRebuilds } from "./feed-rebuilds";
+import { consumeRenditionJobs, RENDITIONS_QUEUE_NAME } from "./renditions";
 
 export type QueueConsumer = (
   batch: MessageBatch<unknown>,
@@ -18,6 +19,7 @@ const consumers: Record<string, QueueConsumer> = {
   [EVENTS_DEAD_LETTER_QUEUE]: parkDeadEvents,
   [WEBHOOK_QUEUE_NAME]: webhookConsumer,
   "feed-rebuilds": consumeFeedRebuilds,
+  [RENDITIONS_QUEUE_NAME]: consumeRenditionJobs,
 };
 
 export async function handleQueueBatch(

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "video.deleted",
   "upload.expired",
   "feed.published",
+  "video.renditions_complete",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

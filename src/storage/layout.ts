@@ -53,3 +53,18 @@ export const hlsKeys = (contentKey: string, contentId: number, revision = HLS_RE
   const dir = `${contentKey}/hls/${hlsVersion(contentId, revision)}`;
   return { index: `${dir}/index.json`, samples: `${dir}/samples.bin` };
 };
+/**
+ * A rendition (rung `name`, e.g. r360) of a version: its transcoded chunks, then its index and
+ * sample table once complete; `prefix` holds every rung's objects (deleted with the content).
+ */
+export const renditionKeys = (contentKey: string, contentId: number, name: string) => {
+  const dir = `${contentKey}/hls/${hlsVersion(contentId)}/${name}`;
+  return {
+    chunk: (k: number) => `${dir}/chunk-${String(k).padStart(5, "0")}.mp4`,
+    chunks: `${dir}/chunk-`,
+    index: `${dir}/index.json`,
+    samples: `${dir}/samples.bin`,
+  };
+};
+export const renditionsPrefix = (contentKey: string, contentId: number) =>
+  `${contentKey}/hls/${hlsVersion(contentId)}/r`;

@@ -179,6 +179,90 @@ function Distribution({ contentKey }: { contentKey: string }) {
   );
 }
 
+type Rendition = {
+  name: string;
+  width: number;
+  height: number;
+  status: "pending" | "ready" | "failed";
+  reason: string | null;
+  peakBitrate: number | null;
+  averageBitrate: number | null;
+};
+
+const kbits = (bits: number | null) => (bits === null ? "–" : `${Math.round(bits / 1000)} kbit/s`);
+
+/** While a rung is pending, its state is asked for again this often. */
+const RENDITIONS_REFRESH_MS = 5000;
+
+/**
+ * The video's adaptive stream: the source (always played) and each transcoded rung with its
+ * state, peak and average bit rate, or why it failed; refreshed while any is pending.
+ */
+function Renditions({ contentKey }: { contentKey: string }) {
+  const [rows, setRows] = useState<Rendition[] | null>(null);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const load = () =>
+      client.api
+        .GET("/v2/content/renditions", { params: { query: { contentKey } } })
+        .then(ok)
+        .then(
+          (answer) => {
+            if (stopped) return;
+            setRows(answer.renditions);
+            if (answer.renditions.some((r) => r.status === "pending"))
+              timer = setTimeout(load, RENDITIONS_REFRESH_MS);
+          },
+          () => setRows(null),
+        );
+    void load();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [contentKey]);
+  if (!rows) return null;
+  return (
+    <section aria-labelledby="renditions-title" data-testid="renditions">
+      <h2 id="renditions-title" class="h4">
+        Adaptive stream
+      </h2>
+      {rows.length === 0 ? (
+        <p class="small">One variant: the uploaded file (no rung of the ladder is below it).</p>
+      ) : (
+        <table class="small renditions">
+          <caption>The uploaded file plays at once; these variants are added below it</caption>
+          <thead>
+            <tr>
+              <th scope="col">Variant</th>
+              <th scope="col">Size</th>
+              <th scope="col">State</th>
+              <th scope="col">Peak</th>
+              <th scope="col">Average</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.name} data-rendition={r.name}>
+                <td>{r.height}p</td>
+                <td>
+                  {r.width}x{r.height}
+                </td>
+                <td data-testid="rendition-state">
+                  {r.status === "failed" ? `failed: ${r.reason ?? "unknown"}` : r.status}
+                </td>
+                <td>{kbits(r.peakBitrate)}</td>
+                <td>{kbits(r.averageBitrate)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 interface SubtitleRow {
   language: string;
   url: string;
@@ -509,6 +593,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
             </p>
           )}
           <Distribution contentKey={contentKey} />
+          <Renditions contentKey={contentKey} />
           <p>
             <label class="button secondary">
               Replace the thumbnail (JPEG 1920x1080)

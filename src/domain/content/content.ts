@@ -48,6 +48,7 @@ import {
 import { catalogChanged } from "../catalog-changed";
 import { packageUpload, streamObjectKeys } from "../streaming";
 import { makeFrameThumbnail } from "./frame-thumbnails";
+import { deleteRenditionObjects, planRenditions } from "../renditions";
 import { thumbnailOf } from "../catalog/records";
 import { checkVideoPlayerFields } from "../player/items";
 import { emitWebhookEvent } from "../webhooks/emit";
@@ -372,6 +373,19 @@ async function preparePlayback(deps: Deps, content: Content): Promise<void> {
       }),
     );
   }
+  // The rendition ladder (domain/renditions.ts): queued jobs; the source plays meanwhile.
+  try {
+    await planRenditions(deps, content);
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "renditions not planned",
+        content_key: content.contentKey,
+        error: String(err).slice(0, 300),
+      }),
+    );
+  }
 }
 
 type Inspection =
@@ -554,6 +568,7 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
     frameThumbnailKey(content.contentKey),
     ...streamObjectKeys(content),
   ]);
+  await deleteRenditionObjects(deps.bucket, content);
   const object = toContentObject(content, deps.origins);
   await emitWebhookEvent(deps, content, "video.deleted", object);
   return object;

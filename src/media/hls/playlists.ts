@@ -61,18 +61,54 @@ export const subtitlePlaylistName = (n: number) => `subtitles-${n}.m3u8`;
 /** The n-th WebVTT file as the service serves it (read from the publisher's host). */
 export const subtitleFileName = (n: number) => `subtitles-${n}.vtt`;
 
-/** The multivariant (master) playlist: one variant, the stored file as it is, and its subtitles. */
+/** A transcoded rung the master playlist lists beside the source (domain/renditions.ts). */
+export interface VariantRendition {
+  /** `r360`: its files are `r360-video.m3u8`, `r360-init.mp4`, `r360-<n>.m4s`. */
+  name: string;
+  width: number;
+  height: number;
+  peakBitrate: number;
+  averageBitrate: number;
+  codecs: string;
+}
+
+/** Frames per second of the video (every rung keeps the source's frames' timing). */
+export function frameRate(index: HlsIndex): number {
+  let frames = 0;
+  for (const s of index.segments) frames += s.video.count;
+  return index.durationSeconds > 0 ? frames / index.durationSeconds : 0;
+}
+
+export const renditionPlaylistName = (name: string) => `${name}-video.m3u8`;
+
+/**
+ * The multivariant (master) playlist: the stored file as it is (the top variant), then each
+ * ready rendition, highest first, and the subtitles.
+ */
 export function masterPlaylist(
   index: HlsIndex,
   subtitles: readonly SubtitleRendition[] = [],
+  renditions: readonly VariantRendition[] = [],
 ): string {
   const { peak, average } = bitrates(index);
-  const attributes = [
-    `BANDWIDTH=${peak}`,
-    `AVERAGE-BANDWIDTH=${average}`,
-    `CODECS="${codecsOf(index)}"`,
-    `RESOLUTION=${index.video.width}x${index.video.height}`,
-    ...(subtitles.length ? [`SUBTITLES="${SUBTITLE_GROUP}"`] : []),
+  const fps = frameRate(index);
+  const variant = (
+    bandwidth: number,
+    averageBandwidth: number,
+    codecs: string,
+    width: number,
+    height: number,
+    uri: string,
+  ) => [
+    `#EXT-X-STREAM-INF:${[
+      `BANDWIDTH=${bandwidth}`,
+      `AVERAGE-BANDWIDTH=${averageBandwidth}`,
+      `CODECS="${codecs}"`,
+      `RESOLUTION=${width}x${height}`,
+      ...(fps > 0 ? [`FRAME-RATE=${fps.toFixed(3)}`] : []),
+      ...(subtitles.length ? [`SUBTITLES="${SUBTITLE_GROUP}"`] : []),
+    ].join(",")}`,
+    uri,
   ];
   const media = subtitles.map(
     (s, n) =>
@@ -83,8 +119,17 @@ export function masterPlaylist(
     "#EXT-X-VERSION:7",
     "#EXT-X-INDEPENDENT-SEGMENTS",
     ...media,
-    `#EXT-X-STREAM-INF:${attributes.join(",")}`,
-    "video.m3u8",
+    ...variant(peak, average, codecsOf(index), index.video.width, index.video.height, "video.m3u8"),
+    ...renditions.flatMap((r) =>
+      variant(
+        r.peakBitrate,
+        r.averageBitrate,
+        r.codecs,
+        r.width,
+        r.height,
+        renditionPlaylistName(r.name),
+      ),
+    ),
     "",
   ].join("\n");
 }
@@ -108,8 +153,8 @@ export function subtitlePlaylist(index: HlsIndex, n: number): string {
   ].join("\n");
 }
 
-/** The media playlist: every segment, VOD, with the init segment as its map. */
-export function mediaPlaylist(index: HlsIndex): string {
+/** The media playlist: every segment, VOD, with the init segment as its map; a rendition's files carry its `prefix`. */
+export function mediaPlaylist(index: HlsIndex, prefix = ""): string {
   // EXT-X-TARGETDURATION: every EXTINF rounded to the nearest integer must not exceed it.
   // A loop, not Math.max(...durations): spreading 200,000 segments overflows the stack.
   let target = 1;
@@ -121,10 +166,10 @@ export function mediaPlaylist(index: HlsIndex): string {
     "#EXT-X-MEDIA-SEQUENCE:0",
     "#EXT-X-PLAYLIST-TYPE:VOD",
     "#EXT-X-INDEPENDENT-SEGMENTS",
-    '#EXT-X-MAP:URI="init.mp4"',
+    `#EXT-X-MAP:URI="${prefix}init.mp4"`,
   ];
   index.segments.forEach((s, i) =>
-    lines.push(`#EXTINF:${s.duration.toFixed(3)},`, `${i}.${SEGMENT_EXTENSION}`),
+    lines.push(`#EXTINF:${s.duration.toFixed(3)},`, `${prefix}${i}.${SEGMENT_EXTENSION}`),
   );
   lines.push("#EXT-X-ENDLIST", "");
   return lines.join("\n");
@@ -177,11 +222,17 @@ function* videoDurations(index: HlsIndex): Generator<number> {
  * segment n, so both sets share the video's timeline; an audio segment starts at most one
  * audio frame after the time the timeline gives it.
  */
-export function dashManifest(index: HlsIndex): string {
+export function dashManifest(
+  index: HlsIndex,
+  renditions: readonly { variant: VariantRendition; index: HlsIndex }[] = [],
+): string {
   const { peak, average } = bitrates(index);
   const timeline = segmentTimeline(videoDurations(index));
   const template = (kind: TrackKind) =>
     `<SegmentTemplate timescale="${index.video.timescale}" initialization="${dashInitName(kind)}" media="${dashSegmentName(kind, "$Number$")}" startNumber="0">${timeline}</SegmentTemplate>`;
+  // A rendition's timeline is the source's up to a frame: its own SegmentTemplate.
+  const rung = ({ variant: r, index: ri }: { variant: VariantRendition; index: HlsIndex }) =>
+    `<Representation id="${r.name}" bandwidth="${r.peakBitrate}" codecs="${ri.video.codec}" width="${r.width}" height="${r.height}"><SegmentTemplate timescale="${ri.video.timescale}" initialization="${r.name}-${dashInitName("video")}" media="${r.name}-${dashSegmentName("video", "$Number$")}" startNumber="0">${segmentTimeline(videoDurations(ri))}</SegmentTemplate></Representation>`;
   const iso = (seconds: number) => `PT${seconds.toFixed(3)}S`;
   const v = index.video;
   const lines = [
@@ -191,6 +242,7 @@ export function dashManifest(index: HlsIndex): string {
     `<AdaptationSet id="0" contentType="video" mimeType="video/mp4" segmentAlignment="true" startWithSAP="1" maxWidth="${v.width}" maxHeight="${v.height}">`,
     template("video"),
     `<Representation id="video" bandwidth="${peak}" codecs="${v.codec}" width="${v.width}" height="${v.height}"/>`,
+    ...renditions.map(rung),
     `</AdaptationSet>`,
   ];
   const a = index.audio;

@@ -70,8 +70,16 @@ export interface BuiltIndex {
   sampleTable: Uint8Array;
 }
 
-/** Cuts the tracks into segments of about `targetSeconds` and writes the index and the sample table. */
-export function buildIndex(tracks: MediaTracks, targetSeconds: number): BuiltIndex {
+/**
+ * Cuts the tracks into segments of about `targetSeconds` and writes the index and the sample
+ * table. `givenStarts`: the video samples (keyframes, ascending, from 0) where segments start,
+ * instead of the rule below (a rendition, cut where its source was: media/renditions).
+ */
+export function buildIndex(
+  tracks: MediaTracks,
+  targetSeconds: number,
+  givenStarts?: readonly number[],
+): BuiltIndex {
   const { video, audio } = tracks;
   const v = video.samples;
   if (v.sizes.length === 0) throw new Error("the video track has no samples");
@@ -80,11 +88,13 @@ export function buildIndex(tracks: MediaTracks, targetSeconds: number): BuiltInd
 
   // Video sample indexes where segments start: the first sample, then the first keyframe at
   // least targetSeconds after the current segment's start.
-  const starts = [0];
+  const starts = givenStarts ? [...givenStarts] : [0];
   const target = targetSeconds * video.timescale;
-  for (let i = 1; i < v.sizes.length; i++) {
+  for (let i = 1; !givenStarts && i < v.sizes.length; i++) {
     if (v.sync[i] && videoDts[i]! - videoDts[starts[starts.length - 1]!]! >= target) starts.push(i);
   }
+  if (starts[0] !== 0 || starts.some((s, k) => !v.sync[s] || (k > 0 && s <= starts[k - 1]!)))
+    throw new Error("segments must start at ascending keyframes, the first at sample 0");
   if (starts.length > MAX_SEGMENTS)
     throw new PackagingBudgetExceeded(
       `the file would make ${starts.length} segments, more than ${MAX_SEGMENTS}`,

@@ -13,7 +13,7 @@ import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 import { HLS_VERSION_PATTERN } from "../../domain/streaming";
 
 export const STREAM_FILE_PATTERN =
-  /^(master\.m3u8|video\.m3u8|subtitles-(0|[1-9]\d{0,3})\.(m3u8|vtt)|manifest\.mpd|((video|audio)-)?(init\.mp4|(0|[1-9]\d{0,6})\.m4s))$/;
+  /^(master\.m3u8|(r[1-9]\d{1,3}-)?video\.m3u8|subtitles-(0|[1-9]\d{0,3})\.(m3u8|vtt)|manifest\.mpd|((video|audio)-)?(init\.mp4|(0|[1-9]\d{0,6})\.m4s)|r[1-9]\d{1,3}-(video-)?(init\.mp4|(0|[1-9]\d{0,6})\.m4s))$/;
 
 const text = (type: string, description: string) => ({
   description,
@@ -47,7 +47,7 @@ export const stream = createRoute({
         .string()
         .regex(
           STREAM_FILE_PATTERN,
-          "must be master.m3u8, video.m3u8, subtitles-<n>.m3u8, subtitles-<n>.vtt, manifest.mpd, init.mp4, <n>.m4s, or video-/audio- before init.mp4 or <n>.m4s",
+          "must be master.m3u8, video.m3u8, subtitles-<n>.m3u8, subtitles-<n>.vtt, manifest.mpd, init.mp4, <n>.m4s, video-/audio- before init.mp4 or <n>.m4s, or a rendition's r<height>-video.m3u8, r<height>-[video-]init.mp4, r<height>-[video-]<n>.m4s",
         ),
     }),
     query: playbackTokenQuery,

@@ -62,7 +62,12 @@ async function waitReady(
  * with a random free port. Secrets come from an env file of its own (so a developer's .dev.vars,
  * with perhaps R2 credentials, never applies); the admin token is random per run.
  */
-export async function startWorker(): Promise<RunningWorker> {
+export async function startWorker(
+  options: {
+    /** More variables for the env file (a test's own worker: the rendition test's transcoder). */
+    vars?: Record<string, string>;
+  } = {},
+): Promise<RunningWorker> {
   const dir = mkdtempSync(join(tmpdir(), "evc-e2e-"));
   const state = join(dir, "state");
   const logFile = join(dir, "wrangler.log");
@@ -83,6 +88,7 @@ export async function startWorker(): Promise<RunningWorker> {
       `CHUNK_SIZE=${5 * 1024 * 1024}`,
       // Webhook endpoints on the tests' loopback receiver.
       "WEBHOOKS_ALLOW_LOOPBACK=true",
+      ...Object.entries(options.vars ?? {}).map(([name, value]) => `${name}=${value}`),
       "",
     ].join("\n"),
   );

@@ -1104,6 +1104,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/renditions/ladder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's rendition ladder
+         * @description The H.264 rungs transcoded below each video's own resolution (the source stays the top variant); the default is Apple's HLS authoring ladder (720p 3 Mbit/s, 540p 2 Mbit/s, 360p 365 kbit/s, 234p 145 kbit/s).
+         */
+        get: operations["getRenditionLadder"];
+        /**
+         * Set the organization's rendition ladder (or turn it off)
+         * @description Applies to videos published from now on. `rungs: []` turns renditions off (one variant, the source); `null` goes back to the default. A video at or below a rung's height gets no copy of it.
+         */
+        put: operations["setRenditionLadder"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/content/renditions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A video's renditions and their states
+         * @description Each rung planned for the video: pending (being transcoded), ready (listed in its master playlist and DASH manifest, with the measured peak and average bit rate), or failed (with the reason; the source still plays). Empty when the video gets no rung.
+         */
+        get: operations["getContentRenditions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/player/{contentKey}": {
         parameters: {
             query?: never;
@@ -2293,7 +2337,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete")[];
             disabled: boolean;
             /** @description Why it is disabled: paused by the organization, or every delivery failed for days (the service disabled it) */
             disabledReason: string | null;
@@ -2317,7 +2361,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete")[];
             description?: string;
         };
         WebhookUpdate: {
@@ -2332,7 +2376,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published")[];
+            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete")[];
             description?: string;
             /** @description true pauses the endpoint; false enables it again */
             disabled?: boolean;
@@ -2403,6 +2447,39 @@ export interface components {
             contentKey: string;
             /** @description Seconds the token is valid (default 3600) */
             expiresIn?: number;
+        };
+        RenditionLadder: {
+            rungs: components["schemas"]["Rung"][];
+            /** @description Whether these are the service's default rungs */
+            default: boolean;
+        };
+        Rung: {
+            /** @description The picture's shorter side, in pixels (even widths are derived) */
+            height: number;
+            /** @description Target video bit rate, bit/s (the source's audio is kept) */
+            bitrate: number;
+        };
+        RenditionLadderUpdate: {
+            /** @description The rungs ([] for none: a single variant); null for the default */
+            rungs: components["schemas"]["Rung"][] | null;
+        };
+        ContentRenditions: {
+            contentKey: string;
+            renditions: components["schemas"]["Rendition"][];
+        };
+        Rendition: {
+            /** @description r<height>: its files are r<height>-video.m3u8 … */
+            name: string;
+            width: number;
+            height: number;
+            /** @enum {string} */
+            status: "pending" | "ready" | "failed";
+            /** @description Why it failed */
+            reason: string | null;
+            /** @description BANDWIDTH, bit/s (ready) */
+            peakBitrate: number | null;
+            averageBitrate: number | null;
+            codecs: string | null;
         };
         PlayerAnswer: {
             data: {
@@ -7425,6 +7502,189 @@ export interface operations {
             };
             /** @description Body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRenditionLadder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ladder */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenditionLadder"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setRenditionLadder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenditionLadderUpdate"];
+            };
+        };
+        responses: {
+            /** @description The ladder */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenditionLadder"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContentRenditions: {
+        parameters: {
+            query: {
+                contentKey: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rungs, highest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentRenditions"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,212 @@
+// The rendition transcoder: a small HTTP service around ffmpeg. The same program runs as the
+// Cloudflare Container image in production (Dockerfile, server.mjs), as a local process under
+// `npm run dev` (TRANSCODER_URL) and as the TRANSCODER service binding in the workers tests
+// (vitest.config.ts). src/media/transcoder.ts is the worker's side; docs/renditions.md the rest.
+//
+// POST /transcode?width=W&height=H&bitrate=B&keyframes=t0,t1,...&timescale=T
+//   body: a standalone MP4 of one chunk of the source's video (the worker builds it from the
+//   stored file with ranged reads: media/renditions/chunk.ts), its first frame a keyframe at 0.
+//   answer: the chunk as H.264 (High, yuv420p) at WxH, about B bit/s (peak at most 1.5 B over a
+//   segment), video only, moov first, timescale T, a keyframe forced at each listed time
+//   (the source's segment boundaries in the chunk) and nowhere by scene cut.
+// GET /healthz: "ok" (the Container's readiness check).
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+
+/** Whether ffmpeg runs here (without it, streams stay single-variant). */
+export function hasFfmpeg() {
+  return new Promise((resolve) => execFile("ffmpeg", ["-version"], (err) => resolve(!err)));
+}
+
+/** A chunk is about two minutes of video: 1080p at 50 Mbit/s is 750 MB; refused past 1 GB. */
+export const MAX_INPUT_BYTES = 1000 * 1000 * 1000;
+/**
+ * How long ffmpeg may take for one chunk before it is killed: two minutes of 1080p to 720p
+ * takes under a minute on one vCPU at `veryfast`; a crafted file could run for hours.
+ */
+export const FFMPEG_TIMEOUT_MS = 10 * 60_000;
+
+class Refused extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** ffmpeg with a time bound (SIGKILL); resolves when it exits 0. */
+function runFfmpeg(args, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("ffmpeg", args, { stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    let stopped = false;
+    const timer = setTimeout(() => {
+      stopped = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.stderr.on("data", (d) => {
+      if (err.length < 4096) err += d;
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (stopped)
+        reject(new Refused(504, `ffmpeg took longer than ${timeoutMs} ms and was stopped`));
+      else if (code === 0) resolve();
+      else reject(new Refused(422, `not transcoded: ffmpeg exited ${code}: ${err.slice(0, 300)}`));
+    });
+  });
+}
+
+/** The request's body, refused (413) past `max` bytes without reading further. */
+async function readBody(body, max) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) throw new Refused(413, `the chunk is larger than ${max} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** What a request asks for, checked: numbers in range, keyframe times ascending from 0. */
+export function parseRung(searchParams) {
+  const width = Number(searchParams.get("width"));
+  const height = Number(searchParams.get("height"));
+  const bitrate = Number(searchParams.get("bitrate"));
+  const timescale = Number(searchParams.get("timescale") ?? "90000");
+  const keyframes = (searchParams.get("keyframes") ?? "0").split(",").map(Number);
+  const even = (n) => Number.isInteger(n) && n >= 16 && n <= 4096 && n % 2 === 0;
+  if (!even(width) || !even(height))
+    throw new Refused(400, "width and height: even whole numbers of pixels, 16 to 4096");
+  if (!Number.isInteger(bitrate) || bitrate < 50_000 || bitrate > 50_000_000)
+    throw new Refused(400, "bitrate: bit/s, 50000 to 50000000");
+  if (!Number.isInteger(timescale) || timescale < 1 || timescale > 10_000_000)
+    throw new Refused(400, "timescale: a whole number, 1 to 10000000");
+  if (
+    keyframes.length > 10_000 ||
+    !keyframes.every((t, i) => Number.isFinite(t) && t >= 0 && (i === 0 || t > keyframes[i - 1]))
+  )
+    throw new Refused(400, "keyframes: ascending times in seconds, comma separated");
+  return { width, height, bitrate, timescale, keyframes };
+}
+
+/** ffmpeg's arguments for one chunk (input and output are paths of our own). */
+export function transcodeArgs(input, output, { width, height, bitrate, timescale, keyframes }) {
+  // Forced keyframes at the boundaries; between them at most every 2 s of 30 fps (x264's own
+  // placement never adds one on a scene cut: -sc_threshold 0).
+  return [
+    "-nostdin",
+    "-v",
+    "error",
+    "-threads",
+    "1",
+    "-filter_threads",
+    "1",
+    "-protocol_whitelist",
+    "file",
+    "-f",
+    "mov",
+    "-enable_drefs",
+    "0",
+    "-i",
+    `file:${input}`,
+    "-map",
+    "0:v:0",
+    "-an",
+    "-sn",
+    "-dn",
+    "-fps_mode",
+    "passthrough",
+    "-vf",
+    `scale=${width}:${height}:flags=bicubic,format=yuv420p`,
+    "-c:v",
+    "libx264",
+    "-preset",
+    "veryfast",
+    "-profile:v",
+    "high",
+    "-b:v",
+    String(bitrate),
+    "-maxrate",
+    String(Math.round(bitrate * 1.5)),
+    "-bufsize",
+    String(bitrate * 2),
+    "-force_key_frames",
+    keyframes.map((t) => t.toFixed(6)).join(","),
+    "-sc_threshold",
+    "0",
+    "-g",
+    "60",
+    "-video_track_timescale",
+    String(timescale),
+    "-movflags",
+    "+faststart",
+    "-f",
+    "mp4",
+    `file:${output}`,
+  ];
+}
+
+/** One chunk transcoded: a fetch-style handler (Request → Response). */
+export async function transcoderResponse(request, { timeoutMs = FFMPEG_TIMEOUT_MS } = {}) {
+  const url = new URL(request.url);
+  if (request.method === "GET" && url.pathname === "/healthz") return new Response("ok");
+  if (request.method !== "POST" || url.pathname !== "/transcode" || !request.body)
+    return new Response("POST /transcode?width=&height=&bitrate=&keyframes= with the chunk", {
+      status: 400,
+    });
+  let dir;
+  try {
+    const rung = parseRung(url.searchParams);
+    dir = await mkdtemp(join(tmpdir(), "transcode-"));
+    const input = join(dir, "in.mp4");
+    const output = join(dir, "out.mp4");
+    await writeFile(input, await readBody(request.body, MAX_INPUT_BYTES));
+    await runFfmpeg(transcodeArgs(input, output, rung), timeoutMs);
+    return new Response(await readFile(output), { headers: { "Content-Type": "video/mp4" } });
+  } catch (err) {
+    if (err instanceof Refused) return new Response(err.message, { status: err.status });
+    return new Response(String(err), { status: 500 });
+  } finally {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Serves transcoderResponse; resolves to its URL and a close function. */
+export function startTranscoderServer({ port = 0, host = "127.0.0.1", ...options } = {}) {
+  const server = createServer(async (req, res) => {
+    let response;
+    try {
+      response = await transcoderResponse(
+        new Request(`http://${host}${req.url}`, {
+          method: req.method,
+          headers: req.headers,
+          body: req.method === "POST" ? Readable.toWeb(req) : undefined,
+          duplex: "half",
+        }),
+        options,
+      );
+    } catch (err) {
+      response = new Response(String(err), { status: 500 });
+    }
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  return new Promise((resolve) => {
+    server.listen(port, host, () => {
+      const { port: bound } = server.address();
+      resolve({
+        url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${bound}`,
+        close: () => new Promise((done) => server.close(() => done())),
+      });
+    });
+  });
+}

@@ -1,0 +1,388 @@
+// The rendition ladder of every video (docs/renditions.md): below the source, which stays the
+// top variant as it is, lower H.264 rungs transcoded chunk by chunk by the transcoder program
+// (media/transcoder.ts), stored in R2, and packaged just in time like the source.
+//
+// 1. After E2 publishes a video (content.ts, preparePlayback), planRenditions records its rungs
+//    as pending and queues one job per (rung, chunk): a chunk is a run of the source's segments
+//    of about RENDITION_CHUNK_SECONDS, cut on segment boundaries.
+// 2. A job (queues/renditions.ts) builds its chunk as a standalone MP4 from the stored file with
+//    ranged reads (media/renditions/chunk.ts), streams it to the transcoder with the times of
+//    the segment boundaries in it, and stores the answer under a key naming the version, the
+//    rung and the chunk (a retry overwrites it).
+// 3. The job that finds all of a rung's chunks stored assembles the rung's index (its video,
+//    the source's audio, the source's segment boundaries: media/renditions/assemble.ts), stores
+//    it, and marks the rung ready with its measured bit rates; the master playlist lists it
+//    from then on. The last rung to finish sends the ladder-complete webhook.
+// Playback never waits: the source variant is served whatever happens here.
+import type { Content } from "../db/schema";
+import {
+  claimLadderComplete,
+  finishRendition,
+  findRendition,
+  insertPendingRenditions,
+  ladderOf,
+  renditionsOf,
+  setLadder,
+  touchContent,
+  type Rendition,
+} from "../db/renditions";
+import { findContentByKeyAnyOrg } from "../db/content";
+import { MediaProbeError } from "../media/bmff/reader";
+import { bitrates, type HlsIndex } from "../media/hls/segments";
+import { readTracks } from "../media/hls/tracks";
+import { assembleRung, MisalignedRendition, type MediaPart } from "../media/renditions/assemble";
+import { chunkRecordRange, planChunk, planChunks, type ChunkPlan } from "../media/renditions/chunk";
+import type { RenditionJob } from "../media/renditions/job";
+import { DEFAULT_LADDER, planLadder } from "../media/renditions/ladder";
+import {
+  TranscodeRefused,
+  transcoderOf,
+  type Transcoder,
+  type TranscoderBindings,
+} from "../media/transcoder";
+import { hlsKeys, renditionKeys, renditionsPrefix } from "../storage/layout";
+import { r2RangeReader } from "../storage/objects";
+import { catalogChanged } from "./catalog-changed";
+import type { Deps } from "./deps";
+import { emitWebhookEvent } from "./webhooks/emit";
+import { ensureIndex } from "./streaming";
+
+export type { RenditionJob };
+
+/** The queue this deployment sends jobs to: only where a transcoder is (else no ladder). */
+export function renditionQueueOf(
+  env: TranscoderBindings & { RENDITIONS_QUEUE?: Queue<RenditionJob> },
+): Queue<RenditionJob> | null {
+  return env.RENDITIONS_QUEUE && transcoderOf(env) ? env.RENDITIONS_QUEUE : null;
+}
+
+export { transcoderOf };
+
+/** A rung's index as stored: the segments over the concatenation of `media`. */
+export type RungIndex = HlsIndex & { media: MediaPart[] };
+
+/**
+ * Plans the video's ladder and queues its jobs; the number of rungs planned. Nothing when the
+ * deployment has no transcoder, the file has no stream, or the organization's ladder is off.
+ */
+export async function planRenditions(deps: Deps, content: Content): Promise<number> {
+  const queue = deps.renditionJobs;
+  if (!queue) return 0;
+  const index = await ensureIndex(deps, content);
+  if ("unstreamable" in index) return 0;
+  const ladder = (await ladderOf(deps.db, content.organizationId)) ?? DEFAULT_LADDER;
+  // A source not every player decodes (not H.264) gets a transcoded top rung too.
+  const rungs = planLadder(index.video, ladder, !index.video.codec.startsWith("avc1"));
+  if (rungs.length === 0) return 0;
+  const chunkSeconds = deps.config.renditionChunkSeconds;
+  const chunks = planChunks(index, chunkSeconds).length;
+  const now = deps.now.toISOString();
+  await insertPendingRenditions(
+    deps.db,
+    rungs.map((r) => ({
+      contentId: content.id,
+      name: r.name,
+      width: r.width,
+      height: r.frameHeight,
+      bitrate: r.bitrate,
+      chunks,
+      createdAt: now,
+    })),
+  );
+  const jobs: RenditionJob[] = [];
+  // Lowest rung first: the variant a slow link needs is ready soonest.
+  for (const r of [...rungs].reverse())
+    for (let chunk = 0; chunk < chunks; chunk++)
+      jobs.push({
+        contentId: content.id,
+        contentKey: content.contentKey,
+        rung: r.name,
+        chunk,
+        chunkSeconds,
+      });
+  for (let i = 0; i < jobs.length; i += 100)
+    await queue.sendBatch(
+      jobs.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })),
+    );
+  return rungs.length;
+}
+
+/** The largest read of the stored file while streaming a chunk to the transcoder. */
+const CHUNK_READ_BYTES = 8 * 1024 * 1024;
+
+/** The chunk's bytes as a stream: its head, then the stored file's spans in reads of at most 8 MiB. */
+function chunkStream(
+  bucket: R2Bucket,
+  mediaKey: string,
+  plan: ChunkPlan,
+): ReadableStream<Uint8Array> {
+  let span = -1;
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (span < 0) {
+        controller.enqueue(plan.head);
+        span = 0;
+        at = plan.spans[0]?.offset ?? 0;
+        return;
+      }
+      const s = plan.spans[span];
+      if (!s) {
+        controller.close();
+        return;
+      }
+      const length = Math.min(CHUNK_READ_BYTES, s.end - at);
+      const object = await bucket.get(mediaKey, { range: { offset: at, length } });
+      if (!object) throw new Error(`object ${mediaKey} disappeared while reading`);
+      const bytes = new Uint8Array(await object.arrayBuffer());
+      if (bytes.length !== length)
+        throw new Error("the stored file is shorter than its sample table says");
+      controller.enqueue(bytes);
+      at += length;
+      if (at >= s.end) {
+        span++;
+        at = plan.spans[span]?.offset ?? 0;
+      }
+    },
+  });
+}
+
+const chunkSize = (plan: ChunkPlan) =>
+  plan.head.length + plan.spans.reduce((n, s) => n + s.end - s.offset, 0);
+
+export type JobOutcome = "stored" | "ready" | "failed" | "gone" | "done";
+
+/** Whether the job's video is still the one served under its key (else its work is moot). */
+async function currentContent(deps: Deps, job: RenditionJob): Promise<Content | null> {
+  const content = await findContentByKeyAnyOrg(deps.db, job.contentKey);
+  return content && content.id === job.contentId && content.status === "available" ? content : null;
+}
+
+/**
+ * One job: its chunk transcoded and stored, then the rung assembled if it was the last. A
+ * refusal (the transcoder's 4xx, keyframes off the boundaries, a chunk it cannot read) fails
+ * the rung; anything else throws, and the queue retries the job (`lastAttempt`: fail instead).
+ */
+export async function runRenditionJob(
+  deps: Deps,
+  transcoder: Transcoder,
+  job: RenditionJob,
+  lastAttempt = false,
+): Promise<JobOutcome> {
+  const content = await currentContent(deps, job);
+  if (!content) return "gone";
+  const row = await findRendition(deps.db, content.id, job.rung);
+  if (!row || row.status !== "pending") return "done";
+  try {
+    const index = await ensureIndex(deps, content);
+    if ("unstreamable" in index) throw new MisalignedRendition(index.unstreamable);
+    const spans = planChunks(index, job.chunkSeconds);
+    const span = spans[job.chunk];
+    if (!span || spans.length !== row.chunks)
+      throw new MisalignedRendition(`chunk ${job.chunk} is not one of the ${row.chunks} planned`);
+    const range = chunkRecordRange(index, span);
+    const table = await r2RangeReader(
+      deps.bucket,
+      hlsKeys(content.contentKey, content.id).samples,
+      Number.MAX_SAFE_INTEGER,
+    )(range.offset, range.length);
+    const plan = planChunk(index, span, table);
+    const ts = index.video.timescale;
+    const output = await transcoder.transcode({
+      chunk: chunkStream(deps.bucket, content.mediaKey, plan),
+      size: chunkSize(plan),
+      width: row.width,
+      height: row.height,
+      bitrate: row.bitrate,
+      timescale: ts,
+      keyframes: plan.cuts.map((c) => c / ts),
+    });
+    const keys = renditionKeys(content.contentKey, content.id, row.name);
+    await deps.bucket.put(keys.chunk(job.chunk), output, {
+      httpMetadata: { contentType: "video/mp4" },
+      customMetadata: { start: String(plan.start), cuts: plan.cuts.join(",") },
+    });
+    // Deleted while it ran (E5 deleted what was stored then): nothing of it stays behind.
+    if (!(await currentContent(deps, job))) {
+      await deleteRenditionObjects(deps.bucket, content);
+      return "gone";
+    }
+    return (await assembleIfComplete(deps, content, index, row)) ? "ready" : "stored";
+  } catch (err) {
+    const permanent =
+      err instanceof TranscodeRefused ||
+      err instanceof MisalignedRendition ||
+      err instanceof MediaProbeError;
+    if (!permanent && !lastAttempt) throw err;
+    const reason = String(err instanceof Error ? err.message : err).slice(0, 300);
+    const failed = await finishRendition(
+      deps.db,
+      content.id,
+      row.name,
+      { status: "failed", reason: `chunk ${job.chunk}: ${reason}` },
+      deps.now.toISOString(),
+    );
+    if (failed) await announceIfComplete(deps, content);
+    return "failed";
+  }
+}
+
+/** Every stored chunk object of a rung, by key. */
+async function storedChunks(bucket: R2Bucket, prefix: string): Promise<R2Object[]> {
+  const objects: R2Object[] = [];
+  let cursor: string | undefined;
+  do {
+    // `include` is R2's option (the types here predate it): listed objects carry their metadata.
+    const page = await bucket.list({
+      prefix,
+      cursor,
+      include: ["customMetadata"],
+    } as R2ListOptions);
+    objects.push(...page.objects);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return objects.sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/** Assembles and stores the rung's index when all its chunks are stored; whether it did. */
+async function assembleIfComplete(
+  deps: Deps,
+  content: Content,
+  index: HlsIndex,
+  row: Rendition,
+): Promise<boolean> {
+  const keys = renditionKeys(content.contentKey, content.id, row.name);
+  const stored = await storedChunks(deps.bucket, keys.chunks);
+  if (stored.length < row.chunks) return false;
+  const head = await deps.bucket.head(content.mediaKey);
+  if (!head) throw new Error("the video file is missing");
+  const source = await readTracks(
+    r2RangeReader(deps.bucket, content.mediaKey, head.size),
+    head.size,
+  );
+  const media: MediaPart[] = [{ key: content.mediaKey, size: head.size }];
+  const chunks = [];
+  for (let k = 0; k < row.chunks; k++) {
+    const object = stored.find((o) => o.key === keys.chunk(k));
+    if (!object) return false;
+    const meta = object.customMetadata ?? {};
+    const tracks = await readTracks(
+      r2RangeReader(deps.bucket, object.key, object.size),
+      object.size,
+    );
+    chunks.push({
+      video: tracks.video,
+      size: object.size,
+      start: Number(meta.start ?? 0),
+      cuts: (meta.cuts ?? "0").split(",").map(Number),
+    });
+    media.push({ key: object.key, size: object.size });
+  }
+  const built = assembleRung(source, head.size, chunks, index.targetSeconds);
+  if (built.index.segments.length !== index.segments.length)
+    throw new MisalignedRendition(
+      `${built.index.segments.length} segments, the source has ${index.segments.length}`,
+    );
+  await deps.bucket.put(keys.samples, built.sampleTable, {
+    httpMetadata: { contentType: "application/octet-stream" },
+  });
+  const stored_: RungIndex = { ...built.index, media };
+  await deps.bucket.put(keys.index, JSON.stringify(stored_), {
+    httpMetadata: { contentType: "application/json" },
+  });
+  const { peak, average } = bitrates(built.index);
+  const codecs = [built.index.video.codec, ...(built.index.audio ? [built.index.audio.codec] : [])];
+  const now = deps.now.toISOString();
+  const ready = await finishRendition(
+    deps.db,
+    content.id,
+    row.name,
+    { status: "ready", peakBitrate: peak, averageBitrate: average, codecs: codecs.join(",") },
+    now,
+  );
+  if (!ready) return false;
+  // The master playlist and manifest list it from now on: new edge-cache keys for them.
+  await touchContent(deps.db, content.id, now);
+  await catalogChanged(deps, content.organizationId, {
+    kind: "videos",
+    versions: [content, { ...content, updatedAt: now }],
+  });
+  await announceIfComplete(deps, content);
+  return true;
+}
+
+/** A rung as the API shows it. */
+export interface RenditionState {
+  name: string;
+  width: number;
+  height: number;
+  status: Rendition["status"];
+  reason: string | null;
+  peakBitrate: number | null;
+  averageBitrate: number | null;
+  codecs: string | null;
+}
+
+export const renditionState = (r: Rendition): RenditionState => ({
+  name: r.name,
+  width: r.width,
+  height: r.height,
+  status: r.status,
+  reason: r.reason,
+  peakBitrate: r.peakBitrate,
+  averageBitrate: r.averageBitrate,
+  codecs: r.codecs,
+});
+
+/** The video's rungs and their states, highest first. */
+export async function renditionStates(deps: Pick<Deps, "db">, contentId: number) {
+  return (await renditionsOf(deps.db, contentId)).map(renditionState);
+}
+
+/** The webhook video.renditions_complete, once, when no rung is pending any more. */
+async function announceIfComplete(deps: Deps, content: Content): Promise<void> {
+  if (!(await claimLadderComplete(deps.db, content.id))) return;
+  await emitWebhookEvent(deps, content, "video.renditions_complete", {
+    contentKey: content.contentKey,
+    renditions: await renditionStates(deps, content.id),
+  });
+}
+
+/** The ready rungs the master playlist lists (the D1 rows; their indexes are read on demand). */
+export async function readyRenditions(deps: Pick<Deps, "db">, contentId: number) {
+  return (await renditionsOf(deps.db, contentId)).filter(
+    (r) => r.status === "ready" && r.peakBitrate !== null,
+  );
+}
+
+/** Deletes every rendition object of the content (its chunks and indexes). */
+export async function deleteRenditionObjects(
+  bucket: R2Bucket,
+  content: { id: number; contentKey: string },
+): Promise<void> {
+  const prefix = renditionsPrefix(content.contentKey, content.id);
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, cursor });
+    if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+}
+
+/** The organization's ladder as the API shows it: its own rungs, or the default. */
+export async function organizationLadder(db: Deps["db"], organizationId: number) {
+  const own = await ladderOf(db, organizationId);
+  return { rungs: own ?? [...DEFAULT_LADDER], default: own === null };
+}
+
+/** Sets the organization's ladder (null: the default; []: none), for videos published from now on. */
+export async function setOrganizationLadder(
+  db: Deps["db"],
+  organizationId: number,
+  rungs: { height: number; bitrate: number }[] | null,
+  now: Date,
+) {
+  const sorted = rungs && [...rungs].sort((a, b) => b.height - a.height);
+  await setLadder(db, organizationId, sorted, now.toISOString());
+  return organizationLadder(db, organizationId);
+}

@@ -1,0 +1,108 @@
+/**
+ * "This chunk at this rung, keyframes here": the one interface rendition transcoding goes
+ * through. One program answers it, containers/transcoder/transcoder.mjs (ffmpeg behind HTTP),
+ * reached three ways:
+ *  - production: a Cloudflare Container running that program's image (the TRANSCODER_CONTAINER
+ *    Durable Object namespace, src/transcoder-container.ts);
+ *  - tests: the same program as the TRANSCODER service binding (vitest.config.ts);
+ *  - npm run dev: the same program as a local process at TRANSCODER_URL.
+ */
+
+export interface TranscodeRequest {
+  /** The chunk: a standalone video-only MP4 (media/renditions/chunk.ts). */
+  chunk: ReadableStream<Uint8Array> | Uint8Array;
+  /** Its size in bytes (a stream's body needs it for fixed-length uploads). */
+  size: number;
+  width: number;
+  height: number;
+  bitrate: number;
+  timescale: number;
+  /** Seconds into the chunk where keyframes must be. */
+  keyframes: number[];
+}
+
+export interface Transcoder {
+  readonly name: string;
+  transcode(request: TranscodeRequest): Promise<Uint8Array>;
+}
+
+/** The transcoder refused the chunk for good (4xx): retrying the same bytes will not help. */
+export class TranscodeRefused extends Error {}
+
+type Fetch = (request: Request) => Promise<Response>;
+
+/** The transcoder program over HTTP, through `fetcher`. */
+export function httpTranscoder(name: string, fetcher: Fetch): Transcoder {
+  return {
+    name,
+    async transcode(r) {
+      const query = new URLSearchParams({
+        width: String(r.width),
+        height: String(r.height),
+        bitrate: String(r.bitrate),
+        timescale: String(r.timescale),
+        keyframes: r.keyframes.map((t) => t.toFixed(6)).join(","),
+      });
+      const body =
+        r.chunk instanceof Uint8Array
+          ? r.chunk
+          : r.chunk.pipeThrough(new FixedLengthStream(r.size));
+      const response = await fetcher(
+        new Request(`http://transcoder.local/transcode?${query}`, {
+          method: "POST",
+          body,
+          headers: { "Content-Type": "video/mp4" },
+        }),
+      );
+      if (!response.ok) {
+        const message = `${name}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`;
+        if (response.status >= 400 && response.status < 500) throw new TranscodeRefused(message);
+        throw new Error(message);
+      }
+      return new Uint8Array(await response.arrayBuffer());
+    },
+  };
+}
+
+/** What a deployment may have (env.ts). */
+export interface TranscoderBindings {
+  /** Production: the Container's Durable Object namespace; one instance per chunk job name. */
+  TRANSCODER_CONTAINER?: {
+    idFromName(name: string): DurableObjectId;
+    get(id: DurableObjectId): { fetch(request: Request): Promise<Response> };
+  };
+  /** "true" where the Container runs (production: wrangler.toml [vars]); else it is not asked. */
+  TRANSCODER_CONTAINERS_ENABLED?: string;
+  TRANSCODER?: { fetch(request: Request): Promise<Response> };
+  TRANSCODER_URL?: string;
+}
+
+/**
+ * Production instances: a job goes to one of this many named Container instances (its chunk
+ * number picks it), so a long video's chunks run side by side on up to this many.
+ */
+export const CONTAINER_INSTANCES = 8;
+
+/**
+ * The transcoder this deployment has, or null (streams stay single-variant). The local ones
+ * first: wrangler.toml binds the Container's namespace everywhere, but only production runs
+ * containers (`[dev] enable_containers = false`).
+ */
+export function transcoderOf(env: TranscoderBindings, instance = 0): Transcoder | null {
+  const binding = env.TRANSCODER;
+  if (binding) return httpTranscoder("service-binding", (request) => binding.fetch(request));
+  const base = env.TRANSCODER_URL;
+  if (base)
+    return httpTranscoder("local-ffmpeg", (request) => {
+      const url = new URL(request.url);
+      return fetch(new Request(`${base.replace(/\/$/, "")}${url.pathname}${url.search}`, request));
+    });
+  const containers = env.TRANSCODER_CONTAINER;
+  if (containers && env.TRANSCODER_CONTAINERS_ENABLED === "true") {
+    const stub = containers.get(
+      containers.idFromName(`transcoder-${instance % CONTAINER_INSTANCES}`),
+    );
+    return httpTranscoder("container", (request) => stub.fetch(request));
+  }
+  return null;
+}

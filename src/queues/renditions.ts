@@ -1,0 +1,81 @@
+// Consumer of the renditions queue: one transcoding job per message (domain/renditions.ts), a
+// chunk of one rung of one video. A job that fails for a passing reason (the transcoder busy or
+// unreachable, R2 unavailable) is retried after a delay; on its last attempt the rung is marked
+// failed with the reason. The source variant plays whatever happens here.
+import { z } from "zod";
+import { backgroundDeps } from "../domain/background";
+import { runRenditionJob, transcoderOf } from "../domain/renditions";
+import type { Env } from "../env";
+
+/** The queue of wrangler.toml's [[queues.consumers]] for rendition jobs. */
+export const RENDITIONS_QUEUE_NAME = "video-catalog-renditions";
+/** wrangler.toml's max_retries for it: the attempt after the last retry fails the rung. */
+export const RENDITION_MAX_RETRIES = 3;
+const RETRY_DELAY_SECONDS = 30;
+
+const job = z.object({
+  contentId: z.number().int().positive(),
+  contentKey: z.string().min(1).max(8),
+  rung: z.string().regex(/^r\d{2,4}$/),
+  chunk: z.number().int().min(0),
+  chunkSeconds: z.number().int().positive(),
+});
+
+export async function consumeRenditionJobs(
+  batch: MessageBatch<unknown>,
+  env: Env,
+  ctx: ExecutionContext,
+): Promise<void> {
+  const { deps } = backgroundDeps(env, new Date(), Date.now, (work) => ctx.waitUntil(work));
+  for (const message of batch.messages) {
+    const parsed = job.safeParse(message.body);
+    const transcoder = transcoderOf(env, parsed.data?.chunk ?? 0);
+    if (!parsed.success || !transcoder) {
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: parsed.success
+            ? "renditions: no transcoder; job dropped"
+            : "renditions: malformed job dropped",
+          id: message.id,
+        }),
+      );
+      message.ack();
+      continue;
+    }
+    const started = Date.now();
+    try {
+      const outcome = await runRenditionJob(
+        { ...deps, now: new Date() },
+        transcoder,
+        parsed.data,
+        message.attempts > RENDITION_MAX_RETRIES,
+      );
+      console.log(
+        JSON.stringify({
+          msg: "rendition job",
+          content_key: parsed.data.contentKey,
+          rung: parsed.data.rung,
+          chunk: parsed.data.chunk,
+          outcome,
+          transcoder: transcoder.name,
+          duration_ms: Date.now() - started,
+        }),
+      );
+      message.ack();
+    } catch (err) {
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "rendition job failed; retried",
+          content_key: parsed.data.contentKey,
+          rung: parsed.data.rung,
+          chunk: parsed.data.chunk,
+          attempt: message.attempts,
+          error: String(err).slice(0, 300),
+        }),
+      );
+      message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
+    }
+  }
+}

@@ -1,0 +1,289 @@
+// The rendition ladder against the real worker (wrangler dev) and the transcoder program as the
+// local process npm run dev starts (containers/transcoder): a 20 s 640x360 video at about
+// 3 Mbit/s (made by ffmpeg here) plays from the source at once and gets two rungs below it;
+// hls.js (full build) in Chromium, throttled to 1 Mbit/s through the DevTools protocol, starts
+// on a low variant, never loads the top one and stalls at most STALL_BOUND_MS; unthrottled, it
+// climbs to the top. ffmpeg reads every variant, and ffprobe finds each segment of each variant
+// starting with a keyframe within one frame of the source's.
+//
+// This file runs a worker of its own (2 s segments, 10 s jobs, the transcoder's URL), so the
+// other files' shared worker is left as it is.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
+import {
+  createOrg,
+  json,
+  publishVideo,
+  type Org,
+  type Service,
+  SETTLED_MS,
+  writeHeaders,
+} from "./harness/api";
+import { launchChromium } from "./harness/browser";
+import { type RunningWorker, startWorker } from "./harness/worker";
+
+const e2e = inject("e2e");
+const run = promisify(execFile);
+
+declare global {
+  interface Window {
+    attach(
+      url: string,
+      config?: Record<string, unknown>,
+    ): Promise<{ bitrate: number; width: number; height: number }[]>;
+    frags: { level: number; sn: number }[];
+    fatal: string[];
+    stalledMs: number;
+    hls: { currentLevel: number };
+  }
+}
+
+/** The most the throttled playback may spend waiting for data once it has started. */
+const STALL_BOUND_MS = 2000;
+const FPS = 25;
+const RUNGS = [
+  { height: 270, bitrate: 450_000 },
+  { height: 180, bitrate: 200_000 },
+];
+
+const dir = mkdtempSync(join(tmpdir(), "renditions-e2e-"));
+let worker: RunningWorker;
+let transcoder: { url: string; close(): Promise<void> };
+let service: Service;
+let org: Org;
+let master: string;
+let contentKey: string;
+let variants: string[];
+
+async function ffmpeg(...args: string[]) {
+  await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", ...args], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+beforeAll(async () => {
+  const source = join(dir, "source.mp4");
+  // Noise keeps x264 near its 3 Mbit/s: a top variant a 1 Mbit/s link cannot carry.
+  await ffmpeg(
+    ...["-f", "lavfi", "-i", `testsrc2=size=640x360:rate=${FPS},noise=alls=30:allf=t+u`],
+    ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100"],
+    ...["-t", "20", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
+    ...["-b:v", "3M", "-maxrate", "3M", "-bufsize", "3M", "-g", "50", "-keyint_min", "50"],
+    ...["-sc_threshold", "0", "-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart", source],
+  );
+  transcoder = await startTranscoderServer();
+  worker = await startWorker({
+    vars: {
+      TRANSCODER_URL: transcoder.url,
+      HLS_SEGMENT_SECONDS: "2",
+      RENDITION_CHUNK_SECONDS: "10",
+    },
+  });
+  service = { baseUrl: worker.url, adminToken: worker.adminToken };
+  org = await createOrg(service);
+  const set = await fetch(`${service.baseUrl}/v2/renditions/ladder`, {
+    method: "PUT",
+    headers: { ...writeHeaders(org), "Content-Type": "application/json" },
+    body: JSON.stringify({ rungs: RUNGS }),
+  });
+  expect(set.status, await set.clone().text()).toBe(200);
+  const content = await publishVideo(service, org, new Uint8Array(readFileSync(source)), {
+    title: "Ladder e2e",
+  });
+  contentKey = content.contentKey;
+  const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${content.contentKey}`, {
+    headers: { "X-Service-Sync-Code": org.syncCode },
+  });
+  master = (await json<{ data: { urlHLS: string }[] }>(res)).data[0]!.urlHLS;
+  // Playable at once, from the source.
+  const first = await (await fetch(master)).text();
+  expect(first).toContain("video.m3u8");
+  // The ladder fills in behind it.
+  await vi.waitFor(
+    async () => {
+      const text = await (await fetch(master)).text();
+      variants = text.split("\n").filter((l) => l.endsWith(".m3u8") && !l.startsWith("#"));
+      expect(variants).toHaveLength(3);
+    },
+    { timeout: SETTLED_MS, interval: 500 },
+  );
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await transcoder?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const base = () => master.replace(/master\.m3u8$/, "");
+
+/** The first video packet of init + segment as ffprobe reads it: its time and whether it is a keyframe. */
+async function firstFrame(init: Uint8Array, segment: Uint8Array, name: string) {
+  const file = join(dir, `${name}.mp4`);
+  writeFileSync(file, Buffer.concat([init, segment]));
+  const { stdout } = await run("ffprobe", [
+    ...["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,flags"],
+    ...["-read_intervals", "%+#1", "-of", "csv=p=0", file],
+  ]);
+  const [pts, flags] = stdout.trim().split("\n")[0]!.split(",");
+  return { seconds: Number(pts), key: flags!.startsWith("K") };
+}
+
+async function bytes(url: string) {
+  const res = await fetch(url);
+  expect(res.status, url).toBe(200);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+describe("the rendition ladder under npm run dev's transcoder", () => {
+  it("lists the source and two rungs, each readable by ffmpeg, keyframes aligned (ffprobe)", async () => {
+    expect(variants).toEqual(["video.m3u8", "r270-video.m3u8", "r180-video.m3u8"]);
+    const segmentsOf = async (playlist: string) => {
+      const text = await (await fetch(`${base()}${playlist}`)).text();
+      return {
+        init: /#EXT-X-MAP:URI="([^"]+)"/.exec(text)![1]!,
+        names: text.split("\n").filter((l) => l.endsWith(".m4s")),
+      };
+    };
+    const starts: number[] = [];
+    for (const playlist of variants) {
+      // ffmpeg reads the whole variant through its playlist.
+      const out = join(dir, `${playlist}.mp4`);
+      await ffmpeg("-i", `${base()}${playlist}`, "-c", "copy", out);
+      const { stdout } = await run("ffprobe", [
+        ...["-v", "error", "-select_streams", "v:0", "-count_packets"],
+        ...["-show_entries", "stream=width,height,nb_read_packets", "-of", "json", out],
+      ]);
+      const stream = JSON.parse(stdout).streams[0];
+      expect(Number(stream.nb_read_packets)).toBe(20 * FPS);
+      const { init, names } = await segmentsOf(playlist);
+      expect(names).toHaveLength(10);
+      const initBytes = await bytes(`${base()}${init}`);
+      for (const [n, name] of names.entries()) {
+        const frame = await firstFrame(initBytes, await bytes(`${base()}${name}`), name);
+        expect(frame.key, `${playlist} ${name}`).toBe(true);
+        if (playlist === "video.m3u8") starts.push(frame.seconds);
+        else
+          expect(Math.abs(frame.seconds - starts[n]!), `${playlist} ${name}`).toBeLessThanOrEqual(
+            1 / FPS + 1e-6,
+          );
+      }
+    }
+  });
+
+  it("lists the rungs in the DASH manifest as ffmpeg reads it, each Representation readable", async () => {
+    const mpd = `${base()}manifest.mpd`;
+    const { stdout } = await run("ffprobe", [
+      ...["-v", "error", "-show_entries", "stream=codec_type,width,height", "-of", "csv=p=0", mpd],
+    ]);
+    // Each stream is listed under its program and on its own: one of each.
+    const streams = [...new Set(stdout.split("\n").filter(Boolean))].sort();
+    expect(streams).toEqual(["audio", "video,320,180", "video,480,270", "video,640,360"].sort());
+    // The lowest Representation's video, read whole through the manifest (its own timeline).
+    const out = join(dir, "dash-r180.mp4");
+    await ffmpeg("-i", mpd, "-map", "0:v:2", "-c", "copy", out);
+    const probed = await run("ffprobe", [
+      ...["-v", "error", "-count_packets", "-show_entries", "stream=height,nb_read_packets"],
+      ...["-of", "csv=p=0", out],
+    ]);
+    expect(probed.stdout.trim()).toBe(`180,${20 * FPS}`);
+  });
+
+  describe.skipIf(!e2e.chromium)("hls.js (full build) in Chromium", () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchChromium(e2e.chromium!);
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    async function player(throttleBitsPerSecond: number | null): Promise<Page> {
+      const page = await browser.newPage();
+      if (throttleBitsPerSecond !== null) {
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send("Network.enable");
+        await cdp.send("Network.emulateNetworkConditions", {
+          offline: false,
+          latency: 20,
+          downloadThroughput: throttleBitsPerSecond / 8,
+          uploadThroughput: throttleBitsPerSecond / 8,
+        });
+      }
+      await page.goto(`${e2e.staticUrl}/pages/ladder.html`);
+      return page;
+    }
+
+    it("starts on a low variant at 1 Mbit/s, never loads the top one, and stalls little", async () => {
+      const page = await player(1_000_000);
+      const levels = await page.evaluate((url) => window.attach(url, { startLevel: -1 }), master);
+      expect(levels.map((l) => l.height).sort((a, b) => b - a)).toEqual([360, 270, 180]);
+      const top = levels.findIndex((l) => l.height === 360);
+      // Plays 8 s of the video in real time (the element's clock, not a timer of ours).
+      const result = await page.evaluate(async () => {
+        const video = document.querySelector("video")!;
+        await video.play();
+        await new Promise<void>((resolve) => {
+          const check = () => (video.currentTime >= 8 ? resolve() : requestAnimationFrame(check));
+          check();
+        });
+        video.pause();
+        return { frags: window.frags, fatal: window.fatal, stalledMs: window.stalledMs };
+      });
+      expect(result.fatal).toEqual([]);
+      expect(levels[result.frags[0]!.level]!.height).toBeLessThan(360);
+      expect(result.frags.filter((f) => f.level === top)).toEqual([]);
+      expect(result.stalledMs).toBeLessThanOrEqual(STALL_BOUND_MS);
+      await page.close();
+    });
+
+    it("shows each rung's state on the console's video page", async () => {
+      const page = await browser.newPage();
+      await page.goto(`${service.baseUrl}/console/`);
+      await page.getByLabel("Sync code").fill(org.syncCode);
+      await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
+      await page.getByLabel("API secret").fill(org.apiSecret);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+      await page.goto(`${service.baseUrl}/console/#/video/${contentKey}`);
+      await page.getByRole("heading", { level: 1, name: "Ladder e2e" }).waitFor();
+      const table = page.getByTestId("renditions");
+      await table.getByRole("table").waitFor();
+      const rows = await table
+        .locator("tbody tr")
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)),
+        );
+      expect(rows).toEqual([
+        ["270p", "480x270", "ready"],
+        ["180p", "320x180", "ready"],
+      ]);
+      await page.close();
+    });
+
+    it("climbs to the top variant on an unthrottled link", async () => {
+      const page = await player(null);
+      const levels = await page.evaluate((url) => window.attach(url, { startLevel: -1 }), master);
+      const top = levels.findIndex((l) => l.height === 360);
+      const result = await page.evaluate(async (top) => {
+        const video = document.querySelector("video")!;
+        await video.play();
+        await new Promise<void>((resolve) => {
+          const check = () =>
+            window.frags.some((f) => f.level === top) ? resolve() : requestAnimationFrame(check);
+          check();
+        });
+        return { frags: window.frags, fatal: window.fatal };
+      }, top);
+      expect(result.fatal).toEqual([]);
+      expect(result.frags.some((f) => f.level === top)).toBe(true);
+      await page.close();
+    });
+  });
+});
