@@ -34,6 +34,7 @@ export function backgroundDeps(
     now,
     defer,
     frames: frameSourceOf(env),
+    liveStreams: env.LIVE_STREAMS,
   };
   return { deps, meter, budget: workBudget(meter, clock, config.feedWork) };
 }

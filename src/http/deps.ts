@@ -17,6 +17,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
     defer: (work) => c.executionCtx.waitUntil(work),
     webhookQueue: c.env.WEBHOOK_QUEUE,
     frames: frameSourceOf(c.env),
+    liveStreams: c.env.LIVE_STREAMS,
     readsOwnWrites: c.req.header(BOOKMARK_HEADER) !== undefined,
   };
 }

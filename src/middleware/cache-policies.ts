@@ -6,6 +6,7 @@ import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
 import { servableContent } from "../domain/files";
 import { dependsOnRecord, streamCaching } from "../domain/streaming";
+import { liveCaching } from "../domain/live/files";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
@@ -129,3 +130,13 @@ export const streamPolicy: CachePolicy = async (c) => {
     : null;
   return { parts: content ? [content.revision] : [], ttlSeconds: streamCaching(file).maxAge };
 };
+
+/**
+ * Live streams (routes/live): keyed by their URL; the live playlist 1 s (the stream's Durable
+ * Object is asked at most once a second per key and isolate, whatever the viewers), the
+ * recording 300 s, segments for good.
+ */
+export const livePolicy: CachePolicy = (c) => ({
+  parts: [],
+  ttlSeconds: liveCaching(c.req.param("file") ?? "").maxAge,
+});

@@ -8,6 +8,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "video.deleted",
   "upload.expired",
   "feed.published",
+  "live.started",
+  "live.ended",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -34,7 +34,6 @@ import {
   frameThumbnailKey,
   isServiceThumbnailUrl,
   mediaKey,
-  mediaUrl,
   thumbnailKey,
 } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
@@ -48,8 +47,9 @@ import {
 import { catalogChanged } from "../catalog-changed";
 import { packageUpload, streamObjectKeys } from "../streaming";
 import { makeFrameThumbnail } from "./frame-thumbnails";
-import { thumbnailOf } from "../catalog/records";
+import { playbackUrlOf, thumbnailOf } from "../catalog/records";
 import { emitWebhookEvent } from "../webhooks/emit";
+import { destroyLiveStream } from "../live/objects";
 import type { Deps, Origins } from "../deps";
 
 export function toContentObject(c: Content, urls: Origins): ContentObject {
@@ -72,7 +72,7 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     duration: c.duration,
     createdDate: c.createdAt,
     publishedDate: c.publishedAt,
-    url: c.status === "available" ? mediaUrl(urls.baseUrl, c.mediaKey) : null,
+    url: c.status === "available" ? playbackUrlOf(c, urls) : null,
   };
 }
 
@@ -529,6 +529,7 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
       .abort()
       .catch(() => undefined);
   }
+  await destroyLiveStream(deps.liveStreams, content);
   await deps.bucket.delete([
     content.mediaKey,
     thumbnailKey(content.contentKey),
