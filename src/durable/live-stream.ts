@@ -46,6 +46,12 @@ interface StreamRow {
   last_heartbeat: number | null;
   next_file: number;
   encoder_sequence: number | null;
+  /**
+   * A playlist with ENDLIST that listed files not received yet (ffmpeg PUTs its last playlist
+   * before its last segment): taken again as they arrive; the stream ends once it is whole, or
+   * at the heartbeat timeout.
+   */
+  pending_end: string | null;
 }
 
 interface SegmentRow {
@@ -64,7 +70,8 @@ const SCHEMA = [
     key_hash TEXT NOT NULL, state TEXT NOT NULL, announced TEXT NOT NULL,
     dvr_seconds INTEGER NOT NULL, timeout_seconds INTEGER NOT NULL, segment_max_bytes INTEGER NOT NULL,
     created_at INTEGER NOT NULL, started_at INTEGER, ended_at INTEGER, end_reason TEXT,
-    last_heartbeat INTEGER, next_file INTEGER NOT NULL DEFAULT 0, encoder_sequence INTEGER)`,
+    last_heartbeat INTEGER, next_file INTEGER NOT NULL DEFAULT 0, encoder_sequence INTEGER,
+    pending_end TEXT)`,
   // The encoder's file names and the stored file each now stands for (a name written again with
   // other bytes, e.g. by a restarted encoder, gets a new stored file; the old one stays recorded).
   `CREATE TABLE IF NOT EXISTS objects (name TEXT PRIMARY KEY, file TEXT NOT NULL,
@@ -196,6 +203,11 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     if (body.length === 0) return answer(400, "an empty segment");
     await this.storeFile(row, request.file, body);
     this.heartbeat(now);
+    const pending = this.row()!;
+    if (pending.pending_end !== null) {
+      this.takePlaylist(pending, pending.pending_end, now);
+      await this.announce();
+    }
     return answer(201, "");
   }
 
@@ -226,7 +238,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
   }
 
   /** The encoder's playlist: new segments join the DVR list; ENDLIST ends the stream. */
-  private takePlaylist(row: StreamRow, text: string, now: number): IngestAnswer {
+  private takePlaylist(row: StreamRow, text: string, now: number, force = false): IngestAnswer {
     const playlist = parseEncoderPlaylist(text);
     const restarted =
       row.encoder_sequence !== null && playlist.mediaSequence < row.encoder_sequence;
@@ -274,12 +286,15 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     const changes: Partial<StreamRow> = {
       encoder_sequence: playlist.mediaSequence,
       last_heartbeat: now,
+      pending_end: null,
     };
     if (row.state === "idle" && lastSeq >= 0) {
       changes.state = "live";
       changes.started_at = now;
     }
-    if (playlist.ended && (row.state !== "idle" || lastSeq >= 0)) {
+    if (playlist.ended && missing > 0 && !force) {
+      changes.pending_end = text;
+    } else if (playlist.ended && (row.state !== "idle" || lastSeq >= 0)) {
       changes.state = "ended";
       changes.ended_at = now;
       changes.end_reason = "the encoder ended the stream (EXT-X-ENDLIST)";
@@ -314,6 +329,12 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     const due = (row.last_heartbeat ?? row.created_at) + row.timeout_seconds * 1000;
     if (now < due) {
       await this.ctx.storage.setAlarm(due);
+      return;
+    }
+    if (row.pending_end !== null) {
+      // The encoder ended with files it never sent: the recording ends with what came.
+      this.takePlaylist(row, row.pending_end, row.last_heartbeat ?? now, true);
+      await this.announce();
       return;
     }
     this.update({
