@@ -285,3 +285,43 @@ describe("deleting a live stream", () => {
     expect((await put(`${base}/index1.ts`, TS["index1.ts"])).status).toBe(404);
   });
 });
+
+describe("isLive in every record", () => {
+  it("is true in E6, E13, E16 and the json-feed while the stream runs, false after", async () => {
+    const tag = `golf${Date.now().toString(36)}`;
+    const feed = await writeJson(org, "POST", "/v2/feeds", {
+      name: "Live golf",
+      configuration: { tags: [tag] },
+    });
+    expect(feed.res.status).toBe(200);
+    const stream = await createStream({ tags: [tag] });
+    const base = stream.ingestBaseUrl;
+    const sync = { "X-Service-Sync-Code": org.syncCode };
+    const records = async () => {
+      const e13 = await callJson(
+        `/prod/search_metadata?organization_key=${org.organizationKey}&privateTags=${tag}`,
+        { headers: sync },
+      );
+      const e16 = await callJson(
+        `/get_videos?organization_key=${org.organizationKey}&content_key=${stream.contentKey}`,
+        { headers: sync },
+      );
+      const feedItems = await callJson(`/json-feed?feed=${feed.body.feed_id}&start=0&count=10`);
+      return [
+        (await e6(stream.contentKey)).data[0]?.isLive,
+        e13.body.data.find((r: { content_key: string }) => r.content_key === stream.contentKey)
+          ?.isLive,
+        e16.body.data[0]?.isLive,
+        feedItems.body.find((r: { content_key: string }) => r.content_key === stream.contentKey)
+          ?.video.isLive,
+      ];
+    };
+    expect(await records()).toEqual([undefined, undefined, undefined, undefined]);
+    await put(`${base}/index0.ts`, TS["index0.ts"]);
+    await put(`${base}/index.m3u8`, playlist(["index0.ts"]));
+    expect(await records()).toEqual([true, true, true, true]);
+    await put(`${base}/index1.ts`, TS["index1.ts"]);
+    await put(`${base}/index.m3u8`, playlist(["index0.ts", "index1.ts"], { ended: true }));
+    expect(await records()).toEqual([false, false, false, false]);
+  });
+});

@@ -86,6 +86,8 @@ export function olderRecordHead(c: Content) {
     description: c.description,
     duration: c.duration ?? 0,
     service_categories: c.serviceCategories,
+    // Extension: a running live stream (docs/live.md), as in the v2 record.
+    isLive: c.isLive,
   };
 }
 
@@ -128,5 +130,7 @@ export function getVideosRecord(
     ...(include.tags && { privateTag: c.tags }),
     thumbnail: thumbnailOf(c, o),
     title: c.title,
+    // Extension: a running live stream (docs/live.md), as in the v2 record.
+    isLive: c.isLive,
   };
 }

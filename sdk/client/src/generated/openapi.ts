@@ -1764,6 +1764,8 @@ export interface components {
             description: string;
             duration: number;
             service_categories: string[];
+            /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+            isLive: boolean;
             privateCategory: string[];
             privateTag: string[];
             removed: boolean;
@@ -1918,6 +1920,8 @@ export interface components {
             description: string;
             duration: number;
             service_categories: string[];
+            /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+            isLive: boolean;
             privateCategory: string[];
             privateTag: string[];
             events: string[];
@@ -1972,6 +1976,8 @@ export interface components {
                 events: string[];
                 thumbnail: string;
                 translations: components["schemas"]["Translation"][];
+                /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+                isLive: boolean;
             }[];
             /** @description When the file was written (UTC) */
             generated_at: string;
@@ -2040,6 +2046,8 @@ export interface components {
                 thumbnail: string;
                 title: string;
                 translations: components["schemas"]["Translation"][];
+                /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+                isLive: boolean;
             };
         }[];
         EventBatchResult: {
@@ -4107,6 +4115,8 @@ export interface operations {
                             privateTag?: string[];
                             thumbnail: string;
                             title: string;
+                            /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+                            isLive: boolean;
                         }[];
                     };
                 };
@@ -4955,6 +4965,8 @@ export interface operations {
                             description: string;
                             duration: number;
                             service_categories: string[];
+                            /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+                            isLive: boolean;
                             removed: boolean;
                             syndications: components["schemas"]["Syndication"][];
                             thumbnail: string;
