@@ -8,6 +8,7 @@ import "./console.css";
 import { Analytics } from "./pages/analytics";
 import { Feeds } from "./pages/feeds";
 import { Library } from "./pages/library";
+import { GoLive } from "./pages/live";
 import { Settings } from "./pages/settings";
 import { SignIn } from "./pages/signin";
 import { stopUploads, Upload } from "./pages/upload/view";
@@ -16,6 +17,7 @@ import { VideoPage } from "./pages/video";
 const PAGES = [
   ["library", "Library"],
   ["upload", "Upload"],
+  ["live", "Go live"],
   ["feeds", "Feeds"],
   ["analytics", "Analytics"],
   ["settings", "Settings"],
@@ -38,6 +40,8 @@ function Page({ route }: { route: string }) {
       return <Upload />;
     case "video":
       return <VideoPage contentKey={decodeURIComponent(arg ?? "")} />;
+    case "live":
+      return <GoLive />;
     case "feeds":
       return <Feeds />;
     case "analytics":

@@ -7,6 +7,7 @@
 // captions menu of the page's own besides the browser's controls.
 import Hls from "hls.js/light";
 import { attach } from "../../sdk/player/src/index";
+import { liveControls } from "./live";
 
 const isSubtitles = (track: TextTrack) => track.kind === "subtitles" || track.kind === "captions";
 
@@ -65,11 +66,13 @@ if (video) {
     });
     player.loadSource(hls);
     player.attachMedia(video);
+    liveControls(video, player);
   } else if (hls && video.canPlayType("application/vnd.apple.mpegurl")) {
     // The browser lists the service's stream's subtitle renditions itself (the same files): no
     // doubles. An operator's stream keeps the page's tracks.
     if (hlsSubtitles === "yes") for (const track of video.querySelectorAll("track")) track.remove();
     video.src = hls;
+    liveControls(video, null);
   } else {
     playMp4();
   }

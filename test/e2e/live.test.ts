@@ -166,6 +166,30 @@ describe.skipIf(!e2e.chromium)(
       expect(dvr.time).toBeLessThan(dvr.start + 2);
       await page.close();
 
+      // The embed plays it live: a LIVE badge; rewound, a "Go to live" button that returns.
+      const embed = await browser.newPage();
+      await embed.goto(`${service.baseUrl}/embed/${stream.contentKey}?analytics=off`);
+      const badge = embed.locator("#live");
+      await expect.poll(() => badge.textContent(), { timeout: SETTLED_MS }).toBe("LIVE");
+      await embed.evaluate(async () => {
+        const video = document.querySelector("video")!;
+        video.muted = true;
+        await video.play();
+        // Back to the start once the DVR window is long enough to be behind in.
+        await new Promise<void>((resolve) => {
+          const check = () =>
+            video.seekable.length && video.seekable.end(0) - video.seekable.start(0) > 8
+              ? resolve()
+              : setTimeout(check, 50);
+          check();
+        });
+        video.currentTime = video.seekable.start(0);
+      });
+      await expect.poll(() => badge.textContent(), { timeout: SETTLED_MS }).toBe("Go to live");
+      await badge.click();
+      await expect.poll(() => badge.textContent(), { timeout: SETTLED_MS }).toBe("LIVE");
+      await embed.close();
+
       // The encoder ends: ENDLIST. The record becomes a video on demand.
       await push.stop();
       await expect
