@@ -121,6 +121,16 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
     expect(text).toContain("#EXT-X-PROGRAM-DATE-TIME:");
     expect(text).not.toContain("#EXT-X-ENDLIST");
     expect(text).toMatch(/#EXTINF:1\.000,\nu1\.m4s\n$/);
+    // Many viewers at once: the edge cache asks the stream's object at most once (not at all
+    // while the entry above is less than a second old).
+    const ns = env.LIVE_STREAMS;
+    const stub = ns.get(ns.idFromName(stream.contentKey));
+    const reads = () =>
+      runInDurableObject(stub, (object) => (object as unknown as LiveStream).playlistReads);
+    const before = await reads();
+    const viewers = await Promise.all(Array.from({ length: 20 }, () => call(listed.urlHLS)));
+    for (const answer of viewers) expect(await answer.text()).toBe(text);
+    expect((await reads()) - before).toBeLessThanOrEqual(1);
     const segment = await call(listed.urlHLS.replace("index.m3u8", "u1.m4s"));
     expect(segment.status).toBe(200);
     expect(new Uint8Array(await segment.arrayBuffer())).toEqual(FMP4["index0.m4s"]);

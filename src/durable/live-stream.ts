@@ -19,6 +19,7 @@ import type {
 import type { Env } from "../env";
 import {
   dvrWindow,
+  ENCODER_PLAYLIST_MAX_BYTES,
   isPlaylistFile,
   parseEncoderPlaylist,
   PlaylistError,
@@ -88,6 +89,8 @@ const answer = (status: number, message: string): IngestAnswer => ({ status, mes
 export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
   /** The time, in ms (tests replace it: the heartbeat timeout runs on an injected clock). */
   clock: () => number = () => Date.now();
+  /** Viewers' playlist reads that reached this object since it started (not stored: for tests). */
+  playlistReads = 0;
 
   private get sql() {
     return this.ctx.storage.sql;
@@ -189,6 +192,8 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
       );
     const now = this.clock();
     if (isPlaylistFile(request.file)) {
+      if (body.length > ENCODER_PLAYLIST_MAX_BYTES)
+        return answer(413, `a playlist is at most ${ENCODER_PLAYLIST_MAX_BYTES} bytes`);
       let outcome: IngestAnswer;
       try {
         outcome = this.takePlaylist(row, new TextDecoder().decode(body), now);
@@ -429,6 +434,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
    * recording with ENDLIST once ended; null before the first segment.
    */
   playlist(contentId: number): string | null {
+    this.playlistReads++;
     const row = this.row();
     if (!row || row.content_id !== contentId) return null;
     const segments = this.segments();
