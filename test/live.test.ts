@@ -18,6 +18,7 @@ import {
   createOrg,
   dataUrlBytes,
   readHeaders,
+  SETTLED_MS,
   writeJson,
   type TestOrg,
 } from "./helpers";
@@ -165,6 +166,22 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
     ] as const) {
       const bytes = await call(vod.urlHLS.replace("recording.m3u8", `u${n}.m4s`));
       expect(new Uint8Array(await bytes.arrayBuffer())).toEqual(FMP4[name]);
+    }
+
+    // The recording's thumbnail: a frame of it (the local ffmpeg frame service), not the
+    // placeholder; JPEG of 1920x1080 checked by the service before it is stored.
+    if (env.FRAMES) {
+      await expect
+        .poll(
+          async () => {
+            const thumbnail = await call(`/thumbnails/${stream.contentKey}.jpg`);
+            await thumbnail.arrayBuffer();
+            // The placeholder's entity tag is "default-…".
+            return `${thumbnail.status} ${thumbnail.headers.get("Content-Type")} ${thumbnail.headers.get("ETag")?.startsWith('"default-') ? "placeholder" : "frame"}`;
+          },
+          { timeout: SETTLED_MS, interval: 100 },
+        )
+        .toBe("200 image/jpeg frame");
     }
 
     // After the end: a late segment is refused, a retried last playlist is answered as before.

@@ -393,11 +393,16 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
           { httpMetadata: { contentType: "application/vnd.apple.mpegurl" } },
         );
       }
+      // The thumbnail's source: a segment a tenth of the way in, with its init (fMP4 only: the
+      // frame services take MP4).
+      const pick = segments[Math.floor(segments.length / 10)];
+      const key = (file: string) => liveObjectKey(row!.content_key, row!.content_id, file);
       await announceLiveEnded(deps, target, {
         durationSeconds: segments.reduce((sum, s) => sum + s.duration, 0),
         segments: segments.length,
         reason: row.end_reason ?? "ended",
         recording: segments.length > 0,
+        thumbnailFrom: pick?.map ? { init: key(pick.map), segment: key(pick.file) } : null,
       });
       this.update({ announced: "ended" });
       await this.ctx.storage.deleteAlarm();
