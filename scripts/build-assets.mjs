@@ -45,19 +45,30 @@ async function buildInto(PUBLIC_DIR) {
   cpSync(BUNDLES.esm, join(sdk, "player-analytics.mjs"));
   // The service's icon: the console's (and the embed page's) <link rel="icon">.
   cpSync(join(ROOT, "assets", "favicon.svg"), join(PUBLIC_DIR, "favicon.svg"));
-  // The embeddable player's script (hls.js light + the player SDK) and stylesheet.
+  // The service's player (embed/src; docs/player.md): ES modules split into chunks, so the
+  // iframe page (player.js) and the in-page element (evc-player.js) share hls.js and the core,
+  // and the ad code (@dailymotion/vast-client, @dailymotion/vmap) is a chunk loaded only when an
+  // ad break is due.
   const embed = join(PUBLIC_DIR, "embed");
   mkdirSync(embed, { recursive: true });
   await build({
-    entryPoints: [join(ROOT, "embed", "src", "player.ts")],
+    entryPoints: {
+      player: join(ROOT, "embed", "src", "embed.ts"),
+      "evc-player": join(ROOT, "embed", "src", "element.ts"),
+    },
     bundle: true,
+    splitting: true,
     minify: true,
-    format: "iife",
+    format: "esm",
     target: "es2020",
-    outfile: join(embed, "player.js"),
+    outdir: embed,
+    chunkNames: "chunks/[name]-[hash]",
     legalComments: "linked",
     logLevel: "error",
-  });
+    metafile: true,
+  }).then((result) =>
+    writeFileSync(join(dirname(PUBLIC_DIR), "embed-meta.json"), JSON.stringify(result.metafile)),
+  );
   cpSync(join(ROOT, "embed", "src", "player.css"), join(embed, "player.css"));
   await buildConsole();
   const consoleDir = join(PUBLIC_DIR, "console");
@@ -72,6 +83,10 @@ async function buildInto(PUBLIC_DIR) {
       "  X-Content-Type-Options: nosniff",
       "  Referrer-Policy: no-referrer",
       "/sdk/*",
+      "  Access-Control-Allow-Origin: *",
+      // The player's modules and stylesheet are loaded by publishers' pages (module scripts
+      // and the shadow root's stylesheet are CORS requests).
+      "/embed/*",
       "  Access-Control-Allow-Origin: *",
       // The console's files: revalidated on every load (a deploy takes effect at once), never framed.
       "/console/*",

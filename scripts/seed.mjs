@@ -156,6 +156,19 @@ export const DEMO = {
       events: [],
     },
   ],
+  // A player configuration of the service's player (GET /v2/player/demo0001?config=demoplayer):
+  // muted autoplay in view, docking, related videos from demofeedall; no ads (no ad server here).
+  playerConfigurations: [
+    {
+      configId: "demoplayer",
+      organizationKey: "demo",
+      name: "Demo site player",
+      autoplay: "muted-in-view",
+      docking: true,
+      accentColor: "#2563eb",
+      relatedFeedId: "demofeedall",
+    },
+  ],
 };
 
 /** What every demo video plays: a 2 s 320x180 H.264/AAC clip (test/fixtures/README.md). */
@@ -354,6 +367,19 @@ ON CONFLICT(feed_id) DO UPDATE SET
     THEN feeds.updated_at ELSE excluded.updated_at END,
   dirty_since = excluded.dirty_since;`;
     }),
+  // Player configurations: restored as a whole; the organization's player version moves so the
+  // player's cached answers (GET /v2/player) show the restored state.
+  (data, now) =>
+    (data.playerConfigurations ?? []).flatMap((c) => [
+      `INSERT INTO player_configurations (config_id, organization_id, name, autoplay, ads_enabled, ad_tag_url, midrolls, docking, accent_color, logo_url, related_feed_id, created_at, updated_at)
+VALUES (${q(c.configId)}, ${orgId(c.organizationKey)}, ${q(c.name)}, ${q(c.autoplay)}, 0, NULL, '[]', ${c.docking ? 1 : 0},
+  ${q(c.accentColor)}, NULL, (SELECT id FROM feeds WHERE feed_id = ${q(c.relatedFeedId)}), ${q(now)}, ${q(now)})
+ON CONFLICT(config_id) DO UPDATE SET
+  organization_id = excluded.organization_id, name = excluded.name, autoplay = excluded.autoplay,
+  ads_enabled = 0, ad_tag_url = NULL, midrolls = '[]', docking = excluded.docking,
+  accent_color = excluded.accent_color, logo_url = NULL, related_feed_id = excluded.related_feed_id;`,
+      `UPDATE organizations SET player_version = player_version + 1 WHERE organization_key = ${q(c.organizationKey)};`,
+    ]),
 ];
 
 /** [kind, names] pairs of a video, kinds as stored in labels.kind. */
@@ -483,6 +509,11 @@ function printSummary(data, remote, mediaWritten) {
       );
     const feeds = data.feeds.filter((f) => f.organizationKey === o.organizationKey);
     if (feeds.length) lines.push(`    feeds: ${feeds.map((f) => f.feedId).join(", ")}`);
+    const players = (data.playerConfigurations ?? []).filter(
+      (c) => c.organizationKey === o.organizationKey,
+    );
+    if (players.length)
+      lines.push(`    player configurations: ${players.map((c) => c.configId).join(", ")}`);
   }
   const objects = demoObjects(data).length;
   lines.push(

@@ -22,6 +22,7 @@ import health from "./routes/health/health.index";
 import live from "./routes/live/live.index";
 import organization from "./routes/organization/organization.index";
 import playback from "./routes/playback/playback.index";
+import player from "./routes/player/player.index";
 import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
 import search from "./routes/search/search.index";
@@ -54,6 +55,7 @@ const routeGroups = [
   reference,
   webhooks,
   playback,
+  player,
   consoleApp,
   organization,
   health,

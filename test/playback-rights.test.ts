@@ -132,11 +132,11 @@ describe("syndication windows at playback", () => {
     await setWindows(key, [{ start_time: "2020-01-01T00:00:00Z", stop_time: null, geos: ["FRA"] }]);
     const { master } = await urlsOf(enforcing, key);
     const init = master.replace(/master\.m3u8$/, "init.mp4");
-    // The media gate's lookup (now with the organization's settings), the signed-playback rule
-    // of the video (domain/playback/keys.ts, kept 30 s), then the windows.
+    // The media gates' lookup (the servable record with the organization's settings and the
+    // signed-playback rule, one query: domain/files.ts, kept 30 s), then the windows.
     const first = await call(init, from("FR"));
     expect(first.status).toBe(200);
-    expect(d1Cost(first).queries).toBe(3);
+    expect(d1Cost(first).queries).toBe(2);
     // Another country: the windows only; then a repeat from the edge cache: no query at all.
     expect(d1Cost(await call(init, from("DE"))).queries).toBe(1);
     const again = await call(init, from("FR"));

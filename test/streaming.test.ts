@@ -525,6 +525,26 @@ describe("the embeddable player page", () => {
     expect(html).not.toMatch(/<script>(?!<\/script>)/);
   });
 
+  it("names the player configuration it reads, and lets ads load from other origins", async () => {
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl));
+    const res = await call(`/embed/${key}?config=Xk3f9Qa2Lm`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<div id="player" class="evc-host" data-config="Xk3f9Qa2Lm">');
+    expect(html).toContain('<script type="module" src="/embed/player.js"></script>');
+    // VAST documents (connect), creatives (media) and pixels (img) from ad servers; http: only
+    // because this service itself is reached over plain http (as in development).
+    const csp = res.headers.get("Content-Security-Policy")!;
+    const scheme = ORIGIN.startsWith("http:") ? "https: http:" : "https:";
+    for (const directive of ["connect-src", "media-src", "img-src"])
+      expect(csp).toMatch(new RegExp(`${directive} [^;]*${scheme}`));
+    if (scheme === "https:") expect(csp).not.toContain(" http:");
+    expect(csp).toContain("script-src 'self';");
+    const bad = await callJson(`/embed/${key}?config=${"x".repeat(65)}`);
+    expect(bad.res.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("config");
+  });
+
   it("is not served for a removed or unknown video, and names a bad query", async () => {
     const key = await publishVideo(org, dataUrlBytes(faststartUrl));
     expect((await admin(`/admin/videos/${key}`, "PATCH", { removed: true })).res.status).toBe(200);

@@ -72,8 +72,19 @@ export const anonymous = createCatalogClient({ baseUrl: location.origin, fetch: 
 export let client: CatalogClient = anonymous;
 export let session: Session | null = null;
 
+/** The session's organization's entitlements (GET /v2/organization), asked once per session. */
+let entitled: Promise<string[]> | null = null;
+export function entitlements(): Promise<string[]> {
+  entitled ??= client.api
+    .GET("/v2/organization")
+    .then(ok)
+    .then((org) => org.entitlements as string[]);
+  return entitled;
+}
+
 export function useSession(s: Session | null) {
   session = s;
+  entitled = null;
   csrfToken = s?.csrfToken ?? "";
   client = s
     ? createCatalogClient({

@@ -7,8 +7,10 @@ import { anonymous, ok, session, useSession, type Session } from "./api";
 import "./console.css";
 import { Analytics } from "./pages/analytics";
 import { Feeds } from "./pages/feeds";
+import { Items } from "./pages/items";
 import { Library } from "./pages/library";
 import { GoLive } from "./pages/live";
+import { Players } from "./pages/players";
 import { Settings } from "./pages/settings";
 import { SignIn } from "./pages/signin";
 import { stopUploads, Upload } from "./pages/upload/view";
@@ -19,6 +21,8 @@ const PAGES = [
   ["upload", "Upload"],
   ["live", "Go live"],
   ["feeds", "Feeds"],
+  ["players", "Players"],
+  ["items", "Items"],
   ["analytics", "Analytics"],
   ["settings", "Settings"],
 ] as const;
@@ -44,6 +48,10 @@ function Page({ route }: { route: string }) {
       return <GoLive />;
     case "feeds":
       return <Feeds />;
+    case "players":
+      return <Players />;
+    case "items":
+      return <Items />;
     case "analytics":
       return <Analytics />;
     case "settings":

@@ -58,10 +58,28 @@ export interface ListableContent {
   referrerRequired: boolean;
 }
 
-export async function listableContent(db: Db, contentKey: string): Promise<ListableContent | null> {
+/** Who may play a video: its organization, and whether a token is needed (its setting, else the organization's). */
+export interface PlaybackRule {
+  organizationId: number;
+  signed: boolean;
+}
+
+/**
+ * Everything the media gates ask of a video, in one query: whether it is served (null: not
+ * published, removed) and its signed-playback rule (for any row); null when no row has the key.
+ */
+export async function playbackGates(
+  db: Db,
+  contentKey: string,
+): Promise<{ servable: ListableContent | null; rule: PlaybackRule } | null> {
   const [row] = await db
     .select({
       id: contents.id,
+      organizationId: contents.organizationId,
+      ownSigned: contents.signedPlayback,
+      orgSigned: sql<number>`${organizations.signedPlayback}`
+        .mapWith(Number)
+        .as("org_signed_playback"),
       status: contents.status,
       removed: contents.removed,
       updatedAt: contents.updatedAt,
@@ -78,16 +96,20 @@ export async function listableContent(db: Db, contentKey: string): Promise<Lista
     .innerJoin(organizations, eq(organizations.id, contents.organizationId))
     .where(eq(contents.contentKey, contentKey))
     .limit(1);
-  return row !== undefined && row.status === "available" && !row.removed
-    ? {
-        id: row.id,
-        updatedAt: row.updatedAt,
-        thumbnailVersion: row.thumbnailVersion,
-        enforcePlaybackWindows: row.enforceWindows === 1,
-        allowedSites: row.allowedSites,
-        referrerRequired: row.referrerRequired,
-      }
-    : null;
+  if (row === undefined) return null;
+  const rule = { organizationId: row.organizationId, signed: row.ownSigned ?? row.orgSigned === 1 };
+  const servable =
+    row.status === "available" && !row.removed
+      ? {
+          id: row.id,
+          updatedAt: row.updatedAt,
+          thumbnailVersion: row.thumbnailVersion,
+          enforcePlaybackWindows: row.enforceWindows === 1,
+          allowedSites: row.allowedSites,
+          referrerRequired: row.referrerRequired,
+        }
+      : null;
+  return { servable, rule };
 }
 
 export async function contentKeyExists(db: Db, contentKey: string): Promise<boolean> {

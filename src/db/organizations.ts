@@ -12,7 +12,8 @@ import {
   type SubOrganization,
 } from "./schema";
 
-export interface OrganizationWithNetwork extends Organization {
+/** The player's settings (adTagUrl, playerVersion) are read by the player's own queries (db/player.ts). */
+export interface OrganizationWithNetwork extends Omit<Organization, "adTagUrl" | "playerVersion"> {
   networkName: string | null;
   /** The network's catalog version (0 without a network). */
   networkVersion: number;

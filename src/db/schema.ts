@@ -92,6 +92,13 @@ export const organizations = sqliteTable("organizations", {
     .default(sql`'[]'`),
   /** Media requests without a Referer or Origin are refused (with allowedSites). */
   referrerRequired: integer("referrer_required", { mode: "boolean" }).notNull().default(false),
+  /** The organization's VAST/VMAP ad tag (issue 38): the player's when neither video nor configuration has one. */
+  adTagUrl: text("ad_tag_url"),
+  /**
+   * Bumped by every change of what GET /v2/player/{contentKey} answers beside the video's own
+   * row (player configurations, the ad tag above, ecommerce items): part of its edge cache key.
+   */
+  playerVersion: integer("player_version").notNull().default(0),
   createdAt: text("created_at").notNull(),
 });
 
@@ -157,6 +164,12 @@ export interface Translation {
   description: string;
 }
 export type Subtitle = Record<string, string>;
+/** An ecommerce item placed on a video: shown from start to end (seconds; null: the start, the end). */
+export interface ItemPlacement {
+  ecommerceKey: string;
+  start: number | null;
+  end: number | null;
+}
 
 export const contents = sqliteTable(
   "contents",
@@ -207,6 +220,13 @@ export const contents = sqliteTable(
     signedPlayback: integer("signed_playback", { mode: "boolean" }),
     /** The video's own enforcePlaybackWindows (null: the organization's). */
     enforcePlaybackWindows: integer("enforce_playback_windows", { mode: "boolean" }),
+    /** The video's own VAST/VMAP ad tag (null: its player configuration's, else its organization's). */
+    adTagUrl: text("ad_tag_url"),
+    /** Ecommerce items shown over the video, each optionally for a time range (seconds). */
+    itemPlacements: text("item_placements", { mode: "json" })
+      .$type<ItemPlacement[]>()
+      .notNull()
+      .default(sql`'[]'`),
     removed: integer("removed", { mode: "boolean" }).notNull().default(false),
     status: text("status", { enum: CONTENT_STATUSES }).notNull().default("uploading"),
     rejectionReason: text("rejection_reason"),

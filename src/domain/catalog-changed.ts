@@ -13,11 +13,9 @@ import type { Db } from "../db/client";
 import { refreshNetworkListings } from "../db/network-listings";
 import { bumpCatalogVersion, bumpNetworkVersion, bumpStatsVersion } from "../db/organizations";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
-import { forgetOrganization, organizationVersionsMoved } from "./recent-lookups";
+import { applyIsolateEffects, type Moved, nothingMoved } from "./isolate-effects";
 import type { Deps } from "./deps";
 import { markFeedsOfVideos, type VideoNames } from "./feeds/membership";
-import { forgetServable } from "./files";
-import { forgetWindowDecisions } from "./playback/windows";
 import { feedFileStore, publishOrgFeedList } from "./feeds/publisher";
 import { requestFeedRebuild } from "./feeds/rebuild-requests";
 
@@ -31,10 +29,29 @@ export type CatalogChange =
   /** The organization's sync code was rotated: the feed list moves to the new path. */
   | { kind: "sync-code"; previous: string };
 
+/**
+ * Records a change of an organization's catalog and returns what it moved, its effects on this
+ * isolate's memory applied (isolate-effects.ts), even when a later step fails.
+ */
 export async function catalogChanged(
   deps: Deps,
   organizationId: number,
   change: CatalogChange,
+): Promise<Moved> {
+  const moved = nothingMoved();
+  try {
+    await recordCatalogChange(deps, organizationId, change, moved);
+  } finally {
+    applyIsolateEffects(moved);
+  }
+  return moved;
+}
+
+async function recordCatalogChange(
+  deps: Deps,
+  organizationId: number,
+  change: CatalogChange,
+  moved: Moved,
 ): Promise<void> {
   const now = deps.now.toISOString();
   let listMoved = false;
@@ -45,13 +62,18 @@ export async function catalogChanged(
   const bumped = await bumpCatalogVersion(deps.db, organizationId);
   const networkId = bumped?.networkId ?? null;
   // A rotated sync code must stop working at once here: drop the organization's lookups then.
-  if (change.kind === "sync-code" || !bumped) forgetOrganization(organizationId);
-  else organizationVersionsMoved(organizationId, { catalogVersion: bumped.catalogVersion });
+  if (change.kind === "sync-code" || !bumped)
+    moved.organizations.push({ organizationId, networkId: null });
+  else moved.versions.push({ organizationId, moved: { catalogVersion: bumped.catalogVersion } });
   let networkMoved = false;
   switch (change.kind) {
     case "videos":
-      forgetServable(change.versions.flatMap((v) => (v.contentKey ? [v.contentKey] : [])));
-      forgetWindowDecisions(change.versions.flatMap((v) => (v.id !== undefined ? [v.id] : [])));
+      moved.videos.contentKeys.push(
+        ...change.versions.flatMap((v) => (v.contentKey ? [v.contentKey] : [])),
+      );
+      moved.videos.contentIds.push(
+        ...change.versions.flatMap((v) => (v.id !== undefined ? [v.id] : [])),
+      );
       // What the network shows now of these videos (their windows, or whether they are listable).
       if (networkId !== null) {
         networkMoved = await refreshNetworkListings(
@@ -77,7 +99,7 @@ export async function catalogChanged(
       listMoved = true;
       break;
   }
-  if (networkMoved) forgetOrganization(organizationId, networkId);
+  if (networkMoved) moved.organizations.push({ organizationId, networkId });
   if (rebuild) deps.defer(askForRebuild(deps, organizationId, listMoved));
 }
 
@@ -104,8 +126,11 @@ async function askForRebuild(deps: Deps, organizationId: number, feedList: boole
 export async function statisticsChanged(
   db: Db,
   organizationIds: number | readonly number[],
-): Promise<void> {
+): Promise<Moved> {
   const ids = typeof organizationIds === "number" ? [organizationIds] : organizationIds;
+  const moved = nothingMoved();
   for (const { id, statsVersion } of await bumpStatsVersion(db, ids))
-    organizationVersionsMoved(id, { statsVersion });
+    moved.versions.push({ organizationId: id, moved: { statsVersion } });
+  applyIsolateEffects(moved);
+  return moved;
 }

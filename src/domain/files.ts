@@ -1,9 +1,10 @@
 // Public files and where they are stored: media and thumbnails (player traffic), and the
 // published feed files, whose R2 key is their public path (docs/design.md).
 import type { Db } from "../db/client";
-import { listableContent } from "../db/content";
+import { playbackGates, type PlaybackRule } from "../db/content";
 import { DEFAULT_THUMBNAIL_JPEG } from "../media/default-thumbnail";
 import { sha256Hex } from "../shared/crypto";
+import { approximateBytes, isolateStore } from "../shared/isolate-memory";
 import { feedFileKeys, frameThumbnailKey, orgFeedListKey, thumbnailKey } from "../storage/layout";
 
 export const mediaObjectKey = (contentKey: string, file: string) => `${contentKey}/${file}`;
@@ -29,7 +30,6 @@ export async function defaultThumbnail(): Promise<{ bytes: Uint8Array; etag: str
  * serving within that bound (at once in the isolate that made it, see forgetServable).
  */
 export const SERVABLE_TTL_MS = 30_000;
-const SERVABLE_MAX_ENTRIES = 10_000;
 /**
  * The content served under a key: its row id (a content key deleted and created again names
  * another row: a stream URL carries the row it was made for), its record's revision (what
@@ -45,27 +45,58 @@ export type ServableContent = {
   allowedSites: string[];
   referrerRequired: boolean;
 } | null;
-const servable = new Map<string, { content: ServableContent; until: number }>();
+/**
+ * What the media gates (servable, signed playback, playback rights) ask of a video, read in one
+ * query and kept together: one lookup per video, however many gates a request passes.
+ */
+interface Gates {
+  content: ServableContent;
+  /** Its signed-playback rule (domain/playback/keys.ts); null when no row has the key. */
+  rule: PlaybackRule | null;
+}
+const servable = isolateStore<Gates>({
+  name: "servable contents",
+  bytes: 4 * 1024 * 1024,
+  maxEntries: 10_000,
+  maxAgeMs: SERVABLE_TTL_MS,
+  sizeOf: (entry) => 96 + approximateBytes(entry.content),
+});
+
+async function gatesOf(db: Db, contentKey: string, nowMs: number): Promise<Gates> {
+  const cached = servable.get(contentKey, nowMs);
+  if (cached) return cached;
+  const found = await playbackGates(db, contentKey);
+  const row = found?.servable;
+  const content = row
+    ? {
+        id: row.id,
+        revision: row.updatedAt,
+        thumbnailVersion: row.thumbnailVersion,
+        enforcePlaybackWindows: row.enforcePlaybackWindows,
+        allowedSites: row.allowedSites,
+        referrerRequired: row.referrerRequired,
+      }
+    : null;
+  const gates = { content, rule: found?.rule ?? null };
+  servable.set(contentKey, gates, SERVABLE_TTL_MS, nowMs);
+  return gates;
+}
 
 export async function servableContent(
   db: Db,
   contentKey: string,
   nowMs: number,
 ): Promise<ServableContent> {
-  const cached = servable.get(contentKey);
-  if (cached && cached.until > nowMs) return cached.content;
-  const row = await listableContent(db, contentKey);
-  const content = row && {
-    id: row.id,
-    revision: row.updatedAt,
-    thumbnailVersion: row.thumbnailVersion,
-    enforcePlaybackWindows: row.enforcePlaybackWindows,
-    allowedSites: row.allowedSites,
-    referrerRequired: row.referrerRequired,
-  };
-  if (servable.size >= SERVABLE_MAX_ENTRIES) servable.clear();
-  servable.set(contentKey, { content, until: nowMs + SERVABLE_TTL_MS });
-  return content;
+  return (await gatesOf(db, contentKey, nowMs)).content;
+}
+
+/** The video's signed-playback rule, from the same lookup as the servable gate's. */
+export async function playbackRule(
+  db: Db,
+  contentKey: string,
+  nowMs: number,
+): Promise<PlaybackRule | null> {
+  return (await gatesOf(db, contentKey, nowMs)).rule;
 }
 
 export async function servableContentId(
@@ -80,7 +111,12 @@ export async function isServable(db: Db, contentKey: string, nowMs: number): Pro
   return (await servableContent(db, contentKey, nowMs)) !== null;
 }
 
-/** A write changed whether these contents may be served (catalogChanged calls it). */
+/** A write changed whether these contents may be served (isolate-effects.ts applies it). */
 export function forgetServable(contentKeys: Iterable<string>): void {
   for (const key of contentKeys) servable.delete(key);
+}
+
+/** An organization's playback setting changed: every video's gates are read again. */
+export function forgetEveryServable(): void {
+  servable.clear();
 }

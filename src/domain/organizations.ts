@@ -27,7 +27,7 @@ import { randomAlphanumeric, randomToken, sha256Hex } from "../shared/crypto";
 import { invalid, notFound } from "../shared/errors";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import { frameThumbnailKey, thumbnailKey } from "../storage/layout";
-import { forgetOrganization } from "./recent-lookups";
+import { applyIsolateEffects } from "./isolate-effects";
 import { catalogChanged } from "./catalog-changed";
 import { eraseOrganizationStatistics } from "./stats/erasure";
 import { moveStatus } from "./stats/shard-moves";
@@ -208,11 +208,11 @@ export async function changeOrganization(
     // Both networks' listings change: the new one through the organization's catalog version.
     const joined = (await bumpCatalogVersion(deps.db, org.id))?.networkId ?? null;
     if (joined !== null) await bumpNetworkVersion(deps.db, joined);
-    forgetOrganization(org.id, joined);
+    applyIsolateEffects({ organizations: [{ organizationId: org.id, networkId: joined }] });
     if (org.networkId !== null) await bumpNetworkVersion(deps.db, org.networkId);
     await refreshOrganizationListings(deps.db, org.id, deps.now.toISOString());
   }
-  forgetOrganization(org.id, org.networkId);
+  applyIsolateEffects({ organizations: [{ organizationId: org.id, networkId: org.networkId }] });
   return operatorOrganizationView(await loadOrganization(deps, organizationKey));
 }
 
@@ -263,7 +263,7 @@ export async function rotateCredentials(
     ...(issued.apiToken && { tokenHash: await sha256Hex(issued.apiToken) }),
     now: deps.now.toISOString(),
   });
-  forgetOrganization(org.id);
+  applyIsolateEffects({ organizations: [{ organizationId: org.id, networkId: null }] });
   await deleteOrganizationSessions(deps.db, org.id, keepSessionHash);
   if (issued.syncCode)
     await catalogChanged(deps, org.id, { kind: "sync-code", previous: org.syncCode });
@@ -284,7 +284,7 @@ export async function deleteOrganization(deps: Deps, organizationKey: string) {
   await eraseOrganizationStatistics(deps.db, org.id);
   await deleteOrganizationRows(deps.db, org.id);
   if (org.networkId !== null) await bumpNetworkVersion(deps.db, org.networkId);
-  forgetOrganization(org.id, org.networkId);
+  applyIsolateEffects({ organizations: [{ organizationId: org.id, networkId: org.networkId }] });
   await removeOrgFeedList(feedFileStore(deps), org.syncCode);
   await removeFeedFiles(
     feedFileStore(deps),

@@ -6,6 +6,7 @@
 // (organizationVersionsMoved); other isolates see it within the bound.
 // Misses are never kept: a credential that starts working works at once.
 import type { Db } from "../db/client";
+import { approximateBytes, isolateStore } from "../shared/isolate-memory";
 
 /** What a remembered lookup needs: the database, the clock and the bound. */
 export interface LookupDeps {
@@ -21,12 +22,16 @@ interface Entry {
   organizationId: number;
   /** An organization's network: its entries hold the network's version too. */
   networkId: number | null;
-  until: number;
 }
 
-/** A bound on memory: past it the isolate starts over (entries are cheap to reload). */
-const MAX_ENTRIES = 10_000;
-const entries = new Map<string, Entry>();
+const entries = isolateStore<Entry>({
+  name: "credential lookups",
+  bytes: 4 * 1024 * 1024,
+  maxEntries: 10_000,
+  // CREDENTIAL_CACHE_SECONDS is at most 300.
+  maxAgeMs: 300_000,
+  sizeOf: (entry) => 64 + approximateBytes(entry.value),
+});
 
 export async function remembered<T extends { id: number } | { organizationId: number }>(
   deps: LookupDeps,
@@ -34,24 +39,22 @@ export async function remembered<T extends { id: number } | { organizationId: nu
   load: () => Promise<T | null>,
   what: "organization" | "other" = "other",
 ): Promise<T | null> {
-  const hit = entries.get(key);
-  if (hit && hit.until > deps.nowMs) return hit.value as T;
+  const hit = entries.get(key, deps.nowMs);
+  if (hit) return hit.value as T;
   const value = await load();
   if (value === null) {
     entries.delete(key);
     return null;
   }
-  if (entries.size >= MAX_ENTRIES) entries.clear();
   const organizationId = "organizationId" in value ? value.organizationId : value.id;
   const networkId =
     "networkId" in value && typeof value.networkId === "number" ? value.networkId : null;
-  entries.set(key, {
-    value,
-    isOrganization: what === "organization",
-    organizationId,
-    networkId,
-    until: deps.nowMs + deps.credentialCacheMs,
-  });
+  entries.set(
+    key,
+    { value, isOrganization: what === "organization", organizationId, networkId },
+    deps.credentialCacheMs,
+    deps.nowMs,
+  );
   return value;
 }
 
@@ -60,13 +63,11 @@ export async function remembered<T extends { id: number } | { organizationId: nu
  * given its network, of every member: their network listings changed too.
  */
 export function forgetOrganization(organizationId: number, networkId: number | null = null): void {
-  for (const [key, entry] of entries) {
-    if (
+  entries.deleteWhere(
+    (_, entry) =>
       entry.organizationId === organizationId ||
-      (networkId !== null && entry.networkId === networkId)
-    )
-      entries.delete(key);
-  }
+      (networkId !== null && entry.networkId === networkId),
+  );
 }
 
 /** Versions of an organization that a write moved on, as its record holds them. */
@@ -84,12 +85,11 @@ export interface MovedVersions {
  * within the bound, as before.
  */
 export function organizationVersionsMoved(organizationId: number, moved: MovedVersions): void {
-  for (const [key, entry] of entries) {
-    if (entry.organizationId !== organizationId) continue;
-    if (!entry.isOrganization) {
-      entries.delete(key);
-      continue;
-    }
+  entries.deleteWhere(
+    (_, entry) => entry.organizationId === organizationId && !entry.isOrganization,
+  );
+  entries.update((_, entry) => {
+    if (entry.organizationId !== organizationId) return undefined;
     // Only forward: two writes finishing out of order must not take a version back.
     const record = { ...(entry.value as Record<string, unknown>) };
     for (const [name, version] of Object.entries(moved) as [
@@ -98,8 +98,8 @@ export function organizationVersionsMoved(organizationId: number, moved: MovedVe
     ][]) {
       if (version !== undefined && version > Number(record[name] ?? -1)) record[name] = version;
     }
-    entry.value = record;
-  }
+    return { ...entry, value: record };
+  });
 }
 
 /** Drops everything this isolate keeps (a change that reaches every organization). */

@@ -22,6 +22,7 @@ import {
   type SubtitleRendition,
 } from "../media/hls/playlists";
 import { sha256Hex } from "../shared/crypto";
+import { isolateNow, isolateStore } from "../shared/isolate-memory";
 import {
   buildIndex,
   INDEX_FORMAT,
@@ -66,33 +67,24 @@ export class SubtitleUnavailable extends Error {}
 
 /**
  * Indexes read in this isolate (a playlist and its segments ask for the same one in a row): at
- * most 64, and at most 40,000 segments in all (two of the largest indexes the packager makes),
- * so that a few very long files cannot fill the isolate's memory.
+ * most 64, and at most two of the largest indexes the packager makes in all, so that a few very
+ * long files cannot fill the isolate's memory. Counted at an estimate of 150 bytes a segment; an
+ * index key names its file's version, so an entry never goes stale.
  */
-const INDEX_CACHE_ENTRIES = 64;
-const INDEX_CACHE_SEGMENTS = 2 * MAX_SEGMENTS;
-const indexes = new Map<string, StoredIndex>();
-let cachedSegments = 0;
-
-const segmentsOf = (index: StoredIndex) => ("segments" in index ? index.segments.length : 0);
+const SEGMENT_BYTES = 150;
+const INDEX_BYTES = 512;
+const indexBytes = (index: StoredIndex) =>
+  INDEX_BYTES + SEGMENT_BYTES * ("segments" in index ? index.segments.length : 0);
+const indexes = isolateStore<StoredIndex>({
+  name: "stream indexes",
+  bytes: 2 * (INDEX_BYTES + SEGMENT_BYTES * MAX_SEGMENTS),
+  maxEntries: 64,
+  maxAgeMs: Infinity,
+  sizeOf: indexBytes,
+});
 
 function remember(key: string, index: StoredIndex): StoredIndex {
-  const old = indexes.get(key);
-  if (old) {
-    indexes.delete(key);
-    cachedSegments -= segmentsOf(old);
-  }
-  while (
-    indexes.size > 0 &&
-    (indexes.size >= INDEX_CACHE_ENTRIES ||
-      cachedSegments + segmentsOf(index) > INDEX_CACHE_SEGMENTS)
-  ) {
-    const [oldest, entry] = indexes.entries().next().value!;
-    indexes.delete(oldest);
-    cachedSegments -= segmentsOf(entry);
-  }
-  indexes.set(key, index);
-  cachedSegments += segmentsOf(index);
+  indexes.set(key, index, Infinity, isolateNow());
   return index;
 }
 
@@ -100,7 +92,7 @@ type Packaged = Pick<Content, "id" | "contentKey" | "mediaKey">;
 
 /** A stored index: from this isolate, else from R2; null when none is stored yet. */
 async function storedIndex(bucket: R2Bucket, key: string): Promise<StoredIndex | null> {
-  const cached = indexes.get(key);
+  const cached = indexes.get(key, isolateNow());
   if (cached) return cached;
   const stored = await bucket.get(key);
   return stored ? remember(key, await stored.json<StoredIndex>()) : null;
@@ -183,15 +175,20 @@ async function buildAndStore(
 type Streamable = HlsIndex & { mediaKey: string };
 
 /** Index keys of unstreamable files whose record this isolate has seen marked. */
-const recordChecked = new Set<string>();
+const recordChecked = isolateStore<true>({
+  name: "unstreamable files marked",
+  bytes: 10_000 * 128,
+  maxEntries: 10_000,
+  maxAgeMs: Infinity,
+  sizeOf: () => 128,
+});
 
 /**
  * Once per file: its record (and the feeds listing it) stops offering the stream. For a file
  * published before E2 packaged, found when its stream is first asked for.
  */
 async function markUnstreamable(deps: StreamingDeps, content: Content, reason: string) {
-  if (recordChecked.size >= 10_000) recordChecked.clear();
-  recordChecked.add(hlsKeys(content.contentKey, content.id).index);
+  recordChecked.set(hlsKeys(content.contentKey, content.id).index, true, Infinity, isolateNow());
   if (content.streamError !== null) return;
   const marked = await setStreamError(deps.db, content, reason, deps.now);
   await catalogChanged(deps, content.organizationId, {
@@ -264,7 +261,7 @@ async function indexForVersion(
     if (!content || content.id !== contentId) throw new NoStream(`no stream version ${version}`);
     index = await ensureIndex(deps, content);
     if ("unstreamable" in index) await markUnstreamable(deps, content, index.unstreamable);
-  } else if ("unstreamable" in index && !recordChecked.has(keys.index)) {
+  } else if ("unstreamable" in index && !recordChecked.get(keys.index, isolateNow())) {
     // A marker stored before records knew of it: the record may still offer the stream.
     const content = await findContentByKeyAnyOrg(deps.db, contentKey);
     if (content?.id === contentId) await markUnstreamable(deps, content, index.unstreamable);

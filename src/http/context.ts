@@ -8,6 +8,7 @@ import type { SubOrganization } from "../db/schema";
 import type { Origins } from "../domain/deps";
 import type { Env } from "../env";
 import type { ErrorStyle } from "./errors";
+import { type Versions } from "../shared/versions";
 
 export type AuthClass = "read" | "report" | "write";
 
@@ -17,6 +18,8 @@ export interface AuthContext {
   subOrg: SubOrganization | null;
   /** Which credentials the request proved. */
   via: AuthClass | "player";
+  /** The reader's versions (shared/versions.ts), built once when the request authenticated. */
+  versions?: Versions;
   /** Set when the console's session cookie authenticated the request (the hash of its token). */
   sessionTokenHash?: string;
 }

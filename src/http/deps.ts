@@ -5,6 +5,7 @@ import type { Deps } from "../domain/deps";
 import type { AppEnv } from "./context";
 import { BOOKMARK_HEADER } from "./request";
 import { frameSourceOf } from "../domain/content/frame-thumbnails";
+import { isolateNow } from "../shared/isolate-memory";
 
 export function requestDeps(c: Context<AppEnv>): Deps {
   return {
@@ -26,7 +27,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
 export function credentialDeps(c: Context<AppEnv>): CredentialDeps {
   return {
     db: c.get("db"),
-    nowMs: Date.now(),
+    nowMs: isolateNow(),
     credentialCacheMs: c.get("config").credentialCacheSeconds * 1000,
   };
 }

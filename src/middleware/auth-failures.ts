@@ -9,6 +9,7 @@ import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { clientIp } from "../http/request";
 import { addressBucket } from "../shared/client-address";
+import { isolateNow } from "../shared/isolate-memory";
 
 const failures = new RateLimiter();
 
@@ -23,7 +24,7 @@ export function authenticationFailed(c: Context<AppEnv>, refusal: ApiError): Api
     c.env.RATE_LIMITS,
     `authfail:${addressBucket(ip)}`,
     limit,
-    Date.now(),
+    isolateNow(),
     (p) => c.executionCtx.waitUntil(p),
   );
   if (decision.allowed) return refusal;

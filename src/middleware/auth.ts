@@ -24,6 +24,7 @@ import { credentialDeps } from "../http/deps";
 import { ApiError, errorResponse, unauthorized } from "../http/errors";
 import { constantTimeEqual } from "../shared/crypto";
 import { authenticationFailed } from "./auth-failures";
+import { credentialVersions } from "../shared/versions";
 
 const bearerToken = (c: Context) => c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
 
@@ -170,7 +171,7 @@ export function authenticate(kind: AuthClass): MiddlewareHandler<AppEnv> {
     } catch (err) {
       throw err instanceof ApiError && err.status === 401 ? authenticationFailed(c, err) : err;
     }
-    c.set("auth", { ...who, via: kind });
+    c.set("auth", { ...who, via: kind, versions: credentialVersions(who) });
     await next();
   };
 }

@@ -2,15 +2,19 @@
 // besides the caller and the URL (middleware/edge-cache.ts). The staleness each gives is in
 // docs/api.md ("Caching and freshness").
 import type { Context } from "hono";
+import type { output, ZodType } from "zod";
 import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
 import { servableContent } from "../domain/files";
+import { playerAnswerVersions } from "../domain/player/answer";
 import { dependsOnRecord, streamCaching } from "../domain/streaming";
 import { liveCaching } from "../domain/live/files";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
 import type { CachePolicy } from "./edge-cache";
+import { isolateNow } from "../shared/isolate-memory";
+import { versionsOf, feedVersions, versionParts, type Dependency } from "../shared/versions";
 
 /** Catalog reads: a write moves the version on, so entries may live long; windows move by the cron. */
 export const CATALOG_TTL_SECONDS = 300;
@@ -24,36 +28,55 @@ export const FEED_FILE_TTL_SECONDS = 60;
 /** A network listing shows the requester's country's videos: part of its key whatever the versions. */
 const networkCountry = (c: Context<AppEnv>) => requestCountry(c.req.raw) ?? "-";
 
-/** Network listings depend on the network's catalog and on the requester's country. */
-function networkParts(c: Context<AppEnv>) {
-  return [`n${c.get("auth").org.networkVersion}`, networkCountry(c)];
-}
+/** The key parts of the caller's versions of these dependencies (shared/versions.ts). */
+const callerVersionParts = (c: Context<AppEnv>, dependsOn: Dependency[]) =>
+  versionParts(versionsOf(c.get("auth")), dependsOn);
 
-interface CatalogReads {
-  /** The answer shows network videos (the network's version and the country join the key). */
-  network?: (c: Context<AppEnv>) => boolean;
-  /** The answer is built from viewer or statistics rows (E6 watchedByTput): the statistics version joins the key, so erasure moves it. */
-  statistics?: (c: Context<AppEnv>) => boolean;
+/**
+ * What a read depends on, decided by the domain's own predicate from the query as its route
+ * validates it (null: the query is refused, nothing to keep).
+ */
+export type DependsOn = (c: Context<AppEnv>) => readonly Dependency[] | null;
+
+/** The domain predicate `decide`, applied to the query as `schema` validates it. */
+export function dependsOnQuery<S extends ZodType>(
+  schema: S,
+  decide: (caller: AppEnv["Variables"]["auth"], query: output<S>) => readonly Dependency[],
+): DependsOn {
+  return (c) => {
+    // As the route's validator reads the query: a repeated parameter is an array.
+    const query = Object.fromEntries(
+      Object.entries(c.req.queries()).map(([name, values]) => [
+        name,
+        values.length === 1 ? values[0] : values,
+      ]),
+    );
+    const parsed = schema.safeParse(query);
+    return parsed.success ? decide(c.get("auth"), parsed.data) : null;
+  };
 }
 
 /**
- * E6, E13, E14, E16: keyed by the organization's catalog version (and the network's, the
- * statistics' when they show). Public reads may be answered stale for EDGE_STALE_SECONDS after a
- * write, unless the answer is built from viewer rows.
+ * E6, E13, E14, E16: keyed by the versions the read depends on (the organization's catalog
+ * version, and the network's, the statistics' when they show). Public reads may be answered
+ * stale for EDGE_STALE_SECONDS after a write, unless the answer is built from viewer rows.
  */
-export function catalogPolicy(reads: CatalogReads = {}): CachePolicy {
+export function catalogPolicy(dependsOn: DependsOn = () => ["catalog"]): CachePolicy {
   return (c) => {
-    const org = c.get("auth").org;
-    const showsNetwork = reads.network?.(c) ?? false;
-    const network = showsNetwork ? networkParts(c) : [];
+    const dependencies = dependsOn(c);
+    if (dependencies === null) return null;
+    const showsNetwork = dependencies.includes("network");
+    // Network listings depend on the network's catalog and on the requester's country.
+    const country = showsNetwork ? [networkCountry(c)] : [];
+    const network: Dependency[] = showsNetwork ? ["network"] : [];
     // Built from viewer rows: erasure must reach it at once, so never stale.
-    if (reads.statistics?.(c))
+    if (dependencies.includes("statistics"))
       return {
-        parts: [`c${org.catalogVersion}`, `s${org.statsVersion}`, ...network],
+        parts: [...callerVersionParts(c, ["catalog", "statistics", ...network]), ...country],
         ttlSeconds: CATALOG_TTL_SECONDS,
       };
     return {
-      parts: [`c${org.catalogVersion}`, ...network],
+      parts: [...callerVersionParts(c, ["catalog", ...network]), ...country],
       ttlSeconds: CATALOG_TTL_SECONDS,
       latestParts: showsNetwork ? [networkCountry(c)] : [],
     };
@@ -84,15 +107,17 @@ export function statsPolicy(
   return (c) => {
     const end = c.req.query(range.end) ?? "";
     if (dayStart(end) === null || dayStart(c.req.query(range.start) ?? "") === null) return null; // a 400: nothing to keep
-    const { org, subOrg } = c.get("auth");
-    const closed = isClosedDay(end, Date.now(), c.get("config").eventsMaxAgeDays);
+    const { subOrg } = c.get("auth");
+    const closed = isClosedDay(end, isolateNow(), c.get("config").eventsMaxAgeDays);
     const readsCatalog = subOrg !== null || (reads.catalog?.(c) ?? false);
+    const showsNetwork = reads.network?.(c) ?? false;
+    const dependsOn: Dependency[] = [
+      "statistics",
+      ...(readsCatalog ? (["catalog"] as const) : []),
+      ...(showsNetwork ? (["network"] as const) : []),
+    ];
     return {
-      parts: [
-        `s${org.statsVersion}`,
-        ...(readsCatalog ? [`c${org.catalogVersion}`] : []),
-        ...(reads.network?.(c) ? networkParts(c) : []),
-      ],
+      parts: [...callerVersionParts(c, dependsOn), ...(showsNetwork ? [networkCountry(c)] : [])],
       ttlSeconds: closed ? CLOSED_STATS_TTL_SECONDS : RECENT_STATS_TTL_SECONDS,
     };
   };
@@ -108,7 +133,11 @@ export const feedReadPolicy: CachePolicy = async (c) => {
   const version = feedId ? await publicFeedVersion(credentialDeps(c), feedId) : null;
   return version === null
     ? null
-    : { parts: [`f${version}`], ttlSeconds: CATALOG_TTL_SECONDS, latestParts: [] };
+    : {
+        parts: versionParts(feedVersions(feedId!, version), ["catalog"]),
+        ttlSeconds: CATALOG_TTL_SECONDS,
+        latestParts: [],
+      };
 };
 
 /** Feed files (R2 objects): keyed by their URL, deleted by the publisher that rewrites one; a hit saves the R2 read. */
@@ -126,9 +155,25 @@ export const feedFilePolicy: CachePolicy = () => ({
 export const streamPolicy: CachePolicy = async (c) => {
   const file = c.req.param("file") ?? "";
   const content = dependsOnRecord(file)
-    ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", Date.now())
+    ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", isolateNow())
     : null;
   return { parts: content ? [content.revision] : [], ttlSeconds: streamCaching(file).maxAge };
+};
+
+/**
+ * The player's answer (GET /v2/player/{contentKey}): keyed by the video row's revision (E4 moves
+ * it: its ad tag, its item placements) and the organization's player version (configurations,
+ * the organization's ad tag, ecommerce items), looked up like a credential; the configuration
+ * asked for is in the URL.
+ */
+export const playerPolicy: CachePolicy = async (c) => {
+  const versions = await playerAnswerVersions(credentialDeps(c), c.req.param("contentKey") ?? "");
+  return versions === null
+    ? null
+    : {
+        parts: [versions.revision, `p${versions.playerVersion}`],
+        ttlSeconds: CATALOG_TTL_SECONDS,
+      };
 };
 
 /**

@@ -26,7 +26,8 @@ import { bodyEtag, etagMatches, notModified } from "../http/conditional";
 import type { AppEnv } from "../http/context";
 import { edgeCacheKey } from "../shared/edge-cache-key";
 import { offersWriteCredentials } from "./auth";
-import { HOT_ANSWER_MAX_BYTES, hotAnswers } from "./hot-answers";
+import { isolateNow } from "../shared/isolate-memory";
+import { HOT_ANSWER_MAX_BYTES, isolateAnswers } from "./hot-answers";
 import { currentRateLimitHeaders } from "./rate-limit";
 
 export interface CachePlan {
@@ -116,7 +117,7 @@ interface Computation {
 const computing = new Map<string, Computation>();
 
 /** The answers this isolate kept most recently (hot-answers.ts): a hit there asks no cache. */
-const hot = hotAnswers();
+const hot = isolateAnswers();
 
 /**
  * How a request waits for another's answer: it checks every POLL_MS in its own context (workerd
@@ -174,7 +175,7 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
     const inMemory = !plan.deletedOnChange;
     const latest = inMemory ? latestKey(c, plan) : null;
     const staleMs = c.get("config").edgeStaleSeconds * 1000;
-    const remembered = inMemory ? hot.get(key, Date.now()) : null;
+    const remembered = inMemory ? hot.get(key, isolateNow()) : null;
     if (remembered) return answer(remembered.body, new Headers(remembered.headers), "hit");
     const hit = await cache.match(key);
     if (hit) {
@@ -182,9 +183,9 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       const length = Number(hit.headers.get("Content-Length") ?? Infinity);
       if (!inMemory || length > HOT_ANSWER_MAX_BYTES) return answer(hit.body, hit.headers, "hit");
       const kept = { body: await hit.arrayBuffer(), headers: [...hit.headers] };
-      const ageMs = Date.now() - Number(hit.headers.get(COMPUTED_AT));
-      if (ageMs >= 0) hot.set(key, kept, plan.ttlSeconds * 1000 - ageMs, Date.now());
-      if (latest && ageMs >= 0) hot.set(latest, kept, staleMs - ageMs, Date.now());
+      const ageMs = isolateNow() - Number(hit.headers.get(COMPUTED_AT));
+      if (ageMs >= 0) hot.set(key, kept, plan.ttlSeconds * 1000 - ageMs, isolateNow());
+      if (latest && ageMs >= 0) hot.set(latest, kept, staleMs - ageMs, isolateNow());
       return answer(kept.body, hit.headers, "hit");
     }
 
@@ -213,11 +214,11 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
       mine.kept = await keep(c, plan);
       const kept = mine.kept;
       if (kept) {
-        if (inMemory) hot.set(key, kept, plan.ttlSeconds * 1000, Date.now());
+        if (inMemory) hot.set(key, kept, plan.ttlSeconds * 1000, isolateNow());
         // The latest answer of any version, for stale answers in this isolate (only ever asked
         // while this isolate computes the next version): kept in memory only, for as long as it
         // may be served.
-        if (latest) hot.set(latest, kept, staleMs, Date.now());
+        if (latest) hot.set(latest, kept, staleMs, isolateNow());
         const stillCurrent = c.get("stillCurrent");
         c.executionCtx.waitUntil(
           (async () => {
@@ -244,11 +245,11 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
 
 /** The latest answer this isolate kept under `key` if it was computed at most `ms` ago. */
 function youngEnough(key: string, ms: number): Kept | null {
-  const found = hot.get(key, Date.now());
+  const found = hot.get(key, isolateNow());
   const computedAt = Number(
     found?.headers.find(([name]) => name.toLowerCase() === COMPUTED_AT.toLowerCase())?.[1],
   );
-  return found && Date.now() - computedAt <= ms ? found : null;
+  return found && isolateNow() - computedAt <= ms ? found : null;
 }
 
 /** The handler's answer as the edge keeps it, or null for one it must not keep. */
@@ -261,7 +262,7 @@ async function keep(c: Context<AppEnv>, plan: CachePlan): Promise<Kept | null> {
   c.header("ETag", etag);
   const headers = new Headers({
     "Cache-Control": `public, max-age=${plan.ttlSeconds}`,
-    [COMPUTED_AT]: String(Date.now()),
+    [COMPUTED_AT]: String(isolateNow()),
   });
   for (const name of REPLAYED) {
     const value = c.res.headers.get(name);

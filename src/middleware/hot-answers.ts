@@ -6,6 +6,7 @@
 // depends on, so memory serves nothing the Cache API would not; only entries that another
 // request may delete early (a feed file rewritten while it was read) must not be kept here.
 import { BoundedLru } from "../shared/bounded-lru";
+import { isolateStore } from "../shared/isolate-memory";
 
 export interface HotAnswer {
   body: ArrayBuffer;
@@ -21,7 +22,17 @@ const MAX_AGE_MS = 30_000;
 const answerBytes = (answer: HotAnswer) =>
   answer.body.byteLength + answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
 
-/** An isolate's hot answers, bounded in bytes (TTLs in ms: `set(key, answer, ttlMs, now)`). */
+/** The isolate's store of edge answers (edge-cache.ts), registered with its budget. */
+export const isolateAnswers = (): BoundedLru<HotAnswer> =>
+  isolateStore({
+    name: "edge answers",
+    bytes: HOT_ANSWERS_BYTES,
+    maxEntryBytes: HOT_ANSWER_MAX_BYTES,
+    maxAgeMs: MAX_AGE_MS,
+    sizeOf: answerBytes,
+  });
+
+/** Hot answers bounded in bytes, unregistered (tests; TTLs in ms: `set(key, answer, ttlMs, now)`). */
 export function hotAnswers(
   capacity = HOT_ANSWERS_BYTES,
   maxEntryBytes = HOT_ANSWER_MAX_BYTES,

@@ -10,11 +10,12 @@ import type { AppEnv } from "../http/context";
 import { requestCountry } from "../http/request";
 import { forbidden } from "../shared/errors";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
+import { isolateNow } from "../shared/isolate-memory";
 
 export const playbackRights: MiddlewareHandler<AppEnv> = async (c, next) => {
   const contentKey = c.req.param("contentKey") ?? "";
   if (!CONTENT_KEY_PATTERN.test(contentKey)) return next();
-  const nowMs = Date.now();
+  const nowMs = isolateNow();
   const db = c.get("db");
   const content = await servableContent(db, contentKey, nowMs);
   if (!content) return next();

@@ -13,6 +13,7 @@ import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { clientIp } from "../http/request";
 import { addressBucket } from "../shared/client-address";
+import { isolateNow } from "../shared/isolate-memory";
 
 const limiter = new RateLimiter();
 /** Requests that have spent their unit already (a gate's refusal after the budget middleware). */
@@ -30,7 +31,7 @@ export function spendPublicRead(c: Context<AppEnv>): void {
     c.env.RATE_LIMITS,
     `public:${addressBucket(ip)}`,
     c.get("config").publicReadsPerIpPerMinute,
-    Date.now(),
+    isolateNow(),
     (p) => c.executionCtx.waitUntil(p),
   );
   if (decision.allowed) return;

@@ -12,6 +12,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { PLAN_LIMITS, RateLimiter, type RateLimitDecision } from "../domain/rate-limit";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
+import { isolateNow } from "../shared/isolate-memory";
 
 const limiter = new RateLimiter();
 
@@ -38,7 +39,7 @@ function budget(c: Context<AppEnv>) {
 
 export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { key, credentialClass, limit } = budget(c);
-  const decision = limiter.hit(c.env.RATE_LIMITS, key, limit, Date.now(), (p) =>
+  const decision = limiter.hit(c.env.RATE_LIMITS, key, limit, isolateNow(), (p) =>
     c.executionCtx.waitUntil(p),
   );
   if (!decision.allowed) {
@@ -57,5 +58,5 @@ export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** The RateLimit-* headers of the request's budget as it stands, counting nothing (an edge-cache hit). */
 export function currentRateLimitHeaders(c: Context<AppEnv>): Record<string, string> {
   const { key, limit } = budget(c);
-  return headers({ ...limiter.peek(key, limit, Date.now()), allowed: true });
+  return headers({ ...limiter.peek(key, limit, isolateNow()), allowed: true });
 }

@@ -9,13 +9,14 @@ import type { AppEnv } from "../http/context";
 import { notFound } from "../shared/errors";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
 import { spendPublicRead } from "./public-reads";
+import { isolateNow } from "../shared/isolate-memory";
 
 export const servableOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const contentKey = c.req.param("contentKey") ?? "";
   // A malformed key is left to the route's validation (400).
   if (
     CONTENT_KEY_PATTERN.test(contentKey) &&
-    !(await isServable(c.get("db"), contentKey, Date.now()))
+    !(await isServable(c.get("db"), contentKey, isolateNow()))
   ) {
     // A key that serves nothing cost a lookup: it counts against the client's public reads.
     spendPublicRead(c);
@@ -36,10 +37,10 @@ export const servableStreamOnly: MiddlewareHandler<AppEnv> = async (c, next) => 
   if (
     CONTENT_KEY_PATTERN.test(contentKey) &&
     HLS_VERSION_PATTERN.test(version) &&
-    !(await servesStreamVersion(c.get("db"), contentKey, version, Date.now()))
+    !(await servesStreamVersion(c.get("db"), contentKey, version, isolateNow()))
   ) {
     const file = c.req.param("file") ?? "";
-    const moved = await movedStreamVersion(c.get("db"), contentKey, version, file, Date.now());
+    const moved = await movedStreamVersion(c.get("db"), contentKey, version, file, isolateNow());
     if (moved !== null) {
       const url = new URL(c.req.url);
       url.pathname = `/hls/${contentKey}/${moved}/${file}`;

@@ -10,6 +10,7 @@ import { requestPage } from "../domain/playback/sites";
 import type { AppEnv } from "../http/context";
 import { requestCountry } from "../http/request";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
+import { isolateNow } from "../shared/isolate-memory";
 
 function referrerHost(c: Context<AppEnv>): string | null {
   const page = requestPage({ referer: c.req.header("Referer"), origin: c.req.header("Origin") });
@@ -40,7 +41,7 @@ export const signedPlayback: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = c.req.query("token");
   const claims = await checkPlayback(c.get("db"), c.get("config").signingSecret, token, {
     contentKey,
-    nowMs: Date.now(),
+    nowMs: isolateNow(),
     country: requestCountry(c.req.raw),
     referrerHost: referrerHost(c),
     serviceHost: new URL(c.get("origins").baseUrl).host.toLowerCase(),

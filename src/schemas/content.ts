@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { CONTENT_STATUSES } from "../shared/vocabulary";
 import { contentKeySchema, required } from "./common";
+import { ecommerceKeySchema } from "./events";
 
 export const TITLE_MAX = 500;
 export const DESCRIPTION_MAX = 5000;
@@ -106,6 +107,39 @@ export const editable = {
       description:
         "Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default)",
     }),
+  adTagUrl: z
+    .string({ error: "must be a string or null" })
+    .min(1, "must not be empty (null: none)")
+    .max(2000, "must be at most 2000 characters")
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        "Extension: the video's own VAST/VMAP ad tag for the service's player (https; its macros are kept for the player to expand). It comes before its player configuration's and its organization's; null (the default): none of its own. Needs the enterprise_player entitlement",
+    }),
+  itemPlacements: z
+    .array(
+      z.strictObject({
+        ecommerceKey: ecommerceKeySchema,
+        start: z
+          .number({ error: "must be a number of seconds or null" })
+          .min(0, "must be at least 0")
+          .nullable()
+          .default(null),
+        end: z
+          .number({ error: "must be a number of seconds or null" })
+          .positive("must be positive")
+          .nullable()
+          .default(null),
+      }),
+      required("an array of placements"),
+    )
+    .max(100, "at most 100 item placements")
+    .optional()
+    .openapi({
+      description:
+        "Extension: ecommerce items (POST /v2/ecommerce) the service's player shows over the video, each from start to end (seconds; null: from the start, to the end)",
+    }),
 };
 
 export const createContentBody = z
@@ -128,6 +162,8 @@ export const createContentBody = z
     isLive: editable.isLive,
     signedPlayback: editable.signedPlayback,
     enforcePlaybackWindows: editable.enforcePlaybackWindows,
+    adTagUrl: editable.adTagUrl,
+    itemPlacements: editable.itemPlacements,
     chunkSize: z
       .number({ error: "must be a number" })
       .int("must be an integer")
@@ -168,6 +204,8 @@ export const updateContentBody = z
     isLive: editable.isLive,
     signedPlayback: editable.signedPlayback,
     enforcePlaybackWindows: editable.enforcePlaybackWindows,
+    adTagUrl: editable.adTagUrl,
+    itemPlacements: editable.itemPlacements,
   })
   .openapi("UpdateContent");
 
@@ -214,6 +252,14 @@ export const contentObject = z
       description:
         "The video's own playback windows setting; null: its organization's (docs/api.md, Playback rights)",
     }),
+    adTagUrl: z.string().nullable().openapi({ description: "The video's own ad tag (null: none)" }),
+    itemPlacements: z.array(
+      z.object({
+        ecommerceKey: z.string(),
+        start: z.number().nullable(),
+        end: z.number().nullable(),
+      }),
+    ),
     status: z.enum(CONTENT_STATUSES).openapi({
       description:
         "uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)",

@@ -160,16 +160,32 @@ export const ecommerceItemBody = z
       })
       .max(2000),
     ecommerceName: text(500),
+    imageUrl: z
+      .url({ protocol: /^https$/, error: "must be an https URL" })
+      .max(2000, "must be at most 2000 characters")
+      .nullable()
+      .default(null)
+      .openapi({ description: "The product's image, shown by the player (https; null: none)" }),
+    priceText: z
+      .string({ error: "must be a string or null" })
+      .min(1, "must not be empty (null: none)")
+      .max(100, "must be at most 100 characters")
+      .nullable()
+      .default(null)
+      .openapi({ description: 'The price as the player shows it, e.g. "€19.90" (null: none)' }),
   })
   .openapi("EcommerceItemInput");
 
 export const ecommerceKeyQuery = z.object({ ecommerceKey });
+export { ecommerceKey as ecommerceKeySchema };
 
 export const ecommerceItem = z
   .object({
     ecommerceKey: z.string(),
     ecommerceLink: z.string(),
     ecommerceName: z.string(),
+    imageUrl: z.string().nullable(),
+    priceText: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

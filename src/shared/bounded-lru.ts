@@ -15,6 +15,8 @@ export interface LruBounds {
   maxEntrySize: number;
   /** However long an entry's TTL, it is dropped after this (ms). */
   maxAgeMs: number;
+  /** The most entries kept, whatever their sizes (absent: no bound but the capacity). */
+  maxEntries?: number;
 }
 
 export class BoundedLru<V> {
@@ -44,8 +46,9 @@ export class BoundedLru<V> {
     if (size > this.bounds.maxEntrySize || ttlMs <= 0) return;
     this.entries.set(key, { value, expiresAt: now + Math.min(ttlMs, this.bounds.maxAgeMs), size });
     this.total += size;
+    const maxEntries = this.bounds.maxEntries ?? Infinity;
     for (const [oldest, entry] of this.entries) {
-      if (this.total <= this.bounds.capacity) break;
+      if (this.total <= this.bounds.capacity && this.entries.size <= maxEntries) break;
       this.entries.delete(oldest);
       this.total -= entry.size;
     }
@@ -56,6 +59,29 @@ export class BoundedLru<V> {
     if (!entry) return;
     this.entries.delete(key);
     this.total -= entry.size;
+  }
+
+  /** Drops the entries a predicate picks (a write's effect on what an isolate keeps). */
+  deleteWhere(picks: (key: string, value: V) => boolean): void {
+    for (const [key, entry] of this.entries) if (picks(key, entry.value)) this.delete(key);
+  }
+
+  /** Gives the entries a function picks a new value, their age and place unchanged. */
+  update(change: (key: string, value: V) => V | undefined): void {
+    for (const [key, entry] of this.entries) {
+      const value = change(key, entry.value);
+      if (value === undefined) continue;
+      const size = this.sizeOf(value);
+      this.total += size - entry.size;
+      entry.value = value;
+      entry.size = size;
+    }
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
   }
 
   /** Entries held and the sum of their sizes (tests). */

@@ -39,3 +39,7 @@ export type LibrarySort = (typeof LIBRARY_SORTS)[number];
 /** The phases of moving an organization's statistics to another shard (src/domain/stats/shard-moves.ts). */
 export const STATS_MOVE_PHASES = ["copy", "catch-up", "drop", "done"] as const;
 export type StatsMovePhase = (typeof STATS_MOVE_PHASES)[number];
+
+/** How the service's player starts (player configurations, issue 38). */
+export const PLAYER_AUTOPLAY = ["off", "muted-in-view"] as const;
+export type PlayerAutoplay = (typeof PLAYER_AUTOPLAY)[number];

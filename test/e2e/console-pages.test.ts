@@ -64,7 +64,7 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
   beforeAll(async () => {
     [browser, org] = await Promise.all([
       launchChromium(e2e.chromium!),
-      createOrg(service, { entitlements: ["enterprise_player"] }),
+      createOrg(service, { entitlements: ["enterprise_player", "ecommerce"] }),
     ]);
     mkdirSync(SHOTS, { recursive: true });
     const video = fixture("h264-aac-40s-160x90.mp4");
@@ -241,6 +241,48 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
     expect((await getContent(service, org, contentKey)).subtitles).toEqual([
       { en: "https://subs.example.com/harbour/en.vtt" },
     ]);
+  });
+
+  it("makes an item with an image and a price and places it on the video; the player shows it", async () => {
+    clear();
+    await go("items", "Items");
+    const form = page.getByRole("form", { name: "New item" });
+    await form.getByLabel(/^Key/).fill("mug");
+    await form.getByLabel("Name").fill("Harbour mug");
+    await form.getByLabel(/^Link/).fill("https://shop.example/mug");
+    await form.getByLabel(/^Image URL/).fill("https://shop.example/mug.jpg");
+    await form.getByLabel(/^Price/).fill("€12.90");
+    await form.getByRole("button", { name: "Create item" }).click();
+    await page.locator('li[data-item="mug"]').waitFor();
+    expect(await seriousViolations(page), "axe on the items page").toEqual([]);
+    await screenshot(page, "items.png", { fullPage: true });
+
+    await go(`video/${encodeURIComponent(contentKey)}`, TITLE);
+    const items = page.getByRole("group", { name: "Shoppable items" });
+    await items.getByRole("button", { name: "Add an item" }).click();
+    expect(await items.locator("select").first().inputValue()).toBe("mug");
+    await items.getByLabel("From (s) 1").fill("2");
+    await items.getByLabel("To (s) 1").fill("8.5");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
+    expect((await getContent(service, org, contentKey)).itemPlacements).toEqual([
+      { ecommerceKey: "mug", start: 2, end: 8.5 },
+    ]);
+    const answer = await json(await fetch(`${service.baseUrl}/v2/player/${contentKey}`));
+    expect(answer.data.items).toEqual([
+      {
+        ecommerceKey: "mug",
+        name: "Harbour mug",
+        link: "https://shop.example/mug",
+        imageUrl: "https://shop.example/mug.jpg",
+        priceText: "€12.90",
+        start: 2,
+        end: 8.5,
+      },
+    ]);
+    expect(await seriousViolations(page), "axe on the video page with items").toEqual([]);
+    expect(failed).toEqual([]);
+    expect(consoleErrors).toEqual([]);
   });
 
   it("replaces the thumbnail through a button-styled file control", async () => {

@@ -17,6 +17,7 @@ import {
   writeHeaders,
   type Org,
   type Service,
+  SETTLED_MS,
 } from "./harness/api";
 import { launchChromium } from "./harness/browser";
 
@@ -38,6 +39,8 @@ declare global {
 let org: Org;
 let urlHLS: string;
 let signed: string;
+let token: string;
+let signedKey: string;
 
 async function api(method: string, path: string, body?: unknown) {
   const res = await fetch(`${service.baseUrl}${path}`, {
@@ -68,7 +71,8 @@ beforeAll(async () => {
     publicKey: await crypto.subtle.exportKey("jwk", pair.publicKey),
   });
   await api("PUT", "/v2/playback-settings", { signedPlayback: true });
-  const token = await mintPlaybackToken(
+  signedKey = contentKey;
+  token = await mintPlaybackToken(
     { keyId: key.keyId, algorithm: "ES256", privateKey: pair.privateKey },
     { contentKey, expiresIn: 600 },
   );
@@ -111,6 +115,47 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     expect(result.loaded).toEqual([0, 1, 2, 3, 4, 5, 6]);
     await page.close();
   }, 60_000);
+
+  it("the service's player plays it with the token, in the iframe page and in-page", async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(SETTLED_MS);
+    const refused: string[] = [];
+    page.on("response", (res) => {
+      if (res.status() >= 400) refused.push(`${res.status()} ${res.url()}`);
+    });
+    const playsPast = (video: import("playwright-core").Locator, seconds: number) =>
+      video.evaluate(
+        (v: HTMLVideoElement, s) =>
+          new Promise<void>((resolve) => {
+            const check = () => (v.currentTime > s ? resolve() : undefined);
+            v.addEventListener("timeupdate", check);
+            check();
+          }),
+        seconds,
+      );
+    await page.goto(`${service.baseUrl}/embed/${signedKey}?token=${token}&analytics=off`);
+    await page.locator(".evc-bigplay").click();
+    await playsPast(page.locator("video.evc-video"), 1);
+    await page.goto(`${e2e.staticUrl}/pages/blank.html`);
+    await page.evaluate(
+      ({ base, key, token }) => {
+        const script = document.createElement("script");
+        script.type = "module";
+        script.src = `${base}/embed/evc-player.js`;
+        const player = document.createElement("evc-player");
+        player.setAttribute("content-key", key);
+        player.setAttribute("token", token);
+        player.setAttribute("analytics", "off");
+        player.style.width = "480px";
+        document.body.append(script, player);
+      },
+      { base: service.baseUrl, key: signedKey, token },
+    );
+    await page.locator("evc-player .evc-bigplay").click();
+    await playsPast(page.locator("evc-player video.evc-video"), 1);
+    expect(refused).toEqual([]);
+    await page.close();
+  });
 });
 
 const hasFfmpeg = await run("ffmpeg", ["-version"]).then(

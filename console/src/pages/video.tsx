@@ -4,6 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import {
   client,
+  entitlements,
   formatDate,
   formatDuration,
   ok,
@@ -255,14 +256,135 @@ function Subtitles({
   );
 }
 
+type Placement = Content["itemPlacements"][number];
+
+/** Seconds as the field shows them ("" for none), and back (null for an empty field). */
+const secondsText = (n: number | null) => (n === null ? "" : String(n));
+const secondsOf = (text: string) => (text.trim() === "" ? null : Number(text));
+
+/**
+ * Shoppable items over the video: an item of the organization's (Items page) per row, shown from
+ * a start to an end in seconds (empty: from the beginning, to the end); sent with the details.
+ */
+function Placements({
+  rows,
+  onChange,
+}: {
+  rows: Placement[];
+  onChange: (rows: Placement[]) => void;
+}) {
+  const [items, setItems] = useState<{ ecommerceKey: string; ecommerceName: string }[] | null>(
+    null,
+  );
+  const [why, setWhy] = useState("");
+  useEffect(() => {
+    // Asked only when the organization has items at all (a refusal would be a failed request).
+    entitlements()
+      .then((list) => {
+        if (!list.includes("ecommerce")) throw new Error("they need the ecommerce entitlement");
+        return client.api.GET("/v2/ecommerce").then(ok);
+      })
+      .then(
+        (r) => setItems(r.data),
+        (err: Error) => setWhy(err.message),
+      );
+  }, []);
+  const set = (i: number, change: Partial<Placement>) =>
+    onChange(rows.map((r, at) => (at === i ? { ...r, ...change } : r)));
+  const known = new Set(items?.map((i) => i.ecommerceKey));
+  return (
+    <fieldset class="placements">
+      <legend>Shoppable items</legend>
+      {rows.length === 0 ? (
+        <p class="muted small">None on this video.</p>
+      ) : (
+        <ul class="plain">
+          {rows.map((r, i) => (
+            <li key={i} class="subtitle-row">
+              <label>
+                Item<span class="visually-hidden"> {i + 1}</span>
+                <select
+                  value={r.ecommerceKey}
+                  onChange={(e) => set(i, { ecommerceKey: e.currentTarget.value })}
+                >
+                  {!known.has(r.ecommerceKey) && (
+                    <option value={r.ecommerceKey}>{r.ecommerceKey || "(choose)"}</option>
+                  )}
+                  {items?.map((item) => (
+                    <option key={item.ecommerceKey} value={item.ecommerceKey}>
+                      {item.ecommerceName}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label>
+                From (s)<span class="visually-hidden"> {i + 1}</span>
+                <input
+                  type="number"
+                  min={0}
+                  step="any"
+                  value={secondsText(r.start)}
+                  placeholder="start"
+                  onInput={(e) => set(i, { start: secondsOf(e.currentTarget.value) })}
+                />
+              </label>
+              <label>
+                To (s)<span class="visually-hidden"> {i + 1}</span>
+                <input
+                  type="number"
+                  min={0}
+                  step="any"
+                  value={secondsText(r.end)}
+                  placeholder="end"
+                  onInput={(e) => set(i, { end: secondsOf(e.currentTarget.value) })}
+                />
+              </label>
+              <button
+                type="button"
+                class="link"
+                aria-label={`Remove item ${i + 1}`}
+                onClick={() => onChange(rows.filter((_, at) => at !== i))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {items && items.length > 0 && (
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            onChange([...rows, { ecommerceKey: items[0]!.ecommerceKey, start: null, end: null }])
+          }
+        >
+          Add an item
+        </button>
+      )}
+      <p class="muted small">
+        {why
+          ? `Items cannot be listed: ${why}.`
+          : items?.length === 0
+            ? "No items yet: create them on the Items page."
+            : "The service's player shows each item's icon over the video while it applies, and all of them in its product bar."}
+      </p>
+    </fieldset>
+  );
+}
+
 export function VideoPage({ contentKey }: { contentKey: string }) {
   const [content, setContent] = useState<Content | null>(null);
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
   const [deleted, setDeleted] = useState(false);
   const [subtitles, setSubtitles] = useState<SubtitleRow[]>([]);
+  const [placements, setPlacements] = useState<Placement[]>([]);
   // The rows follow the record: as loaded, and as the service answered a save.
-  useEffect(() => setSubtitles(subtitleRows(content?.subtitles)), [content]);
+  useEffect(() => {
+    setSubtitles(subtitleRows(content?.subtitles));
+    setPlacements(content?.itemPlacements ?? []);
+  }, [content]);
 
   const load = () =>
     client.api
@@ -317,6 +439,8 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
         customFields,
         subtitles: subtitles.map((r) => ({ [r.language]: r.url })),
         isLive: form.get("isLive") === "on",
+        adTagUrl: text("adTagUrl").trim() || null,
+        itemPlacements: placements,
       };
       setContent(ok(await client.api.PUT("/v2/content", { body })));
       setNotice("Saved.");
@@ -431,6 +555,16 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
             <input type="checkbox" name="isLive" checked={content.isLive} /> Live stream
           </label>
           <Subtitles rows={subtitles} onChange={setSubtitles} />
+          <label>
+            Ad tag URL (this video's own; empty: its player's, else the organization's)
+            <input
+              name="adTagUrl"
+              type="url"
+              maxLength={2000}
+              defaultValue={content.adTagUrl ?? ""}
+            />
+          </label>
+          <Placements rows={placements} onChange={setPlacements} />
           {error && (
             <p role="alert" class="error">
               {error}

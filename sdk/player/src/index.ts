@@ -41,6 +41,7 @@ const inert: PlayerAnalytics = {
   docked: noop,
   undocked: noop,
   ad: noop,
+  thumbnailView: noop,
   ecommerce: noop,
   setConsent: noop,
   setContent: noop,
@@ -137,6 +138,10 @@ export function attach(
         if (details.creative) e.adCreative = details.creative;
         if (details.system) e.adSystem = details.system;
         sender.push(e);
+      }),
+      thumbnailView: guard((key: string) => {
+        if (typeof key !== "string" || key === "") return;
+        sender.push({ ...event("thumbnail_view"), contentKey: key });
       }),
       ecommerce: guard((name: EcommerceEvent, details: { ecommerceKey?: string } = {}) => {
         const e = event(`ecommerce_${name}`);

@@ -129,6 +129,11 @@ export interface PlayerAnalytics {
   undocked(): void;
   /** An ad event: counts ad_<name> for the current content. */
   ad(name: AdEvent, details?: AdDetails): void;
+  /**
+   * A thumbnail of another video was seen (a gallery or playlist of the website plugin): counts
+   * thumbnail_view for that content key, under this player's id.
+   */
+  thumbnailView(contentKey: string): void;
   /** An ecommerce event; without ecommerceKey it counts for the bar itself. */
   ecommerce(name: EcommerceEvent, details?: { ecommerceKey?: string }): void;
   /** The viewer gave or withdrew consent; applies to events from now on. */

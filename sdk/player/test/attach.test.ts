@@ -99,6 +99,16 @@ describe("attach", () => {
     ]);
   });
 
+  it("reports a gallery's thumbnail views for their own content keys, under the player id", () => {
+    const { analytics, events } = setup({ playerId: "cfg-1" });
+    analytics.thumbnailView("other001");
+    analytics.thumbnailView("");
+    analytics.flush();
+    expect(events()).toEqual([
+      { event: "thumbnail_view", contentKey: "other001", playerId: "cfg-1" },
+    ]);
+  });
+
   it("reports docking and a playlist's next content", () => {
     const { player, analytics, events } = setup();
     player.set({ visible: true }, "viewport");

@@ -29,12 +29,15 @@ export async function insertEcommerceItem(
     ecommerceKey: string;
     ecommerceLink: string;
     ecommerceName: string;
+    imageUrl: string | null;
+    priceText: string | null;
     now: string;
   },
 ): Promise<EcommerceItem> {
+  const { now, ...values } = item;
   const [row] = await db
     .insert(ecommerceItems)
-    .values({ ...item, createdAt: item.now, updatedAt: item.now })
+    .values({ ...values, createdAt: now, updatedAt: now })
     .returning();
   return row!;
 }
@@ -43,13 +46,21 @@ export async function updateEcommerceItem(
   db: StatsDb,
   organizationId: number,
   ecommerceKey: string,
-  changes: { ecommerceLink: string; ecommerceName: string; now: string },
+  changes: {
+    ecommerceLink: string;
+    ecommerceName: string;
+    imageUrl: string | null;
+    priceText: string | null;
+    now: string;
+  },
 ): Promise<EcommerceItem | null> {
   const [row] = await db
     .update(ecommerceItems)
     .set({
       ecommerceLink: changes.ecommerceLink,
       ecommerceName: changes.ecommerceName,
+      imageUrl: changes.imageUrl,
+      priceText: changes.priceText,
       updatedAt: changes.now,
     })
     .where(

@@ -298,6 +298,9 @@ export const ecommerceItems = sqliteTable(
     ecommerceKey: text("ecommerce_key").notNull(),
     ecommerceLink: text("ecommerce_link").notNull(),
     ecommerceName: text("ecommerce_name").notNull(),
+    /** What the player shows (issue 38): the product's image (https) and its price as text. */
+    imageUrl: text("image_url"),
+    priceText: text("price_text"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

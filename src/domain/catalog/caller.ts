@@ -3,10 +3,13 @@
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import type { SubOrganization } from "../../db/schema";
 import type { ContentScope } from "../../db/catalog";
+import type { Versions } from "../../shared/versions";
 
 export interface Caller {
   org: OrganizationWithNetwork;
   subOrg: SubOrganization | null;
+  /** Its versions, as its authentication built them (shared/versions.ts versionsOf). */
+  versions?: Versions;
 }
 
 export const scopeOf = (caller: Caller): ContentScope => ({

@@ -29,7 +29,8 @@ import {
   recordsInOrder,
   type VideoQuery,
 } from "../../db/video-query";
-import { BoundedLru } from "../../shared/bounded-lru";
+import { approximateBytes, isolateStore } from "../../shared/isolate-memory";
+import { readKey, versionsOf } from "../../shared/versions";
 import type { Deps } from "../deps";
 import type { Caller } from "./caller";
 
@@ -51,10 +52,13 @@ interface KeptIds {
   complete: boolean;
 }
 
-const kept = new BoundedLru<KeptIds>(
-  { capacity: IDS_BYTES, maxEntrySize: 8 * IDS_MAX_DEPTH, maxAgeMs: IDS_MAX_AGE_MS },
-  (k) => 8 * k.ids.length + 2 * k.keyChars + 64,
-);
+const kept = isolateStore<KeptIds>({
+  name: "listing ids",
+  bytes: IDS_BYTES,
+  maxEntryBytes: 8 * IDS_MAX_DEPTH,
+  maxAgeMs: IDS_MAX_AGE_MS,
+  sizeOf: (k) => 8 * k.ids.length + 2 * k.keyChars + 64,
+});
 
 /**
  * The rows of the videos kept pages show, kept beside their ids under the same versions: a kept
@@ -62,26 +66,17 @@ const kept = new BoundedLru<KeptIds>(
  * worker's CPU on a cold E14 page: docs/benchmarks.md). Counted by an estimate of their size.
  */
 const ROWS_BYTES = 16 * 1024 * 1024;
-const keptRows = new BoundedLru<Content>(
-  { capacity: ROWS_BYTES, maxEntrySize: 1024 * 1024, maxAgeMs: IDS_MAX_AGE_MS },
-  approximateBytes,
-);
+const keptRows = isolateStore<Content>({
+  name: "listing rows",
+  bytes: ROWS_BYTES,
+  maxEntryBytes: 1024 * 1024,
+  maxAgeMs: IDS_MAX_AGE_MS,
+  sizeOf: approximateBytes,
+});
 
-/** About what a row takes in memory: its strings (2 bytes a character) and a fixed part per value. */
-function approximateBytes(value: unknown): number {
-  if (typeof value === "string") return 16 + 2 * value.length;
-  if (Array.isArray(value)) return value.reduce((n: number, v) => n + approximateBytes(v), 16);
-  if (value && typeof value === "object")
-    return Object.values(value).reduce((n: number, v) => n + 16 + approximateBytes(v), 16);
-  return 8;
-}
-
-/** Who reads (an organization, or a feed's public readers) and the versions their answers depend on. */
-export type Versions = string;
-
-/** An organization's versions: its catalog's, and its network's when network videos show. */
-export function catalogVersions(caller: Caller, withNetwork: boolean): Versions {
-  return `o${caller.org.id}:c${caller.org.catalogVersion}:n${withNetwork ? caller.org.networkVersion : "-"}`;
+/** The versions key of the caller's listings (shared/versions.ts): its catalog, its network's. */
+export function catalogVersionsKey(caller: Caller, withNetwork: boolean): string {
+  return readKey(versionsOf(caller), withNetwork ? ["catalog", "network"] : ["catalog"]);
 }
 
 type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
@@ -90,13 +85,13 @@ type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
 type IdsReader = (from: number, upTo: number) => Promise<ListingIds>;
 
 /**
- * A page of records and the total, from the ids and rows kept under `versions` (which must name
- * every version they depend on) and `query` (everything else the ids depend on), reading the ids
+ * A page of records and the total, from the ids and rows kept under `versionsKey` (readKey: the
+ * reader and every version they depend on) and `query` (everything else the ids depend on), reading the ids
  * with `read` when they are not kept deep enough and the rows not kept with one query.
  */
 export async function keptPage(
   deps: PageDeps,
-  versions: Versions,
+  versionsKey: string,
   query: string,
   page: Page,
   read: IdsReader,
@@ -111,7 +106,7 @@ export async function keptPage(
       plan: found.plan,
     };
   }
-  const key = `${versions}:${query}`;
+  const key = `${versionsKey}:${query}`;
   const now = deps.now.getTime();
   let entry = kept.get(key, now);
   let plan = "kept ids";
@@ -131,7 +126,7 @@ export async function keptPage(
         now,
       );
       for (const row of result.rows)
-        keptRows.set(`${versions}:${row.id}`, row, IDS_MAX_AGE_MS, now);
+        keptRows.set(`${versionsKey}:${row.id}`, row, IDS_MAX_AGE_MS, now);
       return result;
     }
     const depth = Math.min(IDS_MAX_DEPTH, Math.max(end, 2 * (entry?.ids.length ?? 0)));
@@ -147,29 +142,29 @@ export async function keptPage(
     plan = `ids to ${depth} (${found.plan})`;
   }
   return {
-    rows: await keptRecords(deps, versions, entry.ids.slice(page.offset, end), now),
+    rows: await keptRecords(deps, versionsKey, entry.ids.slice(page.offset, end), now),
     count: entry.count,
     plan,
   };
 }
 
-/** The records of these ids, in this order: the rows kept under `versions`, one query for the others. */
+/** The records of these ids, in this order: the rows kept under `versionsKey`, one query for the others. */
 async function keptRecords(
   deps: PageDeps,
-  versions: Versions,
+  versionsKey: string,
   ids: number[],
   now: number,
 ): Promise<Content[]> {
   const found = new Map<number, Content>();
   const missing: number[] = [];
   for (const id of ids) {
-    const row = keptRows.get(`${versions}:${id}`, now);
+    const row = keptRows.get(`${versionsKey}:${id}`, now);
     if (row) found.set(id, row);
     else missing.push(id);
   }
   for (const row of missing.length ? await recordsInOrder(deps.db, missing) : []) {
     found.set(row.id, row);
-    keptRows.set(`${versions}:${row.id}`, row, IDS_MAX_AGE_MS, now);
+    keptRows.set(`${versionsKey}:${row.id}`, row, IDS_MAX_AGE_MS, now);
   }
   return ids.flatMap((id) => found.get(id) ?? []);
 }
@@ -188,7 +183,7 @@ export async function matchingPage(
   const firstPage = isPlainFirstPage(q, page) ? () => listMatching(deps.db, q, page) : undefined;
   return keptPage(
     deps,
-    catalogVersions(caller, q.network !== null),
+    catalogVersionsKey(caller, q.network !== null),
     `listing:${JSON.stringify(q)}`,
     page,
     (from, upTo) => matchingIds(deps.db, q, from, upTo),

@@ -1,5 +1,6 @@
 // Listings: E6 (/v2/videos/) and E16 (/get_videos), newest publishedDate first.
 import type { Page } from "../../db/catalog";
+import type { Dependency } from "../../shared/versions";
 import type { Deps } from "../deps";
 import type { Caller } from "./caller";
 import { matchingPage } from "./listing-ids";
@@ -7,6 +8,18 @@ import { getVideosRecord, v2Record } from "./records";
 import { videoQuery, type VideoFilterParams } from "./video-query";
 
 type ReadDeps = Pick<Deps, "db" | "origins" | "now" | "readsOwnWrites">;
+
+/**
+ * What an E6 page depends on (its keys at every level: shared/versions.ts): the catalog; the
+ * network's with network videos; the statistics when viewer rows select the videos.
+ */
+export function listVideoPageDependsOn(params: VideoFilterParams): Dependency[] {
+  return [
+    "catalog",
+    ...(params.networkVideos ? (["network"] as const) : []),
+    ...(params.watchedByTput !== undefined ? (["statistics"] as const) : []),
+  ];
+}
 
 /** E6: a page of the videos the filters select, and their total. */
 export async function listVideoPage(
@@ -43,13 +56,24 @@ export interface GetVideosParams {
  * E16: ownVideos=1 own videos only; omitted or 0 every video available to the organization
  * (with the network entitlement, network videos open for the requester's country).
  */
+const getVideosShowsNetwork = (caller: Caller, q: Pick<GetVideosParams, "ownVideos">) =>
+  !q.ownVideos && caller.org.entitlements.includes("network");
+
+/** What an E16 answer depends on: the catalog, and the network's when it shows network videos. */
+export function getVideosDependsOn(
+  caller: Caller,
+  q: Pick<GetVideosParams, "ownVideos">,
+): Dependency[] {
+  return getVideosShowsNetwork(caller, q) ? ["catalog", "network"] : ["catalog"];
+}
+
 export async function getVideos(
   deps: ReadDeps,
   caller: Caller,
   country: string | null,
   q: GetVideosParams,
 ) {
-  const network = !q.ownVideos && caller.org.entitlements.includes("network");
+  const network = getVideosShowsNetwork(caller, q);
   const query = await videoQuery(
     {
       db: deps.db,

@@ -25,7 +25,8 @@ import type { Deps } from "../deps";
 import { publicFeed } from "../feeds/feeds";
 import { feedMembership } from "../feeds/membership";
 import { scopeOf, type Caller } from "./caller";
-import { catalogVersions, keptPage, type Versions } from "./listing-ids";
+import { catalogVersionsKey, keptPage } from "./listing-ids";
+import { feedVersions, readKey } from "../../shared/versions";
 import { feedSearchRecord, searchRecord } from "./records";
 
 export const SEARCH_MIN_LENGTH = 3;
@@ -99,7 +100,7 @@ export async function searchMetadata(
   });
   const { rows } = await keptPage(
     deps,
-    catalogVersions(caller, false),
+    catalogVersionsKey(caller, false),
     `metadata:${JSON.stringify(query)}`,
     page,
     read,
@@ -116,12 +117,12 @@ function searchedText(searchString: string): string {
 }
 
 /**
- * A text search's page of records, kept in the isolate (./listing-ids.ts) under `versions` and
+ * A text search's page of records, kept in the isolate (./listing-ids.ts) under `versionsKey` and
  * read in the search's order when not kept.
  */
 async function searchPage(
   deps: ReadDeps,
-  versions: Versions,
+  versionsKey: string,
   query: string,
   text: string,
   scope: TextScope,
@@ -132,7 +133,7 @@ async function searchPage(
   const candidates = deps.config.searchRankCandidates;
   const { rows } = await keptPage(
     deps,
-    versions,
+    versionsKey,
     `${query}:${text}:r${candidates}`,
     page,
     async (_from, upTo) => {
@@ -158,7 +159,7 @@ export async function searchVideoList(
   const scope = scopeOf(caller);
   const rows = await searchPage(
     deps,
-    catalogVersions(caller, false),
+    catalogVersionsKey(caller, false),
     `search:${scope.subOrganizationId ?? 0}`,
     text,
     scope,
@@ -186,7 +187,7 @@ export async function searchFeed(deps: ReadDeps, feedId: string, searchString: s
   const where = () => feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString());
   const rows = await searchPage(
     deps,
-    `feed${feed.id}:v${feed.version}`,
+    readKey(feedVersions(feed.id, feed.version), ["catalog"]),
     "feed-search",
     text,
     scope,

@@ -8,7 +8,8 @@ import type { LabelKind } from "../../db/schema";
 import { statsDbOf } from "../../db/stats/shards";
 import { watchedContentKeys } from "../../db/stats/viewers";
 import type { VideoQuery } from "../../db/video-query";
-import { BoundedLru } from "../../shared/bounded-lru";
+import { isolateStore } from "../../shared/isolate-memory";
+import { credentialVersions, readKey } from "../../shared/versions";
 import { invalid, notFound } from "../../shared/errors";
 import { requireEntitlement } from "../entitlements";
 import { feedMembership, feedVisibleTo } from "../feeds/membership";
@@ -46,20 +47,24 @@ export interface Requester {
  * membership moves it: ../organizations.ts) for at most a minute: a network listing's page from
  * kept ids and rows (./listing-ids.ts) then asks D1 nothing.
  */
-const keptPeers = new BoundedLru<number[]>(
-  { capacity: 1024 * 1024, maxEntrySize: 1024 * 1024, maxAgeMs: 60_000 },
-  (ids) => 8 * ids.length + 64,
-);
+const PEERS_MAX_AGE_MS = 60_000;
+const keptPeers = isolateStore<number[]>({
+  name: "network peers",
+  bytes: 1024 * 1024,
+  maxAgeMs: PEERS_MAX_AGE_MS,
+  sizeOf: (ids) => 8 * ids.length + 64,
+});
 
 async function peersOf(r: Requester, networkId: number): Promise<number[]> {
   const { org } = r.caller;
   if (r.readsOwnWrites) return networkPeers(r.db, networkId, org.id);
-  const key = `${networkId}:v${org.networkVersion}:${org.id}`;
+  // The organization's, whatever sub-organization asks.
+  const key = readKey(credentialVersions({ org, subOrg: null }), ["network"], "peers");
   const now = Date.parse(r.now);
   const kept = keptPeers.get(key, now);
   if (kept) return kept;
   const peers = await networkPeers(r.db, networkId, org.id);
-  keptPeers.set(key, peers, 60_000, now);
+  keptPeers.set(key, peers, PEERS_MAX_AGE_MS, now);
   return peers;
 }
 

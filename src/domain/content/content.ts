@@ -28,7 +28,7 @@ import type {
   UpdateContentBody,
 } from "../../schemas/content";
 import { randomAlphanumeric } from "../../shared/crypto";
-import { forgetPlaybackRules } from "../playback/keys";
+import { applyIsolateEffects } from "../isolate-effects";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import {
   frameThumbnailKey,
@@ -48,6 +48,7 @@ import { catalogChanged } from "../catalog-changed";
 import { packageUpload, streamObjectKeys } from "../streaming";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { playbackUrlOf, thumbnailOf } from "../catalog/records";
+import { checkVideoPlayerFields } from "../player/items";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { destroyLiveStream } from "../live/objects";
 import type { Deps, Origins } from "../deps";
@@ -67,6 +68,8 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     isLive: c.isLive,
     signedPlayback: c.signedPlayback,
     enforcePlaybackWindows: c.enforcePlaybackWindows,
+    adTagUrl: c.adTagUrl,
+    itemPlacements: c.itemPlacements,
     status: c.status,
     rejectionReason: c.rejectionReason,
     duration: c.duration,
@@ -174,6 +177,7 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
       `contentSize: ${body.contentSize} bytes would need ${parts} parts of ${chunkSize} bytes; at most ${R2_MAX_PARTS} parts are allowed`,
     );
   }
+  await checkVideoPlayerFields(deps, scope.organizationId, body);
   let contentKey = body.contentKey ?? null;
   if (contentKey !== null && (await contentKeyExists(db, contentKey))) {
     throw invalid(`contentKey: ${contentKey} is already in use`);
@@ -203,6 +207,8 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
       isLive: body.isLive ?? false,
       signedPlayback: body.signedPlayback ?? null,
       enforcePlaybackWindows: body.enforcePlaybackWindows ?? null,
+      adTagUrl: body.adTagUrl ?? null,
+      itemPlacements: body.itemPlacements ?? [],
       contentSize: body.contentSize,
       suffix,
       mediaKey: key,
@@ -482,6 +488,16 @@ export async function uploadState(deps: Deps, scope: ContentScope, contentKey: s
 /** E4: replace the editable fields. */
 export async function replaceContent(deps: Deps, scope: ContentScope, body: UpdateContentBody) {
   const content = await loadContentOr404(deps.db, scope, body.contentKey);
+  await checkVideoPlayerFields(
+    deps,
+    content.organizationId,
+    {
+      // Unchanged fields are not checked again (an entitlement since lost keeps what was set).
+      ...(body.adTagUrl !== content.adTagUrl && { adTagUrl: body.adTagUrl }),
+      itemPlacements: body.itemPlacements,
+    },
+    content.itemPlacements,
+  );
   // E3 shows the service's own thumbnail URL for "no publisher URL": sent back (any version of
   // it), it keeps it so.
   const ownThumbnail =
@@ -502,9 +518,12 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     ...(body.enforcePlaybackWindows !== undefined && {
       enforcePlaybackWindows: body.enforcePlaybackWindows,
     }),
+    ...(body.adTagUrl !== undefined && { adTagUrl: body.adTagUrl }),
+    ...(body.itemPlacements !== undefined && { itemPlacements: body.itemPlacements }),
     updatedAt: deps.now.toISOString(),
   });
-  if (body.signedPlayback !== undefined) forgetPlaybackRules([content.contentKey]);
+  if (body.signedPlayback !== undefined)
+    applyIsolateEffects({ videos: { contentKeys: [content.contentKey], contentIds: [] } });
   if (content.status === "available") {
     await catalogChanged(deps, content.organizationId, {
       kind: "videos",

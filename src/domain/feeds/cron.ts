@@ -16,7 +16,7 @@ import { feedsAfter, organizationsWithDirtyFeeds } from "../../db/feeds";
 import { refreshAllNetworkListings } from "../../db/network-listings";
 import { videosWithWindowChanges } from "../../db/syndications";
 import { catalogChanged } from "../catalog-changed";
-import { forgetEveryOrganization } from "../recent-lookups";
+import { applyIsolateEffects } from "../isolate-effects";
 import type { Deps } from "../deps";
 import {
   addStats,
@@ -44,7 +44,7 @@ export async function runFeedCron(deps: Deps, budget: WorkBudget): Promise<CronR
   const checked = await readState(deps.db, WINDOWS_CHECKED);
   if (checked === null) {
     await refreshAllNetworkListings(deps.db, now);
-    forgetEveryOrganization();
+    applyIsolateEffects({ everyOrganization: true });
   }
   const since = checked ?? new Date(deps.now.getTime() - 3600_000).toISOString();
   // A run that overlaps a later one must not move the mark backwards.

@@ -1,8 +1,9 @@
 // Signed playback: the organizations' playback signing keys (created, listed, deleted through
 // /v2/playback-keys), the organization's setting, and the check a media request passes
 // (middleware/signed-playback.ts). Player traffic asks the check for every segment, so a
-// video's rule and an organization's imported keys are kept in the isolate for RULE_TTL_MS: a
-// change reaches other isolates within that bound (at once in the isolate that made it).
+// video's rule (read with the media gate's record: ../files.ts) and an organization's imported
+// keys are kept in the isolate for RULE_TTL_MS: a change reaches other isolates within that bound
+// (at once in the isolate that made it).
 import type { Db } from "../../db/client";
 import {
   deletePlaybackKey,
@@ -17,6 +18,8 @@ import {
 import { base64url, randomAlphanumeric, randomToken } from "../../shared/crypto";
 import { conflict, DomainError, forbidden, invalid, notFound } from "../../shared/errors";
 import { seal, unseal } from "../../shared/sealed";
+import { isolateStore } from "../../shared/isolate-memory";
+import { forgetEveryServable, playbackRule } from "../files";
 import {
   ALGORITHMS,
   fromBase64url,
@@ -49,21 +52,19 @@ const view = (row: PlaybackKeyRow): PlaybackKeyView => ({
   createdAt: row.createdAt,
 });
 
-const rules = new Map<
-  string,
-  { rule: { organizationId: number; signed: boolean } | null; until: number }
->();
-const keySets = new Map<number, { keys: Promise<Map<string, VerifyingKey>>; until: number }>();
+/** An organization's imported keys, counted at an estimate of a few keys each. */
+const keySets = isolateStore<Promise<Map<string, VerifyingKey>>>({
+  name: "signed-playback keys",
+  bytes: 4 * 1024 * 1024,
+  maxEntries: MAX_ENTRIES,
+  maxAgeMs: RULE_TTL_MS,
+  sizeOf: () => 1024,
+});
 
 /** This isolate forgets an organization's keys and every video's rule (a setting changed). */
 function forgetOrganization(organizationId: number): void {
-  keySets.delete(organizationId);
-  rules.clear();
-}
-
-/** A write changed these videos' own setting (catalogChanged's callers may call it). */
-export function forgetPlaybackRules(contentKeys: Iterable<string>): void {
-  for (const key of contentKeys) rules.delete(key);
+  keySets.delete(String(organizationId));
+  forgetEveryServable();
 }
 
 function pemBody(pem: string): Uint8Array | null {
@@ -234,24 +235,14 @@ async function importedKeys(
   return keys;
 }
 
-async function ruleOf(db: Db, contentKey: string, nowMs: number) {
-  const cached = rules.get(contentKey);
-  if (cached && cached.until > nowMs) return cached.rule;
-  const rule = await playbackRuleOf(db, contentKey);
-  if (rules.size >= MAX_ENTRIES) rules.clear();
-  rules.set(contentKey, { rule, until: nowMs + RULE_TTL_MS });
-  return rule;
-}
-
 function keysOf(db: Db, signingSecret: string, organizationId: number, nowMs: number) {
-  const cached = keySets.get(organizationId);
-  if (cached && cached.until > nowMs) return cached.keys;
+  const cached = keySets.get(String(organizationId), nowMs);
+  if (cached) return cached;
   const keys = playbackKeysOf(db, organizationId).then((rows) => importedKeys(rows, signingSecret));
-  if (keySets.size >= MAX_ENTRIES) keySets.clear();
-  keySets.set(organizationId, { keys, until: nowMs + RULE_TTL_MS });
+  keySets.set(String(organizationId), keys, RULE_TTL_MS, nowMs);
   // A failed read is not kept.
   keys.catch(() => {
-    if (keySets.get(organizationId)?.keys === keys) keySets.delete(organizationId);
+    keySets.deleteWhere((key, kept) => key === String(organizationId) && kept === keys);
   });
   return keys;
 }
@@ -267,7 +258,7 @@ export async function checkPlayback(
   token: string | undefined,
   request: PlaybackRequest,
 ): Promise<PlaybackClaims | null> {
-  const rule = await ruleOf(db, request.contentKey, request.nowMs);
+  const rule = await playbackRule(db, request.contentKey, request.nowMs);
   if (!rule?.signed) return null;
   if (token === undefined || token === "")
     throw forbidden(

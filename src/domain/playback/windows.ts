@@ -5,19 +5,25 @@
 import type { Db } from "../../db/client";
 import { windowsAt } from "../../db/syndications";
 import { alpha3 } from "../../shared/geo";
+import { approximateBytes, isolateStore } from "../../shared/isolate-memory";
 
 /**
  * A decision is kept in the isolate this long at most, never past a window's bound, and is
  * dropped at once in the isolate that writes the video's windows.
  */
 export const WINDOW_DECISION_TTL_MS = 30_000;
-const MAX_ENTRIES = 10_000;
 
 export type WindowDecision =
   | { allowed: true }
   | { allowed: false; reason: "not_open_yet" | "closed" | "country_not_covered"; message: string };
 
-const decisions = new Map<string, { decision: WindowDecision; until: number }>();
+const decisions = isolateStore<WindowDecision>({
+  name: "playback window decisions",
+  bytes: 2 * 1024 * 1024,
+  maxEntries: 10_000,
+  maxAgeMs: WINDOW_DECISION_TTL_MS,
+  sizeOf: (decision) => 64 + approximateBytes(decision),
+});
 
 /**
  * May the video (its row id) be played now by a viewer in this country (alpha-2 from the
@@ -32,8 +38,8 @@ export async function playbackWindowDecision(
 ): Promise<WindowDecision> {
   const country = alpha3(countryAlpha2);
   const key = `${contentId}:${country ?? ""}`;
-  const cached = decisions.get(key);
-  if (cached && cached.until > nowMs) return cached.decision;
+  const cached = decisions.get(key, nowMs);
+  if (cached) return cached;
   const now = new Date(nowMs).toISOString();
   const windows = await windowsAt(db, contentId, now, country);
   const decision = decide(windows, countryAlpha2, nowMs);
@@ -45,17 +51,15 @@ export async function playbackWindowDecision(
       if (at > nowMs && at < until) until = at;
     }
   }
-  if (decisions.size >= MAX_ENTRIES) decisions.clear();
-  decisions.set(key, { decision, until });
+  decisions.set(key, decision, until - nowMs, nowMs);
   return decision;
 }
 
-/** A write changed these videos' windows: decide again (catalogChanged calls it). */
+/** A write changed these videos' windows: decide again (isolate-effects.ts applies it). */
 export function forgetWindowDecisions(contentIds: Iterable<number>): void {
   const ids = new Set([...contentIds].map(String));
   if (ids.size === 0) return;
-  for (const key of decisions.keys())
-    if (ids.has(key.slice(0, key.indexOf(":")))) decisions.delete(key);
+  decisions.deleteWhere((key) => ids.has(key.slice(0, key.indexOf(":"))));
 }
 
 function decide(

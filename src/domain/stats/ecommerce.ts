@@ -11,12 +11,15 @@ import {
 } from "../../db/stats/ecommerce-items";
 import { invalid, notFound } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
+import { itemDeleted, itemSaved } from "../player/items";
 import { statsForChange } from "./shard-moves";
 
 export interface EcommerceItemInput {
   ecommerceKey: string;
   ecommerceLink: string;
   ecommerceName: string;
+  imageUrl: string | null;
+  priceText: string | null;
 }
 
 export function ecommerceItemView(item: EcommerceItem) {
@@ -24,6 +27,8 @@ export function ecommerceItemView(item: EcommerceItem) {
     ecommerceKey: item.ecommerceKey,
     ecommerceLink: item.ecommerceLink,
     ecommerceName: item.ecommerceName,
+    imageUrl: item.imageUrl,
+    priceText: item.priceText,
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
   };
@@ -42,6 +47,7 @@ export async function createEcommerceItem(
       now,
     });
     await statisticsChanged(db, org.id);
+    await itemSaved(db, item);
     return ecommerceItemView(item);
   } catch (err) {
     if (isUniqueViolation(err, "ecommerce_items.ecommerce_key"))
@@ -64,6 +70,7 @@ export async function replaceEcommerceItem(
   );
   if (!item) throw notFound(`ecommerceKey: ${input.ecommerceKey} does not exist`);
   await statisticsChanged(db, org.id);
+  await itemSaved(db, item);
   return ecommerceItemView(item);
 }
 
@@ -71,6 +78,7 @@ export async function removeEcommerceItem(db: Db, org: ShardedOrganization, ecom
   const item = await deleteEcommerceItem(await statsForChange(db, org), org.id, ecommerceKey);
   if (!item) throw notFound(`ecommerceKey: ${ecommerceKey} does not exist`);
   await statisticsChanged(db, org.id);
+  await itemDeleted(db, org.id, ecommerceKey);
   return ecommerceItemView(item);
 }
 

@@ -50,7 +50,7 @@ import {
 import { DAY_MS, utcDay } from "../../shared/dates";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
-import { forgetOrganization } from "../recent-lookups";
+import { applyIsolateEffects } from "../isolate-effects";
 
 /** Rows per page copied or dropped. */
 export const MOVE_PAGE_ROWS = 500;
@@ -364,7 +364,9 @@ async function verifyAndSwitch(
   // Cached reports are keyed by the statistics version: none answers from the old shard now.
   await statisticsChanged(db, move.organizationId);
   // The organization's record names its shard: this isolate reloads it (others within the bound).
-  forgetOrganization(move.organizationId);
+  applyIsolateEffects({
+    organizations: [{ organizationId: move.organizationId, networkId: null }],
+  });
   console.log(
     JSON.stringify({
       msg: "statistics move: switched",

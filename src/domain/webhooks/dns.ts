@@ -6,6 +6,7 @@
 // subrequests to the public internet only (they reach no private network unless the account
 // binds one, a Tunnel or a VPC service, which this worker does not). Answers are kept per
 // isolate for a minute.
+import { approximateBytes, isolateStore } from "../../shared/isolate-memory";
 import { addressKind } from "./url-policy";
 
 export const DOH_ENDPOINT = "https://cloudflare-dns.com/dns-query";
@@ -32,15 +33,21 @@ export function judgeAddresses(host: string, addresses: string[]): Resolution {
     : { ok: true };
 }
 
-const cache = new Map<string, { at: number; result: Resolution }>();
+const cache = isolateStore<Resolution>({
+  name: "webhook DNS answers",
+  bytes: 256 * 1024,
+  maxEntries: 1000,
+  maxAgeMs: CACHE_MS,
+  sizeOf: (result) => 64 + approximateBytes(result),
+});
 
 export async function resolvesPublic(
   host: string,
   now: number,
   fetcher: typeof fetch = fetch,
 ): Promise<Resolution> {
-  const hit = cache.get(host);
-  if (hit && now - hit.at < CACHE_MS) return hit.result;
+  const hit = cache.get(host, now);
+  if (hit) return hit;
   const addresses: string[] = [];
   for (const type of ["A", "AAAA"]) {
     const res = await fetcher(`${DOH_ENDPOINT}?name=${encodeURIComponent(host)}&type=${type}`, {
@@ -51,7 +58,6 @@ export async function resolvesPublic(
     addresses.push(...dohAddresses((await res.json()) as DohAnswer));
   }
   const result = judgeAddresses(host, addresses);
-  if (cache.size > 1000) cache.clear();
-  cache.set(host, { at: now, result });
+  cache.set(host, result, CACHE_MS, now);
   return result;
 }

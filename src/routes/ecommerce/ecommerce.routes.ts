@@ -40,7 +40,7 @@ export const replace = createRoute({
   ...base,
   method: "put",
   operationId: "updateEcommerceItem",
-  summary: "Replace an ecommerce item's link and name",
+  summary: "Replace an ecommerce item's link, name, image and price",
   request: { body: jsonBody(ecommerceItemBody) },
   responses: { 200: itemResponse, ...koErrors(400, 401, 403, 404, 413, 429) },
 });

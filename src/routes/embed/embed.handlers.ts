@@ -8,15 +8,20 @@ import type * as routes from "./embed.routes";
  * Scripts and styles from the service only (no inline code), media from the service (blob: for
  * hls.js's Media Source), images from anywhere https (a publisher's thumbnail URL), events to
  * the service; the organization's allowed sites may frame it (any site without a list).
+ * Ads need three more sources, of any https origin (ad servers, their wrappers' servers and
+ * CDNs are not known in advance): connect-src for the VAST/VMAP documents, media-src for the
+ * creatives, img-src for the tracking pixels (already https:). A service reached over plain
+ * http (local development and tests, whose ad server is a loopback one) allows http: as well.
  */
 export function embedCsp(baseUrl: string, allowedSites: string[]): string {
+  const ads = baseUrl.startsWith("http:") ? "https: http:" : "https:";
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' https: data:",
-    `media-src 'self' blob: ${baseUrl}`,
-    `connect-src 'self' ${baseUrl}`,
+    `img-src 'self' ${ads} data:`,
+    `media-src 'self' blob: ${baseUrl} ${ads}`,
+    `connect-src 'self' ${baseUrl} ${ads}`,
     "base-uri 'none'",
     "form-action 'none'",
     `frame-ancestors ${frameAncestors(allowedSites)}`,
@@ -25,7 +30,7 @@ export function embedCsp(baseUrl: string, allowedSites: string[]): string {
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-function page(p: EmbedPlayback): string {
+function page(p: EmbedPlayback, config: string | undefined): string {
   const data = {
     hls: p.hls ?? "",
     mp4: p.mp4,
@@ -46,6 +51,8 @@ function page(p: EmbedPlayback): string {
         `\n<track kind="subtitles" src="${escape(s.src)}" srclang="${escape(s.language)}" label="${escape(s.label)}">`,
     )
     .join("");
+  // The player (embed/src/embed.ts) takes this <video> into its controls; ?config= names the
+  // player configuration it reads from GET /v2/player/{contentKey}.
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -58,10 +65,11 @@ function page(p: EmbedPlayback): string {
 <body>
 <main>
 <h1 class="visually-hidden">${title}</h1>
-<video controls playsinline preload="metadata" poster="${escape(p.poster)}" aria-label="${title}" ${attributes}>${tracks}</video>
-<p id="status" role="status"></p>
+<div id="player" class="evc-host" data-config="${escape(config ?? "")}">
+<video playsinline preload="metadata" poster="${escape(p.poster)}" aria-label="${title}" ${attributes}>${tracks}</video>
+</div>
 </main>
-<script src="/embed/player.js" defer></script>
+<script type="module" src="/embed/player.js"></script>
 </body>
 </html>
 `;
@@ -84,9 +92,9 @@ export const embed: AppRouteHandler<typeof routes.embed> = async (c) => {
   if (!found) throw notFound(`no published video ${contentKey}`);
   // A signed video's page got its token checked (middleware/signed-playback.ts): the media it
   // plays need it too. A page with a token is the viewer's own: not for shared caches.
-  const { token } = c.req.valid("query");
+  const { token, config } = c.req.valid("query");
   const playback = token ? withToken(found, token) : found;
-  return c.body(page(playback), 200, {
+  return c.body(page(playback, config), 200, {
     "Content-Type": "text/html; charset=utf-8",
     "Content-Security-Policy": embedCsp(c.get("origins").baseUrl, playback.allowedSites),
     "Cache-Control": token ? "private, max-age=300" : "public, max-age=300",

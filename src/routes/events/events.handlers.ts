@@ -18,6 +18,7 @@ import { addressBucket } from "../../shared/client-address";
 import { invalid } from "../../shared/errors";
 import { describeZodError } from "../../shared/validation";
 import type * as routes from "./events.routes";
+import { credentialVersions } from "../../shared/versions";
 
 /** Events per client (IPv4 address, IPv6 /64) per minute (EVENTS_PER_IP_PER_MINUTE), counted like the plan limits. */
 const perAddress = new RateLimiter();
@@ -61,7 +62,12 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
   const org = await playerOrganization(c, c.req.valid("query").sync);
   // For the request log; no plan rate limit (docs/design.md): player traffic is bounded per client
   // (IPv4 address, IPv6 /64) and by the organization's ingestion ceiling.
-  c.set("auth", { org, subOrg: null, via: "player" });
+  c.set("auth", {
+    org,
+    subOrg: null,
+    via: "player",
+    versions: credentialVersions({ org, subOrg: null }),
+  });
   const config = c.get("config");
   const batch = await readBatch(c);
 

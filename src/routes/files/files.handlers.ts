@@ -12,6 +12,7 @@ import { notFound } from "../../shared/errors";
 import { serveStored } from "../../http/serve-object";
 import { spendPublicRead } from "../../middleware/public-reads";
 import type * as routes from "./files.routes";
+import { isolateNow } from "../../shared/isolate-memory";
 
 const PUBLIC_CORS = { "Access-Control-Allow-Origin": "*" };
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -20,7 +21,7 @@ export const media: AppRouteHandler<typeof routes.media> = async (c) => {
   const { contentKey, file } = c.req.valid("param");
   // Media of a served video is player traffic; a key that serves nothing counts against the
   // client's public reads (middleware/public-reads.ts).
-  if (!(await isServable(c.get("db"), contentKey, Date.now()))) {
+  if (!(await isServable(c.get("db"), contentKey, isolateNow()))) {
     spendPublicRead(c);
     throw notFound(`no media at /media/${contentKey}/${file}`);
   }
@@ -35,7 +36,7 @@ export const media: AppRouteHandler<typeof routes.media> = async (c) => {
 
 export const thumbnail: AppRouteHandler<typeof routes.thumbnail> = async (c) => {
   const contentKey = c.req.valid("param").file.replace(/\.jpg$/, "");
-  const content = await servableContent(c.get("db"), contentKey, Date.now());
+  const content = await servableContent(c.get("db"), contentKey, isolateNow());
   if (!content) {
     spendPublicRead(c);
     throw notFound(`no thumbnail at /thumbnails/${contentKey}.jpg`);

@@ -1,7 +1,8 @@
 // E6 (/v2/videos/, sync code) and E16 (/get_videos, organization_key): video listings.
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
-import { catalogPolicy } from "../../middleware/cache-policies";
+import { getVideosDependsOn, listVideoPageDependsOn } from "../../domain/catalog/listings";
+import { catalogPolicy, dependsOnQuery } from "../../middleware/cache-policies";
 import { cachedRead } from "../../middleware/credentials";
 import {
   getVideosQuery,
@@ -21,10 +22,7 @@ export const list = createRoute({
   security: SECURITY.read,
   middleware: cachedRead(
     "read",
-    catalogPolicy({
-      network: (c) => c.req.query("networkVideos") === "1",
-      statistics: (c) => c.req.query("watchedByTput") !== undefined,
-    }),
+    catalogPolicy(dependsOnQuery(videosQuery, (_, q) => listVideoPageDependsOn(q))),
   ),
   request: { query: videosQuery },
   responses: {
@@ -45,7 +43,7 @@ export const getVideos = createRoute({
   security: SECURITY.report,
   middleware: cachedRead(
     "report",
-    catalogPolicy({ network: (c) => c.req.query("ownVideos") !== "1" }),
+    catalogPolicy(dependsOnQuery(getVideosQuery, getVideosDependsOn)),
   ),
   request: { query: getVideosQuery },
   responses: {

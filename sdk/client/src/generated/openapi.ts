@@ -319,7 +319,7 @@ export interface paths {
         };
         /**
          * An embeddable player page for a video (for an <iframe>)
-         * @description Plays the video's HLS stream (hls.js, or the browser's own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service's copies (with a Captions menu), and reports plays with the player analytics SDK and the organization's sync code (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script, nothing from another origin but a publisher's thumbnail); may be framed by any site. A video that requires signed playback needs `?token=` here (403 otherwise); the page passes it on to the media it plays. `<iframe src=".../embed/{contentKey}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`
+         * @description The service's player (docs/player.md) for an `<iframe>`: plays the video's HLS stream (hls.js, or the browser's own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service's copies (with a Captions menu), with keyboard and screen-reader accessible controls; applies the player configuration `config` names (autoplay muted in view, VAST/VMAP ads, colors, logo) and shows the video's shoppable items, all read from `GET /v2/player/{contentKey}`; reports with the player analytics SDK and the organization's sync code under the configuration's id (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script; scripts and styles from the service; ad documents, creatives and pixels from https origins). A video that requires signed playback needs `?token=` here (403 otherwise); the page passes it on to the media it plays. `<iframe src=".../embed/{contentKey}?config={configId}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`. The same player in-page: `<script type="module" src=".../embed/evc-player.js">` and `<evc-player content-key="..." config="...">`.
          */
         get: operations["getEmbedPlayer"];
         put?: never;
@@ -830,7 +830,7 @@ export interface paths {
         };
         /** List ecommerce items */
         get: operations["listEcommerceItems"];
-        /** Replace an ecommerce item's link and name */
+        /** Replace an ecommerce item's link, name, image and price */
         put: operations["updateEcommerceItem"];
         /**
          * Create an ecommerce item
@@ -1203,6 +1203,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/player/{contentKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the service's player needs to play a video
+         * @description Public (no credential; any origin), for a video that may be served (404 otherwise, like the embed; a video that requires signed playback needs `?token=`, 403 otherwise, and its media need it too). The playback (HLS, MP4, poster, captions, the analytics SDK's sync code and endpoint), the player configuration `config` names (unknown or absent: the defaults, id `none`), the ad tag resolved video > configuration > organization (null when the configuration turns ads off) and the ecommerce items placed on the video. Cached at the edge under the video's revision and the organization's player version: a change shows at once in the answering isolate, within 30 s everywhere.
+         */
+        get: operations["getPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/player-configurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the player configurations
+         * @description Oldest first, `limit` a page (default 50, at most 100), `cursor` the previous page's nextCursor. Needs the enterprise_player entitlement (403).
+         */
+        get: operations["listPlayerConfigurations"];
+        put?: never;
+        /**
+         * Create a player configuration
+         * @description The service makes its id (10 letters or digits), which the player reports as video_player_id and ad_player_id. Omitted fields take their defaults. Needs the enterprise_player entitlement; not available to a sub-organization's scope (403).
+         */
+        post: operations["createPlayerConfiguration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/player-configurations/{configId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show a player configuration */
+        get: operations["getPlayerConfiguration"];
+        /**
+         * Replace a player configuration
+         * @description Omitted fields take their defaults, as on create.
+         */
+        put: operations["updatePlayerConfiguration"];
+        post?: never;
+        /**
+         * Delete a player configuration
+         * @description Players that still name it get the defaults (id none).
+         */
+        delete: operations["deletePlayerConfiguration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/player-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's player settings (its ad tag) */
+        get: operations["getPlayerSettings"];
+        /**
+         * Set the organization's ad tag
+         * @description The last resort of every video's ad tag (a video's own comes first, then its player configuration's). https (http only to a loopback host in local development); macros are kept for the player to expand. Needs the enterprise_player entitlement; not available to a sub-organization's scope (403).
+         */
+        put: operations["setPlayerSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/console/session": {
         parameters: {
             query?: never;
@@ -1396,6 +1486,13 @@ export interface components {
             signedPlayback: boolean | null;
             /** @description The video's own playback windows setting; null: its organization's (docs/api.md, Playback rights) */
             enforcePlaybackWindows: boolean | null;
+            /** @description The video's own ad tag (null: none) */
+            adTagUrl: string | null;
+            itemPlacements: {
+                ecommerceKey: string;
+                start: number | null;
+                end: number | null;
+            }[];
             /**
              * @description uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)
              * @enum {string}
@@ -1451,6 +1548,16 @@ export interface components {
             signedPlayback?: boolean | null;
             /** @description Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default) */
             enforcePlaybackWindows?: boolean | null;
+            /** @description Extension: the video's own VAST/VMAP ad tag for the service's player (https; its macros are kept for the player to expand). It comes before its player configuration's and its organization's; null (the default): none of its own. Needs the enterprise_player entitlement */
+            adTagUrl?: string | null;
+            /** @description Extension: ecommerce items (POST /v2/ecommerce) the service's player shows over the video, each from start to end (seconds; null: from the start, to the end) */
+            itemPlacements?: {
+                ecommerceKey: string;
+                /** @default null */
+                start: number | null;
+                /** @default null */
+                end: number | null;
+            }[];
             /** @description Extension: the size of every part but the last, in bytes, when the client wants smaller parts than the service's (a browser loses less to a reload): at least 5 MiB (R2's minimum); more than the service's own part size (the default) is taken down to it. contentUploadData.chunkSize answers what was taken. */
             chunkSize?: number;
         };
@@ -1556,6 +1663,16 @@ export interface components {
             signedPlayback?: boolean | null;
             /** @description Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default) */
             enforcePlaybackWindows?: boolean | null;
+            /** @description Extension: the video's own VAST/VMAP ad tag for the service's player (https; its macros are kept for the player to expand). It comes before its player configuration's and its organization's; null (the default): none of its own. Needs the enterprise_player entitlement */
+            adTagUrl?: string | null;
+            /** @description Extension: ecommerce items (POST /v2/ecommerce) the service's player shows over the video, each from start to end (seconds; null: from the start, to the end) */
+            itemPlacements?: {
+                ecommerceKey: string;
+                /** @default null */
+                start: number | null;
+                /** @default null */
+                end: number | null;
+            }[];
         };
         Error: {
             /** @enum {string} */
@@ -2141,6 +2258,8 @@ export interface components {
             ecommerceKey: string;
             ecommerceLink: string;
             ecommerceName: string;
+            imageUrl: string | null;
+            priceText: string | null;
             createdAt: string;
             updatedAt: string;
         };
@@ -2156,6 +2275,17 @@ export interface components {
             /** Format: uri */
             ecommerceLink: string;
             ecommerceName: string;
+            /**
+             * Format: uri
+             * @description The product's image, shown by the player (https; null: none)
+             * @default null
+             */
+            imageUrl: string | null;
+            /**
+             * @description The price as the player shows it, e.g. "€19.90" (null: none)
+             * @default null
+             */
+            priceText: string | null;
         };
         AdminOrganization: {
             organizationKey: string;
@@ -2460,6 +2590,151 @@ export interface components {
             contentKey: string;
             /** @description Seconds the token is valid (default 3600) */
             expiresIn?: number;
+        };
+        PlayerAnswer: {
+            data: {
+                contentKey: string;
+                title: string;
+                description: string;
+                /** @description Seconds */
+                duration: number | null;
+                /** @description The thumbnail URL */
+                poster: string;
+                /** @description The record's urlHLS */
+                hls: string | null;
+                mp4: string;
+                captions: {
+                    language: string;
+                    label: string;
+                    /** @description Root-relative to endpoint (the service's copy of the WebVTT file): an in-page player prefixes endpoint, the iframe uses it as is */
+                    src: string;
+                }[];
+                /** @description What the analytics SDK reports with */
+                syncCode: string;
+                /** @description The service's origin, for the analytics SDK */
+                endpoint: string;
+                player: {
+                    /** @description video_player_id / ad_player_id; none without a configuration */
+                    id: string;
+                    name: string;
+                    /** @enum {string} */
+                    autoplay: "off" | "muted-in-view";
+                    docking: boolean;
+                    colors: {
+                        accent: string;
+                    };
+                    logoUrl: string | null;
+                    /** @description The related feed's videos.json (null: none) */
+                    relatedFeedUrl: string | null;
+                };
+                ads: {
+                    /** @description The video's tag, else the configuration's, else the organization's; null when ads are off */
+                    tagUrl: string | null;
+                    midrolls: number[];
+                };
+                items: {
+                    ecommerceKey: string;
+                    name: string;
+                    link: string;
+                    imageUrl: string | null;
+                    priceText: string | null;
+                    start: number | null;
+                    end: number | null;
+                }[];
+            };
+        };
+        PlayerConfigurations: {
+            playerConfigurations: components["schemas"]["PlayerConfiguration"][];
+            /** @description Pass as cursor for the next page; null on the last */
+            nextCursor: string | null;
+        };
+        PlayerConfiguration: {
+            /**
+             * @description Reported by the player as video_player_id and ad_player_id
+             * @example Xk3f9Qa2Lm
+             */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            autoplay: "off" | "muted-in-view";
+            ads: {
+                enabled: boolean;
+                tagUrl: string | null;
+                midrolls: number[];
+            };
+            docking: boolean;
+            colors: {
+                accent: string;
+            };
+            logoUrl: string | null;
+            relatedFeedKey: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        PlayerConfigurationInput: {
+            name: string;
+            /**
+             * @description muted-in-view: starts muted once at least half of it is in view
+             * @default off
+             * @enum {string}
+             */
+            autoplay: "off" | "muted-in-view";
+            /**
+             * @description Ads on or off and this configuration's tag; a video's own ad tag comes first, the organization's last
+             * @default {
+             *       "enabled": false,
+             *       "tagUrl": null,
+             *       "midrolls": []
+             *     }
+             */
+            ads: {
+                enabled: boolean;
+                /**
+                 * @description A VAST 2–4 or VMAP tag URL (https), kept as given: the player expands its macros ([CACHEBUSTING], [CONTENT_KEY], [PAGE_URL], [PLAYER_WIDTH], [PLAYER_HEIGHT], ...)
+                 * @default null
+                 * @example https://ads.example.com/vast?cb=[CACHEBUSTING]&v=[CONTENT_KEY]
+                 */
+                tagUrl: string | null;
+                /**
+                 * @description Midroll cue points (seconds) for a VAST tag; a VMAP tag carries its own breaks
+                 * @default []
+                 */
+                midrolls: number[];
+            };
+            /**
+             * @description In-page players float in a corner when scrolled out of view while playing
+             * @default false
+             */
+            docking: boolean;
+            /**
+             * @default {
+             *       "accent": "#2563eb"
+             *     }
+             */
+            colors: {
+                accent: string;
+            };
+            /**
+             * Format: uri
+             * @default null
+             */
+            logoUrl: string | null;
+            /**
+             * @description A feed of the organization whose videos the player offers next
+             * @default null
+             */
+            relatedFeedKey: string | null;
+        };
+        PlayerSettings: {
+            /** @description The organization's ad tag: a video's or player configuration's comes first */
+            adTagUrl: string | null;
+        };
+        PlayerSettingsInput: {
+            /**
+             * @description A VAST 2–4 or VMAP tag URL (https), kept as given: the player expands its macros ([CACHEBUSTING], [CONTENT_KEY], [PAGE_URL], [PLAYER_WIDTH], [PLAYER_HEIGHT], ...)
+             * @example https://ads.example.com/vast?cb=[CACHEBUSTING]&v=[CONTENT_KEY]
+             */
+            adTagUrl: string | null;
         };
         ConsoleSession: {
             organizationKey: string;
@@ -3925,6 +4200,8 @@ export interface operations {
                 analytics?: "on" | "off";
                 /** @description The video_player_id plays are reported under (default embed) */
                 player_id?: string;
+                /** @description A player configuration's id: its autoplay, ads, docking, colors and logo apply, and plays are reported under it */
+                config?: string;
                 /** @description A playback token (JWT) signed with one of the organization's playback keys; required when the video requires signed playback */
                 token?: string;
             };
@@ -7833,6 +8110,528 @@ export interface operations {
             };
             /** @description Conflicts with the current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlayer: {
+        parameters: {
+            query?: {
+                /** @description A player configuration id (an unknown one: the defaults, id none) */
+                config?: string;
+                /** @description A playback token, for a video that requires signed playback (checked, not echoed) */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                contentKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player's data */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerAnswer"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPlayerConfigurations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of an earlier page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of configurations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerConfigurations"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPlayerConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayerConfigurationInput"];
+            };
+        };
+        responses: {
+            /** @description The player configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerConfiguration"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlayerConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                configId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerConfiguration"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePlayerConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                configId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayerConfigurationInput"];
+            };
+        };
+        responses: {
+            /** @description The player configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerConfiguration"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePlayerConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                configId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerConfiguration"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlayerSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerSettings"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setPlayerSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayerSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerSettings"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,6 @@
-// Live streams in the embed (docs/live.md): a "LIVE" badge while the stream runs, and a "Go to
+// Live streams in the player (docs/live.md): a "LIVE" badge while the stream runs, and a "Go to
 // live" button when the viewer has rewound into the DVR window. Kept apart from player.ts (one
-// call there), so the player can change around it.
+// call per source there), so the player can change around it.
 import Hls from "hls.js/light";
 
 /**
@@ -9,7 +9,15 @@ import Hls from "hls.js/light";
  */
 const BEHIND_SECONDS = 4;
 
+/** One badge per video element, whatever number of sources it plays in turn. */
+const badges = new WeakMap<
+  HTMLVideoElement,
+  { badge: HTMLButtonElement; update(hls: Hls | null): void }
+>();
+
 export function liveControls(video: HTMLVideoElement, hls: Hls | null): void {
+  const known = badges.get(video);
+  if (known) return known.update(hls);
   const badge = document.createElement("button");
   badge.type = "button";
   badge.id = "live";
@@ -17,8 +25,9 @@ export function liveControls(video: HTMLVideoElement, hls: Hls | null): void {
   video.after(badge);
   let live = false;
   let behindSeconds = BEHIND_SECONDS;
+  let current: Hls | null = hls;
   const edge = () =>
-    hls?.liveSyncPosition ?? (video.seekable.length ? video.seekable.end(0) : Number.NaN);
+    current?.liveSyncPosition ?? (video.seekable.length ? video.seekable.end(0) : Number.NaN);
   const render = () => {
     badge.hidden = !live;
     const behind = live && edge() - video.currentTime > behindSeconds;
@@ -31,18 +40,24 @@ export function liveControls(video: HTMLVideoElement, hls: Hls | null): void {
     if (Number.isFinite(at)) video.currentTime = at;
     void video.play();
   });
-  if (hls) {
-    hls.on(Hls.Events.LEVEL_UPDATED, (_event, data) => {
+  // The browser's own HLS: a live stream has no end.
+  video.addEventListener("durationchange", () => {
+    if (current) return;
+    live = video.duration === Number.POSITIVE_INFINITY;
+    render();
+  });
+  video.addEventListener("timeupdate", render);
+  const update = (next: Hls | null) => {
+    current = next;
+    live = false;
+    render();
+    next?.on(Hls.Events.LEVEL_UPDATED, (_event, data) => {
+      if (current !== next) return;
       live = data.details.live;
       behindSeconds = Math.max(BEHIND_SECONDS, 1.5 * data.details.targetduration);
       render();
     });
-  } else {
-    // The browser's own HLS: a live stream has no end.
-    video.addEventListener("durationchange", () => {
-      live = video.duration === Number.POSITIVE_INFINITY;
-      render();
-    });
-  }
-  video.addEventListener("timeupdate", render);
+  };
+  badges.set(video, { badge, update });
+  update(hls);
 }

@@ -1,0 +1,107 @@
+// What the player plays and shows: the answer of GET /v2/player/{contentKey}?config= (public,
+// CORS *), or the iframe page's own data for the media. See docs/player.md.
+
+export interface PlayerCaption {
+  language: string;
+  label: string;
+  /** Absolute, or root-relative to the service. */
+  src: string;
+}
+
+export interface PlayerItem {
+  ecommerceKey: string;
+  name: string;
+  link: string;
+  imageUrl: string | null;
+  priceText: string | null;
+  /** Seconds; null: from the start / to the end. */
+  start: number | null;
+  end: number | null;
+}
+
+export interface PlayerConfig {
+  /** Reported as video_player_id / ad_player_id; "none" without a configuration. */
+  id: string;
+  name: string;
+  autoplay: "off" | "muted-in-view";
+  docking: boolean;
+  colors: { accent: string | null };
+  logoUrl: string | null;
+  relatedFeedUrl: string | null;
+}
+
+export interface PlayerData {
+  contentKey: string;
+  title: string;
+  description?: string;
+  duration?: number | null;
+  poster: string;
+  hls: string | null;
+  mp4: string;
+  captions: PlayerCaption[];
+  syncCode: string;
+  endpoint: string;
+  player: PlayerConfig;
+  ads: { tagUrl: string | null; midrolls: number[] };
+  items: PlayerItem[];
+}
+
+export const NO_CONFIG: PlayerConfig = {
+  id: "none",
+  name: "",
+  autoplay: "off",
+  docking: false,
+  colors: { accent: null },
+  logoUrl: null,
+  relatedFeedUrl: null,
+};
+
+/** GET /v2/player/{contentKey}?config=: the player's data, or an Error naming what failed. */
+export async function fetchPlayerData(
+  endpoint: string,
+  contentKey: string,
+  config: string | null,
+  token: string | null = null,
+): Promise<PlayerData> {
+  const url = new URL(`/v2/player/${encodeURIComponent(contentKey)}`, endpoint);
+  if (config) url.searchParams.set("config", config);
+  // A video that requires signed playback: the page's playback token covers this answer too.
+  if (token) url.searchParams.set("token", token);
+  const res = await fetch(url, { credentials: "omit" });
+  if (!res.ok) throw new Error(`GET ${url.pathname} answered ${res.status}`);
+  const body = (await res.json()) as { data?: PlayerData };
+  if (!body.data) throw new Error(`GET ${url.pathname}: no data`);
+  return normalize(body.data, endpoint);
+}
+
+/** Fills what an older or partial answer leaves out, so the player reads one shape. */
+export function normalize(d: Partial<PlayerData>, endpoint: string): PlayerData {
+  return {
+    contentKey: d.contentKey ?? "",
+    title: d.title ?? "",
+    description: d.description ?? "",
+    duration: d.duration ?? null,
+    poster: d.poster ?? "",
+    hls: d.hls ?? null,
+    mp4: d.mp4 ?? "",
+    captions: d.captions ?? [],
+    syncCode: d.syncCode ?? "",
+    endpoint: d.endpoint ?? endpoint,
+    player: { ...NO_CONFIG, ...d.player, colors: { ...NO_CONFIG.colors, ...d.player?.colors } },
+    ads: { tagUrl: d.ads?.tagUrl ?? null, midrolls: d.ads?.midrolls ?? [] },
+    items: d.items ?? [],
+  };
+}
+
+/** The media URLs with a playback token (signed playback), as the embed page signs its own. */
+export function withToken(d: PlayerData, token: string | null): PlayerData {
+  if (!token) return d;
+  const signed = (url: string) =>
+    `${url}${url.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`;
+  return {
+    ...d,
+    hls: d.hls ? signed(d.hls) : d.hls,
+    mp4: signed(d.mp4),
+    captions: d.captions.map((c) => ({ ...c, src: signed(c.src) })),
+  };
+}

@@ -1,0 +1,79 @@
+// The versions a read depends on, and the one way every level (isolate memory, the edge cache)
+// names them in a key (docs/architecture.md "Reads: versions, keys, levels"). A credential
+// carries its organization's versions (read with it, kept with the credential lookups); a feed's
+// public readers carry the feed's. Every write moves the versions it changes
+// (domain/catalog-changed.ts), so the next read asks a new key at every level.
+
+/** What a reader's answers may depend on. */
+export type Dependency = "catalog" | "statistics" | "network";
+
+/** The versions of one reader, built once from its credential (or a public feed). */
+export interface Versions {
+  /** Who reads: `o<organization>.m<sub-organization or 0>`, or `f<feed>` for a feed's public readers. */
+  reader: string;
+  /** The organization's catalog version (a feed's own version for its public readers). */
+  catalog: number;
+  statistics: number;
+  /** The network's id and catalog version; null outside any network. */
+  network: { id: number; version: number } | null;
+}
+
+interface Credential {
+  org: {
+    id: number;
+    catalogVersion: number;
+    statsVersion: number;
+    networkId: number | null;
+    networkVersion: number;
+  };
+  subOrg: { id: number } | null;
+}
+
+/** An organization's versions, as its credential (and the sub-organization it names) carries them. */
+export function credentialVersions({ org, subOrg }: Credential): Versions {
+  return {
+    reader: `o${org.id}.m${subOrg?.id ?? 0}`,
+    catalog: org.catalogVersion,
+    statistics: org.statsVersion,
+    network: org.networkId === null ? null : { id: org.networkId, version: org.networkVersion },
+  };
+}
+
+/**
+ * The reader's versions: the record its authentication built (middleware/auth.ts sets it once per
+ * request), else built now from the credential.
+ */
+export function versionsOf(credential: Credential & { versions?: Versions }): Versions {
+  return credential.versions ?? credentialVersions(credential);
+}
+
+/** A feed's versions for its public readers: its own version moves with what can change them. */
+export function feedVersions(feed: string | number, version: number): Versions {
+  return { reader: `f${feed}`, catalog: version, statistics: 0, network: null };
+}
+
+/**
+ * The key parts naming the versions of the dependencies, in one order: `c<catalog>`,
+ * `s<statistics>`, `n<network>v<version>` (`n-` outside a network).
+ */
+export function versionParts(versions: Versions, dependsOn: readonly Dependency[]): string[] {
+  const parts: string[] = [];
+  if (dependsOn.includes("catalog")) parts.push(`c${versions.catalog}`);
+  if (dependsOn.includes("statistics")) parts.push(`s${versions.statistics}`);
+  if (dependsOn.includes("network"))
+    parts.push(versions.network ? `n${versions.network.id}v${versions.network.version}` : "n-");
+  return parts;
+}
+
+/**
+ * A key of isolate memory: the reader, the versions of what the entry depends on, then what else
+ * names it (a query, a row id). The edge cache builds its URL keys from the same parts
+ * (middleware/edge-cache.ts cacheKey).
+ */
+export function readKey(
+  versions: Versions,
+  dependsOn: readonly Dependency[],
+  ...rest: (string | number)[]
+): string {
+  return [versions.reader, ...versionParts(versions, dependsOn), ...rest].join(":");
+}
