@@ -94,6 +94,8 @@ export default defineConfig(async () => {
                   WEBHOOKS_ALLOW_LOOPBACK: "true",
                   // Rendition jobs of 12 s: the 40 s fixture makes several chunks per rung.
                   RENDITION_CHUNK_SECONDS: "12",
+                  // Live segments: a small limit, so a test can send one over it.
+                  LIVE_SEGMENT_MAX_BYTES: String(1024 * 1024),
                 },
                 // The event and feed-rebuild queues as wrangler.toml has them, but batches close
                 // after 50 ms instead of 2 s and 1 s, so a test waiting for its events or its
@@ -132,6 +134,8 @@ export default defineConfig(async () => {
               },
             }),
           ],
+          // The live fixtures (ffmpeg's HLS segments) are imported as bytes: `.bin?inline`.
+          assetsInclude: ["**/*.bin"],
           test: {
             name: "workers",
             // Integration tests in test/; the unit tests in src/ that need a binding (*.workers.test.ts).

@@ -19,6 +19,7 @@ import feedFiles from "./routes/feed-files/feed-files.index";
 import feeds from "./routes/feeds/feeds.index";
 import files from "./routes/files/files.index";
 import health from "./routes/health/health.index";
+import live from "./routes/live/live.index";
 import organization from "./routes/organization/organization.index";
 import playback from "./routes/playback/playback.index";
 import player from "./routes/player/player.index";
@@ -40,6 +41,7 @@ const routeGroups = [
   uploads,
   files,
   streams,
+  live,
   embed,
   videos,
   analytics,

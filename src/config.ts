@@ -122,6 +122,23 @@ const configSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(100_000_000).optional(),
   ),
+  LIVE_DVR_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(60).max(86400).default(7200),
+  ),
+  LIVE_TIMEOUT_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(5).max(3600).default(60),
+  ),
+  LIVE_SEGMENT_MAX_BYTES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(100 * 1024 * 1024)
+      .default(32 * 1024 * 1024),
+  ),
   UPLOAD_GRACE_SECONDS: z.preprocess(
     emptyAsUndefined,
     z.coerce
@@ -245,6 +262,8 @@ export interface Config {
   s3?: S3Credentials;
   /** Local development and tests only: webhook endpoints on loopback (http allowed) are accepted. */
   webhooksAllowLoopback: boolean;
+  /** Live streams (docs/live.md): default DVR window, encoder silence that ends a stream, largest segment. */
+  live: { dvrSeconds: number; timeoutSeconds: number; segmentMaxBytes: number };
 }
 
 export class ConfigError extends Error {}
@@ -299,6 +318,11 @@ export function loadConfig(env: Env): Config {
     signingSecret: v.SIGNING_SECRET,
     s3,
     webhooksAllowLoopback: v.WEBHOOKS_ALLOW_LOOPBACK === "true",
+    live: {
+      dvrSeconds: v.LIVE_DVR_SECONDS,
+      timeoutSeconds: v.LIVE_TIMEOUT_SECONDS,
+      segmentMaxBytes: v.LIVE_SEGMENT_MAX_BYTES,
+    },
   };
   cache.set(env, config);
   return config;

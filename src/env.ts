@@ -61,6 +61,11 @@ export interface Env {
   MEDIA_TRANSFORMS?: MediaTransformsBinding;
   /** Tests: the local ffmpeg frame service as a service binding (scripts/lib/frame-service.mjs). */
   FRAMES?: Fetcher;
+  /** One Durable Object per live stream (src/durable/live-stream.ts), named by its content key. */
+  LIVE_STREAMS: import("./domain/live/objects").LiveStreams;
+  LIVE_DVR_SECONDS?: string;
+  LIVE_TIMEOUT_SECONDS?: string;
+  LIVE_SEGMENT_MAX_BYTES?: string;
   /** npm run dev: where the local ffmpeg frame service listens. */
   FRAME_SERVICE_URL?: string;
   /** Producer of the renditions queue (video-catalog-renditions): one message per chunk job. */

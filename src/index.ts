@@ -7,6 +7,8 @@ import { runCron } from "./domain/cron";
 import type { Env } from "./env";
 import { handleQueueBatch } from "./queues";
 
+export { LiveStream } from "./durable/live-stream";
+
 const app = createApp();
 
 /** The rendition transcoder's Container (wrangler.toml [[containers]], durable_objects). */

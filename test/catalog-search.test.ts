@@ -123,6 +123,7 @@ describe("E13 search_metadata", () => {
         "description",
         "duration",
         "events",
+        "isLive",
         "privateCategory",
         "privateTag",
         "removed",
@@ -302,6 +303,7 @@ describe("E15 search_video_feed", () => {
         "created_date",
         "description",
         "duration",
+        "isLive",
         "removed",
         "service_categories",
         "syndications",
@@ -353,6 +355,7 @@ describe("E16 get_videos", () => {
       "content_key",
       "created_date",
       "description",
+      "isLive",
       "thumbnail",
       "title",
     ]);

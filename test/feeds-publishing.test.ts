@@ -131,6 +131,8 @@ describe("feed files", () => {
           events: ["e1"],
           thumbnail: `${ORIGIN}/thumbnails/${k.v1}.jpg`,
           translations: [{ language: "de", title: "Erste", description: "eins" }],
+          // Extension (issue 40): a running live stream.
+          isLive: false,
         },
       ],
       generated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -266,6 +268,7 @@ describe("feed files", () => {
           thumbnail: `${ORIGIN}/thumbnails/${k.v3}.jpg`,
           title: "Third",
           translations: [],
+          isLive: false,
         },
       },
     ]);

@@ -376,6 +376,7 @@ describe("E9 get_video_reports_combined", () => {
       "description",
       "duration",
       "service_categories",
+      "isLive",
       "privateCategory",
       "privateTag",
       "removed",

@@ -9,6 +9,7 @@ import { Analytics } from "./pages/analytics";
 import { Feeds } from "./pages/feeds";
 import { Items } from "./pages/items";
 import { Library } from "./pages/library";
+import { GoLive } from "./pages/live";
 import { Players } from "./pages/players";
 import { Settings } from "./pages/settings";
 import { SignIn } from "./pages/signin";
@@ -18,6 +19,7 @@ import { VideoPage } from "./pages/video";
 const PAGES = [
   ["library", "Library"],
   ["upload", "Upload"],
+  ["live", "Go live"],
   ["feeds", "Feeds"],
   ["players", "Players"],
   ["items", "Items"],
@@ -42,6 +44,8 @@ function Page({ route }: { route: string }) {
       return <Upload />;
     case "video":
       return <VideoPage contentKey={decodeURIComponent(arg ?? "")} />;
+    case "live":
+      return <GoLive />;
     case "feeds":
       return <Feeds />;
     case "players":

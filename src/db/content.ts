@@ -310,6 +310,8 @@ export async function openUploadsToSweep(
     .where(
       and(
         sql`${contents.status} = 'uploading'`,
+        // A live stream waiting for its encoder has no upload to finish or expire.
+        sql`${contents.liveState} is null`,
         sql`(coalesce(${contents.uploadSignedAt}, ${contents.createdAt}) < ${expiredBefore} or (${contents.completeRequestedAt} is not null and ${contents.completeRequestedAt} < ${stuckBefore}))`,
       ),
     )

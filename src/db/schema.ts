@@ -15,6 +15,7 @@ import {
 import {
   CONTENT_STATUSES,
   LABEL_KINDS,
+  LIVE_STATES,
   PLANS,
   STATS_MOVE_PHASES,
   type Entitlement,
@@ -23,6 +24,7 @@ import {
 export type {
   ContentStatus,
   Entitlement,
+  LiveState,
   LabelKind,
   Plan,
   StatsMovePhase,
@@ -204,6 +206,11 @@ export const contents = sqliteTable(
       .default(sql`'[]'`),
     isLive: integer("is_live", { mode: "boolean" }).notNull().default(false),
     urlHls: text("url_hls"),
+    /**
+     * A live stream's state (null: an uploaded video). Its segments and live window are kept by
+     * its Durable Object (src/durable/live-stream.ts), not here: this changes at start and end.
+     */
+    liveState: text("live_state", { enum: LIVE_STATES }),
     /**
      * Why the stored file has no HLS stream though it was accepted (over the packager's budget,
      * domain/streaming.ts), else null: the record then has no service urlHLS.

@@ -36,6 +36,7 @@ export function backgroundDeps(
     defer,
     frames: frameSourceOf(env),
     renditionJobs: renditionQueueOf(env),
+    liveStreams: env.LIVE_STREAMS,
   };
   return { deps, meter, budget: workBudget(meter, clock, config.feedWork) };
 }

@@ -6,6 +6,7 @@ import type { Config } from "../config";
 import type { Db } from "../db/client";
 import type { FrameSource } from "../media/frames";
 import type { RenditionJob } from "../media/renditions/job";
+import type { LiveStreams } from "./live/objects";
 
 export interface Origins {
   /** Origin of API URLs (signed upload URLs, media URLs). */
@@ -48,4 +49,6 @@ export interface Deps {
    * earlier reads may answer it (catalog/listing-ids.ts), as the edge cache does not.
    */
   readsOwnWrites?: boolean;
+  /** The live streams' Durable Objects (src/durable/live-stream.ts); absent in tools. */
+  liveStreams?: LiveStreams;
 }

@@ -48,7 +48,8 @@ export async function embedPlayback(
     title: content.title,
     poster: record.thumbnail,
     hls: record.urlHLS,
-    mp4: record.url,
+    // A live stream has no file: its playlist is all there is.
+    mp4: content.liveState === null ? (record.url ?? "") : "",
     // The service's subtitle files, even under an operator's urlHLS: they need only the record.
     subtitles: subtitleRenditions(content.subtitles).map((s, n) => ({
       language: s.language,

@@ -15,14 +15,20 @@ export const JSON_BODY_MAX_BYTES = 1024 * 1024;
 
 /**
  * The body limit of every route but those that carry their own: upload parts (chunkSize bytes,
- * checked against the upload) and event batches (EVENTS_BODY_MAX_BYTES).
+ * checked against the upload), event batches (EVENTS_BODY_MAX_BYTES) and live segments
+ * (LIVE_SEGMENT_MAX_BYTES).
  */
 export const defaultBodyLimit: MiddlewareHandler = async (c, next) => {
   // No route reads the body of a GET or HEAD, and hono's limit of a chunked body rebuilds the
   // request around it, which the runtime refuses for those methods (a 500 before this check).
   if (c.req.method === "GET" || c.req.method === "HEAD") return next();
   const path = new URL(c.req.url).pathname;
-  if (path.startsWith("/v2/uploads/") || path.startsWith("/v2/events")) return next();
+  if (
+    path.startsWith("/v2/uploads/") ||
+    path.startsWith("/v2/events") ||
+    path.startsWith("/live-ingest/")
+  )
+    return next();
   return jsonLimit(c, next);
 };
 const jsonLimit = limitBody(JSON_BODY_MAX_BYTES);

@@ -20,6 +20,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
     webhookQueue: c.env.WEBHOOK_QUEUE,
     frames: frameSourceOf(c.env),
     renditionJobs: renditionQueueOf(c.env),
+    liveStreams: c.env.LIVE_STREAMS,
     readsOwnWrites: c.req.header(BOOKMARK_HEADER) !== undefined,
   };
 }

@@ -8,6 +8,7 @@ import { publicFeedVersion } from "../domain/feeds/feeds";
 import { servableContent } from "../domain/files";
 import { playerAnswerVersions } from "../domain/player/answer";
 import { dependsOnRecord, streamCaching } from "../domain/streaming";
+import { liveCaching } from "../domain/live/files";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
@@ -174,3 +175,13 @@ export const playerPolicy: CachePolicy = async (c) => {
         ttlSeconds: CATALOG_TTL_SECONDS,
       };
 };
+
+/**
+ * Live streams (routes/live): keyed by their URL; the live playlist 1 s (the stream's Durable
+ * Object is asked at most once a second per key and isolate, whatever the viewers), the
+ * recording 300 s, segments for good.
+ */
+export const livePolicy: CachePolicy = (c) => ({
+  parts: [],
+  ttlSeconds: liveCaching(c.req.param("file") ?? "").maxAge,
+});

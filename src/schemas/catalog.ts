@@ -188,6 +188,9 @@ export const getVideosResponse = z.object({
       privateTag: z.array(z.string()).optional(),
       thumbnail: z.string(),
       title: z.string(),
+      isLive: z.boolean().openapi({
+        description: "Extension: true while the video is a live stream that runs (docs/live.md)",
+      }),
     }),
   ),
 });
@@ -244,6 +247,9 @@ export const legacyFeedFile = z
         events: z.array(z.string()),
         thumbnail: z.string(),
         translations: z.array(translationRecord),
+        isLive: z.boolean().openapi({
+          description: "Extension: true while the video is a live stream that runs (docs/live.md)",
+        }),
       }),
     ),
     generated_at: generatedAt,
@@ -309,6 +315,9 @@ export const jsonFeedResponse = z
         thumbnail: z.string(),
         title: z.string(),
         translations: z.array(translationRecord),
+        isLive: z.boolean().openapi({
+          description: "Extension: true while the video is a live stream that runs (docs/live.md)",
+        }),
       }),
     }),
   )

@@ -77,7 +77,7 @@ function languageCount(list: Record<string, string>[]): number {
 }
 
 /** Fields shared by create and update. */
-const editable = {
+export const editable = {
   title: z.string(required("a string")).max(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
   description: z
     .string(required("a string"))

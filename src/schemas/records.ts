@@ -21,4 +21,7 @@ export const olderRecordHead = {
   description: z.string(),
   duration: z.number(),
   service_categories: z.array(z.string()),
+  isLive: z.boolean().openapi({
+    description: "Extension: true while the video is a live stream that runs (docs/live.md)",
+  }),
 };

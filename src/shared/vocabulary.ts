@@ -25,6 +25,12 @@ export type LabelKind = (typeof LABEL_KINDS)[number];
  */
 export const CONTENT_STATUSES = ["uploading", "available", "rejected", "expired"] as const;
 export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+/**
+ * A live stream's state (contents.live_state; null for uploaded videos): waiting for its
+ * encoder, live, or ended (its recording is a video on demand).
+ */
+export const LIVE_STATES = ["idle", "live", "ended"] as const;
+export type LiveState = (typeof LIVE_STATES)[number];
 
 /** How the console's library may be ordered (GET /v2/content/list?sort=). */
 export const LIBRARY_SORTS = ["created", "title", "duration", "published"] as const;

@@ -9,6 +9,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "upload.expired",
   "feed.published",
   "video.renditions_complete",
+  "live.started",
+  "live.ended",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

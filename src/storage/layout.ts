@@ -68,3 +68,17 @@ export const renditionKeys = (contentKey: string, contentId: number, name: strin
 };
 export const renditionsPrefix = (contentKey: string, contentId: number) =>
   `${contentKey}/hls/${hlsVersion(contentId)}/r`;
+
+/**
+ * A live stream's files (docs/live.md): its playlists and the segments its encoder pushed, under
+ * the same version as an uploaded video's stream (the content row), served at /live/.
+ */
+export const liveUrl = (baseUrl: string, contentKey: string, contentId: number, file: string) =>
+  `${baseUrl}/live/${contentKey}/${hlsVersion(contentId)}/${file}`;
+export const liveObjectPrefix = (contentKey: string, contentId: number) =>
+  `${contentKey}/live/${hlsVersion(contentId)}/`;
+export const liveObjectKey = (contentKey: string, contentId: number, file: string) =>
+  `${liveObjectPrefix(contentKey, contentId)}${file}`;
+/** What a live stream's record offers: the live window while it runs, the recording after. */
+export const LIVE_PLAYLIST = "index.m3u8";
+export const RECORDING_PLAYLIST = "recording.m3u8";

@@ -725,7 +725,7 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     const [created] = (
       await json(await fetch(`${service.baseUrl}/v2/webhooks`, { headers: writeHeaders(org) }))
     ).webhooks;
-    expect(created.events).toHaveLength(7);
+    expect(created.events).toHaveLength(9);
     // An edit (E4) makes a delivery to this endpoint (nobody listens on port 9): it shows, and can be redelivered.
     const e3 = await json(
       await fetch(`${service.baseUrl}/v2/content?contentKey=${keys.first}`, {

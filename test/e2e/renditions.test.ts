@@ -31,6 +31,8 @@ import { type RunningWorker, startWorker } from "./harness/worker";
 const e2e = inject("e2e");
 const run = promisify(execFile);
 
+import type { PageHls } from "./harness/page-hls";
+
 declare global {
   interface Window {
     attach(
@@ -40,7 +42,7 @@ declare global {
     frags: { level: number; sn: number }[];
     fatal: string[];
     stalledMs: number;
-    hls: { currentLevel: number };
+    hls: PageHls;
   }
 }
 

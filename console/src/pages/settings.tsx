@@ -17,6 +17,8 @@ const EVENT_TYPES = [
   "video.deleted",
   "upload.expired",
   "feed.published",
+  "live.started",
+  "live.ended",
 ] as const;
 
 function Organization({ s }: { s: Session }) {

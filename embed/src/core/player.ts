@@ -11,6 +11,7 @@ import type { AdDetails, AdEvent, PlayerAnalytics } from "../../../sdk/player/sr
 import type { AdBreakPlan, AdsModule, Schedule } from "./ads";
 import { feedEntries, renderGallery } from "./gallery";
 import { createItems, type Items } from "./items";
+import { liveControls } from "./live";
 import { expandMacros } from "./macros";
 import { contentSource } from "./source";
 import { fetchPlayerData, type PlayerData } from "./types";
@@ -251,8 +252,10 @@ export function createPlayer(
       player.loadSource(d.hls);
       player.attachMedia(video);
       hls = player;
+      liveControls(video, player);
     } else if (nativeHls && d.hls) {
       video.src = d.hls;
+      liveControls(video, null);
     } else {
       mp4();
     }

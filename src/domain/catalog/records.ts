@@ -1,7 +1,14 @@
 // How a video is written out: the v2 record (spec 2.2) and the older snake_case records (2.3),
 // each endpoint with its own field names.
 import type { Content, Syndication } from "../../db/schema";
-import { hlsUrl, mediaUrl, serviceThumbnailUrl } from "../../storage/layout";
+import {
+  hlsUrl,
+  LIVE_PLAYLIST,
+  liveUrl,
+  mediaUrl,
+  RECORDING_PLAYLIST,
+  serviceThumbnailUrl,
+} from "../../storage/layout";
 import type { Origins } from "../deps";
 
 /** A content's thumbnail: the publisher's URL, else the service's (versioned by the stored thumbnail). */
@@ -9,6 +16,39 @@ export const thumbnailOf = (
   c: Pick<Content, "thumbnailUrl" | "contentKey" | "thumbnailVersion">,
   o: Pick<Origins, "staticUrl">,
 ) => c.thumbnailUrl ?? serviceThumbnailUrl(o.staticUrl, c.contentKey, c.thumbnailVersion);
+
+/**
+ * The record's urlHLS: an operator's, else a live stream's (its live playlist while it runs, the
+ * recording once ended: docs/live.md), else the service's packaging of the file, unless its file
+ * is over the packager's budget (streamError).
+ */
+export function hlsUrlOf(
+  c: Pick<Content, "urlHls" | "liveState" | "status" | "streamError" | "contentKey" | "id">,
+  o: Pick<Origins, "baseUrl">,
+): string | null {
+  if (c.urlHls) return c.urlHls;
+  if (c.liveState !== null)
+    return c.liveState === "idle"
+      ? null
+      : liveUrl(
+          o.baseUrl,
+          c.contentKey,
+          c.id,
+          c.liveState === "live" ? LIVE_PLAYLIST : RECORDING_PLAYLIST,
+        );
+  return c.status === "available" && c.streamError === null
+    ? hlsUrl(o.baseUrl, c.contentKey, c.id)
+    : null;
+}
+
+/** The record's url: the media file, or a live stream's playlist (it has no file). */
+export const playbackUrlOf = (
+  c: Pick<
+    Content,
+    "urlHls" | "liveState" | "status" | "streamError" | "contentKey" | "id" | "mediaKey"
+  >,
+  o: Pick<Origins, "baseUrl">,
+) => (c.liveState !== null ? hlsUrlOf(c, o) : mediaUrl(o.baseUrl, c.mediaKey));
 
 /** Spec 2.2 (E6, and v2 feed files with `subtitles`). */
 export function v2Record(c: Content, o: Origins) {
@@ -26,14 +66,10 @@ export function v2Record(c: Content, o: Origins) {
     customFields: c.customFields,
     isLive: c.isLive,
     thumbnail: thumbnailOf(c, o),
-    url: mediaUrl(o.baseUrl, c.mediaKey),
+    url: playbackUrlOf(c, o),
     // The service packages every published video (domain/streaming.ts) unless its file is over
     // the packager's budget (streamError); an operator may point elsewhere.
-    urlHLS:
-      c.urlHls ??
-      (c.status === "available" && c.streamError === null
-        ? hlsUrl(o.baseUrl, c.contentKey, c.id)
-        : null),
+    urlHLS: hlsUrlOf(c, o),
   };
 }
 
@@ -50,6 +86,8 @@ export function olderRecordHead(c: Content) {
     description: c.description,
     duration: c.duration ?? 0,
     service_categories: c.serviceCategories,
+    // Extension: a running live stream (docs/live.md), as in the v2 record.
+    isLive: c.isLive,
   };
 }
 
@@ -92,5 +130,7 @@ export function getVideosRecord(
     ...(include.tags && { privateTag: c.tags }),
     thumbnail: thumbnailOf(c, o),
     title: c.title,
+    // Extension: a running live stream (docs/live.md), as in the v2 record.
+    isLive: c.isLive,
   };
 }

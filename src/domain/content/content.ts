@@ -34,7 +34,6 @@ import {
   frameThumbnailKey,
   isServiceThumbnailUrl,
   mediaKey,
-  mediaUrl,
   thumbnailKey,
 } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
@@ -49,9 +48,10 @@ import { catalogChanged } from "../catalog-changed";
 import { packageUpload, streamObjectKeys } from "../streaming";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { deleteRenditionObjects, planRenditions } from "../renditions";
-import { thumbnailOf } from "../catalog/records";
+import { playbackUrlOf, thumbnailOf } from "../catalog/records";
 import { checkVideoPlayerFields } from "../player/items";
 import { emitWebhookEvent } from "../webhooks/emit";
+import { destroyLiveStream } from "../live/objects";
 import type { Deps, Origins } from "../deps";
 
 export function toContentObject(c: Content, urls: Origins): ContentObject {
@@ -76,7 +76,7 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     duration: c.duration,
     createdDate: c.createdAt,
     publishedDate: c.publishedAt,
-    url: c.status === "available" ? mediaUrl(urls.baseUrl, c.mediaKey) : null,
+    url: c.status === "available" ? playbackUrlOf(c, urls) : null,
   };
 }
 
@@ -562,6 +562,7 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
       .abort()
       .catch(() => undefined);
   }
+  await destroyLiveStream(deps.liveStreams, content);
   await deps.bucket.delete([
     content.mediaKey,
     thumbnailKey(content.contentKey),

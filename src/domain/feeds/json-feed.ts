@@ -49,6 +49,7 @@ export async function jsonFeed(
         thumbnail: thumbnailOf(r, deps.origins),
         title: r.title,
         translations: r.translations,
+        isLive: r.isLive,
       },
     };
   });

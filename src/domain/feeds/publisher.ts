@@ -67,6 +67,7 @@ function legacyFeedRecord(r: Content, o: PublishDeps["origins"]) {
     events: r.events,
     thumbnail: thumbnailOf(r, o),
     translations: r.translations,
+    isLive: r.isLive,
   };
 }
 

@@ -81,7 +81,7 @@ function withToken(p: EmbedPlayback, token: string): EmbedPlayback {
   return {
     ...p,
     hls: p.hls ? signed(p.hls) : p.hls,
-    mp4: signed(p.mp4),
+    mp4: p.mp4 ? signed(p.mp4) : p.mp4,
     subtitles: p.subtitles.map((s) => ({ ...s, src: signed(s.src) })),
   };
 }

@@ -211,6 +211,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A live stream's record and state */
+        get: operations["getLiveStream"];
+        put?: never;
+        /**
+         * Create a live stream
+         * @description A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording).
+         */
+        post: operations["createLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/live/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new stream key (the old one stops working at once) */
+        post: operations["rotateStreamKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/live/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End a live stream now (as the encoder's EXT-X-ENDLIST would) */
+        post: operations["endLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-ingest/{contentKey}/{streamKey}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Encoder ingest: PUT a playlist or segment
+         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key; 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
+         */
+        put: operations["ingestLiveFile"];
+        post?: never;
+        /**
+         * Encoder ingest: DELETE a segment
+         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key; 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
+         */
+        delete: operations["deleteLiveFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{contentKey}/{version}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A live stream's playlists and segments (the record's urlHLS)
+         * @description `index.m3u8`: while the stream runs, the live playlist (a sliding window over the DVR list, its dvrWindowSeconds long, EXT-X-PROGRAM-DATE-TIME on every segment), cached 1 s at the edge so viewers do not each reach the stream's Durable Object; once ended, the whole recording with EXT-X-ENDLIST. `recording.m3u8`: the recording (VOD, every segment), the urlHLS of an ended stream. `u<n>.ts|m4s|mp4|aac`: the segments and init segments as the encoder sent them, immutable. Served like /hls/: only while the video is, within its playback rights and signed playback.
+         */
+        get: operations["getLiveStreamFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed/{contentKey}": {
         parameters: {
             query?: never;
@@ -1624,6 +1723,86 @@ export interface components {
             status: "KO";
             error: string;
         };
+        CreatedLiveStream: components["schemas"]["Content"] & {
+            /** @description The stream key: shown here once (stored hashed), in the ingest URL's path; rotate it with POST /v2/live/key */
+            streamKey: string;
+            /** @description The encoder writes its media playlist and segments under this URL (HTTP PUT) */
+            ingestBaseUrl: string;
+            /** @description The media playlist URL to give ffmpeg (`-f hls -method PUT <ingestUrl>`) */
+            ingestUrl: string;
+            live: components["schemas"]["LiveStatus"];
+        };
+        LiveStatus: {
+            /**
+             * @description idle: waiting for the encoder's first segments; live: running (isLive true, urlHLS the live playlist); ended: the recording is a video on demand (isLive false)
+             * @enum {string}
+             */
+            state: "idle" | "live" | "ended";
+            dvrWindowSeconds: number;
+            timeoutSeconds: number;
+            startedAt: string | null;
+            endedAt: string | null;
+            endReason: string | null;
+            /** @description The encoder's last request */
+            lastHeartbeat: string | null;
+            /** @description Segments recorded so far */
+            segments: number;
+            recordedSeconds: number;
+            bytes: number;
+        };
+        CreateLiveStream: {
+            /** @example abc123XY */
+            contentKey?: string | null;
+            title?: string;
+            description?: string;
+            /** Format: uri */
+            thumbnailUrl?: string | null;
+            /** @example [] */
+            categories?: string[];
+            /** @example [] */
+            tags?: string[];
+            /** @example [] */
+            events?: string[];
+            /**
+             * @example [
+             *       {
+             *         "season": 3
+             *       }
+             *     ]
+             */
+            customFields?: {
+                [key: string]: string | number;
+            }[];
+            translations?: {
+                language: string;
+                title: string;
+                description: string;
+            }[];
+            /** @description Language code → subtitle file URL; at most 100 languages per video over all objects */
+            subtitles?: {
+                [key: string]: string;
+            }[];
+            /** @description Extension: true, this video plays only with a playback token (docs/api.md "Signed playback"); false, never needs one; null (the default), as the organization's setting says */
+            signedPlayback?: boolean | null;
+            /** @description Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default) */
+            enforcePlaybackWindows?: boolean | null;
+            /** @description How far back viewers may rewind while the stream runs (the live playlist's window); default LIVE_DVR_SECONDS (7200, two hours). The recording keeps every segment whatever the window. */
+            dvrWindowSeconds?: number;
+            /** @description How long the encoder may send nothing before the stream ends by itself; default LIVE_TIMEOUT_SECONDS (60) */
+            timeoutSeconds?: number;
+        };
+        LiveStream: components["schemas"]["Content"] & {
+            live: components["schemas"]["LiveStatus"];
+        };
+        RotatedStreamKey: {
+            contentKey: string;
+            /** @description The stream key: shown here once (stored hashed), in the ingest URL's path; rotate it with POST /v2/live/key */
+            streamKey: string;
+            /** @description The encoder writes its media playlist and segments under this URL (HTTP PUT) */
+            ingestBaseUrl: string;
+            /** @description The media playlist URL to give ffmpeg (`-f hls -method PUT <ingestUrl>`) */
+            ingestUrl: string;
+        };
         VideoList: {
             count: number;
             message: string;
@@ -1746,6 +1925,8 @@ export interface components {
             description: string;
             duration: number;
             service_categories: string[];
+            /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+            isLive: boolean;
             privateCategory: string[];
             privateTag: string[];
             removed: boolean;
@@ -1900,6 +2081,8 @@ export interface components {
             description: string;
             duration: number;
             service_categories: string[];
+            /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+            isLive: boolean;
             privateCategory: string[];
             privateTag: string[];
             events: string[];
@@ -1954,6 +2137,8 @@ export interface components {
                 events: string[];
                 thumbnail: string;
                 translations: components["schemas"]["Translation"][];
+                /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+                isLive: boolean;
             }[];
             /** @description When the file was written (UTC) */
             generated_at: string;
@@ -2022,6 +2207,8 @@ export interface components {
                 thumbnail: string;
                 title: string;
                 translations: components["schemas"]["Translation"][];
+                /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+                isLive: boolean;
             };
         }[];
         EventBatchResult: {
@@ -2337,7 +2524,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended")[];
             disabled: boolean;
             /** @description Why it is disabled: paused by the organization, or every delivery failed for days (the service disabled it) */
             disabledReason: string | null;
@@ -2361,7 +2548,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended")[];
             description?: string;
         };
         WebhookUpdate: {
@@ -2376,7 +2563,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete")[];
+            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended")[];
             description?: string;
             /** @description true pauses the endpoint; false enables it again */
             disabled?: boolean;
@@ -3580,6 +3767,509 @@ export interface operations {
             };
         };
     };
+    getLiveStream: {
+        parameters: {
+            query: {
+                contentKey: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record and the stream's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createLiveStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLiveStream"];
+            };
+        };
+        responses: {
+            /** @description Created: the stream key is shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedLiveStream"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateStreamKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example abc123XY */
+                    contentKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The new key, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedStreamKey"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    endLiveStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example abc123XY */
+                    contentKey: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The record and the stream's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ingestLiveFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contentKey: string;
+                streamKey: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Playlist taken (the text says how many new segments) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Segment stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Deleted from the encoder's list (the recording keeps it) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteLiveFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contentKey: string;
+                streamKey: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Playlist taken (the text says how many new segments) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Segment stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Deleted from the encoder's list (the recording keeps it) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLiveStreamFile: {
+        parameters: {
+            query?: {
+                /** @description A playback token (JWT) signed with one of the organization's playback keys; required when the video requires signed playback */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                contentKey: string;
+                version: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A playlist or a segment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                    "video/mp4": string;
+                    "video/mp2t": string;
+                };
+            };
+            /** @description Part of a segment (Content-Range) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Range not satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getEmbedPlayer: {
         parameters: {
             query?: {
@@ -3779,6 +4469,8 @@ export interface operations {
                             privateTag?: string[];
                             thumbnail: string;
                             title: string;
+                            /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+                            isLive: boolean;
                         }[];
                     };
                 };
@@ -4627,6 +5319,8 @@ export interface operations {
                             description: string;
                             duration: number;
                             service_categories: string[];
+                            /** @description Extension: true while the video is a live stream that runs (docs/live.md) */
+                            isLive: boolean;
                             removed: boolean;
                             syndications: components["schemas"]["Syndication"][];
                             thumbnail: string;

@@ -1,0 +1,1 @@
+ALTER TABLE `contents` ADD `live_state` text;

@@ -1,0 +1,30 @@
+// The file names of live streams: what an encoder may write, and what viewers are served.
+import { INGEST_FILE_PATTERN } from "../../media/hls/live-playlist";
+import {
+  contentIdOfHlsVersion,
+  LIVE_PLAYLIST,
+  liveObjectKey,
+  RECORDING_PLAYLIST,
+} from "../../storage/layout";
+
+export const INGEST_FILE_NAME = INGEST_FILE_PATTERN;
+export const LIVE_FILE_NAME = /^(index\.m3u8|recording\.m3u8|u(0|[1-9]\d{0,8})\.(ts|m4s|mp4|aac))$/;
+export { LIVE_PLAYLIST, RECORDING_PLAYLIST };
+
+/** The stored object of a viewer's file (recording and segments), under the version's content row. */
+export function liveFileKey(contentKey: string, version: string, file: string): string | null {
+  const contentId = contentIdOfHlsVersion(version);
+  return contentId === null ? null : liveObjectKey(contentKey, contentId, file);
+}
+
+export const liveContentId = (version: string) => contentIdOfHlsVersion(version);
+
+/**
+ * How long a viewer's file may be kept: the live playlist 1 s (players see a new segment within
+ * a segment's duration; the edge answers the rest), the recording 300 s, segments for good.
+ */
+export function liveCaching(file: string): { maxAge: number; cacheControl: string } {
+  if (file === LIVE_PLAYLIST) return { maxAge: 1, cacheControl: "public, max-age=1" };
+  if (file === RECORDING_PLAYLIST) return { maxAge: 300, cacheControl: "public, max-age=300" };
+  return { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
+}

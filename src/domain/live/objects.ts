@@ -1,0 +1,68 @@
+// The live streams' Durable Objects as the rest of the worker sees them (their RPC methods:
+// src/durable/live-stream.ts implements them), typed here so that env.ts and the domain need
+// not import the class.
+import type { LiveState } from "../../shared/vocabulary";
+
+/** What a stream's Durable Object is set up with (domain/live/streams.ts). */
+export interface LiveStreamSetup {
+  contentId: number;
+  contentKey: string;
+  /** SHA-256 (hex) of the stream key: the key itself is shown once and never stored. */
+  keyHash: string;
+  dvrSeconds: number;
+  timeoutSeconds: number;
+  segmentMaxBytes: number;
+}
+
+/** The Durable Object's answer to one encoder request (the worker answers it as is). */
+export interface IngestAnswer {
+  status: number;
+  message: string;
+}
+
+/** A live stream's state as its Durable Object keeps it (GET /v2/live). */
+export interface LiveStatus {
+  state: LiveState;
+  dvrWindowSeconds: number;
+  timeoutSeconds: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  endReason: string | null;
+  lastHeartbeat: string | null;
+  segments: number;
+  recordedSeconds: number;
+  bytes: number;
+}
+
+export interface IngestRequest {
+  keyHash: string;
+  method: "PUT" | "DELETE";
+  file: string;
+  body: ArrayBuffer | null;
+}
+
+/** The RPC methods of a live stream's Durable Object. */
+export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
+  setup(init: LiveStreamSetup): Promise<void>;
+  rotateKey(contentId: number, keyHash: string): boolean;
+  status(contentId: number): LiveStatus | null;
+  ingest(request: IngestRequest): Promise<IngestAnswer>;
+  end(contentId: number): Promise<LiveStatus | null>;
+  playlist(contentId: number): string | null;
+  destroy(contentId: number): Promise<void>;
+}
+
+export type LiveStreams = DurableObjectNamespace<LiveStreamRpc>;
+
+/** The one Durable Object of a content key's live stream. */
+export const streamObject = (ns: LiveStreams, contentKey: string) =>
+  ns.get(ns.idFromName(contentKey));
+
+/** E5 of a live stream: its Durable Object deletes the stored files and its state. */
+export async function destroyLiveStream(
+  ns: LiveStreams | undefined,
+  content: { id: number; contentKey: string; liveState: LiveState | null },
+): Promise<void> {
+  if (!ns || content.liveState === null) return;
+  await streamObject(ns, content.contentKey).destroy(content.id);
+}

@@ -1,0 +1,169 @@
+// Live streams (docs/live.md): the publisher's API (write credentials), the encoder's ingest
+// (the stream key in the path: ffmpeg's `-method PUT` sends no custom header) and the viewers'
+// playlists and segments (public, like /hls/, answered from the edge cache).
+import { createRoute, z } from "@hono/zod-openapi";
+import { jsonBody, jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { credentials } from "../../middleware/credentials";
+import { edgeCache } from "../../middleware/edge-cache";
+import { livePolicy } from "../../middleware/cache-policies";
+import { playbackRights } from "../../middleware/playback-rights";
+import { publicReads } from "../../middleware/public-reads";
+import { servableStreamOnly } from "../../middleware/servable";
+import { signedPlayback } from "../../middleware/signed-playback";
+import { contentKeyQuery } from "../../schemas/content";
+import { playbackTokenQuery } from "../../schemas/playback";
+import {
+  createdLiveStream,
+  liveKeyBody,
+  liveStreamBody,
+  liveStreamObject,
+  rotatedStreamKey,
+} from "../../schemas/live";
+import { CONTENT_KEY_PATTERN } from "../../shared/ids";
+import { HLS_VERSION_PATTERN } from "../../domain/streaming";
+import { INGEST_FILE_NAME, LIVE_FILE_NAME } from "../../domain/live/files";
+
+const base = { tags: ["Live"], security: SECURITY.write, middleware: credentials("write") };
+
+export const create = createRoute({
+  ...base,
+  method: "post",
+  path: "/v2/live",
+  operationId: "createLiveStream",
+  summary: "Create a live stream",
+  description:
+    "A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording).",
+  request: { body: jsonBody(liveStreamBody) },
+  responses: {
+    200: jsonContent(createdLiveStream, "Created: the stream key is shown once"),
+    ...koErrors(400, 401, 413, 429),
+  },
+});
+
+export const state = createRoute({
+  ...base,
+  method: "get",
+  path: "/v2/live",
+  operationId: "getLiveStream",
+  summary: "A live stream's record and state",
+  request: { query: contentKeyQuery },
+  responses: {
+    200: jsonContent(liveStreamObject, "The record and the stream's state"),
+    ...koErrors(400, 401, 404, 429),
+  },
+});
+
+export const rotateKey = createRoute({
+  ...base,
+  method: "post",
+  path: "/v2/live/key",
+  operationId: "rotateStreamKey",
+  summary: "A new stream key (the old one stops working at once)",
+  request: { body: jsonBody(liveKeyBody) },
+  responses: {
+    200: jsonContent(rotatedStreamKey, "The new key, shown once"),
+    ...koErrors(400, 401, 404, 409, 429),
+  },
+});
+
+export const end = createRoute({
+  ...base,
+  method: "post",
+  path: "/v2/live/end",
+  operationId: "endLiveStream",
+  summary: "End a live stream now (as the encoder's EXT-X-ENDLIST would)",
+  request: { body: jsonBody(liveKeyBody) },
+  responses: {
+    200: jsonContent(liveStreamObject, "The record and the stream's state"),
+    ...koErrors(400, 401, 404, 429),
+  },
+});
+
+const ingestParams = z.object({
+  contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
+  streamKey: z.string().max(100, "must be the stream key"),
+  file: z
+    .string()
+    .regex(
+      INGEST_FILE_NAME,
+      "must be a file name (letters, digits, . _ -) ending in .m3u8, .ts, .m4s, .mp4 or .aac",
+    ),
+});
+
+const ingestDescription =
+  "The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key; 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.";
+
+const ingestResponses = {
+  200: { description: "Playlist taken (the text says how many new segments)" },
+  201: { description: "Segment stored" },
+  204: { description: "Deleted from the encoder's list (the recording keeps it)" },
+  ...koErrors(400, 403, 404, 409, 413),
+};
+
+export const ingestPut = createRoute({
+  method: "put",
+  path: "/live-ingest/{contentKey}/{streamKey}/{file}",
+  operationId: "ingestLiveFile",
+  tags: ["Live"],
+  security: SECURITY.public,
+  summary: "Encoder ingest: PUT a playlist or segment",
+  description: ingestDescription,
+  request: { params: ingestParams },
+  responses: ingestResponses,
+});
+
+export const ingestDelete = createRoute({
+  method: "delete",
+  path: "/live-ingest/{contentKey}/{streamKey}/{file}",
+  operationId: "deleteLiveFile",
+  tags: ["Live"],
+  security: SECURITY.public,
+  summary: "Encoder ingest: DELETE a segment",
+  description: ingestDescription,
+  request: { params: ingestParams },
+  responses: ingestResponses,
+});
+
+export const watch = createRoute({
+  method: "get",
+  path: "/live/{contentKey}/{version}/{file}",
+  operationId: "getLiveStreamFile",
+  tags: ["Files"],
+  security: SECURITY.public,
+  middleware: [
+    servableStreamOnly,
+    signedPlayback,
+    playbackRights,
+    edgeCache(livePolicy),
+    publicReads,
+  ],
+  summary: "A live stream's playlists and segments (the record's urlHLS)",
+  description:
+    "`index.m3u8`: while the stream runs, the live playlist (a sliding window over the DVR list, its dvrWindowSeconds long, EXT-X-PROGRAM-DATE-TIME on every segment), cached 1 s at the edge so viewers do not each reach the stream's Durable Object; once ended, the whole recording with EXT-X-ENDLIST. `recording.m3u8`: the recording (VOD, every segment), the urlHLS of an ended stream. `u<n>.ts|m4s|mp4|aac`: the segments and init segments as the encoder sent them, immutable. Served like /hls/: only while the video is, within its playback rights and signed playback.",
+  request: {
+    params: z.object({
+      contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
+      version: z.string().regex(HLS_VERSION_PATTERN, "must be the version of the urlHLS"),
+      file: z
+        .string()
+        .regex(
+          LIVE_FILE_NAME,
+          "must be index.m3u8, recording.m3u8 or u<n> with a segment extension",
+        ),
+    }),
+    query: playbackTokenQuery,
+  },
+  responses: {
+    200: {
+      description: "A playlist or a segment",
+      content: {
+        "application/vnd.apple.mpegurl": { schema: z.string() },
+        "video/mp4": { schema: z.string().openapi({ format: "binary" }) },
+        "video/mp2t": { schema: z.string().openapi({ format: "binary" }) },
+      },
+    },
+    206: { description: "Part of a segment (Content-Range)" },
+    ...notModifiedResponse,
+    ...koErrors(400, 403, 404, 416, 429),
+  },
+});

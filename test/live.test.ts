@@ -1,0 +1,354 @@
+// Live streams (issue 40) through the real worker: created over the API, pushed as an encoder
+// pushes (ffmpeg's HLS output: the fixtures are ffmpeg's own fMP4 and MPEG-TS segments of its
+// test source), each stream's state in its Durable Object, watched through the live playlist,
+// ended by ENDLIST or by the heartbeat timeout (the object's alarm, on an injected clock), and
+// played afterwards as a video on demand.
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import type { LiveStream } from "../src/durable/live-stream";
+import fmp4Init from "./fixtures/live/fmp4/init.mp4.bin?inline";
+import fmp4Seg0 from "./fixtures/live/fmp4/index0.m4s.bin?inline";
+import fmp4Seg1 from "./fixtures/live/fmp4/index1.m4s.bin?inline";
+import fmp4Seg2 from "./fixtures/live/fmp4/index2.m4s.bin?inline";
+import tsSeg0 from "./fixtures/live/ts/index0.ts.bin?inline";
+import tsSeg1 from "./fixtures/live/ts/index1.ts.bin?inline";
+import {
+  call,
+  callJson,
+  createOrg,
+  dataUrlBytes,
+  readHeaders,
+  SETTLED_MS,
+  writeJson,
+  type TestOrg,
+} from "./helpers";
+
+const FMP4 = {
+  "init.mp4": dataUrlBytes(fmp4Init),
+  "index0.m4s": dataUrlBytes(fmp4Seg0),
+  "index1.m4s": dataUrlBytes(fmp4Seg1),
+  "index2.m4s": dataUrlBytes(fmp4Seg2),
+};
+const TS = { "index0.ts": dataUrlBytes(tsSeg0), "index1.ts": dataUrlBytes(tsSeg1) };
+
+/** ffmpeg's live playlist after `names` (hls_list_size 5), ENDLIST when it stops. */
+function playlist(
+  names: string[],
+  options: { fmp4?: boolean; ended?: boolean; sequence?: number } = {},
+) {
+  return [
+    "#EXTM3U",
+    `#EXT-X-VERSION:${options.fmp4 ? 7 : 3}`,
+    "#EXT-X-TARGETDURATION:1",
+    `#EXT-X-MEDIA-SEQUENCE:${options.sequence ?? 0}`,
+    ...(options.fmp4 ? ['#EXT-X-MAP:URI="init.mp4"'] : []),
+    ...names.flatMap((n) => ["#EXTINF:1.000000,", n]),
+    ...(options.ended ? ["#EXT-X-ENDLIST"] : []),
+    "",
+  ].join("\n");
+}
+
+let org: TestOrg;
+beforeAll(async () => {
+  org = await createOrg({ plan: "enterprise" });
+});
+
+async function createStream(body: Record<string, unknown> = {}) {
+  const created = await writeJson(org, "POST", "/v2/live", { title: "Final round", ...body });
+  expect(created.res.status, JSON.stringify(created.body)).toBe(200);
+  return created.body as {
+    contentKey: string;
+    streamKey: string;
+    ingestBaseUrl: string;
+    ingestUrl: string;
+    isLive: boolean;
+    status: string;
+    live: { state: string; dvrWindowSeconds: number };
+  };
+}
+
+const put = (url: string, body: BodyInit) => call(url, { method: "PUT", body });
+const record = async (contentKey: string) =>
+  (await writeJson(org, "GET", `/v2/live?contentKey=${contentKey}`)).body;
+const e6 = async (contentKey: string) => {
+  const { body } = await callJson(`/v2/videos/?contentKey=${contentKey}`, {
+    headers: readHeaders(org),
+  });
+  return body;
+};
+
+describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
+  it("goes live with the first segments, plays live, and becomes a video on demand at ENDLIST", async () => {
+    const hook = await writeJson(org, "POST", "/v2/webhooks", {
+      url: `${inject("webhookReceiver")}/hooks/live-${Date.now()}`,
+      events: ["live.started", "live.ended", "video.ready", "video.created"],
+    });
+    expect(hook.res.status, JSON.stringify(hook.body)).toBe(200);
+    const stream = await createStream({ dvrWindowSeconds: 600 });
+    expect(stream.streamKey).toMatch(/^lsk_/);
+    expect(stream.ingestUrl).toBe(`${stream.ingestBaseUrl}/index.m3u8`);
+    expect(stream.isLive).toBe(true);
+    expect(stream.live).toMatchObject({ state: "idle", dvrWindowSeconds: 600 });
+    // The key is shown once: the record does not carry it.
+    expect(JSON.stringify(await record(stream.contentKey))).not.toContain(stream.streamKey);
+    // Not listed before the encoder's first segments.
+    expect((await e6(stream.contentKey)).data ?? []).toEqual([]);
+
+    const base = stream.ingestBaseUrl;
+    expect((await put(`${base}/init.mp4`, FMP4["init.mp4"])).status).toBe(201);
+    expect((await put(`${base}/index0.m4s`, FMP4["index0.m4s"])).status).toBe(201);
+    // A retry of the same bytes changes nothing.
+    expect((await put(`${base}/index0.m4s`, FMP4["index0.m4s"])).status).toBe(201);
+    const first = await put(`${base}/index.m3u8`, playlist(["index0.m4s"], { fmp4: true }));
+    expect(first.status).toBe(200);
+    expect(await first.text()).toBe("1 new segment(s)");
+    // The same playlist again: nothing new.
+    expect(
+      await (await put(`${base}/index.m3u8`, playlist(["index0.m4s"], { fmp4: true }))).text(),
+    ).toBe("0 new segment(s)");
+
+    const live = await record(stream.contentKey);
+    expect(live).toMatchObject({ isLive: true, status: "available" });
+    expect(live.live).toMatchObject({ state: "live", segments: 1, recordedSeconds: 1 });
+    const listed = (await e6(stream.contentKey)).data[0];
+    expect(listed).toMatchObject({ contentKey: stream.contentKey, isLive: true });
+    expect(listed.urlHLS).toMatch(/\/live\/[^/]+\/h2-[0-9a-z]+\/index\.m3u8$/);
+
+    const watched = await call(listed.urlHLS);
+    expect(watched.status).toBe(200);
+    expect(watched.headers.get("Cache-Control")).toBe("public, max-age=1");
+    const text = await watched.text();
+    expect(text).toContain('#EXT-X-MAP:URI="u0.mp4"');
+    expect(text).toContain("#EXT-X-PROGRAM-DATE-TIME:");
+    expect(text).not.toContain("#EXT-X-ENDLIST");
+    expect(text).toMatch(/#EXTINF:1\.000,\nu1\.m4s\n$/);
+    // Many viewers at once: the edge cache asks the stream's object at most once (not at all
+    // while the entry above is less than a second old).
+    const ns = env.LIVE_STREAMS;
+    const stub = ns.get(ns.idFromName(stream.contentKey));
+    const reads = () =>
+      runInDurableObject(stub, (object) => (object as unknown as LiveStream).playlistReads);
+    const before = await reads();
+    const viewers = await Promise.all(Array.from({ length: 20 }, () => call(listed.urlHLS)));
+    for (const answer of viewers) expect(await answer.text()).toBe(text);
+    expect((await reads()) - before).toBeLessThanOrEqual(1);
+    const segment = await call(listed.urlHLS.replace("index.m3u8", "u1.m4s"));
+    expect(segment.status).toBe(200);
+    expect(new Uint8Array(await segment.arrayBuffer())).toEqual(FMP4["index0.m4s"]);
+
+    // ffmpeg's -hls_flags delete_segments: acknowledged, and the recording keeps the segment.
+    expect((await call(`${base}/index0.m4s`, { method: "DELETE" })).status).toBe(204);
+    expect((await put(`${base}/index1.m4s`, FMP4["index1.m4s"])).status).toBe(201);
+    // ffmpeg PUTs its last playlist (ENDLIST) before its last segment: the stream ends once
+    // the segment is there, with nothing lost.
+    const last = await put(
+      `${base}/index.m3u8`,
+      playlist(["index1.m4s", "index2.m4s"], { fmp4: true, ended: true, sequence: 1 }),
+    );
+    expect(await last.text()).toBe("1 new segment(s); 1 listed file(s) not received yet");
+    expect((await record(stream.contentKey)).live.state).toBe("live");
+    expect((await put(`${base}/index2.m4s`, FMP4["index2.m4s"])).status).toBe(201);
+
+    const ended = await record(stream.contentKey);
+    expect(ended).toMatchObject({ isLive: false, status: "available", duration: 3 });
+    expect(ended.live).toMatchObject({ state: "ended", segments: 3 });
+    expect(ended.live.endReason).toContain("ENDLIST");
+    const vod = (await e6(stream.contentKey)).data[0];
+    expect(vod.isLive).toBe(false);
+    expect(vod.urlHLS).toMatch(/\/recording\.m3u8$/);
+    const recording = await (await call(vod.urlHLS)).text();
+    expect(recording).toContain("#EXT-X-PLAYLIST-TYPE:VOD");
+    expect(recording.match(/^u\d+\.m4s$/gm)).toEqual(["u1.m4s", "u2.m4s", "u3.m4s"]);
+    expect(recording.trimEnd().endsWith("#EXT-X-ENDLIST")).toBe(true);
+    for (const [n, name] of [
+      [2, "index1.m4s"],
+      [3, "index2.m4s"],
+    ] as const) {
+      const bytes = await call(vod.urlHLS.replace("recording.m3u8", `u${n}.m4s`));
+      expect(new Uint8Array(await bytes.arrayBuffer())).toEqual(FMP4[name]);
+    }
+
+    // The recording's thumbnail: a frame of it (the local ffmpeg frame service), not the
+    // placeholder; JPEG of 1920x1080 checked by the service before it is stored.
+    if (env.FRAMES) {
+      await expect
+        .poll(
+          async () => {
+            const thumbnail = await call(`/thumbnails/${stream.contentKey}.jpg`);
+            await thumbnail.arrayBuffer();
+            // The placeholder's entity tag is "default-…".
+            return `${thumbnail.status} ${thumbnail.headers.get("Content-Type")} ${thumbnail.headers.get("ETag")?.startsWith('"default-') ? "placeholder" : "frame"}`;
+          },
+          { timeout: SETTLED_MS, interval: 100 },
+        )
+        .toBe("200 image/jpeg frame");
+    }
+
+    // After the end: a late segment is refused, a retried last playlist is answered as before.
+    const late = await put(`${base}/index3.m4s`, FMP4["index2.m4s"]);
+    expect(late.status).toBe(409);
+    expect(((await late.json()) as { error: string }).error).toMatch(/has ended/);
+    expect(
+      (await put(`${base}/index.m3u8`, playlist(["index2.m4s"], { fmp4: true, ended: true })))
+        .status,
+    ).toBe(200);
+
+    const { results } = await env.DB.prepare(
+      "select type from webhook_events where organization_id = (select id from organizations where organization_key = ?) and payload like ? order by id",
+    )
+      .bind(org.organizationKey, `%"contentKey":"${stream.contentKey}"%`)
+      .all<{ type: string }>();
+    expect(results.map((r) => r.type)).toEqual([
+      "video.created",
+      "live.started",
+      "live.ended",
+      "video.ready",
+    ]);
+  });
+});
+
+describe("ingest refuses what it cannot take, with the reason", () => {
+  it("answers 4xx for a wrong key, a file that is not HLS, a file too large, a bad name", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    const wrong = base.replace(stream.streamKey, `lsk_${"x".repeat(32)}`);
+    const refused = await put(`${wrong}/index0.ts`, TS["index0.ts"]);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/wrong stream key/);
+    expect((await put(`${base.replace(stream.streamKey, "nope")}/index0.ts`, "x")).status).toBe(
+      403,
+    );
+    const other = `${base.replace(`/${stream.contentKey}/`, "/zzzz9999/")}/index0.ts`;
+    expect((await put(other, TS["index0.ts"])).status).toBe(404);
+
+    const notHls = await put(`${base}/index.m3u8`, "<html>not a playlist</html>");
+    expect(notHls.status).toBe(400);
+    expect(((await notHls.json()) as { error: string }).error).toMatch(/#EXTM3U/);
+    const master = await put(
+      `${base}/index.m3u8`,
+      "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nlow.m3u8\n",
+    );
+    expect(master.status).toBe(400);
+    expect(((await master.json()) as { error: string }).error).toMatch(/multivariant/);
+    const badUri = await put(`${base}/index.m3u8`, "#EXTM3U\n#EXTINF:1,\n../../etc/passwd\n");
+    expect(badUri.status).toBe(400);
+
+    // LIVE_SEGMENT_MAX_BYTES is 1 MiB in the tests (vitest.config.ts).
+    const big = await put(`${base}/big.ts`, new Uint8Array(1024 * 1024 + 1));
+    expect(big.status).toBe(413);
+    const badName = await put(`${base}/index.exe`, "x");
+    expect(badName.status).toBe(400);
+    expect((await record(stream.contentKey)).live.state).toBe("idle");
+  });
+
+  it("rotates the stream key: the old one stops working at once", async () => {
+    const stream = await createStream();
+    const rotated = await writeJson(org, "POST", "/v2/live/key", { contentKey: stream.contentKey });
+    expect(rotated.res.status).toBe(200);
+    expect(rotated.body.streamKey).not.toBe(stream.streamKey);
+    expect((await put(`${stream.ingestBaseUrl}/index0.ts`, TS["index0.ts"])).status).toBe(403);
+    expect((await put(`${rotated.body.ingestBaseUrl}/index0.ts`, TS["index0.ts"])).status).toBe(
+      201,
+    );
+  });
+});
+
+describe("an encoder that stops without ENDLIST", () => {
+  it("ends the stream after the heartbeat timeout (the object's alarm on an injected clock)", async () => {
+    const stream = await createStream({ timeoutSeconds: 30 });
+    const base = stream.ingestBaseUrl;
+    expect((await put(`${base}/index0.ts`, TS["index0.ts"])).status).toBe(201);
+    expect((await put(`${base}/index1.ts`, TS["index1.ts"])).status).toBe(201);
+    expect((await put(`${base}/index.m3u8`, playlist(["index0.ts", "index1.ts"]))).status).toBe(
+      200,
+    );
+    expect((await record(stream.contentKey)).isLive).toBe(true);
+    const live = (await e6(stream.contentKey)).data[0];
+    const text = await (await call(live.urlHLS)).text();
+    expect(text).toContain("#EXT-X-VERSION:3");
+    expect(text).not.toContain("#EXT-X-MAP");
+
+    const ns = env.LIVE_STREAMS;
+    const stub = ns.get(ns.idFromName(stream.contentKey));
+    const heartbeat = Date.parse((await record(stream.contentKey)).live.lastHeartbeat);
+    // Before the timeout: the alarm re-arms itself and the stream stays live.
+    await runInDurableObject(stub, (object) => {
+      const instance = object as unknown as LiveStream;
+      instance.clock = () => heartbeat + 29_000;
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await record(stream.contentKey)).live.state).toBe("live");
+    // Past it: ended, the recording is the video.
+    await runInDurableObject(stub, (object) => {
+      const instance = object as unknown as LiveStream;
+      instance.clock = () => heartbeat + 30_000;
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const ended = await record(stream.contentKey);
+    expect(ended).toMatchObject({ isLive: false, status: "available", duration: 2 });
+    expect(ended.live.endReason).toMatch(/heartbeat timeout/);
+    const vod = (await e6(stream.contentKey)).data[0];
+    expect(vod).toMatchObject({ isLive: false });
+    const recording = await (await call(vod.urlHLS)).text();
+    expect(recording.match(/^u\d+\.ts$/gm)).toEqual(["u0.ts", "u1.ts"]);
+    expect(recording).toContain("#EXT-X-ENDLIST");
+    // No alarm is left.
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
+  });
+});
+
+describe("deleting a live stream", () => {
+  it("deletes its stored files and its state (E5)", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    await put(`${base}/index0.ts`, TS["index0.ts"]);
+    await put(`${base}/index.m3u8`, playlist(["index0.ts"]));
+    const { urlHLS } = (await e6(stream.contentKey)).data[0];
+    const deleted = await writeJson(org, "DELETE", `/v2/content?contentKey=${stream.contentKey}`);
+    expect(deleted.res.status).toBe(200);
+    const listed = await env.MEDIA.list({ prefix: `${stream.contentKey}/live/` });
+    expect(listed.objects).toEqual([]);
+    expect((await call(urlHLS.replace("index.m3u8", "u0.ts"))).status).toBe(404);
+    expect((await put(`${base}/index1.ts`, TS["index1.ts"])).status).toBe(404);
+  });
+});
+
+describe("isLive in every record", () => {
+  it("is true in E6, E13, E16 and the json-feed while the stream runs, false after", async () => {
+    const tag = `golf${Date.now().toString(36)}`;
+    const feed = await writeJson(org, "POST", "/v2/feeds", {
+      name: "Live golf",
+      configuration: { tags: [tag] },
+    });
+    expect(feed.res.status).toBe(200);
+    const stream = await createStream({ tags: [tag] });
+    const base = stream.ingestBaseUrl;
+    const sync = { "X-Service-Sync-Code": org.syncCode };
+    const records = async () => {
+      const e13 = await callJson(
+        `/prod/search_metadata?organization_key=${org.organizationKey}&privateTags=${tag}`,
+        { headers: sync },
+      );
+      const e16 = await callJson(
+        `/get_videos?organization_key=${org.organizationKey}&content_key=${stream.contentKey}`,
+        { headers: sync },
+      );
+      const feedItems = await callJson(`/json-feed?feed=${feed.body.feed_id}&start=0&count=10`);
+      return [
+        (await e6(stream.contentKey)).data[0]?.isLive,
+        e13.body.data.find((r: { content_key: string }) => r.content_key === stream.contentKey)
+          ?.isLive,
+        e16.body.data[0]?.isLive,
+        feedItems.body.find((r: { content_key: string }) => r.content_key === stream.contentKey)
+          ?.video.isLive,
+      ];
+    };
+    expect(await records()).toEqual([undefined, undefined, undefined, undefined]);
+    await put(`${base}/index0.ts`, TS["index0.ts"]);
+    await put(`${base}/index.m3u8`, playlist(["index0.ts"]));
+    expect(await records()).toEqual([true, true, true, true]);
+    await put(`${base}/index1.ts`, TS["index1.ts"]);
+    await put(`${base}/index.m3u8`, playlist(["index0.ts", "index1.ts"], { ended: true }));
+    expect(await records()).toEqual([false, false, false, false]);
+  });
+});
