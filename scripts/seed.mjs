@@ -421,7 +421,7 @@ function bucketName(binding) {
 
 /**
  * Uploads the demo media objects that are missing (or have another size). Locally this opens
- * the bucket through wrangler's getPlatformProxy (the same .wrangler/state as `wrangler dev`):
+ * the bucket through a Miniflare over the same local state as `wrangler dev` (.wrangler/state):
  * one local runtime for all the checks, where `wrangler r2 object get/put` would start one per
  * object (~4 s each). Remotely every object is put with `wrangler r2 object put --remote`
  * (idempotent). Returns the number of objects written.
@@ -450,24 +450,18 @@ async function uploadDemoMedia(data, { remote, persistTo }) {
     }
     return objects.length;
   }
-  const previousLog = process.env.WRANGLER_LOG;
-  process.env.WRANGLER_LOG = "error"; // no "Using secrets defined in .dev.vars" chatter
-  let proxy;
+  // A Miniflare holding only the bucket (wrangler keeps local R2 state in <persist dir>/v3/r2,
+  // by bucket name): getPlatformProxy would load the whole wrangler.toml, whose Durable Object
+  // classes this script does not export, and workerd warns about each of them.
+  const { Miniflare } = await import("miniflare");
+  const proxy = new Miniflare({
+    modules: true,
+    script: "export default {}",
+    r2Buckets: { MEDIA: bucketName("MEDIA") },
+    r2Persist: join(persistTo ?? join(ROOT, ".wrangler", "state"), "v3", "r2"),
+  });
   try {
-    const { getPlatformProxy } = await import("wrangler");
-    proxy = await getPlatformProxy({
-      configPath: join(ROOT, "wrangler.toml"),
-      // wrangler keeps local state in <persist dir>/v3 (default persist dir: .wrangler/state).
-      persist: { path: join(persistTo ?? join(ROOT, ".wrangler", "state"), "v3") },
-      remoteBindings: false,
-    });
-  } finally {
-    // Restored at once: dev.mjs starts `wrangler dev` from this process's environment.
-    if (previousLog === undefined) delete process.env.WRANGLER_LOG;
-    else process.env.WRANGLER_LOG = previousLog;
-  }
-  try {
-    const bucket = proxy.env.MEDIA;
+    const bucket = await proxy.getR2Bucket("MEDIA");
     let written = 0;
     for (const o of objects) {
       const bytes = readFileSync(o.file);
