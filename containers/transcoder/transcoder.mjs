@@ -10,17 +10,12 @@
 //   segment), video only, moov first, timescale T, a keyframe forced at each listed time
 //   (the source's segment boundaries in the chunk) and nowhere by scene cut.
 // GET /healthz: "ok" (the Container's readiness check).
-import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import { errorResponse, readBody, Refused, runFfmpeg, serveFetch } from "./ffmpeg-service.mjs";
 
-/** Whether ffmpeg runs here (without it, streams stay single-variant). */
-export function hasFfmpeg() {
-  return new Promise((resolve) => execFile("ffmpeg", ["-version"], (err) => resolve(!err)));
-}
+export { hasFfmpeg } from "./ffmpeg-service.mjs";
 
 /** A chunk is about two minutes of video: 1080p at 50 Mbit/s is 750 MB; refused past 1 GB. */
 export const MAX_INPUT_BYTES = 1000 * 1000 * 1000;
@@ -29,52 +24,6 @@ export const MAX_INPUT_BYTES = 1000 * 1000 * 1000;
  * takes under a minute on one vCPU at `veryfast`; a crafted file could run for hours.
  */
 export const FFMPEG_TIMEOUT_MS = 10 * 60_000;
-
-class Refused extends Error {
-  constructor(status, message) {
-    super(message);
-    this.status = status;
-  }
-}
-
-/** ffmpeg with a time bound (SIGKILL); resolves when it exits 0. */
-function runFfmpeg(args, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const child = spawn("ffmpeg", args, { stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    let stopped = false;
-    const timer = setTimeout(() => {
-      stopped = true;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.stderr.on("data", (d) => {
-      if (err.length < 4096) err += d;
-    });
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      if (stopped)
-        reject(new Refused(504, `ffmpeg took longer than ${timeoutMs} ms and was stopped`));
-      else if (code === 0) resolve();
-      else reject(new Refused(422, `not transcoded: ffmpeg exited ${code}: ${err.slice(0, 300)}`));
-    });
-  });
-}
-
-/** The request's body, refused (413) past `max` bytes without reading further. */
-async function readBody(body, max) {
-  const chunks = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > max) throw new Refused(413, `the chunk is larger than ${max} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
 
 /** What a request asks for, checked: numbers in range, keyframe times ascending from 0. */
 export function parseRung(searchParams) {
@@ -169,12 +118,11 @@ export async function transcoderResponse(request, { timeoutMs = FFMPEG_TIMEOUT_M
     dir = await mkdtemp(join(tmpdir(), "transcode-"));
     const input = join(dir, "in.mp4");
     const output = join(dir, "out.mp4");
-    await writeFile(input, await readBody(request.body, MAX_INPUT_BYTES));
-    await runFfmpeg(transcodeArgs(input, output, rung), timeoutMs);
+    await writeFile(input, await readBody(request.body, MAX_INPUT_BYTES, "the chunk"));
+    await runFfmpeg(transcodeArgs(input, output, rung), timeoutMs, "not transcoded");
     return new Response(await readFile(output), { headers: { "Content-Type": "video/mp4" } });
   } catch (err) {
-    if (err instanceof Refused) return new Response(err.message, { status: err.status });
-    return new Response(String(err), { status: 500 });
+    return errorResponse(err);
   } finally {
     if (dir) await rm(dir, { recursive: true, force: true });
   }
@@ -182,31 +130,5 @@ export async function transcoderResponse(request, { timeoutMs = FFMPEG_TIMEOUT_M
 
 /** Serves transcoderResponse; resolves to its URL and a close function. */
 export function startTranscoderServer({ port = 0, host = "127.0.0.1", ...options } = {}) {
-  const server = createServer(async (req, res) => {
-    let response;
-    try {
-      response = await transcoderResponse(
-        new Request(`http://${host}${req.url}`, {
-          method: req.method,
-          headers: req.headers,
-          body: req.method === "POST" ? Readable.toWeb(req) : undefined,
-          duplex: "half",
-        }),
-        options,
-      );
-    } catch (err) {
-      response = new Response(String(err), { status: 500 });
-    }
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  return new Promise((resolve) => {
-    server.listen(port, host, () => {
-      const { port: bound } = server.address();
-      resolve({
-        url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${bound}`,
-        close: () => new Promise((done) => server.close(() => done())),
-      });
-    });
-  });
+  return serveFetch((request) => transcoderResponse(request, options), { port, host });
 }

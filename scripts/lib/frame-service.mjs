@@ -3,18 +3,20 @@
 // bars around), made by ffmpeg. npm run dev serves it on a loopback port (FRAME_SERVICE_URL);
 // the workers tests bind it as the FRAMES service (vitest.config.ts). src/media/frames.ts is
 // the worker's side.
-import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import {
+  errorResponse,
+  readBody,
+  Refused,
+  runFfmpeg,
+  serveFetch,
+} from "../../containers/transcoder/ffmpeg-service.mjs";
 
 /** Whether ffmpeg runs on this machine (without it the service keeps its placeholder thumbnail). */
-export function hasFfmpeg() {
-  return new Promise((resolve) => execFile("ffmpeg", ["-version"], (err) => resolve(!err)));
-}
+export { hasFfmpeg } from "../../containers/transcoder/ffmpeg-service.mjs";
 
 /**
  * What this stand-in accepts, as Media Transformations documents its own limits (an input under
@@ -29,62 +31,12 @@ export const MAX_TIME_SECONDS = 600;
  */
 export const FFMPEG_TIMEOUT_MS = 15_000;
 
-class Refused extends Error {
-  constructor(status, message) {
-    super(message);
-    this.status = status;
-  }
-}
-
 /**
- * ffmpeg with a time bound (killed, SIGKILL, once `timeoutMs` have passed). The input is read
- * only as an MP4/MOV (the mov demuxer, forced: never a playlist, a concat list or an image
- * sequence ffmpeg would otherwise detect) and only through the file protocol; the demuxer's
- * external data references (drefs) stay off.
+ * ffmpeg's arguments for one frame of the MP4/MOV file at `input` (a path of our own). The input
+ * is read only as an MP4/MOV (the mov demuxer, forced: never a playlist, a concat list or an
+ * image sequence ffmpeg would otherwise detect) and only through the file protocol; the
+ * demuxer's external data references (drefs) stay off.
  */
-function runFfmpeg(args, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const child = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] });
-    const out = [];
-    let err = "";
-    let stopped = false;
-    // SIGKILL: ffmpeg busy in a crafted file does not stop on SIGTERM. The answer waits for
-    // 'close', so no ffmpeg outlives its request.
-    const timer = setTimeout(() => {
-      stopped = true;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.stdout.on("data", (d) => out.push(d));
-    child.stderr.on("data", (d) => {
-      if (err.length < 4096) err += d;
-    });
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      if (stopped)
-        reject(new Refused(504, `ffmpeg took longer than ${timeoutMs} ms and was stopped`));
-      else if (code === 0) resolve(Buffer.concat(out));
-      else reject(new Refused(422, `no frame: ffmpeg exited ${code}: ${err.slice(0, 300)}`));
-    });
-  });
-}
-
-/** The request's body, refused (413) past `max` bytes without reading further. */
-async function readBody(body, max) {
-  const chunks = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > max) throw new Refused(413, `the video is larger than ${max} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** ffmpeg's arguments for one frame of the MP4/MOV file at `input` (a path of our own). */
 export function frameArgs(input, { time, width, height }) {
   const fit = `scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:-1:-1:color=black,format=yuvj420p`;
   return [
@@ -147,13 +99,12 @@ export async function frameResponse(request, { timeoutMs = FFMPEG_TIMEOUT_MS } =
   const dir = await mkdtemp(join(tmpdir(), "frame-"));
   try {
     const input = join(dir, "video.mp4");
-    await writeFile(input, await readBody(request.body, MAX_INPUT_BYTES));
-    const jpeg = await runFfmpeg(frameArgs(input, { time, width, height }), timeoutMs);
+    await writeFile(input, await readBody(request.body, MAX_INPUT_BYTES, "the video"));
+    const jpeg = await runFfmpeg(frameArgs(input, { time, width, height }), timeoutMs, "no frame");
     if (jpeg.length === 0) return new Response(`no frame at ${time} s`, { status: 422 });
     return new Response(jpeg, { headers: { "Content-Type": "image/jpeg" } });
   } catch (err) {
-    if (err instanceof Refused) return new Response(err.message, { status: err.status });
-    return new Response(String(err), { status: 500 });
+    return errorResponse(err);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -170,9 +121,9 @@ export function rememberingFrameService(entries = 32, options = {}) {
     if (request.method !== "POST" || !request.body) return frameResponse(request, options);
     let body;
     try {
-      body = await readBody(request.body, MAX_INPUT_BYTES);
+      body = await readBody(request.body, MAX_INPUT_BYTES, "the video");
     } catch (err) {
-      if (err instanceof Refused) return new Response(err.message, { status: err.status });
+      if (err instanceof Refused) return errorResponse(err);
       throw err;
     }
     const key = `${createHash("sha256").update(body).digest("hex")} ${new URL(request.url).search}`;
@@ -199,32 +150,5 @@ export const FRAME_SERVICE_HOST = "127.0.0.1";
  * a close function.
  */
 export function startFrameServer({ port = 0, ...options } = {}) {
-  const handle = rememberingFrameService(32, options);
-  const server = createServer(async (req, res) => {
-    let response;
-    try {
-      response = await handle(
-        new Request(`http://${FRAME_SERVICE_HOST}${req.url}`, {
-          method: req.method,
-          headers: req.headers,
-          body: req.method === "POST" ? Readable.toWeb(req) : undefined,
-          duplex: "half",
-        }),
-      );
-    } catch (err) {
-      response = new Response(String(err), { status: 500 });
-    }
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  return new Promise((resolve) => {
-    server.listen(port, FRAME_SERVICE_HOST, () => {
-      const { address, port: bound } = server.address();
-      resolve({
-        url: `http://${FRAME_SERVICE_HOST}:${bound}`,
-        address,
-        close: () => new Promise((done) => server.close(() => done())),
-      });
-    });
-  });
+  return serveFetch(rememberingFrameService(32, options), { port, host: FRAME_SERVICE_HOST });
 }

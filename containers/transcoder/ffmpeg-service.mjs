@@ -1,0 +1,106 @@
+// What the service's two ffmpeg programs share: the rendition transcoder (this folder, the
+// Container image) and the local frame service (scripts/lib/frame-service.mjs, the stand-in for
+// Media Transformations). Each takes a video in a request body, runs ffmpeg on it under a time
+// bound and answers a fetch-style Response; this module is that part, said once.
+import { execFile, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { Readable } from "node:stream";
+
+/** Whether ffmpeg runs on this machine. */
+export function hasFfmpeg() {
+  return new Promise((resolve) => execFile("ffmpeg", ["-version"], (err) => resolve(!err)));
+}
+
+/** A request refused with an HTTP status and a message naming the problem. */
+export class Refused extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/**
+ * ffmpeg with a time bound (SIGKILL once `timeoutMs` have passed: ffmpeg busy in a crafted file
+ * does not stop on SIGTERM); resolves to what it wrote to stdout when it exits 0. The answer
+ * waits for 'close', so no ffmpeg outlives its request. `failure` starts the 422 message.
+ */
+export function runFfmpeg(args, timeoutMs, failure) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const out = [];
+    let err = "";
+    let stopped = false;
+    const timer = setTimeout(() => {
+      stopped = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.stdout.on("data", (d) => out.push(d));
+    child.stderr.on("data", (d) => {
+      if (err.length < 4096) err += d;
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (stopped)
+        reject(new Refused(504, `ffmpeg took longer than ${timeoutMs} ms and was stopped`));
+      else if (code === 0) resolve(Buffer.concat(out));
+      else reject(new Refused(422, `${failure}: ffmpeg exited ${code}: ${err.slice(0, 300)}`));
+    });
+  });
+}
+
+/** The request's body, refused (413) past `max` bytes without reading further. */
+export async function readBody(body, max, what) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) throw new Refused(413, `${what} is larger than ${max} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The answer to an error: a Refused with its status, anything else a 500. */
+export function errorResponse(err) {
+  if (err instanceof Refused) return new Response(err.message, { status: err.status });
+  return new Response(String(err), { status: 500 });
+}
+
+/**
+ * Serves a fetch-style handler (Request → Response) over Node's HTTP server on `host:port`
+ * (0: a free port); resolves to its URL (loopback when listening on every address), the
+ * address it listens on and a close function.
+ */
+export function serveFetch(handle, { port = 0, host = "127.0.0.1" } = {}) {
+  const server = createServer(async (req, res) => {
+    let response;
+    try {
+      response = await handle(
+        new Request(`http://${host}${req.url}`, {
+          method: req.method,
+          headers: req.headers,
+          body: req.method === "POST" ? Readable.toWeb(req) : undefined,
+          duplex: "half",
+        }),
+      );
+    } catch (err) {
+      response = errorResponse(err);
+    }
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  return new Promise((resolve) => {
+    server.listen(port, host, () => {
+      const { address, port: bound } = server.address();
+      resolve({
+        url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${bound}`,
+        address,
+        close: () => new Promise((done) => server.close(() => done())),
+      });
+    });
+  });
+}
