@@ -54,6 +54,48 @@ import { emitWebhookEvent } from "../webhooks/emit";
 import { destroyLiveStream } from "../live/objects";
 import type { Deps, Origins } from "../deps";
 
+/** The metadata a create body may give: E1's fields (POST /v2/live takes a subset of them). */
+export type NewContentMetadata = Partial<
+  Pick<
+    CreateContentBody,
+    | "title"
+    | "description"
+    | "thumbnailUrl"
+    | "categories"
+    | "tags"
+    | "events"
+    | "customFields"
+    | "translations"
+    | "subtitles"
+    | "signedPlayback"
+    | "enforcePlaybackWindows"
+    | "adTagUrl"
+    | "itemPlacements"
+  >
+>;
+
+/**
+ * A new record's metadata columns from its create body, with their defaults: one list for every
+ * way a video is created (E1, a live stream), so a field added to E1 reaches them all.
+ */
+export function newContentMetadata(body: NewContentMetadata) {
+  return {
+    title: body.title ?? "",
+    description: body.description ?? "",
+    thumbnailUrl: body.thumbnailUrl ?? null,
+    categories: body.categories ?? [],
+    tags: body.tags ?? [],
+    events: body.events ?? [],
+    customFields: body.customFields ?? [],
+    translations: body.translations ?? [],
+    subtitles: body.subtitles ?? [],
+    signedPlayback: body.signedPlayback ?? null,
+    enforcePlaybackWindows: body.enforcePlaybackWindows ?? null,
+    adTagUrl: body.adTagUrl ?? null,
+    itemPlacements: body.itemPlacements ?? [],
+  };
+}
+
 export function toContentObject(c: Content, urls: Origins): ContentObject {
   return {
     contentKey: c.contentKey,
@@ -196,20 +238,8 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
       organizationId: scope.organizationId,
       subOrganizationId: scope.subOrganizationId,
       contentKey,
-      title: body.title ?? "",
-      description: body.description ?? "",
-      thumbnailUrl: body.thumbnailUrl ?? null,
-      categories: body.categories ?? [],
-      tags: body.tags ?? [],
-      events: body.events ?? [],
-      customFields: body.customFields ?? [],
-      translations: body.translations ?? [],
-      subtitles: body.subtitles ?? [],
+      ...newContentMetadata(body),
       isLive: body.isLive ?? false,
-      signedPlayback: body.signedPlayback ?? null,
-      enforcePlaybackWindows: body.enforcePlaybackWindows ?? null,
-      adTagUrl: body.adTagUrl ?? null,
-      itemPlacements: body.itemPlacements ?? [],
       contentSize: body.contentSize,
       suffix,
       mediaKey: key,

@@ -15,7 +15,7 @@ import type { LiveStreamBody } from "../../schemas/live";
 import { randomAlphanumeric, sha256Hex } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import { liveObjectKey, RECORDING_PLAYLIST } from "../../storage/layout";
-import { toContentObject } from "../content/content";
+import { newContentMetadata, toContentObject } from "../content/content";
 import type { Deps } from "../deps";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { type IngestAnswer, type LiveStatus, type LiveStreams, streamObject } from "./objects";
@@ -55,19 +55,9 @@ export async function createLiveStream(deps: LiveDeps, scope: ContentScope, body
       organizationId: scope.organizationId,
       subOrganizationId: scope.subOrganizationId,
       contentKey,
-      title: body.title ?? "",
-      description: body.description ?? "",
-      thumbnailUrl: body.thumbnailUrl ?? null,
-      categories: body.categories ?? [],
-      tags: body.tags ?? [],
-      events: body.events ?? [],
-      customFields: body.customFields ?? [],
-      translations: body.translations ?? [],
-      subtitles: body.subtitles ?? [],
+      ...newContentMetadata(body),
       isLive: true,
       liveState: "idle",
-      signedPlayback: body.signedPlayback ?? null,
-      enforcePlaybackWindows: body.enforcePlaybackWindows ?? null,
       contentSize: 0,
       suffix: ".m3u8",
       mediaKey: liveObjectKey(contentKey, 0, RECORDING_PLAYLIST),
