@@ -3,7 +3,7 @@
 // reads the headers and answers 401 when these return null.
 //
 // Hot reads check credentials on every request, so a successful lookup is kept in the isolate
-// (./recent-lookups.ts): revoking or rotating a credential, or changing an organization's plan
+// (./kept-lookups.ts): revoking or rotating a credential, or changing an organization's plan
 // or entitlements, takes effect everywhere within CREDENTIAL_CACHE_SECONDS (default 30), and at
 // once in the isolate that made the change.
 import {
@@ -17,7 +17,7 @@ import {
 import type { SubOrganization } from "../db/schema";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 import { requireEntitlement } from "./entitlements";
-import { remembered, type LookupDeps } from "./recent-lookups";
+import { keptLookup, type LookupDeps } from "./kept-lookups";
 
 export type { OrganizationWithNetwork };
 
@@ -26,7 +26,7 @@ export type CredentialDeps = LookupDeps;
 
 /** Read credentials and player traffic: the sync code. */
 export function organizationBySyncCode(deps: CredentialDeps, syncCode: string) {
-  return remembered(
+  return keptLookup(
     deps,
     `sync\u0000${syncCode}`,
     () => findOrganizationBySyncCode(deps.db, syncCode),
@@ -36,7 +36,7 @@ export function organizationBySyncCode(deps: CredentialDeps, syncCode: string) {
 
 /** Report credentials: organization_key (with the sync code, checked by the caller). */
 export function organizationByKey(deps: CredentialDeps, organizationKey: string) {
-  return remembered(
+  return keptLookup(
     deps,
     `key\u0000${organizationKey}`,
     () => findOrganizationByKey(deps.db, organizationKey),
@@ -47,7 +47,7 @@ export function organizationByKey(deps: CredentialDeps, organizationKey: string)
 /** Write credentials: an API token (Authorization: Bearer). */
 export async function organizationByToken(deps: CredentialDeps, token: string) {
   const hash = await sha256Hex(token);
-  return remembered(
+  return keptLookup(
     deps,
     `token\u0000${hash}`,
     () => findOrganizationByTokenHash(deps.db, hash),
@@ -62,7 +62,7 @@ export async function organizationByKeyAndSecret(
   apiKey: string,
   apiSecret: string,
 ) {
-  const candidate = await remembered(
+  const candidate = await keptLookup(
     deps,
     `apikey\u0000${apiKey}`,
     () => findOrganizationByApiKey(deps.db, apiKey),
@@ -82,7 +82,7 @@ export async function subOrganizationOf(
   org: OrganizationWithNetwork,
   mmiKey: string,
 ): Promise<SubOrganization | null> {
-  const sub = await remembered(deps, `mmi\u0000${org.id}\u0000${mmiKey}`, () =>
+  const sub = await keptLookup(deps, `mmi\u0000${org.id}\u0000${mmiKey}`, () =>
     findSubOrganization(deps.db, org.id, mmiKey),
   );
   if (sub) requireEntitlement(org, "mmi", "X-Service-MMI-Key");

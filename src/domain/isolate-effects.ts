@@ -13,7 +13,7 @@ import {
   forgetOrganization,
   type MovedVersions,
   organizationVersionsMoved,
-} from "./recent-lookups";
+} from "./kept-lookups";
 
 /** What a write moved: catalogChanged and statisticsChanged return it. */
 export interface Moved {

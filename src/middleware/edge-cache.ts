@@ -1,7 +1,7 @@
 // Repeated reads answered from the edge (the Workers Cache API, per Cloudflare location, and in
-// front of it the isolate's own memory for the hottest answers: hot-answers.ts) without a D1
+// front of it the isolate's own memory for the hottest answers: isolate-answers.ts) without a D1
 // query beyond the credential check, which is itself kept in the isolate
-// (domain/recent-lookups.ts).
+// (domain/kept-lookups.ts).
 //
 // Freshness: the key holds the organization's catalog version (and its network's for network
 // listings, its statistics version for reports), read with the credentials. Every write goes
@@ -27,7 +27,7 @@ import type { AppEnv } from "../http/context";
 import { edgeCacheKey } from "../shared/edge-cache-key";
 import { offersWriteCredentials } from "./auth";
 import { isolateNow } from "../shared/isolate-memory";
-import { HOT_ANSWER_MAX_BYTES, isolateAnswers } from "./hot-answers";
+import { ISOLATE_ANSWER_MAX_BYTES, isolateAnswers } from "./isolate-answers";
 import { currentRateLimitHeaders } from "./rate-limit";
 
 export interface CachePlan {
@@ -42,7 +42,7 @@ export interface CachePlan {
   latestParts?: (string | number)[];
   /**
    * Writers delete the entry when its source changes (feed files: the key names no version). It
-   * is then never kept in an isolate's memory (hot-answers.ts), which their deletes cannot reach.
+   * is then never kept in an isolate's memory (isolate-answers.ts), which their deletes cannot reach.
    */
   deletedOnChange?: true;
 }
@@ -116,7 +116,7 @@ interface Computation {
 }
 const computing = new Map<string, Computation>();
 
-/** The answers this isolate kept most recently (hot-answers.ts): a hit there asks no cache. */
+/** The answers this isolate kept most recently (isolate-answers.ts): a hit there asks no cache. */
 const hot = isolateAnswers();
 
 /**
@@ -175,13 +175,14 @@ export function edgeCache(policy: CachePolicy): MiddlewareHandler<AppEnv> {
     const inMemory = !plan.deletedOnChange;
     const latest = inMemory ? latestKey(c, plan) : null;
     const staleMs = c.get("config").edgeStaleSeconds * 1000;
-    const remembered = inMemory ? hot.get(key, isolateNow()) : null;
-    if (remembered) return answer(remembered.body, new Headers(remembered.headers), "hit");
+    const kept = inMemory ? hot.get(key, isolateNow()) : null;
+    if (kept) return answer(kept.body, new Headers(kept.headers), "hit");
     const hit = await cache.match(key);
     if (hit) {
       // Kept in memory too when small: the entry's remaining TTL, from when it was computed.
       const length = Number(hit.headers.get("Content-Length") ?? Infinity);
-      if (!inMemory || length > HOT_ANSWER_MAX_BYTES) return answer(hit.body, hit.headers, "hit");
+      if (!inMemory || length > ISOLATE_ANSWER_MAX_BYTES)
+        return answer(hit.body, hit.headers, "hit");
       const kept = { body: await hit.arrayBuffer(), headers: [...hit.headers] };
       const ageMs = isolateNow() - Number(hit.headers.get(COMPUTED_AT));
       if (ageMs >= 0) hot.set(key, kept, plan.ttlSeconds * 1000 - ageMs, isolateNow());

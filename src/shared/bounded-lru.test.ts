@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hotAnswers } from "../middleware/hot-answers";
+import { unregisteredAnswers } from "../middleware/isolate-answers";
 import { BoundedLru } from "./bounded-lru";
 
 // Values sized by their length; at most 30 s whatever the TTL.
@@ -46,9 +46,9 @@ describe("BoundedLru", () => {
   });
 });
 
-describe("hotAnswers", () => {
+describe("unregisteredAnswers", () => {
   it("counts an answer's body and headers", () => {
-    const hot = hotAnswers(1000, 500);
+    const hot = unregisteredAnswers(1000, 500);
     hot.set("k", { body: new ArrayBuffer(100), headers: [["etag", '"abc"']] }, 60_000, 0);
     expect(hot.size).toEqual({ entries: 1, total: 100 + 4 + 5 });
   });

@@ -17,7 +17,7 @@ import { randomAlphanumeric } from "../../shared/crypto";
 import { notFound } from "../../shared/errors";
 import { catalogChanged } from "../catalog-changed";
 import type { Deps } from "../deps";
-import { remembered, type LookupDeps } from "../recent-lookups";
+import { keptLookup, type LookupDeps } from "../kept-lookups";
 import { feedMetadata, markFeedsOfVideos } from "./membership";
 import { rebuildFeeds } from "./publisher";
 
@@ -36,8 +36,8 @@ async function ownFeed(deps: Pick<Deps, "db">, scope: ContentScope, feedId: stri
 }
 
 /**
- * A feed as its public reads (E15, json-feed) see it, remembered in the isolate like a
- * credential (../recent-lookups.ts: dropped there at once by a change of its organization,
+ * A feed as its public reads (E15, json-feed) see it, kept in the isolate like a
+ * credential (../kept-lookups.ts: dropped there at once by a change of its organization,
  * elsewhere within CREDENTIAL_CACHE_SECONDS, the bound its cached answers have anyway); read
  * from D1 for a request reading its own writes. Null for an unknown feed.
  */
@@ -60,7 +60,7 @@ export function publicFeed(
       }
     );
   };
-  return deps.readsOwnWrites ? load() : remembered(deps, `feed\u0000${feedId}`, load);
+  return deps.readsOwnWrites ? load() : keptLookup(deps, `feed\u0000${feedId}`, load);
 }
 
 export type PublicFeed = Pick<

@@ -16,7 +16,7 @@ import type { PlayerAutoplay } from "../../db/schema-player";
 import { feedFileKeys } from "../../storage/layout";
 import type { Origins } from "../deps";
 import { embedPlayback, type EmbedSubtitle } from "../embed";
-import { remembered, type LookupDeps } from "../recent-lookups";
+import { keptLookup, type LookupDeps } from "../kept-lookups";
 import { DEFAULT_ACCENT } from "./configurations";
 
 /** The id the player reports when it runs without a configuration. */
@@ -56,14 +56,14 @@ export interface PlayerAnswer {
 
 /**
  * The versions the answer for a video is cached under (its row's revision, its organization's
- * player version), remembered in the isolate like a credential: a write drops it here at once
+ * player version), kept in the isolate like a credential: a write drops it here at once
  * (catalogChanged, playerChanged), other isolates within CREDENTIAL_CACHE_SECONDS.
  */
 export function playerAnswerVersions(
   deps: LookupDeps,
   contentKey: string,
 ): Promise<PlayerVersions | null> {
-  return remembered(deps, `player\u0000${contentKey}`, () => playerVersions(deps.db, contentKey));
+  return keptLookup(deps, `player\u0000${contentKey}`, () => playerVersions(deps.db, contentKey));
 }
 
 function playerSettingsOf(config: PlayerConfiguration | null, origins: Origins) {

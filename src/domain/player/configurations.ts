@@ -70,7 +70,7 @@ export function playerConfigurationView(c: PlayerConfiguration) {
 
 /**
  * After a write of what the player shows: the organization's player version moves, so GET
- * /v2/player asks new keys. Its remembered versions (domain/player/answer.ts) are dropped here
+ * /v2/player asks new keys. Its kept versions (domain/player/answer.ts) are dropped here
  * at once (a move of no credential version drops the organization's other lookups and keeps its
  * credentials), elsewhere within the credential cache.
  */

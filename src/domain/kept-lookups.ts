@@ -8,7 +8,7 @@
 import type { Db } from "../db/client";
 import { approximateBytes, isolateStore } from "../shared/isolate-memory";
 
-/** What a remembered lookup needs: the database, the clock and the bound. */
+/** What a kept lookup needs: the database, the clock and the bound. */
 export interface LookupDeps {
   db: Db;
   nowMs: number;
@@ -33,7 +33,7 @@ const entries = isolateStore<Entry>({
   sizeOf: (entry) => 64 + approximateBytes(entry.value),
 });
 
-export async function remembered<T extends { id: number } | { organizationId: number }>(
+export async function keptLookup<T extends { id: number } | { organizationId: number }>(
   deps: LookupDeps,
   key: string,
   load: () => Promise<T | null>,
@@ -78,7 +78,7 @@ export interface MovedVersions {
 
 /**
  * After a write that moved only the organization's versions (a video or feed change, counted
- * statistics): its remembered records take the new versions in place, so the next reads in this
+ * statistics): its kept records take the new versions in place, so the next reads in this
  * isolate ask the new cache keys without reloading the credentials from D1 all at once (every
  * reader of the organization did, after every write); what else is kept of it (a feed's version,
  * sub-organizations) is dropped as forgetOrganization drops it. Other isolates see the versions

@@ -8,35 +8,35 @@
 import { BoundedLru } from "../shared/bounded-lru";
 import { isolateStore } from "../shared/isolate-memory";
 
-export interface HotAnswer {
+export interface IsolateAnswer {
   body: ArrayBuffer;
   headers: [string, string][];
 }
 
 /** The memory all entries may take (an isolate has 128 MB) and the largest one kept. */
-export const HOT_ANSWERS_BYTES = 8 * 1024 * 1024;
-export const HOT_ANSWER_MAX_BYTES = 512 * 1024;
+export const ISOLATE_ANSWERS_BYTES = 8 * 1024 * 1024;
+export const ISOLATE_ANSWER_MAX_BYTES = 512 * 1024;
 /** However long an entry's TTL: a kept answer is asked of the Cache API again after this. */
 const MAX_AGE_MS = 30_000;
 
-const answerBytes = (answer: HotAnswer) =>
+const answerBytes = (answer: IsolateAnswer) =>
   answer.body.byteLength + answer.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
 
 /** The isolate's store of edge answers (edge-cache.ts), registered with its budget. */
-export const isolateAnswers = (): BoundedLru<HotAnswer> =>
+export const isolateAnswers = (): BoundedLru<IsolateAnswer> =>
   isolateStore({
     name: "edge answers",
-    bytes: HOT_ANSWERS_BYTES,
-    maxEntryBytes: HOT_ANSWER_MAX_BYTES,
+    bytes: ISOLATE_ANSWERS_BYTES,
+    maxEntryBytes: ISOLATE_ANSWER_MAX_BYTES,
     maxAgeMs: MAX_AGE_MS,
     sizeOf: answerBytes,
   });
 
 /** Hot answers bounded in bytes, unregistered (tests; TTLs in ms: `set(key, answer, ttlMs, now)`). */
-export function hotAnswers(
-  capacity = HOT_ANSWERS_BYTES,
-  maxEntryBytes = HOT_ANSWER_MAX_BYTES,
-): BoundedLru<HotAnswer> {
+export function unregisteredAnswers(
+  capacity = ISOLATE_ANSWERS_BYTES,
+  maxEntryBytes = ISOLATE_ANSWER_MAX_BYTES,
+): BoundedLru<IsolateAnswer> {
   return new BoundedLru(
     { capacity, maxEntrySize: maxEntryBytes, maxAgeMs: MAX_AGE_MS },
     answerBytes,

@@ -2,12 +2,12 @@
 // versions in place (no reload), anything else of it is dropped, other organizations are untouched.
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
-import { organizationVersionsMoved, remembered, type LookupDeps } from "./recent-lookups";
+import { organizationVersionsMoved, keptLookup, type LookupDeps } from "./kept-lookups";
 
 const deps: LookupDeps = { db: {} as Db, nowMs: 1_000, credentialCacheMs: 30_000 };
 let next = 1_000_000;
 
-/** A remembered lookup that counts its loads. */
+/** A kept lookup that counts its loads. */
 function lookup<T extends { id: number } | { organizationId: number }>(
   key: string,
   value: () => T,
@@ -15,7 +15,7 @@ function lookup<T extends { id: number } | { organizationId: number }>(
 ) {
   let loads = 0;
   const read = () =>
-    remembered(
+    keptLookup(
       deps,
       key,
       async () => {
