@@ -41,7 +41,11 @@ export type DependsOn = (c: Context<AppEnv>) => readonly Dependency[] | null;
 /** The domain predicate `decide`, applied to the query as `schema` validates it. */
 export function dependsOnQuery<S extends ZodType>(
   schema: S,
-  decide: (caller: AppEnv["Variables"]["auth"], query: output<S>) => readonly Dependency[],
+  decide: (
+    caller: AppEnv["Variables"]["auth"],
+    query: output<S>,
+    params: Record<string, string>,
+  ) => readonly Dependency[],
 ): DependsOn {
   return (c) => {
     // As the route's validator reads the query: a repeated parameter is an array.
@@ -52,7 +56,7 @@ export function dependsOnQuery<S extends ZodType>(
       ]),
     );
     const parsed = schema.safeParse(query);
-    return parsed.success ? decide(c.get("auth"), parsed.data) : null;
+    return parsed.success ? decide(c.get("auth"), parsed.data, c.req.param()) : null;
   };
 }
 
@@ -83,41 +87,34 @@ export function catalogPolicy(dependsOn: DependsOn = () => ["catalog"]): CachePo
   };
 }
 
-interface StatsReads {
-  /**
-   * The answer reads the catalog (video records, an E6 selection of videos, live videos): the
-   * catalog version joins the key. Otherwise it is statistics rows only, and a catalog write
-   * leaves it cached. A caller narrowed to a sub-organization always reads the catalog (which
-   * of the organization's videos are its own).
-   */
-  catalog?: (c: Context<AppEnv>) => boolean;
-  /** The answer shows network videos (the network's version and the country join the key). */
-  network?: (c: Context<AppEnv>) => boolean;
-}
-
 /**
  * E7–E12: keyed by the statistics version, and by the catalog version when the answer reads
  * the catalog; short-lived while the range reaches days that can still receive events. `range`
- * names the date parameters.
+ * names the date parameters; `dependsOn` (the domain's predicate, dependsOnQuery) says whether
+ * the answer reads the catalog (video records, an E6 selection, live videos) or shows network
+ * videos. A caller narrowed to a sub-organization always reads the catalog (which of the
+ * organization's videos are its own).
  */
 export function statsPolicy(
   range: { start: string; end: string },
-  reads: StatsReads = {},
+  dependsOn: DependsOn = () => ["statistics"],
 ): CachePolicy {
   return (c) => {
     const end = c.req.query(range.end) ?? "";
     if (dayStart(end) === null || dayStart(c.req.query(range.start) ?? "") === null) return null; // a 400: nothing to keep
     const { subOrg } = c.get("auth");
     const closed = isClosedDay(end, isolateNow(), c.get("config").eventsMaxAgeDays);
-    const readsCatalog = subOrg !== null || (reads.catalog?.(c) ?? false);
-    const showsNetwork = reads.network?.(c) ?? false;
-    const dependsOn: Dependency[] = [
+    const declared = dependsOn(c);
+    if (declared === null) return null; // a 400: nothing to keep
+    const readsCatalog = subOrg !== null || declared.includes("catalog");
+    const showsNetwork = declared.includes("network");
+    const keyedBy: Dependency[] = [
       "statistics",
       ...(readsCatalog ? (["catalog"] as const) : []),
       ...(showsNetwork ? (["network"] as const) : []),
     ];
     return {
-      parts: [...callerVersionParts(c, dependsOn), ...(showsNetwork ? [networkCountry(c)] : [])],
+      parts: [...callerVersionParts(c, keyedBy), ...(showsNetwork ? [networkCountry(c)] : [])],
       ttlSeconds: closed ? CLOSED_STATS_TTL_SECONDS : RECENT_STATS_TTL_SECONDS,
     };
   };

@@ -29,6 +29,7 @@ import {
 import type { AnalyticsType } from "../../schemas/reports";
 import { DAY_MS, dayRange, dayStart, endOfDay, utcDay } from "../../shared/dates";
 import { invalid } from "../../shared/errors";
+import type { Dependency } from "../../shared/versions";
 import { videoQuery, type Requester, type VideoFilterParams } from "../catalog/video-query";
 import { requireEntitlement } from "../entitlements";
 
@@ -115,6 +116,21 @@ export function selectsVideos(
   q: Partial<Record<(typeof E6_FILTERS)[number] | "networkVideos", string>>,
 ): boolean {
   return E6_FILTERS.some((f) => q[f] !== undefined) || q.networkVideos === "1";
+}
+
+/**
+ * What E7 reads besides statistics rows: the catalog when an E6 filter or type livestream
+ * selects videos, the network's catalog with networkVideos=1.
+ */
+export function analyticsDependsOn(
+  type: string,
+  q: Parameters<typeof selectsVideos>[0],
+): Dependency[] {
+  return [
+    "statistics",
+    ...(type === "livestream" || selectsVideos(q) ? (["catalog"] as const) : []),
+    ...(q.networkVideos === "1" ? (["network"] as const) : []),
+  ];
 }
 
 /**

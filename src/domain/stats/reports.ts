@@ -32,6 +32,7 @@ import {
   VIEWER_VIDEO_COUNTERS,
 } from "../../shared/counters";
 import { dayRange, endOfDay } from "../../shared/dates";
+import type { Dependency } from "../../shared/versions";
 import { invalid } from "../../shared/errors";
 import { mapped, paged, type JsonPart } from "../../shared/json-stream";
 import { requireEntitlement } from "../entitlements";
@@ -373,6 +374,13 @@ function ecommerceVideoInfo(c: Content, windows: Syndication[], staticUrl: strin
   };
 }
 
+/** What E12 reads besides statistics rows: the catalog when it adds video_info. */
+export function ecommerceReportDependsOn(
+  q: Pick<EcommerceParams, "include_video_data">,
+): Dependency[] {
+  return q.include_video_data === "1" ? ["statistics", "catalog"] : ["statistics"];
+}
+
 /**
  * ecommerce_stats always; ecommerce_info (the items named in the stats) with
  * include_ecommerce_data=1; video_info (the videos in the stats that still exist) with
@@ -404,7 +412,7 @@ export async function ecommerceReport(ctx: ReportContext, q: EcommerceParams): P
   );
   const db = ctx.db;
   async function* videoInfo() {
-    if (q.include_video_data !== "1") return;
+    if (!ecommerceReportDependsOn(q).includes("catalog")) return;
     // Keys from the statistics, then one catalog query per 200 of them (keys in, records out).
     const keep = keysInSql(scope) ? null : new Set(scope.keys);
     const keys = (await ecommerceKeysInScope(statsDb, scope, "content_key")).filter(

@@ -2,8 +2,8 @@
 // and content key (detailed), narrowed by the E6 filters, paged like E6.
 import { createRoute } from "@hono/zod-openapi";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
-import { selectsVideos } from "../../domain/stats/analytics";
-import { statsPolicy } from "../../middleware/cache-policies";
+import { analyticsDependsOn } from "../../domain/stats/analytics";
+import { dependsOnQuery, statsPolicy } from "../../middleware/cache-policies";
 import { cachedRead, credentials } from "../../middleware/credentials";
 import {
   analyticsParams,
@@ -34,10 +34,7 @@ export const analytics = createRoute({
     "read",
     statsPolicy(
       { start: "startDate", end: "endDate" },
-      {
-        catalog: (c) => c.req.param("type") === "livestream" || selectsVideos(c.req.query()),
-        network: (c) => c.req.query("networkVideos") === "1",
-      },
+      dependsOnQuery(analyticsQuery, (_, q, params) => analyticsDependsOn(params.type ?? "", q)),
     ),
   ),
   request: { params: analyticsParams, query: analyticsQuery },

@@ -1,9 +1,9 @@
 // Reports E8–E12 (`?organization_key=`, spec 4.3): {status: "ok", message: "ok", data}.
 // Entitlements: enterprise_player (E8, E9), viewer_analytics (E10), ecommerce (E12), else 403.
 import { createRoute, z } from "@hono/zod-openapi";
-import { REPORT_MAX_ROWS } from "../../domain/stats/reports";
+import { ecommerceReportDependsOn, REPORT_MAX_ROWS } from "../../domain/stats/reports";
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
-import { statsPolicy } from "../../middleware/cache-policies";
+import { dependsOnQuery, statsPolicy } from "../../middleware/cache-policies";
 import { cachedRead } from "../../middleware/credentials";
 import {
   adStatsRow,
@@ -49,7 +49,10 @@ export const videoReport = createRoute({
 export const combinedReport = createRoute({
   ...base,
   // Each entry carries its video's record.
-  middleware: cachedRead("report", statsPolicy(RANGE, { catalog: () => true })),
+  middleware: cachedRead(
+    "report",
+    statsPolicy(RANGE, () => ["statistics", "catalog"]),
+  ),
   path: "/prod/get_video_reports_combined",
   operationId: "getVideoReportsCombined",
   summary: "E9. Combined videos and analytics",
@@ -106,7 +109,10 @@ export const ecommerceReport = createRoute({
   // video_info comes from the catalog.
   middleware: cachedRead(
     "report",
-    statsPolicy(RANGE, { catalog: (c) => c.req.query("include_video_data") === "1" }),
+    statsPolicy(
+      RANGE,
+      dependsOnQuery(ecommerceReportQuery, (_, q) => ecommerceReportDependsOn(q)),
+    ),
   ),
   path: "/prod/get_ecommerce_reports",
   operationId: "getEcommerceReports",
