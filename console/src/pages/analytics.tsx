@@ -4,6 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { client, ok, session, utcDay } from "../api";
 import { DayChart, everyDay } from "../chart";
+import { Messages } from "../messages";
 
 interface Totals {
   key: string;
@@ -268,11 +269,7 @@ export function Analytics() {
         <button type="submit">Show</button>
         <p class="muted small">Days are UTC days: an event counts on the UTC day it happened.</p>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Messages error={error} />
       {data && (
         <>
           <section class="card" aria-labelledby="plays-chart-title">

@@ -3,6 +3,7 @@
 // were last written, and delete it (after a confirmation).
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok, session, splitNames } from "../api";
+import { Messages } from "../messages";
 
 interface Feed {
   feed_id: string;
@@ -81,11 +82,7 @@ function FeedForm({
           In use: {[...names.categories, ...names.tags].map((n) => n.name).join(", ") || "none yet"}
         </p>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Messages error={error} />
       <button type="submit">{feed ? "Save feed" : "Create feed"}</button>
     </form>
   );
@@ -232,16 +229,7 @@ export function Feeds() {
   return (
     <section aria-labelledby="feeds-title">
       <h1 id="feeds-title">Feeds</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
+      <Messages error={error} notice={notice} />
       <h2>New feed</h2>
       <FeedForm names={names} onSaved={saved} />
       <h2>Your feeds</h2>

@@ -4,6 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
 import { client, entitlements, ok } from "../api";
+import { Messages } from "../messages";
 
 type Item = components["schemas"]["EcommerceItem"];
 
@@ -70,11 +71,7 @@ function ItemForm({ item, onSaved }: { item?: Item; onSaved: (i: Item) => void }
         Price (as shown, e.g. €19.90; empty: none)
         <input name="priceText" maxLength={100} value={item?.priceText ?? ""} />
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Messages error={error} />
       <button type="submit">{item ? "Save item" : "Create item"}</button>
     </form>
   );
@@ -128,16 +125,7 @@ export function Items() {
   return (
     <section aria-labelledby="items-title">
       <h1 id="items-title">Items</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
+      <Messages error={error} notice={notice} />
       {items !== null && (
         <>
           <h2>New item</h2>

@@ -4,6 +4,7 @@
 // selected across pages can be deleted or tagged together (E5; E3 + E4 per item).
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, formatDuration, ok, type Content } from "../api";
+import { Messages } from "../messages";
 
 type Labels = {
   categories: { name: string; videos: number }[];
@@ -272,16 +273,7 @@ export function Library() {
           Delete…
         </button>
       </div>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
+      <Messages error={error} notice={notice} />
       {page && page.contents.length === 0 && <p>No content matches.</p>}
       <div class="view-switch" role="group" aria-label="Show as">
         <button

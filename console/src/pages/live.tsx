@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
 import { client, formatDate, ok } from "../api";
+import { Messages } from "../messages";
 
 type Live = components["schemas"]["LiveStream"];
 type Key = { streamKey: string; ingestUrl: string };
@@ -138,11 +139,7 @@ export function GoLive() {
           )}
         </section>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Messages error={error} />
     </section>
   );
 }

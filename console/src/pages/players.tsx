@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
 import { client, entitlements, ok } from "../api";
+import { Messages } from "../messages";
 
 type Config = components["schemas"]["PlayerConfiguration"];
 type ConfigInput = components["schemas"]["PlayerConfigurationInput"];
@@ -80,16 +81,7 @@ function AdTag() {
         as [CACHEBUSTING], [CONTENT_KEY], [PAGE_URL], [PLAYER_WIDTH] and [PLAYER_HEIGHT] are kept:
         the player fills them in.
       </p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
+      <Messages error={error} notice={notice} />
       <button type="submit">Save ad tag</button>
     </form>
   );
@@ -202,11 +194,7 @@ function ConfigForm({
           ))}
         </select>
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Messages error={error} />
       <button type="submit">{config ? "Save configuration" : "Create configuration"}</button>
     </form>
   );
@@ -306,16 +294,7 @@ function PlayerPages() {
   return (
     <section aria-labelledby="players-title">
       <h1 id="players-title">Players</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="notice">
-          {notice}
-        </p>
-      )}
+      <Messages error={error} notice={notice} />
       <AdTag />
       {/* The forms once their choices are in: a late answer would re-render a half-filled form. */}
       {feeds === null || configs === null ? (

@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok, session, type Session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
+import { Messages } from "../messages";
 
 type Org = components["schemas"]["OwnOrganization"];
 type Endpoint = components["schemas"]["WebhookEndpoint"];
@@ -114,11 +115,7 @@ function Organization({ s }: { s: Session }) {
           </button>
         </div>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Messages error={error} />
     </section>
   );
 }
@@ -337,11 +334,7 @@ function Webhooks() {
           Signing secret (shown once): <code>{secret}</code>
         </p>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Messages error={error} />
     </section>
   );
 }

@@ -3,6 +3,7 @@
 // are not kept anywhere in the page.
 import { useState } from "preact/hooks";
 import { anonymous, ok, type Session } from "../api";
+import { Messages } from "../messages";
 
 export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [mode, setMode] = useState<"secret" | "token">("secret");
@@ -84,11 +85,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
           MMI key <span class="muted">(optional: sign in to a sub-organization)</span>
           <input name="mmiKey" autoComplete="off" />
         </label>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <Messages error={error} />
         <button type="submit" disabled={busy}>
           {busy ? "Signing in…" : "Sign in"}
         </button>

@@ -15,6 +15,7 @@ import {
 } from "../api";
 import { DayChart, everyDay, type DayPoint } from "../chart";
 import { StatusBadge } from "./library";
+import { Messages } from "../messages";
 
 const COUNT_PREVIEWS = "evc-console:count-previews";
 
@@ -650,16 +651,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
             />
           </label>
           <Placements rows={placements} onChange={setPlacements} />
-          {error && (
-            <p role="alert" class="error">
-              {error}
-            </p>
-          )}
-          {notice && (
-            <p role="status" class="notice">
-              {notice}
-            </p>
-          )}
+          <Messages error={error} notice={notice} />
           <div class="actions">
             <button type="submit">Save</button>
             <button type="button" class="danger" onClick={() => void remove()}>
