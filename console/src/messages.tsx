@@ -16,3 +16,33 @@ export function Messages({ error, notice }: { error?: string | null; notice?: st
     </>
   );
 }
+
+/** What a failure says: an Error's message, anything else as text. */
+export const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Deletes a thing once the user confirms `question`: `request` asks the API, `removed` drops it
+ * from the page's list; the outcome is said through the page's error and notice
+ * (`${subject} "${name}" deleted.` or why not).
+ */
+export async function deleteConfirmed(
+  say: { setError: (text: string) => void; setNotice: (text: string) => void },
+  o: {
+    question: string;
+    subject: string;
+    name: string;
+    request: () => Promise<unknown>;
+    removed: () => void;
+  },
+): Promise<void> {
+  if (!confirm(o.question)) return;
+  say.setError("");
+  say.setNotice("");
+  try {
+    await o.request();
+    o.removed();
+    say.setNotice(`${o.subject} "${o.name}" deleted.`);
+  } catch (err) {
+    say.setError(`Could not delete "${o.name}": ${errorText(err)}`);
+  }
+}

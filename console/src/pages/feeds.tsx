@@ -3,7 +3,7 @@
 // were last written, and delete it (after a confirmation).
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok, session, splitNames } from "../api";
-import { Messages } from "../messages";
+import { deleteConfirmed, errorText, Messages } from "../messages";
 
 interface Feed {
   feed_id: string;
@@ -50,7 +50,7 @@ function FeedForm({
       onSaved(saved as Feed);
       if (!feed) formElement.reset();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   };
   const choices = (kind: keyof Names) => (
@@ -205,27 +205,22 @@ export function Feeds() {
     setOpen(f.feed_id);
     setNotice("");
   };
-  const remove = async (f: Feed) => {
-    if (
-      !confirm(
-        `Delete the feed "${f.name}"? Its published files are removed: apps reading them get nothing more. This cannot be undone.`,
-      )
-    )
-      return;
-    setError("");
-    setNotice("");
-    try {
-      ok(
-        await client.api.DELETE("/v2/feeds/{feed_id}", {
-          params: { path: { feed_id: f.feed_id } },
-        }),
-      );
-      setFeeds((list) => (list ?? []).filter((x) => x.feed_id !== f.feed_id));
-      setNotice(`Feed "${f.name}" deleted.`);
-    } catch (err) {
-      setError(`Could not delete "${f.name}": ${err instanceof Error ? err.message : String(err)}`);
-    }
-  };
+  const remove = (f: Feed) =>
+    deleteConfirmed(
+      { setError, setNotice },
+      {
+        question: `Delete the feed "${f.name}"? Its published files are removed: apps reading them get nothing more. This cannot be undone.`,
+        subject: "Feed",
+        name: f.name,
+        request: async () =>
+          ok(
+            await client.api.DELETE("/v2/feeds/{feed_id}", {
+              params: { path: { feed_id: f.feed_id } },
+            }),
+          ),
+        removed: () => setFeeds((list) => (list ?? []).filter((x) => x.feed_id !== f.feed_id)),
+      },
+    );
   return (
     <section aria-labelledby="feeds-title">
       <h1 id="feeds-title">Feeds</h1>

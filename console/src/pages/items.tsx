@@ -4,11 +4,9 @@
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
 import { client, entitlements, ok } from "../api";
-import { Messages } from "../messages";
+import { deleteConfirmed, errorText, Messages } from "../messages";
 
 type Item = components["schemas"]["EcommerceItem"];
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 function ItemForm({ item, onSaved }: { item?: Item; onSaved: (i: Item) => void }) {
   const [error, setError] = useState("");
@@ -34,7 +32,7 @@ function ItemForm({ item, onSaved }: { item?: Item; onSaved: (i: Item) => void }
       onSaved(saved.data);
       if (!item) formElement.reset();
     } catch (err) {
-      setError(message(err));
+      setError(errorText(err));
     }
   };
   return (
@@ -103,25 +101,23 @@ export function Items() {
     setOpen(i.ecommerceKey);
     setNotice(`Item "${i.ecommerceName}" saved.`);
   };
-  const remove = async (i: Item) => {
-    if (
-      !confirm(`Delete the item "${i.ecommerceName}"? Its statistics stay; videos stop showing it.`)
-    )
-      return;
-    setError("");
-    setNotice("");
-    try {
-      ok(
-        await client.api.DELETE("/v2/ecommerce", {
-          params: { query: { ecommerceKey: i.ecommerceKey } },
-        }),
-      );
-      setItems((list) => (list ?? []).filter((x) => x.ecommerceKey !== i.ecommerceKey));
-      setNotice(`Item "${i.ecommerceName}" deleted.`);
-    } catch (err) {
-      setError(`Could not delete "${i.ecommerceName}": ${message(err)}`);
-    }
-  };
+  const remove = (i: Item) =>
+    deleteConfirmed(
+      { setError, setNotice },
+      {
+        question: `Delete the item "${i.ecommerceName}"? Its statistics stay; videos stop showing it.`,
+        subject: "Item",
+        name: i.ecommerceName,
+        request: async () =>
+          ok(
+            await client.api.DELETE("/v2/ecommerce", {
+              params: { query: { ecommerceKey: i.ecommerceKey } },
+            }),
+          ),
+        removed: () =>
+          setItems((list) => (list ?? []).filter((x) => x.ecommerceKey !== i.ecommerceKey)),
+      },
+    );
   return (
     <section aria-labelledby="items-title">
       <h1 id="items-title">Items</h1>

@@ -4,7 +4,7 @@
 // selected across pages can be deleted or tagged together (E5; E3 + E4 per item).
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, formatDuration, ok, type Content } from "../api";
-import { Messages } from "../messages";
+import { errorText, Messages } from "../messages";
 
 type Labels = {
   categories: { name: string; videos: number }[];
@@ -39,7 +39,7 @@ async function eachKey(keys: string[], work: (key: string) => Promise<void>): Pr
         try {
           await work(key);
         } catch (err) {
-          failures.push(`${key}: ${err instanceof Error ? err.message : String(err)}`);
+          failures.push(`${key}: ${errorText(err)}`);
         }
       }
     }),

@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
 import { client, formatDate, ok } from "../api";
-import { Messages } from "../messages";
+import { errorText, Messages } from "../messages";
 
 type Live = components["schemas"]["LiveStream"];
 type Key = { streamKey: string; ingestUrl: string };
@@ -40,7 +40,7 @@ export function GoLive() {
     try {
       await work();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   };
 

@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
 import { client, entitlements, ok } from "../api";
-import { Messages } from "../messages";
+import { deleteConfirmed, errorText, Messages } from "../messages";
 
 type Config = components["schemas"]["PlayerConfiguration"];
 type ConfigInput = components["schemas"]["PlayerConfigurationInput"];
@@ -13,8 +13,6 @@ interface FeedChoice {
   feed_id: string;
   name: string;
 }
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** "10, 30.5" → [10, 30.5]; a word that is not a number is refused by the service with its name. */
 const seconds = (text: string) =>
@@ -51,7 +49,7 @@ function AdTag() {
       setValue(saved.adTagUrl ?? "");
       setNotice("Ad tag saved.");
     } catch (err) {
-      setError(message(err));
+      setError(errorText(err));
     }
   };
   // Shown once loaded: the field is the publisher's from then on (no late answer overwrites it).
@@ -128,7 +126,7 @@ function ConfigForm({
       onSaved(saved);
       if (!config) formElement.reset();
     } catch (err) {
-      setError(message(err));
+      setError(errorText(err));
     }
   };
   return (
@@ -247,7 +245,7 @@ function PlayerPages() {
       setConfigs((list) => [...(cursor ? (list ?? []) : []), ...r.playerConfigurations]);
       setNext(r.nextCursor);
     } catch (err) {
-      setError(message(err));
+      setError(errorText(err));
     }
   };
   useEffect(() => {
@@ -270,27 +268,22 @@ function PlayerPages() {
     setOpen(c.id);
     setNotice(`Configuration "${c.name}" saved (player id ${c.id}).`);
   };
-  const remove = async (c: Config) => {
-    if (
-      !confirm(
-        `Delete the player configuration "${c.name}"? Players that name it get the defaults.`,
-      )
-    )
-      return;
-    setError("");
-    setNotice("");
-    try {
-      ok(
-        await client.api.DELETE("/v2/player-configurations/{configId}", {
-          params: { path: { configId: c.id } },
-        }),
-      );
-      setConfigs((list) => (list ?? []).filter((x) => x.id !== c.id));
-      setNotice(`Configuration "${c.name}" deleted.`);
-    } catch (err) {
-      setError(`Could not delete "${c.name}": ${message(err)}`);
-    }
-  };
+  const remove = (c: Config) =>
+    deleteConfirmed(
+      { setError, setNotice },
+      {
+        question: `Delete the player configuration "${c.name}"? Players that name it get the defaults.`,
+        subject: "Configuration",
+        name: c.name,
+        request: async () =>
+          ok(
+            await client.api.DELETE("/v2/player-configurations/{configId}", {
+              params: { path: { configId: c.id } },
+            }),
+          ),
+        removed: () => setConfigs((list) => (list ?? []).filter((x) => x.id !== c.id)),
+      },
+    );
   return (
     <section aria-labelledby="players-title">
       <h1 id="players-title">Players</h1>

@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok, session, type Session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
-import { Messages } from "../messages";
+import { errorText, Messages } from "../messages";
 
 type Org = components["schemas"]["OwnOrganization"];
 type Endpoint = components["schemas"]["WebhookEndpoint"];
@@ -54,7 +54,7 @@ function Organization({ s }: { s: Session }) {
       );
       setShown({ name: label, value: r.credentials[part] ?? "" });
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   };
 
@@ -146,7 +146,7 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
       setNotice(`Delivery ${d.id} queued again.`);
       await load();
     } catch (err) {
-      setNotice(err instanceof Error ? err.message : String(err));
+      setNotice(errorText(err));
     }
   };
   if (!list) return <p>Loading deliveries…</p>;
@@ -230,7 +230,7 @@ function Webhooks() {
       formEl.reset();
       await load();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   };
   const act = async (work: () => Promise<unknown>) => {
@@ -239,7 +239,7 @@ function Webhooks() {
       await work();
       await load();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   };
 

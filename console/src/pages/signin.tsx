@@ -3,7 +3,7 @@
 // are not kept anywhere in the page.
 import { useState } from "preact/hooks";
 import { anonymous, ok, type Session } from "../api";
-import { Messages } from "../messages";
+import { errorText, Messages } from "../messages";
 
 export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [mode, setMode] = useState<"secret" | "token">("secret");
@@ -29,7 +29,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
     try {
       onSignedIn(ok(await anonymous.api.POST("/v2/console/session", { body })));
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     } finally {
       setBusy(false);
     }

@@ -15,7 +15,7 @@ import {
 } from "../api";
 import { DayChart, everyDay, type DayPoint } from "../chart";
 import { StatusBadge } from "./library";
-import { Messages } from "../messages";
+import { errorText, Messages } from "../messages";
 
 const COUNT_PREVIEWS = "evc-console:count-previews";
 
@@ -530,7 +530,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
       setContent(ok(await client.api.PUT("/v2/content", { body })));
       setNotice("Saved.");
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   };
 
@@ -555,7 +555,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
       setNotice("Thumbnail replaced.");
       await load();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   };
 
@@ -570,7 +570,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
       ok(await client.api.DELETE("/v2/content", { params: { query: { contentKey } } }));
       setDeleted(true);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   };
 
