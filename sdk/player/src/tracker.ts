@@ -5,6 +5,8 @@ import type { PlayerSource, PlayerState, SourceEvent } from "./types.js";
 
 const SECONDS = [1, 3, 15, 30] as const;
 const PERCENTS = [25, 50, 75] as const;
+/** Wall-clock seconds an event may be handled late and still count as playback. */
+const JANK_SLACK_S = 1;
 
 interface Session {
   /** Seconds actually played (playback advancing, seeks excluded). */
@@ -61,9 +63,11 @@ export function createTracker(
     if (!s) return;
     const t = state.currentTime;
     const delta = t - s.pos;
-    // Playback cannot outrun the clock: anything beyond elapsed time x rate (plus slack for
-    // coarse timeupdate events) is a jump the player did not flag as a seek.
-    const allowed = ((now() - s.at) / 1000) * Math.max(state.playbackRate, 0) * 1.25 + 0.5;
+    // Playback cannot outrun the clock: anything beyond elapsed time x rate is a jump the player
+    // did not flag as a seek. The slack is wall time (a busy main thread handles an event late
+    // and reads a position from when it was queued), so it scales with the rate too.
+    const elapsed = (now() - s.at) / 1000;
+    const allowed = (elapsed + JANK_SLACK_S) * Math.max(state.playbackRate, 0) * 1.25;
     if (!state.seeking && !s.paused && delta > 0 && delta <= allowed) {
       s.played += delta;
       for (const n of SECONDS) if (s.played >= n) once(s, `played_${n}s`);

@@ -144,6 +144,26 @@ describe("play sessions", () => {
     expect(take()).toEqual(["video_played", "video_played_unmuted"]);
   });
 
+  it("counts playback whose timeupdate a busy page handled late, at 16x", () => {
+    const { player, take } = setup({ playbackRate: 16 });
+    player.play();
+    player.run(0.25); // 0 -> 4
+    // The page's main thread was busy: the next event is handled 400 ms late and reads the
+    // position from when it was queued; the one after it reads the real position.
+    vi.advanceTimersByTime(400);
+    player.emit("timeupdate");
+    vi.advanceTimersByTime(50);
+    player.s.currentTime = 4 + 16 * 0.45; // 11.2: past 25 % (10 s)
+    player.emit("timeupdate");
+    expect(count(take())).toEqual({
+      video_played: 1,
+      video_played_unmuted: 1,
+      played_1s: 1,
+      played_3s: 1,
+      played_25percent: 1,
+    });
+  });
+
   it("counts media seconds at a higher playbackRate", () => {
     const { player, take } = setup({ playbackRate: 16 });
     player.play();
