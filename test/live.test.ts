@@ -4,7 +4,7 @@
 // ended by ENDLIST or by the heartbeat timeout (the object's alarm, on an injected clock), and
 // played afterwards as a video on demand.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import type { LiveStream } from "../src/durable/live-stream";
 import fmp4Init from "./fixtures/live/fmp4/init.mp4.bin?inline";
 import fmp4Seg0 from "./fixtures/live/fmp4/index0.m4s.bin?inline";
@@ -19,6 +19,7 @@ import {
   dataUrlBytes,
   readHeaders,
   SETTLED_MS,
+  startOfAMinute,
   writeJson,
   type TestOrg,
 } from "./helpers";
@@ -250,6 +251,61 @@ describe("ingest refuses what it cannot take, with the reason", () => {
     expect((await put(`${rotated.body.ingestBaseUrl}/index0.ts`, TS["index0.ts"])).status).toBe(
       201,
     );
+  });
+});
+
+describe("wrong stream keys are failed authentications", () => {
+  it("counts them with wrong API credentials per client: past the limit 429, the right key still passes", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    const wrongBase = base.replace(stream.streamKey, `lsk_${"y".repeat(32)}`);
+    startOfAMinute();
+    try {
+      const ip = { "CF-Connecting-IP": "198.51.100.40" };
+      const guess = (method: "PUT" | "DELETE", url = `${wrongBase}/index0.ts`) =>
+        call(url, { method, headers: ip, ...(method === "PUT" && { body: TS["index0.ts"] }) });
+      // AUTH_FAILURES_PER_MINUTE is 30: 20 wrong stream keys (PUT and DELETE, and one that is
+      // not even a key's shape) and 10 wrong API secrets from one address share the budget.
+      for (let i = 0; i < 18; i++) expect((await guess("PUT")).status).toBe(403);
+      expect((await guess("DELETE")).status).toBe(403);
+      expect((await guess("PUT", `${base.replace(stream.streamKey, "nope")}/a.ts`)).status).toBe(
+        403,
+      );
+      const wrongSecret = () =>
+        writeJson({ ...org, apiSecret: "wrong" }, "GET", "/v2/live?contentKey=x", undefined, ip);
+      for (let i = 0; i < 10; i++) expect((await wrongSecret()).res.status).toBe(401);
+      // The 31st failure, whichever the credential: 429 with Retry-After.
+      const throttled = await guess("PUT");
+      expect(throttled.status).toBe(429);
+      expect(Number(throttled.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(((await throttled.json()) as { error: string }).error).toMatch(
+        /too many failed authentications/,
+      );
+      expect((await guess("DELETE")).status).toBe(429);
+      expect((await wrongSecret()).res.status).toBe(429);
+      // Only failures are judged: the right key passes from the same address and from another.
+      const right = await call(`${base}/index0.ts`, {
+        method: "PUT",
+        headers: ip,
+        body: TS["index0.ts"],
+      });
+      expect(right.status).toBe(201);
+      const elsewhere = await call(`${base}/index1.ts`, {
+        method: "PUT",
+        headers: { "CF-Connecting-IP": "198.51.100.41" },
+        body: TS["index1.ts"],
+      });
+      expect(elsewhere.status).toBe(201);
+      // Another client's wrong key is its own count: 403, not 429.
+      const other = await call(`${wrongBase}/index0.ts`, {
+        method: "PUT",
+        headers: { "CF-Connecting-IP": "198.51.100.42" },
+        body: TS["index0.ts"],
+      });
+      expect(other.status).toBe(403);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

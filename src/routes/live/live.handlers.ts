@@ -10,9 +10,10 @@ import {
   type LiveDeps,
 } from "../../domain/live/streams";
 import { requestDeps, requestScope } from "../../http/deps";
-import { errorResponse } from "../../http/errors";
+import { ApiError, errorResponse } from "../../http/errors";
 import type { AppRouteHandler } from "../../http/router";
 import { serveStored } from "../../http/serve-object";
+import { authenticationFailed } from "../../middleware/auth-failures";
 import { notFound } from "../../shared/errors";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context";
@@ -62,6 +63,9 @@ async function ingestFile(c: Context<AppEnv>): Promise<Response> {
     file: file!,
     body,
   });
+  // A wrong stream key is a failed authentication: counted per client like a wrong API key,
+  // so past AUTH_FAILURES_PER_MINUTE a client guessing keys gets 429 (the right key still passes).
+  if (answer.status === 403) throw authenticationFailed(c, new ApiError(403, answer.message));
   if (answer.status >= 400)
     return errorResponse(c, answer.status as ContentfulStatusCode, answer.message);
   if (answer.status === 204) return new Response(null, { status: 204 });

@@ -91,13 +91,13 @@ const ingestParams = z.object({
 });
 
 const ingestDescription =
-  "The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key; 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.";
+  "The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key (counted as a failed authentication: past AUTH_FAILURES_PER_MINUTE from one client, 429); 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.";
 
 const ingestResponses = {
   200: { description: "Playlist taken (the text says how many new segments)" },
   201: { description: "Segment stored" },
   204: { description: "Deleted from the encoder's list (the recording keeps it)" },
-  ...koErrors(400, 403, 404, 409, 413),
+  ...koErrors(400, 403, 404, 409, 413, 429),
 };
 
 export const ingestPut = createRoute({
