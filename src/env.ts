@@ -1,6 +1,6 @@
 // Bindings and variables of the worker (wrangler.toml, .dev.vars, secrets).
 import type { MediaTransformsBinding } from "./media/frames";
-import type { RenditionJob } from "./media/renditions/job";
+import type { RenditionsQueueMessage } from "./media/renditions/job";
 export interface Env {
   /** The catalog database (video-catalog). */
   DB: D1Database;
@@ -68,8 +68,8 @@ export interface Env {
   LIVE_SEGMENT_MAX_BYTES?: string;
   /** npm run dev: where the local ffmpeg frame service listens. */
   FRAME_SERVICE_URL?: string;
-  /** Producer of the renditions queue (video-catalog-renditions): one message per chunk job. */
-  RENDITIONS_QUEUE?: Queue<RenditionJob>;
+  /** Producer of the renditions queue (video-catalog-renditions): one message per chunk job, and per live recording to remux. */
+  RENDITIONS_QUEUE?: Queue<RenditionsQueueMessage>;
   /** Production: the transcoder Container's Durable Object namespace (wrangler [[containers]]). */
   TRANSCODER_CONTAINER?: DurableObjectNamespace;
   /** "true" once the Container's image is pushed (production): jobs go to it. */

@@ -9,3 +9,11 @@ declare module "*?raw" {
   const text: string;
   export default text;
 }
+
+// Vite's import.meta.glob (eager, one export): every matching file's import, by path.
+interface ImportMeta {
+  glob(
+    pattern: string,
+    options: { query: string; import: "default"; eager: true },
+  ): Record<string, unknown>;
+}

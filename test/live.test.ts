@@ -31,6 +31,18 @@ const FMP4 = {
   "index2.m4s": dataUrlBytes(fmp4Seg2),
 };
 const TS = { "index0.ts": dataUrlBytes(tsSeg0), "index1.ts": dataUrlBytes(tsSeg1) };
+/** 13 one-second MPEG-TS segments of ffmpeg's HLS output (test/fixtures/README.md). */
+const TS_LONG = Array.from({ length: 13 }, (_, n) =>
+  dataUrlBytes(
+    (
+      import.meta.glob("./fixtures/live/ts-long/*.bin", {
+        query: "?inline",
+        import: "default",
+        eager: true,
+      }) as Record<string, string>
+    )[`./fixtures/live/ts-long/index${n}.ts.bin`]!,
+  ),
+);
 
 /** ffmpeg's live playlist after `names` (hls_list_size 5), ENDLIST when it stops. */
 function playlist(
@@ -156,8 +168,11 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
     expect(ended.live.endReason).toContain("ENDLIST");
     const vod = (await e6(stream.contentKey)).data[0];
     expect(vod.isLive).toBe(false);
-    expect(vod.urlHLS).toMatch(/\/recording\.m3u8$/);
-    const recording = await (await call(vod.urlHLS)).text();
+    // The recording's playlist; where a transcoder is, urlHLS moves on to the remuxed
+    // recording's packaged stream once it is ready (the test below).
+    expect(vod.urlHLS).toMatch(/\/(recording|master)\.m3u8$/);
+    const recordingUrl = listed.urlHLS.replace("index.m3u8", "recording.m3u8");
+    const recording = await (await call(recordingUrl)).text();
     expect(recording).toContain("#EXT-X-PLAYLIST-TYPE:VOD");
     expect(recording.match(/^u\d+\.m4s$/gm)).toEqual(["u1.m4s", "u2.m4s", "u3.m4s"]);
     expect(recording.trimEnd().endsWith("#EXT-X-ENDLIST")).toBe(true);
@@ -165,7 +180,7 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
       [2, "index1.m4s"],
       [3, "index2.m4s"],
     ] as const) {
-      const bytes = await call(vod.urlHLS.replace("recording.m3u8", `u${n}.m4s`));
+      const bytes = await call(recordingUrl.replace("recording.m3u8", `u${n}.m4s`));
       expect(new Uint8Array(await bytes.arrayBuffer())).toEqual(FMP4[name]);
     }
 
@@ -207,6 +222,120 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
     ]);
   });
 });
+
+describe.skipIf(!env.TRANSCODER)(
+  "the recording as a video on demand (remuxed, the local transcoder)",
+  () => {
+    it("gets a frame thumbnail and the rendition ladder of an upload, MPEG-TS too", async () => {
+      const own = await createOrg({ plan: "enterprise" });
+      const ladder = [
+        { height: 64, bitrate: 120_000 },
+        { height: 36, bitrate: 60_000 },
+      ];
+      expect(
+        (await writeJson(own, "PUT", "/v2/renditions/ladder", { rungs: ladder })).res.status,
+      ).toBe(200);
+      const hook = await writeJson(own, "POST", "/v2/webhooks", {
+        url: `${inject("webhookReceiver")}/hooks/live-ladder-${Date.now()}`,
+        events: ["video.renditions_complete"],
+      });
+      expect(hook.res.status).toBe(200);
+      const created = await writeJson(own, "POST", "/v2/live", { title: "Recorded" });
+      const { contentKey, ingestBaseUrl: base } = created.body as {
+        contentKey: string;
+        ingestBaseUrl: string;
+      };
+      const names = TS_LONG.map((_, n) => `index${n}.ts`);
+      for (const [n, bytes] of TS_LONG.entries())
+        expect((await put(`${base}/${names[n]}`, bytes)).status).toBe(201);
+      expect((await put(`${base}/index.m3u8`, playlist(names, { ended: true }))).status).toBe(200);
+      const recordOf = async () =>
+        (await writeJson(own, "GET", `/v2/live?contentKey=${contentKey}`)).body;
+      const ended = await recordOf();
+      expect(ended).toMatchObject({ isLive: false, duration: 13 });
+      // The record's url (E3) is its urlHLS: the recording's playlist first.
+      const recordingUrl = ended.url as string;
+      expect(recordingUrl).toMatch(/\/recording\.m3u8$/);
+
+      // The rungs below the stream's 160x90, transcoded from the remuxed recording.
+      const states = async () =>
+        (await writeJson(own, "GET", `/v2/content/renditions?contentKey=${contentKey}`)).body
+          .renditions as { name: string; status: string; reason: string | null }[];
+      await expect
+        .poll(async () => (await states()).map((r) => `${r.name} ${r.status} ${r.reason ?? ""}`), {
+          timeout: SETTLED_MS,
+          interval: 250,
+        })
+        .toEqual(["r64 ready ", "r36 ready "]);
+      // urlHLS is now the packaged master playlist: the recording first, then each rung.
+      const vod = await recordOf();
+      expect(vod).toMatchObject({ isLive: false, status: "available", duration: 13 });
+      expect(vod.url).toMatch(/\/hls\/[^/]+\/h2-[0-9a-z]+\/master\.m3u8$/);
+      const listed = (
+        await callJson(`/v2/videos/?contentKey=${contentKey}`, { headers: readHeaders(own) })
+      ).body.data[0];
+      expect(listed).toMatchObject({ isLive: false, urlHLS: vod.url });
+      const master = await (await call(vod.url)).text();
+      expect(master.split("\n").filter((l) => /\.m3u8$/.test(l))).toEqual([
+        "video.m3u8",
+        "r64-video.m3u8",
+        "r36-video.m3u8",
+      ]);
+      // The packaged segments start at the recording's segment boundaries (whole seconds here),
+      // and every rung's segments at the same times (the assembly checks each keyframe).
+      const hlsBase = vod.url.replace(/master\.m3u8$/, "");
+      const extinf = (text: string) =>
+        [...text.matchAll(/#EXTINF:([\d.]+),/g)].map((m) => Number(m[1]));
+      const source = extinf(await (await call(`${hlsBase}video.m3u8`)).text());
+      expect(source.reduce((a, b) => a + b, 0)).toBeCloseTo(13, 1);
+      expect(source.length).toBeGreaterThan(1);
+      for (const d of source.slice(0, -1)) expect(d).toBe(Math.round(d));
+      for (const rung of ["r64", "r36"]) {
+        const durations = extinf(await (await call(`${hlsBase}${rung}-video.m3u8`)).text());
+        expect(durations.length).toBe(source.length);
+        for (const [n, d] of durations.entries())
+          expect(Math.abs(d - source[n]!)).toBeLessThan(0.05);
+        expect((await call(`${hlsBase}${rung}-0.m4s`)).status).toBe(200);
+      }
+      const mpd = await (await call(`${hlsBase}manifest.mpd`)).text();
+      expect([...mpd.matchAll(/<Representation id="(r\d+|video)"/g)].map((m) => m[1])).toEqual([
+        "video",
+        "r64",
+        "r36",
+      ]);
+      // recording.m3u8 stays served for players that kept its URL.
+      expect((await call(recordingUrl)).status).toBe(200);
+
+      // A frame of the MPEG-TS recording, not the placeholder.
+      if (env.FRAMES) {
+        await expect
+          .poll(
+            async () => {
+              const thumbnail = await call(`/thumbnails/${contentKey}.jpg`);
+              await thumbnail.arrayBuffer();
+              return thumbnail.headers.get("ETag")?.startsWith('"default-')
+                ? "placeholder"
+                : "frame";
+            },
+            { timeout: SETTLED_MS, interval: 100 },
+          )
+          .toBe("frame");
+      }
+      const { results } = await env.DB.prepare(
+        "SELECT payload FROM webhook_events WHERE type = 'video.renditions_complete' AND payload LIKE ?",
+      )
+        .bind(`%"contentKey":"${contentKey}"%`)
+        .all<{ payload: string }>();
+      expect(results).toHaveLength(1);
+
+      // E5 deletes the remuxed file with the stream's other files.
+      expect(
+        (await writeJson(own, "DELETE", `/v2/content?contentKey=${contentKey}`)).res.status,
+      ).toBe(200);
+      expect((await env.MEDIA.list({ prefix: `${contentKey}/` })).objects).toEqual([]);
+    });
+  },
+);
 
 describe("ingest refuses what it cannot take, with the reason", () => {
   it("answers 4xx for a wrong key, a file that is not HLS, a file too large, a bad name", async () => {
@@ -345,7 +474,9 @@ describe("an encoder that stops without ENDLIST", () => {
     expect(ended.live.endReason).toMatch(/heartbeat timeout/);
     const vod = (await e6(stream.contentKey)).data[0];
     expect(vod).toMatchObject({ isLive: false });
-    const recording = await (await call(vod.urlHLS)).text();
+    const recording = await (
+      await call(live.urlHLS.replace("index.m3u8", "recording.m3u8"))
+    ).text();
     expect(recording.match(/^u\d+\.ts$/gm)).toEqual(["u0.ts", "u1.ts"]);
     expect(recording).toContain("#EXT-X-ENDLIST");
     // No alarm is left.

@@ -3,8 +3,10 @@
 // Media Transformations). Each takes a video in a request body, runs ffmpeg on it under a time
 // bound and answers a fetch-style Response; this module is that part, said once.
 import { execFile, spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { createServer } from "node:http";
-import { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 
 /** Whether ffmpeg runs on this machine. */
 export function hasFfmpeg() {
@@ -64,6 +66,19 @@ export async function readBody(body, max, what) {
   return Buffer.concat(chunks);
 }
 
+/** The request's body written to `path` as it arrives (never held whole), refused (413) past `max` bytes. */
+export async function writeBody(body, path, max, what) {
+  let size = 0;
+  const bounded = new Transform({
+    transform(chunk, _encoding, done) {
+      size += chunk.length;
+      done(size > max ? new Refused(413, `${what} is larger than ${max} bytes`) : null, chunk);
+    },
+  });
+  await pipeline(Readable.fromWeb(body), bounded, createWriteStream(path));
+  return size;
+}
+
 /** The answer to an error: a Refused with its status, anything else a 500. */
 export function errorResponse(err) {
   if (err instanceof Refused) return new Response(err.message, { status: err.status });
@@ -91,7 +106,9 @@ export function serveFetch(handle, { port = 0, host = "127.0.0.1" } = {}) {
       response = errorResponse(err);
     }
     res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
+    // Streamed: a remuxed recording may be gigabytes.
+    if (response.body) await pipeline(Readable.fromWeb(response.body), res).catch(() => undefined);
+    else res.end();
   });
   return new Promise((resolve) => {
     server.listen(port, host, () => {

@@ -9,11 +9,23 @@
 //   answer: the chunk as H.264 (High, yuv420p) at WxH, about B bit/s (peak at most 1.5 B over a
 //   segment), video only, moov first, timescale T, a keyframe forced at each listed time
 //   (the source's segment boundaries in the chunk) and nowhere by scene cut.
+// POST /remux?format=mpegts|mp4
+//   body: a live stream's recording (docs/live.md): its MPEG-TS segments one after the other, or
+//   its fMP4 init segment then its media segments. answer: the same samples in one MP4 (moov
+//   first), H.264 video and its audio copied, not re-encoded; Content-Length set, streamed.
 // GET /healthz: "ok" (the Container's readiness check).
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errorResponse, readBody, Refused, runFfmpeg, serveFetch } from "./ffmpeg-service.mjs";
+import { Readable } from "node:stream";
+import {
+  errorResponse,
+  readBody,
+  Refused,
+  runFfmpeg,
+  serveFetch,
+  writeBody,
+} from "./ffmpeg-service.mjs";
 
 export { hasFfmpeg } from "./ffmpeg-service.mjs";
 
@@ -104,10 +116,72 @@ export function transcodeArgs(input, output, { width, height, bitrate, timescale
   ];
 }
 
+/**
+ * A recording is remuxed whole (copied, not encoded: minutes for hours of video): up to 5 GB,
+ * so input and output fit the standard-2 instance's 12 GB disk.
+ */
+export const MAX_REMUX_INPUT_BYTES = 5 * 1000 * 1000 * 1000;
+
+/** ffmpeg's arguments for a recording's remux into one MP4 (input and output are our own paths). */
+export function remuxArgs(input, output, format) {
+  return [
+    "-nostdin",
+    "-v",
+    "error",
+    "-protocol_whitelist",
+    "file",
+    "-f",
+    format === "mp4" ? "mov" : "mpegts",
+    ...(format === "mp4" ? ["-enable_drefs", "0"] : []),
+    "-i",
+    `file:${input}`,
+    "-map",
+    "0:v:0",
+    "-map",
+    "0:a:0?",
+    "-sn",
+    "-dn",
+    "-c",
+    "copy",
+    "-movflags",
+    "+faststart",
+    "-f",
+    "mp4",
+    `file:${output}`,
+  ];
+}
+
+/** A recording remuxed into one MP4, streamed back from the temporary file. */
+async function remuxResponse(request, url, timeoutMs) {
+  const format = url.searchParams.get("format");
+  if (format !== "mpegts" && format !== "mp4")
+    throw new Refused(
+      400,
+      "format: mpegts (TS segments) or mp4 (an init segment, then fMP4 segments)",
+    );
+  const dir = await mkdtemp(join(tmpdir(), "remux-"));
+  try {
+    const input = join(dir, "in");
+    const output = join(dir, "out.mp4");
+    await writeBody(request.body, input, MAX_REMUX_INPUT_BYTES, "the recording");
+    await runFfmpeg(remuxArgs(input, output, format), timeoutMs, "not remuxed");
+    // Opened before the directory goes: the open file is read to its end, then closed.
+    const file = await open(output);
+    const { size } = await file.stat();
+    return new Response(Readable.toWeb(file.createReadStream()), {
+      headers: { "Content-Type": "video/mp4", "Content-Length": String(size) },
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** One chunk transcoded: a fetch-style handler (Request → Response). */
 export async function transcoderResponse(request, { timeoutMs = FFMPEG_TIMEOUT_MS } = {}) {
   const url = new URL(request.url);
   if (request.method === "GET" && url.pathname === "/healthz") return new Response("ok");
+  if (request.method === "POST" && url.pathname === "/remux" && request.body)
+    return remuxResponse(request, url, timeoutMs).catch(errorResponse);
   if (request.method !== "POST" || url.pathname !== "/transcode" || !request.body)
     return new Response("POST /transcode?width=&height=&bitrate=&keyframes= with the chunk", {
       status: 400,

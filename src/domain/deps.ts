@@ -5,7 +5,7 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import type { FrameSource } from "../media/frames";
-import type { RenditionJob } from "../media/renditions/job";
+import type { RenditionsQueueMessage } from "../media/renditions/job";
 import type { LiveStreams } from "./live/objects";
 
 export interface Origins {
@@ -43,7 +43,7 @@ export interface Deps {
    * The renditions queue (domain/renditions.ts), only where a transcoder is: absent, videos
    * keep their one variant.
    */
-  renditionJobs?: Queue<RenditionJob> | null;
+  renditionJobs?: Queue<RenditionsQueueMessage> | null;
   /**
    * The request reads its own writes (it carries a D1 bookmark): nothing an isolate kept from
    * earlier reads may answer it (catalog/listing-ids.ts), as the edge cache does not.

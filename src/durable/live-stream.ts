@@ -15,6 +15,7 @@ import type {
   LiveStatus,
   LiveStreamRpc,
   LiveStreamSetup,
+  RecordingParts,
 } from "../domain/live/objects";
 import type { Env } from "../env";
 import {
@@ -446,6 +447,29 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     if (segments.length === 0) return null;
     if (row.state === "ended") return this.render(segments, true);
     return this.render(segments, false, dvrWindow(segments, row.dvr_seconds));
+  }
+
+  /** The ended stream's stored files in play order, for its remux (domain/live/recording-vod.ts). */
+  recordingParts(contentId: number): RecordingParts | null {
+    const row = this.row();
+    if (!row || row.content_id !== contentId || row.state !== "ended") return null;
+    const segments = this.sql
+      .exec("SELECT file, map, discontinuity, bytes FROM segments ORDER BY seq")
+      .toArray() as unknown as Pick<SegmentRow, "file" | "map" | "discontinuity" | "bytes">[];
+    const maps = [...new Set(segments.flatMap((s) => (s.map ? [s.map] : [])))];
+    const init = maps[0]
+      ? (this.sql.exec("SELECT bytes FROM objects WHERE file = ?", maps[0]).toArray()[0]?.bytes as
+          | number
+          | undefined)
+      : undefined;
+    return {
+      parts: [
+        ...(maps[0] && init !== undefined ? [{ file: maps[0], bytes: init }] : []),
+        ...segments.map((s) => ({ file: s.file, bytes: s.bytes })),
+      ],
+      inits: maps.length,
+      discontinuities: segments.filter((s, i) => i > 0 && s.discontinuity === 1).length,
+    };
   }
 
   /** The stream is deleted (E5): its stored files, then its state. */

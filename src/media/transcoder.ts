@@ -21,9 +21,19 @@ export interface TranscodeRequest {
   keyframes: number[];
 }
 
+/** A live recording to remux into one MP4 (docs/live.md "The recording's ladder"). */
+export interface RemuxRequest {
+  /** Its TS segments in order (`mpegts`), or its init segment then its fMP4 segments (`mp4`). */
+  recording: ReadableStream<Uint8Array>;
+  size: number;
+  format: "mpegts" | "mp4";
+}
+
 export interface Transcoder {
   readonly name: string;
   transcode(request: TranscodeRequest): Promise<Uint8Array>;
+  /** The recording's samples in one MP4, streamed back (it may be gigabytes) with its size. */
+  remux?(request: RemuxRequest): Promise<{ body: ReadableStream<Uint8Array>; size: number }>;
 }
 
 /** The transcoder refused the chunk for good (4xx): retrying the same bytes will not help. */
@@ -60,6 +70,22 @@ export function httpTranscoder(name: string, fetcher: Fetch): Transcoder {
         throw new Error(message);
       }
       return new Uint8Array(await response.arrayBuffer());
+    },
+    async remux(r) {
+      const response = await fetcher(
+        new Request(`http://transcoder.local/remux?format=${r.format}`, {
+          method: "POST",
+          body: r.recording.pipeThrough(new FixedLengthStream(r.size)),
+          headers: { "Content-Type": r.format === "mp4" ? "video/mp4" : "video/mp2t" },
+        }),
+      );
+      const size = Number(response.headers.get("Content-Length"));
+      if (!response.ok || !response.body || !Number.isSafeInteger(size) || size <= 0) {
+        const message = `${name}: remux: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`;
+        if (response.status >= 400 && response.status < 500) throw new TranscodeRefused(message);
+        throw new Error(message);
+      }
+      return { body: response.body, size };
     },
   };
 }

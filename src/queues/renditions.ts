@@ -4,6 +4,7 @@
 // failed with the reason. The source variant plays whatever happens here.
 import { z } from "zod";
 import { backgroundDeps } from "../domain/background";
+import { RecordingNotRemuxed, remuxRecording } from "../domain/live/recording-vod";
 import { runRenditionJob, transcoderOf } from "../domain/renditions";
 import type { Env } from "../env";
 
@@ -21,6 +22,56 @@ const job = z.object({
   chunkSeconds: z.number().int().positive(),
 });
 
+/** A live recording to remux (domain/live/recording-vod.ts), on the same queue. */
+const recordingJob = z.object({
+  recording: z.literal(true),
+  contentId: z.number().int().positive(),
+  contentKey: z.string().min(1).max(8),
+});
+
+/**
+ * A recording job: remuxed and published, or left as recording.m3u8 when it cannot be
+ * (logged); a passing failure throws for a retry, and the last attempt gives up (logged).
+ */
+async function runRecordingJob(
+  deps: ReturnType<typeof backgroundDeps>["deps"],
+  env: Env,
+  message: Message<unknown>,
+  job: z.infer<typeof recordingJob>,
+): Promise<void> {
+  const transcoder = transcoderOf(env, job.contentId);
+  const started = Date.now();
+  let outcome: string;
+  try {
+    outcome = transcoder
+      ? await remuxRecording({ ...deps, now: new Date() }, transcoder, env.LIVE_STREAMS, job)
+      : "no transcoder";
+  } catch (err) {
+    if (!(err instanceof RecordingNotRemuxed) && message.attempts <= RENDITION_MAX_RETRIES) {
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "recording remux failed; retried",
+          content_key: job.contentKey,
+          attempt: message.attempts,
+          error: String(err).slice(0, 300),
+        }),
+      );
+      return message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
+    }
+    outcome = `kept as recorded: ${String(err instanceof Error ? err.message : err).slice(0, 300)}`;
+  }
+  console.log(
+    JSON.stringify({
+      msg: "recording remux",
+      content_key: job.contentKey,
+      outcome,
+      duration_ms: Date.now() - started,
+    }),
+  );
+  message.ack();
+}
+
 export async function consumeRenditionJobs(
   batch: MessageBatch<unknown>,
   env: Env,
@@ -28,6 +79,11 @@ export async function consumeRenditionJobs(
 ): Promise<void> {
   const { deps } = backgroundDeps(env, new Date(), Date.now, (work) => ctx.waitUntil(work));
   for (const message of batch.messages) {
+    const recording = recordingJob.safeParse(message.body);
+    if (recording.success) {
+      await runRecordingJob(deps, env, message, recording.data);
+      continue;
+    }
     const parsed = job.safeParse(message.body);
     const transcoder = transcoderOf(env, parsed.data?.chunk ?? 0);
     if (!parsed.success || !transcoder) {

@@ -18,16 +18,26 @@ export const thumbnailOf = (
 ) => c.thumbnailUrl ?? serviceThumbnailUrl(o.staticUrl, c.contentKey, c.thumbnailVersion);
 
 /**
+ * A live stream whose recording has been remuxed into an MP4 (domain/live/recording-vod.ts):
+ * from then on it is played like an upload (its file packaged, its ladder).
+ */
+export const isRemuxedRecording = (c: Pick<Content, "liveState" | "suffix">) =>
+  c.liveState === "ended" && c.suffix === ".mp4";
+
+/**
  * The record's urlHLS: an operator's, else a live stream's (its live playlist while it runs, the
- * recording once ended: docs/live.md), else the service's packaging of the file, unless its file
- * is over the packager's budget (streamError).
+ * recording once ended: docs/live.md), else the service's packaging of the file (a remuxed
+ * recording's too), unless its file is over the packager's budget (streamError).
  */
 export function hlsUrlOf(
-  c: Pick<Content, "urlHls" | "liveState" | "status" | "streamError" | "contentKey" | "id">,
+  c: Pick<
+    Content,
+    "urlHls" | "liveState" | "status" | "streamError" | "contentKey" | "id" | "suffix"
+  >,
   o: Pick<Origins, "baseUrl">,
 ): string | null {
   if (c.urlHls) return c.urlHls;
-  if (c.liveState !== null)
+  if (c.liveState !== null && !isRemuxedRecording(c))
     return c.liveState === "idle"
       ? null
       : liveUrl(
@@ -45,7 +55,7 @@ export function hlsUrlOf(
 export const playbackUrlOf = (
   c: Pick<
     Content,
-    "urlHls" | "liveState" | "status" | "streamError" | "contentKey" | "id" | "mediaKey"
+    "urlHls" | "liveState" | "status" | "streamError" | "contentKey" | "id" | "mediaKey" | "suffix"
   >,
   o: Pick<Origins, "baseUrl">,
 ) => (c.liveState !== null ? hlsUrlOf(c, o) : mediaUrl(o.baseUrl, c.mediaKey));

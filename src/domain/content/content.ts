@@ -390,7 +390,7 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
  * stored before E2 publishes). A failure is logged, not retried: the placeholder stays until a
  * thumbnail is uploaded.
  */
-async function preparePlayback(deps: Deps, content: Content): Promise<void> {
+export async function preparePlayback(deps: Deps, content: Content): Promise<void> {
   try {
     await makeFrameThumbnail(deps, content);
   } catch (err) {
@@ -429,7 +429,7 @@ const refusal = (reason: string): Inspection => ({ reason, info: null, streamErr
  * probe (the service's rules), then the packaging of its stream, which refuses a file whose
  * samples do not fit in it (docs/api.md#what-e2-refuses).
  */
-async function inspectMedia(deps: Deps, content: Content): Promise<Inspection> {
+export async function inspectMedia(deps: Deps, content: Content): Promise<Inspection> {
   const { bucket } = deps;
   const head = await bucket.head(content.mediaKey);
   if (!head) return refusal("the uploaded object is missing");

@@ -10,6 +10,7 @@ import { catalogChanged } from "../catalog-changed";
 import { toContentObject } from "../content/content";
 import type { Deps } from "../deps";
 import { emitWebhookEvent } from "../webhooks/emit";
+import { queueRecordingRemux } from "./recording-vod";
 
 export type { IngestAnswer, LiveStatus, LiveStreamSetup } from "./objects";
 
@@ -76,6 +77,9 @@ export async function announceLiveEnded(
   });
   if (summary.recording) await emitWebhookEvent(deps, ended, "video.ready", object);
   if (summary.thumbnailFrom) deps.defer(recordingThumbnail(deps, ended, summary.thumbnailFrom));
+  // Where a transcoder is: the recording is remuxed into an MP4, then packaged, framed and
+  // given its ladder like an upload (recording-vod.ts).
+  if (summary.recording) await queueRecordingRemux(deps, ended);
 }
 
 /**

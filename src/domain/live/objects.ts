@@ -41,6 +41,15 @@ export interface IngestRequest {
   body: ArrayBuffer | null;
 }
 
+/** An ended stream's recording as stored: its files in play order (an init segment first, if any). */
+export interface RecordingParts {
+  parts: { file: string; bytes: number }[];
+  /** Init segments the recording uses (fMP4: one unless the encoder restarted). */
+  inits: number;
+  /** EXT-X-DISCONTINUITY inside the recording (an encoder restart, or one the encoder marked). */
+  discontinuities: number;
+}
+
 /** The RPC methods of a live stream's Durable Object. */
 export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   setup(init: LiveStreamSetup): Promise<void>;
@@ -49,6 +58,7 @@ export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   ingest(request: IngestRequest): Promise<IngestAnswer>;
   end(contentId: number): Promise<LiveStatus | null>;
   playlist(contentId: number): string | null;
+  recordingParts(contentId: number): RecordingParts | null;
   destroy(contentId: number): Promise<void>;
 }
 

@@ -8,3 +8,15 @@ export interface RenditionJob {
   /** The chunk length the plan used (the chunks are cut again from it). */
   chunkSeconds: number;
 }
+
+/**
+ * A message of the same queue: a live stream's recording to remux into an MP4, after which it
+ * is packaged and gets its ladder like an upload (domain/live/recording-vod.ts).
+ */
+export interface RecordingJob {
+  recording: true;
+  contentId: number;
+  contentKey: string;
+}
+
+export type RenditionsQueueMessage = RenditionJob | RecordingJob;

@@ -1,0 +1,136 @@
+// A live recording becomes a video on demand like an upload (docs/live.md "The recording's
+// ladder"): where a transcoder is, the recording's segments (an fMP4 init segment and its media
+// segments, or MPEG-TS segments) are remuxed into one MP4 by the transcoder program (copied, not
+// encoded), stored beside them, probed and packaged as E2 does, and the record's file becomes
+// that MP4. From then on it is an upload in all but origin: urlHLS the packaged master playlist
+// (the same samples as recording.m3u8), DASH, a thumbnail from a frame, and the rendition ladder
+// planned by planRenditions, keyframes on the packaged segments' boundaries, which are keyframes
+// of the recording. recording.m3u8 stays served for players that kept its URL.
+import { findContentByKeyAnyOrg, updateContent } from "../../db/content";
+import type { Content } from "../../db/schema";
+import type { RecordingJob } from "../../media/renditions/job";
+import type { Transcoder } from "../../media/transcoder";
+import { liveObjectKey, RECORDING_MP4 } from "../../storage/layout";
+import { catalogChanged } from "../catalog-changed";
+import { inspectMedia, preparePlayback } from "../content/content";
+import type { Deps } from "../deps";
+import { type LiveStreams, streamObject } from "./objects";
+
+/** The recording's remux is asked once the stream has ended (lifecycle.ts), on the renditions queue. */
+export async function queueRecordingRemux(
+  deps: Deps,
+  content: Pick<Content, "id" | "contentKey">,
+): Promise<void> {
+  const job: RecordingJob = {
+    recording: true,
+    contentId: content.id,
+    contentKey: content.contentKey,
+  };
+  await deps.renditionJobs?.send(job, { contentType: "json" });
+}
+
+/** A recording the service does not remux (it keeps recording.m3u8 and one variant): why. */
+export class RecordingNotRemuxed extends Error {}
+
+export type RemuxOutcome = "published" | "done" | "gone";
+
+/** Whether the record is the ended stream the job names, its recording not yet remuxed. */
+async function endedRecording(deps: Deps, job: RecordingJob): Promise<Content | null> {
+  const content = await findContentByKeyAnyOrg(deps.db, job.contentKey);
+  return content &&
+    content.id === job.contentId &&
+    content.liveState === "ended" &&
+    content.status === "available"
+    ? content
+    : null;
+}
+
+/** The stored files one after the other, each read whole (a segment is at most 32 MiB). */
+function concatenated(bucket: R2Bucket, keys: string[]): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const key = keys[next++];
+      if (key === undefined) return controller.close();
+      const object = await bucket.get(key);
+      if (!object) throw new Error(`${key} is missing`);
+      controller.enqueue(new Uint8Array(await object.arrayBuffer()));
+    },
+  });
+}
+
+/**
+ * One recording job: remuxed, stored, probed and packaged, then published as the record's file
+ * (urlHLS moves to the packaged stream), its thumbnail and ladder started as after E2. A
+ * recording it cannot take (a discontinuity, audio only, refused by the transcoder or the
+ * probe) throws RecordingNotRemuxed: the record keeps recording.m3u8. Anything else throws for
+ * the queue to retry.
+ */
+export async function remuxRecording(
+  deps: Deps,
+  transcoder: Transcoder,
+  liveStreams: LiveStreams,
+  job: RecordingJob,
+): Promise<RemuxOutcome> {
+  const content = await endedRecording(deps, job);
+  if (!content) return "gone";
+  const mp4Key = liveObjectKey(content.contentKey, content.id, RECORDING_MP4);
+  if (content.mediaKey === mp4Key) return "done";
+  const recording = await streamObject(liveStreams, content.contentKey).recordingParts(content.id);
+  if (!recording || recording.parts.length === 0) return "gone";
+  // One timeline only: a restarted encoder's second init segment or timestamps would not join.
+  if (recording.inits > 1 || recording.discontinuities > 0)
+    throw new RecordingNotRemuxed("the recording has a discontinuity (an encoder restart)");
+  const files = recording.parts.map((p) => p.file);
+  const format =
+    recording.inits === 1 ? "mp4" : files.every((f) => f.endsWith(".ts")) ? "mpegts" : null;
+  if (format === null) throw new RecordingNotRemuxed("the recording is not video segments");
+  if (!transcoder.remux) throw new RecordingNotRemuxed(`${transcoder.name} does not remux`);
+  const size = recording.parts.reduce((n, p) => n + p.bytes, 0);
+  const output = await transcoder.remux({
+    recording: concatenated(
+      deps.bucket,
+      files.map((f) => liveObjectKey(content.contentKey, content.id, f)),
+    ),
+    size,
+    format,
+  });
+  await deps.bucket.put(mp4Key, output.body.pipeThrough(new FixedLengthStream(output.size)), {
+    httpMetadata: { contentType: "video/mp4" },
+  });
+  const adopted: Content = {
+    ...content,
+    mediaKey: mp4Key,
+    suffix: ".mp4",
+    contentSize: output.size,
+  };
+  const { reason, info, streamError } = await inspectMedia(deps, adopted);
+  if (reason !== null) {
+    await deps.bucket.delete(mp4Key);
+    throw new RecordingNotRemuxed(`the remuxed recording is refused: ${reason}`);
+  }
+  // Deleted while it ran (E5 deleted the stream's files then): nothing of it stays behind.
+  if (!(await endedRecording(deps, job))) {
+    await deps.bucket.delete(mp4Key);
+    return "gone";
+  }
+  const now = deps.now.toISOString();
+  const published = await updateContent(deps.db, content, {
+    mediaKey: mp4Key,
+    suffix: ".mp4",
+    contentSize: output.size,
+    // The duration stays the recording's (its segments' EXTINF), as announced at the end.
+    width: info.width,
+    height: info.height,
+    videoCodec: info.videoCodec,
+    audioCodec: info.audioCodec,
+    streamError,
+    updatedAt: now,
+  });
+  await catalogChanged(deps, published.organizationId, {
+    kind: "videos",
+    versions: [content, published],
+  });
+  await preparePlayback(deps, published);
+  return "published";
+}
