@@ -5,6 +5,9 @@
 // played afterwards as a video on demand.
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { backgroundDeps } from "../src/domain/background";
+import { RecordingNotRemuxed, remuxRecording } from "../src/domain/live/recording-vod";
+import { transcoderOf } from "../src/domain/renditions";
 import type { LiveStream } from "../src/durable/live-stream";
 import fmp4Init from "./fixtures/live/fmp4/init.mp4.bin?inline";
 import fmp4Seg0 from "./fixtures/live/fmp4/index0.m4s.bin?inline";
@@ -336,6 +339,57 @@ describe.skipIf(!env.TRANSCODER)(
     });
   },
 );
+
+describe("an MPEG-TS recording with a discontinuity", () => {
+  it("keeps recording.m3u8 (not remuxed) and still gets a frame thumbnail from a segment", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    await put(`${base}/index0.ts`, TS["index0.ts"]);
+    await put(`${base}/index1.ts`, TS["index1.ts"]);
+    // An encoder restart between the two: one recording, two timelines.
+    const text = playlist(["index0.ts", "index1.ts"], { ended: true }).replace(
+      "#EXTINF:1.000000,\nindex1.ts",
+      "#EXT-X-DISCONTINUITY\n#EXTINF:1.000000,\nindex1.ts",
+    );
+    expect((await put(`${base}/index.m3u8`, text)).status).toBe(200);
+    const ended = await record(stream.contentKey);
+    expect(ended).toMatchObject({ isLive: false, duration: 2 });
+    // The thumbnail: the segment's first keyframe as an MP4, framed by the frame service.
+    if (env.FRAMES) {
+      await expect
+        .poll(
+          async () => {
+            const thumbnail = await call(`/thumbnails/${stream.contentKey}.jpg`);
+            await thumbnail.arrayBuffer();
+            return `${thumbnail.status} ${thumbnail.headers.get("ETag")?.startsWith('"default-') ? "placeholder" : "frame"}`;
+          },
+          { timeout: SETTLED_MS, interval: 100 },
+        )
+        .toBe("200 frame");
+    }
+    // Its remux is refused, so it keeps its one variant (the queue's job says the same).
+    const transcoder = transcoderOf(env);
+    if (transcoder) {
+      const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+      const contentId = Number(
+        (
+          await env.DB.prepare("SELECT id FROM contents WHERE content_key = ?")
+            .bind(stream.contentKey)
+            .first<{ id: number }>()
+        )?.id,
+      );
+      await expect(
+        remuxRecording(deps, transcoder, env.LIVE_STREAMS, {
+          recording: true,
+          contentId,
+          contentKey: stream.contentKey,
+        }),
+      ).rejects.toThrow(RecordingNotRemuxed);
+    }
+    expect((await record(stream.contentKey)).url).toMatch(/\/recording\.m3u8$/);
+    expect((await e6(stream.contentKey)).data[0].urlHLS).toMatch(/\/recording\.m3u8$/);
+  });
+});
 
 describe("ingest refuses what it cannot take, with the reason", () => {
   it("answers 4xx for a wrong key, a file that is not HLS, a file too large, a bad name", async () => {

@@ -394,8 +394,8 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
           { httpMetadata: { contentType: "application/vnd.apple.mpegurl" } },
         );
       }
-      // The thumbnail's source: a segment a tenth of the way in, with its init (fMP4 only: the
-      // frame services take MP4).
+      // The thumbnail's source: a segment a tenth of the way in, with its init (fMP4), or
+      // alone (MPEG-TS: its first keyframe is made an MP4, which the frame services take).
       const pick = segments[Math.floor(segments.length / 10)];
       const key = (file: string) => liveObjectKey(row!.content_key, row!.content_id, file);
       await announceLiveEnded(deps, target, {
@@ -403,7 +403,11 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
         segments: segments.length,
         reason: row.end_reason ?? "ended",
         recording: segments.length > 0,
-        thumbnailFrom: pick?.map ? { init: key(pick.map), segment: key(pick.file) } : null,
+        thumbnailFrom: pick?.map
+          ? { init: key(pick.map), segment: key(pick.file) }
+          : pick?.file.endsWith(".ts")
+            ? { init: null, segment: key(pick.file) }
+            : null,
       });
       this.update({ announced: "ended" });
       await this.ctx.storage.deleteAlarm();

@@ -4,7 +4,9 @@
 // the recording, its duration), with the webhooks live.started, live.ended and video.ready.
 import { findContentByKeyAnyOrg, updateContent } from "../../db/content";
 import type { Content } from "../../db/schema";
+import { concat } from "../../media/hls/box-writer";
 import { checkThumbnail } from "../../media/jpeg";
+import { tsKeyframeClip } from "../../media/ts-keyframe";
 import { frameThumbnailKey } from "../../storage/layout";
 import { catalogChanged } from "../catalog-changed";
 import { toContentObject } from "../content/content";
@@ -49,8 +51,11 @@ export async function announceLiveEnded(
     segments: number;
     reason: string;
     recording: boolean;
-    /** The R2 keys of an fMP4 init segment and a media segment to take the thumbnail from. */
-    thumbnailFrom: { init: string; segment: string } | null;
+    /**
+     * The R2 keys of a media segment to take the thumbnail from, and of its fMP4 init segment
+     * (null: an MPEG-TS segment).
+     */
+    thumbnailFrom: { init: string | null; segment: string } | null;
   },
 ): Promise<void> {
   const content = await contentOf(deps, target);
@@ -84,26 +89,25 @@ export async function announceLiveEnded(
 
 /**
  * The recording's thumbnail when the publisher gave none: the first frame of a segment a tenth
- * of the way in (its init and itself make a small fragmented MP4), through the frame source of
- * uploaded videos (content/frame-thumbnails.ts). A failure is logged: the placeholder stays.
+ * of the way in (fMP4: its init and itself make a small fragmented MP4; MPEG-TS: its first
+ * keyframe made a one-frame MP4, media/ts-keyframe.ts), through the frame source of uploaded
+ * videos (content/frame-thumbnails.ts). A failure is logged: the placeholder stays.
  */
 async function recordingThumbnail(
   deps: Deps,
   content: Content,
-  from: { init: string; segment: string },
+  from: { init: string | null; segment: string },
 ): Promise<void> {
   if (content.thumbnailUrl !== null || content.thumbnailUploaded || !deps.frames) return;
   try {
-    const [init, segment] = await Promise.all(
-      [from.init, from.segment].map(async (key) => {
-        const object = await deps.bucket.get(key);
-        if (!object) throw new Error(`${key} is missing`);
-        return new Uint8Array(await object.arrayBuffer());
-      }),
-    );
-    const video = new Uint8Array(init!.length + segment!.length);
-    video.set(init!, 0);
-    video.set(segment!, init!.length);
+    const read = async (key: string) => {
+      const object = await deps.bucket.get(key);
+      if (!object) throw new Error(`${key} is missing`);
+      return new Uint8Array(await object.arrayBuffer());
+    };
+    const segment = await read(from.segment);
+    const video = from.init ? concat([await read(from.init), segment]) : tsKeyframeClip(segment);
+    if (!video) throw new Error("no H.264 keyframe in the MPEG-TS segment");
     const jpeg = await deps.frames.frame({ video, atSeconds: 0 });
     const problem = checkThumbnail(jpeg);
     if (problem) throw new Error(`not a valid thumbnail: ${problem}`);
