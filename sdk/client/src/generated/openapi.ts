@@ -276,13 +276,13 @@ export interface paths {
         get?: never;
         /**
          * Encoder ingest: PUT a playlist or segment
-         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key; 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
+         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key (counted as a failed authentication: past AUTH_FAILURES_PER_MINUTE from one client, 429); 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
          */
         put: operations["ingestLiveFile"];
         post?: never;
         /**
          * Encoder ingest: DELETE a segment
-         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key; 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
+         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key (counted as a failed authentication: past AUTH_FAILURES_PER_MINUTE from one client, 429); 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
          */
         delete: operations["deleteLiveFile"];
         options?: never;
@@ -4099,6 +4099,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteLiveFile: {
@@ -4173,6 +4182,15 @@ export interface operations {
             };
             /** @description Body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
