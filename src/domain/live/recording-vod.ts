@@ -110,10 +110,14 @@ export async function remuxRecording(
     throw new RecordingNotRemuxed(`the remuxed recording is refused: ${reason}`);
   }
   // Deleted while it ran (E5 deleted the stream's files then): nothing of it stays behind.
-  if (!(await endedRecording(deps, job))) {
+  const current = await endedRecording(deps, job);
+  if (!current) {
     await deps.bucket.delete(mp4Key);
     return "gone";
   }
+  // A second delivery of the same message finished first (the queue delivers at least once):
+  // its file is the same, its ladder is planned.
+  if (current.mediaKey === mp4Key) return "done";
   const now = deps.now.toISOString();
   const published = await updateContent(deps.db, content, {
     mediaKey: mp4Key,
