@@ -3,6 +3,7 @@ declare module "*/entitlements.mjs" {
 }
 
 declare module "*/containers/transcoder/transcoder.mjs" {
+  export const MAX_REMUX_INPUT_BYTES: number;
   export function hasFfmpeg(): Promise<boolean>;
   export function startTranscoderServer(options?: {
     port?: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CONTAINER_INSTANCES, transcoderOf } from "./transcoder";
+import { MAX_REMUX_INPUT_BYTES } from "../../containers/transcoder/transcoder.mjs";
+import { CONTAINER_INSTANCES, MAX_REMUX_BYTES, transcoderOf } from "./transcoder";
 
 /** A Durable Object namespace that records which instances were asked, answering with the program's 200. */
 function namespace() {
@@ -50,5 +51,11 @@ describe("transcoderOf", () => {
     expect(await transcoderOf(env, 3)!.transcode(job)).toEqual(new Uint8Array([1, 2, 3]));
     await transcoderOf(env, CONTAINER_INSTANCES + 3)!.transcode(job);
     expect(asked).toEqual(["transcoder-3 /transcode", "transcoder-3 /transcode"]);
+  });
+});
+
+describe("MAX_REMUX_BYTES", () => {
+  it("is the program's own limit: a recording it would refuse is not sent", () => {
+    expect(MAX_REMUX_BYTES).toBe(MAX_REMUX_INPUT_BYTES);
   });
 });

@@ -21,6 +21,12 @@ export interface TranscodeRequest {
   keyframes: number[];
 }
 
+/**
+ * The largest recording the program remuxes (its MAX_REMUX_INPUT_BYTES: input and output fit a
+ * standard-2 instance's disk): a larger one is not sent at all.
+ */
+export const MAX_REMUX_BYTES = 5 * 1000 * 1000 * 1000;
+
 /** A live recording to remux into one MP4 (docs/live.md "The recording's ladder"). */
 export interface RemuxRequest {
   /** Its TS segments in order (`mpegts`), or its init segment then its fMP4 segments (`mp4`). */

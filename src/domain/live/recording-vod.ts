@@ -9,7 +9,7 @@
 import { findContentByKeyAnyOrg, updateContent } from "../../db/content";
 import type { Content } from "../../db/schema";
 import type { RecordingJob } from "../../media/renditions/job";
-import type { Transcoder } from "../../media/transcoder";
+import { MAX_REMUX_BYTES, type Transcoder } from "../../media/transcoder";
 import { liveObjectKey, RECORDING_MP4 } from "../../storage/layout";
 import { catalogChanged } from "../catalog-changed";
 import { inspectMedia, preparePlayback } from "../content/content";
@@ -87,6 +87,8 @@ export async function remuxRecording(
   if (format === null) throw new RecordingNotRemuxed("the recording is not video segments");
   if (!transcoder.remux) throw new RecordingNotRemuxed(`${transcoder.name} does not remux`);
   const size = recording.parts.reduce((n, p) => n + p.bytes, 0);
+  if (size > MAX_REMUX_BYTES)
+    throw new RecordingNotRemuxed(`the recording is over ${MAX_REMUX_BYTES} bytes`);
   const output = await transcoder.remux({
     recording: concatenated(
       deps.bucket,
