@@ -26,7 +26,19 @@ export async function queueRecordingRemux(
     contentId: content.id,
     contentKey: content.contentKey,
   };
-  await deps.renditionJobs?.send(job, { contentType: "json" });
+  try {
+    await deps.renditionJobs?.send(job, { contentType: "json" });
+  } catch (err) {
+    // The stream's end stands: the recording plays as recorded (one variant).
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "recording remux not queued",
+        content_key: content.contentKey,
+        error: String(err).slice(0, 300),
+      }),
+    );
+  }
 }
 
 /** A recording the service does not remux (it keeps recording.m3u8 and one variant): why. */
