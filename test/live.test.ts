@@ -203,6 +203,24 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
         .toBe("200 image/jpeg frame");
     }
 
+    // Where a transcoder is, the fMP4 recording (its init, then its segments) is remuxed into an
+    // MP4 and played like an upload: urlHLS moves to its packaged stream, every second of it.
+    if (env.TRANSCODER) {
+      await expect
+        .poll(async () => (await e6(stream.contentKey)).data[0].urlHLS, {
+          timeout: SETTLED_MS,
+          interval: 100,
+        })
+        .toMatch(/\/hls\/[^/]+\/h2-[0-9a-z]+\/master\.m3u8$/);
+      const packaged = (await e6(stream.contentKey)).data[0].urlHLS as string;
+      const media = await (await call(packaged.replace("master.m3u8", "video.m3u8"))).text();
+      const seconds = [...media.matchAll(/#EXTINF:([\d.]+),/g)].reduce(
+        (t, m) => t + Number(m[1]),
+        0,
+      );
+      expect(seconds).toBeCloseTo(3, 1);
+    }
+
     // After the end: a late segment is refused, a retried last playlist is answered as before.
     const late = await put(`${base}/index3.m4s`, FMP4["index2.m4s"]);
     expect(late.status).toBe(409);
