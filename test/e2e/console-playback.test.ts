@@ -17,7 +17,7 @@ import {
   type Org,
   type Service,
 } from "./harness/api";
-import { launchChromium, seriousViolations } from "./harness/browser";
+import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
 import { ROOT } from "./harness/worker";
 
 const e2e = inject("e2e");
@@ -43,12 +43,7 @@ describe.skipIf(!e2e.chromium)("signed playback in the console", () => {
     contentKey = video.contentKey;
     mp4Url = video.url as string;
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${service.baseUrl}/console/`);
-    await page.getByLabel("Sync code").fill(org.syncCode);
-    await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
-    await page.getByLabel("API secret").fill(org.apiSecret);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+    await signInToConsole(page, service.baseUrl, org);
     await page.goto(`${service.baseUrl}/console/#/settings`);
     await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
   });

@@ -25,7 +25,7 @@ import {
   SETTLED_MS,
   writeHeaders,
 } from "./harness/api";
-import { launchChromium } from "./harness/browser";
+import { launchChromium, signInToConsole } from "./harness/browser";
 import { type RunningWorker, startWorker } from "./harness/worker";
 
 const e2e = inject("e2e");
@@ -247,12 +247,7 @@ describe("the rendition ladder under npm run dev's transcoder", () => {
 
     it("shows each rung's state on the console's video page", async () => {
       const page = await browser.newPage();
-      await page.goto(`${service.baseUrl}/console/`);
-      await page.getByLabel("Sync code").fill(org.syncCode);
-      await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
-      await page.getByLabel("API secret").fill(org.apiSecret);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+      await signInToConsole(page, service.baseUrl, org);
       await page.goto(`${service.baseUrl}/console/#/video/${contentKey}`);
       await page.getByRole("heading", { level: 1, name: "Ladder e2e" }).waitFor();
       const table = page.getByTestId("renditions");
