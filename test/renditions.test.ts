@@ -586,5 +586,28 @@ describe.skipIf(!env.TRANSCODER)("a source that is not H.264 (HEVC)", () => {
       url: null,
     });
     expect(await readyEvents(failing)).toEqual(["video.rejected"]);
+
+    // Its jobs cannot be queued: rejected rather than left processing for ever.
+    const { contentKey: unqueued, complete } = await uploaded(other, hevc);
+    await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
+      complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
+        partNumber: p.PartNumber,
+        etag: p.ETag.replace(/"/g, ""),
+      })),
+    );
+    const down = {
+      sendBatch: async () => {
+        throw new Error("Queue send failed: internal error");
+      },
+    } as unknown as Queue<RenditionJob>;
+    const stored = (await findContentByKeyAnyOrg(deps.db, unqueued))!;
+    await expect(publishStoredUpload({ ...deps, renditionJobs: down }, stored)).rejects.toThrow(
+      /Queue send failed/,
+    );
+    const gone = await writeJson(other, "GET", `/v2/content?contentKey=${unqueued}`);
+    expect(gone.body).toMatchObject({
+      status: "rejected",
+      rejectionReason: "transcoding could not be queued: Error: Queue send failed: internal error",
+    });
   });
 });

@@ -50,6 +50,7 @@ import { packageUpload, streamObjectKeys } from "../streaming";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { deleteRenditionObjects, planRenditions } from "../renditions";
 import { toContentObject } from "./objects";
+import { rejectTranscoded } from "./transcoded";
 import { checkVideoPlayerFields } from "../player/items";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { destroyLiveStream } from "../live/objects";
@@ -362,7 +363,13 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
   if (transcoded) {
     // Planned before E2 answers: the top rung is what makes the video playable, and it goes
     // first; the video is published (video.ready) when it is ready (domain/renditions.ts).
-    await planRenditions(deps, published);
+    try {
+      await planRenditions(deps, published);
+    } catch (err) {
+      // Not left waiting for jobs that were never queued: rejected, and E2 fails (5xx).
+      await rejectTranscoded(deps, published, `transcoding could not be queued: ${err}`);
+      throw err;
+    }
     deps.defer(thumbnailFromFrame(deps, published));
     return { kind: "published", content: published };
   }
