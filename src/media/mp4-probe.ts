@@ -315,10 +315,13 @@ export function transcodedCodecName(videoCodec: string): string {
   return `${TRANSCODED_CODECS[videoCodec] ?? "video"} (${displayCodec(videoCodec)})`;
 }
 
-/** Returns null when the media meets the service's rules, else a user-facing reason. */
-export function checkMediaRequirements(info: MediaInfo): string | null {
+/**
+ * Returns null when the media meets the service's rules, else a user-facing reason.
+ * `transcodes`: whether this deployment has a transcoder (else only H.264 plays).
+ */
+export function checkMediaRequirements(info: MediaInfo, transcodes = true): string | null {
   if (info.videoCodec === null) return "no video track";
-  const codecs = codecRefusal(info.videoCodec, info.audioCodec);
+  const codecs = codecRefusal(info.videoCodec, info.audioCodec, transcodes);
   if (codecs !== null) return codecs;
   if (info.width === null || info.height === null)
     return "could not determine the video frame size";
@@ -347,10 +350,17 @@ function displayCodec(codec: string): string {
  * The codec rules of checkMediaRequirements alone, for what is known before the whole file is
  * (the first part of a faststart upload): null when the codecs pass or are not known yet.
  */
-export function codecRefusal(videoCodec: string | null, audioCodec: string | null): string | null {
+export function codecRefusal(
+  videoCodec: string | null,
+  audioCodec: string | null,
+  transcodes = true,
+): string | null {
   if (videoCodec !== null && !H264_CODECS.has(videoCodec) && !needsTranscoding(videoCodec))
     return `video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got ${displayCodec(videoCodec)}`;
   if (audioCodec !== null && !isAac(audioCodec))
     return `audio codec must be AAC, got ${displayCodec(audioCodec)}`;
+  // Waiting for a transcoder that is not there would never end: said now.
+  if (!transcodes && needsTranscoding(videoCodec))
+    return `${transcodedCodecName(videoCodec!)} video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video`;
   return null;
 }

@@ -236,13 +236,14 @@ describe("uploadVideo", () => {
     });
     expect(log).toEqual(["POST /v2/content", "PUT /v2/uploads/part part 1"]);
     // HEVC is transcoded where the service has a transcoder; this worker has none (no
-    // TRANSCODER_URL), so E2 says so rather than keep the video waiting for ever.
+    // TRANSCODER_URL), so it says so (at part 1: the moov comes first) rather than keep the video
+    // waiting for ever.
     await expect(
       client.uploadVideo(fixture("hevc-aac-faststart.mp4"), { title: "hevc" }),
     ).rejects.toMatchObject({
       status: 400,
       message:
-        "complete (E2): HTTP 400 media rejected: HEVC (hvc1) video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video",
+        "part 1: HTTP 400 media rejected: HEVC (hvc1) video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video",
     });
     const other = await createOrg(service);
     const unauthorized = createCatalogClient({

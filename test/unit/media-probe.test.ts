@@ -519,6 +519,10 @@ describe("checkMediaRequirements", () => {
     // Those the transcoder decodes are accepted (a transcoded top rung: docs/renditions.md).
     for (const codec of ["hvc1", "hev1", "vp09", "av01", "apcn", "ap4h"])
       expect(checkMediaRequirements({ ...ok, videoCodec: codec }), codec).toBeNull();
+    expect(checkMediaRequirements({ ...ok, videoCodec: "apcn" }, false)).toBe(
+      "ProRes (apcn) video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video",
+    );
+    expect(checkMediaRequirements(ok, false)).toBeNull();
     expect(needsTranscoding("hvc1")).toBe(true);
     expect(needsTranscoding("avc1")).toBe(false);
     expect(checkMediaRequirements({ ...ok, videoCodec: "mp4v" })).toBe(

@@ -23,9 +23,14 @@ describe("scanHead", () => {
     expect(headRefusal({ kind: "codecs", video: "hev1", audio: "mp4a.6B" })).toBe(
       "audio codec must be AAC, got mp4a.6B",
     );
+    // A deployment without a transcoder refuses what it cannot transcode.
+    expect(headRefusal(hevc, false)).toBe(
+      "HEVC (hvc1) video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video",
+    );
     const h264 = scanHead(bytesOf(faststartUrl));
     expect(h264).toEqual({ kind: "codecs", video: "avc1", audio: "mp4a.40.2" });
     expect(headRefusal(h264)).toBeNull();
+    expect(headRefusal(h264, false)).toBeNull();
   });
 
   it("asks for more until the moov is complete, naming how much", () => {

@@ -443,14 +443,9 @@ async function inspectMedia(deps: Deps, content: Content): Promise<Inspection> {
     if (err instanceof MediaProbeError) return refusal(err.message);
     throw err;
   }
-  const reason = checkMediaRequirements(info);
+  const reason = checkMediaRequirements(info, Boolean(deps.renditionJobs));
   if (reason !== null) return refusal(reason);
   const transcoded = needsTranscoding(info.videoCodec) && transcodedCodecName(info.videoCodec!);
-  // Waiting for a transcoder that is not there would never end: said now, not later.
-  if (transcoded && !deps.renditionJobs)
-    return refusal(
-      `${transcoded} video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video`,
-    );
   const packaged = await packageUpload(deps, content);
   if ("refused" in packaged) return refusal(packaged.refused);
   if (transcoded && packaged.streamError !== null)
