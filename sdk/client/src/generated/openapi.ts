@@ -42,7 +42,7 @@ export interface paths {
         put?: never;
         /**
          * E2. Complete the upload
-         * @description Completes the multipart upload, checks the media (MP4/MOV, H.264 video, AAC audio, at most 1920x1080; every sample it declares lies inside the file, see docs/api.md#what-e2-refuses), packages its HLS stream and publishes the content. A rejected upload answers 400 with the reason; its media is deleted.
+         * @description Completes the multipart upload, checks the media (MP4/MOV, H.264 video or HEVC/VP9/AV1/ProRes where the deployment has a transcoder, AAC audio, at most 1920x1080; every sample it declares lies inside the file, see docs/api.md#what-e2-refuses), packages its HLS stream and publishes the content (H.264: status available, playable at once; another codec: status processing, published with the webhook video.ready once its transcoded H.264 variant is ready). A rejected upload answers 400 with the reason; its media is deleted.
          */
         post: operations["completeUpload"];
         delete?: never;
@@ -1538,10 +1538,10 @@ export interface components {
                 end: number | null;
             }[];
             /**
-             * @description uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)
+             * @description uploading until E2 completes; processing after E2 while a source that is not H.264 (HEVC, VP9, AV1, ProRes) is transcoded: not listed, no stream yet; available once published (playable); rejected when the media failed the checks or could not be transcoded (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)
              * @enum {string}
              */
-            status: "uploading" | "available" | "rejected" | "expired";
+            status: "uploading" | "processing" | "available" | "rejected" | "expired";
             rejectionReason: string | null;
             duration: number | null;
             createdDate: string;
@@ -1620,7 +1620,7 @@ export interface components {
         UploadState: {
             contentKey: string;
             /** @enum {string} */
-            status: "uploading" | "available" | "rejected" | "expired";
+            status: "uploading" | "processing" | "available" | "rejected" | "expired";
             contentSize: number;
             chunkSize: number;
             uploadId: string;
@@ -1666,7 +1666,7 @@ export interface components {
         };
         UpdateContent: {
             /** @enum {string} */
-            status?: "uploading" | "available" | "rejected" | "expired";
+            status?: "uploading" | "processing" | "available" | "rejected" | "expired";
             rejectionReason?: string | null;
             duration?: number | null;
             createdDate?: string;
@@ -3345,7 +3345,7 @@ export interface operations {
             query?: {
                 /** @description One content (whatever its status) */
                 contentKey?: string;
-                status?: "uploading" | "available" | "rejected" | "expired";
+                status?: "uploading" | "processing" | "available" | "rejected" | "expired";
                 /** @description Words of the title or description (the last one a prefix), or a content key */
                 search?: string;
                 category?: string;
