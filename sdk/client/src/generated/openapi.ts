@@ -218,7 +218,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A live stream's record and state */
+        /**
+         * A live stream's record and state, or the organization's live streams
+         * @description With contentKey: that stream's record and state (LiveStream). Without: the organization's (or the sub-organization's) live streams, newest first, optionally of one state (LiveStreamPage: each record with its liveState; pass nextCursor as cursor for the next page).
+         */
         get: operations["getLiveStream"];
         put?: never;
         /**
@@ -1793,6 +1796,17 @@ export interface components {
         };
         LiveStream: components["schemas"]["Content"] & {
             live: components["schemas"]["LiveStatus"];
+        };
+        LiveStreamPage: {
+            liveStreams: (components["schemas"]["Content"] & {
+                /**
+                 * @description The stream's state (live.state of GET /v2/live?contentKey=)
+                 * @enum {string}
+                 */
+                liveState: "idle" | "live" | "ended";
+            })[];
+            /** @description Pass as cursor for the next (older) page; null on the last */
+            nextCursor: string | null;
         };
         RotatedStreamKey: {
             contentKey: string;
@@ -3769,8 +3783,14 @@ export interface operations {
     };
     getLiveStream: {
         parameters: {
-            query: {
-                contentKey: string;
+            query?: {
+                /** @description One stream's record and state (LiveStream); without it, the list (LiveStreamPage) */
+                contentKey?: string;
+                /** @description Only streams in this state */
+                state?: "idle" | "live" | "ended";
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3778,13 +3798,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The record and the stream's state */
+            /** @description With contentKey: the record and the stream's state; without: a page of live streams */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LiveStream"];
+                    "application/json": components["schemas"]["LiveStream"] | components["schemas"]["LiveStreamPage"];
                 };
             };
             /** @description Invalid input (the error names the parameter) */
