@@ -29,6 +29,8 @@ export function GoLive({ contentKey }: { contentKey?: string }) {
   // Shown once: held by this page only while its stream is open (gone once the page is left).
   const [key, setKey] = useState<Key | null>(null);
   const [error, setError] = useState("");
+  // The open stream's state: the list is read again when it moves (waiting, live, ended).
+  const [openState, setOpenState] = useState("");
   const shownKey = key && key.contentKey === contentKey ? key : null;
 
   const act = (work: () => Promise<void>) => async () => {
@@ -63,6 +65,7 @@ export function GoLive({ contentKey }: { contentKey?: string }) {
           contentKey={contentKey}
           act={act}
           onKey={(k) => setKey({ ...k, contentKey })}
+          onState={setOpenState}
         />
       ) : (
         <NewStream
@@ -74,7 +77,7 @@ export function GoLive({ contentKey }: { contentKey?: string }) {
         />
       )}
       <Messages error={error} />
-      <StreamList current={contentKey} />
+      <StreamList current={contentKey} refresh={openState} />
     </section>
   );
 }
@@ -115,14 +118,17 @@ function StreamCard({
   contentKey,
   act,
   onKey,
+  onState,
 }: {
   contentKey: string;
   act: Act;
   onKey: (key: Omit<Key, "contentKey">) => void;
+  onState: (state: string) => void;
 }) {
   const [stream, setStream] = useState<Live | null>(null);
   const [missing, setMissing] = useState("");
   const state = stream?.live.state;
+  useEffect(() => onState(state ?? ""), [state]);
 
   // Read now, then every 2 s until the stream has ended.
   useEffect(() => {
@@ -215,7 +221,7 @@ function StreamCard({
 }
 
 /** The organization's live streams, newest first, a page at a time; refreshed on each visit. */
-function StreamList({ current }: { current?: string }) {
+function StreamList({ current, refresh }: { current?: string; refresh: string }) {
   const [streams, setStreams] = useState<Listed[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState("");
@@ -235,7 +241,7 @@ function StreamList({ current }: { current?: string }) {
   };
   useEffect(() => {
     void load();
-  }, [current]);
+  }, [current, refresh]);
 
   return (
     <section class="card" aria-labelledby="live-list">
