@@ -157,7 +157,7 @@ describe("the organization's ladder (/v2/renditions/ladder)", () => {
     });
     expect(bad.res.status).toBe(400);
     expect(bad.body.status).toBe("KO");
-    expect(bad.body.message).toMatch(/height.*at least 36/);
+    expect(bad.body.error).toMatch(/height.*at least 36/);
     const twice = await writeJson(other, "PUT", "/v2/renditions/ladder", {
       rungs: [LADDER[0], LADDER[0]],
     });
