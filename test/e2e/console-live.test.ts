@@ -144,6 +144,19 @@ describe.skipIf(!e2e.chromium)("Go live and the adaptive stream in the console",
     expect(page.url()).toMatch(new RegExp(`#/live/${contentKey}$`));
     expect(await page.getByTestId("stream-key").count()).toBe(0);
     expect(await page.getByTestId("live-state").getAttribute("data-state")).toBe("idle");
+    // A key that names no stream says so, asked once rather than every 2 s (a page of the same
+    // session on a fake clock, moved on 10 s).
+    const other = await page.context().newPage();
+    await other.clock.install();
+    const asked: string[] = [];
+    other.on("request", (r) => {
+      if (r.url().includes("contentKey=nosuch1")) asked.push(r.url());
+    });
+    await other.goto(`${service.baseUrl}/console/#/live/nosuch1`);
+    await other.getByText("contentKey: nosuch1 does not exist").waitFor();
+    await other.clock.runFor(10_000);
+    expect(asked).toHaveLength(1);
+    await other.close();
   });
 
   it("follows the stream live when the encoder pushes, and ends it", async () => {

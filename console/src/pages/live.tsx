@@ -130,7 +130,7 @@ function StreamCard({
   const state = stream?.live.state;
   useEffect(() => onState(state ?? ""), [state]);
 
-  // Read now, then every 2 s until the stream has ended.
+  // Read now, then every 2 s until the stream has ended (or is not there: asked once).
   useEffect(() => {
     let stopped = false;
     const read = async () => {
@@ -141,14 +141,14 @@ function StreamCard({
         if (!stopped) setMissing(errorText(err));
       }
     };
-    if (state === undefined) void read();
-    if (state === "ended") return;
+    if (state === undefined && !missing) void read();
+    if (state === "ended" || missing) return;
     const timer = setInterval(read, 2000);
     return () => {
       stopped = true;
       clearInterval(timer);
     };
-  }, [contentKey, state]);
+  }, [contentKey, state, missing]);
 
   const rotate = act(async () => {
     if (!confirm("Rotate the stream key? The encoder's current key stops working.")) return;
@@ -214,7 +214,9 @@ function StreamCard({
             </button>{" "}
           </>
         )}
-        <a href="#/live">New live stream</a>
+        <a class="inline-link" href="#/live">
+          New live stream
+        </a>
       </p>
     </section>
   );
