@@ -60,10 +60,6 @@ export async function retryRenditions(
   const now = deps.now.toISOString();
   const retried: string[] = [];
   for (const { row, plan } of retryable) {
-    // Chunks of the failed attempt go first: the rung is assembled from this attempt's only.
-    const prefix = renditionKeys(content.contentKey, content.id, row.name).chunks;
-    const stale = await deps.bucket.list({ prefix });
-    if (stale.objects.length) await deps.bucket.delete(stale.objects.map((o) => o.key));
     const again = await retryFailedRendition(
       deps.db,
       content.id,
@@ -71,7 +67,14 @@ export async function retryRenditions(
       { width: plan.width, height: plan.frameHeight, bitrate: plan.bitrate, chunks },
       now,
     );
-    if (again) retried.push(row.name);
+    // Another retry took it first: its chunks are that retry's, left alone.
+    if (!again) continue;
+    // The failed attempt's chunks go before any job is queued: the rung is assembled from this
+    // attempt's only (a chunk an old job stores meanwhile is made again by the new jobs).
+    const prefix = renditionKeys(content.contentKey, content.id, row.name).chunks;
+    const stale = await deps.bucket.list({ prefix });
+    if (stale.objects.length) await deps.bucket.delete(stale.objects.map((o) => o.key));
+    retried.push(row.name);
   }
   if (retried.length === 0)
     throw conflict(`nothing to retry: the failed rungs of ${contentKey} are being retried already`);
