@@ -32,6 +32,10 @@ export function GoLive({ contentKey }: { contentKey?: string }) {
   // The open stream's state: the list is read again when it moves (waiting, live, ended).
   const [openState, setOpenState] = useState("");
   const shownKey = key && key.contentKey === contentKey ? key : null;
+  // Opening another stream forgets the key: coming back does not show it again.
+  useEffect(() => {
+    if (key && key.contentKey !== contentKey) setKey(null);
+  }, [contentKey]);
 
   const act = (work: () => Promise<void>) => async () => {
     setError("");
