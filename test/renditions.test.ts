@@ -377,6 +377,94 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
       .all<{ payload: string }>();
     expect(events.results).toHaveLength(1);
     expect(JSON.parse(events.results[0]!.payload).data.renditions[0].status).toBe("failed");
+
+    // Retried (POST /v2/content/renditions/retry): the rung is pending again, its jobs go to
+    // the real queue and the local transcoder, and it is listed once ready.
+    const unknown = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+      rung: "r999",
+    });
+    expect(unknown.res.status, JSON.stringify(unknown.body)).toBe(404);
+    expect(unknown.body.message).toMatch(/r999 is not a rung .*\(r36\)/);
+    const retried = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+    });
+    expect(retried.res.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.retried).toEqual(["r36"]);
+    expect(retried.body.renditions[0]).toMatchObject({ status: "pending", reason: null });
+    // Idempotent: nothing failed now, nothing is queued twice.
+    const again = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+    });
+    expect(again.res.status).toBe(409);
+    expect(again.body.message).toMatch(/nothing to retry: no rung of .* failed \(r36 pending\)/);
+    await expect
+      .poll(
+        async () =>
+          (await writeJson(other, "GET", `/v2/content/renditions?contentKey=${key}`)).body
+            .renditions[0].status,
+        { timeout: SETTLED_MS, interval: 250 },
+      )
+      .toBe("ready");
+    const variants = (await textOf(await call(url)))
+      .split("\n")
+      .filter((l) => l.startsWith("#EXT-X-STREAM-INF"));
+    expect(variants).toHaveLength(2);
+    expect((await call(url.replace("master.m3u8", "r36-video.m3u8"))).status).toBe(200);
+    // The ladder's completion is announced again, now with the rung ready.
+    await expect
+      .poll(async () => {
+        const after = await env.DB.prepare(
+          "SELECT payload FROM webhook_events WHERE type = 'video.renditions_complete' AND payload LIKE ? ORDER BY id",
+        )
+          .bind(`%"contentKey":"${key}"%`)
+          .all<{ payload: string }>();
+        return after.results.map((r) => JSON.parse(r.payload).data.renditions[0].status);
+      })
+      .toEqual(["failed", "ready"]);
+    const done = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+    });
+    expect(done.res.status).toBe(409);
+    expect(done.body.message).toMatch(/\(r36 ready\)/);
+  });
+
+  it("is not retried once the organization's ladder no longer has it", async () => {
+    const other = await createOrg();
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
+    const key = await publishVideo(other, forty);
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
+    const jobs: RenditionJob[] = [];
+    const queue = {
+      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
+        for (const m of messages) jobs.push(m.body);
+      },
+    } as unknown as Queue<RenditionJob>;
+    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+    const content = await findContentByKeyAnyOrg(deps.db, key);
+    await planRenditions({ ...deps, renditionJobs: queue }, content!);
+    const refusing: Transcoder = {
+      name: "refusing",
+      transcode: async () => {
+        throw new TranscodeRefused("transcoder: HTTP 422 not transcoded");
+      },
+    };
+    expect(await runRenditionJob(deps, refusing, jobs[0]!)).toBe("failed");
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
+    const refused = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+      rung: "r36",
+    });
+    expect(refused.res.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.message).toMatch(/ladder no longer has r36/);
+    const states = await writeJson(other, "GET", `/v2/content/renditions?contentKey=${key}`);
+    expect(states.body.renditions[0].status).toBe("failed");
+    const bad = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+      rung: "360p",
+    });
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.message).toMatch(/rung/);
   });
 
   it("fails on its last attempt when the transcoder is unreachable, and is retried before", async () => {
