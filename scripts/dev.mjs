@@ -228,6 +228,15 @@ const envFiles = given.includes("--env-file") || given.some((a) => a.startsWith(
 // dist/public unless --assets names another directory (wrangler dev's flag, passed on to it).
 const assetsDir = resolve(flagValue(given, "--assets") ?? join(ROOT, "dist", "public"));
 
+// Before anything else: workerd cannot bind a taken port (it dies, and the rest would run on),
+// and a server already there is most often another `npm run dev`.
+await step("check the port", async () => {
+  if (await listening(origin))
+    throw new Error(
+      `something already listens on ${origin} (another npm run dev?): stop it, or choose another port: npm run dev -- --port 8790`,
+    );
+});
+
 await step("create .dev.vars", () => {
   // With --env-file, wrangler reads those files instead of .dev.vars.
   if (envFiles) return;
@@ -266,9 +275,6 @@ await step("apply local D1 migrations", async () => {
 await step("seed demo data", async () =>
   say(await runNode("scripts/seed.mjs", ["--brief", ...statePath])),
 );
-
-// Checked before wrangler starts: a server already on the port would otherwise get our cron call.
-const portTaken = await listening(origin);
 
 // Thumbnails from the video: the local stand-in for Media Transformations runs ffmpeg; the
 // rendition ladder: the transcoder program the Container runs in production, as a local process.
@@ -324,11 +330,7 @@ await step("start the worker", () => {
   );
   say(`serving ${origin} (API reference: ${origin}/docs); stop with Ctrl-C`);
   const ready = new AbortController();
-  if (portTaken)
-    say(
-      `something already listens on ${origin}; not running the cron there (choose another port: npm run dev -- --port 8790)`,
-    );
-  else runCronOnceReady(origin, ready.signal);
+  runCronOnceReady(origin, ready.signal);
   // Ctrl-C in a terminal reaches the whole process group; forwarding covers signals sent to
   // this process alone (kill <pid>, process managers). Staying alive until the child exits lets
   // wrangler shut workerd down cleanly.

@@ -29,9 +29,10 @@ $FF -f lavfi -i testsrc=size=320x180:rate=10:duration=3 $X264 "$OUT/h264-noaudio
 $FF $VIDEO $AUDIO $X264 $AAC -f mov "$OUT/h264-aac.mov"
 # MPEG-4 Part 2 video (sample entry 'mp4v'): must be rejected.
 $FF $VIDEO $AUDIO -c:v mpeg4 -q:v 31 $AAC "$OUT/mpeg4-aac.mp4"
+$FF $VIDEO $AUDIO -c:v mpeg4 -q:v 31 $AAC -movflags +faststart "$OUT/mpeg4-aac-faststart.mp4"
 # H.264 + MP3 audio (mp4a with objectTypeIndication 0x6B): must be rejected.
 $FF $VIDEO $AUDIO $X264 -c:a libmp3lame -b:a 32k -ac 1 "$OUT/h264-mp3.mp4"
-# HEVC (sample entry 'hvc1', as phones write it) + AAC, faststart: refused at the first part.
+# HEVC (sample entry 'hvc1', as phones write it) + AAC, faststart: accepted, transcoded after E2.
 $FF $VIDEO $AUDIO -c:v libx265 -preset veryslow -crf 40 -pix_fmt yuv420p -tag:v hvc1 \
   -x265-params log-level=error $AAC -movflags +faststart "$OUT/hevc-aac-faststart.mp4"
 

@@ -6,7 +6,7 @@ import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
 import movUrl from "./fixtures/h264-aac.mov?inline";
 import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
-import hevcUrl from "./fixtures/hevc-aac-faststart.mp4?inline";
+import mpeg4FaststartUrl from "./fixtures/mpeg4-aac-faststart.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
 import smallThumbUrl from "./fixtures/thumb-1280x720.jpg?inline";
 import pngUrl from "./fixtures/not-a-jpeg.png?inline";
@@ -181,7 +181,9 @@ describe("upload round trip", () => {
       parts,
     });
     expect(res.status).toBe(400);
-    expect(body.message).toBe("media rejected: video codec must be H.264 (avc1), got mp4v");
+    expect(body.message).toBe(
+      "media rejected: video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got mp4v",
+    );
     expect(await env.MEDIA.head(created.contentUploadData.key)).toBeNull();
     const { body: fetched } = await writeJson(
       org,
@@ -201,15 +203,16 @@ describe("upload round trip", () => {
     expect(deleted.res.status).toBe(200);
   });
 
-  it("refuses an HEVC faststart file at its first part, naming the codec, and stores nothing", async () => {
-    // A phone clip: moov first, so its codec is in the first bytes of part 1 (of two).
-    const media = padWithFreeBox(dataUrlBytes(hevcUrl), twoPartSize);
-    const created = await createContent({ contentSize: media.byteLength, title: "hevc" });
+  it("refuses a faststart file of a codec it cannot transcode at its first part, naming it, and stores nothing", async () => {
+    // Moov first, so its codec is in the first bytes of part 1 (of two).
+    const media = padWithFreeBox(dataUrlBytes(mpeg4FaststartUrl), twoPartSize);
+    const created = await createContent({ contentSize: media.byteLength, title: "mpeg4" });
     const [first] = created.contentUploadData.signedUrls as string[];
     const res = await call(first!, { method: "PUT", body: media.slice(0, CHUNK_SIZE) });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
-      message: "media rejected: video codec must be H.264 (avc1), got hvc1",
+      message:
+        "media rejected: video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got mp4v",
     });
     const { body: state } = await writeJson(
       org,
@@ -226,7 +229,8 @@ describe("upload round trip", () => {
     } as RequestInit);
     expect(streamed.status).toBe(400);
     expect(await streamed.json()).toEqual({
-      message: "media rejected: video codec must be H.264 (avc1), got hvc1",
+      message:
+        "media rejected: video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got mp4v",
     });
   });
 

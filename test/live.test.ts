@@ -611,3 +611,84 @@ describe("isLive in every record", () => {
     expect(await records()).toEqual([false, false, false, false]);
   });
 });
+
+describe("listing live streams (GET /v2/live without contentKey)", () => {
+  it("lists the organization's streams newest first, by state, a page at a time", async () => {
+    const own = await createOrg({ plan: "enterprise" });
+    const other = await createOrg({ plan: "enterprise" });
+    const make = async (who: TestOrg, title: string) =>
+      (await writeJson(who, "POST", "/v2/live", { title })).body as { contentKey: string };
+    const first = await make(own, "First");
+    const second = await make(own, "Second");
+    const third = await make(own, "Third");
+    await make(other, "Someone else's");
+    // An uploaded video is not a live stream.
+    await writeJson(own, "POST", "/v2/content", { title: "A video", contentSize: 1000 });
+    const end = await writeJson(own, "POST", "/v2/live/end", { contentKey: second.contentKey });
+    expect(end.res.status).toBe(200);
+
+    const all = await writeJson(own, "GET", "/v2/live");
+    expect(all.res.status, JSON.stringify(all.body)).toBe(200);
+    expect(
+      all.body.liveStreams.map((s: { contentKey: string; liveState: string; title: string }) => [
+        s.contentKey,
+        s.title,
+        s.liveState,
+      ]),
+    ).toEqual([
+      [third.contentKey, "Third", "idle"],
+      [second.contentKey, "Second", "ended"],
+      [first.contentKey, "First", "idle"],
+    ]);
+    expect(all.body.nextCursor).toBeNull();
+
+    const page1 = await writeJson(own, "GET", "/v2/live?limit=2");
+    expect(page1.body.liveStreams.map((s: { title: string }) => s.title)).toEqual([
+      "Third",
+      "Second",
+    ]);
+    const page2 = await writeJson(
+      own,
+      "GET",
+      `/v2/live?limit=2&cursor=${encodeURIComponent(page1.body.nextCursor)}`,
+    );
+    expect(page2.body.liveStreams.map((s: { title: string }) => s.title)).toEqual(["First"]);
+    expect(page2.body.nextCursor).toBeNull();
+
+    const ended = await writeJson(own, "GET", "/v2/live?state=ended");
+    expect(ended.body.liveStreams.map((s: { title: string }) => s.title)).toEqual(["Second"]);
+    const idle = await writeJson(own, "GET", "/v2/live?state=idle&limit=1");
+    expect(idle.body.liveStreams.map((s: { title: string }) => s.title)).toEqual(["Third"]);
+    expect(idle.body.nextCursor).not.toBeNull();
+
+    // The one-stream answer is unchanged.
+    const one = await writeJson(own, "GET", `/v2/live?contentKey=${first.contentKey}`);
+    expect(one.body.live.state).toBe("idle");
+  });
+
+  it("refuses a bad state, cursor or limit with a message naming it", async () => {
+    for (const [query, field] of [
+      ["state=running", "state"],
+      ["cursor=nope", "cursor"],
+      ["limit=0", "limit"],
+    ]) {
+      const { res, body } = await writeJson(org, "GET", `/v2/live?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(JSON.stringify(body), query).toContain(field);
+    }
+  });
+
+  it("reads the streams through their partial indexes", async () => {
+    const plan = async (where: string) =>
+      (
+        await env.DB.prepare(
+          `explain query plan select id from contents where organization_id = 1 and ${where} order by created_at desc, id desc limit 26`,
+        ).all<{ detail: string }>()
+      ).results
+        .map((r) => r.detail)
+        .join("; ");
+    expect(await plan("live_state is not null")).toContain("contents_live_idx");
+    expect(await plan("live_state = 'ended'")).toContain("contents_live_state_idx");
+    expect(await plan("live_state is not null")).not.toContain("TEMP B-TREE");
+  });
+});

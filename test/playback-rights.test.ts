@@ -195,7 +195,7 @@ describe("syndication windows at playback", () => {
     const { mp4: media, master } = await urlsOf(org, key);
     const res = await call(media, from("DE"));
     expect(res.status).toBe(200);
-    expect(res.headers.get("Cache-Control")).toBe("public, max-age=86400");
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=300");
     expect((await call(master, from("DE"))).status).toBe(200);
   });
 });

@@ -7,6 +7,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
+import hevcUrl from "./fixtures/hevc-aac-faststart.mp4?inline";
 import {
   call,
   callJson,
@@ -16,12 +17,15 @@ import {
   publishVideo,
   readHeaders,
   SETTLED_MS,
+  uploadParts,
   writeJson,
   type TestOrg,
 } from "./helpers";
 import { boxesIn, boxPath } from "./media-fmp4-synth";
 import { findContentByKeyAnyOrg } from "../src/db/content";
 import { backgroundDeps } from "../src/domain/background";
+import { publishStoredUpload } from "../src/domain/content/content";
+import { hlsVersion } from "../src/storage/layout";
 import {
   planRenditions,
   runRenditionJob,
@@ -373,6 +377,94 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
       .all<{ payload: string }>();
     expect(events.results).toHaveLength(1);
     expect(JSON.parse(events.results[0]!.payload).data.renditions[0].status).toBe("failed");
+
+    // Retried (POST /v2/content/renditions/retry): the rung is pending again, its jobs go to
+    // the real queue and the local transcoder, and it is listed once ready.
+    const unknown = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+      rung: "r999",
+    });
+    expect(unknown.res.status, JSON.stringify(unknown.body)).toBe(404);
+    expect(unknown.body.message).toMatch(/r999 is not a rung .*\(r36\)/);
+    const retried = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+    });
+    expect(retried.res.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.retried).toEqual(["r36"]);
+    expect(retried.body.renditions[0]).toMatchObject({ status: "pending", reason: null });
+    // Idempotent: nothing failed now, nothing is queued twice.
+    const again = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+    });
+    expect(again.res.status).toBe(409);
+    expect(again.body.message).toMatch(/nothing to retry: no rung of .* failed \(r36 pending\)/);
+    await expect
+      .poll(
+        async () =>
+          (await writeJson(other, "GET", `/v2/content/renditions?contentKey=${key}`)).body
+            .renditions[0].status,
+        { timeout: SETTLED_MS, interval: 250 },
+      )
+      .toBe("ready");
+    const variants = (await textOf(await call(url)))
+      .split("\n")
+      .filter((l) => l.startsWith("#EXT-X-STREAM-INF"));
+    expect(variants).toHaveLength(2);
+    expect((await call(url.replace("master.m3u8", "r36-video.m3u8"))).status).toBe(200);
+    // The ladder's completion is announced again, now with the rung ready.
+    await expect
+      .poll(async () => {
+        const after = await env.DB.prepare(
+          "SELECT payload FROM webhook_events WHERE type = 'video.renditions_complete' AND payload LIKE ? ORDER BY id",
+        )
+          .bind(`%"contentKey":"${key}"%`)
+          .all<{ payload: string }>();
+        return after.results.map((r) => JSON.parse(r.payload).data.renditions[0].status);
+      })
+      .toEqual(["failed", "ready"]);
+    const done = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+    });
+    expect(done.res.status).toBe(409);
+    expect(done.body.message).toMatch(/\(r36 ready\)/);
+  });
+
+  it("is not retried once the organization's ladder no longer has it", async () => {
+    const other = await createOrg();
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
+    const key = await publishVideo(other, forty);
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
+    const jobs: RenditionJob[] = [];
+    const queue = {
+      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
+        for (const m of messages) jobs.push(m.body);
+      },
+    } as unknown as Queue<RenditionJob>;
+    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+    const content = await findContentByKeyAnyOrg(deps.db, key);
+    await planRenditions({ ...deps, renditionJobs: queue }, content!);
+    const refusing: Transcoder = {
+      name: "refusing",
+      transcode: async () => {
+        throw new TranscodeRefused("transcoder: HTTP 422 not transcoded");
+      },
+    };
+    expect(await runRenditionJob(deps, refusing, jobs[0]!)).toBe("failed");
+    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
+    const refused = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+      rung: "r36",
+    });
+    expect(refused.res.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.message).toMatch(/ladder no longer has r36/);
+    const states = await writeJson(other, "GET", `/v2/content/renditions?contentKey=${key}`);
+    expect(states.body.renditions[0].status).toBe("failed");
+    const bad = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+      rung: "360p",
+    });
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.message).toMatch(/rung/);
   });
 
   it("fails on its last attempt when the transcoder is unreachable, and is retried before", async () => {
@@ -432,5 +524,178 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
     expect(await runRenditionJob(deps, deleting, jobs[1]!)).toBe("gone");
     expect((await env.MEDIA.list({ prefix: `${key}/` })).objects).toEqual([]);
     expect(await runRenditionJob(deps, real, jobs[2]!)).toBe("gone");
+  });
+});
+
+/** E1 and every part of `media` uploaded: what E2 (or the cron) completes. */
+async function uploaded(of: TestOrg, media: Uint8Array) {
+  const created = await writeJson(of, "POST", "/v2/content/", {
+    contentSize: media.byteLength,
+    title: "phone clip",
+  });
+  expect(created.res.status, JSON.stringify(created.body)).toBe(200);
+  const { uploadId, key, signedUrls } = created.body.contentUploadData;
+  return {
+    contentKey: created.body.contentKey as string,
+    complete: { uploadId, key, parts: await uploadParts(signedUrls, media) },
+  };
+}
+
+const readyEvents = async (key: string) =>
+  (
+    await env.DB.prepare(
+      "SELECT type FROM webhook_events WHERE type IN ('video.ready', 'video.rejected') AND payload LIKE ?",
+    )
+      .bind(`%"contentKey":"${key}"%`)
+      .all<{ type: string }>()
+  ).results.map((r) => r.type);
+
+describe.skipIf(!env.TRANSCODER)("a source that is not H.264 (HEVC)", () => {
+  const hevc = dataUrlBytes(hevcUrl);
+
+  it("is accepted by E2 as processing, then plays from its transcoded H.264 rung only", async () => {
+    const other = await createOrg();
+    await writeJson(other, "POST", "/v2/webhooks", {
+      url: `${inject("webhookReceiver")}/hooks/hevc`,
+      events: ["video.ready", "video.rejected"],
+    });
+    const { contentKey, complete } = await uploaded(other, hevc);
+    const done = await writeJson(other, "POST", "/v2/content/complete", complete);
+    // Before: the old rule answered 400 "video codec must be H.264 (avc1), got hvc1".
+    expect(done.res.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body).toMatchObject({ contentKey, status: "processing", url: null });
+    expect(done.body.publishedDate).toBeNull();
+    // After: published once its top rung (r180, the source's size) is ready; video.ready then.
+    let record: any;
+    await expect
+      .poll(
+        async () => {
+          record = (await writeJson(other, "GET", `/v2/content?contentKey=${contentKey}`)).body;
+          return record.status;
+        },
+        { timeout: SETTLED_MS, interval: 250 },
+      )
+      .toBe("available");
+    expect(record.publishedDate).not.toBeNull();
+    expect(await readyEvents(contentKey)).toEqual(["video.ready"]);
+    const url = (await urlHlsOf(contentKey, other)).slice(ORIGIN.length);
+    const masterText = await textOf(await call(url));
+    const lines = masterText.split("\n");
+    expect(lines.filter((l) => l.endsWith(".m3u8"))).toEqual(["r180-video.m3u8"]);
+    const inf = lines.filter((l) => l.startsWith("#EXT-X-STREAM-INF"));
+    expect(inf).toHaveLength(1);
+    expect(inf[0]).toMatch(/CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2",RESOLUTION=320x180/);
+    const base = url.replace(/master\.m3u8$/, "");
+    // The rung's segments are H.264 with the source's AAC; the source's own video is not served.
+    const rung = segmentsOf(await textOf(await call(`${base}r180-video.m3u8`)));
+    const init = await bytesOf(await call(`${base}${rung.init}`));
+    expect(new TextDecoder().decode(init)).toContain("avc1");
+    expect(new TextDecoder().decode(init)).not.toContain("hvc1");
+    for (const name of rung.names) expect((await call(`${base}${name}`)).status, name).toBe(200);
+    for (const file of ["video.m3u8", "init.mp4", "0.m4s", "video-init.mp4", "video-0.m4s"]) {
+      const res = await call(`${base}${file}`);
+      expect(res.status, file).toBe(404);
+    }
+    expect((await call(`${base}audio-0.m4s`)).status).toBe(200);
+    // DASH: the video AdaptationSet holds the rung alone.
+    const mpd = await textOf(await call(`${base}manifest.mpd`));
+    expect(
+      [...mpd.matchAll(/<Representation id="([^"]+)" bandwidth="\d+" codecs="([^"]+)"/g)].map(
+        (m) => [m[1], m[2]!.slice(0, 4)],
+      ),
+    ).toEqual([
+      ["r180", "avc1"],
+      ["audio", "mp4a"],
+    ]);
+  });
+
+  it("waits unlisted and unplayable until the rung is ready; a top rung that fails rejects it", async () => {
+    const other = await createOrg();
+    await writeJson(other, "POST", "/v2/webhooks", {
+      url: `${inject("webhookReceiver")}/hooks/hevc-by-hand`,
+      events: ["video.ready", "video.rejected"],
+    });
+    // The jobs E2 would queue are kept here and run by hand (the state in between is seen).
+    const jobs: RenditionJob[] = [];
+    const queue = {
+      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
+        for (const m of messages) jobs.push(m.body);
+      },
+    } as unknown as Queue<RenditionJob>;
+    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+    const withJobs = { ...deps, renditionJobs: queue };
+    const publish = async () => {
+      const { contentKey, complete } = await uploaded(other, hevc);
+      await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
+        complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
+          partNumber: p.PartNumber,
+          etag: p.ETag.replace(/"/g, ""),
+        })),
+      );
+      const content = (await findContentByKeyAnyOrg(deps.db, contentKey))!;
+      expect((await publishStoredUpload(withJobs, content)).kind).toBe("published");
+      return contentKey;
+    };
+    const key = await publish();
+    expect(jobs.map((j) => [j.rung, j.chunk])).toEqual([["r180", 0]]);
+    const record = await writeJson(other, "GET", `/v2/content?contentKey=${key}`);
+    expect(record.body).toMatchObject({ status: "processing", url: null, publishedDate: null });
+    const listed = await callJson(`/v2/videos?contentKey=${key}`, { headers: readHeaders(other) });
+    expect(listed.body.data).toEqual([]);
+    const content = (await findContentByKeyAnyOrg(deps.db, key))!;
+    const master = `/hls/${key}/${hlsVersion(content.id)}/master.m3u8`;
+    const waiting = await call(master);
+    expect(waiting.status).toBe(404);
+    expect(((await waiting.json()) as { error: string }).error).toMatch(/no stream version/);
+    expect(await readyEvents(key)).toEqual([]);
+    expect(await runRenditionJob(deps, transcoderOf(env)!, jobs[0]!)).toBe("ready");
+    expect((await writeJson(other, "GET", `/v2/content?contentKey=${key}`)).body.status).toBe(
+      "available",
+    );
+    expect(await urlHlsOf(key, other)).toBe(`${ORIGIN}${master}`);
+    expect((await call(master)).status).toBe(200);
+    expect(await readyEvents(key)).toEqual(["video.ready"]);
+
+    // The transcoder refuses the top rung: the video cannot play, so it is rejected.
+    jobs.length = 0;
+    const failing = await publish();
+    const refusing: Transcoder = {
+      name: "refusing",
+      transcode: async () => {
+        throw new TranscodeRefused("transcoder: HTTP 422 not transcoded: ffmpeg exited 1");
+      },
+    };
+    expect(await runRenditionJob(deps, refusing, jobs[0]!)).toBe("failed");
+    const rejected = await writeJson(other, "GET", `/v2/content?contentKey=${failing}`);
+    expect(rejected.body).toMatchObject({
+      status: "rejected",
+      rejectionReason:
+        "transcoding failed (r180, chunk 0): transcoder: HTTP 422 not transcoded: ffmpeg exited 1",
+      url: null,
+    });
+    expect(await readyEvents(failing)).toEqual(["video.rejected"]);
+
+    // Its jobs cannot be queued: rejected rather than left processing for ever.
+    const { contentKey: unqueued, complete } = await uploaded(other, hevc);
+    await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
+      complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
+        partNumber: p.PartNumber,
+        etag: p.ETag.replace(/"/g, ""),
+      })),
+    );
+    const down = {
+      sendBatch: async () => {
+        throw new Error("Queue send failed: internal error");
+      },
+    } as unknown as Queue<RenditionJob>;
+    const stored = (await findContentByKeyAnyOrg(deps.db, unqueued))!;
+    await expect(publishStoredUpload({ ...deps, renditionJobs: down }, stored)).rejects.toThrow(
+      /Queue send failed/,
+    );
+    const gone = await writeJson(other, "GET", `/v2/content?contentKey=${unqueued}`);
+    expect(gone.body).toMatchObject({
+      status: "rejected",
+      rejectionReason: "transcoding could not be queued: Error: Queue send failed: internal error",
+    });
   });
 });

@@ -335,7 +335,8 @@ describe("events", () => {
     expect(deleted!.data).toMatchObject({ contentKey: key, title: "renamed" });
     expect(rejected!.data).toMatchObject({
       status: "rejected",
-      rejectionReason: "video codec must be H.264 (avc1), got mp4v",
+      rejectionReason:
+        "video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got mp4v",
     });
 
     // Only subscribed types are sent: an endpoint for video.ready alone hears nothing of an edit.

@@ -45,7 +45,7 @@ function Page({ route }: { route: string }) {
     case "video":
       return <VideoPage contentKey={decodeURIComponent(arg ?? "")} />;
     case "live":
-      return <GoLive />;
+      return <GoLive contentKey={arg ? decodeURIComponent(arg) : undefined} />;
     case "feeds":
       return <Feeds />;
     case "players":
@@ -87,7 +87,8 @@ function App() {
 
   // Each page's title names it, for the tab and for screen readers.
   useEffect(() => {
-    const current = route.startsWith("video/") ? "Video" : PAGES.find(([id]) => id === route)?.[1];
+    const [name] = route.split("/");
+    const current = name === "video" ? "Video" : PAGES.find(([id]) => id === name)?.[1];
     document.title =
       state === "in"
         ? `${current ?? "Library"} · Publisher console`
@@ -116,7 +117,8 @@ function App() {
     setState("out");
   };
 
-  const active = route.startsWith("video/") ? "library" : route;
+  const [routeName] = route.split("/");
+  const active = routeName === "video" ? "library" : routeName;
   return (
     <>
       <a class="skip" href="#main">

@@ -9,7 +9,7 @@
 import { enableDocking } from "./core/dock";
 import { feedEntries, renderGallery } from "./core/gallery";
 import { createPlayer, type Player } from "./core/player";
-import { fetchPlayerData, withToken } from "./core/types";
+import { loadVideo, tokenFromUrl } from "./core/types";
 
 const SCRIPT = new URL(import.meta.url);
 const STYLESHEET = new URL("player.css", SCRIPT).href;
@@ -28,8 +28,24 @@ class EvcPlayer extends HTMLElement {
     });
   }
 
+  /**
+   * The page's own source of playback tokens (signed playback), asked for each video the player
+   * loads without one: `player.tokenFor = async (contentKey) => token` (e.g. from the
+   * publisher's server). Else the `token-url` attribute is asked, else no token is sent.
+   */
+  tokenFor: ((contentKey: string) => string | null | Promise<string | null>) | null = null;
+
   get endpoint(): string {
     return this.getAttribute("endpoint") ?? SCRIPT.origin;
+  }
+
+  /** A video's token: the token attribute for the element's own video, else the page's source. */
+  private async tokenOf(contentKey: string): Promise<string | null> {
+    const own = this.getAttribute("token");
+    if (own && contentKey === this.getAttribute("content-key")) return own;
+    if (this.tokenFor) return (await this.tokenFor(contentKey)) ?? null;
+    const url = this.getAttribute("token-url");
+    return url ? tokenFromUrl(url, location.href)(contentKey) : null;
   }
 
   connectedCallback() {
@@ -47,14 +63,14 @@ class EvcPlayer extends HTMLElement {
       return;
     }
     // token: a playback token for a video that requires signed playback (its answer and media).
-    const token = this.getAttribute("token");
-    fetchPlayerData(this.endpoint, key, this.getAttribute("config"), token)
-      .then((answer) => {
-        const data = withToken(answer, token);
+    this.tokenOf(key)
+      .then((token) => loadVideo(this.endpoint, key, this.getAttribute("config"), token))
+      .then((data) => {
         const player = createPlayer(this.container!, data, {
           analytics: this.getAttribute("analytics") !== "off",
           pageUrl: location.href,
           crossOrigin: true,
+          tokenFor: (contentKey) => this.tokenOf(contentKey),
         });
         this.player = player;
         if (data.player.docking) enableDocking(this, player, player.dockClose);
@@ -64,12 +80,22 @@ class EvcPlayer extends HTMLElement {
       .catch((error: unknown) => this.fail(String(error)));
   }
 
-  /** Another video in this player (the gallery's click), started at once. */
-  async play(contentKey: string) {
+  /**
+   * Another video in this player (the gallery's click), started at once; `token`: its playback
+   * token (signed playback), else the one tokenFor or token-url gives.
+   */
+  async play(contentKey: string, token?: string | null) {
     const player = await this.ready;
     if (!player) return;
-    const data = await fetchPlayerData(this.endpoint, contentKey, this.getAttribute("config"));
-    player.load(data, true);
+    try {
+      const signed = token ?? (await this.tokenOf(contentKey));
+      player.load(
+        await loadVideo(this.endpoint, contentKey, this.getAttribute("config"), signed),
+        true,
+      );
+    } catch (error) {
+      console.error(`evc-player: ${contentKey} could not be loaded: ${String(error)}`);
+    }
   }
 
   private autoplayInView(player: Player) {

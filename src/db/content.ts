@@ -246,6 +246,23 @@ export async function finishUpload(
   return row ?? null;
 }
 
+/**
+ * Ends a processing video's wait (its transcoded stream is ready, or could not be made); only
+ * one caller wins, so it is published or rejected once.
+ */
+export async function finishProcessing(
+  db: Db,
+  content: Content,
+  changes: ContentChanges,
+): Promise<Content | null> {
+  const [row] = await db
+    .update(contents)
+    .set(changes)
+    .where(and(eq(contents.id, content.id), eq(contents.status, "processing")))
+    .returning();
+  return row ?? null;
+}
+
 /** Records why a content's file has no HLS stream (found when it was first packaged). */
 export async function setStreamError(
   db: Db,

@@ -1,11 +1,11 @@
 // Data layer of the console's library: every content of an organization whatever its status
 // (E6 lists only published videos), newest first or by title, duration or publication, paged by
 // keys rather than offsets so page 1,000 costs what page 1 does (contents_library_*_idx).
-import { and, asc, desc, eq, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, or, sql, type SQL } from "drizzle-orm";
 import { carriesAnyLabel, inScope, LISTABLE, type ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
 import { ftsIds, prefixQuery, scopedExpression } from "./fts";
-import type { LibrarySort } from "../shared/vocabulary";
+import type { LibrarySort, LiveState } from "../shared/vocabulary";
 import {
   contentLabels,
   contents,
@@ -37,6 +37,8 @@ export interface LibraryKey {
 export interface LibraryQuery {
   contentKey?: string;
   status?: ContentStatus;
+  /** Live streams only (any state, or one): their partial indexes (contents_live_*idx). */
+  live?: LiveState | "any";
   /** Words of the title or description (the last one a prefix), or a content key. */
   search?: string;
   /**
@@ -80,6 +82,8 @@ export async function listLibrary(
     inScope(scope),
     q.contentKey ? eq(contents.contentKey, q.contentKey) : undefined,
     q.status ? eq(contents.status, q.status) : undefined,
+    q.live === "any" ? isNotNull(contents.liveState) : undefined,
+    q.live && q.live !== "any" ? eq(contents.liveState, q.live) : undefined,
     q.search ? matchesSearch(scope, q.search) : undefined,
     ...(q.labelGroups ?? []).map((g) =>
       g.walk ? carriesAnyLabelProbe(g.ids) : carriesAnyLabel(g.ids),

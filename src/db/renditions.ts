@@ -141,3 +141,44 @@ export async function setLadder(
       set: { rungs, updatedAt: now },
     });
 }
+
+/**
+ * A failed rung pending again, as the ladder plans it now (size, bit rate, chunks); the row, or
+ * null when it was not failed (another retry took it first): one statement decides.
+ */
+export async function retryFailedRendition(
+  db: Db,
+  contentId: number,
+  name: string,
+  plan: { width: number; height: number; bitrate: number; chunks: number },
+  now: string,
+): Promise<Rendition | null> {
+  const [row] = await db
+    .update(renditions)
+    .set({
+      ...plan,
+      status: "pending",
+      reason: null,
+      peakBitrate: null,
+      averageBitrate: null,
+      codecs: null,
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(renditions.contentId, contentId),
+        eq(renditions.name, name),
+        eq(renditions.status, "failed"),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** The ladder's completion is announced again once the retried rungs finish. */
+export async function rearmLadderComplete(db: Db, contentId: number): Promise<void> {
+  await db
+    .update(renditions)
+    .set({ ladderNotified: false })
+    .where(eq(renditions.contentId, contentId));
+}

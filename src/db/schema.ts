@@ -281,6 +281,13 @@ export const contents = sqliteTable(
       sql`coalesce(${t.publishedAt}, '')`,
       t.id,
     ),
+    // The organization's live streams, newest first, all or of one state (GET /v2/live).
+    index("contents_live_idx")
+      .on(t.organizationId, t.createdAt, t.id)
+      .where(sql`live_state is not null`),
+    index("contents_live_state_idx")
+      .on(t.organizationId, t.liveState, t.createdAt, t.id)
+      .where(sql`live_state is not null`),
     // The cron's sweep of unfinished uploads (expired, or completed in R2 but not in D1).
     index("contents_open_uploads_idx").on(t.createdAt).where(sql`status = 'uploading'`),
   ],

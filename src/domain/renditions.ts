@@ -45,6 +45,7 @@ import { r2RangeReader } from "../storage/objects";
 import { catalogChanged } from "./catalog-changed";
 import type { Deps } from "./deps";
 import { emitWebhookEvent } from "./webhooks/emit";
+import { publishTranscoded, rejectTranscoded } from "./content/transcoded";
 import { ensureIndex } from "./streaming";
 
 export type { RenditionJob };
@@ -72,7 +73,8 @@ export async function planRenditions(deps: Deps, content: Content): Promise<numb
   if ("unstreamable" in index) return 0;
   const ladder = (await ladderOf(deps.db, content.organizationId)) ?? DEFAULT_LADDER;
   // A source not every player decodes (not H.264) gets a transcoded top rung too.
-  const rungs = planLadder(index.video, ladder, !index.video.codec.startsWith("avc1"));
+  const transcodeTop = !index.video.codec.startsWith("avc1");
+  const rungs = planLadder(index.video, ladder, transcodeTop);
   if (rungs.length === 0) return 0;
   const chunkSeconds = deps.config.renditionChunkSeconds;
   const chunks = planChunks(index, chunkSeconds).length;
@@ -90,8 +92,13 @@ export async function planRenditions(deps: Deps, content: Content): Promise<numb
     })),
   );
   const jobs: RenditionJob[] = [];
-  // Lowest rung first: the variant a slow link needs is ready soonest.
-  for (const r of [...rungs].reverse())
+  // Lowest rung first: the variant a slow link needs is ready soonest; but a source that plays
+  // only once transcoded (status processing) waits for its top rung, which goes first.
+  const order =
+    content.status === "processing"
+      ? [rungs[0]!, ...rungs.slice(1).reverse()]
+      : [...rungs].reverse();
+  for (const r of order)
     for (let chunk = 0; chunk < chunks; chunk++)
       jobs.push({
         contentId: content.id,
@@ -155,7 +162,11 @@ export type JobOutcome = "stored" | "ready" | "failed" | "gone" | "done";
 /** Whether the job's video is still the one served under its key (else its work is moot). */
 async function currentContent(deps: Deps, job: RenditionJob): Promise<Content | null> {
   const content = await findContentByKeyAnyOrg(deps.db, job.contentKey);
-  return content && content.id === job.contentId && content.status === "available" ? content : null;
+  return content &&
+    content.id === job.contentId &&
+    (content.status === "available" || content.status === "processing")
+    ? content
+    : null;
 }
 
 /**
@@ -222,7 +233,15 @@ export async function runRenditionJob(
       { status: "failed", reason: `chunk ${job.chunk}: ${reason}` },
       deps.now.toISOString(),
     );
-    if (failed) await announceIfComplete(deps, content);
+    if (failed) {
+      if (await isTopRung(deps, content, row.name))
+        await rejectTranscoded(
+          deps,
+          content,
+          `transcoding failed (${row.name}, chunk ${job.chunk}): ${reason}`,
+        );
+      await announceIfComplete(deps, content);
+    }
     return "failed";
   }
 }
@@ -307,8 +326,16 @@ async function assembleIfComplete(
     kind: "videos",
     versions: [content, { ...content, updatedAt: now }],
   });
+  if (await isTopRung(deps, content, row.name)) await publishTranscoded(deps, content, now);
   await announceIfComplete(deps, content);
   return true;
+}
+
+/** Whether the rung is the top one of a video waiting for it (status processing). */
+async function isTopRung(deps: Deps, content: Content, name: string): Promise<boolean> {
+  return (
+    content.status === "processing" && (await renditionsOf(deps.db, content.id))[0]?.name === name
+  );
 }
 
 /** A rung as the API shows it. */

@@ -17,6 +17,7 @@ import {
   dashManifest,
   masterPlaylist,
   mediaPlaylist,
+  sourcePlays,
   subtitlePlaylist,
   subtitleRenditions,
   type SubtitleRendition,
@@ -416,6 +417,11 @@ export async function streamFile(
   const vtt = SUBTITLE_FILE.exec(file);
   if (vtt) return subtitleFile(deps, contentKey, version, file, Number(vtt[1]));
   const { index, samplesKey, contentId } = await indexForVersion(deps, contentKey, version);
+  // A source that is not H.264 is not served: its transcoded variants and its audio are.
+  if (!sourcePlays(index) && SOURCE_VIDEO_FILE.test(file))
+    throw new NoStream(
+      `no ${file}: this video's source (${index.video.codec}) plays only through its transcoded variants`,
+    );
   if (file === "video.m3u8")
     return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(index) };
   const rendition = RENDITION_FILE.exec(file);
@@ -475,6 +481,9 @@ export async function streamFile(
   const media = r2RangeReader(deps.bucket, index.mediaKey, Number.MAX_SAFE_INTEGER);
   return { kind: "bytes", bytes: await packageSegment(index, n, table, media, part) };
 }
+
+/** The source's files that hold its video: HLS's playlist and muxed files, DASH's video track. */
+const SOURCE_VIDEO_FILE = /^(video\.m3u8|init\.mp4|\d+\.m4s|video-(init\.mp4|\d+\.m4s))$/;
 
 /** A DASH file of one track: `video-init.mp4`, `audio-12.m4s` (playlists.ts names them). */
 const DASH_TRACK_FILE = /^(video|audio)-(init\.mp4|\d+\.m4s)$/;

@@ -68,7 +68,10 @@ function codecsOf(moov: Uint8Array): HeadVerdict {
   }
 }
 
-/** The reason a file with this head is refused now, or null (it passes, or only E2 can tell). */
-export function headRefusal(verdict: HeadVerdict): string | null {
-  return verdict.kind === "codecs" ? codecRefusal(verdict.video, verdict.audio) : null;
+/**
+ * The reason a file with this head is refused now, or null (it passes, or only E2 can tell).
+ * `transcodes`: whether the deployment has a transcoder (codecRefusal).
+ */
+export function headRefusal(verdict: HeadVerdict, transcodes = true): string | null {
+  return verdict.kind === "codecs" ? codecRefusal(verdict.video, verdict.audio, transcodes) : null;
 }

@@ -284,20 +284,45 @@ function secondsOf({ timescale, duration }: Timescaled): number | null {
 // ---------------------------------------------------------------------------
 
 const H264_CODECS = new Set(["avc1", "avc3"]);
+/**
+ * Video the service accepts but does not play as it is: the transcoder (ffmpeg) decodes it and
+ * makes the H.264 variants the stream lists (docs/renditions.md). By sample entry fourcc.
+ */
+const TRANSCODED_CODECS: Record<string, string> = {
+  hvc1: "HEVC",
+  hev1: "HEVC",
+  vp09: "VP9",
+  av01: "AV1",
+  apco: "ProRes",
+  apcs: "ProRes",
+  apcn: "ProRes",
+  apch: "ProRes",
+  ap4h: "ProRes",
+  ap4x: "ProRes",
+};
 /** MPEG-4 Audio (0x40) and MPEG-2 AAC Main/LC/SSR (0x66-0x68). */
 const AAC_OBJECT_TYPES = new Set([0x40, 0x66, 0x67, 0x68]);
 const MAX_LONG_SIDE = 1920;
 const MAX_SHORT_SIDE = 1080;
 
-/** Returns null when the media meets the service's rules, else a user-facing reason. */
-export function checkMediaRequirements(info: MediaInfo): string | null {
+/** Whether a source with this video plays only once transcoded (an accepted codec, not H.264). */
+export function needsTranscoding(videoCodec: string | null): boolean {
+  return videoCodec !== null && Object.hasOwn(TRANSCODED_CODECS, videoCodec);
+}
+
+/** "HEVC (hvc1)": how a transcoded codec is named in messages. */
+export function transcodedCodecName(videoCodec: string): string {
+  return `${TRANSCODED_CODECS[videoCodec] ?? "video"} (${displayCodec(videoCodec)})`;
+}
+
+/**
+ * Returns null when the media meets the service's rules, else a user-facing reason.
+ * `transcodes`: whether this deployment has a transcoder (else only H.264 plays).
+ */
+export function checkMediaRequirements(info: MediaInfo, transcodes = true): string | null {
   if (info.videoCodec === null) return "no video track";
-  if (!H264_CODECS.has(info.videoCodec)) {
-    return `video codec must be H.264 (avc1), got ${displayCodec(info.videoCodec)}`;
-  }
-  if (info.audioCodec !== null && !isAac(info.audioCodec)) {
-    return `audio codec must be AAC, got ${displayCodec(info.audioCodec)}`;
-  }
+  const codecs = codecRefusal(info.videoCodec, info.audioCodec, transcodes);
+  if (codecs !== null) return codecs;
   if (info.width === null || info.height === null)
     return "could not determine the video frame size";
   // Compare long/short sides so portrait 1080x1920 is allowed like landscape.
@@ -325,10 +350,17 @@ function displayCodec(codec: string): string {
  * The codec rules of checkMediaRequirements alone, for what is known before the whole file is
  * (the first part of a faststart upload): null when the codecs pass or are not known yet.
  */
-export function codecRefusal(videoCodec: string | null, audioCodec: string | null): string | null {
-  if (videoCodec !== null && !H264_CODECS.has(videoCodec))
-    return `video codec must be H.264 (avc1), got ${displayCodec(videoCodec)}`;
+export function codecRefusal(
+  videoCodec: string | null,
+  audioCodec: string | null,
+  transcodes = true,
+): string | null {
+  if (videoCodec !== null && !H264_CODECS.has(videoCodec) && !needsTranscoding(videoCodec))
+    return `video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got ${displayCodec(videoCodec)}`;
   if (audioCodec !== null && !isAac(audioCodec))
     return `audio codec must be AAC, got ${displayCodec(audioCodec)}`;
+  // Waiting for a transcoder that is not there would never end: said now.
+  if (!transcodes && needsTranscoding(videoCodec))
+    return `${transcodedCodecName(videoCodec!)} video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video`;
   return null;
 }

@@ -262,7 +262,7 @@ export const contentObject = z
     ),
     status: z.enum(CONTENT_STATUSES).openapi({
       description:
-        "uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)",
+        "uploading until E2 completes; processing after E2 while a source that is not H.264 (HEVC, VP9, AV1, ProRes) is transcoded: not listed, no stream yet; available once published (playable); rejected when the media failed the checks or could not be transcoded (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)",
     }),
     rejectionReason: z.string().nullable(),
     duration: z.number().nullable(),

@@ -81,3 +81,46 @@ export const rotatedStreamKey = z
   .object({ contentKey: z.string(), ...streamKeyFields })
   .openapi("RotatedStreamKey");
 export const liveKeyBody = z.strictObject({ contentKey: contentKeySchema });
+
+export const liveListQuery = z.object({
+  contentKey: contentKeySchema.optional().openapi({
+    param: { name: "contentKey", in: "query" },
+    description:
+      "One stream's record and state (LiveStream); without it, the list (LiveStreamPage)",
+  }),
+  state: z
+    .enum(LIVE_STATES, { error: `must be one of ${LIVE_STATES.join(", ")}` })
+    .optional()
+    .openapi({ param: { name: "state", in: "query" }, description: "Only streams in this state" }),
+  cursor: z
+    .string()
+    .max(300, "must be at most 300 characters")
+    .optional()
+    .openapi({
+      param: { name: "cursor", in: "query" },
+      description: "nextCursor of the previous page",
+    }),
+  limit: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(100, "must be at most 100")
+    .default(25)
+    .openapi({ param: { name: "limit", in: "query" } }),
+});
+
+export const liveStreamPage = z
+  .object({
+    liveStreams: z.array(
+      contentObject.extend({
+        liveState: z.enum(LIVE_STATES).openapi({
+          description: "The stream's state (live.state of GET /v2/live?contentKey=)",
+        }),
+      }),
+    ),
+    nextCursor: z
+      .string()
+      .nullable()
+      .openapi({ description: "Pass as cursor for the next (older) page; null on the last" }),
+  })
+  .openapi("LiveStreamPage");

@@ -1,7 +1,7 @@
 // zod schemas of the rendition ladder (docs/renditions.md): the organization's ladder
 // (/v2/renditions/ladder) and a video's rungs and their states (/v2/content/renditions).
 import { z } from "@hono/zod-openapi";
-import { required } from "./common";
+import { contentKeySchema, required } from "./common";
 
 const MAX_RUNGS = 8;
 
@@ -59,3 +59,20 @@ export const renditionState = z
 export const contentRenditions = z
   .object({ contentKey: z.string(), renditions: z.array(renditionState) })
   .openapi("ContentRenditions");
+
+export const retryBody = z
+  .strictObject({
+    contentKey: contentKeySchema,
+    rung: z
+      .string()
+      .regex(/^r\d{1,4}$/, "must be a rung's name, r<height> (r360)")
+      .optional()
+      .openapi({ description: "Only this rung (default: every failed rung)" }),
+  })
+  .openapi("RenditionRetry");
+
+export const retriedRenditions = contentRenditions
+  .extend({
+    retried: z.array(z.string()).openapi({ description: "The rungs queued again" }),
+  })
+  .openapi("RetriedRenditions");

@@ -20,10 +20,18 @@ export const LABEL_KINDS = ["category", "tag", "event"] as const;
 export type LabelKind = (typeof LABEL_KINDS)[number];
 
 /**
- * uploading until E2 completes; available once published; rejected when the media failed the
- * checks; expired when the upload was abandoned (its signed URLs expired, the cron aborted it).
+ * uploading until E2 completes; processing after E2 while a source that is not H.264 is
+ * transcoded (docs/renditions.md); available once published; rejected when the media failed the
+ * checks (or could not be transcoded); expired when the upload was abandoned (its signed URLs
+ * expired, the cron aborted it).
  */
-export const CONTENT_STATUSES = ["uploading", "available", "rejected", "expired"] as const;
+export const CONTENT_STATUSES = [
+  "uploading",
+  "processing",
+  "available",
+  "rejected",
+  "expired",
+] as const;
 export type ContentStatus = (typeof CONTENT_STATUSES)[number];
 /**
  * A live stream's state (contents.live_state; null for uploaded videos): waiting for its

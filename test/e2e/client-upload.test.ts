@@ -216,23 +216,35 @@ describe("uploadVideo", () => {
     await expect(client.uploadVideo(bad, { title: "mpeg4" })).rejects.toMatchObject({
       name: "CatalogApiError",
       status: 400,
-      message: "complete (E2): HTTP 400 media rejected: video codec must be H.264 (avc1), got mp4v",
+      message:
+        "complete (E2): HTTP 400 media rejected: video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got mp4v",
     });
-    // HEVC with its moov first: refused at part 1, before E2 (and before part 2 is sent).
+    // MPEG-4 Part 2 with its moov first: refused at part 1, before E2 (and before part 2 is sent).
     const log: string[] = [];
     const recorded = createCatalogClient({
       baseUrl: service.baseUrl,
       credentials: org,
       fetch: recordingFetch(log),
     });
-    const hevc = padWithFreeBox(fixture("hevc-aac-faststart.mp4"), CHUNK + 200_001);
+    const mpeg4 = padWithFreeBox(fixture("mpeg4-aac-faststart.mp4"), CHUNK + 200_001);
     await expect(
-      recorded.uploadVideo(hevc, { title: "hevc" }, { concurrency: 1 }),
+      recorded.uploadVideo(mpeg4, { title: "mpeg4" }, { concurrency: 1 }),
     ).rejects.toMatchObject({
       status: 400,
-      message: "part 1: HTTP 400 media rejected: video codec must be H.264 (avc1), got hvc1",
+      message:
+        "part 1: HTTP 400 media rejected: video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got mp4v",
     });
     expect(log).toEqual(["POST /v2/content", "PUT /v2/uploads/part part 1"]);
+    // HEVC is transcoded where the service has a transcoder; this worker has none (no
+    // TRANSCODER_URL), so it says so (at part 1: the moov comes first) rather than keep the video
+    // waiting for ever.
+    await expect(
+      client.uploadVideo(fixture("hevc-aac-faststart.mp4"), { title: "hevc" }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message:
+        "part 1: HTTP 400 media rejected: HEVC (hvc1) video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video",
+    });
     const other = await createOrg(service);
     const unauthorized = createCatalogClient({
       baseUrl: service.baseUrl,

@@ -20,7 +20,7 @@ import {
   type Org,
   type Service,
 } from "./harness/api";
-import { launchChromium, seriousViolations } from "./harness/browser";
+import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
 import { ROOT } from "./harness/worker";
 
 const e2e = inject("e2e");
@@ -128,13 +128,7 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
   });
 
   it("signs in; a reload signed in has no failed request either", async () => {
-    await page.goto(`${service.baseUrl}/console/`);
-    await page.getByRole("heading", { name: "Sign in to the publisher console" }).waitFor();
-    await page.getByLabel("Sync code").fill(org.syncCode);
-    await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
-    await page.getByLabel("API secret").fill(org.apiSecret);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+    await signInToConsole(page, service.baseUrl, org);
     clear();
     // A reload signed in learns the session the same way, with no error either.
     await page.reload();

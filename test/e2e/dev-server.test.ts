@@ -17,7 +17,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { connect } from "node:net";
+import { type AddressInfo, connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
@@ -262,3 +262,31 @@ it.for([
     expect(sharedFiles()).toBe(before);
   },
 );
+
+it("stops at once, naming the port, when something already listens there", async () => {
+  // workerd cannot bind a taken port; the script must not start anything and run on without it.
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  const { port } = taken.address() as AddressInfo;
+  try {
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, "scripts", "dev.mjs"), "--port", String(port)],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout!.on("data", (d) => (output += d));
+    child.stderr!.on("data", (d) => (output += d));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(1);
+    expect(output).toContain(`something already listens on http://127.0.0.1:${port}`);
+    expect(output).toContain("npm run dev -- --port");
+    expect(output).not.toContain("applied");
+  } finally {
+    taken.close();
+  }
+});

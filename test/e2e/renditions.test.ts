@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
 import {
   createOrg,
+  getContent,
   json,
   publishVideo,
   type Org,
@@ -25,7 +26,7 @@ import {
   SETTLED_MS,
   writeHeaders,
 } from "./harness/api";
-import { launchChromium } from "./harness/browser";
+import { launchChromium, signInToConsole } from "./harness/browser";
 import { type RunningWorker, startWorker } from "./harness/worker";
 
 const e2e = inject("e2e");
@@ -197,6 +198,61 @@ describe("the rendition ladder under npm run dev's transcoder", () => {
     expect(probed.stdout.trim()).toBe(`180,${20 * FPS}`);
   });
 
+  it("plays an HEVC upload only through its transcoded H.264 variants, once they are made", async () => {
+    // A phone's kind of file (HEVC 'hvc1', AAC, moov first), 12 s, a keyframe every 2 s.
+    const source = join(dir, "hevc.mp4");
+    await ffmpeg(
+      ...["-f", "lavfi", "-i", `testsrc2=size=640x360:rate=${FPS}`],
+      ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100"],
+      ...["-t", "12", "-c:v", "libx265", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
+      ...["-x265-params", "log-level=error:keyint=50:min-keyint=50:scenecut=0", "-tag:v", "hvc1"],
+      ...["-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart", source],
+    );
+    const content = await publishVideo(service, org, new Uint8Array(readFileSync(source)), {
+      title: "HEVC e2e",
+    });
+    // Before: E2 refused it ("video codec must be H.264 (avc1), got hvc1"). Now it is accepted
+    // and waits, unlisted, for its top rung.
+    expect(content.status).toBe("processing");
+    const listed = async () => {
+      const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${content.contentKey}`, {
+        headers: { "X-Service-Sync-Code": org.syncCode },
+      });
+      return (await json<{ data: { urlHLS: string }[] }>(res)).data;
+    };
+    await vi.waitFor(
+      async () => {
+        const now = await getContent(service, org, content.contentKey);
+        expect(now.status).toBe("available");
+      },
+      { timeout: SETTLED_MS, interval: 500 },
+    );
+    const hevcMaster = (await listed())[0]!.urlHLS;
+    const text = await (await fetch(hevcMaster)).text();
+    // The source's size (r360) and the ladder's rungs below it, all H.264: never the HEVC source.
+    const codecs = [...text.matchAll(/CODECS="([^"]+)"/g)].map((m) => m[1]!.split(".")[0]);
+    expect(codecs.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(codecs)).toEqual(new Set(["avc1"]));
+    expect(text.split("\n").filter((l) => l.endsWith(".m3u8"))[0]).toBe("r360-video.m3u8");
+    expect(text).not.toMatch(/^video\.m3u8$/m);
+    // ffmpeg reads the top variant through the master playlist to its end: every frame, H.264.
+    const out = join(dir, "hevc-played.mp4");
+    await ffmpeg("-i", hevcMaster, "-map", "0:v:0", "-map", "0:a:0", "-c", "copy", out);
+    const { stdout } = await run("ffprobe", [
+      ...["-v", "error", "-count_packets", "-show_entries"],
+      ...["stream=codec_type,codec_name,width,height,nb_read_packets", "-of", "json", out],
+    ]);
+    const streams = JSON.parse(stdout).streams;
+    expect(streams[0]).toMatchObject({ codec_type: "video", codec_name: "h264", width: 640 });
+    expect(Number(streams[0].nb_read_packets)).toBe(12 * FPS);
+    expect(streams[1]).toMatchObject({ codec_type: "audio", codec_name: "aac" });
+    const dash = await run("ffprobe", [
+      ...["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0"],
+      hevcMaster.replace(/master\.m3u8$/, "manifest.mpd"),
+    ]);
+    expect(new Set(dash.stdout.split("\n").filter(Boolean))).toEqual(new Set(["h264", "aac"]));
+  });
+
   describe.skipIf(!e2e.chromium)("hls.js (full build) in Chromium", () => {
     let browser: Browser;
     beforeAll(async () => {
@@ -247,12 +303,7 @@ describe("the rendition ladder under npm run dev's transcoder", () => {
 
     it("shows each rung's state on the console's video page", async () => {
       const page = await browser.newPage();
-      await page.goto(`${service.baseUrl}/console/`);
-      await page.getByLabel("Sync code").fill(org.syncCode);
-      await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
-      await page.getByLabel("API secret").fill(org.apiSecret);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+      await signInToConsole(page, service.baseUrl, org);
       await page.goto(`${service.baseUrl}/console/#/video/${contentKey}`);
       await page.getByRole("heading", { level: 1, name: "Ladder e2e" }).waitFor();
       const table = page.getByTestId("renditions");

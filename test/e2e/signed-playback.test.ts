@@ -41,6 +41,8 @@ let urlHLS: string;
 let signed: string;
 let token: string;
 let signedKey: string;
+/** The publisher server's signing key (its private half stays in this test). */
+let signer: Parameters<typeof mintPlaybackToken>[0];
 
 async function api(method: string, path: string, body?: unknown) {
   const res = await fetch(`${service.baseUrl}${path}`, {
@@ -72,10 +74,8 @@ beforeAll(async () => {
   });
   await api("PUT", "/v2/playback-settings", { signedPlayback: true });
   signedKey = contentKey;
-  token = await mintPlaybackToken(
-    { keyId: key.keyId, algorithm: "ES256", privateKey: pair.privateKey },
-    { contentKey, expiresIn: 600 },
-  );
+  signer = { keyId: key.keyId, algorithm: "ES256", privateKey: pair.privateKey };
+  token = await mintPlaybackToken(signer, { contentKey, expiresIn: 600 });
   signed = withPlaybackToken(urlHLS, token);
 });
 
@@ -116,6 +116,18 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     await page.close();
   }, 60_000);
 
+  /** Resolves once the video has played past `seconds`. */
+  const playsPast = (video: import("playwright-core").Locator, seconds: number) =>
+    video.evaluate(
+      (v: HTMLVideoElement, s) =>
+        new Promise<void>((resolve) => {
+          const check = () => (v.currentTime > s ? resolve() : undefined);
+          v.addEventListener("timeupdate", check);
+          check();
+        }),
+      seconds,
+    );
+
   it("the service's player plays it with the token, in the iframe page and in-page", async () => {
     const page = await browser.newPage();
     page.setDefaultTimeout(SETTLED_MS);
@@ -123,16 +135,6 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     page.on("response", (res) => {
       if (res.status() >= 400) refused.push(`${res.status()} ${res.url()}`);
     });
-    const playsPast = (video: import("playwright-core").Locator, seconds: number) =>
-      video.evaluate(
-        (v: HTMLVideoElement, s) =>
-          new Promise<void>((resolve) => {
-            const check = () => (v.currentTime > s ? resolve() : undefined);
-            v.addEventListener("timeupdate", check);
-            check();
-          }),
-        seconds,
-      );
     await page.goto(`${service.baseUrl}/embed/${signedKey}?token=${token}&analytics=off`);
     await page.locator(".evc-bigplay").click();
     await playsPast(page.locator("video.evc-video"), 1);
@@ -153,6 +155,76 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     );
     await page.locator("evc-player .evc-bigplay").click();
     await playsPast(page.locator("evc-player video.evc-video"), 1);
+    expect(refused).toEqual([]);
+    await page.close();
+  });
+
+  it("plays a signed video clicked in the gallery with the token the publisher's page gives", async () => {
+    const other = await publishVideo(service, org, fixture("h264-aac-40s-160x90.mp4"), {
+      title: "signed gallery e2e",
+    });
+    const tokens: Record<string, string> = {
+      [other.contentKey]: await mintPlaybackToken(signer, {
+        contentKey: other.contentKey,
+        expiresIn: 600,
+      }),
+    };
+    const page = await browser.newPage();
+    page.setDefaultTimeout(SETTLED_MS);
+    const refused: string[] = [];
+    page.on("response", (res) => {
+      if (res.status() >= 400) refused.push(`${res.status()} ${res.url()}`);
+    });
+    // The publisher's server, on the page's origin: its feed and its token endpoint (which
+    // would check the viewer's session, then mint as POST /v2/playback-tokens does).
+    const asked: string[] = [];
+    await page.route(`${e2e.staticUrl}/publisher/**`, (route) => {
+      const url = new URL(route.request().url());
+      if (url.pathname === "/publisher/feed.json")
+        return route.fulfill({
+          json: { videos: [{ contentKey: other.contentKey, title: "Next", thumbnail: "" }] },
+        });
+      const key = url.searchParams.get("contentKey")!;
+      asked.push(key);
+      return route.fulfill({ json: { token: tokens[key] ?? null } });
+    });
+    await page.goto(`${e2e.staticUrl}/pages/blank.html`);
+    await page.evaluate(
+      ({ base, key, token, statics }) => {
+        const script = document.createElement("script");
+        script.type = "module";
+        script.src = `${base}/embed/evc-player.js`;
+        const player = document.createElement("evc-player");
+        player.id = "main";
+        player.setAttribute("content-key", key);
+        player.setAttribute("token", token);
+        player.setAttribute("token-url", "/publisher/token?contentKey={contentKey}");
+        player.setAttribute("analytics", "off");
+        player.style.width = "480px";
+        const gallery = document.createElement("evc-gallery");
+        gallery.setAttribute("feed", `${statics}/publisher/feed.json`);
+        gallery.setAttribute("player", "main");
+        document.body.append(script, player, gallery);
+      },
+      { base: service.baseUrl, key: signedKey, token, statics: e2e.staticUrl },
+    );
+    await page.locator("evc-player .evc-bigplay").waitFor();
+    await page.locator("evc-gallery .evc-thumb").click();
+    await expect
+      .poll(() =>
+        page.evaluate(
+          () =>
+            (
+              document.querySelector("evc-player") as unknown as {
+                player: { data: { contentKey: string } };
+              }
+            ).player.data.contentKey,
+        ),
+      )
+      .toBe(other.contentKey);
+    await playsPast(page.locator("evc-player video.evc-video"), 1);
+    // Its own video kept the token attribute; only the clicked one was asked for.
+    expect(asked).toEqual([other.contentKey]);
     expect(refused).toEqual([]);
     await page.close();
   });

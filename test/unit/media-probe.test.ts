@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   checkMediaRequirements,
+  needsTranscoding,
   MediaProbeError,
   probeMp4,
   type MediaInfo,
@@ -24,6 +25,7 @@ import noAudioUrl from "../fixtures/h264-noaudio.mp4?inline";
 import movUrl from "../fixtures/h264-aac.mov?inline";
 import mpeg4Url from "../fixtures/mpeg4-aac.mp4?inline";
 import mp3Url from "../fixtures/h264-mp3.mp4?inline";
+import hevcUrl from "../fixtures/hevc-aac-faststart.mp4?inline";
 import fragUrl from "../fixtures/h264-aac-frag.mp4?inline";
 import fragNoMfraUrl from "../fixtures/h264-aac-frag-nomfra.mp4?inline";
 import fragMoovSamplesUrl from "../fixtures/h264-aac-frag-moov-samples.mp4?inline";
@@ -108,6 +110,7 @@ const fixtures = {
   mov: fromDataUrl(movUrl),
   mpeg4: fromDataUrl(mpeg4Url),
   mp3: fromDataUrl(mp3Url),
+  hevc: fromDataUrl(hevcUrl),
   frag: fromDataUrl(fragUrl),
   fragNoMfra: fromDataUrl(fragNoMfraUrl),
   fragMoovSamples: fromDataUrl(fragMoovSamplesUrl),
@@ -141,7 +144,15 @@ const probeCases: Array<{
     name: "mpeg4",
     duration: 2,
     expected: { ...h264Aac, videoCodec: "mp4v", moovPosition: "end" },
-    reason: "video codec must be H.264 (avc1), got mp4v",
+    reason:
+      "video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got mp4v",
+  },
+  // Accepted to be transcoded (docs/renditions.md): it passes the rules.
+  {
+    name: "hevc",
+    duration: 2,
+    expected: { ...h264Aac, videoCodec: "hvc1", moovPosition: "start" },
+    reason: null,
   },
   {
     name: "mp3",
@@ -505,8 +516,20 @@ describe("checkMediaRequirements", () => {
   });
 
   it("rejects other codecs, a missing video track and zero duration", () => {
-    expect(checkMediaRequirements({ ...ok, videoCodec: "hvc1" })).toBe(
-      "video codec must be H.264 (avc1), got hvc1",
+    // Those the transcoder decodes are accepted (a transcoded top rung: docs/renditions.md).
+    for (const codec of ["hvc1", "hev1", "vp09", "av01", "apcn", "ap4h"])
+      expect(checkMediaRequirements({ ...ok, videoCodec: codec }), codec).toBeNull();
+    expect(checkMediaRequirements({ ...ok, videoCodec: "apcn" }, false)).toBe(
+      "ProRes (apcn) video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video",
+    );
+    expect(checkMediaRequirements(ok, false)).toBeNull();
+    expect(needsTranscoding("hvc1")).toBe(true);
+    expect(needsTranscoding("avc1")).toBe(false);
+    expect(checkMediaRequirements({ ...ok, videoCodec: "mp4v" })).toBe(
+      "video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got mp4v",
+    );
+    expect(checkMediaRequirements({ ...ok, videoCodec: "hvc1", audioCodec: "mp4a.6B" })).toBe(
+      "audio codec must be AAC, got mp4a.6B",
     );
     expect(checkMediaRequirements({ ...ok, audioCodec: "ac-3" })).toBe(
       "audio codec must be AAC, got ac-3",

@@ -15,10 +15,22 @@ describe("scanHead", () => {
   it("finds the codecs of a faststart file in its first bytes", () => {
     const hevc = scanHead(bytesOf(hevcUrl));
     expect(hevc).toEqual({ kind: "codecs", video: "hvc1", audio: "mp4a.40.2" });
-    expect(headRefusal(hevc)).toBe("video codec must be H.264 (avc1), got hvc1");
+    // HEVC is accepted (transcoded after E2); a codec the service cannot transcode is refused.
+    expect(headRefusal(hevc)).toBeNull();
+    expect(headRefusal({ kind: "codecs", video: "mp4v", audio: "mp4a.40.2" })).toBe(
+      "video codec must be H.264 (avc1) or one the service transcodes (HEVC, VP9, AV1, ProRes), got mp4v",
+    );
+    expect(headRefusal({ kind: "codecs", video: "hev1", audio: "mp4a.6B" })).toBe(
+      "audio codec must be AAC, got mp4a.6B",
+    );
+    // A deployment without a transcoder refuses what it cannot transcode.
+    expect(headRefusal(hevc, false)).toBe(
+      "HEVC (hvc1) video plays only once transcoded, and this deployment has no transcoder: upload H.264 (avc1) video",
+    );
     const h264 = scanHead(bytesOf(faststartUrl));
     expect(h264).toEqual({ kind: "codecs", video: "avc1", audio: "mp4a.40.2" });
     expect(headRefusal(h264)).toBeNull();
+    expect(headRefusal(h264, false)).toBeNull();
   });
 
   it("asks for more until the moov is complete, naming how much", () => {

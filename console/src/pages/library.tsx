@@ -227,6 +227,7 @@ export function Library() {
           <select value={draft.status} onChange={set("status")}>
             <option value="">any</option>
             <option value="uploading">uploading</option>
+            <option value="processing">processing</option>
             <option value="available">available</option>
             <option value="rejected">rejected</option>
             <option value="expired">expired</option>

@@ -1,11 +1,12 @@
 // Settings: the organization's own record (GET /v2/organization; the minute's use from its
 // RateLimit headers), rotation of the API secret or token (confirmed, the new value shown
 // once), and the webhook endpoints with their recent deliveries: add, pause, enable, delete,
-// redeliver.
+// redeliver; signed playback's keys and setting (./signed-playback.tsx).
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok, session, type Session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
 import { errorText, Messages } from "../messages";
+import { SignedPlayback } from "./signed-playback";
 
 type Org = components["schemas"]["OwnOrganization"];
 type Endpoint = components["schemas"]["WebhookEndpoint"];
@@ -345,6 +346,7 @@ export function Settings() {
     <section aria-labelledby="settings-title">
       <h1 id="settings-title">Settings</h1>
       <Organization s={session} />
+      {!session.subOrganization && <SignedPlayback />}
       <Webhooks />
     </section>
   );

@@ -201,6 +201,10 @@ const RENDITIONS_REFRESH_MS = 5000;
  */
 function Renditions({ contentKey }: { contentKey: string }) {
   const [rows, setRows] = useState<Rendition[] | null>(null);
+  const [error, setError] = useState("");
+  const [notice, setNotice] = useState("");
+  // Bumped by a retry: the rows are read again (and followed while pending).
+  const [round, setRound] = useState(0);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
@@ -222,7 +226,21 @@ function Renditions({ contentKey }: { contentKey: string }) {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [contentKey]);
+  }, [contentKey, round]);
+  const retry = async (rung?: string) => {
+    setError("");
+    setNotice("");
+    try {
+      const answer = ok(
+        await client.api.POST("/v2/content/renditions/retry", { body: { contentKey, rung } }),
+      );
+      setRows(answer.renditions);
+      setNotice(`Transcoding again: ${answer.retried.map((n) => n.slice(1) + "p").join(", ")}.`);
+      setRound((n) => n + 1);
+    } catch (err) {
+      setError(`Could not retry: ${errorText(err)}`);
+    }
+  };
   if (!rows) return null;
   return (
     <section aria-labelledby="renditions-title" data-testid="renditions">
@@ -252,6 +270,19 @@ function Renditions({ contentKey }: { contentKey: string }) {
                 </td>
                 <td data-testid="rendition-state">
                   {r.status === "failed" ? `failed: ${r.reason ?? "unknown"}` : r.status}
+                  {r.status === "failed" && (
+                    <>
+                      {" "}
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`Retry ${r.height}p`}
+                        onClick={() => retry(r.name)}
+                      >
+                        Retry
+                      </button>
+                    </>
+                  )}
                 </td>
                 <td>{kbits(r.peakBitrate)}</td>
                 <td>{kbits(r.averageBitrate)}</td>
@@ -260,6 +291,7 @@ function Renditions({ contentKey }: { contentKey: string }) {
           </tbody>
         </table>
       )}
+      <Messages error={error} notice={notice} />
     </section>
   );
 }

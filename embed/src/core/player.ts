@@ -14,7 +14,7 @@ import { createItems, type Items } from "./items";
 import { liveControls } from "./live";
 import { expandMacros } from "./macros";
 import { contentSource } from "./source";
-import { fetchPlayerData, type PlayerData } from "./types";
+import { loadVideo, type PlayerData, type TokenSource } from "./types";
 
 export interface PlayerOptions {
   /** false: nothing is reported (the console's previews: ?analytics=off). */
@@ -36,6 +36,8 @@ export interface PlayerOptions {
    * them while its video loads); playback and analytics wait for them, the media do not.
    */
   extras?: Promise<Pick<PlayerData, "player" | "ads" | "items"> | null>;
+  /** A related video's playback token (signed playback), from the publisher's page. */
+  tokenFor?: TokenSource;
 }
 
 export interface Player {
@@ -601,7 +603,8 @@ export function createPlayer(
           async () => player,
           (key) => {
             const config = data.player.id === "none" ? null : data.player.id;
-            fetchPlayerData(data.endpoint, key, config)
+            Promise.resolve(options.tokenFor?.(key) ?? null)
+              .then((token) => loadVideo(data.endpoint, key, config, token))
               .then((next) => player.load(next, true))
               .catch((error: unknown) => say(`The video could not be loaded: ${String(error)}`));
           },

@@ -105,3 +105,38 @@ export function withToken(d: PlayerData, token: string | null): PlayerData {
     captions: d.captions.map((c) => ({ ...c, src: signed(c.src) })),
   };
 }
+
+/**
+ * Where a video's playback token comes from when the player loads another video (a gallery or
+ * related-video click): the publisher's page (signed playback tokens are minted per video by the
+ * publisher's server). Null: play without one.
+ */
+export type TokenSource = (contentKey: string) => Promise<string | null>;
+
+/** Another video's player data, its answer and media URLs carrying its token when it has one. */
+export async function loadVideo(
+  endpoint: string,
+  contentKey: string,
+  config: string | null,
+  token: string | null,
+): Promise<PlayerData> {
+  return withToken(await fetchPlayerData(endpoint, contentKey, config, token), token);
+}
+
+/**
+ * The `token-url` attribute: a URL of the publisher's server (`{contentKey}` in it is replaced,
+ * else `contentKey=` is added) answering `{"token": "…"}` (as POST /v2/playback-tokens does) or
+ * the token as text; asked with the page's cookies, so the publisher's session decides.
+ */
+export function tokenFromUrl(template: string, base: string): TokenSource {
+  return async (contentKey) => {
+    const key = encodeURIComponent(contentKey);
+    const url = new URL(template.replaceAll("{contentKey}", key), base);
+    if (!template.includes("{contentKey}")) url.searchParams.set("contentKey", contentKey);
+    const res = await fetch(url, { credentials: "include" });
+    if (!res.ok) throw new Error(`the token URL answered ${res.status}`);
+    const text = (await res.text()).trim();
+    if (text.startsWith("{")) return (JSON.parse(text) as { token?: string }).token ?? null;
+    return text || null;
+  };
+}

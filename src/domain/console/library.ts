@@ -31,14 +31,14 @@ export interface LibraryParams {
 const descendingByDefault = (sort: LibrarySort) => sort !== "title";
 
 /** The last row's place in its order: [sort, direction, value, id], base64url JSON. */
-const encodeCursor = (sort: LibrarySort, descending: boolean, key: LibraryKey) =>
+export const encodeCursor = (sort: LibrarySort, descending: boolean, key: LibraryKey) =>
   base64url(
     new TextEncoder().encode(
       JSON.stringify([sort, descending ? "desc" : "asc", key.value, key.id]),
     ),
   );
 
-function decodeCursor(cursor: string, sort: LibrarySort, descending: boolean): LibraryKey {
+export function decodeCursor(cursor: string, sort: LibrarySort, descending: boolean): LibraryKey {
   const wrong = () => invalid("cursor: not a cursor this listing returned for this sort and order");
   let parsed: unknown;
   try {

@@ -18,12 +18,13 @@ import type { Content } from "../../db/schema";
 import {
   checkMediaRequirements,
   MediaProbeError,
+  needsTranscoding,
   probeMp4,
+  transcodedCodecName,
   type MediaInfo,
 } from "../../media/mp4-probe";
 import type {
   CompleteUploadBody,
-  ContentObject,
   CreateContentBody,
   UpdateContentBody,
 } from "../../schemas/content";
@@ -48,11 +49,14 @@ import { catalogChanged } from "../catalog-changed";
 import { packageUpload, streamObjectKeys } from "../streaming";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { deleteRenditionObjects, planRenditions } from "../renditions";
-import { playbackUrlOf, thumbnailOf } from "../catalog/records";
+import { toContentObject } from "./objects";
+import { rejectTranscoded } from "./transcoded";
 import { checkVideoPlayerFields } from "../player/items";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { destroyLiveStream } from "../live/objects";
-import type { Deps, Origins } from "../deps";
+import type { Deps } from "../deps";
+
+export { toContentObject };
 
 /** The metadata a create body may give: E1's fields (POST /v2/live takes a subset of them). */
 export type NewContentMetadata = Partial<
@@ -93,32 +97,6 @@ export function newContentMetadata(body: NewContentMetadata) {
     enforcePlaybackWindows: body.enforcePlaybackWindows ?? null,
     adTagUrl: body.adTagUrl ?? null,
     itemPlacements: body.itemPlacements ?? [],
-  };
-}
-
-export function toContentObject(c: Content, urls: Origins): ContentObject {
-  return {
-    contentKey: c.contentKey,
-    title: c.title,
-    description: c.description,
-    thumbnailUrl: thumbnailOf(c, urls),
-    categories: c.categories,
-    tags: c.tags,
-    events: c.events,
-    customFields: c.customFields,
-    translations: c.translations,
-    subtitles: c.subtitles,
-    isLive: c.isLive,
-    signedPlayback: c.signedPlayback,
-    enforcePlaybackWindows: c.enforcePlaybackWindows,
-    adTagUrl: c.adTagUrl,
-    itemPlacements: c.itemPlacements,
-    status: c.status,
-    rejectionReason: c.rejectionReason,
-    duration: c.duration,
-    createdDate: c.createdAt,
-    publishedDate: c.publishedAt,
-    url: c.status === "available" ? playbackUrlOf(c, urls) : null,
   };
 }
 
@@ -301,7 +279,8 @@ export async function completeUpload(deps: Deps, scope: ContentScope, body: Comp
   const content = await findContent(db, scope, contentKey);
   if (!content || content.mediaKey !== body.key)
     throw notFound(`key: no upload ${body.key} for this organization`);
-  if (content.status === "available") throw invalid("upload already completed");
+  if (content.status === "available" || content.status === "processing")
+    throw invalid("upload already completed");
   if (content.status === "rejected") {
     throw invalid(
       `upload was rejected (${content.rejectionReason}); delete the content and create it again`,
@@ -367,9 +346,11 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
       );
     return { kind: "rejected", reason };
   }
+  // A source that is not H.264 waits, unlisted, for its transcoded stream (docs/renditions.md).
+  const transcoded = needsTranscoding(info.videoCodec);
   const published = await finishUpload(db, content, {
-    status: "available",
-    publishedAt: now,
+    status: transcoded ? "processing" : "available",
+    publishedAt: transcoded ? null : now,
     updatedAt: now,
     duration: info.durationSeconds,
     width: info.width,
@@ -379,6 +360,19 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
     streamError,
   });
   if (!published) return { kind: "lost" };
+  if (transcoded) {
+    // Planned before E2 answers: the top rung is what makes the video playable, and it goes
+    // first; the video is published (video.ready) when it is ready (domain/renditions.ts).
+    try {
+      await planRenditions(deps, published);
+    } catch (err) {
+      // Not left waiting for jobs that were never queued: rejected, and E2 fails (5xx).
+      await rejectTranscoded(deps, published, `transcoding could not be queued: ${err}`);
+      throw err;
+    }
+    deps.defer(thumbnailFromFrame(deps, published));
+    return { kind: "published", content: published };
+  }
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
   await emitWebhookEvent(deps, published, "video.ready", toContentObject(published, deps.origins));
   deps.defer(preparePlayback(deps, published));
@@ -391,18 +385,7 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
  * thumbnail is uploaded.
  */
 export async function preparePlayback(deps: Deps, content: Content): Promise<void> {
-  try {
-    await makeFrameThumbnail(deps, content);
-  } catch (err) {
-    console.error(
-      JSON.stringify({
-        level: "error",
-        msg: "thumbnail from the video failed",
-        content_key: content.contentKey,
-        error: String(err).slice(0, 300),
-      }),
-    );
-  }
+  await thumbnailFromFrame(deps, content);
   // The rendition ladder (domain/renditions.ts): queued jobs; the source plays meanwhile.
   try {
     await planRenditions(deps, content);
@@ -411,6 +394,22 @@ export async function preparePlayback(deps: Deps, content: Content): Promise<voi
       JSON.stringify({
         level: "error",
         msg: "renditions not planned",
+        content_key: content.contentKey,
+        error: String(err).slice(0, 300),
+      }),
+    );
+  }
+}
+
+/** The thumbnail from a frame of the video, when the publisher gave none; a failure is logged. */
+async function thumbnailFromFrame(deps: Deps, content: Content): Promise<void> {
+  try {
+    await makeFrameThumbnail(deps, content);
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "thumbnail from the video failed",
         content_key: content.contentKey,
         error: String(err).slice(0, 300),
       }),
@@ -444,10 +443,13 @@ export async function inspectMedia(deps: Deps, content: Content): Promise<Inspec
     if (err instanceof MediaProbeError) return refusal(err.message);
     throw err;
   }
-  const reason = checkMediaRequirements(info);
+  const reason = checkMediaRequirements(info, Boolean(deps.renditionJobs));
   if (reason !== null) return refusal(reason);
+  const transcoded = needsTranscoding(info.videoCodec) && transcodedCodecName(info.videoCodec!);
   const packaged = await packageUpload(deps, content);
   if ("refused" in packaged) return refusal(packaged.refused);
+  if (transcoded && packaged.streamError !== null)
+    return refusal(`${transcoded} video cannot be transcoded: ${packaged.streamError}`);
   return { reason: null, info, streamError: packaged.streamError };
 }
 

@@ -67,6 +67,7 @@ export async function partTarget(
 async function readAheadFirstPart(
   body: ReadableStream<Uint8Array>,
   partSize: number,
+  transcodes: boolean,
 ): Promise<{ refusal: string | null; body: ReadableStream<Uint8Array> }> {
   const limit = Math.min(partSize, HEAD_SCAN_MAX_BYTES);
   const reader = body.getReader();
@@ -81,7 +82,7 @@ async function readAheadFirstPart(
     if (size >= needed) {
       const verdict = scanHead(concat(chunks, size));
       if (verdict.kind !== "more") {
-        refusal = headRefusal(verdict);
+        refusal = headRefusal(verdict, transcodes);
         break;
       }
       needed = verdict.needed;
@@ -162,7 +163,7 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
  * stored) and returns its ETag. A part stored again replaces the earlier one, in R2 and here.
  */
 export async function storePart(
-  deps: Pick<Deps, "db" | "bucket" | "now">,
+  deps: Pick<Deps, "db" | "bucket" | "now" | "renditionJobs">,
   key: string,
   uploadId: string,
   partNumber: number,
@@ -171,7 +172,7 @@ export async function storePart(
 ) {
   const { content, expected } = await partTarget(deps, key, uploadId, partNumber, length);
   if (partNumber === 1) {
-    const ahead = await readAheadFirstPart(body, expected);
+    const ahead = await readAheadFirstPart(body, expected, Boolean(deps.renditionJobs));
     // Nothing is stored: the same refusal as E2's, known from the file's first bytes.
     if (ahead.refusal) throw invalid(`media rejected: ${ahead.refusal}`);
     body = ahead.body;

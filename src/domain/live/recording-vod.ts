@@ -8,6 +8,7 @@
 // of the recording. recording.m3u8 stays served for players that kept its URL.
 import { findContentByKeyAnyOrg, updateContent } from "../../db/content";
 import type { Content } from "../../db/schema";
+import { needsTranscoding } from "../../media/mp4-probe";
 import type { RecordingJob } from "../../media/renditions/job";
 import { MAX_REMUX_BYTES, type Transcoder } from "../../media/transcoder";
 import { liveObjectKey, RECORDING_MP4 } from "../../storage/layout";
@@ -122,6 +123,12 @@ export async function remuxRecording(
   if (reason !== null) {
     await deps.bucket.delete(mp4Key);
     throw new RecordingNotRemuxed(`the remuxed recording is refused: ${reason}`);
+  }
+  // A recording that is not H.264 (HEVC in fMP4) keeps playing as recorded: an upload like it
+  // waits unlisted for a transcoded top rung, which a published recording must not.
+  if (needsTranscoding(info.videoCodec)) {
+    await deps.bucket.delete(mp4Key);
+    throw new RecordingNotRemuxed(`the recording is ${info.videoCodec}, not H.264`);
   }
   // Deleted while it ran (E5 deleted the stream's files then): nothing of it stays behind.
   const current = await endedRecording(deps, job);

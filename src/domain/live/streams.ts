@@ -11,7 +11,10 @@ import {
   type ContentScope,
 } from "../../db/content";
 import type { Content } from "../../db/schema";
+import { listLibrary } from "../../db/library";
 import type { LiveStreamBody } from "../../schemas/live";
+import type { LiveState } from "../../shared/vocabulary";
+import { decodeCursor, encodeCursor } from "../console/library";
 import { randomAlphanumeric, sha256Hex } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import { liveObjectKey, RECORDING_PLAYLIST } from "../../storage/layout";
@@ -100,6 +103,39 @@ export async function liveStreamState(deps: LiveDeps, scope: ContentScope, conte
   const status = await streamObject(deps.liveStreams, contentKey).status(content.id);
   if (!status) throw notFound(`contentKey: ${contentKey} has no live stream state`);
   return { ...toContentObject(content, deps.origins), live: status };
+}
+
+/**
+ * GET /v2/live without a content key: the organization's (or sub-organization's) live streams,
+ * newest first, all or of one state, keyset-paged like the console's library (the same cursor).
+ * The state is D1's (written at start and end); a stream's details are its own GET.
+ */
+export async function listLiveStreams(
+  deps: Pick<Deps, "db" | "origins">,
+  scope: ContentScope,
+  params: { state?: LiveState; cursor?: string; limit: number },
+) {
+  const after =
+    params.cursor === undefined ? undefined : decodeCursor(params.cursor, "created", true);
+  const rows = await listLibrary(deps.db, scope, {
+    live: params.state ?? "any",
+    sort: "created",
+    descending: true,
+    after,
+    limit: params.limit + 1,
+  });
+  const page = rows.slice(0, params.limit);
+  const last = page.at(-1);
+  return {
+    liveStreams: page.map(({ content }) => ({
+      ...toContentObject(content, deps.origins),
+      liveState: content.liveState!,
+    })),
+    nextCursor:
+      rows.length > params.limit && last
+        ? encodeCursor("created", true, { value: last.sortValue, id: last.content.id })
+        : null,
+  };
 }
 
 /** POST /v2/live/key: a new stream key, shown once; the old one stops working at once. */

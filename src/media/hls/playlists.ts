@@ -85,6 +85,12 @@ export const renditionPlaylistName = (name: string) => `${name}-video.m3u8`;
  * The multivariant (master) playlist: the stored file as it is (the top variant), then each
  * ready rendition, highest first, and the subtitles.
  */
+/**
+ * Whether the source's own video is a variant of its stream: H.264 only. Another codec (HEVC,
+ * VP9, AV1, ProRes: accepted to be transcoded) is listed only through its transcoded rungs.
+ */
+export const sourcePlays = (index: Pick<HlsIndex, "video">) => /^avc[13]\./.test(index.video.codec);
+
 export function masterPlaylist(
   index: HlsIndex,
   subtitles: readonly SubtitleRendition[] = [],
@@ -119,7 +125,10 @@ export function masterPlaylist(
     "#EXT-X-VERSION:7",
     "#EXT-X-INDEPENDENT-SEGMENTS",
     ...media,
-    ...variant(peak, average, codecsOf(index), index.video.width, index.video.height, "video.m3u8"),
+    // A source that is not H.264 is never listed: its transcoded variants are what plays.
+    ...(sourcePlays(index)
+      ? variant(peak, average, codecsOf(index), index.video.width, index.video.height, "video.m3u8")
+      : []),
     ...renditions.flatMap((r) =>
       variant(
         r.peakBitrate,
@@ -241,7 +250,11 @@ export function dashManifest(
     `<Period id="0" start="PT0S">`,
     `<AdaptationSet id="0" contentType="video" mimeType="video/mp4" segmentAlignment="true" startWithSAP="1" maxWidth="${v.width}" maxHeight="${v.height}">`,
     template("video"),
-    `<Representation id="video" bandwidth="${peak}" codecs="${v.codec}" width="${v.width}" height="${v.height}"/>`,
+    ...(sourcePlays(index)
+      ? [
+          `<Representation id="video" bandwidth="${peak}" codecs="${v.codec}" width="${v.width}" height="${v.height}"/>`,
+        ]
+      : []),
     ...renditions.map(rung),
     `</AdaptationSet>`,
   ];

@@ -57,6 +57,7 @@ import {
   MediaProbeError,
   parseBoxHeader,
 } from "../bmff/reader";
+import { needsTranscoding } from "../mp4-probe";
 import { CachedReader, ReadBudgetExceeded, type RangeReader } from "../mp4-reader";
 import { box } from "./box-writer";
 
@@ -242,11 +243,19 @@ function parseTrack(b: Bytes, trak: Box, fileSize: number, budget: SampleBudget)
 }
 
 function describeVideo(b: Bytes, entry: Box, track: Track): void {
-  if (entry.type !== "avc1" && entry.type !== "avc3")
+  const h264 = entry.type === "avc1" || entry.type === "avc3";
+  if (!h264 && !needsTranscoding(entry.type))
     throw new MediaProbeError(`video codec ${entry.type} cannot be streamed`);
   const size = parseVisualSampleEntry(b, entry);
   track.width = size.width;
   track.height = size.height;
+  if (!h264) {
+    // Indexed for its segment timeline and transcoding only: the stream never lists it, so its
+    // codec string is the fourcc (docs/renditions.md, "Sources that are not H.264").
+    track.codec = entry.type;
+    track.sampleEntry = box(entry.type, b.slice(entry.start, entry.end));
+    return;
+  }
   const avcC = parseAvcC(b, entry);
   if (!avcC) throw new MediaProbeError("H.264 track without an avcC box");
   const hex = (n: number) => n.toString(16).padStart(2, "0");

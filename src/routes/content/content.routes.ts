@@ -38,7 +38,7 @@ export const complete = createRoute({
   operationId: "completeUpload",
   summary: "E2. Complete the upload",
   description:
-    "Completes the multipart upload, checks the media (MP4/MOV, H.264 video, AAC audio, at most 1920x1080; every sample it declares lies inside the file, see docs/api.md#what-e2-refuses), packages its HLS stream and publishes the content. A rejected upload answers 400 with the reason; its media is deleted.",
+    "Completes the multipart upload, checks the media (MP4/MOV, H.264 video or HEVC/VP9/AV1/ProRes where the deployment has a transcoder, AAC audio, at most 1920x1080; every sample it declares lies inside the file, see docs/api.md#what-e2-refuses), packages its HLS stream and publishes the content (H.264: status available, playable at once; another codec: status processing, published with the webhook video.ready once its transcoded H.264 variant is ready). A rejected upload answers 400 with the reason; its media is deleted.",
   request: { body: jsonBody(completeUploadBody) },
   responses: {
     200: jsonContent(contentObject, "Published"),

@@ -25,9 +25,11 @@ export const media: AppRouteHandler<typeof routes.media> = async (c) => {
     spendPublicRead(c);
     throw notFound(`no media at /media/${contentKey}/${file}`);
   }
-  // Media objects never change under the same key (a re-upload needs a new content).
+  // The URL names the key, not the file: a key deleted and created again serves another file
+  // here, and a browser holding the old one fresh would mix its ranges with the new file's. As
+  // long as the playlists' life: after it, a browser revalidates (If-Range / ETag).
   const response = await serveStored(c, mediaObjectKey(contentKey, file), {
-    cacheControl: "public, max-age=86400",
+    cacheControl: "public, max-age=300",
     headers: PUBLIC_CORS,
   });
   if (!response) throw notFound(`no media at /media/${contentKey}/${file}`);

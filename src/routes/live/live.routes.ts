@@ -10,12 +10,13 @@ import { playbackRights } from "../../middleware/playback-rights";
 import { publicReads } from "../../middleware/public-reads";
 import { servableStreamOnly } from "../../middleware/servable";
 import { signedPlayback } from "../../middleware/signed-playback";
-import { contentKeyQuery } from "../../schemas/content";
 import { playbackTokenQuery } from "../../schemas/playback";
 import {
   createdLiveStream,
   liveKeyBody,
+  liveListQuery,
   liveStreamBody,
+  liveStreamPage,
   liveStreamObject,
   rotatedStreamKey,
 } from "../../schemas/live";
@@ -45,10 +46,15 @@ export const state = createRoute({
   method: "get",
   path: "/v2/live",
   operationId: "getLiveStream",
-  summary: "A live stream's record and state",
-  request: { query: contentKeyQuery },
+  summary: "A live stream's record and state, or the organization's live streams",
+  description:
+    "With contentKey: that stream's record and state (LiveStream). Without: the organization's (or the sub-organization's) live streams, newest first, optionally of one state (LiveStreamPage: each record with its liveState; pass nextCursor as cursor for the next page).",
+  request: { query: liveListQuery },
   responses: {
-    200: jsonContent(liveStreamObject, "The record and the stream's state"),
+    200: jsonContent(
+      z.union([liveStreamObject, liveStreamPage]),
+      "With contentKey: the record and the stream's state; without: a page of live streams",
+    ),
     ...koErrors(400, 401, 404, 429),
   },
 });

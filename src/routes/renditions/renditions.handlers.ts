@@ -5,6 +5,7 @@ import {
   renditionStates,
   setOrganizationLadder,
 } from "../../domain/renditions";
+import { retryRenditions as retry } from "../../domain/renditions-retry";
 import type { AppEnv } from "../../http/context";
 import { requestDeps, requestScope } from "../../http/deps";
 import type { AppRouteHandler } from "../../http/router";
@@ -38,4 +39,9 @@ export const contentRenditionStates: AppRouteHandler<typeof routes.contentRendit
   const { contentKey } = c.req.valid("query");
   const content = await loadContentOr404(c.get("db"), requestScope(c), contentKey);
   return c.json({ contentKey, renditions: await renditionStates(requestDeps(c), content.id) }, 200);
+};
+
+export const retryRenditions: AppRouteHandler<typeof routes.retryRenditions> = async (c) => {
+  const { contentKey, rung } = c.req.valid("json");
+  return c.json(await retry(requestDeps(c), requestScope(c), contentKey, rung), 200);
 };

@@ -4,7 +4,13 @@ import { createRoute } from "@hono/zod-openapi";
 import { jsonBody, jsonContent, koErrors, SECURITY } from "../../http/openapi";
 import { credentials } from "../../middleware/credentials";
 import { contentKeyQuery } from "../../schemas/content";
-import { contentRenditions, ladder, ladderBody } from "../../schemas/renditions";
+import {
+  contentRenditions,
+  ladder,
+  ladderBody,
+  retriedRenditions,
+  retryBody,
+} from "../../schemas/renditions";
 
 const base = {
   tags: ["Renditions"],
@@ -53,5 +59,20 @@ export const contentRenditionStates = createRoute({
   responses: {
     200: jsonContent(contentRenditions, "The rungs, highest first"),
     ...koErrors(400, 401, 403, 404, 429),
+  },
+});
+
+export const retryRenditions = createRoute({
+  ...base,
+  method: "post",
+  path: "/v2/content/renditions/retry",
+  operationId: "retryContentRenditions",
+  summary: "Transcode a video's failed renditions again",
+  description:
+    "Each failed rung (or only `rung`) that the organization's ladder still plans for the video goes back to pending, sized and at the bit rate the ladder says now, and is transcoded again; ready and pending rungs are left alone. 409 when nothing failed (a second retry finds the rungs pending: nothing is queued twice), when the ladder no longer has the failed rungs, or when the deployment has no transcoder.",
+  request: { body: jsonBody(retryBody) },
+  responses: {
+    200: jsonContent(retriedRenditions, "The rungs queued again and every rung's state"),
+    ...koErrors(400, 401, 403, 404, 409, 413, 429),
   },
 });

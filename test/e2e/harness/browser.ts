@@ -44,3 +44,18 @@ export async function seriousViolations(page: Page) {
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
+
+/** Signs `page` in to the publisher console with the organization's key and secret. */
+export async function signInToConsole(
+  page: Page,
+  baseUrl: string,
+  org: { syncCode: string; apiKey: string; apiSecret: string },
+) {
+  await page.goto(`${baseUrl}/console/`);
+  await page.getByRole("heading", { name: "Sign in to the publisher console" }).waitFor();
+  await page.getByLabel("Sync code").fill(org.syncCode);
+  await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
+  await page.getByLabel("API secret").fill(org.apiSecret);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+}

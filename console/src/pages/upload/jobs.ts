@@ -122,7 +122,8 @@ export function stopped(aborted: boolean, err: unknown): Partial<Job> {
 
 /** A resumed upload the service settled meanwhile (409): done if it completed, else refused. */
 export function settledWhileAway(content: Content | undefined, contentKey: string, size: number) {
-  if (content?.status === "available")
+  // processing: completed, its transcoded stream is being made (docs/renditions.md).
+  if (content?.status === "available" || content?.status === "processing")
     return { status: "done", content, uploaded: size, contentKey, message: "" } as const;
   return {
     status: "refused",

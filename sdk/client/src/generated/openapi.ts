@@ -42,7 +42,7 @@ export interface paths {
         put?: never;
         /**
          * E2. Complete the upload
-         * @description Completes the multipart upload, checks the media (MP4/MOV, H.264 video, AAC audio, at most 1920x1080; every sample it declares lies inside the file, see docs/api.md#what-e2-refuses), packages its HLS stream and publishes the content. A rejected upload answers 400 with the reason; its media is deleted.
+         * @description Completes the multipart upload, checks the media (MP4/MOV, H.264 video or HEVC/VP9/AV1/ProRes where the deployment has a transcoder, AAC audio, at most 1920x1080; every sample it declares lies inside the file, see docs/api.md#what-e2-refuses), packages its HLS stream and publishes the content (H.264: status available, playable at once; another codec: status processing, published with the webhook video.ready once its transcoded H.264 variant is ready). A rejected upload answers 400 with the reason; its media is deleted.
          */
         post: operations["completeUpload"];
         delete?: never;
@@ -218,7 +218,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A live stream's record and state */
+        /**
+         * A live stream's record and state, or the organization's live streams
+         * @description With contentKey: that stream's record and state (LiveStream). Without: the organization's (or the sub-organization's) live streams, newest first, optionally of one state (LiveStreamPage: each record with its liveState; pass nextCursor as cursor for the next page).
+         */
         get: operations["getLiveStream"];
         put?: never;
         /**
@@ -1247,6 +1250,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/content/renditions/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transcode a video's failed renditions again
+         * @description Each failed rung (or only `rung`) that the organization's ladder still plans for the video goes back to pending, sized and at the bit rate the ladder says now, and is transcoded again; ready and pending rungs are left alone. 409 when nothing failed (a second retry finds the rungs pending: nothing is queued twice), when the ladder no longer has the failed rungs, or when the deployment has no transcoder.
+         */
+        post: operations["retryContentRenditions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/player/{contentKey}": {
         parameters: {
             query?: never;
@@ -1538,10 +1561,10 @@ export interface components {
                 end: number | null;
             }[];
             /**
-             * @description uploading until E2 completes; available once published; rejected when the media failed the checks (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)
+             * @description uploading until E2 completes; processing after E2 while a source that is not H.264 (HEVC, VP9, AV1, ProRes) is transcoded: not listed, no stream yet; available once published (playable); rejected when the media failed the checks or could not be transcoded (see rejectionReason); expired when the upload was abandoned (its signed URLs expired)
              * @enum {string}
              */
-            status: "uploading" | "available" | "rejected" | "expired";
+            status: "uploading" | "processing" | "available" | "rejected" | "expired";
             rejectionReason: string | null;
             duration: number | null;
             createdDate: string;
@@ -1620,7 +1643,7 @@ export interface components {
         UploadState: {
             contentKey: string;
             /** @enum {string} */
-            status: "uploading" | "available" | "rejected" | "expired";
+            status: "uploading" | "processing" | "available" | "rejected" | "expired";
             contentSize: number;
             chunkSize: number;
             uploadId: string;
@@ -1666,7 +1689,7 @@ export interface components {
         };
         UpdateContent: {
             /** @enum {string} */
-            status?: "uploading" | "available" | "rejected" | "expired";
+            status?: "uploading" | "processing" | "available" | "rejected" | "expired";
             rejectionReason?: string | null;
             duration?: number | null;
             createdDate?: string;
@@ -1793,6 +1816,17 @@ export interface components {
         };
         LiveStream: components["schemas"]["Content"] & {
             live: components["schemas"]["LiveStatus"];
+        };
+        LiveStreamPage: {
+            liveStreams: (components["schemas"]["Content"] & {
+                /**
+                 * @description The stream's state (live.state of GET /v2/live?contentKey=)
+                 * @enum {string}
+                 */
+                liveState: "idle" | "live" | "ended";
+            })[];
+            /** @description Pass as cursor for the next (older) page; null on the last */
+            nextCursor: string | null;
         };
         RotatedStreamKey: {
             contentKey: string;
@@ -2668,6 +2702,16 @@ export interface components {
             averageBitrate: number | null;
             codecs: string | null;
         };
+        RetriedRenditions: components["schemas"]["ContentRenditions"] & {
+            /** @description The rungs queued again */
+            retried: string[];
+        };
+        RenditionRetry: {
+            /** @example abc123XY */
+            contentKey: string;
+            /** @description Only this rung (default: every failed rung) */
+            rung?: string;
+        };
         PlayerAnswer: {
             data: {
                 contentKey: string;
@@ -3345,7 +3389,7 @@ export interface operations {
             query?: {
                 /** @description One content (whatever its status) */
                 contentKey?: string;
-                status?: "uploading" | "available" | "rejected" | "expired";
+                status?: "uploading" | "processing" | "available" | "rejected" | "expired";
                 /** @description Words of the title or description (the last one a prefix), or a content key */
                 search?: string;
                 category?: string;
@@ -3769,8 +3813,14 @@ export interface operations {
     };
     getLiveStream: {
         parameters: {
-            query: {
-                contentKey: string;
+            query?: {
+                /** @description One stream's record and state (LiveStream); without it, the list (LiveStreamPage) */
+                contentKey?: string;
+                /** @description Only streams in this state */
+                state?: "idle" | "live" | "ended";
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3778,13 +3828,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The record and the stream's state */
+            /** @description With contentKey: the record and the stream's state; without: a page of live streams */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LiveStream"];
+                    "application/json": components["schemas"]["LiveStream"] | components["schemas"]["LiveStreamPage"];
                 };
             };
             /** @description Invalid input (the error names the parameter) */
@@ -8397,6 +8447,93 @@ export interface operations {
             };
             /** @description Does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryContentRenditions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenditionRetry"];
+            };
+        };
+        responses: {
+            /** @description The rungs queued again and every rung's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetriedRenditions"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,2 @@
+CREATE INDEX `contents_live_idx` ON `contents` (`organization_id`,`created_at`,`id`) WHERE live_state is not null;--> statement-breakpoint
+CREATE INDEX `contents_live_state_idx` ON `contents` (`organization_id`,`live_state`,`created_at`,`id`) WHERE live_state is not null;
