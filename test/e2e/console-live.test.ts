@@ -21,7 +21,7 @@ import {
   type Org,
   type Service,
 } from "./harness/api";
-import { launchChromium, seriousViolations } from "./harness/browser";
+import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
 import { ROOT, startWorker, type RunningWorker } from "./harness/worker";
 
 const e2e = inject("e2e");
@@ -95,12 +95,7 @@ describe.skipIf(!e2e.chromium)("Go live and the adaptive stream in the console",
     page.on("pageerror", (err) => consoleErrors.push(err.message));
     // Confirmations (End stream…) are accepted.
     page.on("dialog", (d) => void d.accept());
-    await page.goto(`${service.baseUrl}/console/`);
-    await page.getByLabel("Sync code").fill(org.syncCode);
-    await page.getByLabel("API key", { exact: true }).fill(org.apiKey);
-    await page.getByLabel("API secret").fill(org.apiSecret);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { level: 1, name: "Library" }).waitFor();
+    await signInToConsole(page, service.baseUrl, org);
   });
 
   afterAll(async () => {
