@@ -14,6 +14,7 @@ import {
   json,
   publishVideo,
   writeHeaders,
+  SETTLED_MS,
   type Org,
   type Service,
 } from "./harness/api";
@@ -69,13 +70,17 @@ describe.skipIf(!e2e.chromium)("signed playback in the console", () => {
       .getByLabel("Public key (PEM or JWK)")
       .fill("-----BEGIN PUBLIC KEY-----\nnot a key\n");
     await form.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(() => section().getByRole("alert").textContent()).toMatch(/publicKey/);
+    await expect
+      .poll(() => section().getByRole("alert").textContent(), { timeout: SETTLED_MS })
+      .toMatch(/publicKey/);
 
     const { publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
     const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
     await form.getByLabel("Public key (PEM or JWK)").fill(pem);
     await form.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(async () => section().locator("tr[data-key]").count()).toBe(2);
+    await expect
+      .poll(() => section().locator("tr[data-key]").count(), { timeout: SETTLED_MS })
+      .toBe(2);
     expect((await api("/v2/playback-keys")).keys.map((k: any) => k.algorithm).sort()).toEqual([
       "HS256",
       "RS256",
@@ -86,7 +91,9 @@ describe.skipIf(!e2e.chromium)("signed playback in the console", () => {
     page.once("dialog", (d) => void d.accept());
     await section().getByRole("button", { name: "Require tokens…" }).click();
     await expect
-      .poll(() => section().getByTestId("signed-playback").getAttribute("data-required"))
+      .poll(() => section().getByTestId("signed-playback").getAttribute("data-required"), {
+        timeout: SETTLED_MS,
+      })
       .toBe("true");
     expect(await api("/v2/playback-settings")).toEqual({ signedPlayback: true });
     expect((await fetch(mp4Url)).status).toBe(403);
@@ -112,7 +119,9 @@ describe.skipIf(!e2e.chromium)("signed playback in the console", () => {
     page.once("dialog", (d) => void d.accept());
     await section().getByRole("button", { name: "Stop requiring tokens…" }).click();
     await expect
-      .poll(() => section().getByTestId("signed-playback").getAttribute("data-required"))
+      .poll(() => section().getByTestId("signed-playback").getAttribute("data-required"), {
+        timeout: SETTLED_MS,
+      })
       .toBe("false");
     expect((await fetch(mp4Url)).status).toBe(200);
 
