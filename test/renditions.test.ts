@@ -413,14 +413,17 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
     expect((await call(url.replace("master.m3u8", "r36-video.m3u8"))).status).toBe(200);
     // The ladder's completion is announced again, now with the rung ready.
     await expect
-      .poll(async () => {
-        const after = await env.DB.prepare(
-          "SELECT payload FROM webhook_events WHERE type = 'video.renditions_complete' AND payload LIKE ? ORDER BY id",
-        )
-          .bind(`%"contentKey":"${key}"%`)
-          .all<{ payload: string }>();
-        return after.results.map((r) => JSON.parse(r.payload).data.renditions[0].status);
-      })
+      .poll(
+        async () => {
+          const after = await env.DB.prepare(
+            "SELECT payload FROM webhook_events WHERE type = 'video.renditions_complete' AND payload LIKE ? ORDER BY id",
+          )
+            .bind(`%"contentKey":"${key}"%`)
+            .all<{ payload: string }>();
+          return after.results.map((r) => JSON.parse(r.payload).data.renditions[0].status);
+        },
+        { timeout: SETTLED_MS, interval: 250 },
+      )
       .toEqual(["failed", "ready"]);
     const done = await writeJson(other, "POST", "/v2/content/renditions/retry", {
       contentKey: key,

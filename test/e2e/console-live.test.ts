@@ -120,7 +120,9 @@ describe.skipIf(!e2e.chromium)("Go live and the adaptive stream in the console",
     ingestUrl = /Ingest URL: (\S+index\.m3u8)/.exec((await key.textContent())!)![1]!;
     contentKey = /#\/live\/(\w+)$/.exec(page.url())![1]!;
     expect(ingestUrl).toContain(`/live-ingest/${contentKey}/lsk_`);
-    await expect.poll(() => page.getByTestId("live-state").getAttribute("data-state")).toBe("idle");
+    await expect
+      .poll(() => page.getByTestId("live-state").getAttribute("data-state"), COUNTED)
+      .toBe("idle");
     const row = page.locator(`[data-testid=live-streams] tr[data-content-key="${contentKey}"]`);
     await row.getByRole("link", { name: "Harbour regatta, final race" }).waitFor();
     expect(await row.locator("td").nth(1).textContent()).toBe("Waiting");
@@ -172,12 +174,12 @@ describe.skipIf(!e2e.chromium)("Go live and the adaptive stream in the console",
       .toBe("live");
     await page.getByTitle("Player").waitFor();
     const row = page.locator(`[data-testid=live-streams] tr[data-content-key="${contentKey}"]`);
-    await expect.poll(() => row.locator("td").nth(1).textContent()).toBe("Live");
+    await expect.poll(() => row.locator("td").nth(1).textContent(), COUNTED).toBe("Live");
     await page.getByRole("button", { name: "End stream…" }).click();
     await expect
-      .poll(() => page.getByTestId("live-state").getAttribute("data-state"))
+      .poll(() => page.getByTestId("live-state").getAttribute("data-state"), COUNTED)
       .toBe("ended");
-    await expect.poll(() => row.locator("td").nth(1).textContent()).toBe("Ended");
+    await expect.poll(() => row.locator("td").nth(1).textContent(), COUNTED).toBe("Ended");
     expect(await page.getByRole("button", { name: "End stream…" }).count()).toBe(0);
     const state = await fetch(`${service.baseUrl}/v2/live?contentKey=${contentKey}`, {
       headers: writeHeaders(org),

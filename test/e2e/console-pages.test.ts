@@ -163,7 +163,7 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
       .toBe(200);
     await feed.getByRole("button", { name: "Refresh" }).click();
     await expect
-      .poll(() => feed.getByTestId("published").textContent())
+      .poll(() => feed.getByTestId("published").textContent(), COUNTED)
       .toMatch(/Last published: \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     expect(await feed.getByRole("link", { name: "videos.json" }).getAttribute("href")).toBe(
       `/v2/feeds/${feedId}/videos.json`,
@@ -226,7 +226,9 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
     // A URL that is not http(s): the service's message, and the record unchanged.
     await subtitles.getByLabel("URL 2").fill("javascript:alert(1)");
     await page.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.getByRole("alert").textContent()).toContain("http(s) URL");
+    await expect
+      .poll(() => page.getByRole("alert").textContent(), COUNTED)
+      .toContain("http(s) URL");
     clear(); // the refused save (400) is logged by the browser, as intended
     // Removing one and saving leaves the other.
     await subtitles.getByRole("button", { name: "Remove subtitles 2 (fr-CA)" }).click();

@@ -211,15 +211,17 @@ describe.skipIf(!e2e.chromium)("hls.js in headless Chromium", () => {
     await page.locator("evc-player .evc-bigplay").waitFor();
     await page.locator("evc-gallery .evc-thumb").click();
     await expect
-      .poll(() =>
-        page.evaluate(
-          () =>
-            (
-              document.querySelector("evc-player") as unknown as {
-                player: { data: { contentKey: string } };
-              }
-            ).player.data.contentKey,
-        ),
+      .poll(
+        () =>
+          page.evaluate(
+            () =>
+              (
+                document.querySelector("evc-player") as unknown as {
+                  player: { data: { contentKey: string } };
+                }
+              ).player.data.contentKey,
+          ),
+        { timeout: SETTLED_MS },
       )
       .toBe(other.contentKey);
     await playsPast(page.locator("evc-player video.evc-video"), 1);
