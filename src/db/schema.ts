@@ -281,7 +281,7 @@ export const contents = sqliteTable(
       sql`coalesce(${t.publishedAt}, '')`,
       t.id,
     ),
-    // The organization's live streams, newest first, all or of one state (GET /v2/live).
+    // The organization's live streams, newest first, all or of one state (GET /v2/live/list).
     index("contents_live_idx")
       .on(t.organizationId, t.createdAt, t.id)
       .where(sql`live_state is not null`),

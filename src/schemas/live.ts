@@ -83,11 +83,6 @@ export const rotatedStreamKey = z
 export const liveKeyBody = z.strictObject({ contentKey: contentKeySchema });
 
 export const liveListQuery = z.object({
-  contentKey: contentKeySchema.optional().openapi({
-    param: { name: "contentKey", in: "query" },
-    description:
-      "One stream's record and state (LiveStream); without it, the list (LiveStreamPage)",
-  }),
   state: z
     .enum(LIVE_STATES, { error: `must be one of ${LIVE_STATES.join(", ")}` })
     .optional()

@@ -1,4 +1,4 @@
-// Go live (docs/live.md): the organization's live streams (GET /v2/live, newest first) and a form
+// Go live (docs/live.md): the organization's live streams (GET /v2/live/list, newest first) and a form
 // that creates one (POST /v2/live). A stream opens at #/live/<contentKey>, so a publisher who
 // navigates away comes back to it from the list: its state is followed (GET /v2/live?contentKey=
 // every 2 s) from waiting for the encoder to live (with the player) to ended (a video on demand);
@@ -140,7 +140,7 @@ function StreamCard({
     const read = async () => {
       try {
         const answer = ok(await client.api.GET("/v2/live", { params: { query: { contentKey } } }));
-        if (!stopped && "live" in answer) setStream(answer);
+        if (!stopped) setStream(answer);
       } catch (err) {
         if (!stopped) setMissing(errorText(err));
       }
@@ -235,8 +235,7 @@ function StreamList({ current, refresh }: { current?: string; refresh: string })
   const load = async (cursor?: string) => {
     setError("");
     try {
-      const page = ok(await client.api.GET("/v2/live", { params: { query: { cursor } } }));
-      if (!("liveStreams" in page)) return;
+      const page = ok(await client.api.GET("/v2/live/list", { params: { query: { cursor } } }));
       setStreams((before) =>
         cursor ? [...(before ?? []), ...page.liveStreams] : page.liveStreams,
       );

@@ -106,7 +106,7 @@ export async function liveStreamState(deps: LiveDeps, scope: ContentScope, conte
 }
 
 /**
- * GET /v2/live without a content key: the organization's (or sub-organization's) live streams,
+ * GET /v2/live/list: the organization's (or sub-organization's) live streams,
  * newest first, all or of one state, keyset-paged like the console's library (the same cursor).
  * The state is D1's (written at start and end); a stream's details are its own GET.
  */

@@ -29,12 +29,11 @@ const liveDeps = (c: Context<AppEnv>): LiveDeps => ({
 export const create: AppRouteHandler<typeof routes.create> = async (c) =>
   c.json(await createLiveStream(liveDeps(c), requestScope(c), c.req.valid("json")), 200);
 
-export const state: AppRouteHandler<typeof routes.state> = async (c) => {
-  const { contentKey, ...list } = c.req.valid("query");
-  if (contentKey !== undefined)
-    return c.json(await liveStreamState(liveDeps(c), requestScope(c), contentKey), 200);
-  return c.json(await listLiveStreams(liveDeps(c), requestScope(c), list), 200);
-};
+export const state: AppRouteHandler<typeof routes.state> = async (c) =>
+  c.json(await liveStreamState(liveDeps(c), requestScope(c), c.req.valid("query").contentKey), 200);
+
+export const list: AppRouteHandler<typeof routes.list> = async (c) =>
+  c.json(await listLiveStreams(liveDeps(c), requestScope(c), c.req.valid("query")), 200);
 
 export const rotateKey: AppRouteHandler<typeof routes.rotateKey> = async (c) =>
   c.json(await rotateStreamKey(liveDeps(c), requestScope(c), c.req.valid("json").contentKey), 200);

@@ -20,6 +20,7 @@ import {
   liveStreamObject,
   rotatedStreamKey,
 } from "../../schemas/live";
+import { contentKeyQuery } from "../../schemas/content";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 import { HLS_VERSION_PATTERN } from "../../domain/streaming";
 import { INGEST_FILE_NAME, LIVE_FILE_NAME } from "../../domain/live/files";
@@ -46,16 +47,26 @@ export const state = createRoute({
   method: "get",
   path: "/v2/live",
   operationId: "getLiveStream",
-  summary: "A live stream's record and state, or the organization's live streams",
+  summary: "A live stream's record and state",
+  request: { query: contentKeyQuery },
+  responses: {
+    200: jsonContent(liveStreamObject, "The record and the stream's state"),
+    ...koErrors(400, 401, 404, 429),
+  },
+});
+
+export const list = createRoute({
+  ...base,
+  method: "get",
+  path: "/v2/live/list",
+  operationId: "listLiveStreams",
+  summary: "The organization's live streams",
   description:
-    "With contentKey: that stream's record and state (LiveStream). Without: the organization's (or the sub-organization's) live streams, newest first, optionally of one state (LiveStreamPage: each record with its liveState; pass nextCursor as cursor for the next page).",
+    "The organization's (or the sub-organization's) live streams, newest first, optionally of one state: each record with its liveState. Pass nextCursor as cursor for the next page.",
   request: { query: liveListQuery },
   responses: {
-    200: jsonContent(
-      z.union([liveStreamObject, liveStreamPage]),
-      "With contentKey: the record and the stream's state; without: a page of live streams",
-    ),
-    ...koErrors(400, 401, 404, 429),
+    200: jsonContent(liveStreamPage, "A page of live streams"),
+    ...koErrors(400, 401, 429),
   },
 });
 

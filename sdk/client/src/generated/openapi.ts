@@ -218,10 +218,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * A live stream's record and state, or the organization's live streams
-         * @description With contentKey: that stream's record and state (LiveStream). Without: the organization's (or the sub-organization's) live streams, newest first, optionally of one state (LiveStreamPage: each record with its liveState; pass nextCursor as cursor for the next page).
-         */
+        /** A live stream's record and state */
         get: operations["getLiveStream"];
         put?: never;
         /**
@@ -229,6 +226,26 @@ export interface paths {
          * @description A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording).
          */
         post: operations["createLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/live/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's live streams
+         * @description The organization's (or the sub-organization's) live streams, newest first, optionally of one state: each record with its liveState. Pass nextCursor as cursor for the next page.
+         */
+        get: operations["listLiveStreams"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3813,14 +3830,8 @@ export interface operations {
     };
     getLiveStream: {
         parameters: {
-            query?: {
-                /** @description One stream's record and state (LiveStream); without it, the list (LiveStreamPage) */
-                contentKey?: string;
-                /** @description Only streams in this state */
-                state?: "idle" | "live" | "ended";
-                /** @description nextCursor of the previous page */
-                cursor?: string;
-                limit?: number;
+            query: {
+                contentKey: string;
             };
             header?: never;
             path?: never;
@@ -3828,13 +3839,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description With contentKey: the record and the stream's state; without: a page of live streams */
+            /** @description The record and the stream's state */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LiveStream"] | components["schemas"]["LiveStreamPage"];
+                    "application/json": components["schemas"]["LiveStream"];
                 };
             };
             /** @description Invalid input (the error names the parameter) */
@@ -3917,6 +3928,59 @@ export interface operations {
             };
             /** @description Body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLiveStreams: {
+        parameters: {
+            query?: {
+                /** @description Only streams in this state */
+                state?: "idle" | "live" | "ended";
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of live streams */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStreamPage"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
