@@ -3,19 +3,13 @@
 // the ladder plans it now, and its chunk jobs are queued again; ready and pending rungs are left
 // alone, so retrying twice queues nothing twice (the second finds nothing failed: 409).
 import type { ContentScope } from "../db/catalog";
-import {
-  ladderOf,
-  rearmLadderComplete,
-  renditionsOf,
-  retryFailedRendition,
-} from "../db/renditions";
+import { rearmLadderComplete, renditionsOf, retryFailedRendition } from "../db/renditions";
 import { planChunks } from "../media/renditions/chunk";
-import { DEFAULT_LADDER, planLadder } from "../media/renditions/ladder";
 import { renditionKeys } from "../storage/layout";
 import { conflict, notFound } from "../shared/errors";
 import { loadContentOr404 } from "./content/content";
 import type { Deps } from "./deps";
-import { renditionStates, type RenditionJob } from "./renditions";
+import { ladderFor, queueRungJobs, renditionStates } from "./renditions";
 import { ensureIndex } from "./streaming";
 
 export async function retryRenditions(
@@ -45,8 +39,7 @@ export async function retryRenditions(
   const index = await ensureIndex(deps, content);
   if ("unstreamable" in index) throw conflict(`${contentKey} has no stream: ${index.unstreamable}`);
   // The ladder as it is now: a rung it no longer has is not made again.
-  const ladder = (await ladderOf(deps.db, content.organizationId)) ?? DEFAULT_LADDER;
-  const planned = planLadder(index.video, ladder, !index.video.codec.startsWith("avc1"));
+  const planned = await ladderFor(deps, content.organizationId, index);
   const retryable = failed.flatMap((r) => {
     const plan = planned.find((p) => p.name === r.name);
     return plan ? [{ row: r, plan }] : [];
@@ -80,18 +73,6 @@ export async function retryRenditions(
     throw conflict(`nothing to retry: the failed rungs of ${contentKey} are being retried already`);
   await rearmLadderComplete(deps.db, content.id);
   // Lowest rung first, as when planned: the variant a slow link needs is ready soonest.
-  const jobs: RenditionJob[] = [...retried].reverse().flatMap((name) =>
-    Array.from({ length: chunks }, (_, chunk) => ({
-      contentId: content.id,
-      contentKey: content.contentKey,
-      rung: name,
-      chunk,
-      chunkSeconds,
-    })),
-  );
-  for (let i = 0; i < jobs.length; i += 100)
-    await queue.sendBatch(
-      jobs.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })),
-    );
+  await queueRungJobs(queue, content, [...retried].reverse(), chunks, chunkSeconds);
   return { contentKey, retried, renditions: await renditionStates(deps, content.id) };
 }

@@ -71,10 +71,7 @@ export async function planRenditions(deps: Deps, content: Content): Promise<numb
   if (!queue) return 0;
   const index = await ensureIndex(deps, content);
   if ("unstreamable" in index) return 0;
-  const ladder = (await ladderOf(deps.db, content.organizationId)) ?? DEFAULT_LADDER;
-  // A source not every player decodes (not H.264) gets a transcoded top rung too.
-  const transcodeTop = !index.video.codec.startsWith("avc1");
-  const rungs = planLadder(index.video, ladder, transcodeTop);
+  const rungs = await ladderFor(deps, content.organizationId, index);
   if (rungs.length === 0) return 0;
   const chunkSeconds = deps.config.renditionChunkSeconds;
   const chunks = planChunks(index, chunkSeconds).length;
@@ -91,27 +88,50 @@ export async function planRenditions(deps: Deps, content: Content): Promise<numb
       createdAt: now,
     })),
   );
-  const jobs: RenditionJob[] = [];
   // Lowest rung first: the variant a slow link needs is ready soonest; but a source that plays
   // only once transcoded (status processing) waits for its top rung, which goes first.
   const order =
     content.status === "processing"
       ? [rungs[0]!, ...rungs.slice(1).reverse()]
       : [...rungs].reverse();
-  for (const r of order)
-    for (let chunk = 0; chunk < chunks; chunk++)
-      jobs.push({
-        contentId: content.id,
-        contentKey: content.contentKey,
-        rung: r.name,
-        chunk,
-        chunkSeconds,
-      });
+  await queueRungJobs(
+    queue,
+    content,
+    order.map((r) => r.name),
+    chunks,
+    chunkSeconds,
+  );
+  return rungs.length;
+}
+
+/** The rungs the organization's ladder (or the default) plans for the indexed video. */
+export async function ladderFor(deps: Deps, organizationId: number, index: HlsIndex) {
+  const ladder = (await ladderOf(deps.db, organizationId)) ?? DEFAULT_LADDER;
+  // A source not every player decodes (not H.264) gets a transcoded top rung too.
+  return planLadder(index.video, ladder, !index.video.codec.startsWith("avc1"));
+}
+
+/** Queues every chunk job of `rungs`, in that order, in batches the queue takes. */
+export async function queueRungJobs(
+  queue: NonNullable<Deps["renditionJobs"]>,
+  content: Pick<Content, "id" | "contentKey">,
+  rungs: string[],
+  chunks: number,
+  chunkSeconds: number,
+) {
+  const jobs: RenditionJob[] = rungs.flatMap((rung) =>
+    Array.from({ length: chunks }, (_, chunk) => ({
+      contentId: content.id,
+      contentKey: content.contentKey,
+      rung,
+      chunk,
+      chunkSeconds,
+    })),
+  );
   for (let i = 0; i < jobs.length; i += 100)
     await queue.sendBatch(
       jobs.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })),
     );
-  return rungs.length;
 }
 
 /** The largest read of the stored file while streaming a chunk to the transcoder. */
