@@ -317,28 +317,44 @@ describe.skipIf(!env.TRANSCODER)("the rendition ladder (local transcoder)", () =
   });
 });
 
+/** A queue that keeps the jobs sent to it, to run them by hand (the state between them is seen). */
+function keptJobs() {
+  const jobs: RenditionJob[] = [];
+  const queue = {
+    sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
+      for (const m of messages) jobs.push(m.body);
+    },
+  } as unknown as Queue<RenditionJob>;
+  return { jobs, queue };
+}
+
+/**
+ * A 40 s video of `org` published with the ladder off (nothing queued), then the one-rung (r36)
+ * ladder planned by hand: its jobs are kept, to be run one by one.
+ */
+async function plannedByHand(org: TestOrg) {
+  await writeJson(org, "PUT", "/v2/renditions/ladder", { rungs: [] });
+  const key = await publishVideo(org, forty);
+  await writeJson(org, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
+  const { jobs, queue } = keptJobs();
+  const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+  const content = await findContentByKeyAnyOrg(deps.db, key);
+  const planned = await planRenditions({ ...deps, renditionJobs: queue }, content!);
+  return { key, jobs, deps, planned };
+}
+
 describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
   it("is marked failed with the reason, never listed, and the source plays on", async () => {
     const other = await createOrg();
-    // Off while E2 publishes (nothing queued); the plan below is made by hand, its jobs kept
-    // here and run one by one, the third chunk refused by the transcoder.
-    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
+    // The plan is made by hand (plannedByHand), its jobs run one by one, the third chunk
+    // refused by the transcoder.
     const hook = await writeJson(other, "POST", "/v2/webhooks", {
       url: `${inject("webhookReceiver")}/hooks/renditions-failed`,
       events: ["video.renditions_complete"],
     });
     expect(hook.res.status).toBe(200);
-    const key = await publishVideo(other, forty);
-    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
-    const jobs: RenditionJob[] = [];
-    const queue = {
-      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
-        for (const m of messages) jobs.push(m.body);
-      },
-    } as unknown as Queue<RenditionJob>;
-    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
-    const content = await findContentByKeyAnyOrg(deps.db, key);
-    expect(await planRenditions({ ...deps, renditionJobs: queue }, content!)).toBe(1);
+    const { key, jobs, deps, planned } = await plannedByHand(other);
+    expect(planned).toBe(1);
     expect(jobs.map((j) => [j.rung, j.chunk])).toEqual([
       ["r36", 0],
       ["r36", 1],
@@ -434,18 +450,7 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
 
   it("is not retried once the organization's ladder no longer has it", async () => {
     const other = await createOrg();
-    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
-    const key = await publishVideo(other, forty);
-    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
-    const jobs: RenditionJob[] = [];
-    const queue = {
-      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
-        for (const m of messages) jobs.push(m.body);
-      },
-    } as unknown as Queue<RenditionJob>;
-    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
-    const content = await findContentByKeyAnyOrg(deps.db, key);
-    await planRenditions({ ...deps, renditionJobs: queue }, content!);
+    const { key, jobs, deps } = await plannedByHand(other);
     const refusing: Transcoder = {
       name: "refusing",
       transcode: async () => {
@@ -472,18 +477,7 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
 
   it("fails on its last attempt when the transcoder is unreachable, and is retried before", async () => {
     const other = await createOrg();
-    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
-    const key = await publishVideo(other, forty);
-    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
-    const jobs: RenditionJob[] = [];
-    const queue = {
-      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
-        for (const m of messages) jobs.push(m.body);
-      },
-    } as unknown as Queue<RenditionJob>;
-    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
-    const content = await findContentByKeyAnyOrg(deps.db, key);
-    await planRenditions({ ...deps, renditionJobs: queue }, content!);
+    const { key, jobs, deps } = await plannedByHand(other);
     const down: Transcoder = {
       name: "down",
       transcode: async () => {
@@ -500,18 +494,7 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
   });
   it("leaves nothing behind when its video is deleted while a chunk is transcoded", async () => {
     const other = await createOrg();
-    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [] });
-    const key = await publishVideo(other, forty);
-    await writeJson(other, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
-    const jobs: RenditionJob[] = [];
-    const queue = {
-      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
-        for (const m of messages) jobs.push(m.body);
-      },
-    } as unknown as Queue<RenditionJob>;
-    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
-    const content = await findContentByKeyAnyOrg(deps.db, key);
-    await planRenditions({ ...deps, renditionJobs: queue }, content!);
+    const { key, jobs, deps } = await plannedByHand(other);
     const real = transcoderOf(env)!;
     expect(await runRenditionJob(deps, real, jobs[0]!)).toBe("stored");
     // E5 arrives while the second chunk is with the transcoder.
@@ -619,12 +602,7 @@ describe.skipIf(!env.TRANSCODER)("a source that is not H.264 (HEVC)", () => {
       events: ["video.ready", "video.rejected"],
     });
     // The jobs E2 would queue are kept here and run by hand (the state in between is seen).
-    const jobs: RenditionJob[] = [];
-    const queue = {
-      sendBatch: async (messages: Iterable<MessageSendRequest<RenditionJob>>) => {
-        for (const m of messages) jobs.push(m.body);
-      },
-    } as unknown as Queue<RenditionJob>;
+    const { jobs, queue } = keptJobs();
     const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
     const withJobs = { ...deps, renditionJobs: queue };
     const publish = async () => {
