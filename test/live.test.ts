@@ -69,6 +69,15 @@ beforeAll(async () => {
   org = await createOrg({ plan: "enterprise" });
 });
 
+/** "<status> <type> frame" or "... placeholder": what a content's thumbnail URL serves now. */
+async function thumbnailKind(contentKey: string): Promise<string> {
+  const thumbnail = await call(`/thumbnails/${contentKey}.jpg`);
+  await thumbnail.arrayBuffer();
+  // The placeholder's entity tag is "default-…".
+  const kind = thumbnail.headers.get("ETag")?.startsWith('"default-') ? "placeholder" : "frame";
+  return `${thumbnail.status} ${thumbnail.headers.get("Content-Type")} ${kind}`;
+}
+
 async function createStream(body: Record<string, unknown> = {}) {
   const created = await writeJson(org, "POST", "/v2/live", { title: "Final round", ...body });
   expect(created.res.status, JSON.stringify(created.body)).toBe(200);
@@ -191,15 +200,7 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
     // placeholder; JPEG of 1920x1080 checked by the service before it is stored.
     if (env.FRAMES) {
       await expect
-        .poll(
-          async () => {
-            const thumbnail = await call(`/thumbnails/${stream.contentKey}.jpg`);
-            await thumbnail.arrayBuffer();
-            // The placeholder's entity tag is "default-…".
-            return `${thumbnail.status} ${thumbnail.headers.get("Content-Type")} ${thumbnail.headers.get("ETag")?.startsWith('"default-') ? "placeholder" : "frame"}`;
-          },
-          { timeout: SETTLED_MS, interval: 100 },
-        )
+        .poll(() => thumbnailKind(stream.contentKey), { timeout: SETTLED_MS, interval: 100 })
         .toBe("200 image/jpeg frame");
     }
 
@@ -330,17 +331,8 @@ describe.skipIf(!env.TRANSCODER)(
       // A frame of the MPEG-TS recording, not the placeholder.
       if (env.FRAMES) {
         await expect
-          .poll(
-            async () => {
-              const thumbnail = await call(`/thumbnails/${contentKey}.jpg`);
-              await thumbnail.arrayBuffer();
-              return thumbnail.headers.get("ETag")?.startsWith('"default-')
-                ? "placeholder"
-                : "frame";
-            },
-            { timeout: SETTLED_MS, interval: 100 },
-          )
-          .toBe("frame");
+          .poll(() => thumbnailKind(contentKey), { timeout: SETTLED_MS, interval: 100 })
+          .toBe("200 image/jpeg frame");
       }
       const { results } = await env.DB.prepare(
         "SELECT payload FROM webhook_events WHERE type = 'video.renditions_complete' AND payload LIKE ?",
@@ -375,15 +367,8 @@ describe("an MPEG-TS recording with a discontinuity", () => {
     // The thumbnail: the segment's first keyframe as an MP4, framed by the frame service.
     if (env.FRAMES) {
       await expect
-        .poll(
-          async () => {
-            const thumbnail = await call(`/thumbnails/${stream.contentKey}.jpg`);
-            await thumbnail.arrayBuffer();
-            return `${thumbnail.status} ${thumbnail.headers.get("ETag")?.startsWith('"default-') ? "placeholder" : "frame"}`;
-          },
-          { timeout: SETTLED_MS, interval: 100 },
-        )
-        .toBe("200 frame");
+        .poll(() => thumbnailKind(stream.contentKey), { timeout: SETTLED_MS, interval: 100 })
+        .toBe("200 image/jpeg frame");
     }
     // Its remux is refused, so it keeps its one variant (the queue's job says the same).
     const transcoder = transcoderOf(env);
