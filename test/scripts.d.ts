@@ -10,3 +10,12 @@ declare module "*/containers/transcoder/transcoder.mjs" {
     host?: string;
   }): Promise<{ url: string; close: () => Promise<void> }>;
 }
+
+declare module "*/fuzz/checks.mjs" {
+  export function fromRuntime(
+    method: string,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    body?: Buffer,
+  ): boolean;
+}

@@ -178,7 +178,10 @@ export function fromRuntime(method, status, headers, body) {
     /^ERROR: /.test(text) ||
     (status === 415 && text === "Unsupported Media Type") ||
     // wrangler dev reloading the worker after a source change
-    (status === 503 && /^Your worker restarted mid-request/.test(text))
+    (status === 503 && /^Your worker restarted mid-request/.test(text)) ||
+    // miniflare's entry worker replaying, after such a restart, a request it held whose body
+    // was already read
+    (status === 500 && /^TypeError: Cannot reconstruct a Request with a used body/.test(text))
   );
 }
 

@@ -27,6 +27,9 @@ import { currentMinute, harvest, newOrg, setupRun } from "./setup.mjs";
  *   shapeViolations: FuzzAnswer[], missingNosniff: FuzzAnswer[], [key: string]: unknown }} FuzzResult
  */
 
+/** How long a request sent again after a timeout may take (an answer takes milliseconds). */
+const RETRY_TIMEOUT_MS = 60_000;
+
 /**
  * Fuzzes the service at baseUrl (loopback only) and resolves to the result.
  *
@@ -59,12 +62,23 @@ export async function fuzz(options) {
   const target = { host: base.hostname.replace(/^\[|\]$/g, ""), port: Number(base.port || 80) };
   const basePath = base.pathname.replace(/\/$/, "");
   const agent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
-  const send = (r) =>
-    sendHttp(
-      target,
-      { ...r, path: basePath + r.path },
-      { agent: r.isolated ? false : agent, timeoutMs: opts.timeoutMs },
-    );
+  const send = async (r) => {
+    const request = { ...r, path: basePath + r.path };
+    const res = await sendHttp(target, request, {
+      agent: r.isolated ? false : agent,
+      timeoutMs: opts.timeoutMs,
+    });
+    if (res.error !== "timeout") return res;
+    // wrangler dev's proxy holds the requests in flight when the worker restarts (as it does
+    // after a chunked request, sometimes seconds later on a busy machine) and replays them; one
+    // whose body it already read cannot be replayed and never gets an answer. Sent again once,
+    // on a new connection, within RETRY_TIMEOUT_MS: a hang that repeats is a finding.
+    const again = await sendHttp(target, request, {
+      agent: false,
+      timeoutMs: Math.min(opts.timeoutMs, RETRY_TIMEOUT_MS),
+    });
+    return { ...again, retriedAfterTimeout: true };
+  };
   const credentials = opts.credentials ?? DEMO_CREDENTIALS;
   const started = Date.now();
   const deadline = started + opts.seconds * 1000;
@@ -78,6 +92,8 @@ export async function fuzz(options) {
     waitedForRateLimitSeconds: 0,
     /** Requests sent again once because a reused keep-alive connection was reset as they went out. */
     retriedAfterReset: 0,
+    /** Requests sent again once because the first attempt got no answer (see send). */
+    retriedAfterTimeout: 0,
     /** Restarts of the worker by wrangler dev after a chunked request, absorbed by an uncounted probe. */
     absorbedRestarts: 0,
     /** Request numbers given up because ten drafts all touched what the fuzzer must not change. */
@@ -280,6 +296,7 @@ export async function fuzz(options) {
       const res = await sendCounted(sent);
       result.requests++;
       if (res.retriedAfterReset) result.retriedAfterReset++;
+      if (res.retriedAfterTimeout) result.retriedAfterTimeout++;
       record(result, run, index, req, sent, pathname, res, baseUrl);
       if (!res.error) harvest(run, req, sent, res);
       onResult?.({

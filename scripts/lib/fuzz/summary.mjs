@@ -31,6 +31,10 @@ export function formatSummary(result, { maxListed = 50 } = {}) {
       .map(([s, n]) => `${s}×${n}`)
       .join(" ")}`,
   );
+  if (result.retriedAfterTimeout)
+    lines.push(
+      `sent again after no answer (a request wrangler dev's proxy lost over a worker restart): ${result.retriedAfterTimeout}`,
+    );
   if (result.retriedAfterReset)
     lines.push(
       `sent again on a new connection after a keep-alive reset: ${result.retriedAfterReset}`,
