@@ -7,7 +7,7 @@
 //     D1) as the baseline. Bounded: --duration seconds per row (default 5), --connections 10.
 //
 //   npm run bench:hls [-- --url http://127.0.0.1:8787 --duration 5 --connections 10]
-import autocannon from "autocannon";
+import { rate as measureRate } from "./lib/rate.mjs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -46,23 +46,8 @@ console.log(
   `\nfile ${(notes.fileBytes / 1024 ** 3).toFixed(2)} GiB, moov ${(notes.moovBytes / 1e6).toFixed(2)} MB, ${notes.segments} segments; stored index ${(notes.indexJsonBytes / 1e3).toFixed(0)} KB + sample table ${(notes.sampleTableBytes / 1e6).toFixed(2)} MB`,
 );
 
-async function rate(title, url, headers = {}) {
-  const result = await autocannon({
-    url,
-    headers,
-    duration: Number(values.duration),
-    connections: Number(values.connections),
-  });
-  const ok = result["2xx"];
-  return {
-    title,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.non2xx + result.errors,
-    ok,
-  };
-}
+/** bench/lib/rate.mjs with this run's duration and connections. */
+const rate = (title, url, headers = {}) => measureRate(title, url, { ...values, headers });
 
 const base = values.url.replace(/\/$/, "");
 const listing = await fetch(`${base}/v2/videos?pageSize=1`, {

@@ -17,6 +17,7 @@
 // (the raised per-client budget: playlist reads that skip the edge cache are public reads of one
 // client, limited to 600 a minute otherwise; docs/benchmarks.md "Live streams")
 import autocannon from "autocannon";
+import { rate as measureRate } from "./lib/rate.mjs";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -122,21 +123,7 @@ if (parts.has("reads")) {
     await fetch(`${base}/v2/live?contentKey=${watched.contentKey}`, { headers: auth })
   ).json();
   const playlistUrl = state.url;
-  async function readRate(title, url, headers = {}) {
-    const result = await autocannon({
-      url,
-      headers,
-      duration: Number(values.duration),
-      connections: Number(values.connections),
-    });
-    return {
-      title,
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      errors: result.non2xx + result.errors,
-    };
-  }
+  const readRate = (title, url, headers = {}) => measureRate(title, url, { ...values, headers });
   const reads = [
     await readRate("GET /healthz (no D1, no Durable Object: the baseline)", `${base}/healthz`),
     await readRate("live playlist, edge cache (1 s life)", playlistUrl),

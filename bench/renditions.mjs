@@ -12,7 +12,7 @@
 // And what an hour of video costs at Cloudflare's published Containers prices, from (2).
 //
 //   npm run bench:renditions [-- --duration 5 --connections 10]
-import autocannon from "autocannon";
+import { rate as measureRate } from "./lib/rate.mjs";
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -202,22 +202,7 @@ try {
   );
 
   // 4. Requests per second of a rendition segment.
-  async function rate(title, url, extra = {}) {
-    const result = await autocannon({
-      url,
-      headers: extra,
-      duration: Number(values.duration),
-      connections: Number(values.connections),
-    });
-    return {
-      title,
-      rps: result.requests.average,
-      mbps: (result.throughput.average * 8) / 1e6,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      errors: result.non2xx + result.errors,
-    };
-  }
+  const rate = (title, url, headers = {}) => measureRate(title, url, { ...values, headers });
   const sizes = {};
   for (const f of ["r720-3.m4s", "r234-3.m4s", "3.m4s"]) {
     await fetch(`${stream}${f}`);

@@ -6,7 +6,7 @@
 // Bounded: --duration seconds per row (default 5), --connections 10.
 //
 //   node bench/signed-playback.mjs [--url http://127.0.0.1:8787 --admin-token dev-admin-token]
-import autocannon from "autocannon";
+import { rate as measureRate } from "./lib/rate.mjs";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -87,21 +87,8 @@ async function organization() {
   return { call, contentKey: created.contentKey, stream };
 }
 
-async function rate(title, url, headers = {}) {
-  const result = await autocannon({
-    url,
-    headers,
-    duration: Number(values.duration),
-    connections: Number(values.connections),
-  });
-  return {
-    title,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.non2xx + result.errors,
-  };
-}
+/** bench/lib/rate.mjs with this run's duration and connections. */
+const rate = (title, url, headers = {}) => measureRate(title, url, { ...values, headers });
 
 const cost = await withTsModule(`${ROOT}bench/signed-playback-cost.ts`, ({ measure }) => measure());
 console.log("\n## CPU per request (Node, the service's own modules)\n");
