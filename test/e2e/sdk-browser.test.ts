@@ -89,7 +89,8 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
 
   it("reports a real playback; E8, E10, E11 and E12 count exactly what the page sent", async () => {
     const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-    // What Playwright sees (it misses the beacon sent while the page unloads): all beacons.
+    // What Playwright sees of the batches: fetches while the page stays (it misses the beacon
+    // sent while the page unloads).
     const requestTypes = new Set<string>();
     page.on("request", (req) => {
       if (req.url().startsWith(`${recorder.url}/v2/events`)) requestTypes.add(req.resourceType());
@@ -246,8 +247,8 @@ describe.skipIf(!e2e.chromium)("player SDK in headless Chromium", () => {
       )
       .toEqual({ main: expectedMain, second: expectedSecond });
     const events = eventsSent(recorder);
-    // Every batch: a beacon (text/plain, the sync code in the URL), all its events accepted.
-    expect([...requestTypes]).toEqual(["ping"]);
+    // Every batch: text/plain, the sync code in the URL, all its events accepted.
+    expect([...requestTypes]).toEqual(["fetch"]);
     const batches = recorder.requests.filter((r) => r.url.startsWith("/v2/events"));
     for (const b of batches) {
       expect(b).toMatchObject({

@@ -16,5 +16,8 @@ export default defineProject({
     // console's steps, the fuzzer's requests) on a busy 2-core machine.
     testTimeout: 600_000,
     hookTimeout: 600_000,
+    // expect.poll's default wait (vitest's is 1 s) is SETTLED_MS (harness/api.ts): a poll that
+    // names no timeout waits for a browser or the queue as long as one that does.
+    expect: { poll: { timeout: 180_000 } },
   },
 });

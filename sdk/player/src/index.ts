@@ -119,14 +119,15 @@ export function attach(
     const unsubscribe = source.subscribe(guard(tracker.handle));
     tracker.start();
 
-    // Leaving or hiding the page is the last reliable moment to send (beacons survive unload).
-    const flush = guard(sender.flush);
+    // Leaving or hiding the page is the last reliable moment to send (beacons survive unload;
+    // a hidden page may never run again, on phones especially).
+    const leaving = guard(() => sender.flush(true));
     const onHidden = guard(() => {
-      if (document.visibilityState === "hidden") sender.flush();
+      if (document.visibilityState === "hidden") sender.flush(true);
     });
     const win = typeof window === "object" ? window : undefined;
     const doc = typeof document === "object" ? document : undefined;
-    win?.addEventListener("pagehide", flush);
+    win?.addEventListener("pagehide", leaving);
     doc?.addEventListener("visibilitychange", onHidden);
 
     return {
@@ -156,12 +157,13 @@ export function attach(
         contentKey = key;
         tracker.reset();
       }),
-      flush,
+      flush: guard(() => sender.flush()),
       detach: guard(() => {
         unsubscribe();
-        win?.removeEventListener("pagehide", flush);
+        win?.removeEventListener("pagehide", leaving);
         doc?.removeEventListener("visibilitychange", onHidden);
-        sender.flush();
+        // No retries after this: the beacon, as when leaving.
+        sender.flush(true);
         sender.stop();
       }),
     };

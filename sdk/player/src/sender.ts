@@ -1,7 +1,9 @@
-// Batches events and sends them to POST /v2/events: navigator.sendBeacon first (text/plain, the
-// sync code in the URL because a beacon cannot set headers), fetch with keepalive when there is
-// no beacon or the browser refuses one. Only the fetch path sees answers, so only it can honour
-// 429 Retry-After and retry failures. Nothing here touches the DOM.
+// Batches events and sends them to POST /v2/events (text/plain, the sync code in the URL because
+// a beacon cannot set headers). While the page stays: fetch with keepalive, whose answer is seen,
+// so 429 Retry-After is honoured and a network error or 5xx is sent again. When the page goes
+// away: navigator.sendBeacon first (the browser delivers it after the page is gone, but nobody
+// sees its answer), fetch with keepalive when there is no beacon or the browser refuses one.
+// Nothing here touches the DOM.
 import type { Scheduler, SendResponse, StatsEvent, Transport } from "./types.js";
 
 /** The server's limit per request (EVENTS_MAX in src/schemas/stats.ts). */
@@ -24,7 +26,8 @@ export interface SenderOptions {
 
 export interface Sender {
   push(event: StatsEvent): void;
-  flush(): void;
+  /** Sends what waits now; `leaving`: the page is going away (a beacon first). */
+  flush(leaving?: boolean): void;
   /** No more timers (a final flush() first sends what is waiting). */
   stop(): void;
 }
@@ -97,15 +100,20 @@ export function createSender(options: SenderOptions): Sender {
     }
   };
 
-  const send = (events: StatsEvent[]) => {
-    const body = envelope(events);
-    let beaconed = false;
+  const beacon = (body: string): boolean => {
     try {
-      beaconed = transport.sendBeacon?.(url, body) === true;
+      return transport.sendBeacon?.(url, body) === true;
     } catch (error) {
       onError(error);
+      return false;
     }
-    if (beaconed) return;
+  };
+
+  const send = (events: StatsEvent[], leaving: boolean) => {
+    const body = envelope(events);
+    // A beacon's answer is never seen: one that failed (a 5xx) would lose its events. Only when
+    // the page goes away, or when there is nothing else, is that the better bet.
+    if ((leaving || !transport.fetch) && beacon(body)) return;
     if (!transport.fetch) {
       failed(events, new Error("no transport accepted the batch"));
       return;
@@ -132,7 +140,7 @@ export function createSender(options: SenderOptions): Sender {
       .catch(onError);
   };
 
-  function flush() {
+  function flush(leaving = false) {
     if (timer !== null) {
       scheduler.clearTimeout(timer);
       timer = null;
@@ -146,7 +154,7 @@ export function createSender(options: SenderOptions): Sender {
     // Batches are cut first: a failed send puts its events back in the queue.
     const batches: StatsEvent[][] = [];
     while (queue.length > 0) batches.push(take());
-    for (const events of batches) send(events);
+    for (const events of batches) send(events, leaving);
   }
 
   return {

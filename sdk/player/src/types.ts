@@ -67,7 +67,7 @@ export interface SendResponse {
   headers: { get(name: string): string | null };
 }
 
-/** How batches leave the page; defaults to navigator.sendBeacon, then fetch with keepalive. */
+/** How batches leave the page; defaults to fetch with keepalive, navigator.sendBeacon when it goes. */
 export interface Transport {
   sendBeacon?: (url: string, body: string) => boolean;
   fetch?: (url: string, init: RequestInit) => Promise<SendResponse>;

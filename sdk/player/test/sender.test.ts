@@ -1,4 +1,5 @@
-// Batching and delivery rules: timing, batch limits, beacon then fetch, 429 Retry-After, retries.
+// Batching and delivery rules: timing, batch limits, fetch while the page stays and a beacon when
+// it goes, 429 Retry-After, retries.
 // The transport is a recording stand-in (Node has no sendBeacon); the browser test covers the real one.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createSender, MAX_BYTES, MAX_EVENTS, retryAfterMs } from "../src/sender";
@@ -76,7 +77,7 @@ afterEach(() => {
 });
 
 describe("batching", () => {
-  it("sends what waits one interval after the first event, as one beacon", () => {
+  it("sends what waits one interval after the first event, as one fetch", () => {
     const { sent, transport } = recorder();
     const s = sender(transport);
     s.push(ev(1));
@@ -86,7 +87,7 @@ describe("batching", () => {
     expect(sent).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.via).toBe("beacon");
+    expect(sent[0]!.via).toBe("fetch");
     expect(sent[0]!.url).toBe(URL_);
     expect(sent[0]!.raw).toBe(JSON.stringify({ events: [ev(1), ev(2)] }));
     vi.advanceTimersByTime(60_000);
@@ -138,13 +139,47 @@ describe("batching", () => {
   });
 });
 
-describe("fetch fallback", () => {
-  it("uses fetch with keepalive and a text/plain body when there is no beacon or it is refused", () => {
+describe("transport", () => {
+  it("sends by beacon when the page goes away; by fetch while it stays", () => {
+    const { sent, transport } = recorder();
+    const s = sender(transport);
+    s.push(ev(1));
+    s.flush();
+    s.push(ev(2));
+    s.flush(true);
+    expect(sent.map((x) => [x.via, x.body.events])).toEqual([
+      ["fetch", [ev(1)]],
+      ["beacon", [ev(2)]],
+    ]);
+  });
+
+  it("sends again a batch answered 503 while the page stays (a beacon's answer is never seen)", async () => {
+    const { sent, transport } = recorder({ answers: [response(503)] });
+    const s = sender(transport);
+    s.push(ev(1));
+    await vi.advanceTimersByTimeAsync(5000);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(sent.map((x) => [x.via, x.body.events])).toEqual([
+      ["fetch", [ev(1)]],
+      ["fetch", [ev(1)]],
+    ]);
+  });
+
+  it("uses a beacon when there is no fetch, even while the page stays", () => {
+    const { sent, transport } = recorder();
+    delete transport.fetch;
+    const s = sender(transport);
+    s.push(ev(1));
+    s.flush();
+    expect(sent.map((x) => x.via)).toEqual(["beacon"]);
+  });
+
+  it("leaving: uses fetch with keepalive and a text/plain body when the beacon is refused", () => {
     const refused = recorder();
     refused.transport.sendBeacon = () => false;
     const s = sender(refused.transport);
     s.push(ev(1));
-    s.flush();
+    s.flush(true);
     expect(refused.sent).toHaveLength(1);
     expect(refused.sent[0]).toMatchObject({
       via: "fetch",
