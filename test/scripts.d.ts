@@ -19,3 +19,8 @@ declare module "*/fuzz/checks.mjs" {
     body?: Buffer,
   ): boolean;
 }
+
+declare module "*/aliases/zod.mjs" {
+  const zod: Record<string, unknown> & { core: Record<string, unknown> };
+  export = zod;
+}
