@@ -30,6 +30,8 @@ export interface Sender {
   flush(leaving?: boolean): void;
   /** No more timers (a final flush() first sends what is waiting). */
   stop(): void;
+  /** The page was left (pagehide; false again when it is restored from the back/forward cache). */
+  setLeft(left: boolean): void;
 }
 
 const encoder = new TextEncoder();
@@ -42,6 +44,7 @@ export function createSender(options: SenderOptions): Sender {
   let blockedUntil = 0;
   let failures = 0;
   let stopped = false;
+  let left = false;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -135,7 +138,12 @@ export function createSender(options: SenderOptions): Sender {
     sent
       .then(
         (res) => answered(events, res),
-        (error: unknown) => failed(events, error),
+        (error: unknown) => {
+          // Leaving the page rejects a fetch still in flight, but a keepalive request goes on
+          // without it and usually arrives: sending its events again would count them twice.
+          if (left) onError(error);
+          else failed(events, error);
+        },
       )
       .catch(onError);
   };
@@ -164,6 +172,9 @@ export function createSender(options: SenderOptions): Sender {
       schedule(queue.length >= MAX_EVENTS ? 0 : interval);
     },
     flush,
+    setLeft(value) {
+      left = value;
+    },
     stop() {
       stopped = true;
       if (timer !== null) scheduler.clearTimeout(timer);

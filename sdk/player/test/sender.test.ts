@@ -165,6 +165,34 @@ describe("transport", () => {
     ]);
   });
 
+  it("does not send again a fetch that failed once the page was left (it may have arrived)", async () => {
+    const errors: unknown[] = [];
+    const { sent, transport } = recorder({ answers: [new TypeError("Failed to fetch")] });
+    const s = sender(transport, { onError: (e) => errors.push(e) });
+    s.push(ev(1));
+    s.flush(); // a fetch: the page is still there
+    s.setLeft(true);
+    await vi.advanceTimersByTimeAsync(0); // its promise rejects as the page goes
+    s.flush(true); // the next leaving flush (visibilitychange) has nothing to send
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(sent.map((x) => x.via)).toEqual(["fetch"]);
+    expect(errors.map(String)).toEqual(["TypeError: Failed to fetch"]);
+  });
+
+  it("sends again a fetch that failed while the page stays, or after it came back", async () => {
+    const { sent, transport } = recorder({
+      answers: [new TypeError("offline"), new TypeError("offline")],
+    });
+    const s = sender(transport);
+    s.push(ev(1));
+    s.flush();
+    await vi.advanceTimersByTimeAsync(2000);
+    s.setLeft(true);
+    s.setLeft(false); // restored from the back/forward cache
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(sent.map((x) => x.body.events)).toEqual([[ev(1)], [ev(1)], [ev(1)]]);
+  });
+
   it("uses a beacon when there is no fetch, even while the page stays", () => {
     const { sent, transport } = recorder();
     delete transport.fetch;
