@@ -7,6 +7,7 @@
 // planned by planRenditions, keyframes on the packaged segments' boundaries, which are keyframes
 // of the recording. recording.m3u8 stays served for players that kept its URL.
 import { findContentByKeyAnyOrg, updateContent } from "../../db/content";
+import { renditionsOf } from "../../db/renditions";
 import type { Content } from "../../db/schema";
 import { needsTranscoding } from "../../media/mp4-probe";
 import type { RecordingJob } from "../../media/renditions/job";
@@ -45,7 +46,7 @@ export async function queueRecordingRemux(
 /** A recording the service does not remux (it keeps recording.m3u8 and one variant): why. */
 export class RecordingNotRemuxed extends Error {}
 
-export type RemuxOutcome = "published" | "done" | "gone";
+export type RemuxOutcome = "published" | "resumed" | "done" | "gone";
 
 /** Whether the record is the ended stream the job names, its recording not yet remuxed. */
 async function endedRecording(deps: Deps, job: RecordingJob): Promise<Content | null> {
@@ -88,7 +89,9 @@ export async function remuxRecording(
   const content = await endedRecording(deps, job);
   if (!content) return "gone";
   const mp4Key = liveObjectKey(content.contentKey, content.id, RECORDING_MP4);
-  if (content.mediaKey === mp4Key) return "done";
+  // The record already on this remux (step 3 done): a delivery after a crash or a failed
+  // planning goes on with step 4 unless its rungs are recorded (planned: nothing to redo).
+  if (content.mediaKey === mp4Key) return finishPublished(deps, content);
   const recording = await streamObject(liveStreams, content.contentKey).recordingParts(content.id);
   if (!recording || recording.parts.length === 0) return "gone";
   // One timeline only: a restarted encoder's second init segment or timestamps would not join.
@@ -136,8 +139,8 @@ export async function remuxRecording(
     await deps.bucket.delete(mp4Key);
     return "gone";
   }
-  // A second delivery of the same message finished first (the queue delivers at least once):
-  // its file is the same, its ladder is planned.
+  // A second delivery of the same message published first (the queue delivers at least once):
+  // its file is the same; step 4 is that delivery's or a retry's.
   if (current.mediaKey === mp4Key) return "done";
   const now = deps.now.toISOString();
   const published = await updateContent(deps.db, content, {
@@ -156,6 +159,16 @@ export async function remuxRecording(
     kind: "videos",
     versions: [content, published],
   });
-  await preparePlayback(deps, published);
+  await preparePlayback(deps, published, { retried: true });
   return "published";
+}
+
+/** Step 4 for a record already on its remux, when no delivery planned its rungs yet. */
+async function finishPublished(deps: Deps, content: Content): Promise<RemuxOutcome> {
+  if ((await renditionsOf(deps.db, content.id)).length > 0) return "done";
+  // The crash may have come before the catalog heard of the new file: telling it again only
+  // moves its version on.
+  await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content] });
+  await preparePlayback(deps, content, { retried: true });
+  return "resumed";
 }
