@@ -469,16 +469,76 @@ describe.skipIf(!env.TRANSCODER)("a recording job delivered again after its step
   });
 });
 
-describe("an MPEG-TS recording with a discontinuity", () => {
+describe.skipIf(!env.TRANSCODER)("a recording whose encoder restarted (a discontinuity)", () => {
+  it("is joined into one timeline and gets the ladder, every second of both runs", async () => {
+    const own = await createOrg({ plan: "enterprise" });
+    expect(
+      (await writeJson(own, "PUT", "/v2/renditions/ladder", { rungs: LIVE_LADDER })).res.status,
+    ).toBe(200);
+    const created = await writeJson(own, "POST", "/v2/live", { title: "Restarted" });
+    const { contentKey, ingestBaseUrl: base } = created.body as {
+      contentKey: string;
+      ingestBaseUrl: string;
+    };
+    // 6 s, then the encoder restarts: 5 s more whose timestamps start again.
+    const runs = [
+      [0, 1, 2, 3, 4, 5].map((n) => ({ name: `a${n}.ts`, bytes: TS_LONG[n]! })),
+      [0, 1, 2, 3, 4].map((n) => ({ name: `b${n}.ts`, bytes: TS_LONG[n]! })),
+    ];
+    for (const { name, bytes } of runs.flat())
+      expect((await put(`${base}/${name}`, bytes)).status).toBe(201);
+    const text = playlist(
+      runs.flat().map((s) => s.name),
+      { ended: true },
+    ).replace("#EXTINF:1.000000,\nb0.ts", "#EXT-X-DISCONTINUITY\n#EXTINF:1.000000,\nb0.ts");
+    expect((await put(`${base}/index.m3u8`, text)).status).toBe(200);
+    const recordOf = async () =>
+      (await writeJson(own, "GET", `/v2/live?contentKey=${contentKey}`)).body;
+    expect(await recordOf()).toMatchObject({ isLive: false, duration: 11 });
+    const states = async () =>
+      (
+        (await writeJson(own, "GET", `/v2/content/renditions?contentKey=${contentKey}`)).body
+          .renditions as { name: string; status: string; reason: string | null }[]
+      ).map((r) => `${r.name} ${r.status} ${r.reason ?? ""}`);
+    await expect
+      .poll(states, { timeout: SETTLED_MS, interval: 250 })
+      .toEqual(["r64 ready ", "r36 ready "]);
+    const vod = await recordOf();
+    expect(vod).toMatchObject({ status: "available", duration: 11 });
+    expect(vod.url).toMatch(/\/hls\/[^/]+\/h2-[0-9a-z]+\/master\.m3u8$/);
+    // The packaged recording: both runs, one after the other (11 s), cut at its keyframes,
+    // which are still each whole second of each run; every rung cut at the same times.
+    const hlsBase = vod.url.replace(/master\.m3u8$/, "");
+    const extinf = (playlist: string) =>
+      [...playlist.matchAll(/#EXTINF:([\d.]+),/g)].map((m) => Number(m[1]));
+    const source = extinf(await (await call(`${hlsBase}video.m3u8`)).text());
+    expect(Math.abs(source.reduce((a, b) => a + b, 0) - 11)).toBeLessThan(0.04);
+    for (const d of source.slice(0, -1)) expect(Math.abs(d - Math.round(d))).toBeLessThan(0.001);
+    for (const rung of ["r64", "r36"]) {
+      const durations = extinf(await (await call(`${hlsBase}${rung}-video.m3u8`)).text());
+      expect(durations.length).toBe(source.length);
+      for (const [n, d] of durations.entries()) expect(Math.abs(d - source[n]!)).toBeLessThan(0.05);
+    }
+    const mpd = await (await call(`${hlsBase}manifest.mpd`)).text();
+    expect([...mpd.matchAll(/<Representation id="(r\d+|video)"/g)].map((m) => m[1])).toEqual([
+      "video",
+      "r64",
+      "r36",
+    ]);
+  });
+});
+
+describe("an MPEG-TS recording whose runs differ (the restarted encoder's audio)", () => {
   it("keeps recording.m3u8 (not remuxed) and still gets a frame thumbnail from a segment", async () => {
     const stream = await createStream();
     const base = stream.ingestBaseUrl;
+    // 48 kHz audio, then an encoder restart with 44.1 kHz: one recording, two timelines that
+    // a copy cannot join.
+    await put(`${base}/a0.ts`, TS_LONG[0]!);
     await put(`${base}/index0.ts`, TS["index0.ts"]);
-    await put(`${base}/index1.ts`, TS["index1.ts"]);
-    // An encoder restart between the two: one recording, two timelines.
-    const text = playlist(["index0.ts", "index1.ts"], { ended: true }).replace(
-      "#EXTINF:1.000000,\nindex1.ts",
-      "#EXT-X-DISCONTINUITY\n#EXTINF:1.000000,\nindex1.ts",
+    const text = playlist(["a0.ts", "index0.ts"], { ended: true }).replace(
+      "#EXTINF:1.000000,\nindex0.ts",
+      "#EXT-X-DISCONTINUITY\n#EXTINF:1.000000,\nindex0.ts",
     );
     expect((await put(`${base}/index.m3u8`, text)).status).toBe(200);
     const ended = await record(stream.contentKey);
@@ -489,7 +549,8 @@ describe("an MPEG-TS recording with a discontinuity", () => {
         .poll(() => thumbnailKind(stream.contentKey), { timeout: SETTLED_MS, interval: 100 })
         .toBe("200 image/jpeg frame");
     }
-    // Its remux is refused, so it keeps its one variant (the queue's job says the same).
+    // Its remux is refused, with the reason, so it keeps its one variant (the queue's job
+    // says the same).
     const transcoder = transcoderOf(env);
     if (transcoder) {
       const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
@@ -500,13 +561,13 @@ describe("an MPEG-TS recording with a discontinuity", () => {
             .first<{ id: number }>()
         )?.id,
       );
-      await expect(
-        remuxRecording(deps, transcoder, env.LIVE_STREAMS, {
-          recording: true,
-          contentId,
-          contentKey: stream.contentKey,
-        }),
-      ).rejects.toThrow(RecordingNotRemuxed);
+      const refused = remuxRecording(deps, transcoder, env.LIVE_STREAMS, {
+        recording: true,
+        contentId,
+        contentKey: stream.contentKey,
+      });
+      await expect(refused).rejects.toThrow(RecordingNotRemuxed);
+      await expect(refused).rejects.toThrow(/runs differ/);
     }
     expect((await record(stream.contentKey)).url).toMatch(/\/recording\.m3u8$/);
     expect((await e6(stream.contentKey)).data[0].urlHLS).toMatch(/\/recording\.m3u8$/);
