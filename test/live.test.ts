@@ -3,12 +3,21 @@
 // test source), each stream's state in its Durable Object, watched through the live playlist,
 // ended by ENDLIST or by the heartbeat timeout (the object's alarm, on an injected clock), and
 // played afterwards as a video on demand.
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { backgroundDeps } from "../src/domain/background";
 import { RecordingNotRemuxed, remuxRecording } from "../src/domain/live/recording-vod";
 import { transcoderOf } from "../src/domain/renditions";
 import type { LiveStream } from "../src/durable/live-stream";
+import worker from "../src/index";
 import fmp4Init from "./fixtures/live/fmp4/init.mp4.bin?inline";
 import fmp4Seg0 from "./fixtures/live/fmp4/index0.m4s.bin?inline";
 import fmp4Seg1 from "./fixtures/live/fmp4/index1.m4s.bin?inline";
@@ -63,6 +72,12 @@ function playlist(
     "",
   ].join("\n");
 }
+
+/** Two rungs below the fixtures' 160x90. */
+const LIVE_LADDER = [
+  { height: 64, bitrate: 120_000 },
+  { height: 36, bitrate: 60_000 },
+];
 
 let org: TestOrg;
 beforeAll(async () => {
@@ -350,16 +365,180 @@ describe.skipIf(!env.TRANSCODER)(
   },
 );
 
-describe("an MPEG-TS recording with a discontinuity", () => {
+describe.skipIf(!env.TRANSCODER)("a recording job delivered again after its step 3", () => {
+  it("plans the ladder it had not planned, once, and retries a planning that failed", async () => {
+    const own = await createOrg({ plan: "enterprise" });
+    const ladderOf = (rungs: { height: number; bitrate: number }[]) =>
+      writeJson(own, "PUT", "/v2/renditions/ladder", { rungs });
+    // No ladder while the stream's own job runs: it remuxes and publishes (steps 1 to 3) and
+    // plans no rung, which leaves the record as a crash before step 4 leaves it.
+    expect((await ladderOf([])).res.status).toBe(200);
+    const lines: string[] = [];
+    const log = vi
+      .spyOn(console, "log")
+      .mockImplementation((line: unknown) => void lines.push(String(line)));
+    const created = await writeJson(own, "POST", "/v2/live", { title: "Crashed" });
+    const { contentKey, ingestBaseUrl: base } = created.body as {
+      contentKey: string;
+      ingestBaseUrl: string;
+    };
+    const names = TS_LONG.map((_, n) => `index${n}.ts`);
+    for (const [n, bytes] of TS_LONG.entries())
+      expect((await put(`${base}/${names[n]}`, bytes)).status).toBe(201);
+    expect((await put(`${base}/index.m3u8`, playlist(names, { ended: true }))).status).toBe(200);
+    const outcomes = () =>
+      lines
+        .filter((l) => l.startsWith('{"msg":"recording remux"'))
+        .map((l) => JSON.parse(l) as { content_key: string; outcome: string })
+        .filter((l) => l.content_key === contentKey)
+        .map((l) => l.outcome);
+    await vi.waitFor(() => expect(outcomes()).toEqual(["published"]), {
+      timeout: SETTLED_MS,
+      interval: 100,
+    });
+    const record = async () =>
+      (await writeJson(own, "GET", `/v2/live?contentKey=${contentKey}`)).body;
+    expect((await record()).url).toMatch(/\/master\.m3u8$/);
+    const states = async () =>
+      (
+        (await writeJson(own, "GET", `/v2/content/renditions?contentKey=${contentKey}`)).body
+          .renditions as { name: string; status: string }[]
+      ).map((r) => `${r.name} ${r.status}`);
+    expect(await states()).toEqual([]);
+    expect((await ladderOf(LIVE_LADDER)).res.status).toBe(200);
+
+    const contentId = Number(
+      (
+        await env.DB.prepare("SELECT id FROM contents WHERE content_key = ?")
+          .bind(contentKey)
+          .first<{ id: number }>()
+      )?.id,
+    );
+    const real = env.RENDITIONS_QUEUE!;
+    type Jobs = typeof real;
+    let sent = 0;
+    /** The job's message handed to the worker's queue handler, its jobs sent through `queue`. */
+    const deliver = async (attempts: number, sendBatch: Jobs["sendBatch"]) => {
+      const batch = createMessageBatch("video-catalog-renditions", [
+        {
+          id: `recording-${contentKey}-${attempts}`,
+          timestamp: new Date(),
+          attempts,
+          body: { recording: true, contentId, contentKey },
+        },
+      ]);
+      const ctx = createExecutionContext();
+      const queue = { send: real.send.bind(real), sendBatch } as Jobs;
+      await worker.queue(batch, { ...env, RENDITIONS_QUEUE: queue }, ctx);
+      const result = await getQueueResult(batch, ctx);
+      await waitOnExecutionContext(ctx);
+      return result;
+    };
+    // Step 4 fails (the queue refuses the rung jobs): retried, and no rung is left recorded
+    // without its jobs.
+    const failed = await deliver(2, async () => {
+      throw new Error("the queue is unavailable");
+    });
+    expect(failed.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual([
+      `recording-${contentKey}-2`,
+    ]);
+    expect(await states()).toEqual([]);
+    expect((await record()).url).toMatch(/\/master\.m3u8$/);
+    // The retry finds the record on the remux and goes on with step 4: the ladder.
+    const counted: Jobs["sendBatch"] = async (messages, options) => {
+      sent += [...messages].length;
+      return real.sendBatch(messages, options);
+    };
+    expect((await deliver(3, counted)).explicitAcks).toEqual([`recording-${contentKey}-3`]);
+    expect(outcomes().at(-1)).toBe("resumed");
+    expect(sent).toBe(2 * 2);
+    await expect
+      .poll(states, { timeout: SETTLED_MS, interval: 250 })
+      .toEqual(["r64 ready", "r36 ready"]);
+    // Once more (the queue delivers at least once): planned already, no job queued twice.
+    expect((await deliver(4, counted)).explicitAcks).toEqual([`recording-${contentKey}-4`]);
+    expect(outcomes().at(-1)).toBe("done");
+    expect(sent).toBe(2 * 2);
+    const master = await (await call((await record()).url)).text();
+    expect(master.split("\n").filter((l) => /\.m3u8$/.test(l))).toEqual([
+      "video.m3u8",
+      "r64-video.m3u8",
+      "r36-video.m3u8",
+    ]);
+    log.mockRestore();
+  });
+});
+
+describe.skipIf(!env.TRANSCODER)("a recording whose encoder restarted (a discontinuity)", () => {
+  it("is joined into one timeline and gets the ladder, every second of both runs", async () => {
+    const own = await createOrg({ plan: "enterprise" });
+    expect(
+      (await writeJson(own, "PUT", "/v2/renditions/ladder", { rungs: LIVE_LADDER })).res.status,
+    ).toBe(200);
+    const created = await writeJson(own, "POST", "/v2/live", { title: "Restarted" });
+    const { contentKey, ingestBaseUrl: base } = created.body as {
+      contentKey: string;
+      ingestBaseUrl: string;
+    };
+    // 6 s, then the encoder restarts: 5 s more whose timestamps start again.
+    const runs = [
+      [0, 1, 2, 3, 4, 5].map((n) => ({ name: `a${n}.ts`, bytes: TS_LONG[n]! })),
+      [0, 1, 2, 3, 4].map((n) => ({ name: `b${n}.ts`, bytes: TS_LONG[n]! })),
+    ];
+    for (const { name, bytes } of runs.flat())
+      expect((await put(`${base}/${name}`, bytes)).status).toBe(201);
+    const text = playlist(
+      runs.flat().map((s) => s.name),
+      { ended: true },
+    ).replace("#EXTINF:1.000000,\nb0.ts", "#EXT-X-DISCONTINUITY\n#EXTINF:1.000000,\nb0.ts");
+    expect((await put(`${base}/index.m3u8`, text)).status).toBe(200);
+    const recordOf = async () =>
+      (await writeJson(own, "GET", `/v2/live?contentKey=${contentKey}`)).body;
+    expect(await recordOf()).toMatchObject({ isLive: false, duration: 11 });
+    const states = async () =>
+      (
+        (await writeJson(own, "GET", `/v2/content/renditions?contentKey=${contentKey}`)).body
+          .renditions as { name: string; status: string; reason: string | null }[]
+      ).map((r) => `${r.name} ${r.status} ${r.reason ?? ""}`);
+    await expect
+      .poll(states, { timeout: SETTLED_MS, interval: 250 })
+      .toEqual(["r64 ready ", "r36 ready "]);
+    const vod = await recordOf();
+    expect(vod).toMatchObject({ status: "available", duration: 11 });
+    expect(vod.url).toMatch(/\/hls\/[^/]+\/h2-[0-9a-z]+\/master\.m3u8$/);
+    // The packaged recording: both runs, one after the other (11 s), cut at its keyframes,
+    // which are still each whole second of each run; every rung cut at the same times.
+    const hlsBase = vod.url.replace(/master\.m3u8$/, "");
+    const extinf = (playlist: string) =>
+      [...playlist.matchAll(/#EXTINF:([\d.]+),/g)].map((m) => Number(m[1]));
+    const source = extinf(await (await call(`${hlsBase}video.m3u8`)).text());
+    expect(Math.abs(source.reduce((a, b) => a + b, 0) - 11)).toBeLessThan(0.04);
+    for (const d of source.slice(0, -1)) expect(Math.abs(d - Math.round(d))).toBeLessThan(0.001);
+    for (const rung of ["r64", "r36"]) {
+      const durations = extinf(await (await call(`${hlsBase}${rung}-video.m3u8`)).text());
+      expect(durations.length).toBe(source.length);
+      for (const [n, d] of durations.entries()) expect(Math.abs(d - source[n]!)).toBeLessThan(0.05);
+    }
+    const mpd = await (await call(`${hlsBase}manifest.mpd`)).text();
+    expect([...mpd.matchAll(/<Representation id="(r\d+|video)"/g)].map((m) => m[1])).toEqual([
+      "video",
+      "r64",
+      "r36",
+    ]);
+  });
+});
+
+describe("an MPEG-TS recording whose runs differ (the restarted encoder's audio)", () => {
   it("keeps recording.m3u8 (not remuxed) and still gets a frame thumbnail from a segment", async () => {
     const stream = await createStream();
     const base = stream.ingestBaseUrl;
+    // 48 kHz audio, then an encoder restart with 44.1 kHz: one recording, two timelines that
+    // a copy cannot join.
+    await put(`${base}/a0.ts`, TS_LONG[0]!);
     await put(`${base}/index0.ts`, TS["index0.ts"]);
-    await put(`${base}/index1.ts`, TS["index1.ts"]);
-    // An encoder restart between the two: one recording, two timelines.
-    const text = playlist(["index0.ts", "index1.ts"], { ended: true }).replace(
-      "#EXTINF:1.000000,\nindex1.ts",
-      "#EXT-X-DISCONTINUITY\n#EXTINF:1.000000,\nindex1.ts",
+    const text = playlist(["a0.ts", "index0.ts"], { ended: true }).replace(
+      "#EXTINF:1.000000,\nindex0.ts",
+      "#EXT-X-DISCONTINUITY\n#EXTINF:1.000000,\nindex0.ts",
     );
     expect((await put(`${base}/index.m3u8`, text)).status).toBe(200);
     const ended = await record(stream.contentKey);
@@ -370,7 +549,8 @@ describe("an MPEG-TS recording with a discontinuity", () => {
         .poll(() => thumbnailKind(stream.contentKey), { timeout: SETTLED_MS, interval: 100 })
         .toBe("200 image/jpeg frame");
     }
-    // Its remux is refused, so it keeps its one variant (the queue's job says the same).
+    // Its remux is refused, with the reason, so it keeps its one variant (the queue's job
+    // says the same).
     const transcoder = transcoderOf(env);
     if (transcoder) {
       const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
@@ -381,13 +561,13 @@ describe("an MPEG-TS recording with a discontinuity", () => {
             .first<{ id: number }>()
         )?.id,
       );
-      await expect(
-        remuxRecording(deps, transcoder, env.LIVE_STREAMS, {
-          recording: true,
-          contentId,
-          contentKey: stream.contentKey,
-        }),
-      ).rejects.toThrow(RecordingNotRemuxed);
+      const refused = remuxRecording(deps, transcoder, env.LIVE_STREAMS, {
+        recording: true,
+        contentId,
+        contentKey: stream.contentKey,
+      });
+      await expect(refused).rejects.toThrow(RecordingNotRemuxed);
+      await expect(refused).rejects.toThrow(/runs differ/);
     }
     expect((await record(stream.contentKey)).url).toMatch(/\/recording\.m3u8$/);
     expect((await e6(stream.contentKey)).data[0].urlHLS).toMatch(/\/recording\.m3u8$/);

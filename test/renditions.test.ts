@@ -11,6 +11,7 @@ import hevcUrl from "./fixtures/hevc-aac-faststart.mp4?inline";
 import {
   call,
   callJson,
+  callSettled,
   createOrg,
   dataUrlBytes,
   ORIGIN,
@@ -18,6 +19,7 @@ import {
   readHeaders,
   SETTLED_MS,
   uploadParts,
+  writeHeaders,
   writeJson,
   type TestOrg,
 } from "./helpers";
@@ -334,7 +336,15 @@ function keptJobs() {
  */
 async function plannedByHand(org: TestOrg) {
   await writeJson(org, "PUT", "/v2/renditions/ladder", { rungs: [] });
-  const key = await publishVideo(org, forty);
+  const { contentKey: key, complete } = await uploaded(org, forty);
+  // E2's own planning (after its answer) done before the ladder changes: it plans nothing, and
+  // the rung is this planning's, with its jobs (a planning queues only the rungs it records).
+  const done = await callSettled("/v2/content/complete", {
+    method: "POST",
+    headers: { ...writeHeaders(org), "Content-Type": "application/json" },
+    body: JSON.stringify(complete),
+  });
+  expect(done.status).toBe(200);
   await writeJson(org, "PUT", "/v2/renditions/ladder", { rungs: [LADDER[1]] });
   const { jobs, queue } = keptJobs();
   const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);

@@ -9,15 +9,20 @@
 //   answer: the chunk as H.264 (High, yuv420p) at WxH, about B bit/s (peak at most 1.5 B over a
 //   segment), video only, moov first, timescale T, a keyframe forced at each listed time
 //   (the source's segment boundaries in the chunk) and nowhere by scene cut.
-// POST /remux?format=mpegts|mp4
+// POST /remux?format=mpegts|mp4[&runs=b0,b1,...]
 //   body: a live stream's recording (docs/live.md): its MPEG-TS segments one after the other, or
 //   its fMP4 init segment then its media segments. answer: the same samples in one MP4 (moov
 //   first), H.264 video and its audio copied, not re-encoded; Content-Length set, streamed.
+//   runs: a recording with discontinuities (encoder restarts) as the byte sizes of its runs, each
+//   run as above: each is remuxed alone, then they are joined into one timeline, each run right
+//   after the previous run's video; 422 when the runs differ in codecs or picture.
 // GET /healthz: "ok" (the Container's readiness check).
+import { execFile } from "node:child_process";
 import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import { promisify } from "node:util";
 import {
   errorResponse,
   readBody,
@@ -28,6 +33,8 @@ import {
 } from "./ffmpeg-service.mjs";
 
 export { hasFfmpeg } from "./ffmpeg-service.mjs";
+
+const execFileAsync = promisify(execFile);
 
 /** A chunk is about two minutes of video: 1080p at 50 Mbit/s is 750 MB; refused past 1 GB. */
 export const MAX_INPUT_BYTES = 1000 * 1000 * 1000;
@@ -151,6 +158,130 @@ export function remuxArgs(input, output, format) {
   ];
 }
 
+/** The most runs (timelines between encoder restarts) one recording is joined from. */
+export const MAX_REMUX_RUNS = 1000;
+
+/** `runs`: the byte size of each run, in order, when the recording has several; else null. */
+export function parseRuns(searchParams) {
+  const given = searchParams.get("runs");
+  if (given === null) return null;
+  const sizes = given.split(",").map(Number);
+  if (
+    sizes.length < 2 ||
+    sizes.length > MAX_REMUX_RUNS ||
+    !sizes.every((n) => Number.isSafeInteger(n) && n > 0)
+  )
+    throw new Refused(400, `runs: 2 to ${MAX_REMUX_RUNS} byte sizes, comma separated`);
+  return sizes;
+}
+
+/** The body written as one file per run as it arrives (`sizes` bytes each, in order). */
+async function writeRuns(body, paths, sizes) {
+  const total = sizes.reduce((a, b) => a + b, 0);
+  if (total > MAX_REMUX_INPUT_BYTES)
+    throw new Refused(413, `the recording is larger than ${MAX_REMUX_INPUT_BYTES} bytes`);
+  let run = 0;
+  let left = sizes[0];
+  let file = await open(paths[0], "w");
+  try {
+    for await (const chunk of Readable.fromWeb(body)) {
+      let at = 0;
+      while (at < chunk.length) {
+        if (run === sizes.length) throw new Refused(400, "the body is longer than its runs");
+        const n = Math.min(left, chunk.length - at);
+        await file.write(chunk.subarray(at, at + n));
+        at += n;
+        left -= n;
+        if (left === 0) {
+          const done = file;
+          file = null;
+          await done.close();
+          run += 1;
+          if (run < sizes.length) {
+            left = sizes[run];
+            file = await open(paths[run], "w");
+          }
+        }
+      }
+    }
+    if (run !== sizes.length) throw new Refused(400, "the body is shorter than its runs");
+  } finally {
+    await file?.close();
+  }
+}
+
+/** What must be the same in every run for a copy to join them: codecs and picture. */
+const JOINED_ENTRIES =
+  "stream=codec_type,codec_name,profile,width,height,pix_fmt,sample_rate,channels";
+
+/** A run's streams as ffprobe reads them, and its video's duration in seconds. */
+async function probeRun(path, timeoutMs) {
+  const { stdout } = await execFileAsync(
+    "ffprobe",
+    [
+      ...["-v", "error", "-protocol_whitelist", "file", "-show_entries"],
+      ...[`${JOINED_ENTRIES},duration`, "-of", "json", `file:${path}`],
+    ],
+    { timeout: timeoutMs, killSignal: "SIGKILL" },
+  ).catch((err) => {
+    throw new Refused(422, `not remuxed: ffprobe: ${String(err.stderr ?? err).slice(0, 300)}`);
+  });
+  const streams = JSON.parse(stdout).streams ?? [];
+  const video = streams.find((s) => s.codec_type === "video");
+  const seconds = Number(video?.duration);
+  if (!video || !(seconds > 0)) throw new Refused(422, "not remuxed: a run has no video");
+  const same = streams.map(({ duration, ...rest }) => rest);
+  return { same: JSON.stringify(same), seconds };
+}
+
+/**
+ * ffmpeg's arguments joining the remuxed runs listed in `list` (the concat demuxer: each run's
+ * timestamps follow on from the previous run's video) into one MP4, copied.
+ */
+export function concatArgs(list, output) {
+  return [
+    ...["-nostdin", "-v", "error", "-protocol_whitelist", "file"],
+    ...["-f", "concat", "-safe", "1", "-i", `file:${list}`],
+    ...["-map", "0:v:0", "-map", "0:a:0?", "-sn", "-dn", "-c", "copy"],
+    ...["-movflags", "+faststart", "-f", "mp4", `file:${output}`],
+  ];
+}
+
+/**
+ * A recording of several runs in one MP4: each run remuxed alone (its own timeline), then the
+ * runs joined one after the other, refused (422) when they differ in codecs or picture.
+ */
+async function remuxRuns(body, dir, format, sizes, output, timeoutMs) {
+  const inputs = sizes.map((_, i) => join(dir, `run-${i}`));
+  await writeRuns(body, inputs, sizes);
+  const probes = [];
+  for (const [i, input] of inputs.entries()) {
+    await runFfmpeg(remuxArgs(input, `${input}.mp4`, format), timeoutMs, `run ${i} not remuxed`);
+    await rm(input);
+    probes.push(await probeRun(`${input}.mp4`, timeoutMs));
+  }
+  const differs = probes.findIndex((p) => p.same !== probes[0].same);
+  if (differs > 0)
+    throw new Refused(
+      422,
+      `the recording's runs differ (codecs or picture): run 0 ${probes[0].same}, run ${differs} ${probes[differs].same}`.slice(
+        0,
+        600,
+      ),
+    );
+  // Each run lasts its video's duration: the next one's first frame comes right after.
+  const list = inputs
+    .map((input, i) =>
+      [
+        `file 'run-${i}.mp4'`,
+        ...(i < inputs.length - 1 ? [`duration ${probes[i].seconds}`] : []),
+      ].join("\n"),
+    )
+    .join("\n");
+  await writeFile(join(dir, "runs.txt"), `${list}\n`);
+  await runFfmpeg(concatArgs(join(dir, "runs.txt"), output), timeoutMs, "runs not joined");
+}
+
 /** A recording remuxed into one MP4, streamed back from the temporary file. */
 async function remuxResponse(request, url, timeoutMs) {
   const format = url.searchParams.get("format");
@@ -159,12 +290,16 @@ async function remuxResponse(request, url, timeoutMs) {
       400,
       "format: mpegts (TS segments) or mp4 (an init segment, then fMP4 segments)",
     );
+  const runs = parseRuns(url.searchParams);
   const dir = await mkdtemp(join(tmpdir(), "remux-"));
   try {
-    const input = join(dir, "in");
     const output = join(dir, "out.mp4");
-    await writeBody(request.body, input, MAX_REMUX_INPUT_BYTES, "the recording");
-    await runFfmpeg(remuxArgs(input, output, format), timeoutMs, "not remuxed");
+    if (runs) await remuxRuns(request.body, dir, format, runs, output, timeoutMs);
+    else {
+      const input = join(dir, "in");
+      await writeBody(request.body, input, MAX_REMUX_INPUT_BYTES, "the recording");
+      await runFfmpeg(remuxArgs(input, output, format), timeoutMs, "not remuxed");
+    }
     // Opened before the directory goes: the open file is read to its end, then closed.
     const file = await open(output);
     const { size } = await file.stat();

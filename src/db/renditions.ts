@@ -1,6 +1,6 @@
 // Data layer of the rendition ladder: each video's rungs and their state, and the ladders
 // organizations chose (domain/renditions.ts decides; docs/renditions.md).
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { contents } from "./schema";
 import {
@@ -34,7 +34,10 @@ export async function findRendition(
   return row ?? null;
 }
 
-/** Records the planned rungs as pending; rungs already recorded are kept as they are. */
+/**
+ * Records the planned rungs as pending; rungs already recorded are kept as they are. The names
+ * of the rungs recorded now (a second planning records none, so queues no job twice).
+ */
 export async function insertPendingRenditions(
   db: Db,
   rows: Omit<
@@ -47,12 +50,32 @@ export async function insertPendingRenditions(
     | "ladderNotified"
     | "updatedAt"
   >[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await db
+): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await db
     .insert(renditions)
     .values(rows.map((r) => ({ ...r, updatedAt: r.createdAt })))
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ name: renditions.name });
+  return inserted.map((r) => r.name);
+}
+
+/** Forgets pending rungs whose jobs were not queued, so that the next planning queues them. */
+export async function deletePendingRenditions(
+  db: Db,
+  contentId: number,
+  names: string[],
+): Promise<void> {
+  if (names.length === 0) return;
+  await db
+    .delete(renditions)
+    .where(
+      and(
+        eq(renditions.contentId, contentId),
+        inArray(renditions.name, names),
+        eq(renditions.status, "pending"),
+      ),
+    );
 }
 
 /**

@@ -17,6 +17,7 @@
 import type { Content } from "../db/schema";
 import {
   claimLadderComplete,
+  deletePendingRenditions,
   finishRendition,
   findRendition,
   insertPendingRenditions,
@@ -76,7 +77,9 @@ export async function planRenditions(deps: Deps, content: Content): Promise<numb
   const chunkSeconds = deps.config.renditionChunkSeconds;
   const chunks = planChunks(index, chunkSeconds).length;
   const now = deps.now.toISOString();
-  await insertPendingRenditions(
+  // Only the rungs recorded now get jobs: planning the same video twice (a retried recording
+  // job) queues nothing twice.
+  const recorded = await insertPendingRenditions(
     deps.db,
     rungs.map((r) => ({
       contentId: content.id,
@@ -94,13 +97,20 @@ export async function planRenditions(deps: Deps, content: Content): Promise<numb
     content.status === "processing"
       ? [rungs[0]!, ...rungs.slice(1).reverse()]
       : [...rungs].reverse();
-  await queueRungJobs(
-    queue,
-    content,
-    order.map((r) => r.name),
-    chunks,
-    chunkSeconds,
-  );
+  const fresh = new Set(recorded);
+  try {
+    await queueRungJobs(
+      queue,
+      content,
+      order.map((r) => r.name).filter((name) => fresh.has(name)),
+      chunks,
+      chunkSeconds,
+    );
+  } catch (err) {
+    // Not queued, so not recorded: a later planning (the caller's retry) queues them again.
+    await deletePendingRenditions(deps.db, content.id, recorded);
+    throw err;
+  }
   return rungs.length;
 }
 

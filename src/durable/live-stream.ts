@@ -15,7 +15,9 @@ import type {
   LiveStatus,
   LiveStreamRpc,
   LiveStreamSetup,
+  RecordingFile,
   RecordingParts,
+  RecordingRun,
 } from "../domain/live/objects";
 import type { Env } from "../env";
 import {
@@ -460,20 +462,20 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     const segments = this.sql
       .exec("SELECT file, map, discontinuity, bytes FROM segments ORDER BY seq")
       .toArray() as unknown as Pick<SegmentRow, "file" | "map" | "discontinuity" | "bytes">[];
-    const maps = [...new Set(segments.flatMap((s) => (s.map ? [s.map] : [])))];
-    const init = maps[0]
-      ? (this.sql.exec("SELECT bytes FROM objects WHERE file = ?", maps[0]).toArray()[0]?.bytes as
-          | number
-          | undefined)
-      : undefined;
-    return {
-      parts: [
-        ...(maps[0] && init !== undefined ? [{ file: maps[0], bytes: init }] : []),
-        ...segments.map((s) => ({ file: s.file, bytes: s.bytes })),
-      ],
-      inits: maps.length,
-      discontinuities: segments.filter((s, i) => i > 0 && s.discontinuity === 1).length,
+    const initOf = (map: string): RecordingFile | null => {
+      const bytes = this.sql.exec("SELECT bytes FROM objects WHERE file = ?", map).toArray()[0]
+        ?.bytes as number | undefined;
+      return bytes === undefined ? null : { file: map, bytes };
     };
+    const runs: RecordingRun[] = [];
+    for (const [i, s] of segments.entries()) {
+      const last = runs.at(-1);
+      // A new timeline: the encoder marked one, or named another init segment.
+      if (!last || (i > 0 && s.discontinuity === 1) || s.map !== last.map)
+        runs.push({ init: s.map ? initOf(s.map) : null, map: s.map, segments: [] });
+      runs.at(-1)!.segments.push({ file: s.file, bytes: s.bytes });
+    }
+    return { runs };
   }
 
   /** The stream is deleted (E5): its stored files, then its state. */

@@ -33,6 +33,11 @@ export interface RemuxRequest {
   recording: ReadableStream<Uint8Array>;
   size: number;
   format: "mpegts" | "mp4";
+  /**
+   * The bytes of each run (segments between discontinuities, each fMP4 run with its init), in
+   * order, when there are several: the transcoder joins them into one timeline.
+   */
+  runs?: number[];
 }
 
 export interface Transcoder {
@@ -46,6 +51,12 @@ export interface Transcoder {
 export class TranscodeRefused extends Error {}
 
 type Fetch = (request: Request) => Promise<Response>;
+
+function remuxQuery(r: RemuxRequest): URLSearchParams {
+  const query = new URLSearchParams({ format: r.format });
+  if (r.runs && r.runs.length > 1) query.set("runs", r.runs.join(","));
+  return query;
+}
 
 /** The transcoder program over HTTP, through `fetcher`. */
 export function httpTranscoder(name: string, fetcher: Fetch): Transcoder {
@@ -79,7 +90,7 @@ export function httpTranscoder(name: string, fetcher: Fetch): Transcoder {
     },
     async remux(r) {
       const response = await fetcher(
-        new Request(`http://transcoder.local/remux?format=${r.format}`, {
+        new Request(`http://transcoder.local/remux?${remuxQuery(r)}`, {
           method: "POST",
           body: r.recording.pipeThrough(new FixedLengthStream(r.size)),
           headers: { "Content-Type": r.format === "mp4" ? "video/mp4" : "video/mp2t" },

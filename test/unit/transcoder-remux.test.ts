@@ -65,6 +65,97 @@ describe.skipIf(!ffmpeg)("POST /remux", () => {
     }
   });
 
+  /** Every packet of the file's first stream of `kind`: times in seconds, and keyframes. */
+  async function packets(bytes: Uint8Array, kind: "v" | "a") {
+    const file = join(dir, `${Math.random().toString(36).slice(2)}.mp4`);
+    await writeFile(file, bytes);
+    const { stdout } = await run("ffprobe", [
+      ...["-v", "error", "-select_streams", `${kind}:0`, "-show_entries"],
+      ...["packet=pts_time,dts_time,duration_time,flags", "-of", "csv=p=0", file],
+    ]);
+    return stdout
+      .trim()
+      .split("\n")
+      .map((line) => {
+        const [pts, dts, duration, flags] = line.split(",");
+        return {
+          pts: Number(pts),
+          dts: Number(dts),
+          duration: Number(duration),
+          key: flags!.startsWith("K"),
+        };
+      });
+  }
+
+  const tsLong = (ns: number[]) =>
+    Promise.all(ns.map((n) => live(`ts-long/index${n}.ts.bin`))).then((b) => Buffer.concat(b));
+  const remuxRuns = (format: string, runs: Uint8Array[]) =>
+    fetch(`${server.url}/remux?format=${format}&runs=${runs.map((r) => r.length).join(",")}`, {
+      method: "POST",
+      body: Buffer.concat(runs),
+    });
+
+  it("joins the runs of a restarted encoder into one timeline: every frame, times rising", async () => {
+    // The encoder restarted after 6 s: its second run's timestamps start again (5 s of it).
+    const first = await tsLong([0, 1, 2, 3, 4, 5]);
+    const second = await tsLong([0, 1, 2, 3, 4]);
+    const answer = await remuxRuns("mpegts", [first, second]);
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const bytes = new Uint8Array(await answer.arrayBuffer());
+    expect(Number(answer.headers.get("Content-Length"))).toBe(bytes.length);
+    const text = Buffer.from(bytes).toString("latin1");
+    expect(text.indexOf("moov")).toBeLessThan(text.indexOf("mdat"));
+    const video = await packets(bytes, "v");
+    // 11 s at 25 fps: every frame of both runs, decoded in rising order.
+    expect(video).toHaveLength(275);
+    for (const [i, p] of video.entries())
+      if (i > 0) expect(p.dts).toBeGreaterThan(video[i - 1]!.dts);
+    const end =
+      Math.max(...video.map((p) => p.pts + p.duration)) - Math.min(...video.map((p) => p.pts));
+    expect(Math.abs(end - 11)).toBeLessThan(0.04);
+    // The keyframes stay where they were: each second of each run, the second run's first
+    // frame right after the first run's last (6 s).
+    const keys = video.filter((p) => p.key).map((p) => p.pts - video[0]!.pts);
+    expect(keys.map((t) => Math.round(t * 1000) / 1000)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ]);
+    const audio = await packets(bytes, "a");
+    for (const [i, p] of audio.entries())
+      if (i > 0) expect(p.dts).toBeGreaterThan(audio[i - 1]!.dts);
+
+    // fMP4 runs (each its init segment, then its segments) the same way: 3 s and 3 s.
+    const fmp4 = Buffer.concat(
+      await Promise.all(
+        ["init.mp4", "index0.m4s", "index1.m4s", "index2.m4s"].map((f) => live(`fmp4/${f}.bin`)),
+      ),
+    );
+    const joined = await remuxRuns("mp4", [fmp4, fmp4]);
+    expect(joined.status).toBe(200);
+    const frames = await packets(new Uint8Array(await joined.arrayBuffer()), "v");
+    expect(frames).toHaveLength(150);
+    for (const [i, p] of frames.entries())
+      if (i > 0) expect(p.dts).toBeGreaterThan(frames[i - 1]!.dts);
+  });
+
+  it("refuses runs that differ (422, naming what) and runs that do not add up (400)", async () => {
+    // The same picture, but the restarted encoder's audio is 44.1 kHz, not 48 kHz.
+    const other = Buffer.concat(await Promise.all([0, 1].map((n) => live(`ts/index${n}.ts.bin`))));
+    const differ = await remuxRuns("mpegts", [await tsLong([0, 1]), other]);
+    expect(differ.status).toBe(422);
+    expect(await differ.text()).toMatch(
+      /runs differ.*"sample_rate":"48000".*"sample_rate":"44100"/,
+    );
+    const body = await tsLong([0, 1]);
+    for (const runs of ["5", `${body.length},0`, `${body.length - 10},20`, "1,x"]) {
+      const answer = await fetch(`${server.url}/remux?format=mpegts&runs=${runs}`, {
+        method: "POST",
+        body,
+      });
+      expect(answer.status, runs).toBe(400);
+      await answer.arrayBuffer();
+    }
+  });
+
   it("refuses a bad format (400) and bytes ffmpeg cannot read (422)", async () => {
     expect((await remux("avi", new Uint8Array([1]))).status).toBe(400);
     const garbage = await remux("mpegts", new Uint8Array(1000).fill(7));

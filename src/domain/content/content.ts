@@ -384,12 +384,18 @@ export async function publishStoredUpload(deps: Deps, content: Content): Promise
  * stored before E2 publishes). A failure is logged, not retried: the placeholder stays until a
  * thumbnail is uploaded.
  */
-export async function preparePlayback(deps: Deps, content: Content): Promise<void> {
+export async function preparePlayback(
+  deps: Deps,
+  content: Content,
+  // A caller that is retried (the recording job, on its queue) has a failed planning thrown.
+  { retried = false } = {},
+): Promise<void> {
   await thumbnailFromFrame(deps, content);
   // The rendition ladder (domain/renditions.ts): queued jobs; the source plays meanwhile.
   try {
     await planRenditions(deps, content);
   } catch (err) {
+    if (retried) throw err;
     console.error(
       JSON.stringify({
         level: "error",

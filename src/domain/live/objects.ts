@@ -41,13 +41,26 @@ export interface IngestRequest {
   body: ArrayBuffer | null;
 }
 
-/** An ended stream's recording as stored: its files in play order (an init segment first, if any). */
+/** A stored file of a recording and its size. */
+export interface RecordingFile {
+  file: string;
+  bytes: number;
+}
+
+/**
+ * One run of a recording: the segments between two discontinuities (an encoder restart, or one
+ * the encoder marked), one timeline; fMP4: `init` is the init segment they use.
+ */
+export interface RecordingRun {
+  init: RecordingFile | null;
+  /** The init segment its segments name (fMP4), whether or not it is stored. */
+  map: string | null;
+  segments: RecordingFile[];
+}
+
+/** An ended stream's recording as stored: its runs in play order. */
 export interface RecordingParts {
-  parts: { file: string; bytes: number }[];
-  /** Init segments the recording uses (fMP4: one unless the encoder restarted). */
-  inits: number;
-  /** EXT-X-DISCONTINUITY inside the recording (an encoder restart, or one the encoder marked). */
-  discontinuities: number;
+  runs: RecordingRun[];
 }
 
 /** The RPC methods of a live stream's Durable Object. */

@@ -5,17 +5,20 @@
 // that MP4. From then on it is an upload in all but origin: urlHLS the packaged master playlist
 // (the same samples as recording.m3u8), DASH, a thumbnail from a frame, and the rendition ladder
 // planned by planRenditions, keyframes on the packaged segments' boundaries, which are keyframes
-// of the recording. recording.m3u8 stays served for players that kept its URL.
+// of the recording. recording.m3u8 stays served for players that kept its URL. A recording
+// whose encoder restarted is sent as its runs (the segments between discontinuities), which the
+// transcoder joins into one timeline when their codecs and picture are the same.
 import { findContentByKeyAnyOrg, updateContent } from "../../db/content";
+import { renditionsOf } from "../../db/renditions";
 import type { Content } from "../../db/schema";
 import { needsTranscoding } from "../../media/mp4-probe";
 import type { RecordingJob } from "../../media/renditions/job";
-import { MAX_REMUX_BYTES, type Transcoder } from "../../media/transcoder";
+import { MAX_REMUX_BYTES, TranscodeRefused, type Transcoder } from "../../media/transcoder";
 import { liveObjectKey, RECORDING_MP4 } from "../../storage/layout";
 import { catalogChanged } from "../catalog-changed";
 import { inspectMedia, preparePlayback } from "../content/content";
 import type { Deps } from "../deps";
-import { type LiveStreams, streamObject } from "./objects";
+import { type LiveStreams, type RecordingRun, streamObject } from "./objects";
 
 /** The recording's remux is asked once the stream has ended (lifecycle.ts), on the renditions queue. */
 export async function queueRecordingRemux(
@@ -45,7 +48,7 @@ export async function queueRecordingRemux(
 /** A recording the service does not remux (it keeps recording.m3u8 and one variant): why. */
 export class RecordingNotRemuxed extends Error {}
 
-export type RemuxOutcome = "published" | "done" | "gone";
+export type RemuxOutcome = "published" | "resumed" | "done" | "gone";
 
 /** Whether the record is the ended stream the job names, its recording not yet remuxed. */
 async function endedRecording(deps: Deps, job: RecordingJob): Promise<Content | null> {
@@ -56,6 +59,18 @@ async function endedRecording(deps: Deps, job: RecordingJob): Promise<Content | 
     content.status === "available"
     ? content
     : null;
+}
+
+/**
+ * How the transcoder reads the recording: every run an init segment and its fMP4 segments
+ * (`mp4`), or every run MPEG-TS segments (`mpegts`); anything else (an init segment missing,
+ * both kinds) is not taken.
+ */
+function recordingFormat(runs: RecordingRun[]): "mp4" | "mpegts" | null {
+  if (runs.every((r) => r.map !== null && r.init !== null)) return "mp4";
+  if (runs.every((r) => r.map === null && r.segments.every((s) => s.file.endsWith(".ts"))))
+    return "mpegts";
+  return null;
 }
 
 /** The stored files one after the other, each read whole (a segment is at most 32 MiB). */
@@ -75,8 +90,8 @@ function concatenated(bucket: R2Bucket, keys: string[]): ReadableStream<Uint8Arr
 /**
  * One recording job: remuxed, stored, probed and packaged, then published as the record's file
  * (urlHLS moves to the packaged stream), its thumbnail and ladder started as after E2. A
- * recording it cannot take (a discontinuity, audio only, refused by the transcoder or the
- * probe) throws RecordingNotRemuxed: the record keeps recording.m3u8. Anything else throws for
+ * recording it cannot take (audio only, runs that differ or bytes refused by the transcoder,
+ * refused by the probe) throws RecordingNotRemuxed: the record keeps recording.m3u8. Anything else throws for
  * the queue to retry.
  */
 export async function remuxRecording(
@@ -88,28 +103,37 @@ export async function remuxRecording(
   const content = await endedRecording(deps, job);
   if (!content) return "gone";
   const mp4Key = liveObjectKey(content.contentKey, content.id, RECORDING_MP4);
-  if (content.mediaKey === mp4Key) return "done";
+  // The record already on this remux (step 3 done): a delivery after a crash or a failed
+  // planning goes on with step 4 unless its rungs are recorded (planned: nothing to redo).
+  if (content.mediaKey === mp4Key) return finishPublished(deps, content);
   const recording = await streamObject(liveStreams, content.contentKey).recordingParts(content.id);
-  if (!recording || recording.parts.length === 0) return "gone";
-  // One timeline only: a restarted encoder's second init segment or timestamps would not join.
-  if (recording.inits > 1 || recording.discontinuities > 0)
-    throw new RecordingNotRemuxed("the recording has a discontinuity (an encoder restart)");
-  const files = recording.parts.map((p) => p.file);
-  const format =
-    recording.inits === 1 ? "mp4" : files.every((f) => f.endsWith(".ts")) ? "mpegts" : null;
+  if (!recording || recording.runs.length === 0) return "gone";
+  const format = recordingFormat(recording.runs);
   if (format === null) throw new RecordingNotRemuxed("the recording is not video segments");
   if (!transcoder.remux) throw new RecordingNotRemuxed(`${transcoder.name} does not remux`);
-  const size = recording.parts.reduce((n, p) => n + p.bytes, 0);
+  // Each run as the transcoder takes it: its init (fMP4), then its segments.
+  const runs = recording.runs.map((run) => [...(run.init ? [run.init] : []), ...run.segments]);
+  const sizes = runs.map((files) => files.reduce((n, f) => n + f.bytes, 0));
+  const size = sizes.reduce((a, b) => a + b, 0);
   if (size > MAX_REMUX_BYTES)
     throw new RecordingNotRemuxed(`the recording is over ${MAX_REMUX_BYTES} bytes`);
-  const output = await transcoder.remux({
-    recording: concatenated(
-      deps.bucket,
-      files.map((f) => liveObjectKey(content.contentKey, content.id, f)),
-    ),
-    size,
-    format,
-  });
+  let output: Awaited<ReturnType<NonNullable<Transcoder["remux"]>>>;
+  try {
+    output = await transcoder.remux({
+      recording: concatenated(
+        deps.bucket,
+        runs.flat().map((f) => liveObjectKey(content.contentKey, content.id, f.file)),
+      ),
+      size,
+      format,
+      runs: sizes,
+    });
+  } catch (err) {
+    // Refused for good (runs that differ, bytes ffmpeg cannot read): the same bytes would be.
+    if (err instanceof TranscodeRefused)
+      throw new RecordingNotRemuxed(`the transcoder refused it: ${err.message}`);
+    throw err;
+  }
   await deps.bucket.put(mp4Key, output.body.pipeThrough(new FixedLengthStream(output.size)), {
     httpMetadata: { contentType: "video/mp4" },
   });
@@ -136,8 +160,8 @@ export async function remuxRecording(
     await deps.bucket.delete(mp4Key);
     return "gone";
   }
-  // A second delivery of the same message finished first (the queue delivers at least once):
-  // its file is the same, its ladder is planned.
+  // A second delivery of the same message published first (the queue delivers at least once):
+  // its file is the same; step 4 is that delivery's or a retry's.
   if (current.mediaKey === mp4Key) return "done";
   const now = deps.now.toISOString();
   const published = await updateContent(deps.db, content, {
@@ -156,6 +180,16 @@ export async function remuxRecording(
     kind: "videos",
     versions: [content, published],
   });
-  await preparePlayback(deps, published);
+  await preparePlayback(deps, published, { retried: true });
   return "published";
+}
+
+/** Step 4 for a record already on its remux, when no delivery planned its rungs yet. */
+async function finishPublished(deps: Deps, content: Content): Promise<RemuxOutcome> {
+  if ((await renditionsOf(deps.db, content.id)).length > 0) return "done";
+  // The crash may have come before the catalog heard of the new file: telling it again only
+  // moves its version on.
+  await catalogChanged(deps, content.organizationId, { kind: "videos", versions: [content] });
+  await preparePlayback(deps, content, { retried: true });
+  return "resumed";
 }
