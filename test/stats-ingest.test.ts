@@ -1,6 +1,7 @@
 // Event ingestion (POST /v2/events): UTC-day bucketing, rollups, per-event rejections,
 // dimensions, consent, beacon bodies, limits and cost.
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { messageIdPrefix } from "../src/domain/stats/queued-events";
 import { hashTput } from "../src/domain/stats/viewers";
 import { call, callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import {
@@ -9,8 +10,10 @@ import {
   eventsSettled,
   ingest,
   localTimestamp,
+  noteQueued,
   organizationId,
   postEvents,
+  report,
   utcDayAgo,
 } from "./fixtures/stats";
 
@@ -575,6 +578,110 @@ describe("the request", () => {
     await ingest(org, events);
     expect(await rows()).toBe(distinct);
     expect(await total()).toBe(2 * played);
+  });
+});
+
+describe("a batch sent again (its batch id)", () => {
+  /** A player's batch id cut at `ms`. */
+  const batchId = (ms: number) =>
+    `${messageIdPrefix(ms)}${crypto.randomUUID().replace(/-/g, "").slice(0, 20)}`;
+  const plays = (k: string, n: number) =>
+    Array.from({ length: n }, () => ({ event: "video_played", contentKey: k }));
+
+  /** video_played of a content key in E8, yesterday and today (UTC). */
+  async function e8Played(k: string): Promise<number> {
+    const { res, body } = await report("/prod/get_video_reports", org, {
+      start_date: utcDayAgo(1),
+      end_date: utcDayAgo(0),
+      content_key: k,
+    });
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    return body.data.reduce((n: number, r: { video_played: number }) => n + r.video_played, 0);
+  }
+
+  /** Watches the consumer's log lines for batches that skipped already counted messages. */
+  function duplicatesSeen() {
+    const log = vi.spyOn(console, "log");
+    return {
+      count: () =>
+        log.mock.calls
+          .map(([line]) => String(line))
+          .filter((l) => l.startsWith('{"msg":"events counted"'))
+          .reduce((n, l) => n + (JSON.parse(l).duplicates as number), 0),
+      restore: () => log.mockRestore(),
+    };
+  }
+
+  it("counts a batch posted twice with the same batch id once (E8)", async () => {
+    const k = await createContent(org);
+    const body = { batch: batchId(Date.now()), events: plays(k, 3) };
+    const seen = duplicatesSeen();
+    try {
+      expect((await postEvents(org, body)).res.status).toBe(200);
+      await eventsSettled(org);
+      expect(await e8Played(k)).toBe(3);
+      // The service took it but the player saw no answer: the same batch again.
+      const again = await postEvents(org, body);
+      expect(again.res.status).toBe(200);
+      expect(again.body).toEqual({ status: "ok", accepted: 3, rejected: [] });
+      noteQueued(org, -3); // skipped by the consumer, never settled
+      await vi.waitFor(() => expect(seen.count()).toBeGreaterThanOrEqual(1), {
+        timeout: 15_000,
+        interval: 25,
+      });
+    } finally {
+      seen.restore();
+    }
+    expect(await e8Played(k)).toBe(3);
+  });
+
+  it("counts a batch posted twice at once once (both may reach one consumer batch)", async () => {
+    const k = await createContent(org);
+    const body = { batch: batchId(Date.now()), events: plays(k, 2) };
+    const seen = duplicatesSeen();
+    try {
+      const answers = await Promise.all([postEvents(org, body), postEvents(org, body)]);
+      for (const a of answers) expect(a.res.status).toBe(200);
+      noteQueued(org, -2);
+      await eventsSettled(org);
+      await vi.waitFor(() => expect(seen.count()).toBeGreaterThanOrEqual(1), {
+        timeout: 15_000,
+        interval: 25,
+      });
+    } finally {
+      seen.restore();
+    }
+    expect(await e8Played(k)).toBe(2);
+  });
+
+  it("counts twice a batch without batch id, or whose id's time is outside [now - 24 h, now + 5 min]", async () => {
+    const now = Date.now();
+    for (const batch of [undefined, batchId(now - 25 * 3600_000), batchId(now + 10 * 60_000)]) {
+      const k = await createContent(org);
+      const body = { batch, events: plays(k, 2) };
+      for (let i = 0; i < 2; i++) {
+        const { res } = await postEvents(org, body);
+        expect(res.status).toBe(200);
+      }
+      await eventsSettled(org);
+      expect(await e8Played(k), String(batch)).toBe(4);
+    }
+  });
+
+  it("answers 400 naming the batch field for a malformed batch id", async () => {
+    const pattern = "must be 9 base-36 characters of time then 16 to 43 base64url characters";
+    const bad: [unknown, string][] = [
+      ["short", `batch: ${pattern}`],
+      [`${messageIdPrefix(Date.now())}has spaces in it!!!`, `batch: ${pattern}`],
+      [`${messageIdPrefix(Date.now()).toUpperCase()}AbCdEfGhIjKlMnOp`, `batch: ${pattern}`],
+      [`${messageIdPrefix(Date.now())}${"a".repeat(44)}`, `batch: ${pattern}`],
+      [12, "batch: must be a string"],
+    ];
+    for (const [batch, error] of bad) {
+      const { res, body } = await postEvents(org, { batch, events: plays(key, 1) });
+      expect(res.status, String(batch)).toBe(400);
+      expect(body).toEqual({ status: "KO", error });
+    }
   });
 });
 

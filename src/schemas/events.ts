@@ -86,6 +86,14 @@ export const statsEvent = z
   .openapi("StatsEvent");
 export type StatsEvent = z.infer<typeof statsEvent>;
 
+/**
+ * A player's id of a batch: its time (9 base36 characters of ms, as message ids) and 16 to 43
+ * random base64url characters. A batch sent again with the same id counts once.
+ */
+const BATCH_ID = /^[0-9a-z]{9}[A-Za-z0-9_-]{16,43}$/;
+const batchIdDescription =
+  "The player's id of this batch, kept when it sends the batch again (network error, 5xx, 429): the service then counts its events once. 9 base-36 characters of the batch's time in ms, then 16 to 43 base64url characters. Only within 24 hours back and 5 minutes ahead of the service's clock; otherwise a batch sent twice counts twice.";
+
 /** The envelope, checked before the events one by one (each event is judged on its own). */
 export const eventBatchEnvelope = z.strictObject(
   {
@@ -93,6 +101,10 @@ export const eventBatchEnvelope = z.strictObject(
       .array(z.unknown(), required("an array of events"))
       .max(EVENTS_MAX, `at most ${EVENTS_MAX} events per batch`),
     token: z.string("must be a string").max(200).optional(),
+    batch: z
+      .string("must be a string")
+      .regex(BATCH_ID, "must be 9 base-36 characters of time then 16 to 43 base64url characters")
+      .optional(),
   },
   {
     error: (i) =>
@@ -110,6 +122,11 @@ export const eventBatch = z
       description:
         "A signed player token (or the X-Service-Player-Token header); required when the organization turned them on",
     }),
+    batch: z
+      .string()
+      .regex(BATCH_ID)
+      .optional()
+      .openapi({ description: batchIdDescription, example: "0mwyt8hs0kQx3v9_aZ-0Lh2pW7sY" }),
   })
   .openapi("EventBatch", {
     description: "application/json, or text/plain carrying the same JSON (navigator.sendBeacon)",

@@ -25,14 +25,20 @@ const service: Service = e2e;
 type Event = Record<string, unknown>;
 
 /**
- * The events of every POST /v2/events the worker took (200) through the recorder. A batch refused
- * (a 5xx: wrangler's proxy loses a POST now and then on a busy machine) is sent again by the SDK:
- * counting it too would count its events twice.
+ * The events of the POST /v2/events batches the worker took (200) through the recorder, each
+ * batch id once. A batch refused (a 5xx: wrangler's proxy loses a POST now and then on a busy
+ * machine) is sent again by the SDK with the same id, as is one whose answer was lost; the
+ * service counts each batch id once, and so does this.
  */
-const eventsSent = (recorder: Recorder): Event[] =>
-  recorder.requests
-    .filter((r) => r.method === "POST" && r.url.startsWith("/v2/events") && r.status === 200)
-    .flatMap((r) => JSON.parse(r.body).events as Event[]);
+const eventsSent = (recorder: Recorder): Event[] => {
+  const batches = new Map<string, Event[]>();
+  for (const r of recorder.requests) {
+    if (r.method !== "POST" || !r.url.startsWith("/v2/events") || r.status !== 200) continue;
+    const { batch, events } = JSON.parse(r.body) as { batch: string; events: Event[] };
+    if (!batches.has(batch)) batches.set(batch, events);
+  }
+  return [...batches.values()].flat();
+};
 
 const countBy = (events: Event[], contentKey: string) => {
   const counts: Record<string, number> = {};

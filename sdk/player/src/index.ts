@@ -121,21 +121,13 @@ export function attach(
 
     // Leaving or hiding the page is the last reliable moment to send (beacons survive unload;
     // a hidden page may never run again, on phones especially).
-    const leaving = guard(() => {
-      sender.setLeft(true);
-      sender.flush(true);
-    });
-    // Back from the back/forward cache: the page lives on.
-    const restored = guard((event: PageTransitionEvent) => {
-      if (event.persisted) sender.setLeft(false);
-    });
+    const leaving = guard(() => sender.flush(true));
     const onHidden = guard(() => {
       if (document.visibilityState === "hidden") sender.flush(true);
     });
     const win = typeof window === "object" ? window : undefined;
     const doc = typeof document === "object" ? document : undefined;
     win?.addEventListener("pagehide", leaving);
-    win?.addEventListener("pageshow", restored);
     doc?.addEventListener("visibilitychange", onHidden);
 
     return {
@@ -169,7 +161,6 @@ export function attach(
       detach: guard(() => {
         unsubscribe();
         win?.removeEventListener("pagehide", leaving);
-        win?.removeEventListener("pageshow", restored);
         doc?.removeEventListener("visibilitychange", onHidden);
         // No retries after this: the beacon, as when leaving.
         sender.flush(true);

@@ -3,7 +3,9 @@
 // so 429 Retry-After is honoured and a network error or 5xx is sent again. When the page goes
 // away: navigator.sendBeacon first (the browser delivers it after the page is gone, but nobody
 // sees its answer), fetch with keepalive when there is no beacon or the browser refuses one.
-// Nothing here touches the DOM.
+// Each batch gets an id when it is cut; a failed batch is sent again as it was (same id, same
+// events, never merged with newer ones), so the service counts it once even when the first send
+// reached it and only the answer was lost. Nothing here touches the DOM.
 import type { Scheduler, SendResponse, StatsEvent, Transport } from "./types.js";
 
 /** The server's limit per request (EVENTS_MAX in src/schemas/stats.ts). */
@@ -30,21 +32,43 @@ export interface Sender {
   flush(leaving?: boolean): void;
   /** No more timers (a final flush() first sends what is waiting). */
   stop(): void;
-  /** The page was left (pagehide; false again when it is restored from the back/forward cache). */
-  setLeft(left: boolean): void;
 }
 
 const encoder = new TextEncoder();
 
+interface Batch {
+  id: string;
+  events: StatsEvent[];
+}
+
+/**
+ * A batch id: the time it was cut (9 base-36 characters of ms, as the service's message ids),
+ * then 16 random base64url characters (96 bits).
+ */
+export function batchId(nowMs: number): string {
+  const bytes = new Uint8Array(12);
+  if (typeof crypto !== "undefined" && crypto.getRandomValues) crypto.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  let id = Math.max(0, Math.floor(nowMs)).toString(36).padStart(9, "0");
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    for (let shift = 18; shift >= 0; shift -= 6) id += B64URL[(n >> shift) & 63];
+  }
+  return id;
+}
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
 export function createSender(options: SenderOptions): Sender {
   const { url, token, interval, scheduler, transport, onError } = options;
-  let queue: StatsEvent[] = [];
+  /** Events not in a batch yet. */
+  const queue: StatsEvent[] = [];
+  /** Batches that failed, oldest first: sent again as they are. */
+  let failedBatches: Batch[] = [];
   let timer: unknown = null;
   let timerAt = 0;
   let blockedUntil = 0;
   let failures = 0;
   let stopped = false;
-  let left = false;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -60,17 +84,27 @@ export function createSender(options: SenderOptions): Sender {
     }, at - scheduler.now());
   };
 
-  const requeue = (events: StatsEvent[]) => {
-    queue = events.concat(queue);
-    if (queue.length > MAX_QUEUE) queue = queue.slice(queue.length - MAX_QUEUE);
+  const waiting = () => failedBatches.reduce((n, b) => n + b.events.length, queue.length);
+
+  /** Beyond MAX_QUEUE waiting events the oldest go: whole failed batches first. */
+  const trim = () => {
+    while (waiting() > MAX_QUEUE)
+      if (failedBatches.length > 0) failedBatches.shift();
+      else queue.shift();
   };
 
-  const envelope = (events: StatsEvent[]) =>
-    JSON.stringify(token === undefined ? { events } : { token, events });
+  const requeue = (batch: Batch) => {
+    failedBatches.push(batch);
+    trim();
+  };
 
-  /** Takes the next batch: at most MAX_EVENTS events and MAX_BYTES of body. */
-  const take = (): StatsEvent[] => {
-    let bytes = encoder.encode(envelope([])).length;
+  const envelope = ({ id, events }: Batch) =>
+    JSON.stringify(token === undefined ? { batch: id, events } : { token, batch: id, events });
+
+  /** Cuts the next batch: at most MAX_EVENTS events and MAX_BYTES of body. */
+  const take = (): Batch => {
+    const id = batchId(scheduler.now());
+    let bytes = encoder.encode(envelope({ id, events: [] })).length;
     let n = 0;
     while (n < queue.length && n < MAX_EVENTS) {
       const size = encoder.encode(JSON.stringify(queue[n])).length + 1;
@@ -78,24 +112,24 @@ export function createSender(options: SenderOptions): Sender {
       bytes += size;
       n++;
     }
-    return queue.splice(0, n);
+    return { id, events: queue.splice(0, n) };
   };
 
-  const failed = (events: StatsEvent[], error: unknown) => {
-    requeue(events);
+  const failed = (batch: Batch, error: unknown) => {
+    requeue(batch);
     failures++;
     onError(error);
     schedule(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** failures));
   };
 
-  const answered = (events: StatsEvent[], res: SendResponse) => {
+  const answered = (batch: Batch, res: SendResponse) => {
     if (res.status === 429) {
-      requeue(events);
+      requeue(batch);
       blockedUntil =
         scheduler.now() + retryAfterMs(res.headers.get("Retry-After"), scheduler.now());
       schedule(0);
     } else if (res.status >= 500) {
-      failed(events, new Error(`POST /v2/events answered ${res.status}`));
+      failed(batch, new Error(`POST /v2/events answered ${res.status}`));
     } else {
       failures = 0;
       // A 4xx other than 429 refuses the batch as such: sending it again would not help.
@@ -112,13 +146,13 @@ export function createSender(options: SenderOptions): Sender {
     }
   };
 
-  const send = (events: StatsEvent[], leaving: boolean) => {
-    const body = envelope(events);
+  const send = (batch: Batch, leaving: boolean) => {
+    const body = envelope(batch);
     // A beacon's answer is never seen: one that failed (a 5xx) would lose its events. Only when
     // the page goes away, or when there is nothing else, is that the better bet.
     if ((leaving || !transport.fetch) && beacon(body)) return;
     if (!transport.fetch) {
-      failed(events, new Error("no transport accepted the batch"));
+      failed(batch, new Error("no transport accepted the batch"));
       return;
     }
     let sent: Promise<SendResponse>;
@@ -132,18 +166,13 @@ export function createSender(options: SenderOptions): Sender {
         headers: { "Content-Type": "text/plain;charset=UTF-8" },
       });
     } catch (error) {
-      failed(events, error);
+      failed(batch, error);
       return;
     }
     sent
       .then(
-        (res) => answered(events, res),
-        (error: unknown) => {
-          // Leaving the page rejects a fetch still in flight, but a keepalive request goes on
-          // without it and usually arrives: sending its events again would count them twice.
-          if (left) onError(error);
-          else failed(events, error);
-        },
+        (res) => answered(batch, res),
+        (error: unknown) => failed(batch, error),
       )
       .catch(onError);
   };
@@ -153,28 +182,26 @@ export function createSender(options: SenderOptions): Sender {
       scheduler.clearTimeout(timer);
       timer = null;
     }
-    if (queue.length === 0) return;
+    if (waiting() === 0) return;
     // Retry-After is honoured even when the page is going away: those events are then lost.
     if (scheduler.now() < blockedUntil) {
       schedule(0);
       return;
     }
-    // Batches are cut first: a failed send puts its events back in the queue.
-    const batches: StatsEvent[][] = [];
+    // Batches are cut first: a failed send puts its batch back among the failed ones.
+    const batches = failedBatches;
+    failedBatches = [];
     while (queue.length > 0) batches.push(take());
-    for (const events of batches) send(events, leaving);
+    for (const batch of batches) send(batch, leaving);
   }
 
   return {
     push(event) {
       queue.push(event);
-      if (queue.length > MAX_QUEUE) queue.shift();
+      trim();
       schedule(queue.length >= MAX_EVENTS ? 0 : interval);
     },
     flush,
-    setLeft(value) {
-      left = value;
-    },
     stop() {
       stopped = true;
       if (timer !== null) scheduler.clearTimeout(timer);

@@ -2,7 +2,7 @@
 // it goes, 429 Retry-After, retries.
 // The transport is a recording stand-in (Node has no sendBeacon); the browser test covers the real one.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createSender, MAX_BYTES, MAX_EVENTS, retryAfterMs } from "../src/sender";
+import { batchId, createSender, MAX_BYTES, MAX_EVENTS, retryAfterMs } from "../src/sender";
 import type { SendResponse, StatsEvent, Transport } from "../src/types";
 
 const URL_ = "https://api.test/v2/events?sync=s1";
@@ -10,7 +10,7 @@ const URL_ = "https://api.test/v2/events?sync=s1";
 interface Sent {
   via: "beacon" | "fetch";
   url: string;
-  body: { token?: string; events: StatsEvent[] };
+  body: { token?: string; batch: string; events: StatsEvent[] };
   raw: string;
   init?: RequestInit;
 }
@@ -89,7 +89,9 @@ describe("batching", () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]!.via).toBe("fetch");
     expect(sent[0]!.url).toBe(URL_);
-    expect(sent[0]!.raw).toBe(JSON.stringify({ events: [ev(1), ev(2)] }));
+    expect(sent[0]!.raw).toBe(
+      JSON.stringify({ batch: sent[0]!.body.batch, events: [ev(1), ev(2)] }),
+    );
     vi.advanceTimersByTime(60_000);
     expect(sent).toHaveLength(1); // no idle timer sends empty batches
   });
@@ -134,8 +136,29 @@ describe("batching", () => {
     s.push(ev(1));
     s.flush();
     expect(sent[0]!.raw).toBe(
-      '{"token":"tok-1","events":[{"event":"played_1s","contentKey":"k1"}]}',
+      `{"token":"tok-1","batch":"${sent[0]!.body.batch}","events":[{"event":"played_1s","contentKey":"k1"}]}`,
     );
+  });
+
+  it("gives each batch an id: the time it was cut in base 36, then 16 random characters", () => {
+    const { sent, transport } = recorder();
+    const s = sender(transport);
+    s.push(ev(1));
+    s.flush();
+    s.push(ev(2));
+    s.flush();
+    const prefix = Date.now().toString(36).padStart(9, "0");
+    for (const x of sent) expect(x.body.batch).toMatch(new RegExp(`^${prefix}[A-Za-z0-9_-]{16}$`));
+    expect(sent[0]!.body.batch).not.toBe(sent[1]!.body.batch);
+  });
+
+  it("makes batch ids without crypto too", () => {
+    vi.stubGlobal("crypto", undefined);
+    try {
+      expect(batchId(0)).toMatch(/^000000000[A-Za-z0-9_-]{16}$/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
 
@@ -165,32 +188,38 @@ describe("transport", () => {
     ]);
   });
 
-  it("does not send again a fetch that failed once the page was left (it may have arrived)", async () => {
-    const errors: unknown[] = [];
+  it("sends by beacon, as it was, a batch whose fetch failed as the page was left", async () => {
+    // Leaving the page rejects a fetch in flight, though the browser keeps a keepalive request
+    // going and it usually arrives: the same batch id lets the service count it once.
     const { sent, transport } = recorder({ answers: [new TypeError("Failed to fetch")] });
-    const s = sender(transport, { onError: (e) => errors.push(e) });
-    s.push(ev(1));
-    s.flush(); // a fetch: the page is still there
-    s.setLeft(true);
-    await vi.advanceTimersByTimeAsync(0); // its promise rejects as the page goes
-    s.flush(true); // the next leaving flush (visibilitychange) has nothing to send
-    await vi.advanceTimersByTimeAsync(120_000);
-    expect(sent.map((x) => x.via)).toEqual(["fetch"]);
-    expect(errors.map(String)).toEqual(["TypeError: Failed to fetch"]);
-  });
-
-  it("sends again a fetch that failed while the page stays, or after it came back", async () => {
-    const { sent, transport } = recorder({
-      answers: [new TypeError("offline"), new TypeError("offline")],
-    });
     const s = sender(transport);
     s.push(ev(1));
+    s.flush(); // a fetch: the page is still there
+    await vi.advanceTimersByTimeAsync(0); // its promise rejects as the page goes
+    s.flush(true); // the next leaving flush (visibilitychange after pagehide)
+    expect(sent.map((x) => [x.via, x.body.batch, x.body.events])).toEqual([
+      ["fetch", sent[0]!.body.batch, [ev(1)]],
+      ["beacon", sent[0]!.body.batch, [ev(1)]],
+    ]);
+  });
+
+  it("sends a batch answered 503 again as it was (same id, same events); newer events go in a batch of their own", async () => {
+    const { sent, transport } = recorder({ beacon: false, answers: [response(503)] });
+    const s = sender(transport);
+    s.push(ev(1));
+    s.push(ev(2));
     s.flush();
-    await vi.advanceTimersByTimeAsync(2000);
-    s.setLeft(true);
-    s.setLeft(false); // restored from the back/forward cache
-    await vi.advanceTimersByTimeAsync(4000);
-    expect(sent.map((x) => x.body.events)).toEqual([[ev(1)], [ev(1)], [ev(1)]]);
+    await vi.advanceTimersByTimeAsync(0);
+    s.push(ev(3));
+    await vi.advanceTimersByTimeAsync(2000); // the retry, 2 s after the failure, sends both
+    expect(sent.map((x) => [x.body.batch, x.body.events])).toEqual([
+      [sent[0]!.body.batch, [ev(1), ev(2)]],
+      [sent[0]!.body.batch, [ev(1), ev(2)]],
+      [expect.not.stringMatching(sent[0]!.body.batch), [ev(3)]],
+    ]);
+    expect(sent[1]!.raw).toBe(sent[0]!.raw);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(sent).toHaveLength(3);
   });
 
   it("uses a beacon when there is no fetch, even while the page stays", () => {
@@ -231,8 +260,11 @@ describe("transport", () => {
     await vi.advanceTimersByTimeAsync(19_999);
     expect(sent).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
-    expect(sent).toHaveLength(2);
-    expect(sent[1]!.body.events).toEqual([ev(1), ev(2)]);
+    // The refused batch as it was, then the newer event in a batch of its own.
+    expect(sent).toHaveLength(3);
+    expect(sent[1]!.raw).toBe(sent[0]!.raw);
+    expect(sent[2]!.body.events).toEqual([ev(2)]);
+    expect(sent[2]!.body.batch).not.toBe(sent[0]!.body.batch);
   });
 
   it("retries a failed request (network error, 5xx) with growing delays; drops a 4xx", async () => {
@@ -252,6 +284,7 @@ describe("transport", () => {
     expect(sent).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(1); // 4 s after the second
     expect(sent).toHaveLength(3); // answered 400: not sent again
+    expect(new Set(sent.map((x) => x.raw)).size).toBe(1); // the same batch each time
     await vi.advanceTimersByTimeAsync(120_000);
     expect(sent).toHaveLength(3);
     expect(errors.map(String)).toEqual([

@@ -23,12 +23,15 @@ export async function queueEvents(
   org: OrganizationWithNetwork,
   source: EventSource,
   raw: readonly unknown[],
+  /** The player's id of the batch (a batch sent again keeps it): the messages' ids derive from it. */
+  batch?: string,
 ): Promise<IngestResult> {
   const normalized = await normalizeEvents(org, source, raw);
   const rejected = [...normalized.rejected];
   let accepted = 0;
   let failure: unknown = null;
-  for (const group of sendBatches(encodeEventMessages(org.id, normalized.events, source.now))) {
+  const messages = await encodeEventMessages(org.id, normalized.events, source.now, batch);
+  for (const group of sendBatches(messages)) {
     const events = group.reduce((n, m) => n + m.indices.length, 0);
     if (failure === null) {
       try {

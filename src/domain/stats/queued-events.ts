@@ -69,6 +69,37 @@ export function messageId(nowMs: number): string {
   return `${messageIdPrefix(nowMs)}-${base64url(crypto.getRandomValues(new Uint8Array(9)))}`;
 }
 
+/** How far a batch id's time may lie from now for its ids to be derived from it. */
+const BATCH_ID_PAST_MS = 24 * 60 * 60 * 1000;
+const BATCH_ID_FUTURE_MS = 5 * 60 * 1000;
+
+/**
+ * The ids of a batch's messages: derived from the player's batch id when its time lies within
+ * [now - 24 h, now + 5 min] (a batch sent again then gets the same ids, which the consumer
+ * counts once), random otherwise. Same 22-character format as messageId: the batch's time,
+ * then 72 bits of SHA-256 of the organization, batch id and message index.
+ */
+export async function batchMessageIds(
+  organizationId: number,
+  batch: string | undefined,
+  count: number,
+  nowMs: number,
+): Promise<string[]> {
+  const at = batch === undefined ? Number.NaN : queuedAtOf(batch);
+  if (!(at >= nowMs - BATCH_ID_PAST_MS && at <= nowMs + BATCH_ID_FUTURE_MS))
+    return Array.from({ length: count }, () => messageId(nowMs));
+  const encoder = new TextEncoder();
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const hash = await crypto.subtle.digest(
+        "SHA-256",
+        encoder.encode(`${organizationId}:${batch}:${i}`),
+      );
+      return `${batch!.slice(0, 9)}-${base64url(new Uint8Array(hash)).slice(0, 12)}`;
+    }),
+  );
+}
+
 /** When a message was queued (ms), read from its id. */
 export function queuedAtOf(id: string): number {
   return parseInt(id.slice(0, 9), 36);
@@ -111,18 +142,30 @@ export interface OutgoingMessage {
  * The accepted events of one request as messages of at most MESSAGE_MAX_BYTES each. A beacon's
  * events usually fit one message: that is measured once, as a whole (one JSON.stringify, where
  * sizing each of 500 events took twice as long); only a batch that does not fit is split by
- * the sizes of its events.
+ * the sizes of its events. The split depends on the events alone (the ids have a fixed width),
+ * so the same events make the same messages: batchMessageIds names them by their index.
  */
-export function encodeEventMessages(
+export async function encodeEventMessages(
   organizationId: number,
   events: NormalizedEvent[],
   nowMs: number,
-): OutgoingMessage[] {
+  batch?: string,
+): Promise<OutgoingMessage[]> {
+  const messages = splitEventMessages(organizationId, events);
+  const ids = await batchMessageIds(organizationId, batch, messages.length, nowMs);
+  for (const [i, m] of messages.entries()) m.body.id = ids[i]!;
+  return messages;
+}
+
+/** The 22 characters of every message id (messageId, batchMessageIds), as a placeholder. */
+const ID_PLACEHOLDER = "0".repeat(22);
+
+function splitEventMessages(organizationId: number, events: NormalizedEvent[]): OutgoingMessage[] {
   if (events.length === 0) return [];
   const { country3, country2 } = events[0]!;
   const envelope = (queued: QueuedEvent[]): EventsMessage => ({
     v: 1,
-    id: messageId(nowMs),
+    id: ID_PLACEHOLDER,
     organizationId,
     country3,
     country2,

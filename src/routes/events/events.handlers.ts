@@ -142,7 +142,7 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
     tokenContentKey,
   };
   try {
-    const result = await queueEvents(c.env.EVENTS_QUEUE, org, source, batch.events);
+    const result = await queueEvents(c.env.EVENTS_QUEUE, org, source, batch.events, batch.batch);
     return c.json({ status: "ok" as const, ...result }, 200);
   } catch (err) {
     if (err instanceof EventsNotQueued)

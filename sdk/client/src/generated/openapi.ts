@@ -1494,6 +1494,11 @@ export interface components {
             events: components["schemas"]["StatsEvent"][];
             /** @description A signed player token (or the X-Service-Player-Token header); required when the organization turned them on */
             token?: string;
+            /**
+             * @description The player's id of this batch, kept when it sends the batch again (network error, 5xx, 429): the service then counts its events once. 9 base-36 characters of the batch's time in ms, then 16 to 43 base64url characters. Only within 24 hours back and 5 minutes ahead of the service's clock; otherwise a batch sent twice counts twice.
+             * @example 0mwyt8hs0kQx3v9_aZ-0Lh2pW7sY
+             */
+            batch?: string;
         };
         StatsEvent: {
             /**
