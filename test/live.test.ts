@@ -117,6 +117,20 @@ const e6 = async (contentKey: string) => {
   return body;
 };
 
+/** A stream of `owner` that received the 13 TS_LONG segments and ended (ENDLIST). */
+async function pushEndedRecording(owner: TestOrg, title: string) {
+  const created = await writeJson(owner, "POST", "/v2/live", { title });
+  const { contentKey, ingestBaseUrl: base } = created.body as {
+    contentKey: string;
+    ingestBaseUrl: string;
+  };
+  const names = TS_LONG.map((_, n) => `index${n}.ts`);
+  for (const [n, bytes] of TS_LONG.entries())
+    expect((await put(`${base}/${names[n]}`, bytes)).status).toBe(201);
+  expect((await put(`${base}/index.m3u8`, playlist(names, { ended: true }))).status).toBe(200);
+  return { contentKey };
+}
+
 describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
   it("goes live with the first segments, plays live, and becomes a video on demand at ENDLIST", async () => {
     const hook = await writeJson(org, "POST", "/v2/webhooks", {
@@ -277,15 +291,7 @@ describe.skipIf(!env.TRANSCODER)(
         events: ["video.renditions_complete"],
       });
       expect(hook.res.status).toBe(200);
-      const created = await writeJson(own, "POST", "/v2/live", { title: "Recorded" });
-      const { contentKey, ingestBaseUrl: base } = created.body as {
-        contentKey: string;
-        ingestBaseUrl: string;
-      };
-      const names = TS_LONG.map((_, n) => `index${n}.ts`);
-      for (const [n, bytes] of TS_LONG.entries())
-        expect((await put(`${base}/${names[n]}`, bytes)).status).toBe(201);
-      expect((await put(`${base}/index.m3u8`, playlist(names, { ended: true }))).status).toBe(200);
+      const { contentKey } = await pushEndedRecording(own, "Recorded");
       const recordOf = async () =>
         (await writeJson(own, "GET", `/v2/live?contentKey=${contentKey}`)).body;
       const ended = await recordOf();
@@ -377,15 +383,7 @@ describe.skipIf(!env.TRANSCODER)("a recording job delivered again after its step
     const log = vi
       .spyOn(console, "log")
       .mockImplementation((line: unknown) => void lines.push(String(line)));
-    const created = await writeJson(own, "POST", "/v2/live", { title: "Crashed" });
-    const { contentKey, ingestBaseUrl: base } = created.body as {
-      contentKey: string;
-      ingestBaseUrl: string;
-    };
-    const names = TS_LONG.map((_, n) => `index${n}.ts`);
-    for (const [n, bytes] of TS_LONG.entries())
-      expect((await put(`${base}/${names[n]}`, bytes)).status).toBe(201);
-    expect((await put(`${base}/index.m3u8`, playlist(names, { ended: true }))).status).toBe(200);
+    const { contentKey } = await pushEndedRecording(own, "Crashed");
     const outcomes = () =>
       lines
         .filter((l) => l.startsWith('{"msg":"recording remux"'))
