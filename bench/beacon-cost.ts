@@ -1,7 +1,7 @@
 // What a beacon (POST /v2/events) spends in the service's own code, step by step, timed in Node
 // on the bench's own request bodies: the body's JSON.parse, the envelope, each event judged and
-// normalized, the queue messages put together, and the JSON the queue makes of them (contentType
-// "json"). What a request spends besides (the runtime, the middleware, the queue's send) is what
+// normalized, the queue messages put together (their ids derived from the body's batch id, as the
+// player SDK sends one), and the JSON the queue makes of them (contentType "json"). What a request spends besides (the runtime, the middleware, the queue's send) is what
 // the route without D1 shows. Run by bench/stats.mjs (npm run bench:stats).
 import { performance } from "node:perf_hooks";
 import type { OrganizationWithNetwork } from "../src/db/organizations";
@@ -62,7 +62,12 @@ export async function measure(
         step("envelope");
         const normalized = await normalizeEvents(org, source, envelope.events);
         step("events judged and normalized");
-        const messages = encodeEventMessages(org.id, normalized.events, source.now);
+        const messages = await encodeEventMessages(
+          org.id,
+          normalized.events,
+          source.now,
+          envelope.batch,
+        );
         step("queue messages put together");
         for (const m of messages) JSON.stringify(m.body);
         step("the queue's JSON of them");

@@ -23,6 +23,7 @@
 // Stop `npm run dev` first: two servers on one local state contend for its SQLite files.
 // Loopback only; every phase is bounded in requests. Prints markdown tables and writes
 // bench/results/stats-<timestamp>.json. See docs/statistics.md.
+import { randomBytes } from "node:crypto";
 import { join, resolve as resolvePath } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -197,7 +198,9 @@ function beaconBody(inputs, size, n) {
       consent: k % 2 === 0,
     };
   });
-  return JSON.stringify({ events });
+  // A batch id as the player SDK makes one (sdk/player/src/sender.ts): its time, 96 random bits.
+  const batch = Date.now().toString(36).padStart(9, "0") + randomBytes(12).toString("base64url");
+  return JSON.stringify({ batch, events });
 }
 
 async function send(url, request) {
