@@ -564,4 +564,85 @@ describe.skipIf(!e2e.chromium)("the service's player in headless Chromium", () =
     expect(await onVideo(page, (v) => v.paused)).toBe(true);
     await context.close();
   });
+
+  it("opens an ad's click-through in one tab per click, and only an http(s) one", async () => {
+    const long = { media: `{AD}/creative/${FORTY}`, duration: "00:00:40" };
+    ads.put("/long.xml", vastInline("long", long), "application/xml");
+    ads.put(
+      "/script.xml",
+      vastInline("script", { ...long, clickThrough: "javascript:document.title='opened'" }),
+      "application/xml",
+    );
+    const context = await browser.newContext({ viewport: { width: 800, height: 600 } });
+    context.setDefaultTimeout(SETTLED_MS);
+    // Every window.open of the page, noted before it opens anything.
+    await context.addInitScript(() => {
+      const open = window.open.bind(window);
+      const opened: string[] = [];
+      Object.assign(window, { opened });
+      window.open = (url?: string | URL, ...rest: [string?, string?]) => {
+        opened.push(String(url));
+        return open(url, ...rest);
+      };
+    });
+    const opened = (page: Page) =>
+      page.evaluate(() => (window as unknown as { opened: string[] }).opened);
+    let tabs = 0;
+    context.on("page", () => tabs++);
+    const seen = (path: string, from: number) =>
+      expect
+        .poll(() => ads.requests.slice(from).filter((r) => r === path).length, {
+          timeout: SETTLED_MS,
+        })
+        .toBeGreaterThan(0);
+
+    /** A page whose player autoplays `id`.xml (muted, in view), once its ad plays. */
+    const adPage = async (id: string) => {
+      const config = await createPlayerConfig(service, org, {
+        name: `Click-through ${id} e2e`,
+        autoplay: "muted-in-view",
+        docking: false,
+        adTagUrl: `${ads.url}/${id}.xml`,
+      });
+      publisherPage(`/${id}-page.html`, main, config, 'analytics="off"');
+      const page = await context.newPage();
+      tabs = 0;
+      const from = ads.requests.length;
+      await page.goto(`${ads.url}/${id}-page.html`);
+      await seen(`/pixel/${id}/impression`, from);
+      return page;
+    };
+
+    // A 40 s preroll playing when the page asks the player for another video: that video's
+    // own preroll replaces it, and one click on "Visit advertiser" opens one tab.
+    const page = await adPage("long");
+    let from = ads.requests.length;
+    await page.evaluate(
+      (key) =>
+        (
+          document.querySelector("evc-player") as unknown as { play(k: string): Promise<void> }
+        ).play(key),
+      second,
+    );
+    await seen("/pixel/long/impression", from);
+    const adClick = page.locator("evc-player .evc-ad-click");
+    const [landing] = await Promise.all([context.waitForEvent("page"), adClick.click()]);
+    await seen("/pixel/long/click", from);
+    expect(await opened(page)).toEqual([`${ads.url}/landing`]);
+    expect(tabs).toBe(1);
+    await landing.close();
+    await page.close();
+
+    // A click-through of another scheme: no button, and a click that reaches it anyway (a
+    // script's) is tracked but opens nothing.
+    const other = await adPage("script");
+    from = ads.requests.length;
+    const hidden = other.locator("evc-player .evc-ad-click");
+    await hidden.evaluate((b: HTMLButtonElement) => b.click());
+    await seen("/pixel/script/click", from);
+    expect(await opened(other)).toEqual([]);
+    expect(await hidden.isHidden()).toBe(true);
+    expect(tabs).toBe(0);
+    await context.close();
+  });
 });

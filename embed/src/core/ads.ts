@@ -46,6 +46,19 @@ export interface BreakContext {
   /** Tells screen readers (the player's status line). */
   announce(text: string): void;
   onMuted(muted: boolean): void;
+  /** Aborted when the break must end now (another video is loaded): nothing of it outlives it. */
+  signal: AbortSignal;
+}
+
+/** An advertiser's page the player may open: an absolute http(s) URL, nothing else. */
+export function webPage(url: unknown): string | null {
+  if (typeof url !== "string") return null;
+  try {
+    const parsed = new URL(url.trim());
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
 }
 
 export type AdsModule = typeof import("./ads");
@@ -149,6 +162,7 @@ async function vastOf(ctx: BreakContext, client: Any): Promise<Any> {
 export async function playBreak(ctx: BreakContext): Promise<void> {
   const client = new VASTClient(0, 0, memoryStorage() as never);
   const response = await vastOf(ctx, client);
+  if (ctx.signal.aborted) return;
   const picked = pickLinear(response, ctx.video);
   if (!picked) {
     ctx.warn(`the ${ctx.position} has no playable linear ad (empty VAST)`);
@@ -252,14 +266,21 @@ export async function playBreak(ctx: BreakContext): Promise<void> {
       report("done");
       finish();
     });
-    tracker.on("clickthrough", (url: string) => {
-      if (url) window.open(url, "_blank", "noopener");
-    });
+    // One click, one tab: the click-through vast-client resolves during this click is opened by
+    // this click's handler, and only if it is a web page (never javascript:, data:, ...).
     on(click, "click", () => {
+      let target: string | null = null;
+      const take = (url: unknown) => {
+        target = webPage(url);
+      };
+      tracker.on("clickthrough", take);
       tracker.click();
+      tracker.off("clickthrough", take);
+      if (target) window.open(target, "_blank", "noopener");
       report("clicked");
       if (!video.paused) plan.togglePause();
     });
+    on(ctx.signal, "abort", () => finish());
 
     const plan: AdBreakPlan = {
       togglePause() {
@@ -282,7 +303,8 @@ export async function playBreak(ctx: BreakContext): Promise<void> {
       },
     };
     ctx.onPlan(plan);
-    click.hidden = !creative.videoClickThroughURLTemplate;
+    // Macros may stand anywhere after the scheme: the resolved URL is checked on the click.
+    click.hidden = !/^\s*https?:\/\//i.test(creative.videoClickThroughURLTemplate?.url ?? "");
     video.muted = ctx.muted;
     video.src = file.fileURL;
     render();

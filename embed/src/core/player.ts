@@ -206,6 +206,8 @@ export function createPlayer(
   let schedule: Promise<Schedule | null> | null = null;
   let adsModule: Promise<AdsModule> | null = null;
   const playedBreaks = new Set<string>();
+  /** Ends the break in progress (another video is loaded). */
+  let endBreak: AbortController | null = null;
   let analytics: PlayerAnalytics | null = null;
   let items: Items | null = null;
   let analyticsSync = initial.syncCode;
@@ -419,6 +421,8 @@ export function createPlayer(
     if (!source || playedBreaks.has(id)) return;
     playedBreaks.add(id);
     breakPending = true;
+    const abort = new AbortController();
+    endBreak = abort;
     const ads = await loadAds();
     const wasPlaying = !video.paused;
     if (wasPlaying) {
@@ -454,10 +458,12 @@ export function createPlayer(
         onMuted: (muted) => {
           video.muted = muted;
         },
+        signal: abort.signal,
       });
     } catch (error) {
       warn(`the ${position} failed; the content goes on`, error);
     } finally {
+      if (endBreak === abort) endBreak = null;
       if (adBreak) say("");
       adBreak = null;
       breakPending = false;
@@ -645,6 +651,7 @@ export function createPlayer(
       applyConfig(next);
       started = false;
       starting = null;
+      endBreak?.abort();
       schedule = null;
       playedBreaks.clear();
       setMedia(next);
