@@ -1,50 +1,16 @@
 // What the player plays and shows: the answer of GET /v2/player/{contentKey}?config= (public,
-// CORS *), or the iframe page's own data for the media. See docs/player.md.
+// CORS *), typed from the service's OpenAPI document (sdk/client's generated types: nothing of
+// them reaches the bundle), or the iframe page's own data for the media. See docs/player.md.
+import type { components } from "../../../sdk/client/src/generated/openapi";
 
-export interface PlayerCaption {
-  language: string;
-  label: string;
-  /** Absolute, or root-relative to the service. */
-  src: string;
-}
+/** The answer's data, as the OpenAPI document describes it (sdk/client's generated types). */
+type Answer = components["schemas"]["PlayerAnswer"]["data"];
 
-export interface PlayerItem {
-  ecommerceKey: string;
-  name: string;
-  link: string;
-  imageUrl: string | null;
-  priceText: string | null;
-  /** Seconds; null: from the start / to the end. */
-  start: number | null;
-  end: number | null;
-}
-
-export interface PlayerConfig {
-  /** Reported as video_player_id / ad_player_id; "none" without a configuration. */
-  id: string;
-  name: string;
-  autoplay: "off" | "muted-in-view";
-  docking: boolean;
-  colors: { accent: string | null };
-  logoUrl: string | null;
-  relatedFeedUrl: string | null;
-}
-
-export interface PlayerData {
-  contentKey: string;
-  title: string;
-  description?: string;
-  duration?: number | null;
-  poster: string;
-  hls: string | null;
-  mp4: string;
-  captions: PlayerCaption[];
-  syncCode: string;
-  endpoint: string;
-  player: PlayerConfig;
-  ads: { tagUrl: string | null; midrolls: number[] };
-  items: PlayerItem[];
-}
+export type PlayerCaption = Answer["captions"][number];
+export type PlayerItem = Answer["items"][number];
+/** The configuration; without any answer (the iframe's failed) no accent: the stylesheet's. */
+export type PlayerConfig = Omit<Answer["player"], "colors"> & { colors: { accent: string | null } };
+export type PlayerData = Omit<Answer, "player"> & { player: PlayerConfig };
 
 export const NO_CONFIG: PlayerConfig = {
   id: "none",
