@@ -11,7 +11,7 @@ import type { Player } from "./core/contract";
 import { enableDocking } from "./core/dock";
 import { createPlayer } from "./core/player";
 import { el } from "./core/room";
-import { loadVideo, tokenFromUrl } from "./core/types";
+import { loadVideo, tokenFromUrl } from "./core/load";
 import type { EvcStatus } from "./rooms/status";
 import { shadowBox } from "./shadow";
 

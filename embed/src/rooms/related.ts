@@ -4,7 +4,7 @@
 // video requires signed playback). It goes as soon as anything plays again.
 import { feedEntries, renderGallery } from "../core/gallery";
 import { Room } from "../core/room";
-import { loadVideo } from "../core/types";
+import { loadVideo } from "../core/load";
 
 export class EvcRelated extends Room {
   private stop: (() => void) | null = null;
