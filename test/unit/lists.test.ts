@@ -1,5 +1,9 @@
 // The lists the tools and the docs take from the service's own definitions, so they cannot
-// drift from it again: the bulk statistics seed's counters (scripts/bulk/stats.mjs).
+// drift from it again: the bulk statistics seed's counters (scripts/bulk/stats.mjs) and the
+// webhook events the README and docs/api.md name. (The console imports the webhook events
+// itself; test/e2e/console.test.ts checks it offers every one the API documents.)
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { rng } from "../../scripts/bulk/random.mjs";
 import { counters, TABLES } from "../../scripts/bulk/stats.mjs";
@@ -9,6 +13,9 @@ import {
   VIDEO_COUNTERS,
   VIEWER_COUNTERS,
 } from "../../src/shared/counters";
+import { WEBHOOK_EVENT_TYPES } from "../../src/shared/webhook-events";
+
+const ROOT = join(import.meta.dirname, "..", "..");
 
 describe("the bulk statistics seed", () => {
   it("fills every counter the service counts, in each table", () => {
@@ -33,6 +40,17 @@ describe("the bulk statistics seed", () => {
         ).toBe(true);
         expect(Math.max(...values), `${table}.${name}`).toBeGreaterThan(0);
       }
+    }
+  });
+});
+
+describe("the webhook events", () => {
+  it("are all named in the README and in docs/api.md", () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const api = readFileSync(join(ROOT, "docs", "api.md"), "utf8");
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      expect(readme, `README.md names ${type}`).toContain(`\`${type}\``);
+      expect(api, `docs/api.md's table has ${type}`).toContain(`| \`${type}\` |`);
     }
   });
 });
