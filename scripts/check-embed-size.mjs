@@ -49,7 +49,7 @@ const sizeOf = (files) => files.reduce((n, f) => n + gz(readFileSync(join(EMBED,
 
 const css = ["player.css"];
 const adsChunk = [...outputs.entries()]
-  .filter(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith("embed/src/core/ads.ts")))
+  .filter(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith("embed/src/rooms/ads.ts")))
   .map(([file]) => file)
   .filter((f) => f.endsWith(".js"));
 

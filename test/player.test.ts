@@ -4,6 +4,7 @@
 // resolved video > configuration > organization, the items placed on the video, edge-cached
 // under versions that every one of those writes moves.
 import { beforeAll, describe, expect, it } from "vitest";
+import { normalize } from "../embed/src/core/types";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import {
   call,
@@ -69,6 +70,9 @@ describe("GET /v2/player/{contentKey}", () => {
         src: expect.stringMatching(new RegExp(`^/hls/${key}/`)),
       },
     ]);
+    // The service's player reads the answer whole (a field its normalize() dropped or filled
+    // differently would be lost to it).
+    expect(normalize(d, "https://elsewhere.example")).toEqual(d);
   });
 
   it("refuses a video that may not be served, and a malformed key or config, in the error shape", async () => {
@@ -362,6 +366,7 @@ describe("a video's own ad tag and its items", () => {
         end: null,
       },
     ]);
+    expect(normalize(shown.body.data, "https://elsewhere.example")).toEqual(shown.body.data);
     expect(
       (await player(`/v2/player/${video}?config=${config.body.id}`)).res.headers.get(
         "X-Edge-Cache",

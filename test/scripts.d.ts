@@ -24,3 +24,12 @@ declare module "*/aliases/zod.mjs" {
   const zod: Record<string, unknown> & { core: Record<string, unknown> };
   export = zod;
 }
+
+declare module "*/bulk/stats.mjs" {
+  export const TABLES: Record<string, { dims: string[]; counters: string[] }>;
+  export function counters(table: string, n: number, r: { next(): number }): number[];
+}
+
+declare module "*/bulk/random.mjs" {
+  export function rng(...parts: unknown[]): { next(): number };
+}

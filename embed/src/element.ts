@@ -2,30 +2,38 @@
 //   <script type="module" src="https://SERVICE/embed/evc-player.js"></script>
 //   <evc-player content-key="abc123" config="CONFIG_ID"></evc-player>
 //   <evc-gallery feed="https://SERVICE/v2/feeds/FEED_ID/videos.json" player="main"></evc-gallery>
-// The player renders into the element's (open) shadow root, reads GET /v2/player/{contentKey}
-// from the service the script came from (or the element's endpoint attribute), and can do what
-// the iframe cannot: dock in a corner while it plays scrolled out of view, and feed the website
-// plugin's gallery (thumbnail_view). docs/player.md.
+// <evc-player> renders the player into its (open) shadow root, reads GET /v2/player/{contentKey}
+// from the service the script came from (or the endpoint attribute), and can do what the iframe
+// cannot: dock in a corner while it plays scrolled out of view, and feed the website plugin's
+// gallery (gallery-element.ts). Its attributes, events and parts: docs/player.md.
+import "./gallery-element";
+import type { Player } from "./core/contract";
 import { enableDocking } from "./core/dock";
-import { feedEntries, renderGallery } from "./core/gallery";
-import { createPlayer, type Player } from "./core/player";
-import { loadVideo, tokenFromUrl } from "./core/types";
+import { createPlayer } from "./core/player";
+import { el } from "./core/room";
+import { loadVideo, tokenFromUrl } from "./core/load";
+import type { EvcStatus } from "./rooms/status";
+import { shadowBox } from "./shadow";
 
-const SCRIPT = new URL(import.meta.url);
-const STYLESHEET = new URL("player.css", SCRIPT).href;
+const SCRIPT_ORIGIN = new URL(import.meta.url).origin;
 
 class EvcPlayer extends HTMLElement {
+  /** content-key is followed: another key loads that video (not started). */
+  static observedAttributes = ["content-key"];
+
   player: Player | null = null;
   /** Resolves with the player once its data arrived (null if it could not load). */
-  ready: Promise<Player | null>;
+  ready!: Promise<Player | null>;
   private resolveReady!: (p: Player | null) => void;
   private container: HTMLDivElement | null = null;
+  private opening = false;
+  private settled = false;
+  /** What the player's release stops besides the player (docking, the autoplay observer). */
+  private stops: (() => void)[] = [];
 
   constructor() {
     super();
-    this.ready = new Promise((resolve) => {
-      this.resolveReady = resolve;
-    });
+    this.renew();
   }
 
   /**
@@ -36,7 +44,7 @@ class EvcPlayer extends HTMLElement {
   tokenFor: ((contentKey: string) => string | null | Promise<string | null>) | null = null;
 
   get endpoint(): string {
-    return this.getAttribute("endpoint") ?? SCRIPT.origin;
+    return this.getAttribute("endpoint") ?? SCRIPT_ORIGIN;
   }
 
   /** A video's token: the token attribute for the element's own video, else the page's source. */
@@ -48,24 +56,52 @@ class EvcPlayer extends HTMLElement {
     return url ? tokenFromUrl(url, location.href)(contentKey) : null;
   }
 
+  /** A video's data with its token (the `config` attribute as it is now). */
+  private async data(contentKey: string, token?: string | null) {
+    const signed = token ?? (await this.tokenOf(contentKey));
+    return loadVideo(this.endpoint, contentKey, this.getAttribute("config"), signed);
+  }
+
+  private renew() {
+    this.settled = false;
+    this.ready = new Promise((resolve) => {
+      this.resolveReady = (player) => {
+        this.settled = true;
+        resolve(player);
+      };
+    });
+  }
+
   connectedCallback() {
-    if (this.container) return;
-    const shadow = this.attachShadow({ mode: "open" });
-    const link = document.createElement("link");
-    link.rel = "stylesheet";
-    link.href = STYLESHEET;
-    this.container = document.createElement("div");
-    this.container.className = "evc-host";
-    shadow.append(link, this.container);
+    this.container ??= shadowBox(this, "evc-host");
+    if (!this.player && !this.opening) this.open();
+  }
+
+  /** Removed from the page (not moved within it): the player is released. */
+  disconnectedCallback() {
+    queueMicrotask(() => {
+      if (!this.isConnected) this.release();
+    });
+  }
+
+  attributeChangedCallback(_name: string, old: string | null, key: string | null) {
+    // Before the first connection, connectedCallback reads the attribute.
+    if (!this.container || !this.isConnected || old === key) return;
+    if (this.player) {
+      if (key && key !== this.player.data.contentKey) void this.show(key, null, false);
+    } else if (!this.opening) this.open();
+  }
+
+  private open() {
     const key = this.getAttribute("content-key");
-    if (!key) {
-      this.fail("the content-key attribute is missing");
-      return;
-    }
-    // token: a playback token for a video that requires signed playback (its answer and media).
-    this.tokenOf(key)
-      .then((token) => loadVideo(this.endpoint, key, this.getAttribute("config"), token))
+    if (!key) return this.fail("the content-key attribute is missing");
+    // After a failure: a new promise for this attempt.
+    if (this.settled) this.renew();
+    this.opening = true;
+    this.data(key)
       .then((data) => {
+        this.opening = false;
+        if (!this.isConnected) return;
         const player = createPlayer(this.container!, data, {
           analytics: this.getAttribute("analytics") !== "off",
           pageUrl: location.href,
@@ -73,11 +109,29 @@ class EvcPlayer extends HTMLElement {
           tokenFor: (contentKey) => this.tokenOf(contentKey),
         });
         this.player = player;
-        if (data.player.docking) enableDocking(this, player, player.dockClose);
+        if (data.player.docking)
+          this.stops.push(enableDocking(this, player, player.dockClose).stop);
         if (data.player.autoplay === "muted-in-view") this.autoplayInView(player);
         this.resolveReady(player);
+        this.dispatchEvent(new CustomEvent("evc-ready"));
+        // The attribute changed while the first video loaded.
+        const now = this.getAttribute("content-key");
+        if (now && now !== key) void this.show(now, null, false);
       })
-      .catch((error: unknown) => this.fail(String(error)));
+      .catch((error: unknown) => {
+        this.opening = false;
+        this.fail(String(error));
+      });
+  }
+
+  private release() {
+    for (const stop of this.stops.splice(0)) stop();
+    this.player?.destroy();
+    this.player = null;
+    this.container?.replaceChildren();
+    // Whoever waits for this player hears it is gone; a new connection makes another.
+    this.resolveReady(null);
+    this.renew();
   }
 
   /**
@@ -85,14 +139,14 @@ class EvcPlayer extends HTMLElement {
    * token (signed playback), else the one tokenFor or token-url gives.
    */
   async play(contentKey: string, token?: string | null) {
+    await this.show(contentKey, token, true);
+  }
+
+  private async show(contentKey: string, token: string | null | undefined, start: boolean) {
     const player = await this.ready;
     if (!player) return;
     try {
-      const signed = token ?? (await this.tokenOf(contentKey));
-      player.load(
-        await loadVideo(this.endpoint, contentKey, this.getAttribute("config"), signed),
-        true,
-      );
+      player.load(await this.data(contentKey, token), start);
     } catch (error) {
       console.error(`evc-player: ${contentKey} could not be loaded: ${String(error)}`);
     }
@@ -109,63 +163,22 @@ class EvcPlayer extends HTMLElement {
       { threshold: [0, 0.5] },
     );
     observer.observe(this);
+    this.stops.push(() => observer.disconnect());
   }
 
   private fail(message: string) {
     console.error(`evc-player: ${message}`);
-    const p = document.createElement("p");
-    p.className = "evc-status";
-    p.setAttribute("role", "status");
-    p.textContent = "The video could not be loaded.";
-    this.container?.replaceChildren(p);
+    // The page's own words for a video that cannot be played (slot="unavailable"), else ours.
+    const slot = el("slot", { name: "unavailable" });
+    const status = document.createElement("evc-status") as EvcStatus;
+    slot.append(status);
+    this.container?.replaceChildren(slot);
+    status.say("The video could not be loaded.");
     this.resolveReady(null);
-  }
-}
-
-class EvcGallery extends HTMLElement {
-  private started = false;
-
-  connectedCallback() {
-    if (this.started) return;
-    this.started = true;
-    const shadow = this.attachShadow({ mode: "open" });
-    const link = document.createElement("link");
-    link.rel = "stylesheet";
-    link.href = STYLESHEET;
-    const box = document.createElement("div");
-    const heading = this.getAttribute("label");
-    if (heading) box.setAttribute("aria-label", heading);
-    box.setAttribute("role", "region");
-    shadow.append(link, box);
-    const feed = this.getAttribute("feed");
-    if (!feed) return;
-    const target = () => {
-      const id = this.getAttribute("player");
-      const el = id ? document.getElementById(id) : document.querySelector("evc-player");
-      return el instanceof EvcPlayer ? el : null;
-    };
-    fetch(feed, { credentials: "omit" })
-      .then((res) => {
-        if (!res.ok) throw new Error(`the feed answered ${res.status}`);
-        return res.json();
-      })
-      .then((body) =>
-        renderGallery(
-          box,
-          feedEntries(body),
-          async () => (await target()?.ready) ?? null,
-          (key) => {
-            const player = target();
-            player?.scrollIntoView({ block: "center" });
-            void player?.play(key);
-          },
-        ),
-      )
-      .catch((error: unknown) => console.error(`evc-gallery: ${String(error)}`));
+    this.dispatchEvent(new CustomEvent("evc-error", { detail: { message } }));
   }
 }
 
 if (!customElements.get("evc-player")) customElements.define("evc-player", EvcPlayer);
-if (!customElements.get("evc-gallery")) customElements.define("evc-gallery", EvcGallery);
 
-export { EvcGallery, EvcPlayer };
+export { EvcPlayer };

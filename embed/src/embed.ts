@@ -4,7 +4,8 @@
 // GET /v2/player/{contentKey}?config= (same origin); without them (an error) the video still
 // plays, with no configuration. No docking here: a floating player cannot leave the iframe.
 import { createPlayer } from "./core/player";
-import { fetchPlayerData, normalize, type PlayerData } from "./core/types";
+import { fetchPlayerData } from "./core/load";
+import { normalize, type PlayerData } from "./core/types";
 
 const host = document.getElementById("player");
 const video = host?.querySelector<HTMLVideoElement>("video[data-content-key]");

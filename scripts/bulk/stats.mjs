@@ -27,6 +27,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { ROLLUPS, rebuildTotals } from "../stats-totals.mjs";
 import { d1ExecFile, d1Query, d1Rows } from "./d1.mjs";
+import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../lib/rules.mjs";
 import { Zipf, rng } from "./random.mjs";
 import { insertStatements, lit } from "./sql.mjs";
 
@@ -79,29 +80,14 @@ const AD_POSITIONS = [
   ["midroll", 30],
 ];
 
-const TABLES = {
+/**
+ * The daily rows' tables: their dimension columns, and their counters as the service counts them
+ * (src/shared/counters.ts, through scripts/lib/rules.mjs).
+ */
+export const TABLES = {
   video_stats: {
     dims: ["country", "video_device_type", "video_player_id"],
-    counters: [
-      "thumbnail_view",
-      "video_impression",
-      "video_played",
-      "played_1s",
-      "played_3s",
-      "played_15s",
-      "played_30s",
-      "played_25percent",
-      "played_50percent",
-      "played_75percent",
-      "video_ended",
-      "video_autoplay",
-      "video_muted",
-      "video_unmuted",
-      "video_pause",
-      "video_resume",
-      "video_entered_fullscreen",
-      "video_exited_fulscreen",
-    ],
+    counters: VIDEO_COUNTERS,
   },
   ad_stats: {
     dims: [
@@ -112,45 +98,15 @@ const TABLES = {
       "ad_position",
       "ad_system",
     ],
-    counters: [
-      "ad_impression",
-      "ad_25",
-      "ad_50",
-      "ad_75",
-      "ad_100",
-      "ad_done",
-      "ad_skip",
-      "ad_autoplayed",
-      "ad_muted",
-      "ad_clicked",
-    ],
+    counters: AD_COUNTERS,
   },
   viewer_stats: {
     dims: ["country", "device_type", "ip", "fingerprint", "tput_hash", "ad_position"],
-    counters: [
-      "video_played",
-      "played_1s",
-      "played_3s",
-      "played_15s",
-      "played_30s",
-      "played_25percent",
-      "played_50percent",
-      "played_75percent",
-      "video_ended",
-      "video_paused",
-      "ad_done",
-      "ad_clicked",
-    ],
+    counters: VIEWER_COUNTERS,
   },
   ecommerce_stats: {
     dims: ["ecommerce_key", "device_type"],
-    counters: [
-      "ecommerce_clicked",
-      "ecommerce_hidden",
-      "ecommerce_visible",
-      "ecommerce_bar_hidden",
-      "ecommerce_bar_shown",
-    ],
+    counters: ECOMMERCE_COUNTERS,
   },
 };
 const TABLE_NAMES = Object.keys(TABLES);
@@ -170,91 +126,77 @@ function tableShares(entitlements) {
 
 const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 
-/** Counters of one row from its size n (impressions): plausible funnels, small integers. */
-function counters(table, n, r) {
-  const f = (x, lo, hi) => Math.round(x * (lo + r.next() * (hi - lo)));
-  switch (table) {
-    case "video_stats": {
-      const played = f(n, 0.4, 0.85);
-      const p1 = f(played, 0.9, 1);
-      const p3 = f(p1, 0.8, 0.95);
-      const p15 = f(p3, 0.5, 0.8);
-      const p30 = f(p15, 0.5, 0.8);
-      const q25 = f(played, 0.6, 0.8);
-      const q50 = f(q25, 0.6, 0.8);
-      const q75 = f(q50, 0.6, 0.85);
-      const muted = f(played, 0.05, 0.2);
-      const pause = f(played, 0.1, 0.4);
-      const fs = f(played, 0.02, 0.15);
-      return [
-        f(n, 1, 2),
-        n,
-        played,
-        p1,
-        p3,
-        p15,
-        p30,
-        q25,
-        q50,
-        q75,
-        f(q75, 0.6, 0.9),
-        f(played, 0.1, 0.4),
-        muted,
-        f(muted, 0.3, 0.8),
-        pause,
-        f(pause, 0.6, 0.95),
-        fs,
-        f(fs, 0.8, 1),
-      ];
+/**
+ * How each counter follows from a row's size n (its impressions, or its viewer's events): a
+ * share [lo, hi] of another counter of the row (or of n where the row has no such counter), or
+ * a function of them. Plausible funnels in small integers. A counter the service adds needs a
+ * rule here: without one, generating its rows throws (test/unit/lists.test.ts).
+ */
+const RULES = {
+  thumbnail_view: ["n", 1, 2],
+  video_impression: ["n", 1, 1],
+  video_played: ["video_impression", 0.4, 0.85],
+  played_1s: ["video_played", 0.9, 1],
+  played_3s: ["played_1s", 0.8, 0.95],
+  played_15s: ["played_3s", 0.5, 0.8],
+  played_30s: ["played_15s", 0.5, 0.8],
+  played_25percent: ["video_played", 0.6, 0.8],
+  played_50percent: ["played_25percent", 0.6, 0.8],
+  played_75percent: ["played_50percent", 0.6, 0.85],
+  video_ended: ["played_75percent", 0.6, 0.9],
+  video_autoplay: ["video_played", 0.1, 0.4],
+  video_muted: ["video_played", 0.05, 0.2],
+  video_unmuted: ["video_muted", 0.3, 0.8],
+  video_played_muted: ["video_played", 0.1, 0.4],
+  video_played_unmuted: (c) => c("video_played") - c("video_played_muted"),
+  video_caption_enabled: ["video_played", 0, 0.1],
+  video_pause: ["video_played", 0.1, 0.4],
+  video_resume: ["video_pause", 0.6, 0.95],
+  // The viewer row's names for the same two.
+  video_paused: ["video_played", 0.1, 0.4],
+  video_resumed: ["video_paused", 0.6, 0.95],
+  video_docked: ["video_played", 0, 0.1],
+  video_undocked: ["video_docked", 0.8, 1],
+  video_entered_fullscreen: ["video_played", 0.02, 0.15],
+  video_exited_fulscreen: ["video_entered_fullscreen", 0.8, 1],
+  ad_impression: ["n", 1, 1],
+  ad_25: ["ad_impression", 0.7, 0.95],
+  ad_50: ["ad_25", 0.7, 0.95],
+  ad_75: ["ad_50", 0.7, 0.95],
+  ad_100: ["ad_75", 0.7, 0.95],
+  ad_done: ["ad_100", 0.9, 1],
+  ad_skip: ["ad_impression", 0.05, 0.3],
+  ad_autoplayed: ["ad_impression", 0.1, 0.4],
+  ad_muted: ["ad_impression", 0.02, 0.1],
+  ad_unmuted: ["ad_muted", 0.3, 0.8],
+  ad_played_muted: ["ad_impression", 0.1, 0.4],
+  ad_played_unmuted: (c) => Math.max(0, c("ad_impression") - c("ad_played_muted")),
+  ad_paused: ["ad_impression", 0, 0.1],
+  ad_resumed: ["ad_paused", 0.6, 1],
+  ad_clicked: ["ad_impression", 0, 0.05],
+  ecommerce_visible: (_c, n) => Math.max(1, n),
+  ecommerce_clicked: ["ecommerce_visible", 0.02, 0.2],
+  ecommerce_hidden: ["ecommerce_visible", 0, 0.1],
+  ecommerce_bar_shown: ["ecommerce_visible", 0.3, 1],
+  ecommerce_bar_hidden: ["ecommerce_bar_shown", 0, 0.3],
+};
+
+/** The counters of one row of `table` from its size n, in the table's column order. */
+export function counters(table, n, r) {
+  const names = TABLES[table].counters;
+  const values = new Map();
+  const count = (name) => {
+    if (!names.includes(name)) return n;
+    if (!values.has(name)) {
+      const rule = RULES[name];
+      if (!rule) throw new Error(`scripts/bulk/stats.mjs has no rule for the counter ${name}`);
+      const [base, lo, hi] = Array.isArray(rule) ? rule : [];
+      const value = base ? Math.round(count(base) * (lo + r.next() * (hi - lo))) : rule(count, n);
+      values.set(name, value);
     }
-    case "ad_stats": {
-      const a25 = f(n, 0.7, 0.95);
-      const a50 = f(a25, 0.7, 0.95);
-      const a75 = f(a50, 0.7, 0.95);
-      const a100 = f(a75, 0.7, 0.95);
-      return [
-        n,
-        a25,
-        a50,
-        a75,
-        a100,
-        f(a100, 0.9, 1),
-        f(n, 0.05, 0.3),
-        f(n, 0.1, 0.4),
-        f(n, 0.02, 0.1),
-        f(n, 0, 0.05),
-      ];
-    }
-    case "viewer_stats": {
-      const played = Math.max(1, f(n, 0.5, 1));
-      const p1 = f(played, 0.9, 1);
-      const q25 = f(played, 0.5, 0.9);
-      return [
-        played,
-        p1,
-        f(p1, 0.8, 1),
-        f(p1, 0.4, 0.8),
-        f(p1, 0.3, 0.6),
-        q25,
-        f(q25, 0.5, 0.8),
-        f(q25, 0.3, 0.6),
-        f(q25, 0.2, 0.5),
-        f(played, 0, 0.5),
-        f(n, 0, 1),
-        f(n, 0, 0.2),
-      ];
-    }
-    default: {
-      const visible = Math.max(1, n);
-      return [
-        f(visible, 0.02, 0.2),
-        f(visible, 0, 0.1),
-        visible,
-        f(visible, 0, 0.1),
-        f(visible, 0.3, 1),
-      ];
-    }
-  }
+    return values.get(name);
+  };
+  return names.map(count);
 }
 
 /** Dimension values of one row (distinctness per day is checked by the caller). */

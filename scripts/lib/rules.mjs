@@ -17,6 +17,7 @@ export const PLAN_LIMITS = { ...rules.PLAN_LIMITS };
 /** The statistics rows' counters and the event names (src/shared/counters.ts). */
 export const VIDEO_COUNTERS = [...rules.VIDEO_COUNTERS];
 export const AD_COUNTERS = [...rules.AD_COUNTERS];
+export const VIEWER_COUNTERS = [...rules.VIEWER_COUNTERS];
 export const ECOMMERCE_COUNTERS = [...rules.ECOMMERCE_COUNTERS];
 export const EVENT_NAMES = [...rules.EVENT_NAMES];
 /** The fields E9 may sort by and list. */

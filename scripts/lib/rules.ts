@@ -8,5 +8,6 @@ export {
   ECOMMERCE_COUNTERS,
   EVENT_NAMES,
   VIDEO_COUNTERS,
+  VIEWER_COUNTERS,
 } from "../../src/shared/counters";
 export { ENTITLEMENTS, PLANS } from "../../src/shared/vocabulary";

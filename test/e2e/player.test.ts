@@ -564,4 +564,189 @@ describe.skipIf(!e2e.chromium)("the service's player in headless Chromium", () =
     expect(await onVideo(page, (v) => v.paused)).toBe(true);
     await context.close();
   });
+
+  it("follows its content-key and feed attributes, and releases its player when removed", async () => {
+    const config = await createPlayerConfig(service, org, {
+      name: "Lifecycle e2e",
+      autoplay: "off",
+      docking: false,
+      adTagUrl: null,
+    });
+    publisherPage("/lifecycle.html", main, config, 'analytics="off"');
+    ads.put(
+      "/other-feed.json",
+      JSON.stringify({ videos: [{ contentKey: main, title: "Main again", thumbnail: "" }] }),
+      "application/json",
+    );
+    const context = await browser.newContext({ viewport: { width: 800, height: 600 } });
+    context.setDefaultTimeout(SETTLED_MS);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (err) => errors.push(err.message));
+    await page.goto(`${ads.url}/lifecycle.html`);
+    const element = page.locator("evc-player");
+    const contentKey = () =>
+      element.evaluate(
+        (e) =>
+          (e as unknown as { player: { data: { contentKey: string } } | null }).player?.data
+            .contentKey,
+      );
+
+    // Another content-key: that video in the same player, not started.
+    await page.locator("evc-player .evc-bigplay").waitFor();
+    await element.evaluate((e, key) => e.setAttribute("content-key", key), second);
+    await expect.poll(contentKey, { timeout: SETTLED_MS }).toBe(second);
+    await expect
+      .poll(() => onVideo(page, (v) => v.poster), { timeout: SETTLED_MS })
+      .toContain(`/thumbnails/${second}.jpg`);
+    expect(await onVideo(page, (v) => v.paused)).toBe(true);
+    await page.locator("evc-player .evc-bigplay").waitFor();
+
+    // Another feed: the gallery lists its videos instead.
+    await page
+      .locator("evc-gallery")
+      .evaluate((g, url) => g.setAttribute("feed", url), `${ads.url}/other-feed.json`);
+    await page.locator(`evc-gallery .evc-thumb[data-content-key="${main}"]`).waitFor();
+    expect(await page.locator("evc-gallery .evc-thumb").count()).toBe(1);
+
+    // Playing, then removed from the page: its stream is released (the video loads nothing).
+    await page.locator("evc-player .evc-bigplay").click();
+    await page.locator("evc-player .evc-playing").waitFor();
+    const video = await page.locator("evc-player video.evc-video").elementHandle();
+    await element.evaluate((e) => {
+      (window as unknown as { kept: Element }).kept = e;
+      e.remove();
+    });
+    await expect
+      .poll(() =>
+        video!.evaluate(
+          (v: HTMLVideoElement) =>
+            !v.hasAttribute("src") && v.networkState === HTMLMediaElement.NETWORK_EMPTY,
+        ),
+      )
+      .toBe(true);
+    expect(
+      await page.evaluate(() =>
+        (window as unknown as { kept: Element }).kept.shadowRoot?.querySelector("evc-media"),
+      ),
+    ).toBeNull();
+    // Put back, it makes a player again (its content-key's video) and says so (evc-ready).
+    const readyAgain = page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          const kept = (window as unknown as { kept: Element }).kept;
+          kept.addEventListener("evc-ready", (e) => resolve(e.type), { once: true });
+          document.querySelector("main")!.append(kept);
+        }),
+    );
+    expect(await readyAgain).toBe("evc-ready");
+    await page.locator("evc-player .evc-bigplay").waitFor();
+    expect(await contentKey()).toBe(second);
+
+    // A video that cannot be loaded: the page's own words (slot="unavailable") where it gives
+    // some, else the player's; evc-error either way.
+    ads.put(
+      "/unavailable.html",
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Unavailable</title>
+<script>window.failures = []; addEventListener("evc-error", (e) => failures.push(e.target.id + ": " + e.detail.message), true);</script>
+<script type="module" src="${service.baseUrl}/embed/evc-player.js"></script></head>
+<body><main><evc-player id="own" content-key="nosuch1" analytics="off" style="width:480px"><p slot="unavailable">Watch it on our site</p></evc-player>
+<evc-player id="plain" content-key="nosuch2" analytics="off" style="width:480px"></evc-player></main></body></html>`,
+    );
+    await page.goto(`${ads.url}/unavailable.html`);
+    await page.getByText("Watch it on our site").waitFor();
+    await expect
+      .poll(() => page.locator("#plain .evc-status").textContent(), { timeout: SETTLED_MS })
+      .toBe("The video could not be loaded.");
+    expect(await page.locator("#own .evc-status").isVisible()).toBe(false);
+    expect(
+      (await page.evaluate(() => (window as unknown as { failures: string[] }).failures)).sort(),
+    ).toEqual([
+      "own: Error: GET /v2/player/nosuch1 answered 404",
+      "plain: Error: GET /v2/player/nosuch2 answered 404",
+    ]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("opens an ad's click-through in one tab per click, and only an http(s) one", async () => {
+    const long = { media: `{AD}/creative/${FORTY}`, duration: "00:00:40" };
+    ads.put("/long.xml", vastInline("long", long), "application/xml");
+    ads.put(
+      "/script.xml",
+      vastInline("script", { ...long, clickThrough: "javascript:document.title='opened'" }),
+      "application/xml",
+    );
+    const context = await browser.newContext({ viewport: { width: 800, height: 600 } });
+    context.setDefaultTimeout(SETTLED_MS);
+    // Every window.open of the page, noted before it opens anything.
+    await context.addInitScript(() => {
+      const open = window.open.bind(window);
+      const opened: string[] = [];
+      Object.assign(window, { opened });
+      window.open = (url?: string | URL, ...rest: [string?, string?]) => {
+        opened.push(String(url));
+        return open(url, ...rest);
+      };
+    });
+    const opened = (page: Page) =>
+      page.evaluate(() => (window as unknown as { opened: string[] }).opened);
+    let tabs = 0;
+    context.on("page", () => tabs++);
+    const seen = (path: string, from: number) =>
+      expect
+        .poll(() => ads.requests.slice(from).filter((r) => r === path).length, {
+          timeout: SETTLED_MS,
+        })
+        .toBeGreaterThan(0);
+
+    /** A page whose player autoplays `id`.xml (muted, in view), once its ad plays. */
+    const adPage = async (id: string) => {
+      const config = await createPlayerConfig(service, org, {
+        name: `Click-through ${id} e2e`,
+        autoplay: "muted-in-view",
+        docking: false,
+        adTagUrl: `${ads.url}/${id}.xml`,
+      });
+      publisherPage(`/${id}-page.html`, main, config, 'analytics="off"');
+      const page = await context.newPage();
+      tabs = 0;
+      const from = ads.requests.length;
+      await page.goto(`${ads.url}/${id}-page.html`);
+      await seen(`/pixel/${id}/impression`, from);
+      return page;
+    };
+
+    // A 40 s preroll playing when the page asks the player for another video: that video's
+    // own preroll replaces it, and one click on "Visit advertiser" opens one tab.
+    const page = await adPage("long");
+    let from = ads.requests.length;
+    await page.evaluate(
+      (key) =>
+        (
+          document.querySelector("evc-player") as unknown as { play(k: string): Promise<void> }
+        ).play(key),
+      second,
+    );
+    await seen("/pixel/long/impression", from);
+    const adClick = page.locator("evc-player .evc-ad-click");
+    const [landing] = await Promise.all([context.waitForEvent("page"), adClick.click()]);
+    await seen("/pixel/long/click", from);
+    expect(await opened(page)).toEqual([`${ads.url}/landing`]);
+    expect(tabs).toBe(1);
+    await landing.close();
+    await page.close();
+
+    // A click-through of another scheme: no button, and a click that reaches it anyway (a
+    // script's) is tracked but opens nothing.
+    const other = await adPage("script");
+    from = ads.requests.length;
+    const hidden = other.locator("evc-player .evc-ad-click");
+    await hidden.evaluate((b: HTMLButtonElement) => b.click());
+    await seen("/pixel/script/click", from);
+    expect(await opened(other)).toEqual([]);
+    expect(await hidden.isHidden()).toBe(true);
+    expect(tabs).toBe(0);
+    await context.close();
+  });
 });

@@ -5,23 +5,13 @@
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok, session, type Session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
+import { WEBHOOK_EVENT_TYPES } from "../../../src/shared/webhook-events";
 import { errorText, Messages } from "../messages";
 import { SignedPlayback } from "./signed-playback";
 
 type Org = components["schemas"]["OwnOrganization"];
 type Endpoint = components["schemas"]["WebhookEndpoint"];
 type Delivery = components["schemas"]["WebhookDelivery"];
-const EVENT_TYPES = [
-  "video.created",
-  "video.ready",
-  "video.rejected",
-  "video.updated",
-  "video.deleted",
-  "upload.expired",
-  "feed.published",
-  "live.started",
-  "live.ended",
-] as const;
 
 function Organization({ s }: { s: Session }) {
   const [org, setOrg] = useState<Org | null>(null);
@@ -215,7 +205,7 @@ function Webhooks() {
     e.preventDefault();
     const formEl = e.currentTarget as HTMLFormElement;
     const form = new FormData(formEl);
-    const events = EVENT_TYPES.filter((t) => form.get(t) === "on");
+    const events = WEBHOOK_EVENT_TYPES.filter((t) => form.get(t) === "on");
     setError("");
     try {
       const created = ok(
@@ -322,7 +312,7 @@ function Webhooks() {
         </label>
         <fieldset>
           <legend>Events (all by default; untick what the endpoint should not hear)</legend>
-          {EVENT_TYPES.map((t) => (
+          {WEBHOOK_EVENT_TYPES.map((t) => (
             <label class="inline" key={t}>
               <input type="checkbox" name={t} defaultChecked /> {t}
             </label>

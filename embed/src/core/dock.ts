@@ -3,7 +3,7 @@
 // (video_docked); it returns when its place is half in view again, or when the viewer closes it
 // (video_undocked; closing also pauses). A closed player docks again only after its place was
 // seen again.
-import type { Player } from "./player";
+import type { Player } from "./contract";
 
 export function enableDocking(place: HTMLElement, player: Player, close: HTMLButtonElement) {
   let docked = false;

@@ -1,7 +1,7 @@
 // The website plugin: a gallery of a feed's videos (its published static JSON, e.g.
 // /v2/feeds/{feed_id}/videos.json) beside a player. Each thumbnail counts thumbnail_view once when
 // at least half of it enters the viewport; a click plays that video in the player.
-import type { Player } from "./player";
+import type { Player } from "./contract";
 
 export interface GalleryEntry {
   contentKey: string;

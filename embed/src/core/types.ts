@@ -1,50 +1,17 @@
 // What the player plays and shows: the answer of GET /v2/player/{contentKey}?config= (public,
-// CORS *), or the iframe page's own data for the media. See docs/player.md.
+// CORS *), typed from the service's OpenAPI document (sdk/client's generated types: nothing of
+// them reaches the bundle), or the iframe page's own data for the media; and how it is shaped
+// (no network here: load.ts asks for it). See docs/player.md.
+import type { components } from "../../../sdk/client/src/generated/openapi";
 
-export interface PlayerCaption {
-  language: string;
-  label: string;
-  /** Absolute, or root-relative to the service. */
-  src: string;
-}
+/** The answer's data, as the OpenAPI document describes it (sdk/client's generated types). */
+type Answer = components["schemas"]["PlayerAnswer"]["data"];
 
-export interface PlayerItem {
-  ecommerceKey: string;
-  name: string;
-  link: string;
-  imageUrl: string | null;
-  priceText: string | null;
-  /** Seconds; null: from the start / to the end. */
-  start: number | null;
-  end: number | null;
-}
-
-export interface PlayerConfig {
-  /** Reported as video_player_id / ad_player_id; "none" without a configuration. */
-  id: string;
-  name: string;
-  autoplay: "off" | "muted-in-view";
-  docking: boolean;
-  colors: { accent: string | null };
-  logoUrl: string | null;
-  relatedFeedUrl: string | null;
-}
-
-export interface PlayerData {
-  contentKey: string;
-  title: string;
-  description?: string;
-  duration?: number | null;
-  poster: string;
-  hls: string | null;
-  mp4: string;
-  captions: PlayerCaption[];
-  syncCode: string;
-  endpoint: string;
-  player: PlayerConfig;
-  ads: { tagUrl: string | null; midrolls: number[] };
-  items: PlayerItem[];
-}
+export type PlayerCaption = Answer["captions"][number];
+export type PlayerItem = Answer["items"][number];
+/** The configuration; without any answer (the iframe's failed) no accent: the stylesheet's. */
+export type PlayerConfig = Omit<Answer["player"], "colors"> & { colors: { accent: string | null } };
+export type PlayerData = Omit<Answer, "player"> & { player: PlayerConfig };
 
 export const NO_CONFIG: PlayerConfig = {
   id: "none",
@@ -56,25 +23,11 @@ export const NO_CONFIG: PlayerConfig = {
   relatedFeedUrl: null,
 };
 
-/** GET /v2/player/{contentKey}?config=: the player's data, or an Error naming what failed. */
-export async function fetchPlayerData(
-  endpoint: string,
-  contentKey: string,
-  config: string | null,
-  token: string | null = null,
-): Promise<PlayerData> {
-  const url = new URL(`/v2/player/${encodeURIComponent(contentKey)}`, endpoint);
-  if (config) url.searchParams.set("config", config);
-  // A video that requires signed playback: the page's playback token covers this answer too.
-  if (token) url.searchParams.set("token", token);
-  const res = await fetch(url, { credentials: "omit" });
-  if (!res.ok) throw new Error(`GET ${url.pathname} answered ${res.status}`);
-  const body = (await res.json()) as { data?: PlayerData };
-  if (!body.data) throw new Error(`GET ${url.pathname}: no data`);
-  return normalize(body.data, endpoint);
-}
-
-/** Fills what an older or partial answer leaves out, so the player reads one shape. */
+/**
+ * Fills what an older or partial answer leaves out, so the player reads one shape. Every field
+ * of the answer is named (the type makes a missing one an error; test/player.test.ts checks a
+ * real answer comes through whole).
+ */
 export function normalize(d: Partial<PlayerData>, endpoint: string): PlayerData {
   return {
     contentKey: d.contentKey ?? "",
@@ -112,31 +65,3 @@ export function withToken(d: PlayerData, token: string | null): PlayerData {
  * publisher's server). Null: play without one.
  */
 export type TokenSource = (contentKey: string) => Promise<string | null>;
-
-/** Another video's player data, its answer and media URLs carrying its token when it has one. */
-export async function loadVideo(
-  endpoint: string,
-  contentKey: string,
-  config: string | null,
-  token: string | null,
-): Promise<PlayerData> {
-  return withToken(await fetchPlayerData(endpoint, contentKey, config, token), token);
-}
-
-/**
- * The `token-url` attribute: a URL of the publisher's server (`{contentKey}` in it is replaced,
- * else `contentKey=` is added) answering `{"token": "…"}` (as POST /v2/playback-tokens does) or
- * the token as text; asked with the page's cookies, so the publisher's session decides.
- */
-export function tokenFromUrl(template: string, base: string): TokenSource {
-  return async (contentKey) => {
-    const key = encodeURIComponent(contentKey);
-    const url = new URL(template.replaceAll("{contentKey}", key), base);
-    if (!template.includes("{contentKey}")) url.searchParams.set("contentKey", contentKey);
-    const res = await fetch(url, { credentials: "include" });
-    if (!res.ok) throw new Error(`the token URL answered ${res.status}`);
-    const text = (await res.text()).trim();
-    if (text.startsWith("{")) return (JSON.parse(text) as { token?: string }).token ?? null;
-    return text || null;
-  };
-}

@@ -77,10 +77,13 @@ export function startAdServer(): Promise<AdServer> {
   });
 }
 
-/** A VAST 3 inline linear ad: its media file, skip offset, and pixels named after `id`. */
+/**
+ * A VAST 3 inline linear ad: its media file, skip offset, and pixels named after `id`; its
+ * click-through is this server's /landing unless `clickThrough` names another.
+ */
 export function vastInline(
   id: string,
-  options: { media: string; duration: string; skipoffset?: string },
+  options: { media: string; duration: string; skipoffset?: string; clickThrough?: string },
 ): string {
   const pixel = (name: string) => `<![CDATA[{AD}/pixel/${id}/${name}]]>`;
   const tracking = [
@@ -97,7 +100,7 @@ export function vastInline(
   ]
     .map((e) => `<Tracking event="${e}">${pixel(e)}</Tracking>`)
     .join("");
-  return `<VAST version="3.0"><Ad id="${id}"><InLine><AdSystem version="1">e2e-ads</AdSystem><AdTitle>${id}</AdTitle><Impression>${pixel("impression")}</Impression><Error><![CDATA[{AD}/pixel/${id}/error?code=[ERRORCODE]]]></Error><Creatives><Creative id="cr-${id}"><Linear${options.skipoffset ? ` skipoffset="${options.skipoffset}"` : ""}><Duration>${options.duration}</Duration><TrackingEvents>${tracking}</TrackingEvents><VideoClicks><ClickThrough><![CDATA[{AD}/landing]]></ClickThrough><ClickTracking>${pixel("click")}</ClickTracking></VideoClicks><MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="160" height="90"><![CDATA[${options.media}]]></MediaFile></MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>`;
+  return `<VAST version="3.0"><Ad id="${id}"><InLine><AdSystem version="1">e2e-ads</AdSystem><AdTitle>${id}</AdTitle><Impression>${pixel("impression")}</Impression><Error><![CDATA[{AD}/pixel/${id}/error?code=[ERRORCODE]]]></Error><Creatives><Creative id="cr-${id}"><Linear${options.skipoffset ? ` skipoffset="${options.skipoffset}"` : ""}><Duration>${options.duration}</Duration><TrackingEvents>${tracking}</TrackingEvents><VideoClicks><ClickThrough><![CDATA[${options.clickThrough ?? "{AD}/landing"}]]></ClickThrough><ClickTracking>${pixel("click")}</ClickTracking></VideoClicks><MediaFiles><MediaFile delivery="progressive" type="video/mp4" width="160" height="90"><![CDATA[${options.media}]]></MediaFile></MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>`;
 }
 
 /** A VMAP: a preroll given inline and midrolls by their VAST tag URL. */
