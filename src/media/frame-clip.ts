@@ -12,18 +12,7 @@
  * composition offset), so the wanted frame is `atSeconds` into the clip.
  */
 import { fromBase64 } from "../shared/crypto";
-import {
-  box,
-  dinf,
-  edts,
-  fullBox,
-  hdlr,
-  mdhd,
-  mediaHeader,
-  mvhd,
-  tkhd,
-  u32,
-} from "./hls/box-writer";
+import { box, dinf, edts, fullBox, hdlr, mdhd, mediaHeader, mvhd, tkhd, u32 } from "./bmff/writer";
 import { recordRange, type HlsIndex, type SampleRecords, type TrackHeader } from "./hls/segments";
 
 /**

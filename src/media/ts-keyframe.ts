@@ -8,7 +8,7 @@
  */
 import { base64 } from "../shared/crypto";
 import { writeClip } from "./frame-clip";
-import { box, concat, u16, u32 } from "./hls/box-writer";
+import { box, concat, u16, u32 } from "./bmff/writer";
 import type { TrackHeader } from "./hls/segments";
 
 const PACKET = 188;
