@@ -5,7 +5,8 @@
 import type { Db } from "../db/client";
 import { findContentByKeyAnyOrg } from "../db/content";
 import { findOrganizationById } from "../db/organizations";
-import { subtitleFileName, subtitleRenditions } from "../media/hls/playlists";
+import { subtitleFileName } from "../media/packaging/hls/playlists";
+import { subtitleRenditions } from "../media/packaging/subtitles";
 import { hlsVersion } from "../storage/layout";
 import { v2Record } from "./catalog/records";
 import type { Origins } from "./deps";

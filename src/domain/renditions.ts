@@ -29,8 +29,8 @@ import {
 } from "../db/renditions";
 import { findContentByKeyAnyOrg } from "../db/content";
 import { MediaProbeError } from "../media/bmff/reader";
-import { bitrates, type HlsIndex } from "../media/hls/segments";
-import { readTracks } from "../media/hls/tracks";
+import { bitrates, type HlsIndex } from "../media/packaging/segments";
+import { readTracks } from "../media/packaging/tracks";
 import { assembleRung, MisalignedRendition, type MediaPart } from "../media/renditions/assemble";
 import { chunkRecordRange, planChunk, planChunks, type ChunkPlan } from "../media/renditions/chunk";
 import type { RenditionJob } from "../media/renditions/job";

@@ -11,17 +11,12 @@ import { servableContentId } from "./files";
 import type { Db } from "../db/client";
 import type { Content } from "../db/schema";
 import { MediaProbeError } from "../media/bmff/reader";
-import { initSegment } from "../media/hls/fmp4";
-import { packageSegment } from "../media/hls/packager";
-import {
-  dashManifest,
-  masterPlaylist,
-  mediaPlaylist,
-  sourcePlays,
-  subtitlePlaylist,
-  subtitleRenditions,
-  type SubtitleRendition,
-} from "../media/hls/playlists";
+import { initSegment } from "../media/packaging/fmp4";
+import { packageSegment } from "../media/packaging/packager";
+import { dashManifest } from "../media/packaging/dash/manifest";
+import { masterPlaylist, mediaPlaylist, subtitlePlaylist } from "../media/packaging/hls/playlists";
+import { subtitleRenditions, type SubtitleRendition } from "../media/packaging/subtitles";
+import { sourcePlays, type VariantRendition } from "../media/packaging/variants";
 import { sha256Hex } from "../shared/crypto";
 import { isolateNow, isolateStore } from "../shared/isolate-memory";
 import {
@@ -30,8 +25,8 @@ import {
   MAX_SEGMENTS,
   type HlsIndex,
   type SegmentPart,
-} from "../media/hls/segments";
-import { PackagingBudgetExceeded, readTracks, type TrackKind } from "../media/hls/tracks";
+} from "../media/packaging/segments";
+import { PackagingBudgetExceeded, readTracks, type TrackKind } from "../media/packaging/tracks";
 import {
   contentIdOfEarlierRevision,
   contentIdOfHlsVersion,
@@ -42,7 +37,6 @@ import {
 import { readWebVtt, WebVttError } from "../media/webvtt";
 import { renditionsOf } from "../db/renditions";
 import { concatReader, type MediaPart } from "../media/renditions/assemble";
-import type { VariantRendition } from "../media/hls/playlists";
 import { renditionKeys } from "../storage/layout";
 
 export { HLS_VERSION_PATTERN } from "../storage/layout";

@@ -13,13 +13,13 @@
 import type { Content } from "../../db/schema";
 import { clipRecordRange, pickClip, writeClip } from "../../media/frame-clip";
 import { FLAT_FRAME_MAX_BYTES, thumbnailTime } from "../../media/frames";
-import { coalesce } from "../../media/hls/packager";
+import { coalesce } from "../../media/packaging/packager";
 import {
   readRecords,
   recordRange,
   type HlsIndex,
   type SampleRecords,
-} from "../../media/hls/segments";
+} from "../../media/packaging/segments";
 import { checkThumbnail } from "../../media/jpeg";
 import type { RangeReader } from "../../media/mp4-reader";
 import { frameThumbnailKey, hlsKeys } from "../../storage/layout";
