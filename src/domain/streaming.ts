@@ -18,15 +18,10 @@ import { masterPlaylist, mediaPlaylist, subtitlePlaylist } from "../media/packag
 import { subtitleRenditions, type SubtitleRendition } from "../media/packaging/subtitles";
 import { sourcePlays, type VariantRendition } from "../media/packaging/variants";
 import { sha256Hex } from "../shared/crypto";
+import { type StreamFile, streamBody, streamFileName, type Track } from "../shared/stream-files";
 import { isolateNow, isolateStore } from "../shared/isolate-memory";
-import {
-  buildIndex,
-  INDEX_FORMAT,
-  MAX_SEGMENTS,
-  type HlsIndex,
-  type SegmentPart,
-} from "../media/packaging/segments";
-import { PackagingBudgetExceeded, readTracks, type TrackKind } from "../media/packaging/tracks";
+import { buildIndex, INDEX_FORMAT, MAX_SEGMENTS, type HlsIndex } from "../media/packaging/segments";
+import { PackagingBudgetExceeded, readTracks } from "../media/packaging/tracks";
 import {
   contentIdOfEarlierRevision,
   contentIdOfHlsVersion,
@@ -217,14 +212,17 @@ export async function servesStreamVersion(
  * URLs of the revision they saw). Segments are not moved: their bytes differ between revisions,
  * and a player that reloads its playlist gets segments of one revision.
  */
+const movesWithItsVersion = (file: StreamFile) =>
+  streamBody(file) === "playlist" || streamBody(file) === "manifest";
+
 export async function movedStreamVersion(
   db: Db,
   contentKey: string,
   version: string,
-  file: string,
+  file: StreamFile | null,
   nowMs: number,
 ): Promise<string | null> {
-  if (!/\.(m3u8|mpd)$/.test(file)) return null;
+  if (file === null || !movesWithItsVersion(file)) return null;
   const contentId = contentIdOfEarlierRevision(version);
   if (contentId === null || contentId !== (await servableContentId(db, contentKey, nowMs)))
     return null;
@@ -271,30 +269,15 @@ async function indexForVersion(
 }
 
 /**
- * A file of a stream: a playlist or manifest (text), or the init or a media segment (bytes).
- * `variant` is set when the text depends on the video's record (its subtitles) as well as on
- * its file: it goes into the entity tag.
+ * The answer to a stream file request: a playlist, the manifest or a subtitle file (text), or
+ * the init or a media segment (bytes). `variant` is set when the text depends on the video's
+ * record (its subtitles, its ready rungs) as well as on its file: it goes into the entity tag.
  */
-export type StreamFile =
+export type StreamAnswer =
   | { kind: "text"; contentType: string; body: string; variant?: string }
   | { kind: "bytes"; bytes: Uint8Array };
 
 const HLS_TYPE = "application/vnd.apple.mpegurl";
-const SUBTITLE_PLAYLIST = /^subtitles-(\d+)\.m3u8$/;
-const SUBTITLE_FILE = /^subtitles-(\d+)\.vtt$/;
-
-/**
- * Whether a stream file shows the video's record (its subtitles, its ready renditions) besides
- * its file.
- */
-export const dependsOnRecord = (file: string) =>
-  file === "master.m3u8" ||
-  file === "manifest.mpd" ||
-  SUBTITLE_PLAYLIST.test(file) ||
-  SUBTITLE_FILE.test(file);
-
-/** A rendition's file: `r360-video.m3u8`, `r360-init.mp4`, `r360-4.m4s`, `r360-video-4.m4s`. */
-const RENDITION_FILE = /^(r\d{2,4})-(.+)$/;
 
 /** The ready rungs the master playlist and the manifest list (their rows in D1), highest first. */
 async function readyVariants(deps: StreamingDeps, contentId: number): Promise<VariantRendition[]> {
@@ -329,36 +312,67 @@ async function rungIndex(
   return stored as RungIndex;
 }
 
-/** A rendition's playlist, init segment or media segment (HLS muxed, or DASH video-only). */
-async function renditionFile(
+type MediaFile = Extract<StreamFile, { kind: "init" | "segment" }>;
+
+/** The init segment of the tracks a media file holds. */
+function initOf(index: HlsIndex, track: Track): StreamAnswer {
+  const tracks = index.audio ? [index.video, index.audio] : [index.video];
+  return {
+    kind: "bytes",
+    bytes: initSegment(track === "muxed" ? tracks : tracks.filter((t) => t.kind === track)),
+  };
+}
+
+/** A rung's init or media segment (HLS muxed, or DASH video-only). */
+async function rungMediaFile(
   deps: StreamingDeps,
   contentKey: string,
   contentId: number,
-  name: string,
-  file: string,
-): Promise<StreamFile> {
-  const index = await rungIndex(deps, contentKey, contentId, name);
-  if (file === "video.m3u8")
-    return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(index, `${name}-`) };
-  const part: SegmentPart = file.startsWith("video-") ? "video" : "muxed";
-  const rest = part === "video" ? file.slice("video-".length) : file;
-  if (rest === "init.mp4") {
-    const tracks = index.audio && part === "muxed" ? [index.video, index.audio] : [index.video];
-    return { kind: "bytes", bytes: initSegment(tracks) };
-  }
-  const n = Number(rest.split(".")[0]);
-  if (!/^\d+\.m4s$/.test(rest) || n >= index.segments.length)
-    throw new NoStream(`no segment ${name}-${file}: this stream has ${index.segments.length}`);
-  const keys = renditionKeys(contentKey, contentId, name);
+  file: MediaFile & { rung: string },
+): Promise<StreamAnswer> {
+  const index = await rungIndex(deps, contentKey, contentId, file.rung);
+  if (file.kind === "init") return initOf(index, file.track);
+  if (file.number >= index.segments.length)
+    throw new NoStream(
+      `no segment ${streamFileName(file)}: this stream has ${index.segments.length}`,
+    );
+  const keys = renditionKeys(contentKey, contentId, file.rung);
   const table = r2RangeReader(deps.bucket, keys.samples, Number.MAX_SAFE_INTEGER);
   const media = concatReader(index.media, (key, offset, length) =>
     r2RangeReader(deps.bucket, key, Number.MAX_SAFE_INTEGER)(offset, length),
   );
-  return { kind: "bytes", bytes: await packageSegment(index, n, table, media, part) };
+  return {
+    kind: "bytes",
+    bytes: await packageSegment(index, file.number, table, media, file.track),
+  };
 }
 
-const noSuchSubtitles = (file: string, renditions: readonly SubtitleRendition[]) =>
-  new NoStream(`no subtitles ${file}: this video has ${renditions.length} WebVTT subtitle file(s)`);
+/** The source's init or media segment: both tracks (HLS), or one (DASH). */
+async function sourceMediaFile(
+  deps: StreamingDeps,
+  index: Streamable,
+  samplesKey: string,
+  file: MediaFile,
+): Promise<StreamAnswer> {
+  if (file.track === "audio" && !index.audio)
+    throw new NoStream(`no ${streamFileName(file)}: this video has no audio`);
+  if (file.kind === "init") return initOf(index, file.track);
+  if (file.number >= index.segments.length)
+    throw new NoStream(
+      `no segment ${streamFileName(file)}: this stream has ${index.segments.length}`,
+    );
+  const table = r2RangeReader(deps.bucket, samplesKey, Number.MAX_SAFE_INTEGER);
+  const media = r2RangeReader(deps.bucket, index.mediaKey, Number.MAX_SAFE_INTEGER);
+  return {
+    kind: "bytes",
+    bytes: await packageSegment(index, file.number, table, media, file.track),
+  };
+}
+
+const noSuchSubtitles = (file: StreamFile, renditions: readonly SubtitleRendition[]) =>
+  new NoStream(
+    `no subtitles ${streamFileName(file)}: this video has ${renditions.length} WebVTT subtitle file(s)`,
+  );
 
 /**
  * The n-th WebVTT file of the video's record, read from the publisher's host (bounded:
@@ -368,18 +382,18 @@ async function subtitleFile(
   deps: StreamingDeps,
   contentKey: string,
   version: string,
-  file: string,
-  n: number,
-): Promise<StreamFile> {
+  file: Extract<StreamFile, { kind: "subtitle" }>,
+): Promise<StreamAnswer> {
   const contentId = await servedVersion(deps, contentKey, version);
   const { renditions } = await subtitlesOf(deps, contentKey, contentId);
-  const rendition = renditions[n];
+  const rendition = renditions[file.number];
   if (!rendition) throw noSuchSubtitles(file, renditions);
   let body: string;
   try {
     body = await readWebVtt(rendition.url);
   } catch (err) {
-    if (err instanceof WebVttError) throw new SubtitleUnavailable(`${file}: ${err.message}`);
+    if (err instanceof WebVttError)
+      throw new SubtitleUnavailable(`${streamFileName(file)}: ${err.message}`);
     throw err;
   }
   // The publisher may change the file under its URL: the entity tag follows its text.
@@ -401,44 +415,53 @@ async function subtitlesOf(
   };
 }
 
+/**
+ * Whether the file holds the source's own video: its media playlist, its muxed files and its
+ * DASH video track (not its audio, not a rung's files).
+ */
+const holdsSourceVideo = (file: StreamFile) =>
+  (file.kind === "media-playlist" && file.rung === null) ||
+  ((file.kind === "init" || file.kind === "segment") &&
+    file.rung === null &&
+    file.track !== "audio");
+
 /** `file` of the stream a URL names (the caller has checked the content may be served). */
 export async function streamFile(
   deps: StreamingDeps,
   contentKey: string,
   version: string,
-  file: string,
-): Promise<StreamFile> {
-  const vtt = SUBTITLE_FILE.exec(file);
-  if (vtt) return subtitleFile(deps, contentKey, version, file, Number(vtt[1]));
+  file: StreamFile,
+): Promise<StreamAnswer> {
+  if (file.kind === "subtitle") return subtitleFile(deps, contentKey, version, file);
   const { index, samplesKey, contentId } = await indexForVersion(deps, contentKey, version);
   // A source that is not H.264 is not served: its transcoded variants and its audio are.
-  if (!sourcePlays(index) && SOURCE_VIDEO_FILE.test(file))
+  if (!sourcePlays(index) && holdsSourceVideo(file))
     throw new NoStream(
-      `no ${file}: this video's source (${index.video.codec}) plays only through its transcoded variants`,
+      `no ${streamFileName(file)}: this video's source (${index.video.codec}) plays only through its transcoded variants`,
     );
-  if (file === "video.m3u8")
-    return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(index) };
-  const rendition = RENDITION_FILE.exec(file);
-  if (rendition) return renditionFile(deps, contentKey, contentId, rendition[1]!, rendition[2]!);
-  if (file === "manifest.mpd") {
-    const variants = await readyVariants(deps, contentId);
-    const rungs = await Promise.all(
-      variants.map(async (variant) => ({
-        variant,
-        index: await rungIndex(deps, contentKey, contentId, variant.name),
-      })),
-    );
-    return {
-      kind: "text",
-      contentType: "application/dash+xml",
-      body: dashManifest(index, rungs),
-      variant: variants.map((v) => v.name).join("."),
-    };
-  }
-  const subtitle = SUBTITLE_PLAYLIST.exec(file);
-  if (dependsOnRecord(file)) {
-    const { renditions, variant } = await subtitlesOf(deps, contentKey, contentId);
-    if (!subtitle) {
+  switch (file.kind) {
+    case "media-playlist": {
+      const variant =
+        file.rung === null ? index : await rungIndex(deps, contentKey, contentId, file.rung);
+      return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(variant, file.rung) };
+    }
+    case "manifest": {
+      const variants = await readyVariants(deps, contentId);
+      const rungs = await Promise.all(
+        variants.map(async (variant) => ({
+          variant,
+          index: await rungIndex(deps, contentKey, contentId, variant.name),
+        })),
+      );
+      return {
+        kind: "text",
+        contentType: "application/dash+xml",
+        body: dashManifest(index, rungs),
+        variant: variants.map((v) => v.name).join("."),
+      };
+    }
+    case "master": {
+      const { renditions, variant } = await subtitlesOf(deps, contentKey, contentId);
       const variants = await readyVariants(deps, contentId);
       return {
         kind: "text",
@@ -447,50 +470,34 @@ export async function streamFile(
         variant: [variant, ...variants.map((v) => v.name)].filter(Boolean).join("."),
       };
     }
-    const n = Number(subtitle[1]);
-    if (!renditions[n]) throw noSuchSubtitles(file, renditions);
-    return {
-      kind: "text",
-      contentType: HLS_TYPE,
-      body: subtitlePlaylist(index, n),
-      variant,
-    };
+    case "subtitle-playlist": {
+      const { renditions, variant } = await subtitlesOf(deps, contentKey, contentId);
+      if (!renditions[file.number]) throw noSuchSubtitles(file, renditions);
+      return {
+        kind: "text",
+        contentType: HLS_TYPE,
+        body: subtitlePlaylist(index, file.number),
+        variant,
+      };
+    }
+    case "init":
+    case "segment":
+      return file.rung === null
+        ? sourceMediaFile(deps, index, samplesKey, file)
+        : rungMediaFile(deps, contentKey, contentId, { ...file, rung: file.rung });
   }
-  // DASH's per-track files (video-init.mp4, audio-3.m4s) or HLS's muxed ones (init.mp4, 3.m4s).
-  const named = DASH_TRACK_FILE.exec(file);
-  const part: SegmentPart = (named?.[1] as TrackKind | undefined) ?? "muxed";
-  if (part === "audio" && !index.audio) throw new NoStream(`no ${file}: this video has no audio`);
-  const name = named ? named[2]! : file;
-  if (name === "init.mp4") {
-    const tracks = index.audio ? [index.video, index.audio] : [index.video];
-    return {
-      kind: "bytes",
-      bytes: initSegment(part === "muxed" ? tracks : tracks.filter((t) => t.kind === part)),
-    };
-  }
-  const n = Number(name.split(".")[0]);
-  if (!Number.isInteger(n) || n >= index.segments.length)
-    throw new NoStream(`no segment ${file}: this stream has ${index.segments.length}`);
-  const table = r2RangeReader(deps.bucket, samplesKey, Number.MAX_SAFE_INTEGER);
-  const media = r2RangeReader(deps.bucket, index.mediaKey, Number.MAX_SAFE_INTEGER);
-  return { kind: "bytes", bytes: await packageSegment(index, n, table, media, part) };
 }
-
-/** The source's files that hold its video: HLS's playlist and muxed files, DASH's video track. */
-const SOURCE_VIDEO_FILE = /^(video\.m3u8|init\.mp4|\d+\.m4s|video-(init\.mp4|\d+\.m4s))$/;
-
-/** A DASH file of one track: `video-init.mp4`, `audio-12.m4s` (playlists.ts names them). */
-const DASH_TRACK_FILE = /^(video|audio)-(init\.mp4|\d+\.m4s)$/;
 
 /**
  * How long a stream file may be kept: init and segments for good (the version names the file);
- * playlists change under a version only with the video's subtitles, a subtitle file with the
- * publisher's, and a removal must reach players soon: 300 s.
+ * playlists change under a version only with the video's record, a subtitle file with the
+ * publisher's, and a removal must reach players soon: 300 s. A name that is no stream file
+ * (answered 400) is kept like a playlist.
  */
-export function streamCaching(file: string): { maxAge: number; cacheControl: string } {
-  return /\.(m3u8|mpd|vtt)$/.test(file)
-    ? { maxAge: 300, cacheControl: "public, max-age=300" }
-    : { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
+export function streamCaching(file: StreamFile | null): { maxAge: number; cacheControl: string } {
+  return file !== null && streamBody(file) === "media"
+    ? { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" }
+    : { maxAge: 300, cacheControl: "public, max-age=300" };
 }
 
 /**

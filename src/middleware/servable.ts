@@ -8,6 +8,7 @@ import { HLS_VERSION_PATTERN, movedStreamVersion, servesStreamVersion } from "..
 import type { AppEnv } from "../http/context";
 import { notFound } from "../shared/errors";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
+import { parseStreamFile, streamPath } from "../shared/stream-files";
 import { spendPublicRead } from "./public-reads";
 import { isolateNow } from "../shared/isolate-memory";
 
@@ -39,13 +40,10 @@ export const servableStreamOnly: MiddlewareHandler<AppEnv> = async (c, next) => 
     HLS_VERSION_PATTERN.test(version) &&
     !(await servesStreamVersion(c.get("db"), contentKey, version, isolateNow()))
   ) {
-    const file = c.req.param("file") ?? "";
+    const file = parseStreamFile(c.req.param("file") ?? "");
     const moved = await movedStreamVersion(c.get("db"), contentKey, version, file, isolateNow());
-    if (moved !== null) {
-      const url = new URL(c.req.url);
-      url.pathname = `/hls/${contentKey}/${moved}/${file}`;
-      return c.redirect(`${url.pathname}${url.search}`, 301);
-    }
+    if (moved !== null && file !== null)
+      return c.redirect(`${streamPath(contentKey, moved, file)}${new URL(c.req.url).search}`, 301);
     spendPublicRead(c);
     throw notFound(`no stream version ${version} of ${contentKey}`);
   }

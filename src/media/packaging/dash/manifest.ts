@@ -6,10 +6,14 @@
 import { bitrates, type HlsIndex } from "../segments";
 import type { TrackKind } from "../tracks";
 import { sourcePlays, type VariantRendition } from "../variants";
+import { DASH_NUMBER, numberedNames, streamFileName } from "../../../shared/stream-files";
 
-/** The DASH files of a track: its init segment and its media segments, `$Number$` from 0. */
-export const dashInitName = (kind: TrackKind) => `${kind}-init.mp4`;
-export const dashSegmentName = (kind: TrackKind, n: number | "$Number$") => `${kind}-${n}.m4s`;
+/**
+ * A track's files (the source's, or rung `rung`'s video) in a SegmentTemplate: its init segment
+ * and its media segments, `$Number$` from 0.
+ */
+const templateFiles = (track: TrackKind, rung: string | null = null) =>
+  `initialization="${streamFileName({ kind: "init", rung, track })}" media="${numberedNames({ kind: "segment", rung, track })(DASH_NUMBER)}"`;
 
 /**
  * A SegmentTimeline: runs of equal durations become one `S` with a repeat count `r`, so the
@@ -60,10 +64,10 @@ export function dashManifest(
   const { peak, average } = bitrates(index);
   const timeline = segmentTimeline(videoDurations(index));
   const template = (kind: TrackKind) =>
-    `<SegmentTemplate timescale="${index.video.timescale}" initialization="${dashInitName(kind)}" media="${dashSegmentName(kind, "$Number$")}" startNumber="0">${timeline}</SegmentTemplate>`;
+    `<SegmentTemplate timescale="${index.video.timescale}" ${templateFiles(kind)} startNumber="0">${timeline}</SegmentTemplate>`;
   // A rendition's timeline is the source's up to a frame: its own SegmentTemplate.
   const rung = ({ variant: r, index: ri }: { variant: VariantRendition; index: HlsIndex }) =>
-    `<Representation id="${r.name}" bandwidth="${r.peakBitrate}" codecs="${ri.video.codec}" width="${r.width}" height="${r.height}"><SegmentTemplate timescale="${ri.video.timescale}" initialization="${r.name}-${dashInitName("video")}" media="${r.name}-${dashSegmentName("video", "$Number$")}" startNumber="0">${segmentTimeline(videoDurations(ri))}</SegmentTemplate></Representation>`;
+    `<Representation id="${r.name}" bandwidth="${r.peakBitrate}" codecs="${ri.video.codec}" width="${r.width}" height="${r.height}"><SegmentTemplate timescale="${ri.video.timescale}" ${templateFiles("video", r.name)} startNumber="0">${segmentTimeline(videoDurations(ri))}</SegmentTemplate></Representation>`;
   const iso = (seconds: number) => `PT${seconds.toFixed(3)}S`;
   const v = index.video;
   const lines = [

@@ -6,19 +6,12 @@
 import { bitrates, type HlsIndex } from "../segments";
 import type { SubtitleRendition } from "../subtitles";
 import { frameRate, sourcePlays, type VariantRendition } from "../variants";
-
-export const SEGMENT_EXTENSION = "m4s";
+import { numberedNames, streamFileName } from "../../../shared/stream-files";
 
 const codecsOf = (index: HlsIndex) =>
   [index.video.codec, ...(index.audio ? [index.audio.codec] : [])].join(",");
 
 const SUBTITLE_GROUP = "subs";
-
-export const subtitlePlaylistName = (n: number) => `subtitles-${n}.m3u8`;
-/** The n-th WebVTT file as the service serves it (read from the publisher's host). */
-export const subtitleFileName = (n: number) => `subtitles-${n}.vtt`;
-
-export const renditionPlaylistName = (name: string) => `${name}-video.m3u8`;
 
 /**
  * The multivariant (master) playlist: the stored file as it is (the top variant), then each
@@ -51,7 +44,7 @@ export function masterPlaylist(
   ];
   const media = subtitles.map(
     (s, n) =>
-      `#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="${SUBTITLE_GROUP}",NAME="${s.name}",LANGUAGE="${s.language}",DEFAULT=NO,AUTOSELECT=YES,URI="${subtitlePlaylistName(n)}"`,
+      `#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="${SUBTITLE_GROUP}",NAME="${s.name}",LANGUAGE="${s.language}",DEFAULT=NO,AUTOSELECT=YES,URI="${streamFileName({ kind: "subtitle-playlist", number: n })}"`,
   );
   return [
     "#EXTM3U",
@@ -60,7 +53,14 @@ export function masterPlaylist(
     ...media,
     // A source that is not H.264 is never listed: its transcoded variants are what plays.
     ...(sourcePlays(index)
-      ? variant(peak, average, codecsOf(index), index.video.width, index.video.height, "video.m3u8")
+      ? variant(
+          peak,
+          average,
+          codecsOf(index),
+          index.video.width,
+          index.video.height,
+          streamFileName({ kind: "media-playlist", rung: null }),
+        )
       : []),
     ...renditions.flatMap((r) =>
       variant(
@@ -69,7 +69,7 @@ export function masterPlaylist(
         r.codecs,
         r.width,
         r.height,
-        renditionPlaylistName(r.name),
+        streamFileName({ kind: "media-playlist", rung: r.name }),
       ),
     ),
     "",
@@ -89,14 +89,14 @@ export function subtitlePlaylist(index: HlsIndex, n: number): string {
     "#EXT-X-MEDIA-SEQUENCE:0",
     "#EXT-X-PLAYLIST-TYPE:VOD",
     `#EXTINF:${duration.toFixed(3)},`,
-    subtitleFileName(n),
+    streamFileName({ kind: "subtitle", number: n }),
     "#EXT-X-ENDLIST",
     "",
   ].join("\n");
 }
 
-/** The media playlist: every segment, VOD, with the init segment as its map; a rendition's files carry its `prefix`. */
-export function mediaPlaylist(index: HlsIndex, prefix = ""): string {
+/** A variant's media playlist (the source's, or rung `rung`'s): every segment, VOD, with the init segment as its map. */
+export function mediaPlaylist(index: HlsIndex, rung: string | null = null): string {
   // EXT-X-TARGETDURATION: every EXTINF rounded to the nearest integer must not exceed it.
   // A loop, not Math.max(...durations): spreading 200,000 segments overflows the stack.
   let target = 1;
@@ -108,11 +108,10 @@ export function mediaPlaylist(index: HlsIndex, prefix = ""): string {
     "#EXT-X-MEDIA-SEQUENCE:0",
     "#EXT-X-PLAYLIST-TYPE:VOD",
     "#EXT-X-INDEPENDENT-SEGMENTS",
-    `#EXT-X-MAP:URI="${prefix}init.mp4"`,
+    `#EXT-X-MAP:URI="${streamFileName({ kind: "init", rung, track: "muxed" })}"`,
   ];
-  index.segments.forEach((s, i) =>
-    lines.push(`#EXTINF:${s.duration.toFixed(3)},`, `${prefix}${i}.${SEGMENT_EXTENSION}`),
-  );
+  const segment = numberedNames({ kind: "segment", rung, track: "muxed" });
+  index.segments.forEach((s, i) => lines.push(`#EXTINF:${s.duration.toFixed(3)},`, segment(i)));
   lines.push("#EXT-X-ENDLIST", "");
   return lines.join("\n");
 }
