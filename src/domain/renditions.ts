@@ -47,7 +47,7 @@ import { catalogChanged } from "./catalog-changed";
 import type { Deps } from "./deps";
 import { emitWebhookEvent } from "./webhooks/emit";
 import { publishTranscoded, rejectTranscoded } from "./content/transcoded";
-import { ensureIndex } from "./streaming";
+import { ensureIndex } from "./streaming/indexes";
 
 export type { RenditionJob };
 

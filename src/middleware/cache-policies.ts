@@ -7,7 +7,7 @@ import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
 import { servableContent } from "../domain/files";
 import { playerAnswerVersions } from "../domain/player/answer";
-import { streamCaching } from "../domain/streaming";
+import { streamCaching } from "../domain/streaming/caching";
 import { liveCaching } from "../domain/live/files";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";

@@ -46,7 +46,7 @@ import {
   type UploadTarget,
 } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
-import { packageUpload, streamObjectKeys } from "../streaming";
+import { packageUpload, streamObjectKeys } from "../streaming/indexes";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { deleteRenditionObjects, planRenditions } from "../renditions";
 import { toContentObject } from "./objects";

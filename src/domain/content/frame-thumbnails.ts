@@ -25,7 +25,7 @@ import type { RangeReader } from "../../media/mp4-reader";
 import { frameThumbnailKey, hlsKeys } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
 import type { Deps } from "../deps";
-import { ensureIndex, type PackagingDeps } from "../streaming";
+import { ensureIndex, type PackagingDeps } from "../streaming/indexes";
 
 /** Which frame source a request or a background run has (http/deps.ts, background.ts). */
 export { frameSourceOf } from "../../media/frames";

@@ -11,7 +11,7 @@ import { signedPlayback } from "../../middleware/signed-playback";
 import { playbackTokenQuery } from "../../schemas/playback";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 import { STREAM_FILE_FORMS, STREAM_FILE_PATTERN } from "../../shared/stream-files";
-import { HLS_VERSION_PATTERN } from "../../domain/streaming";
+import { HLS_VERSION_PATTERN } from "../../domain/streaming/served";
 
 const text = (type: string, description: string) => ({
   description,
