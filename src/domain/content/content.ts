@@ -115,7 +115,8 @@ export function expectedPartSize(
   return partNumber < parts ? chunkSize : contentSize - chunkSize * (parts - 1);
 }
 
-async function newContentKey(db: Db): Promise<string> {
+/** A content key no row has (8 letters and digits), for a record made without one (E1, POST /v2/live). */
+export async function newContentKey(db: Db): Promise<string> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const key = randomAlphanumeric(8);
     if (!(await contentKeyExists(db, key))) return key;
