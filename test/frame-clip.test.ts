@@ -12,8 +12,8 @@ import {
   mediaTransformsFrames,
   thumbnailTime,
   type FrameSource,
-  type MediaTransformsBinding,
 } from "../src/media/frames";
+import type { MediaTransformsBinding } from "../src/shared/bindings";
 import { buildIndex } from "../src/media/packaging/segments";
 import { readTracks } from "../src/media/packaging/tracks";
 import type { RangeReader } from "../src/media/mp4-reader";

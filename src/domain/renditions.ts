@@ -33,7 +33,7 @@ import { bitrates, type HlsIndex } from "../media/packaging/segments";
 import { readTracks } from "../media/packaging/tracks";
 import { assembleRung, MisalignedRendition, type MediaPart } from "../media/renditions/assemble";
 import { chunkRecordRange, planChunk, planChunks, type ChunkPlan } from "../media/renditions/chunk";
-import type { RenditionJob } from "../media/renditions/job";
+import type { RenditionJob } from "../shared/bindings";
 import { DEFAULT_LADDER, planLadder } from "../media/renditions/ladder";
 import {
   TranscodeRefused,
