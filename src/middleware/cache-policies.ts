@@ -14,7 +14,13 @@ import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
 import type { CachePolicy } from "./edge-cache";
 import { isolateNow } from "../shared/isolate-memory";
-import { versionsOf, feedVersions, versionParts, type Dependency } from "../shared/versions";
+import {
+  versionsOf,
+  feedVersions,
+  playerVersions,
+  versionParts,
+  type Dependency,
+} from "../shared/versions";
 import { parseStreamFile, showsRecord } from "../shared/stream-files";
 
 /** Catalog reads: a write moves the version on, so entries may live long; windows move by the cron. */
@@ -170,7 +176,12 @@ export const playerPolicy: CachePolicy = async (c) => {
   return versions === null
     ? null
     : {
-        parts: [versions.revision, `p${versions.playerVersion}`],
+        parts: [
+          versions.revision,
+          ...versionParts(playerVersions(versions.organizationId, versions.playerVersion), [
+            "player",
+          ]),
+        ],
         ttlSeconds: CATALOG_TTL_SECONDS,
       };
 };
