@@ -3,12 +3,15 @@
 // handlers call them, in this test's isolate, where watchIsolateEffects sees what they apply.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import { backgroundDeps } from "../src/domain/background";
+import { replaceContent } from "../src/domain/content/content";
 import type { Deps } from "../src/domain/deps";
 import { type Moved, watchIsolateEffects } from "../src/domain/isolate-effects";
 import { createPlaybackKey, setPlaybackSettings } from "../src/domain/playback/keys";
 import { playerChanged } from "../src/domain/player/configurations";
-import { createOrg, type TestOrg } from "./helpers";
+import { updateContentBody } from "../src/schemas/content";
+import { createOrg, dataUrlBytes, publishVideo, type TestOrg, writeJson } from "./helpers";
 
 let org: TestOrg;
 let organizationId: number;
@@ -35,6 +38,25 @@ async function effectsOf(write: () => Promise<unknown>): Promise<Partial<Moved>[
 }
 
 describe("a write's effects on isolate memory", () => {
+  it("E4 of a video's signedPlayback: once, the video's gates with its catalog change", async () => {
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl));
+    const content = await env.DB.prepare("SELECT id FROM contents WHERE content_key = ?")
+      .bind(key)
+      .first<{ id: number }>();
+    const e3 = await writeJson(org, "GET", `/v2/content?contentKey=${key}`);
+    const applied = await effectsOf(() =>
+      replaceContent(
+        deps,
+        { organizationId, subOrganizationId: null },
+        updateContentBody.parse({ ...e3.body, signedPlayback: true }),
+      ),
+    );
+    expect(applied).toHaveLength(1);
+    expect(new Set(applied[0]!.videos?.contentKeys)).toEqual(new Set([key]));
+    expect(new Set(applied[0]!.videos?.contentIds)).toEqual(new Set([content!.id]));
+    expect(applied[0]!.versions?.map((v) => v.organizationId)).toEqual([organizationId]);
+  });
+
   it("a player setting moves the organization's player version, named in what it moved", async () => {
     const before = await env.DB.prepare(
       "SELECT player_version AS v FROM organizations WHERE id = ?",

@@ -575,14 +575,17 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     ...(body.itemPlacements !== undefined && { itemPlacements: body.itemPlacements }),
     updatedAt: deps.now.toISOString(),
   });
-  if (body.signedPlayback !== undefined)
-    applyIsolateEffects({ videos: { contentKeys: [content.contentKey], contentIds: [] } });
-  if (content.status === "available") {
+  // A published video's change drops its gates among the catalog change's effects; another's
+  // signed-playback rule is dropped alone (its gates are asked before it is served).
+  if (content.status === "available")
     await catalogChanged(deps, content.organizationId, {
       kind: "videos",
       versions: [content, updated],
     });
-  }
+  else if (body.signedPlayback !== undefined)
+    applyIsolateEffects({
+      videos: { contentKeys: [content.contentKey], contentIds: [content.id] },
+    });
   const object = toContentObject(updated, deps.origins);
   await emitWebhookEvent(deps, content, "video.updated", object);
   return object;
