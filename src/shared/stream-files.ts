@@ -10,8 +10,9 @@
 // kind (a low-latency HLS part, a subtitle track the service keeps) is one entry there and one
 // line of StreamFile; a new field (a part's number, a language) is one slot of SLOTS besides.
 // The route matches exactly what parseStreamFile parses: its pattern is built from the same
-// templates. The /live/ viewer's files (domain/live/files.ts) are another family of names that
-// the same compiler (compileForms) can describe.
+// templates. The /live/ viewer's files (index.m3u8, recording.m3u8, u<n>.<ext>: domain/live/
+// files.ts) are another family of names; they can join as a second table of the same shape
+// (compileForms) when the live routes move to it.
 
 /**
  * The track a media file holds: both in one (HLS's muxed segments), or one each (DASH's
