@@ -6,10 +6,11 @@
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { frameClip } from "../src/domain/content/frame-thumbnails";
-import { dashManifest, mediaPlaylist } from "../src/media/hls/playlists";
-import { packageSegment } from "../src/media/hls/packager";
-import { buildIndex, type HlsIndex } from "../src/media/hls/segments";
-import { readTracks, type Track } from "../src/media/hls/tracks";
+import { dashManifest } from "../src/media/packaging/dash/manifest";
+import { mediaPlaylist } from "../src/media/packaging/hls/playlists";
+import { packageSegment } from "../src/media/packaging/packager";
+import { buildIndex, type HlsIndex } from "../src/media/packaging/segments";
+import { readTracks, type Track } from "../src/media/packaging/tracks";
 import {
   box,
   concat,

@@ -1,6 +1,10 @@
-// Bindings and variables of the worker (wrangler.toml, .dev.vars, secrets).
-import type { MediaTransformsBinding } from "./media/frames";
-import type { RenditionsQueueMessage } from "./media/renditions/job";
+// Bindings and variables of the worker (wrangler.toml, .dev.vars, secrets). A leaf: the shapes
+// of its bindings are in shared/bindings.ts, so every layer may read it.
+import type {
+  LiveStreams,
+  MediaTransformsBinding,
+  RenditionsQueueMessage,
+} from "./shared/bindings";
 export interface Env {
   /** The catalog database (video-catalog). */
   DB: D1Database;
@@ -62,7 +66,7 @@ export interface Env {
   /** Tests: the local ffmpeg frame service as a service binding (scripts/lib/frame-service.mjs). */
   FRAMES?: Fetcher;
   /** One Durable Object per live stream (src/durable/live-stream.ts), named by its content key. */
-  LIVE_STREAMS: import("./domain/live/objects").LiveStreams;
+  LIVE_STREAMS: LiveStreams;
   LIVE_DVR_SECONDS?: string;
   LIVE_TIMEOUT_SECONDS?: string;
   LIVE_SEGMENT_MAX_BYTES?: string;

@@ -12,10 +12,10 @@ import {
   mediaTransformsFrames,
   thumbnailTime,
   type FrameSource,
-  type MediaTransformsBinding,
 } from "../src/media/frames";
-import { buildIndex } from "../src/media/hls/segments";
-import { readTracks } from "../src/media/hls/tracks";
+import type { MediaTransformsBinding } from "../src/shared/bindings";
+import { buildIndex } from "../src/media/packaging/segments";
+import { readTracks } from "../src/media/packaging/tracks";
 import type { RangeReader } from "../src/media/mp4-reader";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";

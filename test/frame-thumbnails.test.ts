@@ -4,12 +4,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_THUMBNAIL_JPEG } from "../src/media/default-thumbnail";
-import {
-  FLAT_FRAME_MAX_BYTES,
-  mediaTransformsFrames,
-  thumbnailTime,
-  type MediaTransformsBinding,
-} from "../src/media/frames";
+import { FLAT_FRAME_MAX_BYTES, mediaTransformsFrames, thumbnailTime } from "../src/media/frames";
+import type { MediaTransformsBinding } from "../src/shared/bindings";
 import { checkThumbnail, readJpegInfo } from "../src/media/jpeg";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";

@@ -19,10 +19,10 @@ import {
   tfhd,
   u32,
   u64,
-} from "../src/media/hls/box-writer";
+} from "../src/media/bmff/writer";
 import type { RangeReader } from "../src/media/mp4-probe";
 
-// The boxes are the service's own writer's (src/media/hls/box-writer.ts).
+// The boxes are the service's own writer's (src/media/bmff/writer.ts).
 export { box, fullBox, u32, u64 };
 
 export function concat(...parts: Uint8Array[]): Uint8Array {

@@ -26,6 +26,7 @@ import {
   SETTLED_MS,
 } from "./helpers";
 import { boxesIn, boxPath } from "./media-fmp4-synth";
+import { parseStreamFile, STREAM_FILE_FORMS } from "../src/shared/stream-files";
 
 let org: TestOrg;
 beforeAll(async () => {
@@ -333,6 +334,29 @@ describe("urlHLS and the stream of a published video", () => {
     const bad = await callJson(`${base(masterUrl)}secret.txt`);
     expect(bad.res.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain("master.m3u8");
+  });
+
+  it("answers every name the stream grammar parses, and refuses (400) exactly the others", async () => {
+    // Each form with its slots filled, and names one character away from them.
+    const names = new Set<string>();
+    for (const form of STREAM_FILE_FORMS) {
+      const name = form
+        .replace("r<height>", "r360")
+        .replace("(video|audio)", "video")
+        .replace("<n>", "1");
+      names.add(name);
+      for (let i = 0; i < name.length; i += 3)
+        for (const c of ["0", "r", "-", "x"]) names.add(name.slice(0, i) + c + name.slice(i + 1));
+    }
+    expect(names.size).toBeGreaterThan(100);
+    // An address of its own: these reads are not the rest of the file's public reads.
+    const headers = { "CF-Connecting-IP": "198.51.100.80" };
+    for (const name of names) {
+      const res = await call(`${base(masterUrl)}${name}`, { headers });
+      await res.arrayBuffer();
+      if (parseStreamFile(name) === null) expect(res.status, name).toBe(400);
+      else expect([200, 404], name).toContain(res.status);
+    }
   });
 });
 

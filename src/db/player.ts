@@ -140,12 +140,17 @@ export async function setOrganizationAdTag(
   await db.update(organizations).set({ adTagUrl }).where(eq(organizations.id, organizationId));
 }
 
-/** Moves the organization's player version on: GET /v2/player answers get new cache keys. */
-export async function bumpPlayerVersion(db: Db, organizationId: number): Promise<void> {
-  await db
+/**
+ * Moves the organization's player version on (GET /v2/player answers get new cache keys) and
+ * returns it; null when no organization has the id.
+ */
+export async function bumpPlayerVersion(db: Db, organizationId: number): Promise<number | null> {
+  const [row] = await db
     .update(organizations)
     .set({ playerVersion: sql`${organizations.playerVersion} + 1` })
-    .where(eq(organizations.id, organizationId));
+    .where(eq(organizations.id, organizationId))
+    .returning({ playerVersion: organizations.playerVersion });
+  return row?.playerVersion ?? null;
 }
 
 /** What the public player answer's cache key depends on besides its URL. */

@@ -5,7 +5,7 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import type { FrameSource } from "../media/frames";
-import type { RenditionsQueueMessage } from "../media/renditions/job";
+import type { RenditionsQueueMessage } from "../shared/bindings";
 import type { LiveStreams } from "./live/objects";
 
 export interface Origins {

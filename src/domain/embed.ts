@@ -5,7 +5,8 @@
 import type { Db } from "../db/client";
 import { findContentByKeyAnyOrg } from "../db/content";
 import { findOrganizationById } from "../db/organizations";
-import { subtitleFileName, subtitleRenditions } from "../media/hls/playlists";
+import { subtitleRenditions } from "../media/packaging/subtitles";
+import { streamPath } from "../shared/stream-files";
 import { hlsVersion } from "../storage/layout";
 import { v2Record } from "./catalog/records";
 import type { Origins } from "./deps";
@@ -54,7 +55,7 @@ export async function embedPlayback(
     subtitles: subtitleRenditions(content.subtitles).map((s, n) => ({
       language: s.language,
       label: s.name,
-      src: `/hls/${contentKey}/${hlsVersion(content.id)}/${subtitleFileName(n)}`,
+      src: streamPath(contentKey, hlsVersion(content.id), { kind: "subtitle", number: n }),
     })),
     hlsHasSubtitles: content.urlHls === null,
     syncCode: org.syncCode,

@@ -116,7 +116,7 @@ export function forgetServable(contentKeys: Iterable<string>): void {
   for (const key of contentKeys) servable.delete(key);
 }
 
-/** An organization's playback setting changed: every video's gates are read again. */
-export function forgetEveryServable(): void {
-  servable.clear();
+/** An organization's signed playback changed: its videos' gates are read again. */
+export function forgetServableOf(organizationId: number): void {
+  servable.deleteWhere((_, gates) => gates.rule?.organizationId === organizationId);
 }

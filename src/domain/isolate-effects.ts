@@ -3,10 +3,12 @@
 // the organization's credential lookups take the new ones in place and the next read asks new
 // keys at every level. What a key cannot name is dropped here: an organization's lookups when its
 // credentials, network or statistics shard change; a video's media gates (its servable record
-// and signed-playback rule, one lookup: files.ts) and window decisions when it changes. Other
+// and signed-playback rule, one lookup: files.ts) and window decisions when it changes; an
+// organization's playback keys and its videos' gates when its signed playback changes. Other
 // isolates see all of it within their stores' maximum ages (docs/architecture.md "Reads:
 // versions, keys, levels").
-import { forgetServable } from "./files";
+import { forgetServable, forgetServableOf } from "./files";
+import { forgetPlaybackKeys } from "./playback/kept-keys";
 import { forgetWindowDecisions } from "./playback/windows";
 import {
   forgetEveryOrganization,
@@ -28,6 +30,12 @@ export interface Moved {
   everyOrganization: boolean;
   /** Videos whose record changed: what the playback gates decided of them is dropped. */
   videos: { contentKeys: string[]; contentIds: number[] };
+  /**
+   * Organizations whose signed playback changed (a key created or deleted, the setting
+   * switched): their imported keys are dropped, and their videos' gates (the rule is read with
+   * the gate's record).
+   */
+  playback: number[];
 }
 
 export const nothingMoved = (): Moved => ({
@@ -35,6 +43,7 @@ export const nothingMoved = (): Moved => ({
   organizations: [],
   everyOrganization: false,
   videos: { contentKeys: [], contentIds: [] },
+  playback: [],
 });
 
 /** Applies a write's effects on this isolate's memory (versions first, then what is dropped). */
@@ -48,4 +57,20 @@ export function applyIsolateEffects(moved: Partial<Moved>): void {
     forgetServable(moved.videos.contentKeys);
     forgetWindowDecisions(moved.videos.contentIds);
   }
+  for (const organizationId of moved.playback ?? []) {
+    forgetPlaybackKeys(organizationId);
+    forgetServableOf(organizationId);
+  }
+  for (const watch of watchers) watch(moved);
+}
+
+const watchers = new Set<(moved: Partial<Moved>) => void>();
+
+/**
+ * Tests: sees every application of a write's effects in this isolate (each write applies its
+ * effects once); returns what stops watching.
+ */
+export function watchIsolateEffects(watch: (moved: Partial<Moved>) => void): () => void {
+  watchers.add(watch);
+  return () => watchers.delete(watch);
 }

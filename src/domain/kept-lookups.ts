@@ -70,19 +70,21 @@ export function forgetOrganization(organizationId: number, networkId: number | n
   );
 }
 
-/** Versions of an organization that a write moved on, as its record holds them. */
+/** Versions of an organization that a write moved on, named as its rows hold them. */
 export interface MovedVersions {
   catalogVersion?: number;
   statsVersion?: number;
+  /** The player version (its configurations, ad tag, ecommerce items: domain/player/). */
+  playerVersion?: number;
 }
 
 /**
  * After a write that moved only the organization's versions (a video or feed change, counted
- * statistics): its kept records take the new versions in place, so the next reads in this
- * isolate ask the new cache keys without reloading the credentials from D1 all at once (every
- * reader of the organization did, after every write); what else is kept of it (a feed's version,
- * sub-organizations) is dropped as forgetOrganization drops it. Other isolates see the versions
- * within the bound, as before.
+ * statistics, a player setting): its kept records take the new versions in place, so the next
+ * reads in this isolate ask the new cache keys without reloading the credentials from D1 all at
+ * once (every reader of the organization did, after every write); what else is kept of it (a
+ * feed's version, sub-organizations, the player answers' versions) is dropped as
+ * forgetOrganization drops it. Other isolates see the versions within the bound, as before.
  */
 export function organizationVersionsMoved(organizationId: number, moved: MovedVersions): void {
   entries.deleteWhere(
@@ -96,7 +98,9 @@ export function organizationVersionsMoved(organizationId: number, moved: MovedVe
       keyof MovedVersions,
       number | undefined,
     ][]) {
-      if (version !== undefined && version > Number(record[name] ?? -1)) record[name] = version;
+      // A record takes the versions it holds (a credential's organization has no player version).
+      if (version !== undefined && name in record && version > Number(record[name]))
+        record[name] = version;
     }
     return { ...entry, value: record };
   });

@@ -1,6 +1,6 @@
 // Organizations and their credentials (the operator API): create, change, rotate, delete.
 // Secrets appear only in the answer that creates or rotates them; the database keeps hashes.
-import { streamObjectKeys } from "./streaming";
+import { streamObjectKeys } from "./streaming/indexes";
 import { deleteRenditionObjects } from "./renditions";
 import { isUniqueViolation } from "../db/client";
 import { deleteOrganizationSessions } from "../db/console-sessions";

@@ -10,7 +10,7 @@ import { conflict, notFound } from "../shared/errors";
 import { loadContentOr404 } from "./content/content";
 import type { Deps } from "./deps";
 import { ladderFor, queueRungJobs, renditionStates } from "./renditions";
-import { ensureIndex } from "./streaming";
+import { ensureIndex } from "./streaming/indexes";
 
 export async function retryRenditions(
   deps: Deps,

@@ -29,11 +29,11 @@ import {
 } from "../db/renditions";
 import { findContentByKeyAnyOrg } from "../db/content";
 import { MediaProbeError } from "../media/bmff/reader";
-import { bitrates, type HlsIndex } from "../media/hls/segments";
-import { readTracks } from "../media/hls/tracks";
+import { bitrates, type HlsIndex } from "../media/packaging/segments";
+import { readTracks } from "../media/packaging/tracks";
 import { assembleRung, MisalignedRendition, type MediaPart } from "../media/renditions/assemble";
 import { chunkRecordRange, planChunk, planChunks, type ChunkPlan } from "../media/renditions/chunk";
-import type { RenditionJob } from "../media/renditions/job";
+import type { RenditionJob } from "../shared/bindings";
 import { DEFAULT_LADDER, planLadder } from "../media/renditions/ladder";
 import {
   TranscodeRefused,
@@ -47,7 +47,7 @@ import { catalogChanged } from "./catalog-changed";
 import type { Deps } from "./deps";
 import { emitWebhookEvent } from "./webhooks/emit";
 import { publishTranscoded, rejectTranscoded } from "./content/transcoded";
-import { ensureIndex } from "./streaming";
+import { ensureIndex } from "./streaming/indexes";
 
 export type { RenditionJob };
 

@@ -28,7 +28,7 @@ import {
   PlaylistError,
   renderLivePlaylist,
   type LiveSegment,
-} from "../media/hls/live-playlist";
+} from "../media/packaging/hls/live-playlist";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 import { liveObjectKey, liveObjectPrefix, RECORDING_PLAYLIST } from "../storage/layout";
 import type { LiveState } from "../shared/vocabulary";

@@ -6,6 +6,7 @@ import type { D1Meter } from "../db/metered-d1";
 import type { OrganizationWithNetwork } from "../db/organizations";
 import type { SubOrganization } from "../db/schema";
 import type { Origins } from "../domain/deps";
+import type { ServedStream } from "../domain/streaming/served";
 import type { Env } from "../env";
 import type { ErrorStyle } from "./errors";
 import { type Versions } from "../shared/versions";
@@ -38,6 +39,8 @@ export interface AppVariables extends TimingVariables {
    * it has stored the answer, and drops the copy if not (middleware/edge-cache.ts).
    */
   stillCurrent?: () => Promise<boolean>;
+  /** The stream a /hls/ URL names, its version checked once (middleware/servable.ts). */
+  servedStream?: ServedStream;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

@@ -12,19 +12,13 @@
  * composition offset), so the wanted frame is `atSeconds` into the clip.
  */
 import { fromBase64 } from "../shared/crypto";
+import { box, dinf, edts, fullBox, hdlr, mdhd, mediaHeader, mvhd, tkhd, u32 } from "./bmff/writer";
 import {
-  box,
-  dinf,
-  edts,
-  fullBox,
-  hdlr,
-  mdhd,
-  mediaHeader,
-  mvhd,
-  tkhd,
-  u32,
-} from "./hls/box-writer";
-import { recordRange, type HlsIndex, type SampleRecords, type TrackHeader } from "./hls/segments";
+  recordRange,
+  type HlsIndex,
+  type SampleRecords,
+  type TrackHeader,
+} from "./packaging/segments";
 
 /**
  * The most a clip may weigh: a two-second group of pictures is well under it at any bit rate a

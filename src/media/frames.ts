@@ -8,6 +8,7 @@
  *    reached as a service binding (tests) or at FRAME_SERVICE_URL (npm run dev). It takes the
  *    same inputs over HTTP: the video as the body, the time in the query.
  */
+import type { MediaTransformsBinding } from "../shared/bindings";
 
 export interface FrameRequest {
   /** The video: a clip of the stored file (frame-thumbnails.ts), or a small file whole. */
@@ -24,21 +25,6 @@ export interface FrameSource {
 
 export const FRAME_WIDTH = 1920;
 export const FRAME_HEIGHT = 1080;
-
-/** The parts of the Media Transformations binding this adapter uses (workers-types' MediaBinding). */
-export interface MediaTransformsBinding {
-  input(media: ReadableStream<Uint8Array>): {
-    transform(options: {
-      width?: number;
-      height?: number;
-      fit?: "contain" | "cover" | "scale-down";
-    }): {
-      output(options: { mode: "frame"; time: string; format: "jpg" }): {
-        response(): Promise<Response> | Response;
-      };
-    };
-  };
-}
 
 async function jpegFrom(response: Response, source: string): Promise<Uint8Array> {
   if (!response.ok)

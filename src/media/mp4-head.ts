@@ -4,7 +4,13 @@
 // mdat there, so its codecs are known only when E2 reads the whole file. Anything odd here is
 // left to E2's probe (mp4-probe.ts), which says what is wrong with the file.
 import { audioCodecString, parseHdlr, parseStsd, trakBoxes } from "./bmff/boxes";
-import { Bytes, children } from "./bmff/reader";
+import {
+  type BoxHeaderFields,
+  boxHeaderFields,
+  Bytes,
+  children,
+  MediaProbeError,
+} from "./bmff/reader";
 import { codecRefusal } from "./mp4-probe";
 
 export { HEAD_SCAN_MAX_BYTES } from "./bmff/limits";
@@ -22,25 +28,25 @@ export type HeadVerdict =
 const BEFORE_MOOV = new Set(["ftyp", "free", "skip", "wide", "uuid", "pdin", "junk"]);
 
 export function scanHead(head: Uint8Array): HeadVerdict {
-  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   let offset = 0;
   for (let count = 0; count < 16; count++) {
     if (head.byteLength - offset < 16) return { kind: "more", needed: offset + 16 };
-    const size32 = view.getUint32(offset);
-    const type = String.fromCharCode(...head.subarray(offset + 4, offset + 8));
-    let size = size32;
-    let headerSize = 8;
-    if (size32 === 1) {
-      size = Number(view.getBigUint64(offset + 8));
-      headerSize = 16;
+    let header: BoxHeaderFields;
+    try {
+      header = boxHeaderFields(head.subarray(offset, offset + 16), offset);
+    } catch (err) {
+      if (err instanceof MediaProbeError) return { kind: "unknown" };
+      throw err;
     }
+    const { type, headerSize, size } = header;
+    // A box to the end of the file (size 0), or one smaller than its header: not a faststart head.
+    if (size === null || size < headerSize) return { kind: "unknown" };
     if (type === "moov") {
-      if (size < headerSize) return { kind: "unknown" };
       if (head.byteLength < offset + size) return { kind: "more", needed: offset + size };
       return codecsOf(head.subarray(offset + headerSize, offset + size));
     }
-    // mdat first (moov at the end), a box to the end of the file, or not an MP4 start.
-    if (!BEFORE_MOOV.has(type) || size < headerSize) return { kind: "unknown" };
+    // mdat first (moov at the end), or not an MP4 start.
+    if (!BEFORE_MOOV.has(type)) return { kind: "unknown" };
     offset += size;
   }
   return { kind: "unknown" };

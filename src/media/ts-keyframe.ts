@@ -8,8 +8,8 @@
  */
 import { base64 } from "../shared/crypto";
 import { writeClip } from "./frame-clip";
-import { box, concat, u16, u32 } from "./hls/box-writer";
-import type { TrackHeader } from "./hls/segments";
+import { box, concat, u16, u32 } from "./bmff/writer";
+import type { TrackHeader } from "./packaging/segments";
 
 const PACKET = 188;
 const H264_STREAM_TYPE = 0x1b;

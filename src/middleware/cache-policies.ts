@@ -7,14 +7,21 @@ import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
 import { servableContent } from "../domain/files";
 import { playerAnswerVersions } from "../domain/player/answer";
-import { dependsOnRecord, streamCaching } from "../domain/streaming";
+import { streamCaching } from "../domain/streaming/caching";
 import { liveCaching } from "../domain/live/files";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
 import type { CachePolicy } from "./edge-cache";
 import { isolateNow } from "../shared/isolate-memory";
-import { versionsOf, feedVersions, versionParts, type Dependency } from "../shared/versions";
+import {
+  versionsOf,
+  feedVersions,
+  playerVersions,
+  versionParts,
+  type Dependency,
+} from "../shared/versions";
+import { parseStreamFile, showsRecord } from "../shared/stream-files";
 
 /** Catalog reads: a write moves the version on, so entries may live long; windows move by the cron. */
 export const CATALOG_TTL_SECONDS = 300;
@@ -150,10 +157,11 @@ export const feedFilePolicy: CachePolicy = () => ({
  * joins its key (the servable gate has just looked it up, kept in the isolate for 30 s).
  */
 export const streamPolicy: CachePolicy = async (c) => {
-  const file = c.req.param("file") ?? "";
-  const content = dependsOnRecord(file)
-    ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", isolateNow())
-    : null;
+  const file = parseStreamFile(c.req.param("file") ?? "");
+  const content =
+    file && showsRecord(file)
+      ? await servableContent(c.get("db"), c.req.param("contentKey") ?? "", isolateNow())
+      : null;
   return { parts: content ? [content.revision] : [], ttlSeconds: streamCaching(file).maxAge };
 };
 
@@ -168,7 +176,12 @@ export const playerPolicy: CachePolicy = async (c) => {
   return versions === null
     ? null
     : {
-        parts: [versions.revision, `p${versions.playerVersion}`],
+        parts: [
+          versions.revision,
+          ...versionParts(playerVersions(versions.organizationId, versions.playerVersion), [
+            "player",
+          ]),
+        ],
         ttlSeconds: CATALOG_TTL_SECONDS,
       };
 };

@@ -25,6 +25,7 @@ import { BOOKMARK_HEADER } from "../http/request";
 import { bodyEtag, etagMatches, notModified } from "../http/conditional";
 import type { AppEnv } from "../http/context";
 import { edgeCacheKey } from "../shared/edge-cache-key";
+import { readerOf } from "../shared/versions";
 import { offersWriteCredentials } from "./auth";
 import { isolateNow } from "../shared/isolate-memory";
 import { ISOLATE_ANSWER_MAX_BYTES, isolateAnswers } from "./isolate-answers";
@@ -67,12 +68,7 @@ function normalizedQuery(url: URL): string {
 function callerParts(c: Context<AppEnv>): string[] {
   const auth = c.get("auth") as AppEnv["Variables"]["auth"] | undefined;
   return auth
-    ? [
-        `o${auth.org.id}`,
-        `m${auth.subOrg?.id ?? 0}`,
-        auth.via,
-        [...auth.org.entitlements].sort().join(".") || "-",
-      ]
+    ? [readerOf(auth), auth.via, [...auth.org.entitlements].sort().join(".") || "-"]
     : ["public"];
 }
 

@@ -4,10 +4,11 @@
 // names another content row.
 import type { MiddlewareHandler } from "hono";
 import { isServable } from "../domain/files";
-import { HLS_VERSION_PATTERN, movedStreamVersion, servesStreamVersion } from "../domain/streaming";
+import { checkStreamVersion, HLS_VERSION_PATTERN } from "../domain/streaming/served";
 import type { AppEnv } from "../http/context";
 import { notFound } from "../shared/errors";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
+import { parseStreamFile, streamPath } from "../shared/stream-files";
 import { spendPublicRead } from "./public-reads";
 import { isolateNow } from "../shared/isolate-memory";
 
@@ -28,26 +29,25 @@ export const servableOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 /**
  * Streams: the URL's version must name the content served under the key now, checked before
  * the edge cache (whose entries are keyed by URL): a key freed by E5 and created again, by any
- * organization, must not serve the deleted video's cached playlists and segments.
+ * organization, must not serve the deleted video's cached playlists and segments. Checked once:
+ * the handler reads the stream it found (`servedStream`).
  */
 export const servableStreamOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const contentKey = c.req.param("contentKey") ?? "";
   const version = c.req.param("version") ?? "";
   // A malformed key or version is left to the route's validation (400).
-  if (
-    CONTENT_KEY_PATTERN.test(contentKey) &&
-    HLS_VERSION_PATTERN.test(version) &&
-    !(await servesStreamVersion(c.get("db"), contentKey, version, isolateNow()))
-  ) {
-    const file = c.req.param("file") ?? "";
-    const moved = await movedStreamVersion(c.get("db"), contentKey, version, file, isolateNow());
-    if (moved !== null) {
-      const url = new URL(c.req.url);
-      url.pathname = `/hls/${contentKey}/${moved}/${file}`;
-      return c.redirect(`${url.pathname}${url.search}`, 301);
-    }
+  if (!CONTENT_KEY_PATTERN.test(contentKey) || !HLS_VERSION_PATTERN.test(version)) return next();
+  const file = parseStreamFile(c.req.param("file") ?? "");
+  const check = await checkStreamVersion(c.get("db"), contentKey, version, file, isolateNow());
+  if (check && "movedTo" in check && file !== null)
+    return c.redirect(
+      `${streamPath(contentKey, check.movedTo, file)}${new URL(c.req.url).search}`,
+      301,
+    );
+  if (!check || !("served" in check)) {
     spendPublicRead(c);
     throw notFound(`no stream version ${version} of ${contentKey}`);
   }
+  c.set("servedStream", check.served);
   await next();
 };

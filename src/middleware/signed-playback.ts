@@ -5,12 +5,14 @@
 // (middleware/edge-cache.ts), so one cached copy serves every viewer, and the token is written
 // into a playlist's or manifest's URLs after the cache: a cached body never holds a token.
 import type { Context, MiddlewareHandler } from "hono";
+import { LIVE_PLAYLIST, RECORDING_PLAYLIST } from "../domain/live/files";
 import { checkPlayback } from "../domain/playback/keys";
 import { requestPage } from "../domain/playback/sites";
 import type { AppEnv } from "../http/context";
 import { requestCountry } from "../http/request";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
 import { isolateNow } from "../shared/isolate-memory";
+import { parseStreamFile, type StreamBody, streamBody } from "../shared/stream-files";
 
 function referrerHost(c: Context<AppEnv>): string | null {
   const page = requestPage({ referer: c.req.header("Referer"), origin: c.req.header("Origin") });
@@ -34,6 +36,21 @@ export function withTokenInManifest(body: string, token: string): string {
   );
 }
 
+/**
+ * What the requested file's body is: a stream's file as its name says (shared/stream-files.ts);
+ * a live stream's two playlists (domain/live/files.ts) are HLS playlists too.
+ */
+function requestedBody(name: string): StreamBody | null {
+  const file = parseStreamFile(name);
+  if (file) return streamBody(file);
+  return name === LIVE_PLAYLIST || name === RECORDING_PLAYLIST ? "playlist" : null;
+}
+
+const REWRITES: Partial<Record<StreamBody, (body: string, token: string) => string>> = {
+  playlist: withTokenInPlaylist,
+  manifest: withTokenInManifest,
+};
+
 export const signedPlayback: MiddlewareHandler<AppEnv> = async (c, next) => {
   const contentKey = c.req.param("contentKey") ?? "";
   // A malformed key is left to the route's validation (400).
@@ -48,12 +65,8 @@ export const signedPlayback: MiddlewareHandler<AppEnv> = async (c, next) => {
   });
   await next();
   if (!claims || !token || c.res.status !== 200) return;
-  const file = c.req.param("file") ?? "";
-  const rewrite = file.endsWith(".m3u8")
-    ? withTokenInPlaylist
-    : file === "manifest.mpd"
-      ? withTokenInManifest
-      : null;
+  const holds = requestedBody(c.req.param("file") ?? "");
+  const rewrite = holds && REWRITES[holds];
   if (!rewrite) return;
   const headers = new Headers(c.res.headers);
   headers.delete("Content-Length");

@@ -1,9 +1,11 @@
 // Isolate memory, the first of the three levels a read may be answered from (isolate memory, the
-// edge cache, D1: docs/architecture.md "Reads: versions, keys, levels"). Every store an isolate
+// edge cache, D1: docs/architecture.md "Reads: versions, keys, levels"). Every cache an isolate
 // keeps between requests is made here, with its name, the bytes it may take, the most entries
 // and the longest it keeps one, so the budgets add up in one table against the isolate's 128 MB
-// (isolateMemoryBudgets, checked by src/shared/isolate-memory.test.ts). All of them read one
-// clock (isolateNow), which tests may replace (useIsolateClock).
+// (isolateMemoryBudgets, checked by src/shared/isolate-memory.workers.test.ts). All of them read
+// one clock (isolateNow), which tests may replace (useIsolateClock). What an isolate keeps that
+// is no cache (rate-limit counters, tallies, work in flight) is bounded where it is kept; the
+// architecture's second table lists it.
 //
 // A store is a BoundedLru (./bounded-lru.ts): least recently used out first once the entries'
 // sizes pass the budget, each entry until its TTL and never past the store's maximum age. Keys

@@ -5,7 +5,7 @@
 // (domain/catalog-changed.ts), so the next read asks a new key at every level.
 
 /** What a reader's answers may depend on. */
-export type Dependency = "catalog" | "statistics" | "network";
+export type Dependency = "catalog" | "statistics" | "network" | "player";
 
 /** The versions of one reader, built once from its credential (or a public feed). */
 export interface Versions {
@@ -16,6 +16,11 @@ export interface Versions {
   statistics: number;
   /** The network's id and catalog version; null outside any network. */
   network: { id: number; version: number } | null;
+  /**
+   * The organization's player version (its player configurations, ad tag, ecommerce items), for
+   * the readers of the player's answer (playerVersions); absent for a credential's readers.
+   */
+  player?: number;
 }
 
 interface Credential {
@@ -29,10 +34,17 @@ interface Credential {
   subOrg: { id: number } | null;
 }
 
+/**
+ * Who reads, as every key spells it: `o<organization>.m<sub-organization or 0>` (isolate memory's
+ * keys, and the edge cache's caller part: middleware/edge-cache.ts).
+ */
+export const readerOf = ({ org, subOrg }: { org: { id: number }; subOrg: { id: number } | null }) =>
+  `o${org.id}.m${subOrg?.id ?? 0}`;
+
 /** An organization's versions, as its credential (and the sub-organization it names) carries them. */
 export function credentialVersions({ org, subOrg }: Credential): Versions {
   return {
-    reader: `o${org.id}.m${subOrg?.id ?? 0}`,
+    reader: readerOf({ org, subOrg }),
     catalog: org.catalogVersion,
     statistics: org.statsVersion,
     network: org.networkId === null ? null : { id: org.networkId, version: org.networkVersion },
@@ -53,8 +65,17 @@ export function feedVersions(feed: string | number, version: number): Versions {
 }
 
 /**
+ * The versions of the player's answer for a video (GET /v2/player/{contentKey}, public): its
+ * organization's player version; the video row's revision is named beside them.
+ */
+export function playerVersions(organizationId: number, player: number): Versions {
+  return { reader: `o${organizationId}.m0`, catalog: 0, statistics: 0, network: null, player };
+}
+
+/**
  * The key parts naming the versions of the dependencies, in one order: `c<catalog>`,
- * `s<statistics>`, `n<network>v<version>` (`n-` outside a network).
+ * `s<statistics>`, `n<network>v<version>` (`n-` outside a network), `p<player>` (`p-` for a
+ * reader without one).
  */
 export function versionParts(versions: Versions, dependsOn: readonly Dependency[]): string[] {
   const parts: string[] = [];
@@ -62,6 +83,7 @@ export function versionParts(versions: Versions, dependsOn: readonly Dependency[
   if (dependsOn.includes("statistics")) parts.push(`s${versions.statistics}`);
   if (dependsOn.includes("network"))
     parts.push(versions.network ? `n${versions.network.id}v${versions.network.version}` : "n-");
+  if (dependsOn.includes("player")) parts.push(`p${versions.player ?? "-"}`);
   return parts;
 }
 

@@ -1,4 +1,6 @@
 // Where things live in the R2 bucket, and the public URLs that serve them.
+import { streamPath } from "../shared/stream-files";
+
 export const mediaKey = (contentKey: string, suffix: string) =>
   `${contentKey}/${contentKey}${suffix}`;
 export const thumbnailKey = (contentKey: string) => `${contentKey}/thumbnail.jpg`;
@@ -47,7 +49,7 @@ export function contentIdOfEarlierRevision(version: string): number | null {
   return m && Number(m[1]) >= 1 && Number(m[1]) < HLS_REVISION ? parseInt(m[2]!, 36) : null;
 }
 export const hlsUrl = (baseUrl: string, contentKey: string, contentId: number) =>
-  `${baseUrl}/hls/${contentKey}/${hlsVersion(contentId)}/master.m3u8`;
+  `${baseUrl}${streamPath(contentKey, hlsVersion(contentId), { kind: "master" })}`;
 /** The stored index of a version (the segments, JSON) and its sample table (binary). */
 export const hlsKeys = (contentKey: string, contentId: number, revision = HLS_REVISION) => {
   const dir = `${contentKey}/hls/${hlsVersion(contentId, revision)}`;

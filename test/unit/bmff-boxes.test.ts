@@ -1,5 +1,5 @@
 // The one ISO-BMFF reader (src/media/bmff/): a cursor that stays inside its box, and box parsers
-// that read what the service's own writer (src/media/hls/box-writer.ts) writes.
+// that read what the service's own writer (src/media/bmff/writer.ts) writes.
 import { describe, expect, it } from "vitest";
 import {
   parseElst,
@@ -13,7 +13,7 @@ import {
   type TrunSample,
 } from "../../src/media/bmff/boxes";
 import { BoxCursor, Bytes, children, MediaProbeError } from "../../src/media/bmff/reader";
-import { edts, fullBox, mdhd, tfdt, tfhd, tkhd, u32 } from "../../src/media/hls/box-writer";
+import { edts, fullBox, mdhd, tfdt, tfhd, tkhd, u32 } from "../../src/media/bmff/writer";
 
 /** The buffer and the box it holds (payload bounds after its 8-byte header). */
 function parsed(bytes: Uint8Array) {

@@ -3,10 +3,14 @@
 // arguments. The same files through E2 and the stream: test/malformed-corpus.test.ts.
 import { describe, expect, it } from "vitest";
 import { MediaProbeError } from "../../src/media/bmff/reader";
-import { mediaSegment } from "../../src/media/hls/fmp4";
-import { mediaPlaylist } from "../../src/media/hls/playlists";
-import { buildIndex, type HlsIndex, type SegmentEntry } from "../../src/media/hls/segments";
-import { MAX_INDEX_SAMPLES, PackagingBudgetExceeded, readTracks } from "../../src/media/hls/tracks";
+import { mediaSegment } from "../../src/media/packaging/fmp4";
+import { mediaPlaylist } from "../../src/media/packaging/hls/playlists";
+import { buildIndex, type HlsIndex, type SegmentEntry } from "../../src/media/packaging/segments";
+import {
+  MAX_INDEX_SAMPLES,
+  PackagingBudgetExceeded,
+  readTracks,
+} from "../../src/media/packaging/tracks";
 import faststartUrl from "../fixtures/h264-aac-faststart.mp4?inline";
 import fragUrl from "../fixtures/h264-aac-frag.mp4?inline";
 import { dataUrlBytes } from "../fixture-bytes";

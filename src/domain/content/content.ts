@@ -46,7 +46,7 @@ import {
   type UploadTarget,
 } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
-import { packageUpload, streamObjectKeys } from "../streaming";
+import { packageUpload, streamObjectKeys } from "../streaming/indexes";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { deleteRenditionObjects, planRenditions } from "../renditions";
 import { toContentObject } from "./objects";
@@ -115,7 +115,8 @@ export function expectedPartSize(
   return partNumber < parts ? chunkSize : contentSize - chunkSize * (parts - 1);
 }
 
-async function newContentKey(db: Db): Promise<string> {
+/** A content key no row has (8 letters and digits), for a record made without one (E1, POST /v2/live). */
+export async function newContentKey(db: Db): Promise<string> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const key = randomAlphanumeric(8);
     if (!(await contentKeyExists(db, key))) return key;
@@ -574,14 +575,17 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     ...(body.itemPlacements !== undefined && { itemPlacements: body.itemPlacements }),
     updatedAt: deps.now.toISOString(),
   });
-  if (body.signedPlayback !== undefined)
-    applyIsolateEffects({ videos: { contentKeys: [content.contentKey], contentIds: [] } });
-  if (content.status === "available") {
+  // A published video's change drops its gates among the catalog change's effects; another's
+  // signed-playback rule is dropped alone (its gates are asked before it is served).
+  if (content.status === "available")
     await catalogChanged(deps, content.organizationId, {
       kind: "videos",
       versions: [content, updated],
     });
-  }
+  else if (body.signedPlayback !== undefined)
+    applyIsolateEffects({
+      videos: { contentKeys: [content.contentKey], contentIds: [content.id] },
+    });
   const object = toContentObject(updated, deps.origins);
   await emitWebhookEvent(deps, content, "video.updated", object);
   return object;

@@ -13,19 +13,19 @@
 import type { Content } from "../../db/schema";
 import { clipRecordRange, pickClip, writeClip } from "../../media/frame-clip";
 import { FLAT_FRAME_MAX_BYTES, thumbnailTime } from "../../media/frames";
-import { coalesce } from "../../media/hls/packager";
+import { coalesce } from "../../media/packaging/packager";
 import {
   readRecords,
   recordRange,
   type HlsIndex,
   type SampleRecords,
-} from "../../media/hls/segments";
+} from "../../media/packaging/segments";
 import { checkThumbnail } from "../../media/jpeg";
 import type { RangeReader } from "../../media/mp4-reader";
 import { frameThumbnailKey, hlsKeys } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
 import type { Deps } from "../deps";
-import { ensureIndex, type PackagingDeps } from "../streaming";
+import { ensureIndex, type PackagingDeps } from "../streaming/indexes";
 
 /** Which frame source a request or a background run has (http/deps.ts, background.ts). */
 export { frameSourceOf } from "../../media/frames";

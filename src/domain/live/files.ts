@@ -1,5 +1,5 @@
 // The file names of live streams: what an encoder may write, and what viewers are served.
-import { INGEST_FILE_PATTERN } from "../../media/hls/live-playlist";
+import { INGEST_FILE_PATTERN } from "../../media/packaging/hls/live-playlist";
 import {
   contentIdOfHlsVersion,
   LIVE_PLAYLIST,

@@ -4,7 +4,7 @@
 // the recording, its duration), with the webhooks live.started, live.ended and video.ready.
 import { findContentByKeyAnyOrg, updateContent } from "../../db/content";
 import type { Content } from "../../db/schema";
-import { concat } from "../../media/hls/box-writer";
+import { concat } from "../../media/bmff/writer";
 import { checkThumbnail } from "../../media/jpeg";
 import { tsKeyframeClip } from "../../media/ts-keyframe";
 import { frameThumbnailKey } from "../../storage/layout";

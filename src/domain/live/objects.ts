@@ -1,81 +1,21 @@
 // The live streams' Durable Objects as the rest of the worker sees them (their RPC methods:
-// src/durable/live-stream.ts implements them), typed here so that env.ts and the domain need
-// not import the class.
+// src/durable/live-stream.ts implements them), typed by shared/bindings.ts so that env.ts and
+// the domain need not import the class.
 import type { LiveState } from "../../shared/vocabulary";
+import type { LiveStreams } from "../../shared/bindings";
 
-/** What a stream's Durable Object is set up with (domain/live/streams.ts). */
-export interface LiveStreamSetup {
-  contentId: number;
-  contentKey: string;
-  /** SHA-256 (hex) of the stream key: the key itself is shown once and never stored. */
-  keyHash: string;
-  dvrSeconds: number;
-  timeoutSeconds: number;
-  segmentMaxBytes: number;
-}
-
-/** The Durable Object's answer to one encoder request (the worker answers it as is). */
-export interface IngestAnswer {
-  status: number;
-  message: string;
-}
-
-/** A live stream's state as its Durable Object keeps it (GET /v2/live). */
-export interface LiveStatus {
-  state: LiveState;
-  dvrWindowSeconds: number;
-  timeoutSeconds: number;
-  startedAt: string | null;
-  endedAt: string | null;
-  endReason: string | null;
-  lastHeartbeat: string | null;
-  segments: number;
-  recordedSeconds: number;
-  bytes: number;
-}
-
-export interface IngestRequest {
-  keyHash: string;
-  method: "PUT" | "DELETE";
-  file: string;
-  body: ArrayBuffer | null;
-}
-
-/** A stored file of a recording and its size. */
-export interface RecordingFile {
-  file: string;
-  bytes: number;
-}
-
-/**
- * One run of a recording: the segments between two discontinuities (an encoder restart, or one
- * the encoder marked), one timeline; fMP4: `init` is the init segment they use.
- */
-export interface RecordingRun {
-  init: RecordingFile | null;
-  /** The init segment its segments name (fMP4), whether or not it is stored. */
-  map: string | null;
-  segments: RecordingFile[];
-}
-
-/** An ended stream's recording as stored: its runs in play order. */
-export interface RecordingParts {
-  runs: RecordingRun[];
-}
-
-/** The RPC methods of a live stream's Durable Object. */
-export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
-  setup(init: LiveStreamSetup): Promise<void>;
-  rotateKey(contentId: number, keyHash: string): boolean;
-  status(contentId: number): LiveStatus | null;
-  ingest(request: IngestRequest): Promise<IngestAnswer>;
-  end(contentId: number): Promise<LiveStatus | null>;
-  playlist(contentId: number): string | null;
-  recordingParts(contentId: number): RecordingParts | null;
-  destroy(contentId: number): Promise<void>;
-}
-
-export type LiveStreams = DurableObjectNamespace<LiveStreamRpc>;
+// The RPC types live beside the worker's other binding types (env.ts names the namespace).
+export type {
+  LiveStreamSetup,
+  IngestAnswer,
+  LiveStatus,
+  IngestRequest,
+  RecordingFile,
+  RecordingRun,
+  RecordingParts,
+  LiveStreamRpc,
+  LiveStreams,
+} from "../../shared/bindings";
 
 /** The one Durable Object of a content key's live stream. */
 export const streamObject = (ns: LiveStreams, contentKey: string) =>

@@ -12,7 +12,7 @@ import { findContentByKeyAnyOrg, updateContent } from "../../db/content";
 import { renditionsOf } from "../../db/renditions";
 import type { Content } from "../../db/schema";
 import { needsTranscoding } from "../../media/mp4-probe";
-import type { RecordingJob } from "../../media/renditions/job";
+import type { RecordingJob } from "../../shared/bindings";
 import { MAX_REMUX_BYTES, TranscodeRefused, type Transcoder } from "../../media/transcoder";
 import { liveObjectKey, RECORDING_MP4 } from "../../storage/layout";
 import { catalogChanged } from "../catalog-changed";

@@ -18,7 +18,7 @@ import { decodeCursor, encodeCursor } from "../console/library";
 import { randomAlphanumeric, sha256Hex } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import { liveObjectKey, RECORDING_PLAYLIST } from "../../storage/layout";
-import { newContentMetadata, toContentObject } from "../content/content";
+import { newContentKey, newContentMetadata, toContentObject } from "../content/content";
 import type { Deps } from "../deps";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { type IngestAnswer, type LiveStatus, type LiveStreams, streamObject } from "./objects";
@@ -32,14 +32,6 @@ export const ingestBaseUrl = (baseUrl: string, contentKey: string, streamKey: st
 const newStreamKey = () => `lsk_${randomAlphanumeric(32)}`;
 export const STREAM_KEY_PATTERN = /^lsk_[A-Za-z0-9]{32}$/;
 
-async function newContentKey(deps: Deps): Promise<string> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const key = randomAlphanumeric(8);
-    if (!(await contentKeyExists(deps.db, key))) return key;
-  }
-  throw new Error("could not generate an unused content key");
-}
-
 function keyAnswer(deps: Deps, contentKey: string, streamKey: string) {
   const base = ingestBaseUrl(deps.origins.baseUrl, contentKey, streamKey);
   return { streamKey, ingestBaseUrl: base, ingestUrl: `${base}/index.m3u8` };
@@ -51,7 +43,7 @@ export async function createLiveStream(deps: LiveDeps, scope: ContentScope, body
   let contentKey = body.contentKey ?? null;
   if (contentKey !== null && (await contentKeyExists(db, contentKey)))
     throw invalid(`contentKey: ${contentKey} is already in use`);
-  contentKey ??= await newContentKey(deps);
+  contentKey ??= await newContentKey(db);
   const now = deps.now.toISOString();
   try {
     await insertContent(db, {

@@ -18,8 +18,9 @@ import {
 import { base64url, randomAlphanumeric, randomToken } from "../../shared/crypto";
 import { conflict, DomainError, forbidden, invalid, notFound } from "../../shared/errors";
 import { seal, unseal } from "../../shared/sealed";
-import { isolateStore } from "../../shared/isolate-memory";
-import { forgetEveryServable, playbackRule } from "../files";
+import { playbackRule } from "../files";
+import { applyIsolateEffects } from "../isolate-effects";
+import { keptKeys, RULE_TTL_MS } from "./kept-keys";
 import {
   ALGORITHMS,
   fromBase64url,
@@ -30,10 +31,8 @@ import {
   verifyPlaybackToken,
 } from "./tokens";
 
-export const RULE_TTL_MS = 30_000;
 export const MAX_PLAYBACK_KEYS = 10;
 const SEAL_PURPOSE = "playback-key-secret";
-const MAX_ENTRIES = 10_000;
 
 export interface PlaybackKeyView {
   keyId: string;
@@ -52,20 +51,12 @@ const view = (row: PlaybackKeyRow): PlaybackKeyView => ({
   createdAt: row.createdAt,
 });
 
-/** An organization's imported keys, counted at an estimate of a few keys each. */
-const keySets = isolateStore<Promise<Map<string, VerifyingKey>>>({
-  name: "signed-playback keys",
-  bytes: 4 * 1024 * 1024,
-  maxEntries: MAX_ENTRIES,
-  maxAgeMs: RULE_TTL_MS,
-  sizeOf: () => 1024,
-});
-
-/** This isolate forgets an organization's keys and every video's rule (a setting changed). */
-function forgetOrganization(organizationId: number): void {
-  keySets.delete(String(organizationId));
-  forgetEveryServable();
-}
+/**
+ * After a write to an organization's keys or setting: its kept keys and its videos' rules are
+ * dropped in this isolate (isolate-effects.ts), elsewhere within RULE_TTL_MS.
+ */
+const playbackChanged = (organizationId: number) =>
+  applyIsolateEffects({ playback: [organizationId] });
 
 function pemBody(pem: string): Uint8Array | null {
   const match = /^-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----\s*$/.exec(
@@ -165,7 +156,7 @@ export async function createPlaybackKey(
     name: input.name ?? "",
     createdAt: now.toISOString(),
   });
-  forgetOrganization(organizationId);
+  playbackChanged(organizationId);
   return { ...view(row), ...(secret !== undefined && { secret }) };
 }
 
@@ -190,7 +181,7 @@ export async function removePlaybackKey(
     );
   if (!(await deletePlaybackKey(db, organizationId, keyId)))
     throw notFound(`no playback key ${keyId.slice(0, 40)}`);
-  forgetOrganization(organizationId);
+  playbackChanged(organizationId);
 }
 
 export async function playbackSettings(
@@ -209,7 +200,7 @@ export async function setPlaybackSettings(
   if (signedPlayback && (await playbackKeysOf(db, organizationId)).length === 0)
     throw conflict("signedPlayback: create a playback key (POST /v2/playback-keys) first");
   await setOrganizationSignedPlayback(db, organizationId, signedPlayback);
-  forgetOrganization(organizationId);
+  playbackChanged(organizationId);
   return { signedPlayback };
 }
 
@@ -236,13 +227,13 @@ async function importedKeys(
 }
 
 function keysOf(db: Db, signingSecret: string, organizationId: number, nowMs: number) {
-  const cached = keySets.get(String(organizationId), nowMs);
+  const cached = keptKeys.get(String(organizationId), nowMs);
   if (cached) return cached;
   const keys = playbackKeysOf(db, organizationId).then((rows) => importedKeys(rows, signingSecret));
-  keySets.set(String(organizationId), keys, RULE_TTL_MS, nowMs);
+  keptKeys.set(String(organizationId), keys, RULE_TTL_MS, nowMs);
   // A failed read is not kept.
   keys.catch(() => {
-    keySets.deleteWhere((key, kept) => key === String(organizationId) && kept === keys);
+    keptKeys.deleteWhere((key, kept) => key === String(organizationId) && kept === keys);
   });
   return keys;
 }

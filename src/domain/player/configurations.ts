@@ -70,13 +70,14 @@ export function playerConfigurationView(c: PlayerConfiguration) {
 
 /**
  * After a write of what the player shows: the organization's player version moves, so GET
- * /v2/player asks new keys. Its kept versions (domain/player/answer.ts) are dropped here
- * at once (a move of no credential version drops the organization's other lookups and keeps its
- * credentials), elsewhere within the credential cache.
+ * /v2/player asks new keys. The move is a write's effect like any version's (isolate-effects.ts):
+ * the organization's kept player versions (domain/player/answer.ts) are dropped here at once,
+ * elsewhere within the credential cache.
  */
 export async function playerChanged(db: Db, organizationId: number): Promise<void> {
-  await bumpPlayerVersion(db, organizationId);
-  applyIsolateEffects({ versions: [{ organizationId, moved: {} }] });
+  const playerVersion = await bumpPlayerVersion(db, organizationId);
+  if (playerVersion !== null)
+    applyIsolateEffects({ versions: [{ organizationId, moved: { playerVersion } }] });
 }
 
 async function values(

@@ -247,31 +247,44 @@ export interface BoxHeader {
   size: number;
 }
 
+/** A box header's fields; `size` is null when the box runs to the end of the file (size 0). */
+export interface BoxHeaderFields {
+  type: string;
+  /** 8, or 16 with a 64-bit largesize. */
+  headerSize: number;
+  /** Whole box, header included (not yet checked against the header's own size). */
+  size: number | null;
+}
+
 /**
- * Parses the header of the box at file offset `offset`, given the 8 to 16
- * bytes read there. Size 1 means a 64-bit size follows the type; size 0 means
- * the box runs to the end of the file.
+ * Reads the fields of the box header at file offset `offset`, given the 8 to 16 bytes read
+ * there, without knowing the file's size (the head of an upload still arriving). Size 1 means
+ * a 64-bit size follows the type; size 0 means the box runs to the end of the file.
  */
-export function parseBoxHeader(header: Uint8Array, offset: number, fileSize: number): BoxHeader {
+export function boxHeaderFields(header: Uint8Array, offset: number): BoxHeaderFields {
   const type = fourcc(header, 4);
   if (header.length < 8 || !isPrintableFourcc(header, 4)) {
     throw new MediaProbeError(`corrupt MP4/MOV file: invalid box header at byte ${offset}`);
   }
   const view = viewOf(header);
   const size32 = view.getUint32(0);
-  let headerSize = 8;
-  let size: number;
   if (size32 === 1) {
     // 64-bit "largesize" follows the type (used for mdat > 4 GiB).
     if (header.length < 16) throw truncated(type);
-    size = readUint64(view, 8);
-    headerSize = 16;
-  } else if (size32 === 0) {
-    // Box extends to the end of the file (only allowed for the last box).
-    size = fileSize - offset;
-  } else {
-    size = size32;
+    return { type, headerSize: 16, size: readUint64(view, 8) };
   }
+  return { type, headerSize: 8, size: size32 === 0 ? null : size32 };
+}
+
+/**
+ * Parses the header of the box at file offset `offset`, given the 8 to 16 bytes read there: its
+ * fields (boxHeaderFields), checked against the file's size.
+ */
+export function parseBoxHeader(header: Uint8Array, offset: number, fileSize: number): BoxHeader {
+  const fields = boxHeaderFields(header, offset);
+  const { type, headerSize } = fields;
+  // Size 0: the box extends to the end of the file (only allowed for the last box).
+  const size = fields.size ?? fileSize - offset;
   if (size < headerSize) {
     throw new MediaProbeError(
       `corrupt MP4/MOV file: invalid size for '${type}' box at byte ${offset}`,

@@ -6,8 +6,8 @@
  * does the reads (domain/renditions.ts).
  */
 import { clipHead } from "../frame-clip";
-import { coalesce } from "../hls/packager";
-import { recordRange, type HlsIndex, type SampleRecords, readRecords } from "../hls/segments";
+import { coalesce } from "../packaging/packager";
+import { recordRange, type HlsIndex, type SampleRecords, readRecords } from "../packaging/segments";
 
 /** Segments [first, last] of the index: one job's chunk. */
 export interface ChunkSpan {

@@ -2,6 +2,7 @@
  * The rendition ladder: which lower H.264 variants a source gets (docs/renditions.md). The
  * source stays the top variant as it is; each rung below it is transcoded. Pure.
  */
+import { rungName } from "../../shared/stream-files";
 
 /** A rung: its height (the picture's shorter side, in pixels) and its video bit rate. */
 export interface Rung {
@@ -33,9 +34,6 @@ export interface PlannedRung extends Rung {
   /** The frame's height (the rung's `height` is the shorter side: a portrait source is turned). */
   frameHeight: number;
 }
-
-export const rungName = (height: number) => `r${height}`;
-export const RUNG_NAME = /^r(\d{2,4})$/;
 
 const even = (n: number) => Math.max(2, 2 * Math.round(n / 2));
 

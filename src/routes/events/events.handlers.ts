@@ -16,6 +16,7 @@ import { authenticationFailed } from "../../middleware/auth-failures";
 import { eventBatchEnvelope } from "../../schemas/events";
 import { addressBucket } from "../../shared/client-address";
 import { invalid } from "../../shared/errors";
+import { isolateNow } from "../../shared/isolate-memory";
 import { describeZodError } from "../../shared/validation";
 import type * as routes from "./events.routes";
 import { credentialVersions } from "../../shared/versions";
@@ -70,11 +71,13 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
   });
   const config = c.get("config");
   const batch = await readBatch(c);
+  // The isolate's one clock (shared/isolate-memory.ts), as the middleware reads it.
+  const nowMs = isolateNow();
 
   const ip = clientIp(c.req.raw);
   const defer = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
   const refuse = (kind: "address" | "ceiling", d: RateLimitDecision, message: string) => {
-    refusals.add(c.env.EVENTS_QUEUE, org.id, kind, batch.events.length, Date.now(), defer);
+    refusals.add(c.env.EVENTS_QUEUE, org.id, kind, batch.events.length, nowMs, defer);
     return new ApiError(429, message, { "Retry-After": String(d.resetSeconds) });
   };
   if (ip) {
@@ -82,7 +85,7 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
       c.env.RATE_LIMITS,
       `events:${addressBucket(ip)}`,
       config.eventsPerIpPerMinute,
-      Date.now(),
+      nowMs,
       defer,
       batch.events.length,
     );
@@ -102,7 +105,7 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
           org.playerTokenKey,
           org.organizationKey,
           token,
-          Math.floor(Date.now() / 1000),
+          Math.floor(nowMs / 1000),
         )
       : {
           ok: false as const,
@@ -122,7 +125,7 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
     c.env.RATE_LIMITS,
     `events-org:${org.id}`,
     ceiling,
-    Date.now(),
+    nowMs,
     defer,
     batch.events.length,
   );
@@ -134,7 +137,7 @@ export const ingest: AppRouteHandler<typeof routes.ingest> = async (c) => {
     );
 
   const source = {
-    now: Date.now(),
+    now: nowMs,
     maxAgeDays: config.eventsMaxAgeDays,
     country: requestCountry(c.req.raw),
     ip,

@@ -22,7 +22,7 @@ import {
 } from "../../schemas/live";
 import { contentKeyQuery } from "../../schemas/content";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
-import { HLS_VERSION_PATTERN } from "../../domain/streaming";
+import { HLS_VERSION_PATTERN } from "../../domain/streaming/served";
 import { INGEST_FILE_NAME, LIVE_FILE_NAME } from "../../domain/live/files";
 
 const base = { tags: ["Live"], security: SECURITY.write, middleware: credentials("write") };

@@ -1,20 +1,28 @@
 import type { AppRouteHandler } from "../../http/router";
-import { NoStream, streamCaching, streamFile, SubtitleUnavailable } from "../../domain/streaming";
+import { streamCaching } from "../../domain/streaming/caching";
+import { streamFile } from "../../domain/streaming/files";
+import { NoStream } from "../../domain/streaming/indexes";
+import { SubtitleUnavailable } from "../../domain/streaming/subtitles";
 import { requestDeps } from "../../http/deps";
 import { ApiError } from "../../http/errors";
 import { serveBytes } from "../../http/serve-object";
 import { etagMatches } from "../../shared/etag";
 import { notFound } from "../../shared/errors";
+import { parseStreamFile } from "../../shared/stream-files";
 import type * as routes from "./streams.routes";
 
 export const stream: AppRouteHandler<typeof routes.stream> = async (c) => {
   const { contentKey, version, file } = c.req.valid("param");
+  // The route's pattern is the grammar's: a valid name parses.
+  const requested = parseStreamFile(file)!;
+  // The servable gate checked the version before the edge cache, once.
+  const stream = c.get("servedStream");
+  if (!stream) throw notFound(`no stream version ${version} of ${contentKey}`);
   const headers: Record<string, string> = {
     "Access-Control-Allow-Origin": "*",
-    "Cache-Control": streamCaching(file).cacheControl,
+    "Cache-Control": streamCaching(requested).cacheControl,
   };
-  const deps = { ...requestDeps(c), nowMs: Date.now() };
-  const answer = await streamFile(deps, contentKey, version, file).catch((err: unknown) => {
+  const answer = await streamFile(requestDeps(c), stream, requested).catch((err: unknown) => {
     if (err instanceof NoStream) throw notFound(err.message);
     // The publisher's subtitle file, not the request, is at fault.
     if (err instanceof SubtitleUnavailable) throw new ApiError(502, err.message);

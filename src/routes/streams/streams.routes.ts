@@ -10,10 +10,8 @@ import { servableStreamOnly } from "../../middleware/servable";
 import { signedPlayback } from "../../middleware/signed-playback";
 import { playbackTokenQuery } from "../../schemas/playback";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
-import { HLS_VERSION_PATTERN } from "../../domain/streaming";
-
-export const STREAM_FILE_PATTERN =
-  /^(master\.m3u8|(r[1-9]\d{1,3}-)?video\.m3u8|subtitles-(0|[1-9]\d{0,3})\.(m3u8|vtt)|manifest\.mpd|((video|audio)-)?(init\.mp4|(0|[1-9]\d{0,6})\.m4s)|r[1-9]\d{1,3}-(video-)?(init\.mp4|(0|[1-9]\d{0,6})\.m4s))$/;
+import { STREAM_FILE_FORMS, STREAM_FILE_PATTERN } from "../../shared/stream-files";
+import { HLS_VERSION_PATTERN } from "../../domain/streaming/served";
 
 const text = (type: string, description: string) => ({
   description,
@@ -43,12 +41,7 @@ export const stream = createRoute({
       version: z
         .string()
         .regex(HLS_VERSION_PATTERN, "must be the stream version of the urlHLS, e.g. h2-2s"),
-      file: z
-        .string()
-        .regex(
-          STREAM_FILE_PATTERN,
-          "must be master.m3u8, video.m3u8, subtitles-<n>.m3u8, subtitles-<n>.vtt, manifest.mpd, init.mp4, <n>.m4s, video-/audio- before init.mp4 or <n>.m4s, or a rendition's r<height>-video.m3u8, r<height>-[video-]init.mp4, r<height>-[video-]<n>.m4s",
-        ),
+      file: z.string().regex(STREAM_FILE_PATTERN, `must be one of ${STREAM_FILE_FORMS.join(", ")}`),
     }),
     query: playbackTokenQuery,
   },

@@ -2,9 +2,9 @@
 // (issue 34): a few indexes of the packager's largest size (20,000 segments) push the oldest out.
 import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
-import { MAX_SEGMENTS } from "../media/hls/segments";
-import { hlsKeys } from "../storage/layout";
-import { ensureIndex, NoStream } from "./streaming";
+import { MAX_SEGMENTS } from "../../media/packaging/segments";
+import { hlsKeys } from "../../storage/layout";
+import { ensureIndex, NoStream } from "./indexes";
 
 const deps = { bucket: env.MEDIA, config: { hlsSegmentSeconds: 6 } };
 

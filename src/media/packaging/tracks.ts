@@ -59,7 +59,7 @@ import {
 } from "../bmff/reader";
 import { needsTranscoding } from "../mp4-probe";
 import { CachedReader, ReadBudgetExceeded, type RangeReader } from "../mp4-reader";
-import { box } from "./box-writer";
+import { box } from "../bmff/writer";
 
 export {
   MAX_FRAGMENT_WALK_READS,

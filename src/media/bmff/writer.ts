@@ -1,6 +1,7 @@
-// Writing ISO BMFF boxes (the fMP4 the HLS packager answers, and the sample entries it
-// rewraps): big-endian integers, boxes with a 32-bit size, full boxes, and the boxes the service
-// writes by their named fields. The flag bits are the reader's (bmff/boxes.ts).
+// Writing ISO BMFF boxes, beside the reader (reader.ts, boxes.ts): the fMP4 the packager answers
+// and the sample entries it rewraps, the frame clips, the tests' synthesiser. Big-endian
+// integers, boxes with a 32-bit size, full boxes, and the boxes the service writes by their
+// named fields; the flag bits are the reader's (boxes.ts), named once.
 import {
   SAMPLE_DEPENDS_ON_NONE,
   SAMPLE_DEPENDS_ON_OTHERS,
@@ -8,7 +9,7 @@ import {
   TFHD_DEFAULT_BASE_IS_MOOF,
   TKHD_ENABLED,
   TKHD_IN_MOVIE,
-} from "../bmff/boxes";
+} from "./boxes";
 
 const enc = new TextEncoder();
 

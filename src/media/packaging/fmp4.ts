@@ -31,7 +31,7 @@ import {
   tkhd,
   trex,
   u32,
-} from "./box-writer";
+} from "../bmff/writer";
 import type { SampleRecords, TrackHeader } from "./segments";
 
 const enc = new TextEncoder();

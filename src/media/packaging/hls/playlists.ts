@@ -1,0 +1,117 @@
+/**
+ * HLS playlists (RFC 8216, version 7 for fMP4) over the CMAF segments the packager cuts: the
+ * multivariant (master) playlist, each variant's media playlist, and the subtitle playlists.
+ * Every URI is relative: the playlists sit beside their segments under a versioned path.
+ */
+import { bitrates, type HlsIndex } from "../segments";
+import type { SubtitleRendition } from "../subtitles";
+import { frameRate, sourcePlays, type VariantRendition } from "../variants";
+import { numberedNames, streamFileName } from "../../../shared/stream-files";
+
+const codecsOf = (index: HlsIndex) =>
+  [index.video.codec, ...(index.audio ? [index.audio.codec] : [])].join(",");
+
+const SUBTITLE_GROUP = "subs";
+
+/**
+ * The multivariant (master) playlist: the stored file as it is (the top variant), then each
+ * ready rendition, highest first, and the subtitles.
+ */
+export function masterPlaylist(
+  index: HlsIndex,
+  subtitles: readonly SubtitleRendition[] = [],
+  renditions: readonly VariantRendition[] = [],
+): string {
+  const { peak, average } = bitrates(index);
+  const fps = frameRate(index);
+  const variant = (
+    bandwidth: number,
+    averageBandwidth: number,
+    codecs: string,
+    width: number,
+    height: number,
+    uri: string,
+  ) => [
+    `#EXT-X-STREAM-INF:${[
+      `BANDWIDTH=${bandwidth}`,
+      `AVERAGE-BANDWIDTH=${averageBandwidth}`,
+      `CODECS="${codecs}"`,
+      `RESOLUTION=${width}x${height}`,
+      ...(fps > 0 ? [`FRAME-RATE=${fps.toFixed(3)}`] : []),
+      ...(subtitles.length ? [`SUBTITLES="${SUBTITLE_GROUP}"`] : []),
+    ].join(",")}`,
+    uri,
+  ];
+  const media = subtitles.map(
+    (s, n) =>
+      `#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="${SUBTITLE_GROUP}",NAME="${s.name}",LANGUAGE="${s.language}",DEFAULT=NO,AUTOSELECT=YES,URI="${streamFileName({ kind: "subtitle-playlist", number: n })}"`,
+  );
+  return [
+    "#EXTM3U",
+    "#EXT-X-VERSION:7",
+    "#EXT-X-INDEPENDENT-SEGMENTS",
+    ...media,
+    // A source that is not H.264 is never listed: its transcoded variants are what plays.
+    ...(sourcePlays(index)
+      ? variant(
+          peak,
+          average,
+          codecsOf(index),
+          index.video.width,
+          index.video.height,
+          streamFileName({ kind: "media-playlist", rung: null }),
+        )
+      : []),
+    ...renditions.flatMap((r) =>
+      variant(
+        r.peakBitrate,
+        r.averageBitrate,
+        r.codecs,
+        r.width,
+        r.height,
+        streamFileName({ kind: "media-playlist", rung: r.name }),
+      ),
+    ),
+    "",
+  ].join("\n");
+}
+
+/**
+ * The n-th subtitle rendition's media playlist: the whole WebVTT file as one segment of the
+ * video's length, from the service's origin (players need no CORS from the publisher's host).
+ */
+export function subtitlePlaylist(index: HlsIndex, n: number): string {
+  const duration = index.durationSeconds;
+  return [
+    "#EXTM3U",
+    "#EXT-X-VERSION:7",
+    `#EXT-X-TARGETDURATION:${Math.max(1, Math.ceil(duration))}`,
+    "#EXT-X-MEDIA-SEQUENCE:0",
+    "#EXT-X-PLAYLIST-TYPE:VOD",
+    `#EXTINF:${duration.toFixed(3)},`,
+    streamFileName({ kind: "subtitle", number: n }),
+    "#EXT-X-ENDLIST",
+    "",
+  ].join("\n");
+}
+
+/** A variant's media playlist (the source's, or rung `rung`'s): every segment, VOD, with the init segment as its map. */
+export function mediaPlaylist(index: HlsIndex, rung: string | null = null): string {
+  // EXT-X-TARGETDURATION: every EXTINF rounded to the nearest integer must not exceed it.
+  // A loop, not Math.max(...durations): spreading 200,000 segments overflows the stack.
+  let target = 1;
+  for (const s of index.segments) target = Math.max(target, Math.round(s.duration));
+  const lines = [
+    "#EXTM3U",
+    "#EXT-X-VERSION:7",
+    `#EXT-X-TARGETDURATION:${target}`,
+    "#EXT-X-MEDIA-SEQUENCE:0",
+    "#EXT-X-PLAYLIST-TYPE:VOD",
+    "#EXT-X-INDEPENDENT-SEGMENTS",
+    `#EXT-X-MAP:URI="${streamFileName({ kind: "init", rung, track: "muxed" })}"`,
+  ];
+  const segment = numberedNames({ kind: "segment", rung, track: "muxed" });
+  index.segments.forEach((s, i) => lines.push(`#EXTINF:${s.duration.toFixed(3)},`, segment(i)));
+  lines.push("#EXT-X-ENDLIST", "");
+  return lines.join("\n");
+}

@@ -1,0 +1,118 @@
+// The shapes of the worker's bindings that env.ts names, here so that env.ts imports nothing of
+// the layers that use them: the Media Transformations binding (media/frames.ts adapts it), the
+// renditions queue's messages (domain/renditions.ts, domain/live/recording-vod.ts) and the live
+// streams' Durable Objects, typed by their RPC methods (src/durable/live-stream.ts implements
+// them; domain/live/objects.ts is how the rest of the worker reaches them).
+import type { LiveState } from "./vocabulary";
+
+/** The parts of the Media Transformations binding this adapter uses (workers-types' MediaBinding). */
+export interface MediaTransformsBinding {
+  input(media: ReadableStream<Uint8Array>): {
+    transform(options: {
+      width?: number;
+      height?: number;
+      fit?: "contain" | "cover" | "scale-down";
+    }): {
+      output(options: { mode: "frame"; time: string; format: "jpg" }): {
+        response(): Promise<Response> | Response;
+      };
+    };
+  };
+}
+
+/** A message of the renditions queue: one chunk of one rung of one video version (domain/renditions.ts). */
+export interface RenditionJob {
+  contentId: number;
+  contentKey: string;
+  /** The rung's name, `r360`. */
+  rung: string;
+  chunk: number;
+  /** The chunk length the plan used (the chunks are cut again from it). */
+  chunkSeconds: number;
+}
+
+/**
+ * A message of the same queue: a live stream's recording to remux into an MP4, after which it
+ * is packaged and gets its ladder like an upload (domain/live/recording-vod.ts).
+ */
+export interface RecordingJob {
+  recording: true;
+  contentId: number;
+  contentKey: string;
+}
+
+export type RenditionsQueueMessage = RenditionJob | RecordingJob;
+
+/** What a stream's Durable Object is set up with (domain/live/streams.ts). */
+export interface LiveStreamSetup {
+  contentId: number;
+  contentKey: string;
+  /** SHA-256 (hex) of the stream key: the key itself is shown once and never stored. */
+  keyHash: string;
+  dvrSeconds: number;
+  timeoutSeconds: number;
+  segmentMaxBytes: number;
+}
+
+/** The Durable Object's answer to one encoder request (the worker answers it as is). */
+export interface IngestAnswer {
+  status: number;
+  message: string;
+}
+
+/** A live stream's state as its Durable Object keeps it (GET /v2/live). */
+export interface LiveStatus {
+  state: LiveState;
+  dvrWindowSeconds: number;
+  timeoutSeconds: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  endReason: string | null;
+  lastHeartbeat: string | null;
+  segments: number;
+  recordedSeconds: number;
+  bytes: number;
+}
+
+export interface IngestRequest {
+  keyHash: string;
+  method: "PUT" | "DELETE";
+  file: string;
+  body: ArrayBuffer | null;
+}
+
+/** A stored file of a recording and its size. */
+export interface RecordingFile {
+  file: string;
+  bytes: number;
+}
+
+/**
+ * One run of a recording: the segments between two discontinuities (an encoder restart, or one
+ * the encoder marked), one timeline; fMP4: `init` is the init segment they use.
+ */
+export interface RecordingRun {
+  init: RecordingFile | null;
+  /** The init segment its segments name (fMP4), whether or not it is stored. */
+  map: string | null;
+  segments: RecordingFile[];
+}
+
+/** An ended stream's recording as stored: its runs in play order. */
+export interface RecordingParts {
+  runs: RecordingRun[];
+}
+
+/** The RPC methods of a live stream's Durable Object. */
+export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
+  setup(init: LiveStreamSetup): Promise<void>;
+  rotateKey(contentId: number, keyHash: string): boolean;
+  status(contentId: number): LiveStatus | null;
+  ingest(request: IngestRequest): Promise<IngestAnswer>;
+  end(contentId: number): Promise<LiveStatus | null>;
+  playlist(contentId: number): string | null;
+  recordingParts(contentId: number): RecordingParts | null;
+  destroy(contentId: number): Promise<void>;
+}
+
+export type LiveStreams = DurableObjectNamespace<LiveStreamRpc>;
