@@ -1,6 +1,6 @@
 // Data layer of API tokens (schema.ts api_tokens): the organization's own token, members'
 // personal tokens and applications' tokens. Looked up by the SHA-256 of the secret.
-import { and, desc, eq, isNull, type SQL } from "drizzle-orm";
+import { and, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 import { apiTokens } from "./schema";
 import { members } from "./schema-members";
@@ -30,10 +30,11 @@ export async function findTokenCredential(
       kind: apiTokens.kind,
       scope: apiTokens.scope,
       expiresAt: apiTokens.expiresAt,
-      memberId: members.id,
-      memberName: members.name,
-      memberRole: members.role,
-      memberStatus: members.status,
+      // Aliased: the metered D1 driver keys raw rows by column name, and both tables have id and name.
+      memberId: sql<string | null>`${members.id}`.as("member_key"),
+      memberName: sql<string | null>`${members.name}`.as("member_name"),
+      memberRole: sql<string | null>`${members.role}`.as("member_role"),
+      memberStatus: sql<string | null>`${members.status}`.as("member_status"),
     })
     .from(apiTokens)
     .leftJoin(members, eq(members.id, apiTokens.memberId))

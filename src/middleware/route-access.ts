@@ -42,6 +42,8 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   "PUT /v2/feeds/{feed_id}": "content:write",
   "DELETE /v2/feeds/{feed_id}": "content:write",
   "GET /{feed_id}-feed.json": "public",
+  // The same route as Hono matches it (a pattern: /:file{…-feed\.json}).
+  "GET /{file}": "public",
   "GET /v2/orgs/{sync_code}/feeds.json": "public",
   "GET /v2/feeds/{feed_id}/videos.json": "public",
   "GET /v2/feeds/{feed_id}/metadata.json": "public",
@@ -164,8 +166,27 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
 /** Writes that change nothing, so the audit log does not list them. */
 export const NOT_AUDITED = new Set(["POST /v2/playback-tokens", "POST /v2/passkeys/options"]);
 
-/** The route's key in ROUTE_ACCESS: its method and path as the OpenAPI document writes it (Hono's `:name` as `{name}`). */
+/** The route's key in ROUTE_ACCESS: its method and path as the OpenAPI document writes it (Hono's `:name` or `:name{regex}` as `{name}`). */
 export function routeKey(method: string, routePath: string): string {
   const verb = method === "HEAD" ? "GET" : method;
-  return `${verb} ${routePath.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}")}`;
+  let path = "";
+  for (let i = 0; i < routePath.length; i++) {
+    const name = routePath[i] === ":" ? /^[A-Za-z0-9_]+/.exec(routePath.slice(i + 1))?.[0] : null;
+    if (!name) {
+      path += routePath[i];
+      continue;
+    }
+    path += `{${name}}`;
+    i += name.length;
+    // Skip the parameter's pattern, braces balanced.
+    if (routePath[i + 1] === "{") {
+      let depth = 0;
+      do {
+        i++;
+        if (routePath[i] === "{") depth++;
+        else if (routePath[i] === "}") depth--;
+      } while (depth > 0 && i < routePath.length);
+    }
+  }
+  return `${verb} ${path}`;
 }
