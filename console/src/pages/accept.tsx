@@ -50,7 +50,9 @@ export function Accept({ token, onSignedIn }: { token: string; onSignedIn: (s: S
           },
         }),
       );
+      // The link leaves the history (its token is spent); the page follows the new hash.
       history.replaceState(null, "", "#/library");
+      window.dispatchEvent(new HashChangeEvent("hashchange"));
       onSignedIn(session);
     } catch (err) {
       setError(errorText(err));

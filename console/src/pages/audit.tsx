@@ -99,7 +99,7 @@ export function Audit() {
       <Messages error={error} />
       {loaded && entries.length === 0 && !error && <p>No entries.</p>}
       {entries.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-scroll" tabIndex={0} role="region" aria-label="Audit log, scrollable">
           <table aria-label="Audit log entries">
             <thead>
               <tr>

@@ -62,9 +62,13 @@ const invitationView = (i: MemberInvitation) => ({
 
 export const normalEmail = (email: string) => email.trim().toLowerCase();
 
-/** The console's page where a link is opened: the secret travels in the fragment, never to a server log. */
+/**
+ * The console's page where a link is opened: the secret travels in the fragment, never to a
+ * server log. On the origin passkeys work on (in development `localhost`, not a loopback IP,
+ * which WebAuthn refuses).
+ */
 const linkOf = (deps: MemberDeps, token: string) =>
-  `${deps.origins.baseUrl}/console/#/accept/${token}`;
+  `${deps.config.passkeys.origins.at(-1) ?? deps.origins.baseUrl}/console/#/accept/${token}`;
 
 export async function organizationMembers(deps: Pick<Deps, "db">, organizationId: number) {
   return (await listMembers(deps.db, organizationId)).map(memberView);
