@@ -6,6 +6,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { assert, register } from "./authenticator";
 import {
+  admin,
   callJson,
   createOrg,
   dataUrlBytes,
@@ -57,6 +58,21 @@ describe("members, roles and passkeys", () => {
       ["eddie@example.com", "editor", "active"],
       ["ana@example.com", "analyst", "active"],
     ]);
+  });
+
+  it("an open invitation is listed and can be withdrawn; its link then answers 404", async () => {
+    const made = await asKey(org, "/v2/members/invitations", "POST", {
+      email: "later@example.com",
+      role: "analyst",
+    });
+    const open = await asKey(org, "/v2/members/invitations");
+    expect(open.body.invitations.map((i: any) => i.email)).toContain("later@example.com");
+    expect(JSON.stringify(open.body)).not.toContain(made.body.link);
+    const gone = await asKey(org, `/v2/members/invitations?id=${made.body.id}`, "DELETE");
+    expect(gone.res.status).toBe(200);
+    const token = new URL(made.body.link).hash.split("/").at(-1)!;
+    expect((await post("/v2/console/invitation", { token })).status).toBe(404);
+    expect((await asKey(org, "/v2/members/invitations?id=inv_nope", "DELETE")).res.status).toBe(404);
   });
 
   it("the editor edits a video but is refused signed-playback keys and members (403 naming them)", async () => {
@@ -276,6 +292,28 @@ describe("members, roles and passkeys", () => {
     expect(Number(next.body.entries[0].id)).toBeLessThan(Number(mine.body.entries[0].id));
     // Owners and admins only.
     expect((await asSession(editor.session, "/v2/audit")).res.status).toBe(403);
+  });
+
+  it("the operator's changes are entries too, with before and after", async () => {
+    const patched = await admin(`/admin/organizations/${org.organizationKey}`, "PATCH", {
+      entitlements: ["enterprise_player", "viewer_analytics", "ecommerce"],
+    });
+    expect(patched.res.status, JSON.stringify(patched.body)).toBe(200);
+    const { body } = await asKey(
+      org,
+      `/v2/audit?action=${encodeURIComponent("PATCH /admin/organizations/{organizationKey}")}`,
+    );
+    expect(body.entries[0]).toMatchObject({
+      actor: { type: "operator", name: "operator" },
+      object: { type: "organizations", id: org.organizationKey },
+      changes: [
+        {
+          field: "entitlements",
+          before: ["enterprise_player", "viewer_analytics"],
+          after: ["enterprise_player", "viewer_analytics", "ecommerce"],
+        },
+      ],
+    });
   });
 
   it("the address bucket is a /24, never the address", async () => {

@@ -17,12 +17,11 @@ import type { AppEnv } from "../http/context";
 import { credentialDeps, requestDeps, requestScope } from "../http/deps";
 import { clientIp } from "../http/request";
 import { coarseAddress } from "../shared/client-address";
-import { NOT_AUDITED, ROUTE_ACCESS, routeKey } from "./route-access";
+import { handlerParams, handlerRouteKey, NOT_AUDITED, ROUTE_ACCESS } from "./route-access";
 
 type Snapshot = (c: Context<AppEnv>) => Promise<Record<string, unknown> | null>;
 
-const param = (c: Context<AppEnv>, name: string) =>
-  (c.req.param() as Record<string, string | undefined>)[name] ?? "";
+const param = (c: Context<AppEnv>, name: string) => handlerParams(c)[name] ?? "";
 const validBody = (c: Context<AppEnv>) =>
   (c.req.valid("json" as never) as Record<string, unknown> | undefined) ?? {};
 
@@ -60,20 +59,43 @@ const SNAPSHOTS: Record<string, Snapshot> = {
   "DELETE /v2/members/{id}": (c) =>
     memberSnapshot(requestDeps(c), c.get("auth").org.id, param(c, "id")),
   "PUT /v2/organization/sign-in": async (c) => ({ keySignIn: c.get("auth").org.keySignIn }),
+  // The operator's changes of an organization's plan, entitlements, network and settings.
+  "PATCH /admin/organizations/{organizationKey}": async (c) => {
+    const org = await organizationByKey(
+      { ...credentialDeps(c), credentialCacheMs: 0 },
+      param(c, "organizationKey"),
+    );
+    return (
+      org && {
+        name: org.name,
+        plan: org.plan,
+        entitlements: org.entitlements,
+        network: org.networkName,
+        playerTokensRequired: org.playerTokensRequired,
+        enforcePlaybackWindows: org.enforcePlaybackWindows,
+        allowedSites: org.allowedSites,
+        referrerRequired: org.referrerRequired,
+      }
+    );
+  },
 };
 
 /** Field names whose values are never written down. */
 const SECRET_FIELD = /secret|token|password|key$|credential|publicKey/i;
 const SCALAR_MAX = 200;
 
+const isScalar = (value: unknown) =>
+  value === null ||
+  typeof value === "boolean" ||
+  typeof value === "number" ||
+  (typeof value === "string" && value.length <= SCALAR_MAX);
+
+/** The fields a write sent; short values (and short lists of them) kept, secrets never. */
 function bodyChanges(body: Record<string, unknown>): AuditChange[] {
   return Object.entries(body).map(([field, value]) => {
-    const scalar =
-      value === null ||
-      typeof value === "boolean" ||
-      typeof value === "number" ||
-      (typeof value === "string" && value.length <= SCALAR_MAX);
-    return scalar && !SECRET_FIELD.test(field) ? { field, after: value } : { field };
+    const kept =
+      isScalar(value) || (Array.isArray(value) && value.length <= 20 && value.every(isScalar));
+    return kept && !SECRET_FIELD.test(field) ? { field, after: value } : { field };
   });
 }
 
@@ -82,7 +104,7 @@ async function objectOf(c: Context<AppEnv>, path: string) {
   const parts = path.split("/").filter(Boolean);
   const at = parts[0] === "v2" || parts[0] === "admin" ? 1 : 0;
   const type = parts[at + 1] === "invitations" ? "invitations" : (parts[at] ?? "service");
-  const params = Object.values(c.req.param() as Record<string, string>);
+  const params = Object.values(handlerParams(c));
   if (params[0]) return { type, id: params[0] };
   const body = validBody(c);
   const query = (c.req.valid("query" as never) as Record<string, unknown> | undefined) ?? {};
@@ -117,11 +139,10 @@ async function operatorOrganization(c: Context<AppEnv>): Promise<number | null> 
 export async function audited(c: Context<AppEnv>, next: Next): Promise<void> {
   const method = c.req.method;
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
-  const before = SNAPSHOTS[routeKey(method, c.req.routePath)];
-  const previous = before ? await before(c) : null;
+  const key = handlerRouteKey(c);
+  const snapshot = SNAPSHOTS[key];
+  const previous = snapshot ? await snapshot(c) : null;
   await next();
-  // The handler's route, not a group middleware's pattern (/admin/*).
-  const key = routeKey(method, c.req.routePath);
   if (c.res.status >= 400 || NOT_AUDITED.has(key)) return;
   // A sign-in route sets who signed in once it succeeded; the operator API has no principal.
   const auth = c.get("auth") as AppEnv["Variables"]["auth"] | undefined;
@@ -130,7 +151,6 @@ export async function audited(c: Context<AppEnv>, next: Next): Promise<void> {
   const organizationId = operator ? await operatorOrganization(c) : auth!.org.id;
   if (organizationId === null) return;
   const actor: Actor = operator ? OPERATOR_ACTOR : auth!.principal!.actor;
-  const snapshot = SNAPSHOTS[key];
   const changes = snapshot ? changedFields(previous, await snapshot(c)) : bodyChanges(validBody(c));
   const ip = clientIp(c.req.raw);
   try {

@@ -39,7 +39,7 @@ import { ApiError, errorResponse, unauthorized } from "../http/errors";
 import { constantTimeEqual } from "../shared/crypto";
 import { authenticationFailed } from "./auth-failures";
 import { audited } from "./audit";
-import { ROUTE_ACCESS, routeKey } from "./route-access";
+import { handlerRouteKey, ROUTE_ACCESS } from "./route-access";
 import { credentialVersions } from "../shared/versions";
 
 const bearerToken = (c: Context) => c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
@@ -223,7 +223,7 @@ function refusal(principal: Principal, capability: Capability): ApiError {
 /** The route's capability, held by the request's principal (the public sync code has none to check). */
 function checkCapability(c: Context<AppEnv>, principal: Principal | undefined): void {
   if (!principal) return;
-  const key = routeKey(c.req.method, c.req.routePath);
+  const key = handlerRouteKey(c);
   const access = ROUTE_ACCESS[key];
   // A route nobody declared is refused (test/route-access.test.ts keeps this from happening).
   if (access === undefined || access === "public" || access === "operator")

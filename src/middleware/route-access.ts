@@ -7,6 +7,8 @@
 //
 // Every write (any method but GET/HEAD) of a capability or operator route is recorded in the
 // audit log by ./audit.ts, unless listed in NOT_AUDITED (it changes nothing).
+import type { Context } from "hono";
+import { matchedRoutes } from "hono/route";
 import type { Capability } from "../domain/members/access";
 
 export type RouteAccess = Capability | "public" | "operator";
@@ -118,7 +120,7 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   "DELETE /v2/members/{id}/sessions": "members:write",
   "POST /v2/members/invitations": "members:write",
   "GET /v2/members/invitations": "members:read",
-  "DELETE /v2/members/invitations/{id}": "members:write",
+  "DELETE /v2/members/invitations": "members:write",
   "POST /v2/tokens": "self",
   "GET /v2/tokens": "self",
   "DELETE /v2/tokens/{id}": "self",
@@ -189,4 +191,34 @@ export function routeKey(method: string, routePath: string): string {
     }
   }
   return `${verb} ${path}`;
+}
+
+/** The path (Hono's form) of the route that answers the request: its handler's, not a group middleware's `/admin/*`. */
+function handlerPath(c: Context): string {
+  const routes = matchedRoutes(c);
+  const handler = [...routes].reverse().find((r) => r.method !== "ALL") ?? routes.at(-1);
+  return handler?.path ?? c.req.routePath;
+}
+
+/** The key of the route that answers the request. */
+export const handlerRouteKey = (c: Context) => routeKey(c.req.method, handlerPath(c));
+
+/**
+ * The path parameters of the route that answers the request, also in a middleware that runs
+ * before it (c.req.param() there answers the middleware's own, none for `/admin/*`).
+ */
+export function handlerParams(c: Context): Record<string, string> {
+  const names: string[] = [];
+  const pattern = routeKey("GET", handlerPath(c))
+    .slice(4)
+    .split(/(\{[A-Za-z0-9_]+\})/)
+    .map((part) => {
+      const name = /^\{([A-Za-z0-9_]+)\}$/.exec(part)?.[1];
+      if (!name) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      names.push(name);
+      return "([^/]+)";
+    })
+    .join("");
+  const match = new RegExp(`^${pattern}/?$`).exec(new URL(c.req.url).pathname);
+  return Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match?.[i + 1] ?? "")]));
 }

@@ -20,7 +20,9 @@ const id = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9]{1,40}$`), `must be an id (${prefix}_…)`);
 
 export const memberIdParams = z.object({ id: id("mem") });
-export const invitationIdParams = z.object({ id: id("inv") });
+export const invitationIdParams = z.object({
+  id: id("inv").openapi({ description: "The invitation's id" }),
+});
 export const sessionIdParams = z.object({ id: id("ses") });
 export const tokenIdParams = z.object({
   id: z.string().regex(/^tok_\d{1,15}$/, "must be a token id (tok_…)"),

@@ -13,6 +13,8 @@
 // http://localhost:<port> (WebAuthn refuses IP addresses; the worker names localhost its RP ID
 // when PUBLIC_BASE_URL is a loopback address).
 import { createSign, generateKeyPairSync, randomUUID, type KeyObject } from "node:crypto";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -28,7 +30,15 @@ import {
   type Service,
 } from "./harness/api";
 import { launchChromium, seriousViolations } from "./harness/browser";
-import { startWorker, type RunningWorker } from "./harness/worker";
+import { ROOT, startWorker, type RunningWorker } from "./harness/worker";
+
+/** The images of docs/console.md: rewritten when asked (UPDATE_SCREENSHOTS=1) or missing. */
+async function screenshot(page: Page, name: string) {
+  const file = join(ROOT, "docs", "console", `${name}.png`);
+  mkdirSync(join(ROOT, "docs", "console"), { recursive: true });
+  if (process.env.UPDATE_SCREENSHOTS === "1" || !existsSync(file))
+    await page.screenshot({ path: file, fullPage: true });
+}
 
 const e2e = inject("e2e");
 const TEAM = "https://e2e-team.cloudflareaccess.com";
@@ -207,6 +217,7 @@ describe.skipIf(!e2e.chromium)("members in the console", () => {
     await page.reload();
     await page.locator("tr[data-member='ana@example.com']").waitFor();
     expect(await page.locator("tr[data-member]").count()).toBe(3);
+    await screenshot(page, "members");
   });
 
   it("the editor edits a video but has no signed-playback keys or members: absent on the page, 403 from the API", async () => {
@@ -325,6 +336,7 @@ describe.skipIf(!e2e.chromium)("members in the console", () => {
       after: "Edited by Eddie",
     });
     expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "audit");
   });
 
   it("signs in through Cloudflare Access with a JWT of the team's key; another key's is refused", async () => {

@@ -228,9 +228,9 @@ export function Account() {
           </label>
           <label>
             Scope
-            <select name="scope" defaultValue="read">
+            <select name="scope">
               {SCOPES.map(([value, label]) => (
-                <option key={value} value={value}>
+                <option key={value} value={value} selected={value === "read"}>
                   {label}
                 </option>
               ))}

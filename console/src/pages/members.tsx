@@ -211,9 +211,9 @@ export function Members() {
           </label>
           <label>
             Role
-            <select name="role" defaultValue="editor">
+            <select name="role">
               {roles.map((r) => (
-                <option key={r} value={r}>
+                <option key={r} value={r} selected={r === "editor"}>
                   {r}
                 </option>
               ))}
@@ -242,8 +242,8 @@ export function Members() {
                       void act(
                         async () =>
                           ok(
-                            await client.api.DELETE("/v2/members/invitations/{id}", {
-                              params: { path: { id: i.id } },
+                            await client.api.DELETE("/v2/members/invitations", {
+                              params: { query: { id: i.id } },
                             }),
                           ),
                         `Link for ${i.email} withdrawn.`,

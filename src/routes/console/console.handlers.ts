@@ -72,8 +72,9 @@ export const signIn: AppRouteHandler<typeof routes.signIn> = async (c) => {
   return signedIn(c, opened);
 };
 
-export const signInMethods: AppRouteHandler<typeof routes.signInMethods> = async (c) =>
-  c.json(
+export const signInMethods: AppRouteHandler<typeof routes.signInMethods> = async (c) => {
+  refuseForeignOrigin(c);
+  return c.json(
     {
       passkeys: true,
       access: c.get("config").access !== undefined,
@@ -81,6 +82,7 @@ export const signInMethods: AppRouteHandler<typeof routes.signInMethods> = async
     },
     200,
   );
+};
 
 export const passkeyOptions: AppRouteHandler<typeof routes.passkeyOptions> = async (c) => {
   refuseForeignOrigin(c);

@@ -88,6 +88,7 @@ export const signInMethods = createRoute({
       }),
       "The methods",
     ),
+    ...koErrors(403),
   },
 });
 

@@ -53,7 +53,7 @@ export const invitations: AppRouteHandler<typeof routes.invitations> = async (c)
   c.json({ invitations: await openInvitations(requestDeps(c), organizationOf(c).org.id) }, 200);
 
 export const revokeInvitation: AppRouteHandler<typeof routes.revokeInvitation> = async (c) =>
-  c.json(await revokeLink(requestDeps(c), organizationOf(c).org.id, c.req.valid("param").id), 200);
+  c.json(await revokeLink(requestDeps(c), organizationOf(c).org.id, c.req.valid("query").id), 200);
 
 export const change: AppRouteHandler<typeof routes.change> = async (c) => {
   const { org, who } = organizationOf(c);

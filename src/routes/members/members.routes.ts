@@ -68,10 +68,10 @@ export const invitations = createRoute({
 export const revokeInvitation = createRoute({
   ...base,
   method: "delete",
-  path: "/v2/members/invitations/{id}",
+  path: "/v2/members/invitations",
   operationId: "revokeInvitation",
-  summary: "Withdraw an invitation or recovery link",
-  request: { params: invitationIdParams },
+  summary: "Withdraw an invitation or recovery link (?id=)",
+  request: { query: invitationIdParams },
   responses: {
     200: jsonContent(invitation, "The withdrawn link"),
     ...koErrors(400, 401, 403, 404, 429),

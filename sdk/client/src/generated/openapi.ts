@@ -1631,23 +1631,7 @@ export interface paths {
          * @description Answers a one-time link valid 7 days (and emails it where the deployment has a mail binding; printed in the worker's log in development). Whoever opens it registers a passkey and becomes a member with this role. Only an owner invites an owner.
          */
         post: operations["inviteMember"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v2/members/invitations/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Withdraw an invitation or recovery link */
+        /** Withdraw an invitation or recovery link (?id=) */
         delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
@@ -9941,6 +9925,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     consolePasskeyOptions: {
@@ -10604,11 +10597,12 @@ export interface operations {
     };
     revokeInvitation: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
+            query: {
+                /** @description The invitation's id */
                 id: string;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
