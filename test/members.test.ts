@@ -72,7 +72,9 @@ describe("members, roles and passkeys", () => {
     expect(gone.res.status).toBe(200);
     const token = new URL(made.body.link).hash.split("/").at(-1)!;
     expect((await post("/v2/console/invitation", { token })).status).toBe(404);
-    expect((await asKey(org, "/v2/members/invitations?id=inv_nope", "DELETE")).res.status).toBe(404);
+    expect((await asKey(org, "/v2/members/invitations?id=inv_nope", "DELETE")).res.status).toBe(
+      404,
+    );
   });
 
   it("the editor edits a video but is refused signed-playback keys and members (403 naming them)", async () => {

@@ -6,7 +6,7 @@ import { startRegistration } from "@simplewebauthn/browser";
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok, session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
-import { deleteConfirmed, errorText, Messages } from "../messages";
+import { attempt, deleteConfirmed, errorText, Messages } from "../messages";
 
 type Passkey = components["schemas"]["Passkey"];
 type OwnSession = components["schemas"]["OwnSession"];
@@ -45,17 +45,8 @@ export function Account() {
     void reload();
   }, []);
 
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError("");
-    setNotice("");
-    try {
-      await work();
-      setNotice(done);
-      await reload();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+  const act = (work: () => Promise<unknown>, done: string) =>
+    attempt({ setError, setNotice }, work, done, reload);
 
   const addPasskey = (e: Event) => {
     e.preventDefault();

@@ -4,7 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { can, client, formatDate, ok, session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
-import { deleteConfirmed, errorText, Messages } from "../messages";
+import { attempt, deleteConfirmed, errorText, Messages } from "../messages";
 
 type Member = components["schemas"]["Member"];
 type Invitation = components["schemas"]["Invitation"];
@@ -43,17 +43,8 @@ export function Members() {
       );
   }, []);
 
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError("");
-    setNotice("");
-    try {
-      await work();
-      setNotice(done);
-      await reload();
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+  const act = (work: () => Promise<unknown>, done: string) =>
+    attempt({ setError, setNotice }, work, done, reload);
 
   const invite = (e: Event) => {
     e.preventDefault();

@@ -12,8 +12,7 @@ export const list = createRoute({
   path: "/v2/audit",
   operationId: "listAudit",
   summary: "Every write: who, what, when, from where; newest first",
-  description:
-    "Each entry: `at`, `actor` {type: member, token, key or operator; id; name; memberId}, `action` (the route, e.g. `PUT /v2/content`), `object` {type, id}, `changes` (the fields written, with `before` and `after` for settings and rights) and `address` (an IPv4 /24 or IPv6 /48, never the address). Filters: `member` (what a member did, their tokens included), `objectType` and `objectId`, `action`, `from`/`to` (ISO times); pages of `limit` (≤ 200) with `cursor`. Entries are kept 13 months.",
+  description: 'Owners and admins; kept 13 months (docs/api.md "Audit log").',
   request: { query: auditQuery },
   responses: { 200: jsonContent(auditPage, "A page of entries"), ...koErrors(400, 401, 403, 429) },
 });

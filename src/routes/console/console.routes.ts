@@ -25,7 +25,7 @@ export const signIn = createRoute({
   path: "/v2/console/session",
   operationId: "consoleSignIn",
   summary: "Sign in to the console with the organization's key and secret (the owner)",
-  description: `Checks the organization's own credentials (sync code, API key and secret, or the organization's API token; with mmiKey, a sub-organization's scope) and opens a session of 8 hours at most with the owner's rights. Refused (403) when the organization switched this off (PUT /v2/organization/sign-in), and for a member's or an application's token: members sign in with a passkey or SSO. ${cookieNote} A browser request from another origin is refused.`,
+  description: `Checks the organization's own credentials (sync code, API key and secret, or the organization's API token; with mmiKey, a sub-organization's scope) and opens a session of 8 hours at most with the owner's rights; 403 when the organization switched this off, or for a member's token. ${cookieNote}`,
   request: { body: jsonBody(signInBody) },
   responses: {
     200: jsonContent(consoleSession, "Signed in (Set-Cookie: evc_session)"),
@@ -125,7 +125,7 @@ export const accessSignIn = createRoute({
   path: "/v2/console/access",
   operationId: "consoleAccessSignIn",
   summary: "Sign in through Cloudflare Access (single sign-on)",
-  description: `The request's Cf-Access-Jwt-Assertion (added by Cloudflare Access in front of the console) is verified against the team's keys, issuer (ACCESS_TEAM_DOMAIN) and audience (ACCESS_AUD); its email must be an active member's. No password is kept by the service. ${cookieNote}`,
+  description: `Verifies the request's Cf-Access-Jwt-Assertion (team keys, ACCESS_TEAM_DOMAIN, ACCESS_AUD); its email must be an active member's. ${cookieNote}`,
   request: { body: jsonBody(accessSignInBody) },
   responses: {
     200: jsonContent(consoleSession, "Signed in (Set-Cookie: evc_session)"),

@@ -45,7 +45,7 @@ export const invite = createRoute({
   operationId: "inviteMember",
   summary: "Invite someone by email with a role",
   description:
-    "Answers a one-time link valid 7 days (and emails it where the deployment has a mail binding; printed in the worker's log in development). Whoever opens it registers a passkey and becomes a member with this role. Only an owner invites an owner.",
+    "A one-time link valid 7 days (emailed with a mail binding; logged in development). Only an owner invites an owner.",
   request: { body: jsonBody(invitationBody) },
   responses: {
     200: jsonContent(invitationLink, "The invitation and its link (shown once)"),
@@ -84,8 +84,7 @@ export const change = createRoute({
   path: "/v2/members/{id}",
   operationId: "changeMember",
   summary: "Change a member's name or role, suspend or reinstate them",
-  description:
-    "Suspending ends their sessions at once and their tokens are refused. Only an owner changes an owner or makes one; the last active owner cannot be suspended or demoted (409).",
+  description: "Suspending ends their sessions at once. The last active owner stays (409).",
   request: { params: memberIdParams, body: jsonBody(memberChangeBody) },
   responses: {
     200: jsonContent(member, "The member"),
@@ -112,8 +111,7 @@ export const erase = createRoute({
   path: "/v2/members/{id}/erase",
   operationId: "eraseMember",
   summary: "Erase a member's identity (removing them if still there)",
-  description:
-    "The audit log keeps what they did under their random id without their name; entries about them lose their values; their invitations lose the email.",
+  description: "The audit log keeps their entries without their name or values.",
   request: { params: memberIdParams },
   responses: {
     200: jsonContent(z.object({ erased: z.string() }), "Erased"),
@@ -181,7 +179,7 @@ export const setSignIn = createRoute({
   operationId: "setSignInOptions",
   summary: "Switch console sign-in with the API key and secret on or off (owners)",
   description:
-    "Off: the console refuses the key and secret (and the organization's token) and ends the sessions opened with them; the API keeps accepting them. Needs an active owner with a passkey, or SSO configured (409).",
+    "Off ends the sessions opened with them; the API keeps accepting them. Needs an owner with a passkey, or SSO (409).",
   request: { body: jsonBody(signInOptionsBody) },
   responses: {
     200: jsonContent(signInOptions, "The options"),

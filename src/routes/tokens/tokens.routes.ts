@@ -19,7 +19,7 @@ export const create = createRoute({
   operationId: "createToken",
   summary: "Make an API token",
   description:
-    "scope: `read` (every read these credentials allow, no write), `content` (reads and the writes of videos, feeds, players, items, live, clips and captions), `reports` (the statistics reads), `full` (everything the maker may do). A member's token never does more than the member's role allows, and stops working when the member is suspended or removed. The secret is in this answer only (the service keeps its SHA-256): send it as `Authorization: Bearer <token>`. A token of another scope than full cannot make tokens.",
+    "Scopes (docs/api.md): `read`, `content` (reads and content writes), `reports`, `full` (all the maker may do). The secret is in this answer only: send it as `Authorization: Bearer <token>`.",
   request: { body: jsonBody(tokenCreateBody) },
   responses: {
     200: jsonContent(apiTokenWithSecret, "The token with its secret (shown once)"),
@@ -46,8 +46,7 @@ export const revoke = createRoute({
   path: "/v2/tokens/{id}",
   operationId: "revokeToken",
   summary: "Revoke a token",
-  description:
-    "Refused from then on: at once by the instance that revoked it, within CREDENTIAL_CACHE_SECONDS (default 30) everywhere.",
+  description: "Refused at once here, within CREDENTIAL_CACHE_SECONDS everywhere.",
   request: { params: tokenIdParams },
   responses: {
     200: jsonContent(apiToken, "The revoked token"),

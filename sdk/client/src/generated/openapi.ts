@@ -1392,7 +1392,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console with the organization's key and secret (the owner)
-         * @description Checks the organization's own credentials (sync code, API key and secret, or the organization's API token; with mmiKey, a sub-organization's scope) and opens a session of 8 hours at most with the owner's rights. Refused (403) when the organization switched this off (PUT /v2/organization/sign-in), and for a member's or an application's token: members sign in with a passkey or SSO. The session token travels only in the HttpOnly, SameSite=Strict evc_session cookie (Secure over https); it authenticates the write endpoints in place of credential headers when X-CSRF-Token carries the session's csrfToken. A browser request from another origin is refused.
+         * @description Checks the organization's own credentials (sync code, API key and secret, or the organization's API token; with mmiKey, a sub-organization's scope) and opens a session of 8 hours at most with the owner's rights; 403 when the organization switched this off, or for a member's token. The session token travels only in the HttpOnly, SameSite=Strict evc_session cookie (Secure over https); it authenticates the write endpoints in place of credential headers when X-CSRF-Token carries the session's csrfToken.
          */
         post: operations["consoleSignIn"];
         /**
@@ -1490,7 +1490,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in through Cloudflare Access (single sign-on)
-         * @description The request's Cf-Access-Jwt-Assertion (added by Cloudflare Access in front of the console) is verified against the team's keys, issuer (ACCESS_TEAM_DOMAIN) and audience (ACCESS_AUD); its email must be an active member's. No password is kept by the service. The session token travels only in the HttpOnly, SameSite=Strict evc_session cookie (Secure over https); it authenticates the write endpoints in place of credential headers when X-CSRF-Token carries the session's csrfToken.
+         * @description Verifies the request's Cf-Access-Jwt-Assertion (team keys, ACCESS_TEAM_DOMAIN, ACCESS_AUD); its email must be an active member's. The session token travels only in the HttpOnly, SameSite=Strict evc_session cookie (Secure over https); it authenticates the write endpoints in place of credential headers when X-CSRF-Token carries the session's csrfToken.
          */
         post: operations["consoleAccessSignIn"];
         delete?: never;
@@ -1628,7 +1628,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone by email with a role
-         * @description Answers a one-time link valid 7 days (and emails it where the deployment has a mail binding; printed in the worker's log in development). Whoever opens it registers a passkey and becomes a member with this role. Only an owner invites an owner.
+         * @description A one-time link valid 7 days (emailed with a mail binding; logged in development). Only an owner invites an owner.
          */
         post: operations["inviteMember"];
         /** Withdraw an invitation or recovery link (?id=) */
@@ -1654,7 +1654,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's name or role, suspend or reinstate them
-         * @description Suspending ends their sessions at once and their tokens are refused. Only an owner changes an owner or makes one; the last active owner cannot be suspended or demoted (409).
+         * @description Suspending ends their sessions at once. The last active owner stays (409).
          */
         patch: operations["changeMember"];
         trace?: never;
@@ -1670,7 +1670,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a member's identity (removing them if still there)
-         * @description The audit log keeps what they did under their random id without their name; entries about them lose their values; their invitations lose the email.
+         * @description The audit log keeps their entries without their name or values.
          */
         post: operations["eraseMember"];
         delete?: never;
@@ -1725,7 +1725,7 @@ export interface paths {
         get: operations["getSignInOptions"];
         /**
          * Switch console sign-in with the API key and secret on or off (owners)
-         * @description Off: the console refuses the key and secret (and the organization's token) and ends the sessions opened with them; the API keeps accepting them. Needs an active owner with a passkey, or SSO configured (409).
+         * @description Off ends the sessions opened with them; the API keeps accepting them. Needs an owner with a passkey, or SSO (409).
          */
         put: operations["setSignInOptions"];
         post?: never;
@@ -1836,7 +1836,7 @@ export interface paths {
         put?: never;
         /**
          * Make an API token
-         * @description scope: `read` (every read these credentials allow, no write), `content` (reads and the writes of videos, feeds, players, items, live, clips and captions), `reports` (the statistics reads), `full` (everything the maker may do). A member's token never does more than the member's role allows, and stops working when the member is suspended or removed. The secret is in this answer only (the service keeps its SHA-256): send it as `Authorization: Bearer <token>`. A token of another scope than full cannot make tokens.
+         * @description Scopes (docs/api.md): `read`, `content` (reads and content writes), `reports`, `full` (all the maker may do). The secret is in this answer only: send it as `Authorization: Bearer <token>`.
          */
         post: operations["createToken"];
         delete?: never;
@@ -1857,7 +1857,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a token
-         * @description Refused from then on: at once by the instance that revoked it, within CREDENTIAL_CACHE_SECONDS (default 30) everywhere.
+         * @description Refused at once here, within CREDENTIAL_CACHE_SECONDS everywhere.
          */
         delete: operations["revokeToken"];
         options?: never;
@@ -1874,7 +1874,7 @@ export interface paths {
         };
         /**
          * Every write: who, what, when, from where; newest first
-         * @description Each entry: `at`, `actor` {type: member, token, key or operator; id; name; memberId}, `action` (the route, e.g. `PUT /v2/content`), `object` {type, id}, `changes` (the fields written, with `before` and `after` for settings and rights) and `address` (an IPv4 /24 or IPv6 /48, never the address). Filters: `member` (what a member did, their tokens included), `objectType` and `objectId`, `action`, `from`/`to` (ISO times); pages of `limit` (≤ 200) with `cursor`. Entries are kept 13 months.
+         * @description Owners and admins; kept 13 months (docs/api.md "Audit log").
          */
         get: operations["listAudit"];
         put?: never;
