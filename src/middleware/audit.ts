@@ -1,7 +1,8 @@
-// The one place writes are recorded in the audit log (docs/api.md "Audit log"). authenticate()
-// and requireAdmin (./auth.ts) hand every write of an authenticated route to `audited`, which
-// lets the route answer and, when it succeeded, records who (the request's principal), what
-// (the route, its object, the fields changed), when and from where (an address bucket).
+// The one place writes are recorded in the audit log (docs/api.md "Audit log"). `auditWrites`
+// follows authenticate() in every authenticated route's chain (./credentials.ts), the operator
+// token on /admin/* (routes/admin) and the sign-in routes, whose handler says who signed in: it
+// lets the route answer and, when a write succeeded, records who (the request's principal),
+// what (the route, its object, the fields changed), when and from where (an address bucket).
 //
 // What changed: the fields of the request's validated JSON body (scalar values kept, secrets
 // never); for settings and rights (SNAPSHOTS), the values before and after, read around the
@@ -136,7 +137,7 @@ async function operatorOrganization(c: Context<AppEnv>): Promise<number | null> 
 }
 
 /** Runs the route and, when the write succeeded, records it. */
-export async function audited(c: Context<AppEnv>, next: Next): Promise<void> {
+async function audited(c: Context<AppEnv>, next: Next): Promise<void> {
   const method = c.req.method;
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
   const key = handlerRouteKey(c);
@@ -171,5 +172,4 @@ export async function audited(c: Context<AppEnv>, next: Next): Promise<void> {
   }
 }
 
-/** For routes whose handler establishes who acts (sign-in, an invitation's acceptance): record the write once it did. */
 export const auditWrites: MiddlewareHandler<AppEnv> = (c, next) => audited(c, next);

@@ -10,8 +10,9 @@
 //
 // Then, for every credential but the public sync code, who is behind it (a member's session or
 // token, the API key and secret: a Principal) must hold the capability the route declares
-// (./route-access.ts, the matrix in domain/members/access.ts), else 403 naming what is missing;
-// and a write is recorded in the audit log (./audit.ts).
+// (./route-access.ts, the matrix in domain/members/access.ts), else 403 naming what is missing.
+// The write is then recorded in the audit log by the next middleware (./audit.ts, in
+// ./credentials.ts's chain; the operator API's in routes/admin).
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { getCookie } from "hono/cookie";
@@ -38,7 +39,6 @@ import { credentialDeps } from "../http/deps";
 import { ApiError, errorResponse, unauthorized } from "../http/errors";
 import { constantTimeEqual } from "../shared/crypto";
 import { authenticationFailed } from "./auth-failures";
-import { audited } from "./audit";
 import { handlerRouteKey, ROUTE_ACCESS } from "./route-access";
 import { credentialVersions } from "../shared/versions";
 
@@ -241,7 +241,7 @@ export function authenticate(kind: AuthClass): MiddlewareHandler<AppEnv> {
     }
     checkCapability(c, who.principal);
     c.set("auth", { ...who, via: kind, versions: credentialVersions(who) });
-    await audited(c, next);
+    await next();
   };
 }
 
@@ -253,7 +253,7 @@ const refuseOperator = (c: Context<AppEnv>) => {
   );
   return errorResponse(c, refusal.status, refusal.message, refusal.headers);
 };
-const operatorToken: MiddlewareHandler<AppEnv> = bearerAuth({
+export const requireAdmin: MiddlewareHandler<AppEnv> = bearerAuth({
   verifyToken: async (token, c: Context<AppEnv>) => {
     const expected = c.get("config").adminToken;
     if (!expected) throw new ApiError(503, "operator API disabled: ADMIN_TOKEN is not configured");
@@ -263,7 +263,3 @@ const operatorToken: MiddlewareHandler<AppEnv> = bearerAuth({
   invalidAuthenticationHeader: { message: refuseOperator },
   invalidToken: { message: refuseOperator },
 });
-
-/** The operator API: ADMIN_TOKEN, then its writes recorded in the audit log of the organization they concern. */
-export const requireAdmin: MiddlewareHandler<AppEnv> = (c, next) =>
-  operatorToken(c, () => audited(c, next));

@@ -3,6 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonBody, jsonContent, koErrors, SECURITY } from "../../http/openapi";
 import { auditWrites } from "../../middleware/audit";
+import { publicReads } from "../../middleware/public-reads";
 import { consoleSession, consoleSessionStatus, signInBody } from "../../schemas/console";
 import {
   accessSignInBody,
@@ -98,10 +99,12 @@ export const passkeyOptions = createRoute({
   path: "/v2/console/passkey/options",
   operationId: "consolePasskeyOptions",
   security: SECURITY.public,
+  // Each answer stores a challenge: counted per address like the other public work.
+  middleware: publicReads,
   summary: "Options to sign in with a passkey (navigator.credentials.get)",
   responses: {
     200: jsonContent(creationOptions, "The options and their challenge's id (5 minutes, once)"),
-    ...koErrors(403),
+    ...koErrors(403, 429),
   },
 });
 
@@ -139,6 +142,7 @@ export const invitation = createRoute({
   path: "/v2/console/invitation",
   operationId: "consoleInvitation",
   security: SECURITY.public,
+  middleware: publicReads,
   summary: "What an invitation or recovery link is for, with the options to register a passkey",
   description:
     "The link's token is its credential (sent in the body, never in a URL the server logs).",
