@@ -5,7 +5,7 @@
 // keeps working as full.
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { callJson, createOrg, writeHeaders, type TestOrg } from "./helpers";
+import { ORIGIN, callJson, createOrg, writeHeaders, type TestOrg } from "./helpers";
 import { asSession, inviteAndAccept } from "./members-helpers";
 
 const bearer = (token: string, path: string, method = "GET", body?: unknown) =>
@@ -95,6 +95,21 @@ describe("API tokens", () => {
     const library = await bearer(made.reports!, "/v2/content/list");
     expect(library.res.status).toBe(403);
     expect(library.body.message).toMatch(/scope "reports" does not allow library:read/);
+  });
+
+  it("an application's token does not sign in to the console (the organization's token does)", async () => {
+    const signIn = (apiToken: string) =>
+      callJson("/v2/console/session", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: ORIGIN },
+        body: JSON.stringify({ apiToken }),
+      });
+    const refused = await signIn(made.full!);
+    expect(refused.res.status).toBe(403);
+    expect(refused.body.error).toMatch(/passkey/);
+    const owner = await signIn(org.apiToken);
+    expect(owner.res.status).toBe(200);
+    expect(owner.body).toMatchObject({ method: "token", role: "owner", member: null });
   });
 
   it("only a full token makes tokens", async () => {
