@@ -181,6 +181,31 @@ const configSchema = z.object({
       .enum(["true", "false"], { error: "WEBHOOKS_ALLOW_LOOPBACK must be true or false" })
       .default("false"),
   ),
+  WEBAUTHN_RP_ID: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[a-z0-9.-]{1,253}$/, "WEBAUTHN_RP_ID must be a host name (e.g. example.com)")
+      .optional(),
+  ),
+  ACCESS_TEAM_DOMAIN: z.preprocess(
+    emptyAsUndefined,
+    z
+      .url({
+        protocol: /^https?$/,
+        error: "ACCESS_TEAM_DOMAIN must be the team's URL, e.g. https://acme.cloudflareaccess.com",
+      })
+      .optional(),
+  ),
+  ACCESS_AUD: z.preprocess(emptyAsUndefined, z.string().max(200).optional()),
+  ACCESS_CERTS_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/, error: "ACCESS_CERTS_URL must be an http(s) URL" }).optional(),
+  ),
+  INVITE_MAIL_FROM: z.preprocess(
+    emptyAsUndefined,
+    z.email({ error: "INVITE_MAIL_FROM must be an email address" }).optional(),
+  ),
   R2_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   R2_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
   R2_ACCOUNT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -264,6 +289,30 @@ export interface Config {
   webhooksAllowLoopback: boolean;
   /** Live streams (docs/live.md): default DVR window, encoder silence that ends a stream, largest segment. */
   live: { dvrSeconds: number; timeoutSeconds: number; segmentMaxBytes: number };
+  /**
+   * Passkeys (WebAuthn): the relying party's id (WEBAUTHN_RP_ID, default PUBLIC_BASE_URL's host;
+   * `localhost` when that is a loopback address, which WebAuthn refuses) and the origins a
+   * ceremony may come from (PUBLIC_BASE_URL's, and its localhost twin in development).
+   */
+  passkeys: { rpId: string; origins: string[] };
+  /** Cloudflare Access single sign-on, when both ACCESS_TEAM_DOMAIN and ACCESS_AUD are set. */
+  access?: { issuer: string; audience: string; certsUrl: string };
+  /** The sender of invitation emails (with the INVITE_MAIL binding). */
+  inviteMailFrom?: string;
+  /** PUBLIC_BASE_URL is a loopback address: local development (invitation links are printed). */
+  development: boolean;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+function passkeySettings(publicBaseUrl: string, rpId: string | undefined) {
+  const base = new URL(publicBaseUrl);
+  const loopback = LOOPBACK_HOSTS.has(base.hostname);
+  const localhost = `${base.protocol}//localhost${base.port ? `:${base.port}` : ""}`;
+  return {
+    rpId: rpId ?? (loopback ? "localhost" : base.hostname),
+    origins: loopback ? [...new Set([base.origin, localhost])] : [base.origin],
+  };
 }
 
 export class ConfigError extends Error {}
@@ -323,6 +372,19 @@ export function loadConfig(env: Env): Config {
       timeoutSeconds: v.LIVE_TIMEOUT_SECONDS,
       segmentMaxBytes: v.LIVE_SEGMENT_MAX_BYTES,
     },
+    passkeys: passkeySettings(v.PUBLIC_BASE_URL, v.WEBAUTHN_RP_ID),
+    access:
+      v.ACCESS_TEAM_DOMAIN && v.ACCESS_AUD
+        ? {
+            issuer: v.ACCESS_TEAM_DOMAIN.replace(/\/+$/, ""),
+            audience: v.ACCESS_AUD,
+            certsUrl:
+              v.ACCESS_CERTS_URL ??
+              `${v.ACCESS_TEAM_DOMAIN.replace(/\/+$/, "")}/cdn-cgi/access/certs`,
+          }
+        : undefined,
+    inviteMailFrom: v.INVITE_MAIL_FROM,
+    development: LOOPBACK_HOSTS.has(new URL(v.PUBLIC_BASE_URL).hostname),
   };
   cache.set(env, config);
   return config;

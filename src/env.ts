@@ -84,4 +84,14 @@ export interface Env {
   TRANSCODER_URL?: string;
   /** Seconds of video per rendition job (default 120). */
   RENDITION_CHUNK_SECONDS?: string;
+  /** Passkeys' relying party id (default: PUBLIC_BASE_URL's host). */
+  WEBAUTHN_RP_ID?: string;
+  /** Cloudflare Access single sign-on: the team's URL (the JWT's issuer) and the application's AUD tag. */
+  ACCESS_TEAM_DOMAIN?: string;
+  ACCESS_AUD?: string;
+  /** Where the team's signing keys are (default: <ACCESS_TEAM_DOMAIN>/cdn-cgi/access/certs); tests point it at a local JWKS. */
+  ACCESS_CERTS_URL?: string;
+  /** Invitation emails: a send_email binding (wrangler [[send_email]]) and its sender. */
+  INVITE_MAIL?: SendEmail;
+  INVITE_MAIL_FROM?: string;
 }

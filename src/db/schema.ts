@@ -18,6 +18,8 @@ import {
   LIVE_STATES,
   PLANS,
   STATS_MOVE_PHASES,
+  TOKEN_KINDS,
+  TOKEN_SCOPES,
   type Entitlement,
 } from "../shared/vocabulary";
 
@@ -100,6 +102,8 @@ export const organizations = sqliteTable("organizations", {
    */
   playerVersion: integer("player_version").notNull().default(0),
   createdAt: text("created_at").notNull(),
+  /** The console accepts the API key and secret (or the organization's token) to sign in as its owner (docs/console.md). */
+  keySignIn: integer("key_sign_in", { mode: "boolean" }).notNull().default(true),
 });
 
 /**
@@ -153,8 +157,22 @@ export const apiTokens = sqliteTable(
     /** SHA-256 (hex) of the bearer token. */
     tokenHash: text("token_hash").notNull().unique(),
     createdAt: text("created_at").notNull(),
+    name: text("name").notNull().default(""),
+    /** organization: issued and rotated with the organization's credentials; member, application: POST /v2/tokens. */
+    kind: text("kind", { enum: TOKEN_KINDS }).notNull().default("organization"),
+    scope: text("scope", { enum: TOKEN_SCOPES }).notNull().default("full"),
+    /**
+     * The member who made it (their role bounds it); removing the member deletes it. The foreign
+     * key to members(id) is in 0030_members.sql (schema-members.ts imports this file).
+     */
+    memberId: text("member_id"),
+    /** Null: never (the organization's own token). */
+    expiresAt: text("expires_at"),
   },
-  (t) => [index("api_tokens_org_idx").on(t.organizationId)],
+  (t) => [
+    index("api_tokens_org_idx").on(t.organizationId),
+    index("api_tokens_member_idx").on(t.memberId),
+  ],
 );
 
 export type CustomField = Record<string, string | number>;

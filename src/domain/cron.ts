@@ -8,6 +8,8 @@ import { advanceStatsMoves } from "./stats/shard-moves";
 import { purgeDimensionValues } from "../db/stats/dimensions";
 import { DAY_MS, utcDay } from "../shared/dates";
 import { purgeExpiredSessions } from "./console/sessions";
+import { purgeOldAudit } from "./audit/audit";
+import { purgeExpiredSignInRows } from "./members/sign-in";
 import { sweepUploads } from "./content/sweep";
 import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
@@ -36,6 +38,8 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   );
   const webhooks = await runWebhookCron(deps);
   const consoleSessionsPurged = await purgeExpiredSessions(deps);
+  const auditEntriesPurged = await purgeOldAudit(deps);
+  const signInRowsPurged = await purgeExpiredSignInRows(deps);
   const textIndex = await keepTextIndexMerged(deps.db, deps.now);
   return {
     ...feeds,
@@ -46,6 +50,8 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
     statsMoves: { advanced: statsMoves.advanced.length, forgotten: statsMoves.forgotten },
     webhooks,
     consoleSessionsPurged,
+    auditEntriesPurged,
+    signInRowsPurged,
     textIndex,
   };
 }
