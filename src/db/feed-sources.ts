@@ -61,3 +61,31 @@ export async function listableContentsByIds(db: Db, ids: number[]): Promise<Cont
       .where(and(LISTABLE, inList(contents.id, ids))),
   );
 }
+
+/**
+ * These videos' records as a feed of the organization may publish them at `now` (listable, no
+ * syndication window or one open then); the others are left out (in no particular order).
+ */
+export async function publishableContentsByIds(
+  db: Db,
+  organizationId: number,
+  ids: number[],
+  now: string,
+): Promise<Content[]> {
+  if (ids.length === 0) return [];
+  return selectRows(
+    db,
+    contents,
+    db
+      .select()
+      .from(contents)
+      .where(
+        and(
+          LISTABLE,
+          inList(contents.id, ids),
+          eq(contents.organizationId, organizationId),
+          publishedByWindows(now),
+        ),
+      ),
+  );
+}

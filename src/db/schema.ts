@@ -490,8 +490,22 @@ export const feeds = sqliteTable(
     buildingUntil: text("building_until"),
     builtAt: text("built_at"),
     files: text("files", { mode: "json" }).$type<FeedFileState>().notNull().default(sql`'{}'`),
+    /**
+     * While dirty: the videos (content ids) whose entries the next build patches; null: the next
+     * build rebuilds the files from the feed's query (domain/feeds/patches.ts).
+     */
+    patchIds: text("patch_ids", { mode: "json" }).$type<number[]>(),
+    /** The first patch mark since the last build: a patch waits FEED_PATCH_DELAY_SECONDS from it. */
+    waitingSince: text("waiting_since"),
   },
-  (t) => [index("feeds_org_idx").on(t.organizationId), index("feeds_dirty_idx").on(t.dirtySince)],
+  (t) => [
+    index("feeds_org_idx").on(t.organizationId),
+    index("feeds_dirty_idx").on(t.dirtySince),
+    // An organization's dirty feeds (a pass's claims and its checks after): a few rows, not all its feeds.
+    index("feeds_org_dirty_idx")
+      .on(t.organizationId, t.dirtySince)
+      .where(sql`dirty_since is not null`),
+  ],
 );
 
 /** Small key/value state of the scheduled handler (last run, reconcile cursor). */

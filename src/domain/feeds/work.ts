@@ -47,13 +47,20 @@ export const unlimitedBudget: WorkBudget = {
 };
 
 /**
- * Adds one run's work to the running totals in cron_state (feed_work_runs, _feeds, _rows_read,
- * _ms): what publishing costs over time, and what bench/feeds.mjs reads before and after a write.
+ * Adds one run's work to the running totals in cron_state (feed_work_runs, _feeds, _patched,
+ * _rows_read, _ms): what publishing costs over time, and what bench/feeds.mjs reads before and
+ * after a write. `patched`: of the feeds, those patched rather than rebuilt.
  */
-export async function recordFeedWork(db: Db, spent: WorkSpent, feeds: number): Promise<void> {
+export async function recordFeedWork(
+  db: Db,
+  spent: WorkSpent,
+  feeds: number,
+  patched = 0,
+): Promise<void> {
   await addToCounters(db, {
     feed_work_runs: 1,
     feed_work_feeds: feeds,
+    feed_work_patched: patched,
     feed_work_rows_read: spent.rowsRead,
     feed_work_ms: spent.ms,
   });
