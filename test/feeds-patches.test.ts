@@ -21,6 +21,7 @@ import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import {
   callJson,
   createOrg,
+  d1Cost,
   dataUrlBytes,
   publishVideo,
   writeJson,
@@ -469,5 +470,61 @@ describe("through E4 and the queue", () => {
     const { deps: oracle } = backgroundDeps(env, new Date(), Date.now, () => {});
     const stats = await rebuildFeeds(oracle, await orgFeeds());
     expect(stats.written).toBe(0);
+  });
+});
+
+describe("the feeds of a write", () => {
+  it("are found by the video's names: a write reads the rows of its feeds, not of every feed", async () => {
+    const other = await createOrg();
+    const video = await publishVideo(other, mp4, { title: "named", tags: ["mine"] });
+    const retitle = async (title: string) => {
+      const put = await writeJson(other, "PUT", "/v2/content", {
+        contentKey: video,
+        title,
+        description: "",
+        thumbnailUrl: null,
+        categories: [],
+        tags: ["mine"],
+        events: [],
+        customFields: [],
+      });
+      expect(put.res.status).toBe(200);
+      return d1Cost(put.res).rowsRead;
+    };
+    const created = await writeJson(other, "POST", "/v2/feeds", {
+      name: "Mine",
+      configuration: { tags: ["mine"] },
+    });
+    const before = await retitle("first");
+    for (let i = 0; i < 40; i++)
+      await writeJson(other, "POST", "/v2/feeds", {
+        name: `Unrelated ${i}`,
+        configuration: { tags: [`elsewhere${i}`] },
+      });
+    const after = await retitle("second");
+    expect(after - before, JSON.stringify({ before, after })).toBeLessThan(10);
+    // A feed whose names change is found by its new names.
+    const renamed = await writeJson(other, "PUT", `/v2/feeds/${created.body.feed_id}`, {
+      name: "Mine",
+      configuration: { tags: ["mine", "also"] },
+    });
+    expect(renamed.res.status).toBe(200);
+    const unrelated = await writeJson(other, "PUT", `/v2/feeds/${created.body.feed_id}`, {
+      name: "Mine",
+      configuration: { tags: ["also"] },
+    });
+    expect(unrelated.res.status).toBe(200);
+    const otherId = (await env.DB.prepare("select id from organizations where organization_key = ?")
+      .bind(other.organizationKey)
+      .first("id")) as number;
+    const feeds = await listFeeds(db(), otherId);
+    const marked = await markFeedsOfVideos(
+      db(),
+      otherId,
+      [{ subOrganizationId: null, categories: [], tags: ["also"], events: [], id: 1 }],
+      new Date().toISOString(),
+    );
+    expect(marked.feeds.map((f) => f.feedId)).toEqual([created.body.feed_id]);
+    expect(feeds).toHaveLength(41);
   });
 });

@@ -21,6 +21,8 @@ it("has the FTS index and every counter trigger on the tables they watch", async
     "trigger contents_fts_update on contents",
     "trigger contents_label_count_delete on contents",
     "trigger contents_label_count_update on contents",
+    "trigger feeds_names_insert on feeds",
+    "trigger feeds_names_update on feeds",
     "trigger network_listings_count_delete on network_listings",
     "trigger network_listings_count_insert on network_listings",
   ]);

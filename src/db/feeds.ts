@@ -3,7 +3,8 @@ import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
 import { feeds, type Feed } from "./schema";
-import { feedLayouts, type FeedLayout } from "./schema-feeds";
+import { feedLayouts, feedNames, type FeedLayout } from "./schema-feeds";
+import type { LabelKind } from "./schema";
 
 export async function listFeeds(db: Db, organizationId: number): Promise<Feed[]> {
   return db
@@ -11,6 +12,22 @@ export async function listFeeds(db: Db, organizationId: number): Promise<Feed[]>
     .from(feeds)
     .where(eq(feeds.organizationId, organizationId))
     .orderBy(asc(feeds.id));
+}
+
+/**
+ * The organization's feeds that list any of these names, and those that list none (they hold
+ * every video): found on feed_names by the names, reading the rows of those feeds only.
+ */
+export async function feedsNaming(
+  db: Db,
+  organizationId: number,
+  names: { kind: LabelKind; name: string }[],
+): Promise<Feed[]> {
+  const pairs = JSON.stringify(names.map((n) => [n.kind, n.name]));
+  const named = sql`select ${feedNames.feedId} from ${feedNames} where ${feedNames.organizationId} = ${organizationId} and ${feedNames.kind} = '*'
+    union select ${feedNames.feedId} from ${feedNames} where ${feedNames.organizationId} = ${organizationId}
+      and (${feedNames.kind}, ${feedNames.name}) in (select value ->> 0, value ->> 1 from json_each(${pairs}))`;
+  return db.select().from(feeds).where(sql`${feeds.id} in (${named})`).orderBy(asc(feeds.id));
 }
 
 export async function findFeedByFeedId(db: Db, feedId: string): Promise<Feed | null> {

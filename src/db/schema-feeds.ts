@@ -1,8 +1,8 @@
 // D1 schema beside the feeds table (schema.ts): where each entry of a feed's published files is,
 // so a change of one video patches its entry (domain/feeds/patches.ts) instead of rebuilding the
 // files from the feed's query. Written with the files by every build, full or patched.
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { feeds } from "./schema";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { feeds, type LabelKind } from "./schema";
 
 /**
  * A feed's files as their last build wrote them. The entries are the same in both video files
@@ -31,3 +31,24 @@ export const feedLayouts = sqliteTable("feed_layouts", {
     .references(() => feeds.id, { onDelete: "cascade" }),
   layout: text("layout", { mode: "json" }).$type<FeedLayout>().notNull(),
 });
+
+/**
+ * Each feed's names (one row per name of its categories, tags and events; kind '*' for a feed
+ * with none, which holds every video), kept by triggers on feeds (migrations/0036_feed_names.sql):
+ * the feeds a video belongs to are found by its names, not by reading every feed.
+ */
+export const feedNames = sqliteTable(
+  "feed_names",
+  {
+    organizationId: integer("organization_id").notNull(),
+    kind: text("kind").$type<LabelKind | "*">().notNull(),
+    name: text("name").notNull(),
+    feedId: integer("feed_id")
+      .notNull()
+      .references(() => feeds.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.kind, t.name, t.feedId] }),
+    index("feed_names_feed_idx").on(t.feedId),
+  ],
+);

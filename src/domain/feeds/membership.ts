@@ -3,7 +3,7 @@
 // empty configuration holds all of them. A feed created with a sub-organization's credentials
 // holds only that sub-organization's videos. The rule is data (a FeedMembership) that the
 // listing SQL (db/video-query.ts) and `holds` below both evaluate.
-import { listFeeds, markFeedsDirty, markFeedsForPatch } from "../../db/feeds";
+import { feedsNaming, markFeedsDirty, markFeedsForPatch } from "../../db/feeds";
 import type { FeedMembership } from "../../db/video-query";
 import type { ContentScope } from "../../db/catalog";
 import type { Db } from "../../db/client";
@@ -65,7 +65,13 @@ export async function markFeedsOfVideos(
   versions: VideoNames[],
   now: string,
 ): Promise<{ feeds: Feed[]; patch: boolean; waitStarted: boolean }> {
-  const affected = (await listFeeds(db, organizationId)).filter((f) =>
+  const names = versions.flatMap((v) => [
+    ...v.categories.map((name) => ({ kind: "category" as const, name })),
+    ...v.tags.map((name) => ({ kind: "tag" as const, name })),
+    ...v.events.map((name) => ({ kind: "event" as const, name })),
+  ]);
+  // The feeds naming one of the names (or none), then the whole rule (sub-organizations).
+  const affected = (await feedsNaming(db, organizationId, names)).filter((f) =>
     versions.some((v) => holds(feedMembership(f), v)),
   );
   const ids = affected.map((f) => f.id);
