@@ -63,7 +63,7 @@ const configSchema = z.object({
       .int()
       .min(0, "FEED_PATCH_DELAY_SECONDS must be 0 to 300")
       .max(300, "FEED_PATCH_DELAY_SECONDS must be 0 to 300")
-      .default(5),
+      .default(10),
   ),
   CREDENTIAL_CACHE_SECONDS: z.preprocess(
     emptyAsUndefined,
