@@ -346,12 +346,21 @@ export const contentLabels = sqliteTable(
      * (migrations/0010_cold_read_indexes.sql): name counts read the listable links alone.
      */
     listable: integer("listable", { mode: "boolean" }).notNull().default(false),
+    /**
+     * The video's published_at, written with the link and kept by triggers
+     * (migrations/0037_label_listing_order.sql): a label's listable links newest first, on
+     * content_labels_listing_idx.
+     */
+    publishedAt: text("published_at"),
   },
   (t) => [
     primaryKey({ columns: [t.labelId, t.contentId] }),
     // (content_id, label_id) answers "does this video carry one of these names" from the index alone.
     index("content_labels_content_label_idx").on(t.contentId, t.labelId),
     index("content_labels_listable_idx").on(t.labelId, t.contentId).where(sql`listable = 1`),
+    index("content_labels_listing_idx")
+      .on(t.labelId, t.publishedAt, t.contentId)
+      .where(sql`listable = 1`),
   ],
 );
 

@@ -22,6 +22,7 @@ import {
   rowFilter,
   termWords,
   textFilter,
+  textGroupsFilter,
   type FilterBase,
   type ListingFilter,
   type TextTerm,
@@ -114,16 +115,20 @@ async function compileFilters(
     for (const values of field.values)
       filters.push(await fieldFilter(db, base, field.name, values, fieldCap(pageEnd)));
   }
-  for (const group of q.text) {
-    filters.push(
-      textFilter(
-        base,
-        group.map((text) => ({ text, phrase: false })),
-        group,
-        l.stats,
-        l.indexed,
-      ),
-    );
+  const text = q.text.length ? textGroupsFilter(base, q.text, l.stats, l.indexed) : null;
+  if (text) filters.push(text);
+  else {
+    for (const group of q.text) {
+      filters.push(
+        textFilter(
+          base,
+          group.map((text) => ({ text, phrase: false })),
+          group,
+          l.stats,
+          l.indexed,
+        ),
+      );
+    }
   }
   if (q.liveOnly) filters.push(rowFilter("live", eq(contents.isLive, true), 0.05, base));
   return filters;
@@ -236,7 +241,7 @@ export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
       []),
   ];
   const checks = own!.filters.map((f) =>
-    f.kind === "text" ? textMatchesOnce(scopes, f.terms, f.keys) : f.probe,
+    f.kind === "text" ? textMatchesOnce(scopes, f.terms, f.keys, f.probe) : f.probe,
   );
   const visible = peers
     ? or(
@@ -249,14 +254,20 @@ export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
   return allOf([LISTABLE, visible, ...checks])!;
 }
 
-/** The row is one of the text's matches in these scopes, or has one of these content keys. */
+/**
+ * The row is one of the text's matches in these scopes, or has one of these content keys and
+ * passes the filter's own probe (each searchString group, by its text or by a key).
+ */
 function textMatchesOnce(
   scopes: readonly TextScope[],
   terms: string,
   keys: readonly string[],
+  probe: SQL,
 ): SQL {
   const matches = sql`${contents.id} in (${ftsIds(inScopes(scopes, terms))})`;
-  return keys.length ? sql`(${matches} or ${inList(contents.contentKey, keys)})` : matches;
+  return keys.length
+    ? sql`(${matches} or (${inList(contents.contentKey, keys)} and ${probe}))`
+    : matches;
 }
 
 // ---------------------------------------------------------------------------------------------
