@@ -203,6 +203,38 @@ function labelWalkPlan(
 const linkedAlsoTo = (labelIds: readonly number[]) =>
   sql`exists (select 1 from ${contentLabels} as x where x.content_id = ${contentLabels.contentId} and ${inList(sql`x.label_id`, labelIds)})`;
 
+/** The checks of the other filters in a label walk: names on the links' index, the rest on the row. */
+const labelWalkChecks = (others: readonly ListingFilter[]) =>
+  others.map((f) => (f.kind === "names" ? linkedAlsoTo(f.labels.map((l) => l.id)) : f.probe));
+
+/** One label's walk with the page's records in the same read (a page's ids, then its rows, cost two round trips). */
+function labelWalkRecords(
+  db: Db,
+  labelId: number,
+  others: readonly ListingFilter[],
+  page: Page,
+): Promise<Content[]> {
+  return selectRows(
+    db,
+    contents,
+    db
+      .select(getTableColumns(contents))
+      .from(contentLabels)
+      // CROSS JOIN: the links first, in the walk's order; each video's row by its id.
+      .crossJoin(contents)
+      .where(
+        allOf([
+          sql`${contents.id} = ${contentLabels.contentId}`,
+          sql`${contentLabels.labelId} = ${sql.raw(String(Math.trunc(labelId)))} and ${contentLabels.listable} = 1`,
+          ...labelWalkChecks(others),
+        ]),
+      )
+      .orderBy(desc(contentLabels.publishedAt), desc(contentLabels.contentId))
+      .limit(page.limit)
+      .offset(page.offset),
+  );
+}
+
 /**
  * A page of order keys from a label walk: each label's listable links newest first on
  * content_labels_listing_idx, checked against the other filters (names on the links' index,
@@ -216,9 +248,7 @@ async function labelWalkPage(
 ): Promise<Ordered[]> {
   const pageEnd = page.offset + page.limit;
   const onLinks = others.every((f) => f.kind === "names");
-  const checks = others.map((f) =>
-    f.kind === "names" ? linkedAlsoTo(f.labels.map((l) => l.id)) : f.probe,
-  );
+  const checks = labelWalkChecks(others);
   const order = sql`order by ${contentLabels.publishedAt} desc, ${contentLabels.contentId} desc`;
   // The literal `listable = 1` lets SQLite prove the partial index applies; CROSS JOIN keeps the
   // links as the outer loop (the walk's order), each video's row read by its id.
@@ -466,18 +496,21 @@ export async function listBase(
   const labelWalk = labelWalkPlan(base, filters, pageEnd);
   if (labelWalk && labelWalk.cost + counting.cost < Math.min(walk + counting.cost, candidates)) {
     const others = filters.filter((f) => f !== labelWalk.lead);
-    const [keys, count] = await Promise.all([
-      labelWalkPage(db, labelWalk.lead, others, page),
+    const [rows, count] = await Promise.all([
+      read === "records" && labelWalk.lead.labels.length === 1
+        ? labelWalkRecords(db, labelWalk.lead.labels[0]!.id, others, page)
+        : labelWalkPage(db, labelWalk.lead, others, page).then((keys) =>
+            read === "order"
+              ? keys
+              : recordsInOrder(
+                  db,
+                  keys.map((k) => k.id),
+                ),
+          ),
       counting.run(db),
     ]);
     return {
-      rows:
-        read === "order"
-          ? keys
-          : await recordsInOrder(
-              db,
-              keys.map((k) => k.id),
-            ),
+      rows,
       count,
       plan: `${base.label}: label walk of ${labelWalk.lead.label}${withCount ? ` + count (${counting.cost})` : ""}`,
     };
