@@ -5,6 +5,7 @@
 // reading of the catalog says (the oracle below, in JS), and the D1 rows each cold page read
 // (Server-Timing) stay within what it returns plus its count.
 import { env } from "cloudflare:test";
+import { mulberry32 } from "../scripts/lib/prng.mjs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callJson, createOrg, d1Cost, readHeaders, type TestOrg } from "./helpers";
 
@@ -25,22 +26,12 @@ interface Video {
 let org: TestOrg;
 const videos: Video[] = [];
 
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 beforeAll(async () => {
   org = await createOrg();
   const orgId = (await env.DB.prepare("select id from organizations where organization_key = ?")
     .bind(org.organizationKey)
     .first("id")) as number;
-  const random = prng(7);
+  const random = mulberry32(7);
   const share: Record<string, number> = {
     common: 0.6,
     half: 0.5,

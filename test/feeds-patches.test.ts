@@ -6,6 +6,7 @@
 // each test chooses its clock and FEED_MAX_VIDEOS (4: feeds are full, so a member leaving one
 // brings the next from past the last entry). The last tests go through E4 and the real queue.
 import { env } from "cloudflare:test";
+import { mulberry32 } from "../scripts/lib/prng.mjs";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
 import { listFeeds, markFeedsDirty } from "../src/db/feeds";
@@ -130,17 +131,6 @@ async function sql(query: string, ...values: unknown[]) {
     .run();
 }
 
-/** A seeded PRNG (mulberry32): the same steps on every run. */
-function prng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 beforeAll(async () => {
   org = await createOrg();
   organizationId = (await env.DB.prepare("select id from organizations where organization_key = ?")
@@ -232,7 +222,7 @@ describe("patched feed files equal a full rebuild's", () => {
   });
 
   it("random changes (titles, names, service categories, removal, order, windows, deletion) stay equal to the rebuild, step after step", async () => {
-    const random = prng(51);
+    const random = mulberry32(51);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
     const subset = (xs: readonly string[]) => xs.filter(() => random() < 0.5);
     let now = Date.now();

@@ -24,3 +24,7 @@ declare module "*/aliases/zod.mjs" {
   const zod: Record<string, unknown> & { core: Record<string, unknown> };
   export = zod;
 }
+
+declare module "*/scripts/lib/prng.mjs" {
+  export function mulberry32(seed: number): () => number;
+}

@@ -49,28 +49,15 @@ export async function publishedVideoNames(
     .limit(limit);
 }
 
-/** These videos' records, still listable (in no particular order). */
-export async function listableContentsByIds(db: Db, ids: number[]): Promise<Content[]> {
-  if (ids.length === 0) return [];
-  return selectRows(
-    db,
-    contents,
-    db
-      .select()
-      .from(contents)
-      .where(and(LISTABLE, inList(contents.id, ids))),
-  );
-}
-
 /**
- * These videos' records as a feed of the organization may publish them at `now` (listable, no
- * syndication window or one open then); the others are left out (in no particular order).
+ * These videos' records, still listable (in no particular order); with `publishable`, only
+ * those a feed of that organization may publish at that time (no syndication window, or one
+ * open then).
  */
-export async function publishableContentsByIds(
+export async function listableContentsByIds(
   db: Db,
-  organizationId: number,
   ids: number[],
-  now: string,
+  publishable?: { organizationId: number; now: string },
 ): Promise<Content[]> {
   if (ids.length === 0) return [];
   return selectRows(
@@ -83,8 +70,8 @@ export async function publishableContentsByIds(
         and(
           LISTABLE,
           inList(contents.id, ids),
-          eq(contents.organizationId, organizationId),
-          publishedByWindows(now),
+          publishable && eq(contents.organizationId, publishable.organizationId),
+          publishable && publishedByWindows(publishable.now),
         ),
       ),
   );

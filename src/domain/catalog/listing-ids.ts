@@ -22,12 +22,7 @@
 import type { Page } from "../../db/catalog";
 import type { ListingIds, ListingResult } from "../../db/listing-plan";
 import type { Content } from "../../db/schema";
-import {
-  listMatching,
-  matchingIds,
-  recordsInOrder,
-  type VideoQuery,
-} from "../../db/video-query";
+import { listMatching, matchingIds, recordsInOrder, type VideoQuery } from "../../db/video-query";
 import { approximateBytes, isolateStore } from "../../shared/isolate-memory";
 import { readKey, versionsOf } from "../../shared/versions";
 import type { Deps } from "../deps";

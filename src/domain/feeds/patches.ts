@@ -14,7 +14,7 @@
 // describes (a hash differs: a write cut short, an operator's rebuild), or too many changed
 // videos (PATCH_IDS_MAX). The cron's reconcile slice always rebuilds in full, which repairs
 // whatever drift a patch could not see.
-import { publishableContentsByIds, publishedVideoNames } from "../../db/feed-sources";
+import { listableContentsByIds, publishedVideoNames } from "../../db/feed-sources";
 import { feedLayoutsOf } from "../../db/feeds";
 import type { Content, Feed } from "../../db/schema";
 import type { FeedLayout } from "../../db/schema-feeds";
@@ -141,13 +141,15 @@ export async function patchFeeds(
   started: boolean,
 ) {
   const now = deps.now.toISOString();
+  // What a feed of the organization may publish now (listable, window open or none).
+  const publishable = { organizationId, now };
   const max = deps.config.feedMaxVideos;
   const store = feedFileStore(deps);
   const ids = [...new Set(feeds.flatMap((f) => f.patchIds ?? []))];
   const rows = new Map<number, Content>();
   for (let i = 0; i < ids.length; i += 500) {
     const slice = ids.slice(i, i + 500);
-    for (const row of await publishableContentsByIds(deps.db, organizationId, slice, now))
+    for (const row of await listableContentsByIds(deps.db, slice, publishable))
       rows.set(row.id, row);
   }
   const rendered = new Map<number, RenderedEntry>();
@@ -209,11 +211,10 @@ export async function patchFeeds(
         const members = page.filter((v) => holds(membership, v)).slice(0, need - found.length);
         const fetched = new Map(
           (
-            await publishableContentsByIds(
+            await listableContentsByIds(
               deps.db,
-              organizationId,
               members.map((v) => v.id),
-              now,
+              publishable,
             )
           ).map((r) => [r.id, r]),
         );
