@@ -9,7 +9,7 @@ import { env } from "cloudflare:test";
 import { mulberry32 } from "../scripts/lib/prng.mjs";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDb } from "../src/db/client";
-import { listFeeds, markFeedsDirty } from "../src/db/feeds";
+import { listFeeds, markFeedsDirty, updateFeed } from "../src/db/feeds";
 import type { Feed } from "../src/db/schema";
 import { backgroundDeps } from "../src/domain/background";
 import { runFeedCron } from "../src/domain/feeds/cron";
@@ -332,6 +332,31 @@ describe("when a patch gives way to a rebuild", () => {
       sql("update contents set title = 'after a stray write' where id = ?", target),
     );
     expect(pass.feeds).toBeGreaterThan(pass.patched);
+    await expectRebuildFindsFilesAsPatched();
+  });
+
+  it("a feed whose definition changes is rebuilt, whatever videos it waited for", async () => {
+    const b = (await orgFeeds()).find((f) => f.feedId === feedIds.B)!;
+    const now = new Date().toISOString();
+    await markFeedsOfVideos(db(), organizationId, await names([ids[7]!]), now);
+    const waiting = async () =>
+      (await env.DB.prepare("select patch_ids from feeds where id = ?")
+        .bind(b.id)
+        .first("patch_ids")) as string | null;
+    expect(JSON.parse((await waiting())!)).toEqual([ids[7]]);
+    await updateFeed(
+      db(),
+      b.id,
+      { name: "B", categories: [], tags: ["b", "half"], events: [] },
+      now,
+    );
+    expect(await waiting()).toBeNull();
+    const pass = await rebuildDirtyFeeds(
+      passDeps(new Date()).deps,
+      unlimitedBudget,
+      organizationId,
+    );
+    expect(pass.feeds).toBe(pass.patched + 1);
     await expectRebuildFindsFilesAsPatched();
   });
 

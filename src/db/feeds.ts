@@ -93,7 +93,15 @@ export async function insertFeed(
 export async function updateFeed(db: Db, id: number, v: FeedValues, now: string): Promise<Feed> {
   const [row] = await db
     .update(feeds)
-    .set({ ...v, updatedAt: now, dirtySince: now, version: sql`${feeds.version} + 1` })
+    // Another definition: the files are rebuilt (a patch keeps the members the layout has).
+    .set({
+      ...v,
+      updatedAt: now,
+      dirtySince: now,
+      version: sql`${feeds.version} + 1`,
+      patchIds: null,
+      waitingSince: null,
+    })
     .where(eq(feeds.id, id))
     .returning();
   return row!;
