@@ -56,6 +56,15 @@ const configSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(1000).default(25),
   ),
+  FEED_PATCH_DELAY_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(0, "FEED_PATCH_DELAY_SECONDS must be 0 to 300")
+      .max(300, "FEED_PATCH_DELAY_SECONDS must be 0 to 300")
+      .default(10),
+  ),
   CREDENTIAL_CACHE_SECONDS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(300).default(30),
@@ -234,6 +243,11 @@ export interface Config {
   feedWork: { ms: number; rowsRead: number };
   /** Feeds the cron re-checks per run in id order, so every feed is reconciled periodically. */
   feedReconcileBatch: number;
+  /**
+   * How long a feed whose videos changed waits, from its first change, before their entries
+   * are patched: the changes of that time make one pass (domain/feeds/patches.ts).
+   */
+  feedPatchDelaySeconds: number;
   uploadUrlTtlSeconds: number;
   /** After its signed URLs expired, how long an unfinished upload is kept before the cron aborts it. */
   uploadGraceSeconds: number;
@@ -345,6 +359,7 @@ export function loadConfig(env: Env): Config {
     feedMaxVideos: v.FEED_MAX_VIDEOS,
     feedWork: { ms: v.FEED_WORK_MS, rowsRead: v.FEED_WORK_ROWS },
     feedReconcileBatch: v.FEED_RECONCILE_BATCH,
+    feedPatchDelaySeconds: v.FEED_PATCH_DELAY_SECONDS,
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS,
     uploadGraceSeconds: v.UPLOAD_GRACE_SECONDS,
     eventsMaxAgeDays: v.EVENTS_MAX_AGE_DAYS,

@@ -29,6 +29,7 @@ export interface Env {
   FEED_WORK_MS?: string;
   FEED_WORK_ROWS?: string;
   FEED_RECONCILE_BATCH?: string;
+  FEED_PATCH_DELAY_SECONDS?: string;
   UPLOAD_URL_TTL_SECONDS?: string;
   UPLOAD_GRACE_SECONDS?: string;
   PUBLIC_BASE_URL?: string;

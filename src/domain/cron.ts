@@ -22,7 +22,8 @@ import { recordFeedWork, type WorkBudget } from "./feeds/work";
 /** `feedBudget`: the work the feed steps may do (FEED_WORK_MS, FEED_WORK_ROWS). */
 export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   const feeds = await runFeedCron(deps, feedBudget);
-  if (feeds.feeds > 0) await recordFeedWork(deps.db, feedBudget.spent(), feeds.feeds);
+  if (feeds.feeds > 0)
+    await recordFeedWork(deps.db, feedBudget.spent(), feeds.feeds, feeds.patched);
   const uploads = await sweepUploads(deps);
   // Events older than EVENTS_MAX_AGE_DAYS are refused, so their days' values are no longer needed.
   const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * DAY_MS);
