@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../scripts/lib/net.mjs";
+import { wranglerEnv } from "../../scripts/lib/worker-launcher.mjs";
 import { applyMigrations } from "../../scripts/lib/wrangler.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -118,15 +119,8 @@ export async function startLoadServer({
   };
   const child = spawn(process.execPath, [DEV_WORKER, JSON.stringify(config)], {
     cwd: ROOT,
-    // No prompts, no metrics, no download of Cloudflare's request.cf data (offline machines).
-    env: {
-      ...process.env,
-      CI: "true",
-      WRANGLER_SEND_METRICS: "false",
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      NO_COLOR: "1",
-      FORCE_COLOR: "0",
-    },
+    // No prompts, no metrics, no request.cf download, unread bodies left unread (as in production).
+    env: wranglerEnv(),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

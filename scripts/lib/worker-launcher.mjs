@@ -6,13 +6,20 @@ import { createInterface } from "node:readline";
 
 const STOP_TIMEOUT_MS = 10_000;
 
-/** wrangler's environment for a tool: never prompt, no metrics, no request.cf download (offline). */
+/**
+ * wrangler's environment for a tool: never prompt, no metrics, no request.cf download (offline),
+ * and no reading of unread request bodies: wrangler dev wraps the worker in a middleware that
+ * reads every body the worker left unread to its end before the answer goes out, which
+ * production does not do; a worker that answers before it reads (live ingest refusing a wrong
+ * key) would otherwise seem to wait for the whole upload.
+ */
 export function wranglerEnv() {
   return {
     ...process.env,
     CI: "true",
     WRANGLER_SEND_METRICS: "false",
     CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    WRANGLER_DISABLE_REQUEST_BODY_DRAINING: "true",
     NO_COLOR: "1",
     FORCE_COLOR: "0",
   };

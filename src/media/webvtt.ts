@@ -2,6 +2,7 @@
 // origin (the embed's CSP stays 'self'; the publisher's host needs no CORS). Bounded: a size, a
 // time limit, a content type that can be WebVTT, and the signature the W3C WebVTT spec requires
 // (the file starts with "WEBVTT", after an optional byte order mark).
+import { readAtMost } from "../shared/bounded-read";
 
 /** A subtitle file the service will not pass on; the message says why (for the answer). */
 export class WebVttError extends Error {}
@@ -29,25 +30,8 @@ const SIGNATURE = /^\uFEFF?WEBVTT(?:[ \t\r\n]|$)/;
 
 /** Reads at most `maxBytes` of a body; more is an error (the rest is not read). */
 async function boundedText(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new WebVttError(`the subtitle file is larger than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readAtMost(body, maxBytes);
+  if (bytes === null) throw new WebVttError(`the subtitle file is larger than ${maxBytes} bytes`);
   // WebVTT is UTF-8 by definition; an invalid sequence becomes U+FFFD, as a browser reads it.
   return new TextDecoder().decode(bytes);
 }

@@ -12,7 +12,23 @@ export interface LiveStreamSetup {
   dvrSeconds: number;
   timeoutSeconds: number;
   segmentMaxBytes: number;
+  /** The most bytes the stream stores in all (its organization's plan: domain/quotas.ts). */
+  maxBytes: number;
 }
+
+/**
+ * The bounds every stream's Durable Object keeps (docs/live.md "Limits and settings"): an idle
+ * stream ends this long after its creation; a stored file no playlist names is deleted this
+ * long after it arrived; a file being written is given up this long after it was announced;
+ * at most this many files are written at once; a recording holds at most this many segments.
+ */
+export const LIVE_BOUNDS = {
+  idleStreamMs: 24 * 60 * 60_000,
+  unlistedFileMs: 2 * 60_000,
+  writeMs: 10 * 60_000,
+  writesInFlight: 8,
+  maxSegments: 100_000,
+} as const;
 
 /** The Durable Object's answer to one encoder request (the worker answers it as is). */
 export interface IngestAnswer {
@@ -31,14 +47,33 @@ export interface LiveStatus {
   lastHeartbeat: string | null;
   segments: number;
   recordedSeconds: number;
+  /** Every byte the stream stores: its segments, init segments and files no playlist named yet. */
   bytes: number;
+  /** The most it may store (its organization's plan); null for a stream set up before the limit. */
+  maxBytes: number | null;
 }
 
-export interface IngestRequest {
+/** A file the worker is about to stream into R2 (its Content-Length, or null when streamed). */
+export interface FileAnnounced {
   keyHash: string;
-  method: "PUT" | "DELETE";
+  name: string;
+  declared: number | null;
+}
+
+/** Where the announced file goes (`file`, the stored name), and how many bytes it may have. */
+export interface FileSlot {
+  status: 100;
   file: string;
-  body: ArrayBuffer | null;
+  maxBytes: number;
+}
+
+/** The announced file, stored: its digest decides whether it is new. */
+export interface FileStored {
+  keyHash: string;
+  name: string;
+  file: string;
+  sha256: string;
+  bytes: number;
 }
 
 /** A stored file of a recording and its size. */
@@ -68,7 +103,17 @@ export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   setup(init: LiveStreamSetup): Promise<void>;
   rotateKey(contentId: number, keyHash: string): boolean;
   status(contentId: number): LiveStatus | null;
-  ingest(request: IngestRequest): Promise<IngestAnswer>;
+  /** Whether the key is the stream's (null: no stream), for streams whose key hash D1 lacks. */
+  keyMatches(keyHash: string): boolean | null;
+  takePlaylist(request: { keyHash: string; text: string }): Promise<IngestAnswer>;
+  announceFile(request: FileAnnounced): Promise<FileSlot | IngestAnswer>;
+  fileStored(request: FileStored): Promise<IngestAnswer>;
+  /** The announced file was not stored: past `maxBytes` (then 413), or the client went away. */
+  fileAbandoned(request: {
+    keyHash: string;
+    file: string;
+    tooLarge: boolean;
+  }): Promise<IngestAnswer>;
   end(contentId: number): Promise<LiveStatus | null>;
   playlist(contentId: number): string | null;
   recordingParts(contentId: number): RecordingParts | null;

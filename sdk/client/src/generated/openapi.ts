@@ -296,13 +296,13 @@ export interface paths {
         get?: never;
         /**
          * Encoder ingest: PUT a playlist or segment
-         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key (counted as a failed authentication: past AUTH_FAILURES_PER_MINUTE from one client, 429); 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
+         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. The stream and its key are decided before the body is read; a segment is streamed into storage as it arrives. 400: the playlist is not an HLS media playlist (the reason), an empty segment, a body that stopped short; 403: wrong stream key; 404: no live stream under the key (both spend the client's budget of AUTH_FAILURES_PER_MINUTE refused ingest requests a minute; once spent, every ingest request from that client, the right key's too, answers 429 until the minute ends); 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES, a playlist over 256 KB, or the stream's storage (its plan's limit) is full, which ends the stream; 429: too many refused requests from this client, or more than 8 files of the stream being written at once.
          */
         put: operations["ingestLiveFile"];
         post?: never;
         /**
          * Encoder ingest: DELETE a segment
-         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key (counted as a failed authentication: past AUTH_FAILURES_PER_MINUTE from one client, 429); 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
+         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. The stream and its key are decided before the body is read; a segment is streamed into storage as it arrives. 400: the playlist is not an HLS media playlist (the reason), an empty segment, a body that stopped short; 403: wrong stream key; 404: no live stream under the key (both spend the client's budget of AUTH_FAILURES_PER_MINUTE refused ingest requests a minute; once spent, every ingest request from that client, the right key's too, answers 429 until the minute ends); 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES, a playlist over 256 KB, or the stream's storage (its plan's limit) is full, which ends the stream; 429: too many refused requests from this client, or more than 8 files of the stream being written at once.
          */
         delete: operations["deleteLiveFile"];
         options?: never;
@@ -1793,7 +1793,10 @@ export interface components {
             /** @description Segments recorded so far */
             segments: number;
             recordedSeconds: number;
+            /** @description Every byte the stream stores: its segments, init segments, and files no playlist named yet (deleted 2 minutes after they arrived) */
             bytes: number;
+            /** @description The most the stream may store (the organization's plan); past it the stream ends. Null for a stream created before the limit */
+            maxBytes: number | null;
         };
         CreateLiveStream: {
             /** @example abc123XY */
