@@ -34,11 +34,11 @@ export const create = createRoute({
   operationId: "createLiveStream",
   summary: "Create a live stream",
   description:
-    "A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording).",
+    "A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording). An organization runs at most 5 streams at once (standard plan) or 50 (enterprise), counting those not ended (idle or live): 409 past it.",
   request: { body: jsonBody(liveStreamBody) },
   responses: {
     200: jsonContent(createdLiveStream, "Created: the stream key is shown once"),
-    ...koErrors(400, 401, 413, 429),
+    ...koErrors(400, 401, 409, 413, 429),
   },
 });
 

@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Create a live stream
-         * @description A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording).
+         * @description A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording). An organization runs at most 5 streams at once (standard plan) or 50 (enterprise), counting those not ended (idle or live): 409 past it.
          */
         post: operations["createLiveStream"];
         delete?: never;
@@ -1322,7 +1322,7 @@ export interface paths {
         put?: never;
         /**
          * Create a player configuration
-         * @description The service makes its id (10 letters or digits), which the player reports as video_player_id and ad_player_id. Omitted fields take their defaults. Needs the enterprise_player entitlement; not available to a sub-organization's scope (403).
+         * @description The service makes its id (10 letters or digits), which the player reports as video_player_id and ad_player_id. Omitted fields take their defaults. Needs the enterprise_player entitlement; not available to a sub-organization's scope (403). An organization has at most 20 configurations (standard plan) or 200 (enterprise): 409 past it.
          */
         post: operations["createPlayerConfiguration"];
         delete?: never;
@@ -3927,6 +3927,15 @@ export interface operations {
             };
             /** @description Missing or wrong credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8789,6 +8798,15 @@ export interface operations {
             };
             /** @description Missing entitlement for this parameter or report */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
