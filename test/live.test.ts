@@ -6,6 +6,7 @@
 import {
   createExecutionContext,
   createMessageBatch,
+  createScheduledController,
   env,
   getQueueResult,
   listDurableObjectIds,
@@ -33,6 +34,7 @@ import {
   readHeaders,
   SETTLED_MS,
   startOfAMinute,
+  withMembers,
   writeJson,
   type TestOrg,
 } from "./helpers";
@@ -525,6 +527,106 @@ describe.skipIf(!env.TRANSCODER)("a recording whose encoder restarted (a discont
       "r64",
       "r36",
     ]);
+  });
+});
+
+describe.skipIf(!env.TRANSCODER)("a recording whose remux job dies", () => {
+  /**
+   * A stream of a new organization (with the two-rung ladder) whose object sends its jobs to a
+   * queue that loses them, as an isolate killed mid-job does; pushed and ended.
+   */
+  async function endedWithLostRemux() {
+    const own = await createOrg({ plan: "enterprise" });
+    expect(
+      (await writeJson(own, "PUT", "/v2/renditions/ladder", { rungs: LIVE_LADDER })).res.status,
+    ).toBe(200);
+    const created = await writeJson(own, "POST", "/v2/live", { title: "Lost remux" });
+    const { contentKey, ingestBaseUrl: base } = created.body as {
+      contentKey: string;
+      ingestBaseUrl: string;
+    };
+    const lost: unknown[] = [];
+    await runInDurableObject(objectOf(contentKey), (object) => {
+      const target = object as unknown as { env: typeof env };
+      target.env = withMembers(env, {
+        RENDITIONS_QUEUE: withMembers(env.RENDITIONS_QUEUE!, {
+          send: async (body: unknown) => void lost.push(body),
+        }),
+      });
+    });
+    const names = TS_LONG.slice(0, 4).map((_, n) => `index${n}.ts`);
+    for (const [n, name] of names.entries())
+      expect((await put(`${base}/${name}`, TS_LONG[n]!)).status).toBe(201);
+    expect((await put(`${base}/index.m3u8`, playlist(names, { ended: true }))).status).toBe(200);
+    expect(lost).toHaveLength(1);
+    const renditions = async () =>
+      (await writeJson(own, "GET", `/v2/content/renditions?contentKey=${contentKey}`)).body;
+    expect((await renditions()).recording).toEqual({ status: "pending", reason: null });
+    return { own, contentKey, lost, renditions };
+  }
+
+  it("is failed by the cron within the hour; retried, the recording is published with its ladder", async () => {
+    const { own, contentKey, renditions } = await endedWithLostRemux();
+    const cron = async (at: number) => {
+      const ctx = createExecutionContext();
+      await worker.scheduled(
+        createScheduledController({ cron: "* * * * *", scheduledTime: at }),
+        env,
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+    };
+    await cron(Date.now() + 59 * 60_000);
+    expect((await renditions()).recording.status).toBe("pending");
+    await cron(Date.now() + 61 * 60_000);
+    expect((await renditions()).recording).toEqual({
+      status: "failed",
+      reason:
+        "the remux made no progress for 60 minutes: its job died or its message was lost; retry it",
+    });
+    const retried = await writeJson(own, "POST", "/v2/content/renditions/retry", { contentKey });
+    expect(retried.res.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body).toMatchObject({
+      retried: ["recording"],
+      recording: { status: "pending" },
+    });
+    // Once more while it is pending: nothing is queued twice.
+    const again = await writeJson(own, "POST", "/v2/content/renditions/retry", { contentKey });
+    expect(again.res.status).toBe(409);
+    await expect
+      .poll(async () => (await renditions()).recording.status, {
+        timeout: SETTLED_MS,
+        interval: 250,
+      })
+      .toBe("published");
+    await expect
+      .poll(async () => (await renditions()).renditions.map((r: { status: string }) => r.status), {
+        timeout: SETTLED_MS,
+        interval: 250,
+      })
+      .toEqual(["ready", "ready"]);
+    expect((await writeJson(own, "GET", `/v2/live?contentKey=${contentKey}`)).body.url).toMatch(
+      /\/master\.m3u8$/,
+    );
+  });
+
+  it("is failed at once when the queue gives up on it (the dead-letter queue)", async () => {
+    const { own, contentKey, lost, renditions } = await endedWithLostRemux();
+    const batch = createMessageBatch("video-catalog-renditions-dlq", [
+      { id: "dead-remux", timestamp: new Date(), attempts: 1, body: lost[0] },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["dead-remux"]);
+    await waitOnExecutionContext(ctx);
+    expect((await renditions()).recording).toEqual({
+      status: "failed",
+      reason: "the remux job died on every attempt; retry it",
+    });
+    // Played as recorded meanwhile.
+    expect((await writeJson(own, "GET", `/v2/live?contentKey=${contentKey}`)).body.url).toMatch(
+      /\/recording\.m3u8$/,
+    );
   });
 });
 

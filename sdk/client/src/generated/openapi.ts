@@ -1256,7 +1256,7 @@ export interface paths {
         };
         /**
          * A video's renditions and their states
-         * @description Each rung planned for the video: pending (being transcoded), ready (listed in its master playlist and DASH manifest, with the measured peak and average bit rate), or failed (with the reason; the source still plays). Empty when the video gets no rung.
+         * @description Each rung planned for the video: pending (being transcoded), ready (listed in its master playlist and DASH manifest, with the measured peak and average bit rate), or failed (with the reason; the source still plays). Empty when the video gets no rung. A rung none of whose jobs started or finished for an hour is failed (its job died or was lost). For a live recording, `recording` is its remux's state (the ladder follows it).
          */
         get: operations["getContentRenditions"];
         put?: never;
@@ -1278,7 +1278,7 @@ export interface paths {
         put?: never;
         /**
          * Transcode a video's failed renditions again
-         * @description Each failed rung (or only `rung`) that the organization's ladder still plans for the video goes back to pending, sized and at the bit rate the ladder says now, and is transcoded again; ready and pending rungs are left alone. 409 when nothing failed (a second retry finds the rungs pending: nothing is queued twice), when the ladder no longer has the failed rungs, or when the deployment has no transcoder.
+         * @description Each failed rung (or only `rung`) that the organization's ladder still plans for the video goes back to pending, sized and at the bit rate the ladder says now, and is transcoded again; ready and pending rungs are left alone. A video rejected because its top rung failed for a passing reason (its job died, the transcoder kept failing) is processing again, unlisted until that rung is ready. A live recording whose remux failed has it queued again (retried: ["recording"]). 409 when nothing failed (a second retry finds the rungs pending: nothing is queued twice), when the ladder no longer has the failed rungs, or when the deployment has no transcoder.
          */
         post: operations["retryContentRenditions"];
         delete?: never;
@@ -2712,6 +2712,7 @@ export interface components {
         ContentRenditions: {
             contentKey: string;
             renditions: components["schemas"]["Rendition"][];
+            recording: components["schemas"]["RecordingRemux"];
         };
         Rendition: {
             /** @description r<height>: its files are r<height>-video.m3u8 … */
@@ -2727,6 +2728,15 @@ export interface components {
             averageBitrate: number | null;
             codecs: string | null;
         };
+        /** @description A live recording's remux into an MP4 (docs/live.md), which its ladder waits for; null for an upload, or a recording not remuxed (no transcoder) */
+        RecordingRemux: {
+            /**
+             * @description pending: the remux is queued or running; published: the recording plays as an upload (urlHLS the packaged stream); kept: it plays as recorded for good (reason); failed: retry it (POST /v2/content/renditions/retry)
+             * @enum {string}
+             */
+            status: "pending" | "published" | "kept" | "failed";
+            reason: string | null;
+        } | null;
         RetriedRenditions: components["schemas"]["ContentRenditions"] & {
             /** @description The rungs queued again */
             retried: string[];
