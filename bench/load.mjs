@@ -294,7 +294,7 @@ function buildRows(v) {
     {
       name: "E6 networkVideos=1 (US)",
       path: "/v2/videos/?networkVideos=1",
-      headers: { ...sync, "CF-IPCountry": "US" },
+      headers: { ...sync, "MF-CF-Blob": JSON.stringify({ country: "US" }) },
     },
     {
       name: "E13 privateTags=popular",
