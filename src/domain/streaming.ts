@@ -40,6 +40,7 @@ import {
   hlsVersion,
 } from "../storage/layout";
 import { readWebVtt, WebVttError } from "../media/webvtt";
+import { outboundRefusal } from "./outbound-urls";
 import { renditionsOf } from "../db/renditions";
 import { concatReader, type MediaPart } from "../media/renditions/assemble";
 import type { VariantRendition } from "../media/hls/playlists";
@@ -383,7 +384,8 @@ async function subtitleFile(
   if (!rendition) throw noSuchSubtitles(file, renditions);
   let body: string;
   try {
-    body = await readWebVtt(rendition.url);
+    // Fetched by the service: the webhooks' address policy, at each redirect too.
+    body = await readWebVtt(rendition.url, (url) => outboundRefusal(url, deps.config, deps.nowMs));
   } catch (err) {
     if (err instanceof WebVttError) throw new SubtitleUnavailable(`${file}: ${err.message}`);
     throw err;
