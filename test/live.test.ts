@@ -1202,6 +1202,39 @@ describe("isLive in every record", () => {
   });
 });
 
+describe("E4 on a live stream", () => {
+  it("refuses isLive false while the stream runs, idle or live; the record stays live", async () => {
+    const stream = await createStream();
+    const e3 = async () =>
+      (await writeJson(org, "GET", `/v2/content?contentKey=${stream.contentKey}`)).body;
+    const refused = await writeJson(org, "PUT", "/v2/content", { ...(await e3()), isLive: false });
+    expect(refused.res.status).toBe(409);
+    expect(refused.body.message).toMatch(
+      /has not ended \(idle\): end it with POST \/v2\/live\/end/,
+    );
+    await put(`${stream.ingestBaseUrl}/index0.ts`, TS["index0.ts"]);
+    await put(`${stream.ingestBaseUrl}/index.m3u8`, playlist(["index0.ts"]));
+    const live = await writeJson(org, "PUT", "/v2/content", {
+      ...(await e3()),
+      title: "Still live",
+      isLive: false,
+    });
+    expect(live.res.status).toBe(409);
+    expect((await e6(stream.contentKey)).data[0]).toMatchObject({ isLive: true });
+    // Other fields may change while it runs (isLive sent as it is).
+    const retitled = await writeJson(org, "PUT", "/v2/content", {
+      ...(await e3()),
+      title: "Renamed",
+    });
+    expect(retitled.res.status, JSON.stringify(retitled.body)).toBe(200);
+    expect(retitled.body).toMatchObject({ title: "Renamed", isLive: true });
+    // Once it has ended, the record is on demand and E4 takes it.
+    await writeJson(org, "POST", "/v2/live/end", { contentKey: stream.contentKey });
+    const after = await writeJson(org, "PUT", "/v2/content", { ...(await e3()), isLive: false });
+    expect(after.res.status).toBe(200);
+  });
+});
+
 describe("listing live streams (GET /v2/live without contentKey)", () => {
   it("lists the organization's streams newest first, by state, a page at a time", async () => {
     const own = await createOrg({ plan: "enterprise" });

@@ -13,7 +13,7 @@ export interface paths {
         get: operations["getContent"];
         /**
          * E4. Update content
-         * @description Every field of the update column of spec 2.1 is required; thumbnailUrl may be null. The usual flow is retrieve with E3, modify, send: the fields E3 adds (status, rejectionReason, duration, createdDate, publishedDate, url) are accepted and ignored, and the service's own thumbnail URL sent back keeps the service thumbnail.
+         * @description Every field of the update column of spec 2.1 is required; thumbnailUrl may be null. The usual flow is retrieve with E3, modify, send: the fields E3 adds (status, rejectionReason, duration, createdDate, publishedDate, url) are accepted and ignored, and the service's own thumbnail URL sent back keeps the service thumbnail. isLive false on a live stream that has not ended answers 409 (end it with POST /v2/live/end).
          */
         put: operations["updateContent"];
         /**
@@ -3074,6 +3074,15 @@ export interface operations {
             };
             /** @description Does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
