@@ -6,7 +6,6 @@
 import {
   createExecutionContext,
   createMessageBatch,
-  createScheduledController,
   env,
   getQueueResult,
   listDurableObjectIds,
@@ -30,6 +29,7 @@ import {
   call,
   callJson,
   createOrg,
+  cronAt,
   dataUrlBytes,
   readHeaders,
   SETTLED_MS,
@@ -567,18 +567,9 @@ describe.skipIf(!env.TRANSCODER)("a recording whose remux job dies", () => {
 
   it("is failed by the cron within the hour; retried, the recording is published with its ladder", async () => {
     const { own, contentKey, renditions } = await endedWithLostRemux();
-    const cron = async (at: number) => {
-      const ctx = createExecutionContext();
-      await worker.scheduled(
-        createScheduledController({ cron: "* * * * *", scheduledTime: at }),
-        env,
-        ctx,
-      );
-      await waitOnExecutionContext(ctx);
-    };
-    await cron(Date.now() + 59 * 60_000);
+    await cronAt(Date.now() + 59 * 60_000);
     expect((await renditions()).recording.status).toBe("pending");
-    await cron(Date.now() + 61 * 60_000);
+    await cronAt(Date.now() + 61 * 60_000);
     expect((await renditions()).recording).toEqual({
       status: "failed",
       reason:

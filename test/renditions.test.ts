@@ -8,7 +8,6 @@ import { env } from "cloudflare:test";
 import {
   createExecutionContext,
   createMessageBatch,
-  createScheduledController,
   getQueueResult,
   waitOnExecutionContext,
 } from "cloudflare:test";
@@ -21,6 +20,7 @@ import {
   callJson,
   callSettled,
   createOrg,
+  cronAt,
   dataUrlBytes,
   ORIGIN,
   publishVideo,
@@ -560,6 +560,18 @@ async function uploaded(of: TestOrg, media: Uint8Array) {
   };
 }
 
+/** An upload's parts completed in R2 by hand (what E2 does before it probes): its record. */
+async function completedInR2(contentKey: string, complete: any) {
+  await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
+    complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
+      partNumber: p.PartNumber,
+      etag: p.ETag.replace(/"/g, ""),
+    })),
+  );
+  const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+  return (await findContentByKeyAnyOrg(deps.db, contentKey))!;
+}
+
 const readyEvents = async (key: string) =>
   (
     await env.DB.prepare(
@@ -640,13 +652,7 @@ describe.skipIf(!env.TRANSCODER)("a source that is not H.264 (HEVC)", () => {
     const withJobs = { ...deps, renditionJobs: queue };
     const publish = async () => {
       const { contentKey, complete } = await uploaded(other, hevc);
-      await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
-        complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
-          partNumber: p.PartNumber,
-          etag: p.ETag.replace(/"/g, ""),
-        })),
-      );
-      const content = (await findContentByKeyAnyOrg(deps.db, contentKey))!;
+      const content = await completedInR2(contentKey, complete);
       expect((await publishStoredUpload(withJobs, content)).kind).toBe("published");
       return contentKey;
     };
@@ -698,18 +704,12 @@ describe.skipIf(!env.TRANSCODER)("a source that is not H.264 (HEVC)", () => {
 
     // Its jobs cannot be queued: rejected rather than left processing for ever.
     const { contentKey: unqueued, complete } = await uploaded(other, hevc);
-    await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
-      complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
-        partNumber: p.PartNumber,
-        etag: p.ETag.replace(/"/g, ""),
-      })),
-    );
+    const stored = await completedInR2(unqueued, complete);
     const down = {
       sendBatch: async () => {
         throw new Error("Queue send failed: internal error");
       },
     } as unknown as Queue<RenditionJob>;
-    const stored = (await findContentByKeyAnyOrg(deps.db, unqueued))!;
     await expect(publishStoredUpload({ ...deps, renditionJobs: down }, stored)).rejects.toThrow(
       /Queue send failed/,
     );
@@ -720,17 +720,6 @@ describe.skipIf(!env.TRANSCODER)("a source that is not H.264 (HEVC)", () => {
     });
   });
 });
-
-/** The cron as it runs at `at` (ms): its sweep of jobs that died among the rest. */
-async function cronAt(at: number) {
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ cron: "* * * * *", scheduledTime: at }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-}
 
 const stateOf = async (of: TestOrg, key: string) =>
   (await writeJson(of, "GET", `/v2/content/renditions?contentKey=${key}`)).body.renditions.map(
@@ -752,13 +741,7 @@ describe.skipIf(!env.TRANSCODER)("jobs that die", () => {
     const { jobs, queue } = keptJobs();
     const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
     const { contentKey, complete } = await uploaded(other, hevc);
-    await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
-      complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
-        partNumber: p.PartNumber,
-        etag: p.ETag.replace(/"/g, ""),
-      })),
-    );
-    const content = (await findContentByKeyAnyOrg(deps.db, contentKey))!;
+    const content = await completedInR2(contentKey, complete);
     expect((await publishStoredUpload({ ...deps, renditionJobs: queue }, content)).kind).toBe(
       "published",
     );

@@ -307,9 +307,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
    * the copy to the worker to delete.
    */
   async fileStored(request: FileStored): Promise<IngestAnswer> {
-    const announced = this.sql
-      .exec("DELETE FROM writes WHERE file = ? RETURNING name", request.file)
-      .toArray()[0];
+    const announced = this.endWrite(request.file);
     const row = this.authorized(request.keyHash);
     if ("status" in row) return row;
     if (!announced || announced.name !== request.name)
@@ -365,13 +363,21 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     file: string;
     tooLarge: boolean;
   }): Promise<IngestAnswer> {
-    this.sql.exec("DELETE FROM writes WHERE file = ?", request.file);
+    this.endWrite(request.file);
     const row = this.authorized(request.keyHash);
     if ("status" in row) return row;
     if (!request.tooLarge) return answer(400, "the file did not arrive whole");
     const left = row.max_bytes > 0 ? row.max_bytes - this.storedBytes() : Infinity;
     if (left < row.segment_max_bytes) return this.storageFull(row, this.clock());
     return answer(413, segmentTooLarge(row.segment_max_bytes));
+  }
+
+  /** A write is over (its slot free again): what it was announced as, if this stream still has it. */
+  private endWrite(file: string): { name: string } | undefined {
+    if (!this.hasStream()) return undefined;
+    return this.sql.exec("DELETE FROM writes WHERE file = ? RETURNING name", file).toArray()[0] as
+      | { name: string }
+      | undefined;
   }
 
   /** The stream reached its storage limit: it ends (413 to the file that did not fit). */

@@ -14,7 +14,11 @@ const host =
 /** Every URL allowed (the policy itself: domain/outbound-urls.ts). */
 const open: UrlPolicy = async () => null;
 
-const reason = (send: typeof fetch, allowed: UrlPolicy = open, url = "https://cdn.example.com/en.vtt") =>
+const reason = (
+  send: typeof fetch,
+  allowed: UrlPolicy = open,
+  url = "https://cdn.example.com/en.vtt",
+) =>
   readWebVtt(url, allowed, send, limits).then(
     () => "accepted",
     (err: unknown) => (err instanceof WebVttError ? err.message : `unexpected ${String(err)}`),
@@ -108,16 +112,22 @@ describe("readWebVtt", () => {
     expect(asked).toEqual(["https://cdn.example.com/old.vtt", "https://cdn.example.com/en.vtt"]);
     // A redirect to an address the policy refuses is not followed.
     asked.length = 0;
-    expect(await reason(redirecting(() => "http://10.0.0.1/latest/meta-data"), policy)).toBe(
-      "a redirect of the subtitle file is refused: must not point at a private address",
-    );
+    expect(
+      await reason(
+        redirecting(() => "http://10.0.0.1/latest/meta-data"),
+        policy,
+      ),
+    ).toBe("a redirect of the subtitle file is refused: must not point at a private address");
     expect(asked).toEqual(["https://cdn.example.com/en.vtt"]);
     expect(await reason(host(VTT), policy, "https://10.0.0.1/en.vtt")).toBe(
       "the subtitle file's URL is refused: must not point at a private address",
     );
     let n = 0;
-    expect(await reason(redirecting(() => `/loop-${n++}.vtt`), policy)).toBe(
-      "the subtitle file is more than 5 redirects away",
-    );
+    expect(
+      await reason(
+        redirecting(() => `/loop-${n++}.vtt`),
+        policy,
+      ),
+    ).toBe("the subtitle file is more than 5 redirects away");
   });
 });

@@ -109,6 +109,8 @@ async function encoderRequest(c: Context<AppEnv>): Promise<Response> {
   if (lockedOut) throw lockedOut;
   const length = c.req.header("Content-Length");
   const declared = length === undefined ? null : Number(length);
+  if (declared !== null && !Number.isSafeInteger(declared))
+    return errorResponse(c, 400, "Content-Length must be a whole number of bytes");
   const max = c.get("config").live.segmentMaxBytes;
   if (c.req.method === "PUT" && declared !== null && declared > max)
     return errorResponse(c, 413, `a file is at most ${max} bytes (LIVE_SEGMENT_MAX_BYTES)`);
