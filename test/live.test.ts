@@ -1013,16 +1013,21 @@ describe("what a stream stores is counted and bounded", () => {
         body: upload.body,
       }),
     );
-    // All eight announced (each has sent its first kilobyte): the ninth waits its turn.
-    await vi.waitFor(() => expect(uploads.every((u) => u.sent() > 0)).toBe(true), {
+    // All eight announced to the stream's object (each holds a write): the ninth waits its turn.
+    const writes = () =>
+      runInDurableObject(
+        objectOf(stream.contentKey),
+        (_, state) => state.storage.sql.exec("SELECT count(*) AS n FROM writes").one().n as number,
+      );
+    await vi.waitFor(async () => expect(await writes()).toBe(8), {
       timeout: SETTLED_MS,
+      interval: 50,
     });
-    await expect
-      .poll(async () => (await put(`${base}/ninth.ts`, TS["index0.ts"])).status, {
-        timeout: SETTLED_MS,
-        interval: 50,
-      })
-      .toBe(429);
+    const ninth = await put(`${base}/ninth.ts`, TS["index0.ts"]);
+    expect(ninth.status).toBe(429);
+    expect(((await ninth.json()) as { error: string }).error).toMatch(
+      /at most 8 files of a stream are written at once/,
+    );
     // The clients stop short of what they declared: 400, nothing stored, the slots free.
     for (const upload of uploads) upload.stop();
     for (const answer of await Promise.all(pending)) {
