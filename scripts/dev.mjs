@@ -223,10 +223,6 @@ const args = given.some((a) => a.startsWith("WEBHOOKS_ALLOW_LOOPBACK:"))
   : [...withOrigin, "--var", "WEBHOOKS_ALLOW_LOOPBACK:true"];
 // Local development is offline-friendly: no fetch of Cloudflare's request.cf data.
 process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= "false";
-// As in production: an answer given before the body was read goes out at once (wrangler dev's
-// own middleware would otherwise read every unread body to its end first: a live ingest refused
-// before reading would wait for the whole upload). scripts/lib/worker-launcher.mjs says more.
-process.env.WRANGLER_DISABLE_REQUEST_BODY_DRAINING ??= "true";
 
 const envFiles = given.includes("--env-file") || given.some((a) => a.startsWith("--env-file="));
 // dist/public unless --assets names another directory (wrangler dev's flag, passed on to it).

@@ -77,12 +77,10 @@ export async function prepareState({ persistTo = DEFAULT_STATE, root = ROOT } = 
   await applyMigrations({ persistTo: resolve(persistTo) });
   lines.push("D1 migrations applied (catalog and statistics)");
   lines.push(
-    await runNode([
-      join(root, "scripts", "seed.mjs"),
-      "--brief",
-      "--persist-to",
-      resolve(persistTo),
-    ], root),
+    await runNode(
+      [join(root, "scripts", "seed.mjs"), "--brief", "--persist-to", resolve(persistTo)],
+      root,
+    ),
   );
   return lines;
 }
@@ -93,10 +91,11 @@ export async function prepareState({ persistTo = DEFAULT_STATE, root = ROOT } = 
  * worker's variables; the server's output goes to `logFile` (default: inside the temporary
  * directory, deleted by stop()). Resolves with `{ url, pid, logFile, stop() }`; pid is the
  * process group's leader. `root`: another checkout whose worker to run (a baseline's code, with
- * this checkout's D1 state and migrations).
+ * this checkout's D1 state and migrations); `env`: more environment for wrangler.
  */
 export async function startLoadServer({
   root = ROOT,
+  env = {},
   persistTo = DEFAULT_STATE,
   port = 0,
   vars = {},
@@ -122,8 +121,8 @@ export async function startLoadServer({
   };
   const child = spawn(process.execPath, [join(root, DEV_WORKER), JSON.stringify(config)], {
     cwd: root,
-    // No prompts, no metrics, no request.cf download, unread bodies left unread (as in production).
-    env: wranglerEnv(),
+    // No prompts, no metrics, no download of Cloudflare's request.cf data (offline machines).
+    env: { ...wranglerEnv(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -6,24 +6,29 @@ import { createInterface } from "node:readline";
 
 const STOP_TIMEOUT_MS = 10_000;
 
-/**
- * wrangler's environment for a tool: never prompt, no metrics, no request.cf download (offline),
- * and no reading of unread request bodies: wrangler dev wraps the worker in a middleware that
- * reads every body the worker left unread to its end before the answer goes out, which
- * production does not do; a worker that answers before it reads (live ingest refusing a wrong
- * key) would otherwise seem to wait for the whole upload.
- */
+/** wrangler's environment for a tool: never prompt, no metrics, no request.cf download (offline). */
 export function wranglerEnv() {
   return {
     ...process.env,
     CI: "true",
     WRANGLER_SEND_METRICS: "false",
     CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    WRANGLER_DISABLE_REQUEST_BODY_DRAINING: "true",
     NO_COLOR: "1",
     FORCE_COLOR: "0",
   };
 }
+
+/**
+ * What makes wrangler dev answer as production does when a worker answers before reading the
+ * body: by default wrangler wraps the worker in a middleware that reads every unread request
+ * body to its end before the answer goes out (production does not), so live ingest refusing a
+ * wrong key at once would seem to wait for the whole upload. Off, its local proxy (wrangler 4.86)
+ * shows what an HTTP/1.1 stack does with such early answers: a client still writing may see its
+ * connection reset, the proxy may answer 503 ("Your worker restarted mid-request"), and a HEAD
+ * with a chunked body is left unanswered; so only the tests and benches of early answers set it
+ * (test/e2e/live.test.ts, bench/ingest-flood.mjs), and `npm run dev` keeps wrangler's default.
+ */
+export const PRODUCTION_BODY_READS = { WRANGLER_DISABLE_REQUEST_BODY_DRAINING: "true" };
 
 /**
  * Runs `node <args>` as the leader of a new process group. stop() sends the group SIGTERM, then
