@@ -4,6 +4,7 @@
 // ended by ENDLIST or by the heartbeat timeout (the object's alarm, on an injected clock), and
 // played afterwards as a video on demand.
 import {
+  abortAllDurableObjects,
   createExecutionContext,
   createMessageBatch,
   env,
@@ -1070,6 +1071,44 @@ describe("what a stream stores is counted and bounded", () => {
     const ended = await record(stream.contentKey);
     expect(ended.live).toMatchObject({ state: "ended", segments: 2 });
     expect(ended.live.endReason).toBe("the recording reached 100000 segments");
+  });
+});
+
+describe("a stream set up before its key's hash and storage counts were kept", () => {
+  it("keeps taking its encoder: the key checked by its object, its files counted once upgraded", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    expect((await put(`${base}/index0.ts`, TS["index0.ts"])).status).toBe(201);
+    expect((await put(`${base}/index.m3u8`, playlist(["index0.ts"]))).status).toBe(200);
+    // As such a stream is: no key hash in D1 (migration 0026 left it null), its object's storage
+    // without the files and writes tables or max_bytes.
+    await env.DB.prepare(
+      "UPDATE live_streams SET key_hash = NULL WHERE content_id = (SELECT id FROM contents WHERE content_key = ?)",
+    )
+      .bind(stream.contentKey)
+      .run();
+    await runInDurableObject(objectOf(stream.contentKey), (_, state) => {
+      state.storage.sql.exec("DROP TABLE files");
+      state.storage.sql.exec("DROP TABLE writes");
+      state.storage.sql.exec("ALTER TABLE stream DROP COLUMN max_bytes");
+    });
+    // The object starts again (a deploy): its storage is brought up to date first.
+    await abortAllDurableObjects();
+    expect((await record(stream.contentKey)).live).toMatchObject({
+      state: "live",
+      bytes: TS["index0.ts"].length,
+      maxBytes: null,
+    });
+    const wrong = base.replace(stream.streamKey, `lsk_${"v".repeat(32)}`);
+    expect((await put(`${wrong}/index1.ts`, TS["index1.ts"])).status).toBe(403);
+    expect((await put(`${base}/index1.ts`, TS["index1.ts"])).status).toBe(201);
+    expect(
+      await (await put(`${base}/index.m3u8`, playlist(["index0.ts", "index1.ts"]))).text(),
+    ).toBe("1 new segment(s)");
+    expect((await record(stream.contentKey)).live).toMatchObject({
+      segments: 2,
+      bytes: TS["index0.ts"].length + TS["index1.ts"].length,
+    });
   });
 });
 

@@ -124,22 +124,26 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     return this.ctx.storage.sql;
   }
 
-  private hasStream(): boolean {
+  private hasTable(name: string): boolean {
     return (
-      this.sql
-        .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stream'")
-        .toArray().length > 0
+      this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray()
+        .length > 0
     );
+  }
+
+  private hasStream(): boolean {
+    return this.hasTable("stream");
   }
 
   /** A stream set up before files, writes and max_bytes were kept: its tables brought up to date. */
   private upgrade(): void {
-    if (!this.hasStream()) return;
+    if (!this.hasStream() || this.hasTable("files")) return;
     const table = this.sql
       .exec("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'stream'")
       .one().sql as string;
-    if (table.includes("max_bytes")) return;
-    this.sql.exec("ALTER TABLE stream ADD COLUMN max_bytes INTEGER NOT NULL DEFAULT 0");
+    // (Not segment_max_bytes.)
+    if (!/\bmax_bytes\b/.test(table))
+      this.sql.exec("ALTER TABLE stream ADD COLUMN max_bytes INTEGER NOT NULL DEFAULT 0");
     for (const statement of SCHEMA) this.sql.exec(statement);
     // Its stored files: those the DVR list holds (listed), then the current ones of each name.
     this.sql.exec(
