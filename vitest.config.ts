@@ -116,7 +116,9 @@ export default defineConfig(async () => {
                     maxBatchSize: 1,
                     maxBatchTimeout: 0.05,
                     maxRetries: 3,
+                    deadLetterQueue: "video-catalog-renditions-dlq",
                   },
+                  "video-catalog-renditions-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
                 },
                 // Thumbnails from the video: the local ffmpeg stand-in for Media Transformations
                 // (without ffmpeg, no binding: the placeholder stays and those tests skip).

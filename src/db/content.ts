@@ -264,6 +264,23 @@ export async function finishProcessing(
   return row ?? null;
 }
 
+/**
+ * A video rejected because its transcoded stream could not be made, waiting again (a retry of
+ * its rungs): only one caller wins.
+ */
+export async function reopenProcessing(
+  db: Db,
+  content: Content,
+  now: string,
+): Promise<Content | null> {
+  const [row] = await db
+    .update(contents)
+    .set({ status: "processing", rejectionReason: null, updatedAt: now })
+    .where(and(eq(contents.id, content.id), eq(contents.status, "rejected")))
+    .returning();
+  return row ?? null;
+}
+
 /** Records why a content's file has no HLS stream (found when it was first packaged). */
 export async function setStreamError(
   db: Db,

@@ -11,6 +11,7 @@ import { purgeExpiredSessions } from "./console/sessions";
 import { purgeOldAudit } from "./audit/audit";
 import { purgeExpiredSignInRows } from "./members/sign-in";
 import { sweepUploads } from "./content/sweep";
+import { sweepStalledJobs } from "./stalled-jobs";
 import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
 import { purgeCountedMessageIds } from "./stats/consume";
@@ -25,6 +26,8 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   if (feeds.feeds > 0)
     await recordFeedWork(deps.db, feedBudget.spent(), feeds.feeds, feeds.patched);
   const uploads = await sweepUploads(deps);
+  // Rungs and remuxes whose jobs died or were lost: failed, for a retry (stalled-jobs.ts).
+  const stalledJobs = await sweepStalledJobs(deps);
   // Events older than EVENTS_MAX_AGE_DAYS are refused, so their days' values are no longer needed.
   const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * DAY_MS);
   const dimensionValuesPurged = (
@@ -45,6 +48,7 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   return {
     ...feeds,
     uploads,
+    stalledJobs,
     dimensionValuesPurged,
     messageIdsPurged,
     viewerRowsPurged: viewers.purged,

@@ -13,7 +13,7 @@ export interface paths {
         get: operations["getContent"];
         /**
          * E4. Update content
-         * @description Every field of the update column of spec 2.1 is required; thumbnailUrl may be null. The usual flow is retrieve with E3, modify, send: the fields E3 adds (status, rejectionReason, duration, createdDate, publishedDate, url) are accepted and ignored, and the service's own thumbnail URL sent back keeps the service thumbnail.
+         * @description Every field of the update column of spec 2.1 is required; thumbnailUrl may be null. The usual flow is retrieve with E3, modify, send: the fields E3 adds (status, rejectionReason, duration, createdDate, publishedDate, url) are accepted and ignored, and the service's own thumbnail URL sent back keeps the service thumbnail. isLive false on a live stream that has not ended answers 409 (end it with POST /v2/live/end).
          */
         put: operations["updateContent"];
         /**
@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Create a live stream
-         * @description A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording).
+         * @description A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording). An organization runs at most 5 streams at once (standard plan) or 50 (enterprise), counting those not ended (idle or live): 409 past it.
          */
         post: operations["createLiveStream"];
         delete?: never;
@@ -296,13 +296,13 @@ export interface paths {
         get?: never;
         /**
          * Encoder ingest: PUT a playlist or segment
-         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key (counted as a failed authentication: past AUTH_FAILURES_PER_MINUTE from one client, 429); 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
+         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. The stream and its key are decided before the body is read; a segment is streamed into storage as it arrives. 400: the playlist is not an HLS media playlist (the reason), an empty segment, a body that stopped short; 403: wrong stream key; 404: no live stream under the key (both spend the client's budget of AUTH_FAILURES_PER_MINUTE refused ingest requests a minute; once spent, every ingest request from that client, the right key's too, answers 429 until the minute ends); 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES, a playlist over 256 KB, or the stream's storage (its plan's limit) is full, which ends the stream; 429: too many refused requests from this client, or more than 8 files of the stream being written at once.
          */
         put: operations["ingestLiveFile"];
         post?: never;
         /**
          * Encoder ingest: DELETE a segment
-         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key (counted as a failed authentication: past AUTH_FAILURES_PER_MINUTE from one client, 429); 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.
+         * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. The stream and its key are decided before the body is read; a segment is streamed into storage as it arrives. 400: the playlist is not an HLS media playlist (the reason), an empty segment, a body that stopped short; 403: wrong stream key; 404: no live stream under the key (both spend the client's budget of AUTH_FAILURES_PER_MINUTE refused ingest requests a minute; once spent, every ingest request from that client, the right key's too, answers 429 until the minute ends); 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES, a playlist over 256 KB, or the stream's storage (its plan's limit) is full, which ends the stream; 429: too many refused requests from this client, or more than 8 files of the stream being written at once.
          */
         delete: operations["deleteLiveFile"];
         options?: never;
@@ -1256,7 +1256,7 @@ export interface paths {
         };
         /**
          * A video's renditions and their states
-         * @description Each rung planned for the video: pending (being transcoded), ready (listed in its master playlist and DASH manifest, with the measured peak and average bit rate), or failed (with the reason; the source still plays). Empty when the video gets no rung.
+         * @description Each rung planned for the video: pending (being transcoded), ready (listed in its master playlist and DASH manifest, with the measured peak and average bit rate), or failed (with the reason; the source still plays). Empty when the video gets no rung. A rung none of whose jobs started or finished for an hour is failed (its job died or was lost). For a live recording, `recording` is its remux's state (the ladder follows it).
          */
         get: operations["getContentRenditions"];
         put?: never;
@@ -1278,7 +1278,7 @@ export interface paths {
         put?: never;
         /**
          * Transcode a video's failed renditions again
-         * @description Each failed rung (or only `rung`) that the organization's ladder still plans for the video goes back to pending, sized and at the bit rate the ladder says now, and is transcoded again; ready and pending rungs are left alone. 409 when nothing failed (a second retry finds the rungs pending: nothing is queued twice), when the ladder no longer has the failed rungs, or when the deployment has no transcoder.
+         * @description Each failed rung (or only `rung`) that the organization's ladder still plans for the video goes back to pending, sized and at the bit rate the ladder says now, and is transcoded again; ready and pending rungs are left alone. A video rejected because its top rung failed for a passing reason (its job died, the transcoder kept failing) is processing again, unlisted until that rung is ready. A live recording whose remux failed has it queued again (retried: ["recording"]). 409 when nothing failed (a second retry finds the rungs pending: nothing is queued twice), when the ladder no longer has the failed rungs, or when the deployment has no transcoder.
          */
         post: operations["retryContentRenditions"];
         delete?: never;
@@ -1322,7 +1322,7 @@ export interface paths {
         put?: never;
         /**
          * Create a player configuration
-         * @description The service makes its id (10 letters or digits), which the player reports as video_player_id and ad_player_id. Omitted fields take their defaults. Needs the enterprise_player entitlement; not available to a sub-organization's scope (403).
+         * @description The service makes its id (10 letters or digits), which the player reports as video_player_id and ad_player_id. Omitted fields take their defaults. Needs the enterprise_player entitlement; not available to a sub-organization's scope (403). An organization has at most 20 configurations (standard plan) or 200 (enterprise): 409 past it.
          */
         post: operations["createPlayerConfiguration"];
         delete?: never;
@@ -2193,7 +2193,10 @@ export interface components {
             /** @description Segments recorded so far */
             segments: number;
             recordedSeconds: number;
+            /** @description Every byte the stream stores: its segments, init segments, and files no playlist named yet (deleted 2 minutes after they arrived) */
             bytes: number;
+            /** @description The most the stream may store (the organization's plan); past it the stream ends. Null for a stream created before the limit */
+            maxBytes: number | null;
         };
         CreateLiveStream: {
             /** @example abc123XY */
@@ -3109,6 +3112,7 @@ export interface components {
         ContentRenditions: {
             contentKey: string;
             renditions: components["schemas"]["Rendition"][];
+            recording: components["schemas"]["RecordingRemux"];
         };
         Rendition: {
             /** @description r<height>: its files are r<height>-video.m3u8 … */
@@ -3124,6 +3128,15 @@ export interface components {
             averageBitrate: number | null;
             codecs: string | null;
         };
+        /** @description A live recording's remux into an MP4 (docs/live.md), which its ladder waits for; null for an upload, or a recording not remuxed (no transcoder) */
+        RecordingRemux: {
+            /**
+             * @description pending: the remux is queued or running; published: the recording plays as an upload (urlHLS the packaged stream); kept: it plays as recorded for good (reason); failed: retry it (POST /v2/content/renditions/retry)
+             * @enum {string}
+             */
+            status: "pending" | "published" | "kept" | "failed";
+            reason: string | null;
+        } | null;
         RetriedRenditions: components["schemas"]["ContentRenditions"] & {
             /** @description The rungs queued again */
             retried: string[];
@@ -3651,6 +3664,15 @@ export interface operations {
             };
             /** @description Does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4514,6 +4536,15 @@ export interface operations {
             };
             /** @description Missing or wrong credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9376,6 +9407,15 @@ export interface operations {
             };
             /** @description Missing entitlement for this parameter or report */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
