@@ -14,7 +14,7 @@
 import { findContentByKeyAnyOrg } from "../db/content";
 import { setRecordingState, stalledRecordings } from "../db/live-streams";
 import { stalledRenditions } from "../db/renditions";
-import type { RecordingJob, RenditionJob } from "../media/renditions/job";
+import type { RecordingJob, RenditionJob } from "../shared/bindings";
 import type { Deps } from "./deps";
 import { failRung } from "./renditions";
 

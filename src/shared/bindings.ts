@@ -56,7 +56,6 @@ export interface LiveStreamSetup {
   maxBytes: number;
 }
 
-
 /** The Durable Object's answer to one encoder request (the worker answers it as is). */
 export interface IngestAnswer {
   status: number;

@@ -6,7 +6,10 @@
 // the isolate: the stream's object names the file and its byte budget first, and takes it by
 // its digest once it is stored; a playlist (at most 256 KB) is read and handed over as text.
 import { ingestTarget } from "../../db/live-streams";
-import { ENCODER_PLAYLIST_MAX_BYTES, isPlaylistFile } from "../../media/packaging/hls/live-playlist";
+import {
+  ENCODER_PLAYLIST_MAX_BYTES,
+  isPlaylistFile,
+} from "../../media/packaging/hls/live-playlist";
 import { readAtMost } from "../../shared/bounded-read";
 import { constantTimeEqual, sha256Hex } from "../../shared/crypto";
 import { liveObjectKey } from "../../storage/layout";

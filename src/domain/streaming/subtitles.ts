@@ -49,7 +49,9 @@ export async function subtitleFile(
   let body: string;
   try {
     // Fetched by the service: the webhooks' address policy, at each redirect too.
-    body = await readWebVtt(rendition.url, (url) => outboundRefusal(url, deps.config, deps.now.getTime()));
+    body = await readWebVtt(rendition.url, (url) =>
+      outboundRefusal(url, deps.config, deps.now.getTime()),
+    );
   } catch (err) {
     if (err instanceof WebVttError)
       throw new SubtitleUnavailable(`${streamFileName(file)}: ${err.message}`);
