@@ -249,11 +249,11 @@ describe("the views", () => {
       { e: "ps", sta: "s", sid: leaving, cid: key, ts: T0, sn: 0, v: 2 },
       { e: "t", sta: "s", sid: leaving, cid: key, ts: T0 + 4000, sn: 1, v: 2 },
     ]);
-    const pending = await settledView(org, leaving, key, (f) => f.attempted);
+    const pending: Record<string, any> = await settledView(org, leaving, key, (f) => f.attempted);
     expect(pending.pending).toBe(1);
     expect(pending.figures.exitedBeforeStart).toBe(false);
     await runCron(Date.now() + 120_000);
-    const exited = await viewOf(org, leaving, key);
+    const exited: Record<string, any> | null = await viewOf(org, leaving, key);
     expect(exited!.figures.exitedBeforeStart).toBe(true);
     expect(exited!.pending).toBe(0);
     expect(exited!.figures.scores.playbackSuccess).toBe(50);
@@ -276,6 +276,47 @@ describe("the views", () => {
     ]);
     const view = await settledView(org, sid, key, (f) => f.started);
     expect(view.figures.startupMs).toBe(700);
+  });
+
+  it("starts a view that reports no state by its start delay (Shaka Player's compiled build)", async () => {
+    const sid = newSid();
+    const url = `https://catalog.test/hls/${key}/h1/video-0.m4s`;
+    await postCmcd(org, [
+      { e: "t", sid, ts: T0, sn: 0, v: 2 },
+      { e: "rr", sid, ts: T0 + 300, sn: 1, url, rc: 200, br: [27], v: 2 },
+      { e: "rr", sid, ts: T0 + 1100, sn: 2, url, rc: 200, br: [27], msd: 900, v: 2 },
+      { e: "t", sid, ts: T0 + 20_000, sn: 3, br: [27], v: 2 },
+    ]);
+    const view = await settledView(org, sid, key, (f) => f.started);
+    expect(view.figures).toMatchObject({ attempted: true, startupMs: 900, playedMs: 19_100 });
+  });
+
+  it("keeps the content key a stream URL named for the session's later reports", async () => {
+    // hls.js without contentId: only its response-received reports name the video, and they
+    // arrive in other requests than the play states.
+    const sid = newSid();
+    const rr = (ts: number, sn: number) => ({
+      e: "rr",
+      sid,
+      ts,
+      sn,
+      url: `https://catalog.test/hls/${key}/h1/${sn}.m4s`,
+      rc: 200,
+      sta: "d",
+      v: 2,
+    });
+    // Each request replayed before the next is sent (one queue batch each).
+    const send = async (reports: Parameters<typeof postCmcd>[1]) => {
+      await postCmcd(org, reports);
+      const last = Math.max(...reports.map((r) => Number(r.ts)));
+      return settledView(org, sid, key, (f) => f.lastAt === last);
+    };
+    await send([{ e: "ps", sta: "d", sid, ts: T0, sn: 0, v: 2 }, rr(T0 + 100, 1)]);
+    await send([rr(T0 + 200, 2), { e: "ps", sta: "s", sid, ts: T0 + 1000, sn: 3, v: 2 }]);
+    await send([{ e: "ps", sta: "p", sid, ts: T0 + 1600, sn: 4, v: 2, msd: 650 }]);
+    const view = await send([{ e: "t", sta: "p", sid, ts: T0 + 11_600, sn: 5, v: 2 }]);
+    expect(view.figures.playedMs).toBe(10_000);
+    expect(view.figures).toMatchObject({ started: true, startupMs: 650 });
   });
 });
 

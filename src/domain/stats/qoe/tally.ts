@@ -98,16 +98,16 @@ function toViewEvent(r: QoeEventRow): ViewEvent {
 
 /**
  * The content key of each event in time order: its own, else the one in effect before it (the
- * last named), else the first named after it. Null when the session never names one.
+ * last named), else the first named after it, else `fallback` (the session's view seen before).
  */
-function keysInEffect(sorted: QoeEventRow[]): (string | null)[] {
+function keysInEffect(sorted: QoeEventRow[], fallback: string | null): (string | null)[] {
   const out: (string | null)[] = [];
   let current: string | null = null;
   for (const e of sorted) {
     if (e.contentKey !== NONE) current = e.contentKey;
     out.push(current);
   }
-  const first = sorted.find((e) => e.contentKey !== NONE)?.contentKey ?? null;
+  const first = sorted.find((e) => e.contentKey !== NONE)?.contentKey ?? fallback;
   return out.map((k) => k ?? first);
 }
 
@@ -198,29 +198,36 @@ export async function tallyQoe(
         fresh.push(x);
       }
       merged.sort((a, b) => a.ts - b.ts || a.seq - b.seq);
-      const keys = keysInEffect(merged);
+      const latest = keptViews.reduce<QoeViewRow | null>(
+        (a, v) => (a && a.lastAt >= v.lastAt ? a : v),
+        null,
+      );
+      const keys = keysInEffect(merged, latest?.contentKey ?? null);
       const keyOf = new Map(merged.map((e, i) => [eventId(e), keys[i]]));
 
       // What to keep of the fresh events: everything but a repeated report that changes nothing.
       const freshIds = new Set(fresh.map((x) => eventId(x.row)));
+      // (Compared with what the events themselves named: a key is kept where it is first named.)
       const dropped = new Set<string>();
       let last: { key: string | null; state: string | null; bitrate: number | null } = {
         key: null,
         state: null,
         bitrate: null,
       };
-      merged.forEach((e, i) => {
+      for (const e of merged) {
         const same =
-          keys[i] === last.key &&
+          (e.contentKey === NONE || e.contentKey === last.key) &&
           (e.state === null || e.state === last.state) &&
-          (e.bitrate === null || e.bitrate === last.bitrate);
+          (e.bitrate === null || e.bitrate === last.bitrate) &&
+          e.msd === null &&
+          e.error === null;
         if (freshIds.has(eventId(e)) && REPEATED_KINDS.has(e.kind) && same) dropped.add(eventId(e));
         last = {
-          key: keys[i] ?? null,
+          key: e.contentKey === NONE ? last.key : e.contentKey,
           state: e.state ?? last.state,
           bitrate: e.bitrate ?? last.bitrate,
         };
-      });
+      }
       let room = EVENTS_PER_SESSION_MAX - kept.length;
       for (const x of fresh) {
         if (dropped.has(eventId(x.row)) || room <= 0) continue;

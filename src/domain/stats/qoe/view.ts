@@ -112,6 +112,14 @@ export function replayView(
 ): ViewFigures {
   const sorted = [...events].sort((a, b) => a.ts - b.ts || a.sn - b.sn);
   const firstAt = sorted[0]?.ts ?? 0;
+  // A player that reports no state at all (Shaka Player 5.2's compiled build drops `sta`) but its
+  // start delay: playing from its first frame on, as far as the view knows.
+  const msdOnly = sorted.find((e) => e.msd !== undefined);
+  if (msdOnly && !sorted.some((e) => e.sta !== undefined)) {
+    const at = Math.min(firstAt + msdOnly.msd!, sorted.at(-1)!.ts);
+    const after = sorted.findIndex((e) => e.ts > at);
+    sorted.splice(after < 0 ? sorted.length : after, 0, { ts: at, sn: -1, kind: "ps", sta: "p" });
+  }
   let state: PlayerState | null = null;
   let stateAt = firstAt;
   let attemptAt: number | null = null;
