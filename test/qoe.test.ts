@@ -291,6 +291,30 @@ describe("the views", () => {
     expect(view.figures).toMatchObject({ attempted: true, startupMs: 900, playedMs: 19_100 });
   });
 
+  it("places a response-received report at its request's start without its later state", async () => {
+    // hls.js: a segment asked while preloading (ts = the request's start) is reported once loaded,
+    // after the play began, with the state of then (p): not a first frame before the play.
+    const sid = newSid();
+    await postCmcd(org, [
+      { e: "t", sta: "d", sid, ts: T0, sn: 0, v: 2 },
+      {
+        e: "rr",
+        sta: "p",
+        br: [900],
+        sid,
+        ts: T0 + 436,
+        sn: 3,
+        url: `https://catalog.test/hls/${key}/h1/0.m4s`,
+        rc: 200,
+        v: 2,
+      },
+      { e: "ps", sta: "s", sid, ts: T0 + 1000, sn: 1, v: 2 },
+      { e: "ps", sta: "p", sid, ts: T0 + 1005, sn: 2, v: 2 },
+    ]);
+    const view = await settledView(org, sid, key, (f) => f.started);
+    expect(view.figures.startupMs).toBe(5);
+  });
+
   it("keeps the content key a stream URL named for the session's later reports", async () => {
     // hls.js without contentId: only its response-received reports name the video, and they
     // arrive in other requests than the play states.

@@ -59,7 +59,10 @@ export function parseCmcd(input: string): Map<string, CmcdValue> {
       i++;
       for (;;) {
         const ch = input[i++];
-        if (ch === undefined) fail("a string is not closed");
+        if (ch === undefined) {
+          i--;
+          fail("a string is not closed");
+        }
         if (ch === '"') return out;
         if (ch === "\\") {
           const next = input[i++];

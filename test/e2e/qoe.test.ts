@@ -160,8 +160,9 @@ describe.skipIf(!e2e.chromium)("hls.js reporting CMCD v2 to the collector", () =
     ] as const))!;
     const cleanStartup = await page.evaluate(() => window.play(4));
     await page.evaluate(() => window.reach(Number.POSITIVE_INFINITY));
+    // hls.js ends the stream: the element says so, and hls.js reports the ended state.
+    await expect.poll(() => page.evaluate(() => window.seen.ended), COUNTED).toBe(true);
     const clean = await page.evaluate(() => window.seen);
-    expect(clean.ended).toBe(true);
     expect(clean.fatal).toEqual([]);
     await finish(page);
     // hls.js put CMCD data on every stream request (query mode); they were served all the same.
@@ -203,6 +204,7 @@ describe.skipIf(!e2e.chromium)("hls.js reporting CMCD v2 to the collector", () =
     }
     await page.evaluate(() => window.setRate(4));
     await page.evaluate(() => window.reach(Number.POSITIVE_INFINITY));
+    await expect.poll(() => page.evaluate(() => window.seen.ended), COUNTED).toBe(true);
     const throttled = await page.evaluate(() => window.seen);
     expect(throttled.fatal).toEqual([]);
     expect(throttled.stalls.length).toBeGreaterThanOrEqual(STALLS);
@@ -253,11 +255,12 @@ describe.skipIf(!e2e.chromium)("hls.js reporting CMCD v2 to the collector", () =
         100 + 0.05 * seen,
       );
     const cleanView = await settledView(steady.contentKey, cleanSid, (v) => v.state === "e");
+    // Unthrottled, but at 4x a busy machine may stall a moment: as many as the page saw.
     expect(cleanView).toMatchObject({
       attempted: true,
       started: true,
       failed: false,
-      rebuffers: 0,
+      rebuffers: clean.stalls.length,
     });
     near(cleanView.startupMs, cleanStartup);
     expect(cleanView.renditions.map((r: any) => r.rendition)).toEqual(["90p"]);
@@ -292,7 +295,7 @@ describe.skipIf(!e2e.chromium)("hls.js reporting CMCD v2 to the collector", () =
       [steady.contentKey, 2, 0],
     ]);
     const steadyRow = rows[1];
-    expect(steadyRow.rebufferedViewsPct).toBe(50);
+    expect(steadyRow.rebufferedViewsPct).toBe(clean.stalls.length > 0 ? 100 : 50);
     expect(steadyRow.startupMsP50).not.toBeNull();
     expect(steadyRow.averageHeight).toBe(90);
     expect(steadyRow.score).toBeGreaterThan(0);

@@ -61,6 +61,14 @@ const integerOf: Check<number> = (value) => {
   const v = single(value)?.value;
   return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
 };
+const atMost =
+  <T extends number>(check: Check<T>, max: number): Check<T> =>
+  (value) => {
+    const v = check(value);
+    return v !== undefined && v <= max ? v : undefined;
+  };
+/** A day in milliseconds: no start delay or latency is longer. */
+const DAY_OF_MS = 86_400_000;
 const stringOf =
   (max: number): Check<string> =>
   (value) => {
@@ -94,10 +102,10 @@ const KEYS = {
     },
     `must be one of ${PLAYER_STATES.join(", ")}`,
   ],
-  br: [numberOf, "must be a number of kbit/s or a list of them"],
+  br: [atMost(numberOf, 10_000_000), "must be a number of kbit/s (at most 10000000) or a list of them"],
   ec: [codeOf, "must be a string, token or number (at most 64 characters) or a list of them"],
-  msd: [integerOf, "must be an integer (milliseconds)"],
-  ltc: [integerOf, "must be an integer (milliseconds)"],
+  msd: [atMost(integerOf, DAY_OF_MS), "must be an integer of milliseconds (at most a day)"],
+  ltc: [atMost(integerOf, DAY_OF_MS), "must be an integer of milliseconds (at most a day)"],
   st: [stringOf(4), "must be a token (v, l, ll)"],
   url: [stringOf(4096), "must be a string (a URL)"],
   "evc-vh": [heightOf, "must be an integer from 1 to 10000 (the video's height, px)"],

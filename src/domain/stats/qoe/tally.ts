@@ -61,7 +61,13 @@ interface Incoming {
   dims: { country: string; deviceType: string; playerId: string };
 }
 
+/**
+ * A report as a stored event. A response-received report's time is when its request began, but
+ * it carries the state and rendition of when the response ended: only its content key, start
+ * delay and error are taken from it, or the replay would move states back in time.
+ */
 function toRow(organizationId: number, r: QoeReport, contentKey: string): QoeEventRow {
+  const timed = r.k !== "rr";
   return {
     organizationId,
     date: utcDay(r.ts),
@@ -70,8 +76,8 @@ function toRow(organizationId: number, r: QoeReport, contentKey: string): QoeEve
     seq: r.sn,
     kind: r.k,
     contentKey,
-    state: r.sta ?? null,
-    bitrate: r.br ?? null,
+    state: timed ? (r.sta ?? null) : null,
+    bitrate: timed ? (r.br ?? null) : null,
     videoHeight: r.vh ?? null,
     playerHeight: r.ph ?? null,
     error: r.ec ?? null,

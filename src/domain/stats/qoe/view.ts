@@ -92,6 +92,8 @@ export interface ViewScores {
 }
 
 const ATTEMPT_STATES = new Set<PlayerState>(["s", "p", "r", "w", "k", "f"]);
+/** Renditions a view is counted on at most (a ladder has a handful). */
+const MAX_RENDITIONS = 12;
 /** Mux gives an exit before start that lasted under a second no playback-success score. */
 const EBVS_SCORED_AFTER_MS = 1000;
 
@@ -143,6 +145,9 @@ export function replayView(
   let streamType: string | null = null;
   const perRendition = new Map<string, Accumulator>();
   const acc = () => {
+    // A sender that names ever more bit rates adds no rows past MAX_RENDITIONS: the rest is `other`.
+    if (!perRendition.has(rendition.label) && perRendition.size >= MAX_RENDITIONS)
+      rendition = { label: "other", height: null };
     let a = perRendition.get(rendition.label);
     if (!a) {
       a = { playedMs: 0, kbpsMs: 0, kbpsKnownMs: 0, rebuffers: 0, rebufferMs: 0, height: null };
