@@ -1,10 +1,11 @@
 // Stream requests that carry CMCD data (a player with CMCD on: hls.js adds a CMCD= query to every
 // playlist and segment, or CMCD-* headers) are served, signed and cached exactly as without it:
 // the edge cache's key and the token rewrite ignore it (docs/qoe.md).
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mintPlaybackToken } from "../sdk/client/src/playback";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
-import { cmcdLine } from "./fixtures/cmcd";
+import { cmcdLine, postCmcd, settledView } from "./fixtures/cmcd";
 import {
   call,
   callJson,
@@ -31,10 +32,32 @@ const cmcdQuery = (sn: number) =>
   `CMCD=${encodeURIComponent(cmcdLine({ br: [2400], d: 6000, ot: "v", sid: "6e2fb550-c457", sn, su: true, v: 2 }))}`;
 
 let org: TestOrg;
+let key: string;
 let dir: string;
 beforeAll(async () => {
   org = await createOrg();
-  dir = await streamDir(org, await publishVideo(org, mp4, { title: "CMCD" }));
+  key = await publishVideo(org, mp4, { title: "CMCD" });
+  dir = await streamDir(org, key);
+});
+
+describe("the renditions of a view", () => {
+  it("are named by the height of the variant whose bitrate the player reports", async () => {
+    const height = await env.DB.prepare("select height from contents where content_key = ?")
+      .bind(key)
+      .first<number | null>("height");
+    expect(height).toBeGreaterThan(0);
+    const sid = `rendition-${Date.now().toString(36)}`;
+    const t = Date.now() - 10_000;
+    await postCmcd(org, [
+      { e: "ps", sta: "s", sid, cid: key, ts: t, sn: 0, v: 2 },
+      { e: "ps", sta: "p", sid, cid: key, ts: t + 500, sn: 1, v: 2, br: [123] },
+      { e: "ps", sta: "e", sid, cid: key, ts: t + 5500, sn: 2, v: 2, br: [123] },
+    ]);
+    const view = await settledView(org, sid, key, (f) => f.lastState === "e");
+    expect(view.figures.renditions).toEqual([
+      expect.objectContaining({ rendition: `${height}p`, height, playedMs: 5000 }),
+    ]);
+  });
 });
 
 describe("stream requests with CMCD data", () => {

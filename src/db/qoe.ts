@@ -25,8 +25,9 @@ export async function streamVariants(
   const rows = await db
     .select({
       contentKey: contents.contentKey,
-      sourceHeight: contents.height,
-      height: renditions.height,
+      // Named apart: both tables call their column `height`.
+      sourceHeight: sql<number | null>`${contents.height}`.as("source_height"),
+      height: sql<number | null>`${renditions.height}`.as("rung_height"),
       peakBitrate: renditions.peakBitrate,
     })
     .from(contents)

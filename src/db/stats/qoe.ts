@@ -3,7 +3,8 @@
 // sweeps and purges, and the reports' reads. Every read seeks an index: the events and views of
 // a session by their primary key, a video's views by qoe_views_content_idx, the recent views by
 // qoe_views_recent_idx, the daily rows by their key (organization, date first).
-import { and, asc, desc, eq, gte, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, lt, lte, sql, type SQL } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { BatchItem } from "drizzle-orm/batch";
 import { inList } from "../client";
 import { QOE_COUNTERS, type QoeCounter } from "../../shared/qoe";
@@ -55,54 +56,36 @@ export async function storedSessions(
   return { events, views };
 }
 
-const EVENT_COLUMNS = [
-  "organization_id",
-  "date",
-  "session_id",
-  "ts",
-  "seq",
-  "kind",
-  "content_key",
-  "state",
-  "bitrate",
-  "video_height",
-  "player_height",
-  "error",
-  "msd",
-  "latency",
-  "stream_type",
-] as const;
+/**
+ * `select … from json_each(?)` of rows given by their fields: every column of the table in its
+ * order (Drizzle's insert-select lists them so), one JSON parameter for all the rows.
+ */
+function jsonRows(table: SQLiteTable, rows: readonly Record<string, unknown>[]): SQL {
+  const columns = Object.keys(getTableColumns(table));
+  const data = JSON.stringify(rows.map((r) => columns.map((c) => r[c] ?? null)));
+  return sql`select ${sql.raw(columns.map((_, i) => `value ->> ${i}`).join(", "))} from json_each(${data}) where true`;
+}
 
 /** New events (a copy already kept is left as it is). */
 export function insertEvents(db: StatsDb, rows: QoeEventRow[]): BatchItem<"sqlite">[] {
-  return chunks(rows).map((chunk) => {
-    const data = JSON.stringify(
-      chunk.map((r) => [
-        r.organizationId,
-        r.date,
-        r.sessionId,
-        r.ts,
-        r.seq,
-        r.kind,
-        r.contentKey,
-        r.state,
-        r.bitrate,
-        r.videoHeight,
-        r.playerHeight,
-        r.error,
-        r.msd,
-        r.latency,
-        r.streamType,
-      ]),
-    );
-    return db
-      .insert(qoeEvents)
-      .select(
-        sql`select ${sql.raw(EVENT_COLUMNS.map((_, i) => `value ->> ${i}`).join(", "))} from json_each(${data}) where true`,
-      )
-      .onConflictDoNothing();
-  });
+  return chunks(rows).map((chunk) =>
+    db.insert(qoeEvents).select(jsonRows(qoeEvents, chunk)).onConflictDoNothing(),
+  );
 }
+
+/** The columns a replay rewrites in a kept view (all but its key). */
+const REPLAYED_VIEW_COLUMNS = [
+  "country",
+  "device_type",
+  "player_id",
+  "first_at",
+  "last_at",
+  "pending",
+  "closed",
+  "figures",
+  "contribution",
+  "revision",
+];
 
 /**
  * Views as replayed: new ones inserted, existing ones replaced whole. Each row carries the
@@ -110,49 +93,17 @@ export function insertEvents(db: StatsDb, rows: QoeEventRow[]): BatchItem<"sqlit
  * meanwhile, the trigger on qoe_views fails the statement, and with it the batch's transaction.
  */
 export function writeViews(db: StatsDb, rows: QoeViewRow[]): BatchItem<"sqlite">[] {
-  return chunks(rows).map((chunk) => {
-    const data = JSON.stringify(
-      chunk.map((r) => [
-        r.organizationId,
-        r.date,
-        r.sessionId,
-        r.contentKey,
-        r.country,
-        r.deviceType,
-        r.playerId,
-        r.firstAt,
-        r.lastAt,
-        r.pending,
-        r.closed,
-        r.figures,
-        r.contribution,
-        r.revision,
-      ]),
-    );
-    const replaced = [
-      "country",
-      "device_type",
-      "player_id",
-      "first_at",
-      "last_at",
-      "pending",
-      "closed",
-      "figures",
-      "contribution",
-      "revision",
-    ];
-    return db
+  return chunks(rows).map((chunk) =>
+    db
       .insert(qoeViews)
-      .select(
-        sql`select ${sql.raw(Array.from({ length: 14 }, (_, i) => `value ->> ${i}`).join(", "))} from json_each(${data}) where true`,
-      )
+      .select(jsonRows(qoeViews, chunk))
       .onConflictDoUpdate({
         target: [qoeViews.organizationId, qoeViews.date, qoeViews.sessionId, qoeViews.contentKey],
         set: Object.fromEntries(
-          replaced.map((c) => [c, sql`excluded.${sql.identifier(c)}`]),
+          REPLAYED_VIEW_COLUMNS.map((c) => [c, sql`excluded.${sql.identifier(c)}`]),
         ) as Record<string, SQL>,
-      });
-  });
+      }),
+  );
 }
 
 const dimensionKey = (t: typeof qoeDaily | typeof qoeStartups) => ({

@@ -102,7 +102,10 @@ const KEYS = {
     },
     `must be one of ${PLAYER_STATES.join(", ")}`,
   ],
-  br: [atMost(numberOf, 10_000_000), "must be a number of kbit/s (at most 10000000) or a list of them"],
+  br: [
+    atMost(numberOf, 10_000_000),
+    "must be a number of kbit/s (at most 10000000) or a list of them",
+  ],
   ec: [codeOf, "must be a string, token or number (at most 64 characters) or a list of them"],
   msd: [atMost(integerOf, DAY_OF_MS), "must be an integer of milliseconds (at most a day)"],
   ltc: [atMost(integerOf, DAY_OF_MS), "must be an integer of milliseconds (at most a day)"],

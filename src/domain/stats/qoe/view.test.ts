@@ -33,8 +33,22 @@ describe("replayView", () => {
     );
     expect(v).toMatchObject({ startupMs: 1000, playedMs: 10_000, startRendition: "360p" });
     expect(v.renditions).toEqual([
-      { rendition: "360p", height: 360, playedMs: 4000, averageKbps: 800, rebuffers: 0, rebufferMs: 0 },
-      { rendition: "720p", height: 720, playedMs: 6000, averageKbps: 2400, rebuffers: 0, rebufferMs: 0 },
+      {
+        rendition: "360p",
+        height: 360,
+        playedMs: 4000,
+        averageKbps: 800,
+        rebuffers: 0,
+        rebufferMs: 0,
+      },
+      {
+        rendition: "720p",
+        height: 720,
+        playedMs: 6000,
+        averageKbps: 2400,
+        rebuffers: 0,
+        rebufferMs: 0,
+      },
     ]);
     expect(v.averageKbps).toBe(Math.round((800 * 4000 + 2400 * 6000) / 10_000));
     expect(v.averageHeight).toBe(Math.round((360 * 4000 + 720 * 6000) / 10_000));
