@@ -21,7 +21,7 @@ import {
   type TestOrg,
 } from "./helpers";
 import { cmcdLine, postCmcd, qoeReport, settledView, viewOf } from "./fixtures/cmcd";
-import { createContent } from "./fixtures/stats";
+import { createContent, d1Cost } from "./fixtures/stats";
 
 let org: TestOrg;
 let key: string;
@@ -244,6 +244,21 @@ describe("the views", () => {
     });
     expect(failed.figures.scores.playbackSuccess).toBe(0);
 
+    // Still starting and still reporting 30 s after the play: the player gave up without an error.
+    const stuck = newSid();
+    await postCmcd(org, [
+      { e: "ps", sta: "s", sid: stuck, cid: key, ts: T0, sn: 0, v: 2 },
+      { e: "t", sta: "s", sid: stuck, cid: key, ts: T0 + 29_000, sn: 1, v: 2 },
+    ]);
+    await settledView(org, stuck, key, (f) => f.lastAt === T0 + 29_000);
+    expect((await viewOf(org, stuck, key))!.figures.failed).toBe(false);
+    await postCmcd(org, [{ e: "t", sta: "s", sid: stuck, cid: key, ts: T0 + 30_000, sn: 2, v: 2 }]);
+    const timedOut = await settledView(org, stuck, key, (f) => f.failed);
+    expect(timedOut.figures).toMatchObject({
+      errorCode: "startup-timeout",
+      exitedBeforeStart: false,
+    });
+
     const leaving = newSid();
     await postCmcd(org, [
       { e: "ps", sta: "s", sid: leaving, cid: key, ts: T0, sn: 0, v: 2 },
@@ -376,6 +391,9 @@ describe("the figures", () => {
     const day = utcDay(T0);
     const { res, body } = await qoeReport(o, { from: day, to: day });
     expect(res.status, JSON.stringify(body)).toBe(200);
+    // Index seeks: the organization's daily rows of the day (2 countries x 1 rendition, and the
+    // startup buckets), nothing of the other organizations' rows.
+    expect(d1Cost(res).rowsRead).toBeLessThanOrEqual(20);
     const [all] = body.data.rows;
     expect(all).toMatchObject({
       key: "all",

@@ -141,8 +141,12 @@ describe.skipIf(!e2e.chromium)("hls.js reporting CMCD v2 to the collector", () =
     return page;
   }
 
-  async function finish(page: Page) {
-    // Destroying the player stops its reporter, which sends what it still holds.
+  /**
+   * Leaves once the worker has the session's last report (`last` matches one of its lines): a
+   * page that closes cancels the reports still in flight, as a viewer leaving would.
+   */
+  async function finish(page: Page, sid: string, last: RegExp) {
+    await expect.poll(() => reportsOf(sid).some((l) => last.test(l)), COUNTED).toBe(true);
     await page.evaluate(() => window.player.destroy());
     await page.close();
   }
@@ -164,7 +168,7 @@ describe.skipIf(!e2e.chromium)("hls.js reporting CMCD v2 to the collector", () =
     await expect.poll(() => page.evaluate(() => window.seen.ended), COUNTED).toBe(true);
     const clean = await page.evaluate(() => window.seen);
     expect(clean.fatal).toEqual([]);
-    await finish(page);
+    await finish(page, cleanSid, /(^|,)sta=e(,|$)/);
     // hls.js put CMCD data on every stream request (query mode); they were served all the same.
     expect(streamRequests.length).toBeGreaterThan(3);
     for (const url of streamRequests) expect(url).toContain("CMCD=");
@@ -208,7 +212,7 @@ describe.skipIf(!e2e.chromium)("hls.js reporting CMCD v2 to the collector", () =
     const throttled = await page.evaluate(() => window.seen);
     expect(throttled.fatal).toEqual([]);
     expect(throttled.stalls.length).toBeGreaterThanOrEqual(STALLS);
-    await finish(page);
+    await finish(page, throttledSid, /(^|,)sta=e(,|$)/);
 
     // 3. The other video, whose first media segment answers 500 (Playwright answers the page's
     // request): hls.js retries once (its policy here) and fails.
@@ -234,7 +238,10 @@ describe.skipIf(!e2e.chromium)("hls.js reporting CMCD v2 to the collector", () =
     await expect
       .poll(() => page.evaluate(() => window.seen.fatal), COUNTED)
       .toEqual(["fragLoadError"]);
-    await finish(page);
+    // hls.js 1.7.4 sends no error report for a network error it stops on (docs/qoe.md): its view,
+    // still reporting (every 10 s) and still starting 30 s after the play, has failed.
+    const failedView = await settledView(failing.contentKey, failingSid, (v) => v.failed);
+    await finish(page, failingSid, /(^|,)e=/);
 
     // Every report reached the worker and was taken (application/cmcd, one per line).
     const posts = recorder.requests.filter(
@@ -280,8 +287,8 @@ describe.skipIf(!e2e.chromium)("hls.js reporting CMCD v2 to the collector", () =
       throttled.stalls.reduce((a, b) => a + b, 0),
     );
 
-    const failedView = await settledView(failing.contentKey, failingSid, (v) => v.failed);
-    expect(failedView).toMatchObject({ started: false, failed: true, errorCode: "fragLoadError" });
+    expect(failedView).toMatchObject({ started: false, failed: true });
+    expect(["fragLoadError", "startup-timeout"]).toContain(failedView.errorCode);
 
     // The daily figures, per video, worst failure rate first.
     const res = await fetch(

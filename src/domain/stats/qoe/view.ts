@@ -92,6 +92,9 @@ export interface ViewScores {
 }
 
 const ATTEMPT_STATES = new Set<PlayerState>(["s", "p", "r", "w", "k", "f"]);
+/** A view that reports for this long after its play request without starting has failed. */
+export const STARTUP_TIMEOUT_MS = 30_000;
+export const STARTUP_TIMEOUT = "startup-timeout";
 /** Renditions a view is counted on at most (a ladder has a handful). */
 const MAX_RENDITIONS = 12;
 /** Mux gives an exit before start that lasted under a second no playback-success score. */
@@ -225,8 +228,22 @@ export function replayView(
   const startupMs = started
     ? (msd ?? Math.max(0, firstFrameAt! - (attemptAt ?? firstFrameAt!)))
     : null;
-  const exitedBeforeStart = attempted && !started && !failed && (ended || closed);
   const waitedMs = attemptAt === null ? 0 : Math.max(0, lastAt - attemptAt);
+  // Still reporting, still starting, long after the play was asked: the player gave up without
+  // saying so (hls.js 1.7 reports no error for the network errors it stops on: docs/qoe.md).
+  if (
+    attempted &&
+    !started &&
+    !failed &&
+    !ended &&
+    waitedMs >= STARTUP_TIMEOUT_MS &&
+    state !== "a"
+  ) {
+    failed = true;
+    errorCode = STARTUP_TIMEOUT;
+    failRendition = rendition.label;
+  }
+  const exitedBeforeStart = attempted && !started && !failed && (ended || closed);
 
   const renditions: RenditionTime[] = [];
   let played = 0;
