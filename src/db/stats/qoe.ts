@@ -73,19 +73,19 @@ export function insertEvents(db: StatsDb, rows: QoeEventRow[]): BatchItem<"sqlit
   );
 }
 
-/** The columns a replay rewrites in a kept view (all but its key). */
-const REPLAYED_VIEW_COLUMNS = [
+/** What a replay rewrites in a kept view: all but its key (Drizzle's names: its set is keyed by them). */
+const REPLAYED_VIEW_FIELDS = [
   "country",
-  "device_type",
-  "player_id",
-  "first_at",
-  "last_at",
+  "deviceType",
+  "playerId",
+  "firstAt",
+  "lastAt",
   "pending",
   "closed",
   "figures",
   "contribution",
   "revision",
-];
+] as const;
 
 /**
  * Views as replayed: new ones inserted, existing ones replaced whole. Each row carries the
@@ -100,8 +100,8 @@ export function writeViews(db: StatsDb, rows: QoeViewRow[]): BatchItem<"sqlite">
       .onConflictDoUpdate({
         target: [qoeViews.organizationId, qoeViews.date, qoeViews.sessionId, qoeViews.contentKey],
         set: Object.fromEntries(
-          REPLAYED_VIEW_COLUMNS.map((c) => [c, sql`excluded.${sql.identifier(c)}`]),
-        ) as Record<string, SQL>,
+          REPLAYED_VIEW_FIELDS.map((f) => [f, sql`excluded.${sql.identifier(qoeViews[f].name)}`]),
+        ),
       }),
   );
 }

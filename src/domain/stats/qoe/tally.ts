@@ -35,8 +35,12 @@ import {
 
 /** Events kept per session and day at most: a sender that floods one session stops there. */
 export const EVENTS_PER_SESSION_MAX = 2000;
-/** Kinds repeated with every segment (response timings): kept only when they change something. */
-const REPEATED_KINDS = new Set(["rr", "rq"]);
+/**
+ * Kinds repeated while nothing changes (time-interval reports, response timings, request-mode
+ * data): kept only when they change something. The view keeps the time of the last one (its
+ * last_at), which its next replay ends on.
+ */
+const REPEATED_KINDS = new Set(["t", "rr", "rq"]);
 
 export interface QoeOrganization {
   organizationId: number;
@@ -215,23 +219,32 @@ export async function tallyQoe(
       const freshIds = new Set(fresh.map((x) => eventId(x.row)));
       // (Compared with what the events themselves named: a key is kept where it is first named.)
       const dropped = new Set<string>();
-      let last: { key: string | null; state: string | null; bitrate: number | null } = {
-        key: null,
+      let last = {
+        key: NONE,
         state: null,
         bitrate: null,
+        videoHeight: null,
+        playerHeight: null,
+      } as Pick<QoeEventRow, "state" | "bitrate" | "videoHeight" | "playerHeight"> & {
+        key: string;
       };
       for (const e of merged) {
         const same =
           (e.contentKey === NONE || e.contentKey === last.key) &&
           (e.state === null || e.state === last.state) &&
           (e.bitrate === null || e.bitrate === last.bitrate) &&
+          (e.videoHeight === null || e.videoHeight === last.videoHeight) &&
+          (e.playerHeight === null || e.playerHeight === last.playerHeight) &&
           e.msd === null &&
-          e.error === null;
+          e.error === null &&
+          e.latency === null;
         if (freshIds.has(eventId(e)) && REPEATED_KINDS.has(e.kind) && same) dropped.add(eventId(e));
         last = {
           key: e.contentKey === NONE ? last.key : e.contentKey,
           state: e.state ?? last.state,
           bitrate: e.bitrate ?? last.bitrate,
+          videoHeight: e.videoHeight ?? last.videoHeight,
+          playerHeight: e.playerHeight ?? last.playerHeight,
         };
       }
       let room = EVENTS_PER_SESSION_MAX - kept.length;
@@ -255,6 +268,10 @@ export async function tallyQoe(
           before ??
           incoming.find((x) => keyOf.get(eventId(x.row)) === contentKey)?.dims ??
           incoming[0]!.dims;
+        // The last report of the view, kept or not (a repeated one is not): the replay ends there.
+        const heartbeat = Math.max(before?.lastAt ?? 0, ...events.map((e) => e.ts));
+        if (events.length && heartbeat > Math.max(...events.map((e) => e.ts)))
+          events.push({ ts: heartbeat, sn: Number.MAX_SAFE_INTEGER, kind: "t" });
         const figures = replayView(
           events,
           renditionsOf(variants, contentKey),
