@@ -40,7 +40,7 @@ CREATE TABLE `qoe_views` (
 --> statement-breakpoint
 CREATE INDEX `qoe_views_content_idx` ON `qoe_views` (`organization_id`,`content_key`,`first_at`);--> statement-breakpoint
 CREATE INDEX `qoe_views_recent_idx` ON `qoe_views` (`organization_id`,`last_at`);--> statement-breakpoint
-CREATE INDEX `qoe_views_pending_idx` ON `qoe_views` (`pending`,`last_at`);--> statement-breakpoint
+CREATE INDEX `qoe_views_pending_idx` ON `qoe_views` (`last_at`) WHERE pending = 1;--> statement-breakpoint
 CREATE TRIGGER `qoe_views_revision` BEFORE UPDATE ON `qoe_views`
 WHEN NEW.`revision` <> OLD.`revision` + 1
 BEGIN

@@ -157,7 +157,8 @@ export function idlePendingViews(db: StatsDb, before: number, limit: number) {
   return db
     .select()
     .from(qoeViews)
-    .where(and(eq(qoeViews.pending, 1), lt(qoeViews.lastAt, before)))
+    // A literal 1, not a parameter: SQLite uses the partial index only for its own condition.
+    .where(and(sql`${qoeViews.pending} = 1`, lt(qoeViews.lastAt, before)))
     .orderBy(asc(qoeViews.lastAt))
     .limit(limit);
 }

@@ -23,6 +23,7 @@
 // reports for one content key; the viewer rows add (organization_id, fingerprint, date) and
 // (organization_id, tput_hash, date) for E10's fingerprint_list and tput modes, erasure and E6
 // watchedByTput.
+import { sql } from "drizzle-orm";
 import {
   index,
   integer,
@@ -498,7 +499,10 @@ export const qoeViews = sqliteTable(
     primaryKey({ columns: [t.organizationId, t.date, t.sessionId, t.contentKey] }),
     index("qoe_views_content_idx").on(t.organizationId, t.contentKey, t.firstAt),
     index("qoe_views_recent_idx").on(t.organizationId, t.lastAt),
-    index("qoe_views_pending_idx").on(t.pending, t.lastAt),
+    // Partial: only the views the idle sweep looks for (a replay of any other writes no entry).
+    index("qoe_views_pending_idx")
+      .on(t.lastAt)
+      .where(sql`pending = 1`),
   ],
 );
 
