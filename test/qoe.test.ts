@@ -252,7 +252,8 @@ describe("the views", () => {
     ]);
     await settledView(org, stuck, key, (f) => f.lastAt === T0 + 29_000);
     expect((await viewOf(org, stuck, key))!.figures.failed).toBe(false);
-    await postCmcd(org, [{ e: "t", sta: "s", sid: stuck, cid: key, ts: T0 + 30_000, sn: 2, v: 2 }]);
+    // Judged at the view's next write: repeated reports rewrite it every 30 s.
+    await postCmcd(org, [{ e: "t", sta: "s", sid: stuck, cid: key, ts: T0 + 59_000, sn: 2, v: 2 }]);
     const timedOut = await settledView(org, stuck, key, (f) => f.failed);
     expect(timedOut.figures).toMatchObject({
       errorCode: "startup-timeout",
@@ -353,15 +354,16 @@ describe("the views", () => {
     await send([{ e: "ps", sta: "d", sid, ts: T0, sn: 0, v: 2 }, rr(T0 + 100, 1)]);
     await send([rr(T0 + 200, 2), { e: "ps", sta: "s", sid, ts: T0 + 1000, sn: 3, v: 2 }]);
     await send([{ e: "ps", sta: "p", sid, ts: T0 + 1600, sn: 4, v: 2, msd: 650 }]);
-    const view = await send([{ e: "t", sta: "p", sid, ts: T0 + 11_600, sn: 5, v: 2 }]);
-    expect(view.figures.playedMs).toBe(10_000);
+    // (A view is rewritten for repeated reports once they are 30 s past its last write.)
+    const view = await send([{ e: "t", sta: "p", sid, ts: T0 + 31_600, sn: 5, v: 2 }]);
+    expect(view.figures.playedMs).toBe(30_000);
     // The time-interval report repeated the state: not kept, but its time is the view's last, so
-    // a report that arrives later about an earlier moment (a bitrate change) keeps the 10 s.
+    // a report that arrives later about an earlier moment (a bitrate change) keeps the 30 s.
     // The view's own columns follow its replays (the alerts' window and the idle sweep read them).
-    expect(await viewOf(org, sid, key)).toMatchObject({ first_at: T0, last_at: T0 + 11_600 });
+    expect(await viewOf(org, sid, key)).toMatchObject({ first_at: T0, last_at: T0 + 31_600 });
     await postCmcd(org, [{ e: "bc", sta: "p", br: [900], sid, ts: T0 + 5000, sn: 6, v: 2 }]);
     const later = await settledView(org, sid, key, (f) => f.averageKbps === 900);
-    expect(later.figures).toMatchObject({ playedMs: 10_000, lastAt: T0 + 11_600 });
+    expect(later.figures).toMatchObject({ playedMs: 30_000, lastAt: T0 + 31_600 });
     expect(view.figures).toMatchObject({ started: true, startupMs: 650 });
   });
 });

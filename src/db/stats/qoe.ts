@@ -154,13 +154,15 @@ export function addToDaily(
 
 /** Views asked to play that have not started, failed nor exited, silent since before `before` (ms). */
 export function idlePendingViews(db: StatsDb, before: number, limit: number) {
-  return db
-    .select()
-    .from(qoeViews)
-    // A literal 1, not a parameter: SQLite uses the partial index only for its own condition.
-    .where(and(sql`${qoeViews.pending} = 1`, lt(qoeViews.lastAt, before)))
-    .orderBy(asc(qoeViews.lastAt))
-    .limit(limit);
+  return (
+    db
+      .select()
+      .from(qoeViews)
+      // A literal 1, not a parameter: SQLite uses the partial index only for its own condition.
+      .where(and(sql`${qoeViews.pending} = 1`, lt(qoeViews.lastAt, before)))
+      .orderBy(asc(qoeViews.lastAt))
+      .limit(limit)
+  );
 }
 
 /**

@@ -500,9 +500,7 @@ export const qoeViews = sqliteTable(
     index("qoe_views_content_idx").on(t.organizationId, t.contentKey, t.firstAt),
     index("qoe_views_recent_idx").on(t.organizationId, t.lastAt),
     // Partial: only the views the idle sweep looks for (a replay of any other writes no entry).
-    index("qoe_views_pending_idx")
-      .on(t.lastAt)
-      .where(sql`pending = 1`),
+    index("qoe_views_pending_idx").on(t.lastAt).where(sql`pending = 1`),
   ],
 );
 

@@ -33,6 +33,14 @@ import {
   type ViewFigures,
 } from "./view";
 
+/**
+ * A view whose batch brings only repeated reports (interval reports of the same state) is
+ * rewritten when its last report moved this much since its last write: a replay per report
+ * would rewrite it every interval (10 s with the SDK and the documented hls.js setting). Its
+ * figures lag by this at most, and a view left without a last state change loses at most this
+ * much of its time played.
+ */
+export const HEARTBEAT_WRITE_MS = 30_000;
 /** Events kept per session and day at most: a sender that floods one session stops there. */
 export const EVENTS_PER_SESSION_MAX = 2000;
 /**
@@ -248,9 +256,12 @@ export async function tallyQoe(
         };
       }
       let room = EVENTS_PER_SESSION_MAX - kept.length;
+      /** The views a kept report of this batch belongs to: they are replayed and written. */
+      const changed = new Set<string | null | undefined>();
       for (const x of fresh) {
         if (dropped.has(eventId(x.row)) || room <= 0) continue;
         newEvents.push(x.row);
+        changed.add(keyOf.get(eventId(x.row)));
         room--;
       }
 
@@ -264,6 +275,10 @@ export async function tallyQoe(
       for (const v of keptViews) if (!byKey.has(v.contentKey)) byKey.set(v.contentKey, []);
       for (const [contentKey, events] of byKey) {
         const before = keptViews.find((v) => v.contentKey === contentKey);
+        // Only repeated reports for a view written moments ago: its time moves at the next write.
+        const lastReport = Math.max(...events.map((e) => e.ts));
+        if (before && !changed.has(contentKey) && lastReport - before.lastAt < HEARTBEAT_WRITE_MS)
+          continue;
         const dims =
           before ??
           incoming.find((x) => keyOf.get(eventId(x.row)) === contentKey)?.dims ??
