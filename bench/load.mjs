@@ -11,7 +11,7 @@
 // p50/p99 and throughput with a writer on the readers' organization and on another, each
 // compared with two runs without a writer that agree, more of them run until two do; each
 // write's D1 rows). A marked place below (renditionRows) takes the rendition segment rows.
-// Ends with the summary the README's load table shows. Loopback only; bounded in time (30 rows,
+// Ends with the summary docs/benchmarks.md's load table shows. Loopback only; bounded in time (30 rows,
 // 3 interleaved passes of 4 s, 2 s warm-up, 5 to 8 mixed runs of 10 s, plus waits for the
 // writers' feed work to finish).
 //
@@ -667,7 +667,7 @@ function ratioRange(values) {
 
 /**
  * One line per kind of read (its rows' ratios, against their goal) and per writer of the mixed
- * scenario: what the README's load table shows, so a run can be compared with it.
+ * scenario: what docs/benchmarks.md's load table shows, so a run can be compared with it.
  */
 function summaryRows(results, mixed) {
   const group = (label, rows, of, goal) => {
@@ -912,7 +912,7 @@ async function main() {
         `\nNo two runs without a writer agreed within ${AGREEMENT * 100} % (the machine's load moved too much): the ratios above compare with the runs beside each writer run.`,
       );
   }
-  console.log(`\nSummary (the README's load table):\n`);
+  console.log(`\nSummary (docs/benchmarks.md's load table):\n`);
   console.log(markdownTable(summaryColumns(), summaryRows(results, mixed)));
 
   let memoryReport = null;
