@@ -449,3 +449,55 @@ describe.skipIf(!e2e.chromium)("dash.js and Shaka Player reporting to the same c
     expect(view.startupMs).toBeLessThan(SETTLED_MS);
   });
 });
+
+// The service's own player reports from its state through the SDK (docs/qoe.md): no player
+// configuration at all, only the embed page with analytics on (the default).
+describe.skipIf(!e2e.chromium)("the embed reporting its own plays", () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium(e2e.chromium!);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("a play in the embed appears as a view with its startup time and time played", async () => {
+    const { contentKey } = await publishVideo(service, org, fixture(FORTY), { title: "qoe embed" });
+    const context = await browser.newContext();
+    context.setDefaultTimeout(SETTLED_MS);
+    const page = await context.newPage();
+    const sent: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/v2/cmcd")) sent.push(`${r.method()} ${r.url()} ${r.postData() ?? ""}`);
+    });
+    page.on("response", async (r) => {
+      if (r.url().includes("/v2/cmcd"))
+        sent.push(`${r.status()} ${await r.text().catch(() => "")}`);
+    });
+    page.on("console", (m) => sent.push(`console: ${m.text()}`));
+    await page.goto(`${service.baseUrl}/embed/${contentKey}`);
+    await page.locator(".evc-bigplay").click();
+    await page.locator(".evc-playing").waitFor();
+    const video = page.locator("video.evc-video");
+    await expect
+      .poll(() => video.evaluate((v: HTMLVideoElement) => v.currentTime), COUNTED)
+      .toBeGreaterThan(3);
+    // Leaving the page sends what is left by beacon, as a viewer closing the tab would.
+    await page.goto("about:blank");
+    let view: any;
+    await expect
+      .poll(async () => {
+        view = (await viewsOf(contentKey))[0];
+        return view && view.startupMs !== null && view.playedMs > 0
+          ? "settled"
+          : JSON.stringify({ view, sent });
+      }, COUNTED)
+      .toBe("settled");
+    // Every report was taken (an embed without a configuration once sent the reserved `none`).
+    expect(sent.filter((line) => /^4\d\d /.test(line))).toEqual([]);
+    expect(view.failed).toBeFalsy();
+    expect(view.startupMs).toBeGreaterThan(0);
+    expect(view.startupMs).toBeLessThan(SETTLED_MS);
+    await context.close();
+  });
+});

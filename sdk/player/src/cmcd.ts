@@ -25,6 +25,11 @@ export interface CmcdReporter {
   setContent(contentKey: string): void;
   /** Sends what waits; `leaving`: by beacon, the page is going. */
   flush(leaving?: boolean): void;
+  /**
+   * The page is hidden (`quit` false: it may come back) or going (`quit`): reports the view's
+   * state now (a time report, or quit), so the time played until here counts, and sends by beacon.
+   */
+  leave(quit: boolean): void;
   stop(): void;
 }
 
@@ -90,7 +95,7 @@ export function createCmcdReporter(source: PlayerSource, o: CmcdOptions): CmcdRe
     beat = s.setTimeout(
       () => {
         beat = undefined;
-        if (sta === "e" || sta === "f") return;
+        if (sta === "e" || sta === "f" || sta === "q") return;
         report("t", `,sta=${sta}`);
         heartbeat();
       },
@@ -121,7 +126,16 @@ export function createCmcdReporter(source: PlayerSource, o: CmcdOptions): CmcdRe
         state("f");
       }
     },
+    leave(quit) {
+      if (sta !== undefined && sta !== "e" && sta !== "f" && sta !== "q") {
+        if (quit) state("q");
+        else report("t", `,sta=${sta}`);
+      }
+      send(true);
+    },
     setContent(key) {
+      // The view of the content before ends here (its time played counts until now).
+      if (sta !== undefined && sta !== "e" && sta !== "f" && sta !== "q") state("q");
       send();
       s.clearTimeout(beat);
       beat = undefined;

@@ -143,10 +143,12 @@ export function attach(
     // a hidden page may never run again, on phones especially).
     const leaving = guard(() => {
       sender.flush(true);
-      cmcd?.flush(true);
+      cmcd?.leave(true);
     });
     const onHidden = guard(() => {
-      if (document.visibilityState === "hidden") leaving();
+      if (document.visibilityState !== "hidden") return;
+      sender.flush(true);
+      cmcd?.leave(false);
     });
     const win = typeof window === "object" ? window : undefined;
     const doc = typeof document === "object" ? document : undefined;
@@ -192,7 +194,7 @@ export function attach(
         // No retries after this: the beacon, as when leaving.
         sender.flush(true);
         sender.stop();
-        cmcd?.flush(true);
+        cmcd?.leave(true);
         cmcd?.stop();
       }),
     };

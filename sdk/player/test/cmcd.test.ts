@@ -134,4 +134,44 @@ describe("the SDK's CMCD reports", () => {
     expect(next).toMatchObject({ cid: "other9", sn: "0", sta: "s" });
     expect(next.sid).not.toBe(first);
   });
+
+  it("reports the state when the page hides and quit when it goes, by beacon; nothing after", async () => {
+    const { player, sent, reporter } = setup();
+    player.emit("play");
+    player.emit("playing");
+    await vi.advanceTimersByTimeAsync(3000);
+    reporter.leave(false);
+    expect(sent.at(-1)!.via).toBe("beacon");
+    expect(
+      sent
+        .at(-1)!
+        .lines.map(fields)
+        .map((l) => [l.e, l.sta]),
+    ).toEqual([["t", "p"]]);
+    reporter.leave(true);
+    expect(
+      sent
+        .at(-1)!
+        .lines.map(fields)
+        .map((l) => [l.e, l.sta]),
+    ).toEqual([["ps", "q"]]);
+    const count = sent.length;
+    reporter.leave(true);
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sent.length).toBe(count);
+  });
+
+  it("ends the view of the content before with quit when the content changes", async () => {
+    const { player, sent, reporter } = setup();
+    player.emit("play");
+    player.emit("playing");
+    reporter.setContent("other9");
+    await vi.advanceTimersByTimeAsync(2000);
+    const lines = sent.flatMap((s) => s.lines).map(fields);
+    expect(lines.map((l) => [l.cid, l.sta])).toEqual([
+      ["abc123", "s"],
+      ["abc123", "p"],
+      ["abc123", "q"],
+    ]);
+  });
 });
