@@ -777,6 +777,29 @@ describe.skipIf(!env.TRANSCODER)("jobs that die", () => {
     expect(await readyEvents(contentKey)).toEqual(["video.rejected", "video.ready"]);
   });
 
+  it("plan a processing video's ladder again when its isolate ended before recording it", async () => {
+    const other = await createOrg();
+    // E2 made the video processing, then its isolate ended before the ladder was recorded: its
+    // rows are taken away after a publication whose jobs went nowhere.
+    const { queue } = keptJobs();
+    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+    const { contentKey, complete } = await uploaded(other, hevc);
+    const content = await completedInR2(contentKey, complete);
+    const published = await publishStoredUpload({ ...deps, renditionJobs: queue }, content);
+    expect(published.kind).toBe("published");
+    await env.DB.prepare("delete from renditions where content_id = ?").bind(content.id).run();
+    expect(await stateOf(other, contentKey)).toEqual([]);
+    const status = async () =>
+      (await writeJson(other, "GET", `/v2/content?contentKey=${contentKey}`)).body.status;
+    await cronAt(Date.now() + 59 * 60_000);
+    expect(await stateOf(other, contentKey)).toEqual([]);
+    // Past the hour the cron plans it, through the real queue and transcoder.
+    await cronAt(Date.now() + 61 * 60_000);
+    expect(await stateOf(other, contentKey)).toEqual(["r180 pending "]);
+    await expect.poll(status, { timeout: SETTLED_MS, interval: 250 }).toBe("available");
+    expect(await stateOf(other, contentKey)).toEqual(["r180 ready "]);
+  });
+
   it("fail their rung at once when the queue gives up on them (the dead-letter queue); retried, it is made", async () => {
     const other = await createOrg();
     const { key, jobs } = await plannedByHand(other);

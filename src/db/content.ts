@@ -354,6 +354,30 @@ export async function openUploadsToSweep(
     .limit(limit);
 }
 
+/**
+ * Videos left processing with no rung planned, oldest first: E2 made the video processing and
+ * its isolate ended before the ladder was recorded (contents_processing_idx; the literal status
+ * lets SQLite use that partial index).
+ */
+export async function processingWithoutRungs(
+  db: Db,
+  before: string,
+  limit: number,
+): Promise<Content[]> {
+  return db
+    .select()
+    .from(contents)
+    .where(
+      and(
+        sql`${contents.status} = 'processing'`,
+        sql`${contents.updatedAt} < ${before}`,
+        sql`not exists (select 1 from renditions r where r.content_id = ${contents.id})`,
+      ),
+    )
+    .orderBy(contents.updatedAt)
+    .limit(limit);
+}
+
 export async function deleteContentRow(db: Db, contentId: number): Promise<void> {
   await db.delete(contents).where(eq(contents.id, contentId));
 }

@@ -9,14 +9,18 @@
 //   pending remux that made no progress for as long, is failed too (a message lost with no
 //   dead-letter queue to reach, or expired in a backlog).
 //
+// A video E2 made processing whose isolate ended before its ladder was recorded has no rung to
+// fail: the cron plans its ladder again (or rejects it, when nothing can make it playable).
+//
 // A failed rung or remux can always be retried (POST /v2/content/renditions/retry); a video
 // waiting for its top rung is rejected with its file kept, so that retry can still make it.
-import { findContentByKeyAnyOrg } from "../db/content";
+import { findContentByKeyAnyOrg, processingWithoutRungs } from "../db/content";
 import { setRecordingState, stalledRecordings } from "../db/live-streams";
 import { stalledRenditions } from "../db/renditions";
 import type { RecordingJob, RenditionJob } from "../shared/bindings";
+import { rejectTranscoded } from "./content/transcoded";
 import type { Deps } from "./deps";
-import { failRung } from "./renditions";
+import { failRung, planRenditions } from "./renditions";
 
 /** How long a pending rung or remux may go without progress before the cron fails it. */
 export const JOB_STALL_MS = 60 * 60_000;
@@ -59,7 +63,9 @@ export async function failDeadRecordingJob(deps: Deps, job: RecordingJob): Promi
 }
 
 /** The cron's part: rungs and remuxes pending without progress for JOB_STALL_MS, failed. */
-export async function sweepStalledJobs(deps: Deps): Promise<{ rungs: number; recordings: number }> {
+export async function sweepStalledJobs(
+  deps: Deps,
+): Promise<{ rungs: number; recordings: number; replanned: number }> {
   const before = new Date(deps.now.getTime() - JOB_STALL_MS).toISOString();
   let rungs = 0;
   const reason = `no job of it started or finished for ${MINUTES} minutes: it died or its message was lost; retry it`;
@@ -82,5 +88,24 @@ export async function sweepStalledJobs(deps: Deps): Promise<{ rungs: number; rec
     );
     if (failed) recordings++;
   }
-  return { rungs, recordings };
+  let replanned = 0;
+  for (const content of await processingWithoutRungs(deps.db, before, SWEEP_BATCH)) {
+    try {
+      if ((await planRenditions(deps, content)) > 0) {
+        replanned++;
+        continue;
+      }
+    } catch (err) {
+      // The queue is down: the next run tries again (the video is still without rungs).
+      console.error(`renditions: replanning ${content.contentKey} failed:`, err);
+      continue;
+    }
+    await rejectTranscoded(
+      deps,
+      content,
+      "transcoding could not be planned: no transcoder or no rung for this source; upload it again",
+      { keepFile: true },
+    );
+  }
+  return { rungs, recordings, replanned };
 }
