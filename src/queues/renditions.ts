@@ -1,10 +1,12 @@
 // Consumer of the renditions queue: one transcoding job per message (domain/renditions.ts), a
-// chunk of one rung of one video. A job that fails for a passing reason (the transcoder busy or
+// chunk of one rung of one video; also live recordings to remux, and chunks of audio to
+// transcribe for automatic captions (domain/captions/generate.ts). A job that fails for a passing reason (the transcoder busy or
 // unreachable, R2 unavailable) is retried after a delay; on its last attempt the rung is marked
 // failed with the reason. The source variant plays whatever happens here.
 import { z } from "zod";
 import { backgroundDeps } from "../domain/background";
 import { RecordingNotRemuxed, remuxRecording } from "../domain/live/recording-vod";
+import { captionJobUnrunnable, runCaptionJob, speechEngineOf } from "../domain/captions/generate";
 import { runRenditionJob, transcoderOf } from "../domain/renditions";
 import type { Env } from "../env";
 
@@ -28,6 +30,73 @@ const recordingJob = z.object({
   contentId: z.number().int().positive(),
   contentKey: z.string().min(1).max(8),
 });
+
+/** A chunk of a video's audio for its automatic captions (domain/captions/generate.ts). */
+const captionJob = z.object({
+  captions: z.literal(true),
+  jobId: z.number().int().positive(),
+  contentId: z.number().int().positive(),
+  contentKey: z.string().min(1).max(8),
+  chunk: z.number().int().min(0),
+});
+
+/**
+ * A caption chunk job: its words stored (the track made by the last one), or its job failed for
+ * good; a passing failure is retried, and the last attempt fails the job.
+ */
+async function runCaptionMessage(
+  deps: ReturnType<typeof backgroundDeps>["deps"],
+  env: Env,
+  message: Message<unknown>,
+  job: z.infer<typeof captionJob>,
+): Promise<void> {
+  const transcoder = transcoderOf(env, job.chunk);
+  const speech = speechEngineOf(env);
+  const started = Date.now();
+  if (!transcoder || !speech) {
+    await captionJobUnrunnable(
+      { ...deps, now: new Date() },
+      job,
+      transcoder ? "no speech engine here" : "no transcoder here",
+    );
+    message.ack();
+    return;
+  }
+  try {
+    const outcome = await runCaptionJob(
+      { ...deps, now: new Date() },
+      transcoder,
+      speech,
+      job,
+      message.attempts > RENDITION_MAX_RETRIES,
+    );
+    console.log(
+      JSON.stringify({
+        msg: "caption job",
+        content_key: job.contentKey,
+        job: job.jobId,
+        chunk: job.chunk,
+        outcome,
+        engine: speech.name,
+        duration_ms: Date.now() - started,
+      }),
+    );
+    message.ack();
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "caption job failed; retried",
+        content_key: job.contentKey,
+        job: job.jobId,
+        chunk: job.chunk,
+        attempt: message.attempts,
+        error: String(err).slice(0, 300),
+      }),
+    );
+    message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
+  }
+}
 
 /**
  * A recording job: remuxed and published, or left as recording.m3u8 when it cannot be
@@ -82,6 +151,11 @@ export async function consumeRenditionJobs(
     const recording = recordingJob.safeParse(message.body);
     if (recording.success) {
       await runRecordingJob(deps, env, message, recording.data);
+      continue;
+    }
+    const captions = captionJob.safeParse(message.body);
+    if (captions.success) {
+      await runCaptionMessage(deps, env, message, captions.data);
       continue;
     }
     const parsed = job.safeParse(message.body);

@@ -20,7 +20,7 @@ import {
   writeFeedFile,
   type FeedFileStore,
 } from "../../storage/feed-files";
-import { thumbnailOf, v2Record } from "../catalog/records";
+import { recordSubtitles, thumbnailOf, v2Record } from "../catalog/records";
 import type { Deps } from "../deps";
 import { objectWithArray } from "../../shared/json-text";
 import { emitWebhookEvent } from "../webhooks/emit";
@@ -76,7 +76,7 @@ function v2FeedRecord(r: Content, o: PublishDeps["origins"]) {
   return {
     ...v2Record(r, o),
     duration: String(Math.round(r.duration ?? 0)),
-    subtitles: r.subtitles,
+    subtitles: recordSubtitles(r, o),
   };
 }
 

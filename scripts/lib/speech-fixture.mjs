@@ -1,0 +1,214 @@
+// A video whose audio is speech from a known text, made here (nothing large is committed): each
+// sentence spoken by Debian's flite, a pause between them, over a plain picture (ffmpeg, H.264
+// and AAC). flite says when it spoke each sound (-psdur), so every word's start and end is known
+// to the millisecond: what the captions made from the audio are checked against (the workers and
+// e2e tests, bench/captions.mjs). The voice and the text are the ones the local speech engine
+// (pocketsphinx, US English) reads best: a stable, small word error rate.
+import { execFile } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** What a sports clip might say: common words, a few a search can find ("goalkeeper", "penalty"). */
+export const SPEECH_SENTENCES = [
+  "Welcome to the evening sports report.",
+  "The home team won the cup final tonight.",
+  "Our goalkeeper saved a penalty in the second half.",
+  "The captain scored twice before the break.",
+  "Fans celebrated in the city center until midnight.",
+  "The next game is on Saturday afternoon.",
+];
+
+const RATE = 16_000;
+
+/** Whether this machine has what the speech fixture and the local engine need. */
+export async function speechTools() {
+  const missing = [];
+  for (const [tool, args] of [
+    ["flite", ["--version"]],
+    ["pocketsphinx_continuous", ["-help", "no"]],
+    ["ffmpeg", ["-version"]],
+  ]) {
+    try {
+      await run(tool, args);
+    } catch (err) {
+      // pocketsphinx_continuous exits non-zero after printing its help: it is there.
+      if (err.code === "ENOENT") missing.push(tool);
+    }
+  }
+  return missing;
+}
+
+/** A sentence's words as flite reads them (letters only), lower-cased. */
+export const wordsOf = (text) => text.toLowerCase().match(/[a-z']+/g) ?? [];
+
+async function flite(voice, stretch, text, out, extra) {
+  const { stdout } = await run("flite", [
+    ...["-voice", voice, "--setf", `duration_stretch=${stretch}`],
+    ...extra,
+    ...["-t", text, "-o", out],
+  ]);
+  return stdout;
+}
+
+/** The 16-bit samples of a WAV flite wrote (mono, 16 kHz for the rms voice). */
+async function samplesOf(path) {
+  const bytes = await readFile(path);
+  const data = bytes.indexOf("data", 12, "ascii");
+  if (data < 0 || bytes.readUInt32LE(24) !== RATE || bytes.readUInt16LE(22) !== 1)
+    throw new Error(`${path}: not a 16 kHz mono WAV`);
+  const length = bytes.readUInt32LE(data + 4);
+  return new Int16Array(
+    bytes.buffer.slice(bytes.byteOffset + data + 8, bytes.byteOffset + data + 8 + length),
+  );
+}
+
+function wav(samples) {
+  const out = Buffer.alloc(44 + samples.length * 2);
+  out.write("RIFF", 0, "ascii");
+  out.writeUInt32LE(36 + samples.length * 2, 4);
+  out.write("WAVEfmt ", 8, "ascii");
+  out.writeUInt32LE(16, 16);
+  out.writeUInt16LE(1, 20);
+  out.writeUInt16LE(1, 22);
+  out.writeUInt32LE(RATE, 24);
+  out.writeUInt32LE(RATE * 2, 28);
+  out.writeUInt16LE(2, 32);
+  out.writeUInt16LE(16, 34);
+  out.write("data", 36, "ascii");
+  out.writeUInt32LE(samples.length * 2, 40);
+  Buffer.from(samples.buffer, samples.byteOffset, samples.length * 2).copy(out, 44);
+  return out;
+}
+
+/**
+ * Makes `dir/speech.mp4`: `lead` seconds of silence, then each sentence followed by `gap`
+ * seconds of silence, spoken by `voice`. Answers its path, every word with its start and end
+ * (seconds into the video, from flite's own timing of its sounds), and its length.
+ */
+export async function makeSpeechVideo(
+  dir,
+  {
+    sentences = SPEECH_SENTENCES,
+    voice = "rms",
+    stretch = 1.1,
+    lead = 0.5,
+    gap = 1,
+    name = "speech",
+  } = {},
+) {
+  const phonesOf = new Map();
+  const words = [];
+  const parts = [new Int16Array(Math.round(lead * RATE))];
+  let at = lead;
+  for (const [i, sentence] of sentences.entries()) {
+    const file = join(dir, `${name}-${i}.wav`);
+    // "pau:0.195 aw:0.352 …": each sound and when it ends.
+    const timing = (await flite(voice, stretch, sentence, file, ["-psdur"]))
+      .trim()
+      .split(/\s+/)
+      .map((s) => {
+        const [phone, end] = s.split(":");
+        return { phone, end: Number(end) };
+      });
+    const sounds = [];
+    timing.forEach((s, k) => {
+      if (s.phone !== "pau") sounds.push({ start: k ? timing[k - 1].end : 0, end: s.end });
+    });
+    let next = 0;
+    for (const word of wordsOf(sentence)) {
+      if (!phonesOf.has(word)) {
+        const phones = (await flite(voice, stretch, word, "none", ["-ps"])).trim().split(/\s+/);
+        phonesOf.set(word, phones.filter((p) => p !== "pau").length);
+      }
+      const count = phonesOf.get(word);
+      const first = sounds[next];
+      const last = sounds[next + count - 1];
+      if (!first || !last)
+        throw new Error(`flite's sounds do not match the words of "${sentence}"`);
+      words.push({ word, start: at + first.start, end: at + last.end });
+      next += count;
+    }
+    if (next !== sounds.length)
+      throw new Error(`flite's sounds do not match the words of "${sentence}"`);
+    const samples = await samplesOf(file);
+    parts.push(samples, new Int16Array(Math.round(gap * RATE)));
+    at += samples.length / RATE + gap;
+  }
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const all = new Int16Array(total);
+  let offset = 0;
+  for (const p of parts) {
+    all.set(p, offset);
+    offset += p.length;
+  }
+  const audio = join(dir, `${name}.wav`);
+  await writeFile(audio, wav(all));
+  const path = join(dir, `${name}.mp4`);
+  const seconds = total / RATE;
+  await run("ffmpeg", [
+    ...["-hide_banner", "-loglevel", "error", "-y"],
+    ...["-f", "lavfi", "-i", "color=c=0x1d3557:s=320x180:r=25", "-i", audio],
+    ...["-t", seconds.toFixed(3), "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"],
+    ...["-g", "50", "-c:a", "aac", "-b:a", "64k", "-ar", "44100", "-ac", "1"],
+    ...["-movflags", "+faststart", path],
+  ]);
+  return { path, words, seconds };
+}
+
+/**
+ * The word error rate of `hypothesis` against `reference` (arrays of words): substitutions,
+ * deletions and insertions over the reference's length (a Levenshtein distance on words).
+ */
+export function wordErrorRate(reference, hypothesis) {
+  const ref = reference.map((w) => w.toLowerCase());
+  const hyp = hypothesis.map((w) => w.toLowerCase());
+  let previous = Array.from({ length: hyp.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= ref.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= hyp.length; j++)
+      row[j] = Math.min(
+        previous[j] + 1,
+        row[j - 1] + 1,
+        previous[j - 1] + (ref[i - 1] === hyp[j - 1] ? 0 : 1),
+      );
+    previous = row;
+  }
+  return ref.length ? previous[hyp.length] / ref.length : 0;
+}
+
+/**
+ * The words of `hypothesis` that match `reference` on the best alignment of the two (the word
+ * error rate's): pairs of indexes [reference, hypothesis], in order.
+ */
+export function alignedWords(reference, hypothesis) {
+  const ref = reference.map((w) => w.toLowerCase());
+  const hyp = hypothesis.map((w) => w.toLowerCase());
+  const cost = Array.from({ length: ref.length + 1 }, (_, i) =>
+    Array.from({ length: hyp.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= ref.length; i++)
+    for (let j = 1; j <= hyp.length; j++)
+      cost[i][j] = Math.min(
+        cost[i - 1][j] + 1,
+        cost[i][j - 1] + 1,
+        cost[i - 1][j - 1] + (ref[i - 1] === hyp[j - 1] ? 0 : 1),
+      );
+  const pairs = [];
+  let i = ref.length;
+  let j = hyp.length;
+  while (i > 0 && j > 0) {
+    if (ref[i - 1] === hyp[j - 1] && cost[i][j] === cost[i - 1][j - 1]) {
+      pairs.push([i - 1, j - 1]);
+      i--;
+      j--;
+    } else if (cost[i][j] === cost[i - 1][j - 1] + 1) {
+      i--;
+      j--;
+    } else if (cost[i][j] === cost[i - 1][j] + 1) i--;
+    else j--;
+  }
+  return pairs.reverse();
+}
