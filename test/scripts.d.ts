@@ -78,3 +78,8 @@ declare module "*/scripts/lib/speech-service.mjs" {
     port?: number;
   }): Promise<{ url: string; close: () => Promise<void> }>;
 }
+
+declare module "*/scripts/lib/word-errors.mjs" {
+  export function wordErrorRate(reference: string[], hypothesis: string[]): number;
+  export function alignedWords(reference: string[], hypothesis: string[]): [number, number][];
+}
