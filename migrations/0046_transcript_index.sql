@@ -1,6 +1,6 @@
 -- Hand-written: drizzle-kit cannot create virtual tables (docs/migrations.md). Search by what
 -- is said (docs/captions.md): the text of every caption track the service keeps, in passages of
--- about 30 s, each with where its cues start, in a text index of its own beside contents_fts
+-- about 30 s, each with where its cues are, in a text index of its own beside contents_fts
 -- (title and description), which it leaves as it is. The passages are the index's content
 -- (an external-content FTS5 table): a search reads their text and times back to say where in
 -- the video the words are. Passages are replaced, never updated: two triggers keep the index.
@@ -11,7 +11,7 @@ CREATE TABLE `transcript_passages` (
 	`start_ms` integer NOT NULL,
 	`end_ms` integer NOT NULL,
 	`text` text NOT NULL,
-	`cue_starts` text NOT NULL,
+	`cue_times` text NOT NULL,
 	`scope` text NOT NULL,
 	FOREIGN KEY (`content_id`) REFERENCES `contents`(`id`) ON UPDATE no action ON DELETE cascade
 );

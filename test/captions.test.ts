@@ -424,8 +424,9 @@ describe("search by what is said", () => {
       spokenKey,
     ]);
     expect(on.body.data[0].spoken).toBeUndefined();
+    // "equaliser" is three quarters into its cue (5.5 s to 9 s).
     expect(on.body.data[1].spoken).toEqual({
-      start: 5.5,
+      start: 8.1,
       language: "en",
       text: "The home team takes the field Tom & Jerry score a late equaliser",
     });
@@ -436,13 +437,13 @@ describe("search by what is said", () => {
         v.content_key,
         v.spoken.start,
       ]),
-    ).toEqual([[spokenKey, 1]]);
+    ).toEqual([[spokenKey, 1.4]]);
   });
 
   it("E13's titleString and E15 within a feed find it too", async () => {
     const e13 = await search("/prod/search_metadata", "titleString=late%20equaliser&and=1");
     expect(e13.body.data.map((v: { content_key: string }) => v.content_key)).toEqual([spokenKey]);
-    expect(e13.body.data[0].spoken.start).toBe(5.5);
+    expect(e13.body.data[0].spoken.start).toBe(7.6);
     const feed = await writeJson(searchOrg, "POST", "/v2/feeds", {
       name: "all",
       configuration: { categories: [], tags: [], events: [] },
@@ -454,7 +455,7 @@ describe("search by what is said", () => {
         v.content_key,
         v.spoken.start,
       ]),
-    ).toEqual([[spokenKey, 5.5]]);
+    ).toEqual([[spokenKey, 6.1]]);
   });
 
   it("forgets a deleted track's words", async () => {

@@ -38,12 +38,17 @@ function useHash() {
 }
 
 function Page({ route }: { route: string }) {
-  const [name, arg] = route.split("/");
+  const [name, arg, extra] = route.split("/");
   switch (name) {
     case "upload":
       return <Upload />;
     case "video":
-      return <VideoPage contentKey={decodeURIComponent(arg ?? "")} />;
+      return (
+        <VideoPage
+          contentKey={decodeURIComponent(arg ?? "")}
+          at={extra === undefined ? undefined : Number(extra)}
+        />
+      );
     case "live":
       return <GoLive contentKey={arg ? decodeURIComponent(arg) : undefined} />;
     case "feeds":

@@ -90,7 +90,7 @@ export const captionSettings = sqliteTable("caption_settings", {
 
 /**
  * A passage of a track's text (about 30 s of cues) in the spoken-word index: its text, where it
- * starts and ends, where each of its cues starts (`[[character offset, ms]]`), and the scope
+ * starts and ends, each of its cues (`[[character offset, start ms, end ms]]`), and the scope
  * token of its video's owner (`o<org> m<sub>`, as contents_fts has).
  */
 export const transcriptPassages = sqliteTable(
@@ -104,7 +104,7 @@ export const transcriptPassages = sqliteTable(
     startMs: integer("start_ms").notNull(),
     endMs: integer("end_ms").notNull(),
     text: text("text").notNull(),
-    cueStarts: text("cue_starts", { mode: "json" }).$type<[number, number][]>().notNull(),
+    cueTimes: text("cue_times", { mode: "json" }).$type<[number, number, number][]>().notNull(),
     scope: text("scope").notNull(),
   },
   (t) => [index("transcript_passages_content_idx").on(t.contentId, t.language, t.startMs)],

@@ -28,8 +28,8 @@ export interface Passage {
   startMs: number;
   endMs: number;
   text: string;
-  /** [character offset in `text`, ms]: the cue that starts there. */
-  cueStarts: [number, number][];
+  /** [character offset in `text`, start ms, end ms]: the cue that starts there. */
+  cueTimes: [number, number, number][];
 }
 
 /** The scope column's value for a video (both tokens: its organization's and its sub-organization's). */
@@ -56,7 +56,7 @@ export async function replaceTranscript(
     const rows = JSON.stringify(
       passages
         .slice(i, i + PASSAGES_PER_STATEMENT)
-        .map((p) => [p.startMs, p.endMs, p.text, JSON.stringify(p.cueStarts)]),
+        .map((p) => [p.startMs, p.endMs, p.text, JSON.stringify(p.cueTimes)]),
     );
     // (Drizzle's insert-select lists every column in table order: the SELECT does too.)
     inserts.push(
@@ -127,6 +127,11 @@ export async function firstSpokenPassages(
   for (const { passage } of rows)
     if (!found.has(passage.contentId)) found.set(passage.contentId, passage);
   return found;
+}
+
+/** The ids of the scope's videos whose passages match `query` (any status: the console's library). */
+export function spokenContentIds(scope: TextScope, query: string): SQL {
+  return sql`select ${transcriptPassages.contentId} from ${transcriptPassages} where ${transcriptPassages.id} in (select ${transcriptFts.rowid} from ${transcriptFts} where ${transcriptFts} match ${spokenExpression(scope, query)})`;
 }
 
 /**
