@@ -28,7 +28,7 @@ import {
   type Org,
   type Service,
 } from "./harness/api";
-import { launchChromium, signInToConsole } from "./harness/browser";
+import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
 import { startWebhookReceiver, type WebhookReceiver } from "./harness/webhook-receiver";
 import { type RunningWorker, startWorker } from "./harness/worker";
 
@@ -191,6 +191,8 @@ describe.skipIf(!e2e.chromium)("an uploaded SRT in the players (headless Chromiu
     await page.goto(`${service.baseUrl}/console/#/video/${contentKey}`);
     const section = page.getByTestId("captions");
     await section.getByRole("cell", { name: "English", exact: true }).waitFor();
+    // Its forms are labelled, its table captioned: axe finds nothing serious.
+    expect(await seriousViolations(page)).toEqual([]);
     // Upload a SubRip file in French.
     const upload = section.getByRole("form", { name: "Upload captions" });
     await upload.getByLabel("Caption file (.vtt or .srt)").setInputFiles({
