@@ -10,7 +10,8 @@
 //     the engine is given (the jobs' overlap counted, as measured in 2), plus the transcoder's
 //     /audio at its measured CPU time per hour of audio on Cloudflare Containers' prices.
 // The word error rate of each track is shown beside its time (the local engine's; Whisper's is
-// not measured here: no Workers AI account on this machine).
+// not measured here: no Workers AI account on this machine). Do not rebuild dist/public while it
+// runs (npm run build, an e2e run): the worker reloads, and its in-memory queue's jobs are lost.
 //
 //   npm run bench:captions [-- --runs 3]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -26,6 +27,7 @@ import {
 } from "../scripts/lib/speech-fixture.mjs";
 import { startSpeechServer } from "../scripts/lib/speech-service.mjs";
 import { prepareState, startLoadServer } from "./lib/load-server.mjs";
+import { demoApi, publishFile } from "./lib/publish.mjs";
 import { markdownTable } from "./lib/report.mjs";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });
@@ -124,22 +126,7 @@ try {
     vars: { TRANSCODER_URL: transcoder.url, SPEECH_URL: speech.url },
   });
   const base = server.url;
-  const headers = {
-    "X-Service-Sync-Code": "demo-sync",
-    "X-Service-Api-Key": "demo-key",
-    "X-Service-Api-Secret": "demo-secret",
-    "Content-Type": "application/json",
-  };
-  const api = async (method, path, payload) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers,
-      body: payload && JSON.stringify(payload),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text);
-  };
+  const api = demoApi(base);
   await api("PUT", "/v2/captions/settings", {
     autoCaptions: true,
     autoLanguage: null,
@@ -148,32 +135,25 @@ try {
 
   /** E2's answer to the track saved, through the worker, its queue, the transcoder and the engine. */
   async function published(video) {
-    const file = readFileSync(video.path);
-    const created = await api("POST", "/v2/content/", {
-      contentSize: file.length,
-      title: `bench captions ${video.name}`,
-    });
-    const { signedUrls, chunkSize, uploadId, key } = created.contentUploadData;
-    const parts = [];
-    for (const [i, url] of signedUrls.entries()) {
-      const res = await fetch(url, {
-        method: "PUT",
-        body: file.subarray(i * chunkSize, (i + 1) * chunkSize),
-      });
-      parts.push({ PartNumber: i + 1, ETag: res.headers.get("ETag") });
-    }
-    await api("POST", "/v2/content/complete", { uploadId, key, parts });
+    const contentKey = await publishFile(
+      base,
+      readFileSync(video.path),
+      `bench captions ${video.name}`,
+    );
     const e2 = Date.now();
     let listed;
+    // A hang detector: an hour of audio takes minutes here; the wait ends when the track does.
+    const deadline = e2 + 30 * 60_000;
     for (;;) {
-      listed = await api("GET", `/v2/content/captions/${created.contentKey}`);
+      if (Date.now() > deadline) throw new Error(`no captions for ${contentKey} after 30 minutes`);
+      listed = await api("GET", `/v2/content/captions/${contentKey}`);
       if (listed.automatic && ["ready", "failed"].includes(listed.automatic.status)) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const seconds = (Date.now() - e2) / 1000;
     if (listed.automatic.status !== "ready")
       throw new Error(`captions failed: ${listed.automatic.reason}`);
-    const track = await api("GET", `/v2/content/captions/${created.contentKey}/en`);
+    const track = await api("GET", `/v2/content/captions/${contentKey}/en`);
     const heard = track.cues.flatMap((c) => c.text.split(/\s+/).filter(Boolean));
     return {
       seconds,

@@ -8,6 +8,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import {
+  admin,
   call,
   callJson,
   createOrg,
@@ -381,6 +382,45 @@ describe("a caption file uploaded for a video", () => {
     expect(
       (await writeJson(org, "DELETE", `/v2/content/captions/${contentKey}/fr`)).res.status,
     ).toBe(404);
+  });
+});
+
+describe("a video's captions go with it", () => {
+  it("E5 and the organization's deletion delete every caption object", async () => {
+    const doomed = await createOrg();
+    const keys = [await publishVideo(doomed, forty), await publishVideo(doomed, forty)];
+    for (const key of keys)
+      expect(
+        (await putCaptions(key, "en", SRT, "application/x-subrip", "", doomed)).res.status,
+      ).toBe(201);
+    const objects = async (key: string) =>
+      (await env.MEDIA.list({ prefix: `${key}/captions/` })).objects.length;
+    expect(await objects(keys[0]!)).toBe(1);
+    expect(
+      (await writeJson(doomed, "DELETE", `/v2/content?contentKey=${keys[0]}`)).res.status,
+    ).toBe(200);
+    expect(await objects(keys[0]!)).toBe(0);
+    const { results } = await env.DB.prepare(
+      "select p.id from transcript_passages p join contents c on c.id = p.content_id where c.content_key = ?",
+    )
+      .bind(keys[1]!)
+      .all<{ id: number }>();
+    expect(results).toHaveLength(1);
+    expect(
+      (await admin(`/admin/organizations/${doomed.organizationKey}`, "DELETE")).res.status,
+    ).toBe(200);
+    // Its media go after the answer.
+    await vi.waitFor(async () => expect(await objects(keys[1]!)).toBe(0), {
+      timeout: SETTLED_MS,
+      interval: 100,
+    });
+    // Its passages went with its row, and out of the index (its delete trigger ran for each).
+    const left = await env.DB.prepare(
+      `select count(*) as n from transcript_fts where transcript_fts match 'equaliser' and rowid = ?`,
+    )
+      .bind(results[0]!.id)
+      .first<number>("n");
+    expect(left).toBe(0);
   });
 });
 

@@ -22,13 +22,13 @@ export class Refused extends Error {
 }
 
 /**
- * ffmpeg with a time bound (SIGKILL once `timeoutMs` have passed: ffmpeg busy in a crafted file
- * does not stop on SIGTERM); resolves to what it wrote to stdout when it exits 0. The answer
- * waits for 'close', so no ffmpeg outlives its request. `failure` starts the 422 message.
+ * A program with a time bound (SIGKILL once `timeoutMs` have passed: ffmpeg busy in a crafted
+ * file does not stop on SIGTERM); resolves to what it wrote to stdout when it exits 0. The answer
+ * waits for 'close', so no child outlives its request. `failure` starts the 422 message.
  */
-export function runFfmpeg(args, timeoutMs, failure) {
+export function runTool(command, args, timeoutMs, failure) {
   return new Promise((resolve, reject) => {
-    const child = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     const out = [];
     let err = "";
     let stopped = false;
@@ -47,12 +47,15 @@ export function runFfmpeg(args, timeoutMs, failure) {
     child.on("close", (code) => {
       clearTimeout(timer);
       if (stopped)
-        reject(new Refused(504, `ffmpeg took longer than ${timeoutMs} ms and was stopped`));
+        reject(new Refused(504, `${command} took longer than ${timeoutMs} ms and was stopped`));
       else if (code === 0) resolve(Buffer.concat(out));
-      else reject(new Refused(422, `${failure}: ffmpeg exited ${code}: ${err.slice(0, 300)}`));
+      else reject(new Refused(422, `${failure}: ${command} exited ${code}: ${err.slice(0, 300)}`));
     });
   });
 }
+
+/** ffmpeg with a time bound (runTool). */
+export const runFfmpeg = (args, timeoutMs, failure) => runTool("ffmpeg", args, timeoutMs, failure);
 
 /** The request's body, refused (413) past `max` bytes without reading further. */
 export async function readBody(body, max, what) {

@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { wavFile } from "../../containers/transcoder/audio.mjs";
 
 const run = promisify(execFile);
 
@@ -63,24 +64,6 @@ async function samplesOf(path) {
   return new Int16Array(
     bytes.buffer.slice(bytes.byteOffset + data + 8, bytes.byteOffset + data + 8 + length),
   );
-}
-
-function wav(samples) {
-  const out = Buffer.alloc(44 + samples.length * 2);
-  out.write("RIFF", 0, "ascii");
-  out.writeUInt32LE(36 + samples.length * 2, 4);
-  out.write("WAVEfmt ", 8, "ascii");
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20);
-  out.writeUInt16LE(1, 22);
-  out.writeUInt32LE(RATE, 24);
-  out.writeUInt32LE(RATE * 2, 28);
-  out.writeUInt16LE(2, 32);
-  out.writeUInt16LE(16, 34);
-  out.write("data", 36, "ascii");
-  out.writeUInt32LE(samples.length * 2, 40);
-  Buffer.from(samples.buffer, samples.byteOffset, samples.length * 2).copy(out, 44);
-  return out;
 }
 
 /**
@@ -145,7 +128,7 @@ export async function makeSpeechVideo(
     offset += p.length;
   }
   const audio = join(dir, `${name}.wav`);
-  await writeFile(audio, wav(all));
+  await writeFile(audio, wavFile(all, RATE));
   const path = join(dir, `${name}.mp4`);
   const seconds = total / RATE;
   await run("ffmpeg", [

@@ -5,7 +5,7 @@
 // model, language model and dictionary (package pocketsphinx-en-us): nothing is downloaded.
 // npm run dev serves it on a loopback port (SPEECH_URL); the workers tests bind it as the SPEECH
 // service (vitest.config.ts). GET /healthz answers "ok".
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import {
   errorResponse,
   readBody,
   Refused,
+  runTool,
   serveFetch,
 } from "../../containers/transcoder/ffmpeg-service.mjs";
 
@@ -48,36 +49,16 @@ export function parseRecognition(stdout) {
   return words;
 }
 
-function recognise(wav, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
+/** pocketsphinx on a WAV file: its word lines, from its stdout. */
+const recognise = async (wav, timeoutMs) =>
+  (
+    await runTool(
       "pocketsphinx_continuous",
       ["-infile", wav, "-time", "yes", "-logfn", "/dev/null"],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    let err = "";
-    let stopped = false;
-    const timer = setTimeout(() => {
-      stopped = true;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => {
-      if (err.length < 2048) err += d;
-    });
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      if (stopped) reject(new Refused(504, `pocketsphinx took longer than ${timeoutMs} ms`));
-      else if (code === 0) resolve(out);
-      else reject(new Refused(422, `pocketsphinx exited ${code}: ${err.slice(0, 300)}`));
-    });
-  });
-}
+      timeoutMs,
+      "not recognised",
+    )
+  ).toString("utf8");
 
 /** The words of a WAV piece (a fetch-style handler). */
 export async function speechResponse(request, { timeoutMs = RECOGNITION_TIMEOUT_MS } = {}) {

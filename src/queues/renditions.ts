@@ -31,6 +31,37 @@ const recordingJob = z.object({
   contentKey: z.string().min(1).max(8),
 });
 
+/**
+ * One job's work: its outcome logged and the message acknowledged, or, when it throws (a passing
+ * failure: the work decides on its last attempt), the error logged and the message retried.
+ */
+async function runJob(
+  message: Message<unknown>,
+  what: string,
+  fields: Record<string, unknown>,
+  work: () => Promise<string>,
+): Promise<void> {
+  const started = Date.now();
+  try {
+    const outcome = await work();
+    console.log(
+      JSON.stringify({ msg: what, ...fields, outcome, duration_ms: Date.now() - started }),
+    );
+    message.ack();
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: `${what} failed; retried`,
+        ...fields,
+        attempt: message.attempts,
+        error: String(err).slice(0, 300),
+      }),
+    );
+    message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
+  }
+}
+
 /** A chunk of a video's audio for its automatic captions (domain/captions/generate.ts). */
 const captionJob = z.object({
   captions: z.literal(true),
@@ -52,7 +83,6 @@ async function runCaptionMessage(
 ): Promise<void> {
   const transcoder = transcoderOf(env, job.chunk);
   const speech = speechEngineOf(env);
-  const started = Date.now();
   if (!transcoder || !speech) {
     await captionJobUnrunnable(
       { ...deps, now: new Date() },
@@ -62,40 +92,19 @@ async function runCaptionMessage(
     message.ack();
     return;
   }
-  try {
-    const outcome = await runCaptionJob(
-      { ...deps, now: new Date() },
-      transcoder,
-      speech,
-      job,
-      message.attempts > RENDITION_MAX_RETRIES,
-    );
-    console.log(
-      JSON.stringify({
-        msg: "caption job",
-        content_key: job.contentKey,
-        job: job.jobId,
-        chunk: job.chunk,
-        outcome,
-        engine: speech.name,
-        duration_ms: Date.now() - started,
-      }),
-    );
-    message.ack();
-  } catch (err) {
-    console.error(
-      JSON.stringify({
-        level: "error",
-        msg: "caption job failed; retried",
-        content_key: job.contentKey,
-        job: job.jobId,
-        chunk: job.chunk,
-        attempt: message.attempts,
-        error: String(err).slice(0, 300),
-      }),
-    );
-    message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
-  }
+  await runJob(
+    message,
+    "caption job",
+    { content_key: job.contentKey, job: job.jobId, chunk: job.chunk, engine: speech.name },
+    () =>
+      runCaptionJob(
+        { ...deps, now: new Date() },
+        transcoder,
+        speech,
+        job,
+        message.attempts > RENDITION_MAX_RETRIES,
+      ),
+  );
 }
 
 /**
@@ -173,39 +182,23 @@ export async function consumeRenditionJobs(
       message.ack();
       continue;
     }
-    const started = Date.now();
-    try {
-      const outcome = await runRenditionJob(
-        { ...deps, now: new Date() },
-        transcoder,
-        parsed.data,
-        message.attempts > RENDITION_MAX_RETRIES,
-      );
-      console.log(
-        JSON.stringify({
-          msg: "rendition job",
-          content_key: parsed.data.contentKey,
-          rung: parsed.data.rung,
-          chunk: parsed.data.chunk,
-          outcome,
-          transcoder: transcoder.name,
-          duration_ms: Date.now() - started,
-        }),
-      );
-      message.ack();
-    } catch (err) {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          msg: "rendition job failed; retried",
-          content_key: parsed.data.contentKey,
-          rung: parsed.data.rung,
-          chunk: parsed.data.chunk,
-          attempt: message.attempts,
-          error: String(err).slice(0, 300),
-        }),
-      );
-      message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
-    }
+    const { data } = parsed;
+    await runJob(
+      message,
+      "rendition job",
+      {
+        content_key: data.contentKey,
+        rung: data.rung,
+        chunk: data.chunk,
+        transcoder: transcoder.name,
+      },
+      () =>
+        runRenditionJob(
+          { ...deps, now: new Date() },
+          transcoder,
+          data,
+          message.attempts > RENDITION_MAX_RETRIES,
+        ),
+    );
   }
 }

@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok } from "../api";
 import { deleteConfirmed, errorText, Messages } from "../messages";
+import { usePolled } from "../polling";
 import type { components } from "../../../sdk/client/src/index";
 
 type Track = components["schemas"]["CaptionTrack"];
@@ -190,29 +191,20 @@ export function Captions({ contentKey }: { contentKey: string }) {
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
   const [round, setRound] = useState(0);
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let stopped = false;
-    const load = () =>
+  usePolled(
+    () =>
       client.api
         .GET("/v2/content/captions/{contentKey}", { params: { path: { contentKey } } })
-        .then(ok)
-        .then(
-          (answer) => {
-            if (stopped) return;
-            setTracks(answer.tracks);
-            setJob(answer.automatic);
-            if (answer.automatic?.status === "pending" || answer.automatic?.status === "assembling")
-              timer = setTimeout(load, REFRESH_MS);
-          },
-          (err: unknown) => setError(errorText(err)),
-        );
-    void load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [contentKey, round]);
+        .then(ok),
+    (answer) => {
+      setTracks(answer.tracks);
+      setJob(answer.automatic);
+    },
+    (err) => setError(errorText(err)),
+    (answer) => answer.automatic?.status === "pending" || answer.automatic?.status === "assembling",
+    REFRESH_MS,
+    [contentKey, round],
+  );
 
   const upload = async (e: Event) => {
     e.preventDefault();

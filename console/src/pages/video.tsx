@@ -16,6 +16,7 @@ import {
 import { DayChart, everyDay, type DayPoint } from "../chart";
 import { Captions, seekPreview } from "./captions";
 import { StatusBadge } from "./library";
+import { usePolled } from "../polling";
 import { errorText, Messages } from "../messages";
 
 const COUNT_PREVIEWS = "evc-console:count-previews";
@@ -210,28 +211,14 @@ function Renditions({ contentKey }: { contentKey: string }) {
   const [notice, setNotice] = useState("");
   // Bumped by a retry: the rows are read again (and followed while pending).
   const [round, setRound] = useState(0);
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let stopped = false;
-    const load = () =>
-      client.api
-        .GET("/v2/content/renditions", { params: { query: { contentKey } } })
-        .then(ok)
-        .then(
-          (answer) => {
-            if (stopped) return;
-            setRows(answer.renditions);
-            if (answer.renditions.some((r) => r.status === "pending"))
-              timer = setTimeout(load, RENDITIONS_REFRESH_MS);
-          },
-          () => setRows(null),
-        );
-    void load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [contentKey, round]);
+  usePolled(
+    () => client.api.GET("/v2/content/renditions", { params: { query: { contentKey } } }).then(ok),
+    (answer) => setRows(answer.renditions),
+    () => setRows(null),
+    (answer) => answer.renditions.some((r) => r.status === "pending"),
+    RENDITIONS_REFRESH_MS,
+    [contentKey, round],
+  );
   const retry = async (rung?: string) => {
     setError("");
     setNotice("");
