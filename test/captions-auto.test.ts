@@ -9,9 +9,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { alignedWords, wordErrorRate } from "../scripts/lib/word-errors.mjs";
+import noAudioUrl from "./fixtures/h264-noaudio.mp4?inline";
 import {
   callJson,
   createOrg,
+  dataUrlBytes,
   publishVideo,
   readHeaders,
   SETTLED_MS,
@@ -36,6 +38,7 @@ if (missing.length)
   );
 
 const bytes = () => Uint8Array.from(atob(speech.mp4!), (c) => c.charCodeAt(0));
+const noAudio = dataUrlBytes(noAudioUrl);
 const words = () => speech.words!;
 
 interface Cue {
@@ -201,6 +204,15 @@ describe.skipIf(missing.length > 0)("automatic captions from the audio", () => {
     expect(replace.body.message).toMatch(/has the publisher's own en captions/);
   });
 
+  it("are refused for a video without audio, and not asked for one at publishing", async () => {
+    const silent = await publishVideo(org, noAudio);
+    const asked = await writeJson(org, "POST", `/v2/content/captions/${silent}/generate`, {});
+    expect([asked.res.status, asked.body.message]).toEqual([
+      409,
+      `no automatic captions: ${silent} has no audio`,
+    ]);
+  });
+
   it("are made for every video published once the organization asks for them", async () => {
     const other = await createOrg();
     const set = await writeJson(other, "PUT", "/v2/captions/settings", {
@@ -215,12 +227,16 @@ describe.skipIf(missing.length > 0)("automatic captions from the audio", () => {
       languages: ["en"],
       reason: null,
     });
+    // A silent video published meanwhile gets none, and no error.
+    const silent = await publishVideo(other, noAudio);
     const key = await publishVideo(other, bytes(), { title: "Published with captions on" });
     const listed = await captionsMade(other, key);
     expect(listed.automatic).toMatchObject({ status: "ready", trigger: "auto", language: "en" });
     expect(listed.tracks.map((t: { label: string }) => t.label)).toEqual([
       "English (auto-generated)",
     ]);
+    const none = await writeJson(other, "GET", `/v2/content/captions/${silent}`);
+    expect(none.body).toEqual({ contentKey: silent, tracks: [], automatic: null });
   });
 });
 

@@ -386,5 +386,8 @@ export async function autoCaptions(
   settings: { autoCaptions: boolean; autoLanguage: string | null },
 ): Promise<CaptionJobView | null> {
   if (!settings.autoCaptions || captionEngineMissing(deps)) return null;
+  // A video without sound gets none (asked for them, it would be a 409).
+  const index = await ensureIndex(deps, content);
+  if ("unstreamable" in index || !index.audio) return null;
   return requestCaptions(deps, content, settings.autoLanguage, "auto");
 }
