@@ -27,6 +27,7 @@ import {
 import { findContentByKeyAnyOrg } from "../../db/content";
 import type { Content } from "../../db/schema";
 import { MediaProbeError } from "../../media/bmff/reader";
+import { concat } from "../../media/bmff/writer";
 import { cuesFromWords, type TimedWord } from "../../media/captions/reading";
 import { initSegment } from "../../media/packaging/fmp4";
 import { packageSegment } from "../../media/packaging/packager";
@@ -160,13 +161,7 @@ async function sourceAudio(
     if (!index.segments[n]!.audio?.count) continue;
     parts.push(await packageSegment(index, n, table, media, "audio"));
   }
-  const out = new Uint8Array(parts.reduce((size, p) => size + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concat(parts);
 }
 
 /** What one chunk heard, stored until the track is assembled. */
