@@ -23,6 +23,11 @@ export const CAPTION_LANGUAGES_MAX = 100;
 export const CAPTION_FILE_MAX_BYTES = 2 * 1024 * 1024;
 /** Cues in one track (a two-hour film has about 1,500). */
 export const CAPTION_CUES_MAX = 20_000;
+/**
+ * The latest time a cue may hold: 100 hours, beyond any video or live recording the service
+ * keeps, so a time is a number that writes back as it was read (not 10^20 hours).
+ */
+export const CAPTION_TIME_MAX_SECONDS = 100 * 3600;
 /** Characters of a label ("English (auto-generated)", "Français — SDH"). */
 export const CAPTION_LABEL_MAX = 100;
 

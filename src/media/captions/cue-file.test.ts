@@ -89,6 +89,10 @@ describe("WebVTT", () => {
       /^line 3: the cue ends \(00:00:02.000\) before it starts \(00:00:03.000\)/,
     ],
     [
+      vtt("WEBVTT", "", "99:59:59.000 --> 100:00:00.000", "x"),
+      /^line 3: the cue ends after 99:59:59.999: a caption file's times are under 100 hours$/,
+    ],
+    [
       vtt("WEBVTT", "", "00:03.000 --> 00:04.000", "a", "", "00:01.000 --> 00:02.000", "b"),
       /^line 6: the cue starts at 00:00:01.000, before the one above it/,
     ],
@@ -145,6 +149,10 @@ describe("SubRip", () => {
     [
       "7\n00:00:05,000 --> 00:00:05,000\nx",
       /^line 2: the cue ends \(00:00:05.000\) before it starts/,
+    ],
+    [
+      "1\n00:00:01,000 --> 00:00:02,000\nok\n\n2\n99999999999999999999:00:00,000 --> 99999999999999999999:00:01,000\nx",
+      /^line 6: the cue ends after 99:59:59.999: a caption file's times are under 100 hours$/,
     ],
     ["", /^the file has no cue$/],
   ])("names the line of a mistake: %#", (text, message) => {

@@ -9,7 +9,7 @@
  * <b>, <i> and <u>; its <font> tags and {\an8}-style position codes go; `&` and a `<` that opens
  * no tag are escaped, as WebVTT needs.
  */
-import { CAPTION_CUES_MAX } from "../../shared/captions";
+import { CAPTION_CUES_MAX, CAPTION_TIME_MAX_SECONDS } from "../../shared/captions";
 
 export interface Cue {
   /** The cue's identifier (WebVTT), if it has one. */
@@ -83,6 +83,11 @@ function blocksOf(lines: string[], from: number): { at: number; lines: string[] 
 
 /** Cues in order of their start (WebVTT's rule), each ending after it starts, within the limit. */
 function checkCue(cue: Cue, previous: Cue | undefined, line: number, cues: number): void {
+  if (cue.end >= CAPTION_TIME_MAX_SECONDS)
+    throw new CaptionFileError(
+      line,
+      `the cue ends after ${formatTimestamp(CAPTION_TIME_MAX_SECONDS - 0.001)}: a caption file's times are under ${CAPTION_TIME_MAX_SECONDS / 3600} hours`,
+    );
   if (cue.end <= cue.start)
     throw new CaptionFileError(
       line,
