@@ -456,6 +456,27 @@ describe("search by what is said", () => {
     });
   });
 
+  it("refuses settings that are missing or wrong, naming each field", async () => {
+    const empty = await writeJson(searchOrg, "PUT", "/v2/captions/settings", {});
+    expect([empty.res.status, empty.body]).toEqual([
+      400,
+      {
+        status: "KO",
+        error:
+          "autoCaptions: is required; autoLanguage: is required; transcriptSearch: is required",
+      },
+    ]);
+    const wrong = await writeJson(searchOrg, "PUT", "/v2/captions/settings", {
+      autoCaptions: "yes",
+      autoLanguage: 7,
+      transcriptSearch: true,
+    });
+    expect([wrong.res.status, wrong.body.error]).toEqual([
+      400,
+      "autoCaptions: must be true or false; autoLanguage: must be a language code such as en or pt-BR",
+    ]);
+  });
+
   it("E14 finds the video whose track says the words, after the titles, and says when", async () => {
     const on = await search("/prod/search_video_list", "searchString=equaliser");
     expect(on.res.status).toBe(200);

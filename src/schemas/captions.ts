@@ -2,10 +2,10 @@
 // and the organization's caption settings. The OpenAPI document is generated from them.
 import { z } from "@hono/zod-openapi";
 import { CAPTION_KINDS, CAPTION_LABEL_MAX, LANGUAGE_CODE } from "../shared/captions";
-import { contentKeySchema } from "./common";
+import { contentKeySchema, required } from "./common";
 
 export const languageSchema = z
-  .string()
+  .string(required("a language code such as en or pt-BR"))
   .regex(
     LANGUAGE_CODE,
     "must be a language code: two lower-case letters and an optional region or script (en, pt-BR, zh-Hant)",
@@ -126,13 +126,13 @@ export const captionTrackWithCues = captionTrack
 
 export const captionSettingsBody = z
   .strictObject({
-    autoCaptions: z.boolean({ error: "must be true or false" }).openapi({
+    autoCaptions: z.boolean(required("true or false")).openapi({
       description: "Every video published from now on gets automatic captions",
     }),
     autoLanguage: languageSchema.nullable().openapi({
       description: "Their spoken language; null: detected from the audio",
     }),
-    transcriptSearch: z.boolean({ error: "must be true or false" }).openapi({
+    transcriptSearch: z.boolean(required("true or false")).openapi({
       description:
         "Searches (E13–E15, the console's library) find videos by words said in them (their caption tracks), with where",
     }),
