@@ -238,6 +238,35 @@ describe.skipIf(missing.length > 0)("automatic captions from the audio", () => {
     const none = await writeJson(other, "GET", `/v2/content/captions/${silent}`);
     expect(none.body).toEqual({ contentKey: silent, tracks: [], automatic: null });
   });
+
+  it.skipIf(!env.TRANSCODER)(
+    "are made for a source that is transcoded first, once it is published",
+    async () => {
+      const other = await createOrg();
+      const set = await writeJson(other, "PUT", "/v2/captions/settings", {
+        autoCaptions: true,
+        autoLanguage: null,
+        transcriptSearch: false,
+      });
+      expect(set.res.status, JSON.stringify(set.body)).toBe(200);
+      const hevc = Uint8Array.from(atob(speech.hevcMp4!), (c) => c.charCodeAt(0));
+      const key = await publishVideo(other, hevc, { title: "HEVC with captions on" });
+      // Not while it is processing (no stream yet): once its top rung publishes it.
+      const listed = await captionsMade(other, key);
+      expect(listed.automatic).toMatchObject({
+        status: "ready",
+        trigger: "auto",
+        language: null,
+        track: "en",
+      });
+      const record = await writeJson(other, "GET", `/v2/content?contentKey=${key}`);
+      expect(record.body.status).toBe("available");
+      const track = await writeJson(other, "GET", `/v2/content/captions/${key}/en`);
+      const heard = track.body.cues.flatMap((c: Cue) => c.text.split(/\s+/).filter(Boolean));
+      const said = speech.hevcWords!.map((w) => w.word);
+      expect(wordErrorRate(said, heard)).toBeLessThanOrEqual(WER_BOUND);
+    },
+  );
 });
 
 function writeHeadersOf(org: TestOrg) {

@@ -23,6 +23,9 @@ declare module "vitest" {
       mp4?: string;
       words?: { word: string; start: number; end: number }[];
       seconds?: number;
+      /** Its first two sentences as an HEVC source (transcoded before it is published). */
+      hevcMp4?: string;
+      hevcWords?: { word: string; start: number; end: number }[];
     };
   }
 }

@@ -63,6 +63,7 @@ declare module "*/scripts/lib/speech-fixture.mjs" {
       lead?: number;
       gap?: number;
       name?: string;
+      hevc?: boolean;
     },
   ): Promise<{ path: string; words: SpokenWord[]; seconds: number }>;
   export function wordErrorRate(reference: string[], hypothesis: string[]): number;

@@ -67,8 +67,8 @@ async function samplesOf(path) {
 }
 
 /**
- * Makes `dir/speech.mp4`: `lead` seconds of silence, then each sentence followed by `gap`
- * seconds of silence, spoken by `voice`. Answers its path, every word with its start and end
+ * Makes `dir/<name>.mp4` (H.264, or HEVC with `hevc`): `lead` seconds of silence, then each
+ * sentence followed by `gap` seconds of silence, spoken by `voice`. Answers its path, every word with its start and end
  * (seconds into the video, from flite's own timing of its sounds), and its length.
  */
 export async function makeSpeechVideo(
@@ -80,6 +80,8 @@ export async function makeSpeechVideo(
     lead = 0.5,
     gap = 1,
     name = "speech",
+    // HEVC instead of H.264: a source the service transcodes before it publishes it.
+    hevc = false,
   } = {},
 ) {
   const phonesOf = new Map();
@@ -134,7 +136,10 @@ export async function makeSpeechVideo(
   await run("ffmpeg", [
     ...["-hide_banner", "-loglevel", "error", "-y"],
     ...["-f", "lavfi", "-i", "color=c=0x1d3557:s=320x180:r=25", "-i", audio],
-    ...["-t", seconds.toFixed(3), "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"],
+    ...["-t", seconds.toFixed(3), "-pix_fmt", "yuv420p", "-preset", "veryfast"],
+    ...(hevc
+      ? ["-c:v", "libx265", "-tag:v", "hvc1", "-x265-params", "log-level=error"]
+      : ["-c:v", "libx264"]),
     ...["-g", "50", "-c:a", "aac", "-b:a", "64k", "-ar", "44100", "-ac", "1"],
     ...["-movflags", "+faststart", path],
   ]);

@@ -17,6 +17,7 @@
 //    (media/captions/reading.ts), saved as the track (./tracks.ts) and indexed for search; the
 //    webhook captions.ready (or captions.failed) is sent.
 import {
+  captionSettingsOf,
   claimCaptionAssembly,
   findCaptionJob,
   findTrack,
@@ -372,17 +373,29 @@ async function failJob(
 }
 
 /**
- * After a video is published (preparePlayback): automatic captions when its organization asks
- * for them (its setting), in its language or detected. Nothing when the deployment cannot.
+ * When a video is published (E2, a transcoded source's top rung, a live recording): automatic
+ * captions if its organization asks for them (its setting), in its language or detected.
+ * Nothing when the deployment cannot or the video has no sound. Never throws: the video is
+ * published either way, and a failure is logged.
  */
-export async function autoCaptions(
-  deps: Deps,
-  content: Content,
-  settings: { autoCaptions: boolean; autoLanguage: string | null },
-): Promise<CaptionJobView | null> {
-  if (!settings.autoCaptions || captionEngineMissing(deps)) return null;
-  // A video without sound gets none (asked for them, it would be a 409).
-  const index = await ensureIndex(deps, content);
-  if ("unstreamable" in index || !index.audio) return null;
-  return requestCaptions(deps, content, settings.autoLanguage, "auto");
+export async function autoCaptions(deps: Deps, content: Content): Promise<CaptionJobView | null> {
+  try {
+    if (captionEngineMissing(deps)) return null;
+    const settings = await captionSettingsOf(deps.db, content.organizationId);
+    if (!settings.autoCaptions) return null;
+    // A video without sound gets none (asked for them, it would be a 409).
+    const index = await ensureIndex(deps, content);
+    if ("unstreamable" in index || !index.audio) return null;
+    return await requestCaptions(deps, content, settings.autoLanguage, "auto");
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "automatic captions not requested",
+        content_key: content.contentKey,
+        error: String(err).slice(0, 300),
+      }),
+    );
+    return null;
+  }
 }

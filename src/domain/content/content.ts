@@ -49,7 +49,6 @@ import { catalogChanged } from "../catalog-changed";
 import { packageUpload, streamObjectKeys } from "../streaming/indexes";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { deleteRenditionObjects, planRenditions } from "../renditions";
-import { captionSettingsOf } from "../../db/captions";
 import { autoCaptions } from "../captions/generate";
 import { deleteCaptionObjects, publisherSubtitles } from "../captions/tracks";
 import { loadContentOr404, toContentObject } from "./objects";
@@ -410,18 +409,7 @@ export async function preparePlayback(
     );
   }
   // Automatic captions when the organization asks for them (domain/captions/generate.ts).
-  try {
-    await autoCaptions(deps, content, await captionSettingsOf(deps.db, content.organizationId));
-  } catch (err) {
-    console.error(
-      JSON.stringify({
-        level: "error",
-        msg: "automatic captions not requested",
-        content_key: content.contentKey,
-        error: String(err).slice(0, 300),
-      }),
-    );
-  }
+  await autoCaptions(deps, content);
 }
 
 /** The thumbnail from a frame of the video, when the publisher gave none; a failure is logged. */
