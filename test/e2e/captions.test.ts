@@ -193,8 +193,18 @@ describe.skipIf(!e2e.chromium)("an uploaded SRT in the players (headless Chromiu
     await section.getByRole("cell", { name: "English", exact: true }).waitFor();
     // Its forms are labelled, its table captioned: axe finds nothing serious.
     expect(await seriousViolations(page)).toEqual([]);
-    // Upload a SubRip file in French.
     const upload = section.getByRole("form", { name: "Upload captions" });
+    // A SubRip file in Latin-1 (as old subtitle editors save them): sent as it is, so the
+    // service's refusal is shown, rather than a track of replacement characters saved.
+    await upload.getByLabel("Caption file (.vtt or .srt)").setInputFiles({
+      name: "derby.latin1.srt",
+      mimeType: "application/x-subrip",
+      buffer: Buffer.from("1\n00:00:01,000 --> 00:00:03,000\nUne tête sur corner\n", "latin1"),
+    });
+    await upload.getByLabel("Language").fill("fr");
+    await upload.getByRole("button", { name: "Upload captions" }).click();
+    await section.getByText("Could not upload: the caption file is not UTF-8 text").waitFor();
+    // Upload a SubRip file in French.
     await upload.getByLabel("Caption file (.vtt or .srt)").setInputFiles({
       name: "derby.fr.srt",
       mimeType: "application/x-subrip",

@@ -227,8 +227,10 @@ export function Captions({ contentKey }: { contentKey: string }) {
               default: data.get("default") === "on" ? "true" : "false",
             },
           },
-          body: await file.text(),
-          bodySerializer: (body: string) => body,
+          // The file's own bytes, not the browser's reading of them (which would turn a file
+          // that is not UTF-8 into replacement characters): the service names that mistake.
+          body: "",
+          bodySerializer: () => file,
           headers: { "Content-Type": typeOf(file) },
         }),
       );
