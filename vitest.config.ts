@@ -6,6 +6,7 @@ import LongestFirst from "./test/setup/sequencer.ts";
 import { bundleWorker, dependenciesWithoutSourceMaps } from "./test/setup/worker-bundle.ts";
 import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.mjs";
 import { transcoderResponse } from "./containers/transcoder/transcoder.mjs";
+import { hasPocketsphinx, speechResponse } from "./scripts/lib/speech-service.mjs";
 
 // Four projects, all run by `npm test` (one with `vitest run --project <name>`):
 // - workers: the worker's tests, inside workerd with its real bindings (local D1, R2, KV from miniflare);
@@ -45,6 +46,7 @@ export default defineConfig(async () => {
     path.join(import.meta.dirname, "migrations-stats"),
   );
   const ffmpeg = await hasFfmpeg();
+  const pocketsphinx = await hasPocketsphinx();
   // `vitest run` (npm test, CI) builds the worker once; `vitest` (watch mode) keeps rebuilding it.
   // (Vitest watches when not told `run`, outside CI, on a terminal.)
   const args = process.argv.slice(2);
@@ -99,6 +101,8 @@ export default defineConfig(async () => {
                   // Feeds waiting for patches are due at once, so a test waiting for its files
                   // waits for the pass alone (test/feeds-patches.test.ts sets a wait itself).
                   FEED_PATCH_DELAY_SECONDS: "0",
+                  // Automatic-caption jobs of 8 s: the speech fixture's 30 s make several chunks.
+                  CAPTION_CHUNK_SECONDS: "8",
                 },
                 // The event and feed-rebuild queues as wrangler.toml has them, but batches close
                 // after 50 ms instead of 2 s and 1 s, so a test waiting for its events or its
@@ -123,10 +127,14 @@ export default defineConfig(async () => {
                 // Thumbnails from the video: the local ffmpeg stand-in for Media Transformations
                 // (without ffmpeg, no binding: the placeholder stays and those tests skip).
                 // Renditions: the transcoder program itself (containers/transcoder), as a binding.
+                // Automatic captions: the local speech engine (pocketsphinx), as a binding.
                 ...(ffmpeg && {
                   serviceBindings: {
                     FRAMES: rememberingFrameService(),
                     TRANSCODER: (request: Request) => transcoderResponse(request),
+                    ...(pocketsphinx && {
+                      SPEECH: (request: Request) => speechResponse(request),
+                    }),
                   },
                 }),
                 // Webhook deliveries go to a queue nobody consumes here: the tests hand each
@@ -147,8 +155,9 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts", "src/**/*.workers.test.ts"],
             exclude: ["test/e2e/**", "test/unit/**"],
             setupFiles: ["./test/setup/apply-migrations.ts"],
-            // A webhook receiver (Node) the tests reach over loopback: inject("webhookReceiver").
-            globalSetup: ["./test/e2e/harness/webhook-receiver.ts"],
+            // A webhook receiver (Node) the tests reach over loopback: inject("webhookReceiver");
+            // a video of speech made by flite from a known text: inject("speechVideo").
+            globalSetup: ["./test/e2e/harness/webhook-receiver.ts", "./test/setup/speech-video.ts"],
             // Hang detectors, not speed checks (test/helpers.ts, SETTLED_MS): a test or hook ends
             // when its work does, so a wide bound costs nothing when it passes; this one is far
             // beyond the slowest test or beforeAll (a few uploads) on a busy 2-core machine.

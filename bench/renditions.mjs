@@ -21,6 +21,7 @@ import { parseArgs } from "node:util";
 import { promisify } from "node:util";
 import { startTranscoderServer, transcoderResponse } from "../containers/transcoder/transcoder.mjs";
 import { prepareState, startLoadServer } from "./lib/load-server.mjs";
+import { DEMO_WRITE_HEADERS, demoApi, publishFile } from "./lib/publish.mjs";
 import { markdownTable } from "./lib/report.mjs";
 
 const run = promisify(execFile);
@@ -118,42 +119,12 @@ try {
   transcoder = await startTranscoderServer();
   server = await startLoadServer({ persistTo: state, vars: { TRANSCODER_URL: transcoder.url } });
   const base = server.url;
-  const headers = {
-    "X-Service-Sync-Code": "demo-sync",
-    "X-Service-Api-Key": "demo-key",
-    "X-Service-Api-Secret": "demo-secret",
-    "Content-Type": "application/json",
-  };
-  const api = async (method, path, payload) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers,
-      body: payload && JSON.stringify(payload),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text);
-  };
+  const headers = DEMO_WRITE_HEADERS;
+  const api = demoApi(base);
   // The demo organization's ladder: the default.
   await api("PUT", "/v2/renditions/ladder", { rungs: null });
-  const file = readFileSync(source);
-  const created = await api("POST", "/v2/content/", {
-    contentSize: file.length,
-    title: "bench renditions",
-  });
-  const { signedUrls, chunkSize, uploadId, key } = created.contentUploadData;
-  const parts = [];
-  for (const [i, url] of signedUrls.entries()) {
-    const res = await fetch(url, {
-      method: "PUT",
-      body: file.subarray(i * chunkSize, (i + 1) * chunkSize),
-    });
-    if (!res.ok) throw new Error(`part ${i + 1}: ${res.status}`);
-    parts.push({ PartNumber: i + 1, ETag: res.headers.get("ETag") });
-  }
-  await api("POST", "/v2/content/complete", { uploadId, key, parts });
+  const contentKey = await publishFile(base, readFileSync(source), "bench renditions");
   const e2 = Date.now();
-  const contentKey = created.contentKey;
   let states;
   for (;;) {
     states = (await api("GET", `/v2/content/renditions?contentKey=${contentKey}`)).renditions;

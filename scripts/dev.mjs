@@ -26,6 +26,7 @@ import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { hasFfmpeg, startFrameServer } from "./lib/frame-service.mjs";
 import { startTranscoderServer } from "../containers/transcoder/transcoder.mjs";
+import { hasPocketsphinx, startSpeechServer } from "./lib/speech-service.mjs";
 import { nudgeProxy } from "./lib/proxy-nudge.mjs";
 import { applyMigrations, ROOT, spawnWrangler } from "./lib/wrangler.mjs";
 
@@ -302,6 +303,23 @@ await step("start the frame service and the transcoder", async () => {
     );
   }
   if (started.length) say(started.join("; "));
+});
+
+// Automatic captions: the offline speech engine (pocketsphinx), the local stand-in for Workers
+// AI's Whisper; it needs the transcoder above for the audio.
+await step("start the speech engine", async () => {
+  if (given.some((a) => a.startsWith("SPEECH_URL:"))) return;
+  if (!(await hasFfmpeg()) || !(await hasPocketsphinx())) {
+    say(
+      "no pocketsphinx here: no automatic captions (apt-get install pocketsphinx pocketsphinx-en-us); uploaded captions work",
+    );
+    return;
+  }
+  const speech = await startSpeechServer();
+  frameArgs.push("--var", `SPEECH_URL:${speech.url}`);
+  say(
+    `automatic captions: speech engine on ${speech.url} (pocketsphinx, US English: the local stand-in for Workers AI's Whisper)`,
+  );
 });
 
 // args[0] is "dev"; the rest are wrangler dev's flags.

@@ -12,6 +12,7 @@ import admin from "./routes/admin/admin.index";
 import analytics from "./routes/analytics/analytics.index";
 import audit from "./routes/audit/audit.index";
 import consoleApp from "./routes/console/console.index";
+import captions from "./routes/captions/captions.index";
 import content from "./routes/content/content.index";
 import ecommerce from "./routes/ecommerce/ecommerce.index";
 import embed from "./routes/embed/embed.index";
@@ -41,6 +42,7 @@ import webhooks from "./routes/webhooks/webhooks.index";
 const PATH_ECHO_MAX = 200;
 
 const routeGroups = [
+  captions,
   content,
   uploads,
   files,

@@ -31,6 +31,15 @@ const configSchema = z.object({
       .max(600, "RENDITION_CHUNK_SECONDS must be 6 to 600")
       .default(120),
   ),
+  CAPTION_CHUNK_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(6, "CAPTION_CHUNK_SECONDS must be 6 to 600")
+      .max(600, "CAPTION_CHUNK_SECONDS must be 6 to 600")
+      .default(600),
+  ),
   HLS_SEGMENT_SECONDS: z.preprocess(
     emptyAsUndefined,
     z.coerce
@@ -234,6 +243,8 @@ export interface Config {
   hlsSegmentSeconds: number;
   /** Seconds of video per rendition job, cut on segment boundaries (domain/renditions.ts). */
   renditionChunkSeconds: number;
+  /** Seconds of audio per automatic-captions job, cut on segment boundaries (domain/captions/generate.ts). */
+  captionChunkSeconds: number;
   /** Videos per feed file (json-feed pages reach past it). */
   feedMaxVideos: number;
   /**
@@ -356,6 +367,7 @@ export function loadConfig(env: Env): Config {
     chunkSize: v.CHUNK_SIZE,
     hlsSegmentSeconds: v.HLS_SEGMENT_SECONDS,
     renditionChunkSeconds: v.RENDITION_CHUNK_SECONDS,
+    captionChunkSeconds: v.CAPTION_CHUNK_SECONDS,
     feedMaxVideos: v.FEED_MAX_VIDEOS,
     feedWork: { ms: v.FEED_WORK_MS, rowsRead: v.FEED_WORK_ROWS },
     feedReconcileBatch: v.FEED_RECONCILE_BATCH,

@@ -4,6 +4,7 @@ import type {
   LiveStreams,
   MediaTransformsBinding,
   RenditionsQueueMessage,
+  SpeechModelBinding,
 } from "./shared/bindings";
 export interface Env {
   /** The catalog database (video-catalog). */
@@ -95,4 +96,12 @@ export interface Env {
   /** Invitation emails: a send_email binding (wrangler [[send_email]]) and its sender. */
   INVITE_MAIL?: SendEmail;
   INVITE_MAIL_FROM?: string;
+  /** Production: Workers AI (wrangler `[ai]`), whose Whisper makes automatic captions. */
+  AI?: SpeechModelBinding;
+  /** Tests: the local speech engine as a service binding (scripts/lib/speech-service.mjs). */
+  SPEECH?: Fetcher;
+  /** npm run dev: where the local speech engine listens. */
+  SPEECH_URL?: string;
+  /** Seconds of audio per automatic-captions job (default 600). */
+  CAPTION_CHUNK_SECONDS?: string;
 }

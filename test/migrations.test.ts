@@ -4,13 +4,14 @@
 import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
 
-it("has the FTS index and every counter trigger on the tables they watch", async () => {
+it("has the FTS indexes and every counter trigger on the tables they watch", async () => {
   const { results } = await env.DB.prepare(
-    "select type, name, tbl_name from sqlite_master where type = 'trigger' or (type = 'table' and name in ('contents_fts', 'contents_fts_terms')) order by type, name",
+    "select type, name, tbl_name from sqlite_master where type = 'trigger' or (type = 'table' and name in ('contents_fts', 'contents_fts_terms', 'transcript_fts')) order by type, name",
   ).all<{ type: string; name: string; tbl_name: string }>();
   expect(results.map((r) => `${r.type} ${r.name} on ${r.tbl_name}`)).toEqual([
     "table contents_fts on contents_fts",
     "table contents_fts_terms on contents_fts_terms",
+    "table transcript_fts on transcript_fts",
     "trigger content_labels_count_delete on content_labels",
     "trigger content_labels_count_insert on content_labels",
     "trigger content_labels_published_insert on content_labels",
@@ -27,5 +28,7 @@ it("has the FTS index and every counter trigger on the tables they watch", async
     "trigger feeds_names_update on feeds",
     "trigger network_listings_count_delete on network_listings",
     "trigger network_listings_count_insert on network_listings",
+    "trigger transcript_passages_fts_delete on transcript_passages",
+    "trigger transcript_passages_fts_insert on transcript_passages",
   ]);
 });

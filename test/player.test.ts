@@ -67,6 +67,8 @@ describe("GET /v2/player/{contentKey}", () => {
       {
         language: "en",
         label: expect.any(String),
+        kind: "subtitles",
+        default: false,
         src: expect.stringMatching(new RegExp(`^/hls/${key}/`)),
       },
     ]);

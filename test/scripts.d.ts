@@ -37,3 +37,54 @@ declare module "*/bulk/random.mjs" {
 declare module "*/scripts/lib/prng.mjs" {
   export function mulberry32(seed: number): () => number;
 }
+
+declare module "*/containers/transcoder/audio.mjs" {
+  export const AUDIO_RATE: number;
+  export function cutPoints(
+    pcm: Int16Array,
+    rate: number,
+    pieceSeconds: number,
+    options?: { searchSeconds?: number; quietSeconds?: number },
+  ): number[];
+  export function wavFile(samples: Int16Array, rate: number): Buffer;
+}
+
+declare module "*/scripts/lib/speech-fixture.mjs" {
+  export interface SpokenWord {
+    word: string;
+    start: number;
+    end: number;
+  }
+  export const SPEECH_SENTENCES: string[];
+  export function speechTools(): Promise<string[]>;
+  export function wordsOf(text: string): string[];
+  export function makeSpeechVideo(
+    dir: string,
+    options?: {
+      sentences?: string[];
+      voice?: string;
+      stretch?: number;
+      lead?: number;
+      gap?: number;
+      name?: string;
+      hevc?: boolean;
+    },
+  ): Promise<{ path: string; words: SpokenWord[]; seconds: number }>;
+  export function wordErrorRate(reference: string[], hypothesis: string[]): number;
+  export function alignedWords(reference: string[], hypothesis: string[]): [number, number][];
+}
+
+declare module "*/scripts/lib/speech-service.mjs" {
+  export const LOCAL_LANGUAGES: string[];
+  export function hasPocketsphinx(): Promise<boolean>;
+  export function parseRecognition(stdout: string): { word: string; start: number; end: number }[];
+  export function speechResponse(request: Request): Promise<Response>;
+  export function startSpeechServer(options?: {
+    port?: number;
+  }): Promise<{ url: string; close: () => Promise<void> }>;
+}
+
+declare module "*/scripts/lib/word-errors.mjs" {
+  export function wordErrorRate(reference: string[], hypothesis: string[]): number;
+  export function alignedWords(reference: string[], hypothesis: string[]): [number, number][];
+}

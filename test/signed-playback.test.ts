@@ -13,6 +13,7 @@ import {
   ORIGIN,
   publishVideo,
   readHeaders,
+  writeHeaders,
   writeJson,
   type TestOrg,
 } from "./helpers";
@@ -139,6 +140,27 @@ describe("a video that requires signed playback", () => {
     const page = await embed.text();
     expect(page).toContain(`data-hls="${ORIGIN}${master}?token=${token}"`);
     expect(page).toContain(`data-mp4="${ORIGIN}/media/${key}/${key}.mp4?token=${token}"`);
+  });
+
+  it("plays its caption tracks with the token: the playlists and the manifest carry it", async () => {
+    const put = await callJson(`/v2/content/captions/${key}/en`, {
+      method: "PUT",
+      headers: { ...writeHeaders(org), "Content-Type": "text/vtt" },
+      body: "WEBVTT\n\n00:00:00.500 --> 00:00:02.000\nSigned words\n",
+    });
+    expect(put.res.status, JSON.stringify(put.body)).toBe(201);
+    const token = await mintPlaybackToken(hs, { contentKey: key });
+    const dir = master.replace(/master\.m3u8$/, "");
+    const masterText = await textOf(await call(`${master}?token=${token}`));
+    expect(masterText).toContain(`URI="captions-en.m3u8?token=${token}"`);
+    const playlist = await textOf(await call(`${dir}captions-en.m3u8?token=${token}`));
+    expect(playlist).toContain(`captions-en.vtt?token=${token}`);
+    const mpd = await textOf(await call(`${dir}manifest.mpd?token=${token}`));
+    expect(mpd).toContain(`<BaseURL>captions-en.vtt?token=${token}</BaseURL>`);
+    const vtt = await call(`${dir}captions-en.vtt?token=${token}`);
+    expect(vtt.status).toBe(200);
+    expect(await textOf(vtt)).toContain("Signed words");
+    await expectRefused(await call(`${dir}captions-en.vtt`), /playback token required/);
   });
 
   it("is refused everywhere without a token; its thumbnail stays public", async () => {

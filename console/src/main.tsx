@@ -58,7 +58,7 @@ function useHash() {
 }
 
 function Page({ route }: { route: string }) {
-  const [name, arg] = route.split("/");
+  const [name, arg, extra] = route.split("/");
   if (name && !allowed(name))
     return (
       <p role="alert" class="error">
@@ -69,7 +69,12 @@ function Page({ route }: { route: string }) {
     case "upload":
       return <Upload />;
     case "video":
-      return <VideoPage contentKey={decodeURIComponent(arg ?? "")} />;
+      return (
+        <VideoPage
+          contentKey={decodeURIComponent(arg ?? "")}
+          at={extra === undefined ? undefined : Number(extra)}
+        />
+      );
     case "live":
       return <GoLive contentKey={arg ? decodeURIComponent(arg) : undefined} />;
     case "feeds":

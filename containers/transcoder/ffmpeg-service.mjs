@@ -23,7 +23,7 @@ export class Refused extends Error {
 }
 
 /**
- * Text ffmpeg wrote, made safe to answer with: its last line, the temporary paths in it taken
+ * Text a program wrote, made safe to answer with: its last line, the temporary paths in it taken
  * out (the caller's log keeps the whole of it), at most 160 characters.
  */
 export function shortDiagnostic(stderr) {
@@ -32,14 +32,14 @@ export function shortDiagnostic(stderr) {
 }
 
 /**
- * ffmpeg with a time bound (SIGKILL once `timeoutMs` have passed: ffmpeg busy in a crafted file
- * does not stop on SIGTERM); resolves to what it wrote to stdout when it exits 0. The answer
- * waits for 'close', so no ffmpeg outlives its request. `failure` starts the 422 message, which
+ * A program with a time bound (SIGKILL once `timeoutMs` have passed: ffmpeg busy in a crafted
+ * file does not stop on SIGTERM); resolves to what it wrote to stdout when it exits 0. The answer
+ * waits for 'close', so no child outlives its request. `failure` starts the 422 message, which
  * says why in a short line (no paths); its whole stderr goes to this program's log.
  */
-export function runFfmpeg(args, timeoutMs, failure) {
+export function runTool(command, args, timeoutMs, failure) {
   return new Promise((resolve, reject) => {
-    const child = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     const out = [];
     let err = "";
     let stopped = false;
@@ -58,17 +58,20 @@ export function runFfmpeg(args, timeoutMs, failure) {
     child.on("close", (code) => {
       clearTimeout(timer);
       if (stopped)
-        reject(new Refused(504, `ffmpeg took longer than ${timeoutMs} ms and was stopped`));
+        reject(new Refused(504, `${command} took longer than ${timeoutMs} ms and was stopped`));
       else if (code === 0) resolve(Buffer.concat(out));
       else {
         console.error(
           JSON.stringify({ level: "error", msg: failure, exit: code, stderr: err.slice(0, 4096) }),
         );
-        reject(new Refused(422, `${failure}: ffmpeg exited ${code}: ${shortDiagnostic(err)}`));
+        reject(new Refused(422, `${failure}: ${command} exited ${code}: ${shortDiagnostic(err)}`));
       }
     });
   });
 }
+
+/** ffmpeg with a time bound (runTool). */
+export const runFfmpeg = (args, timeoutMs, failure) => runTool("ffmpeg", args, timeoutMs, failure);
 
 /** The request's body, refused (413) past `max` bytes without reading further. */
 export async function readBody(body, max, what) {

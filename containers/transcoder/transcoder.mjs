@@ -16,6 +16,8 @@
 //   runs: a recording with discontinuities (encoder restarts) as the byte sizes of its runs, each
 //   run as above: each is remuxed alone, then they are joined into one timeline, each run right
 //   after the previous run's video; 422 when the runs differ in codecs or picture.
+// POST /audio?format=wav|mp3&piece=S: a chunk of a video's audio as pieces for a speech engine
+//   (automatic captions: audio.mjs says how).
 // GET /healthz: "ok" (the Container's readiness check).
 import { execFile } from "node:child_process";
 import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
@@ -23,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
+import { audioResponse } from "./audio.mjs";
 import {
   errorResponse,
   readBody,
@@ -322,6 +325,8 @@ export async function transcoderResponse(request, { timeoutMs = FFMPEG_TIMEOUT_M
   if (request.method === "GET" && url.pathname === "/healthz") return new Response("ok");
   if (request.method === "POST" && url.pathname === "/remux" && request.body)
     return remuxResponse(request, url, timeoutMs).catch(errorResponse);
+  if (request.method === "POST" && url.pathname === "/audio" && request.body)
+    return audioResponse(request, url, timeoutMs);
   if (request.method !== "POST" || url.pathname !== "/transcode" || !request.body)
     return new Response("POST /transcode?width=&height=&bitrate=&keyframes= with the chunk", {
       status: 400,

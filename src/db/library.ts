@@ -5,6 +5,7 @@ import { and, asc, desc, eq, isNotNull, or, sql, type SQL } from "drizzle-orm";
 import { carriesAnyLabel, inScope, LISTABLE, type ContentScope } from "./catalog";
 import { inList, type Db } from "./client";
 import { ftsIds, prefixQuery, scopedExpression } from "./fts";
+import { spokenContentIds } from "./transcripts";
 import type { LibrarySort, LiveState } from "../shared/vocabulary";
 import {
   contentLabels,
@@ -41,6 +42,8 @@ export interface LibraryQuery {
   live?: LiveState | "any";
   /** Words of the title or description (the last one a prefix), or a content key. */
   search?: string;
+  /** The search finds words said in the videos too (their caption tracks' passages). */
+  spoken?: boolean;
   /**
    * For each group, the content carries one of its label ids (one group per name filter).
    * `walk`: check each row met while walking the listing index (a name most content carries,
@@ -63,12 +66,17 @@ function carriesAnyLabelProbe(labelIds: number[]): SQL {
  * prefix). The text index holds listable videos only (what E6, E13 and E14 search), so content
  * that is not listable (uploading, rejected, expired, removed) is matched on its title instead.
  */
-function matchesSearch(scope: ContentScope, term: string): SQL {
+function matchesSearch(scope: ContentScope, term: string, spoken: boolean): SQL {
   const byKey = eq(contents.contentKey, term);
   const unlisted = sql`not (${LISTABLE}) and instr(lower(${contents.title}), ${term.toLowerCase()}) > 0`;
   const query = prefixQuery(term);
   if (!query) return or(byKey, unlisted)!;
-  return or(sql`${contents.id} in (${ftsIds(scopedExpression(scope, query))})`, byKey, unlisted)!;
+  return or(
+    sql`${contents.id} in (${ftsIds(scopedExpression(scope, query))})`,
+    spoken ? sql`${contents.id} in (${spokenContentIds(scope, query)})` : undefined,
+    byKey,
+    unlisted,
+  )!;
 }
 
 /** A page of the library: each content with its sort value (the next page's cursor). */
@@ -84,7 +92,7 @@ export async function listLibrary(
     q.status ? eq(contents.status, q.status) : undefined,
     q.live === "any" ? isNotNull(contents.liveState) : undefined,
     q.live && q.live !== "any" ? eq(contents.liveState, q.live) : undefined,
-    q.search ? matchesSearch(scope, q.search) : undefined,
+    q.search ? matchesSearch(scope, q.search, q.spoken ?? false) : undefined,
     ...(q.labelGroups ?? []).map((g) =>
       g.walk ? carriesAnyLabelProbe(g.ids) : carriesAnyLabel(g.ids),
     ),

@@ -12,6 +12,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
 
+import type { KeptCaption } from "../shared/captions";
 import {
   CONTENT_STATUSES,
   LABEL_KINDS,
@@ -218,6 +219,15 @@ export const contents = sqliteTable(
       .notNull()
       .default(sql`'[]'`),
     subtitles: text("subtitles", { mode: "json" }).$type<Subtitle[]>().notNull().default(sql`'[]'`),
+    /**
+     * The caption tracks the service keeps (schema-captions.ts caption_tracks, rewritten from it
+     * by db/captions.ts in the same batch as every change), for the readers that show them with
+     * the record: playlists, records and feed files, the player.
+     */
+    captions: text("captions", { mode: "json" })
+      .$type<KeptCaption[]>()
+      .notNull()
+      .default(sql`'[]'`),
     serviceCategories: text("service_categories", { mode: "json" })
       .$type<string[]>()
       .notNull()

@@ -13,6 +13,7 @@ import { allOf, someOf, type Db } from "./client";
 import {
   contentsFts,
   indexedDocuments,
+  phraseQuery,
   prefixQuery,
   scopedByColumn,
   scopedExpression,
@@ -31,12 +32,13 @@ import {
   type TextTerm,
 } from "./listing-filters";
 import { listBase, ownBase } from "./listing-plan";
+import { spokenFilter } from "./transcripts";
 import { contents } from "./schema";
 
 /** One criterion of E13: names (all groups), words or phrases in title/description (all or any), or "has any tag". */
 export type MetadataCriterion =
   | { kind: "names"; groups: NameGroups }
-  | { kind: "titles"; terms: string[]; all: boolean }
+  | { kind: "titles"; terms: string[]; all: boolean; spoken?: boolean }
   | { kind: "tagged" };
 
 export interface MetadataQuery extends ContentScope {
@@ -64,6 +66,12 @@ function anyOf(conjunctions: ListingFilter[][], base: FilterBase): ListingFilter
   };
 }
 
+/** E13's titleString terms as one FTS5 query of the spoken-word index (null: no word). */
+function spokenTerms(terms: readonly string[], all: boolean): string | null {
+  const queries = terms.map(phraseQuery).filter((q): q is string => q !== null);
+  return queries.length ? queries.map((q) => `(${q})`).join(all ? " AND " : " OR ") : null;
+}
+
 /** E13: the ids of the first `upTo` videos the criteria select, newest first (records: recordsInOrder). */
 export async function searchMetadataIds(db: Db, q: MetadataQuery, upTo: number): Promise<number[]> {
   if (q.criteria.length === 0) return [];
@@ -82,7 +90,10 @@ export async function searchMetadataIds(db: Db, q: MetadataQuery, upTo: number):
     if (c.kind === "tagged") return [rowFilter("tagged", sql`${contents.tags} <> '[]'`, 0.9, base)];
     if (c.kind === "names") return c.groups.map((group) => namesFilter(base, group, found));
     const phrases = c.terms.map((text) => ({ text, phrase: true }));
-    return [textFilter(base, phrases, [], stats, indexed, c.all ? "all" : "any")];
+    const text = textFilter(base, phrases, [], stats, indexed, c.all ? "all" : "any");
+    // Spoken words too (./transcripts.ts): in the title or description, or in a transcript.
+    const spoken = c.spoken ? spokenTerms(c.terms, c.all) : null;
+    return spoken ? [anyOf([[text], [spokenFilter(base, spoken)]], base)] : [text];
   });
   const filters =
     q.combine === "all" || conjunctions.length === 1

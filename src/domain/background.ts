@@ -7,6 +7,7 @@ import { D1Meter, meterD1 } from "../db/metered-d1";
 import type { Env } from "../env";
 import { frameSourceOf } from "../media/frames";
 import type { Deps } from "./deps";
+import { speechEngineOf } from "../media/speech";
 import { renditionQueueOf } from "./renditions";
 import { workBudget, type WorkBudget } from "./feeds/work";
 
@@ -37,6 +38,7 @@ export function backgroundDeps(
     frames: frameSourceOf(env),
     renditionJobs: renditionQueueOf(env),
     liveStreams: env.LIVE_STREAMS,
+    speech: speechEngineOf(env),
   };
   return { deps, meter, budget: workBudget(meter, clock, config.feedWork) };
 }

@@ -8,7 +8,7 @@
 //
 // Webhook events sit beside this entry point, not on it (domain/webhooks/emit.ts): most of them
 // (video.created, video.rejected, upload.expired, edits while uploading) change no feed.
-import { markFeedsDirty } from "../db/feeds";
+import { listFeeds, markFeedsDirty } from "../db/feeds";
 import type { Db } from "../db/client";
 import { refreshNetworkListings } from "../db/network-listings";
 import { bumpCatalogVersion, bumpNetworkVersion, bumpStatsVersion } from "../db/organizations";
@@ -27,7 +27,9 @@ export type CatalogChange =
   /** A feed was deleted: its files go before the answer. */
   | { kind: "feed-deleted"; feedId: string }
   /** The organization's sync code was rotated: the feed list moves to the new path. */
-  | { kind: "sync-code"; previous: string };
+  | { kind: "sync-code"; previous: string }
+  /** What every search of the organization finds changed (its spoken-word search switched). */
+  | { kind: "searches" };
 
 /**
  * Records a change of an organization's catalog and returns what it moved, its effects on this
@@ -105,6 +107,14 @@ async function recordCatalogChange(
     case "sync-code":
       await removeOrgFeedList(feedFileStore(deps), change.previous);
       listMoved = true;
+      break;
+    case "searches":
+      // Each feed's searches (E15) are keyed by the feed's version: all of them move.
+      await markFeedsDirty(
+        deps.db,
+        (await listFeeds(deps.db, organizationId)).map((f) => f.id),
+        now,
+      );
       break;
   }
   if (networkMoved) moved.organizations.push({ organizationId, networkId });

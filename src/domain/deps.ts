@@ -5,6 +5,7 @@
 import type { Config } from "../config";
 import type { Db } from "../db/client";
 import type { FrameSource } from "../media/frames";
+import type { SpeechEngine } from "../media/speech";
 import type { RenditionsQueueMessage } from "../shared/bindings";
 import type { LiveStreams } from "./live/objects";
 
@@ -51,4 +52,9 @@ export interface Deps {
   readsOwnWrites?: boolean;
   /** The live streams' Durable Objects (src/durable/live-stream.ts); absent in tools. */
   liveStreams?: LiveStreams;
+  /**
+   * The speech engine automatic captions use (media/speech.ts): Workers AI in production, the
+   * local one in development and tests; null: none here.
+   */
+  speech?: SpeechEngine | null;
 }

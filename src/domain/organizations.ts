@@ -2,6 +2,7 @@
 // Secrets appear only in the answer that creates or rotates them; the database keeps hashes.
 import { streamObjectKeys } from "./streaming/indexes";
 import { deleteRenditionObjects } from "./renditions";
+import { deleteCaptionObjects } from "./captions/tracks";
 import { isUniqueViolation } from "../db/client";
 import { deleteOrganizationSessions } from "../db/console-sessions";
 import { organizationObjects } from "../db/content";
@@ -313,5 +314,8 @@ async function removeMedia(
     ...streamObjectKeys(o),
   ]);
   for (let i = 0; i < keys.length; i += 1000) await bucket.delete(keys.slice(i, i + 1000));
-  for (const o of objects) await deleteRenditionObjects(bucket, o);
+  for (const o of objects) {
+    await deleteRenditionObjects(bucket, o);
+    await deleteCaptionObjects(bucket, o);
+  }
 }

@@ -43,7 +43,7 @@ import {
   type TranscoderBindings,
 } from "../media/transcoder";
 import { hlsKeys, renditionKeys, renditionsPrefix } from "../storage/layout";
-import { r2RangeReader } from "../storage/objects";
+import { deleteObjectsUnder, r2RangeReader } from "../storage/objects";
 import { catalogChanged } from "./catalog-changed";
 import type { Deps } from "./deps";
 import { emitWebhookEvent } from "./webhooks/emit";
@@ -476,13 +476,7 @@ export async function deleteRenditionObjects(
   bucket: R2Bucket,
   content: { id: number; contentKey: string },
 ): Promise<void> {
-  const prefix = renditionsPrefix(content.contentKey, content.id);
-  let cursor: string | undefined;
-  do {
-    const page = await bucket.list({ prefix, cursor });
-    if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
+  await deleteObjectsUnder(bucket, renditionsPrefix(content.contentKey, content.id));
 }
 
 /** The organization's ladder as the API shows it: its own rungs, or the default. */

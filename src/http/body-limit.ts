@@ -15,8 +15,8 @@ export const JSON_BODY_MAX_BYTES = 1024 * 1024;
 
 /**
  * The body limit of every route but those that carry their own: upload parts (chunkSize bytes,
- * checked against the upload), event batches (EVENTS_BODY_MAX_BYTES) and live segments
- * (LIVE_SEGMENT_MAX_BYTES).
+ * checked against the upload), event batches (EVENTS_BODY_MAX_BYTES), live segments
+ * (LIVE_SEGMENT_MAX_BYTES) and caption files (CAPTION_FILE_MAX_BYTES).
  */
 export const defaultBodyLimit: MiddlewareHandler = async (c, next) => {
   // No route reads the body of a GET or HEAD, and hono's limit of a chunked body rebuilds the
@@ -26,7 +26,8 @@ export const defaultBodyLimit: MiddlewareHandler = async (c, next) => {
   if (
     path.startsWith("/v2/uploads/") ||
     path.startsWith("/v2/events") ||
-    path.startsWith("/live-ingest/")
+    path.startsWith("/live-ingest/") ||
+    (c.req.method === "PUT" && path.startsWith("/v2/content/captions/"))
   )
     return next();
   return jsonLimit(c, next);

@@ -5,6 +5,7 @@ import type { Deps } from "../domain/deps";
 import type { AppEnv } from "./context";
 import { BOOKMARK_HEADER } from "./request";
 import { frameSourceOf } from "../domain/content/frame-thumbnails";
+import { speechEngineOf } from "../domain/captions/generate";
 import { renditionQueueOf } from "../domain/renditions";
 import { isolateNow } from "../shared/isolate-memory";
 
@@ -21,6 +22,7 @@ export function requestDeps(c: Context<AppEnv>): Deps {
     frames: frameSourceOf(c.env),
     renditionJobs: renditionQueueOf(c.env),
     liveStreams: c.env.LIVE_STREAMS,
+    speech: speechEngineOf(c.env),
     readsOwnWrites: c.req.header(BOOKMARK_HEADER) !== undefined,
   };
 }

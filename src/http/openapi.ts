@@ -24,6 +24,7 @@ const DESCRIPTIONS = {
   409: "Conflicts with the current state",
   411: "Content-Length is required",
   413: "Body too large",
+  415: "The body's Content-Type is not one the endpoint takes (the error names them)",
   416: "Range not satisfiable",
   429: "Rate limit exceeded (Retry-After says when to try again)",
   502: "A file the service reads from elsewhere could not be read (the error says why)",

@@ -40,9 +40,28 @@ export interface RemuxRequest {
   runs?: number[];
 }
 
+/** One chunk of a video's audio for a speech engine (automatic captions: containers/transcoder/audio.mjs). */
+export interface AudioRequest {
+  /** The chunk's audio: an MP4 (an init segment and the source's fMP4 audio segments). */
+  audio: Uint8Array;
+  /** What the speech engine takes: 16 kHz mono WAV or MP3. */
+  format: "wav" | "mp3";
+  /** The longest piece, in seconds (the engine's input limit). */
+  pieceSeconds: number;
+}
+
+/** A piece of a chunk's audio; times in seconds from the chunk's first sample. */
+export interface AudioPiece {
+  start: number;
+  end: number;
+  bytes: Uint8Array;
+}
+
 export interface Transcoder {
   readonly name: string;
   transcode(request: TranscodeRequest): Promise<Uint8Array>;
+  /** The chunk's audio decoded and cut into pieces that tile it. */
+  extractAudio?(request: AudioRequest): Promise<AudioPiece[]>;
   /** The recording's samples in one MP4, streamed back (it may be gigabytes) with its size. */
   remux?(request: RemuxRequest): Promise<{ body: ReadableStream<Uint8Array>; size: number }>;
 }
@@ -67,6 +86,36 @@ export function publicLine(text: string): string {
 }
 
 type Fetch = (request: Request) => Promise<Response>;
+
+/** The pieces an /audio answer lists (X-Audio-Pieces), cut out of its body. */
+export function audioPieces(listed: string | null, body: Uint8Array): AudioPiece[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(listed ?? "");
+  } catch {
+    throw new Error("transcoder: the audio answer lists no pieces");
+  }
+  if (!Array.isArray(list)) throw new Error("transcoder: the audio answer lists no pieces");
+  const pieces: AudioPiece[] = [];
+  let at = 0;
+  for (const p of list as { start?: unknown; end?: unknown; bytes?: unknown }[]) {
+    const { start, end, bytes } = p;
+    if (
+      typeof start !== "number" ||
+      typeof end !== "number" ||
+      typeof bytes !== "number" ||
+      !Number.isSafeInteger(bytes) ||
+      bytes < 0 ||
+      at + bytes > body.length
+    )
+      throw new Error("transcoder: the audio answer's pieces do not match its body");
+    pieces.push({ start, end, bytes: body.subarray(at, at + bytes) });
+    at += bytes;
+  }
+  if (at !== body.length)
+    throw new Error("transcoder: the audio answer's pieces do not match its body");
+  return pieces;
+}
 
 function remuxQuery(r: RemuxRequest): URLSearchParams {
   const query = new URLSearchParams({ format: r.format });
@@ -111,6 +160,25 @@ export function httpTranscoder(name: string, fetcher: Fetch): Transcoder {
       );
       if (!response.ok) throw await refusal(name, "", response);
       return new Uint8Array(await response.arrayBuffer());
+    },
+    async extractAudio(r) {
+      const query = new URLSearchParams({ format: r.format, piece: String(r.pieceSeconds) });
+      const response = await fetcher(
+        new Request(`http://transcoder.local/audio?${query}`, {
+          method: "POST",
+          body: r.audio,
+          headers: { "Content-Type": "audio/mp4" },
+        }),
+      );
+      if (!response.ok) {
+        const message = `${name}: audio: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`;
+        if (response.status >= 400 && response.status < 500) throw new TranscodeRefused(message);
+        throw new Error(message);
+      }
+      return audioPieces(
+        response.headers.get("X-Audio-Pieces"),
+        new Uint8Array(await response.arrayBuffer()),
+      );
     },
     async remux(r) {
       const response = await fetcher(

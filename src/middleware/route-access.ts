@@ -103,6 +103,16 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   "GET /v2/playback-keys": "settings:read",
   "DELETE /v2/playback-keys/{keyId}": "settings:write",
   "POST /v2/playback-tokens": "library:read",
+  // Captions
+  "GET /v2/content/captions/{contentKey}": "library:read",
+  "GET /v2/content/captions/{contentKey}/{language}": "library:read",
+  "PUT /v2/content/captions/{contentKey}/{language}": "content:write",
+  "PATCH /v2/content/captions/{contentKey}/{language}": "content:write",
+  "DELETE /v2/content/captions/{contentKey}/{language}": "content:write",
+  "POST /v2/content/captions/{contentKey}/generate": "content:write",
+  "GET /v2/captions/settings": "library:read",
+  // Turns a paid engine on for every video published: a setting, as playback settings are.
+  "PUT /v2/captions/settings": "settings:write",
   // Webhooks
   "POST /v2/webhooks": "settings:write",
   "GET /v2/webhooks": "settings:read",

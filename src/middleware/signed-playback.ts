@@ -28,12 +28,20 @@ export function withTokenInPlaylist(body: string, token: string): string {
     .replace(/URI="([^"?]+)"/g, (_, uri: string) => `URI="${uri}${q}"`);
 }
 
-/** The URLs a DASH manifest names: its SegmentTemplate's initialization and media. */
+/**
+ * The URLs a DASH manifest names: its SegmentTemplate's initialization and media, and its text
+ * AdaptationSets' BaseURL (a subtitle file).
+ */
 export function withTokenInManifest(body: string, token: string): string {
-  return body.replace(
-    /\b(initialization|media)="([^"?]+)"/g,
-    (_, name: string, uri: string) => `${name}="${uri}?token=${token}"`,
-  );
+  return body
+    .replace(
+      /\b(initialization|media)="([^"?]+)"/g,
+      (_, name: string, uri: string) => `${name}="${uri}?token=${token}"`,
+    )
+    .replace(
+      /<BaseURL>([^<?]+)<\/BaseURL>/g,
+      (_, uri: string) => `<BaseURL>${uri}?token=${token}</BaseURL>`,
+    );
 }
 
 /**

@@ -1,12 +1,14 @@
 // Consumer of the renditions queue: one transcoding job per message (domain/renditions.ts), a
-// chunk of one rung of one video, or a live recording's remux (domain/live/recording-vod.ts). A
-// job that fails for a passing reason (the transcoder busy or unreachable, R2 unavailable) is
-// retried after a delay; on its last attempt the rung (or the remux) is marked failed with the
-// reason. A job whose consumer dies on every attempt reaches the dead-letter queue, whose
-// consumer here fails it (domain/stalled-jobs.ts; the cron fails what no message ends). The
-// source variant plays whatever happens here.
+// chunk of one rung of one video, a live recording's remux (domain/live/recording-vod.ts), or a
+// chunk of audio to transcribe for automatic captions (domain/captions/generate.ts). A job that
+// fails for a passing reason (the transcoder busy or unreachable, R2 unavailable) is retried
+// after a delay; on its last attempt the rung (or the remux) is marked failed with the reason. A
+// job whose consumer dies on every attempt reaches the dead-letter queue, whose consumer here
+// fails it (domain/stalled-jobs.ts; the cron fails what no message ends). The source variant
+// plays whatever happens here.
 import { z } from "zod";
 import { backgroundDeps } from "../domain/background";
+import { captionJobUnrunnable, runCaptionJob, speechEngineOf } from "../domain/captions/generate";
 import {
   recordingRemuxed,
   RecordingNotRemuxed,
@@ -38,6 +40,82 @@ const recordingJob = z.object({
   contentId: z.number().int().positive(),
   contentKey: z.string().min(1).max(8),
 });
+
+/**
+ * One job's work: its outcome logged and the message acknowledged, or, when it throws (a passing
+ * failure: the work decides on its last attempt), the error logged and the message retried.
+ */
+async function runJob(
+  message: Message<unknown>,
+  what: string,
+  fields: Record<string, unknown>,
+  work: () => Promise<string>,
+): Promise<void> {
+  const started = Date.now();
+  try {
+    const outcome = await work();
+    console.log(
+      JSON.stringify({ msg: what, ...fields, outcome, duration_ms: Date.now() - started }),
+    );
+    message.ack();
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: `${what} failed; retried`,
+        ...fields,
+        attempt: message.attempts,
+        error: String(err).slice(0, 300),
+      }),
+    );
+    message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
+  }
+}
+
+/** A chunk of a video's audio for its automatic captions (domain/captions/generate.ts). */
+const captionJob = z.object({
+  captions: z.literal(true),
+  jobId: z.number().int().positive(),
+  contentId: z.number().int().positive(),
+  contentKey: z.string().min(1).max(8),
+  chunk: z.number().int().min(0),
+});
+
+/**
+ * A caption chunk job: its words stored (the track made by the last one), or its job failed for
+ * good; a passing failure is retried, and the last attempt fails the job.
+ */
+async function runCaptionMessage(
+  deps: ReturnType<typeof backgroundDeps>["deps"],
+  env: Env,
+  message: Message<unknown>,
+  job: z.infer<typeof captionJob>,
+): Promise<void> {
+  const transcoder = transcoderOf(env, job.chunk);
+  const speech = speechEngineOf(env);
+  if (!transcoder || !speech) {
+    await captionJobUnrunnable(
+      { ...deps, now: new Date() },
+      job,
+      transcoder ? "no speech engine here" : "no transcoder here",
+    );
+    message.ack();
+    return;
+  }
+  await runJob(
+    message,
+    "caption job",
+    { content_key: job.contentKey, job: job.jobId, chunk: job.chunk, engine: speech.name },
+    () =>
+      runCaptionJob(
+        { ...deps, now: new Date() },
+        transcoder,
+        speech,
+        job,
+        message.attempts > RENDITION_MAX_RETRIES,
+      ),
+  );
+}
 
 /**
  * A recording job: remuxed and published, or left as recording.m3u8 when it cannot be
@@ -104,6 +182,11 @@ export async function consumeRenditionJobs(
       await runRecordingJob(deps, env, message, recording.data);
       continue;
     }
+    const captions = captionJob.safeParse(message.body);
+    if (captions.success) {
+      await runCaptionMessage(deps, env, message, captions.data);
+      continue;
+    }
     const parsed = job.safeParse(message.body);
     const transcoder = transcoderOf(env, parsed.data?.chunk ?? 0);
     if (!parsed.success || !transcoder) {
@@ -119,40 +202,24 @@ export async function consumeRenditionJobs(
       message.ack();
       continue;
     }
-    const started = Date.now();
-    try {
-      const outcome = await runRenditionJob(
-        { ...deps, now: new Date() },
-        transcoder,
-        parsed.data,
-        message.attempts > RENDITION_MAX_RETRIES,
-      );
-      console.log(
-        JSON.stringify({
-          msg: "rendition job",
-          content_key: parsed.data.contentKey,
-          rung: parsed.data.rung,
-          chunk: parsed.data.chunk,
-          outcome,
-          transcoder: transcoder.name,
-          duration_ms: Date.now() - started,
-        }),
-      );
-      message.ack();
-    } catch (err) {
-      console.error(
-        JSON.stringify({
-          level: "error",
-          msg: "rendition job failed; retried",
-          content_key: parsed.data.contentKey,
-          rung: parsed.data.rung,
-          chunk: parsed.data.chunk,
-          attempt: message.attempts,
-          error: String(err).slice(0, 300),
-        }),
-      );
-      message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
-    }
+    const { data } = parsed;
+    await runJob(
+      message,
+      "rendition job",
+      {
+        content_key: data.contentKey,
+        rung: data.rung,
+        chunk: data.chunk,
+        transcoder: transcoder.name,
+      },
+      () =>
+        runRenditionJob(
+          { ...deps, now: new Date() },
+          transcoder,
+          data,
+          message.attempts > RENDITION_MAX_RETRIES,
+        ),
+    );
   }
 }
 

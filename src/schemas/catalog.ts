@@ -1,5 +1,6 @@
 // zod schemas of the catalog read endpoints (E6, E13–E16) and feed definitions.
 import { z } from "@hono/zod-openapi";
+import { spokenMatch } from "./captions";
 import { olderRecordHead, syndicationRecord, translationRecord } from "./records";
 
 export const PAGE_SIZE_MAX = 1000;
@@ -151,6 +152,10 @@ export const searchRecord = z
     removed: z.boolean(),
     thumbnail: z.string(),
     title: z.string(),
+    spoken: spokenMatch.optional().openapi({
+      description:
+        "Extension: where the search's words are said in the video (search by what is said, when the organization turns it on)",
+    }),
   })
   .openapi("SearchRecord");
 
@@ -171,6 +176,10 @@ export const feedSearchResponse = z.object({
       thumbnail: z.string(),
       title: z.string(),
       translations: z.array(translationRecord),
+      spoken: spokenMatch.optional().openapi({
+        description:
+          "Extension: where the search's words are said in the video (search by what is said, when the organization turns it on)",
+      }),
     }),
   ),
 });

@@ -9,6 +9,7 @@ import {
   PLANS,
   SIGN_IN_METHODS,
 } from "../shared/vocabulary";
+import { spokenMatch } from "./captions";
 import { contentKeySchema, required, text } from "./common";
 import { contentObject } from "./content";
 
@@ -136,7 +137,8 @@ export const libraryQuery = z.object({
     .max(200, "must be at most 200 characters")
     .optional()
     .openapi({
-      description: "Words of the title or description (the last one a prefix), or a content key",
+      description:
+        "Words of the title or description (the last one a prefix), or a content key; words said in the video too when the organization turns search by what is said on (its caption settings)",
     }),
   category: labelName.optional(),
   tag: labelName.optional(),
@@ -187,6 +189,10 @@ export const libraryPage = z
           .openapi({
             description: "Syndication windows to the network (operator-set), by start time",
           }),
+        spoken: spokenMatch.optional().openapi({
+          description:
+            "Where the search's words are said in the video (search by what is said, when the organization turns it on)",
+        }),
       }),
     ),
     nextCursor: z

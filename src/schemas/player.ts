@@ -2,6 +2,7 @@
 // (/v2/player-configurations), the organization's player settings (/v2/player-settings), and the
 // public answer the player reads (GET /v2/player/{contentKey}).
 import { z } from "@hono/zod-openapi";
+import { CAPTION_KINDS } from "../shared/captions";
 import { PLAYER_AUTOPLAY } from "../shared/vocabulary";
 import { required, text } from "./common";
 
@@ -164,9 +165,16 @@ export const playerAnswer = z
         z.object({
           language: z.string(),
           label: z.string(),
+          kind: z.enum(CAPTION_KINDS).openapi({
+            description:
+              "The <track kind>: subtitles (the dialogue) or captions (for viewers who do not hear the audio)",
+          }),
+          default: z.boolean().openapi({
+            description: "Shown unless the viewer chooses otherwise (<track default>)",
+          }),
           src: z.string().openapi({
             description:
-              "Root-relative to endpoint (the service's copy of the WebVTT file): an in-page player prefixes endpoint, the iframe uses it as is",
+              "Root-relative to endpoint (a caption track the service keeps, or its copy of a publisher's WebVTT file): an in-page player prefixes endpoint, the iframe uses it as is",
           }),
         }),
       ),

@@ -1,5 +1,6 @@
 // The shapes of the worker's bindings that env.ts names, here so that env.ts imports nothing of
 // the layers that use them: the Media Transformations binding (media/frames.ts adapts it), the
+// Workers AI binding (media/speech.ts), the
 // renditions queue's messages (domain/renditions.ts, domain/live/recording-vod.ts) and the live
 // streams' Durable Objects, typed by their RPC methods (src/durable/live-stream.ts implements
 // them; domain/live/objects.ts is how the rest of the worker reaches them).
@@ -41,7 +42,28 @@ export interface RecordingJob {
   contentKey: string;
 }
 
-export type RenditionsQueueMessage = RenditionJob | RecordingJob;
+/**
+ * A message of the same queue: one chunk of a video's audio to transcribe for its automatic
+ * captions (domain/captions/generate.ts).
+ */
+export interface CaptionJob {
+  captions: true;
+  /** caption_jobs.id: the request this chunk belongs to. */
+  jobId: number;
+  contentId: number;
+  contentKey: string;
+  chunk: number;
+}
+
+export type RenditionsQueueMessage = RenditionJob | RecordingJob | CaptionJob;
+
+/**
+ * The parts of the Workers AI binding (wrangler `[ai]`) the speech adapter uses: one model run
+ * with its input, answering the model's output (media/speech.ts checks its shape).
+ */
+export interface SpeechModelBinding {
+  run(model: string, input: Record<string, unknown>): Promise<unknown>;
+}
 
 /** What a stream's Durable Object is set up with (domain/live/streams.ts). */
 export interface LiveStreamSetup {

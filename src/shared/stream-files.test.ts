@@ -22,6 +22,9 @@ const NAMES: [string, StreamFile][] = [
   ["subtitles-0.m3u8", { kind: "subtitle-playlist", number: 0 }],
   ["subtitles-9999.m3u8", { kind: "subtitle-playlist", number: 9999 }],
   ["subtitles-2.vtt", { kind: "subtitle", number: 2 }],
+  ["captions-en.m3u8", { kind: "caption-playlist", language: "en" }],
+  ["captions-pt-BR.vtt", { kind: "caption", language: "pt-BR" }],
+  ["captions-zh-Hant.vtt", { kind: "caption", language: "zh-Hant" }],
   ["manifest.mpd", { kind: "manifest" }],
   ["init.mp4", { kind: "init", rung: null, track: "muxed" }],
   ["video-init.mp4", { kind: "init", rung: null, track: "video" }],
@@ -62,6 +65,13 @@ const NOT_NAMES = [
   "subtitles-10000.vtt",
   "subtitles-1.mp4",
   "r360-subtitles-1.vtt",
+  "captions-.vtt",
+  "captions-EN.vtt",
+  "captions-english.vtt",
+  "captions-en-.vtt",
+  "captions-en-B.vtt",
+  "captions-en.mp4",
+  "captions-1.vtt",
   "r360-manifest.mpd",
   "manifest.m3u8",
   "init.m4s",
@@ -69,7 +79,11 @@ const NOT_NAMES = [
 
 /** A form as the route's message shows it, with its slots filled: a name it matches. */
 const filled = (form: string) =>
-  form.replace("r<height>", "r720").replace("(video|audio)", "audio").replace("<n>", "7");
+  form
+    .replace("r<height>", "r720")
+    .replace("(video|audio)", "audio")
+    .replace("<n>", "7")
+    .replace("<language>", "en");
 
 describe("stream file names", () => {
   it.each(NAMES)("%s parses into what it stands for and is written back the same", (name, file) => {
@@ -85,6 +99,8 @@ describe("stream file names", () => {
       "r<height>-video.m3u8",
       "subtitles-<n>.m3u8",
       "subtitles-<n>.vtt",
+      "captions-<language>.m3u8",
+      "captions-<language>.vtt",
       "manifest.mpd",
       "init.mp4",
       "(video|audio)-init.mp4",
@@ -101,7 +117,7 @@ describe("stream file names", () => {
       expect(streamFileName(file!)).toBe(filled(form));
     }
     // The table above has every kind.
-    expect(new Set(NAMES.map(([, f]) => f.kind)).size).toBe(7);
+    expect(new Set(NAMES.map(([, f]) => f.kind)).size).toBe(9);
   });
 
   it.each(NOT_NAMES)("%j is no stream file name, for the parser and the route alike", (name) => {
@@ -110,7 +126,7 @@ describe("stream file names", () => {
   });
 
   it("accepts exactly what it parses: names one edit away from every form", () => {
-    const alphabet = ["0", "1", "9", "r", "-", ".", "a", "v", "o", "x", "/", "m", "4", "s"];
+    const alphabet = ["0", "1", "9", "r", "-", ".", "a", "v", "o", "x", "/", "m", "4", "s", "E"];
     const names = new Set<string>();
     for (const [name] of NAMES)
       for (let i = 0; i <= name.length; i++) {
@@ -143,6 +159,8 @@ describe("stream file names", () => {
       { kind: "segment", rung: null, track: "muxed", number: 1.5 },
       { kind: "segment", rung: null, track: "muxed", number: 10_000_000 },
       { kind: "subtitle", number: 10_000 },
+      { kind: "caption", language: "EN" },
+      { kind: "caption-playlist", language: "../x" },
     ];
     for (const file of refused) expect(() => streamFileName(file), JSON.stringify(file)).toThrow();
   });
@@ -168,6 +186,8 @@ describe("stream file names", () => {
     expect(of("r360-video.m3u8")).toEqual(["playlist", false]);
     expect(of("subtitles-1.m3u8")).toEqual(["playlist", true]);
     expect(of("subtitles-1.vtt")).toEqual(["subtitles", true]);
+    expect(of("captions-en.m3u8")).toEqual(["playlist", true]);
+    expect(of("captions-en.vtt")).toEqual(["subtitles", true]);
     expect(of("manifest.mpd")).toEqual(["manifest", true]);
     expect(of("video-init.mp4")).toEqual(["media", false]);
     expect(of("r360-3.m4s")).toEqual(["media", false]);

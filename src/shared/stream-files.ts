@@ -4,7 +4,7 @@
 // writes one (the HLS playlists, the DASH manifest, the record's urlHLS, the embed page's
 // subtitle tracks) writes it here from a StreamFile. As in nginx-vod-module's
 // ngx_http_vod_hls_parse_uri_file_name, the name alone says what is asked: which kind of file,
-// of which rung, which track, which number.
+// of which rung, which track, which number, which language.
 //
 // FILES is the one table of names: a new form of an existing kind is one template there; a new
 // kind (a low-latency HLS part, a subtitle track the service keeps) is one entry there and one
@@ -13,6 +13,8 @@
 // templates. The /live/ viewer's files (index.m3u8, recording.m3u8, u<n>.<ext>: domain/live/
 // files.ts) are another family of names; they can join as a second table of the same shape
 // (compileForms) when the live routes move to it.
+
+import { LANGUAGE_CODE_PATTERN } from "./captions";
 
 /**
  * The track a media file holds: both in one (HLS's muxed segments), or one each (DASH's
@@ -30,6 +32,10 @@ export type StreamFile =
   | { kind: "subtitle-playlist"; number: number }
   /** The record's n-th WebVTT file, as the service passes it on. */
   | { kind: "subtitle"; number: number }
+  /** The playlist of the caption track the service keeps in `language` (one segment: the file). */
+  | { kind: "caption-playlist"; language: string }
+  /** The caption track the service keeps in `language`, as WebVTT (docs/api.md "Captions"). */
+  | { kind: "caption"; language: string }
   /** The DASH manifest. */
   | { kind: "manifest" }
   /** An init segment (HLS's EXT-X-MAP, DASH's initialization). */
@@ -46,11 +52,11 @@ export type StreamFileKind = StreamFile["kind"];
  */
 export type StreamBody = "playlist" | "manifest" | "subtitles" | "media";
 
-type Field = "rung" | "track" | "number";
+type Field = "rung" | "track" | "number" | "language";
 
 /** A part of a name that carries a field; every other part of a template is literal. */
 type Slot =
-  | { field: "rung" | "track"; pattern: string; shown: string }
+  | { field: "rung" | "track" | "language"; pattern: string; shown: string }
   | { field: "number"; digits: number; shown: string };
 
 const SLOTS = {
@@ -64,6 +70,8 @@ const SLOTS = {
   segment: { field: "number", digits: 7, shown: "<n>" },
   /** A subtitle file's place in the record's list: up to 4 digits. */
   subtitle: { field: "number", digits: 4, shown: "<n>" },
+  /** A caption track's language (shared/captions.ts): `en`, `pt-BR`. */
+  language: { field: "language", pattern: LANGUAGE_CODE_PATTERN, shown: "<language>" },
 } as const satisfies Record<string, Slot>;
 
 type SlotName = keyof typeof SLOTS;
@@ -101,6 +109,18 @@ const FILES = {
     showsRecord: true,
     fields: ["number"],
     forms: ["subtitles-{subtitle}.vtt"],
+  },
+  "caption-playlist": {
+    body: "playlist",
+    showsRecord: true,
+    fields: ["language"],
+    forms: ["captions-{language}.m3u8"],
+  },
+  caption: {
+    body: "subtitles",
+    showsRecord: true,
+    fields: ["language"],
+    forms: ["captions-{language}.vtt"],
   },
   manifest: { body: "manifest", showsRecord: true, fields: [], forms: ["manifest.mpd"] },
   init: {

@@ -13,6 +13,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "live.ended",
   "qoe.degraded",
   "qoe.recovered",
+  "captions.ready",
+  "captions.failed",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

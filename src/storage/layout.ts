@@ -72,6 +72,26 @@ export const renditionsPrefix = (contentKey: string, contentId: number) =>
   `${contentKey}/hls/${hlsVersion(contentId)}/r`;
 
 /**
+ * A video's captions (docs/captions.md), under its row (a key created again has none of them):
+ * each track's versions (`en/v3.vtt`: every saved version is kept until the track goes), and
+ * the words each chunk of an automatic-captions job heard until the last one assembles them.
+ */
+export const captionsPrefix = (contentKey: string, contentId: number) =>
+  `${contentKey}/captions/${contentId.toString(36)}/`;
+export const captionKey = (
+  contentKey: string,
+  contentId: number,
+  language: string,
+  version: number,
+) => `${captionsPrefix(contentKey, contentId)}${language}/v${version}.vtt`;
+export const captionTrackPrefix = (contentKey: string, contentId: number, language: string) =>
+  `${captionsPrefix(contentKey, contentId)}${language}/`;
+export const captionJobKeys = (contentKey: string, contentId: number, jobId: number) => {
+  const dir = `${captionsPrefix(contentKey, contentId)}jobs/${jobId}/`;
+  return { prefix: dir, chunk: (k: number) => `${dir}chunk-${String(k).padStart(5, "0")}.json` };
+};
+
+/**
  * A live stream's files (docs/live.md): its playlists and the segments its encoder pushed, under
  * the same version as an uploaded video's stream (the content row), served at /live/.
  */

@@ -148,3 +148,13 @@ export async function serveObject(
 export function isNoSuchUpload(err: unknown): boolean {
   return err instanceof Error && /\(10024\)|NoSuchUpload/.test(err.message);
 }
+
+/** Deletes every object whose key starts with `prefix`, a listing page at a time. */
+export async function deleteObjectsUnder(bucket: R2Bucket, prefix: string): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, cursor });
+    if (page.objects.length) await bucket.delete(page.objects.map((o) => o.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+}

@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/net.mjs";
+import { speechTools } from "../../scripts/lib/speech-fixture.mjs";
 import { SETTLED_MS } from "./harness/api";
 import { SILENT_LIMIT_MS } from "./harness/run-script";
 import { ROOT } from "./harness/worker";
@@ -200,6 +201,9 @@ it.for([
       expect(start).not.toContain("┌");
       expect(start).not.toContain("Your Worker has access");
       expect(start.split("\n").filter((l) => l.trim()).length).toBeLessThan(15);
+      // The offline speech engine starts beside the transcoder (automatic captions).
+      if ((await speechTools()).length === 0)
+        expect(start).toMatch(/automatic captions: speech engine on http:\/\/127\.0\.0\.1:\d+/);
       // Said once: local queues are in memory (production Queues persist).
       expect(start.match(/queues .* live in this process's memory/g)).toHaveLength(1);
       expect(start).toContain(inspect ? "wrangler dev with its inspector" : "inspector off");

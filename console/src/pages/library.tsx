@@ -5,6 +5,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { can, client, formatDate, formatDuration, ok, type Content } from "../api";
 import { errorText, Messages } from "../messages";
+import type { components } from "../../../sdk/client/src/index";
+
+type Spoken = components["schemas"]["SpokenMatch"];
 
 type Labels = {
   categories: { name: string; videos: number }[];
@@ -93,6 +96,23 @@ export function StatusBadge({ content }: { content: Pick<Content, "status" | "re
         ? `: ${content.rejectionReason}`
         : ""}
     </span>
+  );
+}
+
+/**
+ * Where a search's words are said in a video (search by what is said): the time, a link that
+ * opens the video's page with its player there, and the words around them.
+ */
+function SpokenAt({ content: c }: { content: { contentKey: string; spoken?: Spoken } }) {
+  if (!c.spoken) return null;
+  return (
+    <div class="small spoken" data-testid="spoken">
+      Said at{" "}
+      <a href={`#/video/${encodeURIComponent(c.contentKey)}/${c.spoken.start}`}>
+        {formatDuration(c.spoken.start)}
+      </a>
+      : “{c.spoken.text}”
+    </div>
   );
 }
 
@@ -311,6 +331,7 @@ export function Library() {
                 <span class="tile-thumb placeholder" aria-hidden="true" />
               )}
               <a href={`#/video/${encodeURIComponent(c.contentKey)}`}>{c.title || "(untitled)"}</a>
+              <SpokenAt content={c} />
               <div class="small">
                 <StatusBadge content={c} /> {formatDuration(c.duration)} ·{" "}
                 {formatDate(c.publishedDate)}
@@ -383,6 +404,7 @@ export function Library() {
                       {c.title || "(untitled)"}
                     </a>
                     <div class="muted small">{c.contentKey}</div>
+                    <SpokenAt content={c} />
                     {/* On a phone the status column folds in here. */}
                     <div class="status-inline small">
                       <StatusBadge content={c} />

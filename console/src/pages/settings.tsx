@@ -1,12 +1,14 @@
 // Settings: the organization's own record (GET /v2/organization; the minute's use from its
 // RateLimit headers), rotation of the API secret or token (confirmed, the new value shown
 // once), and the webhook endpoints with their recent deliveries: add, pause, enable, delete,
-// redeliver; signed playback's keys and setting (./signed-playback.tsx).
+// redeliver; signed playback's keys and setting (./signed-playback.tsx); the caption settings
+// (./caption-settings.tsx).
 import { useEffect, useState } from "preact/hooks";
 import { client, formatDate, ok, session, type Session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
 import { WEBHOOK_EVENT_TYPES } from "../../../src/shared/webhook-events";
 import { errorText, Messages } from "../messages";
+import { CaptionSettings } from "./caption-settings";
 import { SignedPlayback } from "./signed-playback";
 
 type Org = components["schemas"]["OwnOrganization"];
@@ -337,6 +339,7 @@ export function Settings() {
       <h1 id="settings-title">Settings</h1>
       <Organization s={session} />
       {!session.subOrganization && <SignedPlayback />}
+      {!session.subOrganization && <CaptionSettings />}
       <Webhooks />
     </section>
   );

@@ -1,6 +1,6 @@
 // A video: play it (its media URL; the player SDK reports the plays), edit the E4 fields
-// (retrieve with E3, modify, send the whole object back) with its subtitles, replace the
-// thumbnail, delete it, and its plays per day (E8).
+// (retrieve with E3, modify, send the whole object back) with its subtitles, its caption tracks
+// (./captions.tsx), replace the thumbnail, delete it, and its plays per day (E8).
 import { useEffect, useState } from "preact/hooks";
 import {
   can,
@@ -15,7 +15,9 @@ import {
   type Content,
 } from "../api";
 import { DayChart, everyDay, type DayPoint } from "../chart";
+import { Captions, seekPreview } from "./captions";
 import { StatusBadge } from "./library";
+import { usePolled } from "../polling";
 import { errorText, Messages } from "../messages";
 
 const COUNT_PREVIEWS = "evc-console:count-previews";
@@ -26,7 +28,7 @@ const COUNT_PREVIEWS = "evc-console:count-previews";
  * chooses to (a visible switch, remembered): counted, they carry the player id "console", so a
  * report can still tell them apart.
  */
-function Player({ content }: { content: Content }) {
+function Player({ content, at }: { content: Content; at?: number }) {
   const [counted, setCounted] = useState(() => localStorage.getItem(COUNT_PREVIEWS) === "1");
   const choose = (on: boolean) => {
     localStorage.setItem(COUNT_PREVIEWS, on ? "1" : "0");
@@ -62,6 +64,10 @@ function Player({ content }: { content: Content }) {
           class="player"
           src={`/embed/${content.contentKey}?${counted ? "player_id=console" : "analytics=off"}${previewToken ? `&token=${previewToken}` : ""}`}
           title={`Play ${content.title || content.contentKey}`}
+          // Opened at a time (a search's spoken match): the player is sought there.
+          onLoad={(e) =>
+            at !== undefined && Number.isFinite(at) && seekPreview(e.currentTarget, at)
+          }
           allow="autoplay; fullscreen; picture-in-picture"
           allowFullScreen
         />
@@ -206,28 +212,14 @@ function Renditions({ contentKey }: { contentKey: string }) {
   const [notice, setNotice] = useState("");
   // Bumped by a retry: the rows are read again (and followed while pending).
   const [round, setRound] = useState(0);
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let stopped = false;
-    const load = () =>
-      client.api
-        .GET("/v2/content/renditions", { params: { query: { contentKey } } })
-        .then(ok)
-        .then(
-          (answer) => {
-            if (stopped) return;
-            setRows(answer.renditions);
-            if (answer.renditions.some((r) => r.status === "pending"))
-              timer = setTimeout(load, RENDITIONS_REFRESH_MS);
-          },
-          () => setRows(null),
-        );
-    void load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [contentKey, round]);
+  usePolled(
+    () => client.api.GET("/v2/content/renditions", { params: { query: { contentKey } } }).then(ok),
+    (answer) => setRows(answer.renditions),
+    () => setRows(null),
+    (answer) => answer.renditions.some((r) => r.status === "pending"),
+    RENDITIONS_REFRESH_MS,
+    [contentKey, round],
+  );
   const retry = async (rung?: string) => {
     setError("");
     setNotice("");
@@ -302,11 +294,22 @@ interface SubtitleRow {
   url: string;
 }
 
-/** The record's subtitles ([{language: URL}, …], an object may name several) as one row each. */
+/**
+ * The publisher's own subtitle URLs of the record ([{language: URL}, …], an object may name
+ * several) as one row each: the caption tracks the service keeps, which E3 lists beside them,
+ * are the Captions section's.
+ */
 const subtitleRows = (subtitles: Content["subtitles"] | undefined): SubtitleRow[] =>
   (subtitles ?? []).flatMap((o) =>
-    Object.entries(o).map(([language, url]) => ({ language, url: String(url) })),
+    Object.entries(o)
+      .filter(([, url]) => !KEPT_CAPTION.test(url))
+      .map(([language, url]) => ({ language, url })),
   );
+
+/** A caption track's URL on this service (/hls/<key>/<version>/captions-<language>.vtt). */
+const KEPT_CAPTION = new RegExp(
+  `^${location.origin.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/hls/[^/]+/[^/]+/captions-[^/]+\\.vtt$`,
+);
 
 /** Subtitles: a language code and the URL of its WebVTT file per row; sent with the details. */
 function Subtitles({
@@ -491,7 +494,7 @@ function Placements({
   );
 }
 
-export function VideoPage({ contentKey }: { contentKey: string }) {
+export function VideoPage({ contentKey, at }: { contentKey: string; at?: number }) {
   const [content, setContent] = useState<Content | null>(null);
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
@@ -617,7 +620,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
       <div class="video-layout">
         <div>
           {content.url ? (
-            <Player content={content} />
+            <Player content={content} at={at} />
           ) : (
             <p class="muted">No media to play while the content is {content.status}.</p>
           )}
@@ -628,6 +631,7 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
           )}
           <Distribution contentKey={contentKey} />
           <Renditions contentKey={contentKey} />
+          <Captions contentKey={contentKey} />
           <p>
             <label class="button secondary">
               Replace the thumbnail (JPEG 1920x1080)

@@ -1,8 +1,10 @@
 // <evc-captions>: the video's subtitles as <track>s of the content <video> (every browser lists
 // them, whatever plays the video: hls.js light has no subtitle support) and the "Captions" menu
 // in the control bar ("Captions off" first), hidden when the video has none. The tracks come
-// from the player's data (the service's WebVTT copies); the iframe page's first video brings
-// its own, and Safari's own HLS gets none when the stream lists the same subtitles.
+// from the player's data (the caption tracks the service keeps and its copies of the
+// publisher's WebVTT files, each with its kind and whether it is the default); the iframe
+// page's first video brings its own, and Safari's own HLS gets none when the stream lists the
+// same subtitles.
 import type { SourceInfo } from "../core/contract";
 import { el, Room } from "../core/room";
 import type { PlayerData } from "../core/types";
@@ -39,7 +41,12 @@ export class EvcCaptions extends Room {
     // The service's stream lists the subtitles itself: Safari shows them without doubles.
     else if (how.nativeHls && how.adopted.nativeHlsListsTracks) drop();
     for (const c of how.adopted ? [] : d.captions) {
-      const track = el("track", { kind: "subtitles", label: c.label, srclang: c.language });
+      const track = el("track", {
+        kind: c.kind,
+        label: c.label,
+        srclang: c.language,
+        default: c.default,
+      });
       track.src = new URL(c.src, d.endpoint).href;
       video.append(track);
     }

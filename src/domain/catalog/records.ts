@@ -1,8 +1,10 @@
 // How a video is written out: the v2 record (spec 2.2) and the older snake_case records (2.3),
 // each endpoint with its own field names.
 import type { Content, Syndication } from "../../db/schema";
+import { streamPath } from "../../shared/stream-files";
 import {
   hlsUrl,
+  hlsVersion,
   LIVE_PLAYLIST,
   liveUrl,
   mediaUrl,
@@ -59,6 +61,25 @@ export const playbackUrlOf = (
   >,
   o: Pick<Origins, "baseUrl">,
 ) => (c.liveState !== null ? hlsUrlOf(c, o) : mediaUrl(o.baseUrl, c.mediaKey));
+
+/** Where the service serves a caption track it keeps (a stable URL: the track's text may change). */
+export const keptCaptionUrl = (
+  c: Pick<Content, "contentKey" | "id">,
+  language: string,
+  o: Pick<Origins, "baseUrl">,
+) => `${o.baseUrl}${streamPath(c.contentKey, hlsVersion(c.id), { kind: "caption", language })}`;
+
+/**
+ * The record's `subtitles` (spec 2.2: objects mapping a language code to a subtitle file's URL):
+ * the publisher's own, then one object per caption track the service keeps.
+ */
+export const recordSubtitles = (
+  c: Pick<Content, "contentKey" | "id" | "subtitles" | "captions">,
+  o: Pick<Origins, "baseUrl">,
+): Record<string, string>[] => [
+  ...c.subtitles,
+  ...c.captions.map((k) => ({ [k.language]: keptCaptionUrl(c, k.language, o) })),
+];
 
 /** Spec 2.2 (E6, and v2 feed files with `subtitles`). */
 export function v2Record(c: Content, o: Origins) {

@@ -28,6 +28,8 @@ import { scopeOf, type Caller } from "./caller";
 import { catalogVersionsKey, keptPage } from "./listing-ids";
 import { feedVersions, readKey } from "../../shared/versions";
 import { feedSearchRecord, searchRecord } from "./records";
+import { keptCaptionSettings } from "../captions/settings";
+import { type Spoken, spokenMatches, spokenPlaces } from "../captions/spoken";
 
 export const SEARCH_MIN_LENGTH = 3;
 
@@ -84,7 +86,10 @@ export async function searchMetadata(
     const refs = names.map((name) => ({ kind, name }));
     criteria.push({ kind: "names", groups: all ? refs.map((r) => [r]) : [refs] });
   }
-  if (q.titles !== undefined) criteria.push({ kind: "titles", terms: q.titles, all: q.titleAnd });
+  // Search by what is said (the organization's setting): titleString finds spoken words too.
+  const spoken = (await spokenSearchOn(deps, caller.org.id)) && q.titles !== undefined;
+  if (q.titles !== undefined)
+    criteria.push({ kind: "titles", terms: q.titles, all: q.titleAnd, spoken });
   if (q.and && criteria.length === 0) criteria.push({ kind: "tagged" });
   if (!q.and && q.tags === undefined) criteria.push({ kind: "tagged" });
 
@@ -105,8 +110,35 @@ export async function searchMetadata(
     page,
     read,
   );
-  return rows.map((r) => searchRecord(r, deps.origins));
+  const places =
+    spoken && q.titles?.[0]
+      ? await spokenPlaces(
+          deps.db,
+          query,
+          q.titles[0],
+          rows.map((r) => r.id),
+          true,
+        )
+      : new Map<number, Spoken>();
+  return rows.map((r) => withSpoken(searchRecord(r, deps.origins), places.get(r.id)));
 }
+
+/** Whether the organization's searches find videos by what is said in them (its setting). */
+async function spokenSearchOn(deps: ReadDeps, organizationId: number): Promise<boolean> {
+  const settings = await keptCaptionSettings(
+    {
+      db: deps.db,
+      nowMs: deps.now.getTime(),
+      credentialCacheMs: deps.config.credentialCacheSeconds * 1000,
+    },
+    organizationId,
+  );
+  return settings.transcriptSearch;
+}
+
+/** A record, with where the search's words are spoken in the video when they are. */
+const withSpoken = <T>(record: T, spoken: Spoken | undefined) =>
+  spoken ? { ...record, spoken } : record;
 
 /** The search string as searched: trimmed, at least SEARCH_MIN_LENGTH characters. */
 function searchedText(searchString: string): string {
@@ -128,24 +160,36 @@ async function searchPage(
   scope: TextScope,
   where: () => Promise<SQL | undefined>,
   page: Page,
+  spoken: boolean,
 ) {
-  // The order depends on how many matches are ranked, a setting.
+  // The order depends on how many matches are ranked, a setting, and on the spoken-word search.
   const candidates = deps.config.searchRankCandidates;
   const { rows } = await keptPage(
     deps,
     versionsKey,
-    `${query}:${text}:r${candidates}`,
+    `${query}:${text}:r${candidates}:s${spoken ? 1 : 0}`,
     page,
     async (_from, upTo) => {
       const [fts, checks] = await Promise.all([searchTextQuery(deps.db, text), where()]);
-      return {
-        ids: fts ? await searchIds(deps.db, scope, fts, checks, upTo, candidates) : [],
-        count: 0,
-        plan: "search",
-      };
+      const ids = fts ? await searchIds(deps.db, scope, fts, checks, upTo, candidates) : [];
+      // The videos whose words are spoken only follow those whose title or description holds them.
+      if (spoken && ids.length < upTo) {
+        const seen = new Set(ids);
+        const said = await spokenMatches(deps.db, scope, text, checks, upTo);
+        ids.push(...said.filter((id) => !seen.has(id)).slice(0, upTo - ids.length));
+      }
+      return { ids, count: 0, plan: "search" };
     },
   );
-  return rows;
+  const places = spoken
+    ? await spokenPlaces(
+        deps.db,
+        scope,
+        text,
+        rows.map((r) => r.id),
+      )
+    : new Map<number, Spoken>();
+  return { rows, places };
 }
 
 /** E14: the caller's videos. */
@@ -157,7 +201,7 @@ export async function searchVideoList(
 ) {
   const text = searchedText(searchString);
   const scope = scopeOf(caller);
-  const rows = await searchPage(
+  const { rows, places } = await searchPage(
     deps,
     catalogVersionsKey(caller, false),
     `search:${scope.subOrganizationId ?? 0}`,
@@ -165,8 +209,9 @@ export async function searchVideoList(
     scope,
     async () => undefined,
     page,
+    await spokenSearchOn(deps, caller.org.id),
   );
-  return rows.map((r) => searchRecord(r, deps.origins));
+  return rows.map((r) => withSpoken(searchRecord(r, deps.origins), places.get(r.id)));
 }
 
 /** E15: a feed's published videos (public: what players call). */
@@ -185,7 +230,7 @@ export async function searchFeed(deps: ReadDeps, feedId: string, searchString: s
   // version moves with its definition and with a change to a video it holds (before or after).
   const scope = { organizationId: feed.organizationId, subOrganizationId: feed.subOrganizationId };
   const where = () => feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString());
-  const rows = await searchPage(
+  const { rows, places } = await searchPage(
     deps,
     readKey(feedVersions(feed.id, feed.version), ["catalog"]),
     "feed-search",
@@ -193,10 +238,13 @@ export async function searchFeed(deps: ReadDeps, feedId: string, searchString: s
     scope,
     where,
     page,
+    await spokenSearchOn(deps, feed.organizationId),
   );
   const windows = await syndicationsOf(
     deps.db,
     rows.map((r) => r.id),
   );
-  return rows.map((r) => feedSearchRecord(r, deps.origins, windows.get(r.id) ?? []));
+  return rows.map((r) =>
+    withSpoken(feedSearchRecord(r, deps.origins, windows.get(r.id) ?? []), places.get(r.id)),
+  );
 }

@@ -13,6 +13,8 @@ import { invalid } from "../../shared/errors";
 import type { LibrarySort } from "../../shared/vocabulary";
 import { toContentObject } from "../content/content";
 import type { Deps } from "../deps";
+import { captionSettingsOf } from "../../db/captions";
+import { type Spoken, spokenPlaces } from "../captions/spoken";
 
 export interface LibraryParams {
   contentKey?: string;
@@ -82,10 +84,15 @@ export async function libraryPage(
   });
   const descending =
     params.order === undefined ? descendingByDefault(params.sort) : params.order === "desc";
+  // Search by what is said, when the organization turns it on (domain/captions/settings.ts).
+  const spoken =
+    params.search !== undefined &&
+    (await captionSettingsOf(deps.db, scope.organizationId)).transcriptSearch;
   const rows = await listLibrary(deps.db, scope, {
     contentKey: params.contentKey,
     status: params.status,
     search: params.search,
+    spoken,
     labelGroups,
     sort: params.sort,
     descending,
@@ -98,8 +105,8 @@ export async function libraryPage(
   });
   const page = rows.slice(0, params.limit);
   const last = page.at(-1);
-  // The page's windows (catalog) and plays (statistics): one query each.
-  const [windows, plays] = await Promise.all([
+  // The page's windows (catalog), plays (statistics) and where the search is said: one query each.
+  const [windows, plays, places] = await Promise.all([
     syndicationsOf(
       deps.db,
       page.map((r) => r.content.id),
@@ -109,6 +116,14 @@ export async function libraryPage(
       scope.organizationId,
       page.map((r) => r.content.contentKey),
     ),
+    spoken
+      ? spokenPlaces(
+          deps.db,
+          scope,
+          params.search!,
+          page.map((r) => r.content.id),
+        )
+      : new Map<number, Spoken>(),
   ]);
   return {
     contents: page.map(({ content: c }) => ({
@@ -123,6 +138,7 @@ export async function libraryPage(
         stopTime: w.stopTime,
         geos: w.geos,
       })),
+      ...(places.has(c.id) && { spoken: places.get(c.id) }),
     })),
     nextCursor:
       rows.length > params.limit && last

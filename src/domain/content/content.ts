@@ -49,14 +49,16 @@ import { catalogChanged } from "../catalog-changed";
 import { packageUpload, streamObjectKeys } from "../streaming/indexes";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { deleteRenditionObjects, planRenditions } from "../renditions";
-import { toContentObject } from "./objects";
+import { autoCaptions } from "../captions/generate";
+import { deleteCaptionObjects, publisherSubtitles } from "../captions/tracks";
+import { loadContentOr404, toContentObject } from "./objects";
 import { rejectTranscoded } from "./transcoded";
 import { checkVideoPlayerFields } from "../player/items";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { destroyLiveStream } from "../live/objects";
 import type { Deps } from "../deps";
 
-export { toContentObject };
+export { loadContentOr404, toContentObject };
 
 /** The metadata a create body may give: E1's fields (POST /v2/live takes a subset of them). */
 export type NewContentMetadata = Partial<
@@ -406,6 +408,8 @@ export async function preparePlayback(
       }),
     );
   }
+  // Automatic captions when the organization asks for them (domain/captions/generate.ts).
+  await autoCaptions(deps, content);
 }
 
 /** The thumbnail from a frame of the video, when the publisher gave none; a failure is logged. */
@@ -458,16 +462,6 @@ export async function inspectMedia(deps: Deps, content: Content): Promise<Inspec
   if (transcoded && packaged.streamError !== null)
     return refusal(`${transcoded} video cannot be transcoded: ${packaged.streamError}`);
   return { reason: null, info, streamError: packaged.streamError };
-}
-
-export async function loadContentOr404(
-  db: Db,
-  scope: ContentScope,
-  contentKey: string,
-): Promise<Content> {
-  const content = await findContent(db, scope, contentKey);
-  if (!content) throw notFound(`contentKey: ${contentKey} does not exist`);
-  return content;
 }
 
 /** A fresh thumbnail upload URL for an existing content (to replace its thumbnail later). */
@@ -570,7 +564,9 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     events: body.events,
     customFields: body.customFields,
     ...(body.translations !== undefined && { translations: body.translations }),
-    ...(body.subtitles !== undefined && { subtitles: body.subtitles }),
+    ...(body.subtitles !== undefined && {
+      subtitles: publisherSubtitles(content, body.subtitles, deps.origins),
+    }),
     ...(body.isLive !== undefined && { isLive: body.isLive }),
     ...(body.signedPlayback !== undefined && { signedPlayback: body.signedPlayback }),
     ...(body.enforcePlaybackWindows !== undefined && {
@@ -617,6 +613,7 @@ export async function removeContent(deps: Deps, scope: ContentScope, contentKey:
     ...streamObjectKeys(content),
   ]);
   await deleteRenditionObjects(deps.bucket, content);
+  await deleteCaptionObjects(deps.bucket, content);
   const object = toContentObject(content, deps.origins);
   await emitWebhookEvent(deps, content, "video.deleted", object);
   return object;

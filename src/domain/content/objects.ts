@@ -1,7 +1,12 @@
-// The content object E1–E5 answer with (and the webhooks carry): one writer for every caller.
+// The content object E1–E5 answer with (and the webhooks carry): one writer for every caller;
+// and the caller's content, looked up by its key (404 otherwise).
+import type { ContentScope } from "../../db/catalog";
+import { findContent } from "../../db/content";
+import type { Db } from "../../db/client";
 import type { Content } from "../../db/schema";
+import { notFound } from "../../shared/errors";
 import type { ContentObject } from "../../schemas/content";
-import { playbackUrlOf, thumbnailOf } from "../catalog/records";
+import { playbackUrlOf, recordSubtitles, thumbnailOf } from "../catalog/records";
 import type { Origins } from "../deps";
 
 export function toContentObject(c: Content, urls: Origins): ContentObject {
@@ -15,7 +20,7 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     events: c.events,
     customFields: c.customFields,
     translations: c.translations,
-    subtitles: c.subtitles,
+    subtitles: recordSubtitles(c, urls),
     isLive: c.isLive,
     signedPlayback: c.signedPlayback,
     enforcePlaybackWindows: c.enforcePlaybackWindows,
@@ -28,4 +33,15 @@ export function toContentObject(c: Content, urls: Origins): ContentObject {
     publishedDate: c.publishedAt,
     url: c.status === "available" ? playbackUrlOf(c, urls) : null,
   };
+}
+
+/** The caller's content (its scope's), or a 404 naming the key. */
+export async function loadContentOr404(
+  db: Db,
+  scope: ContentScope,
+  contentKey: string,
+): Promise<Content> {
+  const content = await findContent(db, scope, contentKey);
+  if (!content) throw notFound(`contentKey: ${contentKey} does not exist`);
+  return content;
 }

@@ -1,9 +1,11 @@
 // A source that is not H.264 (HEVC, VP9, AV1, ProRes) is kept after E2 with status
 // "processing": unlisted, no stream, until the transcoder has made its top H.264 rung
-// (domain/renditions.ts). Then it is published like an H.264 upload at E2 (listed, video.ready),
-// or, if that rung cannot be made, rejected (video.rejected). docs/renditions.md.
+// (domain/renditions.ts). Then it is published like an H.264 upload at E2 (listed, video.ready,
+// automatic captions when asked for), or, if that rung cannot be made, rejected
+// (video.rejected). docs/renditions.md.
 import { finishProcessing } from "../../db/content";
 import type { Content } from "../../db/schema";
+import { autoCaptions } from "../captions/generate";
 import { catalogChanged } from "../catalog-changed";
 import type { Deps } from "../deps";
 import { emitWebhookEvent } from "../webhooks/emit";
@@ -19,6 +21,8 @@ export async function publishTranscoded(deps: Deps, content: Content, now: strin
   if (!published) return;
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
   await emitWebhookEvent(deps, published, "video.ready", toContentObject(published, deps.origins));
+  // Automatic captions when the organization asks for them, as for an H.264 upload at E2.
+  await autoCaptions(deps, published);
 }
 
 /**

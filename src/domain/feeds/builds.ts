@@ -6,7 +6,7 @@ import type { Content, Feed } from "../../db/schema";
 import type { FeedLayout } from "../../db/schema-feeds";
 import { feedFileKeys, writeFeedFile, type FeedFileStore } from "../../storage/feed-files";
 import { objectWithArray } from "../../shared/json-text";
-import { thumbnailOf, v2Record } from "../catalog/records";
+import { recordSubtitles, thumbnailOf, v2Record } from "../catalog/records";
 import type { Deps } from "../deps";
 import type { WorkBudget } from "./work";
 import { emitWebhookEvent } from "../webhooks/emit";
@@ -64,7 +64,7 @@ function v2FeedRecord(r: Content, o: PublishDeps["origins"]) {
   return {
     ...v2Record(r, o),
     duration: String(Math.round(r.duration ?? 0)),
-    subtitles: r.subtitles,
+    subtitles: recordSubtitles(r, o),
   };
 }
 

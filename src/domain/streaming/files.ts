@@ -21,7 +21,7 @@ import { r2RangeReader } from "../../storage/objects";
 import type { Deps } from "../deps";
 import { NoStream, rungIndex, type SourceIndex, sourceIndex } from "./indexes";
 import type { ServedStream } from "./served";
-import { noSuchSubtitles, subtitleFile, subtitlesOf } from "./subtitles";
+import { subtitleFile, subtitleRendition, subtitlesOf } from "./subtitles";
 
 /**
  * The answer to a stream file request: a playlist, the manifest or a subtitle file (text), or
@@ -122,7 +122,7 @@ export async function streamFile(
   stream: ServedStream,
   file: StreamFile,
 ): Promise<StreamAnswer> {
-  if (file.kind === "subtitle") {
+  if (file.kind === "subtitle" || file.kind === "caption") {
     const { body, variant } = await subtitleFile(deps, stream, file);
     return { kind: "text", contentType: "text/vtt", body, variant };
   }
@@ -147,18 +147,21 @@ export async function streamFile(
       const variant = file.rung === null ? index : await rungIndex(deps.bucket, stream, file.rung);
       return { kind: "text", contentType: HLS_TYPE, body: mediaPlaylist(variant, file.rung) };
     }
-    case "subtitle-playlist": {
+    case "subtitle-playlist":
+    case "caption-playlist": {
       const { renditions, variant } = await subtitlesOf(deps, stream);
-      if (!renditions[file.number]) throw noSuchSubtitles(file, renditions);
       return {
         kind: "text",
         contentType: HLS_TYPE,
-        body: subtitlePlaylist(index, file.number),
+        body: subtitlePlaylist(index, subtitleRendition(renditions, file).file),
         variant,
       };
     }
     case "manifest": {
-      const variants = await readyVariants(deps, stream);
+      const [variants, subtitles] = await Promise.all([
+        readyVariants(deps, stream),
+        subtitlesOf(deps, stream),
+      ]);
       const rungs = await Promise.all(
         variants.map(async (variant) => ({
           variant,
@@ -168,8 +171,8 @@ export async function streamFile(
       return {
         kind: "text",
         contentType: DASH_TYPE,
-        body: dashManifest(index, rungs),
-        variant: variants.map((v) => v.name).join("."),
+        body: dashManifest(index, rungs, subtitles.renditions),
+        variant: [subtitles.variant, ...variants.map((v) => v.name)].filter(Boolean).join("."),
       };
     }
     case "init":

@@ -48,7 +48,7 @@ function page(p: EmbedPlayback, config: string | undefined): string {
   const tracks = p.subtitles
     .map(
       (s) =>
-        `\n<track kind="subtitles" src="${escape(s.src)}" srclang="${escape(s.language)}" label="${escape(s.label)}">`,
+        `\n<track kind="${s.kind}" src="${escape(s.src)}" srclang="${escape(s.language)}" label="${escape(s.label)}"${s.default ? " default" : ""}>`,
     )
     .join("");
   // The player (embed/src/embed.ts) takes this <video> into its controls; ?config= names the

@@ -2,6 +2,102 @@
 // Do not edit: change the routes' zod schemas and regenerate; CI fails when this file is stale.
 /* eslint-disable */
 export interface paths {
+    "/v2/content/captions/{contentKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A video's caption tracks
+         * @description The caption tracks the service keeps for the video, by language: label, kind, default, whether made from the audio, version, and `url`, the WebVTT file on the service's origin (also in the HLS master playlist, the DASH manifest, the embed's captions menu and the record's `subtitles`). `automatic`: the latest request for automatic captions and how it went.
+         */
+        get: operations["listCaptionTracks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/content/captions/{contentKey}/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make captions from the video's audio
+         * @description A speech engine (Workers AI's Whisper; locally an offline one) transcribes the audio into a track labelled "<Language> (auto-generated)", kind captions, in `language` or the one it detects; `captions.ready` is sent when it is saved (`captions.failed` if it cannot be). 409 when the deployment has no engine, the video has no audio or is not published, captions are being made for it already, or `language` has the publisher's own track (automatic captions never replace it). 400 for a language the engine does not transcribe.
+         */
+        post: operations["generateCaptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/content/captions/{contentKey}/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A caption track and its cues
+         * @description The track and its cues (start and end in seconds, WebVTT text): what the console's editor shows. `version` reads an earlier one.
+         */
+        get: operations["getCaptionTrack"];
+        /**
+         * Upload a caption file (WebVTT or SubRip) as a video's track in a language
+         * @description The body is the file: `Content-Type: text/vtt` (WebVTT) or `application/x-subrip` (SubRip, .srt: converted to WebVTT), UTF-8, at most 2097152 bytes. A mistake is a 400 naming its line (`line 12: the cue ends (00:00:03.000) before it starts (00:00:04.000)`). A new language makes a track (201; at most 100 languages per video, its subtitle URLs counted); an existing one gets a new version (200; earlier versions are kept). Label, kind and default in the query. A video that is rejected or expired has no captions (409).
+         */
+        put: operations["putCaptionTrack"];
+        post?: never;
+        /**
+         * Delete a caption track
+         * @description Every version of its text goes, and its words leave the search index; players stop listing it (cached playlists within 300 s).
+         */
+        delete: operations["deleteCaptionTrack"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a caption track's label, kind or default
+         * @description Its text stays (upload a file to change it). One default track per video.
+         */
+        patch: operations["patchCaptionTrack"];
+        trace?: never;
+    };
+    "/v2/captions/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's caption settings
+         * @description Automatic captions for every video published, and search by what is said; `engine` says what this deployment transcribes with.
+         */
+        get: operations["getCaptionSettings"];
+        /**
+         * Set the organization's caption settings
+         * @description `autoCaptions`: videos published from now on get automatic captions (in `autoLanguage`, or detected). `transcriptSearch`: E13 (titleString), E14, E15 and the console's library find videos by words said in them, and each such result says where (`spoken.start`, seconds). Not a sub-organization's to change (403).
+         */
+        put: operations["setCaptionSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/content": {
         parameters: {
             query?: never;
@@ -2030,6 +2126,101 @@ export interface components {
             /** @description true: the viewer consented to viewer-level statistics */
             consent?: boolean | null;
         };
+        CaptionTracks: {
+            contentKey: string;
+            tracks: components["schemas"]["CaptionTrack"][];
+            automatic: components["schemas"]["CaptionJob"];
+        };
+        CaptionTrack: {
+            language: string;
+            label: string;
+            /** @enum {string} */
+            kind: "subtitles" | "captions";
+            default: boolean;
+            /** @description Made from the audio by a speech engine (and not edited since) */
+            automatic: boolean;
+            /** @description The engine that made it (automatic) */
+            engine: string | null;
+            /** @description Moves on at each save */
+            version: number;
+            cueCount: number;
+            /** @description The WebVTT file on the service's origin (the same URL for every version) */
+            url: string;
+            createdAt: string;
+            updatedAt: string;
+        };
+        /** @description The latest request for automatic captions (null: none) */
+        CaptionJob: {
+            /** @enum {string} */
+            status: "pending" | "assembling" | "ready" | "failed";
+            /** @description Asked for (null: detected) */
+            language: string | null;
+            /** @enum {string} */
+            trigger: "request" | "auto";
+            engine: string;
+            /** @description Why it failed */
+            reason: string | null;
+            /** @description The language of the track it made */
+            track: string | null;
+            /** @description Audio given to the engine */
+            audioSeconds: number | null;
+            requestedAt: string;
+            finishedAt: string | null;
+        } | null;
+        MessageError: {
+            message: string;
+        };
+        CaptionGenerateRequest: {
+            /**
+             * @description The spoken language; absent or null: detected from the audio
+             * @example en
+             */
+            language?: string | null;
+        };
+        CaptionTrackCues: components["schemas"]["CaptionTrack"] & {
+            cues: {
+                id?: string;
+                /** @description Seconds from the start of the video */
+                start: number;
+                end: number;
+                /** @description WebVTT cue text (lines separated by \n) */
+                text: string;
+                /** @description WebVTT cue settings */
+                settings?: string;
+            }[];
+        };
+        CaptionTrackSettings: {
+            label?: string;
+            /** @enum {string} */
+            kind?: "subtitles" | "captions";
+            default?: boolean;
+        };
+        CaptionSettings: components["schemas"]["CaptionSettingsBody"] & {
+            engine: {
+                available: boolean;
+                name: string | null;
+                /** @description What it transcribes (null: any language it detects) */
+                languages: string[] | null;
+                /** @description Why there is none */
+                reason: string | null;
+            };
+        };
+        CaptionSettingsBody: {
+            /** @description Every video published from now on gets automatic captions */
+            autoCaptions: boolean;
+            /**
+             * @description Their spoken language; null: detected from the audio
+             * @example en
+             */
+            autoLanguage: string | null;
+            /** @description Searches (E13–E15, the console's library) find videos by words said in them (their caption tracks), with where */
+            transcriptSearch: boolean;
+        };
+        Error: {
+            /** @enum {string} */
+            status: "KO";
+            error: string;
+        };
         CreatedContent: components["schemas"]["Content"] & {
             contentSize: number;
             thumbnailUploadUrl: string;
@@ -2081,9 +2272,6 @@ export interface components {
             publishedDate: string | null;
             /** @description Media URL once available */
             url: string | null;
-        };
-        MessageError: {
-            message: string;
         };
         CreateContent: {
             /** @example abc123XY */
@@ -2193,9 +2381,18 @@ export interface components {
                     stopTime: string | null;
                     geos: string[];
                 }[];
+                spoken?: components["schemas"]["SpokenMatch"];
             })[];
             /** @description Pass as cursor for the next page; null on the last page */
             nextCursor: string | null;
+        };
+        /** @description Where the search's words are said in the video (search by what is said, when the organization turns it on) */
+        SpokenMatch: {
+            /** @description Seconds into the video: where to start the player */
+            start: number;
+            language: string;
+            /** @description The words around them */
+            text: string;
         };
         UpdateContent: {
             /** @enum {string} */
@@ -2250,11 +2447,6 @@ export interface components {
                 /** @default null */
                 end: number | null;
             }[];
-        };
-        Error: {
-            /** @enum {string} */
-            status: "KO";
-            error: string;
         };
         CreatedLiveStream: components["schemas"]["Content"] & {
             /** @description The stream key: shown here once (stored hashed), in the ingest URL's path; rotate it with POST /v2/live/key */
@@ -2790,6 +2982,7 @@ export interface components {
             removed: boolean;
             thumbnail: string;
             title: string;
+            spoken?: components["schemas"]["SpokenMatch"] & unknown;
         };
         FeedMetadata: {
             feed_id: string;
@@ -3225,7 +3418,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended" | "qoe.degraded" | "qoe.recovered")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended" | "qoe.degraded" | "qoe.recovered" | "captions.ready" | "captions.failed")[];
             disabled: boolean;
             /** @description Why it is disabled: paused by the organization, or every delivery failed for days (the service disabled it) */
             disabledReason: string | null;
@@ -3249,7 +3442,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended" | "qoe.degraded" | "qoe.recovered")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended" | "qoe.degraded" | "qoe.recovered" | "captions.ready" | "captions.failed")[];
             description?: string;
         };
         WebhookUpdate: {
@@ -3264,7 +3457,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended" | "qoe.degraded" | "qoe.recovered")[];
+            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended" | "qoe.degraded" | "qoe.recovered" | "captions.ready" | "captions.failed")[];
             description?: string;
             /** @description true pauses the endpoint; false enables it again */
             disabled?: boolean;
@@ -3404,7 +3597,14 @@ export interface components {
                 captions: {
                     language: string;
                     label: string;
-                    /** @description Root-relative to endpoint (the service's copy of the WebVTT file): an in-page player prefixes endpoint, the iframe uses it as is */
+                    /**
+                     * @description The <track kind>: subtitles (the dialogue) or captions (for viewers who do not hear the audio)
+                     * @enum {string}
+                     */
+                    kind: "subtitles" | "captions";
+                    /** @description Shown unless the viewer chooses otherwise (<track default>) */
+                    default: boolean;
+                    /** @description Root-relative to endpoint (a caption track the service keeps, or its copy of a publisher's WebVTT file): an in-page player prefixes endpoint, the iframe uses it as is */
                     src: string;
                 }[];
                 /** @description What the analytics SDK reports with */
@@ -3806,6 +4006,623 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listCaptionTracks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contentKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tracks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionTracks"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    generateCaptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contentKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaptionGenerateRequest"];
+            };
+        };
+        responses: {
+            /** @description Requested: its state (GET the tracks to follow it) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionJob"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    getCaptionTrack: {
+        parameters: {
+            query?: {
+                /** @description An earlier version of the track (every saved version is kept) */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                contentKey: string;
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The track and its cues */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionTrackCues"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    putCaptionTrack: {
+        parameters: {
+            query?: {
+                /** @description What players list it as; default: the language's name ("English"), or the track's own label when it is replaced */
+                label?: string;
+                /** @description subtitles (the dialogue, for viewers who hear but do not follow the language) or captions (for viewers who do not hear the audio: dialogue, speakers, sounds); default subtitles, or the track's own */
+                kind?: "subtitles" | "captions";
+                /** @description true: players show it unless the viewer chooses otherwise (one default track per video: another loses it) */
+                default?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                contentKey: string;
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/vtt": string;
+                "application/x-subrip": string;
+            };
+        };
+        responses: {
+            /** @description Saved as the track's next version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionTrack"];
+                };
+            };
+            /** @description A new track */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionTrack"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description The body's Content-Type is not one the endpoint takes (the error names them) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    deleteCaptionTrack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contentKey: string;
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The track as it was */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionTrack"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    patchCaptionTrack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contentKey: string;
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaptionTrackSettings"];
+            };
+        };
+        responses: {
+            /** @description The track */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionTrack"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageError"];
+                };
+            };
+        };
+    };
+    getCaptionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionSettings"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setCaptionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaptionSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionSettings"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getContent: {
         parameters: {
             query: {
@@ -4266,7 +5083,7 @@ export interface operations {
                 /** @description One content (whatever its status) */
                 contentKey?: string;
                 status?: "uploading" | "processing" | "available" | "rejected" | "expired";
-                /** @description Words of the title or description (the last one a prefix), or a content key */
+                /** @description Words of the title or description (the last one a prefix), or a content key; words said in the video too when the organization turns search by what is said on (its caption settings) */
                 search?: string;
                 category?: string;
                 tag?: string;
@@ -6723,6 +7540,7 @@ export interface operations {
                             thumbnail: string;
                             title: string;
                             translations: components["schemas"]["Translation"][];
+                            spoken?: components["schemas"]["SpokenMatch"] & unknown;
                         }[];
                     };
                 };

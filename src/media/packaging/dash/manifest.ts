@@ -1,9 +1,11 @@
 /**
  * The DASH manifest (ISO/IEC 23009-1) over the same CMAF segments as the HLS playlists
- * (../hls/): one AdaptationSet per track, a SegmentTemplate with a SegmentTimeline. Every URI
- * is relative: the manifest sits beside its segments under a versioned path.
+ * (../hls/): one AdaptationSet per track, a SegmentTemplate with a SegmentTimeline, and one text
+ * AdaptationSet per subtitle rendition (its WebVTT file). Every URI is relative: the manifest
+ * sits beside its segments under a versioned path.
  */
 import { bitrates, type HlsIndex } from "../segments";
+import type { SubtitleRendition } from "../subtitles";
 import type { TrackKind } from "../tracks";
 import { sourcePlays, type VariantRendition } from "../variants";
 import { DASH_NUMBER, numberedNames, streamFileName } from "../../../shared/stream-files";
@@ -60,6 +62,7 @@ function* videoDurations(index: HlsIndex): Generator<number> {
 export function dashManifest(
   index: HlsIndex,
   renditions: readonly { variant: VariantRendition; index: HlsIndex }[] = [],
+  subtitles: readonly SubtitleRendition[] = [],
 ): string {
   const { peak, average } = bitrates(index);
   const timeline = segmentTimeline(videoDurations(index));
@@ -95,6 +98,28 @@ export function dashManifest(
       `</Representation>`,
       `</AdaptationSet>`,
     );
-  lines.push(`</Period>`, `</MPD>`, "");
+  lines.push(...subtitles.map((s, i) => textAdaptationSet(s, 2 + i)), `</Period>`, `</MPD>`, "");
   return lines.join("\n");
+}
+
+const xml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/**
+ * A subtitle rendition as a text AdaptationSet (DASH-IF IOP: WebVTT side-loaded as one file,
+ * its BaseURL beside the manifest): its language, its role (subtitle or caption, and main for
+ * the default one), a hard-of-hearing Accessibility descriptor for captions, its label.
+ */
+function textAdaptationSet(s: SubtitleRendition, id: number): string {
+  const role = (value: string) => `<Role schemeIdUri="urn:mpeg:dash:role:2011" value="${value}"/>`;
+  return [
+    `<AdaptationSet id="${id}" contentType="text" mimeType="text/vtt" lang="${xml(s.language)}">`,
+    role(s.kind === "captions" ? "caption" : "subtitle"),
+    ...(s.default ? [role("main")] : []),
+    ...(s.kind === "captions"
+      ? [`<Accessibility schemeIdUri="urn:tva:metadata:cs:AudioPurposeCS:2007" value="2"/>`]
+      : []),
+    `<Label>${xml(s.name)}</Label>`,
+    `<Representation id="${xml(streamFileName(s.file).replace(/\.vtt$/, ""))}" bandwidth="256"><BaseURL>${streamFileName(s.file)}</BaseURL></Representation>`,
+    `</AdaptationSet>`,
+  ].join("\n");
 }

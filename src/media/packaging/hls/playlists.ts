@@ -14,6 +14,19 @@ const codecsOf = (index: HlsIndex) =>
 const SUBTITLE_GROUP = "subs";
 
 /**
+ * Apple's accessibility characteristics of a subtitle rendition (HLS authoring specification):
+ * captions transcribe the dialogue and describe sounds (SDH); automatic ones transcribe only.
+ */
+function characteristics(s: SubtitleRendition): string | null {
+  if (s.kind !== "captions") return null;
+  const dialogue = "public.accessibility.transcribes-spoken-dialog";
+  return s.automatic ? dialogue : `${dialogue},public.accessibility.describes-music-and-sound`;
+}
+
+/** A quoted-string attribute holds no double quote, CR or LF (RFC 8216 §4.2). */
+const quotedString = (text: string) => text.replace(/["\r\n]/g, "'");
+
+/**
  * The multivariant (master) playlist: the stored file as it is (the top variant), then each
  * ready rendition, highest first, and the subtitles.
  */
@@ -42,9 +55,18 @@ export function masterPlaylist(
     ].join(",")}`,
     uri,
   ];
-  const media = subtitles.map(
-    (s, n) =>
-      `#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="${SUBTITLE_GROUP}",NAME="${s.name}",LANGUAGE="${s.language}",DEFAULT=NO,AUTOSELECT=YES,URI="${streamFileName({ kind: "subtitle-playlist", number: n })}"`,
+  const media = subtitles.map((s) =>
+    [
+      "#EXT-X-MEDIA:TYPE=SUBTITLES",
+      `GROUP-ID="${SUBTITLE_GROUP}"`,
+      `NAME="${quotedString(s.name)}"`,
+      `LANGUAGE="${s.language}"`,
+      // RFC 8216 §4.3.4.1: a DEFAULT=YES rendition is AUTOSELECT=YES.
+      `DEFAULT=${s.default ? "YES" : "NO"}`,
+      "AUTOSELECT=YES",
+      ...(characteristics(s) ? [`CHARACTERISTICS="${characteristics(s)}"`] : []),
+      `URI="${streamFileName(s.playlist)}"`,
+    ].join(","),
   );
   return [
     "#EXTM3U",
@@ -77,10 +99,11 @@ export function masterPlaylist(
 }
 
 /**
- * The n-th subtitle rendition's media playlist: the whole WebVTT file as one segment of the
- * video's length, from the service's origin (players need no CORS from the publisher's host).
+ * A subtitle rendition's media playlist: the whole WebVTT file (`file`: a kept track or the
+ * publisher's n-th) as one segment of the video's length, from the service's origin (players
+ * need no CORS from the publisher's host).
  */
-export function subtitlePlaylist(index: HlsIndex, n: number): string {
+export function subtitlePlaylist(index: HlsIndex, file: SubtitleRendition["file"]): string {
   const duration = index.durationSeconds;
   return [
     "#EXTM3U",
@@ -89,7 +112,7 @@ export function subtitlePlaylist(index: HlsIndex, n: number): string {
     "#EXT-X-MEDIA-SEQUENCE:0",
     "#EXT-X-PLAYLIST-TYPE:VOD",
     `#EXTINF:${duration.toFixed(3)},`,
-    streamFileName({ kind: "subtitle", number: n }),
+    streamFileName(file),
     "#EXT-X-ENDLIST",
     "",
   ].join("\n");
