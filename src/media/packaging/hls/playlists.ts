@@ -3,7 +3,8 @@
  * multivariant (master) playlist, each variant's media playlist, and the subtitle playlists.
  * Every URI is relative: the playlists sit beside their segments under a versioned path.
  */
-import { bitrates, type HlsIndex } from "../segments";
+import { bitrates } from "../bitrates";
+import type { HlsIndex } from "../segments";
 import type { SubtitleRendition } from "../subtitles";
 import { frameRate, sourcePlays, type VariantRendition } from "../variants";
 import { numberedNames, streamFileName } from "../../../shared/stream-files";
