@@ -1,16 +1,18 @@
-// What the packager tells players about a stream's cost: each segment's bytes per track (a DASH
-// Representation's bandwidth is its own track's) and the served segment's size the bit rates
-// count.
+// What the packager tells players about a stream's cost and start: each segment's bytes per
+// track (a DASH Representation's bandwidth is its own track's), the served segment's size the
+// bit rates count, a short first segment, and the variant the master playlist lists first.
 import { describe, expect, it } from "vitest";
 import { bitrates, partBytes } from "../../src/media/packaging/bitrates";
 import { packageSegment } from "../../src/media/packaging/packager";
 import {
   buildIndex,
+  FIRST_SEGMENT_SECONDS,
   hasVideoBytes,
   type SegmentPart,
   withVideoBytes,
 } from "../../src/media/packaging/segments";
 import { readTracks } from "../../src/media/packaging/tracks";
+import { inStartOrder, START_BANDWIDTH } from "../../src/media/packaging/variants";
 import fortyUrl from "../fixtures/h264-aac-40s-160x90.mp4?inline";
 import { dataUrlBytes } from "../fixture-bytes";
 
@@ -24,6 +26,12 @@ async function fortyIndex() {
 }
 
 describe("the index", () => {
+  it("cuts the first segment at the first keyframe FIRST_SEGMENT_SECONDS in, the others at the target", async () => {
+    const { index } = await fortyIndex();
+    expect(FIRST_SEGMENT_SECONDS).toBe(2);
+    expect(index.segments.map((s) => s.duration)).toEqual([2, 6, 6, 6, 6, 6, 6, 2]);
+  });
+
   it("keeps each segment's video bytes; an index stored without them gets the same from its table", async () => {
     const { index, sampleTable } = await fortyIndex();
     for (const s of index.segments) {
@@ -75,5 +83,20 @@ describe("the bytes the bit rates count", () => {
         audio.peak,
       );
     }
+  });
+});
+
+describe("inStartOrder", () => {
+  const ladder = [6_200_000, 3_600_000, 2_500_000, 640_000, 300_000];
+  it("lists first the highest variant within START_BANDWIDTH, then the others highest first", () => {
+    expect(START_BANDWIDTH).toBe(1_000_000);
+    expect(inStartOrder(ladder, (v) => v)).toEqual([
+      640_000, 6_200_000, 3_600_000, 2_500_000, 300_000,
+    ]);
+  });
+  it("starts on the lowest when none fits, and keeps a single variant as it is", () => {
+    expect(inStartOrder([6_200_000, 3_600_000], (v) => v)).toEqual([3_600_000, 6_200_000]);
+    expect(inStartOrder([6_200_000], (v) => v)).toEqual([6_200_000]);
+    expect(inStartOrder([], (v: number) => v)).toEqual([]);
   });
 });

@@ -10,8 +10,10 @@
  *  - the sample table (binary, 24 bytes per sample, segment after segment): a segment reads its
  *    own records with one ranged read.
  *
- * Segments are cut at video keyframes once at least the target duration has passed; each holds
- * the audio samples that start before the next segment's first video sample.
+ * Segments are cut at video keyframes once at least the target duration has passed (the first
+ * once FIRST_SEGMENT_SECONDS have: a short first segment is what a player on a slow link waits
+ * for before its first frame); each holds the audio samples that start before the next
+ * segment's first video sample.
  */
 import { base64 } from "../../shared/crypto";
 import { PackagingBudgetExceeded, type MediaTracks, type Track, type TrackKind } from "./tracks";
@@ -24,6 +26,12 @@ export const INDEX_FORMAT = 1;
  */
 export const MAX_SEGMENTS = 20_000;
 export const MAX_SEGMENT_BYTES = 64 * 1024 * 1024;
+/**
+ * The first segment ends at the first keyframe this long after the start (or the target, if
+ * shorter): at 1.5 Mbit/s a 2 s segment of the start variant loads in about a second, a 6 s one
+ * in three (docs/benchmarks.md, "First frame on a slow link").
+ */
+export const FIRST_SEGMENT_SECONDS = 2;
 const RECORD_BYTES = 24;
 const FLAG_SYNC = 1;
 
@@ -100,11 +108,13 @@ export function buildIndex(
   const audioDts = audio ? decodeTimes(audio.samples.durations) : [];
 
   // Video sample indexes where segments start: the first sample, then the first keyframe at
-  // least targetSeconds after the current segment's start.
+  // least targetSeconds (the first segment: FIRST_SEGMENT_SECONDS) after the current segment's start.
   const starts = givenStarts ? [...givenStarts] : [0];
   const target = targetSeconds * video.timescale;
+  const firstTarget = Math.min(FIRST_SEGMENT_SECONDS, targetSeconds) * video.timescale;
   for (let i = 1; !givenStarts && i < v.sizes.length; i++) {
-    if (v.sync[i] && videoDts[i]! - videoDts[starts[starts.length - 1]!]! >= target) starts.push(i);
+    const since = videoDts[i]! - videoDts[starts[starts.length - 1]!]!;
+    if (v.sync[i] && since >= (starts.length === 1 ? firstTarget : target)) starts.push(i);
   }
   if (starts[0] !== 0 || starts.some((s, k) => !v.sync[s] || (k > 0 && s <= starts[k - 1]!)))
     throw new Error("segments must start at ascending keyframes, the first at sample 0");
