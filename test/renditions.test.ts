@@ -308,6 +308,44 @@ describe.skipIf(!env.TRANSCODER)("the rendition ladder (local transcoder)", () =
     ]);
   });
 
+  it("packages a rung's segment once: the first request stores it, and a cold one reads that", async () => {
+    // (The tests above asked for every HLS segment of the rungs, and for r36-video-0.m4s.)
+    const names = ["r64-3.m4s", "r64-video-3.m4s"];
+    const first = await Promise.all(names.map(async (n) => bytesOf(await call(`${base}${n}`))));
+    const prefix = `${key}/hls/`;
+    await expect
+      .poll(
+        async () => {
+          const stored = (await env.MEDIA.list({ prefix })).objects.map((o) => o.key);
+          return names.filter((n) => stored.some((k) => k.endsWith(`/r64/packaged/${n}`)));
+        },
+        { timeout: SETTLED_MS, interval: 100 },
+      )
+      .toEqual(names);
+    // Without the rung's chunks nothing could be packaged again: an edge miss (another query)
+    // still answers the same bytes, from the stored segment.
+    const chunks = (await env.MEDIA.list({ prefix })).objects
+      .map((o) => o.key)
+      .filter((k) => k.includes("/r64/chunk-"));
+    expect(chunks.length).toBeGreaterThan(0);
+    const saved = await Promise.all(
+      chunks.map(async (k) => ({ k, bytes: await (await env.MEDIA.get(k))!.arrayBuffer() })),
+    );
+    await env.MEDIA.delete(chunks);
+    try {
+      for (const [i, n] of names.entries()) {
+        const cold = await call(`${base}${n}?cold=1`);
+        expect(cold.status, n).toBe(200);
+        expect(cold.headers.get("X-Edge-Cache")).toBe("miss");
+        expect(await bytesOf(cold)).toEqual(first[i]);
+      }
+      // A segment never asked for needs the chunks: it cannot be served now.
+      expect((await call(`${base}r64-video-5.m4s`)).status).toBe(500);
+    } finally {
+      for (const { k, bytes } of saved) await env.MEDIA.put(k, bytes);
+    }
+  });
+
   it("declares each DASH Representation's bandwidth as its own track's peak, from its segments' bytes", async () => {
     const mpd = await textOf(await call(`${base}manifest.mpd`));
     /** Each Representation's bandwidth, segment names and durations (its own or its set's timeline). */
