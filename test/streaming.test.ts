@@ -582,5 +582,19 @@ describe("the embeddable player page", () => {
     const bad = await callJson(`/embed/${key}?analytics=maybe`);
     expect(bad.res.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain("must be on or off");
+    const page = await callJson(`/embed/${key}?page_url=javascript:alert(1)`);
+    expect(page.res.status).toBe(400);
+    expect(JSON.stringify(page.body)).toContain("page_url");
+  });
+
+  it("takes empty parameters (what CMS templates emit) as absent: the defaults", async () => {
+    const key = await publishVideo(org, dataUrlBytes(faststartUrl));
+    const res = await call(`/embed/${key}?config=&player_id=&page_url=`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('data-config=""');
+    const withPage = await call(
+      `/embed/${key}?page_url=${encodeURIComponent("https://news.example/story?id=7")}`,
+    );
+    expect(withPage.status).toBe(200);
   });
 });
