@@ -15,13 +15,12 @@
 //   await transcoder.close();
 //
 // `npm run bench:rendition-rows` runs it alone (bench/rendition-rows.mjs).
-import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { promisify } from "node:util";
 import { hasFfmpeg, startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
+import { DEMO_CREDENTIALS, makeSource, publishWithLadder } from "./publish.mjs";
 import { rawLoad } from "./raw-load.mjs";
 import { median } from "./stats.mjs";
 
@@ -40,14 +39,7 @@ function staticControl() {
   return { path: `/embed/chunks/${largest.name}`, size: largest.size };
 }
 
-const run = promisify(execFile);
-
-/** The demo organization's credentials (scripts/seed.mjs), present in every prepared state. */
-export const DEMO_CREDENTIALS = {
-  syncCode: "demo-sync",
-  apiKey: "demo-key",
-  apiSecret: "demo-secret",
-};
+export { DEMO_CREDENTIALS };
 
 /** The goals: a cold rung segment at least 30 % of /healthz, a cached one at least 95 %. */
 export const GOALS = { cold: 0.3, cached: 0.95 };
@@ -64,80 +56,26 @@ export async function startRenditionTranscoder() {
 
 /**
  * A 24 s 1280x720 H.264/AAC file with noise (about 4 Mbit/s, a keyframe every 2 s), published by
- * `credentials`' organization with a one-rung ladder (r360 at 365 kbit/s, Apple's row), waiting
- * until the rung is ready; the organization's ladder is put back afterwards. Resolves with the
- * stream's base URL and the rung's segment names.
+ * `credentials`' organization with a one-rung ladder (r360 at 365 kbit/s, Apple's row), the rung
+ * ready. Resolves with the stream's path and the rung's segment names.
  */
 async function publishWithRung(url, credentials, log) {
-  const headers = {
-    "X-Service-Sync-Code": credentials.syncCode,
-    "X-Service-Api-Key": credentials.apiKey,
-    "X-Service-Api-Secret": credentials.apiSecret,
-    "Content-Type": "application/json",
-  };
-  const api = async (method, path, payload) => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers,
-      body: payload && JSON.stringify(payload),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text);
-  };
   const dir = mkdtempSync(join(tmpdir(), "bench-rendition-rows-"));
-  const ladder = await api("GET", "/v2/renditions/ladder");
   try {
     const source = join(dir, "source.mp4");
-    await run(
-      "ffmpeg",
-      [
-        ...["-hide_banner", "-loglevel", "error", "-y"],
-        ...["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30,noise=alls=12:allf=t"],
-        ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"],
-        ...["-t", "24", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
-        ...["-b:v", "4M", "-maxrate", "4M", "-bufsize", "8M", "-g", "60", "-keyint_min", "60"],
-        ...["-sc_threshold", "0", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart"],
-        source,
-      ],
-      { maxBuffer: 16 * 1024 * 1024 },
+    await makeSource(source, { width: 1280, height: 720, seconds: 24, bitrate: "4M" });
+    const { stream, ladderSeconds } = await publishWithLadder(
+      url,
+      credentials,
+      source,
+      [{ height: 360, bitrate: 365_000 }],
+      "bench rendition rows",
     );
-    await api("PUT", "/v2/renditions/ladder", { rungs: [{ height: 360, bitrate: 365_000 }] });
-    const file = readFileSync(source);
-    const created = await api("POST", "/v2/content/", {
-      contentSize: file.length,
-      title: "bench rendition rows",
-    });
-    const { signedUrls, chunkSize, uploadId, key } = created.contentUploadData;
-    const parts = [];
-    for (const [i, signed] of signedUrls.entries()) {
-      const res = await fetch(signed, {
-        method: "PUT",
-        body: file.subarray(i * chunkSize, (i + 1) * chunkSize),
-      });
-      if (!res.ok) throw new Error(`part ${i + 1}: ${res.status}`);
-      parts.push({ PartNumber: i + 1, ETag: res.headers.get("ETag") });
-    }
-    await api("POST", "/v2/content/complete", { uploadId, key, parts });
-    const contentKey = created.contentKey;
-    const started = Date.now();
-    let states;
-    // Bounded: a rung that takes more than 10 minutes is a failure of the setup.
-    while (Date.now() - started < 600_000) {
-      states = (await api("GET", `/v2/content/renditions?contentKey=${contentKey}`)).renditions;
-      if (states.length > 0 && states.every((r) => r.status !== "pending")) break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    if (!states?.length || states.some((r) => r.status !== "ready"))
-      throw new Error(`the rung is not ready: ${JSON.stringify(states)}`);
-    log(`r360 ready ${((Date.now() - started) / 1000).toFixed(0)} s after E2`);
-    const listed = await fetch(`${url}/v2/videos?contentKey=${contentKey}`, { headers });
-    const stream = (await listed.json()).data[0].urlHLS.replace(/master\.m3u8$/, "");
+    log(`r360 ready ${ladderSeconds.toFixed(0)} s after E2`);
     const playlist = await (await fetch(`${stream}r360-video.m3u8`)).text();
     const segments = playlist.split("\n").filter((l) => l.endsWith(".m4s"));
-    return { stream: new URL(stream).pathname, segments, contentKey };
+    return { stream: new URL(stream).pathname, segments };
   } finally {
-    await api("PUT", "/v2/renditions/ladder", { rungs: ladder.default ? null : ladder.rungs });
     rmSync(dir, { recursive: true, force: true });
   }
 }
