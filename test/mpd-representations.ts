@@ -53,3 +53,15 @@ export async function bandwidthsAndPeaks(
   }
   return out;
 }
+
+/**
+ * What is wrong with each declared bandwidth (none: []): less than its segments need (a player
+ * choosing by it would stall), or more than 2 % above its own peak (the muxed stream's, say).
+ */
+export function bandwidthProblems(rows: { id: string; bandwidth: number; peak: number }[]) {
+  return rows.flatMap((r) =>
+    r.bandwidth < Math.floor(r.peak) || r.bandwidth > r.peak * 1.02
+      ? [`${r.id}: bandwidth ${r.bandwidth}, its segments' peak ${Math.round(r.peak)}`]
+      : [],
+  );
+}
