@@ -21,9 +21,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
-import { prepareState, startLoadServer } from "./lib/load-server.mjs";
 import { DEMO_CREDENTIALS, makeSource, publishWithLadder } from "./lib/publish.mjs";
-import { startRenditionTranscoder } from "./lib/rendition-rows.mjs";
+import { startRenditionServer } from "./lib/rendition-rows.mjs";
 import { markdownTable, writeResults } from "./lib/report.mjs";
 import { median } from "./lib/stats.mjs";
 
@@ -72,21 +71,11 @@ window.start = (url) => new Promise((resolve, reject) => {
 </script></body></html>`;
 
 const dir = mkdtempSync(join(tmpdir(), "bench-first-frame-"));
-let transcoder;
 let server;
 let site;
 let browser;
 try {
-  for (const line of await prepareState({ persistTo: dir })) console.error(line);
-  transcoder = await startRenditionTranscoder();
-  server = await startLoadServer({
-    persistTo: dir,
-    vars: {
-      ...transcoder.vars,
-      RATE_LIMIT_PER_MINUTE: "100000000",
-      PUBLIC_READS_PER_IP_PER_MINUTE: "10000000",
-    },
-  });
+  server = await startRenditionServer(dir);
   const source = join(dir, "source-1080p.mp4");
   await makeSource(source, { width: 1920, height: 1080, seconds: 30, bitrate: "6M" });
   const video = await publishWithLadder(
@@ -233,6 +222,5 @@ try {
   await browser?.close();
   site?.close();
   await server?.stop();
-  await transcoder?.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { prepareState, startLoadServer } from "./lib/load-server.mjs";
-import { renditionRows, startRenditionTranscoder } from "./lib/rendition-rows.mjs";
+import { renditionRows, startRenditionServer } from "./lib/rendition-rows.mjs";
 import { markdownTable, writeResults } from "./lib/report.mjs";
 
 const { values } = parseArgs({
@@ -34,19 +33,9 @@ const seconds = int("seconds", 60);
 const passes = int("passes", 10);
 
 const dir = mkdtempSync(join(tmpdir(), "bench-rendition-state-"));
-let transcoder;
 let server;
 try {
-  for (const line of await prepareState({ persistTo: dir })) console.error(line);
-  transcoder = await startRenditionTranscoder();
-  server = await startLoadServer({
-    persistTo: dir,
-    vars: {
-      ...transcoder.vars,
-      RATE_LIMIT_PER_MINUTE: "100000000",
-      PUBLIC_READS_PER_IP_PER_MINUTE: "10000000",
-    },
-  });
+  server = await startRenditionServer(dir);
   const { rows, notes } = await renditionRows({ url: server.url, connections, seconds, passes });
   const pct = (x) => `${(100 * x).toFixed(0)} %`;
   console.log(
@@ -80,6 +69,5 @@ try {
   console.error(`\nwrote ${file}`);
 } finally {
   await server?.stop();
-  await transcoder?.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -13,6 +13,7 @@
 //   const server = await startLoadServer({ vars: { ...transcoder.vars, ... } });
 //   const { rows, notes } = await renditionRows({ url: server.url });
 //   await transcoder.close();
+// (or startRenditionServer(dir) for a state, transcoder and worker of their own).
 //
 // `npm run bench:rendition-rows` runs it alone (bench/rendition-rows.mjs).
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -20,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { hasFfmpeg, startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
+import { prepareState, startLoadServer } from "./load-server.mjs";
 import { DEMO_CREDENTIALS, makeSource, publishWithLadder } from "./publish.mjs";
 import { rawLoad } from "./raw-load.mjs";
 import { median } from "./stats.mjs";
@@ -43,6 +45,36 @@ export { DEMO_CREDENTIALS };
 
 /** The goals: a cold rung segment at least 30 % of /healthz, a cached one at least 95 %. */
 export const GOALS = { cold: 0.3, cached: 0.95 };
+
+/**
+ * A worker that makes rungs, on a state of its own in `dir` (prepared as `npm run dev` does),
+ * with the transcoder program beside it and the rate limits raised as `bench:load` raises them.
+ * Resolves with `{ url, stop() }` (stop ends both).
+ */
+export async function startRenditionServer(dir, log = (line) => console.error(line)) {
+  for (const line of await prepareState({ persistTo: dir })) log(line);
+  const transcoder = await startRenditionTranscoder();
+  try {
+    const server = await startLoadServer({
+      persistTo: dir,
+      vars: {
+        ...transcoder.vars,
+        RATE_LIMIT_PER_MINUTE: "100000000",
+        PUBLIC_READS_PER_IP_PER_MINUTE: "10000000",
+      },
+    });
+    return {
+      url: server.url,
+      stop: async () => {
+        await server.stop();
+        await transcoder.close();
+      },
+    };
+  } catch (err) {
+    await transcoder.close();
+    throw err;
+  }
+}
 
 /**
  * The transcoder program as a local process (containers/transcoder), for a server that makes
