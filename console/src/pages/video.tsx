@@ -1,6 +1,7 @@
 // A video: play it (its media URL; the player SDK reports the plays), edit the E4 fields
 // (retrieve with E3, modify, send the whole object back) with its subtitles, replace the
 // thumbnail, delete it, and its plays per day (E8).
+import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import {
   client,
@@ -141,30 +142,22 @@ function StreamUrls({
   const dash = /\/master\.m3u8$/.test(plain)
     ? plain.replace(/master\.m3u8$/, "manifest.mpd")
     : null;
+  const urls = [["HLS", plain], ...(dash ? [["DASH", dash]] : [])] as const;
   return (
     <dl class="facts small" data-testid="stream-urls">
-      <dt>HLS</dt>
-      <dd>
-        <input
-          readOnly
-          value={plain}
-          aria-label="HLS URL"
-          onFocus={(e) => e.currentTarget.select()}
-        />
-      </dd>
-      {dash && (
-        <>
-          <dt>DASH</dt>
+      {urls.map(([format, url]) => (
+        <Fragment key={format}>
+          <dt>{format}</dt>
           <dd>
             <input
               readOnly
-              value={dash}
-              aria-label="DASH URL"
+              value={url}
+              aria-label={`${format} URL`}
               onFocus={(e) => e.currentTarget.select()}
             />
           </dd>
-        </>
-      )}
+        </Fragment>
+      ))}
     </dl>
   );
 }
