@@ -96,6 +96,9 @@ export default defineConfig(async () => {
                   RENDITION_CHUNK_SECONDS: "12",
                   // Live segments: a small limit, so a test can send one over it.
                   LIVE_SEGMENT_MAX_BYTES: String(1024 * 1024),
+                  // Feeds waiting for patches are due at once, so a test waiting for its files
+                  // waits for the pass alone (test/feeds-patches.test.ts sets a wait itself).
+                  FEED_PATCH_DELAY_SECONDS: "0",
                 },
                 // The event and feed-rebuild queues as wrangler.toml has them, but batches close
                 // after 50 ms instead of 2 s and 1 s, so a test waiting for its events or its
@@ -113,7 +116,9 @@ export default defineConfig(async () => {
                     maxBatchSize: 1,
                     maxBatchTimeout: 0.05,
                     maxRetries: 3,
+                    deadLetterQueue: "video-catalog-renditions-dlq",
                   },
+                  "video-catalog-renditions-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
                 },
                 // Thumbnails from the video: the local ffmpeg stand-in for Media Transformations
                 // (without ffmpeg, no binding: the placeholder stays and those tests skip).

@@ -160,7 +160,8 @@ function catalogQueries(v) {
     e6("categories=a|b (OR)", `categories=${enc(catA)}|${enc(catB)}`),
     e6("customFields season 3|4", `customFields=${enc("[{season:3|4}]")}`),
     e6("searchString=common", `searchString=${enc(v.commonWord.word)}`),
-    e6("networkVideos=1 (US)", "networkVideos=1", { "CF-IPCountry": "US" }),
+    // The country is request.cf's: US, the local worker's placeholder.
+    e6("networkVideos=1 (US)", "networkVideos=1"),
     e6("contentKey", `contentKey=${enc(v.contentKey)}`),
     e13("privateTags=popular", `privateTags=${enc(tagA)}`),
     e13("privateTags=a,b tagAnd=1", `privateTags=${enc(tagA)},${enc(tagB)}&tagAnd=1`),

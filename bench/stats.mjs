@@ -265,7 +265,8 @@ const beaconRequest = (inputs, size) => (n) => ({
   headers: {
     "Content-Type": "application/json",
     "X-Service-Sync-Code": inputs.syncCode,
-    "CF-IPCountry": "DE",
+    // request.cf as miniflare takes it from a local client: the country the events count under.
+    "MF-CF-Blob": JSON.stringify({ country: "DE" }),
     "User-Agent": "bench/stats",
   },
   body: beaconBody(inputs, size, n),

@@ -28,6 +28,14 @@ export const DEMO = {
       entitlements: ALL_ENTITLEMENTS,
       network: "demo-network",
       subOrganizations: [{ name: "Demo Sub-organization", mmiKey: "demo-mmi" }],
+      // The demo owner, a member: signs in with a passkey registered through this link
+      // (http://localhost:8787/console/#/accept/<passkeyLink>; a fresh seed opens it again).
+      owner: {
+        id: "mem_demoowner",
+        email: "owner@demo.test",
+        name: "Demo Owner",
+        passkeyLink: "demo-owner-passkey-link",
+      },
     },
     {
       organizationKey: "partner",
@@ -262,10 +270,23 @@ ON CONFLICT(organization_key) DO UPDATE SET
     ),
   (data, now) =>
     data.organizations.map(
-      (o) => `INSERT INTO api_tokens (organization_id, token_hash, created_at)
-VALUES (${orgId(o.organizationKey)}, ${q(sha256Hex(o.apiToken))}, ${q(now)})
+      (o) => `INSERT INTO api_tokens (organization_id, token_hash, created_at, name)
+VALUES (${orgId(o.organizationKey)}, ${q(sha256Hex(o.apiToken))}, ${q(now)}, 'organization token')
 ON CONFLICT(token_hash) DO UPDATE SET organization_id = excluded.organization_id;`,
     ),
+  // The demo owner member and the recovery link that registers their passkey (valid 7 days
+  // from this seed, once: each seed opens it again).
+  (data, now) =>
+    data.organizations
+      .filter((o) => o.owner)
+      .flatMap((o) => [
+        `INSERT INTO members (id, organization_id, email, name, role, status, created_at, updated_at)
+VALUES (${q(o.owner.id)}, ${orgId(o.organizationKey)}, ${q(o.owner.email)}, ${q(o.owner.name)}, 'owner', 'active', ${q(now)}, ${q(now)})
+ON CONFLICT(id) DO UPDATE SET role = 'owner', status = 'active', email = excluded.email, name = excluded.name;`,
+        `INSERT INTO member_invitations (id, organization_id, kind, email, role, member_id, token_hash, invited_by, created_at, expires_at, accepted_at)
+VALUES ('inv_demoowner', ${orgId(o.organizationKey)}, 'recovery', ${q(o.owner.email)}, 'owner', ${q(o.owner.id)}, ${q(sha256Hex(o.owner.passkeyLink))}, 'seed', ${q(now)}, ${q(new Date(Date.parse(now) + 7 * 86_400_000).toISOString())}, NULL)
+ON CONFLICT(id) DO UPDATE SET expires_at = excluded.expires_at, accepted_at = NULL, token_hash = excluded.token_hash;`,
+      ]),
   (data, now) =>
     data.organizations.flatMap((o) =>
       o.subOrganizations.map(
@@ -496,6 +517,10 @@ function printSummary(data, remote, mediaWritten) {
     );
     for (const s of o.subOrganizations)
       lines.push(`    sub-organization "${s.name}": MMI key ${s.mmiKey}`);
+    if (o.owner)
+      lines.push(
+        `    owner member ${o.owner.email}: register a passkey at http://localhost:8787/console/#/accept/${o.owner.passkeyLink}`,
+      );
     const videos = data.videos.filter((v) => v.organizationKey === o.organizationKey);
     if (videos.length)
       lines.push(

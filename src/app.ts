@@ -10,6 +10,7 @@ import { requestContext } from "./middleware/request-context";
 import { securityHeaders } from "./middleware/security-headers";
 import admin from "./routes/admin/admin.index";
 import analytics from "./routes/analytics/analytics.index";
+import audit from "./routes/audit/audit.index";
 import consoleApp from "./routes/console/console.index";
 import content from "./routes/content/content.index";
 import ecommerce from "./routes/ecommerce/ecommerce.index";
@@ -20,6 +21,7 @@ import feeds from "./routes/feeds/feeds.index";
 import files from "./routes/files/files.index";
 import health from "./routes/health/health.index";
 import live from "./routes/live/live.index";
+import members from "./routes/members/members.index";
 import organization from "./routes/organization/organization.index";
 import playback from "./routes/playback/playback.index";
 import player from "./routes/player/player.index";
@@ -28,6 +30,7 @@ import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
 import search from "./routes/search/search.index";
 import streams from "./routes/streams/streams.index";
+import tokens from "./routes/tokens/tokens.index";
 import uploads from "./routes/uploads/uploads.index";
 import videos from "./routes/videos/videos.index";
 import viewers from "./routes/viewers/viewers.index";
@@ -61,6 +64,9 @@ const routeGroups = [
   consoleApp,
   organization,
   health,
+  members,
+  tokens,
+  audit,
 ];
 
 export function createApp() {

@@ -56,6 +56,15 @@ const configSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(1000).default(25),
   ),
+  FEED_PATCH_DELAY_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(0, "FEED_PATCH_DELAY_SECONDS must be 0 to 300")
+      .max(300, "FEED_PATCH_DELAY_SECONDS must be 0 to 300")
+      .default(10),
+  ),
   CREDENTIAL_CACHE_SECONDS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(300).default(30),
@@ -181,6 +190,31 @@ const configSchema = z.object({
       .enum(["true", "false"], { error: "WEBHOOKS_ALLOW_LOOPBACK must be true or false" })
       .default("false"),
   ),
+  WEBAUTHN_RP_ID: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[a-z0-9.-]{1,253}$/, "WEBAUTHN_RP_ID must be a host name (e.g. example.com)")
+      .optional(),
+  ),
+  ACCESS_TEAM_DOMAIN: z.preprocess(
+    emptyAsUndefined,
+    z
+      .url({
+        protocol: /^https?$/,
+        error: "ACCESS_TEAM_DOMAIN must be the team's URL, e.g. https://acme.cloudflareaccess.com",
+      })
+      .optional(),
+  ),
+  ACCESS_AUD: z.preprocess(emptyAsUndefined, z.string().max(200).optional()),
+  ACCESS_CERTS_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/, error: "ACCESS_CERTS_URL must be an http(s) URL" }).optional(),
+  ),
+  INVITE_MAIL_FROM: z.preprocess(
+    emptyAsUndefined,
+    z.email({ error: "INVITE_MAIL_FROM must be an email address" }).optional(),
+  ),
   R2_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   R2_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
   R2_ACCOUNT_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
@@ -209,6 +243,11 @@ export interface Config {
   feedWork: { ms: number; rowsRead: number };
   /** Feeds the cron re-checks per run in id order, so every feed is reconciled periodically. */
   feedReconcileBatch: number;
+  /**
+   * How long a feed whose videos changed waits, from its first change, before their entries
+   * are patched: the changes of that time make one pass (domain/feeds/patches.ts).
+   */
+  feedPatchDelaySeconds: number;
   uploadUrlTtlSeconds: number;
   /** After its signed URLs expired, how long an unfinished upload is kept before the cron aborts it. */
   uploadGraceSeconds: number;
@@ -264,6 +303,30 @@ export interface Config {
   webhooksAllowLoopback: boolean;
   /** Live streams (docs/live.md): default DVR window, encoder silence that ends a stream, largest segment. */
   live: { dvrSeconds: number; timeoutSeconds: number; segmentMaxBytes: number };
+  /**
+   * Passkeys (WebAuthn): the relying party's id (WEBAUTHN_RP_ID, default PUBLIC_BASE_URL's host;
+   * `localhost` when that is a loopback address, which WebAuthn refuses) and the origins a
+   * ceremony may come from (PUBLIC_BASE_URL's, and its localhost twin in development).
+   */
+  passkeys: { rpId: string; origins: string[] };
+  /** Cloudflare Access single sign-on, when both ACCESS_TEAM_DOMAIN and ACCESS_AUD are set. */
+  access?: { issuer: string; audience: string; certsUrl: string };
+  /** The sender of invitation emails (with the INVITE_MAIL binding). */
+  inviteMailFrom?: string;
+  /** PUBLIC_BASE_URL is a loopback address: local development (invitation links are printed). */
+  development: boolean;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+function passkeySettings(publicBaseUrl: string, rpId: string | undefined) {
+  const base = new URL(publicBaseUrl);
+  const loopback = LOOPBACK_HOSTS.has(base.hostname);
+  const localhost = `${base.protocol}//localhost${base.port ? `:${base.port}` : ""}`;
+  return {
+    rpId: rpId ?? (loopback ? "localhost" : base.hostname),
+    origins: loopback ? [...new Set([base.origin, localhost])] : [base.origin],
+  };
 }
 
 export class ConfigError extends Error {}
@@ -296,6 +359,7 @@ export function loadConfig(env: Env): Config {
     feedMaxVideos: v.FEED_MAX_VIDEOS,
     feedWork: { ms: v.FEED_WORK_MS, rowsRead: v.FEED_WORK_ROWS },
     feedReconcileBatch: v.FEED_RECONCILE_BATCH,
+    feedPatchDelaySeconds: v.FEED_PATCH_DELAY_SECONDS,
     uploadUrlTtlSeconds: v.UPLOAD_URL_TTL_SECONDS,
     uploadGraceSeconds: v.UPLOAD_GRACE_SECONDS,
     eventsMaxAgeDays: v.EVENTS_MAX_AGE_DAYS,
@@ -323,6 +387,19 @@ export function loadConfig(env: Env): Config {
       timeoutSeconds: v.LIVE_TIMEOUT_SECONDS,
       segmentMaxBytes: v.LIVE_SEGMENT_MAX_BYTES,
     },
+    passkeys: passkeySettings(v.PUBLIC_BASE_URL, v.WEBAUTHN_RP_ID),
+    access:
+      v.ACCESS_TEAM_DOMAIN && v.ACCESS_AUD
+        ? {
+            issuer: v.ACCESS_TEAM_DOMAIN.replace(/\/+$/, ""),
+            audience: v.ACCESS_AUD,
+            certsUrl:
+              v.ACCESS_CERTS_URL ??
+              `${v.ACCESS_TEAM_DOMAIN.replace(/\/+$/, "")}/cdn-cgi/access/certs`,
+          }
+        : undefined,
+    inviteMailFrom: v.INVITE_MAIL_FROM,
+    development: LOOPBACK_HOSTS.has(new URL(v.PUBLIC_BASE_URL).hostname),
   };
   cache.set(env, config);
   return config;

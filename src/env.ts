@@ -29,6 +29,7 @@ export interface Env {
   FEED_WORK_MS?: string;
   FEED_WORK_ROWS?: string;
   FEED_RECONCILE_BATCH?: string;
+  FEED_PATCH_DELAY_SECONDS?: string;
   UPLOAD_URL_TTL_SECONDS?: string;
   UPLOAD_GRACE_SECONDS?: string;
   PUBLIC_BASE_URL?: string;
@@ -84,4 +85,14 @@ export interface Env {
   TRANSCODER_URL?: string;
   /** Seconds of video per rendition job (default 120). */
   RENDITION_CHUNK_SECONDS?: string;
+  /** Passkeys' relying party id (default: PUBLIC_BASE_URL's host). */
+  WEBAUTHN_RP_ID?: string;
+  /** Cloudflare Access single sign-on: the team's URL (the JWT's issuer) and the application's AUD tag. */
+  ACCESS_TEAM_DOMAIN?: string;
+  ACCESS_AUD?: string;
+  /** Where the team's signing keys are (default: <ACCESS_TEAM_DOMAIN>/cdn-cgi/access/certs); tests point it at a local JWKS. */
+  ACCESS_CERTS_URL?: string;
+  /** Invitation emails: a send_email binding (wrangler [[send_email]]) and its sender. */
+  INVITE_MAIL?: SendEmail;
+  INVITE_MAIL_FROM?: string;
 }

@@ -107,6 +107,12 @@ describe("console sessions", () => {
       subOrganization: null,
       csrfToken: expect.stringMatching(/^[0-9a-f]{64}$/),
       expiresAt: expect.any(String),
+      // The key and secret sign in as the organization's owner (docs/console.md "Members and roles").
+      id: expect.stringMatching(/^ses_/),
+      method: "key",
+      member: null,
+      role: "owner",
+      capabilities: expect.arrayContaining(["content:write", "members:write", "owner:settings"]),
     });
     expect(JSON.stringify(body)).not.toContain(org.apiSecret);
     // The database keeps a hash of the session token, never the token.

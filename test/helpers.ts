@@ -1,7 +1,13 @@
 // Shared test helpers: every call goes through the real worker (SELF.fetch, or its fetch handler
 // with an execution context of its own: callSettled) against local D1/R2/KV. Each test file
 // creates its own organizations so files don't share rate limits.
-import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  SELF,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { expect, vi } from "vitest";
 import worker from "../src/index";
 import { dataUrlBytes } from "./fixture-bytes";
@@ -37,6 +43,17 @@ export async function callSettled(path: string, init: RequestInit = {}): Promise
   );
   await waitOnExecutionContext(ctx);
   return res;
+}
+
+/** The worker's cron as it runs at `at` (ms), to its end (waitUntil work included). */
+export async function cronAt(at: number): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(
+    createScheduledController({ cron: "* * * * *", scheduledTime: at }),
+    env,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
 }
 
 export async function callJson<T = any>(

@@ -4,10 +4,12 @@
 // ended by ENDLIST or by the heartbeat timeout (the object's alarm, on an injected clock), and
 // played afterwards as a video on demand.
 import {
+  abortAllDurableObjects,
   createExecutionContext,
   createMessageBatch,
   env,
   getQueueResult,
+  listDurableObjectIds,
   runDurableObjectAlarm,
   runInDurableObject,
   waitOnExecutionContext,
@@ -28,10 +30,12 @@ import {
   call,
   callJson,
   createOrg,
+  cronAt,
   dataUrlBytes,
   readHeaders,
   SETTLED_MS,
   startOfAMinute,
+  withMembers,
   writeJson,
   type TestOrg,
 } from "./helpers";
@@ -103,6 +107,7 @@ async function createStream(body: Record<string, unknown> = {}) {
     ingestUrl: string;
     isLive: boolean;
     status: string;
+    createdDate: string;
     live: { state: string; dvrWindowSeconds: number };
   };
 }
@@ -215,14 +220,14 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
     const recordingUrl = listed.urlHLS.replace("index.m3u8", "recording.m3u8");
     const recording = await (await call(recordingUrl)).text();
     expect(recording).toContain("#EXT-X-PLAYLIST-TYPE:VOD");
-    expect(recording.match(/^u\d+\.m4s$/gm)).toEqual(["u1.m4s", "u2.m4s", "u3.m4s"]);
+    // The stored names: u0.mp4 the init segment, then one per new file (the retry above of the
+    // same bytes took a name and gave it back).
+    const stored = recording.match(/^u\d+\.m4s$/gm)!;
+    expect(stored).toHaveLength(3);
     expect(recording.trimEnd().endsWith("#EXT-X-ENDLIST")).toBe(true);
-    for (const [n, name] of [
-      [2, "index1.m4s"],
-      [3, "index2.m4s"],
-    ] as const) {
-      const bytes = await call(recordingUrl.replace("recording.m3u8", `u${n}.m4s`));
-      expect(new Uint8Array(await bytes.arrayBuffer())).toEqual(FMP4[name]);
+    for (const [n, name] of ["index0.m4s", "index1.m4s", "index2.m4s"].entries()) {
+      const bytes = await call(recordingUrl.replace("recording.m3u8", stored[n]!));
+      expect(new Uint8Array(await bytes.arrayBuffer())).toEqual(FMP4[name as keyof typeof FMP4]);
     }
 
     // The recording's thumbnail: a frame of it (the local ffmpeg frame service), not the
@@ -526,6 +531,97 @@ describe.skipIf(!env.TRANSCODER)("a recording whose encoder restarted (a discont
   });
 });
 
+describe.skipIf(!env.TRANSCODER)("a recording whose remux job dies", () => {
+  /**
+   * A stream of a new organization (with the two-rung ladder) whose object sends its jobs to a
+   * queue that loses them, as an isolate killed mid-job does; pushed and ended.
+   */
+  async function endedWithLostRemux() {
+    const own = await createOrg({ plan: "enterprise" });
+    expect(
+      (await writeJson(own, "PUT", "/v2/renditions/ladder", { rungs: LIVE_LADDER })).res.status,
+    ).toBe(200);
+    const created = await writeJson(own, "POST", "/v2/live", { title: "Lost remux" });
+    const { contentKey, ingestBaseUrl: base } = created.body as {
+      contentKey: string;
+      ingestBaseUrl: string;
+    };
+    const lost: unknown[] = [];
+    await runInDurableObject(objectOf(contentKey), (object) => {
+      const target = object as unknown as { env: typeof env };
+      target.env = withMembers(env, {
+        RENDITIONS_QUEUE: withMembers(env.RENDITIONS_QUEUE!, {
+          send: async (body: unknown) => void lost.push(body),
+        }),
+      });
+    });
+    const names = TS_LONG.slice(0, 4).map((_, n) => `index${n}.ts`);
+    for (const [n, name] of names.entries())
+      expect((await put(`${base}/${name}`, TS_LONG[n]!)).status).toBe(201);
+    expect((await put(`${base}/index.m3u8`, playlist(names, { ended: true }))).status).toBe(200);
+    expect(lost).toHaveLength(1);
+    const renditions = async () =>
+      (await writeJson(own, "GET", `/v2/content/renditions?contentKey=${contentKey}`)).body;
+    expect((await renditions()).recording).toEqual({ status: "pending", reason: null });
+    return { own, contentKey, lost, renditions };
+  }
+
+  it("is failed by the cron within the hour; retried, the recording is published with its ladder", async () => {
+    const { own, contentKey, renditions } = await endedWithLostRemux();
+    await cronAt(Date.now() + 59 * 60_000);
+    expect((await renditions()).recording.status).toBe("pending");
+    await cronAt(Date.now() + 61 * 60_000);
+    expect((await renditions()).recording).toEqual({
+      status: "failed",
+      reason:
+        "the remux made no progress for 60 minutes: its job died or its message was lost; retry it",
+    });
+    const retried = await writeJson(own, "POST", "/v2/content/renditions/retry", { contentKey });
+    expect(retried.res.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body).toMatchObject({
+      retried: ["recording"],
+      recording: { status: "pending" },
+    });
+    // Once more while it is pending: nothing is queued twice.
+    const again = await writeJson(own, "POST", "/v2/content/renditions/retry", { contentKey });
+    expect(again.res.status).toBe(409);
+    await expect
+      .poll(async () => (await renditions()).recording.status, {
+        timeout: SETTLED_MS,
+        interval: 250,
+      })
+      .toBe("published");
+    await expect
+      .poll(async () => (await renditions()).renditions.map((r: { status: string }) => r.status), {
+        timeout: SETTLED_MS,
+        interval: 250,
+      })
+      .toEqual(["ready", "ready"]);
+    expect((await writeJson(own, "GET", `/v2/live?contentKey=${contentKey}`)).body.url).toMatch(
+      /\/master\.m3u8$/,
+    );
+  });
+
+  it("is failed at once when the queue gives up on it (the dead-letter queue)", async () => {
+    const { own, contentKey, lost, renditions } = await endedWithLostRemux();
+    const batch = createMessageBatch("video-catalog-renditions-dlq", [
+      { id: "dead-remux", timestamp: new Date(), attempts: 1, body: lost[0] },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["dead-remux"]);
+    await waitOnExecutionContext(ctx);
+    expect((await renditions()).recording).toEqual({
+      status: "failed",
+      reason: "the remux job died on every attempt; retry it",
+    });
+    // Played as recorded meanwhile.
+    expect((await writeJson(own, "GET", `/v2/live?contentKey=${contentKey}`)).body.url).toMatch(
+      /\/recording\.m3u8$/,
+    );
+  });
+});
+
 describe("an MPEG-TS recording whose runs differ (the restarted encoder's audio)", () => {
   it("keeps recording.m3u8 (not remuxed) and still gets a frame thumbnail from a segment", async () => {
     const stream = await createStream();
@@ -618,58 +714,424 @@ describe("ingest refuses what it cannot take, with the reason", () => {
   });
 });
 
-describe("wrong stream keys are failed authentications", () => {
-  it("counts them with wrong API credentials per client: past the limit 429, the right key still passes", async () => {
+/**
+ * A request body that sends `first` bytes and then stalls for good (an upload whose client stops
+ * sending): how many bytes the worker took from it, and a way to end it.
+ */
+function stalledBody(first: number) {
+  let sent = 0;
+  let stop: () => void = () => undefined;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent === 0) {
+        sent += first;
+        controller.enqueue(new Uint8Array(first));
+        return;
+      }
+      // Never more: the pull stays pending until the test ends the stream.
+      return new Promise<void>((resolve) => {
+        stop = () => {
+          controller.close();
+          resolve();
+        };
+      });
+    },
+  });
+  return { body, sent: () => sent, stop: () => stop() };
+}
+
+describe("ingest decides before it reads a body", () => {
+  it("answers a wrong key and a missing stream at once while the body stalls, and wakes no Durable Object", async () => {
+    const stream = await createStream();
+    const wrongKey = stream.ingestBaseUrl.replace(stream.streamKey, `lsk_${"w".repeat(32)}`);
+    const missing = `lsk${Date.now().toString(36)}`.slice(0, 8);
+    const noStream = stream.ingestBaseUrl.replace(`/${stream.contentKey}/`, `/${missing}/`);
+    const idsBefore = (await listDurableObjectIds(env.LIVE_STREAMS)).map((id) => id.toString());
+    for (const [url, status] of [
+      [`${wrongKey}/index0.ts`, 403],
+      [`${noStream}/index0.ts`, 404],
+      [`${wrongKey}/index.m3u8`, 403],
+    ] as const) {
+      // It declares the largest segment (LIVE_SEGMENT_MAX_BYTES, 1 MiB in the tests), sends 1 KB
+      // and stops: a worker that read the body first would never answer.
+      const upload = stalledBody(1024);
+      const answer = await call(url, {
+        method: "PUT",
+        headers: { "Content-Length": String(1024 * 1024) },
+        body: upload.body,
+      });
+      expect(answer.status, url).toBe(status);
+      expect(upload.sent()).toBeLessThanOrEqual(1024);
+      await answer.arrayBuffer();
+      upload.stop();
+    }
+    // No object was made for the content key that has none (nor any other).
+    const idsAfter = (await listDurableObjectIds(env.LIVE_STREAMS)).map((id) => id.toString());
+    expect(idsAfter).not.toContain(env.LIVE_STREAMS.idFromName(missing).toString());
+    expect(idsAfter.length).toBe(idsBefore.length);
+    // Over the limit by its declaration: 413 before anything else, the body unread.
+    const big = stalledBody(1024);
+    const refused = await call(`${stream.ingestBaseUrl}/big.ts`, {
+      method: "PUT",
+      headers: { "Content-Length": String(1024 * 1024 + 1) },
+      body: big.body,
+    });
+    expect(refused.status).toBe(413);
+    big.stop();
+  });
+
+  it("stores a segment of exactly the limit (201) and refuses one byte more (413), declared or streamed", async () => {
     const stream = await createStream();
     const base = stream.ingestBaseUrl;
-    const wrongBase = base.replace(stream.streamKey, `lsk_${"y".repeat(32)}`);
+    const limit = 1024 * 1024; // LIVE_SEGMENT_MAX_BYTES in the tests
+    const exact = new Uint8Array(limit).map((_, i) => i % 251);
+    expect((await put(`${base}/exact.ts`, exact)).status).toBe(201);
+    const over = await put(`${base}/over.ts`, new Uint8Array(limit + 1));
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { error: string }).error).toMatch(/at most 1048576 bytes/);
+    // Streamed (no Content-Length, as ffmpeg's chunked PUT): the same two answers.
+    const chunked = (bytes: Uint8Array) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 64 * 1024)
+            controller.enqueue(bytes.slice(at, at + 64 * 1024));
+          controller.close();
+        },
+      });
+    expect((await put(`${base}/exact-chunked.ts`, chunked(exact))).status).toBe(201);
+    const overChunked = await put(`${base}/over-chunked.ts`, chunked(new Uint8Array(limit + 1)));
+    expect(overChunked.status).toBe(413);
+    // What was stored is what was sent, byte for byte; the refused ones are not stored.
+    expect(
+      (await put(`${base}/index.m3u8`, playlist(["exact.ts", "exact-chunked.ts"]))).status,
+    ).toBe(200);
+    const { urlHLS } = (await e6(stream.contentKey)).data[0];
+    for (const file of ["u0.ts", "u1.ts"]) {
+      const served = new Uint8Array(
+        await (await call(urlHLS.replace("index.m3u8", file))).arrayBuffer(),
+      );
+      expect(served.length, file).toBe(limit);
+      expect(served[1000], file).toBe(1000 % 251);
+    }
+    const listed = await env.MEDIA.list({ prefix: `${stream.contentKey}/live/` });
+    expect(listed.objects.map((o) => o.size).sort()).toEqual([limit, limit]);
+    expect((await record(stream.contentKey)).live).toMatchObject({ bytes: 2 * limit });
+  });
+});
+
+describe("refused ingest requests are limited per client", () => {
+  it("meets a missing-stream flood from one address with 429, then refuses that address everything until the minute ends", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
     startOfAMinute();
     try {
       const ip = { "CF-Connecting-IP": "198.51.100.40" };
-      const guess = (method: "PUT" | "DELETE", url = `${wrongBase}/index0.ts`) =>
-        call(url, { method, headers: ip, ...(method === "PUT" && { body: TS["index0.ts"] }) });
-      // AUTH_FAILURES_PER_MINUTE is 30: 20 wrong stream keys (PUT and DELETE, and one that is
-      // not even a key's shape) and 10 wrong API secrets from one address share the budget.
-      for (let i = 0; i < 18; i++) expect((await guess("PUT")).status).toBe(403);
-      expect((await guess("DELETE")).status).toBe(403);
-      expect((await guess("PUT", `${base.replace(stream.streamKey, "nope")}/a.ts`)).status).toBe(
-        403,
-      );
-      const wrongSecret = () =>
-        writeJson({ ...org, apiSecret: "wrong" }, "GET", "/v2/live?contentKey=x", undefined, ip);
-      for (let i = 0; i < 10; i++) expect((await wrongSecret()).res.status).toBe(401);
-      // The 31st failure, whichever the credential: 429 with Retry-After.
-      const throttled = await guess("PUT");
-      expect(throttled.status).toBe(429);
-      expect(Number(throttled.headers.get("Retry-After"))).toBeGreaterThan(0);
-      expect(((await throttled.json()) as { error: string }).error).toMatch(
-        /too many failed authentications/,
-      );
-      expect((await guess("DELETE")).status).toBe(429);
-      expect((await wrongSecret()).res.status).toBe(429);
-      // Only failures are judged: the right key passes from the same address and from another.
+      const idsBefore = (await listDurableObjectIds(env.LIVE_STREAMS)).length;
+      // AUTH_FAILURES_PER_MINUTE is 30: PUTs to random content keys (1 KB each), wrong keys and a
+      // key not even of a key's shape share the address's budget.
+      const statuses: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        const key = `f${i.toString(36)}${Math.random().toString(36).slice(2, 7)}`;
+        const answer = await call(`/live-ingest/${key}/${stream.streamKey}/index0.ts`, {
+          method: "PUT",
+          headers: ip,
+          body: new Uint8Array(1024),
+        });
+        statuses.push(answer.status);
+        await answer.arrayBuffer();
+      }
+      expect(statuses.slice(0, 30)).toEqual(Array(30).fill(404));
+      expect(statuses.slice(30)).toEqual(Array(10).fill(429));
+      // No Durable Object for any of them.
+      expect((await listDurableObjectIds(env.LIVE_STREAMS)).length).toBe(idsBefore);
+      // Locked out: the right key from that address too, with Retry-After, for the minute.
       const right = await call(`${base}/index0.ts`, {
         method: "PUT",
         headers: ip,
         body: TS["index0.ts"],
       });
-      expect(right.status).toBe(201);
-      const elsewhere = await call(`${base}/index1.ts`, {
-        method: "PUT",
-        headers: { "CF-Connecting-IP": "198.51.100.41" },
-        body: TS["index1.ts"],
-      });
-      expect(elsewhere.status).toBe(201);
-      // Another client's wrong key is its own count: 403, not 429.
-      const other = await call(`${wrongBase}/index0.ts`, {
-        method: "PUT",
-        headers: { "CF-Connecting-IP": "198.51.100.42" },
-        body: TS["index0.ts"],
-      });
-      expect(other.status).toBe(403);
+      expect(right.status).toBe(429);
+      expect(Number(right.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(((await right.json()) as { error: string }).error).toMatch(
+        /too many refused ingest requests/,
+      );
+      expect((await call(`${base}/index0.ts`, { method: "DELETE", headers: ip })).status).toBe(429);
+      // Another address is its own client: the right key passes, a wrong one is 403.
+      const elsewhere = { "CF-Connecting-IP": "198.51.100.41" };
+      expect(
+        (
+          await call(`${base}/index0.ts`, {
+            method: "PUT",
+            headers: elsewhere,
+            body: TS["index0.ts"],
+          })
+        ).status,
+      ).toBe(201);
+      const wrong = base.replace(stream.streamKey, `lsk_${"y".repeat(32)}`);
+      expect(
+        (
+          await call(`${wrong}/index0.ts`, {
+            method: "PUT",
+            headers: elsewhere,
+            body: TS["index0.ts"],
+          })
+        ).status,
+      ).toBe(403);
+      expect(
+        (
+          await call(`${base.replace(stream.streamKey, "nope")}/a.ts`, {
+            method: "PUT",
+            headers: elsewhere,
+            body: "x",
+          })
+        ).status,
+      ).toBe(403);
+      // The API's own budget of failed authentications is another: wrong API secrets from the
+      // locked-out address still answer 401.
+      const wrongSecret = await writeJson(
+        { ...org, apiSecret: "wrong" },
+        "GET",
+        "/v2/live?contentKey=x",
+        undefined,
+        ip,
+      );
+      expect(wrongSecret.res.status).toBe(401);
+      // The next minute the address may send again.
+      vi.setSystemTime(Date.now() + 60_000);
+      expect(
+        (await call(`${base}/index1.ts`, { method: "PUT", headers: ip, body: TS["index1.ts"] }))
+          .status,
+      ).toBe(201);
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+/** The stream's Durable Object, for its clock and its alarm. */
+const objectOf = (contentKey: string) =>
+  env.LIVE_STREAMS.get(env.LIVE_STREAMS.idFromName(contentKey));
+
+/** Runs the stream's alarm as if it fired at `at` (ms): its clock says so. */
+async function alarmAt(contentKey: string, at: number) {
+  const stub = objectOf(contentKey);
+  await runInDurableObject(stub, (object) => {
+    (object as unknown as LiveStream).clock = () => at;
+  });
+  return runDurableObjectAlarm(stub);
+}
+
+const storedObjects = async (contentKey: string) =>
+  (await env.MEDIA.list({ prefix: `${contentKey}/live/` })).objects.map((o) => o.key).sort();
+
+describe("what a stream stores is counted and bounded", () => {
+  it("counts every stored file, keeps one per name, and deletes what no playlist names within 2 minutes", async () => {
+    const stream = await createStream({ timeoutSeconds: 600 });
+    const base = stream.ingestBaseUrl;
+    const [a, b] = [TS["index0.ts"], TS["index1.ts"]];
+    // A name written again with other bytes: still one stored file, the latest.
+    expect((await put(`${base}/x.ts`, a)).status).toBe(201);
+    expect((await put(`${base}/x.ts`, b)).status).toBe(201);
+    expect(await storedObjects(stream.contentKey)).toHaveLength(1);
+    expect((await record(stream.contentKey)).live).toMatchObject({ bytes: b.length, segments: 0 });
+    expect((await put(`${base}/y.ts`, a)).status).toBe(201);
+    // Counted before any playlist names them: every stored byte.
+    expect((await record(stream.contentKey)).live.bytes).toBe(a.length + b.length);
+    expect((await put(`${base}/index.m3u8`, playlist(["y.ts"]))).status).toBe(200);
+    const received = Date.parse((await record(stream.contentKey)).live.lastHeartbeat);
+    // Before the bound the unnamed file stays; after it, it goes (R2 and the count).
+    expect(await alarmAt(stream.contentKey, received + 60_000)).toBe(true);
+    expect(await storedObjects(stream.contentKey)).toHaveLength(2);
+    expect(await alarmAt(stream.contentKey, received + 2 * 60_000 + 1)).toBe(true);
+    expect(await storedObjects(stream.contentKey)).toHaveLength(1);
+    expect((await record(stream.contentKey)).live).toMatchObject({
+      state: "live",
+      bytes: a.length,
+      segments: 1,
+    });
+    // A playlist naming it later finds it gone.
+    expect(await (await put(`${base}/index.m3u8`, playlist(["y.ts", "x.ts"]))).text()).toBe(
+      "0 new segment(s); 1 listed file(s) not received yet",
+    );
+  });
+
+  it("ends an idle stream 24 hours after its creation, and its files go", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    expect((await put(`${base}/index0.ts`, TS["index0.ts"])).status).toBe(201);
+    const created = Date.parse(stream.createdDate);
+    // An hour in: idle still (the unnamed file is gone already).
+    expect(await alarmAt(stream.contentKey, created + 3_600_000)).toBe(true);
+    expect((await record(stream.contentKey)).live.state).toBe("idle");
+    expect(await storedObjects(stream.contentKey)).toEqual([]);
+    expect((await put(`${base}/index1.ts`, TS["index1.ts"])).status).toBe(201);
+    // (The object's clock started a moment after the record's createdDate.)
+    expect(await alarmAt(stream.contentKey, created + 24 * 3_600_000 + 60_000)).toBe(true);
+    const ended = await record(stream.contentKey);
+    expect(ended).toMatchObject({ isLive: false, status: "expired" });
+    expect(ended.live.state).toBe("ended");
+    expect(ended.live.endReason).toMatch(/idle timeout/);
+    expect(await storedObjects(stream.contentKey)).toEqual([]);
+    expect((await put(`${base}/index2.ts`, TS["index1.ts"])).status).toBe(409);
+    // Nothing is left to do: no alarm.
+    expect(await runDurableObjectAlarm(objectOf(stream.contentKey))).toBe(false);
+  });
+
+  it("ends a stream at its storage limit, answering 413 naming it; the recording keeps what fit", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    // The plan's limit (enterprise: 100 GiB), lowered here to a segment and a half.
+    expect((await record(stream.contentKey)).live.maxBytes).toBe(100 * 1024 ** 3);
+    const limit = Math.floor(TS["index0.ts"].length * 1.5);
+    await runInDurableObject(objectOf(stream.contentKey), (_, state) => {
+      state.storage.sql.exec("UPDATE stream SET max_bytes = ?", limit);
+    });
+    expect((await put(`${base}/index0.ts`, TS["index0.ts"])).status).toBe(201);
+    expect((await put(`${base}/index.m3u8`, playlist(["index0.ts"]))).status).toBe(200);
+    const full = await put(`${base}/index1.ts`, TS["index1.ts"]);
+    expect(full.status).toBe(413);
+    expect(((await full.json()) as { error: string }).error).toMatch(
+      new RegExp(`storage limit of ${limit} bytes .*the stream has ended`),
+    );
+    const ended = await record(stream.contentKey);
+    expect(ended).toMatchObject({ isLive: false, status: "available", duration: 1 });
+    expect(ended.live).toMatchObject({ state: "ended", segments: 1, maxBytes: limit });
+    expect(ended.live.endReason).toMatch(/storage limit/);
+    expect(await storedObjects(stream.contentKey)).toEqual([
+      `${stream.contentKey}/live/${ended.url.split("/").at(-2)}/recording.m3u8`,
+      `${stream.contentKey}/live/${ended.url.split("/").at(-2)}/u0.ts`,
+    ]);
+  });
+
+  it("writes at most 8 files of a stream at once; one whose client stops is given up", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    const uploads = Array.from({ length: 8 }, () => stalledBody(1024));
+    const pending = uploads.map((upload, n) =>
+      call(`${base}/slow${n}.ts`, {
+        method: "PUT",
+        headers: { "Content-Length": String(64 * 1024) },
+        body: upload.body,
+      }),
+    );
+    // All eight announced to the stream's object (each holds a write): the ninth waits its turn.
+    const writes = () =>
+      runInDurableObject(
+        objectOf(stream.contentKey),
+        (_, state) => state.storage.sql.exec("SELECT count(*) AS n FROM writes").one().n as number,
+      );
+    await vi.waitFor(async () => expect(await writes()).toBe(8), {
+      timeout: SETTLED_MS,
+      interval: 50,
+    });
+    const ninth = await put(`${base}/ninth.ts`, TS["index0.ts"]);
+    expect(ninth.status).toBe(429);
+    expect(((await ninth.json()) as { error: string }).error).toMatch(
+      /at most 8 files of a stream are written at once/,
+    );
+    // The clients stop short of what they declared: 400, nothing stored, the slots free.
+    for (const upload of uploads) upload.stop();
+    for (const answer of await Promise.all(pending)) {
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { error: string }).error).toMatch(/stopped after/);
+    }
+    expect((await put(`${base}/ninth.ts`, TS["index0.ts"])).status).toBe(201);
+    expect(await storedObjects(stream.contentKey)).toHaveLength(1);
+  });
+
+  it("bounds the live window in segments: EXTINF:0 segments count a second each", async () => {
+    const stream = await createStream({ dvrWindowSeconds: 60 });
+    const base = stream.ingestBaseUrl;
+    const names = Array.from({ length: 70 }, (_, n) => `z${n}.ts`);
+    for (const [n, name] of names.entries())
+      expect((await put(`${base}/${name}`, new Uint8Array([n, 1, 2, 3]))).status).toBe(201);
+    const zero = playlist(names).replaceAll("#EXTINF:1.000000,", "#EXTINF:0,");
+    expect(await (await put(`${base}/index.m3u8`, zero)).text()).toBe("70 new segment(s)");
+    const { urlHLS } = (await e6(stream.contentKey)).data[0];
+    const window = await (await call(urlHLS)).text();
+    expect(window.match(/^u\d+\.ts$/gm)).toHaveLength(60);
+    expect(window).toContain("#EXT-X-MEDIA-SEQUENCE:10\n");
+    expect(window).toContain("#EXT-X-TARGETDURATION:1\n");
+  });
+
+  it("ends a recording at its 100,000th segment", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    // A recording 99,999 segments long already (one row stands for them).
+    await runInDurableObject(objectOf(stream.contentKey), (_, state) => {
+      state.storage.sql.exec(
+        "INSERT INTO segments (seq, file, duration, map, discontinuity, pdt, bytes, received_at) VALUES (99998, 'u999999.ts', 1, NULL, 0, NULL, 1, 0)",
+      );
+    });
+    for (const name of ["index0.ts", "index1.ts"] as const)
+      expect((await put(`${base}/${name}`, TS[name])).status).toBe(201);
+    expect(
+      await (await put(`${base}/index.m3u8`, playlist(["index0.ts", "index1.ts"]))).text(),
+    ).toBe("1 new segment(s)");
+    const ended = await record(stream.contentKey);
+    expect(ended.live).toMatchObject({ state: "ended", segments: 2 });
+    expect(ended.live.endReason).toBe("the recording reached 100000 segments");
+  });
+});
+
+describe("a stream set up before its key's hash and storage counts were kept", () => {
+  it("keeps taking its encoder: the key checked by its object, its files counted once upgraded", async () => {
+    const stream = await createStream();
+    const base = stream.ingestBaseUrl;
+    expect((await put(`${base}/index0.ts`, TS["index0.ts"])).status).toBe(201);
+    expect((await put(`${base}/index.m3u8`, playlist(["index0.ts"]))).status).toBe(200);
+    // As such a stream is: no key hash in D1 (migration 0026 left it null), its object's storage
+    // without the files and writes tables or max_bytes.
+    await env.DB.prepare(
+      "UPDATE live_streams SET key_hash = NULL WHERE content_id = (SELECT id FROM contents WHERE content_key = ?)",
+    )
+      .bind(stream.contentKey)
+      .run();
+    await runInDurableObject(objectOf(stream.contentKey), (_, state) => {
+      state.storage.sql.exec("DROP TABLE files");
+      state.storage.sql.exec("DROP TABLE writes");
+      state.storage.sql.exec("ALTER TABLE stream DROP COLUMN max_bytes");
+    });
+    // The object starts again (a deploy): its storage is brought up to date first.
+    await abortAllDurableObjects();
+    expect((await record(stream.contentKey)).live).toMatchObject({
+      state: "live",
+      bytes: TS["index0.ts"].length,
+      maxBytes: null,
+    });
+    const wrong = base.replace(stream.streamKey, `lsk_${"v".repeat(32)}`);
+    expect((await put(`${wrong}/index1.ts`, TS["index1.ts"])).status).toBe(403);
+    expect((await put(`${base}/index1.ts`, TS["index1.ts"])).status).toBe(201);
+    expect(
+      await (await put(`${base}/index.m3u8`, playlist(["index0.ts", "index1.ts"]))).text(),
+    ).toBe("1 new segment(s)");
+    expect((await record(stream.contentKey)).live).toMatchObject({
+      segments: 2,
+      bytes: TS["index0.ts"].length + TS["index1.ts"].length,
+    });
+  });
+});
+
+describe("an organization's running streams", () => {
+  it("are at most its plan's (standard: 5); 409 names the limit, and an ended one frees its place", async () => {
+    const standard = await createOrg({ plan: "standard" });
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const created = await writeJson(standard, "POST", "/v2/live", { title: `Stream ${i}` });
+      expect(created.res.status, JSON.stringify(created.body)).toBe(200);
+      made.push(created.body.contentKey);
+    }
+    const sixth = await writeJson(standard, "POST", "/v2/live", { title: "One too many" });
+    expect(sixth.res.status).toBe(409);
+    expect(sixth.body.error).toMatch(
+      /5 live streams that have not ended, the most its plan \(standard\) allows/,
+    );
+    // Not created: five streams listed, no sixth record.
+    expect((await writeJson(standard, "GET", "/v2/live/list")).body.liveStreams).toHaveLength(5);
+    expect(
+      (await writeJson(standard, "POST", "/v2/live/end", { contentKey: made[0] })).res.status,
+    ).toBe(200);
+    expect((await writeJson(standard, "POST", "/v2/live", { title: "Now" })).res.status).toBe(200);
   });
 });
 
@@ -772,6 +1234,39 @@ describe("isLive in every record", () => {
     await put(`${base}/index1.ts`, TS["index1.ts"]);
     await put(`${base}/index.m3u8`, playlist(["index0.ts", "index1.ts"], { ended: true }));
     expect(await records()).toEqual([false, false, false, false]);
+  });
+});
+
+describe("E4 on a live stream", () => {
+  it("refuses isLive false while the stream runs, idle or live; the record stays live", async () => {
+    const stream = await createStream();
+    const e3 = async () =>
+      (await writeJson(org, "GET", `/v2/content?contentKey=${stream.contentKey}`)).body;
+    const refused = await writeJson(org, "PUT", "/v2/content", { ...(await e3()), isLive: false });
+    expect(refused.res.status).toBe(409);
+    expect(refused.body.message).toMatch(
+      /has not ended \(idle\): end it with POST \/v2\/live\/end/,
+    );
+    await put(`${stream.ingestBaseUrl}/index0.ts`, TS["index0.ts"]);
+    await put(`${stream.ingestBaseUrl}/index.m3u8`, playlist(["index0.ts"]));
+    const live = await writeJson(org, "PUT", "/v2/content", {
+      ...(await e3()),
+      title: "Still live",
+      isLive: false,
+    });
+    expect(live.res.status).toBe(409);
+    expect((await e6(stream.contentKey)).data[0]).toMatchObject({ isLive: true });
+    // Other fields may change while it runs (isLive sent as it is).
+    const retitled = await writeJson(org, "PUT", "/v2/content", {
+      ...(await e3()),
+      title: "Renamed",
+    });
+    expect(retitled.res.status, JSON.stringify(retitled.body)).toBe(200);
+    expect(retitled.body).toMatchObject({ title: "Renamed", isLive: true });
+    // Once it has ended, the record is on demand and E4 takes it.
+    await writeJson(org, "POST", "/v2/live/end", { contentKey: stream.contentKey });
+    const after = await writeJson(org, "PUT", "/v2/content", { ...(await e3()), isLive: false });
+    expect(after.res.status).toBe(200);
   });
 });
 

@@ -13,6 +13,7 @@ it("has the FTS index and every counter trigger on the tables they watch", async
     "table contents_fts_terms on contents_fts_terms",
     "trigger content_labels_count_delete on content_labels",
     "trigger content_labels_count_insert on content_labels",
+    "trigger content_labels_published_insert on content_labels",
     "trigger contents_count_delete on contents",
     "trigger contents_count_insert on contents",
     "trigger contents_count_update on contents",
@@ -21,6 +22,9 @@ it("has the FTS index and every counter trigger on the tables they watch", async
     "trigger contents_fts_update on contents",
     "trigger contents_label_count_delete on contents",
     "trigger contents_label_count_update on contents",
+    "trigger contents_label_published_update on contents",
+    "trigger feeds_names_insert on feeds",
+    "trigger feeds_names_update on feeds",
     "trigger network_listings_count_delete on network_listings",
     "trigger network_listings_count_insert on network_listings",
   ]);

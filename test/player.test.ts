@@ -243,6 +243,33 @@ describe("player configurations", () => {
     expect(refused.body.error).toContain("sub-organization");
   });
 
+  it("are at most the plan's (standard: 20): 409 names the limit, racing creations included", async () => {
+    const small = await createOrg({ plan: "standard", entitlements: ["enterprise_player"] });
+    const create = (name: string) =>
+      writeJson(small, "POST", "/v2/player-configurations", { name });
+    for (let i = 0; i < 17; i++) expect((await create(`Config ${i}`)).res.status).toBe(200);
+    // Five at once for the last three places: never more than 20 kept.
+    const racing = await Promise.all(Array.from({ length: 5 }, (_, i) => create(`Race ${i}`)));
+    for (const { res, body } of racing) {
+      expect([200, 409]).toContain(res.status);
+      if (res.status === 409)
+        expect(body.error).toMatch(/20 player configurations, the most its plan \(standard\)/);
+    }
+    const listed = async () =>
+      (await writeJson(small, "GET", "/v2/player-configurations?limit=100")).body
+        .playerConfigurations as { id: string }[];
+    const kept = await listed();
+    expect(kept.length).toBeLessThanOrEqual(20);
+    expect(kept.length).toBe(17 + racing.filter((r) => r.res.status === 200).length);
+    while ((await listed()).length < 20) expect((await create("Fill")).res.status).toBe(200);
+    const refused = await create("One too many");
+    expect(refused.res.status).toBe(409);
+    expect(
+      (await writeJson(small, "DELETE", `/v2/player-configurations/${kept[0]!.id}`)).res.status,
+    ).toBe(200);
+    expect((await create("In its place")).res.status).toBe(200);
+  });
+
   it("needs write credentials and the enterprise_player entitlement", async () => {
     expect((await call("/v2/player-configurations")).status).toBe(401);
     const plain = await createOrg({ entitlements: [] });

@@ -5,7 +5,14 @@
 // Every segment of every variant starts with a keyframe presented within one frame of the
 // source's segment.
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  waitOnExecutionContext,
+} from "cloudflare:test";
+import { beforeAll, describe, expect, inject, it, vi } from "vitest";
+import worker from "../src/index";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import hevcUrl from "./fixtures/hevc-aac-faststart.mp4?inline";
 import {
@@ -13,6 +20,7 @@ import {
   callJson,
   callSettled,
   createOrg,
+  cronAt,
   dataUrlBytes,
   ORIGIN,
   publishVideo,
@@ -426,22 +434,37 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
       ["r36", 3],
     ]);
     const real = transcoderOf(env)!;
+    // What the transcoder answers names its temporary files: the log keeps that, the
+    // publisher's reason does not.
+    const detail =
+      "service-binding: HTTP 422 not transcoded: ffmpeg exited 1: file:/tmp/transcode-Ab12/in.mp4: Invalid data found";
     const refusing: Transcoder = {
       name: "refusing",
       transcode: async () => {
-        throw new TranscodeRefused("transcoder: HTTP 422 not transcoded: ffmpeg exited 1");
+        throw new TranscodeRefused(detail);
       },
     };
+    const errors: string[] = [];
+    const log = vi
+      .spyOn(console, "error")
+      .mockImplementation((line: unknown) => void errors.push(String(line)));
     const outcomes = [];
-    for (const job of jobs)
-      outcomes.push(await runRenditionJob(deps, job.chunk === 2 ? refusing : real, job));
+    try {
+      for (const job of jobs)
+        outcomes.push(await runRenditionJob(deps, job.chunk === 2 ? refusing : real, job));
+    } finally {
+      log.mockRestore();
+    }
     expect(outcomes).toEqual(["stored", "stored", "failed", "done"]);
+    expect(errors.some((line) => line.includes("/tmp/transcode-Ab12/in.mp4"))).toBe(true);
     const states = await writeJson(other, "GET", `/v2/content/renditions?contentKey=${key}`);
+    expect(states.body).toMatchObject({ contentKey: key, recording: null });
     expect(states.body.renditions).toEqual([
       expect.objectContaining({
         name: "r36",
         status: "failed",
-        reason: "chunk 2: transcoder: HTTP 422 not transcoded: ffmpeg exited 1",
+        reason:
+          "chunk 2: the transcoder refused it (service-binding: HTTP 422 not transcoded: ffmpeg exited 1: <file>: Invalid data found)",
         peakBitrate: null,
       }),
     ]);
@@ -553,7 +576,7 @@ describe.skipIf(!env.TRANSCODER)("a rung that fails", () => {
     const states = await writeJson(other, "GET", `/v2/content/renditions?contentKey=${key}`);
     expect(states.body.renditions[0]).toMatchObject({
       status: "failed",
-      reason: "chunk 0: container: HTTP 503 no instance available",
+      reason: "chunk 0: the transcoder failed on every attempt (the last: HTTP 503)",
     });
   });
   it("leaves nothing behind when its video is deleted while a chunk is transcoded", async () => {
@@ -589,6 +612,18 @@ async function uploaded(of: TestOrg, media: Uint8Array) {
     contentKey: created.body.contentKey as string,
     complete: { uploadId, key, parts: await uploadParts(signedUrls, media) },
   };
+}
+
+/** An upload's parts completed in R2 by hand (what E2 does before it probes): its record. */
+async function completedInR2(contentKey: string, complete: any) {
+  await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
+    complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
+      partNumber: p.PartNumber,
+      etag: p.ETag.replace(/"/g, ""),
+    })),
+  );
+  const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+  return (await findContentByKeyAnyOrg(deps.db, contentKey))!;
 }
 
 const readyEvents = async (key: string) =>
@@ -671,13 +706,7 @@ describe.skipIf(!env.TRANSCODER)("a source that is not H.264 (HEVC)", () => {
     const withJobs = { ...deps, renditionJobs: queue };
     const publish = async () => {
       const { contentKey, complete } = await uploaded(other, hevc);
-      await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
-        complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
-          partNumber: p.PartNumber,
-          etag: p.ETag.replace(/"/g, ""),
-        })),
-      );
-      const content = (await findContentByKeyAnyOrg(deps.db, contentKey))!;
+      const content = await completedInR2(contentKey, complete);
       expect((await publishStoredUpload(withJobs, content)).kind).toBe("published");
       return contentKey;
     };
@@ -715,25 +744,26 @@ describe.skipIf(!env.TRANSCODER)("a source that is not H.264 (HEVC)", () => {
     expect(rejected.body).toMatchObject({
       status: "rejected",
       rejectionReason:
-        "transcoding failed (r180, chunk 0): transcoder: HTTP 422 not transcoded: ffmpeg exited 1",
+        "transcoding failed (r180, chunk 0): the transcoder refused it (transcoder: HTTP 422 not transcoded: ffmpeg exited 1)",
       url: null,
     });
     expect(await readyEvents(failing)).toEqual(["video.rejected"]);
+    // Refused for good: its file is deleted, and a retry has nothing to make.
+    const refusedContent = (await findContentByKeyAnyOrg(deps.db, failing))!;
+    expect(await env.MEDIA.head(refusedContent.mediaKey)).toBeNull();
+    const noRetry = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: failing,
+    });
+    expect(noRetry.res.status).toBe(409);
 
     // Its jobs cannot be queued: rejected rather than left processing for ever.
     const { contentKey: unqueued, complete } = await uploaded(other, hevc);
-    await env.MEDIA.resumeMultipartUpload(complete.key, complete.uploadId).complete(
-      complete.parts.map((p: { PartNumber: number; ETag: string }) => ({
-        partNumber: p.PartNumber,
-        etag: p.ETag.replace(/"/g, ""),
-      })),
-    );
+    const stored = await completedInR2(unqueued, complete);
     const down = {
       sendBatch: async () => {
         throw new Error("Queue send failed: internal error");
       },
     } as unknown as Queue<RenditionJob>;
-    const stored = (await findContentByKeyAnyOrg(deps.db, unqueued))!;
     await expect(publishStoredUpload({ ...deps, renditionJobs: down }, stored)).rejects.toThrow(
       /Queue send failed/,
     );
@@ -742,5 +772,98 @@ describe.skipIf(!env.TRANSCODER)("a source that is not H.264 (HEVC)", () => {
       status: "rejected",
       rejectionReason: "transcoding could not be queued: Error: Queue send failed: internal error",
     });
+  });
+});
+
+const stateOf = async (of: TestOrg, key: string) =>
+  (await writeJson(of, "GET", `/v2/content/renditions?contentKey=${key}`)).body.renditions.map(
+    (r: { name: string; status: string; reason: string | null }) =>
+      `${r.name} ${r.status} ${r.reason ?? ""}`,
+  );
+
+describe.skipIf(!env.TRANSCODER)("jobs that die", () => {
+  const hevc = dataUrlBytes(hevcUrl);
+
+  it("fail a processing upload's top rung within the hour when their messages are lost; retried, it is published", async () => {
+    const other = await createOrg();
+    await writeJson(other, "POST", "/v2/webhooks", {
+      url: `${inject("webhookReceiver")}/hooks/hevc-lost`,
+      events: ["video.ready", "video.rejected"],
+    });
+    // The jobs E2 queues are dropped, as an isolate killed mid-job (or a lost message) leaves
+    // them: nothing ever runs them.
+    const { jobs, queue } = keptJobs();
+    const { deps } = backgroundDeps(env, new Date(), Date.now, () => undefined);
+    const { contentKey, complete } = await uploaded(other, hevc);
+    const content = await completedInR2(contentKey, complete);
+    expect((await publishStoredUpload({ ...deps, renditionJobs: queue }, content)).kind).toBe(
+      "published",
+    );
+    expect(jobs).toHaveLength(1);
+    const status = async () =>
+      (await writeJson(other, "GET", `/v2/content?contentKey=${contentKey}`)).body;
+    // 59 minutes on: still pending, still processing.
+    await cronAt(Date.now() + 59 * 60_000);
+    expect(await stateOf(other, contentKey)).toEqual(["r180 pending "]);
+    expect((await status()).status).toBe("processing");
+    // Past the hour: failed, the video rejected with why, its file kept for a retry.
+    await cronAt(Date.now() + 61 * 60_000);
+    expect(await stateOf(other, contentKey)).toEqual([
+      "r180 failed no job of it started or finished for 60 minutes: it died or its message was lost; retry it",
+    ]);
+    expect(await status()).toMatchObject({
+      status: "rejected",
+      rejectionReason: expect.stringMatching(/^transcoding failed \(r180\): no job of it started/),
+    });
+    expect(await env.MEDIA.head(content.mediaKey)).not.toBeNull();
+    expect(await readyEvents(contentKey)).toEqual(["video.rejected"]);
+    // The publisher retries: processing again, the real queue and transcoder make the rung.
+    const retried = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey,
+    });
+    expect(retried.res.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body).toMatchObject({ retried: ["r180"], recording: null });
+    expect((await status()).status).toBe("processing");
+    await expect
+      .poll(async () => (await status()).status, { timeout: SETTLED_MS, interval: 250 })
+      .toBe("available");
+    expect(await stateOf(other, contentKey)).toEqual(["r180 ready "]);
+    expect(await readyEvents(contentKey)).toEqual(["video.rejected", "video.ready"]);
+  });
+
+  it("fail their rung at once when the queue gives up on them (the dead-letter queue); retried, it is made", async () => {
+    const other = await createOrg();
+    const { key, jobs } = await plannedByHand(other);
+    // Chunk 1's consumer died on every attempt: the queue hands the message to the dead-letter
+    // queue's consumer.
+    const batch = createMessageBatch("video-catalog-renditions-dlq", [
+      { id: "dead-chunk-1", timestamp: new Date(), attempts: 1, body: jobs[1] },
+      { id: "not-a-job", timestamp: new Date(), attempts: 1, body: { hello: "world" } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(result.explicitAcks.sort()).toEqual(["dead-chunk-1", "not-a-job"]);
+    expect(await stateOf(other, key)).toEqual([
+      "r36 failed chunk 1: its job died on every attempt; retry it",
+    ]);
+    // Delivered again (at least once): nothing changes.
+    const again = createMessageBatch("video-catalog-renditions-dlq", [
+      { id: "dead-chunk-1b", timestamp: new Date(), attempts: 1, body: jobs[1] },
+    ]);
+    const ctx2 = createExecutionContext();
+    await worker.queue(again, env, ctx2);
+    await waitOnExecutionContext(ctx2);
+    expect(await stateOf(other, key)).toEqual([
+      "r36 failed chunk 1: its job died on every attempt; retry it",
+    ]);
+    const retried = await writeJson(other, "POST", "/v2/content/renditions/retry", {
+      contentKey: key,
+    });
+    expect(retried.res.status, JSON.stringify(retried.body)).toBe(200);
+    await expect
+      .poll(() => stateOf(other, key), { timeout: SETTLED_MS, interval: 250 })
+      .toEqual(["r36 ready "]);
   });
 });

@@ -33,3 +33,7 @@ declare module "*/bulk/stats.mjs" {
 declare module "*/bulk/random.mjs" {
   export function rng(...parts: unknown[]): { next(): number };
 }
+
+declare module "*/scripts/lib/prng.mjs" {
+  export function mulberry32(seed: number): () => number;
+}

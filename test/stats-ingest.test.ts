@@ -635,6 +635,19 @@ describe("a batch sent again (its batch id)", () => {
     expect(await e8Played(k)).toBe(3);
   });
 
+  it("counts a batch id sent again with other events: those are accepted and counted, not dropped", async () => {
+    const [first, other] = [await createContent(org), await createContent(org)];
+    const batch = batchId(Date.now());
+    expect((await postEvents(org, { batch, events: plays(first, 1) })).res.status).toBe(200);
+    await eventsSettled(org);
+    // Another client (or a player that reused its id) sends 50 other events under that id.
+    const second = await postEvents(org, { batch, events: plays(other, 50) });
+    expect(second.body).toEqual({ status: "ok", accepted: 50, rejected: [] });
+    await eventsSettled(org);
+    expect(await e8Played(first)).toBe(1);
+    expect(await e8Played(other)).toBe(50);
+  });
+
   it("counts a batch posted twice at once once (both may reach one consumer batch)", async () => {
     const k = await createContent(org);
     const body = { batch: batchId(Date.now()), events: plays(k, 2) };

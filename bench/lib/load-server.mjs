@@ -19,11 +19,13 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../scripts/lib/net.mjs";
+import { wranglerEnv } from "../../scripts/lib/worker-launcher.mjs";
 import { applyMigrations } from "../../scripts/lib/wrangler.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DEFAULT_STATE = join(ROOT, ".wrangler", "state");
-const DEV_WORKER = join(ROOT, "scripts", "lib", "dev-worker.mjs");
+/** The worker's entry under wrangler's API, in a checkout. */
+const DEV_WORKER = join("scripts", "lib", "dev-worker.mjs");
 const READY_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -43,13 +45,13 @@ function serverState(persistTo) {
   return dir;
 }
 
-function runNode(args) {
+function runNode(args, cwd = ROOT) {
   return new Promise((done, fail) => {
     execFile(
       process.execPath,
       args,
       {
-        cwd: ROOT,
+        cwd,
         env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
         maxBuffer: 64 * 1024 * 1024,
       },
@@ -66,21 +68,19 @@ function runNode(args) {
  * dist/public is missing, the D1 migrations, and the demo data (idempotent upserts; a bulk
  * catalog in the same state stays as it is). Returns the lines to show.
  */
-export async function prepareState({ persistTo = DEFAULT_STATE } = {}) {
+export async function prepareState({ persistTo = DEFAULT_STATE, root = ROOT } = {}) {
   const lines = [];
-  if (!existsSync(join(ROOT, "dist", "public"))) {
-    await runNode([join(ROOT, "scripts", "build-assets.mjs")]);
+  if (!existsSync(join(root, "dist", "public"))) {
+    await runNode([join(root, "scripts", "build-assets.mjs")], root);
     lines.push("built the static assets (dist/public)");
   }
   await applyMigrations({ persistTo: resolve(persistTo) });
   lines.push("D1 migrations applied (catalog and statistics)");
   lines.push(
-    await runNode([
-      join(ROOT, "scripts", "seed.mjs"),
-      "--brief",
-      "--persist-to",
-      resolve(persistTo),
-    ]),
+    await runNode(
+      [join(root, "scripts", "seed.mjs"), "--brief", "--persist-to", resolve(persistTo)],
+      root,
+    ),
   );
   return lines;
 }
@@ -90,9 +90,12 @@ export async function prepareState({ persistTo = DEFAULT_STATE } = {}) {
  * .wrangler/state, what `npm run dev` and `npm run seed:bulk` use). `vars` are added to the
  * worker's variables; the server's output goes to `logFile` (default: inside the temporary
  * directory, deleted by stop()). Resolves with `{ url, pid, logFile, stop() }`; pid is the
- * process group's leader.
+ * process group's leader. `root`: another checkout whose worker to run (a baseline's code, with
+ * this checkout's D1 state and migrations); `env`: more environment for wrangler.
  */
 export async function startLoadServer({
+  root = ROOT,
+  env = {},
   persistTo = DEFAULT_STATE,
   port = 0,
   vars = {},
@@ -116,17 +119,10 @@ export async function startLoadServer({
       ...vars,
     },
   };
-  const child = spawn(process.execPath, [DEV_WORKER, JSON.stringify(config)], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [join(root, DEV_WORKER), JSON.stringify(config)], {
+    cwd: root,
     // No prompts, no metrics, no download of Cloudflare's request.cf data (offline machines).
-    env: {
-      ...process.env,
-      CI: "true",
-      WRANGLER_SEND_METRICS: "false",
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      NO_COLOR: "1",
-      FORCE_COLOR: "0",
-    },
+    env: { ...wranglerEnv(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -3,12 +3,18 @@
 // (E6 and E16, half each) as fast as they can for D seconds while a writer changes one title a
 // second on the readers' organization, then on another organization, with a run while nobody
 // writes before, between and after them (the baselines), each run once the feed republishing
-// queued by earlier writes has finished.
+// queued by earlier writes has finished. Each writer run is compared with two baselines that
+// agree (readers' req/s within AGREEMENT): its neighbours when they do, else the nearest pair
+// that does; when none does, more baselines run (up to EXTRA_BASELINES) and, failing that,
+// the table says the comparison is with baselines that did not agree. What each write cost
+// in D1 is shown beside it: the E4 request's rows (Server-Timing) and the feed passes' (the
+// worker's feed_work_* counters, read once the passes are done).
 // Every answer is classified by its X-Edge-Cache header: hit, stale (an earlier version's answer,
 // at most EDGE_STALE_SECONDS old), coalesced (another request's fresh computation), miss (this
 // request ran the listing against D1). "From the edge" is hit + stale + coalesced (every answer
 // but the misses, and but any without the header): what issue 21 calls the hit ratio (its 90 %
 // went with ~14 misses per write at 132 req/s).
+import { parseD1Timing } from "../../scripts/lib/server-timing.mjs";
 import { d1Query, sqlString } from "./local-db.mjs";
 
 const percentile = (sorted, p) =>
@@ -76,6 +82,7 @@ async function writeTitles(baseUrl, target, end) {
     throw new Error(
       `E3 of ${target.org}/${target.contentKey} answered ${JSON.stringify(original).slice(0, 200)}`,
     );
+  const cost = { rowsRead: 0, rowsWritten: 0 };
   const put = async (body) => {
     const res = await fetch(path, {
       method: "PUT",
@@ -86,6 +93,10 @@ async function writeTitles(baseUrl, target, end) {
       throw new Error(
         `E4 of ${target.org}/${target.contentKey} answered ${res.status}: ${await res.text()}`,
       );
+    await res.arrayBuffer();
+    const timing = parseD1Timing(res.headers.get("Server-Timing"));
+    cost.rowsRead += timing.rowsRead ?? 0;
+    cost.rowsWritten += timing.rowsWritten ?? 0;
   };
   let writes = 0;
   try {
@@ -98,7 +109,11 @@ async function writeTitles(baseUrl, target, end) {
   } finally {
     await put(original);
   }
-  return writes;
+  // The title put back is a write too.
+  return {
+    writes: writes + 1,
+    e4: { rowsRead: cost.rowsRead / (writes + 1), rowsWritten: cost.rowsWritten / (writes + 1) },
+  };
 }
 
 /** N readers for `durationMs` over `paths` (reader i reads paths[i mod n]), with an optional writer. */
@@ -122,8 +137,8 @@ async function readWhile(baseUrl, { org, paths, readers, durationMs, writer }) {
       how[h] = (how[h] ?? 0) + 1;
     }
   };
-  const [writes] = await Promise.all([
-    writer ? writeTitles(baseUrl, writer, end) : 0,
+  const [{ writes, e4 }] = await Promise.all([
+    writer ? writeTitles(baseUrl, writer, end) : { writes: 0, e4: null },
     ...Array.from({ length: readers }, (_, i) => reader(i)),
   ]);
   latencies.sort((a, b) => a - b);
@@ -137,11 +152,28 @@ async function readWhile(baseUrl, { org, paths, readers, durationMs, writer }) {
     computed,
     fromEdge: requests ? edge / requests : null,
     writes,
+    e4,
     computedPerWrite: writes ? computed / writes : null,
     p50: Math.round(percentile(latencies, 50)),
     p99: Math.round(percentile(latencies, 99)),
     errors,
   };
+}
+
+/**
+ * A poll of the local database from a second process while the server writes to it: wrangler
+ * sometimes answers "internal error" (the file is busy). Tried up to 5 times, 2 s apart.
+ */
+async function pollAgain(poll, log) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await poll();
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      log(`polling the local database failed (${err.message.split("\n")[0]}); again in 2 s`);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  }
 }
 
 /**
@@ -162,10 +194,16 @@ export async function waitForFeedsDrained({
   let idlePolls = 0;
   for (;;) {
     const now = sqlString(new Date().toISOString());
-    const [[row]] = await d1Query(
-      `SELECT coalesce(sum(dirty_since IS NOT NULL), 0) AS dirty,
+    const row = await pollAgain(
+      async () =>
+        (
+          await d1Query(
+            `SELECT coalesce(sum(dirty_since IS NOT NULL), 0) AS dirty,
               coalesce(sum(building_until > ${now}), 0) AS building FROM feeds;`,
-      { persistTo },
+            { persistTo },
+          )
+        )[0][0],
+      log,
     );
     first ??= row;
     const waitedMs = Date.now() - started;
@@ -234,41 +272,109 @@ export async function mixedScenarios(
     if (s.writer === "none") s.label = `none (${++baselines} of ${writerRuns.length + 1})`;
   }
   const results = [];
-  for (const s of scenarios) {
-    const drain = await waitForFeedsDrained({
-      persistTo,
-      log,
-      runCron: () =>
-        fetch(new URL("/__scheduled", baseUrl)).then(
-          (r) => r.body?.cancel(),
-          () => {},
-        ),
-    });
+  const runCron = () =>
+    fetch(new URL("/__scheduled", baseUrl)).then(
+      (r) => r.body?.cancel(),
+      () => {},
+    );
+  const run = async (s) => {
+    const drain = await waitForFeedsDrained({ persistTo, log, runCron });
     if (drain.waitedMs >= 5000 || drain.dirtyAtStart > 0)
       log(
         `waited ${(drain.waitedMs / 1000).toFixed(0)} s for the queued feed republishing (${drain.dirtyAtStart} feeds dirty) before: ${s.label}`,
       );
+    const work = await feedWork(persistTo, log);
+    // The feed work the previous run's writes set off, now that it is drained.
+    const previous = results.at(-1);
+    if (previous?.writes && previous.feedWorkBefore && work)
+      previous.feedWork = perWrite(previous.feedWorkBefore, work, previous.writes);
     const r = await readWhile(baseUrl, { org, paths, readers, durationMs, writer: s.target });
-    results.push({ writer: s.writer, label: s.label, target: s.target, drain, ...r });
+    results.push({
+      writer: s.writer,
+      label: s.label,
+      target: s.target,
+      drain,
+      feedWorkBefore: work,
+      ...r,
+    });
     log(
       `mixed reads, writer ${s.label}: ${r.perSecond} req/s, ${pctText(r.fromEdge)} from the edge, ${r.computed} ran D1, p50 ${r.p50} ms, p99 ${r.p99} ms`,
     );
+  };
+  for (const s of scenarios) await run(s);
+  // More runs without a writer until two agree (or EXTRA_BASELINES more did not help).
+  let extra = 0;
+  while (agreeingPairs(results).length === 0 && extra < EXTRA_BASELINES) {
+    extra++;
+    baselines++;
+    log(`no two runs without a writer agree within ${AGREEMENT * 100} %: one more`);
+    await run({ writer: "none", target: null, label: `none (${baselines}, again)` });
   }
-  // Each writer run against the mean of the baselines just before and just after it.
+  const pairs = agreeingPairs(results);
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   for (const [i, r] of results.entries()) {
-    if (r.writer === "none") {
-      r.p99VsNone = null;
-      r.rpsVsNone = null;
-      continue;
-    }
-    const around = [results[i - 1], results[i + 1]].filter((x) => x?.writer === "none");
-    const p99 = mean(around.map((x) => x.p99));
-    const rps = mean(around.map((x) => x.perSecond));
+    r.p99VsNone = null;
+    r.rpsVsNone = null;
+    if (r.writer === "none") continue;
+    // The agreeing pair nearest the writer run (its neighbours when they agree); with none
+    // agreeing, its neighbours, and the table says so.
+    const distance = ([a, b]) => Math.abs(a - i) + Math.abs(b - i);
+    const pair = [...pairs].sort((x, y) => distance(x) - distance(y))[0];
+    const against = pair ?? [i - 1, i + 1].filter((j) => results[j]?.writer === "none");
+    r.against = { runs: against.map((j) => results[j].label), agreed: pair !== undefined };
+    const p99 = mean(against.map((j) => results[j].p99));
+    const rps = mean(against.map((j) => results[j].perSecond));
     r.p99VsNone = p99 ? r.p99 / p99 : null;
     r.rpsVsNone = rps ? r.perSecond / rps : null;
   }
-  return { paths, results };
+  for (const r of results) delete r.feedWorkBefore;
+  return { paths, results, baselinesAgreed: pairs.length > 0 };
+}
+
+/** Two runs without a writer agree when their readers' req/s are within this share of each other. */
+export const AGREEMENT = 0.15;
+/** Runs without a writer added, at most, when no two of the planned ones agree. */
+const EXTRA_BASELINES = 3;
+
+/** Index pairs of runs without a writer that agree (AGREEMENT). */
+function agreeingPairs(results) {
+  const none = [...results.keys()].filter((i) => results[i].writer === "none");
+  const pairs = [];
+  for (const [x, a] of none.entries())
+    for (const b of none.slice(x + 1)) {
+      const [lo, hi] = [results[a].perSecond, results[b].perSecond].sort((p, q) => p - q);
+      if (hi > 0 && lo >= hi * (1 - AGREEMENT)) pairs.push([a, b]);
+    }
+  return pairs;
+}
+
+/** The feed work counters the worker keeps (cron_state feed_work_*), or null without them. */
+async function feedWork(persistTo, log) {
+  const rows = await pollAgain(
+    async () =>
+      (
+        await d1Query("SELECT name, value FROM cron_state WHERE name LIKE 'feed_work_%';", {
+          persistTo,
+        })
+      )[0],
+    log,
+  );
+  return rows.length
+    ? Object.fromEntries(rows.map((r) => [r.name.replace(/^feed_work_/, ""), Number(r.value)]))
+    : null;
+}
+
+/** What the feed work between two counter readings was, per write. */
+function perWrite(before, after, writes) {
+  const delta = (name) => ((after[name] ?? 0) - (before[name] ?? 0)) / writes;
+  return {
+    passes: (after.runs ?? 0) - (before.runs ?? 0),
+    feeds: delta("feeds"),
+    patched: delta("patched"),
+    rowsRead: delta("rows_read"),
+    rowsWritten: delta("rows_written"),
+    ms: delta("ms"),
+  };
 }
 
 function pctText(ratio) {
@@ -300,6 +406,24 @@ export function mixedColumns() {
     {
       title: "p99 × none",
       value: (r) => (r.p99VsNone == null ? "—" : `${r.p99VsNone.toFixed(2)}×`),
+    },
+    {
+      title: "compared with",
+      value: (r) =>
+        r.against
+          ? `${r.against.runs.join(", ")}${r.against.agreed ? "" : " (did not agree)"}`
+          : "—",
+    },
+    {
+      title: "D1 rows per write: E4 read / written",
+      value: (r) => (r.e4 ? `${Math.round(r.e4.rowsRead)} / ${Math.round(r.e4.rowsWritten)}` : "—"),
+    },
+    {
+      title: "feed work per write: feeds (patched), rows read / written, ms",
+      value: (r) =>
+        r.feedWork
+          ? `${r.feedWork.feeds.toFixed(1)} (${r.feedWork.patched.toFixed(1)}), ${Math.round(r.feedWork.rowsRead)} / ${Math.round(r.feedWork.rowsWritten)}, ${Math.round(r.feedWork.ms)}`
+          : "—",
     },
     {
       title: "drain wait s (dirty feeds)",

@@ -82,6 +82,9 @@ export function entitlements(): Promise<string[]> {
   return entitled;
 }
 
+/** Whether the session may do this (its capabilities: docs/api.md, the roles matrix); the console hides what it may not. */
+export const can = (capability: string) => session?.capabilities.includes(capability) ?? false;
+
 export function useSession(s: Session | null) {
   session = s;
   entitled = null;

@@ -3,12 +3,16 @@
 // sign-in without one.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { anonymous, ok, session, useSession, type Session } from "./api";
+import { anonymous, can, ok, session, useSession, type Session } from "./api";
 import "./console.css";
+import { Accept } from "./pages/accept";
+import { Account } from "./pages/account";
 import { Analytics } from "./pages/analytics";
+import { Audit } from "./pages/audit";
 import { Feeds } from "./pages/feeds";
 import { Items } from "./pages/items";
 import { Library } from "./pages/library";
+import { Members } from "./pages/members";
 import { GoLive } from "./pages/live";
 import { Players } from "./pages/players";
 import { Settings } from "./pages/settings";
@@ -25,7 +29,23 @@ const PAGES = [
   ["items", "Items"],
   ["analytics", "Analytics"],
   ["settings", "Settings"],
+  ["members", "Members"],
+  ["audit", "Audit log"],
+  ["account", "Your sign-in"],
 ] as const;
+
+/** What a page needs (docs/api.md, the roles matrix): the console shows only what the session may use. */
+const NEEDS: Partial<Record<(typeof PAGES)[number][0], string>> = {
+  upload: "content:write",
+  live: "content:write",
+  settings: "settings:read",
+  members: "members:read",
+  audit: "audit:read",
+};
+const allowed = (id: string) => {
+  const needs = NEEDS[id as keyof typeof NEEDS];
+  return !needs || can(needs);
+};
 
 function useHash() {
   const [hash, setHash] = useState(location.hash);
@@ -39,6 +59,12 @@ function useHash() {
 
 function Page({ route }: { route: string }) {
   const [name, arg] = route.split("/");
+  if (name && !allowed(name))
+    return (
+      <p role="alert" class="error">
+        Your role does not give you this page.
+      </p>
+    );
   switch (name) {
     case "upload":
       return <Upload />;
@@ -56,6 +82,12 @@ function Page({ route }: { route: string }) {
       return <Analytics />;
     case "settings":
       return <Settings />;
+    case "members":
+      return <Members />;
+    case "audit":
+      return <Audit />;
+    case "account":
+      return <Account />;
     default:
       return <Library />;
   }
@@ -88,7 +120,12 @@ function App() {
   // Each page's title names it, for the tab and for screen readers.
   useEffect(() => {
     const [name] = route.split("/");
-    const current = name === "video" ? "Video" : PAGES.find(([id]) => id === name)?.[1];
+    const current =
+      name === "video"
+        ? "Video"
+        : name === "accept"
+          ? "Accept an invitation"
+          : PAGES.find(([id]) => id === name)?.[1];
     document.title =
       state === "in"
         ? `${current ?? "Library"} · Publisher console`
@@ -96,6 +133,18 @@ function App() {
   }, [route, state]);
 
   if (state === "loading") return <p class="loading">Loading the console…</p>;
+  const [routeName0, linkToken] = route.split("/");
+  if (routeName0 === "accept" && linkToken) {
+    return (
+      <Accept
+        token={linkToken}
+        onSignedIn={(s: Session) => {
+          useSession(s);
+          setState("in");
+        }}
+      />
+    );
+  }
   if (state === "out") {
     return (
       <SignIn
@@ -128,7 +177,7 @@ function App() {
         <span class="brand">Publisher console</span>
         <nav aria-label="Console">
           <ul>
-            {PAGES.map(([id, label]) => (
+            {PAGES.filter(([id]) => allowed(id)).map(([id, label]) => (
               <li key={id}>
                 <a href={`#/${id}`} aria-current={active === id ? "page" : undefined}>
                   {label}
@@ -138,6 +187,7 @@ function App() {
           </ul>
         </nav>
         <span class="who" data-testid="who">
+          {session?.member ? `${session.member.name} (${session.member.role}), ` : ""}
           {session?.name}{" "}
           <span class="muted">
             ({session?.organizationKey}

@@ -46,3 +46,24 @@ export async function deleteConfirmed(
     say.setError(`Could not delete "${o.name}": ${errorText(err)}`);
   }
 }
+
+/**
+ * Runs a change the user asked for and says how it went through the page's error and notice
+ * (`done`, or why not); `then` refreshes what the page shows.
+ */
+export async function attempt(
+  say: { setError: (text: string) => void; setNotice: (text: string) => void },
+  work: () => Promise<unknown>,
+  done: string,
+  then: () => Promise<void>,
+): Promise<void> {
+  say.setError("");
+  say.setNotice("");
+  try {
+    await work();
+    say.setNotice(done);
+    await then();
+  } catch (err) {
+    say.setError(errorText(err));
+  }
+}

@@ -29,6 +29,7 @@ import {
   Refused,
   runFfmpeg,
   serveFetch,
+  shortDiagnostic,
   writeBody,
 } from "./ffmpeg-service.mjs";
 
@@ -224,7 +225,11 @@ async function probeRun(path, timeoutMs) {
     ],
     { timeout: timeoutMs, killSignal: "SIGKILL" },
   ).catch((err) => {
-    throw new Refused(422, `not remuxed: ffprobe: ${String(err.stderr ?? err).slice(0, 300)}`);
+    const stderr = String(err.stderr ?? err);
+    console.error(
+      JSON.stringify({ level: "error", msg: "ffprobe failed", stderr: stderr.slice(0, 4096) }),
+    );
+    throw new Refused(422, `not remuxed: ffprobe: ${shortDiagnostic(stderr)}`);
   });
   const streams = JSON.parse(stdout).streams ?? [];
   const video = streams.find((s) => s.codec_type === "video");
@@ -337,7 +342,11 @@ export async function transcoderResponse(request, { timeoutMs = FFMPEG_TIMEOUT_M
   }
 }
 
-/** Serves transcoderResponse; resolves to its URL and a close function. */
+/**
+ * Serves transcoderResponse; resolves to its URL and a close function. On loopback the URL
+ * carries the process's secret and only requests naming this address are answered
+ * (ffmpeg-service.mjs, serveFetch): TRANSCODER_URL is that URL.
+ */
 export function startTranscoderServer({ port = 0, host = "127.0.0.1", ...options } = {}) {
   return serveFetch((request) => transcoderResponse(request, options), { port, host });
 }

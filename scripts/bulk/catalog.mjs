@@ -662,7 +662,7 @@ export function videoStatements(plan, labelIds, from, to, syndicationBase) {
     contents.push(contentRow(v));
     for (const { kind, column } of LABEL_KINDS) {
       for (const name of v[column])
-        links.push([labelIds.get(labelKey(v.org.id, kind, name)), v.id]);
+        links.push([labelIds.get(labelKey(v.org.id, kind, name)), v.id, v.publishedAt]);
     }
     for (const field of v.customFields) {
       const [[name, value]] = Object.entries(field);
@@ -681,7 +681,8 @@ export function videoStatements(plan, labelIds, from, to, syndicationBase) {
   }
   const statements = [
     ...insertStatements("contents", CONTENT_COLUMNS, contents, size),
-    ...insertStatements("content_labels", ["label_id", "content_id"], links, size),
+    // published_at with the link, as the worker writes it (the trigger then has nothing to do).
+    ...insertStatements("content_labels", ["label_id", "content_id", "published_at"], links, size),
     ...insertStatements(
       "content_custom_fields",
       ["content_id", "organization_id", "name", "value"],

@@ -146,8 +146,9 @@ export function rememberingFrameService(entries = 32, options = {}) {
 export const FRAME_SERVICE_HOST = "127.0.0.1";
 
 /**
- * Serves frameResponse on a loopback port; resolves to its URL, the address it listens on and
- * a close function.
+ * Serves frameResponse on a loopback port; resolves to its URL (carrying this process's secret:
+ * only requests to that URL, naming this address, are answered; ffmpeg-service.mjs, serveFetch),
+ * the address it listens on and a close function.
  */
 export function startFrameServer({ port = 0, ...options } = {}) {
   return serveFetch(rememberingFrameService(32, options), { port, host: FRAME_SERVICE_HOST });

@@ -19,6 +19,18 @@ export function wranglerEnv() {
 }
 
 /**
+ * What makes wrangler dev answer as production does when a worker answers before reading the
+ * body: by default wrangler wraps the worker in a middleware that reads every unread request
+ * body to its end before the answer goes out (production does not), so live ingest refusing a
+ * wrong key at once would seem to wait for the whole upload. Off, its local proxy (wrangler 4.86)
+ * shows what an HTTP/1.1 stack does with such early answers: a client still writing may see its
+ * connection reset, the proxy may answer 503 ("Your worker restarted mid-request"), and a HEAD
+ * with a chunked body is left unanswered; so only the tests and benches of early answers set it
+ * (test/e2e/live.test.ts, bench/ingest-flood.mjs), and `npm run dev` keeps wrangler's default.
+ */
+export const PRODUCTION_BODY_READS = { WRANGLER_DISABLE_REQUEST_BODY_DRAINING: "true" };
+
+/**
  * Runs `node <args>` as the leader of a new process group. stop() sends the group SIGTERM, then
  * SIGKILL if it has not exited within 10 s, and once more after (workerd may outlive wrangler by a
  * moment); the group is killed too if this process exits without stop() (a crash, Ctrl-C).

@@ -1,7 +1,7 @@
 // Data layer of the catalog read paths: the listing order, counters, name lookups, and the
 // SQL building blocks every read composes (scope, names, custom fields, text).
 import { and, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
-import { inList, type Db } from "./client";
+import { inList, known, lookUp, type Db, type Lookup } from "./client";
 import {
   contentCustomFields,
   contentLabels,
@@ -82,17 +82,25 @@ export async function countVideos(db: Db, where: SQL): Promise<number> {
 }
 
 /** Listable videos of an organization (or one sub-organization), from the trigger-kept counter. */
-export async function listableCount(db: Db, scope: ContentScope): Promise<number> {
-  const [row] = await db
-    .select({ videos: listingCounts.videos })
-    .from(listingCounts)
-    .where(
-      and(
-        eq(listingCounts.organizationId, scope.organizationId),
-        eq(listingCounts.subOrganizationId, scope.subOrganizationId ?? 0),
-      ),
-    );
-  return row?.videos ?? 0;
+export function listableCountLookup(db: Db, scope: ContentScope): Lookup<number> {
+  return {
+    queries: [
+      db
+        .select({ videos: listingCounts.videos })
+        .from(listingCounts)
+        .where(
+          and(
+            eq(listingCounts.organizationId, scope.organizationId),
+            eq(listingCounts.subOrganizationId, scope.subOrganizationId ?? 0),
+          ),
+        ),
+    ],
+    parse: ([rows]) => (rows as { videos: number }[])[0]?.videos ?? 0,
+  };
+}
+
+export function listableCount(db: Db, scope: ContentScope): Promise<number> {
+  return lookUp(db, listableCountLookup(db, scope));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -116,17 +124,16 @@ export interface LabelHit {
 }
 
 /** Labels by kind and name across the given organizations (names are per organization), one query. */
-export async function findLabels(
+export function findLabelsLookup(
   db: Db,
   organizationIds: number[],
   names: NameRef[],
-): Promise<Map<string, LabelHit[]>> {
-  const found = new Map<string, LabelHit[]>();
+): Lookup<Map<string, LabelHit[]>> {
   const wanted = [...new Map(names.map((n) => [labelKey(n.kind, n.name), n])).values()];
-  if (wanted.length === 0) return found;
+  if (wanted.length === 0) return known(new Map());
   // (kind, name) pairs as one JSON parameter: any number of names in one statement.
   const pairs = JSON.stringify(wanted.map((n) => [n.kind, n.name]));
-  const rows = await db
+  const query = db
     .select({
       id: labels.id,
       organizationId: labels.organizationId,
@@ -141,14 +148,28 @@ export async function findLabels(
         sql`(${labels.kind}, ${labels.name}) in (select value ->> 0, value ->> 1 from json_each(${pairs}))`,
       ),
     );
-  for (const r of rows) {
-    const key = labelKey(r.kind, r.name);
-    found.set(key, [
-      ...(found.get(key) ?? []),
-      { id: r.id, organizationId: r.organizationId, videos: r.videos },
-    ]);
-  }
-  return found;
+  return {
+    queries: [query],
+    parse: ([rows]) => {
+      const found = new Map<string, LabelHit[]>();
+      for (const r of rows as Awaited<typeof query>) {
+        const key = labelKey(r.kind, r.name);
+        found.set(key, [
+          ...(found.get(key) ?? []),
+          { id: r.id, organizationId: r.organizationId, videos: r.videos },
+        ]);
+      }
+      return found;
+    },
+  };
+}
+
+export function findLabels(
+  db: Db,
+  organizationIds: number[],
+  names: NameRef[],
+): Promise<Map<string, LabelHit[]>> {
+  return lookUp(db, findLabelsLookup(db, organizationIds, names));
 }
 
 /** The labels of these names (any organization). */

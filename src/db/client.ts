@@ -66,6 +66,45 @@ function inlineLiterals(values: readonly (string | number)[]): string | null {
   return quoted.length <= INLINE_STRING_CHARS_MAX ? quoted : null;
 }
 
+/**
+ * A read that can go in one batch with others: its statements (none: its answer is known
+ * without a query) and what it makes of their rows.
+ */
+export interface Lookup<T> {
+  queries: BatchItem<"sqlite">[];
+  parse(results: unknown[][]): T;
+}
+
+/** A lookup whose answer needs no query. */
+export const known = <T>(value: T): Lookup<T> => ({ queries: [], parse: () => value });
+
+/** Runs a lookup on its own. */
+export async function lookUp<T>(db: Pick<Db, "batch">, lookup: Lookup<T>): Promise<T> {
+  return (await lookUpAll(db, [lookup] as const))[0];
+}
+
+/**
+ * Runs lookups together, in one db.batch (one round trip to the database, however many
+ * statements), and answers each.
+ */
+export async function lookUpAll<const L extends readonly Lookup<unknown>[]>(
+  db: Pick<Db, "batch">,
+  lookups: L,
+): Promise<{ [K in keyof L]: L[K] extends Lookup<infer T> ? T : never }> {
+  const statements = lookups.flatMap((l) => l.queries);
+  const [first, ...rest] = statements;
+  // One statement runs as itself (a batch of one would be the same round trip, by another path).
+  const results = (
+    !first ? [] : rest.length === 0 ? [await first] : await db.batch([first, ...rest])
+  ) as unknown[][];
+  let at = 0;
+  return lookups.map((l) => {
+    const mine = results.slice(at, at + l.queries.length);
+    at += l.queries.length;
+    return l.parse(mine);
+  }) as { [K in keyof L]: L[K] extends Lookup<infer T> ? T : never };
+}
+
 /** db.batch of any number of statements (none: nothing to run), on either database. */
 export async function runBatch(
   db: Pick<Db, "batch">,

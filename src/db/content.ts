@@ -158,8 +158,9 @@ function labelStatements(
       )
       .onConflictDoNothing(),
     db.insert(contentLabels).select(
-      // listable: 0 here, set by the insert trigger when the video is listable.
-      sql`select ${labels.id}, ${contentId}, 0 from ${labels}
+      // listable: 0 here, set by the insert trigger when the video is listable; published_at
+      // the video's (a label's listing order: migrations/0037_label_listing_order.sql).
+      sql`select ${labels.id}, ${contentId}, 0, (select ${contents.publishedAt} from ${contents} where ${contents.id} = ${contentId}) from ${labels}
         where ${labels.organizationId} = ${organizationId} and (${labels.kind}, ${labels.name}) in (select value ->> 0, value ->> 1 from json_each(${pairs}))`,
     ),
   ];
@@ -259,6 +260,23 @@ export async function finishProcessing(
     .update(contents)
     .set(changes)
     .where(and(eq(contents.id, content.id), eq(contents.status, "processing")))
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * A video rejected because its transcoded stream could not be made, waiting again (a retry of
+ * its rungs): only one caller wins.
+ */
+export async function reopenProcessing(
+  db: Db,
+  content: Content,
+  now: string,
+): Promise<Content | null> {
+  const [row] = await db
+    .update(contents)
+    .set({ status: "processing", rejectionReason: null, updatedAt: now })
+    .where(and(eq(contents.id, content.id), eq(contents.status, "rejected")))
     .returning();
   return row ?? null;
 }

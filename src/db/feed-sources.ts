@@ -49,8 +49,16 @@ export async function publishedVideoNames(
     .limit(limit);
 }
 
-/** These videos' records, still listable (in no particular order). */
-export async function listableContentsByIds(db: Db, ids: number[]): Promise<Content[]> {
+/**
+ * These videos' records, still listable (in no particular order); with `publishable`, only
+ * those a feed of that organization may publish at that time (no syndication window, or one
+ * open then).
+ */
+export async function listableContentsByIds(
+  db: Db,
+  ids: number[],
+  publishable?: { organizationId: number; now: string },
+): Promise<Content[]> {
   if (ids.length === 0) return [];
   return selectRows(
     db,
@@ -58,6 +66,13 @@ export async function listableContentsByIds(db: Db, ids: number[]): Promise<Cont
     db
       .select()
       .from(contents)
-      .where(and(LISTABLE, inList(contents.id, ids))),
+      .where(
+        and(
+          LISTABLE,
+          inList(contents.id, ids),
+          publishable && eq(contents.organizationId, publishable.organizationId),
+          publishable && publishedByWindows(publishable.now),
+        ),
+      ),
   );
 }

@@ -7,7 +7,7 @@
 // Every query is scoped: `scope:o5 AND (...)` reads only organization 5's matches.
 import { sql, type SQL } from "drizzle-orm";
 import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { Db } from "./client";
+import { known, lookUp, type Db, type Lookup } from "./client";
 import { contents } from "./schema";
 
 export const contentsFts = sqliteTable("contents_fts", {
@@ -125,16 +125,15 @@ export interface TermStats {
  * What the vocabulary says of each word (exact) or prefix: its document count, and for a prefix
  * the words it stands for. One statement per word, in one batch; each reads the terms it returns.
  */
-export async function termStats(
+export function termStatsLookup(
   db: Db,
   words: { word: string; prefix: boolean }[],
-): Promise<Map<string, TermStats>> {
-  const out = new Map<string, TermStats>();
+): Lookup<Map<string, TermStats>> {
   const unique = [
     ...new Map(words.map((w) => [`${w.prefix ? "p" : "w"}:${w.word.toLowerCase()}`, w])).values(),
   ];
-  if (unique.length === 0) return out;
-  const statements = unique.map(({ word, prefix }) => {
+  if (unique.length === 0) return known(new Map());
+  const queries = unique.map(({ word, prefix }) => {
     const term = word.toLowerCase();
     // The tokenizer removes accents too; the vocabulary lookup folds them the same way.
     const folded = term.normalize("NFD").replace(/\p{M}/gu, "");
@@ -147,31 +146,47 @@ export async function termStats(
       .where(where)
       .limit(MAX_PREFIX_EXPANSION + 1);
   });
-  const [first, ...rest] = statements;
-  const results = await db.batch([first!, ...rest]);
-  unique.forEach(({ word, prefix }, i) => {
-    const rows = results[i]!;
-    out.set(`${prefix ? "p" : "w"}:${word.toLowerCase()}`, {
-      expansion: rows.length > MAX_PREFIX_EXPANSION ? null : rows.map((r) => r.term),
-      docs:
-        rows.length > MAX_PREFIX_EXPANSION
-          ? Number.MAX_SAFE_INTEGER
-          : rows.reduce((n, r) => n + r.doc, 0),
-    });
-  });
-  return out;
+  return {
+    queries,
+    parse: (results) => {
+      const out = new Map<string, TermStats>();
+      unique.forEach(({ word, prefix }, i) => {
+        const rows = results[i] as { term: string; doc: number }[];
+        out.set(`${prefix ? "p" : "w"}:${word.toLowerCase()}`, {
+          expansion: rows.length > MAX_PREFIX_EXPANSION ? null : rows.map((r) => r.term),
+          docs:
+            rows.length > MAX_PREFIX_EXPANSION
+              ? Number.MAX_SAFE_INTEGER
+              : rows.reduce((n, r) => n + r.doc, 0),
+        });
+      });
+      return out;
+    },
+  };
+}
+
+export function termStats(
+  db: Db,
+  words: { word: string; prefix: boolean }[],
+): Promise<Map<string, TermStats>> {
+  return lookUp(db, termStatsLookup(db, words));
 }
 
 export const statsKey = (word: string, prefix: boolean) =>
   `${prefix ? "p" : "w"}:${word.toLowerCase()}`;
 
 /** Documents in the index (every organization): the denominator of a word's share. */
-export async function indexedDocuments(db: Db): Promise<number> {
-  const [row] = await db
-    .select({ doc: contentsFtsTerms.doc })
-    .from(contentsFtsTerms)
-    .where(sql`term = 'all'`);
-  return row?.doc ?? 0;
+export function indexedDocumentsLookup(db: Db): Lookup<number> {
+  return {
+    queries: [
+      db.select({ doc: contentsFtsTerms.doc }).from(contentsFtsTerms).where(sql`term = 'all'`),
+    ],
+    parse: ([rows]) => (rows as { doc: number }[])[0]?.doc ?? 0,
+  };
+}
+
+export function indexedDocuments(db: Db): Promise<number> {
+  return lookUp(db, indexedDocumentsLookup(db));
 }
 
 /**

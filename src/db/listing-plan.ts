@@ -1,7 +1,11 @@
 // How a listing (newest first, with its total) is read so that the rows it reads stay close to
-// the rows it returns (issue 11, "cold reads"). Two ways to find a page:
+// the rows it returns (issue 11, "cold reads"). Three ways to find a page:
 //   walk        - read the base's listing index newest first and check each video with every
 //                 filter's probe: costs about pageEnd / selectivity rows, good for common filters;
+//   label walk  - read a names filter's labels' own listing index newest first (each listable
+//                 link carries its video's published_at: content_labels_listing_idx), checking
+//                 the others: costs about pageEnd / (the others' selectivity) rows per label,
+//                 the page itself for a name alone, whatever the name's size;
 //   candidates  - start from the most selective filter's index (its source), check the others,
 //                 sort what is left: costs about twice that filter's size, good for rare ones;
 // and ways to count that avoid reading every match where a counter knows it (listing counts,
@@ -161,6 +165,118 @@ function leader(filters: readonly ListingFilter[]): ListingFilter | null {
 
 const candidatesCost = (f: ListingFilter | null) => (f ? 2 * f.estimate : Infinity);
 
+type NamesFilter = Extract<ListingFilter, { kind: "names" }>;
+
+/**
+ * The names filter a label walk starts from, and its cost in rows: for an organization's own
+ * listing (its labels' links are its videos; a sub-organization's or a network's are not), the
+ * names filter whose walk reads least. Each of its labels is walked until pageEnd videos pass
+ * the other filters (or the label ends); a video read with its row (the others need it) costs
+ * two rows, one checked on its links alone one.
+ */
+function labelWalkPlan(
+  base: ListingBase,
+  filters: readonly ListingFilter[],
+  pageEnd: number,
+): { lead: NamesFilter; cost: number } | null {
+  if (base.namesCountScope === null || base.size === 0) return null;
+  let best: { lead: NamesFilter; cost: number } | null = null;
+  for (const lead of filters) {
+    if (lead.kind !== "names") continue;
+    const others = filters.filter((f) => f !== lead);
+    const selectivity = others.reduce((p, f) => p * Math.min(1, f.estimate / base.size), 1);
+    const perRow = others.every((f) => f.kind === "names") ? 1 : 2;
+    const cost = lead.labels.reduce(
+      (n, l) =>
+        n +
+        perRow *
+          Math.min(l.videos, selectivity === 0 ? l.videos : pageEnd / selectivity) *
+          (others.some((f) => f.slowProbe) ? SLOW_PROBE_FACTOR : 1),
+      0,
+    );
+    if (!best || cost < best.cost) best = { lead, cost };
+  }
+  return best;
+}
+
+/** The link being walked belongs to a video carrying one of these labels (its links' index). */
+const linkedAlsoTo = (labelIds: readonly number[]) =>
+  sql`exists (select 1 from ${contentLabels} as x where x.content_id = ${contentLabels.contentId} and ${inList(sql`x.label_id`, labelIds)})`;
+
+/** The checks of the other filters in a label walk: names on the links' index, the rest on the row. */
+const labelWalkChecks = (others: readonly ListingFilter[]) =>
+  others.map((f) => (f.kind === "names" ? linkedAlsoTo(f.labels.map((l) => l.id)) : f.probe));
+
+/** One label's walk with the page's records in the same read (a page's ids, then its rows, cost two round trips). */
+function labelWalkRecords(
+  db: Db,
+  labelId: number,
+  others: readonly ListingFilter[],
+  page: Page,
+): Promise<Content[]> {
+  return selectRows(
+    db,
+    contents,
+    db
+      .select(getTableColumns(contents))
+      .from(contentLabels)
+      // CROSS JOIN: the links first, in the walk's order; each video's row by its id.
+      .crossJoin(contents)
+      .where(
+        allOf([
+          sql`${contents.id} = ${contentLabels.contentId}`,
+          sql`${contentLabels.labelId} = ${sql.raw(String(Math.trunc(labelId)))} and ${contentLabels.listable} = 1`,
+          ...labelWalkChecks(others),
+        ]),
+      )
+      .orderBy(desc(contentLabels.publishedAt), desc(contentLabels.contentId))
+      .limit(page.limit)
+      .offset(page.offset),
+  );
+}
+
+/**
+ * A page of order keys from a label walk: each label's listable links newest first on
+ * content_labels_listing_idx, checked against the other filters (names on the links' index,
+ * the rest on the video's row), merged across the labels (a video carrying two of them once).
+ */
+async function labelWalkPage(
+  db: Db,
+  lead: NamesFilter,
+  others: readonly ListingFilter[],
+  page: Page,
+): Promise<Ordered[]> {
+  const pageEnd = page.offset + page.limit;
+  const onLinks = others.every((f) => f.kind === "names");
+  const checks = labelWalkChecks(others);
+  const order = sql`order by ${contentLabels.publishedAt} desc, ${contentLabels.contentId} desc`;
+  // The literal `listable = 1` lets SQLite prove the partial index applies; CROSS JOIN keeps the
+  // links as the outer loop (the walk's order), each video's row read by its id.
+  const walk = (labelId: number, limit: number, offset: number) =>
+    sql`select ${contentLabels.contentId} as id, ${contentLabels.publishedAt} as published_at
+      from ${contentLabels}${onLinks ? sql`` : sql` cross join ${contents} on ${contents.id} = ${contentLabels.contentId}`}
+      where ${allOf([sql`${contentLabels.labelId} = ${sql.raw(String(Math.trunc(labelId)))} and ${contentLabels.listable} = 1`, ...checks])}
+      ${order} limit ${limit} offset ${offset}`;
+  const labels = lead.labels.map((l) => l.id);
+  if (labels.length === 1) {
+    const rows = await db.all<{ id: number; published_at: string | null }>(
+      walk(labels[0]!, page.limit, page.offset),
+    );
+    return rows.map((r) => ({ id: r.id, publishedAt: r.published_at }));
+  }
+  // Each label's walk to the page's end, all in one statement (UNION ALL streams them: no
+  // temporary table to dedupe and sort, which read each row three more times), merged here.
+  const rows = await db.all<{ id: number; published_at: string | null }>(
+    sql.join(
+      labels.map((id) => sql`select * from (${walk(id, pageEnd, 0)})`),
+      sql` union all `,
+    ),
+  );
+  const merged = new Map<number, Ordered>();
+  for (const r of rows) merged.set(r.id, { id: r.id, publishedAt: r.published_at });
+  return [...merged.values()].sort(newerFirst).slice(page.offset, pageEnd);
+}
+
 interface CountPlan {
   cost: number;
   run: (db: Db) => Promise<number>;
@@ -218,11 +334,16 @@ function namesCount(filters: Extract<ListingFilter, { kind: "names" }>[]): Count
   }
   const smallest = filters.reduce((a, b) => (b.estimate < a.estimate ? b : a));
   const rest = filters.filter((f) => f !== smallest);
+  // One label's links name each video once: no distinct (its temporary table read them twice).
+  const videos =
+    smallest.labels.length === 1
+      ? sql<number>`count(*)`
+      : sql<number>`count(distinct ${contentLabels.contentId})`;
   return {
     cost: smallest.estimate,
     run: async (db) => {
       const [row] = await db
-        .select({ n: sql<number>`count(distinct ${contentLabels.contentId})` })
+        .select({ n: videos })
         .from(contentLabels)
         .where(
           allOf([
@@ -253,7 +374,13 @@ async function keysOutsideText(
     .select({ n: sql<number>`count(*)` })
     .from(contents)
     .where(
-      and(inList(contents.contentKey, f.keys), base.contains, sql`not ${ftsRowMatches(f.terms)}`),
+      // A video found by its key counts when it passes every group (f.probe), not by the text.
+      and(
+        inList(contents.contentKey, f.keys),
+        base.contains,
+        sql`not ${ftsRowMatches(f.terms)}`,
+        f.probe,
+      ),
     );
   return Number(row?.n ?? 0);
 }
@@ -366,6 +493,28 @@ export async function listBase(
   const lead = leader(filters);
   const candidates = candidatesCost(lead);
   const counting = withCount ? countPlan(base, filters) : { cost: 0, run: async () => 0 };
+  const labelWalk = labelWalkPlan(base, filters, pageEnd);
+  if (labelWalk && labelWalk.cost + counting.cost < Math.min(walk + counting.cost, candidates)) {
+    const others = filters.filter((f) => f !== labelWalk.lead);
+    const [rows, count] = await Promise.all([
+      read === "records" && labelWalk.lead.labels.length === 1
+        ? labelWalkRecords(db, labelWalk.lead.labels[0]!.id, others, page)
+        : labelWalkPage(db, labelWalk.lead, others, page).then((keys) =>
+            read === "order"
+              ? keys
+              : recordsInOrder(
+                  db,
+                  keys.map((k) => k.id),
+                ),
+          ),
+      counting.run(db),
+    ]);
+    return {
+      rows,
+      count,
+      plan: `${base.label}: label walk of ${labelWalk.lead.label}${withCount ? ` + count (${counting.cost})` : ""}`,
+    };
+  }
   if (filters.length === 0 || walk + counting.cost <= candidates || !lead) {
     const probes = filters.map((f) => f.probe);
     const [rows, count] = await Promise.all([

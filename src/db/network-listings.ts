@@ -3,7 +3,7 @@
 // closed since the cron's last run, at the instant given; counted by triggers per network,
 // organization and country (network_listing_counts).
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { chunkRows, inList, runBatch, type Db } from "./client";
+import { chunkRows, inList, lookUp, runBatch, type Db, type Lookup } from "./client";
 import {
   contents,
   networkListingCounts,
@@ -86,21 +86,34 @@ export async function refreshAllNetworkListings(db: Db, now: string): Promise<vo
 }
 
 /** Videos of the network's other members shown in the country (alpha-3; null: everywhere only), from the counters. */
-export async function networkVideoCount(
+export function networkVideoCountLookup(
+  db: Db,
+  networkId: number,
+  exceptOrganizationId: number,
+  country: string | null,
+): Lookup<number> {
+  return {
+    queries: [
+      db
+        .select({ n: sql<number>`coalesce(sum(${networkListingCounts.videos}), 0)` })
+        .from(networkListingCounts)
+        .where(
+          and(
+            eq(networkListingCounts.networkId, networkId),
+            sql`${networkListingCounts.organizationId} <> ${exceptOrganizationId}`,
+            inList(networkListingCounts.country, country ? ["", country] : [""]),
+          ),
+        ),
+    ],
+    parse: ([rows]) => Number((rows as { n: number }[])[0]?.n ?? 0),
+  };
+}
+
+export function networkVideoCount(
   db: Db,
   networkId: number,
   exceptOrganizationId: number,
   country: string | null,
 ): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`coalesce(sum(${networkListingCounts.videos}), 0)` })
-    .from(networkListingCounts)
-    .where(
-      and(
-        eq(networkListingCounts.networkId, networkId),
-        sql`${networkListingCounts.organizationId} <> ${exceptOrganizationId}`,
-        inList(networkListingCounts.country, country ? ["", country] : [""]),
-      ),
-    );
-  return Number(row?.n ?? 0);
+  return lookUp(db, networkVideoCountLookup(db, networkId, exceptOrganizationId, country));
 }

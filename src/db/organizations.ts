@@ -39,6 +39,7 @@ const withNetwork = {
   statsVersion: organizations.statsVersion,
   statsShard: organizations.statsShard,
   createdAt: organizations.createdAt,
+  keySignIn: organizations.keySignIn,
   // Aliased: the metered D1 driver keys raw rows by column name, and both tables have "name".
   networkName: sql<string | null>`${networks.name}`.as("network_name"),
   networkVersion: sql<number>`coalesce(${networks.catalogVersion}, 0)`
@@ -158,6 +159,11 @@ export async function insertOrganization(db: Db, org: NewOrganization): Promise<
           organizationId: organizations.id,
           tokenHash: sql<string>`${org.tokenHash}`.as("token_hash"),
           createdAt: sql<string>`${org.now}`.as("created_at"),
+          name: sql<string>`'organization token'`.as("name"),
+          kind: sql<"organization">`'organization'`.as("kind"),
+          scope: sql<"full">`'full'`.as("scope"),
+          memberId: sql<null>`null`.as("member_id"),
+          expiresAt: sql<null>`null`.as("expires_at"),
         })
         .from(organizations)
         .where(eq(organizations.organizationKey, org.organizationKey)),
@@ -179,6 +185,7 @@ export async function updateOrganization(
       | "enforcePlaybackWindows"
       | "allowedSites"
       | "referrerRequired"
+      | "keySignIn"
     >
   >,
 ): Promise<void> {
@@ -191,7 +198,7 @@ export interface CredentialChanges {
   apiKey?: string;
   apiSecretHash?: string;
   playerTokenKey?: string;
-  /** Replaces every API token of the organization with this one. */
+  /** Replaces the organization's own API token (not its members' or applications' tokens) with this one. */
   tokenHash?: string;
   now: string;
 }
@@ -209,8 +216,18 @@ export async function replaceCredentials(
     );
   }
   if (tokenHash) {
-    statements.push(db.delete(apiTokens).where(eq(apiTokens.organizationId, organizationId)));
-    statements.push(db.insert(apiTokens).values({ organizationId, tokenHash, createdAt: now }));
+    statements.push(
+      db
+        .delete(apiTokens)
+        .where(
+          and(eq(apiTokens.organizationId, organizationId), eq(apiTokens.kind, "organization")),
+        ),
+    );
+    statements.push(
+      db
+        .insert(apiTokens)
+        .values({ organizationId, tokenHash, createdAt: now, name: "organization token" }),
+    );
   }
   const [first, ...rest] = statements;
   if (first) await db.batch([first, ...rest]);

@@ -92,6 +92,15 @@ export async function insertPlayerConfiguration(
   await db.insert(playerConfigurations).values({ ...values, createdAt: now, updatedAt: now });
 }
 
+/** How many configurations the organization has (player_configurations_org_idx). */
+export async function countPlayerConfigurations(db: Db, organizationId: number): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(playerConfigurations)
+    .where(eq(playerConfigurations.organizationId, organizationId));
+  return Number(row?.n ?? 0);
+}
+
 export async function updatePlayerConfiguration(
   db: Db,
   id: number,

@@ -1,6 +1,6 @@
 // Data layer of the rendition ladder: each video's rungs and their state, and the ladders
 // organizations chose (domain/renditions.ts decides; docs/renditions.md).
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { contents } from "./schema";
 import {
@@ -103,6 +103,47 @@ export async function finishRendition(
     )
     .returning();
   return row ?? null;
+}
+
+/** A job of the pending rung started or stored its chunk: the cron's bound starts again. */
+export async function touchRendition(
+  db: Db,
+  contentId: number,
+  name: string,
+  now: string,
+): Promise<void> {
+  await db
+    .update(renditions)
+    .set({ updatedAt: now })
+    .where(
+      and(
+        eq(renditions.contentId, contentId),
+        eq(renditions.name, name),
+        eq(renditions.status, "pending"),
+      ),
+    );
+}
+
+/**
+ * Pending rungs no job of which started or finished since `before` (renditions_status_idx),
+ * oldest first, with their video's key.
+ */
+export async function stalledRenditions(
+  db: Db,
+  before: string,
+  limit: number,
+): Promise<{ contentId: number; contentKey: string; name: string }[]> {
+  return db
+    .select({
+      contentId: renditions.contentId,
+      contentKey: contents.contentKey,
+      name: renditions.name,
+    })
+    .from(renditions)
+    .innerJoin(contents, eq(contents.id, renditions.contentId))
+    .where(and(eq(renditions.status, "pending"), lt(renditions.updatedAt, before)))
+    .orderBy(asc(renditions.updatedAt))
+    .limit(limit);
 }
 
 /**

@@ -3,7 +3,9 @@
 // replayed. A session dies at expiresAt, on sign-out, and when the organization's credentials
 // are rotated (every session but the one that rotated them).
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { SIGN_IN_METHODS } from "../shared/vocabulary";
 import { organizations, subOrganizations } from "./schema";
+import { members } from "./schema-members";
 
 export const consoleSessions = sqliteTable(
   "console_sessions",
@@ -19,10 +21,18 @@ export const consoleSessions = sqliteTable(
     }),
     createdAt: text("created_at").notNull(),
     expiresAt: text("expires_at").notNull(),
+    /** Public id (ses_…), to list and revoke a session without its token. Null on sessions opened before members existed. */
+    id: text("id"),
+    /** The member signed in; null for a sign-in with the API key and secret (the owner's rights). */
+    memberId: text("member_id").references(() => members.id, { onDelete: "cascade" }),
+    method: text("method", { enum: SIGN_IN_METHODS }).notNull().default("key"),
+    /** Address bucket of the sign-in (IPv4 /24, IPv6 /48). */
+    address: text("address"),
   },
   (t) => [
     index("console_sessions_org_idx").on(t.organizationId),
     index("console_sessions_expires_idx").on(t.expiresAt),
+    index("console_sessions_member_idx").on(t.memberId),
   ],
 );
 

@@ -18,6 +18,8 @@ import {
   LIVE_STATES,
   PLANS,
   STATS_MOVE_PHASES,
+  TOKEN_KINDS,
+  TOKEN_SCOPES,
   type Entitlement,
 } from "../shared/vocabulary";
 
@@ -100,6 +102,8 @@ export const organizations = sqliteTable("organizations", {
    */
   playerVersion: integer("player_version").notNull().default(0),
   createdAt: text("created_at").notNull(),
+  /** The console accepts the API key and secret (or the organization's token) to sign in as its owner (docs/console.md). */
+  keySignIn: integer("key_sign_in", { mode: "boolean" }).notNull().default(true),
 });
 
 /**
@@ -153,8 +157,22 @@ export const apiTokens = sqliteTable(
     /** SHA-256 (hex) of the bearer token. */
     tokenHash: text("token_hash").notNull().unique(),
     createdAt: text("created_at").notNull(),
+    name: text("name").notNull().default(""),
+    /** organization: issued and rotated with the organization's credentials; member, application: POST /v2/tokens. */
+    kind: text("kind", { enum: TOKEN_KINDS }).notNull().default("organization"),
+    scope: text("scope", { enum: TOKEN_SCOPES }).notNull().default("full"),
+    /**
+     * The member who made it (their role bounds it); removing the member deletes it. The foreign
+     * key to members(id) is in 0030_members.sql (schema-members.ts imports this file).
+     */
+    memberId: text("member_id"),
+    /** Null: never (the organization's own token). */
+    expiresAt: text("expires_at"),
   },
-  (t) => [index("api_tokens_org_idx").on(t.organizationId)],
+  (t) => [
+    index("api_tokens_org_idx").on(t.organizationId),
+    index("api_tokens_member_idx").on(t.memberId),
+  ],
 );
 
 export type CustomField = Record<string, string | number>;
@@ -346,12 +364,21 @@ export const contentLabels = sqliteTable(
      * (migrations/0010_cold_read_indexes.sql): name counts read the listable links alone.
      */
     listable: integer("listable", { mode: "boolean" }).notNull().default(false),
+    /**
+     * The video's published_at, written with the link and kept by triggers
+     * (migrations/0037_label_listing_order.sql): a label's listable links newest first, on
+     * content_labels_listing_idx.
+     */
+    publishedAt: text("published_at"),
   },
   (t) => [
     primaryKey({ columns: [t.labelId, t.contentId] }),
     // (content_id, label_id) answers "does this video carry one of these names" from the index alone.
     index("content_labels_content_label_idx").on(t.contentId, t.labelId),
     index("content_labels_listable_idx").on(t.labelId, t.contentId).where(sql`listable = 1`),
+    index("content_labels_listing_idx")
+      .on(t.labelId, t.publishedAt, t.contentId)
+      .where(sql`listable = 1`),
   ],
 );
 
@@ -490,8 +517,22 @@ export const feeds = sqliteTable(
     buildingUntil: text("building_until"),
     builtAt: text("built_at"),
     files: text("files", { mode: "json" }).$type<FeedFileState>().notNull().default(sql`'{}'`),
+    /**
+     * While dirty: the videos (content ids) whose entries the next build patches; null: the next
+     * build rebuilds the files from the feed's query (domain/feeds/patches.ts).
+     */
+    patchIds: text("patch_ids", { mode: "json" }).$type<number[]>(),
+    /** The first patch mark since the last build: a patch waits FEED_PATCH_DELAY_SECONDS from it. */
+    waitingSince: text("waiting_since"),
   },
-  (t) => [index("feeds_org_idx").on(t.organizationId), index("feeds_dirty_idx").on(t.dirtySince)],
+  (t) => [
+    index("feeds_org_idx").on(t.organizationId),
+    index("feeds_dirty_idx").on(t.dirtySince),
+    // An organization's dirty feeds (a pass's claims and its checks after): a few rows, not all its feeds.
+    index("feeds_org_dirty_idx")
+      .on(t.organizationId, t.dirtySince)
+      .where(sql`dirty_since is not null`),
+  ],
 );
 
 /** Small key/value state of the scheduled handler (last run, reconcile cursor). */

@@ -4,17 +4,19 @@
 import { eq, or, sql, type SQL } from "drizzle-orm";
 import {
   findLabels,
+  findLabelsLookup,
   inScope,
   LISTABLE,
   listableCount,
+  listableCountLookup,
   type ContentScope,
   type CustomFieldFilter,
   type NameGroups,
   type NameRef,
   type Page,
 } from "./catalog";
-import { allOf, inList, type Db } from "./client";
-import { ftsIds, indexedDocuments, inScopes, termStats, type TextScope } from "./fts";
+import { allOf, inList, known, lookUpAll, type Db } from "./client";
+import { ftsIds, indexedDocumentsLookup, inScopes, termStatsLookup, type TextScope } from "./fts";
 import {
   fieldFilter,
   keysFilter,
@@ -22,6 +24,7 @@ import {
   rowFilter,
   termWords,
   textFilter,
+  textGroupsFilter,
   type FilterBase,
   type ListingFilter,
   type TextTerm,
@@ -37,7 +40,7 @@ import {
   type ListingIds,
   type ListingResult,
 } from "./listing-plan";
-import { networkVideoCount } from "./network-listings";
+import { networkVideoCountLookup } from "./network-listings";
 import { contents, networkListings } from "./schema";
 import { publishedByWindows } from "./syndications";
 
@@ -74,20 +77,24 @@ export type FeedMembership = NonNullable<VideoQuery["feed"]>;
 /** A field-value count stops here: past it the value is common and a walk finds it soon. */
 const fieldCap = (pageEnd: number) => Math.min(20_000, 1_000 + 10 * pageEnd);
 
-/** What compiling needs to know, fetched together: sizes, label counters, word counts. */
+/**
+ * What compiling needs to know, fetched together in one batch (one round trip, where each was
+ * one before: a cold page's time went mostly to its round trips): sizes, label counters, word
+ * counts.
+ */
 async function lookups(db: Db, q: VideoQuery) {
   const organizationIds = [q.organizationId, ...(q.network?.peers ?? [])];
   const names = [...q.names.flat(), ...(q.feed?.anyOf ?? [])];
   const terms: TextTerm[] = q.text.flat().map((text) => ({ text, phrase: false }));
-  const [ownSize, peersSize, found, stats, indexed] = await Promise.all([
-    listableCount(db, q),
+  const [ownSize, peersSize, found, stats, indexed] = await lookUpAll(db, [
+    listableCountLookup(db, q),
     q.network
-      ? networkVideoCount(db, q.network.networkId, q.organizationId, q.network.country)
-      : Promise.resolve(0),
-    findLabels(db, organizationIds, names),
-    termStats(db, termWords(terms)),
-    terms.length ? indexedDocuments(db) : Promise.resolve(0),
-  ]);
+      ? networkVideoCountLookup(db, q.network.networkId, q.organizationId, q.network.country)
+      : known(0),
+    findLabelsLookup(db, organizationIds, names),
+    termStatsLookup(db, termWords(terms)),
+    terms.length ? indexedDocumentsLookup(db) : known(0),
+  ] as const);
   return { ownSize, peersSize, found, stats, indexed };
 }
 
@@ -114,16 +121,20 @@ async function compileFilters(
     for (const values of field.values)
       filters.push(await fieldFilter(db, base, field.name, values, fieldCap(pageEnd)));
   }
-  for (const group of q.text) {
-    filters.push(
-      textFilter(
-        base,
-        group.map((text) => ({ text, phrase: false })),
-        group,
-        l.stats,
-        l.indexed,
-      ),
-    );
+  const text = q.text.length ? textGroupsFilter(base, q.text, l.stats, l.indexed) : null;
+  if (text) filters.push(text);
+  else {
+    for (const group of q.text) {
+      filters.push(
+        textFilter(
+          base,
+          group.map((text) => ({ text, phrase: false })),
+          group,
+          l.stats,
+          l.indexed,
+        ),
+      );
+    }
   }
   if (q.liveOnly) filters.push(rowFilter("live", eq(contents.isLive, true), 0.05, base));
   return filters;
@@ -236,7 +247,7 @@ export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
       []),
   ];
   const checks = own!.filters.map((f) =>
-    f.kind === "text" ? textMatchesOnce(scopes, f.terms, f.keys) : f.probe,
+    f.kind === "text" ? textMatchesOnce(scopes, f.terms, f.keys, f.probe) : f.probe,
   );
   const visible = peers
     ? or(
@@ -249,14 +260,20 @@ export async function videoQueryCondition(db: Db, q: VideoQuery): Promise<SQL> {
   return allOf([LISTABLE, visible, ...checks])!;
 }
 
-/** The row is one of the text's matches in these scopes, or has one of these content keys. */
+/**
+ * The row is one of the text's matches in these scopes, or has one of these content keys and
+ * passes the filter's own probe (each searchString group, by its text or by a key).
+ */
 function textMatchesOnce(
   scopes: readonly TextScope[],
   terms: string,
   keys: readonly string[],
+  probe: SQL,
 ): SQL {
   const matches = sql`${contents.id} in (${ftsIds(inScopes(scopes, terms))})`;
-  return keys.length ? sql`(${matches} or ${inList(contents.contentKey, keys)})` : matches;
+  return keys.length
+    ? sql`(${matches} or (${inList(contents.contentKey, keys)} and ${probe}))`
+    : matches;
 }
 
 // ---------------------------------------------------------------------------------------------

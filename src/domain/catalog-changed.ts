@@ -57,6 +57,8 @@ async function recordCatalogChange(
   let listMoved = false;
   // Whether feeds were marked dirty (or the list moved): only then is a rebuild asked for.
   let rebuild = true;
+  // How long the queue holds the request (feeds waiting for patches: until they are due).
+  let delaySeconds = 0;
   // New edge-cache keys for the organization's reads, at once in this isolate; its network's
   // listings get new keys only when a video shown to the network (before or after) changed.
   const bumped = await bumpCatalogVersion(deps.db, organizationId);
@@ -83,7 +85,13 @@ async function recordCatalogChange(
         );
         if (networkMoved) await bumpNetworkVersion(deps.db, networkId);
       }
-      rebuild = (await markFeedsOfVideos(deps.db, organizationId, change.versions, now)).length > 0;
+      {
+        const marked = await markFeedsOfVideos(deps.db, organizationId, change.versions, now);
+        // Feeds waiting for patches wait FEED_PATCH_DELAY_SECONDS from their first change: the
+        // change that started the wait asks for the pass, the ones after it join it.
+        rebuild = marked.feeds.length > 0 && (!marked.patch || marked.waitStarted);
+        if (marked.patch) delaySeconds = deps.config.feedPatchDelaySeconds;
+      }
       break;
     case "feed-saved":
       await markFeedsDirty(deps.db, [change.feedId], now);
@@ -100,12 +108,17 @@ async function recordCatalogChange(
       break;
   }
   if (networkMoved) moved.organizations.push({ organizationId, networkId });
-  if (rebuild) deps.defer(askForRebuild(deps, organizationId, listMoved));
+  if (rebuild) deps.defer(askForRebuild(deps, organizationId, listMoved, delaySeconds));
 }
 
-async function askForRebuild(deps: Deps, organizationId: number, feedList: boolean): Promise<void> {
+async function askForRebuild(
+  deps: Deps,
+  organizationId: number,
+  feedList: boolean,
+  delaySeconds: number,
+): Promise<void> {
   try {
-    await requestFeedRebuild(deps, organizationId, feedList);
+    await requestFeedRebuild(deps, organizationId, feedList, delaySeconds);
   } catch (err) {
     console.error(
       JSON.stringify({

@@ -8,7 +8,10 @@ import { advanceStatsMoves } from "./stats/shard-moves";
 import { purgeDimensionValues } from "../db/stats/dimensions";
 import { DAY_MS, utcDay } from "../shared/dates";
 import { purgeExpiredSessions } from "./console/sessions";
+import { purgeOldAudit } from "./audit/audit";
+import { purgeExpiredSignInRows } from "./members/sign-in";
 import { sweepUploads } from "./content/sweep";
+import { sweepStalledJobs } from "./stalled-jobs";
 import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
 import { purgeCountedMessageIds } from "./stats/consume";
@@ -20,8 +23,11 @@ import { recordFeedWork, type WorkBudget } from "./feeds/work";
 /** `feedBudget`: the work the feed steps may do (FEED_WORK_MS, FEED_WORK_ROWS). */
 export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   const feeds = await runFeedCron(deps, feedBudget);
-  if (feeds.feeds > 0) await recordFeedWork(deps.db, feedBudget.spent(), feeds.feeds);
+  if (feeds.feeds > 0)
+    await recordFeedWork(deps.db, feedBudget.spent(), feeds.feeds, feeds.patched);
   const uploads = await sweepUploads(deps);
+  // Rungs and remuxes whose jobs died or were lost: failed, for a retry (stalled-jobs.ts).
+  const stalledJobs = await sweepStalledJobs(deps);
   // Events older than EVENTS_MAX_AGE_DAYS are refused, so their days' values are no longer needed.
   const oldestDay = utcDay(deps.now.getTime() - (deps.config.eventsMaxAgeDays + 1) * DAY_MS);
   const dimensionValuesPurged = (
@@ -36,16 +42,21 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
   );
   const webhooks = await runWebhookCron(deps);
   const consoleSessionsPurged = await purgeExpiredSessions(deps);
+  const auditEntriesPurged = await purgeOldAudit(deps);
+  const signInRowsPurged = await purgeExpiredSignInRows(deps);
   const textIndex = await keepTextIndexMerged(deps.db, deps.now);
   return {
     ...feeds,
     uploads,
+    stalledJobs,
     dimensionValuesPurged,
     messageIdsPurged,
     viewerRowsPurged: viewers.purged,
     statsMoves: { advanced: statsMoves.advanced.length, forgotten: statsMoves.forgotten },
     webhooks,
     consoleSessionsPurged,
+    auditEntriesPurged,
+    signInRowsPurged,
     textIndex,
   };
 }

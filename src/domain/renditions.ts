@@ -25,6 +25,7 @@ import {
   renditionsOf,
   setLadder,
   touchContent,
+  touchRendition,
   type Rendition,
 } from "../db/renditions";
 import { findContentByKeyAnyOrg } from "../db/content";
@@ -191,7 +192,10 @@ const chunkSize = (plan: ChunkPlan) =>
 export type JobOutcome = "stored" | "ready" | "failed" | "gone" | "done";
 
 /** Whether the job's video is still the one served under its key (else its work is moot). */
-async function currentContent(deps: Deps, job: RenditionJob): Promise<Content | null> {
+export async function currentContent(
+  deps: Pick<Deps, "db">,
+  job: Pick<RenditionJob, "contentId" | "contentKey">,
+): Promise<Content | null> {
   const content = await findContentByKeyAnyOrg(deps.db, job.contentKey);
   return content &&
     content.id === job.contentId &&
@@ -215,6 +219,8 @@ export async function runRenditionJob(
   if (!content) return "gone";
   const row = await findRendition(deps.db, content.id, job.rung);
   if (!row || row.status !== "pending") return "done";
+  // Progress: the cron fails a rung none of whose jobs started or finished for JOB_STALL_MS.
+  await touchRendition(deps.db, content.id, row.name, deps.now.toISOString());
   try {
     const index = await ensureIndex(deps, content);
     if ("unstreamable" in index) throw new MisalignedRendition(index.unstreamable);
@@ -249,6 +255,7 @@ export async function runRenditionJob(
       await deleteRenditionObjects(deps.bucket, content);
       return "gone";
     }
+    await touchRendition(deps.db, content.id, row.name, deps.now.toISOString());
     return (await assembleIfComplete(deps, content, index, row)) ? "ready" : "stored";
   } catch (err) {
     const permanent =
@@ -256,25 +263,77 @@ export async function runRenditionJob(
       err instanceof MisalignedRendition ||
       err instanceof MediaProbeError;
     if (!permanent && !lastAttempt) throw err;
-    const reason = String(err instanceof Error ? err.message : err).slice(0, 300);
-    const failed = await finishRendition(
-      deps.db,
-      content.id,
-      row.name,
-      { status: "failed", reason: `chunk ${job.chunk}: ${reason}` },
-      deps.now.toISOString(),
+    // The whole error for the operator; a short reason for the publisher.
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "rendition job failed for good",
+        content_key: content.contentKey,
+        rung: row.name,
+        chunk: job.chunk,
+        error: String(err).slice(0, 2000),
+      }),
     );
-    if (failed) {
-      if (await isTopRung(deps, content, row.name))
-        await rejectTranscoded(
-          deps,
-          content,
-          `transcoding failed (${row.name}, chunk ${job.chunk}): ${reason}`,
-        );
-      await announceIfComplete(deps, content);
-    }
+    // A refusal of these bytes stays one; a job that kept failing may do better on a retry,
+    // so a video waiting for its top rung keeps its file for it.
+    await failRung(
+      deps,
+      content,
+      row.name,
+      { chunk: job.chunk, reason: publicReason(err) },
+      !permanent,
+    );
     return "failed";
   }
+}
+
+/** What a publisher is told of a job's failure (the `reason`): short, no paths or stack traces. */
+export function publicReason(err: unknown): string {
+  if (err instanceof TranscodeRefused) return `the transcoder refused it (${err.reason})`;
+  if (err instanceof MisalignedRendition || err instanceof MediaProbeError)
+    return err.message.slice(0, 200);
+  const status = /HTTP (\d{3})/.exec(String(err))?.[1];
+  return `the transcoder failed on every attempt${status ? ` (the last: HTTP ${status})` : ""}`;
+}
+
+/**
+ * A pending rung failed: marked so with the reason; the top rung of a video waiting for it
+ * rejects the video (its file kept when `keepFile`, so that a retry can make the rung); the
+ * ladder's completion is announced once nothing is pending. False when it was not pending.
+ */
+export async function failRung(
+  deps: Deps,
+  content: Content,
+  rung: string,
+  failure: { chunk: number | null; reason: string },
+  keepFile: boolean,
+): Promise<boolean> {
+  const where = failure.chunk === null ? "" : `chunk ${failure.chunk}: `;
+  const failed = await finishRendition(
+    deps.db,
+    content.id,
+    rung,
+    { status: "failed", reason: `${where}${failure.reason}` },
+    deps.now.toISOString(),
+  );
+  if (!failed) return false;
+  if (await isTopRung(deps, content, rung)) {
+    const chunk = failure.chunk === null ? "" : `, chunk ${failure.chunk}`;
+    const reason = `transcoding failed (${rung}${chunk}): ${failure.reason}`;
+    await rejectTranscoded(deps, content, reason, { keepFile });
+    // The video will not play: its other rungs are not made either (their jobs find it gone).
+    for (const other of await renditionsOf(deps.db, content.id))
+      if (other.status === "pending")
+        await finishRendition(
+          deps.db,
+          content.id,
+          other.name,
+          { status: "failed", reason: `not made: the video's top rung (${rung}) failed` },
+          deps.now.toISOString(),
+        );
+  }
+  await announceIfComplete(deps, content);
+  return true;
 }
 
 /** Every stored chunk object of a rung, by key. */

@@ -1,35 +1,41 @@
 // One Durable Object per live stream (docs/live.md), named by its content key: the one place
 // that coordinates the stream's state, kept in its own SQLite storage — the stream key's hash,
-// the files the encoder stored, the DVR list (every segment in order, with the service's media
-// sequence), the encoder's last heartbeat — rather than in D1 rows written per segment. The
-// worker hands it each authenticated ingest request (routes/live); it stores segments in R2,
-// answers the live playlist on an edge-cache miss, and on ENDLIST or the heartbeat timeout (its
-// alarm) writes the recording and tells the catalog (domain/live/lifecycle.ts), which moves the
+// every file stored for it and the encoder's name for each, the DVR list (every segment in
+// order, with the service's media sequence), the encoder's last heartbeat — rather than in D1
+// rows written per segment. The worker decides who may send before it reads a body
+// (domain/live/ingest.ts), then streams each file into R2 itself: this object gives the file its
+// stored name and a byte budget first (announceFile), and takes it, by its digest, once stored
+// (fileStored). No body passes through it. It answers the live playlist on an edge-cache miss;
+// its alarm ends a silent or never-started stream and deletes files no playlist named; on the
+// end it writes the recording and tells the catalog (domain/live/lifecycle.ts), which moves the
 // record from live to a video on demand.
 import { DurableObject } from "cloudflare:workers";
 import { backgroundDeps } from "../domain/background";
 import { announceLiveEnded, announceLiveStarted } from "../domain/live/lifecycle";
-import type {
-  IngestAnswer,
-  IngestRequest,
-  LiveStatus,
-  LiveStreamRpc,
-  LiveStreamSetup,
-  RecordingFile,
-  RecordingParts,
-  RecordingRun,
+import {
+  LIVE_BOUNDS,
+  type FileAnnounced,
+  type FileSlot,
+  type FileStored,
+  type IngestAnswer,
+  type LiveStatus,
+  type LiveStreamRpc,
+  type LiveStreamSetup,
+  type RecordingFile,
+  type RecordingParts,
+  type RecordingRun,
 } from "../domain/live/objects";
 import type { Env } from "../env";
 import {
   dvrWindow,
   ENCODER_PLAYLIST_MAX_BYTES,
-  isPlaylistFile,
   parseEncoderPlaylist,
   PlaylistError,
   renderLivePlaylist,
+  WINDOW_MAX_SEGMENTS,
   type LiveSegment,
 } from "../media/packaging/hls/live-playlist";
-import { constantTimeEqual, sha256Hex } from "../shared/crypto";
+import { constantTimeEqual } from "../shared/crypto";
 import { liveObjectKey, liveObjectPrefix, RECORDING_PLAYLIST } from "../storage/layout";
 import type { LiveState } from "../shared/vocabulary";
 
@@ -43,6 +49,8 @@ interface StreamRow {
   dvr_seconds: number;
   timeout_seconds: number;
   segment_max_bytes: number;
+  /** The most bytes the stream stores in all; 0 for a stream set up before the limit. */
+  max_bytes: number;
   created_at: number;
   started_at: number | null;
   ended_at: number | null;
@@ -73,13 +81,22 @@ const SCHEMA = [
     id INTEGER PRIMARY KEY CHECK (id = 1), content_id INTEGER NOT NULL, content_key TEXT NOT NULL,
     key_hash TEXT NOT NULL, state TEXT NOT NULL, announced TEXT NOT NULL,
     dvr_seconds INTEGER NOT NULL, timeout_seconds INTEGER NOT NULL, segment_max_bytes INTEGER NOT NULL,
+    max_bytes INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL, started_at INTEGER, ended_at INTEGER, end_reason TEXT,
     last_heartbeat INTEGER, next_file INTEGER NOT NULL DEFAULT 0, encoder_sequence INTEGER,
     pending_end TEXT)`,
   // The encoder's file names and the stored file each now stands for (a name written again with
-  // other bytes, e.g. by a restarted encoder, gets a new stored file; the old one stays recorded).
+  // other bytes, e.g. by a restarted encoder, gets a new stored file).
   `CREATE TABLE IF NOT EXISTS objects (name TEXT PRIMARY KEY, file TEXT NOT NULL,
     digest TEXT NOT NULL, bytes INTEGER NOT NULL)`,
+  // Every stored file, counted: `listed` once a playlist named it (as a segment or an init
+  // segment); one no playlist names within LIVE_BOUNDS.unlistedFileMs is deleted.
+  `CREATE TABLE IF NOT EXISTS files (file TEXT PRIMARY KEY, bytes INTEGER NOT NULL,
+    received_at INTEGER NOT NULL, listed INTEGER NOT NULL DEFAULT 0)`,
+  "CREATE INDEX IF NOT EXISTS files_unlisted ON files (received_at) WHERE listed = 0",
+  // Files the worker is streaming into R2 now, by the stored name they were given.
+  `CREATE TABLE IF NOT EXISTS writes (file TEXT PRIMARY KEY, name TEXT NOT NULL,
+    declared INTEGER, reserved_at INTEGER NOT NULL)`,
   // The DVR list and the recording: every segment the encoder listed, in order.
   `CREATE TABLE IF NOT EXISTS segments (seq INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE,
     duration REAL NOT NULL, map TEXT, discontinuity INTEGER NOT NULL, pdt TEXT,
@@ -88,6 +105,9 @@ const SCHEMA = [
 
 const extensionOf = (name: string) => name.slice(name.lastIndexOf("."));
 const answer = (status: number, message: string): IngestAnswer => ({ status, message });
+const WRONG_KEY = "wrong stream key: use the ingest URL the API gave (or rotated) last";
+const NO_STREAM = "no live stream under this content key";
+const ENDED = "this live stream has ended: create a new one to go live again";
 
 export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
   /** The time, in ms (tests replace it: the heartbeat timeout runs on an injected clock). */
@@ -95,16 +115,50 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
   /** Viewers' playlist reads that reached this object since it started (not stored: for tests). */
   playlistReads = 0;
 
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => this.upgrade());
+  }
+
   private get sql() {
     return this.ctx.storage.sql;
   }
 
+  private hasTable(name: string): boolean {
+    return (
+      this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray()
+        .length > 0
+    );
+  }
+
+  private hasStream(): boolean {
+    return this.hasTable("stream");
+  }
+
+  /** A stream set up before files, writes and max_bytes were kept: its tables brought up to date. */
+  private upgrade(): void {
+    if (!this.hasStream() || this.hasTable("files")) return;
+    const table = this.sql
+      .exec("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'stream'")
+      .one().sql as string;
+    // (Not segment_max_bytes.)
+    if (!/\bmax_bytes\b/.test(table))
+      this.sql.exec("ALTER TABLE stream ADD COLUMN max_bytes INTEGER NOT NULL DEFAULT 0");
+    for (const statement of SCHEMA) this.sql.exec(statement);
+    // Its stored files: those the DVR list holds (listed), then the current ones of each name.
+    this.sql.exec(
+      `INSERT OR IGNORE INTO files (file, bytes, received_at, listed)
+       SELECT file, bytes, received_at, 1 FROM segments`,
+    );
+    this.sql.exec(
+      `INSERT OR IGNORE INTO files (file, bytes, received_at, listed)
+       SELECT o.file, o.bytes, 0, EXISTS (SELECT 1 FROM segments s WHERE s.map = o.file) FROM objects o`,
+    );
+  }
+
   /** The stream's row, or null when this object was never set up (an unknown content key). */
   private row(): StreamRow | null {
-    const exists = this.sql
-      .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stream'")
-      .toArray().length;
-    if (!exists) return null;
+    if (!this.hasStream()) return null;
     return (
       (this.sql.exec("SELECT * FROM stream WHERE id = 1").toArray()[0] as unknown as StreamRow) ??
       null
@@ -120,21 +174,34 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     );
   }
 
+  /** The stream's row when `keyHash` is its key's, else the refusal (404, 403). */
+  private authorized(keyHash: string): StreamRow | IngestAnswer {
+    const row = this.row();
+    if (!row) return answer(404, NO_STREAM);
+    if (!constantTimeEqual(keyHash, row.key_hash)) return answer(403, WRONG_KEY);
+    return row;
+  }
+
   /** A new live stream under this content key: any earlier one's state is dropped. */
   async setup(init: LiveStreamSetup): Promise<void> {
     await this.ctx.storage.deleteAll();
     for (const statement of SCHEMA) this.sql.exec(statement);
+    const now = this.clock();
     this.sql.exec(
       `INSERT INTO stream (id, content_id, content_key, key_hash, state, announced, dvr_seconds,
-        timeout_seconds, segment_max_bytes, created_at) VALUES (1, ?, ?, ?, 'idle', 'idle', ?, ?, ?, ?)`,
+        timeout_seconds, segment_max_bytes, max_bytes, created_at)
+       VALUES (1, ?, ?, ?, 'idle', 'idle', ?, ?, ?, ?, ?)`,
       init.contentId,
       init.contentKey,
       init.keyHash,
       init.dvrSeconds,
       init.timeoutSeconds,
       init.segmentMaxBytes,
-      this.clock(),
+      init.maxBytes,
+      now,
     );
+    // An idle stream ends by itself (its alarm).
+    await this.ctx.storage.setAlarm(now + LIVE_BOUNDS.idleStreamMs);
   }
 
   /** A new stream key (its hash): the old one stops working at once. */
@@ -145,14 +212,21 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     return true;
   }
 
+  keyMatches(keyHash: string): boolean | null {
+    const row = this.row();
+    return row ? constantTimeEqual(keyHash, row.key_hash) : null;
+  }
+
+  private storedBytes(): number {
+    return this.sql.exec("SELECT coalesce(sum(bytes), 0) AS b FROM files").one().b as number;
+  }
+
   status(contentId: number): LiveStatus | null {
     const row = this.row();
     if (!row || row.content_id !== contentId) return null;
     const totals = this.sql
-      .exec(
-        "SELECT count(*) AS n, coalesce(sum(duration), 0) AS d, coalesce(sum(bytes), 0) AS b FROM segments",
-      )
-      .one() as { n: number; d: number; b: number };
+      .exec("SELECT count(*) AS n, coalesce(sum(duration), 0) AS d FROM segments")
+      .one() as { n: number; d: number };
     const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
     return {
       state: row.state,
@@ -164,94 +238,178 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
       lastHeartbeat: iso(row.last_heartbeat),
       segments: totals.n,
       recordedSeconds: Math.round(totals.d * 1000) / 1000,
-      bytes: totals.b,
+      bytes: this.storedBytes(),
+      maxBytes: row.max_bytes > 0 ? row.max_bytes : null,
     };
   }
 
-  /**
-   * One request of the encoder, its key already hashed by the worker: PUT of a playlist or a
-   * segment, DELETE of a segment. Idempotent: the same bytes again change nothing.
-   */
-  async ingest(request: IngestRequest): Promise<IngestAnswer> {
-    const row = this.row();
-    if (!row) return answer(404, "no live stream under this content key");
-    if (!constantTimeEqual(request.keyHash, row.key_hash))
-      return answer(403, "wrong stream key: use the ingest URL the API gave (or rotated) last");
-    if (request.method === "DELETE") {
-      // The recording keeps every segment: an encoder's deletion (ffmpeg -hls_flags
-      // delete_segments) only says it no longer lists it.
-      return answer(204, "");
-    }
-    const body = new Uint8Array(request.body ?? new ArrayBuffer(0));
+  /** The encoder's media playlist (its text, at most ENCODER_PLAYLIST_MAX_BYTES, read by the worker). */
+  async takePlaylist(request: { keyHash: string; text: string }): Promise<IngestAnswer> {
+    const row = this.authorized(request.keyHash);
+    if ("status" in row) return row;
     if (row.state === "ended") {
       // A retried last playlist (with ENDLIST) is answered as it was; anything else is late.
-      if (isPlaylistFile(request.file) && this.repeatsEnd(body)) return answer(200, "ended");
-      return answer(409, "this live stream has ended: create a new one to go live again");
+      return this.repeatsEnd(request.text) ? answer(200, "ended") : answer(409, ENDED);
     }
-    if (body.length > row.segment_max_bytes)
+    if (request.text.length > ENCODER_PLAYLIST_MAX_BYTES)
+      return answer(413, `a playlist is at most ${ENCODER_PLAYLIST_MAX_BYTES} bytes`);
+    const now = this.clock();
+    let outcome: IngestAnswer;
+    try {
+      outcome = this.readPlaylist(row, request.text, now);
+    } catch (err) {
+      if (err instanceof PlaylistError) return answer(400, err.message);
+      throw err;
+    }
+    await this.announce();
+    await this.scheduleAlarm();
+    return outcome;
+  }
+
+  /**
+   * A file the worker is about to stream into R2: the stored name it goes under and how many
+   * bytes it may have (the segment limit, or what is left of the stream's), or the refusal.
+   * Before any byte of it is read.
+   */
+  async announceFile(request: FileAnnounced): Promise<FileSlot | IngestAnswer> {
+    const row = this.authorized(request.keyHash);
+    if ("status" in row) return row;
+    if (row.state === "ended") return answer(409, ENDED);
+    if (request.declared === 0) return answer(400, "an empty segment");
+    if (request.declared !== null && request.declared > row.segment_max_bytes)
+      return answer(413, segmentTooLarge(row.segment_max_bytes));
+    const writes = this.sql
+      .exec("SELECT count(*) AS n, coalesce(sum(declared), 0) AS b FROM writes")
+      .one() as { n: number; b: number };
+    if (writes.n >= LIVE_BOUNDS.writesInFlight)
       return answer(
-        413,
-        `a file is at most ${row.segment_max_bytes} bytes (LIVE_SEGMENT_MAX_BYTES)`,
+        429,
+        `at most ${LIVE_BOUNDS.writesInFlight} files of a stream are written at once: send this one again when one is stored`,
       );
     const now = this.clock();
-    if (isPlaylistFile(request.file)) {
-      if (body.length > ENCODER_PLAYLIST_MAX_BYTES)
-        return answer(413, `a playlist is at most ${ENCODER_PLAYLIST_MAX_BYTES} bytes`);
-      let outcome: IngestAnswer;
-      try {
-        outcome = this.takePlaylist(row, new TextDecoder().decode(body), now);
-      } catch (err) {
-        if (err instanceof PlaylistError) return answer(400, err.message);
-        throw err;
-      }
-      if (this.row()!.state === "live") await this.armTimeout(now, row.timeout_seconds);
-      await this.announce();
-      return outcome;
+    const left =
+      row.max_bytes > 0 ? row.max_bytes - this.storedBytes() - writes.b : Number.POSITIVE_INFINITY;
+    if (left <= 0 || (request.declared !== null && request.declared > left))
+      return this.storageFull(row, now);
+    // The number is taken before the write, so two writes in flight never share one.
+    const file = `u${row.next_file}${extensionOf(request.name)}`;
+    this.update({ next_file: row.next_file + 1 });
+    this.sql.exec(
+      "INSERT INTO writes (file, name, declared, reserved_at) VALUES (?, ?, ?, ?)",
+      file,
+      request.name,
+      request.declared,
+      now,
+    );
+    await this.alarmBy(now + LIVE_BOUNDS.writeMs);
+    return { status: 100, file, maxBytes: Math.min(row.segment_max_bytes, left) };
+  }
+
+  /**
+   * The announced file is in R2: new bytes become the name's stored file (201); the same bytes
+   * as the name's stored file change nothing (the new copy is deleted here). A refusal leaves
+   * the copy to the worker to delete.
+   */
+  async fileStored(request: FileStored): Promise<IngestAnswer> {
+    const announced = this.endWrite(request.file);
+    const row = this.authorized(request.keyHash);
+    if ("status" in row) return row;
+    if (!announced || announced.name !== request.name)
+      return answer(
+        409,
+        `the file took longer than ${LIVE_BOUNDS.writeMs / 60_000} minutes to arrive: send it again`,
+      );
+    if (row.state === "ended") return answer(409, ENDED);
+    if (request.bytes === 0) return answer(400, "an empty segment");
+    const now = this.clock();
+    const known = this.sql
+      .exec("SELECT file, digest FROM objects WHERE name = ?", request.name)
+      .toArray()[0] as { file: string; digest: string } | undefined;
+    if (known?.digest === request.sha256) {
+      await this.env.MEDIA.delete(liveObjectKey(row.content_key, row.content_id, request.file));
+    } else {
+      if (row.max_bytes > 0 && this.storedBytes() + request.bytes > row.max_bytes)
+        return this.storageFull(row, now);
+      this.sql.exec(
+        "INSERT INTO files (file, bytes, received_at, listed) VALUES (?, ?, ?, 0)",
+        request.file,
+        request.bytes,
+        now,
+      );
+      this.sql.exec(
+        `INSERT INTO objects (name, file, digest, bytes) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET file = excluded.file, digest = excluded.digest, bytes = excluded.bytes`,
+        request.name,
+        request.file,
+        request.sha256,
+        request.bytes,
+      );
+      // The name's earlier file, if no playlist named it, is no one's any more.
+      if (known) await this.dropUnlisted([known.file]);
     }
-    if (body.length === 0) return answer(400, "an empty segment");
-    await this.storeFile(row, request.file, body);
-    this.heartbeat(now);
+    this.update({ last_heartbeat: now });
     const pending = this.row()!;
     if (pending.pending_end !== null) {
-      this.takePlaylist(pending, pending.pending_end, now);
+      this.readPlaylist(pending, pending.pending_end, now);
       await this.announce();
     }
+    await this.scheduleAlarm();
     return answer(201, "");
   }
 
-  /** Stores an encoder's file in R2 under a file name of the service's (idempotent by its digest). */
-  private async storeFile(row: StreamRow, name: string, body: Uint8Array): Promise<void> {
-    const digest = await sha256Hex(body);
-    const known = this.sql.exec("SELECT digest FROM objects WHERE name = ?", name).toArray()[0];
-    if (known?.digest === digest) return;
-    // The number is taken before the write, so two writes in flight never share one.
-    const next = (this.sql.exec("SELECT next_file FROM stream").one().next_file as number) ?? 0;
-    this.update({ next_file: next + 1 });
-    const file = `u${next}${extensionOf(name)}`;
-    await this.env.MEDIA.put(liveObjectKey(row.content_key, row.content_id, file), body, {
-      httpMetadata: { contentType: name.endsWith(".ts") ? "video/mp2t" : "video/mp4" },
-    });
-    this.sql.exec(
-      `INSERT INTO objects (name, file, digest, bytes) VALUES (?, ?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET file = excluded.file, digest = excluded.digest, bytes = excluded.bytes`,
-      name,
-      file,
-      digest,
-      body.length,
+  /**
+   * The announced file was not stored (the worker stored nothing of it): its slot is free
+   * again; past its byte budget, 413, and when the budget was what is left of the stream's
+   * storage, the stream ends.
+   */
+  async fileAbandoned(request: {
+    keyHash: string;
+    file: string;
+    tooLarge: boolean;
+  }): Promise<IngestAnswer> {
+    this.endWrite(request.file);
+    const row = this.authorized(request.keyHash);
+    if ("status" in row) return row;
+    if (!request.tooLarge) return answer(400, "the file did not arrive whole");
+    const left = row.max_bytes > 0 ? row.max_bytes - this.storedBytes() : Infinity;
+    if (left < row.segment_max_bytes) return this.storageFull(row, this.clock());
+    return answer(413, segmentTooLarge(row.segment_max_bytes));
+  }
+
+  /** A write is over (its slot free again): what it was announced as, if this stream still has it. */
+  private endWrite(file: string): { name: string } | undefined {
+    if (!this.hasStream()) return undefined;
+    return this.sql.exec("DELETE FROM writes WHERE file = ? RETURNING name", file).toArray()[0] as
+      | { name: string }
+      | undefined;
+  }
+
+  /** The stream reached its storage limit: it ends (413 to the file that did not fit). */
+  private async storageFull(row: StreamRow, now: number): Promise<IngestAnswer> {
+    const reason = `the stream reached its storage limit of ${row.max_bytes} bytes (the organization's plan)`;
+    if (row.state !== "ended") {
+      this.update({
+        state: "ended",
+        ended_at: now,
+        end_reason: reason,
+      });
+      await this.announce();
+      await this.scheduleAlarm();
+    }
+    return answer(
+      413,
+      `${reason}: it stores ${this.storedBytes()} bytes, so this file does not fit; the stream has ended`,
     );
   }
 
-  private heartbeat(now: number): void {
-    this.update({ last_heartbeat: now });
-  }
-
   /** The encoder's playlist: new segments join the DVR list; ENDLIST ends the stream. */
-  private takePlaylist(row: StreamRow, text: string, now: number, force = false): IngestAnswer {
+  private readPlaylist(row: StreamRow, text: string, now: number, force = false): IngestAnswer {
     const playlist = parseEncoderPlaylist(text);
     const restarted =
       row.encoder_sequence !== null && playlist.mediaSequence < row.encoder_sequence;
     let added = 0;
     let missing = 0;
+    let full = false;
     let lastSeq = this.sql.exec("SELECT coalesce(max(seq), -1) AS s FROM segments").one()
       .s as number;
     let first = true;
@@ -275,6 +433,10 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
         missing++;
         continue;
       }
+      if (lastSeq + 1 >= LIVE_BOUNDS.maxSegments) {
+        full = true;
+        break;
+      }
       lastSeq++;
       this.sql.exec(
         `INSERT INTO segments (seq, file, duration, map, discontinuity, pdt, bytes, received_at)
@@ -288,6 +450,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
         stored.bytes,
         now,
       );
+      this.sql.exec("UPDATE files SET listed = 1 WHERE file IN (?, ?)", stored.file, map);
       added++;
       first = false;
     }
@@ -300,7 +463,12 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
       changes.state = "live";
       changes.started_at = now;
     }
-    if (playlist.ended && missing > 0 && !force) {
+    if (full) {
+      changes.state = "ended";
+      changes.ended_at = now;
+      changes.end_reason = `the recording reached ${LIVE_BOUNDS.maxSegments} segments`;
+      changes.started_at ??= row.started_at ?? now;
+    } else if (playlist.ended && missing > 0 && !force) {
       changes.pending_end = text;
     } else if (playlist.ended && (row.state !== "idle" || lastSeq >= 0)) {
       changes.state = "ended";
@@ -314,43 +482,105 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
   }
 
   /** A playlist with ENDLIST whose segments are all in the recording: a retry of the last one. */
-  private repeatsEnd(body: Uint8Array): boolean {
+  private repeatsEnd(text: string): boolean {
     try {
-      const playlist = parseEncoderPlaylist(new TextDecoder().decode(body));
-      return playlist.ended;
+      return parseEncoderPlaylist(text).ended;
     } catch {
       return false;
     }
   }
 
-  private async armTimeout(now: number, timeoutSeconds: number): Promise<void> {
-    // One alarm at a time; it re-arms itself from the latest heartbeat (alarm()).
-    if ((await this.ctx.storage.getAlarm()) === null)
-      await this.ctx.storage.setAlarm(now + timeoutSeconds * 1000);
+  /** Deletes the stored files given that no playlist named (others are the recording's). */
+  private async dropUnlisted(files: string[]): Promise<void> {
+    const row = this.row()!;
+    const dropped: string[] = [];
+    for (const file of files) {
+      const gone = this.sql
+        .exec("DELETE FROM files WHERE file = ? AND listed = 0 RETURNING file", file)
+        .toArray();
+      if (gone.length === 0) continue;
+      this.sql.exec("DELETE FROM objects WHERE file = ?", file);
+      dropped.push(liveObjectKey(row.content_key, row.content_id, file));
+    }
+    for (let i = 0; i < dropped.length; i += 1000)
+      await this.env.MEDIA.delete(dropped.slice(i, i + 1000));
   }
 
-  /** The heartbeat timeout: an encoder silent for timeout_seconds ends the stream. */
+  /** The alarm fires by `at` at the latest. */
+  private async alarmBy(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /**
+   * The alarm at the earliest of what is due: the heartbeat timeout (live), the idle timeout
+   * (idle), the oldest unnamed file's and the oldest write's bound; none once nothing is.
+   */
+  private async scheduleAlarm(): Promise<void> {
+    const row = this.row();
+    if (!row) return;
+    const due: number[] = [];
+    if (row.state === "live")
+      due.push((row.last_heartbeat ?? row.created_at) + row.timeout_seconds * 1000);
+    if (row.state === "idle") due.push(row.created_at + LIVE_BOUNDS.idleStreamMs);
+    const oldest = this.sql
+      .exec(
+        `SELECT (SELECT min(received_at) FROM files WHERE listed = 0) AS f,
+                (SELECT min(reserved_at) FROM writes) AS w`,
+      )
+      .one() as { f: number | null; w: number | null };
+    if (oldest.f !== null) due.push(oldest.f + LIVE_BOUNDS.unlistedFileMs);
+    if (oldest.w !== null) due.push(oldest.w + LIVE_BOUNDS.writeMs);
+    if (due.length === 0) return this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.setAlarm(Math.min(...due));
+  }
+
+  /**
+   * What is due now: files no playlist named in time and writes that never finished are
+   * deleted; a live stream silent for timeout_seconds ends (heartbeat timeout), as does an idle
+   * one LIVE_BOUNDS.idleStreamMs after its creation.
+   */
   override async alarm(): Promise<void> {
     const row = this.row();
-    if (!row || row.state !== "live") return this.announce();
+    if (!row) return;
     const now = this.clock();
-    const due = (row.last_heartbeat ?? row.created_at) + row.timeout_seconds * 1000;
-    if (now < due) {
-      await this.ctx.storage.setAlarm(due);
-      return;
+    const unnamed = this.sql
+      .exec(
+        "SELECT file FROM files WHERE listed = 0 AND received_at <= ?",
+        now - LIVE_BOUNDS.unlistedFileMs,
+      )
+      .toArray()
+      .map((r) => r.file as string);
+    await this.dropUnlisted(unnamed);
+    const abandoned = this.sql
+      .exec("DELETE FROM writes WHERE reserved_at <= ? RETURNING file", now - LIVE_BOUNDS.writeMs)
+      .toArray()
+      .map((r) => liveObjectKey(row.content_key, row.content_id, r.file as string));
+    if (abandoned.length) await this.env.MEDIA.delete(abandoned);
+
+    if (row.state === "idle" && now >= row.created_at + LIVE_BOUNDS.idleStreamMs) {
+      this.update({
+        state: "ended",
+        ended_at: now,
+        end_reason: `the encoder never went live within ${LIVE_BOUNDS.idleStreamMs / 3_600_000} h of the stream's creation (idle timeout)`,
+      });
+    } else if (row.state === "live") {
+      const due = (row.last_heartbeat ?? row.created_at) + row.timeout_seconds * 1000;
+      if (now >= due) {
+        if (row.pending_end !== null) {
+          // The encoder ended with files it never sent: the recording ends with what came.
+          this.readPlaylist(row, row.pending_end, row.last_heartbeat ?? now, true);
+        } else {
+          this.update({
+            state: "ended",
+            ended_at: now,
+            end_reason: `no data from the encoder for ${row.timeout_seconds} s (heartbeat timeout)`,
+          });
+        }
+      }
     }
-    if (row.pending_end !== null) {
-      // The encoder ended with files it never sent: the recording ends with what came.
-      this.takePlaylist(row, row.pending_end, row.last_heartbeat ?? now, true);
-      await this.announce();
-      return;
-    }
-    this.update({
-      state: "ended",
-      ended_at: now,
-      end_reason: `no data from the encoder for ${row.timeout_seconds} s (heartbeat timeout)`,
-    });
     await this.announce();
+    await this.scheduleAlarm();
   }
 
   /** Ends the stream now (the publisher's API call): as ENDLIST would. */
@@ -366,6 +596,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
         end_reason: "ended through the API",
       });
       await this.announce();
+      await this.scheduleAlarm();
     }
     return this.status(contentId);
   }
@@ -383,16 +614,23 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     );
     const target = { contentId: row.content_id, contentKey: row.content_key };
     if (row.announced === "idle" && row.state !== "idle") {
-      if (this.segments().length > 0) await announceLiveStarted(deps, target);
+      if (this.segmentCount() > 0) await announceLiveStarted(deps, target);
       this.update({ announced: "live" });
       row = this.row()!;
     }
     if (row.state === "ended" && row.announced !== "ended") {
+      // What no playlist named is not part of the recording: it goes now.
+      await this.dropUnlisted(
+        this.sql
+          .exec("SELECT file FROM files WHERE listed = 0")
+          .toArray()
+          .map((r) => r.file as string),
+      );
       const segments = this.segments();
       if (segments.length > 0) {
         await this.env.MEDIA.put(
           liveObjectKey(row.content_key, row.content_id, RECORDING_PLAYLIST),
-          this.render(segments, true),
+          renderLivePlaylist(segments, { ended: true, discontinuitySequence: 0 }),
           { httpMetadata: { contentType: "application/vnd.apple.mpegurl" } },
         );
       }
@@ -400,8 +638,10 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
       // alone (MPEG-TS: its first keyframe is made an MP4, which the frame services take).
       const pick = segments[Math.floor(segments.length / 10)];
       const key = (file: string) => liveObjectKey(row!.content_key, row!.content_id, file);
+      let durationSeconds = 0;
+      for (const s of segments) durationSeconds += s.duration;
       await announceLiveEnded(deps, target, {
-        durationSeconds: segments.reduce((sum, s) => sum + s.duration, 0),
+        durationSeconds,
         segments: segments.length,
         reason: row.end_reason ?? "ended",
         recording: segments.length > 0,
@@ -412,47 +652,63 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
             : null,
       });
       this.update({ announced: "ended" });
-      await this.ctx.storage.deleteAlarm();
     }
+  }
+
+  private segmentCount(): number {
+    return this.sql.exec("SELECT count(*) AS n FROM segments").one().n as number;
+  }
+
+  private toSegment(r: Record<string, SqlStorageValue>): LiveSegment {
+    const s = r as unknown as SegmentRow;
+    return {
+      seq: s.seq,
+      file: s.file,
+      duration: s.duration,
+      map: s.map,
+      discontinuity: s.discontinuity === 1,
+      programDateTime: s.pdt,
+    };
   }
 
   private segments(): LiveSegment[] {
     return this.sql
       .exec("SELECT * FROM segments ORDER BY seq")
       .toArray()
-      .map((r) => {
-        const s = r as unknown as SegmentRow;
-        return {
-          seq: s.seq,
-          file: s.file,
-          duration: s.duration,
-          map: s.map,
-          discontinuity: s.discontinuity === 1,
-          programDateTime: s.pdt,
-        };
-      });
-  }
-
-  private render(segments: LiveSegment[], ended: boolean, from = 0): string {
-    // The discontinuity tags the window leaves out: those of its segments before `from`, and of
-    // the first it keeps (a playlist's first segment carries none).
-    const discontinuitySequence =
-      from === 0 ? 0 : segments.slice(1, from + 1).filter((s) => s.discontinuity).length;
-    return renderLivePlaylist(segments.slice(from), { ended, discontinuitySequence });
+      .map((r) => this.toSegment(r));
   }
 
   /**
-   * The viewers' playlist (asked on an edge-cache miss): the DVR window while live, the whole
-   * recording with ENDLIST once ended; null before the first segment.
+   * The viewers' playlist (asked on an edge-cache miss): the DVR window while live, read from
+   * the list's last WINDOW_MAX_SEGMENTS rows only; the whole recording with ENDLIST once ended;
+   * null before the first segment.
    */
   playlist(contentId: number): string | null {
     this.playlistReads++;
     const row = this.row();
     if (!row || row.content_id !== contentId) return null;
-    const segments = this.segments();
-    if (segments.length === 0) return null;
-    if (row.state === "ended") return this.render(segments, true);
-    return this.render(segments, false, dvrWindow(segments, row.dvr_seconds));
+    if (row.state === "ended") {
+      const segments = this.segments();
+      return segments.length
+        ? renderLivePlaylist(segments, { ended: true, discontinuitySequence: 0 })
+        : null;
+    }
+    const last = this.sql
+      .exec("SELECT * FROM segments ORDER BY seq DESC LIMIT ?", WINDOW_MAX_SEGMENTS)
+      .toArray()
+      .map((r) => this.toSegment(r))
+      .reverse();
+    if (last.length === 0) return null;
+    const window = last.slice(dvrWindow(last, row.dvr_seconds));
+    // The discontinuities the window leaves out: those of the segments before it, and of its
+    // first one (a playlist's first segment carries none); the stream's first never has one.
+    const discontinuitySequence = this.sql
+      .exec(
+        "SELECT count(*) AS n FROM segments WHERE discontinuity = 1 AND seq > 0 AND seq <= ?",
+        window[0]!.seq,
+      )
+      .one().n as number;
+    return renderLivePlaylist(window, { ended: false, discontinuitySequence });
   }
 
   /** The ended stream's stored files in play order, for its remux (domain/live/recording-vod.ts). */
@@ -463,7 +719,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
       .exec("SELECT file, map, discontinuity, bytes FROM segments ORDER BY seq")
       .toArray() as unknown as Pick<SegmentRow, "file" | "map" | "discontinuity" | "bytes">[];
     const initOf = (map: string): RecordingFile | null => {
-      const bytes = this.sql.exec("SELECT bytes FROM objects WHERE file = ?", map).toArray()[0]
+      const bytes = this.sql.exec("SELECT bytes FROM files WHERE file = ?", map).toArray()[0]
         ?.bytes as number | undefined;
       return bytes === undefined ? null : { file: map, bytes };
     };
@@ -493,3 +749,5 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     await this.ctx.storage.deleteAll();
   }
 }
+
+const segmentTooLarge = (max: number) => `a file is at most ${max} bytes (LIVE_SEGMENT_MAX_BYTES)`;

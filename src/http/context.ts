@@ -7,6 +7,7 @@ import type { OrganizationWithNetwork } from "../db/organizations";
 import type { SubOrganization } from "../db/schema";
 import type { Origins } from "../domain/deps";
 import type { ServedStream } from "../domain/streaming/served";
+import type { Principal } from "../domain/members/principal";
 import type { Env } from "../env";
 import type { ErrorStyle } from "./errors";
 import type { DomainError } from "../shared/errors";
@@ -24,6 +25,11 @@ export interface AuthContext {
   versions?: Versions;
   /** Set when the console's session cookie authenticated the request (the hash of its token). */
   sessionTokenHash?: string;
+  /**
+   * Who is behind write credentials (a member's session or token, the API key and secret) and
+   * what they may do (src/domain/members/access.ts); absent for the public sync code.
+   */
+  principal?: Principal;
 }
 
 export interface AppVariables extends TimingVariables {

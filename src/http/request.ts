@@ -1,14 +1,21 @@
 // What a request says about its sender: country and address (set by Cloudflare's edge).
 
 /**
- * The requester's country as alpha-2: the CF-IPCountry header (Cloudflare sets it and overwrites
- * any value a client sends), else request.cf.country. The header comes first so local
- * development, where request.cf is a fixed placeholder, can choose a country.
+ * The requester's country as alpha-2: request.cf.country, which the runtime sets from the
+ * client's address. The CF-IPCountry header only where the runtime gives no `cf` at all (tools
+ * and tests calling the worker's fetch handler directly): where it does, a client's own header
+ * must not choose its country (windows, geographies, a token's country claim). Local
+ * development has a placeholder `cf` (miniflare's, country US); a local tool picks a country
+ * with miniflare's MF-CF-Blob header (`{"country":"DE"}`), as tests do.
  */
 export function requestCountry(request: Request): string | null {
   const cf = (request as Request & { cf?: { country?: unknown } }).cf;
-  const fromCf = typeof cf?.country === "string" ? cf.country : null;
-  const country = request.headers.get("CF-IPCountry") ?? fromCf;
+  const country =
+    cf === undefined || cf === null
+      ? request.headers.get("CF-IPCountry")
+      : typeof cf.country === "string"
+        ? cf.country
+        : null;
   return country && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null;
 }
 

@@ -47,8 +47,24 @@ export interface Transcoder {
   remux?(request: RemuxRequest): Promise<{ body: ReadableStream<Uint8Array>; size: number }>;
 }
 
-/** The transcoder refused the chunk for good (4xx): retrying the same bytes will not help. */
-export class TranscodeRefused extends Error {}
+/**
+ * The transcoder refused the chunk for good (4xx): retrying the same bytes will not help. The
+ * message is the whole answer (for the log); `reason` a short line a publisher may see: the
+ * status and the transcoder's first line, any path in it taken out.
+ */
+export class TranscodeRefused extends Error {
+  readonly reason: string;
+  constructor(message: string, reason = publicLine(message)) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** A line of a program's output fit for a publisher: its first line, no paths, at most 160 characters. */
+export function publicLine(text: string): string {
+  const first = text.trim().split("\n")[0] ?? "";
+  return first.replace(/(?:file:)?\/[^\s:'"]+/g, "<file>").slice(0, 160);
+}
 
 type Fetch = (request: Request) => Promise<Response>;
 
@@ -56,6 +72,18 @@ function remuxQuery(r: RemuxRequest): URLSearchParams {
   const query = new URLSearchParams({ format: r.format });
   if (r.runs && r.runs.length > 1) query.set("runs", r.runs.join(","));
   return query;
+}
+
+/**
+ * What a failed answer of the transcoder throws: 4xx a refusal (for good), with the answer's
+ * first line as its reason; anything else an Error for a retry.
+ */
+async function refusal(name: string, what: string, response: Response): Promise<Error> {
+  const text = (await response.text()).slice(0, 300);
+  const message = `${name}: ${what}HTTP ${response.status} ${text}`;
+  if (response.status >= 400 && response.status < 500)
+    return new TranscodeRefused(message, `HTTP ${response.status}: ${publicLine(text)}`);
+  return new Error(message);
 }
 
 /** The transcoder program over HTTP, through `fetcher`. */
@@ -81,11 +109,7 @@ export function httpTranscoder(name: string, fetcher: Fetch): Transcoder {
           headers: { "Content-Type": "video/mp4" },
         }),
       );
-      if (!response.ok) {
-        const message = `${name}: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`;
-        if (response.status >= 400 && response.status < 500) throw new TranscodeRefused(message);
-        throw new Error(message);
-      }
+      if (!response.ok) throw await refusal(name, "", response);
       return new Uint8Array(await response.arrayBuffer());
     },
     async remux(r) {
@@ -97,11 +121,8 @@ export function httpTranscoder(name: string, fetcher: Fetch): Transcoder {
         }),
       );
       const size = Number(response.headers.get("Content-Length"));
-      if (!response.ok || !response.body || !Number.isSafeInteger(size) || size <= 0) {
-        const message = `${name}: remux: HTTP ${response.status} ${(await response.text()).slice(0, 300)}`;
-        if (response.status >= 400 && response.status < 500) throw new TranscodeRefused(message);
-        throw new Error(message);
-      }
+      if (!response.ok || !response.body || !Number.isSafeInteger(size) || size <= 0)
+        throw await refusal(name, "remux: ", response);
       return { body: response.body, size };
     },
   };

@@ -1,6 +1,6 @@
 // The service's read of a publisher's WebVTT file: what passes, and each refusal with its reason.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { readWebVtt, WebVttError } from "./webvtt";
+import { readWebVtt, type UrlPolicy, WebVttError } from "./webvtt";
 
 const VTT = "WEBVTT\n\n00:00.000 --> 00:02.000\nHello\n";
 const limits = { maxBytes: 1024, timeoutMs: 5000 };
@@ -11,8 +11,15 @@ const host =
   async () =>
     new Response(body, { status, headers });
 
-const reason = (send: typeof fetch) =>
-  readWebVtt("https://cdn.example.com/en.vtt", send, limits).then(
+/** Every URL allowed (the policy itself: domain/outbound-urls.ts). */
+const open: UrlPolicy = async () => null;
+
+const reason = (
+  send: typeof fetch,
+  allowed: UrlPolicy = open,
+  url = "https://cdn.example.com/en.vtt",
+) =>
+  readWebVtt(url, allowed, send, limits).then(
     () => "accepted",
     (err: unknown) => (err instanceof WebVttError ? err.message : `unexpected ${String(err)}`),
   );
@@ -25,11 +32,11 @@ describe("readWebVtt", () => {
   it("passes a WebVTT file as text/vtt, text/plain, octet-stream or untyped, with a byte order mark", async () => {
     for (const type of ["text/vtt; charset=utf-8", "text/plain", "binary/octet-stream", ""]) {
       const headers: Record<string, string> = type ? { "Content-Type": type } : {};
-      expect(await readWebVtt("https://x/en.vtt", host(VTT, headers), limits)).toBe(VTT);
+      expect(await readWebVtt("https://x/en.vtt", open, host(VTT, headers), limits)).toBe(VTT);
     }
     // The byte order mark is dropped (TextDecoder); WebVTT needs none.
-    expect(await readWebVtt("https://x/en.vtt", host(`\uFEFF${VTT}`), limits)).toBe(VTT);
-    expect(await readWebVtt("https://x/en.vtt", host("WEBVTT"), limits)).toBe("WEBVTT");
+    expect(await readWebVtt("https://x/en.vtt", open, host(`\uFEFF${VTT}`), limits)).toBe(VTT);
+    expect(await readWebVtt("https://x/en.vtt", open, host("WEBVTT"), limits)).toBe("WEBVTT");
   });
 
   it("refuses an error answer, another content type, a file that is not WebVTT", async () => {
@@ -77,5 +84,50 @@ describe("readWebVtt", () => {
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(await outcome).toBe("the subtitle file did not arrive within 5 s");
+  });
+
+  it("checks the URL and every redirect against the policy, and follows at most 5", async () => {
+    const policy = async (url: URL) =>
+      url.hostname === "10.0.0.1" ? "must not point at a private address" : null;
+    // A host that redirects to `to` (relative or absolute) until it serves the file at /en.vtt.
+    const asked: string[] = [];
+    const redirecting =
+      (to: (url: URL) => string | null): typeof fetch =>
+      async (input, init) => {
+        const url = new URL(String(input));
+        asked.push(url.toString());
+        expect(init?.redirect).toBe("manual");
+        const next = to(url);
+        return next === null
+          ? new Response(VTT)
+          : new Response(null, { status: 302, headers: { Location: next } });
+      };
+    expect(
+      await reason(
+        redirecting((u) => (u.pathname === "/en.vtt" ? null : "/en.vtt")),
+        policy,
+        "https://cdn.example.com/old.vtt",
+      ),
+    ).toBe("accepted");
+    expect(asked).toEqual(["https://cdn.example.com/old.vtt", "https://cdn.example.com/en.vtt"]);
+    // A redirect to an address the policy refuses is not followed.
+    asked.length = 0;
+    expect(
+      await reason(
+        redirecting(() => "http://10.0.0.1/latest/meta-data"),
+        policy,
+      ),
+    ).toBe("a redirect of the subtitle file is refused: must not point at a private address");
+    expect(asked).toEqual(["https://cdn.example.com/en.vtt"]);
+    expect(await reason(host(VTT), policy, "https://10.0.0.1/en.vtt")).toBe(
+      "the subtitle file's URL is refused: must not point at a private address",
+    );
+    let n = 0;
+    expect(
+      await reason(
+        redirecting(() => `/loop-${n++}.vtt`),
+        policy,
+      ),
+    ).toBe("the subtitle file is more than 5 redirects away");
   });
 });

@@ -3,9 +3,16 @@
 //   report: ?organization_key and X-Service-Sync-Code of the same organization (E8, E9, E11–E14, E16)
 //   write:  X-Service-Sync-Code + X-Service-Api-Key + X-Service-Api-Secret, or
 //           Authorization: Bearer <API token>    (E1–E5, every other write, and viewer data: E10)
+// An API token is accepted by the read and report classes too (in place of the sync code).
 // An organization_key given to any class must name the authenticated organization.
 // X-Service-MMI-Key narrows any of them to a sub-organization. Failed attempts are throttled per
 // client IP (./auth-failures.ts); the plan's rate limit is its own middleware (./rate-limit.ts).
+//
+// Then, for every credential but the public sync code, who is behind it (a member's session or
+// token, the API key and secret: a Principal) must hold the capability the route declares
+// (./route-access.ts, the matrix in domain/members/access.ts), else 403 naming what is missing.
+// The write is then recorded in the audit log by the next middleware (./audit.ts, in
+// ./credentials.ts's chain; the operator API's in routes/admin).
 import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { getCookie } from "hono/cookie";
@@ -19,24 +26,48 @@ import {
   type OrganizationWithNetwork,
 } from "../domain/authentication";
 import { csrfTokenMatches, sessionIdentity } from "../domain/console/sessions";
+import {
+  CAPABILITIES,
+  rolesAllowing,
+  scopesAllowing,
+  type Capability,
+} from "../domain/members/access";
+import { keyPrincipal, type Principal } from "../domain/members/principal";
+import { tokenCredential, tokenPrincipal } from "../domain/tokens/tokens";
 import type { AppEnv, AuthClass } from "../http/context";
 import { credentialDeps } from "../http/deps";
 import { ApiError, errorResponse, unauthorized } from "../http/errors";
 import { constantTimeEqual } from "../shared/crypto";
 import { authenticationFailed } from "./auth-failures";
+import { handlerRouteKey, ROUTE_ACCESS } from "./route-access";
 import { credentialVersions } from "../shared/versions";
 
 const bearerToken = (c: Context) => c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
 
-async function authenticateWrite(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
+interface Proven {
+  org: OrganizationWithNetwork;
+  principal?: Principal;
+}
+
+/** An API token: its organization and what it may do (its member's role, narrowed by its scope). */
+async function authenticateToken(c: Context<AppEnv>, bearer: string): Promise<Proven> {
+  const deps = credentialDeps(c);
+  const syncCode = c.req.header("X-Service-Sync-Code");
+  const [org, token] = await Promise.all([
+    organizationByToken(deps, bearer),
+    tokenCredential(deps, bearer),
+  ]);
+  if (!org || !token || (syncCode !== undefined && syncCode !== org.syncCode)) throw unauthorized();
+  const judged = tokenPrincipal(token, deps.nowMs);
+  if ("refused" in judged) throw unauthorized(judged.refused);
+  return { org, principal: judged.principal };
+}
+
+async function authenticateWrite(c: Context<AppEnv>): Promise<Proven> {
   const deps = credentialDeps(c);
   const syncCode = c.req.header("X-Service-Sync-Code");
   const bearer = bearerToken(c);
-  if (bearer) {
-    const org = await organizationByToken(deps, bearer);
-    if (org && (syncCode === undefined || syncCode === org.syncCode)) return org;
-    throw unauthorized();
-  }
+  if (bearer) return authenticateToken(c, bearer);
   const apiKey = c.req.header("X-Service-Api-Key");
   const apiSecret = c.req.header("X-Service-Api-Secret");
   if (!syncCode || !apiKey || !apiSecret) {
@@ -46,19 +77,23 @@ async function authenticateWrite(c: Context<AppEnv>): Promise<OrganizationWithNe
   }
   const org = await organizationByKeyAndSecret(deps, syncCode, apiKey, apiSecret);
   if (!org) throw unauthorized();
-  return org;
+  return { org, principal: keyPrincipal(org.apiKey) };
 }
 
-async function authenticateRead(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
+async function authenticateRead(c: Context<AppEnv>): Promise<Proven> {
+  const bearer = bearerToken(c);
+  if (bearer) return authenticateToken(c, bearer);
   const syncCode = c.req.header("X-Service-Sync-Code");
   if (!syncCode)
     throw unauthorized("authentication failed: X-Service-Sync-Code header is required");
   const org = await organizationBySyncCode(credentialDeps(c), syncCode);
   if (!org) throw unauthorized("authentication failed: unknown sync code");
-  return org;
+  return { org };
 }
 
-async function authenticateReport(c: Context<AppEnv>): Promise<OrganizationWithNetwork> {
+async function authenticateReport(c: Context<AppEnv>): Promise<Proven> {
+  const bearer = bearerToken(c);
+  if (bearer) return authenticateToken(c, bearer);
   const organizationKey = c.req.query("organization_key");
   if (!organizationKey) throw unauthorized("authentication failed: organization_key is required");
   const syncCode = c.req.header("X-Service-Sync-Code");
@@ -70,7 +105,7 @@ async function authenticateReport(c: Context<AppEnv>): Promise<OrganizationWithN
       "authentication failed: organization_key and X-Service-Sync-Code do not name one organization",
     );
   }
-  return org;
+  return { org };
 }
 
 /** The console's session cookie (docs/console.md): HttpOnly, SameSite=Strict, Secure over https. */
@@ -146,21 +181,54 @@ async function identify(c: Context<AppEnv>, kind: AuthClass) {
     checkOrganizationKey(c, session.org);
     const mmiKey = c.req.header("X-Service-MMI-Key");
     // A session opened for a sub-organization stays in it; one of the organization may narrow.
-    if (session.subOrg || mmiKey === undefined)
-      return { org: session.org, subOrg: session.subOrg, sessionTokenHash: session.tokenHash };
+    const signedIn = {
+      org: session.org,
+      sessionTokenHash: session.tokenHash,
+      principal: session.principal,
+    };
+    if (session.subOrg || mmiKey === undefined) return { ...signedIn, subOrg: session.subOrg };
     const subOrg = await subOrganizationOf(credentialDeps(c), session.org, mmiKey);
     if (!subOrg)
       throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
-    return { org: session.org, subOrg, sessionTokenHash: session.tokenHash };
+    return { ...signedIn, subOrg };
   }
-  const org = await authenticators[kind](c);
+  const { org, principal } = await authenticators[kind](c);
   checkOrganizationKey(c, org);
   const mmiKey = c.req.header("X-Service-MMI-Key");
-  if (mmiKey === undefined) return { org, subOrg: null };
+  if (mmiKey === undefined) return { org, subOrg: null, principal };
   const subOrg = await subOrganizationOf(credentialDeps(c), org, mmiKey);
   if (!subOrg)
     throw unauthorized("authentication failed: unknown X-Service-MMI-Key for this organization");
-  return { org, subOrg };
+  return { org, subOrg, principal };
+}
+
+/** The refusal of a principal without the route's capability: what is missing and who has it. */
+function refusal(principal: Principal, capability: Capability): ApiError {
+  const what = `${capability} (${CAPABILITIES[capability]})`;
+  if (principal.scope !== null && !principal.capabilities.has(capability)) {
+    const roleAllows =
+      principal.role === null || rolesAllowing(capability).includes(principal.role);
+    if (roleAllows)
+      return new ApiError(
+        403,
+        `forbidden: this API token's scope "${principal.scope}" does not allow ${what}; scopes that do: ${scopesAllowing(capability).join(", ")}`,
+      );
+  }
+  return new ApiError(
+    403,
+    `forbidden: the role ${principal.role ?? "owner"} does not allow ${what}; roles that do: ${rolesAllowing(capability).join(", ")}`,
+  );
+}
+
+/** The route's capability, held by the request's principal (the public sync code has none to check). */
+function checkCapability(c: Context<AppEnv>, principal: Principal | undefined): void {
+  if (!principal) return;
+  const key = handlerRouteKey(c);
+  const access = ROUTE_ACCESS[key];
+  // A route nobody declared is refused (test/route-access.test.ts keeps this from happening).
+  if (access === undefined || access === "public" || access === "operator")
+    throw new ApiError(403, `forbidden: ${key} declares no capability for these credentials`);
+  if (!principal.capabilities.has(access)) throw refusal(principal, access);
 }
 
 export function authenticate(kind: AuthClass): MiddlewareHandler<AppEnv> {
@@ -171,6 +239,7 @@ export function authenticate(kind: AuthClass): MiddlewareHandler<AppEnv> {
     } catch (err) {
       throw err instanceof ApiError && err.status === 401 ? authenticationFailed(c, err) : err;
     }
+    checkCapability(c, who.principal);
     c.set("auth", { ...who, via: kind, versions: credentialVersions(who) });
     await next();
   };

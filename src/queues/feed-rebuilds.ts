@@ -49,12 +49,14 @@ export async function consumeFeedRebuilds(
   }
 
   let feeds = 0;
+  let patched = 0;
   for (const [organizationId, { messages, feedList }] of byOrganization) {
     try {
       if (feeds > 0 && budget.exhausted()) await requestFeedRebuild(deps, organizationId, feedList);
       else {
         const result = await rebuildRequested(deps, organizationId, feedList, budget);
         feeds += result.feeds;
+        patched += result.patched;
         console.log(
           JSON.stringify({
             msg: "feeds republished (queue)",
@@ -78,5 +80,5 @@ export async function consumeFeedRebuilds(
       for (const m of messages) m.retry({ delaySeconds: RETRY_DELAY_SECONDS });
     }
   }
-  if (feeds > 0) await recordFeedWork(deps.db, budget.spent(), feeds);
+  if (feeds > 0) await recordFeedWork(deps.db, budget.spent(), feeds, patched);
 }

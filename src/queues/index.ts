@@ -5,7 +5,12 @@ import type { Env } from "../env";
 import { consumeEvents, EVENTS_DEAD_LETTER_QUEUE, EVENTS_QUEUE, parkDeadEvents } from "./events";
 import { WEBHOOK_QUEUE_NAME, webhookConsumer } from "./webhooks";
 import { consumeFeedRebuilds } from "./feed-rebuilds";
-import { consumeRenditionJobs, RENDITIONS_QUEUE_NAME } from "./renditions";
+import {
+  consumeDeadRenditionJobs,
+  consumeRenditionJobs,
+  RENDITIONS_DEAD_LETTER_QUEUE,
+  RENDITIONS_QUEUE_NAME,
+} from "./renditions";
 
 export type QueueConsumer = (
   batch: MessageBatch<unknown>,
@@ -20,6 +25,7 @@ const consumers: Record<string, QueueConsumer> = {
   [WEBHOOK_QUEUE_NAME]: webhookConsumer,
   "feed-rebuilds": consumeFeedRebuilds,
   [RENDITIONS_QUEUE_NAME]: consumeRenditionJobs,
+  [RENDITIONS_DEAD_LETTER_QUEUE]: consumeDeadRenditionJobs,
 };
 
 export async function handleQueueBatch(

@@ -1,15 +1,25 @@
 // Consumer of the renditions queue: one transcoding job per message (domain/renditions.ts), a
-// chunk of one rung of one video. A job that fails for a passing reason (the transcoder busy or
-// unreachable, R2 unavailable) is retried after a delay; on its last attempt the rung is marked
-// failed with the reason. The source variant plays whatever happens here.
+// chunk of one rung of one video, or a live recording's remux (domain/live/recording-vod.ts). A
+// job that fails for a passing reason (the transcoder busy or unreachable, R2 unavailable) is
+// retried after a delay; on its last attempt the rung (or the remux) is marked failed with the
+// reason. A job whose consumer dies on every attempt reaches the dead-letter queue, whose
+// consumer here fails it (domain/stalled-jobs.ts; the cron fails what no message ends). The
+// source variant plays whatever happens here.
 import { z } from "zod";
 import { backgroundDeps } from "../domain/background";
-import { RecordingNotRemuxed, remuxRecording } from "../domain/live/recording-vod";
-import { runRenditionJob, transcoderOf } from "../domain/renditions";
+import {
+  recordingRemuxed,
+  RecordingNotRemuxed,
+  remuxRecording,
+} from "../domain/live/recording-vod";
+import { publicReason, runRenditionJob, transcoderOf } from "../domain/renditions";
+import { failDeadRecordingJob, failDeadRenditionJob } from "../domain/stalled-jobs";
 import type { Env } from "../env";
 
 /** The queue of wrangler.toml's [[queues.consumers]] for rendition jobs. */
 export const RENDITIONS_QUEUE_NAME = "video-catalog-renditions";
+/** Its dead-letter queue: messages the queue gave up on after max_retries. */
+export const RENDITIONS_DEAD_LETTER_QUEUE = "video-catalog-renditions-dlq";
 /** wrangler.toml's max_retries for it: the attempt after the last retry fails the rung. */
 export const RENDITION_MAX_RETRIES = 3;
 const RETRY_DELAY_SECONDS = 30;
@@ -31,7 +41,8 @@ const recordingJob = z.object({
 
 /**
  * A recording job: remuxed and published, or left as recording.m3u8 when it cannot be
- * (logged); a passing failure throws for a retry, and the last attempt gives up (logged).
+ * (logged); a passing failure throws for a retry, and the last attempt fails it (retryable).
+ * Its state follows (live_streams.recording_status).
  */
 async function runRecordingJob(
   deps: ReturnType<typeof backgroundDeps>["deps"],
@@ -41,13 +52,17 @@ async function runRecordingJob(
 ): Promise<void> {
   const transcoder = transcoderOf(env, job.contentId);
   const started = Date.now();
+  const now = { ...deps, now: new Date() };
   let outcome: string;
   try {
-    outcome = transcoder
-      ? await remuxRecording({ ...deps, now: new Date() }, transcoder, env.LIVE_STREAMS, job)
-      : "no transcoder";
+    const remuxed = transcoder
+      ? await remuxRecording(now, transcoder, env.LIVE_STREAMS, job)
+      : ("no transcoder" as const);
+    await recordingRemuxed(now, job.contentId, remuxed);
+    outcome = remuxed;
   } catch (err) {
-    if (!(err instanceof RecordingNotRemuxed) && message.attempts <= RENDITION_MAX_RETRIES) {
+    const lastAttempt = message.attempts > RENDITION_MAX_RETRIES;
+    if (!(err instanceof RecordingNotRemuxed) && !lastAttempt) {
       console.error(
         JSON.stringify({
           level: "error",
@@ -60,6 +75,11 @@ async function runRecordingJob(
       return message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
     }
     outcome = `kept as recorded: ${String(err instanceof Error ? err.message : err).slice(0, 300)}`;
+    await recordingRemuxed(
+      now,
+      job.contentId,
+      err instanceof RecordingNotRemuxed ? err : new Error(publicReason(err)),
+    );
   }
   console.log(
     JSON.stringify({
@@ -133,5 +153,42 @@ export async function consumeRenditionJobs(
       );
       message.retry({ delaySeconds: RETRY_DELAY_SECONDS });
     }
+  }
+}
+
+/**
+ * The dead-letter queue's consumer: each message is a job the queue gave up on (its consumer
+ * died on every attempt, or it kept failing): its rung, or its recording's remux, is failed so
+ * that the publisher sees it and may retry it. A message that is not a job is dropped (logged).
+ */
+export async function consumeDeadRenditionJobs(
+  batch: MessageBatch<unknown>,
+  env: Env,
+  ctx: ExecutionContext,
+): Promise<void> {
+  const { deps } = backgroundDeps(env, new Date(), Date.now, (work) => ctx.waitUntil(work));
+  for (const message of batch.messages) {
+    const recording = recordingJob.safeParse(message.body);
+    const rung = job.safeParse(message.body);
+    const failed = recording.success
+      ? await failDeadRecordingJob({ ...deps, now: new Date() }, recording.data)
+      : rung.success
+        ? await failDeadRenditionJob({ ...deps, now: new Date() }, rung.data)
+        : null;
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg:
+          failed === null
+            ? "renditions dead letter: not a job; dropped"
+            : "renditions dead letter: the job died on every attempt",
+        id: message.id,
+        content_key: recording.data?.contentKey ?? rung.data?.contentKey,
+        rung: rung.data?.rung,
+        chunk: rung.data?.chunk,
+        failed,
+      }),
+    );
+    message.ack();
   }
 }

@@ -1,7 +1,14 @@
 // zod schemas of the publisher console's endpoints: sessions, the organization's own record,
 // credential rotation, the library listing and the names in use (docs/console.md).
 import { z } from "@hono/zod-openapi";
-import { CONTENT_STATUSES, ENTITLEMENTS, LIBRARY_SORTS, PLANS } from "../shared/vocabulary";
+import {
+  CONTENT_STATUSES,
+  ENTITLEMENTS,
+  LIBRARY_SORTS,
+  MEMBER_ROLES,
+  PLANS,
+  SIGN_IN_METHODS,
+} from "../shared/vocabulary";
 import { contentKeySchema, required, text } from "./common";
 import { contentObject } from "./content";
 
@@ -47,6 +54,17 @@ export const consoleSession = z
       description: "Send as X-CSRF-Token on every request the session cookie authenticates",
     }),
     expiresAt: z.string(),
+    id: z.string().nullable().openapi({ description: "The session's id (GET /v2/sessions)" }),
+    method: z.enum(SIGN_IN_METHODS).openapi({ description: "How it was opened" }),
+    member: z
+      .object({ id: z.string(), name: z.string(), email: z.string(), role: z.enum(MEMBER_ROLES) })
+      .nullable()
+      .openapi({ description: "The member signed in; null: the API key and secret (owner)" }),
+    role: z.enum(MEMBER_ROLES),
+    capabilities: z.array(z.string()).openapi({
+      description:
+        "What the session may do (docs/api.md: the roles matrix); the console hides the rest",
+    }),
   })
   .openapi("ConsoleSession");
 

@@ -56,7 +56,14 @@ export const liveStatus = z
     lastHeartbeat: z.string().nullable().openapi({ description: "The encoder's last request" }),
     segments: z.number().openapi({ description: "Segments recorded so far" }),
     recordedSeconds: z.number(),
-    bytes: z.number(),
+    bytes: z.number().openapi({
+      description:
+        "Every byte the stream stores: its segments, init segments, and files no playlist named yet (deleted 2 minutes after they arrived)",
+    }),
+    maxBytes: z.number().nullable().openapi({
+      description:
+        "The most the stream may store (the organization's plan); past it the stream ends. Null for a stream created before the limit",
+    }),
   })
   .openapi("LiveStatus");
 

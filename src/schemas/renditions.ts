@@ -56,8 +56,25 @@ export const renditionState = z
   })
   .openapi("Rendition");
 
+export const recordingRemux = z
+  .object({
+    status: z.enum(["pending", "published", "kept", "failed"]).openapi({
+      description:
+        "pending: the remux is queued or running; published: the recording plays as an upload (urlHLS the packaged stream); kept: it plays as recorded for good (reason); failed: retry it (POST /v2/content/renditions/retry)",
+    }),
+    reason: z.string().nullable(),
+  })
+  .openapi("RecordingRemux");
+
 export const contentRenditions = z
-  .object({ contentKey: z.string(), renditions: z.array(renditionState) })
+  .object({
+    contentKey: z.string(),
+    renditions: z.array(renditionState),
+    recording: recordingRemux.nullable().openapi({
+      description:
+        "A live recording's remux into an MP4 (docs/live.md), which its ladder waits for; null for an upload, or a recording not remuxed (no transcoder)",
+    }),
+  })
   .openapi("ContentRenditions");
 
 export const retryBody = z

@@ -52,6 +52,8 @@ export interface LiveStreamSetup {
   dvrSeconds: number;
   timeoutSeconds: number;
   segmentMaxBytes: number;
+  /** The most bytes the stream stores in all (its organization's plan: domain/quotas.ts). */
+  maxBytes: number;
 }
 
 /** The Durable Object's answer to one encoder request (the worker answers it as is). */
@@ -71,14 +73,33 @@ export interface LiveStatus {
   lastHeartbeat: string | null;
   segments: number;
   recordedSeconds: number;
+  /** Every byte the stream stores: its segments, init segments and files no playlist named yet. */
   bytes: number;
+  /** The most it may store (its organization's plan); null for a stream set up before the limit. */
+  maxBytes: number | null;
 }
 
-export interface IngestRequest {
+/** A file the worker is about to stream into R2 (its Content-Length, or null when streamed). */
+export interface FileAnnounced {
   keyHash: string;
-  method: "PUT" | "DELETE";
+  name: string;
+  declared: number | null;
+}
+
+/** Where the announced file goes (`file`, the stored name), and how many bytes it may have. */
+export interface FileSlot {
+  status: 100;
   file: string;
-  body: ArrayBuffer | null;
+  maxBytes: number;
+}
+
+/** The announced file, stored: its digest decides whether it is new. */
+export interface FileStored {
+  keyHash: string;
+  name: string;
+  file: string;
+  sha256: string;
+  bytes: number;
 }
 
 /** A stored file of a recording and its size. */
@@ -108,7 +129,17 @@ export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   setup(init: LiveStreamSetup): Promise<void>;
   rotateKey(contentId: number, keyHash: string): boolean;
   status(contentId: number): LiveStatus | null;
-  ingest(request: IngestRequest): Promise<IngestAnswer>;
+  /** Whether the key is the stream's (null: no stream), for streams whose key hash D1 lacks. */
+  keyMatches(keyHash: string): boolean | null;
+  takePlaylist(request: { keyHash: string; text: string }): Promise<IngestAnswer>;
+  announceFile(request: FileAnnounced): Promise<FileSlot | IngestAnswer>;
+  fileStored(request: FileStored): Promise<IngestAnswer>;
+  /** The announced file was not stored: past `maxBytes` (then 413), or the client went away. */
+  fileAbandoned(request: {
+    keyHash: string;
+    file: string;
+    tooLarge: boolean;
+  }): Promise<IngestAnswer>;
   end(contentId: number): Promise<LiveStatus | null>;
   playlist(contentId: number): string | null;
   recordingParts(contentId: number): RecordingParts | null;

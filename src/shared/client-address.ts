@@ -52,3 +52,23 @@ export function addressBucket(ip: string): string {
     .map((g) => g.toString(16))
     .join(":")}::/64`;
 }
+
+/**
+ * Where a write came from, as the audit log keeps it (not an address: personal data): an IPv4
+ * address's /24 (`192.0.2.0/24`), an IPv6 address's /48 (`2001:db8:1::/48`, a site). Null for
+ * text that is neither.
+ */
+export function coarseAddress(ip: string): string | null {
+  const text = ip.trim().toLowerCase();
+  const v4 = IPV4.exec(text);
+  if (v4)
+    return v4.slice(1, 4).some((o) => Number(o) > 255) ? null : `${v4[1]}.${v4[2]}.${v4[3]}.0/24`;
+  const groups = ipv6Groups(text);
+  if (!groups) return null;
+  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  if (mapped) return coarseAddress(addressBucket(text));
+  return `${groups
+    .slice(0, 3)
+    .map((g) => g.toString(16))
+    .join(":")}::/48`;
+}

@@ -6,7 +6,7 @@ const encoder = new TextEncoder();
 /** "00".."ff" by byte value: hex() runs once per hash, tens of thousands of times in a feed pass. */
 const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
-function hex(bytes: ArrayBuffer): string {
+export function hex(bytes: ArrayBuffer): string {
   let out = "";
   for (const b of new Uint8Array(bytes)) out += HEX_BYTES[b];
   return out;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { objectWithArray, utf8Length, withField } from "./json-text";
+import { objectWithArray, utf8Length, withField, withoutLastField } from "./json-text";
 
 describe("JSON text from serialized parts", () => {
   const records = [
@@ -20,6 +20,15 @@ describe("JSON text from serialized parts", () => {
       expect(withField(JSON.stringify(base), "generated_at", "2026-11-25T00:00:00Z")).toBe(
         JSON.stringify({ ...base, generated_at: "2026-11-25T00:00:00Z" }),
       );
+  });
+  it("takes off the field withField added, and nothing else", () => {
+    for (const base of [{}, { videos: [{ t: '"generated_at":"x"' }] }]) {
+      const json = JSON.stringify(base);
+      expect(
+        withoutLastField(withField(json, "generated_at", "2026-11-25T00:00:00Z"), "generated_at"),
+      ).toBe(json);
+    }
+    expect(withoutLastField('{"videos":[]}', "generated_at")).toBeNull();
   });
   it("counts UTF-8 bytes as TextEncoder does: ASCII, 2-, 3- and 4-byte characters, escapes", () => {
     const encoder = new TextEncoder();

@@ -20,6 +20,19 @@ export function withField(json: string, field: string, value: unknown): string {
   return json === "{}" ? `{${entry}}` : `${json.slice(0, -1)},${entry}}`;
 }
 
+/**
+ * The inverse of withField for the field it added last: `json` without its final `field` entry
+ * (null when the text does not end with one). A field's name in quotes cannot occur inside a
+ * JSON string, whose quotes are escaped.
+ */
+export function withoutLastField(json: string, field: string): string | null {
+  const entry = json.lastIndexOf(`${JSON.stringify(field)}:`);
+  if (entry <= 0 || !json.endsWith("}")) return null;
+  const before = json[entry - 1];
+  if (before === ",") return `${json.slice(0, entry - 1)}}`;
+  return before === "{" ? "{}" : null;
+}
+
 const ASCII = /^[\x00-\x7f]*$/;
 
 /** The UTF-8 length of a string, counted without encoding it. */

@@ -51,3 +51,22 @@ export type StatsMovePhase = (typeof STATS_MOVE_PHASES)[number];
 /** How the service's player starts (player configurations, issue 38). */
 export const PLAYER_AUTOPLAY = ["off", "muted-in-view"] as const;
 export type PlayerAutoplay = (typeof PLAYER_AUTOPLAY)[number];
+
+/** Members' roles, most rights first (the matrix: src/domain/members/access.ts). */
+export const MEMBER_ROLES = ["owner", "admin", "editor", "analyst"] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+export const MEMBER_STATUSES = ["active", "suspended"] as const;
+export type MemberStatus = (typeof MEMBER_STATUSES)[number];
+
+/** What an API token may do (the matrix: src/domain/members/access.ts). */
+export const TOKEN_SCOPES = ["read", "content", "reports", "full"] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+/** Who made a token: the organization's own (issued with it, rotated with it), a member, or the API key and secret (an application's). */
+export const TOKEN_KINDS = ["organization", "member", "application"] as const;
+export type TokenKind = (typeof TOKEN_KINDS)[number];
+
+/** How a console session was opened. */
+export const SIGN_IN_METHODS = ["key", "token", "passkey", "access"] as const;
+export type SignInMethod = (typeof SIGN_IN_METHODS)[number];

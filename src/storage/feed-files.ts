@@ -5,7 +5,7 @@
 // put it back: the edge cache checks the object's ETag after keeping a copy); other locations
 // keep their copy for at most its max-age (the Cache API is per location).
 import { sha256Hex } from "../shared/crypto";
-import { withField } from "../shared/json-text";
+import { withField, withoutLastField } from "../shared/json-text";
 import { publicObjectCacheKey } from "../shared/edge-cache-key";
 import { feedFileKeys, orgFeedListKey } from "./layout";
 
@@ -47,6 +47,20 @@ export async function writeFeedFile(
   });
   await forgetEdgeCopies(store, [key]);
   return { hash, written: true };
+}
+
+/**
+ * A feed file as written: its content without generated_at, and the hash kept with it; null
+ * when there is no such file (or it does not end with generated_at).
+ */
+export async function readFeedFile(
+  store: FeedFileStore,
+  key: string,
+): Promise<{ content: string; hash: string | undefined } | null> {
+  const object = await store.bucket.get(key);
+  if (!object) return null;
+  const content = withoutLastField(await object.text(), "generated_at");
+  return content === null ? null : { content, hash: object.customMetadata?.contentHash };
 }
 
 export async function removeFeedFiles(store: FeedFileStore, feedIds: string[]): Promise<void> {

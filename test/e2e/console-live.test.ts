@@ -213,7 +213,9 @@ describe.skipIf(!e2e.chromium)("Go live and the adaptive stream in the console",
     const state = section.locator("tr[data-rendition=r64] [data-testid=rendition-state]");
     await expect
       .poll(() => state.textContent(), COUNTED)
-      .toMatch(/^failed: chunk \d: local-ffmpeg: HTTP 422 not transcoded: ffmpeg exited 1/);
+      .toMatch(
+        /^failed: chunk \d: the transcoder refused it \(HTTP 422: not transcoded: ffmpeg exited 1\)/,
+      );
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(section, "video-renditions.png");
     transcoder.state.refusing = false;

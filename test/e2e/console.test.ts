@@ -618,7 +618,8 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
       headers: {
         "X-Service-Sync-Code": org.syncCode,
         "Content-Type": "application/json",
-        "CF-IPCountry": "DE",
+        // The country, as miniflare lets a local client give its request.cf (docs/api.md).
+        "MF-CF-Blob": JSON.stringify({ country: "DE" }),
       },
       body: JSON.stringify({
         events: [

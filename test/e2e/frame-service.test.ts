@@ -145,11 +145,15 @@ describe("the local frame service", () => {
     expect(wide.status).toBe(400);
   });
 
-  it("listens on loopback only", async () => {
+  it("listens on loopback only, at a URL with its secret", async () => {
     const server = await startFrameServer();
     try {
       expect(server.address).toBe("127.0.0.1");
-      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{48}$/);
+      const origin = new URL(server.url).origin;
+      expect((await fetch(`${origin}/frame?time=1`, { method: "POST", body: "x" })).status).toBe(
+        403,
+      );
       const response = await fetch(`${server.url}/frame?time=1`, {
         method: "POST",
         body: fixture("h264-aac-faststart.mp4").slice(),

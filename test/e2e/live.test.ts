@@ -5,11 +5,14 @@
 // to its end by ffmpeg; the record shows isLive true, then false. Every wait is on a condition:
 // the encoder runs until the test stops it (its -t is only a bound).
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { request } from "node:http";
 import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PRODUCTION_BODY_READS } from "../../scripts/lib/worker-launcher.mjs";
 import { createOrg, json, type Org, type Service, SETTLED_MS, writeHeaders } from "./harness/api";
 import { launchChromium } from "./harness/browser";
+import { type RunningWorker, startWorker } from "./harness/worker";
 
 const e2e = inject("e2e");
 const service: Service = e2e;
@@ -217,3 +220,105 @@ describe.skipIf(!e2e.chromium)(
     });
   },
 );
+
+/**
+ * A PUT over a socket of its own that declares `declared` bytes, sends 1 KB and then nothing: its
+ * status, how long the answer took from the moment that 1 KB was written, and the bytes sent.
+ */
+function stalledPut(url: string, declared: number) {
+  const target = new URL(url);
+  return new Promise<{ status: number; ms: number; sent: number; body: string }>(
+    (resolve, reject) => {
+      let sent = 0;
+      let since = 0;
+      const req = request({
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "PUT",
+        headers: { "Content-Length": String(declared) },
+      });
+      req.on("response", (res) => {
+        const ms = performance.now() - since;
+        let body = "";
+        res.on("data", (chunk) => (body += chunk));
+        res.on("end", () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, ms, sent, body });
+        });
+      });
+      // The worker ends the exchange without the rest of the body: not an error here.
+      req.on("error", (err) => (sent === 0 ? reject(err) : undefined));
+      req.write(Buffer.alloc(1024), () => {
+        sent = 1024;
+        since = performance.now();
+      });
+    },
+  );
+}
+
+describe("an encoder's request is decided before its body is read (wrangler dev, real sockets)", () => {
+  // A worker of its own, as production answers: wrangler dev otherwise reads every body the
+  // worker left unread before its answer goes out (scripts/lib/worker-launcher.mjs).
+  let own: RunningWorker;
+  let ownService: Service;
+  let owner: Org;
+  beforeAll(async () => {
+    own = await startWorker({ env: PRODUCTION_BODY_READS });
+    ownService = { baseUrl: own.url, adminToken: own.adminToken };
+    owner = await createOrg(ownService, { plan: "enterprise" });
+  });
+  afterAll(() => own?.stop());
+
+  async function newStream(title: string) {
+    const created = await fetch(`${ownService.baseUrl}/v2/live`, {
+      method: "POST",
+      headers: { ...writeHeaders(owner), "Content-Type": "application/json" },
+      body: JSON.stringify({ title }),
+    });
+    return json<{ contentKey: string; streamKey: string; ingestBaseUrl: string }>(created);
+  }
+
+  it("answers a wrong key and a missing stream within a second while a declared 32 MiB body stalls", async () => {
+    const stream = await newStream("e2e stalled ingest");
+    const wrongKey = stream.ingestBaseUrl.replace(stream.streamKey, `lsk_${"q".repeat(32)}`);
+    const noStream = stream.ingestBaseUrl.replace(`/${stream.contentKey}/`, "/nostrm00/");
+    for (const [url, status, error] of [
+      [`${wrongKey}/index0.ts`, 403, /wrong stream key/],
+      [`${noStream}/index0.ts`, 404, /no live stream/],
+    ] as const) {
+      // LIVE_SEGMENT_MAX_BYTES (32 MiB) declared, 1 KB sent, and no more ever: the answer can
+      // only come from a worker that did not wait for the body.
+      const answer = await stalledPut(url, 32 * 1024 * 1024);
+      expect(answer.status, url).toBe(status);
+      expect(answer.body).toMatch(error);
+      expect(answer.sent).toBe(1024);
+      expect(answer.ms, url).toBeLessThan(1000);
+    }
+  });
+});
+
+describe("the largest segment (the shared worker)", () => {
+  it("stores a segment of exactly LIVE_SEGMENT_MAX_BYTES (32 MiB: 201) and refuses one byte more (413), never 500", async () => {
+    const created = await fetch(`${service.baseUrl}/v2/live`, {
+      method: "POST",
+      headers: { ...writeHeaders(org), "Content-Type": "application/json" },
+      body: JSON.stringify({ title: "e2e largest segment" }),
+    });
+    const stream = await json<{ contentKey: string; ingestBaseUrl: string }>(created);
+    const limit = 32 * 1024 * 1024;
+    const exact = Buffer.alloc(limit, 5);
+    const stored = await fetch(`${stream.ingestBaseUrl}/big.ts`, { method: "PUT", body: exact });
+    expect(stored.status, await stored.text()).toBe(201);
+    const over = await fetch(`${stream.ingestBaseUrl}/bigger.ts`, {
+      method: "PUT",
+      body: Buffer.alloc(limit + 1, 5),
+    });
+    expect(over.status).toBe(413);
+    expect(await over.text()).toMatch(/at most 33554432 bytes/);
+    const state = await fetch(`${service.baseUrl}/v2/live?contentKey=${stream.contentKey}`, {
+      headers: writeHeaders(org),
+    });
+    expect((await json<{ live: { bytes: number } }>(state)).live.bytes).toBe(limit);
+  });
+});

@@ -1,6 +1,7 @@
 // The transcoder program's /remux (containers/transcoder/transcoder.mjs): a live recording's
 // segments in, one MP4 with the same samples out (copied), over real ffmpeg; skipped without it.
 import { execFile } from "node:child_process";
+import { request } from "node:http";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -162,4 +163,61 @@ describe.skipIf(!ffmpeg)("POST /remux", () => {
     expect(garbage.status).toBe(422);
     expect(await garbage.text()).toMatch(/not remuxed/);
   });
+});
+
+describe("the local transcoder's guard (what a web page on the developer's machine meets)", () => {
+  let server: { url: string; close: () => Promise<void> };
+  beforeAll(async () => {
+    server = await startTranscoderServer();
+  });
+  afterAll(() => server.close());
+
+  /** A GET with the Host header given (fetch would write its own). */
+  const get = (url: string, host?: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const target = new URL(url);
+      const req = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          headers: host ? { Host: host } : {},
+        },
+        (res) => {
+          let body = "";
+          res.on("data", (chunk) => (body += chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+
+  it("answers only at its URL, which carries a secret of this process, and only to its own Host", async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{48}$/);
+    const origin = new URL(server.url).origin;
+    expect(await get(`${server.url}/healthz`)).toEqual({ status: 200, body: "ok" });
+    // Without the secret, or another one: refused.
+    expect((await get(`${origin}/healthz`)).status).toBe(403);
+    expect((await get(`${origin}/${"0".repeat(48)}/healthz`)).status).toBe(403);
+    // A name rebound to 127.0.0.1 (DNS rebinding) carries that name in Host: refused.
+    const port = new URL(server.url).port;
+    expect((await get(`${server.url}/healthz`, `attacker.example:${port}`)).status).toBe(421);
+    expect((await get(`${server.url}/healthz`, `localhost:${port}`)).status).toBe(200);
+  });
+
+  it.skipIf(!ffmpeg)(
+    "refuses a chunk ffmpeg cannot read with a short reason, no temporary path in it",
+    async () => {
+      const answer = await fetch(
+        `${server.url}/transcode?width=64&height=36&bitrate=60000&keyframes=0`,
+        { method: "POST", body: new Uint8Array(4096).fill(7) },
+      );
+      expect(answer.status).toBe(422);
+      const reason = await answer.text();
+      expect(reason).toMatch(/^not transcoded: ffmpeg exited \d+: /);
+      expect(reason).not.toMatch(/\/tmp|transcode-/);
+      expect(reason.length).toBeLessThan(220);
+    },
+  );
 });

@@ -3,7 +3,7 @@
 // by words, status and the names the organization uses (GET /v2/organization/labels); items
 // selected across pages can be deleted or tagged together (E5; E3 + E4 per item).
 import { useEffect, useState } from "preact/hooks";
-import { client, formatDate, formatDuration, ok, type Content } from "../api";
+import { can, client, formatDate, formatDuration, ok, type Content } from "../api";
 import { errorText, Messages } from "../messages";
 
 type Labels = {
@@ -238,42 +238,44 @@ export function Library() {
         {choice("event", "Event", labels?.events)}
         <button type="submit">Apply</button>
       </form>
-      <div class="bulk" role="group" aria-label="Selected items">
-        <span class="small">{selected.size} selected</span>
-        <label class="bulk-tag">
-          <span class="visually-hidden">Tag for the selected items</span>
-          <input
-            value={bulkTag}
-            onInput={(e) => setBulkTag(e.currentTarget.value)}
-            placeholder="Tag"
-            maxLength={200}
-          />
-        </label>
-        <button
-          type="button"
-          class="secondary"
-          disabled={selected.size === 0}
-          onClick={() => tagSelected(true)}
-        >
-          Add tag
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={selected.size === 0}
-          onClick={() => tagSelected(false)}
-        >
-          Remove tag
-        </button>
-        <button
-          type="button"
-          class="danger"
-          disabled={selected.size === 0}
-          onClick={removeSelected}
-        >
-          Delete…
-        </button>
-      </div>
+      {can("content:write") && (
+        <div class="bulk" role="group" aria-label="Selected items">
+          <span class="small">{selected.size} selected</span>
+          <label class="bulk-tag">
+            <span class="visually-hidden">Tag for the selected items</span>
+            <input
+              value={bulkTag}
+              onInput={(e) => setBulkTag(e.currentTarget.value)}
+              placeholder="Tag"
+              maxLength={200}
+            />
+          </label>
+          <button
+            type="button"
+            class="secondary"
+            disabled={selected.size === 0}
+            onClick={() => tagSelected(true)}
+          >
+            Add tag
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            disabled={selected.size === 0}
+            onClick={() => tagSelected(false)}
+          >
+            Remove tag
+          </button>
+          <button
+            type="button"
+            class="danger"
+            disabled={selected.size === 0}
+            onClick={removeSelected}
+          >
+            Delete…
+          </button>
+        </div>
+      )}
       <Messages error={error} notice={notice} />
       {page && page.contents.length === 0 && <p>No content matches.</p>}
       <div class="view-switch" role="group" aria-label="Show as">

@@ -1,16 +1,57 @@
-// Sign in with the API key and secret (and the sync code), or an API token; an MMI key narrows
-// the session to a sub-organization. The credentials go to POST /v2/console/session once and
-// are not kept anywhere in the page.
-import { useState } from "preact/hooks";
+// Sign in: a member with a passkey, or through the company's single sign-on (Cloudflare Access,
+// when the service is configured for it); the organization's owner with the API key and secret
+// (and the sync code), or the organization's API token, where the organization allows it. An MMI
+// key narrows that owner's session to a sub-organization. Nothing typed here is kept in the page.
+import { startAuthentication } from "@simplewebauthn/browser";
+import { useEffect, useState } from "preact/hooks";
 import { anonymous, ok, type Session } from "../api";
 import { errorText, Messages } from "../messages";
+
+/** The API's WebAuthn options as the browser library takes them. */
+type AuthenticationOptions = Parameters<typeof startAuthentication>[0]["optionsJSON"];
 
 export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [mode, setMode] = useState<"secret" | "token">("secret");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState(false);
 
-  const submit = async (e: Event) => {
+  useEffect(() => {
+    anonymous.api.GET("/v2/console/sign-in").then(
+      (r) => setSso(Boolean(r.data?.access)),
+      () => undefined,
+    );
+  }, []);
+
+  const attempt = async (work: () => Promise<Session>) => {
+    setBusy(true);
+    setError("");
+    try {
+      onSignedIn(await work());
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const withPasskey = () =>
+    attempt(async () => {
+      const { challengeId, options } = ok(await anonymous.api.POST("/v2/console/passkey/options"));
+      const credential = await startAuthentication({
+        optionsJSON: options as unknown as AuthenticationOptions,
+      });
+      return ok(
+        await anonymous.api.POST("/v2/console/passkey", {
+          body: { challengeId, credential: credential as never },
+        }),
+      );
+    });
+
+  const withSso = () =>
+    attempt(async () => ok(await anonymous.api.POST("/v2/console/access", { body: {} })));
+
+  const submit = (e: Event) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget as HTMLFormElement);
     const field = (name: string) => String(form.get(name) ?? "").trim();
@@ -24,21 +65,31 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
             apiSecret: field("apiSecret"),
             mmiKey,
           };
-    setBusy(true);
-    setError("");
-    try {
-      onSignedIn(ok(await anonymous.api.POST("/v2/console/session", { body })));
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
+    return attempt(async () => ok(await anonymous.api.POST("/v2/console/session", { body })));
   };
 
   return (
     <main id="main" class="signin">
       <h1>Sign in to the publisher console</h1>
-      <form onSubmit={submit} class="card">
+      <Messages error={error} />
+      <section class="card" aria-labelledby="member-title">
+        <h2 id="member-title">Members</h2>
+        <div class="actions">
+          <button type="button" disabled={busy} onClick={() => void withPasskey()}>
+            Use a passkey
+          </button>
+          {sso && (
+            <button type="button" class="secondary" disabled={busy} onClick={() => void withSso()}>
+              Continue with single sign-on
+            </button>
+          )}
+        </div>
+        <p class="muted small">
+          New here? Open the invitation link you were sent: it registers your passkey.
+        </p>
+      </section>
+      <form onSubmit={submit} class="card" aria-labelledby="owner-title">
+        <h2 id="owner-title">Owner: the organization's credentials</h2>
         <fieldset>
           <legend>Credentials</legend>
           <label class="inline">
@@ -85,12 +136,12 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
           MMI key <span class="muted">(optional: sign in to a sub-organization)</span>
           <input name="mmiKey" autoComplete="off" />
         </label>
-        <Messages error={error} />
         <button type="submit" disabled={busy}>
           {busy ? "Signing in…" : "Sign in"}
         </button>
         <p class="muted small">
-          The session lasts 8 hours at most; the secret is not stored in the browser.
+          The session lasts 8 hours at most; the secret is not stored in the browser. An owner can
+          switch this sign-in off (Members).
         </p>
       </form>
     </main>

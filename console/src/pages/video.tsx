@@ -4,6 +4,7 @@
 import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import {
+  can,
   client,
   entitlements,
   formatDate,
@@ -757,12 +758,14 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
           </label>
           <Placements rows={placements} onChange={setPlacements} />
           <Messages error={error} notice={notice} />
-          <div class="actions">
-            <button type="submit">Save</button>
-            <button type="button" class="danger" onClick={() => void remove()}>
-              Delete…
-            </button>
-          </div>
+          {can("content:write") && (
+            <div class="actions">
+              <button type="submit">Save</button>
+              <button type="button" class="danger" onClick={() => void remove()}>
+                Delete…
+              </button>
+            </div>
+          )}
         </form>
       </div>
       <Plays contentKey={contentKey} />

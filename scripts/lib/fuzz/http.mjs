@@ -22,7 +22,8 @@ export function loopbackLookup(hostname, options, callback) {
   });
 }
 
-export function sendHttp(target, request, { agent, timeoutMs }) {
+/** `keepBytes`: how much of a body to keep (the rest is counted, not held); MAX_KEEP_BYTES by default. */
+export function sendHttp(target, request, { agent, timeoutMs, keepBytes = MAX_KEEP_BYTES }) {
   return new Promise((resolve) => {
     const started = performance.now();
     let settled = false;
@@ -63,7 +64,7 @@ export function sendHttp(target, request, { agent, timeoutMs }) {
       let total = 0;
       res.on("data", (chunk) => {
         total += chunk.length;
-        if (kept < MAX_KEEP_BYTES) {
+        if (kept < keepBytes) {
           chunks.push(chunk);
           kept += chunk.length;
         }
@@ -102,9 +103,11 @@ export function sendHttp(target, request, { agent, timeoutMs }) {
         // The server closed an idle keep-alive connection as we reused it: send again, once, on a new one.
         settled = true;
         clearTimeout(timer);
-        sendHttp(target, { ...request, retried: true }, { agent: false, timeoutMs }).then((r) =>
-          resolve({ ...r, retriedAfterReset: true }),
-        );
+        sendHttp(
+          target,
+          { ...request, retried: true },
+          { agent: false, timeoutMs, keepBytes },
+        ).then((r) => resolve({ ...r, retriedAfterReset: true }));
         return;
       }
       finish({ error: "connection", message: `${err.code ?? err.name}: ${err.message}` });

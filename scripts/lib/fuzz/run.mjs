@@ -67,6 +67,7 @@ export async function fuzz(options) {
     const res = await sendHttp(target, request, {
       agent: r.isolated ? false : agent,
       timeoutMs: opts.timeoutMs,
+      keepBytes: r.keepBytes,
     });
     if (res.error !== "timeout") return res;
     // wrangler dev's proxy holds the requests in flight when the worker restarts (as it does
@@ -76,6 +77,7 @@ export async function fuzz(options) {
     const again = await sendHttp(target, request, {
       agent: false,
       timeoutMs: Math.min(opts.timeoutMs, RETRY_TIMEOUT_MS),
+      keepBytes: r.keepBytes,
     });
     return { ...again, retriedAfterTimeout: true };
   };
@@ -113,11 +115,16 @@ export async function fuzz(options) {
     organizations: [],
   };
 
-  // The document
-  const docRes = await send({ method: "GET", path: "/openapi.json", headers: {} });
-  if (docRes.error || docRes.status !== 200)
+  // The document, read whole: it is larger than the 256 KiB kept of other answers.
+  const docRes = await send({
+    method: "GET",
+    path: "/openapi.json",
+    headers: {},
+    keepBytes: 16 * 1024 * 1024,
+  });
+  if (docRes.error || docRes.status !== 200 || docRes.truncated)
     throw new Error(
-      `GET ${baseUrl}/openapi.json failed: ${docRes.error ?? `HTTP ${docRes.status}`} ${docRes.message ?? ""}`,
+      `GET ${baseUrl}/openapi.json failed: ${docRes.error ?? `HTTP ${docRes.status}`}${docRes.truncated ? " (over 16 MiB)" : ""} ${docRes.message ?? ""}`,
     );
   const doc = JSON.parse(docRes.body.toString("utf8"));
   const operations = operationsOf(doc);

@@ -22,13 +22,7 @@
 import type { Page } from "../../db/catalog";
 import type { ListingIds, ListingResult } from "../../db/listing-plan";
 import type { Content } from "../../db/schema";
-import {
-  isPlainFirstPage,
-  listMatching,
-  matchingIds,
-  recordsInOrder,
-  type VideoQuery,
-} from "../../db/video-query";
+import { listMatching, matchingIds, recordsInOrder, type VideoQuery } from "../../db/video-query";
 import { approximateBytes, isolateStore } from "../../shared/isolate-memory";
 import { readKey, versionsOf } from "../../shared/versions";
 import type { Deps } from "../deps";
@@ -176,11 +170,13 @@ export async function matchingPage(
   q: VideoQuery,
   page: Page,
 ): Promise<ListingResult> {
-  // A page that deep, or one reading its own writes, is read as it comes. The plain first page
-  // is one query and its counter at once: read so when not kept, its rows and ids then kept.
+  // A page that deep, or one reading its own writes, is read as it comes. A first page is read
+  // with its records (the plain one with its counter at once; a name's from its own listing
+  // index in one read, where its ids then its records took two round trips): read so when not
+  // kept, its rows and ids then kept.
   if (page.offset + page.limit > IDS_MAX_DEPTH || deps.readsOwnWrites)
     return listMatching(deps.db, q, page);
-  const firstPage = isPlainFirstPage(q, page) ? () => listMatching(deps.db, q, page) : undefined;
+  const firstPage = page.offset === 0 ? () => listMatching(deps.db, q, page) : undefined;
   return keptPage(
     deps,
     catalogVersionsKey(caller, q.network !== null),

@@ -1,27 +1,34 @@
-// Console sessions (docs/console.md "Security model"): the publisher proves write credentials
-// once (API key + secret, or an API token, optionally narrowed by an MMI key); the browser then
-// holds only a random session token in an HttpOnly cookie. The database keeps its SHA-256. The
-// CSRF token is derived from the session token (a hash of it), so it needs no storage and no other
-// site can compute it; every request the cookie authenticates must carry it.
+// Console sessions (docs/console.md "Security model"): a member signs in once (a passkey, or
+// Cloudflare Access: ../members/sign-in.ts), or the owner with the organization's API key and
+// secret (or its token) where the organization allows it; the browser then holds only a random
+// session token in an HttpOnly cookie. The database keeps its SHA-256. The CSRF token is derived
+// from the session token (a hash of it), so it needs no storage and no other site can compute
+// it; every request the cookie authenticates must carry it. A member's session ends with the
+// member (removed or suspended) at once: every request looks the session and member up.
 import {
   deleteExpiredSessions,
   deleteSession,
   findSession,
   insertSession,
 } from "../../db/console-sessions";
+import { findMember, type Member } from "../../db/members";
 import {
   findOrganizationById,
   listSubOrganizations,
   type OrganizationWithNetwork,
 } from "../../db/organizations";
 import type { SubOrganization } from "../../db/schema";
-import { constantTimeEqual, randomToken, sha256Hex } from "../../shared/crypto";
+import { constantTimeEqual, randomAlphanumeric, randomToken, sha256Hex } from "../../shared/crypto";
+import { forbidden } from "../../shared/errors";
+import type { SignInMethod } from "../../shared/vocabulary";
 import {
   organizationByKeyAndSecret,
   organizationByToken,
   subOrganizationOf,
 } from "../authentication";
 import type { Deps } from "../deps";
+import { keyPrincipal, principal, type Principal } from "../members/principal";
+import { tokenCredential } from "../tokens/tokens";
 
 /** A session lasts a working day at most; signing out or rotating credentials ends it sooner. */
 export const SESSION_LIFETIME_MS = 8 * 60 * 60 * 1000;
@@ -40,6 +47,12 @@ export interface SessionIdentity {
   subOrg: SubOrganization | null;
   tokenHash: string;
   expiresAt: string;
+  /** Public id (ses_…); null for sessions opened before members existed. */
+  id: string | null;
+  method: SignInMethod;
+  /** The member signed in; null: the owner's sign-in with the API key and secret. */
+  member: Member | null;
+  principal: Principal;
 }
 
 type SessionDeps = Pick<Deps, "db" | "now">;
@@ -53,13 +66,22 @@ export async function csrfTokenMatches(sessionToken: string, given: string): Pro
 }
 
 /**
- * Checks the credentials and opens a session. Null when they are wrong (the route answers 401
- * and counts the failure); an MMI key of another organization is wrong credentials too.
+ * Checks the organization's own credentials and opens a session with the owner's rights. Null
+ * when they are wrong (the route answers 401 and counts the failure); an MMI key of another
+ * organization is wrong credentials too. 403 when the organization switched this sign-in off,
+ * or for a member's or an application's token (a member signs in with a passkey or SSO).
  */
-export async function signIn(deps: SessionDeps, input: SignInInput) {
+export async function signIn(deps: SessionDeps, input: SignInInput, address: string | null) {
   // Signing in checks the stored credentials, never the isolate's recent lookups: a rotated
   // secret opens no session.
   const lookups = { db: deps.db, nowMs: deps.now.getTime(), credentialCacheMs: 0 };
+  if (input.apiToken !== undefined) {
+    const token = await tokenCredential(lookups, input.apiToken);
+    if (token && token.kind !== "organization")
+      throw forbidden(
+        "a member's or an application's API token does not sign in to the console: sign in with a passkey or your company's SSO",
+      );
+  }
   const org =
     input.apiToken !== undefined
       ? await organizationByToken(lookups, input.apiToken)
@@ -73,18 +95,62 @@ export async function signIn(deps: SessionDeps, input: SignInInput) {
   const subOrg =
     input.mmiKey === undefined ? null : await subOrganizationOf(lookups, org, input.mmiKey);
   if (input.mmiKey !== undefined && !subOrg) return null;
+  if (!org.keySignIn)
+    throw forbidden(
+      "sign-in with the API key and secret is switched off for this organization: sign in with a passkey or your company's SSO",
+    );
+  return openSession(deps, {
+    org,
+    subOrg,
+    member: null,
+    method: input.apiToken !== undefined ? "token" : "key",
+    address,
+  });
+}
+
+/** Opens a session for a member (or, member null, the organization's owner by its key). */
+export async function openSession(
+  deps: SessionDeps,
+  who: {
+    org: OrganizationWithNetwork;
+    subOrg: SubOrganization | null;
+    member: Member | null;
+    method: SignInMethod;
+    address: string | null;
+  },
+) {
   const token = randomToken(32);
   const expiresAt = new Date(deps.now.getTime() + SESSION_LIFETIME_MS).toISOString();
   const tokenHash = await sha256Hex(token);
+  const id = `ses_${randomAlphanumeric(16)}`;
   await insertSession(deps.db, {
     tokenHash,
-    organizationId: org.id,
-    subOrganizationId: subOrg?.id ?? null,
+    organizationId: who.org.id,
+    subOrganizationId: who.subOrg?.id ?? null,
     createdAt: deps.now.toISOString(),
     expiresAt,
+    id,
+    memberId: who.member?.id ?? null,
+    method: who.method,
+    address: who.address,
   });
-  return { token, identity: { org, subOrg, tokenHash, expiresAt } satisfies SessionIdentity };
+  const identity: SessionIdentity = {
+    org: who.org,
+    subOrg: who.subOrg,
+    tokenHash,
+    expiresAt,
+    id,
+    method: who.method,
+    member: who.member,
+    principal: sessionPrincipal(who.org, who.member),
+  };
+  return { token, identity };
 }
+
+const sessionPrincipal = (org: OrganizationWithNetwork, member: Member | null) =>
+  member
+    ? principal({ type: "member", id: member.id, name: member.name }, member.id, member.role, null)
+    : keyPrincipal(org.apiKey);
 
 /** Who a session token stands for; null when unknown, signed out, revoked or expired. */
 export async function sessionIdentity(
@@ -98,8 +164,13 @@ export async function sessionIdentity(
     await deleteSession(deps.db, tokenHash);
     return null;
   }
-  const org = await findOrganizationById(deps.db, session.organizationId);
+  const [org, member] = await Promise.all([
+    findOrganizationById(deps.db, session.organizationId),
+    session.memberId === null ? null : findMember(deps.db, session.memberId),
+  ]);
   if (!org) return null;
+  // A member suspended (or, by the cascade, removed) has no session left.
+  if (session.memberId !== null && (!member || member.status !== "active")) return null;
   let subOrg: SubOrganization | null = null;
   if (session.subOrganizationId !== null) {
     subOrg =
@@ -109,7 +180,16 @@ export async function sessionIdentity(
     // The sub-organization is gone: the session must not widen to the whole organization.
     if (!subOrg) return null;
   }
-  return { org, subOrg, tokenHash, expiresAt: session.expiresAt };
+  return {
+    org,
+    subOrg,
+    tokenHash,
+    expiresAt: session.expiresAt,
+    id: session.id,
+    method: session.method,
+    member,
+    principal: sessionPrincipal(org, member),
+  };
 }
 
 export async function signOut(deps: Pick<Deps, "db">, tokenHash: string): Promise<void> {
@@ -128,6 +208,16 @@ export async function sessionView(identity: SessionIdentity, token: string) {
     },
     csrfToken: await csrfTokenOf(token),
     expiresAt: identity.expiresAt,
+    id: identity.id,
+    method: identity.method,
+    member: identity.member && {
+      id: identity.member.id,
+      name: identity.member.name,
+      email: identity.member.email,
+      role: identity.member.role,
+    },
+    role: identity.member?.role ?? ("owner" as const),
+    capabilities: [...identity.principal.capabilities],
   };
 }
 

@@ -541,6 +541,11 @@ export async function uploadState(deps: Deps, scope: ContentScope, contentKey: s
 /** E4: replace the editable fields. */
 export async function replaceContent(deps: Deps, scope: ContentScope, body: UpdateContentBody) {
   const content = await loadContentOr404(deps.db, scope, body.contentKey);
+  // A running stream is live in every record until it ends (its Durable Object decides).
+  if (body.isLive === false && (content.liveState === "idle" || content.liveState === "live"))
+    throw conflict(
+      `isLive: ${content.contentKey} is a live stream that has not ended (${content.liveState}): end it with POST /v2/live/end`,
+    );
   await checkVideoPlayerFields(
     deps,
     content.organizationId,

@@ -21,15 +21,25 @@ export async function publishTranscoded(deps: Deps, content: Content, now: strin
   await emitWebhookEvent(deps, published, "video.ready", toContentObject(published, deps.origins));
 }
 
-/** The top rung failed: the video cannot play; rejected with the reason, its file deleted. */
-export async function rejectTranscoded(deps: Deps, content: Content, reason: string) {
+/**
+ * The top rung failed: the video cannot play; rejected with the reason. Its file is deleted
+ * (as a refused upload's) unless `keepFile`: a rung that failed for a passing reason (its job
+ * died, the transcoder kept failing) can still be made by a retry (domain/renditions-retry.ts),
+ * which makes the video processing again.
+ */
+export async function rejectTranscoded(
+  deps: Deps,
+  content: Content,
+  reason: string,
+  { keepFile = false } = {},
+) {
   const rejected = await finishProcessing(deps.db, content, {
     status: "rejected",
     rejectionReason: reason.slice(0, 500),
     updatedAt: deps.now.toISOString(),
   });
   if (!rejected) return;
-  // As a refused upload's: the file goes, the record stays until E5 deletes it.
-  await deps.bucket.delete(content.mediaKey);
+  // The record stays until E5 deletes it (with its file, if kept).
+  if (!keepFile) await deps.bucket.delete(content.mediaKey);
   await emitWebhookEvent(deps, rejected, "video.rejected", toContentObject(rejected, deps.origins));
 }

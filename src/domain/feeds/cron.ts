@@ -7,10 +7,12 @@
 //      A database the cron has not run on yet (fresh, restored, or the demo seed, which clears
 //      the mark) gets every network listing derived first: its rows were not written through
 //      the write paths that keep them.
-//   2. Dirty feeds are rebuilt, organization by organization, oldest mark first (this completes
-//      what a queue message that failed for good, or was never sent, left behind).
+//   2. Due dirty feeds are built (patched or rebuilt: publisher.ts), organization by
+//      organization, oldest mark first (this completes what a queue message that failed for
+//      good, or was never sent, left behind).
 //   3. If budget is left, a slice of every feed (FEED_RECONCILE_BATCH, in id order, cursor kept)
-//      is rebuilt, so any drift is repaired periodically; unchanged files are not rewritten.
+//      is rebuilt in full, so any drift is repaired periodically (the repair pass: the one
+//      place feeds are rebuilt whatever changed); unchanged files are not rewritten.
 import { readState, writeState } from "../../db/cron-state";
 import { feedsAfter, organizationsWithDirtyFeeds } from "../../db/feeds";
 import { refreshAllNetworkListings } from "../../db/network-listings";
@@ -21,6 +23,7 @@ import type { Deps } from "../deps";
 import {
   addStats,
   noStats,
+  patchesDueBy,
   rebuildDirtyFeeds,
   rebuildUnclaimed,
   type PublishStats,
@@ -65,6 +68,7 @@ export async function runFeedCron(deps: Deps, budget: WorkBudget): Promise<CronR
     deps.db,
     now,
     DIRTY_ORGANIZATIONS,
+    patchesDueBy(deps),
   )) {
     if (stats.feeds > 0 && budget.exhausted()) break;
     stats = addStats(stats, await rebuildDirtyFeeds(deps, budget, organizationId));
@@ -76,11 +80,13 @@ export async function runFeedCron(deps: Deps, budget: WorkBudget): Promise<CronR
   const batch = deps.config.feedReconcileBatch;
   if (batch > 0 && !budget.exhausted()) {
     const slice = await feedsAfter(deps.db, cursor, batch);
+    // A full rebuild, not a patch: this is what repairs drift a patch could not see.
     const { stats: sliceStats } = await rebuildUnclaimed(
       deps,
       slice.map((f) => f.id),
       unlimitedBudget,
       new Set(slice.map((f) => f.organizationId)),
+      { full: true },
     );
     stats = addStats(stats, sliceStats);
     reconciled = slice.length;

@@ -129,12 +129,12 @@ export async function rebuildNow(deps: Deps, target: RebuildTarget, force: boole
   } else if ("contentKey" in target) {
     const content = await findContentByKeyAnyOrg(deps.db, target.contentKey);
     if (!content) throw notFound(`contentKey: ${target.contentKey} does not exist`);
-    feeds = await markFeedsOfVideos(
+    ({ feeds } = await markFeedsOfVideos(
       deps.db,
       content.organizationId,
       [content],
       deps.now.toISOString(),
-    );
+    ));
   } else {
     feeds = await feedsAfter(deps.db, target.afterId, target.limit);
     nextAfterId = feeds.length === target.limit ? feeds[feeds.length - 1]!.id : null;

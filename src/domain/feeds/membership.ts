@@ -3,7 +3,7 @@
 // empty configuration holds all of them. A feed created with a sub-organization's credentials
 // holds only that sub-organization's videos. The rule is data (a FeedMembership) that the
 // listing SQL (db/video-query.ts) and `holds` below both evaluate.
-import { listFeeds, markFeedsDirty } from "../../db/feeds";
+import { feedsNaming, markFeedsDirty, markFeedsForPatch } from "../../db/feeds";
 import type { FeedMembership } from "../../db/video-query";
 import type { ContentScope } from "../../db/catalog";
 import type { Db } from "../../db/client";
@@ -54,23 +54,34 @@ export function feedVisibleTo(
 
 /**
  * Marks the organization's feeds that any of the given versions of a video belongs to (before
- * and after a change), so their files are rebuilt. Returns the marked feeds.
+ * and after a change), so their files follow. When every version names its video (its id),
+ * the feeds wait for those videos' entries to be patched (patches.ts); otherwise they are
+ * rebuilt. Returns the marked feeds, and whether a feed started waiting for patches now (its
+ * first change since it was built: someone must ask for the pass).
  */
 export async function markFeedsOfVideos(
   db: Db,
   organizationId: number,
   versions: VideoNames[],
   now: string,
-): Promise<Feed[]> {
-  const affected = (await listFeeds(db, organizationId)).filter((f) =>
+): Promise<{ feeds: Feed[]; patch: boolean; waitStarted: boolean }> {
+  const names = versions.flatMap((v) => [
+    ...v.categories.map((name) => ({ kind: "category" as const, name })),
+    ...v.tags.map((name) => ({ kind: "tag" as const, name })),
+    ...v.events.map((name) => ({ kind: "event" as const, name })),
+  ]);
+  // The feeds naming one of the names (or none), then the whole rule (sub-organizations).
+  const affected = (await feedsNaming(db, organizationId, names)).filter((f) =>
     versions.some((v) => holds(feedMembership(f), v)),
   );
-  await markFeedsDirty(
-    db,
-    affected.map((f) => f.id),
-    now,
-  );
-  return affected;
+  const ids = affected.map((f) => f.id);
+  const videoIds = versions.map((v) => v.id);
+  if (videoIds.every((id) => id !== undefined)) {
+    const started = await markFeedsForPatch(db, ids, videoIds as number[], now);
+    return { feeds: affected, patch: true, waitStarted: started > 0 };
+  }
+  await markFeedsDirty(db, ids, now);
+  return { feeds: affected, patch: false, waitStarted: false };
 }
 
 export function feedMetadata(feed: Feed) {

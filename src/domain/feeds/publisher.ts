@@ -11,95 +11,27 @@
 // then each needed record is fetched once by id, however many of the feeds list it. A write to
 // a video in 170 feeds thus reads about the organization's listing once, not once per feed.
 import { listableContentsByIds, publishedVideoNames } from "../../db/feed-sources";
-import { claimFeeds, dirtyFeedIds, listFeeds, recordFeedBuild, releaseFeeds } from "../../db/feeds";
+import { claimFeeds, dirtyFeedIds, listFeeds, nextPatchWait, releaseFeeds } from "../../db/feeds";
 import { findOrganizationById } from "../../db/organizations";
 import type { Content, Feed } from "../../db/schema";
+import { orgFeedListKey, writeFeedFile } from "../../storage/feed-files";
 import {
-  feedFileKeys,
-  orgFeedListKey,
-  writeFeedFile,
-  type FeedFileStore,
-} from "../../storage/feed-files";
-import { thumbnailOf, v2Record } from "../catalog/records";
-import type { Deps } from "../deps";
-import { objectWithArray } from "../../shared/json-text";
-import { emitWebhookEvent } from "../webhooks/emit";
-import { feedMembership, feedMetadata, holds } from "./membership";
+  addStats,
+  countCategories,
+  feedFileStore,
+  noStats,
+  publishEach,
+  renderEntry,
+  type FeedBuild,
+  type PublishDeps,
+  type PublishStats,
+  type RenderedEntry,
+} from "./builds";
+import { feedMembership, holds } from "./membership";
+import { patchFeeds, waitsForPatch } from "./patches";
 import { unlimitedBudget, type WorkBudget } from "./work";
 
-/** Where feed files live: the bucket, and the origin whose edge cache holds copies of them. */
-export function feedFileStore(deps: Pick<Deps, "bucket" | "origins">): FeedFileStore {
-  return { bucket: deps.bucket, origin: deps.origins.baseUrl };
-}
-
-export type PublishDeps = Pick<
-  Deps,
-  "db" | "bucket" | "origins" | "now" | "config" | "webhookQueue"
->;
-
-export interface PublishStats {
-  feeds: number;
-  written: number;
-  unchanged: number;
-}
-
-export const noStats = (): PublishStats => ({ feeds: 0, written: 0, unchanged: 0 });
-
-export function addStats(a: PublishStats, b: PublishStats): PublishStats {
-  return {
-    feeds: a.feeds + b.feeds,
-    written: a.written + b.written,
-    unchanged: a.unchanged + b.unchanged,
-  };
-}
-
-/** A video as `<feed_id>-feed.json` lists it (spec 2.4, the older feed file). */
-function legacyFeedRecord(r: Content, o: PublishDeps["origins"]) {
-  return {
-    content_key: r.contentKey,
-    created_date: r.createdAt,
-    title: r.title,
-    description: r.description,
-    duration: Math.round(r.duration ?? 0),
-    categories: r.serviceCategories,
-    privateCategories: r.categories,
-    privateTags: r.tags,
-    events: r.events,
-    thumbnail: thumbnailOf(r, o),
-    translations: r.translations,
-    isLive: r.isLive,
-  };
-}
-
-/** A video as `v2/feeds/<id>/videos.json` lists it: its 2.2 record with subtitles; duration as a string of digits. */
-function v2FeedRecord(r: Content, o: PublishDeps["origins"]) {
-  return {
-    ...v2Record(r, o),
-    duration: String(Math.round(r.duration ?? 0)),
-    subtitles: r.subtitles,
-  };
-}
-
-/** A feed's videos, each record's JSON text rendered once per pass (shared by every feed that lists it). */
-interface FeedVideos {
-  rows: Content[];
-  legacy: string[];
-  v2: string[];
-}
-
-/** `<feed_id>-feed.json` (spec 2.4, the older feed file), as JSON text. */
-function legacyFeedFile(feed: Feed, videos: FeedVideos): string {
-  const serviceCategories = [...new Set(videos.rows.flatMap((r) => r.serviceCategories))].sort();
-  const head = {
-    feed_id: feed.feedId,
-    name: feed.name,
-    categories: serviceCategories,
-    privateCategories: feed.categories,
-    privateTags: feed.tags,
-    events: feed.events,
-  };
-  return objectWithArray(head, "videos", videos.legacy);
-}
+export { addStats, feedFileStore, noStats, type PublishDeps, type PublishStats };
 
 /** Videos per query of the membership walk. */
 const WALK_PAGE = 2000;
@@ -146,13 +78,12 @@ async function membersOf(
 }
 
 /**
- * The records a pass needs, each fetched and rendered once: a record (its row and its JSON text
- * in each file's shape) is kept while a feed still to be built lists it, and let go after the
- * last one (so memory holds what is still needed, not the union).
+ * The records a pass needs, each fetched and rendered once: a record's entry is kept while a
+ * feed still to be built lists it, and let go after the last one (so memory holds what is
+ * still needed, not the union).
  */
 class SharedRecords {
-  private readonly records = new Map<number, Content>();
-  private readonly rendered = new Map<number, { legacy: string; v2: string }>();
+  private readonly rendered = new Map<number, RenderedEntry>();
   private readonly uses = new Map<number, number>();
 
   constructor(
@@ -163,171 +94,62 @@ class SharedRecords {
       for (const id of ids) this.uses.set(id, (this.uses.get(id) ?? 0) + 1);
   }
 
-  /** The records of `ids`, in that order, with their JSON text (a video no longer listable is left out). */
-  async take(ids: number[]): Promise<FeedVideos> {
-    const missing = ids.filter((id) => !this.records.has(id));
+  /**
+   * A feed's build from its members' ids (a video no longer listable is left out); `complete`:
+   * the walk found fewer members than the feed may list.
+   */
+  async take(ids: number[], complete: boolean): Promise<FeedBuild> {
+    const missing = ids.filter((id) => !this.rendered.has(id));
     for (let i = 0; i < missing.length; i += FETCH_BATCH) {
       for (const row of await listableContentsByIds(
         this.deps.db,
         missing.slice(i, i + FETCH_BATCH),
       ))
-        this.records.set(row.id, row);
+        this.rendered.set(row.id, renderEntry(row, this.deps.origins));
     }
-    const videos: FeedVideos = { rows: [], legacy: [], v2: [] };
+    const build: FeedBuild = { entries: [], serviceCategories: {}, complete };
     for (const id of ids) {
-      const row = this.records.get(id);
-      if (!row) continue;
-      let text = this.rendered.get(id);
-      if (!text) {
-        text = {
-          legacy: JSON.stringify(legacyFeedRecord(row, this.deps.origins)),
-          v2: JSON.stringify(v2FeedRecord(row, this.deps.origins)),
-        };
-        this.rendered.set(id, text);
-      }
-      videos.rows.push(row);
-      videos.legacy.push(text.legacy);
-      videos.v2.push(text.v2);
+      const entry = this.rendered.get(id);
+      if (!entry) continue;
+      build.entries.push(entry);
+      countCategories(build.serviceCategories, entry.serviceCategories, 1);
     }
     for (const id of ids) {
       const left = (this.uses.get(id) ?? 1) - 1;
       if (left > 0) this.uses.set(id, left);
       else {
         this.uses.delete(id);
-        this.records.delete(id);
         this.rendered.delete(id);
       }
     }
     // A video missing from the fetch (deleted or hidden meanwhile) is not fetched again.
-    for (const id of missing) if (!this.records.has(id)) this.uses.delete(id);
-    return videos;
+    for (const id of missing) if (!this.rendered.has(id)) this.uses.delete(id);
+    return build;
   }
-}
-
-/** Writes one feed's three files from its videos and records the build. */
-async function publishFeed(
-  deps: PublishDeps,
-  feed: Feed,
-  videos: FeedVideos,
-): Promise<PublishStats & { metadataChanged: boolean }> {
-  const now = deps.now.toISOString();
-  const keys = feedFileKeys(feed.feedId);
-  const rows = videos.rows;
-  const files: [string, string][] = [
-    [keys.legacy, legacyFeedFile(feed, videos)],
-    // `v2/feeds/<id>/videos.json`: the v2 records.
-    [keys.videos, objectWithArray({}, "videos", videos.v2)],
-    [keys.metadata, JSON.stringify(feedMetadata(feed))],
-  ];
-  const state: Feed["files"] = {};
-  const stats = { feeds: 1, written: 0, unchanged: 0, metadataChanged: false };
-  // The three writes at once: each is an R2 round trip of up to a few MB.
-  const results = await Promise.all(
-    files.map(([key, content]) =>
-      writeFeedFile(feedFileStore(deps), key, content, now, feed.files[key] ?? ""),
-    ),
-  );
-  for (const [i, [key]] of files.entries()) {
-    // "" (never undefined) for a file never written: no R2 head needed to know it is new.
-    const { hash, written } = results[i]!;
-    state[key] = hash;
-    stats[written ? "written" : "unchanged"] += 1;
-    if (written && key === keys.metadata) stats.metadataChanged = true;
-  }
-  await recordFeedBuild(deps.db, feed, state, now);
-  if (stats.written > 0) {
-    // Webhook feed.published: the feed's files were rewritten (unchanged files are not).
-    const files = Object.fromEntries(
-      Object.entries(keys).map(([name, key]) => [name, `${deps.origins.staticUrl}/${key}`]),
-    );
-    await emitWebhookEvent(deps, feed, "feed.published", {
-      feed_id: feed.feedId,
-      name: feed.name,
-      videos: rows.length,
-      files,
-      publishedAt: now,
-    });
-  }
-  return stats;
-}
-
-/**
- * A pass is seconds of work (each feed's files are built and hashed in memory), and an isolate
- * runs one piece of JavaScript at a time: between feeds, once YIELD_EVERY_MS have passed since
- * the last turn, the pass gives the event loop a turn so the requests that arrived meanwhile are
- * answered (locally, where the worker, D1 and R2 share one thread, /healthz waited for a whole
- * pass on the 1,000-feed bulk catalog). Not at every feed: each turn costs the pass time.
- * In production a queue invocation may share its isolate with requests too. 50 ms rather than
- * 200 halved readers' p99 under writes for somewhat longer passes (docs/benchmarks.md, "Reads
- * while a publisher writes").
- */
-const YIELD_EVERY_MS = 50;
-function turnTaker() {
-  let last = Date.now();
-  return async () => {
-    // Date.now() moves at each I/O in workerd: the time since the last turn, to the last read or write.
-    if (Date.now() - last < YIELD_EVERY_MS) return;
-    await new Promise<void>((resolve) => setTimeout(resolve, 0));
-    last = Date.now();
-  };
 }
 
 /**
  * Rebuilds feeds of one organization together (one walk, each record fetched once) while the
- * budget lasts, at least one. Returns the stats, the feeds left unbuilt, and whether a feed's
- * metadata file changed (the organization's feed list may need republishing).
+ * budget lasts, at least one unless `started` (feeds were built before in the same pass).
+ * Returns the stats, the feeds left unbuilt, and whether a feed's metadata file changed (the
+ * organization's feed list may need republishing).
  */
 async function rebuildTogether(
   deps: PublishDeps,
   organizationId: number,
   feeds: Feed[],
   budget: WorkBudget,
+  started = false,
 ) {
-  let stats = noStats();
-  let metadataChanged = false;
+  if (feeds.length === 0) return { stats: noStats(), metadataChanged: false, left: [] as Feed[] };
+  const max = deps.config.feedMaxVideos;
   const members = await membersOf(deps, organizationId, feeds);
   const records = new SharedRecords(deps, members.values());
-  const takeATurn = turnTaker();
-  // Up to FEEDS_IN_FLIGHT feeds are written at once: the next feed is put together while the
-  // previous ones' files travel to R2.
-  const inFlight = new Set<Promise<void>>();
-  let failure: { error: unknown } | null = null;
-  // Waits for the feeds in flight; the first failure fails the pass (its feeds stay dirty).
-  const settle = async () => {
-    await Promise.all(inFlight);
-    if (failure) throw failure.error;
-  };
-  for (const [i, feed] of feeds.entries()) {
-    if (i > 0 && budget.exhausted()) {
-      await settle();
-      return { stats, metadataChanged, left: feeds.slice(i) };
-    }
-    await takeATurn();
-    const written: Promise<void> = publishFeed(
-      deps,
-      feed,
-      await records.take(members.get(feed.id)!),
-    )
-      .then(
-        (build) => {
-          metadataChanged ||= build.metadataChanged;
-          stats = addStats(stats, build);
-        },
-        (error: unknown) => {
-          failure ??= { error };
-        },
-      )
-      .finally(() => inFlight.delete(written));
-    inFlight.add(written);
-    if (inFlight.size >= FEEDS_IN_FLIGHT) await Promise.race(inFlight);
-    if (failure) await settle();
-  }
-  await settle();
-  return { stats, metadataChanged, left: [] as Feed[] };
+  return publishEach(deps, feeds, budget, started, async (feed) => {
+    const ids = members.get(feed.id)!;
+    return records.take(ids, ids.length < max);
+  });
 }
-
-/** Feeds whose files are being written at once in a pass. */
-const FEEDS_IN_FLIGHT = 4;
 
 /** `v2/orgs/<sync_code>/feeds.json`: the organization's feeds. */
 export async function publishOrgFeedList(
@@ -384,8 +206,10 @@ function byOrganization(feeds: Feed[]): Map<number, Feed[]> {
 const LEASE_MS = 2 * 60_000;
 
 /**
- * Rebuilds the given feeds that no other rebuild holds (the lease makes overlapping runs share
- * the work), organization by organization, while the budget lasts; the ones left are given back.
+ * Builds the given feeds that no other build holds (the lease makes overlapping runs share the
+ * work), organization by organization, while the budget lasts; the ones left are given back.
+ * A feed waiting for its videos' entries is patched (patches.ts), unless `full` (the cron's
+ * reconcile slice) or the patch cannot be sure of its files; the others are rebuilt together.
  * Returns the stats and how many were left.
  */
 export async function rebuildUnclaimed(
@@ -393,6 +217,7 @@ export async function rebuildUnclaimed(
   ids: number[],
   budget: WorkBudget,
   alsoLists: Iterable<number> = [],
+  { full = false }: { full?: boolean } = {},
 ) {
   const now = deps.now.toISOString();
   const leaseUntil = new Date(deps.now.getTime() + LEASE_MS).toISOString();
@@ -407,11 +232,19 @@ export async function rebuildUnclaimed(
         left += group.length;
         continue;
       }
-      const done = await rebuildTogether(deps, organizationId, group, budget);
-      for (const feed of group) if (!done.left.includes(feed)) pending.delete(feed.id);
-      if (done.metadataChanged) lists.add(organizationId);
-      total = addStats(total, done.stats);
-      left += done.left.length;
+      const patchable = full ? [] : group.filter(waitsForPatch);
+      const patched = await patchFeeds(deps, organizationId, patchable, budget, total.feeds > 0);
+      total = addStats(total, patched.stats);
+      const rest = [...group.filter((f) => !patchable.includes(f)), ...patched.refused];
+      const rebuilt =
+        patched.left.length > 0
+          ? { stats: noStats(), metadataChanged: false, left: rest }
+          : await rebuildTogether(deps, organizationId, rest, budget, total.feeds > 0);
+      const unbuilt = [...patched.left, ...rebuilt.left];
+      for (const feed of group) if (!unbuilt.includes(feed)) pending.delete(feed.id);
+      if (patched.metadataChanged || rebuilt.metadataChanged) lists.add(organizationId);
+      total = addStats(total, rebuilt.stats);
+      left += unbuilt.length;
     }
   } finally {
     // Feeds taken but not built (budget spent, or a failure) go back at once, still dirty.
@@ -421,11 +254,18 @@ export async function rebuildUnclaimed(
   return { stats: total, left };
 }
 
+/** The time before which a feed waiting for patches must have started to be due now. */
+export function patchesDueBy(deps: Pick<PublishDeps, "now" | "config">): string {
+  return new Date(deps.now.getTime() - deps.config.feedPatchDelaySeconds * 1000).toISOString();
+}
+
 /**
- * Rebuilds dirty feeds, oldest mark first, optionally one organization's, while the budget
- * lasts. A feed marked again while it was being rebuilt is dirty again afterwards: the loop
- * takes it once more, so a write during a rebuild is not left for later. `more`: dirty feeds
- * no rebuild holds remain (the caller asks for another pass).
+ * Builds due dirty feeds, oldest mark first, optionally one organization's, while the budget
+ * lasts. A feed marked again while it was being built is dirty again afterwards: one waiting
+ * for a rebuild is taken again at once, one waiting for patches once FEED_PATCH_DELAY_SECONDS
+ * have passed since (so writes at one a second make a pass every few seconds, not back to back).
+ * `more`: due dirty feeds no build holds remain (the caller asks for another pass); `dueInMs`:
+ * with none due, when the organization's next one waiting for patches will be (null: none).
  */
 export async function rebuildDirtyFeeds(
   deps: PublishDeps,
@@ -434,15 +274,25 @@ export async function rebuildDirtyFeeds(
   alsoLists: Iterable<number> = [],
 ) {
   const now = deps.now.toISOString();
+  const dueBy = patchesDueBy(deps);
   let total = noStats();
   let lists = alsoLists;
   while (total.feeds === 0 || !budget.exhausted()) {
-    const ids = await dirtyFeedIds(deps.db, PASS_FEEDS, now, organizationId);
+    const ids = await dirtyFeedIds(deps.db, PASS_FEEDS, now, organizationId, dueBy);
     const round = await rebuildUnclaimed(deps, ids, budget, lists);
     lists = [];
     total = addStats(total, round.stats);
     if (round.stats.feeds === 0 || round.left > 0) break;
   }
-  const more = (await dirtyFeedIds(deps.db, 1, now, organizationId)).length > 0;
-  return { ...total, more };
+  const more = (await dirtyFeedIds(deps.db, 1, now, organizationId, dueBy)).length > 0;
+  let dueInMs: number | null = null;
+  if (!more && organizationId !== undefined) {
+    const waiting = await nextPatchWait(deps.db, now, organizationId);
+    if (waiting !== null)
+      dueInMs = Math.max(
+        0,
+        Date.parse(waiting) + deps.config.feedPatchDelaySeconds * 1000 - deps.now.getTime(),
+      );
+  }
+  return { ...total, more, dueInMs };
 }

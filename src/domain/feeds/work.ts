@@ -14,6 +14,8 @@ export interface WorkLimits {
 export interface WorkSpent {
   ms: number;
   rowsRead: number;
+  /** D1 rows written (reported, not budgeted). */
+  rowsWritten?: number;
 }
 
 export interface WorkBudget {
@@ -24,13 +26,18 @@ export interface WorkBudget {
 
 /** A budget over the rows `meter` counts (the metered database of the work) and `clock` (ms). */
 export function workBudget(
-  meter: Pick<D1Meter, "rowsRead">,
+  meter: Pick<D1Meter, "rowsRead" | "rowsWritten">,
   clock: () => number,
   limits: WorkLimits,
 ): WorkBudget {
   const startMs = clock();
   const startRows = meter.rowsRead;
-  const spent = () => ({ ms: clock() - startMs, rowsRead: meter.rowsRead - startRows });
+  const startWritten = meter.rowsWritten;
+  const spent = () => ({
+    ms: clock() - startMs,
+    rowsRead: meter.rowsRead - startRows,
+    rowsWritten: meter.rowsWritten - startWritten,
+  });
   return {
     spent,
     exhausted() {
@@ -47,14 +54,22 @@ export const unlimitedBudget: WorkBudget = {
 };
 
 /**
- * Adds one run's work to the running totals in cron_state (feed_work_runs, _feeds, _rows_read,
- * _ms): what publishing costs over time, and what bench/feeds.mjs reads before and after a write.
+ * Adds one run's work to the running totals in cron_state (feed_work_runs, _feeds, _patched,
+ * _rows_read, _rows_written, _ms): what publishing costs over time, and what bench/feeds.mjs reads before and
+ * after a write. `patched`: of the feeds, those patched rather than rebuilt.
  */
-export async function recordFeedWork(db: Db, spent: WorkSpent, feeds: number): Promise<void> {
+export async function recordFeedWork(
+  db: Db,
+  spent: WorkSpent,
+  feeds: number,
+  patched = 0,
+): Promise<void> {
   await addToCounters(db, {
     feed_work_runs: 1,
     feed_work_feeds: feeds,
+    feed_work_patched: patched,
     feed_work_rows_read: spent.rowsRead,
+    feed_work_rows_written: spent.rowsWritten ?? 0,
     feed_work_ms: spent.ms,
   });
 }

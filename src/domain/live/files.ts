@@ -28,3 +28,7 @@ export function liveCaching(file: string): { maxAge: number; cacheControl: strin
   if (file === RECORDING_PLAYLIST) return { maxAge: 300, cacheControl: "public, max-age=300" };
   return { maxAge: 31_536_000, cacheControl: "public, max-age=31536000, immutable" };
 }
+
+/** The type a stored live file is served with: MPEG-TS, else MP4 (fMP4 segments, init segments). */
+export const liveContentType = (name: string) =>
+  name.endsWith(".ts") ? "video/mp2t" : "video/mp4";

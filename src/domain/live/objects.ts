@@ -4,12 +4,28 @@
 import type { LiveState } from "../../shared/vocabulary";
 import type { LiveStreams } from "../../shared/bindings";
 
+/**
+ * The bounds every stream's Durable Object keeps (docs/live.md "Limits and settings"): an idle
+ * stream ends this long after its creation; a stored file no playlist names is deleted this
+ * long after it arrived; a file being written is given up this long after it was announced;
+ * at most this many files are written at once; a recording holds at most this many segments.
+ */
+export const LIVE_BOUNDS = {
+  idleStreamMs: 24 * 60 * 60_000,
+  unlistedFileMs: 2 * 60_000,
+  writeMs: 10 * 60_000,
+  writesInFlight: 8,
+  maxSegments: 100_000,
+} as const;
+
 // The RPC types live beside the worker's other binding types (env.ts names the namespace).
 export type {
   LiveStreamSetup,
   IngestAnswer,
   LiveStatus,
-  IngestRequest,
+  FileAnnounced,
+  FileSlot,
+  FileStored,
   RecordingFile,
   RecordingRun,
   RecordingParts,

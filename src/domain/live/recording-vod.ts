@@ -15,25 +15,33 @@ import { needsTranscoding } from "../../media/mp4-probe";
 import type { RecordingJob } from "../../shared/bindings";
 import { MAX_REMUX_BYTES, TranscodeRefused, type Transcoder } from "../../media/transcoder";
 import { liveObjectKey, RECORDING_MP4 } from "../../storage/layout";
+import { setRecordingState, touchRecording } from "../../db/live-streams";
 import { catalogChanged } from "../catalog-changed";
 import { inspectMedia, preparePlayback } from "../content/content";
 import type { Deps } from "../deps";
 import { type LiveStreams, type RecordingRun, streamObject } from "./objects";
 
-/** The recording's remux is asked once the stream has ended (lifecycle.ts), on the renditions queue. */
+/**
+ * The recording's remux is asked once the stream has ended (lifecycle.ts), on the renditions
+ * queue, where a transcoder is: its state (live_streams.recording_status) is pending until the
+ * job publishes it, keeps it as recorded, or fails (then a retry queues it again).
+ */
 export async function queueRecordingRemux(
   deps: Deps,
   content: Pick<Content, "id" | "contentKey">,
 ): Promise<void> {
+  if (!deps.renditionJobs) return;
   const job: RecordingJob = {
     recording: true,
     contentId: content.id,
     contentKey: content.contentKey,
   };
+  const now = deps.now.toISOString();
+  await setRecordingState(deps.db, content.id, { status: "pending", reason: null }, now);
   try {
-    await deps.renditionJobs?.send(job, { contentType: "json" });
+    await deps.renditionJobs.send(job, { contentType: "json" });
   } catch (err) {
-    // The stream's end stands: the recording plays as recorded (one variant).
+    // The stream's end stands: the recording plays as recorded (one variant) until a retry.
     console.error(
       JSON.stringify({
         level: "error",
@@ -42,6 +50,13 @@ export async function queueRecordingRemux(
         error: String(err).slice(0, 300),
       }),
     );
+    await setRecordingState(
+      deps.db,
+      content.id,
+      { status: "failed", reason: "the remux could not be queued" },
+      now,
+      ["pending"],
+    );
   }
 }
 
@@ -49,6 +64,28 @@ export async function queueRecordingRemux(
 export class RecordingNotRemuxed extends Error {}
 
 export type RemuxOutcome = "published" | "resumed" | "done" | "gone";
+
+/**
+ * The remux's state once a delivery is over: published; kept as recorded (RecordingNotRemuxed,
+ * no transcoder), for good; failed (any other Error: its message is the publisher's reason),
+ * for a retry. A delivery after the record went (gone) changes nothing.
+ */
+export async function recordingRemuxed(
+  deps: Pick<Deps, "db" | "now">,
+  contentId: number,
+  outcome: RemuxOutcome | "no transcoder" | Error,
+): Promise<void> {
+  if (outcome === "gone") return;
+  const state =
+    outcome instanceof RecordingNotRemuxed
+      ? { status: "kept" as const, reason: outcome.message }
+      : outcome instanceof Error
+        ? { status: "failed" as const, reason: outcome.message }
+        : outcome === "no transcoder"
+          ? { status: "kept" as const, reason: "this deployment has no transcoder" }
+          : { status: "published" as const, reason: null };
+  await setRecordingState(deps.db, contentId, state, deps.now.toISOString());
+}
 
 /** Whether the record is the ended stream the job names, its recording not yet remuxed. */
 async function endedRecording(deps: Deps, job: RecordingJob): Promise<Content | null> {
@@ -102,6 +139,8 @@ export async function remuxRecording(
 ): Promise<RemuxOutcome> {
   const content = await endedRecording(deps, job);
   if (!content) return "gone";
+  // Progress: the cron fails a remux pending without any for JOB_STALL_MS.
+  await touchRecording(deps.db, content.id, deps.now.toISOString());
   const mp4Key = liveObjectKey(content.contentKey, content.id, RECORDING_MP4);
   // The record already on this remux (step 3 done): a delivery after a crash or a failed
   // planning goes on with step 4 unless its rungs are recorded (planned: nothing to redo).
@@ -131,7 +170,7 @@ export async function remuxRecording(
   } catch (err) {
     // Refused for good (runs that differ, bytes ffmpeg cannot read): the same bytes would be.
     if (err instanceof TranscodeRefused)
-      throw new RecordingNotRemuxed(`the transcoder refused it: ${err.message}`);
+      throw new RecordingNotRemuxed(`the transcoder refused it (${err.reason})`, { cause: err });
     throw err;
   }
   await deps.bucket.put(mp4Key, output.body.pipeThrough(new FixedLengthStream(output.size)), {

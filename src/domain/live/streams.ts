@@ -1,10 +1,12 @@
 // Live streams through the API (docs/live.md): creating one (a content record with isLive, its
 // metadata, an ingest URL and a stream key shown once and stored hashed), rotating its key,
-// reading its state, ending it; and the worker's side of ingest and playback, which hand each
-// request to the stream's Durable Object (src/durable/live-stream.ts).
+// reading its state, ending it (at most the plan's running streams at once: domain/quotas.ts);
+// and the viewers' live playlist, asked of the stream's Durable Object (src/durable/live-stream.ts).
+// The encoder's requests: ingest.ts.
 import { isUniqueViolation } from "../../db/client";
 import {
   contentKeyExists,
+  deleteContentRow,
   findContent,
   findContentByKeyAnyOrg,
   insertContent,
@@ -12,16 +14,18 @@ import {
 } from "../../db/content";
 import type { Content } from "../../db/schema";
 import { listLibrary } from "../../db/library";
+import { insertLiveStream, runningLiveStreams, setLiveKeyHash } from "../../db/live-streams";
 import type { LiveStreamBody } from "../../schemas/live";
-import type { LiveState } from "../../shared/vocabulary";
+import type { LiveState, Plan } from "../../shared/vocabulary";
 import { decodeCursor, encodeCursor } from "../console/library";
 import { randomAlphanumeric, sha256Hex } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
+import { quotasOf } from "../quotas";
 import { liveObjectKey, RECORDING_PLAYLIST } from "../../storage/layout";
 import { newContentKey, newContentMetadata, toContentObject } from "../content/content";
 import type { Deps } from "../deps";
 import { emitWebhookEvent } from "../webhooks/emit";
-import { type IngestAnswer, type LiveStatus, type LiveStreams, streamObject } from "./objects";
+import { type LiveStatus, type LiveStreams, streamObject } from "./objects";
 
 export type LiveDeps = Deps & { liveStreams: LiveStreams };
 
@@ -29,17 +33,35 @@ export type LiveDeps = Deps & { liveStreams: LiveStreams };
 export const ingestBaseUrl = (baseUrl: string, contentKey: string, streamKey: string) =>
   `${baseUrl}/live-ingest/${contentKey}/${streamKey}`;
 
+/** A new stream key (ingest.ts's STREAM_KEY_PATTERN). */
 const newStreamKey = () => `lsk_${randomAlphanumeric(32)}`;
-export const STREAM_KEY_PATTERN = /^lsk_[A-Za-z0-9]{32}$/;
 
 function keyAnswer(deps: Deps, contentKey: string, streamKey: string) {
   const base = ingestBaseUrl(deps.origins.baseUrl, contentKey, streamKey);
   return { streamKey, ingestBaseUrl: base, ingestUrl: `${base}/index.m3u8` };
 }
 
-/** POST /v2/live: the record (not listed until the encoder's first segments), the key, the Durable Object. */
-export async function createLiveStream(deps: LiveDeps, scope: ContentScope, body: LiveStreamBody) {
+/** The plan's running streams (idle or live) are all taken: 409 naming the limit. */
+function tooManyStreams(plan: Plan, limit: number) {
+  return conflict(
+    `this organization has ${limit} live streams that have not ended, the most its plan (${plan}) allows at once: end one (POST /v2/live/end) or wait for one to end`,
+  );
+}
+
+/**
+ * POST /v2/live: the record (not listed until the encoder's first segments), the key (its hash
+ * in D1 and in the Durable Object), the Durable Object. At most the plan's running streams.
+ */
+export async function createLiveStream(
+  deps: LiveDeps,
+  scope: ContentScope,
+  plan: Plan,
+  body: LiveStreamBody,
+) {
   const { db } = deps;
+  const quotas = quotasOf(plan);
+  if ((await runningLiveStreams(db, scope.organizationId)) >= quotas.runningLiveStreams)
+    throw tooManyStreams(plan, quotas.runningLiveStreams);
   let contentKey = body.contentKey ?? null;
   if (contentKey !== null && (await contentKeyExists(db, contentKey)))
     throw invalid(`contentKey: ${contentKey} is already in use`);
@@ -66,16 +88,31 @@ export async function createLiveStream(deps: LiveDeps, scope: ContentScope, body
     throw err;
   }
   const content = (await findContent(db, scope, contentKey))!;
+  // Counted again with this one: of requests racing past the first count, those beyond the
+  // limit take their row back (a race can refuse one too many, never allow one).
+  if ((await runningLiveStreams(db, scope.organizationId)) > quotas.runningLiveStreams) {
+    await deleteContentRow(db, content.id);
+    throw tooManyStreams(plan, quotas.runningLiveStreams);
+  }
   const streamKey = newStreamKey();
+  const keyHash = await sha256Hex(streamKey);
   const live = deps.config.live;
-  await streamObject(deps.liveStreams, contentKey).setup({
-    contentId: content.id,
-    contentKey,
-    keyHash: await sha256Hex(streamKey),
-    dvrSeconds: body.dvrWindowSeconds ?? live.dvrSeconds,
-    timeoutSeconds: body.timeoutSeconds ?? live.timeoutSeconds,
-    segmentMaxBytes: live.segmentMaxBytes,
-  });
+  try {
+    await streamObject(deps.liveStreams, contentKey).setup({
+      contentId: content.id,
+      contentKey,
+      keyHash,
+      dvrSeconds: body.dvrWindowSeconds ?? live.dvrSeconds,
+      timeoutSeconds: body.timeoutSeconds ?? live.timeoutSeconds,
+      segmentMaxBytes: live.segmentMaxBytes,
+      maxBytes: quotas.liveStreamBytes,
+    });
+    await insertLiveStream(db, { contentId: content.id, keyHash, createdAt: now });
+  } catch (err) {
+    // No stream without its object (which ends an idle stream) and its key: the row goes.
+    await deleteContentRow(db, content.id);
+    throw err;
+  }
   const object = toContentObject(content, deps.origins);
   await emitWebhookEvent(deps, content, "video.created", object);
   const status = await streamObject(deps.liveStreams, contentKey).status(content.id);
@@ -136,9 +173,11 @@ export async function rotateStreamKey(deps: LiveDeps, scope: ContentScope, conte
   if (content.liveState === "ended")
     throw conflict(`contentKey: ${contentKey}: the stream has ended; its key is of no use`);
   const streamKey = newStreamKey();
+  const keyHash = await sha256Hex(streamKey);
   const stub = streamObject(deps.liveStreams, contentKey);
-  if (!(await stub.rotateKey(content.id, await sha256Hex(streamKey))))
+  if (!(await stub.rotateKey(content.id, keyHash)))
     throw notFound(`contentKey: ${contentKey} has no live stream state`);
+  await setLiveKeyHash(deps.db, content.id, keyHash);
   return { contentKey, ...keyAnswer(deps, contentKey, streamKey) };
 }
 
@@ -149,30 +188,6 @@ export async function endLiveStream(deps: LiveDeps, scope: ContentScope, content
   if (!status) throw notFound(`contentKey: ${contentKey} has no live stream state`);
   const after = (await findContent(deps.db, scope, contentKey)) ?? content;
   return { ...toContentObject(after, deps.origins), live: status };
-}
-
-/**
- * One encoder request: the key from its URL, hashed here (the Durable Object compares hashes,
- * the key itself goes no further), then the object decides.
- */
-export async function ingest(
-  ns: LiveStreams,
-  request: {
-    contentKey: string;
-    streamKey: string;
-    method: "PUT" | "DELETE";
-    file: string;
-    body: ArrayBuffer | null;
-  },
-): Promise<IngestAnswer> {
-  if (!STREAM_KEY_PATTERN.test(request.streamKey))
-    return { status: 403, message: "wrong stream key: use the ingest URL the API gave" };
-  return streamObject(ns, request.contentKey).ingest({
-    keyHash: await sha256Hex(request.streamKey),
-    method: request.method,
-    file: request.file,
-    body: request.body,
-  });
 }
 
 /** The live playlist of the content served under the key (asked on an edge-cache miss). */

@@ -7,6 +7,7 @@
 import type { Db } from "../../db/client";
 import {
   bumpPlayerVersion,
+  countPlayerConfigurations,
   deletePlayerConfiguration,
   findPlayerConfiguration,
   insertPlayerConfiguration,
@@ -20,10 +21,11 @@ import {
 } from "../../db/player";
 import type { PlayerAutoplay } from "../../db/schema-player";
 import { randomAlphanumeric } from "../../shared/crypto";
-import type { Entitlement } from "../../shared/vocabulary";
-import { forbidden, invalid, notFound } from "../../shared/errors";
+import type { Entitlement, Plan } from "../../shared/vocabulary";
+import { conflict, forbidden, invalid, notFound } from "../../shared/errors";
 import type { Deps } from "../deps";
 import { applyIsolateEffects } from "../isolate-effects";
+import { quotasOf } from "../quotas";
 import { checkAdTag } from "./ad-tags";
 
 /** The accent color of a player without a configuration. */
@@ -41,7 +43,7 @@ export interface PlayerConfigurationInput {
 
 /** Who manages the player: the organization itself (not a sub-organization), entitled. */
 export interface PlayerCaller {
-  org: { id: number; entitlements: readonly Entitlement[] };
+  org: { id: number; plan: Plan; entitlements: readonly Entitlement[] };
   subOrg: unknown;
 }
 
@@ -131,12 +133,18 @@ export async function showConfiguration(
   return playerConfigurationView(await loadOr404(deps.db, organizationOf(caller, false), configId));
 }
 
+/** At most the plan's configurations (domain/quotas.ts): 409 naming the limit. */
 export async function createConfiguration(
   deps: Deps,
   caller: PlayerCaller,
   input: PlayerConfigurationInput,
 ) {
   const organizationId = organizationOf(caller, true);
+  const limit = quotasOf(caller.org.plan).playerConfigurations;
+  const full = conflict(
+    `this organization has ${limit} player configurations, the most its plan (${caller.org.plan}) allows: delete one first`,
+  );
+  if ((await countPlayerConfigurations(deps.db, organizationId)) >= limit) throw full;
   const configId = randomAlphanumeric(10);
   await insertPlayerConfiguration(deps.db, {
     ...(await values(deps, organizationId, input)),
@@ -144,8 +152,15 @@ export async function createConfiguration(
     organizationId,
     now: deps.now.toISOString(),
   });
+  const created = await loadOr404(deps.db, organizationId, configId);
+  // Counted again with this one: of creations racing past the first count, those beyond the
+  // limit take theirs back (a race can refuse one too many, never allow one).
+  if ((await countPlayerConfigurations(deps.db, organizationId)) > limit) {
+    await deletePlayerConfiguration(deps.db, created.id);
+    throw full;
+  }
   await playerChanged(deps.db, organizationId);
-  return playerConfigurationView(await loadOr404(deps.db, organizationId, configId));
+  return playerConfigurationView(created);
 }
 
 export async function replaceConfiguration(

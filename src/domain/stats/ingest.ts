@@ -5,6 +5,7 @@
 // and lists every refused one with why.
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import { normalizeEvents, type EventSource, type Rejection } from "./events";
+import { sha256Hex } from "../../shared/crypto";
 import { encodeEventMessages, sendBatches } from "./queued-events";
 
 export interface IngestResult {
@@ -30,7 +31,10 @@ export async function queueEvents(
   const rejected = [...normalized.rejected];
   let accepted = 0;
   let failure: unknown = null;
-  const messages = await encodeEventMessages(org.id, normalized.events, source.now, batch);
+  // The events as sent name the batch's messages with its id: another set sent under the
+  // same id is other messages, counted, not a repeat dropped.
+  const sent = batch === undefined ? undefined : await sha256Hex(JSON.stringify(raw));
+  const messages = await encodeEventMessages(org.id, normalized.events, source.now, batch, sent);
   for (const group of sendBatches(messages)) {
     const events = group.reduce((n, m) => n + m.indices.length, 0);
     if (failure === null) {

@@ -90,6 +90,11 @@ describe("message ids of a player's batch id", () => {
     }
     // Another organization or another batch: other ids.
     expect((await ids(batch, 8))[0]).not.toBe(first[0]);
+    // The same batch id with other events sent under it: other ids (counted, not dropped).
+    const withEvents = async (sent: string) =>
+      (await encodeEventMessages(7, [event(0, 256)], now, batch, sent)).map((m) => m.body.id);
+    expect(await withEvents("digest-a")).toEqual(await withEvents("digest-a"));
+    expect((await withEvents("digest-b"))[0]).not.toBe((await withEvents("digest-a"))[0]);
     expect((await ids(batchAt(now - 60_001)))[0]).not.toBe(first[0]);
   });
 

@@ -77,13 +77,16 @@ const BATCH_ID_FUTURE_MS = 5 * 60 * 1000;
  * The ids of a batch's messages: derived from the player's batch id when its time lies within
  * [now - 24 h, now + 5 min] (a batch sent again then gets the same ids, which the consumer
  * counts once), random otherwise. Same 22-character format as messageId: the batch's time,
- * then 72 bits of SHA-256 of the organization, batch id and message index.
+ * then 72 bits of SHA-256 of the organization, batch id, the batch's events (`events`: a digest
+ * of them as sent) and message index: the same id sent again with other events names other
+ * messages, counted too, never taken for the batch already counted.
  */
 export async function batchMessageIds(
   organizationId: number,
   batch: string | undefined,
   count: number,
   nowMs: number,
+  events = "",
 ): Promise<string[]> {
   const at = batch === undefined ? Number.NaN : queuedAtOf(batch);
   if (!(at >= nowMs - BATCH_ID_PAST_MS && at <= nowMs + BATCH_ID_FUTURE_MS))
@@ -93,7 +96,7 @@ export async function batchMessageIds(
     Array.from({ length: count }, async (_, i) => {
       const hash = await crypto.subtle.digest(
         "SHA-256",
-        encoder.encode(`${organizationId}:${batch}:${i}`),
+        encoder.encode(`${organizationId}:${batch}:${events}:${i}`),
       );
       return `${batch!.slice(0, 9)}-${base64url(new Uint8Array(hash)).slice(0, 12)}`;
     }),
@@ -150,9 +153,11 @@ export async function encodeEventMessages(
   events: NormalizedEvent[],
   nowMs: number,
   batch?: string,
+  /** A digest of the batch's events as the player sent them (batchMessageIds). */
+  sent?: string,
 ): Promise<OutgoingMessage[]> {
   const messages = splitEventMessages(organizationId, events);
-  const ids = await batchMessageIds(organizationId, batch, messages.length, nowMs);
+  const ids = await batchMessageIds(organizationId, batch, messages.length, nowMs, sent);
   for (const [i, m] of messages.entries()) m.body.id = ids[i]!;
   return messages;
 }

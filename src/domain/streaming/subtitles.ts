@@ -5,6 +5,7 @@
 import { findContentByKeyAnyOrg } from "../../db/content";
 import { type SubtitleRendition, subtitleRenditions } from "../../media/packaging/subtitles";
 import { readWebVtt, WebVttError } from "../../media/webvtt";
+import { outboundRefusal } from "../outbound-urls";
 import { sha256Hex } from "../../shared/crypto";
 import { type StreamFile, streamFileName } from "../../shared/stream-files";
 import type { Deps } from "../deps";
@@ -38,7 +39,7 @@ export const noSuchSubtitles = (file: StreamFile, renditions: readonly SubtitleR
  * the file under its URL).
  */
 export async function subtitleFile(
-  deps: Pick<Deps, "db">,
+  deps: Pick<Deps, "db" | "config" | "now">,
   stream: ServedStream,
   file: Extract<StreamFile, { kind: "subtitle" }>,
 ): Promise<{ body: string; variant: string }> {
@@ -47,7 +48,10 @@ export async function subtitleFile(
   if (!rendition) throw noSuchSubtitles(file, renditions);
   let body: string;
   try {
-    body = await readWebVtt(rendition.url);
+    // Fetched by the service: the webhooks' address policy, at each redirect too.
+    body = await readWebVtt(rendition.url, (url) =>
+      outboundRefusal(url, deps.config, deps.now.getTime()),
+    );
   } catch (err) {
     if (err instanceof WebVttError)
       throw new SubtitleUnavailable(`${streamFileName(file)}: ${err.message}`);

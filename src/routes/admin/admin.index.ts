@@ -1,10 +1,12 @@
 import { createRouter } from "../../http/router";
+import { auditWrites } from "../../middleware/audit";
 import { requireAdmin } from "../../middleware/auth";
 import * as handlers from "./admin.handlers";
 import * as routes from "./admin.routes";
 
 const router = createRouter();
-router.use("/admin/*", requireAdmin);
+// The operator token, then its writes in the audit log of the organization they concern.
+router.use("/admin/*", requireAdmin, auditWrites);
 
 export default router
   .openapi(routes.createOrganization, handlers.createOrganization)

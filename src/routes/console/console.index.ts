@@ -43,7 +43,13 @@ const router = createRouter()
   .openapi(routes.signIn, handlers.signIn)
   .openapi(routes.current, handlers.current)
   .openapi(routes.status, handlers.status)
-  .openapi(routes.signOut, handlers.signOut);
+  .openapi(routes.signOut, handlers.signOut)
+  .openapi(routes.signInMethods, handlers.signInMethods)
+  .openapi(routes.passkeyOptions, handlers.passkeyOptions)
+  .openapi(routes.passkeySignIn, handlers.passkeySignIn)
+  .openapi(routes.accessSignIn, handlers.accessSignIn)
+  .openapi(routes.invitation, handlers.invitation)
+  .openapi(routes.acceptInvitation, handlers.acceptInvitation);
 
 const page = (c: Context) => {
   c.header("Content-Security-Policy", CONSOLE_CSP);

@@ -84,11 +84,11 @@ export const update = createRoute({
   operationId: "updateContent",
   summary: "E4. Update content",
   description:
-    "Every field of the update column of spec 2.1 is required; thumbnailUrl may be null. The usual flow is retrieve with E3, modify, send: the fields E3 adds (status, rejectionReason, duration, createdDate, publishedDate, url) are accepted and ignored, and the service's own thumbnail URL sent back keeps the service thumbnail.",
+    "Every field of the update column of spec 2.1 is required; thumbnailUrl may be null. The usual flow is retrieve with E3, modify, send: the fields E3 adds (status, rejectionReason, duration, createdDate, publishedDate, url) are accepted and ignored, and the service's own thumbnail URL sent back keeps the service thumbnail. isLive false on a live stream that has not ended answers 409 (end it with POST /v2/live/end).",
   request: { body: jsonBody(updateContentBody) },
   responses: {
     200: jsonContent(contentObject, "As stored"),
-    ...messageErrors(400, 401, 404, 413, 429),
+    ...messageErrors(400, 401, 404, 409, 413, 429),
   },
 });
 

@@ -1,21 +1,24 @@
-import { limitBody } from "../../http/body-limit";
 import { liveCaching, liveContentId, liveFileKey, LIVE_PLAYLIST } from "../../domain/live/files";
+import { decideIngest, ingestFile } from "../../domain/live/ingest";
+import type { IngestAnswer } from "../../domain/live/objects";
 import {
   createLiveStream,
   endLiveStream,
-  ingest,
   listLiveStreams,
   liveStreamState,
   livePlaylist,
   rotateStreamKey,
   type LiveDeps,
 } from "../../domain/live/streams";
+import { RateLimiter } from "../../domain/rate-limit";
 import { requestDeps, requestScope } from "../../http/deps";
 import { ApiError, errorResponse } from "../../http/errors";
+import { clientIp } from "../../http/request";
 import type { AppRouteHandler } from "../../http/router";
 import { serveStored } from "../../http/serve-object";
-import { authenticationFailed } from "../../middleware/auth-failures";
+import { addressBucket } from "../../shared/client-address";
 import { notFound } from "../../shared/errors";
+import { isolateNow } from "../../shared/isolate-memory";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -27,7 +30,15 @@ const liveDeps = (c: Context<AppEnv>): LiveDeps => ({
 });
 
 export const create: AppRouteHandler<typeof routes.create> = async (c) =>
-  c.json(await createLiveStream(liveDeps(c), requestScope(c), c.req.valid("json")), 200);
+  c.json(
+    await createLiveStream(
+      liveDeps(c),
+      requestScope(c),
+      c.get("auth").org.plan,
+      c.req.valid("json"),
+    ),
+    200,
+  );
 
 export const state: AppRouteHandler<typeof routes.state> = async (c) =>
   c.json(await liveStreamState(liveDeps(c), requestScope(c), c.req.valid("query").contentKey), 200);
@@ -41,35 +52,42 @@ export const rotateKey: AppRouteHandler<typeof routes.rotateKey> = async (c) =>
 export const end: AppRouteHandler<typeof routes.end> = async (c) =>
   c.json(await endLiveStream(liveDeps(c), requestScope(c), c.req.valid("json").contentKey), 200);
 
-/** The encoder's PUT and DELETE: the body read whole (at most the segment limit), then the stream's object decides. */
-async function ingestFile(c: Context<AppEnv>): Promise<Response> {
-  const { contentKey, streamKey, file } = c.req.param() as Record<string, string>;
-  const method = c.req.method === "DELETE" ? "DELETE" : "PUT";
-  let body: ArrayBuffer | null = null;
-  if (method === "PUT") {
-    const max = c.get("config").live.segmentMaxBytes;
-    const declared = Number(c.req.header("Content-Length") ?? "0");
-    if (declared > max)
-      return errorResponse(c, 413, `a file is at most ${max} bytes (LIVE_SEGMENT_MAX_BYTES)`);
-    let tooLarge = false;
-    await limitBody(max)(c, async () => {
-      body = await c.req.arrayBuffer();
-    }).catch(() => {
-      tooLarge = true;
-    });
-    if (tooLarge || body === null)
-      return errorResponse(c, 413, `a file is at most ${max} bytes (LIVE_SEGMENT_MAX_BYTES)`);
-  }
-  const answer = await ingest(c.env.LIVE_STREAMS, {
-    contentKey: contentKey!,
-    streamKey: streamKey!,
-    method,
-    file: file!,
-    body,
-  });
-  // A wrong stream key is a failed authentication: counted per client like a wrong API key,
-  // so past AUTH_FAILURES_PER_MINUTE a client guessing keys gets 429 (the right key still passes).
-  if (answer.status === 403) throw authenticationFailed(c, new ApiError(403, answer.message));
+/**
+ * Refused ingest requests (a wrong key, no stream under the content key) per client, an IPv4
+ * address or an IPv6 /64, AUTH_FAILURES_PER_MINUTE of them a minute (docs/live.md). Once a
+ * client has spent them, every ingest request of it, the right key's too, answers 429 until the
+ * minute ends, before anything is looked up or read: guessing learns nothing and costs nothing.
+ */
+const refusedIngests = new RateLimiter();
+
+function ingestBudget(c: Context<AppEnv>) {
+  // Without CF-Connecting-IP (local tools) there is no client to count.
+  const ip = clientIp(c.req.raw);
+  if (!ip) return null;
+  const key = `live-ingest:${addressBucket(ip)}`;
+  const limit = c.get("config").authFailuresPerMinute;
+  const lockedOut = (decision: { allowed: boolean; resetSeconds: number }) =>
+    decision.allowed
+      ? null
+      : new ApiError(
+          429,
+          `too many refused ingest requests from this address (an IPv6 client counts by its /64): after ${limit} in a minute every ingest request from it is refused until the minute ends`,
+          { "Retry-After": String(decision.resetSeconds) },
+        );
+  return {
+    /** The 429 of a client that spent its budget, or null. */
+    check: () => lockedOut(refusedIngests.peek(key, limit, isolateNow())),
+    /** One refusal spent: the 429 when it was one too many, else null. */
+    spend: () =>
+      lockedOut(
+        refusedIngests.hit(c.env.RATE_LIMITS, key, limit, isolateNow(), (p) =>
+          c.executionCtx.waitUntil(p),
+        ),
+      ),
+  };
+}
+
+function ingestResponse(c: Context<AppEnv>, answer: IngestAnswer): Response {
   if (answer.status >= 400)
     return errorResponse(c, answer.status as ContentfulStatusCode, answer.message);
   if (answer.status === 204) return new Response(null, { status: 204 });
@@ -79,8 +97,40 @@ async function ingestFile(c: Context<AppEnv>): Promise<Response> {
   });
 }
 
-export const ingestPut: AppRouteHandler<typeof routes.ingestPut> = (c) => ingestFile(c);
-export const ingestDelete: AppRouteHandler<typeof routes.ingestDelete> = (c) => ingestFile(c);
+/**
+ * The encoder's PUT and DELETE, decided before its body is read: the client's budget of
+ * refusals, the declared size, then the stream and its key (D1); only then is the body read,
+ * streamed into R2 (a segment) or read whole (a playlist, at most 256 KB).
+ */
+async function encoderRequest(c: Context<AppEnv>): Promise<Response> {
+  const { contentKey, streamKey, file } = c.req.param() as Record<string, string>;
+  const budget = ingestBudget(c);
+  const lockedOut = budget?.check();
+  if (lockedOut) throw lockedOut;
+  const length = c.req.header("Content-Length");
+  const declared = length === undefined ? null : Number(length);
+  if (declared !== null && !Number.isSafeInteger(declared))
+    return errorResponse(c, 400, "Content-Length must be a whole number of bytes");
+  const max = c.get("config").live.segmentMaxBytes;
+  if (c.req.method === "PUT" && declared !== null && declared > max)
+    return errorResponse(c, 413, `a file is at most ${max} bytes (LIVE_SEGMENT_MAX_BYTES)`);
+  const deps = liveDeps(c);
+  const decision = await decideIngest(deps, contentKey!, streamKey!);
+  if (!decision.ok) {
+    const throttled = budget?.spend();
+    if (throttled) throw throttled;
+    return ingestResponse(c, decision.answer);
+  }
+  // ffmpeg's -hls_flags delete_segments: acknowledged, the recording keeps the segment.
+  if (c.req.method === "DELETE") return new Response(null, { status: 204 });
+  return ingestResponse(
+    c,
+    await ingestFile(deps, decision.sender, file!, c.req.raw.body, declared),
+  );
+}
+
+export const ingestPut: AppRouteHandler<typeof routes.ingestPut> = (c) => encoderRequest(c);
+export const ingestDelete: AppRouteHandler<typeof routes.ingestDelete> = (c) => encoderRequest(c);
 
 export const watch: AppRouteHandler<typeof routes.watch> = async (c) => {
   const { contentKey, version, file } = c.req.valid("param");

@@ -34,11 +34,11 @@ export const create = createRoute({
   operationId: "createLiveStream",
   summary: "Create a live stream",
   description:
-    "A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording).",
+    "A content record with isLive true and its metadata (like E1, without a file), an ingest URL and a stream key. The key is shown in this answer only (stored hashed): the encoder PUTs its HLS media playlist and segments under ingestBaseUrl (docs/live.md). The record is listed from the encoder's first segments (isLive true, urlHLS the live playlist) until the stream ends, then as a video on demand (isLive false, urlHLS the recording). An organization runs at most 5 streams at once (standard plan) or 50 (enterprise), counting those not ended (idle or live): 409 past it.",
   request: { body: jsonBody(liveStreamBody) },
   responses: {
     200: jsonContent(createdLiveStream, "Created: the stream key is shown once"),
-    ...koErrors(400, 401, 413, 429),
+    ...koErrors(400, 401, 409, 413, 429),
   },
 });
 
@@ -108,7 +108,7 @@ const ingestParams = z.object({
 });
 
 const ingestDescription =
-  "The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. 400: the playlist is not an HLS media playlist (the reason); 403: wrong stream key (counted as a failed authentication: past AUTH_FAILURES_PER_MINUTE from one client, 429); 404: no live stream under the key; 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES.";
+  "The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. The stream and its key are decided before the body is read; a segment is streamed into storage as it arrives. 400: the playlist is not an HLS media playlist (the reason), an empty segment, a body that stopped short; 403: wrong stream key; 404: no live stream under the key (both spend the client's budget of AUTH_FAILURES_PER_MINUTE refused ingest requests a minute; once spent, every ingest request from that client, the right key's too, answers 429 until the minute ends); 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES, a playlist over 256 KB, or the stream's storage (its plan's limit) is full, which ends the stream; 429: too many refused requests from this client, or more than 8 files of the stream being written at once.";
 
 const ingestResponses = {
   200: { description: "Playlist taken (the text says how many new segments)" },

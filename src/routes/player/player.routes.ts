@@ -87,9 +87,9 @@ export const create = createRoute({
   operationId: "createPlayerConfiguration",
   summary: "Create a player configuration",
   description:
-    "The service makes its id (10 letters or digits), which the player reports as video_player_id and ad_player_id. Omitted fields take their defaults. Needs the enterprise_player entitlement; not available to a sub-organization's scope (403).",
+    "The service makes its id (10 letters or digits), which the player reports as video_player_id and ad_player_id. Omitted fields take their defaults. Needs the enterprise_player entitlement; not available to a sub-organization's scope (403). An organization has at most 20 configurations (standard plan) or 200 (enterprise): 409 past it.",
   request: { body: jsonBody(playerConfigurationBody) },
-  responses: { 200: one, ...koErrors(400, 401, 403, 413, 429) },
+  responses: { 200: one, ...koErrors(400, 401, 403, 409, 413, 429) },
 });
 
 export const replace = createRoute({

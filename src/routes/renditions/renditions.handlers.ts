@@ -1,11 +1,7 @@
 import type { Context } from "hono";
 import { loadContentOr404 } from "../../domain/content/content";
-import {
-  organizationLadder,
-  renditionStates,
-  setOrganizationLadder,
-} from "../../domain/renditions";
-import { retryRenditions as retry } from "../../domain/renditions-retry";
+import { organizationLadder, setOrganizationLadder } from "../../domain/renditions";
+import { contentRenditions, retryRenditions as retry } from "../../domain/renditions-retry";
 import type { AppEnv } from "../../http/context";
 import { requestDeps, requestScope } from "../../http/deps";
 import type { AppRouteHandler } from "../../http/router";
@@ -38,7 +34,7 @@ export const contentRenditionStates: AppRouteHandler<typeof routes.contentRendit
 ) => {
   const { contentKey } = c.req.valid("query");
   const content = await loadContentOr404(c.get("db"), requestScope(c), contentKey);
-  return c.json({ contentKey, renditions: await renditionStates(requestDeps(c), content.id) }, 200);
+  return c.json(await contentRenditions(requestDeps(c), content), 200);
 };
 
 export const retryRenditions: AppRouteHandler<typeof routes.retryRenditions> = async (c) => {

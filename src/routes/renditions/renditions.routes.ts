@@ -54,7 +54,7 @@ export const contentRenditionStates = createRoute({
   operationId: "getContentRenditions",
   summary: "A video's renditions and their states",
   description:
-    "Each rung planned for the video: pending (being transcoded), ready (listed in its master playlist and DASH manifest, with the measured peak and average bit rate), or failed (with the reason; the source still plays). Empty when the video gets no rung.",
+    "Each rung planned for the video: pending (being transcoded), ready (listed in its master playlist and DASH manifest, with the measured peak and average bit rate), or failed (with the reason; the source still plays). Empty when the video gets no rung. A rung none of whose jobs started or finished for an hour is failed (its job died or was lost). For a live recording, `recording` is its remux's state (the ladder follows it).",
   request: { query: contentKeyQuery },
   responses: {
     200: jsonContent(contentRenditions, "The rungs, highest first"),
@@ -69,7 +69,7 @@ export const retryRenditions = createRoute({
   operationId: "retryContentRenditions",
   summary: "Transcode a video's failed renditions again",
   description:
-    "Each failed rung (or only `rung`) that the organization's ladder still plans for the video goes back to pending, sized and at the bit rate the ladder says now, and is transcoded again; ready and pending rungs are left alone. 409 when nothing failed (a second retry finds the rungs pending: nothing is queued twice), when the ladder no longer has the failed rungs, or when the deployment has no transcoder.",
+    'Each failed rung (or only `rung`) that the organization\'s ladder still plans for the video goes back to pending, sized and at the bit rate the ladder says now, and is transcoded again; ready and pending rungs are left alone. A video rejected because its top rung failed for a passing reason (its job died, the transcoder kept failing) is processing again, unlisted until that rung is ready. A live recording whose remux failed has it queued again (retried: ["recording"]). 409 when nothing failed (a second retry finds the rungs pending: nothing is queued twice), when the ladder no longer has the failed rungs, or when the deployment has no transcoder.',
   request: { body: jsonBody(retryBody) },
   responses: {
     200: jsonContent(retriedRenditions, "The rungs queued again and every rung's state"),

@@ -4,6 +4,7 @@
 //                           with the next status of <name>'s script (200 once it is used up)
 //   PUT  /control/<name>    {secrets: ["whsec_..."], statuses: [500, 500]}: how to verify, what to answer
 //   GET  /control/<name>    {deliveries: [...]} in the order they came
+//   GET  /redirect/<name>?to=<url>   302 to <url> (a host that redirects, for the service's fetches)
 // Used by the e2e tests (started in the test file) and by the workers project (globalSetup
 // below: the tests there run inside workerd and reach it over loopback).
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -73,6 +74,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       return reply(200, { ok: true });
     }
     if (kind === "control" && req.method === "GET") return reply(200, { deliveries: h.deliveries });
+    if (kind === "redirect" && req.method === "GET") {
+      res.writeHead(302, { Location: url.searchParams.get("to") ?? "/" });
+      return res.end();
+    }
     if (kind === "hooks" && req.method === "POST") {
       const headers = {
         "webhook-id": String(req.headers["webhook-id"] ?? ""),

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { nudgeProxy } from "../../../scripts/lib/proxy-nudge.mjs";
 import { applyMigrations } from "../../../scripts/lib/wrangler.mjs";
 import { freePort } from "../../../scripts/lib/net.mjs";
-import { launchProcessGroup } from "../../../scripts/lib/worker-launcher.mjs";
+import { launchProcessGroup, wranglerEnv } from "../../../scripts/lib/worker-launcher.mjs";
 
 export const ROOT = join(import.meta.dirname, "..", "..", "..");
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -66,6 +66,8 @@ export async function startWorker(
   options: {
     /** More variables for the env file (a test's own worker: the rendition test's transcoder). */
     vars?: Record<string, string>;
+    /** More environment for wrangler itself (scripts/lib/worker-launcher.mjs). */
+    env?: Record<string, string>;
   } = {},
 ): Promise<RunningWorker> {
   const dir = mkdtempSync(join(tmpdir(), "evc-e2e-"));
@@ -121,7 +123,7 @@ export async function startWorker(
           `PUBLIC_BASE_URL:${url}`,
           "--show-interactive-dev-session=false",
         ],
-        { cwd: ROOT },
+        { cwd: ROOT, env: { ...wranglerEnv(), ...options.env } },
       );
       child.stdout!.pipe(log);
       child.stderr!.pipe(log);

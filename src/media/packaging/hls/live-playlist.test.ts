@@ -4,6 +4,7 @@ import {
   parseEncoderPlaylist,
   PlaylistError,
   renderLivePlaylist,
+  WINDOW_MAX_SEGMENTS,
 } from "./live-playlist";
 
 describe("parseEncoderPlaylist", () => {
@@ -61,6 +62,24 @@ describe("the viewers' playlists", () => {
     expect(dvrWindow(list, 8)).toBe(6);
     expect(dvrWindow(list, 1)).toBe(7);
     expect(dvrWindow(list, 100)).toBe(0);
+  });
+
+  it("counts a segment as at least a second, and holds at most WINDOW_MAX_SEGMENTS", () => {
+    const zero = Array.from({ length: 4000 }, (_, i) => seg(i, 0));
+    // 4,000 EXTINF:0 segments in a 60 s window: 60 of them, not all.
+    expect(zero.length - dvrWindow(zero, 60)).toBe(60);
+    const half = Array.from({ length: 100 }, (_, i) => seg(i, 0.5));
+    expect(half.length - dvrWindow(half, 30)).toBe(30);
+    // A day's window of 1-second segments: bounded in segments.
+    const day = Array.from({ length: 86_400 }, (_, i) => seg(i, 1));
+    expect(day.length - dvrWindow(day, 86_400)).toBe(WINDOW_MAX_SEGMENTS);
+  });
+
+  it("writes a recording of 200,000 segments (no spread of its durations)", () => {
+    const list = Array.from({ length: 200_000 }, (_, i) => seg(i, i === 7 ? 5.2 : 1));
+    const vod = renderLivePlaylist(list, { ended: true, discontinuitySequence: 0 });
+    expect(vod).toContain("#EXT-X-TARGETDURATION:6\n");
+    expect(vod.match(/^u\d+\.ts$/gm)).toHaveLength(200_000);
   });
 
   it("writes a sliding live playlist, and the recording with ENDLIST", () => {

@@ -135,7 +135,9 @@ export function renderLivePlaylist(
   options: { ended: boolean; discontinuitySequence: number },
 ): string {
   const fmp4 = segments.some((s) => s.map !== null);
-  const target = Math.max(1, ...segments.map((s) => Math.ceil(s.duration)));
+  // A loop, not Math.max(...durations): a spread of a long recording overflows the stack.
+  let target = 1;
+  for (const s of segments) target = Math.max(target, Math.ceil(s.duration));
   const out = [
     "#EXTM3U",
     `#EXT-X-VERSION:${fmp4 ? 7 : 3}`,
@@ -158,12 +160,21 @@ export function renderLivePlaylist(
   return `${out.join("\n")}\n`;
 }
 
-/** The segments of the DVR window: the last ones whose durations add up to at most `seconds` (at least three). */
+/** The most segments a live window holds, whatever their durations (6 h of 1-second segments). */
+export const WINDOW_MAX_SEGMENTS = 21_600;
+/** The least a segment counts for in the window: EXTINF:0 segments cannot grow it without bound. */
+export const WINDOW_SEGMENT_FLOOR_SECONDS = 1;
+
+/**
+ * The start of the DVR window in `segments` (the DVR list's last ones, in order): the last
+ * segments whose durations, each counted as at least WINDOW_SEGMENT_FLOOR_SECONDS, add up to at
+ * most `seconds`, at least three and at most WINDOW_MAX_SEGMENTS.
+ */
 export function dvrWindow<T extends { duration: number }>(segments: readonly T[], seconds: number) {
   let total = 0;
   let first = segments.length;
-  while (first > 0) {
-    const next = total + segments[first - 1]!.duration;
+  while (first > 0 && segments.length - first < WINDOW_MAX_SEGMENTS) {
+    const next = total + Math.max(segments[first - 1]!.duration, WINDOW_SEGMENT_FLOOR_SECONDS);
     if (next > seconds && segments.length - first >= 3) break;
     total = next;
     first--;

@@ -1,0 +1,5 @@
+import { createRouter } from "../../http/router";
+import * as handlers from "./audit.handlers";
+import * as routes from "./audit.routes";
+
+export default createRouter().openapi(routes.list, handlers.list);
