@@ -83,6 +83,11 @@ export async function publishWithLadder(url, credentials, path, ladder, title) {
     while (Date.now() - started < 900_000) {
       states = (await api("GET", `/v2/content/renditions?contentKey=${contentKey}`)).renditions;
       if (states.length > 0 && states.every((r) => r.status !== "pending")) break;
+      // E2 plans the rungs at once where a transcoder is; none after a minute: there is none.
+      if (states.length === 0 && Date.now() - started > 60_000)
+        throw new Error(
+          "no rungs planned a minute after E2: the server reaches no transcoder (TRANSCODER_URL)",
+        );
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     if (!states.length || states.some((r) => r.status !== "ready"))

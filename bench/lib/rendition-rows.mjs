@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { hasFfmpeg, startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
 import { prepareState, startLoadServer } from "./load-server.mjs";
-import { DEMO_CREDENTIALS, makeSource, publishWithLadder } from "./publish.mjs";
+import { apiOf, DEMO_CREDENTIALS, makeSource, publishWithLadder } from "./publish.mjs";
 import { rawLoad } from "./raw-load.mjs";
 import { median } from "./stats.mjs";
 
@@ -96,7 +96,7 @@ async function publishWithRung(url, credentials, log) {
   try {
     const source = join(dir, "source.mp4");
     await makeSource(source, { width: 1280, height: 720, seconds: 24, bitrate: "4M" });
-    const { stream, ladderSeconds } = await publishWithLadder(
+    const { contentKey, stream, ladderSeconds } = await publishWithLadder(
       url,
       credentials,
       source,
@@ -106,7 +106,7 @@ async function publishWithRung(url, credentials, log) {
     log(`r360 ready ${ladderSeconds.toFixed(0)} s after E2`);
     const playlist = await (await fetch(`${stream}r360-video.m3u8`)).text();
     const segments = playlist.split("\n").filter((l) => l.endsWith(".m4s"));
-    return { stream: new URL(stream).pathname, segments };
+    return { contentKey, stream: new URL(stream).pathname, segments };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -128,7 +128,7 @@ async function timed(url) {
  * (ratio: to /healthz over the same passes; kind "baseline", "control" (a static file of about
  * a segment's size: the ceiling here), "cached", "cold" or "range" (the stored segment read
  * without the edge cache's lookup and put: what of the cold row is the cache's)), notes the lines to print beside
- * them (sizes, the first requests' times).
+ * them (sizes, the first requests' times). The video it publishes is deleted at the end.
  */
 export async function renditionRows({
   url,
@@ -138,7 +138,15 @@ export async function renditionRows({
   passes = 3,
   log = (line) => console.error(line),
 }) {
-  const { stream, segments } = await publishWithRung(url, credentials, log);
+  const { contentKey, stream, segments } = await publishWithRung(url, credentials, log);
+  try {
+    return await measure({ url, stream, segments, connections, seconds, passes });
+  } finally {
+    await apiOf(url, credentials)("DELETE", `/v2/content?contentKey=${contentKey}`);
+  }
+}
+
+async function measure({ url, stream, segments, connections, seconds, passes }) {
   // A 6 s segment (the first is 2 s): the size the issue measured, about 374 KB at r360.
   const segment = `${stream}${segments[2] ?? segments.at(-1)}`;
   const notes = [];
