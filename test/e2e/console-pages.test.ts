@@ -20,7 +20,12 @@ import {
   type Org,
   type Service,
 } from "./harness/api";
-import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
+import {
+  launchChromium,
+  recordCanvasText,
+  seriousViolations,
+  signInToConsole,
+} from "./harness/browser";
 import { ROOT } from "./harness/worker";
 
 const e2e = inject("e2e");
@@ -91,15 +96,7 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     // The text uPlot draws on its canvas (tick labels are not in the DOM), recorded before any
     // script of the page runs.
-    await context.addInitScript(() => {
-      const drawn: string[] = [];
-      (window as unknown as { drawnText: string[] }).drawnText = drawn;
-      const fillText = CanvasRenderingContext2D.prototype.fillText;
-      CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
-        drawn.push(String(text));
-        return fillText.call(this, text, ...rest);
-      };
-    });
+    await recordCanvasText(context);
     page = await context.newPage();
     page.on("console", (m) => {
       if (m.type() === "error") consoleErrors.push(`${m.text()} (${m.location().url})`);

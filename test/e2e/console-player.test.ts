@@ -17,7 +17,7 @@ import {
   type Org,
   type Service,
 } from "./harness/api";
-import { launchChromium, signInToConsole } from "./harness/browser";
+import { launchChromium, recordCanvasText, signInToConsole } from "./harness/browser";
 import { createPlayerConfig } from "./harness/player-api";
 
 const e2e = inject("e2e");
@@ -85,15 +85,7 @@ describe.skipIf(!e2e.chromium)("the console's player and stream details in Chrom
     });
     expect(events.status).toBe(200);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.addInitScript(() => {
-      const drawn: string[] = [];
-      (window as unknown as { drawnText: string[] }).drawnText = drawn;
-      const fillText = CanvasRenderingContext2D.prototype.fillText;
-      CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
-        drawn.push(String(text));
-        return fillText.call(this, text, ...rest);
-      };
-    });
+    await recordCanvasText(context);
     page = await context.newPage();
     await signInToConsole(page, service.baseUrl, org);
   });
