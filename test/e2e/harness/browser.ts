@@ -28,8 +28,8 @@ export function launchChromium(executablePath: string): Promise<Browser> {
  * Records the text the context's pages draw on canvases (uPlot's tick labels are not in the DOM)
  * in `window.drawnText`, from before any script of a page runs.
  */
-export function recordCanvasText(context: BrowserContext): Promise<void> {
-  return context.addInitScript(() => {
+export async function recordCanvasText(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
     const drawn: string[] = [];
     (window as unknown as { drawnText: string[] }).drawnText = drawn;
     const fillText = CanvasRenderingContext2D.prototype.fillText;
