@@ -12,10 +12,10 @@
 // compared with two runs without a writer that agree, more of them run until two do; each
 // write's D1 rows); then the rendition rows (bench/lib/rendition-rows.mjs: a rung's media
 // segment from the edge cache and on an edge miss, against /healthz measured beside them by a
-// client that does not decode the bodies; goals >= 95 % and >= 30 %). Ends with the summary the
-// README's load table shows. Loopback only; bounded in time (30 rows, 3 interleaved passes of
-// 4 s, 2 s warm-up, 5 to 8 mixed runs of 10 s, plus waits for the writers' feed work to finish;
-// the rendition rows: a 24 s upload's rung made, then 5 rows of the same passes).
+// client that does not decode the bodies; goals >= 95 % and >= 30 %). Ends with the summary
+// docs/benchmarks.md's load table shows. Loopback only; bounded in time (30 rows, 3 interleaved
+// passes of 4 s, 2 s warm-up, 5 to 8 mixed runs of 10 s, plus waits for the writers' feed work
+// to finish; the rendition rows: a 24 s upload's rung made, then 5 rows of the same passes).
 //
 //   npm run bench:load                               (demo data, or bulk1 when seeded)
 //   npm run seed:bulk -- --reset --videos 10000      (optional: the bulk catalog; --feeds N adds feeds)
@@ -669,7 +669,7 @@ function ratioRange(values) {
 
 /**
  * One line per kind of read (its rows' ratios, against their goal) and per writer of the mixed
- * scenario: what the README's load table shows, so a run can be compared with it.
+ * scenario: what docs/benchmarks.md's load table shows, so a run can be compared with it.
  */
 function summaryRows(results, mixed, renditions) {
   const group = (label, rows, of, goal) => {
@@ -1002,7 +1002,7 @@ async function main() {
   } else if (renditionsSkipped) {
     console.log(`\nRendition rows left out: ${renditionsSkipped}.`);
   }
-  console.log(`\nSummary (the README's load table):\n`);
+  console.log(`\nSummary (docs/benchmarks.md's load table):\n`);
   console.log(markdownTable(summaryColumns(), summaryRows(results, mixed, renditions)));
 
   let memoryReport = null;

@@ -38,7 +38,7 @@ Options:
   --progress             print one line per request
   -h, --help             this text
 
-Credentials default to the demo organizations of npm run dev (README "Demo credentials"). The
+Credentials default to the demo organizations of npm run dev (docs/tour.md "Demo credentials"). The
 fuzzer never deletes, patches or rotates the credentials of the organizations it uses, and never
 deletes or changes content and feeds it did not create.
 

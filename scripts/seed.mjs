@@ -503,7 +503,7 @@ function printBrief(data, mediaWritten) {
   const orgs = data.organizations.map((o) => o.organizationKey).join(", ");
   console.log(
     `demo data seeded: organizations ${orgs}; ${data.videos.length} videos; ${data.feeds.length} feeds; ` +
-      `${mediaWritten} media objects uploaded (credentials: README, "Demo credentials")`,
+      `${mediaWritten} media objects uploaded (credentials: docs/tour.md, "Demo credentials")`,
   );
 }
 
@@ -547,7 +547,7 @@ function printSummary(data, remote, mediaWritten) {
  */
 export async function seed({ remote = false, persistTo, brief = false } = {}) {
   if (remote) {
-    // The demo credentials are public (README), so they must never reach a production database.
+    // The demo credentials are public (docs/tour.md), so they must never reach a production database.
     console.warn(
       "WARNING: seeding the remote database with PUBLIC demo credentials; use only on a non-production DB.",
     );

@@ -25,6 +25,7 @@ import members from "./routes/members/members.index";
 import organization from "./routes/organization/organization.index";
 import playback from "./routes/playback/playback.index";
 import player from "./routes/player/player.index";
+import qoe from "./routes/qoe/qoe.index";
 import renditions from "./routes/renditions/renditions.index";
 import reference from "./routes/reference/reference.index";
 import reports from "./routes/reports/reports.index";
@@ -47,6 +48,8 @@ const routeGroups = [
   live,
   embed,
   videos,
+  // Before analytics: E7's /v2/analytics/{type} would take /v2/analytics/qoe.
+  qoe,
   analytics,
   reports,
   search,
@@ -92,6 +95,11 @@ export function createApp() {
         "X-Service-Player-Token",
         "Range",
         "X-D1-Bookmark",
+        // Players in CMCD header mode send them on stream requests (and to the collector).
+        "CMCD-Object",
+        "CMCD-Request",
+        "CMCD-Session",
+        "CMCD-Status",
       ],
       exposeHeaders: [
         "ETag",

@@ -310,6 +310,18 @@ describe("E6 listing", () => {
     expect(await keys("", b)).toEqual(names("w1", "w2", "w3", "w4", "w5"));
   });
 
+  it("is private and varies by credentials and country (network windows depend on it)", async () => {
+    for (const path of ["/v2/videos/", "/v2/videos"]) {
+      const { res } = await callJson(`${path}?networkVideos=1`, {
+        headers: readHeaders(a, { "CF-IPCountry": "US" }),
+      });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("Cache-Control"), path).toBe("private, max-age=30");
+      const vary = (res.headers.get("Vary") ?? "").split(/,\s*/);
+      expect(vary, path).toEqual(expect.arrayContaining(["X-Service-Sync-Code", "CF-IPCountry"]));
+    }
+  });
+
   it("answers 403 for each gated parameter without its entitlement", async () => {
     for (const [q, entitlement] of [
       ["mmi=x", "mmi"],

@@ -3,7 +3,7 @@
 // compiled by TypeScript under the module settings apps use (NodeNext, Node16, Bundler), with
 // skipLibCheck as usual. A wrong API path must be an error in every one of them (declarations
 // whose imports do not resolve turn every type into `any`, and nothing complains). Then every
-// code sample of the READMEs compiles against the same packages. Needs the packages built
+// code sample of the READMEs and docs/tour.md compiles against the same packages. Needs the packages built
 // (`npm test` builds them first: npm run build, npm run build:client).
 import {
   cpSync,
@@ -202,8 +202,8 @@ function compileSample(name: string, code: string, lang: string): string[] {
   }
 }
 
-describe("README code samples", () => {
-  for (const readme of ["README.md", "sdk/client/README.md", "sdk/player/README.md"]) {
+describe("the docs' code samples", () => {
+  for (const readme of ["docs/tour.md", "sdk/client/README.md", "sdk/player/README.md"]) {
     const found = samples(readFileSync(join(ROOT, readme), "utf8"));
     it(
       `${readme}: ${found.length} samples compile against the packages`,

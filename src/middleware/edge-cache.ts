@@ -56,11 +56,16 @@ const CLIENT_CACHE_CONTROL = "X-Client-Cache-Control";
 /** Headers of the answer that a hit gives back (the outer middleware adds the rest). */
 const REPLAYED = ["content-type", "etag", "last-modified", "access-control-allow-origin"];
 
+/**
+ * Query arguments that change nothing the cache keeps: a playback token, checked before the cache
+ * (middleware/signed-playback.ts), and the CMCD data players add to every stream request
+ * (docs/qoe.md): one entry serves every viewer.
+ */
+const UNKEYED_QUERY = new Set(["token", "CMCD"]);
+
 function normalizedQuery(url: URL): string {
-  // A playback token is checked before the cache (middleware/signed-playback.ts) and changes
-  // nothing the cache keeps: one entry serves every viewer.
   const pairs = [...url.searchParams]
-    .filter(([name]) => name !== "token")
+    .filter(([name]) => !UNKEYED_QUERY.has(name))
     .sort(([a, x], [b, y]) => (a === b ? x.localeCompare(y) : a.localeCompare(b)));
   return new URLSearchParams(pairs).toString();
 }

@@ -59,8 +59,16 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   "GET /prod/get_ecommerce_reports": "reports:read",
   "GET /prod/get_viewer_reports": "viewers:read",
   "GET /v2/ingestion": "reports:read",
+  "GET /v2/analytics/qoe": "reports:read",
+  "GET /v2/analytics/qoe/views": "reports:read",
+  "GET /v2/analytics/qoe/alerts": "reports:read",
+  // Thresholds decide which webhooks are sent: a setting, like the webhooks themselves.
+  "PUT /v2/analytics/qoe/alerts": "settings:write",
   "DELETE /v2/viewers": "viewers:erase",
   "POST /v2/events": "public",
+  // The CMCD v2 collector: players name the organization by its sync code, as for events.
+  "POST /v2/cmcd": "public",
+  "GET /v2/cmcd": "public",
   // Players and items
   "GET /v2/player/{contentKey}": "public",
   "GET /v2/player-configurations": "library:read",

@@ -8,6 +8,7 @@ import {
   consumerDatabase,
   parkDeadEventMessages,
 } from "../domain/stats/consume";
+import { judgeQoeAlerts } from "../domain/stats/qoe/alerts";
 import type { Env } from "../env";
 import type { Plan } from "../shared/vocabulary";
 
@@ -84,6 +85,14 @@ export async function consumeEvents(batch: MessageBatch<unknown>, env: Env): Pro
         }),
       );
     }
+    // Once the batch is settled: the alerts judge the windows of the organizations whose CMCD
+    // reports were just counted (judgeQoeAlerts logs its own failures and never throws).
+    const withReports = report.organizations.filter((o) => o.qoeReports > 0);
+    if (withReports.length)
+      await judgeQoeAlerts(
+        { db, now: new Date(), webhookQueue: env.WEBHOOK_QUEUE },
+        withReports.map((o) => o.organizationId),
+      );
   } catch (err) {
     batch.retryAll({ delaySeconds: RETRY_DELAY_SECONDS });
     const attempts = Math.max(...batch.messages.map((m) => m.attempts));

@@ -14,7 +14,7 @@ export const EVENTS_BODY_MAX_BYTES = 1024 * 1024;
  * DIMENSION_VALUES_PER_DAY new values per dimension and day; past it values count as `other`.
  */
 const PRINTABLE = /^[^\p{Cc}\p{Cf}]+$/u;
-const dimension = (max: number) =>
+export const dimension = (max: number) =>
   text(max)
     .regex(PRINTABLE, "must be printable text")
     .refine((v) => v !== "none" && v !== "other", "none and other are reserved")

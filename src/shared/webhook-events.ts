@@ -11,6 +11,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "video.renditions_complete",
   "live.started",
   "live.ended",
+  "qoe.degraded",
+  "qoe.recovered",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -26,10 +26,10 @@ import { SETTLED_MS } from "./harness/api";
 import { SILENT_LIMIT_MS } from "./harness/run-script";
 import { ROOT } from "./harness/worker";
 
-/** The commands of the README's "A short tour" block, each joined across its `\` continuations. */
-function readmeTour(): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## A short tour"));
+/** The commands of docs/tour.md's "A short tour" block, each joined across its `\` continuations. */
+function tourCommands(): string[] {
+  const tour = readFileSync(join(ROOT, "docs", "tour.md"), "utf8");
+  const section = tour.slice(tour.indexOf("## A short tour"));
   const block = section.slice(
     section.indexOf("```sh") + 5,
     section.indexOf("```", section.indexOf("```sh") + 5),
@@ -40,7 +40,7 @@ function readmeTour(): string[] {
     .filter((line) => line.startsWith("curl "));
 }
 
-/** Runs a README command with bash and the real curl, failing on an HTTP error (curl --fail-with-body). */
+/** Runs a tour command with bash and the real curl, failing on an HTTP error (curl --fail-with-body). */
 function runShell(command: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
     const child = spawn(
@@ -232,9 +232,9 @@ it.for([
       expect(requestLines).toHaveLength(1);
 
       if (!inspect) {
-        // The README's tour, as a newcomer pastes it (the real curl), against the demo data: every
-        // command answers, and the network listing shows what the README says it shows.
-        const tour = readmeTour();
+        // The tour of docs/tour.md, as a newcomer pastes it (the real curl), against the demo data:
+        // every command answers, and the network listing shows what the tour says it shows.
+        const tour = tourCommands();
         expect(tour.length).toBeGreaterThanOrEqual(5);
         for (const command of tour) {
           const { code, out } = await runShell(
@@ -246,7 +246,7 @@ it.for([
             const keys = (JSON.parse(out) as { data: { contentKey: string }[] }).data.map(
               (v) => v.contentKey,
             );
-            expect(keys, "partner videos syndicated to the network (README)").toEqual(
+            expect(keys, "partner videos syndicated to the network (docs/tour.md)").toEqual(
               expect.arrayContaining(["partner1", "partner2"]),
             );
           }

@@ -1,6 +1,6 @@
 // The lists the tools and the docs take from the service's own definitions, so they cannot
 // drift from it again: the bulk statistics seed's counters (scripts/bulk/stats.mjs) and the
-// webhook events the README and docs/api.md name. (The console imports the webhook events
+// webhook events docs/tour.md and docs/api.md name. (The console imports the webhook events
 // itself; test/e2e/console.test.ts checks it offers every one the API documents.)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -45,11 +45,11 @@ describe("the bulk statistics seed", () => {
 });
 
 describe("the webhook events", () => {
-  it("are all named in the README and in docs/api.md", () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  it("are all named in docs/tour.md and in docs/api.md", () => {
+    const tour = readFileSync(join(ROOT, "docs", "tour.md"), "utf8");
     const api = readFileSync(join(ROOT, "docs", "api.md"), "utf8");
     for (const type of WEBHOOK_EVENT_TYPES) {
-      expect(readme, `README.md names ${type}`).toContain(`\`${type}\``);
+      expect(tour, `docs/tour.md names ${type}`).toContain(`\`${type}\``);
       expect(api, `docs/api.md's table has ${type}`).toContain(`| \`${type}\` |`);
     }
   });

@@ -1,6 +1,9 @@
 // Analytics of the organization over a range of UTC days: plays per day (a line chart of
 // GET /v2/analytics/video/totals?by=day), the top videos (E9), and breakdowns by country and
-// device (the same totals, by=country|device). Every table can be downloaded as CSV.
+// device (the same totals, by=country|device); then the quality of experience (GET
+// /v2/analytics/qoe, docs/qoe.md): a scorecard, the worst videos, countries, devices and
+// renditions, startup and rebuffering per day, and the open alerts. Every table can be
+// downloaded as CSV.
 import { useEffect, useState } from "preact/hooks";
 import { client, ok, session, utcDay } from "../api";
 import { DayChart, everyDay } from "../chart";
@@ -135,6 +138,193 @@ const ISO_DAY = {
   placeholder: "YYYY-MM-DD",
   maxLength: 10,
 } as const;
+
+type QoeRow = {
+  key: string;
+  views: number;
+  score: number | null;
+  startupMsP50: number | null;
+  startupMsP90: number | null;
+  failurePct: number | null;
+  rebufferPct: number | null;
+  exitsBeforeStartPct: number | null;
+  averageBitrateKbps: number | null;
+};
+interface QoeAlert {
+  id: number;
+  contentKey: string | null;
+  openedAt: string;
+  crossed: string[];
+  figures: {
+    views: number;
+    failurePct: number | null;
+    rebufferPct: number | null;
+    startupMsP90: number | null;
+  };
+  worst: Record<string, unknown> | null;
+}
+
+const shown = (v: number | null | undefined, unit = "") =>
+  v === null || v === undefined ? "–" : `${v}${unit}`;
+const QOE_HEADER = [
+  "Views",
+  "Score",
+  "Startup p50",
+  "Startup p90",
+  "Failures",
+  "Rebuffering",
+  "Exits before start",
+];
+const qoeCells = (r: QoeRow) => [
+  r.views,
+  shown(r.score),
+  shown(r.startupMsP50, " ms"),
+  shown(r.startupMsP90, " ms"),
+  shown(r.failurePct, " %"),
+  shown(r.rebufferPct, " %"),
+  shown(r.exitsBeforeStartPct, " %"),
+];
+
+/** Quality of experience over the range: from the CMCD reports players send (docs/qoe.md). */
+function Qoe({ start, end }: { start: string; end: string }) {
+  const [data, setData] = useState<{
+    all: QoeRow | null;
+    days: QoeRow[];
+    worst: Record<"contentKey" | "country" | "device" | "rendition", QoeRow[]>;
+    alerts: QoeAlert[];
+  } | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    setError("");
+    const rows = (query: Record<string, string | number>) =>
+      client.api
+        .GET("/v2/analytics/qoe", { params: { query: { from: start, to: end, ...query } } })
+        .then(ok)
+        .then((r) => r.data.rows as QoeRow[]);
+    const worst = (groupBy: "contentKey" | "country" | "device" | "rendition") =>
+      rows({ groupBy, orderBy: "score", limit: 10 });
+    Promise.all([
+      rows({}),
+      rows({ groupBy: "date" }),
+      worst("contentKey"),
+      worst("country"),
+      worst("device"),
+      worst("rendition"),
+      client.api
+        .GET("/v2/analytics/qoe/alerts")
+        .then(ok)
+        .then((r) => (r.data.alerts as (QoeAlert & { open: boolean })[]).filter((a) => a.open)),
+    ]).then(
+      ([all, days, contentKey, country, device, rendition, alerts]) =>
+        setData({
+          all: all[0] ?? null,
+          days,
+          worst: { contentKey, country, device, rendition },
+          alerts,
+        }),
+      (err: Error) => setError(err.message),
+    );
+  }, [start, end]);
+  if (error) return <Messages error={error} />;
+  if (!data) return null;
+  const byDay = (f: (r: QoeRow) => number | null) =>
+    everyDay(start, end, new Map(data.days.map((d) => [d.key, f(d) ?? 0])));
+  const worstTable = (title: string, label: string, rows: QoeRow[], file: string) => (
+    <DataTable
+      title={title}
+      header={[label, ...QOE_HEADER]}
+      cells={rows.map((r) => [r.key, ...qoeCells(r)])}
+      file={file}
+      note="No views in this range."
+    />
+  );
+  const all = data.all;
+  return (
+    <section aria-labelledby="qoe-title">
+      <h2 id="qoe-title">Quality of experience</h2>
+      <section class="card" aria-labelledby="qoe-alerts-title">
+        <h3 id="qoe-alerts-title" class="h3">
+          Open alerts
+        </h3>
+        {data.alerts.length === 0 ? (
+          <p class="muted">No open alert.</p>
+        ) : (
+          <ul class="qoe-alerts">
+            {data.alerts.map((a) => (
+              <li key={a.id} data-alert={a.id}>
+                <strong>{a.contentKey ? `Video ${a.contentKey}` : "All videos"}</strong>:{" "}
+                {a.crossed.join(", ")} over the threshold since {a.openedAt} ({a.figures.views}{" "}
+                views; failures {shown(a.figures.failurePct, " %")}, rebuffering{" "}
+                {shown(a.figures.rebufferPct, " %")}, startup p90{" "}
+                {shown(a.figures.startupMsP90, " ms")})
+                {a.worst ? ` — worst ${String(a.worst.dimension)} ${String(a.worst.value)}` : ""}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {!all ? (
+        <section class="card" aria-label="Scorecard">
+          <p class="muted">
+            No views reported in this range. Players report to /v2/cmcd (hls.js, dash.js, Shaka
+            Player, the SDK: see the QoE documentation).
+          </p>
+        </section>
+      ) : (
+        <>
+          <section class="card scorecard" aria-label="Scorecard">
+            <dl>
+              {(
+                [
+                  ["Viewer experience", shown(all.score)],
+                  ["Views", String(all.views)],
+                  ["Startup p50", shown(all.startupMsP50, " ms")],
+                  ["Startup p90", shown(all.startupMsP90, " ms")],
+                  ["Playback failures", shown(all.failurePct, " %")],
+                  ["Rebuffering", shown(all.rebufferPct, " %")],
+                  ["Exits before start", shown(all.exitsBeforeStartPct, " %")],
+                  ["Average bitrate", shown(all.averageBitrateKbps, " kbit/s")],
+                ] as const
+              ).map(([term, value]) => (
+                <div key={term}>
+                  <dt>{term}</dt>
+                  <dd>{value}</dd>
+                </div>
+              ))}
+            </dl>
+          </section>
+          <div class="grid2">
+            <section class="card" aria-labelledby="qoe-startup-title">
+              <h3 id="qoe-startup-title" class="h3">
+                Startup time per day (p50, ms)
+              </h3>
+              <DayChart points={byDay((d) => d.startupMsP50)} label="Startup p50 (ms)" />
+            </section>
+            <section class="card" aria-labelledby="qoe-rebuffer-title">
+              <h3 id="qoe-rebuffer-title" class="h3">
+                Rebuffering per day (% of watch time)
+              </h3>
+              <DayChart points={byDay((d) => d.rebufferPct)} label="Rebuffering (%)" />
+            </section>
+          </div>
+          <div class="grid2">
+            {worstTable("Worst videos", "Content key", data.worst.contentKey, "qoe-videos.csv")}
+            {worstTable("Worst countries", "Country", data.worst.country, "qoe-countries.csv")}
+          </div>
+          <div class="grid2">
+            {worstTable("Worst devices", "Device", data.worst.device, "qoe-devices.csv")}
+            {worstTable(
+              "Worst renditions",
+              "Rendition",
+              data.worst.rendition,
+              "qoe-renditions.csv",
+            )}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
 
 export function Analytics() {
   const [range, setRange] = useState({ start: utcDay(-29), end: utcDay(0) });
@@ -392,6 +582,7 @@ export function Analytics() {
           </div>
         </>
       )}
+      <Qoe start={range.start} end={range.end} />
     </section>
   );
 }

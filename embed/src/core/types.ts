@@ -23,6 +23,11 @@ export const NO_CONFIG: PlayerConfig = {
   relatedFeedUrl: null,
 };
 
+/** The configuration's id as the service takes it back (`none` is no configuration: reserved). */
+export function configurationId(config: PlayerConfig): string | null {
+  return config.id === NO_CONFIG.id ? null : config.id;
+}
+
 /**
  * Fills what an older or partial answer leaves out, so the player reads one shape. Every field
  * of the answer is named (the type makes a missing one an error; test/player.test.ts checks a

@@ -5,13 +5,14 @@
 // state except what only the player knows: whether the player started playback itself (muted
 // autoplay in view: video_autoplay), fullscreen (the player's box, which the SDK's document-level
 // check cannot see into a shadow root), and the pause an ad break makes, which is not the
-// viewer's (no video_pause/video_resume around a midroll). Removing the room detaches the SDK.
+// viewer's (no video_pause/video_resume around a midroll). With analytics on, the SDK also sends
+// the QoE collector its CMCD v2 reports (docs/qoe.md). Removing the room detaches the SDK.
 import { html5Source } from "../../../sdk/player/src/html5";
 import { attach } from "../../../sdk/player/src/index";
 import type { PlayerSource } from "../../../sdk/player/src/types";
 import type { PlayerCore } from "../core/contract";
 import { Room } from "../core/room";
-import type { PlayerData } from "../core/types";
+import { configurationId, type PlayerData } from "../core/types";
 
 /** The content <video> as the SDK sees it, with what only the player knows. */
 function contentSource(p: PlayerCore): PlayerSource {
@@ -67,7 +68,10 @@ export class EvcAnalytics extends Room {
           endpoint: d.endpoint,
           // No consent is asked by the player: only the counts that need none.
           consent: false,
-          playerId: options.playerId ?? d.player.id,
+          // CMCD v2 event reports to the QoE collector: startup, stalls, failures, renditions.
+          qoe: true,
+          // Without a configuration no player id: `none` is a reserved dimension value.
+          playerId: options.playerId ?? configurationId(d.player) ?? undefined,
           onError: (error) => console.error("player analytics:", error),
         });
     }

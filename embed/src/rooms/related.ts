@@ -5,6 +5,7 @@
 import { feedEntries, renderGallery } from "../core/gallery";
 import { Room } from "../core/room";
 import { loadVideo } from "../core/load";
+import { configurationId } from "../core/types";
 
 export class EvcRelated extends Room {
   private stop: (() => void) | null = null;
@@ -50,7 +51,7 @@ export class EvcRelated extends Room {
           entries,
           async () => p,
           (key) => {
-            const config = p.data.player.id === "none" ? null : p.data.player.id;
+            const config = configurationId(p.data.player);
             Promise.resolve(p.options.tokenFor?.(key) ?? null)
               .then((token) => loadVideo(p.data.endpoint, key, config, token))
               .then((next) => p.load(next, true))

@@ -1,6 +1,6 @@
 // The fuzzer's defaults and the demo credentials of `npm run dev`.
 
-/** The demo organizations of `npm run dev` (README "Demo credentials"). */
+/** The demo organizations of `npm run dev` (docs/tour.md "Demo credentials"). */
 export const DEMO_CREDENTIALS = {
   adminToken: "dev-admin-token",
   network: "demo-network",

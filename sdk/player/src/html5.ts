@@ -13,6 +13,8 @@ const MEDIA_EVENTS: SourceEvent[] = [
   "ended",
   "volumechange",
   "emptied",
+  "waiting",
+  "error",
 ];
 /** Share of the player that must be in the viewport to count as seen. */
 const VISIBLE_SHARE = 0.5;
@@ -37,7 +39,14 @@ export function html5Source(el: HTMLMediaElement): PlayerSource {
       visible,
       userActivation: (navigator as { userActivation?: { isActive: boolean } }).userActivation
         ?.isActive,
+      error: el.error?.code ?? null,
     }),
+    size: () => {
+      const video = (el as HTMLVideoElement).videoHeight;
+      return video
+        ? { video, player: Math.round(el.clientHeight * (globalThis.devicePixelRatio || 1)) }
+        : null;
+    },
     subscribe(listener) {
       const on =
         (name: SourceEvent): EventListener =>

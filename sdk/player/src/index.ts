@@ -1,6 +1,7 @@
 // Player analytics for the edge video catalog: attach() to a video element (or any PlayerSource)
 // and its behaviour is reported as the spec's statistics events (POST /v2/events).
 // Nothing here may throw into the page: every entry point and handler is guarded.
+import { createCmcdReporter, type CmcdReporter } from "./cmcd.js";
 import { html5Source } from "./html5.js";
 import { createSender } from "./sender.js";
 import { createTracker } from "./tracker.js";
@@ -17,6 +18,8 @@ import type {
 } from "./types.js";
 
 export { html5Source };
+export { createCmcdReporter } from "./cmcd.js";
+export type { CmcdOptions, CmcdReporter } from "./cmcd.js";
 export { MAX_EVENTS } from "./sender.js";
 export type * from "./types.js";
 
@@ -89,12 +92,15 @@ export function attach(
     let contentKey = options.contentKey;
     let consent = options.consent === true;
     const scheduler = options.scheduler ?? defaultScheduler;
+    const transport = options.transport ?? defaultTransport();
+    const base = options.endpoint.replace(/\/+$/, "");
+    const sync = `sync=${encodeURIComponent(options.syncCode)}`;
     const sender = createSender({
-      url: `${options.endpoint.replace(/\/+$/, "")}/v2/events?sync=${encodeURIComponent(options.syncCode)}`,
+      url: `${base}/v2/events?${sync}`,
       token: options.token,
       interval: options.flushInterval ?? 5000,
       scheduler,
-      transport: options.transport ?? defaultTransport(),
+      transport,
       onError,
     });
 
@@ -116,14 +122,33 @@ export function attach(
       (name) => sender.push(event(name)),
       () => scheduler.now(),
     );
-    const unsubscribe = source.subscribe(guard(tracker.handle));
+    const cmcd: CmcdReporter | null = options.qoe
+      ? createCmcdReporter(source, {
+          url: `${base}/v2/cmcd?${sync}${playerId ? `&playerId=${encodeURIComponent(playerId)}` : ""}${options.token ? `&token=${encodeURIComponent(options.token)}` : ""}`,
+          contentKey,
+          scheduler,
+          transport,
+          onError,
+        })
+      : null;
+    const unsubscribe = source.subscribe(
+      guard((e) => {
+        tracker.handle(e);
+        cmcd?.handle(e);
+      }),
+    );
     tracker.start();
 
     // Leaving or hiding the page is the last reliable moment to send (beacons survive unload;
     // a hidden page may never run again, on phones especially).
-    const leaving = guard(() => sender.flush(true));
+    const leaving = guard(() => {
+      sender.flush(true);
+      cmcd?.leave(true);
+    });
     const onHidden = guard(() => {
-      if (document.visibilityState === "hidden") sender.flush(true);
+      if (document.visibilityState !== "hidden") return;
+      sender.flush(true);
+      cmcd?.leave(false);
     });
     const win = typeof window === "object" ? window : undefined;
     const doc = typeof document === "object" ? document : undefined;
@@ -156,8 +181,12 @@ export function attach(
         if (typeof key !== "string" || key === "" || key === contentKey) return;
         contentKey = key;
         tracker.reset();
+        cmcd?.setContent(key);
       }),
-      flush: guard(() => sender.flush()),
+      flush: guard(() => {
+        sender.flush();
+        cmcd?.flush();
+      }),
       detach: guard(() => {
         unsubscribe();
         win?.removeEventListener("pagehide", leaving);
@@ -165,6 +194,8 @@ export function attach(
         // No retries after this: the beacon, as when leaving.
         sender.flush(true);
         sender.stop();
+        cmcd?.leave(true);
+        cmcd?.stop();
       }),
     };
   } catch (error) {

@@ -28,6 +28,8 @@ export interface PlayerState {
    * undefined when the browser cannot tell.
    */
   userActivation?: boolean;
+  /** The player's error code once it failed (an HTMLMediaElement's MediaError code). */
+  error?: string | number | null;
 }
 
 /**
@@ -44,12 +46,16 @@ export type SourceEvent =
   | "ended"
   | "volumechange"
   | "emptied"
+  | "waiting"
+  | "error"
   | "captionschange"
   | "fullscreenchange"
   | "viewport";
 
 export interface PlayerSource {
   state(): PlayerState;
+  /** Heights of the video and of the player on screen (device pixels), when known: QoE's upscaling. */
+  size?(): { video: number; player: number } | null;
   /** Starts notifications; returns the function that stops them. */
   subscribe(listener: (event: SourceEvent) => void): () => void;
 }
@@ -92,6 +98,11 @@ export interface AttachOptions {
   token?: string;
   /** Milliseconds between sends while events are waiting (default 5000). */
   flushInterval?: number;
+  /**
+   * Also report how playback went (startup, stalls, failures, renditions) as CMCD v2 reports to
+   * <endpoint>/v2/cmcd, the collector standard players report to (default false).
+   */
+  qoe?: boolean;
   /** Called with anything that went wrong (the SDK never throws into the page). */
   onError?: (error: unknown) => void;
   scheduler?: Scheduler;

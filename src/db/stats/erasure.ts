@@ -11,6 +11,10 @@ import {
   dimensionValues,
   ecommerceItems,
   ingestionDays,
+  qoeDaily,
+  qoeEvents,
+  qoeStartups,
+  qoeViews,
 } from "./schema";
 
 export async function deleteOrganizationStatistics(
@@ -24,6 +28,10 @@ export async function deleteOrganizationStatistics(
     dimensionCounts,
     ingestionDays,
     deadLetters,
+    qoeEvents,
+    qoeViews,
+    qoeDaily,
+    qoeStartups,
   ];
   const statements: BatchItem<"sqlite">[] = tables.map((t) =>
     db.delete(t).where(eq(t.organizationId, organizationId)),

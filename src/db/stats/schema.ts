@@ -23,6 +23,7 @@
 // reports for one content key; the viewer rows add (organization_id, fingerprint, date) and
 // (organization_id, tput_hash, date) for E10's fingerprint_list and tput modes, erasure and E6
 // watchedByTput.
+import { sql } from "drizzle-orm";
 import {
   index,
   integer,
@@ -37,6 +38,7 @@ import {
   VIDEO_COUNTERS,
   VIEWER_COUNTERS,
 } from "../../shared/counters";
+import { QOE_COUNTERS } from "../../shared/qoe";
 
 const counter = () => integer().notNull().default(0);
 /** One NOT NULL DEFAULT 0 INTEGER column per counter, named as the spec names it. */
@@ -424,5 +426,127 @@ export const deadLetters = sqliteTable(
   (t) => [
     index("dead_letters_parked_idx").on(t.parkedAt),
     index("dead_letters_org_idx").on(t.organizationId),
+  ],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Quality of experience from CMCD reports (docs/qoe.md; src/domain/stats/qoe/). The consumer
+// keeps each session's events of the UTC day, replays a view (session and content key) from them
+// whenever new ones arrive, and adds the difference of the view's contribution to the daily rows.
+
+/**
+ * A session's CMCD events of one UTC day (the raw events: the cron deletes a day's rows once it
+ * is over). Reports that change nothing a view uses (response timings repeating the state, the
+ * rendition and the content) are not kept. `content_key` is the key the report named and the
+ * organization plays (its cid, its stream URL or the collector URL's), 'none' otherwise: the
+ * replay gives such an event the key in effect at its time.
+ */
+export const qoeEvents = sqliteTable(
+  "qoe_events",
+  {
+    organizationId: integer("organization_id").notNull(),
+    date: text("date").notNull(),
+    sessionId: text("session_id").notNull(),
+    ts: integer("ts").notNull(),
+    seq: integer("seq").notNull(),
+    kind: text("kind").notNull(),
+    contentKey: dim("content_key"),
+    state: text("state"),
+    bitrate: integer("bitrate"),
+    videoHeight: integer("video_height"),
+    playerHeight: integer("player_height"),
+    error: text("error"),
+    msd: integer("msd"),
+    latency: integer("latency"),
+    streamType: text("stream_type"),
+  },
+  (t) => [
+    primaryKey({
+      columns: [t.organizationId, t.date, t.sessionId, t.ts, t.seq, t.kind],
+    }),
+  ],
+);
+
+/**
+ * One view (a session and a content key on a UTC day) and its figures as last replayed, with
+ * what it added to qoe_daily (its contribution), so the next replay adds the difference. A
+ * trigger (migrations-stats/0005_qoe.sql) fails an update whose `revision` is not the previous
+ * plus one: two batches that replayed the same view at once cannot both add their difference.
+ * Kept QOE_VIEWS_KEPT_DAYS (GET /v2/analytics/qoe/views, the alerts' window).
+ */
+export const qoeViews = sqliteTable(
+  "qoe_views",
+  {
+    organizationId: integer("organization_id").notNull(),
+    date: text("date").notNull(),
+    sessionId: text("session_id").notNull(),
+    contentKey: text("content_key").notNull(),
+    country: dim("country"),
+    deviceType: dim("device_type"),
+    playerId: dim("player_id"),
+    /** First and last event (ms). */
+    firstAt: integer("first_at").notNull(),
+    lastAt: integer("last_at").notNull(),
+    /** Asked to play, not started, not failed, not yet judged an exit: the cron's idle sweep looks here. */
+    pending: integer("pending").notNull().default(0),
+    /** Judged an exit before start by the idle sweep. */
+    closed: integer("closed").notNull().default(0),
+    figures: text("figures").notNull(),
+    contribution: text("contribution").notNull(),
+    revision: integer("revision").notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.date, t.sessionId, t.contentKey] }),
+    index("qoe_views_content_idx").on(t.organizationId, t.contentKey, t.firstAt),
+    index("qoe_views_recent_idx").on(t.organizationId, t.lastAt),
+    // Partial: only the views the idle sweep looks for (a replay of any other writes no entry).
+    index("qoe_views_pending_idx").on(t.lastAt).where(sql`pending = 1`),
+  ],
+);
+
+const qoeDimensions = {
+  organizationId: integer("organization_id").notNull(),
+  date: text("date").notNull(),
+  contentKey: text("content_key").notNull(),
+  country: dim("country"),
+  deviceType: dim("device_type"),
+  playerId: dim("player_id"),
+  /** `720p` (the height played, where known) or `<kbps>kbps`; 'none' before any is known. */
+  rendition: dim("rendition"),
+};
+
+/** The daily QoE figures: the views' contributions summed per day and dimensions. */
+export const qoeDaily = sqliteTable(
+  "qoe_daily",
+  { ...qoeDimensions, ...counters(QOE_COUNTERS) },
+  (t) => [
+    uniqueIndex("qoe_daily_key_idx").on(
+      t.organizationId,
+      t.date,
+      t.contentKey,
+      t.country,
+      t.deviceType,
+      t.playerId,
+      t.rendition,
+    ),
+    index("qoe_daily_content_idx").on(t.organizationId, t.contentKey, t.date),
+  ],
+);
+
+/** Startup times per day and dimensions as a histogram (domain/stats/qoe/view.ts#startupBucket): the percentiles of any group. */
+export const qoeStartups = sqliteTable(
+  "qoe_startups",
+  { ...qoeDimensions, bucket: integer("bucket").notNull(), views: counter() },
+  (t) => [
+    uniqueIndex("qoe_startups_key_idx").on(
+      t.organizationId,
+      t.date,
+      t.contentKey,
+      t.country,
+      t.deviceType,
+      t.playerId,
+      t.rendition,
+      t.bucket,
+    ),
   ],
 );

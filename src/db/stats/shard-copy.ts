@@ -13,6 +13,10 @@ import {
   dimensionValues,
   ecommerceItems,
   ingestionDays,
+  qoeDaily,
+  qoeEvents,
+  qoeStartups,
+  qoeViews,
 } from "./schema";
 
 /** A table that carries organizations' statistics, as a move sees it. */
@@ -56,6 +60,10 @@ export const SHARD_TABLES: readonly ShardTable[] = [
   dimensionValues,
   dimensionCounts,
   ingestionDays,
+  qoeDaily,
+  qoeStartups,
+  qoeViews,
+  qoeEvents,
 ].map(shardTable);
 
 /** Which rows of a table a phase of the move takes: the days before `settledBefore`, or the rest. */

@@ -40,8 +40,6 @@ import {
   queuedAtOf,
   sendBatches,
   type DecodedMessage,
-  type EventsMessage,
-  type RefusalMessage,
 } from "./queued-events";
 
 export const MESSAGE_IDS_KEPT_DAYS = 5;
@@ -226,6 +224,7 @@ async function countInShard(
           messages: 0,
           events: [],
           refused: { ceiling: 0, address: 0 },
+          qoe: [],
           oldestQueuedMs: now.getTime(),
         })
         .get(org.id)!;
@@ -235,6 +234,9 @@ async function countInShard(
       // A tally of the request's refusals (bookkeeping, not a beacon): added to the day's figures.
       group.refused.ceiling += r.refused.ceiling;
       group.refused.address += r.refused.address;
+    } else if (r.qoe) {
+      group.messages += 1;
+      group.qoe.push(r.qoe);
     } else {
       group.messages += 1;
       group.events.push(...r.events);
@@ -254,7 +256,7 @@ async function countInShard(
   if (organizations.length) await statisticsChanged(db, [...groups.keys()]);
   return {
     duplicates: messages.length - fresh.length,
-    events: fresh.reduce((n, r) => n + r.events.length, 0),
+    events: fresh.reduce((n, r) => n + r.events.length + (r.qoe?.reports.length ?? 0), 0),
     organizations,
   };
 }
@@ -337,7 +339,7 @@ export async function replayDeadLetters(db: Db, queue: Queue<unknown>, limit: nu
     throw invalid(`limit: must be an integer from 1 to ${REPLAY_MAX}`);
   const statsDb = statsShard(db, DEFAULT_SHARD);
   const letters = await oldestReadableDeadLetters(statsDb, limit);
-  const outgoing: { id: string; body: EventsMessage | RefusalMessage; bytes: number }[] = [];
+  const outgoing: { id: string; body: DecodedMessage["message"]; bytes: number }[] = [];
   for (const l of letters) {
     const decoded = decodeEventMessage(parseJson(l.body));
     if (!("error" in decoded))

@@ -7,6 +7,7 @@ import { counterTarget, NONE } from "../../shared/counters";
 import { base64url } from "../../shared/crypto";
 import { utf8Length } from "../../shared/json-text";
 import type { CountedEvent, NormalizedEvent } from "./events";
+import { qoeMessage, type QoeBatch, type QoeMessage } from "./qoe/messages";
 
 /** Queue limits (Cloudflare Queues): 128 KB per message, 100 messages or 256 KB per sendBatch. */
 const MESSAGE_MAX_BYTES = 100_000;
@@ -236,9 +237,11 @@ export function refusalMessageOf(
 }
 
 export type DecodedMessage = {
-  message: EventsMessage | RefusalMessage;
+  message: EventsMessage | RefusalMessage | QoeMessage;
   events: CountedEvent[];
   refused: Refused | null;
+  /** A CMCD collector's reports (qoe/messages.ts). */
+  qoe: QoeBatch | null;
 };
 
 /** A message read back: its id, organization and events (or refusals); an error string when it cannot be read. */
@@ -246,7 +249,12 @@ export function decodeEventMessage(body: unknown): DecodedMessage | { error: str
   if (typeof body === "object" && body !== null && "refused" in body) {
     const refusal = refusalMessage.safeParse(body);
     if (!refusal.success) return { error: describeIssues(refusal.error) };
-    return { message: refusal.data, events: [], refused: refusal.data.refused };
+    return { message: refusal.data, events: [], refused: refusal.data.refused, qoe: null };
+  }
+  if (typeof body === "object" && body !== null && "qoe" in body) {
+    const qoe = qoeMessage.safeParse(body);
+    if (!qoe.success) return { error: describeIssues(qoe.error) };
+    return { message: qoe.data, events: [], refused: null, qoe: qoe.data.qoe };
   }
   const parsed = eventsMessage.safeParse(body);
   if (!parsed.success) return { error: describeIssues(parsed.error) };
@@ -267,7 +275,7 @@ export function decodeEventMessage(body: unknown): DecodedMessage | { error: str
       viewer: q.viewer ?? null,
     }),
   );
-  return { message: m, events, refused: null };
+  return { message: m, events, refused: null, qoe: null };
 }
 
 const describeIssues = (error: z.ZodError) =>

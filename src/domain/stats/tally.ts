@@ -44,6 +44,8 @@ import { NONE, OTHER } from "../../shared/counters";
 import { utcDay } from "../../shared/dates";
 import type { Plan } from "../../shared/vocabulary";
 import type { CountedEvent } from "./events";
+import type { QoeBatch } from "./qoe/messages";
+import { namedContentKeys, tallyQoe } from "./qoe/tally";
 import type { Refused } from "./queued-events";
 
 /** The cardinality caps a batch is tallied under. */
@@ -61,6 +63,8 @@ export interface OrganizationEvents {
   events: CountedEvent[];
   /** Events the requests refused (tallies sent by the request side), added to the day's figures. */
   refused: Refused;
+  /** CMCD collector reports (qoe/): counted as events, tallied into the QoE tables. */
+  qoe: QoeBatch[];
   /** When the oldest of these messages was queued (ms): the queue's lag for the ingestion figures. */
   oldestQueuedMs: number;
 }
@@ -79,6 +83,8 @@ export interface OrganizationOutcome {
   viewersFolded: number;
   refused: Refused;
   lastRejection: string | null;
+  /** CMCD reports tallied (the alerts judge these organizations' windows after the batch). */
+  qoeReports: number;
 }
 
 /** An event of the batch with its organization. */
@@ -191,22 +197,26 @@ async function applyCaps(
   events: BatchEvent[],
   limits: CapLimits,
   plans: Map<number, Plan>,
+  /** More uses of free-form values (the player ids of CMCD reports), folded by their own callback. */
+  more: CappedUse[] = [],
 ) {
   const capOf = (dimension: string) =>
     dimension.includes("@") ? limits.viewerIdsPerIp : limits.valuesPerDay;
   const values = await admit(
     statsDb,
-    events.flatMap((e) =>
-      cappedValues(e)
-        .map(([field, dimension]) => ({
-          e,
-          field,
-          v: { organizationId: e.organizationId, day: e.day, dimension, value: read(e, field) },
-        }))
-        .filter(({ v }) => v.value !== NONE),
-    ),
+    [
+      ...events.flatMap((e) =>
+        cappedValues(e)
+          .map(([field, dimension]) => ({
+            v: { organizationId: e.organizationId, day: e.day, dimension, value: read(e, field) },
+            fold: () => write(e, field, OTHER),
+          }))
+          .filter(({ v }) => v.value !== NONE),
+      ),
+      ...more,
+    ],
     (v) => capOf(v.dimension),
-    ({ e, field }) => write(e, field, OTHER),
+    ({ fold }) => fold(),
   );
   // The organization's ceiling, on the viewers as the per-client caps left them.
   const viewers = await admit(
@@ -241,7 +251,13 @@ async function applyCaps(
  * cap; `fold` rewrites the use of each value past it. Returns the values to record and the folds
  * per organization.
  */
-async function admit<U extends { e: BatchEvent; v: DimensionValue }>(
+/** A use of a capped value, and what folds it into `other`. */
+interface CappedUse {
+  v: DimensionValue;
+  fold: () => void;
+}
+
+async function admit<U extends { v: DimensionValue }>(
   statsDb: StatsDb,
   uses: U[],
   cap: (v: DimensionValue) => number,
@@ -339,23 +355,27 @@ export async function tallyBatch(
   now: Date,
 ): Promise<OrganizationOutcome[]> {
   const playable = await Promise.all(
-    byOrganization.map(({ org, events }) =>
-      playableContentKeys(db, org.id, org.networkId, [...new Set(events.map((e) => e.contentKey))]),
+    byOrganization.map(({ org, events, qoe }) =>
+      playableContentKeys(db, org.id, org.networkId, [
+        ...new Set([...events.map((e) => e.contentKey), ...qoe.flatMap(namedContentKeys)]),
+      ]),
     ),
   );
   const outcomes: OrganizationOutcome[] = [];
   const counted: BatchEvent[] = [];
-  byOrganization.forEach(({ org, events, messages, refused }, i) => {
+  byOrganization.forEach(({ org, events, messages, refused, qoe }, i) => {
+    const qoeReports = qoe.reduce((n, b) => n + b.reports.length, 0);
     const outcome: OrganizationOutcome = {
       organizationId: org.id,
       organizationKey: org.organizationKey,
       messages,
-      counted: 0,
+      counted: qoeReports,
       rejected: 0,
       folded: 0,
       viewersFolded: 0,
       refused,
       lastRejection: null,
+      qoeReports,
     };
     for (const e of events) {
       if (playable[i]!.has(e.contentKey)) {
@@ -370,7 +390,24 @@ export async function tallyBatch(
   });
 
   const plans = new Map(byOrganization.map(({ org }) => [org.id, org.plan]));
-  const { fresh, folded, viewersFolded } = await applyCaps(statsDb, counted, limits, plans);
+  // The player ids of CMCD reports share the events' cap (the dimension player_id of their day).
+  const playerIds: CappedUse[] = byOrganization.flatMap(({ org, qoe }) =>
+    qoe.flatMap((b) =>
+      b.playerId === undefined
+        ? []
+        : [...new Set(b.reports.map((r) => utcDay(r.ts)))].map((day) => ({
+            v: { organizationId: org.id, day, dimension: "player_id", value: b.playerId! },
+            fold: () => (b.playerId = OTHER),
+          })),
+    ),
+  );
+  const { fresh, folded, viewersFolded } = await applyCaps(
+    statsDb,
+    counted,
+    limits,
+    plans,
+    playerIds,
+  );
   for (const o of outcomes) {
     o.folded = folded.get(o.organizationId) ?? 0;
     o.viewersFolded = viewersFolded.get(o.organizationId) ?? 0;
@@ -387,12 +424,21 @@ export async function tallyBatch(
     ];
   });
 
+  const qoe = await tallyQoe(
+    db,
+    statsDb,
+    byOrganization.flatMap(({ org, qoe }, i) =>
+      qoe.length ? [{ organizationId: org.id, batches: qoe, playable: playable[i]! }] : [],
+    ),
+  );
+
   const at = now.toISOString();
   const today = utcDay(now.getTime());
   await runBatch(statsDb, [
     recordMessageIds(statsDb, messages),
     ...registerDimensionValues(statsDb, fresh),
     ...upserts,
+    ...qoe,
     addIngestionDays(
       statsDb,
       outcomes.map((o) => ({

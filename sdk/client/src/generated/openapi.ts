@@ -390,6 +390,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/cmcd": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CMCD collector, for players that report by query or headers
+         * @description Where players send CMCD (CTA-5004-B) reports: hls.js, dash.js and Shaka Player configured with this URL as an event target (cmcd version 2), the service's player SDK, and apps. POST: an application/cmcd body (any Content-Type is read), one report per line, at most 200 lines and 262144 bytes; also a CMCD= query or CMCD-Object/-Request/-Session/-Status headers. GET: the query or the headers. The organization is named by ?sync= (or X-Service-Sync-Code); CORS is open to every origin. Reports count against the limits of POST /v2/events (per client and per organization: 429 with Retry-After). Unknown keys are ignored; a malformed report (not a structured-field dictionary, or a known key with a value of the wrong kind) answers 400 naming it, and nothing of the request is queued. Accepted reports are queued: the consumer replays each view (session id sid and content key) and adds it to the daily figures within seconds; nothing is written in the request. A report's content key is its cid when that is a content key of the organization (or its network), else the one in its stream URL (url of a response-received report), else ?contentKey=; reports of the session that name none belong to the content in effect at their time.
+         */
+        get: operations["getCmcd"];
+        put?: never;
+        /**
+         * CMCD collector (event reports of any standard player)
+         * @description Where players send CMCD (CTA-5004-B) reports: hls.js, dash.js and Shaka Player configured with this URL as an event target (cmcd version 2), the service's player SDK, and apps. POST: an application/cmcd body (any Content-Type is read), one report per line, at most 200 lines and 262144 bytes; also a CMCD= query or CMCD-Object/-Request/-Session/-Status headers. GET: the query or the headers. The organization is named by ?sync= (or X-Service-Sync-Code); CORS is open to every origin. Reports count against the limits of POST /v2/events (per client and per organization: 429 with Retry-After). Unknown keys are ignored; a malformed report (not a structured-field dictionary, or a known key with a value of the wrong kind) answers 400 naming it, and nothing of the request is queued. Accepted reports are queued: the consumer replays each view (session id sid and content key) and adds it to the daily figures within seconds; nothing is written in the request. A report's content key is its cid when that is a content key of the organization (or its network), else the one in its stream URL (url of a response-received report), else ?contentKey=; reports of the session that name none belong to the content in effect at their time.
+         */
+        post: operations["postCmcd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/analytics/qoe/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quality of experience: a video's last views
+         * @description The views of one video that began between from and to (UTC days; default yesterday and today; views are kept 30 days), the latest first, with each view's figures: startup, rebuffers, failure and its error code, renditions played, country, device and player. No viewer identity is kept: the session id is the player's random one.
+         */
+        get: operations["getQoeViews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/analytics/qoe/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quality of experience: the alerts' thresholds and the latest alerts
+         * @description The thresholds (null until set) and the latest 50 alerts, open ones first. An alert opens (webhook qoe.degraded) when the views of the last 5 minutes, at least minViews of them, the organization's or one video's, cross a threshold, and closes (qoe.recovered) when they are back within all of them.
+         */
+        get: operations["getQoeAlerts"];
+        /**
+         * Quality of experience: set the alerts' thresholds
+         * @description Replaces the thresholds: failurePct, rebufferPct (of watch time), startupMsP90 (at least one), minViews (default 20), perVideo (default true), enabled (default true). Webhook endpoints subscribe to qoe.degraded and qoe.recovered (POST /v2/webhooks).
+         */
+        put: operations["putQoeAlerts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/analytics/qoe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quality of experience: the daily figures
+         * @description Startup time (p50, p90, p95), exits before video start, playback failures, rebuffering (% of watch time, per minute), average bitrate and height, upscaling, live latency and a 0–100 viewer experience score (definitions: docs/qoe.md), summed over the UTC days from..to (at most 366), narrowed by contentKey, country (alpha-3), device and playerId, in one row or one row per date, contentKey, country, device, playerId or rendition (groupBy), worst first by orderBy. From the CMCD reports of POST /v2/cmcd. The organization's own figures (a sub-organization's credentials: 403).
+         */
+        get: operations["getQoe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/analytics/video/totals": {
         parameters: {
             query?: never;
@@ -2293,6 +2381,160 @@ export interface components {
             url: string;
             urlHLS: string | null;
         };
+        CmcdResult: {
+            /** @enum {string} */
+            status: "ok";
+            /** @description Reports queued for the views' figures */
+            accepted: number;
+            /** @description Reports taken but of no use to a view (no session id, …) */
+            ignored: {
+                where: string;
+                reason: string;
+            }[];
+        };
+        QoeViewsAnswer: {
+            /** @enum {string} */
+            status: "ok";
+            /** @enum {string} */
+            message: "ok";
+            data: components["schemas"]["QoeViews"];
+        };
+        QoeViews: {
+            views: components["schemas"]["QoeView"][];
+        };
+        QoeView: {
+            sessionId: string;
+            contentKey: string;
+            /** @description The view's first report (ISO 8601) */
+            startedAt: string;
+            lastReportAt: string;
+            country: string;
+            device: string;
+            playerId: string;
+            /** @description The CMCD state at the last report */
+            state: string | null;
+            attempted: boolean;
+            started: boolean;
+            startupMs: number | null;
+            exitedBeforeStart: boolean;
+            failed: boolean;
+            errorCode: string | null;
+            rebuffers: number;
+            rebufferMs: number;
+            playedMs: number;
+            averageBitrateKbps: number | null;
+            averageHeight: number | null;
+            upscalePct: number | null;
+            liveLatencyMs: number | null;
+            renditions: {
+                rendition: string;
+                height: number | null;
+                playedMs: number;
+                averageKbps: number | null;
+                rebuffers: number;
+                rebufferMs: number;
+            }[];
+            score: number | null;
+        };
+        QoeAlertsAnswer: {
+            /** @enum {string} */
+            status: "ok";
+            /** @enum {string} */
+            message: "ok";
+            data: components["schemas"]["QoeAlerts"];
+        };
+        QoeAlerts: {
+            settings: {
+                enabled: boolean;
+                minViews: number;
+                failurePct: number | null;
+                rebufferPct: number | null;
+                startupMsP90: number | null;
+                perVideo: boolean;
+                windowMinutes: number;
+            } | null;
+            alerts: {
+                id: number;
+                /** @enum {string} */
+                scope: "organization" | "video";
+                contentKey: string | null;
+                open: boolean;
+                openedAt: string;
+                closedAt: string | null;
+                crossed: string[];
+                figures: {
+                    views: number;
+                    failurePct: number | null;
+                    rebufferPct: number | null;
+                    startupMsP90: number | null;
+                };
+                worst: {
+                    [key: string]: unknown;
+                } | null;
+            }[];
+        };
+        QoeAlertsSetAnswer: {
+            /** @enum {string} */
+            status: "ok";
+            /** @enum {string} */
+            message: "ok";
+            data: components["schemas"]["QoeAlerts"];
+        };
+        QoeAlertSettingsBody: {
+            /** @description Default true */
+            enabled?: boolean;
+            /** @description Views a window must hold to be judged (default 20) */
+            minViews?: number;
+            /** @description Alert when at least this % of the window's views failed */
+            failurePct?: number | null;
+            /** @description Alert when rebuffering takes at least this % of the window's watch time */
+            rebufferPct?: number | null;
+            /** @description Alert when the window's 90th percentile startup is at least this many ms */
+            startupMsP90?: number | null;
+            /** @description Judge each video's window too (default true) */
+            perVideo?: boolean;
+        };
+        QoeFiguresAnswer: {
+            /** @enum {string} */
+            status: "ok";
+            /** @enum {string} */
+            message: "ok";
+            data: components["schemas"]["QoeFigures"];
+        };
+        QoeFigures: {
+            from: string;
+            to: string;
+            groupBy: string | null;
+            rows: components["schemas"]["QoeRow"][];
+        };
+        QoeRow: {
+            /** @description The group's value (the date, the content key, …); 'all' without groupBy */
+            key: string;
+            /** @description Views that asked to play */
+            views: number;
+            startupMsP50: number | null;
+            startupMsP90: number | null;
+            startupMsP95: number | null;
+            startupMsAverage: number | null;
+            exitsBeforeStartPct: number | null;
+            failurePct: number | null;
+            /** @description Rebuffering time as % of watch time (playing + rebuffering) */
+            rebufferPct: number | null;
+            /** @description Rebuffers per minute played */
+            rebufferFrequency: number | null;
+            rebufferedViewsPct: number | null;
+            playedMs: number;
+            averageBitrateKbps: number | null;
+            averageHeight: number | null;
+            upscalePct: number | null;
+            liveLatencyMs: number | null;
+            /** @description Viewer experience score, 0–100 (docs/qoe.md) */
+            score: number | null;
+            playbackSuccessScore: number | null;
+            startupScore: number | null;
+            smoothnessScore: number | null;
+            videoQualityScore: number | null;
+        };
         VideoTotals: {
             /** @enum {string} */
             by: "day" | "country" | "device";
@@ -2988,7 +3230,7 @@ export interface components {
             id: string;
             url: string;
             description: string;
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended" | "qoe.degraded" | "qoe.recovered")[];
             disabled: boolean;
             /** @description Why it is disabled: paused by the organization, or every delivery failed for days (the service disabled it) */
             disabledReason: string | null;
@@ -3012,7 +3254,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended")[];
+            events: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended" | "qoe.degraded" | "qoe.recovered")[];
             description?: string;
         };
         WebhookUpdate: {
@@ -3027,7 +3269,7 @@ export interface components {
              *       "video.rejected"
              *     ]
              */
-            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended")[];
+            events?: ("video.created" | "video.ready" | "video.rejected" | "video.updated" | "video.deleted" | "upload.expired" | "feed.published" | "video.renditions_complete" | "live.started" | "live.ended" | "qoe.degraded" | "qoe.recovered")[];
             description?: string;
             /** @description true pauses the endpoint; false enables it again */
             disabled?: boolean;
@@ -5238,6 +5480,403 @@ export interface operations {
                             isLive: boolean;
                         }[];
                     };
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCmcd: {
+        parameters: {
+            query?: {
+                /** @description The organization's sync code (players cannot send the X-Service-Sync-Code header) */
+                sync?: string;
+                /** @description One CMCD payload (what a player in query mode appends to its requests) */
+                CMCD?: string;
+                /** @description The content the reports are about, for players configured without a content id (cid) whose reports name no stream URL of the service */
+                contentKey?: string;
+                /** @description Reported as the player id dimension of the daily figures */
+                playerId?: string;
+                /** @description A signed player token, for organizations that require one */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reports queued, and those of no use to a view */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CmcdResult"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available (configuration) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postCmcd: {
+        parameters: {
+            query?: {
+                /** @description The organization's sync code (players cannot send the X-Service-Sync-Code header) */
+                sync?: string;
+                /** @description One CMCD payload (what a player in query mode appends to its requests) */
+                CMCD?: string;
+                /** @description The content the reports are about, for players configured without a content id (cid) whose reports name no stream URL of the service */
+                contentKey?: string;
+                /** @description Reported as the player id dimension of the daily figures */
+                playerId?: string;
+                /** @description A signed player token, for organizations that require one */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/cmcd": string;
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Reports queued, and those of no use to a view */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CmcdResult"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not available (configuration) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQoeViews: {
+        parameters: {
+            query: {
+                contentKey: string;
+                /** @description First UTC day (default: the day before `to`) */
+                from?: string;
+                /** @description Last UTC day (default: today) */
+                to?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The views */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QoeViewsAnswer"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQoeAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Thresholds and alerts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QoeAlertsAnswer"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putQoeAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QoeAlertSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Thresholds and alerts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QoeAlertsSetAnswer"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQoe: {
+        parameters: {
+            query: {
+                /** @description First UTC day, inclusive */
+                from: string;
+                /** @description Last UTC day, inclusive; at most 366 days from `from` */
+                to: string;
+                contentKey?: string;
+                country?: string;
+                device?: "Mobile" | "Desktop" | "Tablet" | "TV" | "Other" | "none";
+                playerId?: string;
+                /** @description One row per value of this dimension; without it, one row of totals */
+                groupBy?: "date" | "contentKey" | "country" | "device" | "playerId" | "rendition";
+                /** @description Rows sorted by this figure, the worst first (most views, lowest score, highest rates and startup); default views, and date order for groupBy=date */
+                orderBy?: "views" | "score" | "failurePct" | "rebufferPct" | "startupMsP90" | "exitsBeforeStartPct";
+                /** @description Leave out rows with fewer views (default 0) */
+                minViews?: number | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QoeFiguresAnswer"];
                 };
             };
             /** @description Not modified (If-None-Match matched the ETag) */
