@@ -14,8 +14,7 @@ import {
   getContent,
   json,
   publishVideo,
-  report,
-  utcDay,
+  playsToday,
   writeHeaders,
   type Org,
   type Service,
@@ -307,20 +306,7 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
   });
 
   it("labels the plays chart's y axis with whole numbers only", async () => {
-    const today = utcDay(0);
-    await expect
-      .poll(async () => {
-        const { body } = await report(service, "/prod/get_video_reports", org, {
-          start_date: today,
-          end_date: today,
-          content_key: contentKey,
-        });
-        return (body.data as { video_played?: number }[]).reduce(
-          (n, row) => n + Number(row.video_played ?? 0),
-          0,
-        );
-      }, COUNTED)
-      .toBe(2);
+    await expect.poll(() => playsToday(service, org, contentKey), COUNTED).toBe(2);
     const ticks = async () => {
       const chart = page.getByRole("img", { name: /Plays per UTC day/ });
       await chart.locator("canvas").waitFor();

@@ -11,7 +11,7 @@ import {
   createOrg,
   fixture,
   publishVideo,
-  report,
+  playsToday,
   utcDay,
   writeHeaders,
   type Org,
@@ -155,19 +155,7 @@ describe.skipIf(!e2e.chromium)("the console's player and stream details in Chrom
 
   it("gives the plays chart a working legend, and ISO dates on it, its axis and the day fields", async () => {
     const today = utcDay(0);
-    await expect
-      .poll(async () => {
-        const { body } = await report(service, "/prod/get_video_reports", org, {
-          start_date: today,
-          end_date: today,
-          content_key: contentKey,
-        });
-        return (body.data as { video_played?: number }[]).reduce(
-          (n, row) => n + Number(row.video_played ?? 0),
-          0,
-        );
-      }, COUNTED)
-      .toBe(2);
+    await expect.poll(() => playsToday(service, org, contentKey), COUNTED).toBe(2);
     await page.evaluate(() => {
       (window as unknown as { drawnText: string[] }).drawnText.length = 0;
     });
