@@ -10,10 +10,12 @@
 // under writes, the mixed scenarios (bench/lib/mixed-reads.mjs: hit ratio, reads that ran D1,
 // p50/p99 and throughput with a writer on the readers' organization and on another, each
 // compared with two runs without a writer that agree, more of them run until two do; each
-// write's D1 rows). A marked place below (renditionRows) takes the rendition segment rows.
-// Ends with the summary docs/benchmarks.md's load table shows. Loopback only; bounded in time (30 rows,
-// 3 interleaved passes of 4 s, 2 s warm-up, 5 to 8 mixed runs of 10 s, plus waits for the
-// writers' feed work to finish).
+// write's D1 rows); then the rendition rows (bench/lib/rendition-rows.mjs: a rung's media
+// segment from the edge cache and on an edge miss, against /healthz measured beside them by a
+// client that does not decode the bodies; goals >= 95 % and >= 30 %). Ends with the summary
+// docs/benchmarks.md's load table shows. Loopback only; bounded in time (30 rows, 3 interleaved
+// passes of 4 s, 2 s warm-up, 5 to 8 mixed runs of 10 s, plus waits for the writers' feed work
+// to finish; the rendition rows: a 24 s upload's rung made, then 5 rows of the same passes).
 //
 //   npm run bench:load                               (demo data, or bulk1 when seeded)
 //   npm run seed:bulk -- --reset --videos 10000      (optional: the bulk catalog; --feeds N adds feeds)
@@ -22,7 +24,8 @@
 // By default it prepares the local state as `npm run dev` does (assets if missing, D1
 // migrations, demo data), then starts its own worker (bench/lib/load-server.mjs: wrangler's API
 // with the inspector off, the local D1/R2/KV state of .wrangler/state or --persist-to, a Workers
-// cache of its own) on a free loopback port, with RATE_LIMIT_PER_MINUTE (and
+// cache of its own, and the transcoder program beside it for the rendition rows) on a free
+// loopback port, with RATE_LIMIT_PER_MINUTE (and
 // PUBLIC_READS_PER_IP_PER_MINUTE) raised so the plan's limit (1000/min) and the per-client budget
 // of uncached public reads do not turn the measurement into 429s, and stops it at the end. --url
 // measures a server already running instead (it must be started with those settings: see
@@ -36,6 +39,7 @@ import { d1Query, sqlString } from "./lib/local-db.mjs";
 import { prepareState, startLoadServer } from "./lib/load-server.mjs";
 import { canSampleMemory, sampleMemory } from "./lib/process-memory.mjs";
 import { AGREEMENT, mixedColumns, mixedScenarios } from "./lib/mixed-reads.mjs";
+import { GOALS, renditionRows, startRenditionTranscoder } from "./lib/rendition-rows.mjs";
 import { markdownTable, RESULTS_DIR, writeResults } from "./lib/report.mjs";
 import { isLoopbackUrl } from "../scripts/lib/net.mjs";
 import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
@@ -60,6 +64,10 @@ const USAGE = `Usage: npm run bench:load -- [options]
   --no-prepare      do not apply migrations and seed the demo data first
   --port N          port of the server it starts (default: a free one)
   --log-requests 0|1  the worker's per-request log line (LOG_REQUESTS; default 1, as deployed)
+  --renditions 0|1  the rendition rows (default 1; they run when REGEX of --only matches
+                    "rendition"): a video with a rung is published in the demo organization,
+                    measured and deleted; they need ffmpeg, and with --url a server that reaches
+                    a transcoder (TRANSCODER_URL)
   --url URL         measure a running server instead of starting one (see docs/benchmarks.md)
   --pid PID         with --url: the server's process, to sample its memory (with children)
   --timeout S       per-request timeout (default 30)`;
@@ -82,6 +90,7 @@ function options() {
         "persist-to": { type: "string" },
         port: { type: "string", default: "0" },
         "log-requests": { type: "string", default: "1" },
+        renditions: { type: "string", default: "1" },
         url: { type: "string" },
         pid: { type: "string" },
         timeout: { type: "string", default: "30" },
@@ -100,6 +109,7 @@ function options() {
     }
     if (!["0", "1"].includes(values["log-requests"]))
       throw new Error("--log-requests must be 0 or 1");
+    if (!["0", "1"].includes(values.renditions)) throw new Error("--renditions must be 0 or 1");
     if (values.pid && !values.url) throw new Error("--pid goes with --url");
     const url = values.url ? new URL(values.url).origin : null;
     if (url && !isLoopbackUrl(url)) throw new Error("--url must be a loopback address");
@@ -116,6 +126,8 @@ function options() {
       persistTo: values["persist-to"],
       port: int("port", 0, 65535),
       logRequests: values["log-requests"],
+      renditions:
+        values.renditions === "1" && (!values.only || new RegExp(values.only).test("rendition")),
       url,
       pid: values.pid ? int("pid", 1, 2 ** 31) : null,
       timeout: int("timeout", 1, 600),
@@ -336,7 +348,6 @@ function buildRows(v) {
     ...reads.map((r) => ({ ...r, name: `${r.name} cached`, kind: "cached" })),
     ...reads.map((r) => ({ ...r, name: `${r.name} kept`, kind: "kept" })),
     ...coldRows(v, sync),
-    ...renditionRows(v),
   ];
   if (v.feed) {
     const e15 = `/search_video_feed?feed=${enc(v.feed.feedId)}&searchString=${enc(v.feed.word)}`;
@@ -443,15 +454,6 @@ function coldRows(v, sync) {
   ];
   return rows.filter((r) => r.pool > 0).map((r) => ({ ...r, kind: "cold", headers: sync }));
 }
-
-// -----------------------------------------------------------------------------------------------
-// Rendition segments (another change adds these rows: a cold rung segment, goal >= 30 % of
-// /healthz; a cached one, goal >= 95 %, measured with a client that does not decode the bodies).
-// They go here, as rows of kind "rendition", and goalOf below gives their goals.
-function renditionRows(_v) {
-  return [];
-}
-// -----------------------------------------------------------------------------------------------
 
 // A value of its own per bench run, so a second run against the same server misses too.
 const RUN_ID = Date.now().toString(36);
@@ -669,7 +671,7 @@ function ratioRange(values) {
  * One line per kind of read (its rows' ratios, against their goal) and per writer of the mixed
  * scenario: what docs/benchmarks.md's load table shows, so a run can be compared with it.
  */
-function summaryRows(results, mixed) {
+function summaryRows(results, mixed, renditions) {
   const group = (label, rows, of, goal) => {
     const ratios = rows.map((r) => (of === "/healthz" ? r.ratioToBaseline : r.ratioToD1));
     return {
@@ -719,7 +721,50 @@ function summaryRows(results, mixed) {
         : "",
     });
   }
+  // The rendition rows: each against the /healthz measured beside it by the same client, and
+  // the ceiling a worker's answer of that size meets here (a static file as large, no worker).
+  const control = renditions?.rows.find((r) => r.kind === "control");
+  for (const [kind, what] of [
+    ["cold", "rendition segment on an edge miss (packaged once, stored)"],
+    ["cached", "rendition segment from the edge cache"],
+  ]) {
+    const r = renditions?.rows.find((row) => row.kind === kind);
+    if (!r) continue;
+    out.push({
+      what,
+      measured: `${pct(r.ratio)} of /healthz`,
+      goal: `≥ ${GOALS[kind] * 100} %`,
+      met: r.ratio >= GOALS[kind] ? "yes" : "no",
+      rows: `${Math.round(r.bytes / 1000)} KB; a static file of ${Math.round(control.bytes / 1000)} KB: ${pct(control.ratio)}`,
+    });
+  }
   return out;
+}
+
+/** The rendition rows' table: each row's req/s and its share of /healthz measured beside it. */
+function renditionColumns() {
+  return [
+    { title: "row", value: (r) => r.name, align: "left" },
+    { title: "req/s", value: (r) => round(r.rps) },
+    { title: "× /healthz", value: (r) => pct(r.ratio) },
+    {
+      title: "goal",
+      value: (r) => (r.goal ? `${r.ratio >= r.goal ? "ok" : "MISS"} (≥ ${r.goal * 100} %)` : ""),
+    },
+    { title: "p50 ms", value: (r) => round(r.p50) },
+    { title: "p99 ms", value: (r) => round(r.p99) },
+    { title: "KB", value: (r) => (r.bytes ? Math.round(r.bytes / 1000) : "") },
+    {
+      title: "not 200",
+      value: (r) =>
+        [
+          ...Object.entries(r.statuses)
+            .filter(([code]) => code !== "200" && code !== "206")
+            .map(([code, n]) => `${code}×${n}`),
+          ...(r.errors ? [`errors×${r.errors}`] : []),
+        ].join(" ") || "-",
+    },
+  ];
 }
 
 function summaryColumns() {
@@ -760,6 +805,16 @@ async function main() {
   let url = opts.url;
   let pid = opts.pid;
   const stamp = startedAt.toISOString().replace(/[:.]/g, "-");
+  // The rendition rows' rung is made by the transcoder program beside the worker it starts.
+  let transcoder = null;
+  let renditionsSkipped = opts.renditions ? null : "--renditions 0 or --only";
+  if (!url && opts.renditions) {
+    try {
+      transcoder = await startRenditionTranscoder();
+    } catch (err) {
+      renditionsSkipped = err.message;
+    }
+  }
   if (!url) {
     log("starting the worker (wrangler API, inspector off) ...");
     server = await startLoadServer({
@@ -771,6 +826,7 @@ async function main() {
         // Every request comes from one address: its E15 misses are not a client to refuse.
         PUBLIC_READS_PER_IP_PER_MINUTE: "10000000",
         LOG_REQUESTS: opts.logRequests,
+        ...transcoder?.vars,
       },
     });
     url = server.url;
@@ -783,6 +839,11 @@ async function main() {
       server = null;
       await s.stop();
       log("stopped the worker and everything it started");
+    }
+    if (transcoder) {
+      const t = transcoder;
+      transcoder = null;
+      await t.close();
     }
   };
   for (const signal of ["SIGINT", "SIGTERM"]) {
@@ -797,6 +858,7 @@ async function main() {
   const results = [];
   let soak = null;
   let mixed = null;
+  let renditions = null;
   try {
     // Dirty feeds (seed:bulk --feeds) get their files now; then every row is checked once.
     if (server) await fetch(new URL("/__scheduled", url)).then((r) => r.body?.cancel());
@@ -853,6 +915,25 @@ async function main() {
         log,
       });
     }
+    // Last: its upload changes the demo organization's catalog (deleted again at the end).
+    if (!renditionsSkipped) {
+      log(
+        `rendition rows: a 24 s 720p upload with an r360 rung, then ${opts.passes} interleaved pass(es) of ${opts.duration} s, ${opts.connections} connections ...`,
+      );
+      try {
+        renditions = await renditionRows({
+          url,
+          connections: opts.connections,
+          seconds: opts.duration,
+          passes: opts.passes,
+          log,
+        });
+      } catch (err) {
+        renditionsSkipped = `failed: ${err.message}`;
+        process.exitCode = 1;
+      }
+    }
+    if (renditionsSkipped) log(`rendition rows left out: ${renditionsSkipped}`);
   } finally {
     memory?.stop();
     await stopServer();
@@ -912,8 +993,17 @@ async function main() {
         `\nNo two runs without a writer agreed within ${AGREEMENT * 100} % (the machine's load moved too much): the ratios above compare with the runs beside each writer run.`,
       );
   }
+  if (renditions) {
+    console.log(
+      `\nRendition segments (bench/lib/rendition-rows.mjs: ${opts.connections} connections, ${opts.passes} interleaved pass(es) of ${opts.duration} s, a client that counts the body bytes without decoding them; × /healthz is against the /healthz measured beside them by the same client):\n`,
+    );
+    console.log(markdownTable(renditionColumns(), renditions.rows));
+    for (const note of renditions.notes) console.log(`\n${note}`);
+  } else if (renditionsSkipped) {
+    console.log(`\nRendition rows left out: ${renditionsSkipped}.`);
+  }
   console.log(`\nSummary (docs/benchmarks.md's load table):\n`);
-  console.log(markdownTable(summaryColumns(), summaryRows(results, mixed)));
+  console.log(markdownTable(summaryColumns(), summaryRows(results, mixed, renditions)));
 
   let memoryReport = null;
   if (memory) {
@@ -977,6 +1067,7 @@ async function main() {
     rows: results,
     soak,
     mixed,
+    renditions: renditions ?? { skipped: renditionsSkipped },
     memory: memoryReport,
     totalSeconds,
     requestsTotal: requestsSoFar,
@@ -990,7 +1081,8 @@ async function main() {
   if (
     results.some((r) => r.ok < r.requests) ||
     (soak && soak.ok < soak.requests) ||
-    mixed?.results.some((r) => r.errors)
+    mixed?.results.some((r) => r.errors) ||
+    renditions?.rows.some((r) => r.errors || Object.keys(r.statuses).some((c) => Number(c) >= 300))
   )
     process.exitCode = 1;
 }

@@ -7,8 +7,10 @@
 //  3. With a worker (the same as npm run dev: local D1/R2/queues, the transcoder as a local
 //     process, the demo organization): time from E2's answer to a complete ladder, and the R2
 //     bytes the rungs add (their video segments, what the stored chunks hold) as % of the file.
-//  4. Requests per second over loopback (autocannon) of a rendition segment, cached and
-//     packaged on every request (a Range skips the edge cache), against GET /healthz.
+//  4. Requests per second over loopback (autocannon) of a rendition segment, cached and with
+//     the edge cache skipped (a Range: a rung's segment is read as stored by its first request,
+//     the source's packaged), against GET /healthz. bench:rendition-rows measures the same
+//     without autocannon's own cost on large bodies.
 // And what an hour of video costs at Cloudflare's published Containers prices, from (2).
 //
 //   npm run bench:renditions [-- --duration 5 --connections 10]
@@ -21,7 +23,7 @@ import { parseArgs } from "node:util";
 import { promisify } from "node:util";
 import { startTranscoderServer, transcoderResponse } from "../containers/transcoder/transcoder.mjs";
 import { prepareState, startLoadServer } from "./lib/load-server.mjs";
-import { DEMO_WRITE_HEADERS, demoApi, publishFile } from "./lib/publish.mjs";
+import { DEMO_CREDENTIALS, publishWithLadder } from "./lib/publish.mjs";
 import { markdownTable } from "./lib/report.mjs";
 
 const run = promisify(execFile);
@@ -119,24 +121,17 @@ try {
   transcoder = await startTranscoderServer();
   server = await startLoadServer({ persistTo: state, vars: { TRANSCODER_URL: transcoder.url } });
   const base = server.url;
-  const headers = DEMO_WRITE_HEADERS;
-  const api = demoApi(base);
   // The demo organization's ladder: the default.
-  await api("PUT", "/v2/renditions/ladder", { rungs: null });
-  const contentKey = await publishFile(base, readFileSync(source), "bench renditions");
-  const e2 = Date.now();
-  let states;
-  for (;;) {
-    states = (await api("GET", `/v2/content/renditions?contentKey=${contentKey}`)).renditions;
-    if (states.length > 0 && states.every((r) => r.status !== "pending")) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  const ladderSeconds = (Date.now() - e2) / 1000;
-  const failed = states.filter((r) => r.status === "failed");
-  if (failed.length) throw new Error(`rungs failed: ${JSON.stringify(failed)}`);
-  const listed = await fetch(`${base}/v2/videos?contentKey=${contentKey}`, { headers });
-  const urlHLS = (await listed.json()).data[0].urlHLS;
-  const stream = urlHLS.replace(/master\.m3u8$/, "");
+  const published = await publishWithLadder(
+    base,
+    DEMO_CREDENTIALS,
+    source,
+    null,
+    "bench renditions",
+  );
+  const ladderSeconds = published.ladderSeconds;
+  const states = published.states;
+  const stream = published.stream;
   // R2 bytes the rungs add: their video (the DASH video-only segments hold the stored chunks' samples).
   const mpd = await (await fetch(`${stream}manifest.mpd`)).text();
   const segments = (await (await fetch(`${stream}video.m3u8`)).text())
@@ -189,7 +184,7 @@ try {
     results.push(await rate(`${name} (${kb(file)}), edge cache hit`, `${stream}${file}`));
     results.push(
       await rate(
-        `${name} (${kb(file)}), packaged each time (Range: bytes=0-)`,
+        `${name} (${kb(file)}), edge cache skipped (Range: bytes=0-: a rung's stored segment, the source's packaged)`,
         `${stream}${file}`,
         {
           Range: "bytes=0-",

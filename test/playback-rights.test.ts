@@ -55,11 +55,20 @@ const from = (country: string, extra: Record<string, string> = {}) => ({
   headers: { "CF-IPCountry": country, ...extra },
 });
 
-async function refusal(res: Response) {
+async function refusal(res: Response, code?: string) {
   expect(res.status).toBe(403);
-  const body = (await res.json()) as { status: string; error: string };
+  const body = (await res.json()) as { status: string; error: string; refusal?: string };
   expect(body.status).toBe("KO");
+  if (code) expect(body.refusal).toBe(code);
   return body.error;
+}
+
+/** The embed page of a refused viewer: 403, the refusal named for the player, no media. */
+async function refusedPage(res: Response) {
+  expect(res.status).toBe(403);
+  const page = await res.text();
+  expect(page).not.toContain("<video");
+  return /data-refused="([a-z_]+)"/.exec(page)?.[1];
 }
 
 describe("syndication windows at playback", () => {
@@ -82,8 +91,11 @@ describe("syndication windows at playback", () => {
     const { mp4: media, master } = await urlsOf(enforcing, key);
     const segment = master.replace(/master\.m3u8$/, "init.mp4");
 
-    expect(await refusal(await call(media, from("FR")))).toMatch(/not open yet: it opens at/);
+    expect(await refusal(await call(media, from("FR")), "window_not_open")).toMatch(
+      /not open yet: it opens at/,
+    );
     expect(await refusal(await call(master, from("FR")))).toMatch(/not open yet/);
+    expect(await refusedPage(await call(`/embed/${key}`, from("FR")))).toBe("window_not_open");
 
     vi.setSystemTime(t0 + hour + 1000);
     expect((await call(media, from("FR"))).status).toBe(200);
@@ -91,7 +103,8 @@ describe("syndication windows at playback", () => {
     expect((await call(segment, from("FR"))).status).toBe(200);
 
     vi.setSystemTime(t0 + 2 * hour + 1000);
-    expect(await refusal(await call(media, from("FR")))).toMatch(/closed/);
+    expect(await refusal(await call(media, from("FR")), "window_closed")).toMatch(/closed/);
+    expect(await refusedPage(await call(`/embed/${key}`, from("FR")))).toBe("window_closed");
     expect(await refusal(await call(segment, from("FR")))).toMatch(/closed/);
   });
 
@@ -103,9 +116,18 @@ describe("syndication windows at playback", () => {
     const { mp4: media, master } = await urlsOf(enforcing, key);
     expect((await call(media, from("FR"))).status).toBe(200);
     expect((await call(master, from("BE"))).status).toBe(200);
-    expect(await refusal(await call(media, from("DE")))).toMatch(
+    expect(await refusal(await call(media, from("DE")), "country")).toMatch(
       /may not be played in country DE: no syndication window covers it/,
     );
+    // The player's data and the embed page refuse the viewer too, saying why (the player turns
+    // the code into words); a covered country gets the page, kept by no shared cache.
+    expect(await refusal(await call(`/v2/player/${key}`, from("DE")), "country")).toMatch(
+      /country DE/,
+    );
+    expect(await refusedPage(await call(`/embed/${key}`, from("DE")))).toBe("country");
+    const allowed = await call(`/embed/${key}`, from("FR"));
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get("Cache-Control")).toBe("private, max-age=60");
     expect(await refusal(await call(master, from("DE")))).toMatch(/country DE/);
     // An unknown country is covered only by windows for everywhere.
     expect((await call(media, from("XX"))).status).toBe(403);
@@ -240,12 +262,28 @@ describe("allowed sites", () => {
     );
   });
 
-  it("lets only the listed sites frame the embed page", async () => {
+  it("lets only the listed sites frame the embed page, and tells another site's viewers why not", async () => {
     const key = media.split("/")[2]!;
     const page = await call(`/embed/${key}`);
     expect(page.status).toBe(200);
     const csp = page.headers.get("Content-Security-Policy")!;
     expect(csp).toContain("frame-ancestors 'self' publisher.example *.partner.example");
+    const listed = await call(`/embed/${key}`, {
+      headers: { Referer: "https://publisher.example/" },
+    });
+    expect(listed.status).toBe(200);
+    // Framed by another site (its Referer): the page says why, framed anywhere (it plays nothing).
+    const elsewhere = await call(`/embed/${key}`, {
+      headers: { Referer: "https://elsewhere.example/" },
+    });
+    expect(elsewhere.headers.get("Content-Security-Policy")).toContain("frame-ancestors *");
+    expect(await refusedPage(elsewhere)).toBe("site");
+    expect(
+      await refusal(
+        await call(`/v2/player/${key}`, { headers: { Origin: "https://elsewhere.example" } }),
+        "site",
+      ),
+    ).toMatch(/elsewhere\.example is not one of them/);
     expect(page.headers.get("Referrer-Policy")).toBe("strict-origin");
     const open = await createOrg();
     const other = await publishVideo(open, mp4);

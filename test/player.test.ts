@@ -114,13 +114,20 @@ describe("GET /v2/player/{contentKey}", () => {
     const { res, body } = await callJson(`/v2/player/${video}`);
     expect(res.status).toBe(403);
     expect(body.status).toBe("KO");
+    expect(body.refusal).toBe("token_required");
     expect((await call(`/embed/${video}`)).status).toBe(403);
   });
 
-  it("gives an unknown configuration the defaults", async () => {
+  it("gives an unknown configuration the defaults, and an empty one (a CMS template's)", async () => {
     const { res, body } = await player(`/v2/player/${key}?config=AAAAAAAAAA`);
     expect(res.status).toBe(200);
     expect(body.data.player.id).toBe("none");
+    const empty = await player(`/v2/player/${key}?config=`);
+    expect(empty.res.status, JSON.stringify(empty.body)).toBe(200);
+    expect(empty.body.data.player.id).toBe("none");
+    const bad = await callJson(`/v2/player/${key}?config=bad!`);
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.error).toMatch(/config/);
   });
 });
 

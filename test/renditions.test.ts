@@ -32,6 +32,7 @@ import {
   type TestOrg,
 } from "./helpers";
 import { boxesIn, boxPath } from "./media-fmp4-synth";
+import { bandwidthProblems, bandwidthsAndPeaks } from "./mpd-representations";
 import { findContentByKeyAnyOrg } from "../src/db/content";
 import { backgroundDeps } from "../src/domain/background";
 import { publishStoredUpload } from "../src/domain/content/content";
@@ -218,7 +219,8 @@ describe.skipIf(!env.TRANSCODER)("the rendition ladder (local transcoder)", () =
     for (const v of variants) {
       expect(v.attrs).toMatch(/CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2"/);
       expect(v.attrs).toMatch(/FRAME-RATE=5\.000/);
-      // BANDWIDTH is the real peak: the largest segment's bits over its EXTINF, within 10 %.
+      // BANDWIDTH is the real peak: the largest segment's bits (as served: moof and mdat) over
+      // its EXTINF, within 10 %.
       const bandwidth = Number(/BANDWIDTH=(\d+)/.exec(v.attrs)![1]);
       const average = Number(/AVERAGE-BANDWIDTH=(\d+)/.exec(v.attrs)![1]);
       const { names, durations } = segmentsOf(await textOf(await call(`${base}${v.uri}`)));
@@ -226,9 +228,8 @@ describe.skipIf(!env.TRANSCODER)("the rendition ladder (local transcoder)", () =
       let bits = 0;
       for (const [n, name] of names.entries()) {
         const seg = await bytesOf(await call(`${base}${name}`));
-        const mdat = boxesIn(seg).find((b) => b.type === "mdat")!;
-        bits += (mdat.size - 8) * 8;
-        peak = Math.max(peak, ((mdat.size - 8) * 8) / durations[n]!);
+        bits += seg.length * 8;
+        peak = Math.max(peak, (seg.length * 8) / durations[n]!);
       }
       expect(Math.abs(bandwidth - peak) / peak).toBeLessThan(0.1);
       expect(average).toBeLessThanOrEqual(bandwidth);
@@ -314,6 +315,59 @@ describe.skipIf(!env.TRANSCODER)("the rendition ladder (local transcoder)", () =
       ["r64", "ready", 114, 64],
       ["r36", "ready", 64, 36],
     ]);
+  });
+
+  it("packages a rung's segment once: the first request stores it, and a cold one reads that", async () => {
+    // (The tests above asked for every HLS segment of the rungs, and for r36-video-0.m4s.)
+    const names = ["r64-3.m4s", "r64-video-3.m4s"];
+    const first = await Promise.all(names.map(async (n) => bytesOf(await call(`${base}${n}`))));
+    const prefix = `${key}/hls/`;
+    await expect
+      .poll(
+        async () => {
+          const stored = (await env.MEDIA.list({ prefix })).objects.map((o) => o.key);
+          return names.filter((n) => stored.some((k) => k.endsWith(`/r64/packaged/${n}`)));
+        },
+        { timeout: SETTLED_MS, interval: 100 },
+      )
+      .toEqual(names);
+    // Without the rung's chunks nothing could be packaged again: an edge miss (another query)
+    // still answers the same bytes, from the stored segment.
+    const chunks = (await env.MEDIA.list({ prefix })).objects
+      .map((o) => o.key)
+      .filter((k) => k.includes("/r64/chunk-"));
+    expect(chunks.length).toBeGreaterThan(0);
+    const saved = await Promise.all(
+      chunks.map(async (k) => ({ k, bytes: await (await env.MEDIA.get(k))!.arrayBuffer() })),
+    );
+    await env.MEDIA.delete(chunks);
+    try {
+      for (const [i, n] of names.entries()) {
+        const cold = await call(`${base}${n}?cold=1`);
+        expect(cold.status, n).toBe(200);
+        expect(cold.headers.get("X-Edge-Cache")).toBe("miss");
+        expect(await bytesOf(cold)).toEqual(first[i]);
+      }
+      // A segment never asked for needs the chunks: it cannot be served now.
+      expect((await call(`${base}r64-video-5.m4s`)).status).toBe(500);
+    } finally {
+      for (const { k, bytes } of saved) await env.MEDIA.put(k, bytes);
+    }
+  });
+
+  it("declares each DASH Representation's bandwidth as its own track's peak, from its segments' bytes", async () => {
+    const mpd = await textOf(await call(`${base}manifest.mpd`));
+    const rows = await bandwidthsAndPeaks(mpd, async (file) => {
+      const res = await call(`${base}${file}`);
+      expect(res.status, file).toBe(200);
+      return (await bytesOf(res)).length;
+    });
+    expect(rows.map((r) => r.id)).toEqual(["video", "r64", "r36", "audio"]);
+    expect(bandwidthProblems(rows)).toEqual([]);
+    // The source's video and its audio are the muxed variant's peak apart, not each of it.
+    const muxed = Number(/BANDWIDTH=(\d+)[^\n]*\nvideo\.m3u8/.exec(master)![1]);
+    for (const id of ["video", "audio"])
+      expect(rows.find((r) => r.id === id)!.peak, id).toBeLessThan(muxed);
   });
 
   it("removes every rendition object with the video (E5): nothing served afterwards", async () => {

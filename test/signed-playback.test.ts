@@ -40,11 +40,23 @@ async function hsKey(org: TestOrg): Promise<PlaybackSigningKey> {
   return { keyId: body.keyId, algorithm: "HS256", secret: body.secret };
 }
 
-async function expectRefused(res: Response, message: RegExp) {
+async function expectRefused(res: Response, message: RegExp, refusal?: string) {
   expect(res.status).toBe(403);
   const body = await res.json<any>();
   expect(body.status).toBe("KO");
   expect(body.error).toMatch(message);
+  if (refusal) expect(body.refusal).toBe(refusal);
+}
+
+/** The embed page a refused viewer gets: the player's page, no media, the refusal named. */
+async function expectRefusedPage(res: Response, refusal: string) {
+  expect(res.status).toBe(403);
+  expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+  const page = await res.text();
+  expect(page).toContain(`data-refused="${refusal}"`);
+  expect(page).toContain('<script type="module" src="/embed/player.js"></script>');
+  expect(page).not.toContain("<video");
+  expect(res.headers.get("Cache-Control")).toBe("private, max-age=60");
 }
 
 let org: TestOrg;
@@ -172,9 +184,11 @@ describe("a video that requires signed playback", () => {
       `${dir}0.m4s`,
       `${dir}manifest.mpd`,
       `/media/${key}/${key}.mp4`,
-      `/embed/${key}`,
+      `/v2/player/${key}`,
     ])
-      await expectRefused(await call(path), /playback token required/);
+      await expectRefused(await call(path), /playback token required/, "token_required");
+    // The embed page says so to the viewer instead (not a JSON page in the iframe).
+    await expectRefusedPage(await call(`/embed/${key}`), "token_required");
     expect((await call(`/thumbnails/${key}.jpg`)).status).toBe(200);
   });
 
@@ -185,7 +199,12 @@ describe("a video that requires signed playback", () => {
     vi.setSystemTime(start + 59_000);
     expect((await call(`${master}?token=${token}`)).status).toBe(200);
     vi.setSystemTime(start + 61_000);
-    await expectRefused(await call(`${master}?token=${token}`), /playback token expired at/);
+    await expectRefused(
+      await call(`${master}?token=${token}`),
+      /playback token expired at/,
+      "token_expired",
+    );
+    await expectRefusedPage(await call(`/embed/${key}?token=${token}`), "token_expired");
   });
 
   it("refuses a tampered token, and a malformed one", async () => {

@@ -23,6 +23,9 @@ export function everyDay(start: string, end: string, values: Map<string, number>
   return points;
 }
 
+/** A UTC day as the console writes dates (ISO 8601): 2026-11-24. */
+const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
 /** Whole-number steps for the y axis (1, 2, 5, 10, 20, …): the charts count plays. */
 const COUNT_STEPS = Array.from({ length: 15 }, (_, i) => [1, 2, 5].map((m) => m * 10 ** i)).flat();
 
@@ -43,13 +46,27 @@ export function DayChart({ points, label }: { points: DayPoint[]; label: string 
         ...size(),
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
         scales: { x: { time: true } },
-        series: [{}, { label, stroke: "#1d4ed8", width: 2, points: { show: true, size: 7 } }],
+        series: [
+          // The legend's day, ISO like every date of the console (uPlot's default is 11/24/2026).
+          { label: "UTC day", value: (_u, ts) => (ts == null ? "–" : isoDay(ts)) },
+          { label, stroke: "#1d4ed8", width: 2, points: { show: true, size: 7 } },
+        ],
+        // The legend shows the day under the pointer and stays on it when the pointer leaves
+        // (uPlot would go back to "--"); before any pointer, the last day's.
+        cursor: { bind: { mouseleave: () => () => null } },
         // uPlot's own steps include halves (0.5, 1.5 for a day of 2 plays): counts have none.
-        axes: [{}, { label, incrs: COUNT_STEPS }],
+        axes: [
+          { space: 90, values: (_u, splits) => splits.map(isoDay) },
+          { label, incrs: COUNT_STEPS },
+        ],
       },
       [xs, points.map((p) => p.value)],
       el,
     );
+    plot.setCursor({
+      left: plot.valToPos(xs[xs.length - 1]!, "x"),
+      top: plot.valToPos(points[points.length - 1]!.value, "y"),
+    });
     const resized = new ResizeObserver(() => {
       const next = size();
       if (next.width !== plot.width) plot.setSize(next);

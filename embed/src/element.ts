@@ -11,8 +11,8 @@ import type { Player } from "./core/contract";
 import { enableDocking } from "./core/dock";
 import { createPlayer } from "./core/player";
 import { el } from "./core/room";
-import { loadVideo, tokenFromUrl } from "./core/load";
-import type { EvcStatus } from "./rooms/status";
+import { LoadError, loadVideo, tokenFromUrl } from "./core/load";
+import { showUnavailable, type Unavailable } from "./rooms/status";
 import { shadowBox } from "./shadow";
 
 const SCRIPT_ORIGIN = new URL(import.meta.url).origin;
@@ -94,7 +94,7 @@ class EvcPlayer extends HTMLElement {
 
   private open() {
     const key = this.getAttribute("content-key");
-    if (!key) return this.fail("the content-key attribute is missing");
+    if (!key) return this.fail("the content-key attribute is missing", "unavailable");
     // After a failure: a new promise for this attempt.
     if (this.settled) this.renew();
     this.opening = true;
@@ -120,7 +120,7 @@ class EvcPlayer extends HTMLElement {
       })
       .catch((error: unknown) => {
         this.opening = false;
-        this.fail(String(error));
+        this.fail(String(error), error instanceof LoadError ? error.code : "unavailable");
       });
   }
 
@@ -166,16 +166,25 @@ class EvcPlayer extends HTMLElement {
     this.stops.push(() => observer.disconnect());
   }
 
-  private fail(message: string) {
+  private fail(message: string, code: Unavailable) {
     console.error(`evc-player: ${message}`);
-    // The page's own words for a video that cannot be played (slot="unavailable"), else ours.
-    const slot = el("slot", { name: "unavailable" });
-    const status = document.createElement("evc-status") as EvcStatus;
-    slot.append(status);
-    this.container?.replaceChildren(slot);
-    status.say("The video could not be loaded.");
+    // The page's own words for a video that cannot be played (slot="unavailable"), else ours,
+    // in the page's language (the closest lang attribute), else the browser's.
+    const lang = this.closest("[lang]")?.getAttribute("lang");
+    if (this.container)
+      showUnavailable(
+        this.container,
+        code,
+        [...(lang ? [lang] : []), ...navigator.languages],
+        (status) => {
+          const slot = el("slot", { name: "unavailable" });
+          slot.append(status);
+          return slot;
+        },
+      );
     this.resolveReady(null);
-    this.dispatchEvent(new CustomEvent("evc-error", { detail: { message } }));
+    // `code`: the service's refusal (country, site, token_expired, ...), or "unavailable".
+    this.dispatchEvent(new CustomEvent("evc-error", { detail: { message, code } }));
   }
 }
 

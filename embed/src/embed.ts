@@ -3,13 +3,29 @@
 // a playback token. The player configuration (?config=), the ads and the items come from
 // GET /v2/player/{contentKey}?config= (same origin); without them (an error) the video still
 // plays, with no configuration. No docking here: a floating player cannot leave the iframe.
+// A viewer the video refuses gets a page without media whose #player names the refusal: the
+// player says why on its surface and tells the framing page (postMessage, as evc-error does).
 import { createPlayer } from "./core/player";
 import { fetchPlayerData } from "./core/load";
 import { normalize, type PlayerData } from "./core/types";
+import { showUnavailable, type Unavailable } from "./rooms/status";
 
 const host = document.getElementById("player");
 const video = host?.querySelector<HTMLVideoElement>("video[data-content-key]");
-if (host && video) {
+const refused = host?.dataset.refused as Unavailable | undefined;
+if (host && refused) {
+  showUnavailable(host, refused, navigator.languages);
+  // Nothing secret in it: any framing page may hear why its viewer sees no video.
+  parent.postMessage(
+    {
+      type: "evc-error",
+      contentKey: host.dataset.contentKey,
+      code: refused,
+      message: `this video refuses the viewer: ${refused}`,
+    },
+    "*",
+  );
+} else if (host && video) {
   const d = video.dataset;
   const query = new URLSearchParams(location.search);
   const endpoint = d.endpoint || location.origin;
@@ -38,8 +54,10 @@ if (host && video) {
     });
   const player = createPlayer(host, page, {
     analytics: query.get("analytics") !== "off",
-    playerId: query.get("player_id"),
-    pageUrl: document.referrer || location.href,
+    playerId: query.get("player_id") || null,
+    // The publisher's page: its URL when the embed code passes it (a cross-site frame's
+    // referrer is only its page's origin), else that origin.
+    pageUrl: query.get("page_url") || document.referrer || location.href,
     crossOrigin: false,
     adopt: { video, nativeHlsListsTracks: d.hlsSubtitles === "yes" },
     extras,

@@ -30,7 +30,8 @@ import {
 } from "../db/renditions";
 import { findContentByKeyAnyOrg } from "../db/content";
 import { MediaProbeError } from "../media/bmff/reader";
-import { bitrates, type HlsIndex } from "../media/packaging/segments";
+import { bitrates } from "../media/packaging/bitrates";
+import type { HlsIndex } from "../media/packaging/segments";
 import { readTracks } from "../media/packaging/tracks";
 import { assembleRung, MisalignedRendition, type MediaPart } from "../media/renditions/assemble";
 import { chunkRecordRange, planChunk, planChunks, type ChunkPlan } from "../media/renditions/chunk";

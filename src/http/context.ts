@@ -10,6 +10,7 @@ import type { ServedStream } from "../domain/streaming/served";
 import type { Principal } from "../domain/members/principal";
 import type { Env } from "../env";
 import type { ErrorStyle } from "./errors";
+import type { DomainError } from "../shared/errors";
 import { type Versions } from "../shared/versions";
 
 export type AuthClass = "read" | "report" | "write";
@@ -45,6 +46,10 @@ export interface AppVariables extends TimingVariables {
    * it has stored the answer, and drops the copy if not (middleware/edge-cache.ts).
    */
   stillCurrent?: () => Promise<boolean>;
+  /** The embed page's viewer is refused the video (middleware/embed-gates.ts): why. */
+  refusal?: DomainError;
+  /** The embed page's answer depends on the viewer (playback rights): not for shared caches. */
+  playbackRestricted?: boolean;
   /** The stream a /hls/ URL names, its version checked once (middleware/servable.ts). */
   servedStream?: ServedStream;
 }

@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ConfigError } from "../config";
-import { DomainError, type ProblemKind } from "../shared/errors";
+import { DomainError, type ProblemKind, type Refusal } from "../shared/errors";
 
 export type ErrorStyle = "message" | "ko";
 
@@ -30,8 +30,9 @@ const STATUS_OF: Record<ProblemKind, ContentfulStatusCode> = {
   forbidden: 403,
 };
 
-export function errorBody(style: ErrorStyle, message: string) {
-  return style === "message" ? { message } : { status: "KO" as const, error: message };
+export function errorBody(style: ErrorStyle, message: string, refusal?: Refusal) {
+  if (style === "message") return { message };
+  return { status: "KO" as const, error: message, ...(refusal ? { refusal } : {}) };
 }
 
 export function errorResponse(
@@ -39,9 +40,10 @@ export function errorResponse(
   status: ContentfulStatusCode,
   message: string,
   headers: Record<string, string> = {},
+  refusal?: Refusal,
 ) {
   const style: ErrorStyle = c.get("errorStyle") ?? "ko";
-  const res = c.json(errorBody(style, message), status);
+  const res = c.json(errorBody(style, message, refusal), status);
   for (const [name, value] of Object.entries(headers)) res.headers.set(name, value);
   res.headers.set("Cache-Control", "no-store");
   return res;
@@ -54,7 +56,8 @@ export function errorStyleOf(path: string): ErrorStyle {
 
 /** app.onError: every thrown error becomes a response in the route's error shape. */
 export function renderError(err: Error, c: Context): Response {
-  if (err instanceof DomainError) return errorResponse(c, STATUS_OF[err.kind], err.message);
+  if (err instanceof DomainError)
+    return errorResponse(c, STATUS_OF[err.kind], err.message, {}, err.refusal);
   if (err instanceof ApiError) return errorResponse(c, err.status, err.message, err.headers);
   if (err instanceof HTTPException && err.status < 500) {
     // Hono's own middleware (body limit, bearer auth, JSON body parser); some bring their answer.

@@ -1,10 +1,20 @@
 // Pieces every route definition shares: JSON bodies and responses, the two error shapes, and
 // the security requirements of each credential class (spec 5, docs/design.md).
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { REFUSALS } from "../shared/errors";
 import type { AppEnv } from "./context";
 
 export const messageError = z.object({ message: z.string() }).openapi("MessageError");
-export const koError = z.object({ status: z.literal("KO"), error: z.string() }).openapi("Error");
+export const koError = z
+  .object({
+    status: z.literal("KO"),
+    error: z.string(),
+    refusal: z.enum(REFUSALS).optional().openapi({
+      description:
+        "On a 403 that refuses a viewer a video (its media, embed page or player data): why, for a player to tell the viewer (token_required, token_expired, token_invalid: signed playback; country, window_not_open, window_closed, site: playback rights or the token's claims)",
+    }),
+  })
+  .openapi("Error");
 
 export const jsonContent = <T>(schema: T, description: string) => ({
   description,

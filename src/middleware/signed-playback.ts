@@ -59,18 +59,26 @@ const REWRITES: Partial<Record<StreamBody, (body: string, token: string) => stri
   manifest: withTokenInManifest,
 };
 
-export const signedPlayback: MiddlewareHandler<AppEnv> = async (c, next) => {
+/**
+ * The request's playback token checked for the video its path names: its claims (null when the
+ * video needs none, or the key is malformed: left to the route's validation); throws the 403
+ * refusal when it needs one and the token is absent or not good.
+ */
+export async function checkRequestToken(c: Context<AppEnv>) {
   const contentKey = c.req.param("contentKey") ?? "";
-  // A malformed key is left to the route's validation (400).
-  if (!CONTENT_KEY_PATTERN.test(contentKey)) return next();
-  const token = c.req.query("token");
-  const claims = await checkPlayback(c.get("db"), c.get("config").signingSecret, token, {
+  if (!CONTENT_KEY_PATTERN.test(contentKey)) return null;
+  return checkPlayback(c.get("db"), c.get("config").signingSecret, c.req.query("token"), {
     contentKey,
     nowMs: isolateNow(),
     country: requestCountry(c.req.raw),
     referrerHost: referrerHost(c),
     serviceHost: new URL(c.get("origins").baseUrl).host.toLowerCase(),
   });
+}
+
+export const signedPlayback: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = c.req.query("token");
+  const claims = await checkRequestToken(c);
   await next();
   if (!claims || !token || c.res.status !== 200) return;
   const holds = requestedBody(c.req.param("file") ?? "");

@@ -141,10 +141,14 @@ export const playerSettings = z
 export const playerSettingsBody = z.strictObject({ adTagUrl }).openapi("PlayerSettingsInput");
 
 export const playerQuery = z.object({
-  config: playerConfigId.optional().openapi({
-    param: { name: "config", in: "query" },
-    description: "A player configuration id (an unknown one: the defaults, id none)",
-  }),
+  // Empty (a CMS template's `?config=`) is as absent: the defaults.
+  config: z
+    .union([z.literal(""), playerConfigId], { error: configIdMessage })
+    .optional()
+    .openapi({
+      param: { name: "config", in: "query" },
+      description: "A player configuration id (unknown or empty: the defaults, id none)",
+    }),
   token: z.string().max(4096, "must be at most 4096 characters").optional().openapi({
     description:
       "A playback token, for a video that requires signed playback (checked, not echoed)",

@@ -7,11 +7,29 @@ export class DomainError extends Error {
   constructor(
     readonly kind: ProblemKind,
     message: string,
+    /** Why a viewer is refused a video (a 403 of its media, embed or player data). */
+    readonly refusal?: Refusal,
   ) {
     super(message);
     this.name = "DomainError";
   }
 }
+
+/**
+ * Why a viewer is refused a video, beside the message for developers: what the service's player
+ * turns into words a viewer reads (embed/src/rooms/status.ts), and a publisher's own player can.
+ * A token's claims refuse as the rights do (its country, its site).
+ */
+export const REFUSALS = [
+  "token_required",
+  "token_expired",
+  "token_invalid",
+  "country",
+  "window_not_open",
+  "window_closed",
+  "site",
+] as const;
+export type Refusal = (typeof REFUSALS)[number];
 
 /** The input breaks a rule (HTTP 400); the message names the parameter. */
 export const invalid = (message: string) => new DomainError("invalid", message);
@@ -21,6 +39,9 @@ export const notFound = (message: string) => new DomainError("not_found", messag
 export const conflict = (message: string) => new DomainError("conflict", message);
 /** The caller lacks an entitlement for this (HTTP 403). */
 export const forbidden = (message: string) => new DomainError("forbidden", message);
+/** A viewer may not play this video (HTTP 403), and why (`refusal` in the answer). */
+export const refused = (refusal: Refusal, message: string) =>
+  new DomainError("forbidden", message, refusal);
 
 /** A short, printable prefix of untrusted input for error messages (never the whole of it). */
 export function excerpt(value: string, max = 40): string {

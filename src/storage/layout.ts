@@ -57,7 +57,9 @@ export const hlsKeys = (contentKey: string, contentId: number, revision = HLS_RE
 };
 /**
  * A rendition (rung `name`, e.g. r360) of a version: its transcoded chunks, then its index and
- * sample table once complete; `prefix` holds every rung's objects (deleted with the content).
+ * sample table once complete, and each media segment once packaged (`packaged(file)`, the
+ * stream's file name: written by its first request); renditionsPrefix holds every rung's
+ * objects (deleted with the content).
  */
 export const renditionKeys = (contentKey: string, contentId: number, name: string) => {
   const dir = `${contentKey}/hls/${hlsVersion(contentId)}/${name}`;
@@ -66,6 +68,7 @@ export const renditionKeys = (contentKey: string, contentId: number, name: strin
     chunks: `${dir}/chunk-`,
     index: `${dir}/index.json`,
     samples: `${dir}/samples.bin`,
+    packaged: (file: string) => `${dir}/packaged/${file}`,
   };
 };
 export const renditionsPrefix = (contentKey: string, contentId: number) =>

@@ -14,13 +14,17 @@ import {
   getContent,
   json,
   publishVideo,
-  report,
-  utcDay,
+  playsToday,
   writeHeaders,
   type Org,
   type Service,
 } from "./harness/api";
-import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
+import {
+  launchChromium,
+  recordCanvasText,
+  seriousViolations,
+  signInToConsole,
+} from "./harness/browser";
 import { ROOT } from "./harness/worker";
 
 const e2e = inject("e2e");
@@ -91,15 +95,7 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     // The text uPlot draws on its canvas (tick labels are not in the DOM), recorded before any
     // script of the page runs.
-    await context.addInitScript(() => {
-      const drawn: string[] = [];
-      (window as unknown as { drawnText: string[] }).drawnText = drawn;
-      const fillText = CanvasRenderingContext2D.prototype.fillText;
-      CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
-        drawn.push(String(text));
-        return fillText.call(this, text, ...rest);
-      };
-    });
+    await recordCanvasText(context);
     page = await context.newPage();
     page.on("console", (m) => {
       if (m.type() === "error") consoleErrors.push(`${m.text()} (${m.location().url})`);
@@ -310,20 +306,7 @@ describe.skipIf(!e2e.chromium)("publisher console pages in headless Chromium", (
   });
 
   it("labels the plays chart's y axis with whole numbers only", async () => {
-    const today = utcDay(0);
-    await expect
-      .poll(async () => {
-        const { body } = await report(service, "/prod/get_video_reports", org, {
-          start_date: today,
-          end_date: today,
-          content_key: contentKey,
-        });
-        return (body.data as { video_played?: number }[]).reduce(
-          (n, row) => n + Number(row.video_played ?? 0),
-          0,
-        );
-      }, COUNTED)
-      .toBe(2);
+    await expect.poll(() => playsToday(service, org, contentKey), COUNTED).toBe(2);
     const ticks = async () => {
       const chart = page.getByRole("img", { name: /Plays per UTC day/ });
       await chart.locator("canvas").waitFor();

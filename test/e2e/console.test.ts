@@ -487,8 +487,9 @@ describe.skipIf(!e2e.chromium)("publisher console in headless Chromium", () => {
     await expect
       .poll(() => video.evaluate((v: HTMLVideoElement) => v.currentSrc))
       .toMatch(/^blob:/);
+    // The embed code: the iframe, its URL filled in with the page's (the ad tag's [PAGE_URL]).
     expect(await page.getByLabel("Embed this video on a site").inputValue()).toBe(
-      `<iframe src="${service.baseUrl}/embed/${keys.first}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen style="border:0"></iframe>`,
+      `<iframe id="evc-${keys.first}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen title="Video" style="border:0"></iframe>\n<script>document.getElementById("evc-${keys.first}").src = "${service.baseUrl}/embed/${keys.first}?page_url=" + encodeURIComponent(location.href);</script>`,
     );
     const seeked = await video.evaluate(
       (v: HTMLVideoElement) =>

@@ -14,6 +14,7 @@ import { startTranscoderServer } from "../../containers/transcoder/transcoder.mj
 import { startFrameServer } from "../../scripts/lib/frame-service.mjs";
 import { createOrg, json, type Org, type Service, SETTLED_MS, writeHeaders } from "./harness/api";
 import { type RunningWorker, startWorker } from "./harness/worker";
+import { bandwidthProblems, bandwidthsAndPeaks } from "../mpd-representations";
 
 const run = promisify(execFile);
 const RUNGS = [
@@ -139,6 +140,17 @@ describe("an MPEG-TS live recording, remuxed", () => {
     for (const rung of ["r120-video.m3u8", "r72-video.m3u8"])
       for (const [n, t] of starts[rung]!.entries())
         expect(Math.abs(t - starts["video.m3u8"]![n]!)).toBeLessThanOrEqual(0.04);
+
+    // Its DASH manifest declares each Representation's own track's peak, from the bytes of its
+    // segments (the audio's was the recording's muxed average).
+    const mpd = await (await fetch(`${base}manifest.mpd`)).text();
+    const rows = await bandwidthsAndPeaks(mpd, async (file) => {
+      const res = await fetch(`${base}${file}`);
+      expect(res.status, file).toBe(200);
+      return (await res.arrayBuffer()).byteLength;
+    });
+    expect(rows.map((r) => r.id)).toEqual(["video", "r120", "r72", "audio"]);
+    expect(bandwidthProblems(rows)).toEqual([]);
 
     // A frame of the recording, not the placeholder (its entity tag is "default-…").
     await expect

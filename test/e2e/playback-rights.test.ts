@@ -1,7 +1,8 @@
 // Allowed sites with real clients (docs/api.md "Playback rights"): the embed page still plays in
 // Chromium when the organization requires a Referer (its player names the service), another
-// site cannot frame it (frame-ancestors), and an app without a Referer (ffmpeg) is refused
-// until it sends one of the listed sites.
+// site framing it gets the player saying why instead (test/e2e/player-refusals.test.ts), a site
+// that sends no Referer cannot frame it (frame-ancestors), and an app without a Referer (ffmpeg)
+// is refused until it sends one of the listed sites.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import type { Browser } from "playwright-core";
@@ -84,10 +85,12 @@ describe.skipIf(!e2e.chromium)("the embed page in headless Chromium", () => {
     await page.close();
   }, 60_000);
 
-  it("cannot be framed by a site not on the list", async () => {
+  it("cannot be framed by a site not on the list that hides its address", async () => {
     const page = await browser.newPage();
-    // localhost: another site than the service (127.0.0.1), and not listed.
+    // localhost: another site than the service (127.0.0.1), and not listed; with no Referer the
+    // service cannot tell it is not listed: the page's frame-ancestors refuses it.
     await page.goto(`${e2e.staticUrl.replace("127.0.0.1", "localhost")}/pages/blank.html`);
+
     const messages: string[] = [];
     page.on("console", (msg) => messages.push(msg.text()));
     // The frame's load event fires whether or not its document was refused.
@@ -95,6 +98,7 @@ describe.skipIf(!e2e.chromium)("the embed page in headless Chromium", () => {
       (src) =>
         new Promise<void>((resolve) => {
           const frame = document.createElement("iframe");
+          frame.referrerPolicy = "no-referrer";
           frame.onload = () => resolve();
           frame.src = src;
           document.body.append(frame);

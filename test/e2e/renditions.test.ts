@@ -28,6 +28,7 @@ import {
 } from "./harness/api";
 import { launchChromium, signInToConsole } from "./harness/browser";
 import { type RunningWorker, startWorker } from "./harness/worker";
+import { bandwidthProblems, bandwidthsAndPeaks } from "../mpd-representations";
 
 const e2e = inject("e2e");
 const run = promisify(execFile);
@@ -146,7 +147,16 @@ async function bytes(url: string) {
 
 describe("the rendition ladder under npm run dev's transcoder", () => {
   it("lists the source and two rungs, each readable by ffmpeg, keyframes aligned (ffprobe)", async () => {
-    expect(variants).toEqual(["video.m3u8", "r270-video.m3u8", "r180-video.m3u8"]);
+    // The highest variant within 1 Mbit/s first (where players start), then highest first.
+    const text = await (await fetch(master)).text();
+    const peaks = [...text.matchAll(/BANDWIDTH=(\d+),[^\n]*\n(\S+)/g)].map((m) => ({
+      uri: m[2]!,
+      peak: Number(m[1]),
+    }));
+    const byHeight = ["video.m3u8", "r270-video.m3u8", "r180-video.m3u8"];
+    const start = byHeight.find((v) => peaks.find((p) => p.uri === v)!.peak <= 1_000_000);
+    expect(start).toBeDefined();
+    expect(variants).toEqual([start, ...byHeight.filter((v) => v !== start)]);
     const segmentsOf = async (playlist: string) => {
       const text = await (await fetch(`${base()}${playlist}`)).text();
       return {
@@ -155,7 +165,8 @@ describe("the rendition ladder under npm run dev's transcoder", () => {
       };
     };
     const starts: number[] = [];
-    for (const playlist of variants) {
+    // The source first: the rungs' keyframes are compared with its segments' starts.
+    for (const playlist of byHeight) {
       // ffmpeg reads the whole variant through its playlist.
       const out = join(dir, `${playlist}.mp4`);
       await ffmpeg("-i", `${base()}${playlist}`, "-c", "copy", out);
@@ -228,16 +239,30 @@ describe("the rendition ladder under npm run dev's transcoder", () => {
       { timeout: SETTLED_MS, interval: 500 },
     );
     const hevcMaster = (await listed())[0]!.urlHLS;
-    const text = await (await fetch(hevcMaster)).text();
+    // The ladder below joins: its master playlist is read once it is whole (three variants).
+    let text = "";
+    await vi.waitFor(
+      async () => {
+        text = await (await fetch(hevcMaster)).text();
+        expect(text.match(/#EXT-X-STREAM-INF/g)).toHaveLength(3);
+      },
+      { timeout: SETTLED_MS, interval: 500 },
+    );
     // The source's size (r360) and the ladder's rungs below it, all H.264: never the HEVC source.
     const codecs = [...text.matchAll(/CODECS="([^"]+)"/g)].map((m) => m[1]!.split(".")[0]);
     expect(codecs.length).toBeGreaterThanOrEqual(1);
     expect(new Set(codecs)).toEqual(new Set(["avc1"]));
-    expect(text.split("\n").filter((l) => l.endsWith(".m3u8"))[0]).toBe("r360-video.m3u8");
+    const listedVariants = text.split("\n").filter((l) => l.endsWith(".m3u8"));
+    expect(listedVariants).toContain("r360-video.m3u8");
     expect(text).not.toMatch(/^video\.m3u8$/m);
-    // ffmpeg reads the top variant through the master playlist to its end: every frame, H.264.
+    // ffmpeg reads the top variant through the master playlist to its end: every frame, H.264
+    // (its program: the variant's place in the master playlist as it was read then).
     const out = join(dir, "hevc-played.mp4");
-    await ffmpeg("-i", hevcMaster, "-map", "0:v:0", "-map", "0:a:0", "-c", "copy", out);
+    const top = listedVariants.indexOf("r360-video.m3u8");
+    await ffmpeg(
+      ...["-i", hevcMaster, "-map", `0:p:${top}:v:0`, "-map", `0:p:${top}:a:0`],
+      ...["-c", "copy", out],
+    );
     const { stdout } = await run("ffprobe", [
       ...["-v", "error", "-count_packets", "-show_entries"],
       ...["stream=codec_type,codec_name,width,height,nb_read_packets", "-of", "json", out],
@@ -339,4 +364,123 @@ describe("the rendition ladder under npm run dev's transcoder", () => {
       await page.close();
     });
   });
+});
+
+/**
+ * DASH players choose a video and an audio Representation whose bandwidths add up to what the
+ * link carries: each must be its own track's. A 30 s 1280x720 source at about 7 Mbit/s (more
+ * than the link) with a 540p rung at 2 Mbit/s and a 234p one: on a steady 6 Mbit/s link (the
+ * DevTools protocol's throttling) Shaka and dash.js settle on 540p, not 234p (where the audio,
+ * declared at the muxed stream's rate, left nothing that fit).
+ */
+describe.skipIf(!e2e.chromium)("DASH at a throttled 6 Mbit/s (Shaka, dash.js)", () => {
+  let browser: Browser;
+  let mpd: string;
+  let dashMaster: string;
+  const LINK_BITS = 6_000_000;
+
+  beforeAll(async () => {
+    const source = join(dir, "dash-720p.mp4");
+    await ffmpeg(
+      ...["-f", "lavfi", "-i", `testsrc2=size=1280x720:rate=${FPS},noise=alls=25:allf=t+u`],
+      ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"],
+      ...["-t", "30", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
+      ...["-b:v", "7M", "-maxrate", "7M", "-bufsize", "7M", "-g", "50", "-keyint_min", "50"],
+      ...["-sc_threshold", "0", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", source],
+    );
+    const dashOrg = await createOrg(service);
+    const set = await fetch(`${service.baseUrl}/v2/renditions/ladder`, {
+      method: "PUT",
+      headers: { ...writeHeaders(dashOrg), "Content-Type": "application/json" },
+      body: JSON.stringify({
+        rungs: [
+          { height: 540, bitrate: 2_000_000 },
+          { height: 234, bitrate: 145_000 },
+        ],
+      }),
+    });
+    expect(set.status, await set.clone().text()).toBe(200);
+    const content = await publishVideo(service, dashOrg, new Uint8Array(readFileSync(source)), {
+      title: "DASH 6 Mbit/s e2e",
+    });
+    const res = await fetch(`${service.baseUrl}/v2/videos?contentKey=${content.contentKey}`, {
+      headers: { "X-Service-Sync-Code": dashOrg.syncCode },
+    });
+    dashMaster = (await json<{ data: { urlHLS: string }[] }>(res)).data[0]!.urlHLS;
+    await vi.waitFor(
+      async () => {
+        const text = await (await fetch(dashMaster)).text();
+        expect(text.match(/#EXT-X-STREAM-INF/g)).toHaveLength(3);
+      },
+      { timeout: SETTLED_MS, interval: 500 },
+    );
+    mpd = dashMaster.replace(/master\.m3u8$/, "manifest.mpd");
+    browser = await launchChromium(e2e.chromium!);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("declares each Representation's bandwidth from its own segments, and lists the 234p variant first in HLS", async () => {
+    const rows = await bandwidthsAndPeaks(await (await fetch(mpd)).text(), async (file) => {
+      const res = await fetch(mpd.replace(/manifest\.mpd$/, file));
+      expect(res.status, file).toBe(200);
+      return (await res.arrayBuffer()).byteLength;
+    });
+    expect(rows.map((r) => r.id)).toEqual(["video", "r540", "r234", "audio"]);
+    expect(bandwidthProblems(rows)).toEqual([]);
+    // The audio is 128 kbit/s, not the stream's 7 Mbit/s; 540p and the audio fit the link.
+    const of = (id: string) => rows.find((r) => r.id === id)!.bandwidth;
+    expect(of("audio")).toBeLessThan(300_000);
+    expect(of("r540") + of("audio")).toBeLessThan(LINK_BITS);
+    expect(of("video") + of("audio")).toBeGreaterThan(LINK_BITS);
+    // HLS: the variant that fits 1 Mbit/s first (where hls.js and older AVPlayers start).
+    const text = await (await fetch(dashMaster)).text();
+    expect(text.split("\n").filter((l) => l.endsWith(".m3u8"))).toEqual([
+      "r234-video.m3u8",
+      "video.m3u8",
+      "r540-video.m3u8",
+    ]);
+  });
+
+  it.each(["shaka", "dashjs"])(
+    "%s settles on 540p or more on a steady 6 Mbit/s link",
+    async (player) => {
+      const page = await browser.newPage();
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("Network.enable");
+      await cdp.send("Network.emulateNetworkConditions", {
+        offline: false,
+        latency: 20,
+        downloadThroughput: LINK_BITS / 8,
+        uploadThroughput: LINK_BITS / 8,
+      });
+      await page.goto(`${e2e.staticUrl}/pages/dash.html`);
+      type DashPage = {
+        attach(player: string, url: string): Promise<string[][]>;
+        activeHeight(): number | null;
+        errors: string[];
+      };
+      await page.evaluate(
+        ([player, url]) => (window as unknown as DashPage).attach(player!, url!),
+        [player, mpd],
+      );
+      // Plays 24 s in real time (the element's clock), then reads the height chosen last and
+      // the height of the frame shown.
+      const result = await page.evaluate(async () => {
+        const video = document.getElementById("v") as HTMLVideoElement;
+        await video.play();
+        await new Promise<void>((resolve) => {
+          const check = () => (video.currentTime >= 24 ? resolve() : requestAnimationFrame(check));
+          check();
+        });
+        const w = window as unknown as DashPage;
+        return { chosen: w.activeHeight(), shown: video.videoHeight, errors: w.errors };
+      });
+      expect(result.errors).toEqual([]);
+      expect(result.chosen, JSON.stringify(result)).toBeGreaterThanOrEqual(540);
+      expect(result.shown, JSON.stringify(result)).toBeGreaterThanOrEqual(540);
+      await page.close();
+    },
+  );
 });

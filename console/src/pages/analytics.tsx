@@ -127,6 +127,18 @@ function DataTable({
   );
 }
 
+/**
+ * A day field written as every date of the console is (ISO 8601: 2026-11-24), whatever the
+ * browser's locale (a date input shows 11/24/2026 in an American one).
+ */
+const ISO_DAY = {
+  type: "text",
+  inputMode: "numeric",
+  pattern: "\\d{4}-\\d{2}-\\d{2}",
+  placeholder: "YYYY-MM-DD",
+  maxLength: 10,
+} as const;
+
 type QoeRow = {
   key: string;
   views: number;
@@ -439,19 +451,19 @@ export function Analytics() {
       <h1 id="analytics-title">Analytics</h1>
       <form class="filters" onSubmit={apply}>
         <label>
-          From (UTC day)
+          From (UTC day, YYYY-MM-DD)
           <input
-            type="date"
             required
+            {...ISO_DAY}
             value={draft.start}
             onInput={(e) => setDraft({ ...draft, start: e.currentTarget.value })}
           />
         </label>
         <label>
-          To (UTC day, inclusive)
+          To (UTC day, inclusive, YYYY-MM-DD)
           <input
-            type="date"
             required
+            {...ISO_DAY}
             value={draft.end}
             onInput={(e) => setDraft({ ...draft, end: e.currentTarget.value })}
           />

@@ -4,8 +4,9 @@
 // configuration's id is what the player reports as video_player_id and ad_player_id.
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
-import { client, entitlements, ok } from "../api";
+import { client, entitlements, ok, type Content } from "../api";
 import { deleteConfirmed, errorText, Messages } from "../messages";
+import { usePreviewToken } from "../preview";
 
 type Config = components["schemas"]["PlayerConfiguration"];
 type ConfigInput = components["schemas"]["PlayerConfigurationInput"];
@@ -213,6 +214,56 @@ function useEntitled(): boolean | null {
   return yes;
 }
 
+/**
+ * A configuration's preview: the service's player with it, playing the organization's newest
+ * published video (not counted in the analytics). Saved changes show when the preview reloads.
+ */
+function ConfigPreview({ configId, version }: { configId: string; version: number }) {
+  const [video, setVideo] = useState<Content | null | undefined>(undefined);
+  useEffect(() => {
+    client.api
+      .GET("/v2/content/list", { params: { query: { status: "available", limit: 1 } } })
+      .then(ok)
+      .then(
+        (page) => setVideo(page.contents[0] ?? null),
+        () => setVideo(null),
+      );
+  }, []);
+  if (video === undefined) return null;
+  if (video === null)
+    return <p class="muted small">Publish a video to preview this configuration with it.</p>;
+  return <PreviewFrame video={video} configId={configId} version={version} />;
+}
+
+function PreviewFrame({
+  video,
+  configId,
+  version,
+}: {
+  video: Content;
+  configId: string;
+  version: number;
+}) {
+  const { signed, token } = usePreviewToken(video);
+  if (signed && !token)
+    return <p class="muted small">The preview needs an HS256 playback key (signed playback).</p>;
+  return (
+    <figure class="config-preview">
+      <iframe
+        key={version}
+        class="player"
+        src={`/embed/${video.contentKey}?config=${configId}&analytics=off${token ? `&token=${token}` : ""}`}
+        title={`Preview of the configuration with ${video.title || video.contentKey}`}
+        allow="autoplay; fullscreen; picture-in-picture"
+        allowFullScreen
+      />
+      <figcaption class="muted small">
+        Preview with {video.title || video.contentKey} (not counted in the analytics)
+      </figcaption>
+    </figure>
+  );
+}
+
 export function Players() {
   const entitled = useEntitled();
   if (entitled === null) return <p>Loading…</p>;
@@ -233,6 +284,8 @@ function PlayerPages() {
   const [next, setNext] = useState<string | null>(null);
   const [feeds, setFeeds] = useState<FeedChoice[] | null>(null);
   const [open, setOpen] = useState<string | null>(null);
+  /** Saves so far: a saved configuration's preview loads again. */
+  const [saves, setSaves] = useState(0);
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
   const page = async (cursor?: string) => {
@@ -266,6 +319,7 @@ function PlayerPages() {
         : [...current, c];
     });
     setOpen(c.id);
+    setSaves((n) => n + 1);
     setNotice(`Configuration "${c.name}" saved (player id ${c.id}).`);
   };
   const remove = (c: Config) =>
@@ -321,6 +375,7 @@ function PlayerPages() {
             </p>
             {open === c.id && (
               <>
+                <ConfigPreview configId={c.id} version={saves} />
                 <ConfigForm config={c} feeds={feeds ?? []} onSaved={saved} />
                 <button type="button" class="danger" onClick={() => void remove(c)}>
                   Delete configuration…

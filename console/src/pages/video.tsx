@@ -1,6 +1,7 @@
 // A video: play it (its media URL; the player SDK reports the plays), edit the E4 fields
 // (retrieve with E3, modify, send the whole object back) with its subtitles, its caption tracks
 // (./captions.tsx), replace the thumbnail, delete it, and its plays per day (E8).
+import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import {
   can,
@@ -16,6 +17,7 @@ import {
 } from "../api";
 import { DayChart, everyDay, type DayPoint } from "../chart";
 import { Captions, seekPreview } from "./captions";
+import { embedSnippet, usePreviewToken } from "../preview";
 import { StatusBadge } from "./library";
 import { usePolled } from "../polling";
 import { errorText, Messages } from "../messages";
@@ -34,29 +36,8 @@ function Player({ content, at }: { content: Content; at?: number }) {
     localStorage.setItem(COUNT_PREVIEWS, on ? "1" : "0");
     setCounted(on);
   };
-  // Signed playback: the video's own setting, else the organization's (a sub-organization's
-  // scope cannot read it: then only the video's own setting is known).
-  const [orgSigned, setOrgSigned] = useState(false);
-  useEffect(() => {
-    client.api.GET("/v2/playback-settings").then(
-      (r) => setOrgSigned(r.data?.signedPlayback ?? false),
-      () => setOrgSigned(false),
-    );
-  }, []);
-  const signed = content.signedPlayback ?? orgSigned;
   // The preview plays with a token the service mints (with an HS256 key; none: it is refused).
-  const [previewToken, setPreviewToken] = useState("");
-  useEffect(() => {
-    if (!signed) return;
-    client.api
-      .POST("/v2/playback-tokens", { body: { contentKey: content.contentKey, expiresIn: 3600 } })
-      .then(
-        (r) => setPreviewToken(r.data?.token ?? ""),
-        () => setPreviewToken(""),
-      );
-  }, [signed, content.contentKey]);
-  const embedUrl = `${location.origin}/embed/${content.contentKey}${signed ? "?token=TOKEN" : ""}`;
-  const snippet = `<iframe src="${embedUrl}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen style="border:0"></iframe>`;
+  const { signed, token: previewToken } = usePreviewToken(content);
   return (
     <>
       {(!signed || previewToken) && (
@@ -72,10 +53,7 @@ function Player({ content, at }: { content: Content; at?: number }) {
           allowFullScreen
         />
       )}
-      <label class="small">
-        Embed this video on a site
-        <textarea readOnly rows={3} value={snippet} onFocus={(e) => e.currentTarget.select()} />
-      </label>
+      <EmbedCode contentKey={content.contentKey} signed={signed} />
       {signed && (
         <p class="small notice" data-testid="signed-playback">
           This video requires signed playback: replace TOKEN with a playback token your server mints
@@ -92,7 +70,102 @@ function Player({ content, at }: { content: Content; at?: number }) {
         />{" "}
         Count my previews in the analytics (player id "console")
       </label>
+      <StreamUrls contentKey={content.contentKey} token={previewToken} signed={signed} />
     </>
+  );
+}
+
+/** The embed code, with the player configuration the publisher chooses (its autoplay, ads, ...). */
+function EmbedCode({ contentKey, signed }: { contentKey: string; signed: boolean }) {
+  const [configs, setConfigs] = useState<{ id: string; name: string }[]>([]);
+  const [config, setConfig] = useState("");
+  useEffect(() => {
+    entitlements()
+      .then((list) =>
+        list.includes("enterprise_player")
+          ? client.api
+              .GET("/v2/player-configurations", { params: { query: { limit: 100 } } })
+              .then(ok)
+              .then((r) => r.playerConfigurations)
+          : [],
+      )
+      .then(setConfigs, () => setConfigs([]));
+  }, []);
+  return (
+    <div class="embed-code">
+      <label class="small">
+        Player configuration
+        <select value={config} onChange={(e) => setConfig(e.currentTarget.value)}>
+          <option value="">Defaults (no configuration)</option>
+          {configs.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name} ({c.id})
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="small">
+        Embed this video on a site
+        <textarea
+          readOnly
+          rows={4}
+          value={embedSnippet(contentKey, config, signed)}
+          onFocus={(e) => e.currentTarget.select()}
+        />
+      </label>
+    </div>
+  );
+}
+
+/**
+ * The stream's URLs for other players: HLS (the record's urlHLS) and its DASH manifest beside
+ * it, as GET /v2/player gives them (with the preview's token for a signed video).
+ */
+function StreamUrls({
+  contentKey,
+  token,
+  signed,
+}: {
+  contentKey: string;
+  token: string;
+  signed: boolean;
+}) {
+  const [hls, setHls] = useState<string | null>(null);
+  useEffect(() => {
+    if (signed && !token) return;
+    client.api
+      .GET("/v2/player/{contentKey}", {
+        params: { path: { contentKey }, query: token ? { token } : {} },
+      })
+      .then(ok)
+      .then(
+        (r) => setHls(r.data.hls),
+        () => setHls(null),
+      );
+  }, [contentKey, token, signed]);
+  if (!hls) return null;
+  // Without the preview's token: the URLs a publisher hands out (with a viewer's token added).
+  const plain = hls.replace(/\?token=[^&]*$/, "");
+  const dash = /\/master\.m3u8$/.test(plain)
+    ? plain.replace(/master\.m3u8$/, "manifest.mpd")
+    : null;
+  const urls = [["HLS", plain], ...(dash ? [["DASH", dash]] : [])] as const;
+  return (
+    <dl class="facts small" data-testid="stream-urls">
+      {urls.map(([format, url]) => (
+        <Fragment key={format}>
+          <dt>{format}</dt>
+          <dd>
+            <input
+              readOnly
+              value={url}
+              aria-label={`${format} URL`}
+              onFocus={(e) => e.currentTarget.select()}
+            />
+          </dd>
+        </Fragment>
+      ))}
+    </dl>
   );
 }
 

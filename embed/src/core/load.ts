@@ -1,8 +1,19 @@
 // Asking for the player's data: GET /v2/player/{contentKey}?config= of the service, and a video's
 // playback token from the publisher's page (signed playback). See docs/player.md.
+import type { Unavailable } from "../rooms/status";
 import { normalize, type PlayerData, type TokenSource, withToken } from "./types";
 
-/** GET /v2/player/{contentKey}?config=: the player's data, or an Error naming what failed. */
+/** A video the player could not load, and why in a word (the service's refusal, if it was one). */
+export class LoadError extends Error {
+  constructor(
+    message: string,
+    readonly code: Unavailable = "unavailable",
+  ) {
+    super(message);
+  }
+}
+
+/** GET /v2/player/{contentKey}?config=: the player's data, or a LoadError naming what failed. */
 export async function fetchPlayerData(
   endpoint: string,
   contentKey: string,
@@ -14,7 +25,11 @@ export async function fetchPlayerData(
   // A video that requires signed playback: the page's playback token covers this answer too.
   if (token) url.searchParams.set("token", token);
   const res = await fetch(url, { credentials: "omit" });
-  if (!res.ok) throw new Error(`GET ${url.pathname} answered ${res.status}`);
+  if (!res.ok) {
+    // The answer's refusal code (a 403: signed playback, playback rights) says why.
+    const body = (await res.json().catch(() => null)) as { refusal?: Unavailable } | null;
+    throw new LoadError(`GET ${url.pathname} answered ${res.status}`, body?.refusal);
+  }
   const body = (await res.json()) as { data?: PlayerData };
   if (!body.data) throw new Error(`GET ${url.pathname}: no data`);
   return normalize(body.data, endpoint);

@@ -16,7 +16,7 @@ import {
   type PlaybackKeyRow,
 } from "../../db/playback-keys";
 import { base64url, randomAlphanumeric, randomToken } from "../../shared/crypto";
-import { conflict, DomainError, forbidden, invalid, notFound } from "../../shared/errors";
+import { conflict, DomainError, invalid, notFound, refused } from "../../shared/errors";
 import { seal, unseal } from "../../shared/sealed";
 import { playbackRule } from "../files";
 import { applyIsolateEffects } from "../isolate-effects";
@@ -252,7 +252,8 @@ export async function checkPlayback(
   const rule = await playbackRule(db, request.contentKey, request.nowMs);
   if (!rule?.signed) return null;
   if (token === undefined || token === "")
-    throw forbidden(
+    throw refused(
+      "token_required",
       `playback token required: video ${request.contentKey} plays only with ?token= signed with one of its organization's playback keys`,
     );
   tokenKeyId(token); // malformed tokens are refused before any key is read

@@ -1,7 +1,7 @@
 // Playback tokens: JWS compact (JWT) verification with Web Crypto, written here rather than
 // taken from a library because the service needs only three algorithms and strict checks (no
 // `none`, no algorithm chosen by the token: the key fixes it), and must run in workerd.
-import { forbidden } from "../../shared/errors";
+import { type Refusal, refused } from "../../shared/errors";
 import type { PlaybackKeyAlgorithm } from "../../db/playback-keys";
 
 /** A key a token may be signed with: its algorithm is the key's, never the token's choice. */
@@ -64,7 +64,8 @@ export function fromBase64url(text: string): Uint8Array {
   return Uint8Array.from(bin, (c) => c.charCodeAt(0));
 }
 
-const refuse = (why: string) => forbidden(`playback token ${why}`);
+const refuse = (why: string, refusal: Refusal = "token_invalid") =>
+  refused(refusal, `playback token ${why}`);
 
 function jsonPart(part: string, name: string): Record<string, unknown> {
   let value: unknown;
@@ -133,7 +134,8 @@ export async function verifyPlaybackToken(
   if (typeof payload.exp !== "number" || !Number.isFinite(payload.exp))
     throw refuse("has no exp: every token must expire (seconds since the epoch)");
   const now = request.nowMs / 1000;
-  if (payload.exp <= now) throw refuse(`expired at ${new Date(payload.exp * 1000).toISOString()}`);
+  if (payload.exp <= now)
+    throw refuse(`expired at ${new Date(payload.exp * 1000).toISOString()}`, "token_expired");
   if (payload.nbf !== undefined) {
     if (typeof payload.nbf !== "number") throw refuse("nbf must be a number");
     if (payload.nbf > now)
@@ -149,6 +151,7 @@ export async function verifyPlaybackToken(
     if (!request.country || !countries.includes(request.country))
       throw refuse(
         `is for ${countries.join(", ")}; this request comes from ${request.country ?? "an unknown country"}`,
+        "country",
       );
     claims.country = countries;
   }
@@ -159,6 +162,7 @@ export async function verifyPlaybackToken(
     if (from !== allowed && from !== request.serviceHost)
       throw refuse(
         `is for pages of ${allowed.slice(0, 100)}; this request's Referer is ${from ? from.slice(0, 100) : "absent"}`,
+        "site",
       );
     claims.referrer = allowed;
   }

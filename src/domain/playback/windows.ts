@@ -15,7 +15,7 @@ export const WINDOW_DECISION_TTL_MS = 30_000;
 
 export type WindowDecision =
   | { allowed: true }
-  | { allowed: false; reason: "not_open_yet" | "closed" | "country_not_covered"; message: string };
+  | { allowed: false; reason: "window_not_open" | "window_closed" | "country"; message: string };
 
 const decisions = isolateStore<WindowDecision>({
   name: "playback window decisions",
@@ -75,7 +75,7 @@ function decide(
   if (covering.length === 0) {
     return {
       allowed: false,
-      reason: "country_not_covered",
+      reason: "country",
       message: `this video may not be played in ${where}: no syndication window covers it`,
     };
   }
@@ -87,7 +87,7 @@ function decide(
   if (opens !== undefined) {
     return {
       allowed: false,
-      reason: "not_open_yet",
+      reason: "window_not_open",
       message: `this video's syndication window for ${where} is not open yet: it opens at ${opens}`,
     };
   }
@@ -97,7 +97,7 @@ function decide(
     .sort();
   return {
     allowed: false,
-    reason: "closed",
+    reason: "window_closed",
     message: `this video's syndication windows for ${where} are closed: the last closed at ${closed.at(-1)}`,
   };
 }

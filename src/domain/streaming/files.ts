@@ -86,25 +86,39 @@ async function sourceMediaFile(
   };
 }
 
-/** A rung's init or media segment (HLS muxed, or DASH video-only): its samples are in its chunks. */
+/**
+ * A rung's init or media segment (HLS muxed, or DASH video-only): its samples are in its chunks
+ * and the source file (the audio). A media segment is packaged once: the first request stores
+ * what it made beside the rung, and every later one (another location's edge miss, an evicted
+ * entry) reads that one object instead of packaging again.
+ */
 async function rungMediaFile(
   deps: Deps,
   stream: ServedStream,
   rung: string,
   file: MediaFile,
 ): Promise<StreamAnswer> {
+  const keys = renditionKeys(stream.contentKey, stream.contentId, rung);
+  const packagedKey = file.kind === "segment" ? keys.packaged(streamFileName(file)) : null;
+  // Stored only for a ready rung's segment: it exists only where the segment does.
+  const stored = packagedKey ? await deps.bucket.get(packagedKey) : null;
+  if (stored) return { kind: "bytes", bytes: new Uint8Array(await stored.arrayBuffer()) };
   const index = await rungIndex(deps.bucket, stream, rung);
   if (file.kind === "init") return initOf(index, file.track);
   if (file.number >= index.segments.length) throw noSegment(file, index);
-  const keys = renditionKeys(stream.contentKey, stream.contentId, rung);
   const table = r2RangeReader(deps.bucket, keys.samples, Number.MAX_SAFE_INTEGER);
   const media = concatReader(index.media, (key, offset, length) =>
     r2RangeReader(deps.bucket, key, Number.MAX_SAFE_INTEGER)(offset, length),
   );
-  return {
-    kind: "bytes",
-    bytes: await packageSegment(index, file.number, table, media, file.track),
-  };
+  const bytes = await packageSegment(index, file.number, table, media, file.track);
+  // After the answer; two first requests at once store the same bytes, and a failed put only
+  // leaves the next request to package it again.
+  deps.defer(
+    deps.bucket
+      .put(packagedKey!, bytes, { httpMetadata: { contentType: "video/mp4" } })
+      .catch(() => {}),
+  );
+  return { kind: "bytes", bytes };
 }
 
 /**

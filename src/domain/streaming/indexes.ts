@@ -12,9 +12,11 @@ import { MediaProbeError } from "../../media/bmff/reader";
 import type { MediaPart } from "../../media/renditions/assemble";
 import {
   buildIndex,
+  hasVideoBytes,
   type HlsIndex,
   INDEX_FORMAT,
   MAX_SEGMENTS,
+  withVideoBytes,
 } from "../../media/packaging/segments";
 import { PackagingBudgetExceeded, readTracks } from "../../media/packaging/tracks";
 import { isolateNow, isolateStore } from "../../shared/isolate-memory";
@@ -63,18 +65,38 @@ function remember(key: string, index: StoredIndex): StoredIndex {
 
 type Packaged = Pick<Content, "id" | "contentKey" | "mediaKey">;
 
-/** A stored index: from this isolate, else from R2; null when none is stored yet. */
-async function storedIndex(bucket: R2Bucket, key: string): Promise<StoredIndex | null> {
+/**
+ * A stored index: from this isolate, else from R2; null when none is stored yet. An index
+ * stored before its segments kept their video bytes gets them from its sample table
+ * (`samplesKey`, beside it), once: it is stored again with them.
+ */
+async function storedIndex(
+  bucket: R2Bucket,
+  key: string,
+  samplesKey: string,
+): Promise<StoredIndex | null> {
   const cached = indexes.get(key, isolateNow());
   if (cached) return cached;
   const stored = await bucket.get(key);
-  return stored ? remember(key, await stored.json<StoredIndex>()) : null;
+  if (!stored) return null;
+  const index = await stored.json<StoredIndex>();
+  if ("unstreamable" in index || hasVideoBytes(index)) return remember(key, index);
+  const table = await bucket.get(samplesKey);
+  if (!table) throw new Error(`the sample table ${samplesKey} of a stored index is missing`);
+  const upgraded = withVideoBytes(index, new Uint8Array(await table.arrayBuffer()));
+  await bucket.put(key, JSON.stringify(upgraded), {
+    httpMetadata: { contentType: "application/json" },
+  });
+  return remember(key, upgraded);
 }
 
 /** The content's index: stored, or built from its file now (and stored). */
 export async function ensureIndex(deps: PackagingDeps, content: Packaged): Promise<StoredIndex> {
-  const key = hlsKeys(content.contentKey, content.id).index;
-  return (await storedIndex(deps.bucket, key)) ?? remember(key, await buildAndStore(deps, content));
+  const keys = hlsKeys(content.contentKey, content.id);
+  return (
+    (await storedIndex(deps.bucket, keys.index, keys.samples)) ??
+    remember(keys.index, await buildAndStore(deps, content))
+  );
 }
 
 /** What packaging a completed upload found (E2): a fault of the file, or its stream (or why none). */
@@ -178,7 +200,7 @@ async function markUnstreamable(deps: Deps, content: Content, reason: string) {
 export async function sourceIndex(deps: Deps, stream: ServedStream): Promise<SourceIndex> {
   const { contentKey, contentId, version } = stream;
   const keys = hlsKeys(contentKey, contentId);
-  let index = await storedIndex(deps.bucket, keys.index);
+  let index = await storedIndex(deps.bucket, keys.index, keys.samples);
   if (!index) {
     // Not packaged yet: a file published before E2 packaged.
     const content = await findContentByKeyAnyOrg(deps.db, contentKey);
@@ -204,8 +226,8 @@ export async function rungIndex(
   stream: ServedStream,
   rung: string,
 ): Promise<RungIndex> {
-  const key = renditionKeys(stream.contentKey, stream.contentId, rung).index;
-  const stored = await storedIndex(bucket, key);
+  const keys = renditionKeys(stream.contentKey, stream.contentId, rung);
+  const stored = await storedIndex(bucket, keys.index, keys.samples);
   if (!stored || !("media" in stored)) throw new NoStream(`no rendition ${rung} of this video`);
   return stored as RungIndex;
 }

@@ -1,8 +1,12 @@
 // The isolate's cache of stream indexes is bounded by their segments, not only by their count
 // (issue 34): a few indexes of the packager's largest size (20,000 segments) push the oldest out.
+// An index stored before segments kept their video bytes gets them from its sample table, once.
 import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
-import { MAX_SEGMENTS } from "../../media/packaging/segments";
+import { buildIndex, MAX_SEGMENTS } from "../../media/packaging/segments";
+import { readTracks } from "../../media/packaging/tracks";
+import fortyUrl from "../../../test/fixtures/h264-aac-40s-160x90.mp4?inline";
+import { dataUrlBytes } from "../../../test/fixture-bytes";
 import { hlsKeys } from "../../storage/layout";
 import { ensureIndex, NoStream } from "./indexes";
 
@@ -16,6 +20,7 @@ async function storeIndex(contentKey: string, id: number, segments: number) {
     video: { count: 1, decodeTime: 0 },
     audio: null,
     bytes: 1,
+    videoBytes: 1,
   };
   const index = {
     format: 1,
@@ -45,4 +50,23 @@ it("keeps at most two of the largest indexes in the isolate", async () => {
   await env.MEDIA.delete(contents.slice(1).map((c) => hlsKeys(c.contentKey, c.id).index));
   for (const content of contents.slice(1))
     expect("segments" in (await ensureIndex(deps, content))).toBe(true);
+});
+
+it("gives an index stored without its segments' video bytes those of its sample table, and stores it", async () => {
+  const file = dataUrlBytes(fortyUrl);
+  const read = async (offset: number, length: number) => file.subarray(offset, offset + length);
+  const { index, sampleTable } = buildIndex(await readTracks(read, file.length), 6);
+  const keys = hlsKeys("oldidx", 9100);
+  const old = {
+    ...index,
+    segments: index.segments.map(({ videoBytes: _, ...s }) => s),
+    mediaKey: "oldidx/oldidx.mp4",
+  };
+  await env.MEDIA.put(keys.samples, sampleTable);
+  await env.MEDIA.put(keys.index, JSON.stringify(old));
+  const content = { id: 9100, contentKey: "oldidx", mediaKey: old.mediaKey };
+  const upgraded = await ensureIndex(deps, content);
+  expect("segments" in upgraded && upgraded.segments).toEqual(index.segments);
+  const stored = await (await env.MEDIA.get(keys.index))!.json<typeof index>();
+  expect(stored.segments).toEqual(index.segments);
 });

@@ -112,6 +112,28 @@ export function mediaSegment(sequence: number, runs: TrackRun[]): Uint8Array {
   return concat([build(offsets), mdat]);
 }
 
+/** Bytes of a box header, and of the boxes mediaSegment writes (fixed sizes: ISO/IEC 14496-12). */
+const BOX = 8;
+const MFHD = BOX + 8;
+/** tfhd (track id) + tfdt (version 1) + trun without its samples (count, data offset), in a traf. */
+const TRAF = BOX + (BOX + 8) + (BOX + 12) + (BOX + 12);
+/** trun bytes per sample: duration, size, flags, and a composition offset (when any is not 0). */
+const TRUN_SAMPLE = 12;
+const TRUN_CTO = 4;
+
+/**
+ * The bytes of the media segment mediaSegment writes for tracks of `count` samples and `bytes`
+ * of media each, whose trun holds composition offsets or not.
+ */
+export function mediaSegmentBytes(
+  runs: readonly { count: number; bytes: number; compositionOffsets: boolean }[],
+): number {
+  let total = BOX + MFHD + BOX;
+  for (const run of runs)
+    total += TRAF + (TRUN_SAMPLE + (run.compositionOffsets ? TRUN_CTO : 0)) * run.count + run.bytes;
+  return total;
+}
+
 function traf(run: TrackRun, dataOffset: number): Uint8Array {
   const s = run.samples;
   // Without composition offsets (audio, video without B-frames) a demuxer takes each sample's

@@ -10,8 +10,10 @@
  *  - the sample table (binary, 24 bytes per sample, segment after segment): a segment reads its
  *    own records with one ranged read.
  *
- * Segments are cut at video keyframes once at least the target duration has passed; each holds
- * the audio samples that start before the next segment's first video sample.
+ * Segments are cut at video keyframes once at least the target duration has passed (the first
+ * once FIRST_SEGMENT_SECONDS have: a short first segment is what a player on a slow link waits
+ * for before its first frame); each holds the audio samples that start before the next
+ * segment's first video sample.
  */
 import { base64 } from "../../shared/crypto";
 import { PackagingBudgetExceeded, type MediaTracks, type Track, type TrackKind } from "./tracks";
@@ -24,6 +26,12 @@ export const INDEX_FORMAT = 1;
  */
 export const MAX_SEGMENTS = 20_000;
 export const MAX_SEGMENT_BYTES = 64 * 1024 * 1024;
+/**
+ * The first segment ends at the first keyframe this long after the start (or the target, if
+ * shorter): at 1.5 Mbit/s a 2 s segment of the start variant loads in about a second, a 6 s one
+ * in three (docs/benchmarks.md, "First frame on a slow link").
+ */
+export const FIRST_SEGMENT_SECONDS = 2;
 const RECORD_BYTES = 24;
 const FLAG_SYNC = 1;
 
@@ -40,12 +48,25 @@ export interface SegmentEntry {
   recordsAt: number;
   video: SegmentTrackRun;
   audio: SegmentTrackRun | null;
-  /** Media bytes (the mdat payload). */
+  /** Media bytes (the mdat payload), both tracks. */
   bytes: number;
+  /**
+   * The video's share of `bytes` (the rest is the audio's): each DASH Representation's bandwidth
+   * is its own track's. Indexes stored before it was kept get it from their sample table once
+   * (domain/streaming/indexes.ts).
+   */
+  videoBytes: number;
 }
 
-/** A track as the index keeps it: everything but the samples; the sample entry as base64. */
-export type TrackHeader = Omit<Track, "samples" | "sampleEntry"> & { sampleEntry: string };
+/**
+ * A track as the index keeps it: everything but the samples; the sample entry as base64; whether
+ * any sample has a composition offset (what a segment's trun holds per sample: the served size;
+ * absent in indexes stored before, and taken as true there).
+ */
+export type TrackHeader = Omit<Track, "samples" | "sampleEntry"> & {
+  sampleEntry: string;
+  compositionOffsets?: boolean;
+};
 
 export interface HlsIndex {
   format: typeof INDEX_FORMAT;
@@ -87,11 +108,13 @@ export function buildIndex(
   const audioDts = audio ? decodeTimes(audio.samples.durations) : [];
 
   // Video sample indexes where segments start: the first sample, then the first keyframe at
-  // least targetSeconds after the current segment's start.
+  // least targetSeconds (the first segment: FIRST_SEGMENT_SECONDS) after the current segment's start.
   const starts = givenStarts ? [...givenStarts] : [0];
   const target = targetSeconds * video.timescale;
+  const firstTarget = Math.min(FIRST_SEGMENT_SECONDS, targetSeconds) * video.timescale;
   for (let i = 1; !givenStarts && i < v.sizes.length; i++) {
-    if (v.sync[i] && videoDts[i]! - videoDts[starts[starts.length - 1]!]! >= target) starts.push(i);
+    const since = videoDts[i]! - videoDts[starts[starts.length - 1]!]!;
+    if (v.sync[i] && since >= (starts.length === 1 ? firstTarget : target)) starts.push(i);
   }
   if (starts[0] !== 0 || starts.some((s, k) => !v.sync[s] || (k > 0 && s <= starts[k - 1]!)))
     throw new Error("segments must start at ascending keyframes, the first at sample 0");
@@ -118,8 +141,8 @@ export function buildIndex(
         audioTo++;
       audioRun = { count: audioTo - audioNext, decodeTime: audioDts[audioNext]! };
     }
-    const bytes =
-      sum(v.sizes, first, last) + (audio ? sum(audio.samples.sizes, audioNext, audioTo) : 0);
+    const videoBytes = sum(v.sizes, first, last);
+    const bytes = videoBytes + (audio ? sum(audio.samples.sizes, audioNext, audioTo) : 0);
     if (bytes > MAX_SEGMENT_BYTES)
       throw new PackagingBudgetExceeded(
         `segment ${k} would hold ${bytes} bytes, more than ${MAX_SEGMENT_BYTES}`,
@@ -130,6 +153,7 @@ export function buildIndex(
       video: { count: last - first, decodeTime: videoDts[first]! },
       audio: audioRun,
       bytes,
+      videoBytes,
     });
     records.push({ track: video, from: first, to: last });
     if (audio) records.push({ track: audio, from: audioNext, to: audioTo });
@@ -223,21 +247,34 @@ export function readRecords(
   };
 }
 
-/** Peak and average bit rate over the segments (the master playlist's BANDWIDTH and AVERAGE-BANDWIDTH). */
-export function bitrates(index: HlsIndex): { peak: number; average: number } {
-  let peak = 0;
-  let bytes = 0;
-  for (const s of index.segments) {
-    bytes += s.bytes;
-    if (s.duration > 0) peak = Math.max(peak, (s.bytes * 8) / s.duration);
-  }
-  const average = index.durationSeconds > 0 ? (bytes * 8) / index.durationSeconds : peak;
-  return { peak: Math.ceil(Math.max(peak, average)), average: Math.ceil(average) };
+/**
+ * Each segment's video bytes, from the sample table (`table`: the whole of it): for an index
+ * stored before SegmentEntry kept them.
+ */
+export function withVideoBytes<T extends HlsIndex>(index: T, table: Uint8Array): T {
+  const view = new DataView(table.buffer, table.byteOffset, table.byteLength);
+  const segments = index.segments.map((s) => {
+    if (s.recordsAt + s.video.count * RECORD_BYTES > table.length)
+      throw new Error("sample table read does not match the index");
+    let videoBytes = 0;
+    for (let i = 0, at = s.recordsAt; i < s.video.count; i++, at += RECORD_BYTES)
+      videoBytes += view.getUint32(at + 8);
+    return { ...s, videoBytes };
+  });
+  return { ...index, segments };
 }
 
+/** Whether every segment of a stored index knows its video bytes. */
+export const hasVideoBytes = (index: HlsIndex) =>
+  index.segments.every((s) => typeof s.videoBytes === "number");
+
 function header(track: Track): TrackHeader {
-  const { samples: _samples, sampleEntry, ...rest } = track;
-  return { ...rest, sampleEntry: base64(sampleEntry) };
+  const { samples, sampleEntry, ...rest } = track;
+  return {
+    ...rest,
+    sampleEntry: base64(sampleEntry),
+    compositionOffsets: samples.ctos.some((c) => c !== 0),
+  };
 }
 
 function decodeTimes(durations: number[]): number[] {

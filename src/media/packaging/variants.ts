@@ -25,3 +25,22 @@ export function frameRate(index: HlsIndex): number {
  * VP9, AV1, ProRes: accepted to be transcoded) is listed only through its transcoded rungs.
  */
 export const sourcePlays = (index: Pick<HlsIndex, "video">) => /^avc[13]\./.test(index.video.codec);
+
+/**
+ * The peak bit rate a start variant fits in: its 2 s first segment (segments.ts,
+ * FIRST_SEGMENT_SECONDS) is at most 250 KB, about 1.3 s of a 1.5 Mbit/s link.
+ */
+export const START_BANDWIDTH = 1_000_000;
+
+/**
+ * The variants (highest first) in the master playlist's order: the one to start on first, then
+ * the others, highest first. Players that start on the first variant listed (hls.js, which also
+ * takes its BANDWIDTH as its first estimate; AVPlayer before iOS 13, or with
+ * startsOnFirstEligibleVariant) then start on the highest variant whose peak fits
+ * START_BANDWIDTH (the lowest when none does) and climb once they have measured the link,
+ * instead of loading the top variant's first segment on a phone's slow link.
+ */
+export function inStartOrder<T>(variants: readonly T[], peak: (variant: T) => number): T[] {
+  const start = variants.find((v) => peak(v) <= START_BANDWIDTH) ?? variants.at(-1);
+  return start === undefined ? [] : [start, ...variants.filter((v) => v !== start)];
+}

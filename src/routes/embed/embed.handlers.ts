@@ -1,6 +1,8 @@
 import { embedPlayback, type EmbedPlayback } from "../../domain/embed";
 import { frameAncestors } from "../../domain/playback/sites";
 import type { AppRouteHandler } from "../../http/router";
+import { RESTRICTED_CACHE_CONTROL } from "../../middleware/playback-rights";
+import type { Refusal } from "../../shared/errors";
 import { notFound } from "../../shared/errors";
 import type * as routes from "./embed.routes";
 
@@ -13,7 +15,7 @@ import type * as routes from "./embed.routes";
  * creatives, img-src for the tracking pixels (already https:). A service reached over plain
  * http (local development and tests, whose ad server is a loopback one) allows http: as well.
  */
-export function embedCsp(baseUrl: string, allowedSites: string[]): string {
+export function embedCsp(baseUrl: string, allowedSites: string[] | "any"): string {
   const ads = baseUrl.startsWith("http:") ? "https: http:" : "https:";
   return [
     "default-src 'none'",
@@ -24,11 +26,45 @@ export function embedCsp(baseUrl: string, allowedSites: string[]): string {
     `connect-src 'self' ${baseUrl} ${ads}`,
     "base-uri 'none'",
     "form-action 'none'",
-    `frame-ancestors ${frameAncestors(allowedSites)}`,
+    `frame-ancestors ${allowedSites === "any" ? "*" : frameAncestors(allowedSites)}`,
   ].join("; ");
 }
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** The page around the player's box (`player`: the #player element and its content). */
+function htmlPage(title: string, player: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/embed/player.css">
+</head>
+<body>
+<main>
+<h1 class="visually-hidden">${title}</h1>
+${player}
+</main>
+<script type="module" src="/embed/player.js"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * The page of a viewer the video refuses: no media, the refusal's code for the player
+ * (embed/src/embed.ts), which says why in the viewer's words and tells the framing page.
+ */
+function refusedPage(p: EmbedPlayback, refusal: Refusal): string {
+  // Not the video's title: whoever is refused learns nothing of it.
+  return htmlPage(
+    "Video",
+    `<div id="player" class="evc-host" data-refused="${refusal}" data-content-key="${escape(p.contentKey)}"></div>`,
+  );
+}
 
 function page(p: EmbedPlayback, config: string | undefined): string {
   const data = {
@@ -53,26 +89,12 @@ function page(p: EmbedPlayback, config: string | undefined): string {
     .join("");
   // The player (embed/src/embed.ts) takes this <video> into its controls; ?config= names the
   // player configuration it reads from GET /v2/player/{contentKey}.
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/embed/player.css">
-</head>
-<body>
-<main>
-<h1 class="visually-hidden">${title}</h1>
-<div id="player" class="evc-host" data-config="${escape(config ?? "")}">
+  return htmlPage(
+    title,
+    `<div id="player" class="evc-host" data-config="${escape(config ?? "")}">
 <video playsinline preload="metadata" poster="${escape(p.poster)}" aria-label="${title}" ${attributes}>${tracks}</video>
-</div>
-</main>
-<script type="module" src="/embed/player.js"></script>
-</body>
-</html>
-`;
+</div>`,
+  );
 }
 
 function withToken(p: EmbedPlayback, token: string): EmbedPlayback {
@@ -93,11 +115,25 @@ export const embed: AppRouteHandler<typeof routes.embed> = async (c) => {
   // A signed video's page got its token checked (middleware/signed-playback.ts): the media it
   // plays need it too. A page with a token is the viewer's own: not for shared caches.
   const { token, config } = c.req.valid("query");
+  const refusal = c.get("refusal");
+  if (refusal?.refusal)
+    // Nothing to protect from framing: the site that was refused sees why.
+    return c.body(refusedPage(found, refusal.refusal), 403, {
+      "Content-Type": "text/html; charset=utf-8",
+      "Content-Security-Policy": embedCsp(c.get("origins").baseUrl, "any"),
+      "Cache-Control": RESTRICTED_CACHE_CONTROL,
+      "Referrer-Policy": "strict-origin",
+    });
   const playback = token ? withToken(found, token) : found;
+  const cacheControl = c.get("playbackRestricted")
+    ? RESTRICTED_CACHE_CONTROL
+    : token
+      ? "private, max-age=300"
+      : "public, max-age=300";
   return c.body(page(playback, config), 200, {
     "Content-Type": "text/html; charset=utf-8",
     "Content-Security-Policy": embedCsp(c.get("origins").baseUrl, playback.allowedSites),
-    "Cache-Control": token ? "private, max-age=300" : "public, max-age=300",
+    "Cache-Control": cacheControl,
     // The player's media requests name the service as their site (allowed sites, a required
     // referrer): the origin only, never the page's path.
     "Referrer-Policy": "strict-origin",

@@ -16,7 +16,7 @@ import type * as routes from "./player.routes";
 export const player: AppRouteHandler<typeof routes.player> = async (c) => {
   const { contentKey } = c.req.valid("param");
   const { config } = c.req.valid("query");
-  const data = await playerAnswer(c.get("db"), c.get("origins"), contentKey, config);
+  const data = await playerAnswer(c.get("db"), c.get("origins"), contentKey, config || undefined);
   if (!data) throw notFound(`no published video ${contentKey}`);
   // Browsers keep it as long as the embed page; the edge keys it by version (cache-policies.ts).
   c.header("Cache-Control", "public, max-age=60");

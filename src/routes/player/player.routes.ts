@@ -8,6 +8,7 @@ import { playerPolicy } from "../../middleware/cache-policies";
 import { credentials } from "../../middleware/credentials";
 import { edgeCache } from "../../middleware/edge-cache";
 import { publicReads } from "../../middleware/public-reads";
+import { playbackRights } from "../../middleware/playback-rights";
 import { servableOnly } from "../../middleware/servable";
 import { signedPlayback } from "../../middleware/signed-playback";
 import {
@@ -31,7 +32,7 @@ export const player = createRoute({
   security: SECURITY.public,
   // Gates before the edge cache (a cached answer is served only while the video may be), the
   // public-read budget after it (a hit spends none).
-  middleware: [servableOnly, signedPlayback, edgeCache(playerPolicy), publicReads],
+  middleware: [servableOnly, signedPlayback, playbackRights, edgeCache(playerPolicy), publicReads],
   summary: "What the service's player needs to play a video",
   description:
     "Public (no credential; any origin), for a video that may be served (404 otherwise, like the embed; a video that requires signed playback needs `?token=`, 403 otherwise, and its media need it too). The playback (HLS, MP4, poster, captions, the analytics SDK's sync code and endpoint), the player configuration `config` names (unknown or absent: the defaults, id `none`), the ad tag resolved video > configuration > organization (null when the configuration turns ads off) and the ecommerce items placed on the video. Cached at the edge under the video's revision and the organization's player version: a change shows at once in the answering isolate, within 30 s everywhere.",

@@ -175,6 +175,20 @@ export const utcDay = (offsetDays = 0) =>
 export const aroundToday = () => ({ start_date: utcDay(-1), end_date: utcDay(1) });
 
 /** The counters of every row (numbers only) summed by name: what a test compares with what it sent. */
+/** The plays (video_played) E8 counts today (UTC) for `contentKey`. */
+export async function playsToday(service: Service, org: Org, contentKey: string): Promise<number> {
+  const today = utcDay(0);
+  const { body } = await report(service, "/prod/get_video_reports", org, {
+    start_date: today,
+    end_date: today,
+    content_key: contentKey,
+  });
+  return (body.data as { video_played?: number }[]).reduce(
+    (n, row) => n + Number(row.video_played ?? 0),
+    0,
+  );
+}
+
 export function sumCounters(rows: Record<string, unknown>[]): Record<string, number> {
   const sums: Record<string, number> = {};
   for (const row of rows) {

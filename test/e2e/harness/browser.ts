@@ -2,7 +2,7 @@
 // playwright's own browser downloads are not reachable from this network.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { SETTLED_MS } from "./api";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
@@ -22,6 +22,22 @@ const ARGS = [
 
 export function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({ executablePath, args: ARGS, timeout: SETTLED_MS });
+}
+
+/**
+ * Records the text the context's pages draw on canvases (uPlot's tick labels are not in the DOM)
+ * in `window.drawnText`, from before any script of a page runs.
+ */
+export async function recordCanvasText(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const drawn: string[] = [];
+    (window as unknown as { drawnText: string[] }).drawnText = drawn;
+    const fillText = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+      drawn.push(String(text));
+      return fillText.call(this, text, ...rest);
+    };
+  });
 }
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");

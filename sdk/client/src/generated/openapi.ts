@@ -435,7 +435,7 @@ export interface paths {
         };
         /**
          * An embeddable player page for a video (for an <iframe>)
-         * @description The service's player (docs/player.md) for an `<iframe>`: plays the video's HLS stream (hls.js, or the browser's own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service's copies (with a Captions menu), with keyboard and screen-reader accessible controls; applies the player configuration `config` names (autoplay muted in view, VAST/VMAP ads, colors, logo) and shows the video's shoppable items, all read from `GET /v2/player/{contentKey}`; reports with the player analytics SDK and the organization's sync code under the configuration's id (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script; scripts and styles from the service; ad documents, creatives and pixels from https origins). A video that requires signed playback needs `?token=` here (403 otherwise); the page passes it on to the media it plays. `<iframe src=".../embed/{contentKey}?config={configId}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`. The same player in-page: the module `.../embed/evc-player.js` and an `<evc-player content-key="..." config="...">` element (docs/player.md).
+         * @description The service's player (docs/player.md) for an `<iframe>`: plays the video's HLS stream (hls.js, or the browser's own HLS; the MP4 as the fallback) with its thumbnail as the poster and its WebVTT subtitles as `<track>`s of the service's copies (with a Captions menu), with keyboard and screen-reader accessible controls; applies the player configuration `config` names (autoplay muted in view, VAST/VMAP ads, colors, logo) and shows the video's shoppable items, all read from `GET /v2/player/{contentKey}`; reports with the player analytics SDK and the organization's sync code under the configuration's id (no viewer identifiers: no consent is asked). Public for videos whose media is served. Strict CSP (no inline script; scripts and styles from the service; ad documents, creatives and pixels from https origins). A video that requires signed playback needs `?token=` here; the page passes it on to the media it plays. A viewer the video refuses (no or a bad token, a country or a time outside its windows, a site not on its list) gets a 403 player page saying why in words (its `refusal` code as a data attribute) that tells the framing page too (`postMessage` `{type: "evc-error", contentKey, refusal, message}`). `<iframe src=".../embed/{contentKey}?config={configId}" width="640" height="360" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`. The same player in-page: the module `.../embed/evc-player.js` and an `<evc-player content-key="..." config="...">` element (docs/player.md).
          */
         get: operations["getEmbedPlayer"];
         put?: never;
@@ -2220,6 +2220,11 @@ export interface components {
             /** @enum {string} */
             status: "KO";
             error: string;
+            /**
+             * @description On a 403 that refuses a viewer a video (its media, embed page or player data): why, for a player to tell the viewer (token_required, token_expired, token_invalid: signed playback; country, window_not_open, window_closed, site: playback rights or the token's claims)
+             * @enum {string}
+             */
+            refusal?: "token_required" | "token_expired" | "token_invalid" | "country" | "window_not_open" | "window_closed" | "site";
         };
         CreatedContent: components["schemas"]["Content"] & {
             contentSize: number;
@@ -6092,10 +6097,12 @@ export interface operations {
             query?: {
                 /** @description off: plays are not reported (a preview) */
                 analytics?: "on" | "off";
-                /** @description The video_player_id plays are reported under (default embed) */
+                /** @description The video_player_id plays are reported under (default: the configuration's id) */
                 player_id?: string;
-                /** @description A player configuration's id: its autoplay, ads, docking, colors and logo apply, and plays are reported under it */
+                /** @description A player configuration's id: its autoplay, ads, docking, colors and logo apply, and plays are reported under it (empty or unknown: the defaults) */
                 config?: string;
+                /** @description The URL of the page the iframe is in, for the ad tag's [PAGE_URL] (a browser tells a cross-site frame only its page's origin); the embed code fills it in */
+                page_url?: "" | string;
                 /** @description A playback token (JWT) signed with one of the organization's playback keys; required when the video requires signed playback */
                 token?: string;
             };
@@ -6125,13 +6132,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing entitlement for this parameter or report */
+            /** @description The player page saying why the viewer may not play the video */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
             /** @description Does not exist */
@@ -10702,8 +10709,8 @@ export interface operations {
     getPlayer: {
         parameters: {
             query?: {
-                /** @description A player configuration id (an unknown one: the defaults, id none) */
-                config?: string;
+                /** @description A player configuration id (unknown or empty: the defaults, id none) */
+                config?: "" | string;
                 /** @description A playback token, for a video that requires signed playback (checked, not echoed) */
                 token?: string;
             };

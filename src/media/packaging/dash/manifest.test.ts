@@ -30,6 +30,7 @@ function indexOf(count: number, seconds: number): HlsIndex {
       // AAC frames of 1,024 samples: audio segments alternate in length around the video's.
       audio: { count: 1, decodeTime: Math.ceil((i * seconds * 48_000) / 1024) * 1024 },
       bytes: 1000,
+      videoBytes: 800,
     });
   return {
     format: 1,
@@ -76,5 +77,55 @@ describe("dashManifest", () => {
     const mpd = dashManifest(indexOf(200_000, 2));
     expect(mpd.length).toBeLessThan(2_000);
     expect(mpd).toContain('<S t="0" d="30720" r="199998"/><S d="15360"/>');
+  });
+});
+
+describe("each Representation's bandwidth", () => {
+  /** The bandwidth of a Representation by id. */
+  const bandwidthOf = (mpd: string, id: string) =>
+    Number(new RegExp(`<Representation id="${id}" bandwidth="(\\d+)"`).exec(mpd)?.[1]);
+
+  it("is its own track's peak: video and audio apart, never the muxed stream's", () => {
+    const index = indexOf(3, 6);
+    // A video segment of 700 KB among 300 KB ones; the audio 24 KB (32 kbit/s over 6 s).
+    index.segments.forEach((s, i) => {
+      s.videoBytes = i === 1 ? 700_000 : 300_000;
+      s.bytes = s.videoBytes + 24_000;
+    });
+    const mpd = dashManifest(index);
+    const video = bandwidthOf(mpd, "video");
+    const audio = bandwidthOf(mpd, "audio");
+    // Segment 1 (6 s) is the video's peak; the last (3 s) is the audio's. Headers add a little.
+    expect(video).toBeGreaterThanOrEqual((700_000 * 8) / 6);
+    expect(video).toBeLessThan((700_200 * 8) / 6);
+    expect(audio).toBeGreaterThanOrEqual((24_000 * 8) / 3);
+    expect(audio).toBeLessThan((24_200 * 8) / 3);
+  });
+
+  it("of a rung is its video's, from its own index (its muxed peak counts the audio)", () => {
+    const source = indexOf(2, 6);
+    const rung = indexOf(2, 6);
+    rung.video = { ...rung.video, width: 640, height: 360 };
+    rung.segments.forEach((s) => {
+      s.videoBytes = 150_000;
+      s.bytes = 150_000 + 96_000;
+    });
+    const mpd = dashManifest(source, [
+      {
+        variant: {
+          name: "r360",
+          width: 640,
+          height: 360,
+          peakBitrate: 999_999,
+          averageBitrate: 999_999,
+          codecs: "avc1.64001e,mp4a.40.2",
+        },
+        index: rung,
+      },
+    ]);
+    const r360 = bandwidthOf(mpd, "r360");
+    // The last segment is 3 s long: 150 KB over 3 s is the peak.
+    expect(r360).toBeGreaterThanOrEqual((150_000 * 8) / 3);
+    expect(r360).toBeLessThan((150_200 * 8) / 3);
   });
 });

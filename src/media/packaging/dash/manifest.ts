@@ -4,7 +4,8 @@
  * AdaptationSet per subtitle rendition (its WebVTT file). Every URI is relative: the manifest
  * sits beside its segments under a versioned path.
  */
-import { bitrates, type HlsIndex } from "../segments";
+import { bitrates } from "../bitrates";
+import type { HlsIndex } from "../segments";
 import type { SubtitleRendition } from "../subtitles";
 import type { TrackKind } from "../tracks";
 import { sourcePlays, type VariantRendition } from "../variants";
@@ -57,20 +58,21 @@ function* videoDurations(index: HlsIndex): Generator<number> {
  * and audio each have their own init segment and media segments (the same samples as the HLS
  * segments, one track each). Audio segment n holds the audio frames that start within video
  * segment n, so both sets share the video's timeline; an audio segment starts at most one
- * audio frame after the time the timeline gives it.
+ * audio frame after the time the timeline gives it. Each Representation's bandwidth is its own
+ * track's peak, measured from its segments: a player adds a video's and the audio's to choose a
+ * pair, so a muxed figure there would count the audio twice.
  */
 export function dashManifest(
   index: HlsIndex,
   renditions: readonly { variant: VariantRendition; index: HlsIndex }[] = [],
   subtitles: readonly SubtitleRendition[] = [],
 ): string {
-  const { peak, average } = bitrates(index);
   const timeline = segmentTimeline(videoDurations(index));
   const template = (kind: TrackKind) =>
     `<SegmentTemplate timescale="${index.video.timescale}" ${templateFiles(kind)} startNumber="0">${timeline}</SegmentTemplate>`;
   // A rendition's timeline is the source's up to a frame: its own SegmentTemplate.
   const rung = ({ variant: r, index: ri }: { variant: VariantRendition; index: HlsIndex }) =>
-    `<Representation id="${r.name}" bandwidth="${r.peakBitrate}" codecs="${ri.video.codec}" width="${r.width}" height="${r.height}"><SegmentTemplate timescale="${ri.video.timescale}" ${templateFiles("video", r.name)} startNumber="0">${segmentTimeline(videoDurations(ri))}</SegmentTemplate></Representation>`;
+    `<Representation id="${r.name}" bandwidth="${bitrates(ri, "video").peak}" codecs="${ri.video.codec}" width="${r.width}" height="${r.height}"><SegmentTemplate timescale="${ri.video.timescale}" ${templateFiles("video", r.name)} startNumber="0">${segmentTimeline(videoDurations(ri))}</SegmentTemplate></Representation>`;
   const iso = (seconds: number) => `PT${seconds.toFixed(3)}S`;
   const v = index.video;
   const lines = [
@@ -81,7 +83,7 @@ export function dashManifest(
     template("video"),
     ...(sourcePlays(index)
       ? [
-          `<Representation id="video" bandwidth="${peak}" codecs="${v.codec}" width="${v.width}" height="${v.height}"/>`,
+          `<Representation id="video" bandwidth="${bitrates(index, "video").peak}" codecs="${v.codec}" width="${v.width}" height="${v.height}"/>`,
         ]
       : []),
     ...renditions.map(rung),
@@ -89,11 +91,10 @@ export function dashManifest(
   ];
   const a = index.audio;
   if (a)
-    // The muxed stream's average bounds the audio's (the index keeps bytes per segment, both tracks).
     lines.push(
       `<AdaptationSet id="1" contentType="audio" mimeType="audio/mp4" lang="und" segmentAlignment="true" startWithSAP="1">`,
       template("audio"),
-      `<Representation id="audio" bandwidth="${average}" codecs="${a.codec}" audioSamplingRate="${a.sampleRate}">`,
+      `<Representation id="audio" bandwidth="${bitrates(index, "audio").peak}" codecs="${a.codec}" audioSamplingRate="${a.sampleRate}">`,
       `<AudioChannelConfiguration schemeIdUri="urn:mpeg:dash:23003:3:audio_channel_configuration:2011" value="${a.channels}"/>`,
       `</Representation>`,
       `</AdaptationSet>`,

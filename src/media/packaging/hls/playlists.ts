@@ -3,9 +3,10 @@
  * multivariant (master) playlist, each variant's media playlist, and the subtitle playlists.
  * Every URI is relative: the playlists sit beside their segments under a versioned path.
  */
-import { bitrates, type HlsIndex } from "../segments";
+import { bitrates } from "../bitrates";
+import type { HlsIndex } from "../segments";
 import type { SubtitleRendition } from "../subtitles";
-import { frameRate, sourcePlays, type VariantRendition } from "../variants";
+import { frameRate, inStartOrder, sourcePlays, type VariantRendition } from "../variants";
 import { numberedNames, streamFileName } from "../../../shared/stream-files";
 
 const codecsOf = (index: HlsIndex) =>
@@ -27,8 +28,9 @@ function characteristics(s: SubtitleRendition): string | null {
 const quotedString = (text: string) => text.replace(/["\r\n]/g, "'");
 
 /**
- * The multivariant (master) playlist: the stored file as it is (the top variant), then each
- * ready rendition, highest first, and the subtitles.
+ * The multivariant (master) playlist: the subtitles, then the variants, the stored file as it
+ * is (the top one) and each ready rendition, in start order (variants.ts: the one to start on
+ * first, then highest first).
  */
 export function masterPlaylist(
   index: HlsIndex,
@@ -68,24 +70,26 @@ export function masterPlaylist(
       `URI="${streamFileName(s.playlist)}"`,
     ].join(","),
   );
-  return [
-    "#EXTM3U",
-    "#EXT-X-VERSION:7",
-    "#EXT-X-INDEPENDENT-SEGMENTS",
-    ...media,
-    // A source that is not H.264 is never listed: its transcoded variants are what plays.
+  // A source that is not H.264 is never listed: its transcoded variants are what plays.
+  const variants = [
     ...(sourcePlays(index)
-      ? variant(
-          peak,
-          average,
-          codecsOf(index),
-          index.video.width,
-          index.video.height,
-          streamFileName({ kind: "media-playlist", rung: null }),
-        )
+      ? [
+          {
+            bandwidth: peak,
+            lines: variant(
+              peak,
+              average,
+              codecsOf(index),
+              index.video.width,
+              index.video.height,
+              streamFileName({ kind: "media-playlist", rung: null }),
+            ),
+          },
+        ]
       : []),
-    ...renditions.flatMap((r) =>
-      variant(
+    ...renditions.map((r) => ({
+      bandwidth: r.peakBitrate,
+      lines: variant(
         r.peakBitrate,
         r.averageBitrate,
         r.codecs,
@@ -93,7 +97,14 @@ export function masterPlaylist(
         r.height,
         streamFileName({ kind: "media-playlist", rung: r.name }),
       ),
-    ),
+    })),
+  ];
+  return [
+    "#EXTM3U",
+    "#EXT-X-VERSION:7",
+    "#EXT-X-INDEPENDENT-SEGMENTS",
+    ...media,
+    ...inStartOrder(variants, (v) => v.bandwidth).flatMap((v) => v.lines),
     "",
   ].join("\n");
 }
