@@ -2,7 +2,8 @@
 // least once and runs may overlap): feed files (feeds/cron.ts), unfinished uploads
 // (content/sweep.ts), the statistics' housekeeping: the cardinality bookkeeping of days no
 // event can reach any more, the ids of counted queue messages no delivery can repeat any more,
-// and viewer rows past their retention period; and the text index's daily merge (text-index.ts).
+// and viewer rows past their retention period, the lifetime totals of the keys counted before
+// today (stats/rankings.ts); and the text index's daily merge (text-index.ts).
 import { everyStatsShard } from "../db/stats/shards";
 import { advanceStatsMoves } from "./stats/shard-moves";
 import { purgeDimensionValues } from "../db/stats/dimensions";
@@ -15,6 +16,7 @@ import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
 import { purgeCountedMessageIds } from "./stats/consume";
 import { purgeExpiredViewerRows } from "./stats/erasure";
+import { rankChangedLifetimeTotals } from "./stats/rankings";
 import { keepTextIndexMerged } from "./text-index";
 import { runWebhookCron } from "./webhooks/cron";
 import { recordFeedWork, type WorkBudget } from "./feeds/work";
@@ -37,6 +39,7 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
     deps.now,
     deps.config.viewerRowsRetentionMonths,
   );
+  const lifetimeKeysRanked = await rankChangedLifetimeTotals(deps.db, deps.now);
   const webhooks = await runWebhookCron(deps);
   const consoleSessionsPurged = await purgeExpiredSessions(deps);
   const auditEntriesPurged = await purgeOldAudit(deps);
@@ -48,6 +51,7 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
     dimensionValuesPurged,
     messageIdsPurged,
     viewerRowsPurged: viewers.purged,
+    lifetimeKeysRanked,
     statsMoves: { advanced: statsMoves.advanced.length, forgotten: statsMoves.forgotten },
     webhooks,
     consoleSessionsPurged,
