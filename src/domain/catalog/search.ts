@@ -25,7 +25,7 @@ import type { Deps } from "../deps";
 import { publicFeed } from "../feeds/feeds";
 import { feedMembership } from "../feeds/membership";
 import { scopeOf, type Caller } from "./caller";
-import { catalogVersionsKey, keptPage } from "./listing-ids";
+import { catalogVersionsKeys, keptPage, sameKeys, type KeptKeys } from "./listing-ids";
 import { feedVersions, readKey } from "../../shared/versions";
 import { feedSearchRecord, searchRecord } from "./records";
 
@@ -100,7 +100,7 @@ export async function searchMetadata(
   });
   const { rows } = await keptPage(
     deps,
-    catalogVersionsKey(caller, false),
+    catalogVersionsKeys(caller, false),
     `metadata:${JSON.stringify(query)}`,
     page,
     read,
@@ -117,12 +117,12 @@ function searchedText(searchString: string): string {
 }
 
 /**
- * A text search's page of records, kept in the isolate (./listing-ids.ts) under `versionsKey` and
+ * A text search's page of records, kept in the isolate (./listing-ids.ts) under `keys` and
  * read in the search's order when not kept.
  */
 async function searchPage(
   deps: ReadDeps,
-  versionsKey: string,
+  keys: KeptKeys,
   query: string,
   text: string,
   scope: TextScope,
@@ -133,7 +133,7 @@ async function searchPage(
   const candidates = deps.config.searchRankCandidates;
   const { rows } = await keptPage(
     deps,
-    versionsKey,
+    keys,
     `${query}:${text}:r${candidates}`,
     page,
     async (_from, upTo) => {
@@ -159,7 +159,7 @@ export async function searchVideoList(
   const scope = scopeOf(caller);
   const rows = await searchPage(
     deps,
-    catalogVersionsKey(caller, false),
+    catalogVersionsKeys(caller, false),
     `search:${scope.subOrganizationId ?? 0}`,
     text,
     scope,
@@ -187,7 +187,7 @@ export async function searchFeed(deps: ReadDeps, feedId: string, searchString: s
   const where = () => feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString());
   const rows = await searchPage(
     deps,
-    readKey(feedVersions(feed.id, feed.version), ["catalog"]),
+    sameKeys(readKey(feedVersions(feed.id, feed.version), ["catalog"])),
     "feed-search",
     text,
     scope,
