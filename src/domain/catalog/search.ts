@@ -14,6 +14,7 @@ import type { SQL } from "drizzle-orm";
 import type { TextScope } from "../../db/fts";
 import {
   searchIds,
+  searchMetadataFirstPage,
   searchMetadataIds,
   searchTextQuery,
   type MetadataCriterion,
@@ -98,12 +99,19 @@ export async function searchMetadata(
     count: 0,
     plan: "metadata",
   });
+  // A first page not kept is read with its records (one round trip fewer), then kept.
+  const firstPage = async () => ({
+    rows: await searchMetadataFirstPage(deps.db, query, page.limit),
+    count: 0,
+    plan: "metadata",
+  });
   const { rows } = await keptPage(
     deps,
     catalogVersionsKeys(caller, false),
     `metadata:${JSON.stringify(query)}`,
     page,
     read,
+    firstPage,
   );
   return rows.map((r) => searchRecord(r, deps.origins));
 }
