@@ -1,5 +1,6 @@
 // Rebuilds the statistics totals (<kind>_day_totals, <kind>_month_totals, <kind>_org_day_totals,
-// <kind>_running_totals, <kind>_totals_keys)
+// <kind>_running_totals, <kind>_totals_keys, and video_lifetime_totals with no key left marked
+// changed)
 // from the daily rows of the statistics database (binding STATS_DB). The queue consumer keeps
 // them in the transaction that writes the rows (src/domain/stats/tally.ts); rows that arrive any
 // other way — the bulk statistics of the benchmark, or rows copied from the catalog database

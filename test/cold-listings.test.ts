@@ -197,3 +197,27 @@ describe("every filter answers as the catalog says, reading about what it return
     });
   }
 });
+
+describe("E13 (search_metadata)", () => {
+  // A name's first page is read with its records from the name's listing index, in one query
+  // after the lookups (which go in one batch); a deeper page reads the ids, then the records.
+  it("reads a cold first page of one name with its records: one query fewer than a deeper page", async () => {
+    const e13 = async (query: string) => {
+      const { res, body } = await callJson(
+        `/prod/search_metadata?organization_key=${org.organizationKey}&${query}&_cb=${cb++}`,
+        { headers: readHeaders(org) },
+      );
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return { keys: (body.data as { content_key: string }[]).map((v) => v.content_key), res };
+    };
+    await e13("privateTags=rare&limit=1"); // the credential's lookup, kept from here on
+    const want = videos.filter((v) => v.tags.includes("tenth")).sort(newestFirst);
+    const first = await e13("privateTags=tenth&limit=10");
+    expect(first.keys).toEqual(want.slice(0, 10).map((v) => v.key));
+    const deeper = await e13("privateTags=tenth&start=10&limit=10");
+    expect(deeper.keys).toEqual(want.slice(10, 20).map((v) => v.key));
+    const [firstCost, deeperCost] = [d1Cost(first.res), d1Cost(deeper.res)];
+    expect(firstCost.queries).toBe(deeperCost.queries - 1);
+    expect(firstCost.rowsRead).toBeLessThanOrEqual(10 + 2 * 10 + 15);
+  });
+});

@@ -60,13 +60,15 @@ beforeAll(async () => {
   }
 });
 
-// A write of a's (a title change) before each test: its catalog version moves on, so no test
-// starts from ids another one kept.
+// A write of a's before each test that can change its listings (a custom field, which E6
+// filters on, with the title): its catalog and listing versions move on, so no test starts from
+// ids another one kept.
 beforeEach(async () => {
   const e3 = await callJson(`/v2/content?contentKey=${renamed}`, { headers: writeHeaders(a) });
   const write = await writeJson(a, "PUT", "/v2/content", {
     ...e3.body,
     title: `renamed ${++bust}`,
+    customFields: [{ round: bust }],
   });
   expect(write.res.status).toBe(200);
   bookmark = write.res.headers.get("X-D1-Bookmark")!;
@@ -191,6 +193,50 @@ describe("deep pages from kept ids", () => {
     const after = await readItself("limit=100");
     expect(after.keys).not.toContain(added);
     expect((await getVideos("start=2&limit=2")).keys).toEqual(after.keys.slice(2, 4));
+  });
+
+  it("outlive an edit of a video's text alone (its page reads the rows again, not the ids), not one of its tags", async () => {
+    const edit = async (changes: Record<string, unknown>) => {
+      const e3 = await callJson(`/v2/content?contentKey=${renamed}`, {
+        headers: writeHeaders(a),
+      });
+      const write = await writeJson(a, "PUT", "/v2/content", { ...e3.body, ...changes });
+      expect(write.res.status, JSON.stringify(write.body)).toBe(200);
+      return write.res.headers.get("X-D1-Bookmark")!;
+    };
+    const titles = (body: { data: { title: string }[] }) => body.data.map((v) => v.title);
+    const read = await getVideos("start=0&limit=8");
+    expect((await getVideos("start=0&limit=8")).cost.queries).toBe(0);
+
+    // A new title: the same videos in the same order, the new title shown; one query (the rows).
+    bookmark = await edit({ title: "text alone" });
+    const after = await getVideos("start=0&limit=8");
+    expect(after.keys).toEqual(read.keys);
+    expect(after.body).toEqual((await readItself("start=0&limit=8")).body);
+    expect(titles(after.body)).toContain("text alone");
+    expect(after.cost.queries).toBe(1);
+
+    // A tag taken off: the filtered listing kept before holds one video fewer at once.
+    const odd = async () => {
+      const { res, body } = await callJson(`/v2/videos/?tags=odd&_cb=${++bust}`, {
+        headers: readHeaders(a),
+      });
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return {
+        keys: (body.data as { contentKey: string }[]).map((v) => v.contentKey),
+        count: body.count,
+      };
+    };
+    const before = await odd();
+    expect(before.keys).toContain(renamed);
+    await edit({ tags: [] });
+    const untagged = await odd();
+    expect(untagged).toEqual({
+      keys: before.keys.filter((k) => k !== renamed),
+      count: before.count - 1,
+    });
+    await edit({ tags: ["odd"] });
+    expect(await odd()).toEqual(before);
   });
 
   it("show a peer's write to a video shown to the network (its row read again)", async () => {

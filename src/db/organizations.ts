@@ -36,6 +36,7 @@ const withNetwork = {
   entitlements: organizations.entitlements,
   networkId: organizations.networkId,
   catalogVersion: organizations.catalogVersion,
+  listingVersion: organizations.listingVersion,
   statsVersion: organizations.statsVersion,
   statsShard: organizations.statsShard,
   createdAt: organizations.createdAt,
@@ -250,20 +251,27 @@ export async function insertSubOrganization(
 }
 
 /**
- * A change of the organization's catalog: its version moves on. Returns the new version and the
- * organization's network, whose version moves only when the change reaches its listings
- * (catalogChanged decides); null when there is no such organization.
+ * A change of the organization's catalog: its version moves on, and its listing version with it
+ * unless `listings` is false (the change cannot change which videos a listing without a text
+ * filter holds). Returns the new versions and the organization's network, whose version moves
+ * only when the change reaches its listings (catalogChanged decides); null when there is no
+ * such organization.
  */
 export async function bumpCatalogVersion(
   db: Db,
   organizationId: number,
-): Promise<{ catalogVersion: number; networkId: number | null } | null> {
+  listings = true,
+): Promise<{ catalogVersion: number; listingVersion: number; networkId: number | null } | null> {
   const [org] = await db
     .update(organizations)
-    .set({ catalogVersion: sql`${organizations.catalogVersion} + 1` })
+    .set({
+      catalogVersion: sql`${organizations.catalogVersion} + 1`,
+      ...(listings && { listingVersion: sql`${organizations.listingVersion} + 1` }),
+    })
     .where(eq(organizations.id, organizationId))
     .returning({
       catalogVersion: organizations.catalogVersion,
+      listingVersion: organizations.listingVersion,
       networkId: organizations.networkId,
     });
   return org ?? null;

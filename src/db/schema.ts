@@ -70,6 +70,12 @@ export const organizations = sqliteTable("organizations", {
    */
   catalogVersion: integer("catalog_version").notNull().default(0),
   /**
+   * Bumped with the catalog version by every change that can change which videos a listing
+   * without a text filter holds, or their order (not by an edit of a video's text or media
+   * alone): the key of listing ids and counts kept in isolate memory (domain/catalog/listing-ids.ts).
+   */
+  listingVersion: integer("listing_version").notNull().default(0),
+  /**
    * Media and the embed of every video (bar those that say otherwise) need a playback token
    * signed with one of the organization's playback keys (docs/api.md "Signed playback").
    */

@@ -2,22 +2,23 @@
 // relevance-ranked text search (E14, E15) in the text index of the organization's documents.
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import {
-  findLabels,
+  findLabelsLookup,
   LISTABLE,
-  listableCount,
+  listableCountLookup,
   type ContentScope,
   type NameGroups,
   type Page,
 } from "./catalog";
-import { allOf, someOf, type Db } from "./client";
+import { allOf, known, lookUpAll, someOf, type Db } from "./client";
 import {
   contentsFts,
-  indexedDocuments,
+  indexedDocumentsLookup,
   phraseQuery,
   prefixQuery,
   scopedByColumn,
   scopedExpression,
   termStats,
+  termStatsLookup,
   type TextScope,
 } from "./fts";
 import {
@@ -32,8 +33,8 @@ import {
   type TextTerm,
 } from "./listing-filters";
 import { listBase, ownBase } from "./listing-plan";
+import { contents, type Content } from "./schema";
 import { spokenFilter } from "./transcripts";
-import { contents } from "./schema";
 
 /** One criterion of E13: names (all groups), words or phrases in title/description (all or any), or "has any tag". */
 export type MetadataCriterion =
@@ -72,19 +73,19 @@ function spokenTerms(terms: readonly string[], all: boolean): string | null {
   return queries.length ? queries.map((q) => `(${q})`).join(all ? " AND " : " OR ") : null;
 }
 
-/** E13: the ids of the first `upTo` videos the criteria select, newest first (records: recordsInOrder). */
-export async function searchMetadataIds(db: Db, q: MetadataQuery, upTo: number): Promise<number[]> {
-  if (q.criteria.length === 0) return [];
+/** E13's criteria planned: the lookups they need read in one round trip; null: nothing matches. */
+async function metadataPlan(db: Db, q: MetadataQuery) {
+  if (q.criteria.length === 0) return null;
   const names = q.criteria.flatMap((c) => (c.kind === "names" ? c.groups.flat() : []));
   const terms: TextTerm[] = q.criteria.flatMap((c) =>
     c.kind === "titles" ? c.terms.map((text) => ({ text, phrase: true })) : [],
   );
-  const [size, found, stats, indexed] = await Promise.all([
-    listableCount(db, q),
-    findLabels(db, [q.organizationId], names),
-    termStats(db, termWords(terms)),
-    terms.length ? indexedDocuments(db) : Promise.resolve(0),
-  ]);
+  const [size, found, stats, indexed] = await lookUpAll(db, [
+    listableCountLookup(db, q),
+    findLabelsLookup(db, [q.organizationId], names),
+    termStatsLookup(db, termWords(terms)),
+    terms.length ? indexedDocumentsLookup(db) : known(0),
+  ] as const);
   const base: FilterBase = { organizationIds: [q.organizationId], textScopes: [q], size };
   const conjunctions = q.criteria.map((c): ListingFilter[] => {
     if (c.kind === "tagged") return [rowFilter("tagged", sql`${contents.tags} <> '[]'`, 0.9, base)];
@@ -99,9 +100,30 @@ export async function searchMetadataIds(db: Db, q: MetadataQuery, upTo: number):
     q.combine === "all" || conjunctions.length === 1
       ? conjunctions.flat()
       : [anyOf(conjunctions, base)];
+  return { base: ownBase(q, size), filters };
+}
+
+/** E13: the ids of the first `upTo` videos the criteria select, newest first (records: recordsInOrder). */
+export async function searchMetadataIds(db: Db, q: MetadataQuery, upTo: number): Promise<number[]> {
+  const plan = await metadataPlan(db, q);
+  if (!plan) return [];
   return (
-    await listBase(db, ownBase(q, size), filters, { limit: upTo, offset: 0 }, false, "order")
+    await listBase(db, plan.base, plan.filters, { limit: upTo, offset: 0 }, false, "order")
   ).rows.map((r) => r.id);
+}
+
+/**
+ * E13's first `limit` videos with their records, in the read that finds them where the plan can
+ * (a name's listing index: one round trip after the lookups, where ids then records took two).
+ */
+export async function searchMetadataFirstPage(
+  db: Db,
+  q: MetadataQuery,
+  limit: number,
+): Promise<Content[]> {
+  const plan = await metadataPlan(db, q);
+  if (!plan) return [];
+  return (await listBase(db, plan.base, plan.filters, { limit, offset: 0 }, false)).rows;
 }
 
 /** A search string (E14, E15) as an FTS5 query, and the most documents it can match (every organization). */

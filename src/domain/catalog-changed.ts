@@ -20,8 +20,12 @@ import { feedFileStore, publishOrgFeedList } from "./feeds/publisher";
 import { requestFeedRebuild } from "./feeds/rebuild-requests";
 
 export type CatalogChange =
-  /** Videos changed (published, edited, deleted, hidden, windows): every version, before and after. */
-  | { kind: "videos"; versions: VideoNames[] }
+  /**
+   * Videos changed (published, edited, deleted, hidden, windows): every version, before and
+   * after; `listings: "unchanged"` when no listing without a text filter can hold other videos
+   * or order them otherwise (catalog/listings.ts#holdsSameListings): its listing version stays.
+   */
+  | { kind: "videos"; versions: VideoNames[]; listings?: "unchanged" }
   /** A feed was created or its definition replaced. */
   | { kind: "feed-saved"; feedId: number }
   /** A feed was deleted: its files go before the answer. */
@@ -63,12 +67,19 @@ async function recordCatalogChange(
   let delaySeconds = 0;
   // New edge-cache keys for the organization's reads, at once in this isolate; its network's
   // listings get new keys only when a video shown to the network (before or after) changed.
-  const bumped = await bumpCatalogVersion(deps.db, organizationId);
+  // Listing ids and counts kept under the listing version stay valid after an edit of text or
+  // media alone.
+  const listings = !(change.kind === "videos" && change.listings === "unchanged");
+  const bumped = await bumpCatalogVersion(deps.db, organizationId, listings);
   const networkId = bumped?.networkId ?? null;
   // A rotated sync code must stop working at once here: drop the organization's lookups then.
   if (change.kind === "sync-code" || !bumped)
     moved.organizations.push({ organizationId, networkId: null });
-  else moved.versions.push({ organizationId, moved: { catalogVersion: bumped.catalogVersion } });
+  else
+    moved.versions.push({
+      organizationId,
+      moved: { catalogVersion: bumped.catalogVersion, listingVersion: bumped.listingVersion },
+    });
   let networkMoved = false;
   switch (change.kind) {
     case "videos":

@@ -3,7 +3,8 @@
 // (content/sweep.ts), the statistics' housekeeping: the cardinality bookkeeping of days no
 // event can reach any more, the ids of counted queue messages no delivery can repeat any more,
 // and viewer rows past their retention period; the QoE views' idle exits, raw events and open
-// alerts (stats/qoe/cron.ts); and the text index's daily merge (text-index.ts).
+// alerts (stats/qoe/cron.ts); the lifetime totals of the keys counted before today
+// (stats/rankings.ts); and the text index's daily merge (text-index.ts).
 import { everyStatsShard } from "../db/stats/shards";
 import { advanceStatsMoves } from "./stats/shard-moves";
 import { purgeDimensionValues } from "../db/stats/dimensions";
@@ -18,6 +19,7 @@ import { runFeedCron } from "./feeds/cron";
 import { purgeCountedMessageIds } from "./stats/consume";
 import { purgeExpiredViewerRows } from "./stats/erasure";
 import { runQoeCron } from "./stats/qoe/cron";
+import { rankChangedLifetimeTotals } from "./stats/rankings";
 import { keepTextIndexMerged } from "./text-index";
 import { runWebhookCron } from "./webhooks/cron";
 import { recordFeedWork, type WorkBudget } from "./feeds/work";
@@ -43,6 +45,7 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
     deps.config.viewerRowsRetentionMonths,
   );
   const qoe = await runQoeCron(deps);
+  const lifetimeKeysRanked = await rankChangedLifetimeTotals(deps.db, deps.now);
   const webhooks = await runWebhookCron(deps);
   const consoleSessionsPurged = await purgeExpiredSessions(deps);
   const auditEntriesPurged = await purgeOldAudit(deps);
@@ -55,6 +58,7 @@ export async function runCron(deps: Deps, feedBudget: WorkBudget) {
     dimensionValuesPurged,
     messageIdsPurged,
     viewerRowsPurged: viewers.purged,
+    lifetimeKeysRanked,
     statsMoves: { advanced: statsMoves.advanced.length, forgotten: statsMoves.forgotten },
     qoe,
     webhooks,

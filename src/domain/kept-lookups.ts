@@ -73,6 +73,7 @@ export function forgetOrganization(organizationId: number, networkId: number | n
 /** Versions of an organization that a write moved on, named as its rows hold them. */
 export interface MovedVersions {
   catalogVersion?: number;
+  listingVersion?: number;
   statsVersion?: number;
   /** The player version (its configurations, ad tag, ecommerce items: domain/player/). */
   playerVersion?: number;

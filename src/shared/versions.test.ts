@@ -6,6 +6,7 @@ import { credentialVersions, feedVersions, readKey, versionParts, versionsOf } f
 const org = (id: number, networkId: number | null = null) => ({
   id,
   catalogVersion: 3,
+  listingVersion: 2,
   statsVersion: 7,
   networkId,
   networkVersion: networkId === null ? 0 : 5,
@@ -15,6 +16,7 @@ describe("versions", () => {
   it("name each dependency in one order, and nothing the read does not depend on", () => {
     const v = credentialVersions({ org: org(1, 9), subOrg: null });
     expect(versionParts(v, ["network", "statistics", "catalog"])).toEqual(["c3", "s7", "n9v5"]);
+    expect(versionParts(v, ["network", "listing"])).toEqual(["l2", "n9v5"]);
     expect(versionParts(v, ["statistics"])).toEqual(["s7"]);
     expect(versionParts(credentialVersions({ org: org(1), subOrg: null }), ["network"])).toEqual([
       "n-",

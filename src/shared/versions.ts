@@ -5,7 +5,7 @@
 // (domain/catalog-changed.ts), so the next read asks a new key at every level.
 
 /** What a reader's answers may depend on. */
-export type Dependency = "catalog" | "statistics" | "network" | "player";
+export type Dependency = "catalog" | "listing" | "statistics" | "network" | "player";
 
 /** The versions of one reader, built once from its credential (or a public feed). */
 export interface Versions {
@@ -13,6 +13,12 @@ export interface Versions {
   reader: string;
   /** The organization's catalog version (a feed's own version for its public readers). */
   catalog: number;
+  /**
+   * Which videos a listing without a text filter holds, and their order: moved with the catalog
+   * version except by edits of a video's text or media alone (a feed's own version for its
+   * public readers).
+   */
+  listing: number;
   statistics: number;
   /** The network's id and catalog version; null outside any network. */
   network: { id: number; version: number } | null;
@@ -27,6 +33,7 @@ interface Credential {
   org: {
     id: number;
     catalogVersion: number;
+    listingVersion: number;
     statsVersion: number;
     networkId: number | null;
     networkVersion: number;
@@ -46,6 +53,7 @@ export function credentialVersions({ org, subOrg }: Credential): Versions {
   return {
     reader: readerOf({ org, subOrg }),
     catalog: org.catalogVersion,
+    listing: org.listingVersion,
     statistics: org.statsVersion,
     network: org.networkId === null ? null : { id: org.networkId, version: org.networkVersion },
   };
@@ -61,7 +69,7 @@ export function versionsOf(credential: Credential & { versions?: Versions }): Ve
 
 /** A feed's versions for its public readers: its own version moves with what can change them. */
 export function feedVersions(feed: string | number, version: number): Versions {
-  return { reader: `f${feed}`, catalog: version, statistics: 0, network: null };
+  return { reader: `f${feed}`, catalog: version, listing: version, statistics: 0, network: null };
 }
 
 /**
@@ -69,17 +77,25 @@ export function feedVersions(feed: string | number, version: number): Versions {
  * organization's player version; the video row's revision is named beside them.
  */
 export function playerVersions(organizationId: number, player: number): Versions {
-  return { reader: `o${organizationId}.m0`, catalog: 0, statistics: 0, network: null, player };
+  return {
+    reader: `o${organizationId}.m0`,
+    catalog: 0,
+    listing: 0,
+    statistics: 0,
+    network: null,
+    player,
+  };
 }
 
 /**
  * The key parts naming the versions of the dependencies, in one order: `c<catalog>`,
- * `s<statistics>`, `n<network>v<version>` (`n-` outside a network), `p<player>` (`p-` for a
+ * `l<listing>`, `s<statistics>`, `n<network>v<version>` (`n-` outside a network), `p<player>` (`p-` for a
  * reader without one).
  */
 export function versionParts(versions: Versions, dependsOn: readonly Dependency[]): string[] {
   const parts: string[] = [];
   if (dependsOn.includes("catalog")) parts.push(`c${versions.catalog}`);
+  if (dependsOn.includes("listing")) parts.push(`l${versions.listing}`);
   if (dependsOn.includes("statistics")) parts.push(`s${versions.statistics}`);
   if (dependsOn.includes("network"))
     parts.push(versions.network ? `n${versions.network.id}v${versions.network.version}` : "n-");

@@ -25,6 +25,8 @@ import {
   ecommerceTotalsKeys,
   ecommerceStats,
   videoDayTotals,
+  videoLifetimeChanged,
+  videoLifetimeTotals,
   videoMonthTotals,
   videoOrgDayTotals,
   videoRunningTotals,
@@ -106,6 +108,8 @@ export interface Rollup<K extends KeyColumns = KeyColumns> extends CounterTable<
     running: CounterTable<RunningTotalsTable, DayKey>;
     /** The content keys with running totals and the days they span. */
     keys: TotalsKeysTable;
+    /** Lifetime totals ranked per counter, and the keys counted since (E9's top N; video only). */
+    lifetime?: { table: typeof videoLifetimeTotals; changed: typeof videoLifetimeChanged };
   };
 }
 
@@ -156,14 +160,17 @@ export const ROLLUPS = {
       videoPlayerId: videoStats.videoPlayerId,
     },
     counters: VIDEO_COUNTERS,
-    totals: totalsOf(
-      VIDEO_COUNTERS,
-      videoDayTotals,
-      videoMonthTotals,
-      videoOrgDayTotals,
-      videoRunningTotals,
-      videoTotalsKeys,
-    ),
+    totals: {
+      ...totalsOf(
+        VIDEO_COUNTERS,
+        videoDayTotals,
+        videoMonthTotals,
+        videoOrgDayTotals,
+        videoRunningTotals,
+        videoTotalsKeys,
+      ),
+      lifetime: { table: videoLifetimeTotals, changed: videoLifetimeChanged },
+    },
   },
   ad: {
     name: "ad",
@@ -245,6 +252,7 @@ export const tablesOf = (r: Rollup) => [
   r.totals.orgDay.table,
   r.totals.running.table,
   r.totals.keys,
+  ...(r.totals.lifetime ? [r.totals.lifetime.table, r.totals.lifetime.changed] : []),
 ];
 
 /** One aggregated row to add: its key values and counter increments. */
@@ -329,6 +337,9 @@ function upsertChunk(db: StatsDb, target: CounterTable, increments: CounterIncre
  *    one UPDATE may not update a row twice): one row for today's events, at most
  *    EVENTS_MAX_AGE_DAYS rows for a late one.
  *
+ * 3. the keys are marked changed since their lifetime totals were written (`today` the day of the
+ *    mark), when the rollup keeps lifetime totals.
+ *
  * In that order, in the transaction that writes the day totals, they keep each row equal to the
  * sum of the key's day totals up to its day.
  */
@@ -336,6 +347,7 @@ export function addToRunningTotals(
   db: StatsDb,
   totals: Rollup["totals"],
   dayIncrements: CounterIncrement<KeyOf<Rollup["totals"]["day"]>>[],
+  today: string,
 ): BatchItem<"sqlite">[] {
   const { running, keys } = totals;
   const t = sql.identifier(getTableName(running.table));
@@ -386,6 +398,18 @@ export function addToRunningTotals(
         )
         .onConflictDoNothing(),
     );
+    // 3. the keys counted are marked changed since their lifetime totals were written (kept
+    //    from the first day marked; no write when already marked).
+    if (totals.lifetime) {
+      const changed = totals.lifetime.changed;
+      statements.push(
+        insertInto(db, changed)
+          .select(
+            sql`select j.value ->> 0, j.value ->> 2, ${today} from json_each(${data}) j where true group by 1, 2`,
+          )
+          .onConflictDoNothing(),
+      );
+    }
     if (used.length === 0) continue;
     // An update as an upsert of rows that all exist (Drizzle batches no raw UPDATE ... FROM).
     const position = new Map(used.map((n, u) => [n, u]));

@@ -289,6 +289,61 @@ export const ecommerceOrgDayTotals = organizationDayTotals("ecommerce", ECOMMERC
 export const ecommerceTotalsKeys = totalsKeys("ecommerce");
 export const ecommerceRunningTotals = runningTotals("ecommerce", ECOMMERCE_COUNTERS);
 
+/**
+ * Each content key's totals over all its days, as of when the cron last ranked it, with an
+ * index per counter in descending order (only keys with a positive total): E9's top N walks a
+ * counter's index, highest first. A key's total over any range is at most its lifetime total
+ * (counters only grow, and erasure only lowers them), so once the N-th best range total found
+ * beats the next lifetime total of the walk, no key further down can enter the top N. Keys
+ * counted since their row was written are in the changed keys below and read exactly.
+ */
+function lifetimeTotals<const N extends readonly string[]>(name: string, names: N) {
+  return sqliteTable(
+    `${name}_lifetime_totals`,
+    {
+      organizationId: integer("organization_id").notNull(),
+      contentKey: text("content_key").notNull(),
+      ...counters(names),
+    },
+    (t) => [
+      primaryKey({ name: `${name}_lifetime_totals_pk`, columns: [t.organizationId, t.contentKey] }),
+      ...names.map((c) => {
+        const column = (t as unknown as Record<string, ReturnType<typeof counter>>)[c]!;
+        return index(`${name}_lifetime_totals_${c}_idx`)
+          .on(t.organizationId, sql`${column} desc`, t.contentKey)
+          .where(sql`${column} > 0`);
+      }),
+    ],
+  );
+}
+
+/**
+ * The content keys counted since their lifetime totals were written (the consumer marks them in
+ * the transaction that counts them; the cron's ranking takes them out): their lifetime row may
+ * be short, so a ranking reads their totals over the range exactly.
+ */
+function lifetimeChanged(name: string) {
+  return sqliteTable(
+    `${name}_lifetime_changed`,
+    {
+      organizationId: integer("organization_id").notNull(),
+      contentKey: text("content_key").notNull(),
+      /** The UTC day it was first counted since its lifetime row was written. */
+      since: text("since").notNull(),
+    },
+    (t) => [
+      primaryKey({
+        name: `${name}_lifetime_changed_pk`,
+        columns: [t.organizationId, t.contentKey],
+      }),
+      index(`${name}_lifetime_changed_since_idx`).on(t.since),
+    ],
+  );
+}
+
+export const videoLifetimeTotals = lifetimeTotals("video", VIDEO_COUNTERS);
+export const videoLifetimeChanged = lifetimeChanged("video");
+
 // ---------------------------------------------------------------------------------------------
 
 /** Ecommerce items (E12 ecommerce_info), managed with POST/PUT/DELETE /v2/ecommerce. */

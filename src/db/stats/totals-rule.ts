@@ -70,9 +70,30 @@ export function totalsDefinitions(
 }
 
 /**
+ * A rollup's lifetime totals as the rule defines them (null: it keeps none): per content key, its
+ * day sums over every day. What the cron's ranking writes from the running totals' last rows
+ * (`rankChangedKeys`), and what a key's row holds whenever the key is not marked changed.
+ */
+export function lifetimeDefinition(
+  r: Rollup,
+  where = "",
+  daySums?: string,
+): TotalsDefinition | null {
+  if (!r.totals.lifetime) return null;
+  const source = daySums ?? `(${totalsDefinitions(r, where).day.select})`;
+  const sums = r.counters.map((c) => `sum(${c}) AS ${c}`).join(", ");
+  return {
+    table: getTableName(r.totals.lifetime.table),
+    columns: ["organization_id", "content_key", ...r.counters],
+    select: `SELECT organization_id, content_key, ${sums} FROM ${source} GROUP BY organization_id, content_key`,
+  };
+}
+
+/**
  * The statements that replace the totals of these organization ids (all organizations if null)
  * with the rule's rows: every totals table emptied, then filled, day totals first (the running
- * totals and the keys read them). Run in one transaction.
+ * totals, the keys and the lifetime totals read them), no key left marked changed. Run in one
+ * transaction.
  */
 export function rebuildTotalsSql(orgIds: readonly number[] | null = null): string[] {
   if (orgIds !== null && orgIds.length === 0) return [];
@@ -82,12 +103,13 @@ export function rebuildTotalsSql(orgIds: readonly number[] | null = null): strin
     const dayTotals = `${getTableName(r.totals.day.table)} ${where}`;
     const order: TotalsKind[] = ["day", "month", "orgDay", "running", "keys"];
     const definitions = totalsDefinitions(r, where, dayTotals);
+    // The lifetime totals last: exact once rebuilt, so no key is marked changed.
+    const lifetime = lifetimeDefinition(r, where, dayTotals);
+    const filled = [...order.map((kind) => definitions[kind]), ...(lifetime ? [lifetime] : [])];
+    const changed = r.totals.lifetime ? [getTableName(r.totals.lifetime.changed)] : [];
     return [
-      ...order.map((kind) => `DELETE FROM ${definitions[kind].table} ${where};`),
-      ...order.map((kind) => {
-        const d = definitions[kind];
-        return `INSERT INTO ${d.table} (${d.columns.join(", ")}) ${d.select};`;
-      }),
+      ...[...filled.map((d) => d.table), ...changed].map((t) => `DELETE FROM ${t} ${where};`),
+      ...filled.map((d) => `INSERT INTO ${d.table} (${d.columns.join(", ")}) ${d.select};`),
     ];
   });
 }

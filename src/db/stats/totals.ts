@@ -444,3 +444,129 @@ export async function countWithRunningTotals(
   );
   return c?.n ?? 0;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Lifetime totals (schema.ts lifetimeTotals): a top N by a counter over any range, walked on the
+// counter's index of the keys' lifetime totals, highest first. A key's total over a range is at
+// most its lifetime total, so the walk stops once the N-th best range total found (exact, from
+// the running totals) is above the lifetime total it reached: no key further down can pass it.
+// The keys counted since their lifetime row was written (the changed keys) are read exactly
+// first, whatever their row says.
+
+/** The most changed keys a ranking reads exactly, and the deepest it walks; past either, null. */
+const LIFETIME_CHANGED_MAX = 2_000;
+const LIFETIME_WALK_MAX = 4_000;
+
+/**
+ * The top `limit` content keys by `counter` over the scope's range (highest first, ties by key),
+ * as `rankByTotal` answers them, from the lifetime totals; null when they cannot answer it
+ * cheaply (a rollup without them, a list of keys, more changed keys or a deeper walk than the
+ * bounds above, fewer than `limit` keys with a positive total: the caller ranks the totals).
+ */
+export async function rankByLifetime(
+  db: StatsDb,
+  totals: Totals,
+  scope: TotalsScope,
+  counter: string,
+  limit: number,
+): Promise<string[] | null> {
+  const lifetime = totals.lifetime;
+  if (!lifetime || scope.keys !== undefined || scope.contentKey !== undefined) return null;
+  if (!totals.running.counters.includes(counter) || limit < 1) return null;
+  const org = scope.organizationId;
+  const changed = await db.all<{ content_key: string }>(
+    sql`select content_key from ${lifetime.changed} where organization_id = ${org} limit ${LIFETIME_CHANGED_MAX + 1}`,
+  );
+  if (changed.length > LIFETIME_CHANGED_MAX) return null;
+
+  const found = new Map<string, number>();
+  const exact = async (keys: string[]) => {
+    for (let i = 0; i < keys.length; i += 500) {
+      const part = keys.slice(i, i + 500);
+      for (const row of await runningTotalsOf(db, totals, { ...scope, keys: part }, [counter]))
+        found.set(String(row.content_key), Number(row[counter]));
+      for (const key of part) if (!found.has(key)) found.set(key, 0);
+    }
+  };
+  await exact(changed.map((r) => r.content_key));
+
+  const table = getTableName(lifetime.table);
+  const c = sql.identifier(counter);
+  const index = sql.identifier(`${table}_${counter}_idx`);
+  let after: { total: number; key: string } | null = null;
+  let walked = 0;
+  let stretch = Math.max(2 * limit, 20);
+  for (;;) {
+    const past: SQL = after
+      ? sql` and (${c} < ${after.total} or (${c} = ${after.total} and content_key > ${after.key}))`
+      : sql``;
+    const rows: { content_key: string; total: number }[] = await db.all(
+      sql`select content_key, ${c} as total from ${sql.identifier(table)} indexed by ${index} where organization_id = ${org} and ${c} > 0${past} order by ${c} desc, content_key limit ${stretch}`,
+    );
+    walked += rows.length;
+    await exact(rows.map((r) => r.content_key).filter((k) => !found.has(k)));
+    const best = [...found]
+      .filter(([, total]) => total > 0)
+      .sort(([ka, a], [kb, b]) => b - a || (ka < kb ? -1 : ka > kb ? 1 : 0));
+    const last = rows.at(-1);
+    // Every key not walked has a lifetime total of at most the last one walked (none: all walked).
+    if (
+      best.length >= limit &&
+      (!last || rows.length < stretch || best[limit - 1]![1] > last.total)
+    )
+      return best.slice(0, limit).map(([key]) => key);
+    if (rows.length < stretch) return null;
+    if (walked >= LIFETIME_WALK_MAX) return null;
+    after = { total: last!.total, key: last!.content_key };
+    stretch = Math.min(2 * stretch, LIFETIME_WALK_MAX - walked, 1_000);
+  }
+}
+
+/**
+ * The cron's ranking: the lifetime totals of up to `limit` keys marked changed before `before`
+ * (a day) written from their last running totals row, and their marks taken out, in one
+ * transaction (a key counted after it is marked again). Answers how many keys it ranked.
+ */
+export async function rankChangedKeys(
+  db: StatsDb,
+  totals: Totals,
+  before: string,
+  limit: number,
+): Promise<number> {
+  const lifetime = totals.lifetime;
+  if (!lifetime) return 0;
+  const marked = await db.all<{ organization_id: number; content_key: string }>(
+    sql`select organization_id, content_key from ${lifetime.changed} where since < ${before} order by since limit ${limit}`,
+  );
+  if (marked.length === 0) return 0;
+  const pairs = JSON.stringify(marked.map((m) => [m.organization_id, m.content_key]));
+  const running = sql.identifier(getTableName(totals.running.table));
+  const keysTable = sql.identifier(getTableName(totals.keys));
+  const counters = totals.running.counters;
+  const { table, changed } = lifetime;
+  // Drizzle's insert-select lists every column in table order (organization, key, counters).
+  await db.batch([
+    db
+      .insert(table)
+      .select(
+        sql`select r.organization_id, r.content_key, ${sql.join(
+          counters.map((n) => sql`r.${sql.identifier(n)}`),
+          sql`, `,
+        )}
+        from json_each(${pairs}) j
+        join ${keysTable} k on k.organization_id = j.value ->> 0 and k.content_key = j.value ->> 1
+        join ${running} r on r.organization_id = k.organization_id and r.content_key = k.content_key and r.date = k.last_date
+        where true`,
+      )
+      .onConflictDoUpdate({
+        target: [table.organizationId, table.contentKey],
+        set: Object.fromEntries(counters.map((n) => [n, sql`excluded.${sql.identifier(n)}`])),
+      }),
+    db
+      .delete(changed)
+      .where(
+        sql`(organization_id, content_key) in (select j.value ->> 0, j.value ->> 1 from json_each(${pairs}) j)`,
+      ),
+  ]);
+  return marked.length;
+}

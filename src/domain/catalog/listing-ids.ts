@@ -16,7 +16,10 @@
 // Freshness: ids and rows are kept under every version they depend on — the caller's catalog
 // version (and the network's when network videos show), a feed's version for its search — which
 // every write moves on, as it moves the edge cache's keys: a kept page shows what a cached answer
-// of the same versions would. Entries live at most IDS_MAX_AGE_MS (time-bound changes, network
+// of the same versions would. The ids of a listing without a text filter are kept under the
+// listing version instead, which a write moves unless it edits a video's text or media alone
+// (catalog/listings.ts#holdsSameListings): such an edit costs a kept page its rows, not its ids.
+// Entries live at most IDS_MAX_AGE_MS (time-bound changes, network
 // windows opening, move versions by the cron). A request reading its own writes (an
 // X-D1-Bookmark) never uses them.
 import type { Page } from "../../db/catalog";
@@ -68,9 +71,29 @@ const keptRows = isolateStore<Content>({
   sizeOf: approximateBytes,
 });
 
-/** The versions key of the caller's listings (shared/versions.ts): its catalog, its network's. */
-export function catalogVersionsKey(caller: Caller, withNetwork: boolean): string {
-  return readKey(versionsOf(caller), withNetwork ? ["catalog", "network"] : ["catalog"]);
+/**
+ * The versions keys (shared/versions.ts readKey: the reader and the versions) of a listing's kept
+ * ids and of its kept rows: both the caller's catalog version (and its network's), or, for a
+ * listing without a text filter, the ids under its listing version, which an edit of a video's
+ * text or media alone does not move. After such an edit a kept page then reads only its rows.
+ */
+export interface KeptKeys {
+  ids: string;
+  rows: string;
+}
+
+/** Ids and rows under one versions key. */
+export const sameKeys = (key: string): KeptKeys => ({ ids: key, rows: key });
+
+export function catalogVersionsKeys(caller: Caller, withNetwork: boolean): KeptKeys {
+  return sameKeys(readKey(versionsOf(caller), withNetwork ? ["catalog", "network"] : ["catalog"]));
+}
+
+function listingVersionsKeys(caller: Caller, withNetwork: boolean, text: boolean): KeptKeys {
+  const keys = catalogVersionsKeys(caller, withNetwork);
+  if (text) return keys;
+  const ids = readKey(versionsOf(caller), withNetwork ? ["listing", "network"] : ["listing"]);
+  return { ids, rows: keys.rows };
 }
 
 type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
@@ -79,13 +102,13 @@ type PageDeps = Pick<Deps, "db" | "now" | "readsOwnWrites">;
 type IdsReader = (from: number, upTo: number) => Promise<ListingIds>;
 
 /**
- * A page of records and the total, from the ids and rows kept under `versionsKey` (readKey: the
- * reader and every version they depend on) and `query` (everything else the ids depend on), reading the ids
+ * A page of records and the total, from the ids and rows kept under `keys` (readKey: the reader
+ * and every version they depend on) and `query` (everything else the ids depend on), reading the ids
  * with `read` when they are not kept deep enough and the rows not kept with one query.
  */
 export async function keptPage(
   deps: PageDeps,
-  versionsKey: string,
+  keys: KeptKeys,
   query: string,
   page: Page,
   read: IdsReader,
@@ -100,7 +123,7 @@ export async function keptPage(
       plan: found.plan,
     };
   }
-  const key = `${versionsKey}:${query}`;
+  const key = `${keys.ids}:${query}`;
   const now = deps.now.getTime();
   let entry = kept.get(key, now);
   let plan = "kept ids";
@@ -120,7 +143,7 @@ export async function keptPage(
         now,
       );
       for (const row of result.rows)
-        keptRows.set(`${versionsKey}:${row.id}`, row, IDS_MAX_AGE_MS, now);
+        keptRows.set(`${keys.rows}:${row.id}`, row, IDS_MAX_AGE_MS, now);
       return result;
     }
     const depth = Math.min(IDS_MAX_DEPTH, Math.max(end, 2 * (entry?.ids.length ?? 0)));
@@ -136,7 +159,7 @@ export async function keptPage(
     plan = `ids to ${depth} (${found.plan})`;
   }
   return {
-    rows: await keptRecords(deps, versionsKey, entry.ids.slice(page.offset, end), now),
+    rows: await keptRecords(deps, keys.rows, entry.ids.slice(page.offset, end), now),
     count: entry.count,
     plan,
   };
@@ -179,7 +202,7 @@ export async function matchingPage(
   const firstPage = page.offset === 0 ? () => listMatching(deps.db, q, page) : undefined;
   return keptPage(
     deps,
-    catalogVersionsKey(caller, q.network !== null),
+    listingVersionsKeys(caller, q.network !== null, q.text.length > 0),
     `listing:${JSON.stringify(q)}`,
     page,
     (from, upTo) => matchingIds(deps.db, q, from, upTo),

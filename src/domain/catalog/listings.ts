@@ -1,5 +1,6 @@
 // Listings: E6 (/v2/videos/) and E16 (/get_videos), newest publishedDate first.
 import type { Page } from "../../db/catalog";
+import type { Content } from "../../db/schema";
 import type { Dependency } from "../../shared/versions";
 import type { Deps } from "../deps";
 import type { Caller } from "./caller";
@@ -8,6 +9,34 @@ import { getVideosRecord, v2Record } from "./records";
 import { videoQuery, type VideoFilterParams } from "./video-query";
 
 type ReadDeps = Pick<Deps, "db" | "origins" | "now" | "readsOwnWrites">;
+
+/**
+ * What a listing without a text filter reads of a video to hold it and order it (db/catalog.ts
+ * LISTABLE and NEWEST_FIRST, the scopes, the names, custom fields and live filters of
+ * db/video-query.ts): the version before and after a change agree on all of it, so every such
+ * listing holds the same videos in the same order (network listings have a version of their own).
+ */
+const LISTED_FIELDS = [
+  "id",
+  "contentKey",
+  "organizationId",
+  "subOrganizationId",
+  "status",
+  "removed",
+  "publishedAt",
+  "isLive",
+  "liveState",
+  "categories",
+  "tags",
+  "events",
+  "customFields",
+] as const satisfies readonly (keyof Content)[];
+
+export function holdsSameListings(before: Content, after: Content): boolean {
+  return LISTED_FIELDS.every(
+    (field) => JSON.stringify(before[field]) === JSON.stringify(after[field]),
+  );
+}
 
 /**
  * What an E6 page depends on (its keys at every level: shared/versions.ts): the catalog; the

@@ -14,6 +14,7 @@ import type { SQL } from "drizzle-orm";
 import type { TextScope } from "../../db/fts";
 import {
   searchIds,
+  searchMetadataFirstPage,
   searchMetadataIds,
   searchTextQuery,
   type MetadataCriterion,
@@ -25,7 +26,7 @@ import type { Deps } from "../deps";
 import { publicFeed } from "../feeds/feeds";
 import { feedMembership } from "../feeds/membership";
 import { scopeOf, type Caller } from "./caller";
-import { catalogVersionsKey, keptPage } from "./listing-ids";
+import { catalogVersionsKeys, keptPage, sameKeys, type KeptKeys } from "./listing-ids";
 import { feedVersions, readKey } from "../../shared/versions";
 import { feedSearchRecord, searchRecord } from "./records";
 import { keptCaptionSettings } from "../captions/settings";
@@ -103,12 +104,19 @@ export async function searchMetadata(
     count: 0,
     plan: "metadata",
   });
+  // A first page not kept is read with its records (one round trip fewer), then kept.
+  const firstPage = async () => ({
+    rows: await searchMetadataFirstPage(deps.db, query, page.limit),
+    count: 0,
+    plan: "metadata",
+  });
   const { rows } = await keptPage(
     deps,
-    catalogVersionsKey(caller, false),
+    catalogVersionsKeys(caller, false),
     `metadata:${JSON.stringify(query)}`,
     page,
     read,
+    firstPage,
   );
   const places =
     spoken && q.titles?.[0]
@@ -149,12 +157,12 @@ function searchedText(searchString: string): string {
 }
 
 /**
- * A text search's page of records, kept in the isolate (./listing-ids.ts) under `versionsKey` and
+ * A text search's page of records, kept in the isolate (./listing-ids.ts) under `keys` and
  * read in the search's order when not kept.
  */
 async function searchPage(
   deps: ReadDeps,
-  versionsKey: string,
+  keys: KeptKeys,
   query: string,
   text: string,
   scope: TextScope,
@@ -166,7 +174,7 @@ async function searchPage(
   const candidates = deps.config.searchRankCandidates;
   const { rows } = await keptPage(
     deps,
-    versionsKey,
+    keys,
     `${query}:${text}:r${candidates}:s${spoken ? 1 : 0}`,
     page,
     async (_from, upTo) => {
@@ -203,7 +211,7 @@ export async function searchVideoList(
   const scope = scopeOf(caller);
   const { rows, places } = await searchPage(
     deps,
-    catalogVersionsKey(caller, false),
+    catalogVersionsKeys(caller, false),
     `search:${scope.subOrganizationId ?? 0}`,
     text,
     scope,
@@ -232,7 +240,7 @@ export async function searchFeed(deps: ReadDeps, feedId: string, searchString: s
   const where = () => feedRowChecks(deps.db, feedMembership(feed), deps.now.toISOString());
   const { rows, places } = await searchPage(
     deps,
-    readKey(feedVersions(feed.id, feed.version), ["catalog"]),
+    sameKeys(readKey(feedVersions(feed.id, feed.version), ["catalog"])),
     "feed-search",
     text,
     scope,

@@ -46,6 +46,7 @@ import {
   type UploadTarget,
 } from "../../storage/signed-urls";
 import { catalogChanged } from "../catalog-changed";
+import { holdsSameListings } from "../catalog/listings";
 import { packageUpload, streamObjectKeys } from "../streaming/indexes";
 import { makeFrameThumbnail } from "./frame-thumbnails";
 import { deleteRenditionObjects, planRenditions } from "../renditions";
@@ -582,6 +583,7 @@ export async function replaceContent(deps: Deps, scope: ContentScope, body: Upda
     await catalogChanged(deps, content.organizationId, {
       kind: "videos",
       versions: [content, updated],
+      ...(holdsSameListings(content, updated) && { listings: "unchanged" as const }),
     });
   else if (body.signedPlayback !== undefined)
     applyIsolateEffects({

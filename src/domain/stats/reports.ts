@@ -21,7 +21,7 @@ import {
   type VideoDimension,
 } from "../../db/stats/reports";
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
-import { dayTotalsOf, rankByTotal } from "../../db/stats/totals";
+import { dayTotalsOf, rankByLifetime, rankByTotal } from "../../db/stats/totals";
 import { syndicationsOf } from "../../db/syndications";
 import {
   COMBINED_FIELDS,
@@ -226,9 +226,16 @@ export async function combinedReport(ctx: ReportContext, q: CombinedParams): Pro
   let keys: string[] | null = null;
   if (sortField !== undefined || q.result_limit !== undefined) {
     const limit = q.result_limit ?? REPORT_MAX_ROWS;
-    // A ranking by a counter (or by key) reads the totals: videos × months, not every daily row.
+    // A top N by a counter walks the lifetime totals, highest first, while they can answer it;
+    // else a ranking by a counter (or by key) reads the totals: videos × months, not every
+    // daily row.
+    const byLifetime =
+      sortField !== undefined && !DIMENSIONS.has(sortField) && !keep
+        ? await rankByLifetime(stats, ROLLUPS.video.totals, totalsScope, sortField, limit)
+        : null;
     const ranked =
-      sortField !== undefined && DIMENSIONS.has(sortField)
+      byLifetime ??
+      (sortField !== undefined && DIMENSIONS.has(sortField)
         ? await rankByDimension(stats, scope, sortField as VideoDimension, keep ? undefined : limit)
         : await rankByTotal(
             stats,
@@ -236,7 +243,7 @@ export async function combinedReport(ctx: ReportContext, q: CombinedParams): Pro
             totalsScope,
             sortField ?? null,
             keep ? undefined : limit,
-          );
+          ));
     keys = (keep ? ranked.filter((k) => keep.has(k)) : ranked).slice(0, limit);
   }
   // A key list too long for SQL has more keys, hence rows, than E9 answers with.

@@ -413,6 +413,7 @@ export async function tallyBatch(
     o.viewersFolded = viewersFolded.get(o.organizationId) ?? 0;
   }
 
+  const today = utcDay(now.getTime());
   const rollups = new Map<Rollup, RollupIncrements<Rollup>>();
   for (const e of counted) addToRollups(rollups, e);
   const upserts = ROLLUP_LIST.flatMap((r) => {
@@ -420,7 +421,7 @@ export async function tallyBatch(
     if (!increments) return [];
     return [
       ...increments.upserts(statsDb),
-      ...addToRunningTotals(statsDb, r.totals, increments.day.values()),
+      ...addToRunningTotals(statsDb, r.totals, increments.day.values(), today),
     ];
   });
 
@@ -433,7 +434,6 @@ export async function tallyBatch(
   );
 
   const at = now.toISOString();
-  const today = utcDay(now.getTime());
   await runBatch(statsDb, [
     recordMessageIds(statsDb, messages),
     ...registerDimensionValues(statsDb, fresh),
