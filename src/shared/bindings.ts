@@ -41,7 +41,22 @@ export interface RecordingJob {
   contentKey: string;
 }
 
-export type RenditionsQueueMessage = RenditionJob | RecordingJob;
+/**
+ * A message of the same queue: a clip to cut from its source's stored segments, remux and
+ * publish (domain/clips/make.ts). `start` and `end` are the cut (on the source's keyframes),
+ * seconds on the source's timeline.
+ */
+export interface ClipJob {
+  clip: true;
+  contentId: number;
+  contentKey: string;
+  sourceContentId: number;
+  sourceContentKey: string;
+  start: number;
+  end: number;
+}
+
+export type RenditionsQueueMessage = RenditionJob | RecordingJob | ClipJob;
 
 /** What a stream's Durable Object is set up with (domain/live/streams.ts). */
 export interface LiveStreamSetup {
@@ -124,6 +139,26 @@ export interface RecordingParts {
   runs: RecordingRun[];
 }
 
+/** A segment of a live stream's timeline: `at` seconds from the stream's first segment. */
+export interface TimelineSegment extends RecordingFile {
+  at: number;
+  duration: number;
+  map: string | null;
+  discontinuity: boolean;
+}
+
+/**
+ * What a clip of a live stream reads (domain/clips): the stream's state, its DVR window (the
+ * whole recording once ended) and the segments overlapping the asked range, with the init
+ * segments they name.
+ */
+export interface LiveTimeline {
+  state: LiveState;
+  window: { start: number; end: number };
+  segments: TimelineSegment[];
+  inits: RecordingFile[];
+}
+
 /** The RPC methods of a live stream's Durable Object. */
 export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   setup(init: LiveStreamSetup): Promise<void>;
@@ -143,6 +178,7 @@ export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   end(contentId: number): Promise<LiveStatus | null>;
   playlist(contentId: number): string | null;
   recordingParts(contentId: number): RecordingParts | null;
+  timeline(contentId: number, from: number, to: number): LiveTimeline | null;
   destroy(contentId: number): Promise<void>;
 }
 

@@ -103,7 +103,7 @@ async function endedRecording(deps: Deps, job: RecordingJob): Promise<Content | 
  * (`mp4`), or every run MPEG-TS segments (`mpegts`); anything else (an init segment missing,
  * both kinds) is not taken.
  */
-function recordingFormat(runs: RecordingRun[]): "mp4" | "mpegts" | null {
+export function recordingFormat(runs: RecordingRun[]): "mp4" | "mpegts" | null {
   if (runs.every((r) => r.map !== null && r.init !== null)) return "mp4";
   if (runs.every((r) => r.map === null && r.segments.every((s) => s.file.endsWith(".ts"))))
     return "mpegts";
@@ -111,7 +111,7 @@ function recordingFormat(runs: RecordingRun[]): "mp4" | "mpegts" | null {
 }
 
 /** The stored files one after the other, each read whole (a segment is at most 32 MiB). */
-function concatenated(bucket: R2Bucket, keys: string[]): ReadableStream<Uint8Array> {
+export function concatenated(bucket: R2Bucket, keys: string[]): ReadableStream<Uint8Array> {
   let next = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
