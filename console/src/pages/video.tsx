@@ -16,6 +16,7 @@ import {
 } from "../api";
 import { DayChart, everyDay, type DayPoint } from "../chart";
 import { StatusBadge } from "./library";
+import { ClipCutter } from "./clip-cutter";
 import { errorText, Messages } from "../messages";
 
 const COUNT_PREVIEWS = "evc-console:count-previews";
@@ -626,6 +627,17 @@ export function VideoPage({ contentKey }: { contentKey: string }) {
               Media URL: <a href={content.url}>{content.url}</a>
             </p>
           )}
+          {content.status === "available" &&
+            !content.isLive &&
+            (content.duration ?? 0) > 0 &&
+            can("content:write") && (
+              <ClipCutter
+                sourceContentKey={content.contentKey}
+                from={0}
+                to={content.duration!}
+                defaultTitle={content.title}
+              />
+            )}
           <Distribution contentKey={contentKey} />
           <Renditions contentKey={contentKey} />
           <p>
