@@ -3,7 +3,7 @@
 // else retried. Dispatched by the renditions consumer (queues/renditions.ts).
 import { z } from "zod";
 import type { backgroundDeps } from "../domain/background";
-import { ClipRefused, makeClip, rejectClip } from "../domain/clips/make";
+import { type ClipStep, ClipRefused, makeClip, rejectClip } from "../domain/clips/make";
 import { publicReason, transcoderOf } from "../domain/renditions";
 import type { Env } from "../env";
 
@@ -31,9 +31,12 @@ export async function runClipJob(
   const clipDeps = { ...deps, now: new Date(), liveStreams: env.LIVE_STREAMS };
   const transcoder = transcoderOf(env, job.contentId);
   let outcome: string;
+  const phases: Partial<Record<ClipStep, number>> = {};
   try {
     if (!transcoder) throw new ClipRefused("this deployment has no transcoder");
-    outcome = await makeClip(clipDeps, transcoder, job);
+    outcome = await makeClip(clipDeps, transcoder, job, (step) => {
+      phases[step] = Date.now() - started;
+    });
   } catch (err) {
     const lastAttempt = message.attempts > maxRetries;
     if (!(err instanceof ClipRefused) && !lastAttempt) {
@@ -58,6 +61,9 @@ export async function runClipJob(
       content_key: job.contentKey,
       source: job.sourceContentKey,
       outcome,
+      // ms from the start at the end of each step: the cut, the remux, the file stored,
+      // inspected (probed and packaged), the clip published (then its thumbnail and ladder).
+      phases_ms: phases,
       duration_ms: Date.now() - started,
     }),
   );

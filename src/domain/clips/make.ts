@@ -25,6 +25,9 @@ export class ClipRefused extends Error {}
 
 export type ClipOutcome = "published" | "done" | "gone";
 
+/** The steps of a clip's job, told as each ends (the consumer times them for its log line). */
+export type ClipStep = "cut" | "remux" | "stored" | "inspected" | "published";
+
 /** The clip's segments as the transcoder reads them: one stream, its size when known. */
 function partsBody(
   deps: ClipDeps,
@@ -89,6 +92,7 @@ export async function makeClip(
   deps: ClipDeps,
   transcoder: Transcoder,
   job: ClipJob,
+  mark: (step: ClipStep) => void = () => undefined,
 ): Promise<ClipOutcome> {
   const clip = await waitingClip(deps, job);
   if (clip === "made") return "done";
@@ -105,6 +109,7 @@ export async function makeClip(
   }
   if (partsBytes(cut.parts) > MAX_REMUX_BYTES)
     throw new ClipRefused(`the clip is over ${MAX_REMUX_BYTES} bytes`);
+  mark("cut");
   const input = partsBody(deps, source, cut.parts);
   let output: Awaited<ReturnType<NonNullable<Transcoder["remux"]>>>;
   try {
@@ -119,6 +124,7 @@ export async function makeClip(
       throw new ClipRefused(`the transcoder refused it (${err.reason})`, { cause: err });
     throw err;
   }
+  mark("remux");
   await deps.bucket.put(
     clip.mediaKey,
     output.body.pipeThrough(new FixedLengthStream(output.size)),
@@ -126,8 +132,10 @@ export async function makeClip(
       httpMetadata: { contentType: "video/mp4" },
     },
   );
+  mark("stored");
   const stored: Content = { ...clip, contentSize: output.size };
   const { reason, info, streamError } = await inspectMedia(deps, stored);
+  mark("inspected");
   if (reason !== null) throw new ClipRefused(`the clip's file is refused: ${reason}`);
   if (needsTranscoding(info.videoCodec))
     throw new ClipRefused(`the clip is ${info.videoCodec}, not H.264`);
@@ -152,6 +160,7 @@ export async function makeClip(
   }
   await catalogChanged(deps, published.organizationId, { kind: "videos", versions: [published] });
   await emitWebhookEvent(deps, published, "video.ready", toContentObject(published, deps.origins));
+  mark("published");
   await preparePlayback(deps, published);
   return "published";
 }
