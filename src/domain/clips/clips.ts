@@ -3,14 +3,14 @@
 // (cut.ts), records the clip (status processing: not listed, no stream yet) and queues its job
 // on the renditions queue (make.ts), which makes and publishes its own file in seconds.
 import { isUniqueViolation } from "../../db/client";
-import { contentKeyExists, deleteContentRow, findContent, insertContent } from "../../db/content";
+import { deleteContentRow, findContent, insertContent } from "../../db/content";
 import type { ContentScope } from "../../db/content";
 import type { Content } from "../../db/schema";
 import type { CreateClipBody } from "../../schemas/clips";
 import type { ClipJob } from "../../shared/bindings";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import { mediaKey } from "../../storage/layout";
-import { newContentKey, newContentMetadata, toContentObject } from "../content/content";
+import { chosenContentKey, newContentMetadata, toContentObject } from "../content/content";
 import { checkVideoPlayerFields } from "../player/items";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { type ClipDeps, cutClip } from "./cut";
@@ -41,10 +41,7 @@ export async function createClip(deps: ClipDeps, scope: ContentScope, body: Crea
   if (!source) throw notFound(`sourceContentKey: ${body.sourceContentKey} does not exist`);
   const cut = await cutClip(deps, source, body.start, body.end);
   await checkVideoPlayerFields(deps, scope.organizationId, body);
-  let contentKey = body.contentKey ?? null;
-  if (contentKey !== null && (await contentKeyExists(db, contentKey)))
-    throw invalid(`contentKey: ${contentKey} is already in use`);
-  contentKey ??= await newContentKey(db);
+  const contentKey = await chosenContentKey(db, body.contentKey);
   const now = deps.now.toISOString();
   try {
     await insertContent(db, {
