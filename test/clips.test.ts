@@ -247,3 +247,65 @@ describe.skipIf(!env.TRANSCODER)("a clip of a live stream", () => {
     expect((await call(ready.url)).status).toBe(200);
   });
 });
+
+describe.skipIf(!env.TRANSCODER)("a clip's ladder and a live stream's DVR window", () => {
+  it("gets the organization's ladder, as an upload does", async () => {
+    const own = await createOrg({ plan: "enterprise" });
+    const ladder = await writeJson(own, "PUT", "/v2/renditions/ladder", {
+      rungs: [{ height: 64, bitrate: 120_000 }],
+    });
+    expect(ladder.res.status).toBe(200);
+    const source = await publishVideo(own, dataUrlBytes(fortyUrl), { title: "Laddered" });
+    const made = await clip({ sourceContentKey: source, start: 0, end: 10 }, own);
+    expect(made.res.status, JSON.stringify(made.body)).toBe(202);
+    const key = made.body.contentKey as string;
+    const rungs = async () =>
+      (await writeJson(own, "GET", `/v2/content/renditions?contentKey=${key}`)).body.renditions as {
+        name: string;
+        status: string;
+      }[];
+    await expect
+      .poll(async () => (await rungs()).map((r) => `${r.name} ${r.status}`), {
+        timeout: SETTLED_MS,
+        interval: 250,
+      })
+      .toEqual(["r64 ready"]);
+    const listed = await callJson(`/v2/videos/?contentKey=${key}`, { headers: readHeaders(own) });
+    const master = await (await call(listed.body.data[0].urlHLS)).text();
+    expect(master.split("\n").filter((l) => /\.m3u8$/.test(l))).toEqual([
+      "video.m3u8",
+      "r64-video.m3u8",
+    ]);
+  });
+
+  it("refuses a start before the DVR window while the stream runs", async () => {
+    const created = await writeJson(org, "POST", "/v2/live", {
+      title: "Long match",
+      dvrWindowSeconds: 60,
+    });
+    const { contentKey: stream, ingestBaseUrl: base } = created.body as {
+      contentKey: string;
+      ingestBaseUrl: string;
+    };
+    // 13 segments of 6 s each as the encoder says (78 s): the window holds the last 60 s.
+    const names = TS_LONG.map((_, n) => `index${n}.ts`);
+    for (const [n, bytes] of TS_LONG.entries())
+      expect((await call(`${base}/${names[n]}`, { method: "PUT", body: bytes })).status).toBe(201);
+    const playlist = [
+      "#EXTM3U",
+      "#EXT-X-VERSION:3",
+      "#EXT-X-TARGETDURATION:6",
+      "#EXT-X-MEDIA-SEQUENCE:0",
+      ...names.flatMap((n) => ["#EXTINF:6.000000,", n]),
+      "",
+    ].join("\n");
+    expect((await call(`${base}/index.m3u8`, { method: "PUT", body: playlist })).status).toBe(200);
+    const early = await clip({ sourceContentKey: stream, start: 5, end: 30 });
+    expect(early.res.status).toBe(400);
+    expect(early.body.error).toBe("start: the stream's DVR window starts at 18 s");
+    const inside = await clip({ sourceContentKey: stream, start: 20, end: 40 });
+    expect(inside.res.status, JSON.stringify(inside.body)).toBe(202);
+    expect(inside.body.clip).toEqual({ sourceContentKey: stream, start: 18, end: 42 });
+    await writeJson(org, "POST", "/v2/live/end", { contentKey: stream });
+  });
+});
