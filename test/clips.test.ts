@@ -2,17 +2,22 @@
 // video and of a live stream's DVR window made by its job on the renditions queue (the local
 // transcoder remuxes the copied segments), published as a video of its own, and still playing
 // after its source is deleted.
-import { env } from "cloudflare:test";
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { JOB_STALL_MS } from "../src/domain/stalled-jobs";
+import worker from "../src/index";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import {
   call,
   callJson,
   createOrg,
+  cronAt,
+  ORIGIN,
   dataUrlBytes,
   publishVideo,
   readHeaders,
   SETTLED_MS,
+  writeHeaders,
   writeJson,
   type TestOrg,
 } from "./helpers";
@@ -307,5 +312,32 @@ describe.skipIf(!env.TRANSCODER)("a clip's ladder and a live stream's DVR window
     expect(inside.res.status, JSON.stringify(inside.body)).toBe(202);
     expect(inside.body.clip).toEqual({ sourceContentKey: stream, start: 18, end: 42 });
     await writeJson(org, "POST", "/v2/live/end", { contentKey: stream });
+  });
+});
+
+describe("a clip whose job never runs", () => {
+  it("is rejected by the cron once it has waited JOB_STALL_MS", async () => {
+    // The queue takes the message and loses it.
+    const lost = { send: async () => undefined, sendBatch: async () => undefined };
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request(`${ORIGIN}/v2/clips`, {
+        method: "POST",
+        headers: { ...writeHeaders(org), "Content-Type": "application/json" },
+        body: JSON.stringify({ sourceContentKey: forty, start: 1, end: 5 }),
+      }),
+      { ...env, RENDITIONS_QUEUE: lost as unknown as typeof env.RENDITIONS_QUEUE },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(202);
+    const key = ((await res.json()) as { contentKey: string }).contentKey;
+    const created = Date.parse((await content(key)).createdDate);
+    await cronAt(created + JOB_STALL_MS - 60_000);
+    expect((await content(key)).status).toBe("processing");
+    await cronAt(created + JOB_STALL_MS + 60_000);
+    const rejected = await content(key);
+    expect(rejected.status).toBe("rejected");
+    expect(rejected.rejectionReason).toContain("the clip was not made within 60 minutes");
   });
 });

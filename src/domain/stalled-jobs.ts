@@ -11,10 +11,12 @@
 //
 // A failed rung or remux can always be retried (POST /v2/content/renditions/retry); a video
 // waiting for its top rung is rejected with its file kept, so that retry can still make it.
+import { stalledClips } from "../db/clips";
 import { findContentByKeyAnyOrg } from "../db/content";
 import { setRecordingState, stalledRecordings } from "../db/live-streams";
 import { stalledRenditions } from "../db/renditions";
 import type { RecordingJob, RenditionJob } from "../shared/bindings";
+import { rejectTranscoded } from "./content/transcoded";
 import type { Deps } from "./deps";
 import { failRung } from "./renditions";
 
@@ -58,8 +60,13 @@ export async function failDeadRecordingJob(deps: Deps, job: RecordingJob): Promi
   );
 }
 
-/** The cron's part: rungs and remuxes pending without progress for JOB_STALL_MS, failed. */
-export async function sweepStalledJobs(deps: Deps): Promise<{ rungs: number; recordings: number }> {
+/**
+ * The cron's part: rungs and remuxes pending without progress for JOB_STALL_MS, failed; clips
+ * not made in as long, rejected (a new POST /v2/clips cuts them again).
+ */
+export async function sweepStalledJobs(
+  deps: Deps,
+): Promise<{ rungs: number; recordings: number; clips: number }> {
   const before = new Date(deps.now.getTime() - JOB_STALL_MS).toISOString();
   let rungs = 0;
   const reason = `no job of it started or finished for ${MINUTES} minutes: it died or its message was lost; retry it`;
@@ -82,5 +89,14 @@ export async function sweepStalledJobs(deps: Deps): Promise<{ rungs: number; rec
     );
     if (failed) recordings++;
   }
-  return { rungs, recordings };
+  let clips = 0;
+  for (const clip of await stalledClips(deps.db, before, SWEEP_BATCH)) {
+    await rejectTranscoded(
+      deps,
+      clip,
+      `the clip was not made within ${MINUTES} minutes: its job died or its message was lost; cut it again`,
+    );
+    clips++;
+  }
+  return { rungs, recordings, clips };
 }
