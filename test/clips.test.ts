@@ -73,6 +73,31 @@ async function streamUrl(contentKey: string): Promise<string> {
   return listed.body.data[0].urlHLS as string;
 }
 
+/**
+ * A live stream that received the 13 TS_LONG segments, each `seconds` long as its playlist
+ * says, and goes on (no ENDLIST): its content key.
+ */
+async function liveStream(body: Record<string, unknown>, seconds: number): Promise<string> {
+  const created = await writeJson(org, "POST", "/v2/live", body);
+  const { contentKey, ingestBaseUrl: base } = created.body as {
+    contentKey: string;
+    ingestBaseUrl: string;
+  };
+  const names = TS_LONG.map((_, n) => `index${n}.ts`);
+  for (const [n, bytes] of TS_LONG.entries())
+    expect((await call(`${base}/${names[n]}`, { method: "PUT", body: bytes })).status).toBe(201);
+  const playlist = [
+    "#EXTM3U",
+    "#EXT-X-VERSION:3",
+    `#EXT-X-TARGETDURATION:${seconds}`,
+    "#EXT-X-MEDIA-SEQUENCE:0",
+    ...names.flatMap((n) => [`#EXTINF:${seconds.toFixed(6)},`, n]),
+    "",
+  ].join("\n");
+  expect((await call(`${base}/index.m3u8`, { method: "PUT", body: playlist })).status).toBe(200);
+  return contentKey;
+}
+
 const extinf = (text: string) => [...text.matchAll(/#EXTINF:([\d.]+),/g)].map((m) => Number(m[1]));
 
 /** Its HLS stream: every segment of its media playlist served, and their total duration. */
@@ -202,26 +227,7 @@ describe.skipIf(!env.TRANSCODER)("a clip of an uploaded video", () => {
 
 describe.skipIf(!env.TRANSCODER)("a clip of a live stream", () => {
   it("is cut from the DVR window while the stream is live", async () => {
-    const created = await writeJson(org, "POST", "/v2/live", {
-      title: "Cup final",
-      tags: ["cup"],
-    });
-    const { contentKey: stream, ingestBaseUrl: base } = created.body as {
-      contentKey: string;
-      ingestBaseUrl: string;
-    };
-    const names = TS_LONG.map((_, n) => `index${n}.ts`);
-    for (const [n, bytes] of TS_LONG.entries())
-      expect((await call(`${base}/${names[n]}`, { method: "PUT", body: bytes })).status).toBe(201);
-    const playlist = [
-      "#EXTM3U",
-      "#EXT-X-VERSION:3",
-      "#EXT-X-TARGETDURATION:1",
-      "#EXT-X-MEDIA-SEQUENCE:0",
-      ...names.flatMap((n) => ["#EXTINF:1.000000,", n]),
-      "",
-    ].join("\n");
-    expect((await call(`${base}/index.m3u8`, { method: "PUT", body: playlist })).status).toBe(200);
+    const stream = await liveStream({ title: "Cup final", tags: ["cup"] }, 1);
 
     // Past what the stream has so far: 400 naming it.
     const ahead = await clip({ sourceContentKey: stream, start: 10, end: 20 });
@@ -284,27 +290,8 @@ describe.skipIf(!env.TRANSCODER)("a clip's ladder and a live stream's DVR window
   });
 
   it("refuses a start before the DVR window while the stream runs", async () => {
-    const created = await writeJson(org, "POST", "/v2/live", {
-      title: "Long match",
-      dvrWindowSeconds: 60,
-    });
-    const { contentKey: stream, ingestBaseUrl: base } = created.body as {
-      contentKey: string;
-      ingestBaseUrl: string;
-    };
     // 13 segments of 6 s each as the encoder says (78 s): the window holds the last 60 s.
-    const names = TS_LONG.map((_, n) => `index${n}.ts`);
-    for (const [n, bytes] of TS_LONG.entries())
-      expect((await call(`${base}/${names[n]}`, { method: "PUT", body: bytes })).status).toBe(201);
-    const playlist = [
-      "#EXTM3U",
-      "#EXT-X-VERSION:3",
-      "#EXT-X-TARGETDURATION:6",
-      "#EXT-X-MEDIA-SEQUENCE:0",
-      ...names.flatMap((n) => ["#EXTINF:6.000000,", n]),
-      "",
-    ].join("\n");
-    expect((await call(`${base}/index.m3u8`, { method: "PUT", body: playlist })).status).toBe(200);
+    const stream = await liveStream({ title: "Long match", dvrWindowSeconds: 60 }, 6);
     const early = await clip({ sourceContentKey: stream, start: 5, end: 30 });
     expect(early.res.status).toBe(400);
     expect(early.body.error).toBe("start: the stream's DVR window starts at 18 s");
