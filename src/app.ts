@@ -22,6 +22,7 @@ import feeds from "./routes/feeds/feeds.index";
 import files from "./routes/files/files.index";
 import health from "./routes/health/health.index";
 import live from "./routes/live/live.index";
+import clips from "./routes/clips/clips.index";
 import members from "./routes/members/members.index";
 import organization from "./routes/organization/organization.index";
 import playback from "./routes/playback/playback.index";
@@ -48,6 +49,7 @@ const routeGroups = [
   files,
   streams,
   live,
+  clips,
   embed,
   videos,
   // Before analytics: E7's /v2/analytics/{type} would take /v2/analytics/qoe.

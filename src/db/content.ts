@@ -356,7 +356,7 @@ export async function openUploadsToSweep(
 
 /**
  * Videos left processing with no rung planned, oldest first: E2 made the video processing and
- * its isolate ended before the ladder was recorded (contents_processing_idx; the literal status
+ * its isolate ended before the ladder was recorded (contents_processing_idx, migration 0058; the literal status
  * lets SQLite use that partial index).
  */
 export async function processingWithoutRungs(
@@ -371,6 +371,8 @@ export async function processingWithoutRungs(
       and(
         sql`${contents.status} = 'processing'`,
         sql`${contents.updatedAt} < ${before}`,
+        // A clip being made has no file yet (db/clips.ts): its own sweep ends it.
+        sql`${contents.contentSize} > 0`,
         sql`not exists (select 1 from renditions r where r.content_id = ${contents.id})`,
       ),
     )

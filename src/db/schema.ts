@@ -324,6 +324,7 @@ export const contents = sqliteTable(
       .where(sql`live_state is not null`),
     // The cron's sweep of unfinished uploads (expired, or completed in R2 but not in D1).
     index("contents_open_uploads_idx").on(t.createdAt).where(sql`status = 'uploading'`),
+    // The cron's sweeps of videos left processing: clips never made, ladders never planned.
     index("contents_processing_idx").on(t.updatedAt).where(sql`status = 'processing'`),
   ],
 );

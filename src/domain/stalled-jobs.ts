@@ -14,6 +14,7 @@
 //
 // A failed rung or remux can always be retried (POST /v2/content/renditions/retry); a video
 // waiting for its top rung is rejected with its file kept, so that retry can still make it.
+import { stalledClips } from "../db/clips";
 import { findContentByKeyAnyOrg, processingWithoutRungs } from "../db/content";
 import { setRecordingState, stalledRecordings } from "../db/live-streams";
 import { stalledRenditions } from "../db/renditions";
@@ -62,10 +63,14 @@ export async function failDeadRecordingJob(deps: Deps, job: RecordingJob): Promi
   );
 }
 
-/** The cron's part: rungs and remuxes pending without progress for JOB_STALL_MS, failed. */
+/**
+ * The cron's part: rungs and remuxes pending without progress for JOB_STALL_MS, failed; videos
+ * processing with no rung planned, planned again; clips not made in as long, rejected (a new
+ * POST /v2/clips cuts them again).
+ */
 export async function sweepStalledJobs(
   deps: Deps,
-): Promise<{ rungs: number; recordings: number; replanned: number }> {
+): Promise<{ rungs: number; recordings: number; replanned: number; clips: number }> {
   const before = new Date(deps.now.getTime() - JOB_STALL_MS).toISOString();
   let rungs = 0;
   const reason = `no job of it started or finished for ${MINUTES} minutes: it died or its message was lost; retry it`;
@@ -107,5 +112,14 @@ export async function sweepStalledJobs(
       { keepFile: true },
     );
   }
-  return { rungs, recordings, replanned };
+  let clips = 0;
+  for (const clip of await stalledClips(deps.db, before, SWEEP_BATCH)) {
+    await rejectTranscoded(
+      deps,
+      clip,
+      `the clip was not made within ${MINUTES} minutes: its job died or its message was lost; cut it again`,
+    );
+    clips++;
+  }
+  return { rungs, recordings, replanned, clips };
 }

@@ -21,6 +21,7 @@ import {
   type LiveStatus,
   type LiveStreamRpc,
   type LiveStreamSetup,
+  type LiveTimeline,
   type RecordingFile,
   type RecordingParts,
   type RecordingRun,
@@ -732,6 +733,53 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
       runs.at(-1)!.segments.push({ file: s.file, bytes: s.bytes });
     }
     return { runs };
+  }
+
+  /**
+   * The segments overlapping [from, to) (seconds from the stream's first segment) and the DVR
+   * window, for a clip (domain/clips/cut.ts): read only; the rules of the cut are the domain's.
+   */
+  timeline(contentId: number, from: number, to: number): LiveTimeline | null {
+    const row = this.row();
+    if (!row || row.content_id !== contentId) return null;
+    const total = this.sql.exec("SELECT coalesce(sum(duration), 0) AS d FROM segments").one()
+      .d as number;
+    let start = 0;
+    if (row.state !== "ended") {
+      const last = this.sql
+        .exec("SELECT seq, duration FROM segments ORDER BY seq DESC LIMIT ?", WINDOW_MAX_SEGMENTS)
+        .toArray()
+        .reverse() as unknown as Pick<SegmentRow, "seq" | "duration">[];
+      const first = last[dvrWindow(last, row.dvr_seconds)];
+      if (first)
+        start = this.sql
+          .exec("SELECT coalesce(sum(duration), 0) AS d FROM segments WHERE seq < ?", first.seq)
+          .one().d as number;
+    }
+    const segments = this.sql
+      .exec(
+        `SELECT file, bytes, duration, map, discontinuity, at FROM
+           (SELECT *, sum(duration) OVER (ORDER BY seq) - duration AS at FROM segments)
+         WHERE at < ? AND at + duration > ? ORDER BY seq`,
+        to,
+        from,
+      )
+      .toArray()
+      .map((r) => ({
+        file: r.file as string,
+        bytes: r.bytes as number,
+        duration: r.duration as number,
+        map: r.map as string | null,
+        discontinuity: r.discontinuity === 1,
+        at: r.at as number,
+      }));
+    const maps = [...new Set(segments.flatMap((s) => (s.map ? [s.map] : [])))];
+    const inits = maps.flatMap((file) => {
+      const bytes = this.sql.exec("SELECT bytes FROM files WHERE file = ?", file).toArray()[0]
+        ?.bytes as number | undefined;
+      return bytes === undefined ? [] : [{ file, bytes }];
+    });
+    return { state: row.state, window: { start, end: total }, segments, inits };
   }
 
   /** The stream is deleted (E5): its stored files, then its state. */

@@ -31,7 +31,8 @@ export const MAX_REMUX_BYTES = 5 * 1000 * 1000 * 1000;
 export interface RemuxRequest {
   /** Its TS segments in order (`mpegts`), or its init segment then its fMP4 segments (`mp4`). */
   recording: ReadableStream<Uint8Array>;
-  size: number;
+  /** Its bytes; unknown (a clip packaged as it is sent): streamed without a length. */
+  size?: number;
   format: "mpegts" | "mp4";
   /**
    * The bytes of each run (segments between discontinuities, each fMP4 run with its init), in
@@ -184,7 +185,10 @@ export function httpTranscoder(name: string, fetcher: Fetch): Transcoder {
       const response = await fetcher(
         new Request(`http://transcoder.local/remux?${remuxQuery(r)}`, {
           method: "POST",
-          body: r.recording.pipeThrough(new FixedLengthStream(r.size)),
+          body:
+            r.size === undefined
+              ? r.recording
+              : r.recording.pipeThrough(new FixedLengthStream(r.size)),
           headers: { "Content-Type": r.format === "mp4" ? "video/mp4" : "video/mp2t" },
         }),
       );

@@ -84,6 +84,7 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   "DELETE /v2/ecommerce": "content:write",
   // Live
   "POST /v2/live": "content:write",
+  "POST /v2/clips": "content:write",
   "GET /v2/live": "library:read",
   "GET /v2/live/list": "library:read",
   "POST /v2/live/key": "content:write",

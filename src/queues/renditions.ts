@@ -17,6 +17,7 @@ import {
 import { publicReason, runRenditionJob, transcoderOf } from "../domain/renditions";
 import { failDeadRecordingJob, failDeadRenditionJob } from "../domain/stalled-jobs";
 import type { Env } from "../env";
+import { clipJob, failDeadClipJob, runClipJob } from "./clips";
 
 /** The queue of wrangler.toml's [[queues.consumers]] for rendition jobs. */
 export const RENDITIONS_QUEUE_NAME = "video-catalog-renditions";
@@ -187,6 +188,11 @@ export async function consumeRenditionJobs(
       await runCaptionMessage(deps, env, message, captions.data);
       continue;
     }
+    const clip = clipJob.safeParse(message.body);
+    if (clip.success) {
+      await runClipJob(deps, env, message, clip.data, RENDITION_MAX_RETRIES);
+      continue;
+    }
     const parsed = job.safeParse(message.body);
     const transcoder = transcoderOf(env, parsed.data?.chunk ?? 0);
     if (!parsed.success || !transcoder) {
@@ -237,11 +243,14 @@ export async function consumeDeadRenditionJobs(
   for (const message of batch.messages) {
     const recording = recordingJob.safeParse(message.body);
     const rung = job.safeParse(message.body);
+    const clip = clipJob.safeParse(message.body);
     const failed = recording.success
       ? await failDeadRecordingJob({ ...deps, now: new Date() }, recording.data)
-      : rung.success
-        ? await failDeadRenditionJob({ ...deps, now: new Date() }, rung.data)
-        : null;
+      : clip.success
+        ? await failDeadClipJob(deps, env, clip.data)
+        : rung.success
+          ? await failDeadRenditionJob({ ...deps, now: new Date() }, rung.data)
+          : null;
     console.error(
       JSON.stringify({
         level: "error",
@@ -250,7 +259,7 @@ export async function consumeDeadRenditionJobs(
             ? "renditions dead letter: not a job; dropped"
             : "renditions dead letter: the job died on every attempt",
         id: message.id,
-        content_key: recording.data?.contentKey ?? rung.data?.contentKey,
+        content_key: recording.data?.contentKey ?? clip.data?.contentKey ?? rung.data?.contentKey,
         rung: rung.data?.rung,
         chunk: rung.data?.chunk,
         failed,

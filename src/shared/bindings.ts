@@ -55,8 +55,6 @@ export interface CaptionJob {
   chunk: number;
 }
 
-export type RenditionsQueueMessage = RenditionJob | RecordingJob | CaptionJob;
-
 /**
  * The parts of the Workers AI binding (wrangler `[ai]`) the speech adapter uses: one model run
  * with its input, answering the model's output (media/speech.ts checks its shape).
@@ -64,6 +62,23 @@ export type RenditionsQueueMessage = RenditionJob | RecordingJob | CaptionJob;
 export interface SpeechModelBinding {
   run(model: string, input: Record<string, unknown>): Promise<unknown>;
 }
+
+/**
+ * A message of the same queue: a clip to cut from its source's stored segments, remux and
+ * publish (domain/clips/make.ts). `start` and `end` are the cut (on the source's keyframes),
+ * seconds on the source's timeline.
+ */
+export interface ClipJob {
+  clip: true;
+  contentId: number;
+  contentKey: string;
+  sourceContentId: number;
+  sourceContentKey: string;
+  start: number;
+  end: number;
+}
+
+export type RenditionsQueueMessage = RenditionJob | RecordingJob | CaptionJob | ClipJob;
 
 /** What a stream's Durable Object is set up with (domain/live/streams.ts). */
 export interface LiveStreamSetup {
@@ -146,6 +161,26 @@ export interface RecordingParts {
   runs: RecordingRun[];
 }
 
+/** A segment of a live stream's timeline: `at` seconds from the stream's first segment. */
+export interface TimelineSegment extends RecordingFile {
+  at: number;
+  duration: number;
+  map: string | null;
+  discontinuity: boolean;
+}
+
+/**
+ * What a clip of a live stream reads (domain/clips): the stream's state, its DVR window (the
+ * whole recording once ended) and the segments overlapping the asked range, with the init
+ * segments they name.
+ */
+export interface LiveTimeline {
+  state: LiveState;
+  window: { start: number; end: number };
+  segments: TimelineSegment[];
+  inits: RecordingFile[];
+}
+
 /** The RPC methods of a live stream's Durable Object. */
 export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   setup(init: LiveStreamSetup): Promise<void>;
@@ -165,6 +200,7 @@ export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   end(contentId: number): Promise<LiveStatus | null>;
   playlist(contentId: number): string | null;
   recordingParts(contentId: number): RecordingParts | null;
+  timeline(contentId: number, from: number, to: number): LiveTimeline | null;
   destroy(contentId: number): Promise<void>;
 }
 

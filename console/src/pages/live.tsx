@@ -6,8 +6,9 @@
 // after creating the stream, or after rotating it.
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
-import { client, formatDate, ok } from "../api";
+import { can, client, formatDate, ok } from "../api";
 import { errorText, Messages } from "../messages";
+import { ClipCutter } from "./clip-cutter";
 
 type Live = components["schemas"]["LiveStream"];
 type Listed = components["schemas"]["LiveStreamPage"]["liveStreams"][number];
@@ -222,9 +223,25 @@ function StreamCard({
           New live stream
         </a>
       </p>
+      {stream.live.state === "live" && can("content:write") && (
+        <ClipCutter
+          sourceContentKey={stream.contentKey}
+          live
+          from={dvrStart(stream.live)}
+          to={stream.live.recordedSeconds}
+          defaultTitle={stream.title}
+        />
+      )}
     </section>
   );
 }
+
+/**
+ * Where the DVR window starts, about: it reaches back at most dvrWindowSeconds in whole
+ * segments, so a few seconds are kept in hand.
+ */
+const dvrStart = ({ recordedSeconds, dvrWindowSeconds }: Live["live"]) =>
+  recordedSeconds <= dvrWindowSeconds ? 0 : recordedSeconds - dvrWindowSeconds + 10;
 
 /** The organization's live streams, newest first, a page at a time; refreshed on each visit. */
 function StreamList({ current, refresh }: { current?: string; refresh: string }) {

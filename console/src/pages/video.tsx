@@ -20,6 +20,7 @@ import { Captions, seekPreview } from "./captions";
 import { embedSnippet, usePreviewToken } from "../preview";
 import { StatusBadge } from "./library";
 import { usePolled } from "../polling";
+import { ClipCutter } from "./clip-cutter";
 import { errorText, Messages } from "../messages";
 
 const COUNT_PREVIEWS = "evc-console:count-previews";
@@ -702,6 +703,17 @@ export function VideoPage({ contentKey, at }: { contentKey: string; at?: number 
               Media URL: <a href={content.url}>{content.url}</a>
             </p>
           )}
+          {content.status === "available" &&
+            !content.isLive &&
+            (content.duration ?? 0) > 0 &&
+            can("content:write") && (
+              <ClipCutter
+                sourceContentKey={content.contentKey}
+                from={0}
+                to={content.duration!}
+                defaultTitle={content.title}
+              />
+            )}
           <Distribution contentKey={contentKey} />
           <Renditions contentKey={contentKey} />
           <Captions contentKey={contentKey} />

@@ -127,6 +127,13 @@ export async function newContentKey(db: Db): Promise<string> {
   throw new Error("could not generate an unused content key");
 }
 
+/** The content key a create body asked for (400 when it is in use), else a new one. */
+export async function chosenContentKey(db: Db, asked: string | null | undefined): Promise<string> {
+  if (asked === null || asked === undefined) return newContentKey(db);
+  if (await contentKeyExists(db, asked)) throw invalid(`contentKey: ${asked} is already in use`);
+  return asked;
+}
+
 const urlExpiry = (deps: Pick<Deps, "now" | "config">) =>
   Math.floor(deps.now.getTime() / 1000) + deps.config.uploadUrlTtlSeconds;
 
@@ -203,11 +210,7 @@ export async function createContent(deps: Deps, scope: ContentScope, body: Creat
     );
   }
   await checkVideoPlayerFields(deps, scope.organizationId, body);
-  let contentKey = body.contentKey ?? null;
-  if (contentKey !== null && (await contentKeyExists(db, contentKey))) {
-    throw invalid(`contentKey: ${contentKey} is already in use`);
-  }
-  contentKey ??= await newContentKey(db);
+  const contentKey = await chosenContentKey(db, body.contentKey);
 
   const suffix = body.suffix ?? ".mp4";
   const key = mediaKey(contentKey, suffix);

@@ -31,6 +31,8 @@ export type {
   RecordingParts,
   LiveStreamRpc,
   LiveStreams,
+  LiveTimeline,
+  TimelineSegment,
 } from "../../shared/bindings";
 
 /** The one Durable Object of a content key's live stream. */

@@ -103,23 +103,36 @@ async function endedRecording(deps: Deps, job: RecordingJob): Promise<Content | 
  * (`mp4`), or every run MPEG-TS segments (`mpegts`); anything else (an init segment missing,
  * both kinds) is not taken.
  */
-function recordingFormat(runs: RecordingRun[]): "mp4" | "mpegts" | null {
+export function recordingFormat(runs: RecordingRun[]): "mp4" | "mpegts" | null {
   if (runs.every((r) => r.map !== null && r.init !== null)) return "mp4";
   if (runs.every((r) => r.map === null && r.segments.every((s) => s.file.endsWith(".ts"))))
     return "mpegts";
   return null;
 }
 
-/** The stored files one after the other, each read whole (a segment is at most 32 MiB). */
-function concatenated(bucket: R2Bucket, keys: string[]): ReadableStream<Uint8Array> {
+/**
+ * The stored files one after the other, each read whole (a segment is at most 32 MiB), the next
+ * one read while the current one is sent (at most two held).
+ */
+export function concatenated(bucket: R2Bucket, keys: string[]): ReadableStream<Uint8Array> {
+  const read = async (key: string) => {
+    const object = await bucket.get(key);
+    if (!object) throw new Error(`${key} is missing`);
+    return new Uint8Array(await object.arrayBuffer());
+  };
   let next = 0;
+  let ahead: Promise<Uint8Array> | null = null;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const key = keys[next++];
+      const key = keys[next];
       if (key === undefined) return controller.close();
-      const object = await bucket.get(key);
-      if (!object) throw new Error(`${key} is missing`);
-      controller.enqueue(new Uint8Array(await object.arrayBuffer()));
+      const current = ahead ?? read(key);
+      next++;
+      const following = keys[next];
+      ahead = following === undefined ? null : read(following);
+      // Its failure is thrown when it is awaited, as the current one's is.
+      ahead?.catch(() => undefined);
+      controller.enqueue(await current);
     },
   });
 }

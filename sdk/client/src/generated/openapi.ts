@@ -426,6 +426,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/clips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cut a clip of a video or of a live stream
+         * @description A new video (its own content key, metadata, thumbnail, statistics and feeds) made of the source's segments that overlap [start, end), copied without re-encoding: the start moves back to the keyframe that starts the segment holding it, the end forward to the end of the segment holding it (`clip` says where it was cut). The source is a video on demand, or a live stream while it is live (the range within its DVR window). Answered 202 with status processing; poll GET /v2/content?contentKey= (or wait for the video.ready webhook): available once it plays (seconds), rejected with rejectionReason if it could not be made. The clip's file is its own: deleting the source leaves it whole.
+         */
+        post: operations["createClip"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed/{contentKey}": {
         parameters: {
             query?: never;
@@ -2546,6 +2566,72 @@ export interface components {
             ingestBaseUrl: string;
             /** @description The media playlist URL to give ffmpeg (`-f hls -method PUT <ingestUrl>`) */
             ingestUrl: string;
+        };
+        Clip: components["schemas"]["Content"] & {
+            clip: components["schemas"]["ClipCut"];
+        };
+        ClipCut: {
+            sourceContentKey: string;
+            /** @description Where the clip starts on the source's timeline: the keyframe at or before the asked start */
+            start: number;
+            /** @description Where it ends on the source's timeline */
+            end: number;
+        };
+        CreateClip: {
+            /**
+             * @description The video to cut from: a video on demand (an upload, an ended stream's recording) or a live stream while it is live
+             * @example abc123XY
+             */
+            sourceContentKey: string;
+            /** @description Where the clip starts, in seconds on the source's timeline (a live stream's: seconds from its first segment; GET /v2/live answers live.recordedSeconds, the end, and dvrWindowSeconds, how far back the window reaches). Moves back to the keyframe that starts the source's segment holding it */
+            start: number;
+            /** @description Where the clip ends (after start; at most 600 s after it). Moves forward to the end of the source's segment holding it */
+            end: number;
+            /** @example abc123XY */
+            contentKey?: string | null;
+            title?: string;
+            description?: string;
+            /** Format: uri */
+            thumbnailUrl?: string | null;
+            /** @example [] */
+            categories?: string[];
+            /** @example [] */
+            tags?: string[];
+            /** @example [] */
+            events?: string[];
+            /**
+             * @example [
+             *       {
+             *         "season": 3
+             *       }
+             *     ]
+             */
+            customFields?: {
+                [key: string]: string | number;
+            }[];
+            translations?: {
+                language: string;
+                title: string;
+                description: string;
+            }[];
+            /** @description Language code → subtitle file URL; at most 100 languages per video over all objects */
+            subtitles?: {
+                [key: string]: string;
+            }[];
+            /** @description Extension: true, this video plays only with a playback token (docs/api.md "Signed playback"); false, never needs one; null (the default), as the organization's setting says */
+            signedPlayback?: boolean | null;
+            /** @description Extension: serve the media only while one of the video's syndication windows is open and covers the viewer's country (true), always (false), or as the organization says (null, the default) */
+            enforcePlaybackWindows?: boolean | null;
+            /** @description Extension: the video's own VAST/VMAP ad tag for the service's player (https; its macros are kept for the player to expand). It comes before its player configuration's and its organization's; null (the default): none of its own. Needs the enterprise_player entitlement */
+            adTagUrl?: string | null;
+            /** @description Extension: ecommerce items (POST /v2/ecommerce) the service's player shows over the video, each from start to end (seconds; null: from the start, to the end) */
+            itemPlacements?: {
+                ecommerceKey: string;
+                /** @default null */
+                start: number | null;
+                /** @default null */
+                end: number | null;
+            }[];
         };
         VideoList: {
             count: number;
@@ -6074,6 +6160,93 @@ export interface operations {
             };
             /** @description Range not satisfiable */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createClip: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateClip"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the clip's record (status processing) and its cut */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Clip"];
+                };
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
