@@ -16,6 +16,7 @@
 //   runs: a recording with discontinuities (encoder restarts) as the byte sizes of its runs, each
 //   run as above: each is remuxed alone, then they are joined into one timeline, each run right
 //   after the previous run's video; 422 when the runs differ in codecs or picture.
+// POST /live-probe, /live-segment: a live stream's pushed segment into its rungs (live-segment.mjs).
 // GET /healthz: "ok" (the Container's readiness check).
 import { execFile } from "node:child_process";
 import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
@@ -32,6 +33,7 @@ import {
   shortDiagnostic,
   writeBody,
 } from "./ffmpeg-service.mjs";
+import { liveSegmentResponse } from "./live-segment.mjs";
 
 export { hasFfmpeg } from "./ffmpeg-service.mjs";
 
@@ -322,6 +324,10 @@ export async function transcoderResponse(request, { timeoutMs = FFMPEG_TIMEOUT_M
   if (request.method === "GET" && url.pathname === "/healthz") return new Response("ok");
   if (request.method === "POST" && url.pathname === "/remux" && request.body)
     return remuxResponse(request, url, timeoutMs).catch(errorResponse);
+  if (request.method === "POST" && url.pathname.startsWith("/live-") && request.body)
+    return liveSegmentResponse(request, url)
+      .then((answer) => answer ?? new Response("no such path", { status: 404 }))
+      .catch(errorResponse);
   if (request.method !== "POST" || url.pathname !== "/transcode" || !request.body)
     return new Response("POST /transcode?width=&height=&bitrate=&keyframes= with the chunk", {
       status: 400,

@@ -7,6 +7,7 @@
 // source variant plays whatever happens here.
 import { z } from "zod";
 import { backgroundDeps } from "../domain/background";
+import { runLiveRungJob } from "../domain/live/ladder";
 import {
   recordingRemuxed,
   RecordingNotRemuxed,
@@ -38,6 +39,45 @@ const recordingJob = z.object({
   contentId: z.number().int().positive(),
   contentKey: z.string().min(1).max(8),
 });
+
+/** A live stream's pushed segment to transcode into its rungs (domain/live/ladder.ts). */
+const liveRungJob = z.object({
+  liveSegment: z.literal(true),
+  contentId: z.number().int().positive(),
+  contentKey: z.string().min(1).max(8),
+  seq: z.number().int().min(0),
+});
+
+/**
+ * A live rung job: done once, never retried (a late rung segment is a gap by then; the source
+ * plays meanwhile). Its instance is picked by the segment's number, so a stream's segments
+ * spread over the Containers.
+ */
+async function runLiveRung(
+  deps: ReturnType<typeof backgroundDeps>["deps"],
+  env: Env,
+  job: z.infer<typeof liveRungJob>,
+): Promise<void> {
+  const transcoder = transcoderOf(env, job.seq);
+  const started = Date.now();
+  let outcome: string;
+  try {
+    outcome = transcoder
+      ? await runLiveRungJob(deps, transcoder, env.LIVE_STREAMS, job)
+      : "no transcoder";
+  } catch (err) {
+    outcome = `failed: ${String(err).slice(0, 300)}`;
+  }
+  console.log(
+    JSON.stringify({
+      msg: "live rung job",
+      content_key: job.contentKey,
+      seq: job.seq,
+      outcome,
+      duration_ms: Date.now() - started,
+    }),
+  );
+}
 
 /**
  * A recording job: remuxed and published, or left as recording.m3u8 when it cannot be
@@ -102,6 +142,12 @@ export async function consumeRenditionJobs(
     const recording = recordingJob.safeParse(message.body);
     if (recording.success) {
       await runRecordingJob(deps, env, message, recording.data);
+      continue;
+    }
+    const live = liveRungJob.safeParse(message.body);
+    if (live.success) {
+      await runLiveRung(deps, env, live.data);
+      message.ack();
       continue;
     }
     const parsed = job.safeParse(message.body);

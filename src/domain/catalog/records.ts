@@ -3,7 +3,7 @@
 import type { Content, Syndication } from "../../db/schema";
 import {
   hlsUrl,
-  LIVE_PLAYLIST,
+  LIVE_MASTER,
   liveUrl,
   mediaUrl,
   RECORDING_PLAYLIST,
@@ -44,7 +44,7 @@ export function hlsUrlOf(
           o.baseUrl,
           c.contentKey,
           c.id,
-          c.liveState === "live" ? LIVE_PLAYLIST : RECORDING_PLAYLIST,
+          c.liveState === "live" ? LIVE_MASTER : RECORDING_PLAYLIST,
         );
   return c.status === "available" && c.streamError === null
     ? hlsUrl(o.baseUrl, c.contentKey, c.id)

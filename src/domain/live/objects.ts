@@ -31,6 +31,8 @@ export type {
   RecordingParts,
   LiveStreamRpc,
   LiveStreams,
+  LiveLadderPlan,
+  LiveRungSource,
 } from "../../shared/bindings";
 
 /** The one Durable Object of a content key's live stream. */
