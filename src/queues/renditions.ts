@@ -50,15 +50,15 @@ const liveRungJob = z.object({
 
 /**
  * A live rung job: done once, never retried (a late rung segment is a gap by then; the source
- * plays meanwhile). Its instance is picked by the segment's number, so a stream's segments
- * spread over the Containers.
+ * plays meanwhile). A stream's jobs go to one instance (picked by its content id): one awake
+ * Container per stream, not one per segment number.
  */
 async function runLiveRung(
   deps: ReturnType<typeof backgroundDeps>["deps"],
   env: Env,
   job: z.infer<typeof liveRungJob>,
 ): Promise<void> {
-  const transcoder = transcoderOf(env, job.seq);
+  const transcoder = transcoderOf(env, job.contentId);
   const started = Date.now();
   let outcome: string;
   try {
