@@ -77,8 +77,9 @@ export function liveSegmentArgs(input, outputs, format, rungs) {
     (r, i) => `[s${i}]scale=${r.width}:${r.height}:flags=bicubic,format=yuv420p[v${i}]`,
   );
   const args = [
+    // ffmpeg's own threads (not one, as for the ladder's chunks): a live segment is late by
+    // the time its encode takes, so every core the instance has is used.
     ...inputArgs(format, input),
-    ...["-threads", "1", "-filter_threads", "1"],
     ...["-filter_complex", [split, ...scales].join(";")],
   ];
   rungs.forEach((r, i) => {

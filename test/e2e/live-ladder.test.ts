@@ -7,7 +7,7 @@
 // keyframe at its source segment's time. The rungs' lag behind the source is printed (the
 // figure in docs/benchmarks.md "Live rungs behind the source").
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -108,6 +108,13 @@ function encoder(ingestUrl: string) {
 }
 
 const text = async (url: string) => (await fetch(url)).text();
+
+/** The worker's log lines of live rung jobs that did not store their rungs (for a failure's report). */
+function rungJobProblems(): string[] {
+  return readFileSync(join(worker.dir, "wrangler.log"), "utf8")
+    .split("\n")
+    .filter((l) => l.includes('"live rung job"') && !l.includes("rung(s)"));
+}
 const uris = (playlist: string) => playlist.split("\n").filter((l) => l && !l.startsWith("#"));
 
 /** The first video packet of init + segment: its presentation time and whether it is a keyframe. */
@@ -231,9 +238,11 @@ describe.skipIf(!e2e.chromium)(
       expect(played.fatal).toEqual([]);
       expect(played.seconds).toBeGreaterThanOrEqual(10);
       const heights = played.frags.map((f) => levels[f.level]!.height);
-      // After the first fragments (the start may try any level), only the rungs.
-      expect(heights.slice(2).length).toBeGreaterThan(2);
-      expect(heights.slice(2).every((h) => h < 360)).toBe(true);
+      // After the first fragments (the start may try any level), the rungs: the source at most
+      // once (a rung segment late on a busy machine is a gap, taken from another variant).
+      const after = heights.slice(2);
+      expect(after.length).toBeGreaterThan(2);
+      expect(after.filter((h) => h < 360).length).toBeGreaterThanOrEqual(after.length - 1);
       expect(played.stalledMs).toBeLessThanOrEqual(STALL_BOUND_MS);
 
       // The end (ffmpeg's 30 s are over): every rung has every segment, none a gap.
@@ -249,7 +258,11 @@ describe.skipIf(!e2e.chromium)(
       for (const rung of ["r270", "r180"]) {
         await expect
           .poll(async () => text(`${folder}${rung}.m3u8`), { timeout: SETTLED_MS, interval: 250 })
-          .not.toContain("#EXT-X-GAP");
+          .not.toContain("#EXT-X-GAP")
+          .catch((err) => {
+            step(`rung jobs that did not store their rungs: ${rungJobProblems().join("; ")}`);
+            throw err;
+          });
         expect(uris(await text(`${folder}${rung}.m3u8`))).toEqual(
           segments.map((s) => `${rung}-${s}`),
         );

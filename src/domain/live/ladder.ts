@@ -8,6 +8,7 @@
 // the source plays on. The rung files stay with the recording (deleted with the stream).
 import { findContentByKeyAnyOrg } from "../../db/content";
 import { ladderOf } from "../../db/renditions";
+import { concat } from "../../media/bmff/writer";
 import { DEFAULT_LADDER, planLadder } from "../../media/renditions/ladder";
 import { rungFileName, splitFragmented } from "../../media/packaging/hls/live-ladder";
 import { TranscodeRefused, type Transcoder } from "../../media/transcoder";
@@ -32,13 +33,9 @@ export async function queueLiveRungJobs(
   plan: LiveLadderPlan | null,
 ): Promise<void> {
   if (!queue || seqs.length === 0 || plan?.rungs.length === 0) return;
-  // Before the plan is made (by the first job, from the picture), one job a playlist: a first
-  // playlist listing many segments does not probe each of them.
-  const jobs: LiveRungJob[] = (plan ? seqs : seqs.slice(-1)).map((seq) => ({
-    liveSegment: true,
-    ...stream,
-    seq,
-  }));
+  // Every segment: before the plan is made, the jobs that find none probe the picture (the
+  // first plan kept wins; an empty one stops the later jobs at once).
+  const jobs: LiveRungJob[] = seqs.map((seq) => ({ liveSegment: true, ...stream, seq }));
   try {
     for (let i = 0; i < jobs.length; i += 100)
       await queue.sendBatch(
@@ -109,7 +106,7 @@ export async function runLiveRungJob(
   const init = source.map ? await readObject(deps.bucket, key(source.map)) : null;
   const media = await readObject(deps.bucket, key(source.file));
   if (!media || (source.map && !init)) return "the segment is gone";
-  const segment = { format, segment: init ? concat(init, media) : media } as const;
+  const segment = { format, segment: init ? concat([init, media]) : media } as const;
   let plan = source.plan;
   try {
     if (!plan) {
@@ -143,11 +140,4 @@ export async function runLiveRungJob(
     if (err instanceof TranscodeRefused) return `refused: ${err.reason}`;
     throw err;
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -4,6 +4,7 @@
 // names of the rung's files, each named after the source file it was made from
 // (`r360-u12.m4s` from `u12.m4s`, its init segment `r360-u0.mp4` from `u0.mp4`).
 import { parseBoxHeader } from "../../bmff/reader";
+import { concat } from "../../bmff/writer";
 
 export const LIVE_RUNG_PLAYLIST = /^(r\d{2,4})\.m3u8$/;
 /** A rung's file: its name, then the source's stored file it was made from. */
@@ -63,15 +64,6 @@ export function splitFragmented(file: Uint8Array): { init: Uint8Array; media: Ui
     else if (["styp", "sidx", "moof", "mdat"].includes(box.type)) media.push(whole);
     at += box.size;
   }
-  const joined = (parts: Uint8Array[]) => {
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  };
   if (init.length < 2 || media.length < 2) return null;
-  return { init: joined(init), media: joined(media) };
+  return { init: concat(init), media: concat(media) };
 }
