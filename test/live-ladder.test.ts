@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { LiveStream } from "../src/durable/live-stream";
 import { Bytes, children, descend } from "../src/media/bmff/reader";
 import { contentIdOfHlsVersion } from "../src/storage/layout";
+import { mintPlaybackToken } from "../sdk/client/src/playback";
 import fmp4Init from "./fixtures/live/fmp4/init.mp4.bin?inline";
 import fmp4Seg0 from "./fixtures/live/fmp4/index0.m4s.bin?inline";
 import fmp4Seg1 from "./fixtures/live/fmp4/index1.m4s.bin?inline";
@@ -182,6 +183,38 @@ describe.skipIf(!env.TRANSCODER)("a ladder while live (the local transcoder)", (
       "r64.m3u8",
       "r36.m3u8",
     ]);
+  });
+
+  it("signed playback: one token carried from the master to every rung's playlist and files", async () => {
+    const own = await ladderOrg();
+    const key = await writeJson(own, "POST", "/v2/playback-keys", { algorithm: "HS256" });
+    expect(key.res.status).toBe(200);
+    const on = await writeJson(own, "PUT", "/v2/playback-settings", { signedPlayback: true });
+    expect(on.res.status).toBe(200);
+    const { contentKey, base } = await liveStream(own);
+    expect((await put(`${base}/init.mp4`, INIT)).status).toBe(201);
+    expect((await put(`${base}/index0.m4s`, FMP4[0]!)).status).toBe(201);
+    expect((await put(`${base}/index.m3u8`, playlist(["index0.m4s"], { fmp4: true }))).status).toBe(
+      200,
+    );
+    const { master, folder } = await liveUrls(own, contentKey);
+    expect((await call(master)).status).toBe(403);
+    const token = await mintPlaybackToken(
+      { keyId: key.body.keyId, algorithm: "HS256", secret: key.body.secret },
+      { contentKey },
+    );
+    await expect
+      .poll(async () => uris(await text(`${master}?token=${token}`)), { timeout: SETTLED_MS })
+      .toEqual([`index.m3u8?token=${token}`, `r64.m3u8?token=${token}`, `r36.m3u8?token=${token}`]);
+    await expect
+      .poll(async () => text(`${folder}r64.m3u8?token=${token}`), { timeout: SETTLED_MS })
+      .toContain(`#EXT-X-MAP:URI="r64-u0.mp4?token=${token}"`);
+    const rung = await text(`${folder}r64.m3u8?token=${token}`);
+    expect(uris(rung)).toEqual([`r64-u1.m4s?token=${token}`]);
+    for (const file of ["r64-u0.mp4", "r64-u1.m4s"]) {
+      expect((await call(`${folder}${file}?token=${token}`)).status, file).toBe(200);
+      expect((await call(`${folder}${file}`)).status, file).toBe(403);
+    }
   });
 
   it("MPEG-TS too: a rung's TS segments, listed like the source's", async () => {
