@@ -216,6 +216,18 @@ export async function consumeDeadRenditionJobs(
   for (const message of batch.messages) {
     const recording = recordingJob.safeParse(message.body);
     const rung = job.safeParse(message.body);
+    if (liveRungJob.safeParse(message.body).success) {
+      // Nothing to fail: the segment's rungs stay gaps, the source plays.
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "live rung job died on every attempt",
+          id: message.id,
+        }),
+      );
+      message.ack();
+      continue;
+    }
     const failed = recording.success
       ? await failDeadRecordingJob({ ...deps, now: new Date() }, recording.data)
       : rung.success

@@ -117,6 +117,7 @@ export async function runLiveRungJob(
     if (plan.rungs.length === 0) return "no rung below the source";
     const files = await transcoder.liveSegment({ ...segment, rungs: plan.rungs });
     const stored: Record<string, number> = {};
+    const written: string[] = [];
     for (const [i, rung] of plan.rungs.entries()) {
       const file = files[i]!;
       const parts = format === "mp4" ? splitFragmented(file) : { init: null, media: file };
@@ -124,17 +125,25 @@ export async function runLiveRungJob(
       if (parts.init && source.map) {
         // Once per source init segment: later segments' answers differ only in creation times.
         const initKey = key(rungFileName(rung.name, source.map));
-        if (!(await deps.bucket.head(initKey)))
+        if (!(await deps.bucket.head(initKey))) {
           await deps.bucket.put(initKey, parts.init, {
             httpMetadata: { contentType: "video/mp4" },
           });
+          written.push(initKey);
+        }
       }
-      await deps.bucket.put(key(rungFileName(rung.name, source.file)), parts.media, {
+      const mediaKey = key(rungFileName(rung.name, source.file));
+      await deps.bucket.put(mediaKey, parts.media, {
         httpMetadata: { contentType: format === "mp4" ? "video/mp4" : "video/mp2t" },
       });
+      written.push(mediaKey);
       stored[rung.name] = parts.media.length;
     }
-    await stream.liveRungsStored(job.contentId, job.seq, stored);
+    // The stream was deleted (E5) while this job ran: what it wrote goes too.
+    if (!(await stream.liveRungsStored(job.contentId, job.seq, stored))) {
+      await deps.bucket.delete(written);
+      return "the stream is gone";
+    }
     return `${plan.rungs.length} rung(s)`;
   } catch (err) {
     if (err instanceof TranscodeRefused) return `refused: ${err.reason}`;
