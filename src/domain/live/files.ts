@@ -32,8 +32,9 @@ export function liveFileKey(contentKey: string, version: string, file: string): 
 export const liveContentId = (version: string) => contentIdOfHlsVersion(version);
 
 /**
- * How long a viewer's file may be kept: the live playlists (source, master, rungs) 1 s (players see a new segment within
- * a segment's duration; the edge answers the rest), the recording 300 s, segments for good.
+ * How long a viewer's file may be kept: the live playlists (source, master, rungs) 1 s
+ * (players see a new segment within a segment's duration; the edge answers the rest), the
+ * recording 300 s, segments for good.
  */
 export function liveCaching(file: string): { maxAge: number; cacheControl: string } {
   if (file === LIVE_PLAYLIST || isLadderPlaylist(file))
