@@ -3,9 +3,10 @@
 // 640x360 source at 3 Mbit/s in 2-second fMP4 segments; each segment is transcoded into
 // the organization's two lower rungs as it arrives; hls.js (its full build) in Chromium, the link
 // throttled to 1.5 Mbit/s through the DevTools protocol, plays the live master playlist on a
-// lower rung without stalling; after the end, ffprobe finds every rung segment starting on a
-// keyframe at its source segment's time. The rungs' lag behind the source is printed (the
-// figure in docs/benchmarks.md "Live rungs behind the source").
+// lower rung without stalling, and the service's embed plays from the rungs on the same link;
+// after the end, ffprobe finds every rung segment starting on a keyframe at its source
+// segment's time. The rungs' lag behind the source is printed (the figure in docs/benchmarks.md
+// "Live rungs behind the source").
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -244,6 +245,41 @@ describe.skipIf(!e2e.chromium)(
       expect(after.length).toBeGreaterThan(2);
       expect(after.filter((h) => h < 360).length).toBeGreaterThanOrEqual(after.length - 1);
       expect(played.stalledMs).toBeLessThanOrEqual(STALL_BOUND_MS);
+
+      // The service's embed (hls.js light) on the same link: it plays, from the rungs' files.
+      const embed = await browser!.newPage();
+      const embedCdp = await embed.context().newCDPSession(embed);
+      await embedCdp.send("Network.enable");
+      await embedCdp.send("Network.emulateNetworkConditions", {
+        offline: false,
+        latency: 20,
+        downloadThroughput: LINK / 8,
+        uploadThroughput: LINK / 8,
+      });
+      const media: string[] = [];
+      embed.on("request", (r) => {
+        if (/\.m4s(\?|$)/.test(r.url())) media.push(r.url().split("/").at(-1)!);
+      });
+      await embed.goto(`${service.baseUrl}/embed/${stream.contentKey}?analytics=off`);
+      const embedSeconds = await embed.evaluate(async (bound) => {
+        const video = document.querySelector("video")!;
+        video.muted = true;
+        await video.play();
+        const from = video.currentTime;
+        const started = performance.now();
+        await new Promise<void>((resolve) => {
+          const check = () =>
+            video.currentTime >= from + 4 || performance.now() - started > bound
+              ? resolve()
+              : requestAnimationFrame(check);
+          check();
+        });
+        return video.currentTime - from;
+      }, PLAY_BOUND_MS);
+      await embed.close();
+      step(`embed at 1.5 Mbit/s: ${embedSeconds.toFixed(1)} s, segments ${media.join(" ")}`);
+      expect(embedSeconds).toBeGreaterThanOrEqual(4);
+      expect(media.some((m) => /^r(270|180)-u\d+\.m4s/.test(m))).toBe(true);
 
       // The end (ffmpeg's 30 s are over): every rung has every segment, none a gap.
       await pushing.exited;
