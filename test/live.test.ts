@@ -171,9 +171,14 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
     expect(live.live).toMatchObject({ state: "live", segments: 1, recordedSeconds: 1 });
     const listed = (await e6(stream.contentKey)).data[0];
     expect(listed).toMatchObject({ contentKey: stream.contentKey, isLive: true });
-    expect(listed.urlHLS).toMatch(/\/live\/[^/]+\/h2-[0-9a-z]+\/index\.m3u8$/);
+    // urlHLS is the multivariant playlist: the source's live playlist (and rungs once made).
+    expect(listed.urlHLS).toMatch(/\/live\/[^/]+\/h2-[0-9a-z]+\/master\.m3u8$/);
+    const master = await call(listed.urlHLS);
+    expect(master.headers.get("Cache-Control")).toBe("public, max-age=1");
+    expect(await master.text()).toMatch(/#EXT-X-STREAM-INF:BANDWIDTH=\d+[^\n]*\nindex\.m3u8\n/);
+    const indexUrl = listed.urlHLS.replace("master.m3u8", "index.m3u8");
 
-    const watched = await call(listed.urlHLS);
+    const watched = await call(indexUrl);
     expect(watched.status).toBe(200);
     expect(watched.headers.get("Cache-Control")).toBe("public, max-age=1");
     const text = await watched.text();
@@ -188,10 +193,10 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
     const reads = () =>
       runInDurableObject(stub, (object) => (object as unknown as LiveStream).playlistReads);
     const before = await reads();
-    const viewers = await Promise.all(Array.from({ length: 20 }, () => call(listed.urlHLS)));
+    const viewers = await Promise.all(Array.from({ length: 20 }, () => call(indexUrl)));
     for (const answer of viewers) expect(await answer.text()).toBe(text);
     expect((await reads()) - before).toBeLessThanOrEqual(1);
-    const segment = await call(listed.urlHLS.replace("index.m3u8", "u1.m4s"));
+    const segment = await call(listed.urlHLS.replace("master.m3u8", "u1.m4s"));
     expect(segment.status).toBe(200);
     expect(new Uint8Array(await segment.arrayBuffer())).toEqual(FMP4["index0.m4s"]);
 
@@ -217,7 +222,7 @@ describe("a live stream pushed as ffmpeg pushes it (fMP4)", () => {
     // The recording's playlist; where a transcoder is, urlHLS moves on to the remuxed
     // recording's packaged stream once it is ready (the test below).
     expect(vod.urlHLS).toMatch(/\/(recording|master)\.m3u8$/);
-    const recordingUrl = listed.urlHLS.replace("index.m3u8", "recording.m3u8");
+    const recordingUrl = listed.urlHLS.replace("master.m3u8", "recording.m3u8");
     const recording = await (await call(recordingUrl)).text();
     expect(recording).toContain("#EXT-X-PLAYLIST-TYPE:VOD");
     // The stored names: u0.mp4 the init segment, then one per new file (the retry above of the
@@ -816,7 +821,7 @@ describe("ingest decides before it reads a body", () => {
     const { urlHLS } = (await e6(stream.contentKey)).data[0];
     for (const file of ["u0.ts", "u1.ts"]) {
       const served = new Uint8Array(
-        await (await call(urlHLS.replace("index.m3u8", file))).arrayBuffer(),
+        await (await call(urlHLS.replace("master.m3u8", file))).arrayBuffer(),
       );
       expect(served.length, file).toBe(limit);
       expect(served[1000], file).toBe(1000 % 251);
@@ -1056,7 +1061,7 @@ describe("what a stream stores is counted and bounded", () => {
     const zero = playlist(names).replaceAll("#EXTINF:1.000000,", "#EXTINF:0,");
     expect(await (await put(`${base}/index.m3u8`, zero)).text()).toBe("70 new segment(s)");
     const { urlHLS } = (await e6(stream.contentKey)).data[0];
-    const window = await (await call(urlHLS)).text();
+    const window = await (await call(urlHLS.replace("master.m3u8", "index.m3u8"))).text();
     expect(window.match(/^u\d+\.ts$/gm)).toHaveLength(60);
     expect(window).toContain("#EXT-X-MEDIA-SEQUENCE:10\n");
     expect(window).toContain("#EXT-X-TARGETDURATION:1\n");
@@ -1154,7 +1159,7 @@ describe("an encoder that stops without ENDLIST", () => {
     );
     expect((await record(stream.contentKey)).isLive).toBe(true);
     const live = (await e6(stream.contentKey)).data[0];
-    const text = await (await call(live.urlHLS)).text();
+    const text = await (await call(live.urlHLS.replace("master.m3u8", "index.m3u8"))).text();
     expect(text).toContain("#EXT-X-VERSION:3");
     expect(text).not.toContain("#EXT-X-MAP");
 
@@ -1180,7 +1185,7 @@ describe("an encoder that stops without ENDLIST", () => {
     const vod = (await e6(stream.contentKey)).data[0];
     expect(vod).toMatchObject({ isLive: false });
     const recording = await (
-      await call(live.urlHLS.replace("index.m3u8", "recording.m3u8"))
+      await call(live.urlHLS.replace("master.m3u8", "recording.m3u8"))
     ).text();
     expect(recording.match(/^u\d+\.ts$/gm)).toEqual(["u0.ts", "u1.ts"]);
     expect(recording).toContain("#EXT-X-ENDLIST");
@@ -1200,7 +1205,7 @@ describe("deleting a live stream", () => {
     expect(deleted.res.status).toBe(200);
     const listed = await env.MEDIA.list({ prefix: `${stream.contentKey}/live/` });
     expect(listed.objects).toEqual([]);
-    expect((await call(urlHLS.replace("index.m3u8", "u0.ts"))).status).toBe(404);
+    expect((await call(urlHLS.replace("master.m3u8", "u0.ts"))).status).toBe(404);
     expect((await put(`${base}/index1.ts`, TS["index1.ts"])).status).toBe(404);
   });
 });

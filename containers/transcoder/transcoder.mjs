@@ -18,6 +18,7 @@
 //   after the previous run's video; 422 when the runs differ in codecs or picture.
 // POST /audio?format=wav|mp3&piece=S: a chunk of a video's audio as pieces for a speech engine
 //   (automatic captions: audio.mjs says how).
+// POST /live-probe, /live-segment: a live stream's pushed segment into its rungs (live-segment.mjs).
 // GET /healthz: "ok" (the Container's readiness check).
 import { execFile } from "node:child_process";
 import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
@@ -35,6 +36,7 @@ import {
   shortDiagnostic,
   writeBody,
 } from "./ffmpeg-service.mjs";
+import { liveSegmentResponse } from "./live-segment.mjs";
 
 export { hasFfmpeg } from "./ffmpeg-service.mjs";
 
@@ -327,6 +329,10 @@ export async function transcoderResponse(request, { timeoutMs = FFMPEG_TIMEOUT_M
     return remuxResponse(request, url, timeoutMs).catch(errorResponse);
   if (request.method === "POST" && url.pathname === "/audio" && request.body)
     return audioResponse(request, url, timeoutMs);
+  if (request.method === "POST" && url.pathname.startsWith("/live-") && request.body)
+    return liveSegmentResponse(request, url)
+      .then((answer) => answer ?? new Response("no such path", { status: 404 }))
+      .catch(errorResponse);
   if (request.method !== "POST" || url.pathname !== "/transcode" || !request.body)
     return new Response("POST /transcode?width=&height=&bitrate=&keyframes= with the chunk", {
       status: 400,

@@ -11,7 +11,10 @@
 // record from live to a video on demand.
 import { DurableObject } from "cloudflare:workers";
 import { backgroundDeps } from "../domain/background";
+import { queueLiveRungJobs, transcodable } from "../domain/live/ladder";
+import { LiveLadderStore, type WindowSegment } from "../domain/live/ladder-store";
 import { announceLiveEnded, announceLiveStarted } from "../domain/live/lifecycle";
+import { renditionQueueOf } from "../domain/renditions";
 import {
   LIVE_BOUNDS,
   type FileAnnounced,
@@ -22,6 +25,8 @@ import {
   type LiveStreamRpc,
   type LiveStreamSetup,
   type LiveTimeline,
+  type LiveLadderPlan,
+  type LiveRungSource,
   type RecordingFile,
   type RecordingParts,
   type RecordingRun,
@@ -75,6 +80,7 @@ interface SegmentRow {
   discontinuity: number;
   pdt: string | null;
   bytes: number;
+  received_at: number;
 }
 
 const SCHEMA = [
@@ -115,6 +121,8 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
   clock: () => number = () => Date.now();
   /** Viewers' playlist reads that reached this object since it started (not stored: for tests). */
   playlistReads = 0;
+  /** Segments listed since the last rung jobs were queued (docs/live.md "A ladder while live"). */
+  private listedForRungs: number[] = [];
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -123,6 +131,10 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
 
   private get sql() {
     return this.ctx.storage.sql;
+  }
+
+  private get ladder() {
+    return new LiveLadderStore(this.sql);
   }
 
   private hasTable(name: string): boolean {
@@ -241,6 +253,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
       recordedSeconds: Math.round(totals.d * 1000) / 1000,
       bytes: this.storedBytes(),
       maxBytes: row.max_bytes > 0 ? row.max_bytes : null,
+      rungs: this.ladder.status(),
     };
   }
 
@@ -264,6 +277,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     }
     await this.announce();
     await this.scheduleAlarm();
+    await this.queueRungJobs();
     return outcome;
   }
 
@@ -353,6 +367,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     if (pending.pending_end !== null) {
       this.readPlaylist(pending, pending.pending_end, now);
       await this.announce();
+      await this.queueRungJobs();
     }
     await this.scheduleAlarm();
     return answer(201, "");
@@ -452,6 +467,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
         now,
       );
       this.sql.exec("UPDATE files SET listed = 1 WHERE file IN (?, ?)", stored.file, map);
+      if (transcodable({ file: stored.file, map })) this.listedForRungs.push(lastSeq);
       added++;
       first = false;
     }
@@ -582,6 +598,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     }
     await this.announce();
     await this.scheduleAlarm();
+    await this.queueRungJobs();
   }
 
   /** Ends the stream now (the publisher's API call): as ENDLIST would. */
@@ -688,16 +705,25 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     this.playlistReads++;
     const row = this.row();
     if (!row || row.content_id !== contentId) return null;
+    const window = this.viewerWindow(row);
+    return window && renderLivePlaylist(window.segments, window);
+  }
+
+  /** The segments viewers see (above), with the discontinuities before them; null if none. */
+  private viewerWindow(row: StreamRow) {
+    const toWindow = (r: Record<string, SqlStorageValue>): WindowSegment => ({
+      ...this.toSegment(r),
+      bytes: r.bytes as number,
+      receivedAt: r.received_at as number,
+    });
     if (row.state === "ended") {
-      const segments = this.segments();
-      return segments.length
-        ? renderLivePlaylist(segments, { ended: true, discontinuitySequence: 0 })
-        : null;
+      const segments = this.sql.exec("SELECT * FROM segments ORDER BY seq").toArray().map(toWindow);
+      return segments.length ? { segments, ended: true, discontinuitySequence: 0 } : null;
     }
     const last = this.sql
       .exec("SELECT * FROM segments ORDER BY seq DESC LIMIT ?", WINDOW_MAX_SEGMENTS)
       .toArray()
-      .map((r) => this.toSegment(r))
+      .map(toWindow)
       .reverse();
     if (last.length === 0) return null;
     const window = last.slice(dvrWindow(last, row.dvr_seconds));
@@ -709,7 +735,52 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
         window[0]!.seq,
       )
       .one().n as number;
-    return renderLivePlaylist(window, { ended: false, discontinuitySequence });
+    return { segments: window, ended: false, discontinuitySequence };
+  }
+
+  /** master.m3u8 or a rung's playlist (r<h>.m3u8), over the same window as playlist(). */
+  ladderPlaylist(contentId: number, file: string): string | null {
+    const row = this.row();
+    if (!row || row.content_id !== contentId) return null;
+    const window = this.viewerWindow(row);
+    return window && this.ladder.playlist(file, window, this.clock());
+  }
+
+  /** Queues the rung jobs of the segments listed since the last call (where a transcoder runs). */
+  private async queueRungJobs(): Promise<void> {
+    const seqs = this.listedForRungs.splice(0);
+    const row = this.row();
+    if (!row || seqs.length === 0) return;
+    await queueLiveRungJobs(
+      renditionQueueOf(this.env),
+      { contentId: row.content_id, contentKey: row.content_key },
+      seqs,
+      this.ladder.plan(),
+    );
+  }
+
+  liveRungSource(contentId: number, seq: number): LiveRungSource | null {
+    const row = this.row();
+    if (!row || row.content_id !== contentId) return null;
+    const segment = this.sql.exec("SELECT file, map FROM segments WHERE seq = ?", seq).toArray()[0];
+    if (!segment) return null;
+    return {
+      file: segment.file as string,
+      map: segment.map as string | null,
+      plan: this.ladder.plan(),
+    };
+  }
+
+  livePlanned(contentId: number, plan: LiveLadderPlan): LiveLadderPlan | null {
+    const row = this.row();
+    return row && row.content_id === contentId ? this.ladder.keepPlan(plan) : null;
+  }
+
+  liveRungsStored(contentId: number, seq: number, bytes: Record<string, number>): boolean {
+    const row = this.row();
+    if (!row || row.content_id !== contentId) return false;
+    this.ladder.stored(seq, bytes, this.clock());
+    return true;
   }
 
   /** The ended stream's stored files in play order, for its remux (domain/live/recording-vod.ts). */

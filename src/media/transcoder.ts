@@ -58,8 +58,21 @@ export interface AudioPiece {
   bytes: Uint8Array;
 }
 
+/** A live stream's pushed segment (docs/live.md "A ladder while live"). */
+export interface LiveSegmentRequest {
+  /** The segment: MPEG-TS, or its fMP4 init segment then the media segment. */
+  segment: Uint8Array;
+  format: "mpegts" | "mp4";
+}
+
 export interface Transcoder {
   readonly name: string;
+  /** The segment's picture size. */
+  liveProbe?(request: LiveSegmentRequest): Promise<{ width: number; height: number }>;
+  /** The segment in each rung, timestamps and keyframes kept: one file per rung, in order. */
+  liveSegment?(
+    request: LiveSegmentRequest & { rungs: { width: number; height: number; bitrate: number }[] },
+  ): Promise<Uint8Array[]>;
   transcode(request: TranscodeRequest): Promise<Uint8Array>;
   /** The chunk's audio decoded and cut into pieces that tile it. */
   extractAudio?(request: AudioRequest): Promise<AudioPiece[]>;
@@ -180,6 +193,33 @@ export function httpTranscoder(name: string, fetcher: Fetch): Transcoder {
         response.headers.get("X-Audio-Pieces"),
         new Uint8Array(await response.arrayBuffer()),
       );
+    },
+    async liveProbe(r) {
+      const response = await fetcher(
+        new Request(`http://transcoder.local/live-probe?format=${r.format}`, {
+          method: "POST",
+          body: r.segment,
+        }),
+      );
+      if (!response.ok) throw await refusal(name, "live probe: ", response);
+      return (await response.json()) as { width: number; height: number };
+    },
+    async liveSegment(r) {
+      const rungs = r.rungs.map((x) => `${x.width}:${x.height}:${x.bitrate}`).join(",");
+      const response = await fetcher(
+        new Request(`http://transcoder.local/live-segment?format=${r.format}&rungs=${rungs}`, {
+          method: "POST",
+          body: r.segment,
+        }),
+      );
+      if (!response.ok) throw await refusal(name, "live segment: ", response);
+      const lengths = (response.headers.get("X-Rung-Bytes") ?? "").split(",").map(Number);
+      const body = new Uint8Array(await response.arrayBuffer());
+      const total = lengths.reduce((a, b) => a + b, 0);
+      if (lengths.length !== r.rungs.length || total !== body.length)
+        throw new Error(`${name}: live segment: the answer's X-Rung-Bytes does not match its body`);
+      let at = 0;
+      return lengths.map((n) => body.subarray(at, (at += n)));
     },
     async remux(r) {
       const response = await fetcher(

@@ -5,7 +5,7 @@
 // (middleware/edge-cache.ts), so one cached copy serves every viewer, and the token is written
 // into a playlist's or manifest's URLs after the cache: a cached body never holds a token.
 import type { Context, MiddlewareHandler } from "hono";
-import { LIVE_PLAYLIST, RECORDING_PLAYLIST } from "../domain/live/files";
+import { isLadderPlaylist, LIVE_PLAYLIST, RECORDING_PLAYLIST } from "../domain/live/files";
 import { checkPlayback } from "../domain/playback/keys";
 import { requestPage } from "../domain/playback/sites";
 import type { AppEnv } from "../http/context";
@@ -46,12 +46,15 @@ export function withTokenInManifest(body: string, token: string): string {
 
 /**
  * What the requested file's body is: a stream's file as its name says (shared/stream-files.ts);
- * a live stream's two playlists (domain/live/files.ts) are HLS playlists too.
+ * a live stream's playlists (domain/live/files.ts: source, recording, master, rungs) are HLS
+ * playlists too.
  */
 function requestedBody(name: string): StreamBody | null {
   const file = parseStreamFile(name);
   if (file) return streamBody(file);
-  return name === LIVE_PLAYLIST || name === RECORDING_PLAYLIST ? "playlist" : null;
+  return name === LIVE_PLAYLIST || name === RECORDING_PLAYLIST || isLadderPlaylist(name)
+    ? "playlist"
+    : null;
 }
 
 const REWRITES: Partial<Record<StreamBody, (body: string, token: string) => string>> = {

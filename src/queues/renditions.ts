@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { backgroundDeps } from "../domain/background";
 import { captionJobUnrunnable, runCaptionJob, speechEngineOf } from "../domain/captions/generate";
+import { runLiveRungJob } from "../domain/live/ladder";
 import {
   recordingRemuxed,
   RecordingNotRemuxed,
@@ -41,6 +42,45 @@ const recordingJob = z.object({
   contentId: z.number().int().positive(),
   contentKey: z.string().min(1).max(8),
 });
+
+/** A live stream's pushed segment to transcode into its rungs (domain/live/ladder.ts). */
+const liveRungJob = z.object({
+  liveSegment: z.literal(true),
+  contentId: z.number().int().positive(),
+  contentKey: z.string().min(1).max(8),
+  seq: z.number().int().min(0),
+});
+
+/**
+ * A live rung job: done once, never retried (a late rung segment is a gap by then; the source
+ * plays meanwhile). A stream's jobs go to one instance (picked by its content id): one awake
+ * Container per stream, not one per segment number.
+ */
+async function runLiveRung(
+  deps: ReturnType<typeof backgroundDeps>["deps"],
+  env: Env,
+  job: z.infer<typeof liveRungJob>,
+): Promise<void> {
+  const transcoder = transcoderOf(env, job.contentId);
+  const started = Date.now();
+  let outcome: string;
+  try {
+    outcome = transcoder
+      ? await runLiveRungJob(deps, transcoder, env.LIVE_STREAMS, job)
+      : "no transcoder";
+  } catch (err) {
+    outcome = `failed: ${String(err).slice(0, 300)}`;
+  }
+  console.log(
+    JSON.stringify({
+      msg: "live rung job",
+      content_key: job.contentKey,
+      seq: job.seq,
+      outcome,
+      duration_ms: Date.now() - started,
+    }),
+  );
+}
 
 /**
  * One job's work: its outcome logged and the message acknowledged, or, when it throws (a passing
@@ -183,6 +223,12 @@ export async function consumeRenditionJobs(
       await runRecordingJob(deps, env, message, recording.data);
       continue;
     }
+    const live = liveRungJob.safeParse(message.body);
+    if (live.success) {
+      await runLiveRung(deps, env, live.data);
+      message.ack();
+      continue;
+    }
     const captions = captionJob.safeParse(message.body);
     if (captions.success) {
       await runCaptionMessage(deps, env, message, captions.data);
@@ -243,6 +289,18 @@ export async function consumeDeadRenditionJobs(
   for (const message of batch.messages) {
     const recording = recordingJob.safeParse(message.body);
     const rung = job.safeParse(message.body);
+    if (liveRungJob.safeParse(message.body).success) {
+      // Nothing to fail: the segment's rungs stay gaps, the source plays.
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "live rung job died on every attempt",
+          id: message.id,
+        }),
+      );
+      message.ack();
+      continue;
+    }
     const clip = clipJob.safeParse(message.body);
     const failed = recording.success
       ? await failDeadRecordingJob({ ...deps, now: new Date() }, recording.data)

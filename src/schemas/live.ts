@@ -64,6 +64,23 @@ export const liveStatus = z
       description:
         "The most the stream may store (the organization's plan); past it the stream ends. Null for a stream created before the limit",
     }),
+    rungs: z
+      .array(
+        z.object({
+          name: z.string().openapi({ description: "The rung, named by its height: r360" }),
+          width: z.number(),
+          height: z.number(),
+          segments: z.number().openapi({ description: "Segments of the rung made so far" }),
+          lagSeconds: z.object({ median: z.number(), max: z.number() }).nullable().openapi({
+            description:
+              "How long after the source's segment was listed the rung's was stored, over the last 60 segments (seconds); null before its first",
+          }),
+        }),
+      )
+      .openapi({
+        description:
+          "The rungs transcoded while live where a transcoder runs (the organization's ladder below the encoder's picture), listed in urlHLS as their segments are made; empty without a transcoder or when no rung is below the picture",
+      }),
   })
   .openapi("LiveStatus");
 

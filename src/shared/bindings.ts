@@ -78,7 +78,44 @@ export interface ClipJob {
   end: number;
 }
 
-export type RenditionsQueueMessage = RenditionJob | RecordingJob | CaptionJob | ClipJob;
+/**
+ * A message of the same queue: one pushed segment of a live stream (its service sequence
+ * number) to transcode into the stream's rungs (domain/live/ladder.ts).
+ */
+export interface LiveRungJob {
+  liveSegment: true;
+  contentId: number;
+  contentKey: string;
+  seq: number;
+}
+
+export type RenditionsQueueMessage =
+  | RenditionJob
+  | RecordingJob
+  | CaptionJob
+  | ClipJob
+  | LiveRungJob;
+
+/** A live stream's rung (docs/live.md "A ladder while live"): its name, frame and target bit rate. */
+export interface LiveRung {
+  name: string;
+  width: number;
+  height: number;
+  bitrate: number;
+}
+
+/** The rungs a live stream is transcoded into, planned from its first segment's picture. */
+export interface LiveLadderPlan {
+  source: { width: number; height: number };
+  rungs: LiveRung[];
+}
+
+/** What a live rung job reads: the segment's stored file, its init segment, the plan if made. */
+export interface LiveRungSource {
+  file: string;
+  map: string | null;
+  plan: LiveLadderPlan | null;
+}
 
 /** What a stream's Durable Object is set up with (domain/live/streams.ts). */
 export interface LiveStreamSetup {
@@ -114,6 +151,18 @@ export interface LiveStatus {
   bytes: number;
   /** The most it may store (its organization's plan); null for a stream set up before the limit. */
   maxBytes: number | null;
+  /** The rungs transcoded while live (docs/live.md "A ladder while live"). */
+  rungs: LiveRungStatus[];
+}
+
+/** A live rung's progress: its segments, and how long after the source's they were stored. */
+export interface LiveRungStatus {
+  name: string;
+  width: number;
+  height: number;
+  segments: number;
+  /** Seconds from the source segment's listing to the rung's, over the last 60 segments. */
+  lagSeconds: { median: number; max: number } | null;
 }
 
 /** A file the worker is about to stream into R2 (its Content-Length, or null when streamed). */
@@ -201,6 +250,14 @@ export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   playlist(contentId: number): string | null;
   recordingParts(contentId: number): RecordingParts | null;
   timeline(contentId: number, from: number, to: number): LiveTimeline | null;
+  /** A live rung job's segment (null: no such stream or segment). */
+  liveRungSource(contentId: number, seq: number): LiveRungSource | null;
+  /** The stream's ladder, planned by its first rung job: the plan kept (the first one made). */
+  livePlanned(contentId: number, plan: LiveLadderPlan): LiveLadderPlan | null;
+  /** A segment's rungs are stored (their file sizes, by rung name). */
+  liveRungsStored(contentId: number, seq: number, bytes: Record<string, number>): boolean;
+  /** master.m3u8 or a rung's playlist (r<h>.m3u8); null when there is none. */
+  ladderPlaylist(contentId: number, file: string): string | null;
   destroy(contentId: number): Promise<void>;
 }
 

@@ -107,5 +107,7 @@ export const liveObjectKey = (contentKey: string, contentId: number, file: strin
 /** What a live stream's record offers: the live window while it runs, the recording after. */
 export const LIVE_PLAYLIST = "index.m3u8";
 export const RECORDING_PLAYLIST = "recording.m3u8";
+/** The live stream's multivariant playlist: the source and its rungs (docs/live.md "A ladder while live"). */
+export const LIVE_MASTER = "master.m3u8";
 /** The recording remuxed into one MP4 (domain/live/recording-vod.ts): its file once it exists. */
 export const RECORDING_MP4 = "recording.mp4";

@@ -123,7 +123,8 @@ describe.skipIf(!e2e.chromium)(
         })
         .toBe(true);
       const live = (await e6Record(stream.contentKey))!;
-      expect(live.urlHLS).toMatch(/\/index\.m3u8$/);
+      // The multivariant playlist: the source alone here (no rung below its 320x180).
+      expect(live.urlHLS).toMatch(/\/master\.m3u8$/);
 
       page = await browser.newPage();
       await page.goto(`${e2e.staticUrl}/pages/hls.html`);

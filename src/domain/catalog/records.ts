@@ -5,7 +5,7 @@ import { streamPath } from "../../shared/stream-files";
 import {
   hlsUrl,
   hlsVersion,
-  LIVE_PLAYLIST,
+  LIVE_MASTER,
   liveUrl,
   mediaUrl,
   RECORDING_PLAYLIST,
@@ -46,7 +46,7 @@ export function hlsUrlOf(
           o.baseUrl,
           c.contentKey,
           c.id,
-          c.liveState === "live" ? LIVE_PLAYLIST : RECORDING_PLAYLIST,
+          c.liveState === "live" ? LIVE_MASTER : RECORDING_PLAYLIST,
         );
   return c.status === "available" && c.streamError === null
     ? hlsUrl(o.baseUrl, c.contentKey, c.id)

@@ -33,6 +33,8 @@ export type {
   LiveStreams,
   LiveTimeline,
   TimelineSegment,
+  LiveLadderPlan,
+  LiveRungSource,
 } from "../../shared/bindings";
 
 /** The one Durable Object of a content key's live stream. */

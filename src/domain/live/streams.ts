@@ -199,6 +199,16 @@ export async function livePlaylist(
   return streamObject(ns, contentKey).playlist(contentId);
 }
 
+/** The stream's master playlist or a rung's (docs/live.md "A ladder while live"). */
+export async function liveLadderPlaylist(
+  ns: LiveStreams,
+  contentKey: string,
+  contentId: number,
+  file: string,
+): Promise<string | null> {
+  return streamObject(ns, contentKey).ladderPlaylist(contentId, file);
+}
+
 /** Whether a content key names a live stream (or its recording), for the viewers' routes. */
 export async function liveContentByKey(deps: Pick<Deps, "db">, contentKey: string) {
   const content = await findContentByKeyAnyOrg(deps.db, contentKey);

@@ -1,4 +1,10 @@
-import { liveCaching, liveContentId, liveFileKey, LIVE_PLAYLIST } from "../../domain/live/files";
+import {
+  isLadderPlaylist,
+  liveCaching,
+  liveContentId,
+  liveFileKey,
+  LIVE_PLAYLIST,
+} from "../../domain/live/files";
 import { decideIngest, ingestFile } from "../../domain/live/ingest";
 import type { IngestAnswer } from "../../domain/live/objects";
 import {
@@ -7,6 +13,7 @@ import {
   listLiveStreams,
   liveStreamState,
   livePlaylist,
+  liveLadderPlaylist,
   rotateStreamKey,
   type LiveDeps,
 } from "../../domain/live/streams";
@@ -136,11 +143,16 @@ export const watch: AppRouteHandler<typeof routes.watch> = async (c) => {
   const { contentKey, version, file } = c.req.valid("param");
   const caching = liveCaching(file);
   const headers = { "Access-Control-Allow-Origin": "*", "Cache-Control": caching.cacheControl };
-  if (file === LIVE_PLAYLIST) {
+  if (file === LIVE_PLAYLIST || isLadderPlaylist(file)) {
     const contentId = liveContentId(version);
     const text =
-      contentId === null ? null : await livePlaylist(c.env.LIVE_STREAMS, contentKey, contentId);
-    if (text === null) throw notFound(`no live playlist of ${contentKey} (not a running stream)`);
+      contentId === null
+        ? null
+        : file === LIVE_PLAYLIST
+          ? await livePlaylist(c.env.LIVE_STREAMS, contentKey, contentId)
+          : await liveLadderPlaylist(c.env.LIVE_STREAMS, contentKey, contentId, file);
+    if (text === null)
+      throw notFound(`no live playlist ${file} of ${contentKey} (not a running stream or rung)`);
     return new Response(text, {
       status: 200,
       headers: { ...headers, "Content-Type": "application/vnd.apple.mpegurl; charset=utf-8" },

@@ -156,7 +156,7 @@ export const watch = createRoute({
   ],
   summary: "A live stream's playlists and segments (the record's urlHLS)",
   description:
-    "`index.m3u8`: while the stream runs, the live playlist (a sliding window over the DVR list, its dvrWindowSeconds long, EXT-X-PROGRAM-DATE-TIME on every segment), cached 1 s at the edge so viewers do not each reach the stream's Durable Object; once ended, the whole recording with EXT-X-ENDLIST. `recording.m3u8`: the recording (VOD, every segment), the urlHLS of an ended stream. `u<n>.ts|m4s|mp4|aac`: the segments and init segments as the encoder sent them, immutable. Served like /hls/: only while the video is, within its playback rights and signed playback.",
+    "`master.m3u8`: the record's urlHLS while the stream runs, a multivariant playlist listing `index.m3u8` (the encoder's rendition) and, where a transcoder runs, each rung of the organization's ladder below the encoder's picture that is being made (`r<height>.m3u8`, its segments `r<height>-u<n>.m4s|ts` and init `r<height>-u<n>.mp4`, aligned with the source's; a segment the transcoder missed is an EXT-X-GAP); cached 1 s. `index.m3u8`: while the stream runs, the live playlist (a sliding window over the DVR list, its dvrWindowSeconds long, EXT-X-PROGRAM-DATE-TIME on every segment), cached 1 s at the edge so viewers do not each reach the stream's Durable Object; once ended, the whole recording with EXT-X-ENDLIST. `recording.m3u8`: the recording (VOD, every segment), the urlHLS of an ended stream. `u<n>.ts|m4s|mp4|aac`: the segments and init segments as the encoder sent them, immutable. Served like /hls/: only while the video is, within its playback rights and signed playback.",
   request: {
     params: z.object({
       contentKey: z.string().regex(CONTENT_KEY_PATTERN, "must be 1 to 8 letters or digits"),
@@ -165,7 +165,7 @@ export const watch = createRoute({
         .string()
         .regex(
           LIVE_FILE_NAME,
-          "must be index.m3u8, recording.m3u8 or u<n> with a segment extension",
+          "must be master.m3u8, index.m3u8, recording.m3u8, r<height>.m3u8, or u<n> or r<height>-u<n> with a segment extension",
         ),
     }),
     query: playbackTokenQuery,

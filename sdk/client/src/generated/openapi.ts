@@ -415,7 +415,7 @@ export interface paths {
         };
         /**
          * A live stream's playlists and segments (the record's urlHLS)
-         * @description `index.m3u8`: while the stream runs, the live playlist (a sliding window over the DVR list, its dvrWindowSeconds long, EXT-X-PROGRAM-DATE-TIME on every segment), cached 1 s at the edge so viewers do not each reach the stream's Durable Object; once ended, the whole recording with EXT-X-ENDLIST. `recording.m3u8`: the recording (VOD, every segment), the urlHLS of an ended stream. `u<n>.ts|m4s|mp4|aac`: the segments and init segments as the encoder sent them, immutable. Served like /hls/: only while the video is, within its playback rights and signed playback.
+         * @description `master.m3u8`: the record's urlHLS while the stream runs, a multivariant playlist listing `index.m3u8` (the encoder's rendition) and, where a transcoder runs, each rung of the organization's ladder below the encoder's picture that is being made (`r<height>.m3u8`, its segments `r<height>-u<n>.m4s|ts` and init `r<height>-u<n>.mp4`, aligned with the source's; a segment the transcoder missed is an EXT-X-GAP); cached 1 s. `index.m3u8`: while the stream runs, the live playlist (a sliding window over the DVR list, its dvrWindowSeconds long, EXT-X-PROGRAM-DATE-TIME on every segment), cached 1 s at the edge so viewers do not each reach the stream's Durable Object; once ended, the whole recording with EXT-X-ENDLIST. `recording.m3u8`: the recording (VOD, every segment), the urlHLS of an ended stream. `u<n>.ts|m4s|mp4|aac`: the segments and init segments as the encoder sent them, immutable. Served like /hls/: only while the video is, within its playback rights and signed playback.
          */
         get: operations["getLiveStreamFile"];
         put?: never;
@@ -2502,6 +2502,20 @@ export interface components {
             bytes: number;
             /** @description The most the stream may store (the organization's plan); past it the stream ends. Null for a stream created before the limit */
             maxBytes: number | null;
+            /** @description The rungs transcoded while live where a transcoder runs (the organization's ladder below the encoder's picture), listed in urlHLS as their segments are made; empty without a transcoder or when no rung is below the picture */
+            rungs: {
+                /** @description The rung, named by its height: r360 */
+                name: string;
+                width: number;
+                height: number;
+                /** @description Segments of the rung made so far */
+                segments: number;
+                /** @description How long after the source's segment was listed the rung's was stored, over the last 60 segments (seconds); null before its first */
+                lagSeconds: {
+                    median: number;
+                    max: number;
+                } | null;
+            }[];
         };
         CreateLiveStream: {
             /** @example abc123XY */

@@ -124,6 +124,8 @@ export interface LiveSegment {
   map: string | null;
   discontinuity: boolean;
   programDateTime: string | null;
+  /** A rung's segment that was never made (EXT-X-GAP: players take it from another variant). */
+  gap?: boolean;
 }
 
 /**
@@ -154,6 +156,7 @@ export function renderLivePlaylist(
     if (s.map !== null && s.map !== map) out.push(`#EXT-X-MAP:URI="${s.map}"`);
     map = s.map;
     if (s.programDateTime) out.push(`#EXT-X-PROGRAM-DATE-TIME:${s.programDateTime}`);
+    if (s.gap) out.push("#EXT-X-GAP");
     out.push(`#EXTINF:${s.duration.toFixed(3)},`, s.file);
   });
   if (options.ended) out.push("#EXT-X-ENDLIST");
