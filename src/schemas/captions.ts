@@ -12,11 +12,15 @@ export const languageSchema = z
   )
   .openapi({ example: "en" });
 
+const NO_CONTROL = /^[^\p{Cc}]+$/u;
 const label = z
   .string()
   .min(1, "must not be empty")
   .max(CAPTION_LABEL_MAX, `must be at most ${CAPTION_LABEL_MAX} characters`)
-  .regex(/^[^\p{Cc}]+$/u, "must be printable text (no control characters)");
+  .regex(NO_CONTROL, "must be printable text (no control characters)")
+  // The regex's source, not the literal (whose flags the generator would write into the
+  // pattern): JSON Schema patterns are ECMAScript with the u flag already.
+  .openapi({ pattern: NO_CONTROL.source });
 
 const kind = z.enum(CAPTION_KINDS, { error: `must be ${CAPTION_KINDS.join(" or ")}` });
 
