@@ -81,6 +81,7 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   "POST /v2/live/key": "content:write",
   "POST /v2/live/end": "content:write",
   "PUT /live-ingest/{contentKey}/{streamKey}/{file}": "public",
+  "POST /live-ingest/{contentKey}/{streamKey}/{file}": "public",
   "DELETE /live-ingest/{contentKey}/{streamKey}/{file}": "public",
   "GET /live/{contentKey}/{version}/{file}": "public",
   // Media, streams, the player page

@@ -8,7 +8,8 @@ import {
 } from "../../storage/layout";
 
 export const INGEST_FILE_NAME = INGEST_FILE_PATTERN;
-export const LIVE_FILE_NAME = /^(index\.m3u8|recording\.m3u8|u(0|[1-9]\d{0,8})\.(ts|m4s|mp4|aac))$/;
+export const LIVE_FILE_NAME =
+  /^(index\.m3u8|recording\.m3u8|u(0|[1-9]\d{0,8})\.(ts|m4s|mp4|aac)|u(0|[1-9]\d{0,8})p(0|[1-9]\d{0,5})\.m4s)$/;
 export { LIVE_PLAYLIST, RECORDING_PLAYLIST };
 
 /** The stored object of a viewer's file (recording and segments), under the version's content row. */
