@@ -35,11 +35,7 @@ import {
   WINDOW_MAX_SEGMENTS,
   type LiveSegment,
 } from "../media/packaging/hls/live-playlist";
-import {
-  type BlockingReload,
-  reloadState,
-  withLowLatency,
-} from "../media/packaging/hls/ll-playlist";
+import { type BlockingReload, reloadState, withLowLatency } from "../domain/live/parts";
 import { constantTimeEqual } from "../shared/crypto";
 import type { LowLatencyInit, LowLatencyPart } from "../shared/bindings";
 import { parsePartFile, partFile } from "../domain/live/parts";

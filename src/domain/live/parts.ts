@@ -16,6 +16,16 @@ import { type IngestSender, ingestFile } from "./ingest";
 import { type IngestAnswer, type LiveStreams, streamObject } from "./objects";
 import type { Deps } from "../deps";
 
+// The stream's Durable Object renders LL-HLS through here (durable/ reaches media/ via domain/).
+export {
+  type BlockingReload,
+  LL_PART_TARGET_SECONDS,
+  type LowLatencyTail,
+  type PartLine,
+  reloadState,
+  withLowLatency,
+} from "../../media/packaging/hls/ll-playlist";
+
 type PartsDeps = Pick<Deps, "bucket"> & { liveStreams: LiveStreams };
 
 /** A chunked segment's name: what ffmpeg's segment muxer writes (`seg%05d.m4s`). */
