@@ -838,8 +838,17 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     file: string;
     tooLarge: boolean;
   }): Promise<IngestAnswer> {
-    this.ll.dropParts(request.file);
-    this.ll.wake();
+    const row = this.authorized(request.keyHash);
+    if (!("status" in row)) {
+      // Its parts are no one's: out of the playlist, the stream's bytes and R2.
+      const parts = this.sql
+        .exec("SELECT part FROM ll_parts WHERE file = ?", request.file)
+        .toArray()
+        .map((r) => partFile(request.file, r.part as number));
+      await this.dropUnlisted(parts);
+      this.ll.dropParts(request.file);
+      this.ll.wake();
+    }
     return this.fileAbandoned(request);
   }
 

@@ -6,7 +6,7 @@
 // segment and handed to the stream's object, which lists it in the LL-HLS playlist at once; the
 // media bytes stream into R2 as the whole segment, which joins the DVR list when the body ends.
 // The byte budget the object gives the segment bounds the whole body, parts included.
-import { type CmafEvent, CmafChunkReader } from "../../media/packaging/cmaf-chunks";
+import { type CmafEvent, CmafChunkReader, CmafTooLarge } from "../../media/packaging/cmaf-chunks";
 import { type BlockingReload, LL_PART_TARGET_SECONDS } from "../../media/packaging/hls/ll-playlist";
 import { MediaProbeError } from "../../media/bmff/reader";
 import { sha256Hex } from "../../shared/crypto";
@@ -157,7 +157,8 @@ export async function ingestChunkedSegment(
     await take(reader.end());
     await writer.close();
   } catch (err) {
-    if (err instanceof MediaProbeError) failure = { status: 400, message: err.message };
+    if (err instanceof CmafTooLarge) failure = { status: 413, message: err.message };
+    else if (err instanceof MediaProbeError) failure = { status: 400, message: err.message };
     else if (err instanceof Stop) failure = err.answer;
     else {
       await writer.abort(err).catch(() => undefined);

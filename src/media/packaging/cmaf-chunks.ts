@@ -39,6 +39,9 @@ export interface CmafPart {
   independent: boolean;
 }
 
+/** A box larger than the segment's byte budget: 413, not a malformed body. */
+export class CmafTooLarge extends MediaProbeError {}
+
 export type CmafEvent = { kind: "init"; bytes: Uint8Array } | ({ kind: "part" } & CmafPart);
 
 const concat = (chunks: Uint8Array[], length: number) => {
@@ -169,6 +172,10 @@ export class CmafChunkReader {
     }
     const limit =
       type === "mdat" ? this.maxBoxBytes : type === "moof" ? MAX_MOOF_BYTES : CMAF_INIT_MAX_BYTES;
+    if (type === "mdat" && size > limit)
+      throw new CmafTooLarge(
+        `a chunked segment's mdat of ${size} bytes passes its budget of ${limit}`,
+      );
     if (size < 8 || size > limit)
       throw new MediaProbeError(
         `a chunked segment's ${JSON.stringify(type)} box of ${size} bytes is not allowed (at most ${limit})`,
