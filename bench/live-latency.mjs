@@ -5,6 +5,8 @@
 // frame on screen from a canvas every 100 ms: capture to display, one machine, one clock.
 //  - regular: ffmpeg's hls muxer PUTs whole segments (docs/live.md "Going live with ffmpeg"),
 //    --segment seconds (default 2); hls.js defaults (3 segments behind), and the embed.
+//  Each stream is watched by three players side by side: hls.js as configured, hls.js with the
+//  embed's catch-up (maxLiveSyncPlaybackRate 1.25), and the embed itself.
 //  - low latency: ffmpeg's segment muxer POSTs chunked CMAF segments (docs/live.md "Low
 //    latency"), 1-second segments, 1/3-second parts; hls.js with lowLatencyMode, and the embed.
 // The cases are interleaved (regular, LL, regular, LL…) --rounds times.
@@ -100,21 +102,28 @@ async function measure(lowLatency) {
       if (s.live.state === "live") url = s.url;
       else await new Promise((r) => setTimeout(r, 200));
     }
-    const hlsPage = await browser.newPage();
-    await hlsPage.addScriptTag({ content: HLS_JS });
-    await hlsPage.evaluate(
-      async ([src, ll]) => {
-        const video = document.createElement("video");
-        video.muted = true;
-        document.body.append(video);
-        const hls = new window.Hls({ enableWorker: false, lowLatencyMode: ll });
-        hls.loadSource(src);
-        hls.attachMedia(video);
-        await new Promise((resolve) => hls.on(window.Hls.Events.MANIFEST_PARSED, resolve));
-        await video.play();
-      },
-      [url, lowLatency],
-    );
+    /** hls.js on a page of its own: its defaults, `lowLatencyMode` for LL, plus `extra`. */
+    const hlsPage = async (extra) => {
+      const page = await browser.newPage();
+      await page.addScriptTag({ content: HLS_JS });
+      await page.evaluate(
+        async ([src, config]) => {
+          const video = document.createElement("video");
+          video.muted = true;
+          document.body.append(video);
+          const hls = new window.Hls({ enableWorker: false, ...config });
+          hls.loadSource(src);
+          hls.attachMedia(video);
+          await new Promise((resolve) => hls.on(window.Hls.Events.MANIFEST_PARSED, resolve));
+          await video.play();
+        },
+        [url, { lowLatencyMode: lowLatency, ...extra }],
+      );
+      return page;
+    };
+    const plain = await hlsPage({});
+    // What the embed's live room sets besides: catching up a late start at up to 1.25x.
+    const catchingUp = await hlsPage({ maxLiveSyncPlaybackRate: 1.25 });
     const embed = await browser.newPage();
     await embed.goto(`${base}/embed/${stream.contentKey}?analytics=off`);
     await embed.waitForSelector("video");
@@ -128,19 +137,17 @@ async function measure(lowLatency) {
     // Both play a few seconds before sampling (their start-up is not latency), then side by side.
     await new Promise((r) => setTimeout(r, Number(values.settle) * 1000));
     const seconds = Number(values.seconds);
-    const [hlsjs, player] = await Promise.all([
-      hlsPage.evaluate(sampleGlassToGlass, { seconds }),
-      embed.evaluate(sampleGlassToGlass, { seconds }),
-    ]);
-    await hlsPage.close();
-    await embed.close();
-    return {
-      mode: lowLatency
-        ? "LL-HLS: chunked CMAF, 1 s segments, 1/3 s parts"
-        : `regular HLS: ${segment} s segments`,
-      hlsjs: summarize(hlsjs),
-      embed: summarize(player),
-    };
+    const pages = [plain, catchingUp, embed];
+    const samples = await Promise.all(
+      pages.map((p) => p.evaluate(sampleGlassToGlass, { seconds })),
+    );
+    for (const p of pages) await p.close();
+    const mode = lowLatency
+      ? "LL-HLS: chunked CMAF, 1 s segments, 1/3 s parts"
+      : `regular HLS: ${segment} s segments`;
+    const ll = lowLatency ? "lowLatencyMode" : "defaults";
+    const names = [`hls.js ${ll}`, `hls.js ${ll}, maxLiveSyncPlaybackRate 1.25`, "embed"];
+    return names.map((player, i) => ({ mode, player, s: summarize(samples[i]) }));
   } finally {
     ffmpeg.stdin.end("q");
     await exited;
@@ -155,11 +162,7 @@ async function measure(lowLatency) {
 const rows = [];
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const ll of [false, true]) {
-    const r = await measure(ll);
-    rows.push(
-      { ...r, player: "hls.js", s: r.hlsjs, round },
-      { ...r, player: "embed", s: r.embed, round },
-    );
+    for (const row of await measure(ll)) rows.push({ ...row, round });
   }
 }
 await browser.close();
@@ -169,12 +172,7 @@ console.log(
       { title: "Stream", value: (r) => r.mode, align: "left" },
       {
         title: "Player",
-        value: (r) =>
-          r.player === "hls.js"
-            ? r.mode.startsWith("LL")
-              ? "hls.js lowLatencyMode"
-              : "hls.js defaults"
-            : "embed",
+        value: (r) => r.player,
         align: "left",
       },
       { title: "round", value: (r) => String(r.round + 1) },

@@ -801,7 +801,8 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     );
     this.ll.addPart(request.file, request.part, request.duration, request.independent);
     this.update({ last_heartbeat: now });
-    await this.alarmBy(now + LIVE_BOUNDS.unlistedFileMs);
+    // The first part's bound covers the segment's others (the seal re-arms the alarm).
+    if (request.part === 0) await this.alarmBy(now + LIVE_BOUNDS.unlistedFileMs);
     return answer(200, "");
   }
 

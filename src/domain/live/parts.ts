@@ -98,32 +98,49 @@ export async function ingestChunkedSegment(
   let seconds = 0;
   let received = 0;
 
-  const take = async (events: CmafEvent[]) => {
+  // Parts are published in order by a chain of their own, so reading the body never waits
+  // for storage or the object: a slow put delays the parts behind it, not the encoder's upload
+  // (which would otherwise pile up and the stream fall further behind with every part).
+  let publishing: Promise<void> = Promise.resolve();
+  let refused: IngestAnswer | null = null;
+  const publish = (step: () => Promise<void>) => {
+    publishing = publishing.then(step).catch((err) => {
+      if (err instanceof Stop) refused ??= err.answer;
+      else throw err;
+    });
+  };
+  const take = (events: CmafEvent[]) => {
     for (const event of events) {
       if (event.kind === "init") {
-        const init = await stream.lowLatencyInit({
-          keyHash,
-          file,
-          sha256: await sha256Hex(event.bytes),
-          bytes: event.bytes.byteLength,
+        publish(async () => {
+          const init = await stream.lowLatencyInit({
+            keyHash,
+            file,
+            sha256: await sha256Hex(event.bytes),
+            bytes: event.bytes.byteLength,
+          });
+          if (init.status !== 200) throw new Stop(init);
+          if (init.store) await deps.bucket.put(keyOf(init.init!), event.bytes, MP4);
         });
-        if (init.status !== 200) throw new Stop(init);
-        if (init.store) await deps.bucket.put(keyOf(init.init!), event.bytes, MP4);
         continue;
       }
-      await deps.bucket.put(keyOf(partFile(file, parts)), event.bytes, MP4);
-      const taken = await stream.lowLatencyPart({
-        keyHash,
-        file,
-        part: parts,
-        duration: event.duration,
-        independent: event.independent,
-        bytes: event.bytes.byteLength,
-      });
-      if (taken.status !== 200) throw new Stop(taken);
-      parts++;
+      const part = parts++;
       seconds += event.duration;
-      await writer.write(event.bytes);
+      // The whole segment's stream (bounded by the segment's budget); its outcome is `stored`'s.
+      writer.write(event.bytes).catch(() => undefined);
+      publish(async () => {
+        if (refused) return;
+        await deps.bucket.put(keyOf(partFile(file, part)), event.bytes, MP4);
+        const taken = await stream.lowLatencyPart({
+          keyHash,
+          file,
+          part,
+          duration: event.duration,
+          independent: event.independent,
+          bytes: event.bytes.byteLength,
+        });
+        if (taken.status !== 200) throw new Stop(taken);
+      });
     }
   };
 
@@ -146,7 +163,8 @@ export async function ingestChunkedSegment(
         await input.cancel().catch(() => undefined);
         throw new Stop({ status: 413, message: "too large" });
       }
-      await take(reader.push(read.value));
+      take(reader.push(read.value));
+      if (refused) throw new Stop(refused);
     }
     if (received === 0) throw new Stop({ status: 400, message: "an empty segment" });
     if (declared !== null && received < declared)
@@ -154,20 +172,27 @@ export async function ingestChunkedSegment(
         status: 400,
         message: `stopped after ${received} of ${declared} bytes (Content-Length)`,
       });
-    await take(reader.end());
+    take(reader.end());
+    await publishing;
+    if (refused) throw new Stop(refused);
     await writer.close();
   } catch (err) {
     if (err instanceof CmafTooLarge) failure = { status: 413, message: err.message };
     else if (err instanceof MediaProbeError) failure = { status: 400, message: err.message };
     else if (err instanceof Stop) failure = err.answer;
     else {
+      refused ??= { status: 500, message: "failed" };
       await writer.abort(err).catch(() => undefined);
+      await publishing.catch(() => undefined);
       await stored.catch(() => undefined);
       await abandon(false);
       throw err;
     }
     await writer.abort(failure.message).catch(() => undefined);
   }
+  // Nothing more is published; what was under way is done before the segment is given up.
+  refused ??= failure;
+  await publishing.catch(() => undefined);
 
   async function abandon(tooLarge: boolean) {
     const answer = await stream.lowLatencyAbandoned({ keyHash, file, tooLarge });
