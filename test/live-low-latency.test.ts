@@ -72,7 +72,9 @@ describe("low-latency ingest (chunked CMAF) and LL-HLS", () => {
     expect(live.live.state).toBe("live");
     const url = live.url!;
     const first = await (await call(url)).text();
-    expect(first).toMatch(/#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=1\.000/);
+    expect(first).toMatch(
+      /#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=6\.0,PART-HOLD-BACK=1\.000/,
+    );
     expect(first).toMatch(/#EXT-X-PART-INF:PART-TARGET=0\.333/);
     expect(first).toMatch(/#EXT-X-MAP:URI="u0\.mp4"/);
     expect(first).toMatch(/#EXT-X-PART:DURATION=0\.320,URI="u0p0\.m4s",INDEPENDENT=YES\n/);

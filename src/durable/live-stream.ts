@@ -35,10 +35,16 @@ import {
   WINDOW_MAX_SEGMENTS,
   type LiveSegment,
 } from "../media/packaging/hls/live-playlist";
-import { type BlockingReload, reloadState, withLowLatency } from "../domain/live/parts";
 import { constantTimeEqual } from "../shared/crypto";
 import type { LowLatencyInit, LowLatencyPart } from "../shared/bindings";
-import { parsePartFile, partFile } from "../domain/live/parts";
+import {
+  type BlockingReload,
+  deltaStart,
+  parsePartFile,
+  partFile,
+  reloadState,
+  withLowLatency,
+} from "../domain/live/parts";
 import { LowLatencyParts, PARTS_SCHEMA } from "./live-parts";
 import { liveObjectKey, liveObjectPrefix, RECORDING_PLAYLIST } from "../storage/layout";
 import type { LiveState } from "../shared/vocabulary";
@@ -704,7 +710,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
    * the list's last WINDOW_MAX_SEGMENTS rows only; the whole recording with ENDLIST once ended;
    * null before the first segment.
    */
-  playlist(contentId: number): string | null {
+  playlist(contentId: number, delta = false): string | null {
     this.playlistReads++;
     const row = this.row();
     if (!row || row.content_id !== contentId) return null;
@@ -729,15 +735,27 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
         window[0]!.seq,
       )
       .one().n as number;
-    const text = renderLivePlaylist(window, { ended: false, discontinuitySequence });
-    if (!this.ll.active()) return text;
+    if (!this.ll.active())
+      return renderLivePlaylist(window, { ended: false, discontinuitySequence });
+    const tail = this.ll.tail(
+      window.map((s) => s.file),
+      this.buildingFile(),
+      `u${row.next_file}.m4s`,
+    );
+    // A delta update (_HLS_skip=YES) leaves out what is older than the skip boundary.
+    let target = 1;
+    for (const s of window) target = Math.max(target, Math.ceil(s.duration));
+    const first = delta
+      ? deltaStart(
+          window.map((s) => s.duration),
+          target,
+        )
+      : 0;
+    const shown = window.slice(first);
     return withLowLatency(
-      text,
-      this.ll.tail(
-        window.map((s) => s.file),
-        this.buildingFile(),
-        `u${row.next_file}.m4s`,
-      ),
+      renderLivePlaylist(shown, { ended: false, discontinuitySequence }),
+      tail,
+      first > 0 ? { segments: first, firstSeq: window[0]!.seq } : null,
     );
   }
 
@@ -871,6 +889,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
   async lowLatencyPlaylist(
     contentId: number,
     reload: BlockingReload | null,
+    delta = false,
   ): Promise<{ status: 200; text: string } | { status: 400; message: string } | null> {
     const row = this.row();
     if (reload && row?.content_id === contentId && row.state === "live" && this.ll.active()) {
@@ -893,7 +912,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
           this.holdMs(),
         );
     }
-    const text = this.playlist(contentId);
+    const text = this.playlist(contentId, delta);
     return text === null ? null : { status: 200, text };
   }
 

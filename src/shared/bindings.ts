@@ -160,7 +160,7 @@ export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
     tooLarge: boolean;
   }): Promise<IngestAnswer>;
   end(contentId: number): Promise<LiveStatus | null>;
-  playlist(contentId: number): string | null;
+  playlist(contentId: number, delta?: boolean): string | null;
   // Low-Latency HLS (chunked CMAF segments: domain/live/parts.ts, durable/live-parts.ts).
   lowLatencyInit(
     request: LowLatencyInit,
@@ -176,6 +176,7 @@ export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
   lowLatencyPlaylist(
     contentId: number,
     reload: { msn: number; part: number | null } | null,
+    delta?: boolean,
   ): Promise<{ status: 200; text: string } | { status: 400; message: string } | null>;
   /** Waits (bounded) for a part named by a preload hint: whether it is stored. */
   lowLatencyPartReady(contentId: number, part: string): Promise<boolean>;

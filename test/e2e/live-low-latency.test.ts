@@ -23,7 +23,8 @@ const service: Service = e2e;
 /** The last whole segment's media sequence number of a live playlist, and its text. */
 function lastMsn(playlist: string): number {
   const first = Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(playlist)?.[1]);
-  return first + (playlist.match(/^#EXTINF:/gm)?.length ?? 0) - 1;
+  const skipped = Number(/#EXT-X-SKIP:SKIPPED-SEGMENTS=(\d+)/.exec(playlist)?.[1] ?? 0);
+  return first + skipped + (playlist.match(/^#EXTINF:/gm)?.length ?? 0) - 1;
 }
 
 describe.skipIf(!e2e.chromium)("a low-latency live stream (chunked CMAF, LL-HLS)", () => {
@@ -89,7 +90,9 @@ describe.skipIf(!e2e.chromium)("a low-latency live stream (chunked CMAF, LL-HLS)
         { timeout: SETTLED_MS, interval: 200 },
       )
       .toBeGreaterThanOrEqual(1);
-    expect(playlist).toMatch(/#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=1\.000/);
+    expect(playlist).toMatch(
+      /#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=6\.0,PART-HOLD-BACK=1\.000/,
+    );
     expect(playlist).toMatch(/#EXT-X-PART-INF:PART-TARGET=0\.333/);
     expect(playlist).toMatch(/#EXT-X-PART:DURATION=0\.\d+,URI="u\d+p0\.m4s",INDEPENDENT=YES/);
     expect(playlist).toMatch(/#EXT-X-PRELOAD-HINT:TYPE=PART,URI="u\d+p\d+\.m4s"/);
@@ -174,6 +177,29 @@ describe.skipIf(!e2e.chromium)("a low-latency live stream (chunked CMAF, LL-HLS)
       expect(l.p50).toBeGreaterThan(0);
       expect(l.p50).toBeLessThan(60_000);
     }
+
+    // A delta update: the segments older than six target durations are skipped.
+    const full = await (await fetch(url)).text();
+    const delta = await (await fetch(`${url}?_HLS_skip=YES`)).text();
+    const skipped = Number(/#EXT-X-SKIP:SKIPPED-SEGMENTS=(\d+)/.exec(delta)?.[1]);
+    expect(skipped, delta).toBeGreaterThan(0);
+    expect(delta).toMatch(/#EXT-X-VERSION:9/);
+    // The same segments up to the edge, fewer listed.
+    expect(lastMsn(delta)).toBeGreaterThanOrEqual(lastMsn(full));
+    expect(delta.match(/^#EXTINF:/gm)!.length).toBeLessThan(full.match(/^#EXTINF:/gm)!.length);
+
+    // The encoder pauses: a reload for a segment that cannot come is held for a bounded time
+    // (three target durations, 1-second segments), then answered with the playlist as it is.
+    // (Two ahead: a segment that ended just before the pause may still join.)
+    ffmpeg.kill("SIGSTOP");
+    const stalledAt = lastMsn(await (await fetch(`${url}?_HLS_skip=NO`)).text());
+    const since = performance.now();
+    const bounded = await fetch(`${url}?_HLS_msn=${stalledAt + 2}`);
+    const heldMs = performance.now() - since;
+    ffmpeg.kill("SIGCONT");
+    expect(bounded.status).toBe(200);
+    expect(lastMsn(await bounded.text())).toBeLessThan(stalledAt + 2);
+    expect(heldMs).toBeGreaterThanOrEqual(2500);
 
     // The encoder ends: its last segment list has ENDLIST; the recording is whole segments.
     ffmpeg.stdin!.end("q");

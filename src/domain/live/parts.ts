@@ -19,6 +19,7 @@ import type { Deps } from "../deps";
 // The stream's Durable Object renders LL-HLS through here (durable/ reaches media/ via domain/).
 export {
   type BlockingReload,
+  deltaStart,
   LL_PART_TARGET_SECONDS,
   type LowLatencyTail,
   type PartLine,
@@ -229,8 +230,9 @@ export function watchLivePlaylist(
   contentKey: string,
   contentId: number,
   reload: BlockingReload | null,
+  delta: boolean,
 ) {
-  return streamObject(ns, contentKey).lowLatencyPlaylist(contentId, reload);
+  return streamObject(ns, contentKey).lowLatencyPlaylist(contentId, reload, delta);
 }
 
 /** Whether a part named before it existed (the preload hint) is stored now: waits, bounded. */

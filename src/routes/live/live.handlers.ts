@@ -137,7 +137,7 @@ export const watch: AppRouteHandler<typeof routes.watch> = async (c) => {
   const headers = { "Access-Control-Allow-Origin": "*", "Cache-Control": caching.cacheControl };
   const contentId = liveContentId(version);
   if (file === LIVE_PLAYLIST) {
-    const { _HLS_msn: msn, _HLS_part: part } = c.req.valid("query");
+    const { _HLS_msn: msn, _HLS_part: part, _HLS_skip: skip } = c.req.valid("query");
     if (part !== undefined && msn === undefined)
       return errorResponse(c, 400, "_HLS_part needs _HLS_msn (the segment of the part)");
     const answer =
@@ -148,6 +148,7 @@ export const watch: AppRouteHandler<typeof routes.watch> = async (c) => {
             contentKey,
             contentId,
             msn === undefined ? null : { msn, part: part ?? null },
+            skip === "YES" || skip === "v2",
           );
     if (answer === null) throw notFound(`no live playlist of ${contentKey} (not a running stream)`);
     if (answer.status === 400) return errorResponse(c, 400, answer.message);

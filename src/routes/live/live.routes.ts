@@ -126,8 +126,9 @@ const blockingReloadQuery = {
     .max(1_000_000, "must be a part number")
     .optional()
     .openapi({ description: "With _HLS_msn: the part of that segment to wait for" }),
-  _HLS_skip: z.string().max(10).optional().openapi({
-    description: "Ignored: playlists are not delta-updated (no CAN-SKIP-UNTIL)",
+  _HLS_skip: z.enum(["YES", "v2", "NO"], { message: "must be YES, v2 or NO" }).optional().openapi({
+    description:
+      "LL-HLS delta update: YES (or v2) leaves out the segments older than CAN-SKIP-UNTIL (six target durations) as EXT-X-SKIP",
   }),
 };
 

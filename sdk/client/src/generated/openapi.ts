@@ -5036,8 +5036,8 @@ export interface operations {
                 _HLS_msn?: number | null;
                 /** @description With _HLS_msn: the part of that segment to wait for */
                 _HLS_part?: number | null;
-                /** @description Ignored: playlists are not delta-updated (no CAN-SKIP-UNTIL) */
-                _HLS_skip?: string;
+                /** @description LL-HLS delta update: YES (or v2) leaves out the segments older than CAN-SKIP-UNTIL (six target durations) as EXT-X-SKIP */
+                _HLS_skip?: "YES" | "v2" | "NO";
             };
             header?: never;
             path: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderLivePlaylist } from "./live-playlist";
-import { reloadState, withLowLatency } from "./ll-playlist";
+import { deltaStart, reloadState, withLowLatency } from "./ll-playlist";
 
 const segments = [0, 1, 2].map((seq) => ({
   seq,
@@ -32,7 +32,7 @@ describe("withLowLatency", () => {
         "#EXTM3U",
         "#EXT-X-VERSION:7",
         "#EXT-X-TARGETDURATION:1",
-        "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=1.000",
+        "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=6.0,PART-HOLD-BACK=1.000",
         "#EXT-X-PART-INF:PART-TARGET=0.333",
         "#EXT-X-MEDIA-SEQUENCE:0",
         "#EXT-X-INDEPENDENT-SEGMENTS",
@@ -50,6 +50,34 @@ describe("withLowLatency", () => {
         "",
       ].join("\n"),
     );
+  });
+});
+
+describe("delta updates (_HLS_skip=YES)", () => {
+  it("keep the segments within six target durations of the end and skip the rest", () => {
+    expect(deltaStart(Array(10).fill(1), 1)).toBe(4);
+    expect(deltaStart(Array(6).fill(1), 1)).toBe(0);
+    expect(deltaStart([2, 2, 2, 2, 2], 2)).toBe(0);
+    expect(deltaStart([2, 2, 2, 2, 2, 2, 2], 2)).toBe(1);
+  });
+
+  it("render EXT-X-SKIP with the window's first media sequence number, version 9", () => {
+    const text = withLowLatency(
+      renderLivePlaylist(segments.slice(2), { ended: false, discontinuitySequence: 0 }),
+      {
+        partTarget: 1 / 3,
+        segmentParts: new Map(),
+        buildingParts: [],
+        preloadHint: "u7p0.m4s",
+      },
+      { segments: 2, firstSeq: 0 },
+    );
+    expect(text).toContain("#EXT-X-VERSION:9\n");
+    expect(text).toContain(
+      "#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-SKIP:SKIPPED-SEGMENTS=2\n",
+    );
+    expect(text.match(/^#EXTINF/gm)).toHaveLength(1);
+    expect(text).toContain('#EXT-X-MAP:URI="u1.mp4"');
   });
 });
 

@@ -30,20 +30,64 @@ export interface LowLatencyTail {
 const partTag = (p: PartLine) =>
   `#EXT-X-PART:DURATION=${p.duration.toFixed(3)},URI="${p.uri}"${p.independent ? ",INDEPENDENT=YES" : ""}`;
 
-/** A live window's playlist (renderLivePlaylist's text, not ended) with the LL-HLS tags added. */
-export function withLowLatency(playlist: string, tail: LowLatencyTail): string {
+/**
+ * CAN-SKIP-UNTIL, in target durations: a delta playlist (`_HLS_skip=YES`) leaves out the
+ * segments that start earlier than this before the end (six, the spec's least). An LL player
+ * reloads three times a second: without it a 2-hour DVR window of 1-second segments is a
+ * playlist of 7,200 segments each time.
+ */
+export const SKIP_BOUNDARY_TARGETS = 6;
+
+/** The index of the first segment a delta playlist keeps: those within the skip boundary of the end. */
+export function deltaStart(durations: readonly number[], targetDuration: number): number {
+  const boundary = SKIP_BOUNDARY_TARGETS * targetDuration;
+  let total = 0;
+  let first = durations.length;
+  while (first > 0 && total + durations[first - 1]! <= boundary) total += durations[--first]!;
+  return first;
+}
+
+/** A delta playlist's skipped segments: how many, and the media sequence number of the first. */
+export interface Skipped {
+  segments: number;
+  firstSeq: number;
+}
+
+/**
+ * A live window's playlist (renderLivePlaylist's text, not ended) with the LL-HLS tags added;
+ * `skipped`: the text is a delta playlist's (the window's last segments), the first `segments`
+ * of the window left out as EXT-X-SKIP.
+ */
+export function withLowLatency(
+  playlist: string,
+  tail: LowLatencyTail,
+  skipped: Skipped | null = null,
+): string {
   const lines = playlist.trimEnd().split("\n");
   const out: string[] = [];
   for (const [i, line] of lines.entries()) {
+    if (skipped && line.startsWith("#EXT-X-VERSION:")) {
+      out.push("#EXT-X-VERSION:9");
+      continue;
+    }
+    if (skipped && line.startsWith("#EXT-X-MEDIA-SEQUENCE:")) {
+      out.push(`#EXT-X-MEDIA-SEQUENCE:${skipped.firstSeq}`);
+      continue;
+    }
+    if (skipped && line === "#EXT-X-INDEPENDENT-SEGMENTS") {
+      out.push(line, `#EXT-X-SKIP:SKIPPED-SEGMENTS=${skipped.segments}`);
+      continue;
+    }
     if (line.startsWith("#EXTINF:")) {
       // The URI follows its EXTINF: its parts go before it.
       for (const p of tail.segmentParts.get(lines[i + 1] ?? "") ?? []) out.push(partTag(p));
     }
     out.push(line);
     if (line.startsWith("#EXT-X-TARGETDURATION:")) {
+      const target = Number(line.slice(22));
       // PART-HOLD-BACK: three part targets behind the edge (the spec's least is two).
       out.push(
-        `#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=${(3 * tail.partTarget).toFixed(3)}`,
+        `#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=${(SKIP_BOUNDARY_TARGETS * target).toFixed(1)},PART-HOLD-BACK=${(3 * tail.partTarget).toFixed(3)}`,
         `#EXT-X-PART-INF:PART-TARGET=${tail.partTarget.toFixed(3)}`,
       );
     }
