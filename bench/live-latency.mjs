@@ -71,7 +71,12 @@ async function measure(lowLatency, player) {
   const res = await fetch(`${base}/v2/live`, {
     method: "POST",
     headers: auth,
-    body: JSON.stringify({ title: `bench latency ${lowLatency ? "LL" : "regular"}` }),
+    // Ended after the last measurement: an ended stream's recording is remuxed and gets its
+    // ladder (the local transcoder), which would compete with the next measurement for CPU.
+    body: JSON.stringify({
+      title: `bench latency ${lowLatency ? "LL" : "regular"}`,
+      timeoutSeconds: 3600,
+    }),
   });
   if (!res.ok) throw new Error(`POST /v2/live: ${res.status} ${await res.text()}`);
   const stream = await res.json();
@@ -157,17 +162,15 @@ async function measure(lowLatency, player) {
       s: summarize(samples),
     };
   } finally {
-    ffmpeg.stdin.end("q");
+    // Killed, not `q`: ffmpeg would write ENDLIST, which ends the stream now.
+    ffmpeg.kill("SIGKILL");
     await exited;
-    await fetch(`${base}/v2/live/end`, {
-      method: "POST",
-      headers: auth,
-      body: JSON.stringify({ contentKey: stream.contentKey }),
-    });
+    started.push(stream.contentKey);
   }
 }
 
 const rows = [];
+const started = [];
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const ll of [false, true]) {
     for (const player of ["hls.js", "hls.js catching up", "embed"])
@@ -175,6 +178,12 @@ for (let round = 0; round < Number(values.rounds); round++) {
   }
 }
 await browser.close();
+for (const contentKey of started)
+  await fetch(`${base}/v2/live/end`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ contentKey }),
+  });
 console.log(
   `\n## Glass-to-glass latency against ${base} (burned-in clock, ${values.seconds} s of samples every 100 ms, ${new Date().toISOString().slice(0, 10)})\n\n${markdownTable(
     [

@@ -12,7 +12,7 @@ import { MediaProbeError } from "../../media/bmff/reader";
 import { sha256Hex } from "../../shared/crypto";
 import { liveObjectKey } from "../../storage/layout";
 import { putStreamed } from "../../storage/streamed-put";
-import { type IngestSender, ingestFile } from "./ingest";
+import { announce, type IngestSender, ingestFile } from "./ingest";
 import { type IngestAnswer, type LiveStreams, streamObject } from "./objects";
 import type { Deps } from "../deps";
 
@@ -79,11 +79,10 @@ export async function ingestChunkedSegment(
   body: ReadableStream<Uint8Array> | null,
   declared: number | null,
 ): Promise<IngestAnswer> {
-  const stream = streamObject(deps.liveStreams, sender.contentKey);
+  const slot = await announce(deps, sender, name, declared);
+  if ("status" in slot) return slot;
+  const { stream, file, maxBytes } = slot;
   const { keyHash } = sender;
-  const slot = await stream.announceFile({ keyHash, name, declared });
-  if (slot.status !== 100) return slot as IngestAnswer;
-  const { file, maxBytes } = slot as { file: string; maxBytes: number };
   const keyOf = (stored: string) => liveObjectKey(sender.contentKey, sender.contentId, stored);
 
   // The media bytes (every part) stream into the segment's object while parts are stored.

@@ -20,6 +20,7 @@ import {
 } from "../bmff/boxes";
 import { MAX_MOOF_BYTES } from "../bmff/limits";
 import { Bytes, children, MediaProbeError } from "../bmff/reader";
+import { concat } from "../bmff/writer";
 import { parseMoof } from "../mp4-fragments";
 
 /** The largest init segment (ftyp + moov) read: a few KB in practice. */
@@ -43,16 +44,6 @@ export interface CmafPart {
 export class CmafTooLarge extends MediaProbeError {}
 
 export type CmafEvent = { kind: "init"; bytes: Uint8Array } | ({ kind: "part" } & CmafPart);
-
-const concat = (chunks: Uint8Array[], length: number) => {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-};
 
 /** The moov's timing track: the first video track, else the first track. */
 function timingTrack(moov: Uint8Array): TimingTrack {
@@ -181,7 +172,7 @@ export class CmafChunkReader {
         `a chunked segment's ${JSON.stringify(type)} box of ${size} bytes is not allowed (at most ${limit})`,
       );
     if (this.pendingBytes < size) return null;
-    const all = concat(this.pending, this.pendingBytes);
+    const all = concat(this.pending);
     const bytes = all.subarray(0, size);
     const rest = all.subarray(size);
     this.pending = rest.byteLength ? [rest] : [];
@@ -192,7 +183,7 @@ export class CmafChunkReader {
   private peek(n: number): Uint8Array {
     const first = this.pending[0]!;
     if (first.byteLength >= n || this.pending.length === 1) return first.subarray(0, n);
-    return concat(this.pending, this.pendingBytes).subarray(0, n);
+    return concat(this.pending).subarray(0, n);
   }
 
   private take(box: { type: string; bytes: Uint8Array }, events: CmafEvent[]) {
@@ -204,8 +195,7 @@ export class CmafChunkReader {
       this.initBoxes.push(box.bytes);
       if (box.type === "moov") {
         this.track = timingTrack(box.bytes);
-        const length = this.initBoxes.reduce((n, b) => n + b.byteLength, 0);
-        events.push({ kind: "init", bytes: concat(this.initBoxes, length) });
+        events.push({ kind: "init", bytes: concat(this.initBoxes) });
         this.initBoxes = [];
       }
       return;
@@ -246,7 +236,7 @@ export class CmafChunkReader {
     if (this.partBytes === 0) return;
     events.push({
       kind: "part",
-      bytes: concat(this.part, this.partBytes),
+      bytes: concat(this.part),
       duration: this.partSeconds,
       independent: this.partIndependent,
     });
