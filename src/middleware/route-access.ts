@@ -221,5 +221,14 @@ export function handlerParams(c: Context): Record<string, string> {
     })
     .join("");
   const match = new RegExp(`^${pattern}/?$`).exec(new URL(c.req.url).pathname);
-  return Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match?.[i + 1] ?? "")]));
+  return Object.fromEntries(names.map((n, i) => [n, decodedParam(match?.[i + 1] ?? "")]));
+}
+
+/** A path parameter decoded as the router does: one that is not valid percent-encoded UTF-8 stays as sent (then fails its schema: 400). */
+function decodedParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
