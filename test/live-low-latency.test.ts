@@ -3,6 +3,7 @@
 // their parts in the LL-HLS playlist while the request is still sending, blocking playlist
 // reloads and preload-hinted parts answered once what they wait for arrives, and the same
 // decisions before the body as every ingest request.
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import seg0 from "./fixtures/live/chunked/seg0.m4s.bin?inline";
 import seg1 from "./fixtures/live/chunked/seg1.m4s.bin?inline";
@@ -144,6 +145,30 @@ describe("low-latency ingest (chunked CMAF) and LL-HLS", () => {
     expect(recording.match(/#EXT-X-MAP/g)).toHaveLength(1);
     expect(recording).not.toMatch(/EXT-X-PART|PRELOAD-HINT/);
     expect(recording.match(/^#EXTINF:/gm)).toHaveLength(3);
+  });
+
+  it("lists the parts of the last three segments only, and keeps a few segments' rows of them", async () => {
+    const stream = await newStream();
+    // Nine segments (the three fixtures again under new names: the service reads no timestamps).
+    for (let n = 0; n < 9; n++)
+      expect(
+        (await post(`${stream.ingestBaseUrl}/seg${n}.m4s`, whole(SEGMENTS[n % 3]!))).status,
+      ).toBe(201);
+    const playlist = await (await call((await stream.state()).url!)).text();
+    const withParts = new Set(
+      [...playlist.matchAll(/#EXT-X-PART:.*URI="(u\d+)p\d+\.m4s"/g)].map((m) => m[1]),
+    );
+    expect(withParts.size).toBe(3);
+    expect(playlist.match(/^#EXTINF/gm)).toHaveLength(9);
+    const stub = env.LIVE_STREAMS.get(env.LIVE_STREAMS.idFromName(stream.contentKey));
+    const rows = await runInDurableObject(
+      stub,
+      (object) =>
+        (object as unknown as { ctx: DurableObjectState }).ctx.storage.sql
+          .exec("SELECT count(DISTINCT file) AS n FROM ll_parts")
+          .one().n as number,
+    );
+    expect(rows).toBeLessThanOrEqual(6);
   });
 
   it("decides a POST before its body, and refuses what is not a chunked segment", async () => {

@@ -15,7 +15,7 @@ export const PARTS_SCHEMA = [
 ];
 
 /** How many complete segments before the live edge still list their parts. */
-const SEGMENTS_WITH_PARTS = 3;
+export const SEGMENTS_WITH_PARTS = 3;
 
 export class LowLatencyParts {
   private waiters = new Set<() => void>();

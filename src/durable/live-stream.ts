@@ -45,7 +45,7 @@ import {
   reloadState,
   withLowLatency,
 } from "../domain/live/parts";
-import { LowLatencyParts, PARTS_SCHEMA } from "./live-parts";
+import { LowLatencyParts, PARTS_SCHEMA, SEGMENTS_WITH_PARTS } from "./live-parts";
 import { liveObjectKey, liveObjectPrefix, RECORDING_PLAYLIST } from "../storage/layout";
 import type { LiveState } from "../shared/vocabulary";
 
@@ -844,6 +844,12 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
       );
       this.sql.exec("UPDATE files SET listed = 1 WHERE file IN (?, ?)", request.file, map);
       if (row.state === "idle") this.update({ state: "live", started_at: now });
+      // Parts are listed for the last few segments only: the rows of the segment that falls
+      // further behind go (its files go at the alarm), so the table stays a few segments long.
+      this.sql.exec(
+        "DELETE FROM ll_parts WHERE file = (SELECT file FROM segments WHERE seq = ?)",
+        seq - 2 * SEGMENTS_WITH_PARTS,
+      );
     });
     this.ll.wake();
     await this.announce();
