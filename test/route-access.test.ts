@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { ROUTE_ACCESS, routeKey } from "../src/middleware/route-access";
-import { call } from "./helpers";
+import { admin, call } from "./helpers";
 
 const served = () => {
   const keys = new Set<string>();
@@ -58,5 +58,13 @@ describe("route access", () => {
       }
     }
     expect(disagree, disagree.join("; ")).toEqual([]);
+  });
+
+  it("a path parameter that is not valid percent-encoded UTF-8 is refused (400), not a 500", async () => {
+    // %ED%A0%80 is a lone surrogate's UTF-8: decodeURIComponent throws on it.
+    const { res } = await admin("/admin/organizations/%ED%A0%80", "PATCH", {
+      playerTokensRequired: true,
+    });
+    expect(res.status).toBe(400);
   });
 });

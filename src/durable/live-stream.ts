@@ -42,6 +42,16 @@ import {
   type LiveSegment,
 } from "../media/packaging/hls/live-playlist";
 import { constantTimeEqual } from "../shared/crypto";
+import type { LowLatencyInit, LowLatencyPart } from "../shared/bindings";
+import {
+  type BlockingReload,
+  deltaStart,
+  parsePartFile,
+  partFile,
+  reloadState,
+  withLowLatency,
+} from "../domain/live/parts";
+import { LowLatencyParts, PARTS_SCHEMA, SEGMENTS_WITH_PARTS } from "./live-parts";
 import { liveObjectKey, liveObjectPrefix, RECORDING_PLAYLIST } from "../storage/layout";
 import type { LiveState } from "../shared/vocabulary";
 
@@ -108,6 +118,7 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS segments (seq INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE,
     duration REAL NOT NULL, map TEXT, discontinuity INTEGER NOT NULL, pdt TEXT,
     bytes INTEGER NOT NULL, received_at INTEGER NOT NULL)`,
+  ...PARTS_SCHEMA,
 ];
 
 const extensionOf = (name: string) => name.slice(name.lastIndexOf("."));
@@ -123,9 +134,12 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
   playlistReads = 0;
   /** Segments listed since the last rung jobs were queued (docs/live.md "A ladder while live"). */
   private listedForRungs: number[] = [];
+  /** Partial segments of chunked CMAF segments and the viewers waiting for them (LL-HLS). */
+  private readonly ll: LowLatencyParts;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.ll = new LowLatencyParts(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => this.upgrade());
   }
 
@@ -150,7 +164,11 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
 
   /** A stream set up before files, writes and max_bytes were kept: its tables brought up to date. */
   private upgrade(): void {
-    if (!this.hasStream() || this.hasTable("files")) return;
+    if (this.hasStream() && this.hasTable("files")) {
+      for (const statement of PARTS_SCHEMA) this.sql.exec(statement);
+      return;
+    }
+    if (!this.hasStream()) return;
     const table = this.sql
       .exec("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'stream'")
       .one().sql as string;
@@ -326,6 +344,14 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
    * the copy to the worker to delete.
    */
   async fileStored(request: FileStored): Promise<IngestAnswer> {
+    return this.storeFile(request);
+  }
+
+  /** fileStored; `stored` runs once new bytes are the name's file (a chunked segment joins the DVR list there). */
+  private async storeFile(
+    request: FileStored,
+    stored?: (row: StreamRow, now: number) => void,
+  ): Promise<IngestAnswer> {
     const announced = this.endWrite(request.file);
     const row = this.authorized(request.keyHash);
     if ("status" in row) return row;
@@ -361,6 +387,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
       );
       // The name's earlier file, if no playlist named it, is no one's any more.
       if (known) await this.dropUnlisted([known.file]);
+      stored?.(row, now);
     }
     this.update({ last_heartbeat: now });
     const pending = this.row()!;
@@ -701,12 +728,33 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
    * the list's last WINDOW_MAX_SEGMENTS rows only; the whole recording with ENDLIST once ended;
    * null before the first segment.
    */
-  playlist(contentId: number): string | null {
+  playlist(contentId: number, delta = false): string | null {
     this.playlistReads++;
     const row = this.row();
     if (!row || row.content_id !== contentId) return null;
     const window = this.viewerWindow(row);
-    return window && renderLivePlaylist(window.segments, window);
+    if (!window) return null;
+    if (window.ended || !this.ll.active()) return renderLivePlaylist(window.segments, window);
+    const { segments, discontinuitySequence } = window;
+    const tail = this.ll.tail(
+      segments.map((s) => s.file),
+      this.buildingFile(),
+      `u${row.next_file}.m4s`,
+    );
+    // A delta update (_HLS_skip=YES) leaves out what is older than the skip boundary.
+    let target = 1;
+    for (const s of segments) target = Math.max(target, Math.ceil(s.duration));
+    const first = delta
+      ? deltaStart(
+          segments.map((s) => s.duration),
+          target,
+        )
+      : 0;
+    return withLowLatency(
+      renderLivePlaylist(segments.slice(first), { ended: false, discontinuitySequence }),
+      tail,
+      first > 0 ? { segments: first, firstSeq: segments[0]!.seq } : null,
+    );
   }
 
   /** The segments viewers see (above), with the discontinuities before them; null if none. */
@@ -781,6 +829,187 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
     if (!row || row.content_id !== contentId) return false;
     this.ladder.stored(seq, bytes, this.clock());
     return true;
+  }
+
+  // ---- Low-Latency HLS: chunked CMAF segments (domain/live/parts.ts, durable/live-parts.ts) ----
+
+  /** The chunked segment being written now: a write in flight with parts. */
+  private buildingFile(): string | null {
+    return (
+      (this.sql
+        .exec(
+          "SELECT w.file FROM writes w WHERE EXISTS (SELECT 1 FROM ll_parts p WHERE p.file = w.file) ORDER BY w.reserved_at DESC LIMIT 1",
+        )
+        .toArray()[0]?.file as string | undefined) ?? null
+    );
+  }
+
+  /** A write of this stream in flight under `file` (the worker announced it), else the refusal. */
+  private writing(keyHash: string, file: string): StreamRow | IngestAnswer {
+    const row = this.authorized(keyHash);
+    if ("status" in row) return row;
+    if (row.state === "ended") return answer(409, ENDED);
+    if (!this.sql.exec("SELECT 1 FROM writes WHERE file = ?", file).toArray().length)
+      return answer(
+        409,
+        `the file took longer than ${LIVE_BOUNDS.writeMs / 60_000} minutes to arrive: send it again`,
+      );
+    return row;
+  }
+
+  /** A chunked segment's init segment: its stored file, and whether the worker stores it (a new one). */
+  async lowLatencyInit(
+    request: LowLatencyInit,
+  ): Promise<IngestAnswer & { init?: string; store?: boolean }> {
+    const row = this.writing(request.keyHash, request.file);
+    if ("status" in row) return row;
+    const init = this.ll.init(request.sha256, request.file);
+    if (init.isNew)
+      this.sql.exec(
+        "INSERT OR IGNORE INTO files (file, bytes, received_at, listed) VALUES (?, ?, ?, 1)",
+        init.file,
+        request.bytes,
+        this.clock(),
+      );
+    return { status: 200, message: "", init: init.file, store: init.isNew };
+  }
+
+  /**
+   * A part of the chunked segment being written, stored: it joins the playlist at once and
+   * wakes the viewers waiting for it. Parts are counted in the stream's bytes and deleted
+   * LIVE_BOUNDS.unlistedFileMs after they arrived (the whole segment stays).
+   */
+  async lowLatencyPart(request: LowLatencyPart): Promise<IngestAnswer> {
+    const row = this.writing(request.keyHash, request.file);
+    if ("status" in row) return row;
+    const now = this.clock();
+    this.sql.exec(
+      "INSERT OR IGNORE INTO files (file, bytes, received_at, listed) VALUES (?, ?, ?, 0)",
+      partFile(request.file, request.part),
+      request.bytes,
+      now,
+    );
+    this.ll.addPart(request.file, request.part, request.duration, request.independent);
+    this.update({ last_heartbeat: now });
+    // The first part's bound covers the segment's others (the seal re-arms the alarm).
+    if (request.part === 0) await this.alarmBy(now + LIVE_BOUNDS.unlistedFileMs);
+    return answer(200, "");
+  }
+
+  /** The whole chunked segment is stored: it joins the DVR list (the stream goes live with the first). */
+  async lowLatencySealed(request: FileStored & { duration: number }): Promise<IngestAnswer> {
+    const result = await this.storeFile(request, (row, now) => {
+      const map = this.ll.initOf(request.file);
+      const seq =
+        (this.sql.exec("SELECT coalesce(max(seq), -1) AS s FROM segments").one().s as number) + 1;
+      if (seq >= LIVE_BOUNDS.maxSegments) return;
+      this.sql.exec(
+        `INSERT INTO segments (seq, file, duration, map, discontinuity, pdt, bytes, received_at)
+         VALUES (?, ?, ?, ?, 0, ?, ?, ?)`,
+        seq,
+        request.file,
+        request.duration,
+        map,
+        new Date(now - Math.round(request.duration * 1000)).toISOString(),
+        request.bytes,
+        now,
+      );
+      this.sql.exec("UPDATE files SET listed = 1 WHERE file IN (?, ?)", request.file, map);
+      if (row.state === "idle") this.update({ state: "live", started_at: now });
+      // Parts are listed for the last few segments only: the rows of the segment that falls
+      // further behind go (its files go at the alarm), so the table stays a few segments long.
+      this.sql.exec(
+        "DELETE FROM ll_parts WHERE file = (SELECT file FROM segments WHERE seq = ?)",
+        seq - 2 * SEGMENTS_WITH_PARTS,
+      );
+    });
+    this.ll.wake();
+    await this.announce();
+    await this.scheduleAlarm();
+    return result;
+  }
+
+  /** A chunked segment that did not arrive whole: its parts leave the playlist. */
+  async lowLatencyAbandoned(request: {
+    keyHash: string;
+    file: string;
+    tooLarge: boolean;
+  }): Promise<IngestAnswer> {
+    const row = this.authorized(request.keyHash);
+    if (!("status" in row)) {
+      // Its parts are no one's: out of the playlist, the stream's bytes and R2.
+      const parts = this.sql
+        .exec("SELECT part FROM ll_parts WHERE file = ?", request.file)
+        .toArray()
+        .map((r) => partFile(request.file, r.part as number));
+      await this.dropUnlisted(parts);
+      this.ll.dropParts(request.file);
+      this.ll.wake();
+    }
+    return this.fileAbandoned(request);
+  }
+
+  /** The longest a viewer's request waits for a part or segment: three target durations. */
+  private holdMs(): number {
+    const target = this.sql
+      .exec(
+        "SELECT coalesce(max(duration), 1) AS d FROM (SELECT duration FROM segments ORDER BY seq DESC LIMIT 6)",
+      )
+      .one().d as number;
+    return 3 * Math.max(1, Math.ceil(target)) * 1000;
+  }
+
+  /**
+   * The live playlist for a viewer: with a blocking reload (`_HLS_msn`, `_HLS_part`), held until
+   * it holds that segment or part (at most three target durations, then as it is); 400 for one
+   * more than two segments ahead. Streams without parts answer at once.
+   */
+  async lowLatencyPlaylist(
+    contentId: number,
+    reload: BlockingReload | null,
+    delta = false,
+  ): Promise<{ status: 200; text: string } | { status: 400; message: string } | null> {
+    const row = this.row();
+    if (reload && row?.content_id === contentId && row.state === "live" && this.ll.active()) {
+      const state = () => {
+        const lastMsn = this.sql.exec("SELECT coalesce(max(seq), -1) AS s FROM segments").one()
+          .s as number;
+        const building = this.buildingFile();
+        const target = Math.ceil(this.holdMs() / 3000);
+        return reloadState(reload, lastMsn, building ? this.ll.partCount(building) : 0, target);
+      };
+      const now = state();
+      if (now === "too-far")
+        return {
+          status: 400,
+          message: `_HLS_msn=${reload.msn}${reload.part === null ? "" : ` _HLS_part=${reload.part}`} is too far ahead of the live edge`,
+        };
+      if (now === "wait")
+        await this.ll.waitFor(
+          () => state() !== "wait" || this.row()?.state !== "live",
+          this.holdMs(),
+        );
+    }
+    const text = this.playlist(contentId, delta);
+    return text === null ? null : { status: 200, text };
+  }
+
+  /** Waits (at most three target durations) for a part a preload hint named: whether it is stored. */
+  async lowLatencyPartReady(contentId: number, part: string): Promise<boolean> {
+    const row = this.row();
+    const named = parsePartFile(part);
+    if (!row || row.content_id !== contentId || !named || row.state !== "live") return false;
+    const { file, part: index } = named;
+    return this.ll
+      .waitFor(
+        () =>
+          this.ll.hasPart(file, index) ||
+          // The segment ended with fewer parts, or its write was given up: it never comes.
+          (this.ll.partCount(file) > 0 &&
+            !this.sql.exec("SELECT 1 FROM writes WHERE file = ?", file).toArray().length),
+        this.holdMs(),
+      )
+      .then(() => this.ll.hasPart(file, index));
   }
 
   /** The ended stream's stored files in play order, for its remux (domain/live/recording-vod.ts). */

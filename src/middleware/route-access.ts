@@ -90,6 +90,7 @@ export const ROUTE_ACCESS: Record<string, RouteAccess> = {
   "POST /v2/live/key": "content:write",
   "POST /v2/live/end": "content:write",
   "PUT /live-ingest/{contentKey}/{streamKey}/{file}": "public",
+  "POST /live-ingest/{contentKey}/{streamKey}/{file}": "public",
   "DELETE /live-ingest/{contentKey}/{streamKey}/{file}": "public",
   "GET /live/{contentKey}/{version}/{file}": "public",
   // Media, streams, the player page
@@ -239,5 +240,14 @@ export function handlerParams(c: Context): Record<string, string> {
     })
     .join("");
   const match = new RegExp(`^${pattern}/?$`).exec(new URL(c.req.url).pathname);
-  return Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(match?.[i + 1] ?? "")]));
+  return Object.fromEntries(names.map((n, i) => [n, decodedParam(match?.[i + 1] ?? "")]));
+}
+
+/** A path parameter decoded as the router does: one that is not valid percent-encoded UTF-8 stays as sent (then fails its schema: 400). */
+function decodedParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }

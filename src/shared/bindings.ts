@@ -188,6 +188,25 @@ export interface FileStored {
   bytes: number;
 }
 
+/** A chunked segment's init segment (ftyp + moov): its digest names the stored file. */
+export interface LowLatencyInit {
+  keyHash: string;
+  /** The segment's stored file (u<n>.m4s). */
+  file: string;
+  sha256: string;
+  bytes: number;
+}
+
+/** A partial segment of a chunked segment, stored. */
+export interface LowLatencyPart {
+  keyHash: string;
+  file: string;
+  part: number;
+  duration: number;
+  independent: boolean;
+  bytes: number;
+}
+
 /** A stored file of a recording and its size. */
 export interface RecordingFile {
   file: string;
@@ -247,7 +266,26 @@ export interface LiveStreamRpc extends Rpc.DurableObjectBranded {
     tooLarge: boolean;
   }): Promise<IngestAnswer>;
   end(contentId: number): Promise<LiveStatus | null>;
-  playlist(contentId: number): string | null;
+  playlist(contentId: number, delta?: boolean): string | null;
+  // Low-Latency HLS (chunked CMAF segments: domain/live/parts.ts, durable/live-parts.ts).
+  lowLatencyInit(
+    request: LowLatencyInit,
+  ): Promise<IngestAnswer & { init?: string; store?: boolean }>;
+  lowLatencyPart(request: LowLatencyPart): Promise<IngestAnswer>;
+  lowLatencySealed(request: FileStored & { duration: number }): Promise<IngestAnswer>;
+  lowLatencyAbandoned(request: {
+    keyHash: string;
+    file: string;
+    tooLarge: boolean;
+  }): Promise<IngestAnswer>;
+  /** The live playlist, held until it has what a blocking reload asks (bounded); 400 too far ahead. */
+  lowLatencyPlaylist(
+    contentId: number,
+    reload: { msn: number; part: number | null } | null,
+    delta?: boolean,
+  ): Promise<{ status: 200; text: string } | { status: 400; message: string } | null>;
+  /** Waits (bounded) for a part named by a preload hint: whether it is stored. */
+  lowLatencyPartReady(contentId: number, part: string): Promise<boolean>;
   recordingParts(contentId: number): RecordingParts | null;
   timeline(contentId: number, from: number, to: number): LiveTimeline | null;
   /** A live rung job's segment (null: no such stream or segment). */

@@ -1,7 +1,7 @@
 // <evc-live>: live streams (docs/live.md): a "LIVE" badge while the stream runs, and a "Go to
 // live" button when the viewer has rewound into the DVR window. hls.js says whether a stream is
 // live (and its target duration); with the browser's own HLS, a live stream has no end.
-import Hls from "hls.js/light";
+import Hls, { type HlsConfig } from "hls.js/light";
 import { el, Room } from "../core/room";
 
 /**
@@ -34,11 +34,31 @@ export class EvcLive extends Room {
     });
   }
 
+  /**
+   * Low-Latency HLS: hls.js loads a live playlist's parts (EXT-X-PART) and blocks its reloads
+   * when the playlist has them, aiming PART-HOLD-BACK behind the edge; other playlists as before.
+   * A player that fell behind its target (a slow start, a stall) plays a little faster until it
+   * is back (1.25x at most), so it follows the live edge instead of staying where it started.
+   */
+  hlsConfig(): Partial<HlsConfig> {
+    return { lowLatencyMode: true, maxLiveSyncPlaybackRate: 1.25 };
+  }
+
   engine(hls: Hls | null) {
     this.hls = hls;
     this.live = false;
     this.render();
-    hls?.on(Hls.Events.LEVEL_UPDATED, (_event, data) => {
+    if (!hls) return;
+    // The first frames play where the edge was when loading began: once playing, a stream that
+    // started more than half a second behind hls.js's target moves to it (it is buffered).
+    const video = this.player.video;
+    const catchUp = () => {
+      const at = hls.liveSyncPosition;
+      if (this.hls === hls && this.live && at !== null && hls.latency > hls.targetLatency! + 0.5)
+        video.currentTime = at;
+    };
+    video.addEventListener("playing", catchUp, { once: true });
+    hls.on(Hls.Events.LEVEL_UPDATED, (_event, data) => {
       if (this.hls !== hls) return;
       this.live = data.details.live;
       this.behindSeconds = Math.max(BEHIND_SECONDS, 1.5 * data.details.targetduration);

@@ -10,7 +10,9 @@ import {
 } from "../../storage/layout";
 
 export const INGEST_FILE_NAME = INGEST_FILE_PATTERN;
-const SOURCE_FILE_NAME = /^(index\.m3u8|recording\.m3u8|u(0|[1-9]\d{0,8})\.(ts|m4s|mp4|aac))$/;
+// The encoder's files, and a low-latency stream's parts (u<n>p<k>.m4s).
+const SOURCE_FILE_NAME =
+  /^(index\.m3u8|recording\.m3u8|u(0|[1-9]\d{0,8})\.(ts|m4s|mp4|aac)|u(0|[1-9]\d{0,8})p(0|[1-9]\d{0,5})\.m4s)$/;
 /** A viewer's file: the source's playlists and files, the master and the rungs' (ladder.ts). */
 export const LIVE_FILE_NAME = new RegExp(
   [SOURCE_FILE_NAME, /^master\.m3u8$/ /* LIVE_MASTER */, LIVE_RUNG_PLAYLIST, LIVE_RUNG_FILE]

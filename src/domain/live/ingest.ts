@@ -99,6 +99,23 @@ async function ingestPlaylist(
 }
 
 /**
+ * The stored name and byte budget the stream's object gives a file before any byte of it is
+ * read (and the object to tell once it is stored), or the object's refusal.
+ */
+export async function announce(
+  deps: Pick<IngestDeps, "liveStreams">,
+  sender: IngestSender,
+  name: string,
+  declared: number | null,
+) {
+  const stream = streamObject(deps.liveStreams, sender.contentKey);
+  const slot = await stream.announceFile({ keyHash: sender.keyHash, name, declared });
+  if (slot.status !== 100) return slot as IngestAnswer;
+  const { file, maxBytes } = slot as { file: string; maxBytes: number };
+  return { stream, file, maxBytes };
+}
+
+/**
  * A segment or init segment: its stored name and byte budget from the stream's object, its
  * bytes streamed into R2 under that name, then the object takes it (or, the same bytes as the
  * name already has, drops the copy). What is refused is deleted here.
@@ -110,11 +127,10 @@ async function ingestSegment(
   body: ReadableStream<Uint8Array> | null,
   declared: number | null,
 ): Promise<IngestAnswer> {
-  const stream = streamObject(deps.liveStreams, sender.contentKey);
+  const slot = await announce(deps, sender, name, declared);
+  if ("status" in slot) return slot;
+  const { stream, file, maxBytes } = slot;
   const { keyHash } = sender;
-  const slot = await stream.announceFile({ keyHash, name, declared });
-  if (slot.status !== 100) return slot as IngestAnswer;
-  const { file, maxBytes } = slot as { file: string; maxBytes: number };
   const key = liveObjectKey(sender.contentKey, sender.contentId, file);
   let put: Awaited<ReturnType<typeof putStreamed>>;
   try {

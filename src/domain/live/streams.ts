@@ -190,15 +190,6 @@ export async function endLiveStream(deps: LiveDeps, scope: ContentScope, content
   return { ...toContentObject(after, deps.origins), live: status };
 }
 
-/** The live playlist of the content served under the key (asked on an edge-cache miss). */
-export async function livePlaylist(
-  ns: LiveStreams,
-  contentKey: string,
-  contentId: number,
-): Promise<string | null> {
-  return streamObject(ns, contentKey).playlist(contentId);
-}
-
 /** The stream's master playlist or a rung's (docs/live.md "A ladder while live"). */
 export async function liveLadderPlaylist(
   ns: LiveStreams,

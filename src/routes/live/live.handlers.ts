@@ -6,13 +6,13 @@ import {
   LIVE_PLAYLIST,
 } from "../../domain/live/files";
 import { decideIngest, ingestFile } from "../../domain/live/ingest";
+import { ingestPosted, lowLatencyPartReady, watchLivePlaylist } from "../../domain/live/parts";
 import type { IngestAnswer } from "../../domain/live/objects";
 import {
   createLiveStream,
   endLiveStream,
   listLiveStreams,
   liveStreamState,
-  livePlaylist,
   liveLadderPlaylist,
   rotateStreamKey,
   type LiveDeps,
@@ -130,27 +130,25 @@ async function encoderRequest(c: Context<AppEnv>): Promise<Response> {
   }
   // ffmpeg's -hls_flags delete_segments: acknowledged, the recording keeps the segment.
   if (c.req.method === "DELETE") return new Response(null, { status: 204 });
-  return ingestResponse(
-    c,
-    await ingestFile(deps, decision.sender, file!, c.req.raw.body, declared),
-  );
+  const ingest = c.req.method === "POST" ? ingestPosted : ingestFile;
+  return ingestResponse(c, await ingest(deps, decision.sender, file!, c.req.raw.body, declared));
 }
 
 export const ingestPut: AppRouteHandler<typeof routes.ingestPut> = (c) => encoderRequest(c);
+export const ingestPost: AppRouteHandler<typeof routes.ingestPost> = (c) => encoderRequest(c);
 export const ingestDelete: AppRouteHandler<typeof routes.ingestDelete> = (c) => encoderRequest(c);
 
 export const watch: AppRouteHandler<typeof routes.watch> = async (c) => {
   const { contentKey, version, file } = c.req.valid("param");
   const caching = liveCaching(file);
   const headers = { "Access-Control-Allow-Origin": "*", "Cache-Control": caching.cacheControl };
-  if (file === LIVE_PLAYLIST || isLadderPlaylist(file)) {
-    const contentId = liveContentId(version);
+  const contentId = liveContentId(version);
+  if (isLadderPlaylist(file)) {
+    // The master and the rungs' playlists (a ladder while live): no blocking reload.
     const text =
       contentId === null
         ? null
-        : file === LIVE_PLAYLIST
-          ? await livePlaylist(c.env.LIVE_STREAMS, contentKey, contentId)
-          : await liveLadderPlaylist(c.env.LIVE_STREAMS, contentKey, contentId, file);
+        : await liveLadderPlaylist(c.env.LIVE_STREAMS, contentKey, contentId, file);
     if (text === null)
       throw notFound(`no live playlist ${file} of ${contentKey} (not a running stream or rung)`);
     return new Response(text, {
@@ -158,9 +156,38 @@ export const watch: AppRouteHandler<typeof routes.watch> = async (c) => {
       headers: { ...headers, "Content-Type": "application/vnd.apple.mpegurl; charset=utf-8" },
     });
   }
+  if (file === LIVE_PLAYLIST) {
+    const { _HLS_msn: msn, _HLS_part: part, _HLS_skip: skip } = c.req.valid("query");
+    if (part !== undefined && msn === undefined)
+      return errorResponse(c, 400, "_HLS_part needs _HLS_msn (the segment of the part)");
+    const answer =
+      contentId === null
+        ? null
+        : await watchLivePlaylist(
+            c.env.LIVE_STREAMS,
+            contentKey,
+            contentId,
+            msn === undefined ? null : { msn, part: part ?? null },
+            skip === "YES" || skip === "v2",
+          );
+    if (answer === null) throw notFound(`no live playlist of ${contentKey} (not a running stream)`);
+    if (answer.status === 400) return errorResponse(c, 400, answer.message);
+    return new Response(answer.text, {
+      status: 200,
+      headers: { ...headers, "Content-Type": "application/vnd.apple.mpegurl; charset=utf-8" },
+    });
+  }
   const key = liveFileKey(contentKey, version, file);
-  const response =
+  const serve = async () =>
     key && (await serveStored(c, key, { cacheControl: caching.cacheControl, headers }));
+  let response = await serve();
+  // A part the preload hint named before it was written: held until it is.
+  if (
+    !response &&
+    contentId !== null &&
+    (await lowLatencyPartReady(c.env.LIVE_STREAMS, contentKey, contentId, file))
+  )
+    response = await serve();
   if (!response) throw notFound(`no file ${file} of the live stream ${contentKey}`);
   return response;
 };

@@ -9,5 +9,6 @@ export default createRouter()
   .openapi(routes.rotateKey, handlers.rotateKey)
   .openapi(routes.end, handlers.end)
   .openapi(routes.ingestPut, handlers.ingestPut)
+  .openapi(routes.ingestPost, handlers.ingestPost)
   .openapi(routes.ingestDelete, handlers.ingestDelete)
   .openapi(routes.watch, handlers.watch);

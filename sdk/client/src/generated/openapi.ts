@@ -395,7 +395,11 @@ export interface paths {
          * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. The stream and its key are decided before the body is read; a segment is streamed into storage as it arrives. 400: the playlist is not an HLS media playlist (the reason), an empty segment, a body that stopped short; 403: wrong stream key; 404: no live stream under the key (both spend the client's budget of AUTH_FAILURES_PER_MINUTE refused ingest requests a minute; once spent, every ingest request from that client, the right key's too, answers 429 until the minute ends); 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES, a playlist over 256 KB, or the stream's storage (its plan's limit) is full, which ends the stream; 429: too many refused requests from this client, or more than 8 files of the stream being written at once.
          */
         put: operations["ingestLiveFile"];
-        post?: never;
+        /**
+         * Encoder ingest, low latency: POST a chunked CMAF segment or the segment list
+         * @description Low-latency ingest (docs/live.md "Low latency"), as ffmpeg's segment muxer writes it: each segment (`.m4s`) a self-initialising fragmented MP4 (ftyp and moov, then a moof and mdat per frame) sent as a chunked request while it is written; its partial segments are in the LL-HLS playlist as they arrive, the whole segment when the request ends (201). The segment list (`.m3u8`, `-segment_list`) is taken as a PUT playlist (its EXT-X-ENDLIST ends the stream). The same decisions as the PUT, before the body is read: 403, 404, 429 and 413 as there; 400 for a body that is not a chunked fragmented MP4 (its init segment first), or a file that is neither.
+         */
+        post: operations["ingestLiveChunked"];
         /**
          * Encoder ingest: DELETE a segment
          * @description The encoder's HTTP PUT of its HLS media playlist (`.m3u8`) and segments (`.ts` MPEG-TS, `.m4s` with an `.mp4` init segment, `.aac`), as ffmpeg's `-f hls -method PUT` and OBS's HLS output write them; DELETE of a segment (ffmpeg's `-hls_flags delete_segments`) is acknowledged and the recording keeps it. The stream key is in the path (ffmpeg's `-method PUT` sends no custom header). Idempotent: the same bytes again change nothing. The stream and its key are decided before the body is read; a segment is streamed into storage as it arrives. 400: the playlist is not an HLS media playlist (the reason), an empty segment, a body that stopped short; 403: wrong stream key; 404: no live stream under the key (both spend the client's budget of AUTH_FAILURES_PER_MINUTE refused ingest requests a minute; once spent, every ingest request from that client, the right key's too, answers 429 until the minute ends); 409: the stream has ended; 413: the file is over LIVE_SEGMENT_MAX_BYTES, a playlist over 256 KB, or the stream's storage (its plan's limit) is full, which ends the stream; 429: too many refused requests from this client, or more than 8 files of the stream being written at once.
@@ -415,7 +419,7 @@ export interface paths {
         };
         /**
          * A live stream's playlists and segments (the record's urlHLS)
-         * @description `master.m3u8`: the record's urlHLS while the stream runs, a multivariant playlist listing `index.m3u8` (the encoder's rendition) and, where a transcoder runs, each rung of the organization's ladder below the encoder's picture that is being made (`r<height>.m3u8`, its segments `r<height>-u<n>.m4s|ts` and init `r<height>-u<n>.mp4`, aligned with the source's; a segment the transcoder missed is an EXT-X-GAP); cached 1 s. `index.m3u8`: while the stream runs, the live playlist (a sliding window over the DVR list, its dvrWindowSeconds long, EXT-X-PROGRAM-DATE-TIME on every segment), cached 1 s at the edge so viewers do not each reach the stream's Durable Object; once ended, the whole recording with EXT-X-ENDLIST. `recording.m3u8`: the recording (VOD, every segment), the urlHLS of an ended stream. `u<n>.ts|m4s|mp4|aac`: the segments and init segments as the encoder sent them, immutable. Served like /hls/: only while the video is, within its playback rights and signed playback.
+         * @description `master.m3u8`: the record's urlHLS while the stream runs, a multivariant playlist listing `index.m3u8` (the encoder's rendition) and, where a transcoder runs, each rung of the organization's ladder below the encoder's picture that is being made (`r<height>.m3u8`, its segments `r<height>-u<n>.m4s|ts` and init `r<height>-u<n>.mp4`, aligned with the source's; a segment the transcoder missed is an EXT-X-GAP); cached 1 s. `index.m3u8`: while the stream runs, the live playlist (for a low-latency stream with EXT-X-PART partial segments, EXT-X-PRELOAD-HINT and EXT-X-SERVER-CONTROL CAN-BLOCK-RELOAD: `_HLS_msn`/`_HLS_part` hold the request until it holds that segment or part) (a sliding window over the DVR list, its dvrWindowSeconds long, EXT-X-PROGRAM-DATE-TIME on every segment), cached 1 s at the edge so viewers do not each reach the stream's Durable Object; once ended, the whole recording with EXT-X-ENDLIST. `recording.m3u8`: the recording (VOD, every segment), the urlHLS of an ended stream. `u<n>.ts|m4s|mp4|aac`: the segments and init segments as the encoder sent them, immutable; `u<n>p<k>.m4s`: a low-latency stream's parts (a part the preload hint names is waited for). Served like /hls/: only while the video is, within its playback rights and signed playback.
          */
         get: operations["getLiveStreamFile"];
         put?: never;
@@ -6014,6 +6018,89 @@ export interface operations {
             };
         };
     };
+    ingestLiveChunked: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contentKey: string;
+                streamKey: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Segment list taken */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Segment stored (its parts were served as they arrived) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (the error names the parameter) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing entitlement for this parameter or report */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After says when to try again) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deleteLiveFile: {
         parameters: {
             query?: never;
@@ -6109,6 +6196,12 @@ export interface operations {
             query?: {
                 /** @description A playback token (JWT) signed with one of the organization's playback keys; required when the video requires signed playback */
                 token?: string;
+                /** @description LL-HLS blocking reload: the playlist is answered once it holds this segment (or its part _HLS_part), at most three target durations later; 400 when it is more than two segments ahead of the live edge */
+                _HLS_msn?: number | null;
+                /** @description With _HLS_msn: the part of that segment to wait for */
+                _HLS_part?: number | null;
+                /** @description LL-HLS delta update: YES (or v2) leaves out the segments older than CAN-SKIP-UNTIL (six target durations) as EXT-X-SKIP */
+                _HLS_skip?: "YES" | "v2" | "NO";
             };
             header?: never;
             path: {
