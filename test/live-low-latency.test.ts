@@ -71,7 +71,9 @@ describe("low-latency ingest (chunked CMAF) and LL-HLS", () => {
     expect((await post(`${base}/seg00000.m4s`, whole(SEGMENTS[0]!))).status).toBe(201);
     const live = await stream.state();
     expect(live.live.state).toBe("live");
-    const url = live.url!;
+    // urlHLS is the live master; the encoder's rendition under it is the LL-HLS playlist.
+    expect(live.url).toMatch(/\/master\.m3u8$/);
+    const url = live.url!.replace(/master\.m3u8$/, "index.m3u8");
     const first = await (await call(url)).text();
     expect(first).toMatch(
       /#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=6\.0,PART-HOLD-BACK=1\.000/,
@@ -154,7 +156,9 @@ describe("low-latency ingest (chunked CMAF) and LL-HLS", () => {
       expect(
         (await post(`${stream.ingestBaseUrl}/seg${n}.m4s`, whole(SEGMENTS[n % 3]!))).status,
       ).toBe(201);
-    const playlist = await (await call((await stream.state()).url!)).text();
+    const playlist = await (
+      await call((await stream.state()).url!.replace(/master\.m3u8$/, "index.m3u8"))
+    ).text();
     const withParts = new Set(
       [...playlist.matchAll(/#EXT-X-PART:.*URI="(u\d+)p\d+\.m4s"/g)].map((m) => m[1]),
     );

@@ -4,6 +4,7 @@
 // live when an encoder pushes (the page follows it), and is ended from the page; a video whose
 // rung the transcoder refused shows it failed with a Retry button, which makes it ready once the
 // transcoder answers again. axe finds no serious violation on either page.
+import { hlsPushCommand, lowLatencyPushCommand } from "../../src/shared/encoder-commands";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { existsSync, mkdirSync } from "node:fs";
@@ -120,6 +121,11 @@ describe.skipIf(!e2e.chromium)("Go live and the adaptive stream in the console",
     ingestUrl = /Ingest URL: (\S+index\.m3u8)/.exec((await key.textContent())!)![1]!;
     contentKey = /#\/live\/(\w+)$/.exec(page.url())![1]!;
     expect(ingestUrl).toContain(`/live-ingest/${contentKey}/lsk_`);
+    // The commands docs/live.md gives (src/shared/encoder-commands.ts), with this stream's URLs.
+    expect(await page.getByTestId("command-hls").textContent()).toBe(hlsPushCommand(ingestUrl));
+    expect(await page.getByTestId("command-ll").textContent()).toBe(
+      lowLatencyPushCommand(ingestUrl.replace(/\/index\.m3u8$/, "")),
+    );
     await expect
       .poll(() => page.getByTestId("live-state").getAttribute("data-state"), COUNTED)
       .toBe("idle");
@@ -181,6 +187,13 @@ describe.skipIf(!e2e.chromium)("Go live and the adaptive stream in the console",
       .toBe("ended");
     await expect.poll(() => row.locator("td").nth(1).textContent(), COUNTED).toBe("Ended");
     expect(await page.getByRole("button", { name: "End stream…" }).count()).toBe(0);
+    // What an encoder still sending meets, said where the operator looks.
+    await page.getByText("every file it still sends is refused with 409").waitFor();
+    const late = await fetch(`${ingestUrl.replace(/index\.m3u8$/, "")}index1.ts`, {
+      method: "PUT",
+      body: Buffer.from(fixture("live/ts/index0.ts.bin")),
+    });
+    expect(late.status).toBe(409);
     const state = await fetch(`${service.baseUrl}/v2/live?contentKey=${contentKey}`, {
       headers: writeHeaders(org),
     });

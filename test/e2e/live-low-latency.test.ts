@@ -76,8 +76,11 @@ describe.skipIf(!e2e.chromium)("a low-latency live stream (chunked CMAF, LL-HLS)
     await expect
       .poll(async () => (await state()).live.state, { timeout: SETTLED_MS, interval: 200 })
       .toBe("live");
-    const url = (await state()).url;
-    expect(url, stderr).toMatch(/\/index\.m3u8$/);
+    // urlHLS is the master (the live ladder's); it lists the encoder's rendition, LL-HLS.
+    const master = (await state()).url;
+    expect(master, stderr).toMatch(/\/master\.m3u8$/);
+    expect(await (await fetch(master)).text()).toMatch(/^index\.m3u8$/m);
+    const url = master.replace(/master\.m3u8$/, "index.m3u8");
 
     // The playlist is LL-HLS: server control, part target, parts, the preload hint.
     let playlist = "";
@@ -207,7 +210,7 @@ describe.skipIf(!e2e.chromium)("a low-latency live stream (chunked CMAF, LL-HLS)
     await expect
       .poll(async () => (await state()).live.state, { timeout: SETTLED_MS, interval: 200 })
       .toBe("ended");
-    const recording = (await state()).url.replace(/index\.m3u8$/, "recording.m3u8");
+    const recording = (await state()).url.replace(/(master|index)\.m3u8$/, "recording.m3u8");
     const vod = await (await fetch(recording)).text();
     expect(vod).toMatch(/#EXT-X-ENDLIST/);
     expect(vod).not.toMatch(/EXT-X-PART/);

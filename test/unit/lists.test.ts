@@ -13,6 +13,11 @@ import {
   VIDEO_COUNTERS,
   VIEWER_COUNTERS,
 } from "../../src/shared/counters";
+import {
+  DOCS_PLACEHOLDERS,
+  hlsPushCommand,
+  lowLatencyPushCommand,
+} from "../../src/shared/encoder-commands";
 import { WEBHOOK_EVENT_TYPES } from "../../src/shared/webhook-events";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -52,5 +57,28 @@ describe("the webhook events", () => {
       expect(tour, `docs/tour.md names ${type}`).toContain(`\`${type}\``);
       expect(api, `docs/api.md's table has ${type}`).toContain(`| \`${type}\` |`);
     }
+  });
+});
+
+describe("the live encoder commands", () => {
+  // docs/live.md's code blocks, each a list of lines without their indentation.
+  const blocks = [
+    ...readFileSync(join(ROOT, "docs/live.md"), "utf8").matchAll(/```sh\n([^`]*)```/g),
+  ].map((m) =>
+    m[1]!
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
+  const trimmed = (command: string) => command.split("\n").map((l) => l.trim());
+  const shown = (command: string) =>
+    blocks.some((lines) => {
+      const wanted = trimmed(command);
+      return lines.some((_, i) => wanted.every((w, j) => lines[i + j] === w));
+    });
+
+  it("are the ones docs/live.md gives, the console's Go live page shows them filled in", () => {
+    expect(shown(hlsPushCommand(DOCS_PLACEHOLDERS.ingestUrl))).toBe(true);
+    expect(shown(lowLatencyPushCommand(DOCS_PLACEHOLDERS.ingestBaseUrl))).toBe(true);
   });
 });

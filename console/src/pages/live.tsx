@@ -8,6 +8,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
 import { can, client, formatDate, ok } from "../api";
 import { errorText, Messages } from "../messages";
+import { hlsPushCommand, lowLatencyPushCommand } from "../../../src/shared/encoder-commands";
 import { ClipCutter } from "./clip-cutter";
 
 type Live = components["schemas"]["LiveStream"];
@@ -20,9 +21,6 @@ const STATES = {
   ended: "Ended: the recording is a video on demand",
 } as const;
 const SHORT_STATES = { idle: "Waiting", live: "Live", ended: "Ended" } as const;
-
-const ffmpegCommand = (ingestUrl: string) =>
-  `ffmpeg -re -i INPUT -c:v libx264 -preset veryfast -g 50 -keyint_min 50 -sc_threshold 0 -b:v 4500k -c:a aac -b:a 128k -f hls -hls_time 2 -hls_list_size 6 -hls_segment_type fmp4 -hls_flags program_date_time+delete_segments -method PUT "${ingestUrl}"`;
 
 const streamHref = (contentKey: string) => `#/live/${encodeURIComponent(contentKey)}`;
 
@@ -59,9 +57,16 @@ export function GoLive({ contentKey }: { contentKey?: string }) {
           <p>
             Stream key: <code>{shownKey.streamKey}</code>
           </p>
-          <p>
-            ffmpeg: <code>{ffmpegCommand(shownKey.ingestUrl)}</code>
-          </p>
+          <p>Push with ffmpeg (INPUT: a file or a capture device), regular HLS:</p>
+          <pre>
+            <code data-testid="command-hls">{hlsPushCommand(shownKey.ingestUrl)}</code>
+          </pre>
+          <p>or low latency (LL-HLS, about 2 s glass to glass):</p>
+          <pre>
+            <code data-testid="command-ll">
+              {lowLatencyPushCommand(shownKey.ingestUrl.replace(/\/index\.m3u8$/, ""))}
+            </code>
+          </pre>
         </div>
       )}
       {contentKey ? (
@@ -200,6 +205,12 @@ function StreamCard({
           </>
         )}
       </dl>
+      {stream.live.state === "ended" && (
+        <p>
+          Stop the encoder: the stream has ended, and every file it still sends is refused with 409
+          (the stream ended), which ffmpeg does not print. A new broadcast needs a new stream.
+        </p>
+      )}
       {stream.live.state !== "idle" && (
         <iframe
           title="Player"
