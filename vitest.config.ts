@@ -1,12 +1,12 @@
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import fs from "node:fs";
 import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { transcoderResponse } from "./containers/transcoder/transcoder.mjs";
+import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.mjs";
+import { hasPocketsphinx, speechResponse } from "./scripts/lib/speech-service.mjs";
 import LongestFirst from "./test/setup/sequencer.ts";
 import { bundleWorker, dependenciesWithoutSourceMaps } from "./test/setup/worker-bundle.ts";
-import { hasFfmpeg, rememberingFrameService } from "./scripts/lib/frame-service.mjs";
-import { transcoderResponse } from "./containers/transcoder/transcoder.mjs";
-import { hasPocketsphinx, speechResponse } from "./scripts/lib/speech-service.mjs";
 
 // Four projects, all run by `npm test` (one with `vitest run --project <name>`):
 // - workers: the worker's tests, inside workerd with its real bindings (local D1, R2, KV from miniflare);

@@ -5,7 +5,7 @@
 // the route without D1 shows. Run by bench/stats.mjs (npm run bench:stats).
 import { performance } from "node:perf_hooks";
 import type { OrganizationWithNetwork } from "../src/db/organizations";
-import { normalizeEvents, type EventSource } from "../src/domain/stats/events";
+import { type EventSource, normalizeEvents } from "../src/domain/stats/events";
 import { encodeEventMessages } from "../src/domain/stats/queued-events";
 import { eventBatchEnvelope } from "../src/schemas/events";
 import { median } from "./lib/stats.mjs";

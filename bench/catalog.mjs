@@ -10,10 +10,10 @@
 import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
 import {
-  GOAL_COLUMN,
-  STANDARD_COLUMNS,
   failureNotes,
+  GOAL_COLUMN,
   markdownTable,
+  STANDARD_COLUMNS,
   writeResults,
 } from "./lib/report.mjs";
 import { checkServer, runAll } from "./lib/runner.mjs";

@@ -19,10 +19,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { markdownTable } from "./lib/report.mjs";
-import { median } from "./lib/stats.mjs";
 import { freePort } from "../scripts/lib/net.mjs";
 import { launchProcessGroup, readyUrl } from "../scripts/lib/worker-launcher.mjs";
+import { markdownTable } from "./lib/report.mjs";
+import { median } from "./lib/stats.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const { values } = parseArgs({

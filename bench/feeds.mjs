@@ -18,12 +18,12 @@
 // S seconds while the write scenario waits (a code base that relies on the cron to finish a
 // write's feeds needs it; measure it as the minute cron would run).
 import { performance } from "node:perf_hooks";
+import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
 import { adminToken } from "./lib/admin-token.mjs";
 import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Rows, sqlString } from "./lib/local-db.mjs";
 import { markdownTable, writeResults } from "./lib/report.mjs";
-import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
-import { median, percentile, max } from "./lib/stats.mjs";
+import { max, median, percentile } from "./lib/stats.mjs";
 
 const USAGE = `Usage: npm run bench:feeds -- [options]
 

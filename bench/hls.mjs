@@ -7,12 +7,13 @@
 //     D1) as the baseline. Bounded: --duration seconds per row (default 5), --connections 10.
 //
 //   npm run bench:hls [-- --url http://127.0.0.1:8787 --duration 5 --connections 10]
-import { rate as measureRate } from "./lib/rate.mjs";
+
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { markdownTable } from "./lib/report.mjs";
 import { withTsModule } from "../scripts/lib/ts-module.mjs";
+import { rate as measureRate } from "./lib/rate.mjs";
+import { markdownTable } from "./lib/report.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const { values } = parseArgs({

@@ -19,8 +19,9 @@
 //
 //   npm run bench:ingest-flood -- [--seconds 15] [--clients 10] [--body-mb 16] [--rounds 1]
 //                                 [--baseline /path/to/other/checkout]
-import { request } from "node:http";
+
 import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";

@@ -16,13 +16,14 @@
 //   npm run bench:live [-- --url http://127.0.0.1:8787 --duration 5 --connections 10]
 // (the raised per-client budget: playlist reads that skip the edge cache are public reads of one
 // client, limited to 600 a minute otherwise; docs/benchmarks.md "Live streams")
-import autocannon from "autocannon";
-import { rate as measureRate } from "./lib/rate.mjs";
+
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
+import autocannon from "autocannon";
 import { chromium } from "playwright-core";
+import { rate as measureRate } from "./lib/rate.mjs";
 import { markdownTable } from "./lib/report.mjs";
 
 const { values } = parseArgs({

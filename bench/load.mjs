@@ -31,18 +31,19 @@
 // measures a server already running instead (it must be started with those settings: see
 // docs/benchmarks.md, "Load"). Prints a markdown table and the server's memory, and writes
 // bench/results/load-<timestamp>.json.
-import autocannon from "autocannon";
+
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { d1Query, sqlString } from "./lib/local-db.mjs";
-import { prepareState, startLoadServer } from "./lib/load-server.mjs";
-import { canSampleMemory, sampleMemory } from "./lib/process-memory.mjs";
-import { AGREEMENT, mixedColumns, mixedScenarios } from "./lib/mixed-reads.mjs";
-import { GOALS, renditionRows, startRenditionTranscoder } from "./lib/rendition-rows.mjs";
-import { markdownTable, RESULTS_DIR, writeResults } from "./lib/report.mjs";
+import autocannon from "autocannon";
 import { isLoopbackUrl } from "../scripts/lib/net.mjs";
 import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
+import { prepareState, startLoadServer } from "./lib/load-server.mjs";
+import { d1Query, sqlString } from "./lib/local-db.mjs";
+import { AGREEMENT, mixedColumns, mixedScenarios } from "./lib/mixed-reads.mjs";
+import { canSampleMemory, sampleMemory } from "./lib/process-memory.mjs";
+import { GOALS, renditionRows, startRenditionTranscoder } from "./lib/rendition-rows.mjs";
+import { markdownTable, RESULTS_DIR, writeResults } from "./lib/report.mjs";
 
 const USAGE = `Usage: npm run bench:load -- [options]
 

@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { MediaProbeError } from "../src/media/bmff/reader";
 import { checkMediaRequirements, probeMp4 } from "../src/media/mp4-probe";
-import { packageSegment } from "../src/media/packaging/packager";
 import { mediaPlaylist } from "../src/media/packaging/hls/playlists";
+import { packageSegment } from "../src/media/packaging/packager";
 import { buildIndex } from "../src/media/packaging/segments";
 import { PackagingBudgetExceeded, readTracks } from "../src/media/packaging/tracks";
-import { keyframes, malformedCorpus, type CorpusFile } from "../test/malformed-corpus";
+import { type CorpusFile, keyframes, malformedCorpus } from "../test/malformed-corpus";
 
 export interface CorpusRow {
   name: string;

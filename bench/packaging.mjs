@@ -5,8 +5,8 @@
 //   npm run bench:packaging
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { markdownTable } from "./lib/report.mjs";
 import { withTsModule } from "../scripts/lib/ts-module.mjs";
+import { markdownTable } from "./lib/report.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 

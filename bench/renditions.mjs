@@ -14,16 +14,16 @@
 // And what an hour of video costs at Cloudflare's published Containers prices, from (2).
 //
 //   npm run bench:renditions [-- --duration 5 --connections 10]
-import { rate as measureRate } from "./lib/rate.mjs";
+
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { promisify } from "node:util";
+import { parseArgs, promisify } from "node:util";
 import { startTranscoderServer, transcoderResponse } from "../containers/transcoder/transcoder.mjs";
 import { prepareState, startLoadServer } from "./lib/load-server.mjs";
 import { DEMO_CREDENTIALS, publishWithLadder } from "./lib/publish.mjs";
+import { rate as measureRate } from "./lib/rate.mjs";
 import { markdownTable } from "./lib/report.mjs";
 
 const run = promisify(execFile);

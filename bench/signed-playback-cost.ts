@@ -2,7 +2,7 @@
 // verifying a token of each algorithm (the keys imported once, as an isolate keeps them), and
 // writing a token into a media playlist of a 1-hour video (600 segments).
 import { mintPlaybackToken } from "../sdk/client/src/playback";
-import { ALGORITHMS, verifyPlaybackToken, type VerifyingKey } from "../src/domain/playback/tokens";
+import { ALGORITHMS, type VerifyingKey, verifyPlaybackToken } from "../src/domain/playback/tokens";
 import { withTokenInPlaylist } from "../src/middleware/signed-playback";
 
 const ROUNDS = 2000;

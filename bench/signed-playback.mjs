@@ -6,10 +6,11 @@
 // Bounded: --duration seconds per row (default 5), --connections 10.
 //
 //   node bench/signed-playback.mjs [--url http://127.0.0.1:8787 --admin-token dev-admin-token]
-import { rate as measureRate } from "./lib/rate.mjs";
+
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { rate as measureRate } from "./lib/rate.mjs";
 import { markdownTable } from "./lib/report.mjs";
 import { withTsModule } from "./lib/ts-module.mjs";
 

@@ -27,15 +27,15 @@ import { randomBytes } from "node:crypto";
 import { join, resolve as resolvePath } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { freePort, isLoopbackUrl } from "../scripts/lib/net.mjs";
+import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
+import { withTsModule } from "../scripts/lib/ts-module.mjs";
+import { launchProcessGroup, readyUrl } from "../scripts/lib/worker-launcher.mjs";
 import { adminToken } from "./lib/admin-token.mjs";
 import { benchOptions, COMMON_USAGE } from "./lib/args.mjs";
 import { d1Query, sqlString } from "./lib/local-db.mjs";
-import { STANDARD_COLUMNS, failureNotes, markdownTable, writeResults } from "./lib/report.mjs";
-import { withTsModule } from "../scripts/lib/ts-module.mjs";
+import { failureNotes, markdownTable, STANDARD_COLUMNS, writeResults } from "./lib/report.mjs";
 import { checkServer, runAll } from "./lib/runner.mjs";
-import { freePort, isLoopbackUrl } from "../scripts/lib/net.mjs";
-import { parseD1Timing } from "../scripts/lib/server-timing.mjs";
-import { launchProcessGroup, readyUrl } from "../scripts/lib/worker-launcher.mjs";
 import { max, median, min, percentile } from "./lib/stats.mjs";
 
 const USAGE = `Usage: node bench/stats.mjs [options]

@@ -8,8 +8,8 @@
 //   npm run bench:writes -- [--org demo] [--readers 20] [--duration 10] [--persist-to DIR]
 import { parseArgs } from "node:util";
 import { prepareState, startLoadServer } from "./lib/load-server.mjs";
-import { markdownTable, writeResults } from "./lib/report.mjs";
 import { mixedColumns, mixedScenarios } from "./lib/mixed-reads.mjs";
+import { markdownTable, writeResults } from "./lib/report.mjs";
 
 const { values } = parseArgs({
   options: {

@@ -10,9 +10,9 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
-import { ROOT } from "./lib/wrangler.mjs";
+import { buildConsole, CONSOLE_DIST, CONSOLE_FILES } from "../console/scripts/build.mjs";
 import { BUNDLES, buildSdk } from "../sdk/player/scripts/build.mjs";
-import { CONSOLE_DIST, CONSOLE_FILES, buildConsole } from "../console/scripts/build.mjs";
+import { ROOT } from "./lib/wrangler.mjs";
 
 export const PUBLIC_DIR = join(ROOT, "dist", "public");
 const require = createRequire(import.meta.url);

@@ -24,10 +24,10 @@ import { connect } from "node:net";
 import { constants as osConstants } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { hasFfmpeg, startFrameServer } from "./lib/frame-service.mjs";
 import { startTranscoderServer } from "../containers/transcoder/transcoder.mjs";
-import { hasPocketsphinx, startSpeechServer } from "./lib/speech-service.mjs";
+import { hasFfmpeg, startFrameServer } from "./lib/frame-service.mjs";
 import { nudgeProxy } from "./lib/proxy-nudge.mjs";
+import { hasPocketsphinx, startSpeechServer } from "./lib/speech-service.mjs";
 import { applyMigrations, ROOT, spawnWrangler } from "./lib/wrangler.mjs";
 
 const DEV_WORKER = join(ROOT, "scripts", "lib", "dev-worker.mjs");

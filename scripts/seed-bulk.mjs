@@ -10,18 +10,18 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { applyMigrations, ROOT } from "./lib/wrangler.mjs";
 import {
   BULK_ORG_GLOB,
-  STATEMENT_BYTES,
   collectLabels,
   feedStatements,
   generateVideo,
   organizationStatements,
   planCatalog,
+  STATEMENT_BYTES,
   videoStatements,
 } from "./bulk/catalog.mjs";
 import { d1ExecFile, d1Query, d1Rows, localDatabaseBytes } from "./bulk/d1.mjs";
+import { applyMigrations, ROOT } from "./lib/wrangler.mjs";
 
 const USAGE = `Usage: npm run seed:bulk -- --videos N [options]
 

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { ROOT, runWrangler } from "./lib/wrangler.mjs";
 import { ALL_ENTITLEMENTS } from "./lib/entitlements.mjs";
+import { ROOT, runWrangler } from "./lib/wrangler.mjs";
 
 /** The demo data. Secrets and tokens are stored only as SHA-256 hashes. */
 export const DEMO = {

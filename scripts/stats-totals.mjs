@@ -18,13 +18,13 @@
 // rebuildTotalsSql, from the rollup definitions in rollups.ts) is bundled with esbuild when the
 // script runs (Node 20 does not import .ts), so the rule, the tables and the counters have one
 // home.
-import { rmSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { withTsModule } from "./lib/ts-module.mjs";
+import { parseArgs } from "node:util";
 import { d1ExecFile } from "./bulk/d1.mjs";
+import { withTsModule } from "./lib/ts-module.mjs";
 
 /** The kinds of statistics, each with its daily rows `<kind>_stats` (src/db/stats/rollups.ts). */
 export const ROLLUPS = {

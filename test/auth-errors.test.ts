@@ -7,9 +7,9 @@ import {
   callJson,
   callSettled,
   createOrg,
+  type TestOrg,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 let org: TestOrg;

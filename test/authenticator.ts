@@ -2,7 +2,7 @@
 // virtual authenticator): an ES256 key pair per credential, authenticator data and attestation
 // objects built as the specification lays them out, answers as the browser's toJSON() writes
 // them. It signs whatever it is told (origin, RP ID), so tests can also make wrong answers.
-import { encodeCBOR, type CBORType } from "@levischuck/tiny-cbor";
+import { type CBORType, encodeCBOR } from "@levischuck/tiny-cbor";
 
 export const b64url = (bytes: Uint8Array | ArrayBuffer) =>
   btoa(String.fromCharCode(...new Uint8Array(bytes)))

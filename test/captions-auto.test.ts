@@ -17,8 +17,8 @@ import {
   publishVideo,
   readHeaders,
   SETTLED_MS,
-  writeJson,
   type TestOrg,
+  writeJson,
 } from "./helpers";
 
 /**

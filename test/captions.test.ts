@@ -17,9 +17,9 @@ import {
   publishVideo,
   readHeaders,
   SETTLED_MS,
+  type TestOrg,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 const forty = dataUrlBytes(fortyUrl);

@@ -10,8 +10,8 @@ import {
   dataUrlBytes,
   ORIGIN,
   publishVideo,
-  writeJson,
   type TestOrg,
+  writeJson,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);

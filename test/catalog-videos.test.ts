@@ -2,6 +2,7 @@
 // windows, sub-organizations, removed videos, isolation, revalidation and cost.
 import { beforeAll, describe, expect, it } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
+import { ingest } from "./fixtures/stats";
 import {
   admin,
   callJson,
@@ -10,10 +11,9 @@ import {
   dataUrlBytes,
   publishVideo,
   readHeaders,
-  writeJson,
   type TestOrg,
+  writeJson,
 } from "./helpers";
-import { ingest } from "./fixtures/stats";
 
 const ALL = [
   "network",

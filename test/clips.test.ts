@@ -12,14 +12,14 @@ import {
   callJson,
   createOrg,
   cronAt,
-  ORIGIN,
   dataUrlBytes,
+  ORIGIN,
   publishVideo,
   readHeaders,
   SETTLED_MS,
+  type TestOrg,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 /** 13 one-second MPEG-TS segments of ffmpeg's HLS output (test/fixtures/README.md). */

@@ -5,8 +5,8 @@
 // reading of the catalog says (the oracle below, in JS), and the D1 rows each cold page read
 // (Server-Timing) stay within what it returns plus its count.
 import { env } from "cloudflare:test";
-import { mulberry32 } from "../scripts/lib/prng.mjs";
 import { beforeAll, describe, expect, it } from "vitest";
+import { mulberry32 } from "../scripts/lib/prng.mjs";
 import { callJson, createOrg, d1Cost, readHeaders, type TestOrg } from "./helpers";
 
 const VIDEOS = 1200;

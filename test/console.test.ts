@@ -15,18 +15,18 @@ import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
 import { createContent, ingest, utcDayAgo } from "./fixtures/stats";
 import {
   ADMIN_TOKEN,
-  ORIGIN,
   admin,
   call,
   callJson,
   createOrg,
   d1Cost,
   dataUrlBytes,
+  ORIGIN,
   publishVideo,
+  type TestOrg,
   uploadParts,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 const faststart = dataUrlBytes(faststartUrl);

@@ -7,8 +7,8 @@ import {
   env,
   waitOnExecutionContext,
 } from "cloudflare:test";
-import worker from "../src/index";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import worker from "../src/index";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
@@ -19,9 +19,9 @@ import {
   createOrg,
   dataUrlBytes,
   padWithFreeBox,
+  type TestOrg,
   uploadParts,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 let org: TestOrg;

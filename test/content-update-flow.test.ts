@@ -13,9 +13,9 @@ import {
   dataUrlBytes,
   ORIGIN,
   publishVideo,
-  writeJson,
-  type TestOrg,
   SETTLED_MS,
+  type TestOrg,
+  writeJson,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);

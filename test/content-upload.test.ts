@@ -2,15 +2,15 @@
 // rejection, completion rules, deletion and media serving.
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import worker from "../src/index";
+import movUrl from "./fixtures/h264-aac.mov?inline";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
-import movUrl from "./fixtures/h264-aac.mov?inline";
 import mpeg4Url from "./fixtures/mpeg4-aac.mp4?inline";
 import mpeg4FaststartUrl from "./fixtures/mpeg4-aac-faststart.mp4?inline";
-import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
-import smallThumbUrl from "./fixtures/thumb-1280x720.jpg?inline";
 import pngUrl from "./fixtures/not-a-jpeg.png?inline";
-import worker from "../src/index";
+import smallThumbUrl from "./fixtures/thumb-1280x720.jpg?inline";
+import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
 import {
   CHUNK_SIZE,
   call,
@@ -20,10 +20,10 @@ import {
   ORIGIN,
   padWithFreeBox,
   sha256,
+  type TestOrg,
   uploadParts,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 let org: TestOrg;

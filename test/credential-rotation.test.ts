@@ -13,9 +13,9 @@ import {
   callJson,
   callSettled,
   createOrg,
-  writeHeaders,
-  type TestOrg,
   SETTLED_MS,
+  type TestOrg,
+  writeHeaders,
 } from "./helpers";
 
 /** A write whose waitUntil work (its feed-rebuilds message) is done when this resolves. */

@@ -16,11 +16,11 @@ import {
   dataUrlBytes,
   publishVideo,
   readHeaders,
+  SETTLED_MS,
+  type TestOrg,
   uploadParts,
   writeHeaders,
   writeJson,
-  type TestOrg,
-  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);

@@ -6,8 +6,8 @@
 // each test chooses its clock and FEED_MAX_VIDEOS (4: feeds are full, so a member leaving one
 // brings the next from past the last entry). The last tests go through E4 and the real queue.
 import { env } from "cloudflare:test";
-import { mulberry32 } from "../scripts/lib/prng.mjs";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { mulberry32 } from "../scripts/lib/prng.mjs";
 import { createDb } from "../src/db/client";
 import { listFeeds, markFeedsDirty, updateFeed } from "../src/db/feeds";
 import type { Feed } from "../src/db/schema";
@@ -25,9 +25,9 @@ import {
   d1Cost,
   dataUrlBytes,
   publishVideo,
-  writeJson,
-  type TestOrg,
   SETTLED_MS,
+  type TestOrg,
+  writeJson,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);

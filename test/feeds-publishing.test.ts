@@ -7,11 +7,11 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import worker from "../src/index";
 import { loadConfig } from "../src/config";
 import { createDb } from "../src/db/client";
 import { findFeedByFeedId } from "../src/db/feeds";
 import { rebuildFeeds } from "../src/domain/feeds/publisher";
+import worker from "../src/index";
 import { writeFeedFile } from "../src/storage/feed-files";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import {
@@ -22,10 +22,10 @@ import {
   dataUrlBytes,
   ORIGIN,
   publishVideo,
+  SETTLED_MS,
+  type TestOrg,
   withMembers,
   writeJson,
-  type TestOrg,
-  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);

@@ -25,10 +25,10 @@ import {
   createOrg,
   dataUrlBytes,
   publishVideo,
+  SETTLED_MS,
+  type TestOrg,
   withMembers,
   writeJson,
-  type TestOrg,
-  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);

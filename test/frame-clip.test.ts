@@ -8,20 +8,20 @@ import type { Content } from "../src/db/schema";
 import { frameClip, makeFrameThumbnail } from "../src/domain/content/frame-thumbnails";
 import { pickClip } from "../src/media/frame-clip";
 import {
+  type FrameSource,
   frameServiceFrames,
   mediaTransformsFrames,
   thumbnailTime,
-  type FrameSource,
 } from "../src/media/frames";
-import type { MediaTransformsBinding } from "../src/shared/bindings";
+import type { RangeReader } from "../src/media/mp4-reader";
 import { buildIndex } from "../src/media/packaging/segments";
 import { readTracks } from "../src/media/packaging/tracks";
-import type { RangeReader } from "../src/media/mp4-reader";
+import type { MediaTransformsBinding } from "../src/shared/bindings";
+import movUrl from "./fixtures/h264-aac.mov?inline";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
-import movUrl from "./fixtures/h264-aac.mov?inline";
-import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
 import fragNoMfraUrl from "./fixtures/h264-aac-frag-nomfra.mp4?inline";
+import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
 import { dataUrlBytes } from "./helpers";
 import { boxPath, fragmentedFile, sparseReader } from "./media-fmp4-synth";
 

@@ -5,8 +5,8 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_THUMBNAIL_JPEG } from "../src/media/default-thumbnail";
 import { FLAT_FRAME_MAX_BYTES, mediaTransformsFrames, thumbnailTime } from "../src/media/frames";
-import type { MediaTransformsBinding } from "../src/shared/bindings";
 import { checkThumbnail, readJpegInfo } from "../src/media/jpeg";
+import type { MediaTransformsBinding } from "../src/shared/bindings";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
@@ -16,10 +16,10 @@ import {
   createOrg,
   dataUrlBytes,
   publishVideo,
+  SETTLED_MS,
+  type TestOrg,
   uploadParts,
   writeJson,
-  type TestOrg,
-  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);

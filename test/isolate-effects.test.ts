@@ -3,7 +3,6 @@
 // handlers call them, in this test's isolate, where watchIsolateEffects sees what they apply.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import { backgroundDeps } from "../src/domain/background";
 import { replaceContent } from "../src/domain/content/content";
 import type { Deps } from "../src/domain/deps";
@@ -11,6 +10,7 @@ import { type Moved, watchIsolateEffects } from "../src/domain/isolate-effects";
 import { createPlaybackKey, setPlaybackSettings } from "../src/domain/playback/keys";
 import { playerChanged } from "../src/domain/player/configurations";
 import { updateContentBody } from "../src/schemas/content";
+import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import { createOrg, dataUrlBytes, publishVideo, type TestOrg, writeJson } from "./helpers";
 
 let org: TestOrg;

@@ -2,7 +2,7 @@
 // documented maximum and answers one past it with a 400 naming the limit. These inputs gave
 // 500s when every value was a bound parameter (D1 allows 100 per statement).
 import { beforeAll, describe, expect, it } from "vitest";
-import { callJson, createOrg, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import { callJson, createOrg, type TestOrg, writeHeaders, writeJson } from "./helpers";
 
 let org: TestOrg;
 const names = (n: number, prefix = "n") => Array.from({ length: n }, (_, i) => `${prefix}${i}`);

@@ -11,9 +11,9 @@ import {
   dataUrlBytes,
   publishVideo,
   readHeaders,
+  type TestOrg,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);

@@ -3,9 +3,9 @@
 // waits for the counter, so that a page past the end reads nothing.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import { createDb } from "../src/db/client";
 import { emptyQuery, listMatching } from "../src/db/video-query";
+import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import { createOrg, dataUrlBytes, publishVideo, withMembers } from "./helpers";
 
 /** The real D1, noting when each statement's query starts and ends. */

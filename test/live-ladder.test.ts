@@ -7,17 +7,17 @@
 // keeps every rung it got; a stream whose first segment cannot be read keeps one rendition.
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { mintPlaybackToken } from "../sdk/client/src/playback";
 import type { LiveStream } from "../src/durable/live-stream";
 import { Bytes, children, descend } from "../src/media/bmff/reader";
 import { contentIdOfHlsVersion } from "../src/storage/layout";
-import { mintPlaybackToken } from "../sdk/client/src/playback";
-import fmp4Init from "./fixtures/live/fmp4/init.mp4.bin?inline";
 import fmp4Seg0 from "./fixtures/live/fmp4/index0.m4s.bin?inline";
 import fmp4Seg1 from "./fixtures/live/fmp4/index1.m4s.bin?inline";
 import fmp4Seg2 from "./fixtures/live/fmp4/index2.m4s.bin?inline";
+import fmp4Init from "./fixtures/live/fmp4/init.mp4.bin?inline";
 import tsSeg0 from "./fixtures/live/ts/index0.ts.bin?inline";
 import tsSeg1 from "./fixtures/live/ts/index1.ts.bin?inline";
-import { call, createOrg, dataUrlBytes, SETTLED_MS, writeJson, type TestOrg } from "./helpers";
+import { call, createOrg, dataUrlBytes, SETTLED_MS, type TestOrg, writeJson } from "./helpers";
 
 const FMP4 = [fmp4Seg0, fmp4Seg1, fmp4Seg2].map(dataUrlBytes);
 const INIT = dataUrlBytes(fmp4Init);

@@ -20,10 +20,10 @@ import { RecordingNotRemuxed, remuxRecording } from "../src/domain/live/recordin
 import { transcoderOf } from "../src/domain/renditions";
 import type { LiveStream } from "../src/durable/live-stream";
 import worker from "../src/index";
-import fmp4Init from "./fixtures/live/fmp4/init.mp4.bin?inline";
 import fmp4Seg0 from "./fixtures/live/fmp4/index0.m4s.bin?inline";
 import fmp4Seg1 from "./fixtures/live/fmp4/index1.m4s.bin?inline";
 import fmp4Seg2 from "./fixtures/live/fmp4/index2.m4s.bin?inline";
+import fmp4Init from "./fixtures/live/fmp4/init.mp4.bin?inline";
 import tsSeg0 from "./fixtures/live/ts/index0.ts.bin?inline";
 import tsSeg1 from "./fixtures/live/ts/index1.ts.bin?inline";
 import {
@@ -35,9 +35,9 @@ import {
   readHeaders,
   SETTLED_MS,
   startOfAMinute,
+  type TestOrg,
   withMembers,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 const FMP4 = {

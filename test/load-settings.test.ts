@@ -5,7 +5,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
-import { createOrg, ORIGIN, writeHeaders, type TestOrg } from "./helpers";
+import { createOrg, ORIGIN, type TestOrg, writeHeaders } from "./helpers";
 
 async function callWith(
   vars: Record<string, string>,

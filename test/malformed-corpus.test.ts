@@ -6,10 +6,11 @@
 // packaged it is marked unstreamable on its first stream request, once.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { hlsVersion } from "../src/storage/layout";
+import movUrl from "./fixtures/h264-aac.mov?inline";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import fragUrl from "./fixtures/h264-aac-frag.mp4?inline";
 import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
-import movUrl from "./fixtures/h264-aac.mov?inline";
 import noAudioUrl from "./fixtures/h264-noaudio.mp4?inline";
 import {
   call,
@@ -18,12 +19,11 @@ import {
   dataUrlBytes,
   ORIGIN,
   readHeaders,
+  type TestOrg,
   uploadParts,
   writeJson,
-  type TestOrg,
 } from "./helpers";
-import { hlsVersion } from "../src/storage/layout";
-import { malformedCorpus, type CorpusFile } from "./malformed-corpus";
+import { type CorpusFile, malformedCorpus } from "./malformed-corpus";
 import { boxesIn } from "./media-fmp4-synth";
 
 let org: TestOrg;

@@ -5,7 +5,7 @@
 // headers and metadata are in memory. The figures are printed as a table.
 import { afterAll, describe, expect, it } from "vitest";
 import { MAX_FRAGMENT_READS, TAIL_READ_BYTES, WALK_WINDOW_BYTES } from "../src/media/mp4-fragments";
-import { probeMp4, type MediaInfo } from "../src/media/mp4-probe";
+import { type MediaInfo, probeMp4 } from "../src/media/mp4-probe";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import fragNoMfraUrl from "./fixtures/h264-aac-frag-nomfra.mp4?inline";
 import { dataUrlBytes } from "./helpers";
@@ -18,8 +18,8 @@ import {
   largeBoxHeader,
   layout,
   mehd,
-  sparseReader,
   type Segment,
+  sparseReader,
 } from "./media-fmp4-synth";
 
 const GiB = 1024 ** 3;

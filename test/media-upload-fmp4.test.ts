@@ -11,9 +11,9 @@ import {
   dataUrlBytes,
   padWithFreeBox,
   publishVideo,
+  type TestOrg,
   uploadParts,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 import { boxesIn, concat, u32 } from "./media-fmp4-synth";
 

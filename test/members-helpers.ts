@@ -2,7 +2,7 @@
 // (./authenticator.ts), sessions and the key and secret as the console and servers send them.
 import { expect } from "vitest";
 import { assert, register, type SoftCredential } from "./authenticator";
-import { ORIGIN, call, callJson, writeHeaders, type TestOrg } from "./helpers";
+import { call, callJson, ORIGIN, type TestOrg, writeHeaders } from "./helpers";
 
 export const ceremony = { origin: ORIGIN, rpId: "catalog.test" };
 

@@ -5,14 +5,15 @@
 // write in the audit log with the right actor.
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { assert, register } from "./authenticator";
+import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import {
   admin,
   callJson,
   createOrg,
   dataUrlBytes,
   publishVideo,
-  writeHeaders,
   type TestOrg,
+  writeHeaders,
 } from "./helpers";
 import {
   asKey,
@@ -23,7 +24,6 @@ import {
   passkeySignIn,
   post,
 } from "./members-helpers";
-import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 
 afterEach(() => vi.useRealTimers());
 

@@ -5,9 +5,9 @@
 import { verifyAuthenticationResponse, verifyRegistrationResponse } from "@simplewebauthn/server";
 import { describe, expect, it } from "vitest";
 import {
+  type Expected,
   verifyAuthentication,
   verifyRegistration,
-  type Expected,
 } from "../src/domain/members/webauthn";
 import { assert, b64url, register } from "./authenticator";
 

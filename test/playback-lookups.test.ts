@@ -2,10 +2,10 @@
 // video: a cold media request asks D1 one query for them, a warm one none.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import { createDb } from "../src/db/client";
 import { servableContent } from "../src/domain/files";
 import { checkPlayback } from "../src/domain/playback/keys";
+import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
 import { createOrg, dataUrlBytes, publishVideo, withMembers } from "./helpers";
 
 /** The real D1, counting the statements it runs. */

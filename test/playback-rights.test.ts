@@ -13,8 +13,8 @@ import {
   ORIGIN,
   publishVideo,
   readHeaders,
-  writeJson,
   type TestOrg,
+  writeJson,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(faststartUrl);

@@ -13,8 +13,8 @@ import {
   d1Cost,
   dataUrlBytes,
   publishVideo,
-  writeJson,
   type TestOrg,
+  writeJson,
 } from "./helpers";
 
 const VAST =

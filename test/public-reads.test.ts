@@ -15,8 +15,8 @@ import {
   publishVideo,
   readHeaders,
   startOfAMinute,
-  writeJson,
   type TestOrg,
+  writeJson,
 } from "./helpers";
 
 const BUDGET = 5;

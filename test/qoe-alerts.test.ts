@@ -4,9 +4,9 @@
 // test e2e/qoe-alerts.test.ts delivers through it); good views close it with qoe.recovered.
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { createOrg, SETTLED_MS, writeJson, type TestOrg } from "./helpers";
 import { postCmcd, settledView } from "./fixtures/cmcd";
 import { createContent } from "./fixtures/stats";
+import { createOrg, SETTLED_MS, type TestOrg, writeJson } from "./helpers";
 
 const RECEIVER = inject("webhookReceiver");
 

@@ -4,8 +4,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mintPlaybackToken } from "../sdk/client/src/playback";
-import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import { cmcdLine, postCmcd, settledView } from "./fixtures/cmcd";
+import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import {
   call,
   callJson,
@@ -14,8 +14,8 @@ import {
   ORIGIN,
   publishVideo,
   readHeaders,
-  writeJson,
   type TestOrg,
+  writeJson,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(faststartUrl);

@@ -10,18 +10,18 @@ import {
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../src/index";
 import { utcDay } from "../src/shared/dates";
+import { cmcdLine, postCmcd, qoeReport, settledView, viewOf } from "./fixtures/cmcd";
+import { createContent, d1Cost } from "./fixtures/stats";
 import {
   admin,
   call,
   callJson,
   createOrg,
   statsD1,
+  type TestOrg,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
-import { cmcdLine, postCmcd, qoeReport, settledView, viewOf } from "./fixtures/cmcd";
-import { createContent, d1Cost } from "./fixtures/stats";
 
 let org: TestOrg;
 let key: string;

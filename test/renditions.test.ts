@@ -4,15 +4,26 @@
 // skipped without it), assembled and listed in the master playlist and the DASH manifest.
 // Every segment of every variant starts with a keyframe presented within one frame of the
 // source's segment.
-import { env } from "cloudflare:test";
 import {
   createExecutionContext,
   createMessageBatch,
+  env,
   getQueueResult,
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { findContentByKeyAnyOrg } from "../src/db/content";
+import { backgroundDeps } from "../src/domain/background";
+import { publishStoredUpload } from "../src/domain/content/content";
+import {
+  planRenditions,
+  type RenditionJob,
+  runRenditionJob,
+  transcoderOf,
+} from "../src/domain/renditions";
 import worker from "../src/index";
+import { TranscodeRefused, type Transcoder } from "../src/media/transcoder";
+import { hlsVersion } from "../src/storage/layout";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
 import hevcUrl from "./fixtures/hevc-aac-faststart.mp4?inline";
 import {
@@ -26,24 +37,13 @@ import {
   publishVideo,
   readHeaders,
   SETTLED_MS,
+  type TestOrg,
   uploadParts,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 import { boxesIn, boxPath } from "./media-fmp4-synth";
 import { bandwidthProblems, bandwidthsAndPeaks } from "./mpd-representations";
-import { findContentByKeyAnyOrg } from "../src/db/content";
-import { backgroundDeps } from "../src/domain/background";
-import { publishStoredUpload } from "../src/domain/content/content";
-import { hlsVersion } from "../src/storage/layout";
-import {
-  planRenditions,
-  runRenditionJob,
-  transcoderOf,
-  type RenditionJob,
-} from "../src/domain/renditions";
-import { TranscodeRefused, type Transcoder } from "../src/media/transcoder";
 
 const forty = dataUrlBytes(fortyUrl);
 let org: TestOrg;

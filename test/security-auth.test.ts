@@ -9,9 +9,9 @@ import {
   createOrg,
   ORIGIN,
   startOfAMinute,
+  type TestOrg,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 let org: TestOrg;

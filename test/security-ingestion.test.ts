@@ -14,18 +14,6 @@ import { mintPlayerToken, playerTokenKey } from "../src/domain/stats/player-toke
 import { messageId } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
 import {
-  admin,
-  callJson,
-  createOrg,
-  statsD1,
-  ORIGIN,
-  startOfAMinute,
-  writeHeaders,
-  writeJson,
-  type TestOrg,
-  SETTLED_MS,
-} from "./helpers";
-import {
   createContent,
   eventsSettled,
   ingest,
@@ -33,6 +21,18 @@ import {
   organizationId,
   postEvents,
 } from "./fixtures/stats";
+import {
+  admin,
+  callJson,
+  createOrg,
+  ORIGIN,
+  SETTLED_MS,
+  startOfAMinute,
+  statsD1,
+  type TestOrg,
+  writeHeaders,
+  writeJson,
+} from "./helpers";
 
 afterEach(() => vi.useRealTimers());
 

@@ -5,17 +5,17 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
+import { ingest } from "./fixtures/stats";
 import {
   admin,
   callJson,
   createOrg,
-  statsD1,
   dataUrlBytes,
   publishVideo,
-  writeJson,
+  statsD1,
   type TestOrg,
+  writeJson,
 } from "./helpers";
-import { ingest } from "./fixtures/stats";
 
 const mp4 = dataUrlBytes(faststartUrl);
 const today = () => new Date().toISOString().slice(0, 10);

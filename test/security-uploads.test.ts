@@ -12,20 +12,20 @@ import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../src/index";
 import { readJpegInfo } from "../src/media/jpeg";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
-import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
 import { ingest, organizationId } from "./fixtures/stats";
+import thumbUrl from "./fixtures/thumb-1920x1080.jpg?inline";
 import {
   admin,
   call,
   callJson,
   createOrg,
-  statsD1,
   dataUrlBytes,
   publishVideo,
+  SETTLED_MS,
+  statsD1,
+  type TestOrg,
   uploadParts,
   writeJson,
-  type TestOrg,
-  SETTLED_MS,
 } from "./helpers";
 
 const mp4 = dataUrlBytes(mp4Url);

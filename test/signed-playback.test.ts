@@ -3,8 +3,8 @@
 // cache. Tokens are minted with the typed client's helper (sdk/client/src/playback.ts).
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import { mintPlaybackToken, type PlaybackSigningKey } from "../sdk/client/src/playback";
+import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import {
   call,
   callJson,
@@ -13,9 +13,9 @@ import {
   ORIGIN,
   publishVideo,
   readHeaders,
+  type TestOrg,
   writeHeaders,
   writeJson,
-  type TestOrg,
 } from "./helpers";
 
 const textOf = async (res: Response) => new TextDecoder().decode(await res.arrayBuffer());

@@ -9,7 +9,7 @@ import {
   s3ListPartsRequest,
   workerPartUrl,
 } from "../src/storage/signed-urls";
-import { callJson, createOrg, ORIGIN, writeHeaders, writeJson, type TestOrg } from "./helpers";
+import { callJson, createOrg, ORIGIN, type TestOrg, writeHeaders, writeJson } from "./helpers";
 
 let org: TestOrg;
 beforeAll(async () => {

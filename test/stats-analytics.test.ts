@@ -5,8 +5,8 @@ import { createDb } from "../src/db/client";
 import { createStatsDb } from "../src/db/stats/client";
 import { ROLLUPS } from "../src/db/stats/rollups";
 import { selectedKeysUpTo } from "../src/domain/stats/analytics";
-import { admin, callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, ingest, utcDayAgo } from "./fixtures/stats";
+import { admin, callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 
 let org: TestOrg;
 let red: string;

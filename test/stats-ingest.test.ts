@@ -3,7 +3,6 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { messageIdPrefix } from "../src/domain/stats/queued-events";
 import { hashTput } from "../src/domain/stats/viewers";
-import { call, callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import {
   createContent,
   d1Cost,
@@ -16,6 +15,7 @@ import {
   report,
   utcDayAgo,
 } from "./fixtures/stats";
+import { call, callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 
 let org: TestOrg;
 let orgId: number;

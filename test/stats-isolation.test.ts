@@ -8,15 +8,15 @@
 // so an empty answer means "filtered out", not "broken query".
 import { beforeAll, describe, expect, it } from "vitest";
 import mp4Url from "./fixtures/h264-aac-faststart.mp4?inline";
+import { ingest, report, utcDayAgo } from "./fixtures/stats";
 import {
   callJson,
   createOrg,
   dataUrlBytes,
   publishVideo,
-  writeJson,
   type TestOrg,
+  writeJson,
 } from "./helpers";
-import { ingest, report, utcDayAgo } from "./fixtures/stats";
 
 const mp4 = dataUrlBytes(mp4Url);
 const DAY = utcDayAgo(1);

@@ -14,16 +14,16 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ROLLUPS } from "../src/db/stats/rollups";
-import { createStatsDb } from "../src/db/stats/client";
 import { D1Meter, meterD1 } from "../src/db/metered-d1";
+import { createStatsDb } from "../src/db/stats/client";
+import { ROLLUPS } from "../src/db/stats/rollups";
 import { rankByLifetime, rankByTotal } from "../src/db/stats/totals";
 import { lifetimeDefinition } from "../src/db/stats/totals-rule";
-import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
+import { type EventsMessage, messageId } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
 import { DAY_MS, utcDay } from "../src/shared/dates";
-import { createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, organizationId, report } from "./fixtures/stats";
+import { createOrg, statsD1, type TestOrg } from "./helpers";
 
 const SEED = 20261129;
 const FIRST_DAY = Date.UTC(2024, 11, 20); // 2024-12-20

@@ -5,18 +5,18 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { consumeEventMessages, consumerDatabase } from "../src/domain/stats/consume";
-import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
+import { type EventsMessage, messageId } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
+import { createContent, organizationId } from "./fixtures/stats";
 import {
   admin,
   callJson,
   createOrg,
-  statsD1,
-  writeHeaders,
-  type TestOrg,
   SETTLED_MS,
+  statsD1,
+  type TestOrg,
+  writeHeaders,
 } from "./helpers";
-import { createContent, organizationId } from "./fixtures/stats";
 
 const EVENTS_QUEUE = "video-catalog-events";
 const DEAD_LETTER_QUEUE = "video-catalog-events-dlq";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { VIDEO_COUNTERS, AD_COUNTERS, ECOMMERCE_COUNTERS } from "../src/shared/counters";
-import { admin, callJson, createOrg, statsD1, writeJson, type TestOrg } from "./helpers";
+import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS } from "../src/shared/counters";
 import { createContent, d1Cost, ingest, organizationId, report, utcDayAgo } from "./fixtures/stats";
+import { admin, callJson, createOrg, statsD1, type TestOrg, writeJson } from "./helpers";
 
 let org: TestOrg;
 let a: string; // most played, syndicated

@@ -11,11 +11,11 @@ import {
 } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MESSAGE_IDS_KEPT_DAYS } from "../src/domain/stats/consume";
-import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
+import { type EventsMessage, messageId } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
 import { DAY_MS } from "../src/shared/dates";
-import { createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, organizationId, report } from "./fixtures/stats";
+import { createOrg, statsD1, type TestOrg } from "./helpers";
 
 /** The cron runs on 2026-03-31: thirteen months back is 2025-02-28 (February has no 31st). */
 const CRON_AT = Date.UTC(2026, 2, 31, 12);

@@ -14,31 +14,31 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../src/config";
 import { createDb } from "../src/db/client";
 import { SHARD_TABLES } from "../src/db/stats/shard-copy";
-import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
+import { type EventsMessage, messageId } from "../src/domain/stats/queued-events";
 import {
+  type MoveStatus,
   moveOrganizationStatistics,
   settledBefore,
-  type MoveStatus,
 } from "../src/domain/stats/shard-moves";
 import worker from "../src/index";
 import { DAY_MS, utcDay } from "../src/shared/dates";
 import {
-  admin,
-  callJson,
-  createOrg,
-  writeHeaders,
-  writeJson,
-  type TestOrg,
-  SETTLED_MS,
-} from "./helpers";
-import {
   createContent,
   eventsSettled,
+  report as fetchReport,
   ingest,
   organizationId,
   postEvents,
-  report as fetchReport,
 } from "./fixtures/stats";
+import {
+  admin,
+  callJson,
+  createOrg,
+  SETTLED_MS,
+  type TestOrg,
+  writeHeaders,
+  writeJson,
+} from "./helpers";
 
 const SHARDS = () => [env.STATS_DB, env.STATS_DB_1!];
 const dayAgo = (n: number) => utcDay(Date.now() - n * DAY_MS);

@@ -7,7 +7,9 @@
 // (src/db/stats/totals-rule.ts: GROUP BY over the rollups, a window for the running totals).
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { messageId, type EventsMessage } from "../src/domain/stats/queued-events";
+import { ROLLUP_LIST } from "../src/db/stats/rollups";
+import { rebuildTotalsSql, totalsDefinitions } from "../src/db/stats/totals-rule";
+import { type EventsMessage, messageId } from "../src/domain/stats/queued-events";
 import worker from "../src/index";
 import {
   AD_COUNTERS,
@@ -15,11 +17,9 @@ import {
   VIDEO_COUNTERS,
   VIEWER_COUNTERS,
 } from "../src/shared/counters";
-import { ROLLUP_LIST } from "../src/db/stats/rollups";
-import { rebuildTotalsSql, totalsDefinitions } from "../src/db/stats/totals-rule";
 import { DAY_MS, utcDay } from "../src/shared/dates";
-import { callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 import { createContent, organizationId, report } from "./fixtures/stats";
+import { callJson, createOrg, statsD1, type TestOrg } from "./helpers";
 
 /** The seed of the random data: a failure names it, and the same seed gives the same data. */
 const SEED = 20260412;

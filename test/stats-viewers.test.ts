@@ -1,8 +1,8 @@
 // E10 get_viewer_reports (four modes and their rules), consent, entitlement, and erasure.
 import { beforeAll, describe, expect, it } from "vitest";
 import { VIEWER_AD_COUNTERS, VIEWER_VIDEO_COUNTERS } from "../src/shared/counters";
-import { callJson, createOrg, writeJson, type TestOrg } from "./helpers";
 import { createContent, d1Cost, ingest, report, utcDayAgo } from "./fixtures/stats";
+import { callJson, createOrg, type TestOrg, writeJson } from "./helpers";
 
 let org: TestOrg;
 let x: string;

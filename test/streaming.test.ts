@@ -4,13 +4,14 @@
 // test/e2e/streaming.test.ts (hls.js in Chromium, ffmpeg).
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
+import { parseStreamFile, STREAM_FILE_FORMS } from "../src/shared/stream-files";
+import movUrl from "./fixtures/h264-aac.mov?inline";
 import fortyUrl from "./fixtures/h264-aac-40s-160x90.mp4?inline";
+import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import fragUrl from "./fixtures/h264-aac-frag.mp4?inline";
 import fragMoovSamplesUrl from "./fixtures/h264-aac-frag-moov-samples.mp4?inline";
 import fragNoMfraUrl from "./fixtures/h264-aac-frag-nomfra.mp4?inline";
 import moovEndUrl from "./fixtures/h264-aac-moov-end.mp4?inline";
-import movUrl from "./fixtures/h264-aac.mov?inline";
 import noAudioUrl from "./fixtures/h264-noaudio.mp4?inline";
 import {
   admin,
@@ -21,12 +22,11 @@ import {
   ORIGIN,
   publishVideo,
   readHeaders,
-  writeJson,
-  type TestOrg,
   SETTLED_MS,
+  type TestOrg,
+  writeJson,
 } from "./helpers";
 import { boxesIn, boxPath } from "./media-fmp4-synth";
-import { parseStreamFile, STREAM_FILE_FORMS } from "../src/shared/stream-files";
 
 let org: TestOrg;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // Subtitle files the service reads itself (domain/streaming.ts, media/webvtt.ts) follow the
 // webhooks' address policy (domain/outbound-urls.ts): the publisher's URL and every redirect are
 // checked before they are asked, so a subtitle URL cannot make the service read a private address.
-import { inject, describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import faststartUrl from "./fixtures/h264-aac-faststart.mp4?inline";
 import {
   call,

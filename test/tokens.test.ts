@@ -5,7 +5,7 @@
 // keeps working as full.
 import { env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ORIGIN, callJson, createOrg, writeHeaders, type TestOrg } from "./helpers";
+import { callJson, createOrg, ORIGIN, type TestOrg, writeHeaders } from "./helpers";
 import { asSession, inviteAndAccept } from "./members-helpers";
 
 const bearer = (token: string, path: string, method = "GET", body?: unknown) =>

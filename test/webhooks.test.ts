@@ -21,11 +21,11 @@ import {
   createOrg,
   dataUrlBytes,
   publishVideo,
+  SETTLED_MS,
+  type TestOrg,
   uploadParts,
   writeHeaders,
   writeJson,
-  type TestOrg,
-  SETTLED_MS,
 } from "./helpers";
 
 const RECEIVER = inject("webhookReceiver");

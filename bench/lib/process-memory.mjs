@@ -1,6 +1,6 @@
 // Resident memory of a process tree, read from /proc (Linux): the bench's server is a Node
 // process (wrangler's API) with workerd and esbuild children.
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** pid → parent pid of every process now. */
 function parents() {

@@ -2,10 +2,11 @@
 // bundled in) into console/dist: console.js (one ES module, minified) and console.css.
 // scripts/build-assets.mjs copies them to dist/public/console, which `npm run dev`, `npm test`
 // and `npm run deploy` build. Usage: node console/scripts/build.mjs
-import { build } from "esbuild";
+
 import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
 
 export const CONSOLE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const CONSOLE_DIST = join(CONSOLE_DIR, "dist");

@@ -4,9 +4,9 @@
 // carries the session's CSRF token. The sync code (not a secret: players send it) serves the
 // read and report endpoints.
 import {
-  createCatalogClient,
   type CatalogClient,
   type components,
+  createCatalogClient,
 } from "../../sdk/client/src/index";
 
 export type Session = components["schemas"]["ConsoleSession"];

@@ -3,7 +3,7 @@
 // sign-in without one.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { anonymous, can, ok, session, useSession, type Session } from "./api";
+import { anonymous, can, ok, type Session, session, useSession } from "./api";
 import "./console.css";
 import { Accept } from "./pages/accept";
 import { Account } from "./pages/account";
@@ -12,8 +12,8 @@ import { Audit } from "./pages/audit";
 import { Feeds } from "./pages/feeds";
 import { Items } from "./pages/items";
 import { Library } from "./pages/library";
-import { Members } from "./pages/members";
 import { GoLive } from "./pages/live";
+import { Members } from "./pages/members";
 import { Players } from "./pages/players";
 import { Settings } from "./pages/settings";
 import { SignIn } from "./pages/signin";

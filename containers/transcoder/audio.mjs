@@ -10,7 +10,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errorResponse, readBody, Refused, runFfmpeg } from "./ffmpeg-service.mjs";
+import { errorResponse, Refused, readBody, runFfmpeg } from "./ffmpeg-service.mjs";
 
 export const AUDIO_RATE = 16_000;
 /** Ten minutes of 320 kbit/s audio is 24 MB: a chunk is refused well past that. */

@@ -16,7 +16,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { readBody, Refused, runFfmpeg, shortDiagnostic } from "./ffmpeg-service.mjs";
+import { Refused, readBody, runFfmpeg, shortDiagnostic } from "./ffmpeg-service.mjs";
 
 const execFileAsync = promisify(execFile);
 

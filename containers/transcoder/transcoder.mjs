@@ -29,8 +29,8 @@ import { promisify } from "node:util";
 import { audioResponse } from "./audio.mjs";
 import {
   errorResponse,
-  readBody,
   Refused,
+  readBody,
   runFfmpeg,
   serveFetch,
   shortDiagnostic,

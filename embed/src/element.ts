@@ -9,9 +9,9 @@
 import "./gallery-element";
 import type { Player } from "./core/contract";
 import { enableDocking } from "./core/dock";
+import { LoadError, loadVideo, tokenFromUrl } from "./core/load";
 import { createPlayer } from "./core/player";
 import { el } from "./core/room";
-import { LoadError, loadVideo, tokenFromUrl } from "./core/load";
 import { showUnavailable, type Unavailable } from "./rooms/status";
 import { shadowBox } from "./shadow";
 

@@ -5,8 +5,9 @@
 // plays, with no configuration. No docking here: a floating player cannot leave the iframe.
 // A viewer the video refuses gets a page without media whose #player names the refusal: the
 // player says why on its surface and tells the framing page (postMessage, as evc-error does).
-import { createPlayer } from "./core/player";
+
 import { fetchPlayerData } from "./core/load";
+import { createPlayer } from "./core/player";
 import { normalize, type PlayerData } from "./core/types";
 import { showUnavailable, type Unavailable } from "./rooms/status";
 

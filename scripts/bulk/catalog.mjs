@@ -6,9 +6,9 @@
 // same whichever pass or chunk produces it: pass 1 collects the names in use (labels are
 // inserted before the rows that link to them), pass 2 renders the rows chunk by chunk.
 import { createHash } from "node:crypto";
-import { Zipf, alnumKey, rng } from "./random.mjs";
-import { insertStatements, raw } from "./sql.mjs";
 import { ALL_ENTITLEMENTS } from "../lib/entitlements.mjs";
+import { alnumKey, rng, Zipf } from "./random.mjs";
+import { insertStatements, raw } from "./sql.mjs";
 import {
   ADJECTIVES,
   CATEGORIES,

@@ -25,10 +25,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../lib/rules.mjs";
 import { ROLLUPS, rebuildTotals } from "../stats-totals.mjs";
 import { d1ExecFile, d1Query, d1Rows } from "./d1.mjs";
-import { AD_COUNTERS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS, VIEWER_COUNTERS } from "../lib/rules.mjs";
-import { Zipf, rng } from "./random.mjs";
+import { rng, Zipf } from "./random.mjs";
 import { insertStatements, lit } from "./sql.mjs";
 
 const DAY = 86_400_000;

@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   errorResponse,
-  readBody,
   Refused,
+  readBody,
   runFfmpeg,
   serveFetch,
 } from "../../containers/transcoder/ffmpeg-service.mjs";

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   errorResponse,
-  readBody,
   Refused,
+  readBody,
   runTool,
   serveFetch,
 } from "../../containers/transcoder/ffmpeg-service.mjs";

@@ -2,11 +2,12 @@
 // bench/hls-cost.ts), bundled with esbuild into a temporary file and imported. The service's
 // modules may import `cloudflare:workers` (its `env`, for the statistics shards); in Node that
 // import is an empty `env`: the timed code must not reach a binding.
-import { build } from "esbuild";
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
 
 const workersStub = {
   name: "cloudflare-workers-stub",

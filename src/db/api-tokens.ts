@@ -1,6 +1,6 @@
 // Data layer of API tokens (schema.ts api_tokens): the organization's own token, members'
 // personal tokens and applications' tokens. Looked up by the SHA-256 of the secret.
-import { and, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { apiTokens } from "./schema";
 import { members } from "./schema-members";

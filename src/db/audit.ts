@@ -1,9 +1,9 @@
 // Data layer of the audit log (schema-members.ts audit_log): one row per write, read newest
 // first by id (audit_log_org_idx; audit_log_member_idx and audit_log_object_idx for the
 // filters that name a member or an object), purged by date (audit_log_at_idx).
-import { and, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { auditLog, type AuditChange, type AuditRow } from "./schema-members";
+import { type AuditChange, type AuditRow, auditLog } from "./schema-members";
 
 export type { AuditChange, AuditRow };
 export type NewAuditRow = Omit<AuditRow, "id">;

@@ -8,9 +8,9 @@ import type { Db } from "./client";
 import { contents } from "./schema";
 import {
   type CaptionJobRow,
+  type CaptionTrack,
   captionJobs,
   captionSettings,
-  type CaptionTrack,
   captionTracks,
 } from "./schema-captions";
 

@@ -1,16 +1,16 @@
 // Data layer of the catalog read paths: the listing order, counters, name lookups, and the
 // SQL building blocks every read composes (scope, names, custom fields, text).
-import { and, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
-import { inList, known, lookUp, type Db, type Lookup } from "./client";
+import { and, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { type Db, inList, known, type Lookup, lookUp } from "./client";
 import {
+  type Content,
   contentCustomFields,
   contentLabels,
   contents,
+  type LabelKind,
   labels,
   listingCounts,
   organizations,
-  type Content,
-  type LabelKind,
 } from "./schema";
 import { selectRows, selectRowsWithTotal } from "./table-rows";
 

@@ -1,6 +1,6 @@
-import { and, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 
 /** Drizzle over D1; `$client` is the (metered) D1 database it runs on (./table-rows.ts reads through it). */
 export type Db = DrizzleD1Database & { $client: D1Database };

@@ -2,7 +2,7 @@
 // no file yet: contentSize 0) until its job publishes it.
 import { and, asc, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
-import { contents, type Content } from "./schema";
+import { type Content, contents } from "./schema";
 
 /**
  * Clips still waiting for their file since before `before` (an ISO time), oldest first: their

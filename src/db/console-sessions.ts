@@ -1,7 +1,7 @@
 // Data layer of the console's sessions (schema-console.ts): looked up by the hash of the token.
 import { and, eq, lt, ne } from "drizzle-orm";
 import type { Db } from "./client";
-import { consoleSessions, type ConsoleSession } from "./schema-console";
+import { type ConsoleSession, consoleSessions } from "./schema-console";
 
 export type { ConsoleSession };
 

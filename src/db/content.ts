@@ -1,19 +1,19 @@
 // Data layer: content rows, their names (content_labels) and custom fields (content_custom_fields).
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { inScope, type ContentScope } from "./catalog";
-import { inList, type Db } from "./client";
+import { type ContentScope, inScope } from "./catalog";
+import { type Db, inList } from "./client";
 import {
+  type Content,
+  type CustomField,
   contentCustomFields,
   contentLabels,
   contents,
+  type LabelKind,
   labels,
   organizations,
-  uploadParts,
-  type Content,
-  type CustomField,
-  type LabelKind,
   type UploadPart,
+  uploadParts,
 } from "./schema";
 import { replaceWindowsStatements, type WindowInput } from "./syndications";
 

@@ -2,11 +2,11 @@
 // organization's published videos with just the names membership is judged by, then each
 // needed record fetched once by id, however many feeds list it.
 import { and, desc, eq, sql } from "drizzle-orm";
-import { inList, type Db } from "./client";
 import { LISTABLE } from "./catalog";
-import { contents, type Content } from "./schema";
-import { selectRows } from "./table-rows";
+import { type Db, inList } from "./client";
+import { type Content, contents } from "./schema";
 import { publishedByWindows } from "./syndications";
+import { selectRows } from "./table-rows";
 
 /** A published video as feed membership sees it, plus its place in the newest-first order. */
 export type VideoNamesRow = Pick<

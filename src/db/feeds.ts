@@ -1,10 +1,10 @@
 // Data layer: feed definitions and their publishing state.
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { ContentScope } from "./catalog";
-import { inList, type Db } from "./client";
-import { feeds, type Feed } from "./schema";
-import { feedLayouts, feedNames, type FeedLayout } from "./schema-feeds";
+import { type Db, inList } from "./client";
 import type { LabelKind } from "./schema";
+import { type Feed, feeds } from "./schema";
+import { type FeedLayout, feedLayouts, feedNames } from "./schema-feeds";
 
 export async function listFeeds(db: Db, organizationId: number): Promise<Feed[]> {
   return db

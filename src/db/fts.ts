@@ -5,9 +5,9 @@
 // its vocabulary (contents_fts_terms) gives each word's document count.
 //
 // Every query is scoped: `scope:o5 AND (...)` reads only organization 5's matches.
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { known, lookUp, type Db, type Lookup } from "./client";
+import { type Db, known, type Lookup, lookUp } from "./client";
 import { contents } from "./schema";
 
 export const contentsFts = sqliteTable("contents_fts", {

@@ -1,20 +1,20 @@
 // Data layer of the console's library: every content of an organization whatever its status
 // (E6 lists only published videos), newest first or by title, duration or publication, paged by
 // keys rather than offsets so page 1,000 costs what page 1 does (contents_library_*_idx).
-import { and, asc, desc, eq, isNotNull, or, sql, type SQL } from "drizzle-orm";
-import { carriesAnyLabel, inScope, LISTABLE, type ContentScope } from "./catalog";
-import { inList, type Db } from "./client";
-import { ftsIds, prefixQuery, scopedExpression } from "./fts";
-import { spokenContentIds } from "./transcripts";
+import { and, asc, desc, eq, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import type { LibrarySort, LiveState } from "../shared/vocabulary";
+import { type ContentScope, carriesAnyLabel, inScope, LISTABLE } from "./catalog";
+import { type Db, inList } from "./client";
+import { ftsIds, prefixQuery, scopedExpression } from "./fts";
 import {
-  contentLabels,
-  contents,
-  labels,
   type Content,
   type ContentStatus,
+  contentLabels,
+  contents,
   type LabelKind,
+  labels,
 } from "./schema";
+import { spokenContentIds } from "./transcripts";
 
 /**
  * The library's orders, each on an index of its own (schema.ts, contents_library_*_idx) and with

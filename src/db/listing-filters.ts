@@ -5,19 +5,19 @@
 //   source   - how to start from an index instead: the ids of the videos that may match;
 //   estimate - how many of the base's videos it is expected to match (from counters kept by
 //              triggers, the text index's vocabulary, or a count capped at a few rows).
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import {
   carriesAnyName,
   fieldValueCount,
-  linkedToAny,
   hasFieldValue,
+  type LabelHit,
   labelsOf,
+  linkedToAny,
+  type NameRef,
   NOTHING,
   withFieldValue,
-  type LabelHit,
-  type NameRef,
 } from "./catalog";
-import { inList, type Db } from "./client";
+import { type Db, inList } from "./client";
 import {
   ftsIds,
   ftsRowMatches,
@@ -25,10 +25,10 @@ import {
   phraseQuery,
   prefixQuery,
   statsKey,
-  termStats,
-  wordsOf,
   type TermStats,
   type TextScope,
+  termStats,
+  wordsOf,
 } from "./fts";
 import { contentLabels, contents } from "./schema";
 

@@ -11,14 +11,14 @@
 // and ways to count that avoid reading every match where a counter knows it (listing counts,
 // labels.videos, network listing counts) or an index holds it alone (listable name links, the
 // text index). The plan is chosen from the filters' estimates (./listing-filters.ts).
-import { and, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
-import { LISTABLE, NEWEST_FIRST, type ContentScope, type Page } from "./catalog";
-import { allOf, inList, type Db } from "./client";
-import { selectRows, selectRowsWithTotal } from "./table-rows";
+import { and, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { type ContentScope, LISTABLE, NEWEST_FIRST, type Page } from "./catalog";
+import { allOf, type Db, inList } from "./client";
+import { listableContentsByIds } from "./feed-sources";
 import { ftsCount, ftsRowMatches } from "./fts";
 import type { ListingFilter } from "./listing-filters";
-import { listableContentsByIds } from "./feed-sources";
-import { contentLabels, contents, networkListings, type Content } from "./schema";
+import { type Content, contentLabels, contents, networkListings } from "./schema";
+import { selectRows, selectRowsWithTotal } from "./table-rows";
 
 /** What orders a listing's rows (newest publishedAt first, then highest id). */
 export type Ordered = Pick<Content, "id" | "publishedAt">;

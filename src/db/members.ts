@@ -5,12 +5,12 @@ import type { Db } from "./client";
 import { consoleSessions } from "./schema-console";
 import {
   authChallenges,
-  memberInvitations,
-  members,
-  passkeys,
   type Member,
   type MemberInvitation,
+  memberInvitations,
+  members,
   type Passkey,
+  passkeys,
 } from "./schema-members";
 
 export type { Member, MemberInvitation, Passkey };

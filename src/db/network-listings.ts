@@ -2,8 +2,8 @@
 // Refreshed for the videos a write touched (catalogChanged) and for those whose window opened or
 // closed since the cron's last run, at the instant given; counted by triggers per network,
 // organization and country (network_listing_counts).
-import { and, eq, sql, type SQL } from "drizzle-orm";
-import { chunkRows, inList, lookUp, runBatch, type Db, type Lookup } from "./client";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { chunkRows, type Db, inList, type Lookup, lookUp, runBatch } from "./client";
 import {
   contents,
   networkListingCounts,

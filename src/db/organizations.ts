@@ -1,15 +1,15 @@
 // Data layer: organizations, sub-organizations, networks and API tokens.
 import { and, asc, eq, sql } from "drizzle-orm";
-import { inList, type Db } from "./client";
+import { type Db, inList } from "./client";
 import {
   apiTokens,
-  networks,
-  organizations,
-  subOrganizations,
   type Entitlement,
+  networks,
   type Organization,
+  organizations,
   type Plan,
   type SubOrganization,
+  subOrganizations,
 } from "./schema";
 
 /** The player's settings (adTagUrl, playerVersion) are read by the player's own queries (db/player.ts). */

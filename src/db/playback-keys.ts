@@ -3,7 +3,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { contents, organizations } from "./schema";
-import { playbackKeys, type PlaybackKeyAlgorithm } from "./schema-playback";
+import { type PlaybackKeyAlgorithm, playbackKeys } from "./schema-playback";
 
 export type PlaybackKeyRow = typeof playbackKeys.$inferSelect;
 export type { PlaybackKeyAlgorithm };

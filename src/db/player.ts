@@ -1,13 +1,13 @@
 // Data layer of the service's own player (issue 38): player configurations, the organization's
 // ad tag and player version, and the copy of ecommerce items the player shows.
 import { and, asc, eq, gt, sql } from "drizzle-orm";
-import { inList, type Db } from "./client";
-import { contents, feeds, organizations, type ItemPlacement } from "./schema";
+import { type Db, inList } from "./client";
+import { contents, feeds, type ItemPlacement, organizations } from "./schema";
 import {
-  playerConfigurations,
-  playerItems,
   type PlayerConfigurationRow,
   type PlayerItemRow,
+  playerConfigurations,
+  playerItems,
 } from "./schema-player";
 
 /** A configuration with its related feed's public id (null: none, or the feed was deleted). */

@@ -4,7 +4,7 @@ import { and, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { inList } from "./client";
 import { contents } from "./schema";
-import { qoeAlerts, qoeAlertSettings } from "./schema-qoe";
+import { qoeAlertSettings, qoeAlerts } from "./schema-qoe";
 import { renditions } from "./schema-renditions";
 
 export type QoeAlertSettings = typeof qoeAlertSettings.$inferSelect;

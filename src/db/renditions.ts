@@ -4,10 +4,10 @@ import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import { contents } from "./schema";
 import {
-  renditionLadders,
-  renditions,
   type Rendition,
   type RenditionStatus,
+  renditionLadders,
+  renditions,
 } from "./schema-renditions";
 
 export type { Rendition, RenditionStatus };

@@ -2,8 +2,9 @@
 // content row, what the worker needs to answer its encoder without reading a body or waking the
 // stream's Durable Object (the stream key's hash), and the state of its recording's remux (a
 // queue job that must end: pending, then published, kept as recorded, or failed and retryable).
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
 import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { contents } from "./schema";
 
 export const RECORDING_STATUSES = ["pending", "published", "kept", "failed"] as const;

@@ -15,20 +15,20 @@ import {
 import type { KeptCaption } from "../shared/captions";
 import {
   CONTENT_STATUSES,
+  type Entitlement,
   LABEL_KINDS,
   LIVE_STATES,
   PLANS,
   STATS_MOVE_PHASES,
   TOKEN_KINDS,
   TOKEN_SCOPES,
-  type Entitlement,
 } from "../shared/vocabulary";
 
 export type {
   ContentStatus,
   Entitlement,
-  LiveState,
   LabelKind,
+  LiveState,
   Plan,
   StatsMovePhase,
 } from "../shared/vocabulary";

@@ -1,15 +1,15 @@
 // Search queries: E13's metadata criteria (a listing without a total, ./listing-plan.ts) and
 // relevance-ranked text search (E14, E15) in the text index of the organization's documents.
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import {
+  type ContentScope,
   findLabelsLookup,
   LISTABLE,
   listableCountLookup,
-  type ContentScope,
   type NameGroups,
   type Page,
 } from "./catalog";
-import { allOf, known, lookUpAll, someOf, type Db } from "./client";
+import { allOf, type Db, known, lookUpAll, someOf } from "./client";
 import {
   contentsFts,
   indexedDocumentsLookup,
@@ -17,23 +17,23 @@ import {
   prefixQuery,
   scopedByColumn,
   scopedExpression,
+  type TextScope,
   termStats,
   termStatsLookup,
-  type TextScope,
 } from "./fts";
 import {
   expandedTerm,
+  type FilterBase,
+  type ListingFilter,
   namesFilter,
   rowFilter,
+  type TextTerm,
   termDocs,
   termWords,
   textFilter,
-  type FilterBase,
-  type ListingFilter,
-  type TextTerm,
 } from "./listing-filters";
 import { listBase, ownBase } from "./listing-plan";
-import { contents, type Content } from "./schema";
+import { type Content, contents } from "./schema";
 import { spokenFilter } from "./transcripts";
 
 /** One criterion of E13: names (all groups), words or phrases in title/description (all or any), or "has any tag". */

@@ -1,8 +1,8 @@
 // The catalog's record of organizations whose statistics move between shards (stats_moves),
 // and the switch itself: the organization's shard and the move's phase change together.
 import { and, eq, inArray, lt, ne, sql } from "drizzle-orm";
-import { runBatch, type Db } from "./client";
-import { organizations, statsMoves, type StatsMove, type StatsMovePhase } from "./schema";
+import { type Db, runBatch } from "./client";
+import { organizations, type StatsMove, type StatsMovePhase, statsMoves } from "./schema";
 
 export async function findStatsMove(
   db: Db,

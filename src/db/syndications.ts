@@ -1,9 +1,9 @@
 // Syndication windows (operator-set): when and where a video is shown to its network. "Open at
 // an instant" is written once, here, and used by network listings, feed files and json-feed.
-import { asc, eq, sql, type SQL } from "drizzle-orm";
+import { asc, eq, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { chunkRows, inList, type Db } from "./client";
-import { contents, syndications, type Syndication } from "./schema";
+import { chunkRows, type Db, inList } from "./client";
+import { contents, type Syndication, syndications } from "./schema";
 
 /** The window (a `syndications` row) is open at `now` (ISO timestamp): started, not stopped. */
 export function windowOpenAt(now: string): SQL {

@@ -3,10 +3,10 @@
 // (./fts.ts, title and description), which they leave as it is. A passage is tagged with its
 // video's scope (`o<org> m<sub>`, as contents_fts), and every query is scoped the same way;
 // whether a video is listable is its row's (LISTABLE), read in the same query.
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { LISTABLE } from "./catalog";
-import { inList, runBatch, type Db } from "./client";
+import { type Db, inList, runBatch } from "./client";
 import { scopeToken, type TextScope } from "./fts";
 import type { FilterBase, ListingFilter } from "./listing-filters";
 import { contents } from "./schema";

@@ -1,44 +1,44 @@
 // E6-style listings (E6, E7's content filter, E16, json-feed): a VideoQuery, made by the domain
 // from the request, compiled here into filters (./listing-filters.ts) over one or two bases (the
 // organization's own listing; its network's) and read by the cheapest plan (./listing-plan.ts).
-import { eq, or, sql, type SQL } from "drizzle-orm";
+import { eq, or, type SQL, sql } from "drizzle-orm";
 import {
+  type ContentScope,
+  type CustomFieldFilter,
   findLabels,
   findLabelsLookup,
   inScope,
   LISTABLE,
   listableCount,
   listableCountLookup,
-  type ContentScope,
-  type CustomFieldFilter,
   type NameGroups,
   type NameRef,
   type Page,
 } from "./catalog";
-import { allOf, inList, known, lookUpAll, type Db } from "./client";
-import { ftsIds, indexedDocumentsLookup, inScopes, termStatsLookup, type TextScope } from "./fts";
+import { allOf, type Db, inList, known, lookUpAll } from "./client";
+import { ftsIds, indexedDocumentsLookup, inScopes, type TextScope, termStatsLookup } from "./fts";
 import {
+  type FilterBase,
   fieldFilter,
   keysFilter,
+  type ListingFilter,
   namesFilter,
   rowFilter,
+  type TextTerm,
   termWords,
   textFilter,
   textGroupsFilter,
-  type FilterBase,
-  type ListingFilter,
-  type TextTerm,
 } from "./listing-filters";
 import {
+  type ListingBase,
+  type ListingIds,
+  type ListingResult,
   listBase,
   listBases,
   listIds,
   ownBase,
   peersBase,
   shownIn,
-  type ListingBase,
-  type ListingIds,
-  type ListingResult,
 } from "./listing-plan";
 import { networkVideoCountLookup } from "./network-listings";
 import { contents, networkListings } from "./schema";

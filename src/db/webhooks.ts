@@ -1,17 +1,17 @@
 // Data layer of the webhooks: endpoints, events, and their deliveries (the state the queue
 // consumer works from; a queue message carries only a delivery id and its round).
 import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { WebhookDeliveryStatus } from "../shared/webhook-events";
 import type { ContentScope } from "./catalog";
-import { inList, type Db } from "./client";
+import { type Db, inList } from "./client";
 import {
-  webhookDeliveries,
-  webhookEndpoints,
-  webhookEvents,
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEvent,
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookEvents,
 } from "./schema-webhooks";
-import type { WebhookDeliveryStatus } from "../shared/webhook-events";
 
 export type { WebhookDelivery, WebhookEndpoint, WebhookEvent };
 

@@ -6,10 +6,10 @@ import { createDb } from "../db/client";
 import { D1Meter, meterD1 } from "../db/metered-d1";
 import type { Env } from "../env";
 import { frameSourceOf } from "../media/frames";
-import type { Deps } from "./deps";
 import { speechEngineOf } from "../media/speech";
+import type { Deps } from "./deps";
+import { type WorkBudget, workBudget } from "./feeds/work";
 import { renditionQueueOf } from "./renditions";
-import { workBudget, type WorkBudget } from "./feeds/work";
 
 export interface Background {
   deps: Deps;

@@ -8,16 +8,17 @@
 //
 // Webhook events sit beside this entry point, not on it (domain/webhooks/emit.ts): most of them
 // (video.created, video.rejected, upload.expired, edits while uploading) change no feed.
-import { listFeeds, markFeedsDirty } from "../db/feeds";
+
 import type { Db } from "../db/client";
+import { listFeeds, markFeedsDirty } from "../db/feeds";
 import { refreshNetworkListings } from "../db/network-listings";
 import { bumpCatalogVersion, bumpNetworkVersion, bumpStatsVersion } from "../db/organizations";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
-import { applyIsolateEffects, type Moved, nothingMoved } from "./isolate-effects";
 import type { Deps } from "./deps";
 import { markFeedsOfVideos, type VideoNames } from "./feeds/membership";
 import { feedFileStore, publishOrgFeedList } from "./feeds/publisher";
 import { requestFeedRebuild } from "./feeds/rebuild-requests";
+import { applyIsolateEffects, type Moved, nothingMoved } from "./isolate-effects";
 
 export type CatalogChange =
   /**

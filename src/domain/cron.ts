@@ -5,24 +5,25 @@
 // and viewer rows past their retention period; the QoE views' idle exits, raw events and open
 // alerts (stats/qoe/cron.ts); the lifetime totals of the keys counted before today
 // (stats/rankings.ts); and the text index's daily merge (text-index.ts).
-import { everyStatsShard } from "../db/stats/shards";
-import { advanceStatsMoves } from "./stats/shard-moves";
+
 import { purgeDimensionValues } from "../db/stats/dimensions";
+import { everyStatsShard } from "../db/stats/shards";
 import { DAY_MS, utcDay } from "../shared/dates";
-import { purgeExpiredSessions } from "./console/sessions";
 import { purgeOldAudit } from "./audit/audit";
-import { purgeExpiredSignInRows } from "./members/sign-in";
+import { purgeExpiredSessions } from "./console/sessions";
 import { sweepUploads } from "./content/sweep";
-import { sweepStalledJobs } from "./stalled-jobs";
 import type { Deps } from "./deps";
 import { runFeedCron } from "./feeds/cron";
+import { recordFeedWork, type WorkBudget } from "./feeds/work";
+import { purgeExpiredSignInRows } from "./members/sign-in";
+import { sweepStalledJobs } from "./stalled-jobs";
 import { purgeCountedMessageIds } from "./stats/consume";
 import { purgeExpiredViewerRows } from "./stats/erasure";
 import { runQoeCron } from "./stats/qoe/cron";
 import { rankChangedLifetimeTotals } from "./stats/rankings";
+import { advanceStatsMoves } from "./stats/shard-moves";
 import { keepTextIndexMerged } from "./text-index";
 import { runWebhookCron } from "./webhooks/cron";
-import { recordFeedWork, type WorkBudget } from "./feeds/work";
 
 /** `feedBudget`: the work the feed steps may do (FEED_WORK_MS, FEED_WORK_ROWS). */
 export async function runCron(deps: Deps, feedBudget: WorkBudget) {

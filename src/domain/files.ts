@@ -1,7 +1,7 @@
 // Public files and where they are stored: media and thumbnails (player traffic), and the
 // published feed files, whose R2 key is their public path (docs/design.md).
 import type { Db } from "../db/client";
-import { playbackGates, type PlaybackRule } from "../db/content";
+import { type PlaybackRule, playbackGates } from "../db/content";
 import { DEFAULT_THUMBNAIL_JPEG } from "../media/default-thumbnail";
 import { sha256Hex } from "../shared/crypto";
 import { approximateBytes, isolateStore } from "../shared/isolate-memory";

@@ -8,14 +8,14 @@
 // isolates see all of it within their stores' maximum ages (docs/architecture.md "Reads:
 // versions, keys, levels").
 import { forgetServable, forgetServableOf } from "./files";
-import { forgetPlaybackKeys } from "./playback/kept-keys";
-import { forgetWindowDecisions } from "./playback/windows";
 import {
   forgetEveryOrganization,
   forgetOrganization,
   type MovedVersions,
   organizationVersionsMoved,
 } from "./kept-lookups";
+import { forgetPlaybackKeys } from "./playback/kept-keys";
+import { forgetWindowDecisions } from "./playback/windows";
 
 /** What a write moved: catalogChanged and statisticsChanged return it. */
 export interface Moved {

@@ -2,7 +2,7 @@
 // versions in place (no reload), anything else of it is dropped, other organizations are untouched.
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/client";
-import { organizationVersionsMoved, keptLookup, type LookupDeps } from "./kept-lookups";
+import { keptLookup, type LookupDeps, organizationVersionsMoved } from "./kept-lookups";
 
 const deps: LookupDeps = { db: {} as Db, nowMs: 1_000, credentialCacheMs: 30_000 };
 let next = 1_000_000;

@@ -4,8 +4,8 @@
 import { findContentByKeyAnyOrg, updateContent } from "../db/content";
 import { syndicationsOf } from "../db/syndications";
 import { notFound } from "../shared/errors";
-import { catalogChanged } from "./catalog-changed";
 import { syndicationObject } from "./catalog/records";
+import { catalogChanged } from "./catalog-changed";
 import { toContentObject } from "./content/content";
 import type { Deps } from "./deps";
 import { emitWebhookEvent } from "./webhooks/emit";

@@ -1,8 +1,6 @@
 // Organizations and their credentials (the operator API): create, change, rotate, delete.
 // Secrets appear only in the answer that creates or rotates them; the database keeps hashes.
-import { streamObjectKeys } from "./streaming/indexes";
-import { deleteRenditionObjects } from "./renditions";
-import { deleteCaptionObjects } from "./captions/tracks";
+
 import { isUniqueViolation } from "../db/client";
 import { deleteOrganizationSessions } from "../db/console-sessions";
 import { organizationObjects } from "../db/content";
@@ -18,9 +16,9 @@ import {
   insertSubOrganization,
   listOrganizations as listOrganizationRows,
   listSubOrganizations,
+  type OrganizationWithNetwork,
   replaceCredentials,
   updateOrganization as updateOrganizationRow,
-  type OrganizationWithNetwork,
 } from "../db/organizations";
 import type { Entitlement, Plan } from "../db/schema";
 import { DEFAULT_SHARD, isStatsShard, statsShardCount } from "../db/stats/shards";
@@ -29,14 +27,17 @@ import { randomAlphanumeric, randomToken, sha256Hex } from "../shared/crypto";
 import { invalid, notFound } from "../shared/errors";
 import { removeFeedFiles, removeOrgFeedList } from "../storage/feed-files";
 import { frameThumbnailKey, thumbnailKey } from "../storage/layout";
-import { applyIsolateEffects } from "./isolate-effects";
+import { deleteCaptionObjects } from "./captions/tracks";
 import { catalogChanged } from "./catalog-changed";
-import { eraseOrganizationStatistics } from "./stats/erasure";
-import { moveStatus } from "./stats/shard-moves";
-import { playerTokenKey } from "./stats/player-tokens";
 import type { Deps } from "./deps";
 import { feedFileStore } from "./feeds/publisher";
+import { applyIsolateEffects } from "./isolate-effects";
 import { PLAN_LIMITS } from "./rate-limit";
+import { deleteRenditionObjects } from "./renditions";
+import { eraseOrganizationStatistics } from "./stats/erasure";
+import { playerTokenKey } from "./stats/player-tokens";
+import { moveStatus } from "./stats/shard-moves";
+import { streamObjectKeys } from "./streaming/indexes";
 
 export const CREDENTIAL_PARTS = ["syncCode", "apiKey", "apiSecret", "apiToken"] as const;
 export type CredentialPart = (typeof CREDENTIAL_PARTS)[number];

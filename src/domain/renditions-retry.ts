@@ -7,11 +7,11 @@
 import type { ContentScope } from "../db/catalog";
 import { reopenProcessing } from "../db/content";
 import { recordingStateOf, setRecordingState } from "../db/live-streams";
-import type { Content } from "../db/schema";
 import { rearmLadderComplete, renditionsOf, retryFailedRendition } from "../db/renditions";
+import type { Content } from "../db/schema";
 import { planChunks } from "../media/renditions/chunk";
-import { renditionKeys } from "../storage/layout";
 import { conflict, notFound } from "../shared/errors";
+import { renditionKeys } from "../storage/layout";
 import { loadContentOr404 } from "./content/content";
 import type { Deps } from "./deps";
 import { queueRecordingRemux } from "./live/recording-vod";

@@ -14,42 +14,43 @@
 //    it, and marks the rung ready with its measured bit rates; the master playlist lists it
 //    from then on. The last rung to finish sends the ladder-complete webhook.
 // Playback never waits: the source variant is served whatever happens here.
-import type { Content } from "../db/schema";
+
+import { findContentByKeyAnyOrg } from "../db/content";
 import {
   claimLadderComplete,
   deletePendingRenditions,
-  finishRendition,
   findRendition,
+  finishRendition,
   insertPendingRenditions,
   ladderOf,
+  type Rendition,
   renditionsOf,
   setLadder,
   touchContent,
   touchRendition,
-  type Rendition,
 } from "../db/renditions";
-import { findContentByKeyAnyOrg } from "../db/content";
+import type { Content } from "../db/schema";
 import { MediaProbeError } from "../media/bmff/reader";
 import { bitrates } from "../media/packaging/bitrates";
 import type { HlsIndex } from "../media/packaging/segments";
 import { readTracks } from "../media/packaging/tracks";
-import { assembleRung, MisalignedRendition, type MediaPart } from "../media/renditions/assemble";
-import { chunkRecordRange, planChunk, planChunks, type ChunkPlan } from "../media/renditions/chunk";
-import type { RenditionJob } from "../shared/bindings";
+import { assembleRung, type MediaPart, MisalignedRendition } from "../media/renditions/assemble";
+import { type ChunkPlan, chunkRecordRange, planChunk, planChunks } from "../media/renditions/chunk";
 import { DEFAULT_LADDER, planLadder } from "../media/renditions/ladder";
 import {
   TranscodeRefused,
-  transcoderOf,
   type Transcoder,
   type TranscoderBindings,
+  transcoderOf,
 } from "../media/transcoder";
+import type { RenditionJob } from "../shared/bindings";
 import { hlsKeys, renditionKeys, renditionsPrefix } from "../storage/layout";
 import { deleteObjectsUnder, r2RangeReader } from "../storage/objects";
 import { catalogChanged } from "./catalog-changed";
-import type { Deps } from "./deps";
-import { emitWebhookEvent } from "./webhooks/emit";
 import { publishTranscoded, rejectTranscoded } from "./content/transcoded";
+import type { Deps } from "./deps";
 import { ensureIndex } from "./streaming/indexes";
+import { emitWebhookEvent } from "./webhooks/emit";
 
 export type { RenditionJob };
 

@@ -2,9 +2,10 @@
 // bounded steps (a few per run, each writing at most PAGES_PER_STEP pages) until a step finds
 // nothing to merge. A merged index costs every search less (db/fts.ts mergeTextIndexStep); the
 // daily merge rewrites the index about once (bulk catalog, 100,000 videos: ~2,700 pages).
+
+import type { Db } from "../db/client";
 import { readState, writeState } from "../db/cron-state";
 import { mergeTextIndexStep } from "../db/fts";
-import type { Db } from "../db/client";
 import { utcDay } from "../shared/dates";
 
 const STATE = "text-index-merged";

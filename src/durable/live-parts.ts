@@ -3,8 +3,13 @@
 // segment each names, and viewers' requests that wait for a part: a blocking playlist reload
 // (_HLS_msn, _HLS_part) or a part named by the preload hint. Waiting is in memory: every part
 // stored or segment sealed wakes the waiters, which look again; each waits a bounded time.
-import { initFileOf, partFile } from "../domain/live/parts";
-import { LL_PART_TARGET_SECONDS, type LowLatencyTail, type PartLine } from "../domain/live/parts";
+import {
+  initFileOf,
+  LL_PART_TARGET_SECONDS,
+  type LowLatencyTail,
+  type PartLine,
+  partFile,
+} from "../domain/live/parts";
 
 export const PARTS_SCHEMA = [
   // The partial segments of chunked segments, by the segment's stored file (u<n>.m4s).

@@ -14,35 +14,22 @@ import { backgroundDeps } from "../domain/background";
 import { queueLiveRungJobs, transcodable } from "../domain/live/ladder";
 import { LiveLadderStore, type WindowSegment } from "../domain/live/ladder-store";
 import { announceLiveEnded, announceLiveStarted } from "../domain/live/lifecycle";
-import { renditionQueueOf } from "../domain/renditions";
 import {
-  LIVE_BOUNDS,
   type FileAnnounced,
   type FileSlot,
   type FileStored,
   type IngestAnswer,
+  LIVE_BOUNDS,
+  type LiveLadderPlan,
+  type LiveRungSource,
   type LiveStatus,
   type LiveStreamRpc,
   type LiveStreamSetup,
   type LiveTimeline,
-  type LiveLadderPlan,
-  type LiveRungSource,
   type RecordingFile,
   type RecordingParts,
   type RecordingRun,
 } from "../domain/live/objects";
-import type { Env } from "../env";
-import {
-  dvrWindow,
-  ENCODER_PLAYLIST_MAX_BYTES,
-  parseEncoderPlaylist,
-  PlaylistError,
-  renderLivePlaylist,
-  WINDOW_MAX_SEGMENTS,
-  type LiveSegment,
-} from "../media/packaging/hls/live-playlist";
-import { constantTimeEqual } from "../shared/crypto";
-import type { LowLatencyInit, LowLatencyPart } from "../shared/bindings";
 import {
   type BlockingReload,
   deltaStart,
@@ -51,9 +38,22 @@ import {
   reloadState,
   withLowLatency,
 } from "../domain/live/parts";
-import { LowLatencyParts, PARTS_SCHEMA, SEGMENTS_WITH_PARTS } from "./live-parts";
-import { liveObjectKey, liveObjectPrefix, RECORDING_PLAYLIST } from "../storage/layout";
+import { renditionQueueOf } from "../domain/renditions";
+import type { Env } from "../env";
+import {
+  dvrWindow,
+  ENCODER_PLAYLIST_MAX_BYTES,
+  type LiveSegment,
+  PlaylistError,
+  parseEncoderPlaylist,
+  renderLivePlaylist,
+  WINDOW_MAX_SEGMENTS,
+} from "../media/packaging/hls/live-playlist";
+import type { LowLatencyInit, LowLatencyPart } from "../shared/bindings";
+import { constantTimeEqual } from "../shared/crypto";
 import type { LiveState } from "../shared/vocabulary";
+import { liveObjectKey, liveObjectPrefix, RECORDING_PLAYLIST } from "../storage/layout";
+import { LowLatencyParts, PARTS_SCHEMA, SEGMENTS_WITH_PARTS } from "./live-parts";
 
 interface StreamRow {
   content_id: number;

@@ -6,12 +6,12 @@ import type { D1Meter } from "../db/metered-d1";
 import type { OrganizationWithNetwork } from "../db/organizations";
 import type { SubOrganization } from "../db/schema";
 import type { Origins } from "../domain/deps";
-import type { ServedStream } from "../domain/streaming/served";
 import type { Principal } from "../domain/members/principal";
+import type { ServedStream } from "../domain/streaming/served";
 import type { Env } from "../env";
-import type { ErrorStyle } from "./errors";
 import type { DomainError } from "../shared/errors";
 import { type Versions } from "../shared/versions";
+import type { ErrorStyle } from "./errors";
 
 export type AuthClass = "read" | "report" | "write";
 

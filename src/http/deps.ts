@@ -1,13 +1,13 @@
 // The domain's dependencies for one request.
 import type { Context } from "hono";
 import type { CredentialDeps } from "../domain/authentication";
-import type { Deps } from "../domain/deps";
-import type { AppEnv } from "./context";
-import { BOOKMARK_HEADER } from "./request";
-import { frameSourceOf } from "../domain/content/frame-thumbnails";
 import { speechEngineOf } from "../domain/captions/generate";
+import { frameSourceOf } from "../domain/content/frame-thumbnails";
+import type { Deps } from "../domain/deps";
 import { renditionQueueOf } from "../domain/renditions";
 import { isolateNow } from "../shared/isolate-memory";
+import type { AppEnv } from "./context";
+import { BOOKMARK_HEADER } from "./request";
 
 export function requestDeps(c: Context<AppEnv>): Deps {
   return {

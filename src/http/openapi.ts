@@ -1,6 +1,6 @@
 // Pieces every route definition shares: JSON bodies and responses, the two error shapes, and
 // the security requirements of each credential class (spec 5, docs/design.md).
-import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { REFUSALS } from "../shared/errors";
 import type { AppEnv } from "./context";
 

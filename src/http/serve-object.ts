@@ -1,8 +1,8 @@
 // Stored R2 objects (media, thumbnails, feed files) as HTTP answers.
 import type { Context } from "hono";
-import { parseRange, resolveRange, serveObject, type ServeOptions } from "../storage/objects";
-import type { AppEnv } from "./context";
 import { ifRangeHolds } from "../shared/etag";
+import { parseRange, resolveRange, type ServeOptions, serveObject } from "../storage/objects";
+import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
 
 /**

@@ -14,8 +14,8 @@
 import { fromBase64 } from "../shared/crypto";
 import { box, dinf, edts, fullBox, hdlr, mdhd, mediaHeader, mvhd, tkhd, u32 } from "./bmff/writer";
 import {
-  recordRange,
   type HlsIndex,
+  recordRange,
   type SampleRecords,
   type TrackHeader,
 } from "./packaging/segments";

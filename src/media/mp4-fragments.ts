@@ -25,9 +25,9 @@ import {
   parseTrun,
   readTrunSample,
   TFHD_DURATION_IS_EMPTY,
+  type TfraEntry,
   TRUN_SAMPLE_DURATION,
   type TrunSample,
-  type TfraEntry,
 } from "./bmff/boxes";
 import {
   MAX_FRAGMENT_READS,
@@ -45,10 +45,10 @@ import {
   MediaProbeError,
   parseBoxHeader,
 } from "./bmff/reader";
-import { ReadBudgetExceeded, type CachedReader } from "./mp4-reader";
+import { type CachedReader, ReadBudgetExceeded } from "./mp4-reader";
 
-export { MAX_FRAGMENT_READS, TAIL_READ_BYTES, WALK_WINDOW_BYTES } from "./bmff/limits";
 export type { TfraEntry } from "./bmff/boxes";
+export { MAX_FRAGMENT_READS, TAIL_READ_BYTES, WALK_WINDOW_BYTES } from "./bmff/limits";
 
 export interface FragmentTrack {
   /** mdhd timescale: tfdt, trun and tfra times are in these units. */

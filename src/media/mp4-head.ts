@@ -6,8 +6,8 @@
 import { audioCodecString, parseHdlr, parseStsd, trakBoxes } from "./bmff/boxes";
 import {
   type BoxHeaderFields,
-  boxHeaderFields,
   Bytes,
+  boxHeaderFields,
   children,
   MediaProbeError,
 } from "./bmff/reader";

@@ -33,10 +33,10 @@ import {
   parseBoxHeader,
 } from "./bmff/reader";
 import {
-  fragmentedDuration,
-  parseMvex,
   type FragmentSetup,
   type FragmentTrack,
+  fragmentedDuration,
+  parseMvex,
 } from "./mp4-fragments";
 import { CachedReader, type RangeReader } from "./mp4-reader";
 

@@ -11,9 +11,10 @@
  *    SPEECH_URL (npm run dev): POST /transcribe?language= with a 16 kHz mono WAV piece, answering
  *    `{language, words: [{word, start, end}]}`.
  */
+
+import type { SpeechModelBinding } from "../shared/bindings";
 import { LANGUAGE_CODE } from "../shared/captions";
 import { base64 } from "../shared/crypto";
-import type { SpeechModelBinding } from "../shared/bindings";
 import type { TimedWord } from "./captions/reading";
 
 export type { TimedWord };

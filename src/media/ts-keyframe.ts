@@ -7,8 +7,8 @@
  * Every length is untrusted: a segment it cannot read gives null (the placeholder stays).
  */
 import { base64 } from "../shared/crypto";
-import { writeClip } from "./frame-clip";
 import { box, concat, u16, u32 } from "./bmff/writer";
+import { writeClip } from "./frame-clip";
 import type { TrackHeader } from "./packaging/segments";
 
 const PACKET = 188;

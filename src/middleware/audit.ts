@@ -8,11 +8,11 @@
 // never); for settings and rights (SNAPSHOTS), the values before and after, read around the
 // write. A route adds a snapshot here when its before/after matters; nothing in its handler.
 import type { Context, MiddlewareHandler, Next } from "hono";
-import { changedFields, recordAudit, type AuditChange } from "../domain/audit/audit";
+import { type AuditChange, changedFields, recordAudit } from "../domain/audit/audit";
 import { organizationByKey } from "../domain/authentication";
 import { loadContentOr404 } from "../domain/content/content";
 import { memberSnapshot } from "../domain/members/members";
-import { OPERATOR_ACTOR, type Actor } from "../domain/members/principal";
+import { type Actor, OPERATOR_ACTOR } from "../domain/members/principal";
 import { playbackSettings } from "../domain/playback/keys";
 import type { AppEnv } from "../http/context";
 import { credentialDeps, requestDeps, requestScope } from "../http/deps";

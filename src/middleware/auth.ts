@@ -18,19 +18,19 @@ import { bearerAuth } from "hono/bearer-auth";
 import { getCookie } from "hono/cookie";
 import {
   isOperatorToken,
+  type OrganizationWithNetwork,
   organizationByKey,
   organizationByKeyAndSecret,
   organizationBySyncCode,
   organizationByToken,
   subOrganizationOf,
-  type OrganizationWithNetwork,
 } from "../domain/authentication";
 import { csrfTokenMatches, sessionIdentity } from "../domain/console/sessions";
 import {
   CAPABILITIES,
+  type Capability,
   rolesAllowing,
   scopesAllowing,
-  type Capability,
 } from "../domain/members/access";
 import { keyPrincipal, type Principal } from "../domain/members/principal";
 import { tokenCredential, tokenPrincipal } from "../domain/tokens/tokens";
@@ -38,9 +38,9 @@ import type { AppEnv, AuthClass } from "../http/context";
 import { credentialDeps } from "../http/deps";
 import { ApiError, errorResponse, unauthorized } from "../http/errors";
 import { constantTimeEqual } from "../shared/crypto";
+import { credentialVersions } from "../shared/versions";
 import { authenticationFailed } from "./auth-failures";
 import { handlerRouteKey, ROUTE_ACCESS } from "./route-access";
-import { credentialVersions } from "../shared/versions";
 
 const bearerToken = (c: Context) => c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
 

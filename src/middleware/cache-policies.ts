@@ -3,25 +3,25 @@
 // docs/api.md ("Caching and freshness").
 import type { Context } from "hono";
 import type { output, ZodType } from "zod";
-import type { AppEnv } from "../http/context";
 import { publicFeedVersion } from "../domain/feeds/feeds";
 import { servableContent } from "../domain/files";
+import { liveCaching } from "../domain/live/files";
 import { playerAnswerVersions } from "../domain/player/answer";
 import { streamCaching } from "../domain/streaming/caching";
-import { liveCaching } from "../domain/live/files";
+import type { AppEnv } from "../http/context";
 import { credentialDeps } from "../http/deps";
 import { requestCountry } from "../http/request";
 import { dayStart, isClosedDay } from "../shared/dates";
-import type { CachePolicy } from "./edge-cache";
 import { isolateNow } from "../shared/isolate-memory";
+import { parseStreamFile, showsRecord } from "../shared/stream-files";
 import {
-  versionsOf,
+  type Dependency,
   feedVersions,
   playerVersions,
   versionParts,
-  type Dependency,
+  versionsOf,
 } from "../shared/versions";
-import { parseStreamFile, showsRecord } from "../shared/stream-files";
+import type { CachePolicy } from "./edge-cache";
 
 /** Catalog reads: a write moves the version on, so entries may live long; windows move by the cron. */
 export const CATALOG_TTL_SECONDS = 300;

@@ -4,7 +4,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv, AuthClass } from "../http/context";
 import { auditWrites } from "./audit";
 import { authenticate } from "./auth";
-import { edgeCache, type CachePolicy } from "./edge-cache";
+import { type CachePolicy, edgeCache } from "./edge-cache";
 import { rateLimit } from "./rate-limit";
 
 export function credentials(kind: AuthClass): MiddlewareHandler<AppEnv>[] {

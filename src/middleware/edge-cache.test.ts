@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { AppEnv, AuthContext } from "../http/context";
-import { cacheKey, type CachePlan } from "./edge-cache";
+import { type CachePlan, cacheKey } from "./edge-cache";
 
 async function keyFor(
   url: string,

@@ -21,13 +21,13 @@
 // put). A request carrying write credentials never gets a stale answer (the writer reads its own
 // writes), nor does one with a bookmark.
 import type { Context, MiddlewareHandler } from "hono";
-import { BOOKMARK_HEADER } from "../http/request";
 import { bodyEtag, etagMatches, notModified } from "../http/conditional";
 import type { AppEnv } from "../http/context";
+import { BOOKMARK_HEADER } from "../http/request";
 import { edgeCacheKey } from "../shared/edge-cache-key";
+import { isolateNow } from "../shared/isolate-memory";
 import { readerOf } from "../shared/versions";
 import { offersWriteCredentials } from "./auth";
-import { isolateNow } from "../shared/isolate-memory";
 import { ISOLATE_ANSWER_MAX_BYTES, isolateAnswers } from "./isolate-answers";
 import { currentRateLimitHeaders } from "./rate-limit";
 

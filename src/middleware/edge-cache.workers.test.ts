@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Config } from "../config";
 import type { AppEnv, AuthContext } from "../http/context";
-import { edgeCache, type CachePlan } from "./edge-cache";
+import { type CachePlan, edgeCache } from "./edge-cache";
 
 /** An app whose one route is cached under `version`, and whose handler waits until released. */
 function slowApp(

@@ -5,7 +5,7 @@
 // client's events and CMCD reports together.
 import type { Context } from "hono";
 import { organizationBySyncCode } from "../domain/authentication";
-import { RateLimiter, type RateLimitDecision } from "../domain/rate-limit";
+import { type RateLimitDecision, RateLimiter } from "../domain/rate-limit";
 import { ingestionCeilings } from "../domain/stats/ceilings";
 import { verifyPlayerToken } from "../domain/stats/player-tokens";
 import { RefusalTally } from "../domain/stats/refusals";

@@ -9,7 +9,7 @@
 // reaches it): they cost no database work, and an app whose users read the same pages must not
 // be refused for its popularity. What counts is what reaches D1.
 import type { Context, MiddlewareHandler } from "hono";
-import { PLAN_LIMITS, RateLimiter, type RateLimitDecision } from "../domain/rate-limit";
+import { PLAN_LIMITS, type RateLimitDecision, RateLimiter } from "../domain/rate-limit";
 import type { AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { isolateNow } from "../shared/isolate-memory";

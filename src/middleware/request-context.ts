@@ -7,9 +7,9 @@ import { loadConfig } from "../config";
 import { createDb } from "../db/client";
 import { D1Meter, meterD1 } from "../db/metered-d1";
 import { openSession } from "../db/sessions";
-import { BOOKMARK_HEADER } from "../http/request";
 import type { AppEnv } from "../http/context";
 import { errorStyleOf } from "../http/errors";
+import { BOOKMARK_HEADER } from "../http/request";
 
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = performance.now();

@@ -8,9 +8,9 @@ import { checkStreamVersion, HLS_VERSION_PATTERN } from "../domain/streaming/ser
 import type { AppEnv } from "../http/context";
 import { notFound } from "../shared/errors";
 import { CONTENT_KEY_PATTERN } from "../shared/ids";
+import { isolateNow } from "../shared/isolate-memory";
 import { parseStreamFile, streamPath } from "../shared/stream-files";
 import { spendPublicRead } from "./public-reads";
-import { isolateNow } from "../shared/isolate-memory";
 
 export const servableOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   const contentKey = c.req.param("contentKey") ?? "";

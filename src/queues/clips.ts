@@ -3,7 +3,7 @@
 // else retried. Dispatched by the renditions consumer (queues/renditions.ts).
 import { z } from "zod";
 import type { backgroundDeps } from "../domain/background";
-import { type ClipStep, ClipRefused, makeClip, rejectClip } from "../domain/clips/make";
+import { ClipRefused, type ClipStep, makeClip, rejectClip } from "../domain/clips/make";
 import { publicReason, transcoderOf } from "../domain/renditions";
 import type { Env } from "../env";
 

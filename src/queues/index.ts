@@ -3,7 +3,6 @@
 // names the consumers. A consumer acknowledges or retries each message itself.
 import type { Env } from "../env";
 import { consumeEvents, EVENTS_DEAD_LETTER_QUEUE, EVENTS_QUEUE, parkDeadEvents } from "./events";
-import { WEBHOOK_QUEUE_NAME, webhookConsumer } from "./webhooks";
 import { consumeFeedRebuilds } from "./feed-rebuilds";
 import {
   consumeDeadRenditionJobs,
@@ -11,6 +10,7 @@ import {
   RENDITIONS_DEAD_LETTER_QUEUE,
   RENDITIONS_QUEUE_NAME,
 } from "./renditions";
+import { WEBHOOK_QUEUE_NAME, webhookConsumer } from "./webhooks";
 
 export type QueueConsumer = (
   batch: MessageBatch<unknown>,

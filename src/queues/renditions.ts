@@ -11,8 +11,8 @@ import { backgroundDeps } from "../domain/background";
 import { captionJobUnrunnable, runCaptionJob, speechEngineOf } from "../domain/captions/generate";
 import { runLiveRungJob } from "../domain/live/ladder";
 import {
-  recordingRemuxed,
   RecordingNotRemuxed,
+  recordingRemuxed,
   remuxRecording,
 } from "../domain/live/recording-vod";
 import { publicReason, runRenditionJob, transcoderOf } from "../domain/renditions";

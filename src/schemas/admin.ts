@@ -1,9 +1,9 @@
 // zod schemas of the operator API (/admin/*).
 import { z } from "@hono/zod-openapi";
-import { ENTITLEMENTS, PLANS, STATS_MOVE_PHASES } from "../shared/vocabulary";
 import { isAlpha3 } from "../shared/geo";
 import { CONTENT_KEY_PATTERN, KEY_PATTERN } from "../shared/ids";
 import { ALLOWED_SITE_PATTERN } from "../shared/sites";
+import { ENTITLEMENTS, PLANS, STATS_MOVE_PHASES } from "../shared/vocabulary";
 
 const keyMessage = "must be 1 to 64 letters, digits, - or _";
 export const organizationKey = z.string().regex(KEY_PATTERN, keyMessage);

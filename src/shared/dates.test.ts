@@ -1,6 +1,5 @@
 // UTC days (spec 1): events count on the UTC day of their instant; ranges are inclusive days.
 import { describe, expect, it } from "vitest";
-import { DomainError } from "./errors";
 import {
   dayRange,
   dayStart,
@@ -10,6 +9,7 @@ import {
   parseTimestamp,
   utcDay,
 } from "./dates";
+import { DomainError } from "./errors";
 
 describe("UTC days", () => {
   it("counts an instant on its UTC day, whatever the offset it was written with", () => {

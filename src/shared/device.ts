@@ -2,7 +2,7 @@
 // may report it; otherwise it is derived from the User-Agent with bowser (MIT, no dependencies,
 // plain JavaScript: runs in workerd).
 import Bowser from "bowser";
-import { DEVICE_TYPES, NONE, type DeviceType } from "./counters";
+import { DEVICE_TYPES, type DeviceType, NONE } from "./counters";
 
 const BY_PLATFORM: Record<string, DeviceType> = {
   mobile: "Mobile",

@@ -5,8 +5,8 @@
 // put it back: the edge cache checks the object's ETag after keeping a copy); other locations
 // keep their copy for at most its max-age (the Cache API is per location).
 import { sha256Hex } from "../shared/crypto";
-import { withField, withoutLastField } from "../shared/json-text";
 import { publicObjectCacheKey } from "../shared/edge-cache-key";
+import { withField, withoutLastField } from "../shared/json-text";
 import { feedFileKeys, orgFeedListKey } from "./layout";
 
 export const FEED_FILE_HTTP_METADATA = { contentType: "application/json; charset=utf-8" };

@@ -22,11 +22,11 @@ import {
   createOrg,
   fixture,
   json,
+  type Org,
   publishVideo,
   SETTLED_MS,
-  writeHeaders,
-  type Org,
   type Service,
+  writeHeaders,
 } from "./harness/api";
 import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
 import { startWebhookReceiver, type WebhookReceiver } from "./harness/webhook-receiver";

@@ -4,8 +4,8 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import {
-  createCatalogClient,
   type CatalogClient,
+  createCatalogClient,
   type UploadProgress,
 } from "../../sdk/client/src/index";
 import { createOrg, fixture, type Org, type Service } from "./harness/api";

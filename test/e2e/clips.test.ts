@@ -16,8 +16,8 @@ import {
   createOrg,
   json,
   type Org,
-  type Service,
   SETTLED_MS,
+  type Service,
   writeHeaders,
 } from "./harness/api";
 import { launchChromium, signInToConsole } from "./harness/browser";

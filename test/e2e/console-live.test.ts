@@ -4,26 +4,27 @@
 // live when an encoder pushes (the page follows it), and is ended from the page; a video whose
 // rung the transcoder refused shows it failed with a Retry button, which makes it ready once the
 // transcoder answers again. axe finds no serious violation on either page.
-import { hlsPushCommand, lowLatencyPushCommand } from "../../src/shared/encoder-commands";
+
+import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
+import { hlsPushCommand, lowLatencyPushCommand } from "../../src/shared/encoder-commands";
 import {
   COUNTED,
   createOrg,
   fixture,
   json,
-  publishVideo,
-  writeHeaders,
   type Org,
+  publishVideo,
   type Service,
+  writeHeaders,
 } from "./harness/api";
 import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
-import { ROOT, startWorker, type RunningWorker } from "./harness/worker";
+import { ROOT, type RunningWorker, startWorker } from "./harness/worker";
 
 const e2e = inject("e2e");
 const SHOTS = join(ROOT, "docs", "console");

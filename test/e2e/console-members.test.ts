@@ -12,25 +12,25 @@
 // Passkeys need a secure origin whose host may be an RP ID: the page is opened at
 // http://localhost:<port> (WebAuthn refuses IP addresses; the worker names localhost its RP ID
 // when PUBLIC_BASE_URL is a loopback address).
-import { createSign, generateKeyPairSync, randomUUID, type KeyObject } from "node:crypto";
+import { createSign, generateKeyPairSync, type KeyObject, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createOrg,
   fixture,
   json,
-  publishVideo,
-  writeHeaders,
-  SETTLED_MS,
   type Org,
+  publishVideo,
+  SETTLED_MS,
   type Service,
+  writeHeaders,
 } from "./harness/api";
 import { launchChromium, seriousViolations } from "./harness/browser";
-import { ROOT, startWorker, type RunningWorker } from "./harness/worker";
+import { ROOT, type RunningWorker, startWorker } from "./harness/worker";
 
 /** The images of docs/console.md: rewritten when asked (UPDATE_SCREENSHOTS=1) or missing. */
 async function screenshot(page: Page, name: string) {

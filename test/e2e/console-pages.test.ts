@@ -13,11 +13,11 @@ import {
   fixture,
   getContent,
   json,
-  publishVideo,
-  playsToday,
-  writeHeaders,
   type Org,
+  playsToday,
+  publishVideo,
   type Service,
+  writeHeaders,
 } from "./harness/api";
 import {
   launchChromium,

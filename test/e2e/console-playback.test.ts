@@ -12,11 +12,11 @@ import {
   createOrg,
   fixture,
   json,
-  publishVideo,
-  writeHeaders,
-  SETTLED_MS,
   type Org,
+  publishVideo,
+  SETTLED_MS,
   type Service,
+  writeHeaders,
 } from "./harness/api";
 import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
 import { ROOT } from "./harness/worker";

@@ -10,12 +10,12 @@ import {
   COUNTED,
   createOrg,
   fixture,
-  publishVideo,
+  type Org,
   playsToday,
+  publishVideo,
+  type Service,
   utcDay,
   writeHeaders,
-  type Org,
-  type Service,
 } from "./harness/api";
 import { launchChromium, recordCanvasText, signInToConsole } from "./harness/browser";
 import { createPlayerConfig } from "./harness/player-api";

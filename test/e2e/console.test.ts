@@ -16,12 +16,12 @@ import {
   createOrg,
   fixture,
   json,
+  type Org,
   report,
+  SETTLED_MS,
+  type Service,
   utcDay,
   writeHeaders,
-  type Org,
-  type Service,
-  SETTLED_MS,
 } from "./harness/api";
 import { launchChromium, seriousViolations } from "./harness/browser";
 import { ROOT } from "./harness/worker";

@@ -11,10 +11,10 @@ import {
   createOrg,
   fixture,
   json,
-  publishVideo,
-  writeHeaders,
   type Org,
+  publishVideo,
   SETTLED_MS,
+  writeHeaders,
 } from "./harness/api";
 
 const e2e = inject("e2e");

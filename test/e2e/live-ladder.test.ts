@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
-import { createOrg, json, type Org, type Service, SETTLED_MS, writeHeaders } from "./harness/api";
+import { createOrg, json, type Org, SETTLED_MS, type Service, writeHeaders } from "./harness/api";
 import { launchChromium } from "./harness/browser";
 import type { PageHls } from "./harness/page-hls";
 import { type RunningWorker, startWorker } from "./harness/worker";

@@ -14,7 +14,7 @@ import {
   sampleGlassToGlass,
   summarize,
 } from "../../scripts/lib/live-clock.mjs";
-import { createOrg, json, type Org, type Service, SETTLED_MS, writeHeaders } from "./harness/api";
+import { createOrg, json, type Org, SETTLED_MS, type Service, writeHeaders } from "./harness/api";
 import { launchChromium } from "./harness/browser";
 
 const e2e = inject("e2e");

@@ -12,9 +12,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
 import { startFrameServer } from "../../scripts/lib/frame-service.mjs";
-import { createOrg, json, type Org, type Service, SETTLED_MS, writeHeaders } from "./harness/api";
-import { type RunningWorker, startWorker } from "./harness/worker";
 import { bandwidthProblems, bandwidthsAndPeaks } from "../mpd-representations";
+import { createOrg, json, type Org, SETTLED_MS, type Service, writeHeaders } from "./harness/api";
+import { type RunningWorker, startWorker } from "./harness/worker";
 
 const run = promisify(execFile);
 const RUNGS = [

@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PRODUCTION_BODY_READS } from "../../scripts/lib/worker-launcher.mjs";
-import { createOrg, json, type Org, type Service, SETTLED_MS, writeHeaders } from "./harness/api";
+import { createOrg, json, type Org, SETTLED_MS, type Service, writeHeaders } from "./harness/api";
 import { launchChromium } from "./harness/browser";
 import { type RunningWorker, startWorker } from "./harness/worker";
 

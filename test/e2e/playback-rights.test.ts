@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createOrg, fixture, publishVideo, type Org, type Service } from "./harness/api";
+import { createOrg, fixture, type Org, publishVideo, type Service } from "./harness/api";
 import { launchChromium } from "./harness/browser";
 
 const e2e = inject("e2e");

@@ -4,8 +4,8 @@
 // passes it (`page_url`), not only the page's origin (all a cross-site frame's referrer holds).
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createOrg, fixture, type Org, publishVideo, type Service } from "./harness/api";
 import { type AdServer, startAdServer, vastInline } from "./harness/ad-server";
+import { createOrg, fixture, type Org, publishVideo, type Service } from "./harness/api";
 import { launchChromium } from "./harness/browser";
 import { createPlayerConfig, setItems } from "./harness/player-api";
 

@@ -8,6 +8,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { mintPlaybackToken } from "../../sdk/client/src/playback";
+import { type AdServer, startAdServer } from "./harness/ad-server";
 import {
   createOrg,
   fixture,
@@ -17,7 +18,6 @@ import {
   type Service,
   writeHeaders,
 } from "./harness/api";
-import { type AdServer, startAdServer } from "./harness/ad-server";
 import { launchChromium } from "./harness/browser";
 
 const e2e = inject("e2e");

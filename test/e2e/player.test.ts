@@ -7,20 +7,20 @@
 // Playback runs faster than real time where counters allow it; every wait is on an event.
 import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { startAdServer, vastInline, vmap, type AdServer } from "./harness/ad-server";
+import { type AdServer, startAdServer, vastInline, vmap } from "./harness/ad-server";
 import {
   aroundToday,
   COUNTED,
   createOrg,
   fixture,
   json,
+  type Org,
   publishVideo,
   report,
   SETTLED_MS,
+  type Service,
   sumCounters,
   writeHeaders,
-  type Org,
-  type Service,
 } from "./harness/api";
 import { launchChromium, seriousViolations } from "./harness/browser";
 import { createPlayerConfig, setItems } from "./harness/player-api";

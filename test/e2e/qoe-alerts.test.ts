@@ -4,10 +4,10 @@
 // `standardwebhooks` package; views that play cleanly bring the window back under the threshold
 // and qoe.recovered follows.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createOrg, type Org, type Service, SETTLED_MS, writeHeaders } from "./harness/api";
+import { createOrg, type Org, SETTLED_MS, type Service, writeHeaders } from "./harness/api";
 import {
-  startWebhookReceiver,
   type ReceivedDelivery,
+  startWebhookReceiver,
   type WebhookReceiver,
 } from "./harness/webhook-receiver";
 

@@ -16,15 +16,15 @@ import {
   COUNTED,
   createOrg,
   fixture,
+  type Org,
   publishVideo,
   SETTLED_MS,
-  type Org,
   type Service,
   utcDay,
   writeHeaders,
 } from "./harness/api";
 import { launchChromium, seriousViolations, signInToConsole } from "./harness/browser";
-import { startRecorder, type Recorder } from "./harness/recorder";
+import { type Recorder, startRecorder } from "./harness/recorder";
 
 const e2e = inject("e2e");
 const service: Service = e2e;

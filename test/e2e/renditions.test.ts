@@ -16,19 +16,19 @@ import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
+import { bandwidthProblems, bandwidthsAndPeaks } from "../mpd-representations";
 import {
   createOrg,
   getContent,
   json,
-  publishVideo,
   type Org,
-  type Service,
+  publishVideo,
   SETTLED_MS,
+  type Service,
   writeHeaders,
 } from "./harness/api";
 import { launchChromium, signInToConsole } from "./harness/browser";
 import { type RunningWorker, startWorker } from "./harness/worker";
-import { bandwidthProblems, bandwidthsAndPeaks } from "../mpd-representations";
 
 const e2e = inject("e2e");
 const run = promisify(execFile);

@@ -5,19 +5,19 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  aroundToday,
   COUNTED,
   createOrg,
   fixture,
+  type Org,
   publishVideo,
   report,
-  sumCounters,
-  aroundToday,
-  type Org,
-  type Service,
   SETTLED_MS,
+  type Service,
+  sumCounters,
 } from "./harness/api";
 import { launchChromium } from "./harness/browser";
-import { startRecorder, type Recorder } from "./harness/recorder";
+import { type Recorder, startRecorder } from "./harness/recorder";
 
 const e2e = inject("e2e");
 const service: Service = e2e;

@@ -6,15 +6,15 @@ import { attach } from "../../sdk/player/src/index";
 import type { Scheduler } from "../../sdk/player/src/types";
 import { FakePlayer } from "../../sdk/player/test/fake-player";
 import {
+  aroundToday,
   COUNTED,
   createOrg,
   fixture,
+  type Org,
   publishVideo,
   report,
-  sumCounters,
-  aroundToday,
-  type Org,
   type Service,
+  sumCounters,
 } from "./harness/api";
 
 const service: Service = inject("e2e");

@@ -13,11 +13,11 @@ import { mintPlaybackToken, withPlaybackToken } from "../../sdk/client/src/playb
 import {
   createOrg,
   fixture,
-  publishVideo,
-  writeHeaders,
   type Org,
-  type Service,
+  publishVideo,
   SETTLED_MS,
+  type Service,
+  writeHeaders,
 } from "./harness/api";
 import { launchChromium } from "./harness/browser";
 

@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createOrg,
   fixture,
-  publishVideo,
   type Org,
-  type Service,
+  publishVideo,
   SETTLED_MS,
+  type Service,
 } from "./harness/api";
 import { launchChromium, seriousViolations } from "./harness/browser";
 

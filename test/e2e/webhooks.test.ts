@@ -2,10 +2,10 @@
 // that verifies every delivery with the `standardwebhooks` package, the delivery log.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createCatalogClient } from "../../sdk/client/src/index";
-import { createOrg, fixture, type Service, SETTLED_MS } from "./harness/api";
+import { createOrg, fixture, SETTLED_MS, type Service } from "./harness/api";
 import {
-  startWebhookReceiver,
   type ReceivedDelivery,
+  startWebhookReceiver,
   type WebhookReceiver,
 } from "./harness/webhook-receiver";
 

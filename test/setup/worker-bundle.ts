@@ -8,9 +8,10 @@
 // importing ../src/db/client the one the worker uses. The packages stay imports, resolved by
 // Vite as before (one copy, shared with the tests). Production is bundled by esbuild too
 // (wrangler deploy).
-import { build, context, type BuildOptions } from "esbuild";
+
 import fs from "node:fs";
 import path from "node:path";
+import { type BuildOptions, build, context } from "esbuild";
 import type { Plugin } from "vitest/config";
 
 const SOURCE = /\.tsx?$/;

@@ -11,9 +11,9 @@ import {
   PackagingBudgetExceeded,
   readTracks,
 } from "../../src/media/packaging/tracks";
+import { dataUrlBytes } from "../fixture-bytes";
 import faststartUrl from "../fixtures/h264-aac-faststart.mp4?inline";
 import fragUrl from "../fixtures/h264-aac-frag.mp4?inline";
-import { dataUrlBytes } from "../fixture-bytes";
 import { patched, tableAt } from "../malformed-corpus";
 import { boxesIn, boxPath, concat, u32 } from "../media-fmp4-synth";
 

@@ -5,7 +5,6 @@
 // test/media-fmp4-cost.test.ts.
 import { describe, expect, it } from "vitest";
 import { Bytes, MediaProbeError, parseBoxHeader, readUintN } from "../../src/media/bmff/reader";
-import { CachedReader, ReadBudgetExceeded } from "../../src/media/mp4-reader";
 import {
   durationBefore,
   parseMfra,
@@ -15,9 +14,10 @@ import {
   type TrafSummary,
 } from "../../src/media/mp4-fragments";
 import { probeMp4 } from "../../src/media/mp4-probe";
+import { CachedReader, ReadBudgetExceeded } from "../../src/media/mp4-reader";
+import { dataUrlBytes } from "../fixture-bytes";
 import fragUrl from "../fixtures/h264-aac-frag.mp4?inline";
 import fragNoMfraUrl from "../fixtures/h264-aac-frag-nomfra.mp4?inline";
-import { dataUrlBytes } from "../fixture-bytes";
 import {
   box,
   boxesIn,

@@ -1,37 +1,37 @@
 import { describe, expect, it } from "vitest";
-import {
-  checkMediaRequirements,
-  needsTranscoding,
-  MediaProbeError,
-  probeMp4,
-  type MediaInfo,
-  type RangeReader,
-} from "../../src/media/mp4-probe";
+import { DEFAULT_THUMBNAIL_JPEG } from "../../src/media/default-thumbnail";
 import {
   checkThumbnail,
   ImageCheckError,
   readJpegInfo,
   THUMBNAIL_MAX_BYTES,
 } from "../../src/media/jpeg";
-import { DEFAULT_THUMBNAIL_JPEG } from "../../src/media/default-thumbnail";
 import { MAX_FRAGMENT_READS } from "../../src/media/mp4-fragments";
-import { boxPath, insertChild, mehd, sparseReader, u32 } from "../media-fmp4-synth";
+import {
+  checkMediaRequirements,
+  type MediaInfo,
+  MediaProbeError,
+  needsTranscoding,
+  probeMp4,
+  type RangeReader,
+} from "../../src/media/mp4-probe";
+import movUrl from "../fixtures/h264-aac.mov?inline";
 
 // Fixtures are inlined by Vite as data: URLs (there is no fs in the Workers runtime).
 // See test/fixtures/README.md for how each file was made.
 import faststartUrl from "../fixtures/h264-aac-faststart.mp4?inline";
-import moovEndUrl from "../fixtures/h264-aac-moov-end.mp4?inline";
-import noAudioUrl from "../fixtures/h264-noaudio.mp4?inline";
-import movUrl from "../fixtures/h264-aac.mov?inline";
-import mpeg4Url from "../fixtures/mpeg4-aac.mp4?inline";
-import mp3Url from "../fixtures/h264-mp3.mp4?inline";
-import hevcUrl from "../fixtures/hevc-aac-faststart.mp4?inline";
 import fragUrl from "../fixtures/h264-aac-frag.mp4?inline";
-import fragNoMfraUrl from "../fixtures/h264-aac-frag-nomfra.mp4?inline";
 import fragMoovSamplesUrl from "../fixtures/h264-aac-frag-moov-samples.mp4?inline";
-import thumb1080Url from "../fixtures/thumb-1920x1080.jpg?inline";
-import thumb720Url from "../fixtures/thumb-1280x720.jpg?inline";
+import fragNoMfraUrl from "../fixtures/h264-aac-frag-nomfra.mp4?inline";
+import moovEndUrl from "../fixtures/h264-aac-moov-end.mp4?inline";
+import mp3Url from "../fixtures/h264-mp3.mp4?inline";
+import noAudioUrl from "../fixtures/h264-noaudio.mp4?inline";
+import hevcUrl from "../fixtures/hevc-aac-faststart.mp4?inline";
+import mpeg4Url from "../fixtures/mpeg4-aac.mp4?inline";
 import pngUrl from "../fixtures/not-a-jpeg.png?inline";
+import thumb720Url from "../fixtures/thumb-1280x720.jpg?inline";
+import thumb1080Url from "../fixtures/thumb-1920x1080.jpg?inline";
+import { boxPath, insertChild, mehd, sparseReader, u32 } from "../media-fmp4-synth";
 
 function fromDataUrl(url: string): Uint8Array {
   const comma = url.indexOf(",");

@@ -2,9 +2,9 @@
 // codecs of a faststart file, "more" until its moov is complete, nothing for a moov at the end.
 import { describe, expect, it } from "vitest";
 import { headRefusal, scanHead } from "../../src/media/mp4-head";
-import hevcUrl from "../fixtures/hevc-aac-faststart.mp4?inline";
 import faststartUrl from "../fixtures/h264-aac-faststart.mp4?inline";
 import moovEndUrl from "../fixtures/h264-aac-moov-end.mp4?inline";
+import hevcUrl from "../fixtures/hevc-aac-faststart.mp4?inline";
 import mpeg4Url from "../fixtures/mpeg4-aac.mp4?inline";
 import pngUrl from "../fixtures/not-a-jpeg.png?inline";
 

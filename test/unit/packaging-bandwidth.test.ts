@@ -13,8 +13,8 @@ import {
 } from "../../src/media/packaging/segments";
 import { readTracks } from "../../src/media/packaging/tracks";
 import { inStartOrder, START_BANDWIDTH } from "../../src/media/packaging/variants";
-import fortyUrl from "../fixtures/h264-aac-40s-160x90.mp4?inline";
 import { dataUrlBytes } from "../fixture-bytes";
+import fortyUrl from "../fixtures/h264-aac-40s-160x90.mp4?inline";
 
 const forty = dataUrlBytes(fortyUrl);
 const readerOf = (bytes: Uint8Array) => async (offset: number, length: number) =>

@@ -1,9 +1,9 @@
 // The player's pure rules (embed/src/core): the ad tag's macros, VMAP time offsets, and the feed
 // shapes the gallery reads. The browser behaviour is test/e2e/player.test.ts.
 import { describe, expect, it } from "vitest";
-import { offsetOf } from "../../embed/src/rooms/ad-tag";
 import { feedEntries } from "../../embed/src/core/gallery";
 import { expandMacros } from "../../embed/src/core/macros";
+import { offsetOf } from "../../embed/src/rooms/ad-tag";
 
 describe("expandMacros", () => {
   const values = {

@@ -8,8 +8,8 @@ import { masterPlaylist } from "../../src/media/packaging/hls/playlists";
 import { buildIndex } from "../../src/media/packaging/segments";
 import { subtitleRenditions } from "../../src/media/packaging/subtitles";
 import { readTracks } from "../../src/media/packaging/tracks";
-import faststartUrl from "../fixtures/h264-aac-faststart.mp4?inline";
 import { dataUrlBytes } from "../fixture-bytes";
+import faststartUrl from "../fixtures/h264-aac-faststart.mp4?inline";
 
 const faststart = dataUrlBytes(faststartUrl);
 

@@ -1,8 +1,8 @@
 // The transcoder program's /remux (containers/transcoder/transcoder.mjs): a live recording's
 // segments in, one MP4 with the same samples out (copied), over real ffmpeg; skipped without it.
 import { execFile } from "node:child_process";
-import { request } from "node:http";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";

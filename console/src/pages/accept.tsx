@@ -4,8 +4,8 @@
 // ever sees it; it goes to the API once in a body.
 import { startRegistration } from "@simplewebauthn/browser";
 import { useEffect, useState } from "preact/hooks";
-import { anonymous, ok, type Session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
+import { anonymous, ok, type Session } from "../api";
 import { errorText, Messages } from "../messages";
 
 type Details = components["schemas"]["InvitationDetails"];

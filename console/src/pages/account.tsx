@@ -4,8 +4,8 @@
 // the tokens are the applications' and there are no passkeys or sessions to show.
 import { startRegistration } from "@simplewebauthn/browser";
 import { useEffect, useState } from "preact/hooks";
-import { client, formatDate, ok, session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
+import { client, formatDate, ok, session } from "../api";
 import { attempt, deleteConfirmed, errorText, Messages } from "../messages";
 
 type Passkey = components["schemas"]["Passkey"];

@@ -3,8 +3,8 @@
 // for settings and rights) and where from (an address bucket). Filtered by member or action,
 // older entries on demand (GET /v2/audit's cursor).
 import { useEffect, useState } from "preact/hooks";
-import { client, formatDate, ok } from "../api";
 import type { components } from "../../../sdk/client/src/index";
+import { client, formatDate, ok } from "../api";
 import { errorText, Messages } from "../messages";
 
 type Entry = components["schemas"]["AuditPage"]["entries"][number];

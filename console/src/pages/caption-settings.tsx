@@ -2,8 +2,8 @@
 // every video it publishes, in a language or detected, and search by what is said (the
 // library, E13–E15 find videos by words said in them).
 import { useEffect, useState } from "preact/hooks";
-import { client, ok } from "../api";
 import type { components } from "../../../sdk/client/src/index";
+import { client, ok } from "../api";
 import { errorText, Messages } from "../messages";
 
 type Settings = components["schemas"]["CaptionSettings"];

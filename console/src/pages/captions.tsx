@@ -3,10 +3,10 @@
 // and sought to its first cue), remove one, make automatic captions from the audio, and edit a
 // track's cues (times and text), saved as a new version of it.
 import { useEffect, useState } from "preact/hooks";
+import type { components } from "../../../sdk/client/src/index";
 import { client, formatDate, ok } from "../api";
 import { deleteConfirmed, errorText, Messages } from "../messages";
 import { usePolled } from "../polling";
-import type { components } from "../../../sdk/client/src/index";
 
 type Track = components["schemas"]["CaptionTrack"];
 type Job = components["schemas"]["CaptionJob"];

@@ -3,9 +3,9 @@
 // by words, status and the names the organization uses (GET /v2/organization/labels); items
 // selected across pages can be deleted or tagged together (E5; E3 + E4 per item).
 import { useEffect, useState } from "preact/hooks";
-import { can, client, formatDate, formatDuration, ok, type Content } from "../api";
-import { errorText, Messages } from "../messages";
 import type { components } from "../../../sdk/client/src/index";
+import { type Content, can, client, formatDate, formatDuration, ok } from "../api";
+import { errorText, Messages } from "../messages";
 
 type Spoken = components["schemas"]["SpokenMatch"];
 

@@ -6,9 +6,9 @@
 // after creating the stream, or after rotating it.
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
+import { hlsPushCommand, lowLatencyPushCommand } from "../../../src/shared/encoder-commands";
 import { can, client, formatDate, ok } from "../api";
 import { errorText, Messages } from "../messages";
-import { hlsPushCommand, lowLatencyPushCommand } from "../../../src/shared/encoder-commands";
 import { ClipCutter } from "./clip-cutter";
 
 type Live = components["schemas"]["LiveStream"];

@@ -2,8 +2,8 @@
 // one-time link shown, and emailed where the service can send mail), role changes, suspension,
 // removal, recovery links; the organization's sign-in options (owners). docs/console.md.
 import { useEffect, useState } from "preact/hooks";
-import { can, client, formatDate, ok, session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
+import { can, client, formatDate, ok, session } from "../api";
 import { attempt, deleteConfirmed, errorText, Messages } from "../messages";
 
 type Member = components["schemas"]["Member"];

@@ -4,7 +4,7 @@
 // configuration's id is what the player reports as video_player_id and ad_player_id.
 import { useEffect, useState } from "preact/hooks";
 import type { components } from "../../../sdk/client/src/index";
-import { client, entitlements, ok, type Content } from "../api";
+import { type Content, client, entitlements, ok } from "../api";
 import { deleteConfirmed, errorText, Messages } from "../messages";
 import { usePreviewToken } from "../preview";
 

@@ -4,9 +4,9 @@
 // redeliver; signed playback's keys and setting (./signed-playback.tsx); the caption settings
 // (./caption-settings.tsx).
 import { useEffect, useState } from "preact/hooks";
-import { client, formatDate, ok, session, type Session } from "../api";
 import type { components } from "../../../sdk/client/src/index";
 import { WEBHOOK_EVENT_TYPES } from "../../../src/shared/webhook-events";
+import { client, formatDate, ok, type Session, session } from "../api";
 import { errorText, Messages } from "../messages";
 import { CaptionSettings } from "./caption-settings";
 import { SignedPlayback } from "./signed-playback";

@@ -4,6 +4,7 @@
 import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import {
+  type Content,
   can,
   client,
   entitlements,
@@ -13,15 +14,14 @@ import {
   session,
   splitNames,
   utcDay,
-  type Content,
 } from "../api";
-import { DayChart, everyDay, type DayPoint } from "../chart";
-import { Captions, seekPreview } from "./captions";
-import { embedSnippet, usePreviewToken } from "../preview";
-import { StatusBadge } from "./library";
-import { usePolled } from "../polling";
-import { ClipCutter } from "./clip-cutter";
+import { DayChart, type DayPoint, everyDay } from "../chart";
 import { errorText, Messages } from "../messages";
+import { usePolled } from "../polling";
+import { embedSnippet, usePreviewToken } from "../preview";
+import { Captions, seekPreview } from "./captions";
+import { ClipCutter } from "./clip-cutter";
+import { StatusBadge } from "./library";
 
 const COUNT_PREVIEWS = "evc-console:count-previews";
 

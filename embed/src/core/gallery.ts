@@ -9,9 +9,19 @@ export interface GalleryEntry {
   thumbnail: string;
 }
 
+/** What a feed file's entry may hold: a v2 record, or the legacy {content_key, video}. */
+interface FeedEntry {
+  contentKey?: unknown;
+  content_key?: unknown;
+  key?: unknown;
+  title?: unknown;
+  thumbnail?: unknown;
+  video?: { title?: unknown; thumbnail?: unknown } | null;
+}
+
 /** The entries of a feed file: {videos: [records]} (v2), or the legacy list of {content_key, video}. */
 export function feedEntries(body: unknown): GalleryEntry[] {
-  const list: any[] = Array.isArray(body)
+  const list: (FeedEntry | null)[] = Array.isArray(body)
     ? body
     : Array.isArray((body as { videos?: unknown[] })?.videos)
       ? (body as { videos: unknown[] }).videos
@@ -22,8 +32,8 @@ export function feedEntries(body: unknown): GalleryEntry[] {
     if (typeof contentKey !== "string") continue;
     out.push({
       contentKey,
-      title: String(v.title ?? v.video?.title ?? contentKey),
-      thumbnail: String(v.thumbnail ?? v.video?.thumbnail ?? ""),
+      title: String(v?.title ?? v?.video?.title ?? contentKey),
+      thumbnail: String(v?.thumbnail ?? v?.video?.thumbnail ?? ""),
     });
   }
   return out;

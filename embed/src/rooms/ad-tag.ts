@@ -79,6 +79,7 @@ export async function loadSchedule(
   };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the VAST parser's documents are untyped JSON-like trees.
 export type Any = any;
 
 /** The first linear creative with a media file this browser plays. */

@@ -3,8 +3,8 @@
 // click plays that one in the player (its playback token from the publisher's page when the
 // video requires signed playback). It goes as soon as anything plays again.
 import { feedEntries, renderGallery } from "../core/gallery";
-import { Room } from "../core/room";
 import { loadVideo } from "../core/load";
+import { Room } from "../core/room";
 import { configurationId } from "../core/types";
 
 export class EvcRelated extends Room {

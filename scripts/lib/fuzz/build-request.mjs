@@ -1,8 +1,6 @@
 // Building request i: a generated request, its mutations, and the fixups that keep it sendable.
-import { serializeJson } from "./odd-values.mjs";
+
 import { jpegish, mp4ish } from "./media.mjs";
-import { generate } from "./schema-values.mjs";
-import { credentialHeaders, encodeQueryPart, makeGen } from "./requests.mjs";
 import {
   decodeURIComponentSafe,
   mutateBodyText,
@@ -12,6 +10,9 @@ import {
   mutatePath,
   mutateQuery,
 } from "./mutations.mjs";
+import { serializeJson } from "./odd-values.mjs";
+import { credentialHeaders, encodeQueryPart, makeGen } from "./requests.mjs";
+import { generate } from "./schema-values.mjs";
 
 export const OTHER_METHODS = [
   "HEAD",

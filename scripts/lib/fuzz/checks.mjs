@@ -1,7 +1,8 @@
 // Serializing a request, its curl line, and the checks of an answer: the documented error shape,
 // answers of the local runtime rather than the worker, status classes.
-import { EXCERPT } from "./config.mjs";
+
 import { errorBody, errorStyleOf } from "../rules.mjs";
+import { EXCERPT } from "./config.mjs";
 
 export function serialize(run, req) {
   let path = req.op.path;

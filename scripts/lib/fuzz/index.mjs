@@ -37,8 +37,9 @@
 // requests.mjs, mutations.mjs and build-request.mjs (request i), safety.mjs (the guard),
 // checks.mjs (serializing, curl lines, the error-shape oracle), setup.mjs, run.mjs (the run) and
 // summary.mjs (the text the CLI prints).
-export { DEFAULTS, DEMO_CREDENTIALS } from "./config.mjs";
+
 export { curlLine, shapeProblem } from "./checks.mjs";
+export { DEFAULTS, DEMO_CREDENTIALS } from "./config.mjs";
 export { errorStyleOf, operationsOf } from "./openapi.mjs";
 export { fuzz } from "./run.mjs";
 export { formatSummary } from "./summary.mjs";

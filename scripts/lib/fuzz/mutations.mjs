@@ -1,14 +1,14 @@
 // Mutations of a generated request: query, path, body (values and text), headers, credentials.
 import {
-  TRAVERSAL,
   deepJson,
   longString,
   nastyJsonValue,
   nastyString,
   serializeJson,
+  TRAVERSAL,
 } from "./odd-values.mjs";
+import { CONTENT_TYPES, encodeQueryPart, encodeRaw, headerSafe, RANGES } from "./requests.mjs";
 import { COUNTRIES, customFieldsNasty, filterNasty } from "./values.mjs";
-import { CONTENT_TYPES, RANGES, encodeQueryPart, encodeRaw, headerSafe } from "./requests.mjs";
 
 export const AUTH_PARAMS = new Set(["organization_key", "sync"]);
 

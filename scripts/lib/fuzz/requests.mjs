@@ -1,13 +1,13 @@
 // Per-request generation: what a request is built from (its organization, the run's state, its
 // PRNG), the encodings of a request line and header values, credentials.
 import {
-  SORT_FIELDS,
-  STATS_FIELDS,
-  WORDS,
   customFieldsValue,
   filterValue,
+  SORT_FIELDS,
+  STATS_FIELDS,
   searchValue,
   utcDay,
+  WORDS,
 } from "./values.mjs";
 
 /** The knowledge a request is built from: this request's org, the run's state, this request's rng. */

@@ -3,12 +3,7 @@ import http from "node:http";
 import { isLoopbackUrl } from "../net.mjs";
 import { createRng } from "../prng.mjs";
 import { ENTITLEMENTS } from "../rules.mjs";
-import { DEFAULTS, DEMO_CREDENTIALS, EXCERPT } from "./config.mjs";
-import { sendHttp } from "./http.mjs";
-import { operationsOf } from "./openapi.mjs";
-import { DEFAULT_NAMES, STATS_FIELDS } from "./values.mjs";
 import { buildRequest } from "./build-request.mjs";
-import { guard } from "./safety.mjs";
 import {
   curlLine,
   excerptText,
@@ -17,7 +12,12 @@ import {
   shapeProblem,
   statusClass,
 } from "./checks.mjs";
+import { DEFAULTS, DEMO_CREDENTIALS, EXCERPT } from "./config.mjs";
+import { sendHttp } from "./http.mjs";
+import { operationsOf } from "./openapi.mjs";
+import { guard } from "./safety.mjs";
 import { currentMinute, harvest, newOrg, setupRun } from "./setup.mjs";
+import { DEFAULT_NAMES, STATS_FIELDS } from "./values.mjs";
 
 /**
  * @typedef {{ index: number, method: string, path: string, status: number, curl: string, [key: string]: unknown }} FuzzAnswer

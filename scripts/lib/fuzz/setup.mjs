@@ -1,8 +1,9 @@
 // Setup: the document, the organizations, a sub-organization, a feed and an ecommerce item each;
 // what the service's answers teach the run.
+
+import { excerptText, parseJson } from "./checks.mjs";
 import { PLAN_LIMITS } from "./config.mjs";
 import { decodeURIComponentSafe } from "./mutations.mjs";
-import { excerptText, parseJson } from "./checks.mjs";
 
 export async function setupRun(run) {
   const { send, state } = run;

@@ -1,7 +1,7 @@
 // Values the generators draw from: statistics fields, words, names, countries, the E6 filter
 // syntax (tags, categories, events, customFields).
 import { AD_COUNTERS, COMBINED_FIELDS, ECOMMERCE_COUNTERS, VIDEO_COUNTERS } from "../rules.mjs";
-import { SQL, UNICODE, nastyString } from "./odd-values.mjs";
+import { nastyString, SQL, UNICODE } from "./odd-values.mjs";
 
 /**
  * Field names for the statistics queries: E9's sortable fields first (then the row's spelling of

@@ -1,10 +1,11 @@
 // Builds sdk/client/dist: one ES module (index.mjs, openapi-fetch bundled in, so the package has
 // no runtime dependency) and its type declarations (the generated API types included). Run by
 // `npm test` (pretest), the e2e harness and `npm run admin` (the CLI imports the build).
-import { build } from "esbuild";
+
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
 import { emitDeclarations } from "../../scripts/declarations.mjs";
 
 export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -2,9 +2,10 @@
 // server: src/app.ts is bundled for Node (esbuild) and asked for /openapi.json, as a request to
 // the worker would. The same document `wrangler dev` serves (test/e2e/openapi.test.ts compares
 // them), with a placeholder server URL.
-import { build } from "esbuild";
+
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const PLACEHOLDER_ORIGIN = "https://api.example.com";

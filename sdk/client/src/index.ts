@@ -3,16 +3,22 @@
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import type { paths } from "./generated/openapi.js";
 import {
-  uploadVideo,
   type Content,
   type UploadContext,
   type UploadOptions,
+  uploadVideo,
   type VideoInput,
   type VideoMetadata,
 } from "./upload.js";
 
 export type { components, operations, paths } from "./generated/openapi.js";
-export { CatalogApiError } from "./upload.js";
+export { AbortedError } from "./http.js";
+export {
+  mintPlaybackToken,
+  type PlaybackSigningKey,
+  type PlaybackTokenOptions,
+  withPlaybackToken,
+} from "./playback.js";
 export type {
   Content,
   ThumbnailInput,
@@ -22,13 +28,7 @@ export type {
   VideoInput,
   VideoMetadata,
 } from "./upload.js";
-export { AbortedError } from "./http.js";
-export {
-  mintPlaybackToken,
-  withPlaybackToken,
-  type PlaybackSigningKey,
-  type PlaybackTokenOptions,
-} from "./playback.js";
+export { CatalogApiError } from "./upload.js";
 
 /** How requests authenticate (docs/api.md "Authentication"). */
 export type Credentials =

@@ -7,11 +7,11 @@ import {
   AbortedError,
   backoffMs,
   DEFAULT_RETRY,
+  type RetryPolicy,
   retriable,
   retryAfterMs,
   sleep,
   throwIfAborted,
-  type RetryPolicy,
 } from "./http.js";
 
 export type Content = components["schemas"]["Content"];

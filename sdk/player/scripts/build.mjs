@@ -1,10 +1,11 @@
 // Builds sdk/player/dist: an ES module (index.mjs), a script-tag bundle (player-analytics.iife.js,
 // global EdgeVideoPlayerAnalytics) and the type declarations. Run by `npm test` (pretest) and by
 // the e2e harness, so a fresh clone tests what it builds. Usage: node sdk/player/scripts/build.mjs
-import { build } from "esbuild";
+
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
 import { emitDeclarations } from "../../scripts/declarations.mjs";
 
 export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");

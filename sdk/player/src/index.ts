@@ -1,7 +1,7 @@
 // Player analytics for the edge video catalog: attach() to a video element (or any PlayerSource)
 // and its behaviour is reported as the spec's statistics events (POST /v2/events).
 // Nothing here may throw into the page: every entry point and handler is guarded.
-import { createCmcdReporter, type CmcdReporter } from "./cmcd.js";
+import { type CmcdReporter, createCmcdReporter } from "./cmcd.js";
 import { html5Source } from "./html5.js";
 import { createSender } from "./sender.js";
 import { createTracker } from "./tracker.js";
@@ -17,11 +17,11 @@ import type {
   Transport,
 } from "./types.js";
 
-export { html5Source };
-export { createCmcdReporter } from "./cmcd.js";
 export type { CmcdOptions, CmcdReporter } from "./cmcd.js";
+export { createCmcdReporter } from "./cmcd.js";
 export { MAX_EVENTS } from "./sender.js";
 export type * from "./types.js";
+export { html5Source };
 
 // Globals are looked up at call time, so fake timers installed after import still apply.
 const defaultScheduler: Scheduler = {

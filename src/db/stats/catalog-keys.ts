@@ -2,10 +2,10 @@
 // catalog by content key, one query per page of keys (keys in, keys or records out), never a
 // query per row and never a join across the two databases.
 import { and, eq } from "drizzle-orm";
-import { inScope, type ContentScope } from "../catalog";
-import { inList, type Db } from "../client";
+import { type ContentScope, inScope } from "../catalog";
+import { type Db, inList } from "../client";
 import { contents } from "../schema";
-import { videoQueryCondition, type VideoQuery } from "../video-query";
+import { type VideoQuery, videoQueryCondition } from "../video-query";
 
 /**
  * Keys per bound JSON list: D1 caps a bound value at 1 MB and a content key takes at most 11

@@ -1,6 +1,6 @@
 // A statistics database (one shard: src/db/stats/shards.ts finds an organization's) as Drizzle
 // sees it.
-import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import { type DrizzleD1Database, drizzle } from "drizzle-orm/d1";
 
 export type StatsDb = DrizzleD1Database;
 

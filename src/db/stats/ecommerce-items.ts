@@ -2,7 +2,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { inList } from "../client";
 import type { StatsDb } from "./client";
-import { ecommerceItems, type EcommerceItem } from "./schema";
+import { type EcommerceItem, ecommerceItems } from "./schema";
 
 export async function listEcommerceItems(
   db: StatsDb,

@@ -3,13 +3,13 @@
 // sweeps and purges, and the reports' reads. Every read seeks an index: the events and views of
 // a session by their primary key, a video's views by qoe_views_content_idx, the recent views by
 // qoe_views_recent_idx, the daily rows by their key (organization, date first).
-import { and, asc, desc, eq, getTableColumns, gte, lt, lte, sql, type SQL } from "drizzle-orm";
-import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { and, asc, desc, eq, getTableColumns, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { inList } from "../client";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { QOE_COUNTERS, type QoeCounter } from "../../shared/qoe";
+import { inList } from "../client";
 import type { StatsDb } from "./client";
-import { upsertIncrements, type CounterIncrement, type CounterTable } from "./rollups";
+import { type CounterIncrement, type CounterTable, upsertIncrements } from "./rollups";
 import { qoeDaily, qoeEvents, qoeStartups, qoeViews } from "./schema";
 
 export type QoeEventRow = typeof qoeEvents.$inferSelect;

@@ -1,7 +1,7 @@
 // Report queries (E8–E12) on the daily rollups: statistics rows of a scope in keyset pages,
 // E9's ranking by a dimension and its grouped rows. (Rankings and sums by counter read the
 // totals: totals.ts.)
-import { and, asc, between, desc, eq, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, between, desc, eq, lte, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   AD_COUNTERS,

@@ -3,7 +3,7 @@
 // written to the other shard with INSERT OR REPLACE (a page copied twice, after a step that
 // failed half-way, leaves the same row), deleted from the old shard in bounded chunks, and the
 // sums a move compares before it switches.
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { StatsDb } from "./client";
 import { ROLLUP_LIST, tablesOf } from "./rollups";

@@ -6,7 +6,7 @@
 // (migrations-stats/0003_running_totals.sql applied it once, before this file: a migration is
 // frozen once deployed.)
 import { getTableName } from "drizzle-orm";
-import { ROLLUP_LIST, type CounterTable, type Rollup } from "./rollups";
+import { type CounterTable, ROLLUP_LIST, type Rollup } from "./rollups";
 
 /** A totals table's rows as the rule defines them: its columns and the SELECT that yields them. */
 export interface TotalsDefinition {

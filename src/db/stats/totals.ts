@@ -3,7 +3,7 @@
 // so a 365-day ranking reads about (videos with statistics) × 14 rows instead of every daily row
 // of every dimension. Summaries and walks over the keys with statistics in a range read the
 // running totals and their keys instead (below): two or three rows per key.
-import { getTableName, sql, type SQL } from "drizzle-orm";
+import { getTableName, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { DAY_MS, monthBounds, utcDay } from "../../shared/dates";
 import { inList } from "../client";

@@ -4,12 +4,12 @@
 // by one middleware (src/middleware/audit.ts) after every successful write, read by owners and
 // admins, kept 13 months (the cron), and a member's identity can be erased from them.
 import {
+  type AuditChange,
+  type AuditRow,
   eraseAuditIdentity,
   insertAuditRow,
   listAuditRows,
   purgeAuditRows,
-  type AuditChange,
-  type AuditRow,
 } from "../../db/audit";
 import { invalid } from "../../shared/errors";
 import type { Deps } from "../deps";

@@ -17,13 +17,13 @@
 //    (media/captions/reading.ts), saved as the track (./tracks.ts) and indexed for search; the
 //    webhook captions.ready (or captions.failed) is sent.
 import {
+  type CaptionJobRow,
   captionSettingsOf,
   claimCaptionAssembly,
   findCaptionJob,
   findTrack,
   finishCaptionJob,
   insertCaptionJob,
-  type CaptionJobRow,
 } from "../../db/captions";
 import { findContentByKeyAnyOrg } from "../../db/content";
 import type { Content } from "../../db/schema";
@@ -44,7 +44,7 @@ import { deleteObjectsUnder, r2RangeReader } from "../../storage/objects";
 import type { Deps } from "../deps";
 import { ensureIndex } from "../streaming/indexes";
 import { emitWebhookEvent } from "../webhooks/emit";
-import { jobView, storeCaptionTrack, type CaptionJobView } from "./tracks";
+import { type CaptionJobView, jobView, storeCaptionTrack } from "./tracks";
 
 export { speechEngineOf } from "../../media/speech";
 export type { CaptionJob };

@@ -6,14 +6,14 @@
 // stream (HLS, DASH), the embed, the records and feed files (catalogChanged) and the spoken-word
 // index (its passages replaced).
 import {
+  type CaptionJobRow,
+  type CaptionTrack,
   deleteTrack,
   findTrack,
   latestCaptionJob,
   saveTrack,
-  tracksOf,
-  type CaptionJobRow,
-  type CaptionTrack,
   type TrackSettings,
+  tracksOf,
   updateTrackSettings,
 } from "../../db/captions";
 import type { ContentScope } from "../../db/catalog";
@@ -37,8 +37,8 @@ import { conflict, invalid, notFound } from "../../shared/errors";
 import { parseStreamFile } from "../../shared/stream-files";
 import { captionKey, captionsPrefix, captionTrackPrefix } from "../../storage/layout";
 import { deleteObjectsUnder } from "../../storage/objects";
-import { catalogChanged } from "../catalog-changed";
 import { keptCaptionUrl } from "../catalog/records";
+import { catalogChanged } from "../catalog-changed";
 import { loadContentOr404 } from "../content/objects";
 import type { Deps, Origins } from "../deps";
 

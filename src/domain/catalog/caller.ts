@@ -1,8 +1,9 @@
 // Who asks: the organization a request authenticated as, and the sub-organization it is
 // narrowed to (X-Service-MMI-Key).
+
+import type { ContentScope } from "../../db/catalog";
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import type { SubOrganization } from "../../db/schema";
-import type { ContentScope } from "../../db/catalog";
 import type { Versions } from "../../shared/versions";
 
 export interface Caller {

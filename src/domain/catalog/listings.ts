@@ -6,7 +6,7 @@ import type { Deps } from "../deps";
 import type { Caller } from "./caller";
 import { matchingPage } from "./listing-ids";
 import { getVideosRecord, v2Record } from "./records";
-import { videoQuery, type VideoFilterParams } from "./video-query";
+import { type VideoFilterParams, videoQuery } from "./video-query";
 
 type ReadDeps = Pick<Deps, "db" | "origins" | "now" | "readsOwnWrites">;
 

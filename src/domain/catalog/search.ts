@@ -8,29 +8,30 @@
 // E14 and E15: text search ranked by relevance within the organization's videos, then newest
 // (a search with more than SEARCH_RANK_CANDIDATES matches: titles first, each part newest first:
 // db/search.ts); at least 3 characters.
-import type { Page } from "../../db/catalog";
-import type { LabelKind } from "../../db/schema";
+
 import type { SQL } from "drizzle-orm";
+import type { Page } from "../../db/catalog";
 import type { TextScope } from "../../db/fts";
+import type { LabelKind } from "../../db/schema";
 import {
+  type MetadataCriterion,
   searchIds,
   searchMetadataFirstPage,
   searchMetadataIds,
   searchTextQuery,
-  type MetadataCriterion,
 } from "../../db/search";
 import { syndicationsOf } from "../../db/syndications";
 import { feedRowChecks } from "../../db/video-query";
 import { excerpt, invalid, notFound } from "../../shared/errors";
+import { feedVersions, readKey } from "../../shared/versions";
+import { keptCaptionSettings } from "../captions/settings";
+import { type Spoken, spokenMatches, spokenPlaces } from "../captions/spoken";
 import type { Deps } from "../deps";
 import { publicFeed } from "../feeds/feeds";
 import { feedMembership } from "../feeds/membership";
-import { scopeOf, type Caller } from "./caller";
-import { catalogVersionsKeys, keptPage, sameKeys, type KeptKeys } from "./listing-ids";
-import { feedVersions, readKey } from "../../shared/versions";
+import { type Caller, scopeOf } from "./caller";
+import { catalogVersionsKeys, type KeptKeys, keptPage, sameKeys } from "./listing-ids";
 import { feedSearchRecord, searchRecord } from "./records";
-import { keptCaptionSettings } from "../captions/settings";
-import { type Spoken, spokenMatches, spokenPlaces } from "../captions/spoken";
 
 export const SEARCH_MIN_LENGTH = 3;
 

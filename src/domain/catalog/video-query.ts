@@ -2,21 +2,21 @@
 // the sub-organization and feed they name. Used by E6, E7 (its content filter) and E16.
 import type { NameGroups } from "../../db/catalog";
 import { networkPeers } from "../../db/catalog";
+import type { Db } from "../../db/client";
 import { findFeedByFeedId } from "../../db/feeds";
 import { findSubOrganization } from "../../db/organizations";
 import type { LabelKind } from "../../db/schema";
 import { statsDbOf } from "../../db/stats/shards";
 import { watchedContentKeys } from "../../db/stats/viewers";
 import type { VideoQuery } from "../../db/video-query";
+import { invalid, notFound } from "../../shared/errors";
 import { isolateStore } from "../../shared/isolate-memory";
 import { credentialVersions, readKey } from "../../shared/versions";
-import { invalid, notFound } from "../../shared/errors";
 import { requireEntitlement } from "../entitlements";
 import { feedMembership, feedVisibleTo } from "../feeds/membership";
 import { hashTput } from "../stats/viewers";
-import { scopeOf, type Caller } from "./caller";
-import { parseAllOfAny, parseCustomFields, SEARCH_LIMITS, type AllOfAny } from "./filter-syntax";
-import type { Db } from "../../db/client";
+import { type Caller, scopeOf } from "./caller";
+import { type AllOfAny, parseAllOfAny, parseCustomFields, SEARCH_LIMITS } from "./filter-syntax";
 
 /** E6 parameters as received (strings still in the filter syntax). */
 export interface VideoFilterParams {

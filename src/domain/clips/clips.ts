@@ -3,8 +3,8 @@
 // (cut.ts), records the clip (status processing: not listed, no stream yet) and queues its job
 // on the renditions queue (make.ts), which makes and publishes its own file in seconds.
 import { isUniqueViolation } from "../../db/client";
-import { deleteContentRow, findContent, insertContent } from "../../db/content";
 import type { ContentScope } from "../../db/content";
+import { deleteContentRow, findContent, insertContent } from "../../db/content";
 import type { Content } from "../../db/schema";
 import type { CreateClipBody } from "../../schemas/clips";
 import type { ClipJob } from "../../shared/bindings";

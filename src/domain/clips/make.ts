@@ -6,9 +6,9 @@
 // does. The clip's file is a copy: deleting the source leaves it whole.
 import { findContentByKeyAnyOrg, finishProcessing } from "../../db/content";
 import type { Content } from "../../db/schema";
+import { needsTranscoding } from "../../media/mp4-probe";
 import { initSegment } from "../../media/packaging/fmp4";
 import { packageSegment } from "../../media/packaging/packager";
-import { needsTranscoding } from "../../media/mp4-probe";
 import { MAX_REMUX_BYTES, TranscodeRefused, type Transcoder } from "../../media/transcoder";
 import type { ClipJob } from "../../shared/bindings";
 import { liveObjectKey } from "../../storage/layout";

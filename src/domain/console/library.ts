@@ -2,19 +2,20 @@
 // rejected with the reason, expired), which E6 cannot list (published videos only), with each
 // one's lifetime plays. Keyset paging in the chosen order: the cursor is the last row's (sort
 // value, id), so any page reads only its own rows.
-import { findLabels, labelKey, listableCount, type ContentScope } from "../../db/catalog";
-import { listLabelNames, listLibrary, type LibraryKey } from "../../db/library";
+
+import { captionSettingsOf } from "../../db/captions";
+import { type ContentScope, findLabels, labelKey, listableCount } from "../../db/catalog";
+import { type LibraryKey, listLabelNames, listLibrary } from "../../db/library";
 import type { ContentStatus, LabelKind } from "../../db/schema";
-import { statsDbOf, type ShardedOrganization } from "../../db/stats/shards";
+import { type ShardedOrganization, statsDbOf } from "../../db/stats/shards";
 import { lifetimePlays } from "../../db/stats/totals";
 import { syndicationsOf } from "../../db/syndications";
 import { base64url } from "../../shared/crypto";
 import { invalid } from "../../shared/errors";
 import type { LibrarySort } from "../../shared/vocabulary";
+import { type Spoken, spokenPlaces } from "../captions/spoken";
 import { toContentObject } from "../content/content";
 import type { Deps } from "../deps";
-import { captionSettingsOf } from "../../db/captions";
-import { type Spoken, spokenPlaces } from "../captions/spoken";
 
 export interface LibraryParams {
   contentKey?: string;

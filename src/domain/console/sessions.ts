@@ -27,7 +27,7 @@ import {
   subOrganizationOf,
 } from "../authentication";
 import type { Deps } from "../deps";
-import { keyPrincipal, principal, type Principal } from "../members/principal";
+import { keyPrincipal, type Principal, principal } from "../members/principal";
 import { tokenCredential } from "../tokens/tokens";
 
 /** A session lasts a working day at most; signing out or rotating credentials ends it sooner. */

@@ -1,8 +1,9 @@
 // Content management (E1–E5): the rules of the upload flow. Routes parse and answer; this
 // module decides; db/content.ts and storage/ do the reading and writing.
 import { R2_MAX_PARTS, R2_MIN_PART_SIZE } from "../../config";
-import { isUniqueViolation, type Db } from "../../db/client";
+import { type Db, isUniqueViolation } from "../../db/client";
 import {
+  type ContentScope,
   contentKeyExists,
   deleteContentRow,
   findContent,
@@ -12,16 +13,15 @@ import {
   markUploadSigned,
   storedParts,
   updateContent,
-  type ContentScope,
 } from "../../db/content";
 import type { Content } from "../../db/schema";
 import {
   checkMediaRequirements,
+  type MediaInfo,
   MediaProbeError,
   needsTranscoding,
   probeMp4,
   transcodedCodecName,
-  type MediaInfo,
 } from "../../media/mp4-probe";
 import type {
   CompleteUploadBody,
@@ -29,7 +29,6 @@ import type {
   UpdateContentBody,
 } from "../../schemas/content";
 import { randomAlphanumeric } from "../../shared/crypto";
-import { applyIsolateEffects } from "../isolate-effects";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import {
   frameThumbnailKey,
@@ -41,23 +40,24 @@ import { r2RangeReader } from "../../storage/objects";
 import {
   listS3Parts,
   s3PartUrl,
+  type UploadTarget,
   workerPartUrl,
   workerThumbnailUrl,
-  type UploadTarget,
 } from "../../storage/signed-urls";
-import { catalogChanged } from "../catalog-changed";
-import { holdsSameListings } from "../catalog/listings";
-import { packageUpload, streamObjectKeys } from "../streaming/indexes";
-import { makeFrameThumbnail } from "./frame-thumbnails";
-import { deleteRenditionObjects, planRenditions } from "../renditions";
 import { autoCaptions } from "../captions/generate";
 import { deleteCaptionObjects, publisherSubtitles } from "../captions/tracks";
+import { holdsSameListings } from "../catalog/listings";
+import { catalogChanged } from "../catalog-changed";
+import type { Deps } from "../deps";
+import { applyIsolateEffects } from "../isolate-effects";
+import { destroyLiveStream } from "../live/objects";
+import { checkVideoPlayerFields } from "../player/items";
+import { deleteRenditionObjects, planRenditions } from "../renditions";
+import { packageUpload, streamObjectKeys } from "../streaming/indexes";
+import { emitWebhookEvent } from "../webhooks/emit";
+import { makeFrameThumbnail } from "./frame-thumbnails";
 import { loadContentOr404, toContentObject } from "./objects";
 import { rejectTranscoded } from "./transcoded";
-import { checkVideoPlayerFields } from "../player/items";
-import { emitWebhookEvent } from "../webhooks/emit";
-import { destroyLiveStream } from "../live/objects";
-import type { Deps } from "../deps";
 
 export { loadContentOr404, toContentObject };
 

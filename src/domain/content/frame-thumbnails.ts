@@ -13,15 +13,15 @@
 import type { Content } from "../../db/schema";
 import { clipRecordRange, pickClip, writeClip } from "../../media/frame-clip";
 import { FLAT_FRAME_MAX_BYTES, thumbnailTime } from "../../media/frames";
-import { coalesce } from "../../media/packaging/packager";
-import {
-  readRecords,
-  recordRange,
-  type HlsIndex,
-  type SampleRecords,
-} from "../../media/packaging/segments";
 import { checkThumbnail } from "../../media/jpeg";
 import type { RangeReader } from "../../media/mp4-reader";
+import { coalesce } from "../../media/packaging/packager";
+import {
+  type HlsIndex,
+  readRecords,
+  recordRange,
+  type SampleRecords,
+} from "../../media/packaging/segments";
 import { frameThumbnailKey, hlsKeys } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";
 import type { Deps } from "../deps";

@@ -1,11 +1,11 @@
 // The content object E1–E5 answer with (and the webhooks carry): one writer for every caller;
 // and the caller's content, looked up by its key (404 otherwise).
 import type { ContentScope } from "../../db/catalog";
-import { findContent } from "../../db/content";
 import type { Db } from "../../db/client";
+import { findContent } from "../../db/content";
 import type { Content } from "../../db/schema";
-import { notFound } from "../../shared/errors";
 import type { ContentObject } from "../../schemas/content";
+import { notFound } from "../../shared/errors";
 import { playbackUrlOf, recordSubtitles, thumbnailOf } from "../catalog/records";
 import type { Origins } from "../deps";
 

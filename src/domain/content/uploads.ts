@@ -8,9 +8,9 @@ import { forbidden, invalid, notFound } from "../../shared/errors";
 import { thumbnailKey } from "../../storage/layout";
 import { isNoSuchUpload } from "../../storage/objects";
 import { exactLengthBody } from "../../storage/part-body";
-import { verifyWorkerSignature, type UploadTarget } from "../../storage/signed-urls";
-import { catalogChanged } from "../catalog-changed";
+import { type UploadTarget, verifyWorkerSignature } from "../../storage/signed-urls";
 import { thumbnailOf } from "../catalog/records";
+import { catalogChanged } from "../catalog-changed";
 import type { Deps } from "../deps";
 import { expectedPartSize, partCount, STORAGE_LOST_UPLOAD } from "./content";
 

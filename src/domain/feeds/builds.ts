@@ -4,13 +4,13 @@
 import { recordFeedBuild } from "../../db/feeds";
 import type { Content, Feed } from "../../db/schema";
 import type { FeedLayout } from "../../db/schema-feeds";
-import { feedFileKeys, writeFeedFile, type FeedFileStore } from "../../storage/feed-files";
 import { objectWithArray } from "../../shared/json-text";
+import { type FeedFileStore, feedFileKeys, writeFeedFile } from "../../storage/feed-files";
 import { recordSubtitles, thumbnailOf, v2Record } from "../catalog/records";
 import type { Deps } from "../deps";
-import type { WorkBudget } from "./work";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { feedMetadata } from "./membership";
+import type { WorkBudget } from "./work";
 
 /** Where feed files live: the bucket, and the origin whose edge cache holds copies of them. */
 export function feedFileStore(deps: Pick<Deps, "bucket" | "origins">): FeedFileStore {

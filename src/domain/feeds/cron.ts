@@ -18,17 +18,17 @@ import { feedsAfter, organizationsWithDirtyFeeds } from "../../db/feeds";
 import { refreshAllNetworkListings } from "../../db/network-listings";
 import { videosWithWindowChanges } from "../../db/syndications";
 import { catalogChanged } from "../catalog-changed";
-import { applyIsolateEffects } from "../isolate-effects";
 import type { Deps } from "../deps";
+import { applyIsolateEffects } from "../isolate-effects";
+import type { VideoNames } from "./membership";
 import {
   addStats,
   noStats,
+  type PublishStats,
   patchesDueBy,
   rebuildDirtyFeeds,
   rebuildUnclaimed,
-  type PublishStats,
 } from "./publisher";
-import type { VideoNames } from "./membership";
 import { unlimitedBudget, type WorkBudget } from "./work";
 
 const WINDOWS_CHECKED = "windows_checked_until";

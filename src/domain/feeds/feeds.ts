@@ -1,17 +1,17 @@
 // Feed definitions (docs/design.md), owned by an organization: create, replace, delete, and the
 // operator's "rebuild now".
 import type { ContentScope } from "../../db/catalog";
+import { findContentByKeyAnyOrg } from "../../db/content";
 import {
   deleteFeed,
+  type FeedValues,
   feedsAfter,
   feedsIn,
   findFeedByFeedId,
   findFeedIn,
   insertFeed,
   updateFeed,
-  type FeedValues,
 } from "../../db/feeds";
-import { findContentByKeyAnyOrg } from "../../db/content";
 import type { Feed } from "../../db/schema";
 import { randomAlphanumeric } from "../../shared/crypto";
 import { notFound } from "../../shared/errors";

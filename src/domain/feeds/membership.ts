@@ -3,11 +3,12 @@
 // empty configuration holds all of them. A feed created with a sub-organization's credentials
 // holds only that sub-organization's videos. The rule is data (a FeedMembership) that the
 // listing SQL (db/video-query.ts) and `holds` below both evaluate.
-import { feedsNaming, markFeedsDirty, markFeedsForPatch } from "../../db/feeds";
-import type { FeedMembership } from "../../db/video-query";
+
 import type { ContentScope } from "../../db/catalog";
 import type { Db } from "../../db/client";
+import { feedsNaming, markFeedsDirty, markFeedsForPatch } from "../../db/feeds";
 import type { Content, Feed } from "../../db/schema";
+import type { FeedMembership } from "../../db/video-query";
 
 /** A version of a video as its feeds see it (the content key when known: its files stop or start serving). */
 export type VideoNames = Pick<Content, "subOrganizationId" | "categories" | "tags" | "events"> & {

@@ -21,15 +21,15 @@ import type { FeedLayout } from "../../db/schema-feeds";
 import { feedFileKeys, readFeedFile } from "../../storage/feed-files";
 import {
   countCategories,
+  type Entry,
+  type FeedBuild,
   feedFileStore,
   newerFirst,
   originsOf,
-  publishEach,
-  renderEntry,
-  type Entry,
-  type FeedBuild,
   type PublishDeps,
+  publishEach,
   type RenderedEntry,
+  renderEntry,
 } from "./builds";
 import { feedMembership, holds } from "./membership";
 import type { WorkBudget } from "./work";

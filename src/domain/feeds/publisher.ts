@@ -18,14 +18,14 @@ import { orgFeedListKey, writeFeedFile } from "../../storage/feed-files";
 import {
   addStats,
   countCategories,
+  type FeedBuild,
   feedFileStore,
   noStats,
-  publishEach,
-  renderEntry,
-  type FeedBuild,
   type PublishDeps,
   type PublishStats,
+  publishEach,
   type RenderedEntry,
+  renderEntry,
 } from "./builds";
 import { feedMembership, holds } from "./membership";
 import { patchFeeds, waitsForPatch } from "./patches";

@@ -2,9 +2,10 @@
 // queue message's pass and a cron run each stop when either runs out (after at least one feed)
 // and leave the rest for the next pass; a 1,000-video feed and a 3-video feed cost what they
 // cost, not "one feed" each. The caller supplies the clock: the domain reads none itself.
-import type { D1Meter } from "../../db/metered-d1";
-import { addToCounters } from "../../db/cron-state";
+
 import type { Db } from "../../db/client";
+import { addToCounters } from "../../db/cron-state";
+import type { D1Meter } from "../../db/metered-d1";
 
 export interface WorkLimits {
   ms: number;

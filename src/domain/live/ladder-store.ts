@@ -10,9 +10,9 @@ import {
   rungFileName,
   rungPlaylistName,
 } from "../../media/packaging/hls/live-ladder";
-import { LIVE_MASTER, LIVE_PLAYLIST } from "../../storage/layout";
 import { type LiveSegment, renderLivePlaylist } from "../../media/packaging/hls/live-playlist";
 import type { LiveLadderPlan, LiveRungStatus } from "../../shared/bindings";
+import { LIVE_MASTER, LIVE_PLAYLIST } from "../../storage/layout";
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS ladder (id INTEGER PRIMARY KEY CHECK (id = 1), plan TEXT NOT NULL)",

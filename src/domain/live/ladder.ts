@@ -9,8 +9,8 @@
 import { findContentByKeyAnyOrg } from "../../db/content";
 import { ladderOf } from "../../db/renditions";
 import { concat } from "../../media/bmff/writer";
-import { DEFAULT_LADDER, planLadder } from "../../media/renditions/ladder";
 import { rungFileName, splitFragmented } from "../../media/packaging/hls/live-ladder";
+import { DEFAULT_LADDER, planLadder } from "../../media/renditions/ladder";
 import { TranscodeRefused, type Transcoder } from "../../media/transcoder";
 import type { LiveLadderPlan, LiveRungJob, RenditionsQueueMessage } from "../../shared/bindings";
 import { liveObjectKey } from "../../storage/layout";

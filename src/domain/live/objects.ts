@@ -1,8 +1,9 @@
 // The live streams' Durable Objects as the rest of the worker sees them (their RPC methods:
 // src/durable/live-stream.ts implements them), typed by shared/bindings.ts so that env.ts and
 // the domain need not import the class.
-import type { LiveState } from "../../shared/vocabulary";
+
 import type { LiveStreams } from "../../shared/bindings";
+import type { LiveState } from "../../shared/vocabulary";
 
 /**
  * The bounds every stream's Durable Object keeps (docs/live.md "Limits and settings"): an idle
@@ -20,21 +21,21 @@ export const LIVE_BOUNDS = {
 
 // The RPC types live beside the worker's other binding types (env.ts names the namespace).
 export type {
-  LiveStreamSetup,
-  IngestAnswer,
-  LiveStatus,
   FileAnnounced,
   FileSlot,
   FileStored,
-  RecordingFile,
-  RecordingRun,
-  RecordingParts,
-  LiveStreamRpc,
-  LiveStreams,
-  LiveTimeline,
-  TimelineSegment,
+  IngestAnswer,
   LiveLadderPlan,
   LiveRungSource,
+  LiveStatus,
+  LiveStreamRpc,
+  LiveStreamSetup,
+  LiveStreams,
+  LiveTimeline,
+  RecordingFile,
+  RecordingParts,
+  RecordingRun,
+  TimelineSegment,
 } from "../../shared/bindings";
 
 /** The one Durable Object of a content key's live stream. */

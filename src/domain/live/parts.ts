@@ -6,15 +6,16 @@
 // segment and handed to the stream's object, which lists it in the LL-HLS playlist at once; the
 // media bytes stream into R2 as the whole segment, which joins the DVR list when the body ends.
 // The byte budget the object gives the segment bounds the whole body, parts included.
-import { type CmafEvent, CmafChunkReader, CmafTooLarge } from "../../media/packaging/cmaf-chunks";
-import { type BlockingReload, LL_PART_TARGET_SECONDS } from "../../media/packaging/hls/ll-playlist";
+
 import { MediaProbeError } from "../../media/bmff/reader";
+import { CmafChunkReader, type CmafEvent, CmafTooLarge } from "../../media/packaging/cmaf-chunks";
+import { type BlockingReload, LL_PART_TARGET_SECONDS } from "../../media/packaging/hls/ll-playlist";
 import { sha256Hex } from "../../shared/crypto";
 import { liveObjectKey } from "../../storage/layout";
 import { putStreamed } from "../../storage/streamed-put";
+import type { Deps } from "../deps";
 import { announce, type IngestSender, ingestFile } from "./ingest";
 import { type IngestAnswer, type LiveStreams, streamObject } from "./objects";
-import type { Deps } from "../deps";
 
 // The stream's Durable Object renders LL-HLS through here (durable/ reaches media/ via domain/).
 export {

@@ -9,13 +9,13 @@
 // whose encoder restarted is sent as its runs (the segments between discontinuities), which the
 // transcoder joins into one timeline when their codecs and picture are the same.
 import { findContentByKeyAnyOrg, updateContent } from "../../db/content";
+import { setRecordingState, touchRecording } from "../../db/live-streams";
 import { renditionsOf } from "../../db/renditions";
 import type { Content } from "../../db/schema";
 import { needsTranscoding } from "../../media/mp4-probe";
-import type { RecordingJob } from "../../shared/bindings";
 import { MAX_REMUX_BYTES, TranscodeRefused, type Transcoder } from "../../media/transcoder";
+import type { RecordingJob } from "../../shared/bindings";
 import { liveObjectKey, RECORDING_MP4 } from "../../storage/layout";
-import { setRecordingState, touchRecording } from "../../db/live-streams";
 import { catalogChanged } from "../catalog-changed";
 import { inspectMedia, preparePlayback } from "../content/content";
 import type { Deps } from "../deps";

@@ -5,25 +5,25 @@
 // The encoder's requests: ingest.ts.
 import { isUniqueViolation } from "../../db/client";
 import {
+  type ContentScope,
   contentKeyExists,
   deleteContentRow,
   findContent,
   findContentByKeyAnyOrg,
   insertContent,
-  type ContentScope,
 } from "../../db/content";
-import type { Content } from "../../db/schema";
 import { listLibrary } from "../../db/library";
 import { insertLiveStream, runningLiveStreams, setLiveKeyHash } from "../../db/live-streams";
+import type { Content } from "../../db/schema";
 import type { LiveStreamBody } from "../../schemas/live";
-import type { LiveState, Plan } from "../../shared/vocabulary";
-import { decodeCursor, encodeCursor } from "../console/library";
 import { randomAlphanumeric, sha256Hex } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
-import { quotasOf } from "../quotas";
+import type { LiveState, Plan } from "../../shared/vocabulary";
 import { liveObjectKey, RECORDING_PLAYLIST } from "../../storage/layout";
+import { decodeCursor, encodeCursor } from "../console/library";
 import { newContentKey, newContentMetadata, toContentObject } from "../content/content";
 import type { Deps } from "../deps";
+import { quotasOf } from "../quotas";
 import { emitWebhookEvent } from "../webhooks/emit";
 import { type LiveStatus, type LiveStreams, streamObject } from "./objects";
 

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MEMBER_ROLES, TOKEN_SCOPES } from "../../shared/vocabulary";
-import { ALL_CAPABILITIES, ROLE_CAPABILITIES, SCOPE_CAPABILITIES, capabilitiesOf } from "./access";
+import { ALL_CAPABILITIES, capabilitiesOf, ROLE_CAPABILITIES, SCOPE_CAPABILITIES } from "./access";
 
 describe("the access matrix", () => {
   it("docs/api.md's roles and scopes tables are the matrix of src/domain/members/access.ts", () => {

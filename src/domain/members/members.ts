@@ -12,13 +12,13 @@ import {
   findMember,
   findMemberByEmail,
   insertInvitation,
-  listMembers,
   listMemberSessions,
+  listMembers,
   listOpenInvitations,
   listPasskeys,
-  updateMember,
   type Member,
   type MemberInvitation,
+  updateMember,
 } from "../../db/members";
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import { updateOrganization } from "../../db/organizations";

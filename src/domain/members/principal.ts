@@ -1,7 +1,7 @@
 // Who is behind a request that proved credentials: the actor the audit log names, the member
 // (if any) and what they may do (./access.ts).
 import type { MemberRole, TokenScope } from "../../shared/vocabulary";
-import { capabilitiesOf, type Capability } from "./access";
+import { type Capability, capabilitiesOf } from "./access";
 
 export type ActorType = "member" | "token" | "key" | "operator";
 

@@ -6,8 +6,8 @@ import {
   acceptInvitation,
   deleteExpiredChallenges,
   deleteExpiredInvitations,
-  deletePasskey,
   deleteMemberSession,
+  deletePasskey,
   findInvitationByTokenHash,
   findMember,
   findPasskey,
@@ -15,12 +15,12 @@ import {
   insertPasskey,
   listMemberSessions,
   listPasskeys,
-  membersByEmail,
-  passkeyUsed,
-  takeChallenge,
   type Member,
   type MemberInvitation,
+  membersByEmail,
   type Passkey,
+  passkeyUsed,
+  takeChallenge,
 } from "../../db/members";
 import { findOrganizationById, type OrganizationWithNetwork } from "../../db/organizations";
 import { base64url, randomAlphanumeric, sha256Hex } from "../../shared/crypto";
@@ -31,11 +31,11 @@ import type { Deps } from "../deps";
 import { fromBase64url } from "../playback/tokens";
 import { normalEmail } from "./members";
 import {
+  type AuthenticationResponse,
   COSE_ALGORITHMS,
+  type RegistrationResponse,
   verifyAuthentication,
   verifyRegistration,
-  type AuthenticationResponse,
-  type RegistrationResponse,
 } from "./webauthn";
 
 type SignInDeps = Pick<Deps, "db" | "now" | "config">;

@@ -8,7 +8,7 @@
 // chose, as most relying parties do), so what is left to check is small and written here:
 // the client data (type, challenge, origin), the authenticator data (RP ID hash, user present,
 // the credential and its COSE key) and the assertion's signature and counter.
-import { decodeCBOR, decodePartialCBOR, type CBORType } from "@levischuck/tiny-cbor";
+import { type CBORType, decodeCBOR, decodePartialCBOR } from "@levischuck/tiny-cbor";
 import { base64url } from "../../shared/crypto";
 import { invalid } from "../../shared/errors";
 import { fromBase64url } from "../playback/tokens";

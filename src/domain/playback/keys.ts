@@ -9,11 +9,11 @@ import {
   deletePlaybackKey,
   insertPlaybackKey,
   organizationSignedPlayback,
+  type PlaybackKeyAlgorithm,
+  type PlaybackKeyRow,
   playbackKeysOf,
   playbackRuleOf,
   setOrganizationSignedPlayback,
-  type PlaybackKeyAlgorithm,
-  type PlaybackKeyRow,
 } from "../../db/playback-keys";
 import { base64url, randomAlphanumeric, randomToken } from "../../shared/crypto";
 import { conflict, DomainError, invalid, notFound, refused } from "../../shared/errors";

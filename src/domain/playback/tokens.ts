@@ -1,8 +1,9 @@
 // Playback tokens: JWS compact (JWT) verification with Web Crypto, written here rather than
 // taken from a library because the service needs only three algorithms and strict checks (no
 // `none`, no algorithm chosen by the token: the key fixes it), and must run in workerd.
-import { type Refusal, refused } from "../../shared/errors";
+
 import type { PlaybackKeyAlgorithm } from "../../db/playback-keys";
+import { type Refusal, refused } from "../../shared/errors";
 
 /** A key a token may be signed with: its algorithm is the key's, never the token's choice. */
 export interface VerifyingKey {

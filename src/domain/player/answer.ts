@@ -6,16 +6,16 @@
 import type { Db } from "../../db/client";
 import {
   findPlayerConfiguration,
+  type PlayerConfiguration,
+  type PlayerVersions,
   playerItemsOf,
   playerVersions,
   playerVideo,
-  type PlayerConfiguration,
-  type PlayerVersions,
 } from "../../db/player";
 import type { PlayerAutoplay } from "../../db/schema-player";
 import { feedFileKeys } from "../../storage/layout";
 import type { Origins } from "../deps";
-import { embedPlayback, type EmbedSubtitle } from "../embed";
+import { type EmbedSubtitle, embedPlayback } from "../embed";
 import { keptLookup, type LookupDeps } from "../kept-lookups";
 import { DEFAULT_ACCENT } from "./configurations";
 

@@ -14,15 +14,15 @@ import {
   listPlayerConfigurations,
   organizationAdTag,
   organizationFeedId,
-  setOrganizationAdTag,
-  updatePlayerConfiguration,
   type PlayerConfiguration,
   type PlayerConfigurationValues,
+  setOrganizationAdTag,
+  updatePlayerConfiguration,
 } from "../../db/player";
 import type { PlayerAutoplay } from "../../db/schema-player";
 import { randomAlphanumeric } from "../../shared/crypto";
-import type { Entitlement, Plan } from "../../shared/vocabulary";
 import { conflict, forbidden, invalid, notFound } from "../../shared/errors";
+import type { Entitlement, Plan } from "../../shared/vocabulary";
 import type { Deps } from "../deps";
 import { applyIsolateEffects } from "../isolate-effects";
 import { quotasOf } from "../quotas";

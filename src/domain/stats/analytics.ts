@@ -7,30 +7,31 @@
 // rows up to its end, in key (day) order on an index, not the whole range; the exact count,
 // which must read the whole range, is given where it is known anyway and otherwise only when
 // asked for (includeCount=1).
-import type { Entitlement } from "../../db/schema";
-import { byKeyParts, selectContentKeys, type ContentSelection } from "../../db/stats/catalog-keys";
+
 import type { Db } from "../../db/client";
+import type { Entitlement } from "../../db/schema";
+import { byKeyParts, type ContentSelection, selectContentKeys } from "../../db/stats/catalog-keys";
 import type { StatsDb } from "../../db/stats/client";
-import { statsDbOf } from "../../db/stats/shards";
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
+import { statsDbOf } from "../../db/stats/shards";
 import {
   contentKeysWithTotals,
-  countWithRunningTotals,
   countDayTotals,
+  countWithRunningTotals,
   dayTotalsPage,
   runningTotalsOf,
   runningTotalsPage,
-  walkKeysWithStatistics,
-  totalsPerDay,
   type Totals,
   type TotalsRow,
   type TotalsScope,
+  totalsPerDay,
+  walkKeysWithStatistics,
 } from "../../db/stats/totals";
 import type { AnalyticsType } from "../../schemas/reports";
 import { DAY_MS, dayRange, dayStart, endOfDay, utcDay } from "../../shared/dates";
 import { invalid } from "../../shared/errors";
 import type { Dependency } from "../../shared/versions";
-import { videoQuery, type Requester, type VideoFilterParams } from "../catalog/video-query";
+import { type Requester, type VideoFilterParams, videoQuery } from "../catalog/video-query";
 import { requireEntitlement } from "../entitlements";
 
 interface TypeSpec {

@@ -2,9 +2,9 @@
 // device type (E7 and E8 answer per content key; a chart of the organization needs the sums),
 // narrowed like every statistics answer to a sub-organization's videos (X-Service-MMI-Key).
 import type { Db } from "../../db/client";
-import { statsDbOf } from "../../db/stats/shards";
-import { videoTotals, type TotalsGroup } from "../../db/stats/breakdowns";
+import { type TotalsGroup, videoTotals } from "../../db/stats/breakdowns";
 import { ROLLUPS } from "../../db/stats/rollups";
+import { statsDbOf } from "../../db/stats/shards";
 import { dayRange } from "../../shared/dates";
 import type { Caller } from "../catalog/caller";
 import { requireEntitlement } from "../entitlements";

@@ -9,38 +9,39 @@
 // kept MESSAGE_IDS_KEPT_DAYS, longer than the queue keeps a message (its retention period, 4
 // days by default); a message past its retries is parked here only if its id was not counted,
 // so a replay, however late, cannot count it twice.
-import { DAY_MS } from "../../shared/dates";
+
 import { createDb, type Db } from "../../db/client";
 import { D1Meter, meterD1 } from "../../db/metered-d1";
 import { findOrganizationById, type OrganizationWithNetwork } from "../../db/organizations";
 import type { StatsMove } from "../../db/schema";
-import { DEFAULT_SHARD, everyStatsShard, statsShard } from "../../db/stats/shards";
-import { statsMovesOf } from "../../db/stats-moves";
 import {
   countedMessageIds,
+  type DeadLetter,
   deadLetterCount,
   deleteDeadLetters,
   oldestReadableDeadLetters,
   parkDeadLetters,
   purgeMessageIds,
   unreadableDeadLetterCount,
-  type DeadLetter,
 } from "../../db/stats/ingestion";
+import { DEFAULT_SHARD, everyStatsShard, statsShard } from "../../db/stats/shards";
+import { statsMovesOf } from "../../db/stats-moves";
+import { DAY_MS } from "../../shared/dates";
 import { invalid } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
 import {
-  tallyBatch,
-  type CapLimits,
-  type OrganizationEvents,
-  type OrganizationOutcome,
-} from "./tally";
-import {
+  type DecodedMessage,
   decodeEventMessage,
   messageIdPrefix,
   queuedAtOf,
   sendBatches,
-  type DecodedMessage,
 } from "./queued-events";
+import {
+  type CapLimits,
+  type OrganizationEvents,
+  type OrganizationOutcome,
+  tallyBatch,
+} from "./tally";
 
 export const MESSAGE_IDS_KEPT_DAYS = 5;
 

@@ -1,14 +1,14 @@
 // Ecommerce items (E12 ecommerce_info): created, replaced and deleted by the publisher; kept in
 // the statistics database beside the rows that name them.
-import { isUniqueViolation, type Db } from "../../db/client";
-import { statsDbOf, type ShardedOrganization } from "../../db/stats/shards";
-import type { EcommerceItem } from "../../db/stats/schema";
+import { type Db, isUniqueViolation } from "../../db/client";
 import {
   deleteEcommerceItem,
   insertEcommerceItem,
   listEcommerceItems,
   updateEcommerceItem,
 } from "../../db/stats/ecommerce-items";
+import type { EcommerceItem } from "../../db/stats/schema";
+import { type ShardedOrganization, statsDbOf } from "../../db/stats/shards";
 import { invalid, notFound } from "../../shared/errors";
 import { statisticsChanged } from "../catalog-changed";
 import { itemDeleted, itemSaved } from "../player/items";

@@ -2,8 +2,8 @@
 // past their retention period (the cron). Viewer-level rows are personal data kept only with
 // consent (viewers.ts); the totals carry no identities and stay.
 import type { Db } from "../../db/client";
-import { everyStatsShard } from "../../db/stats/shards";
 import { deleteOrganizationStatistics } from "../../db/stats/erasure";
+import { everyStatsShard } from "../../db/stats/shards";
 import { purgeViewerRowsBefore } from "../../db/stats/viewers";
 
 /** Viewer rows deleted per cron run at most; the next run goes on. */

@@ -4,7 +4,7 @@
 // consumer's (tally.ts).
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import { statsEvent } from "../../schemas/events";
-import { counterTarget, NONE, type CounterTarget } from "../../shared/counters";
+import { type CounterTarget, counterTarget, NONE } from "../../shared/counters";
 import { DAY_MS, parseTimestamp, utcDay } from "../../shared/dates";
 import { canonicalDeviceType, deviceTypeOfUserAgent } from "../../shared/device";
 import { alpha3 } from "../../shared/geo";

@@ -4,8 +4,8 @@
 // counts them. No database write happens in the request. The answer counts the events queued
 // and lists every refused one with why.
 import type { OrganizationWithNetwork } from "../../db/organizations";
-import { normalizeEvents, type EventSource, type Rejection } from "./events";
 import { sha256Hex } from "../../shared/crypto";
+import { type EventSource, normalizeEvents, type Rejection } from "./events";
 import { encodeEventMessages, sendBatches } from "./queued-events";
 
 export interface IngestResult {

@@ -3,17 +3,17 @@
 // folded into `other`, the events the requests refused by the limits; the organization's
 // ceilings with today's use; and its messages parked as dead letters.
 import type { Db } from "../../db/client";
-import {
-  DEFAULT_SHARD,
-  statsDbOf,
-  statsShard,
-  type ShardedOrganization,
-} from "../../db/stats/shards";
 import { dimensionCount } from "../../db/stats/dimensions";
 import { deadLetterCount, ingestionDaysOf } from "../../db/stats/ingestion";
+import {
+  DEFAULT_SHARD,
+  type ShardedOrganization,
+  statsDbOf,
+  statsShard,
+} from "../../db/stats/shards";
 import { DAY_MS, utcDay } from "../../shared/dates";
-import { VIEWERS_DIMENSION } from "./tally";
 import type { IngestionCeilings } from "./ceilings";
+import { VIEWERS_DIMENSION } from "./tally";
 
 export async function ingestionStatus(
   db: Db,

@@ -7,7 +7,7 @@ import { counterTarget, NONE } from "../../shared/counters";
 import { base64url } from "../../shared/crypto";
 import { utf8Length } from "../../shared/json-text";
 import type { CountedEvent, NormalizedEvent } from "./events";
-import { qoeMessage, type QoeBatch, type QoeMessage } from "./qoe/messages";
+import { type QoeBatch, type QoeMessage, qoeMessage } from "./qoe/messages";
 
 /** Queue limits (Cloudflare Queues): 128 KB per message, 100 messages or 256 KB per sendBatch. */
 const MESSAGE_MAX_BYTES = 100_000;

@@ -3,7 +3,7 @@
 // them per organization and sends the tally to the event queue at most once per interval (a
 // flood of refused beacons costs a queue message a second per isolate, not one per beacon).
 // The consumer adds the tallies to the organization's day, exactly once like events.
-import { refusalMessageOf, type Refused } from "./queued-events";
+import { type Refused, refusalMessageOf } from "./queued-events";
 
 export const REFUSAL_FLUSH_MS = 1000;
 

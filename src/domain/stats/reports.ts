@@ -5,7 +5,6 @@ import type { Db } from "../../db/client";
 import { contentsByKey } from "../../db/content";
 import type { Content, Syndication } from "../../db/schema";
 import type { StatsDb } from "../../db/stats/client";
-import { statsDbOf } from "../../db/stats/shards";
 import { listEcommerceItems } from "../../db/stats/ecommerce-items";
 import {
   adRows,
@@ -14,13 +13,14 @@ import {
   groupedVideoRows,
   keysInSql,
   rankByDimension,
-  videoRows,
-  viewerRows,
   type StatsRow,
   type StatsScope,
   type VideoDimension,
+  videoRows,
+  viewerRows,
 } from "../../db/stats/reports";
 import { ROLLUPS, type Rollup } from "../../db/stats/rollups";
+import { statsDbOf } from "../../db/stats/shards";
 import { dayTotalsOf, rankByLifetime, rankByTotal } from "../../db/stats/totals";
 import { syndicationsOf } from "../../db/syndications";
 import {
@@ -32,12 +32,12 @@ import {
   VIEWER_VIDEO_COUNTERS,
 } from "../../shared/counters";
 import { dayRange, endOfDay } from "../../shared/dates";
-import type { Dependency } from "../../shared/versions";
 import { invalid } from "../../shared/errors";
-import { mapped, paged, type JsonPart } from "../../shared/json-stream";
-import { requireEntitlement } from "../entitlements";
+import { type JsonPart, mapped, paged } from "../../shared/json-stream";
+import type { Dependency } from "../../shared/versions";
 import type { Caller } from "../catalog/caller";
 import { olderRecordHead, syndicationObject, thumbnailOf } from "../catalog/records";
+import { requireEntitlement } from "../entitlements";
 import { callerContentKeys } from "./caller-keys";
 import { hashTput } from "./viewers";
 

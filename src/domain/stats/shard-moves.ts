@@ -32,11 +32,11 @@ import {
 } from "../../db/stats/shard-copy";
 import {
   isStatsShard,
+  type ShardedOrganization,
   shardBindingName,
   statsDbOf,
   statsShard,
   statsShardCount,
-  type ShardedOrganization,
 } from "../../db/stats/shards";
 import {
   deleteStatsMove,

@@ -17,27 +17,27 @@
 //
 // Two words: to *tally* a batch is to add its events to the counters (tallyBatch); a value is
 // *folded* when a cap counts it as `other` (the figures `valuesFolded`, `viewersFolded`).
-import { runBatch, type Db } from "../../db/client";
+import { type Db, runBatch } from "../../db/client";
 import { playableContentKeys } from "../../db/content";
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import type { StatsDb } from "../../db/stats/client";
 import {
+  type DimensionValue,
   dimensionState,
   registerDimensionValues,
   slotKey,
   valueKey,
-  type DimensionValue,
 } from "../../db/stats/dimensions";
 import { addIngestionDays, recordMessageIds } from "../../db/stats/ingestion";
 import {
   addToRunningTotals,
-  ROLLUP_LIST,
-  ROLLUPS,
-  upsertIncrements,
   type CounterIncrement,
   type CounterTable,
   type KeyOf,
+  ROLLUP_LIST,
+  ROLLUPS,
   type Rollup,
+  upsertIncrements,
 } from "../../db/stats/rollups";
 import { addressBucket } from "../../shared/client-address";
 import { NONE, OTHER } from "../../shared/counters";

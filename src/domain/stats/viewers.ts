@@ -10,11 +10,11 @@
 import type { Db } from "../../db/client";
 import type { OrganizationWithNetwork } from "../../db/organizations";
 import type { ShardedOrganization } from "../../db/stats/shards";
-import { statsForChange } from "./shard-moves";
-import { statisticsChanged } from "../catalog-changed";
 import { deleteViewerRows } from "../../db/stats/viewers";
 import { sha256Hex } from "../../shared/crypto";
 import { invalid } from "../../shared/errors";
+import { statisticsChanged } from "../catalog-changed";
+import { statsForChange } from "./shard-moves";
 
 export function hashTput(organizationId: number, tput: string): Promise<string> {
   return sha256Hex(`tput:v1:${organizationId}:${tput}`);

@@ -9,16 +9,16 @@ import type { Config } from "../../config";
 import { findContentByKeyAnyOrg, setStreamError } from "../../db/content";
 import type { Content } from "../../db/schema";
 import { MediaProbeError } from "../../media/bmff/reader";
-import type { MediaPart } from "../../media/renditions/assemble";
 import {
   buildIndex,
-  hasVideoBytes,
   type HlsIndex,
+  hasVideoBytes,
   INDEX_FORMAT,
   MAX_SEGMENTS,
   withVideoBytes,
 } from "../../media/packaging/segments";
 import { PackagingBudgetExceeded, readTracks } from "../../media/packaging/tracks";
+import type { MediaPart } from "../../media/renditions/assemble";
 import { isolateNow, isolateStore } from "../../shared/isolate-memory";
 import { HLS_REVISION, hlsKeys, renditionKeys } from "../../storage/layout";
 import { r2RangeReader } from "../../storage/objects";

@@ -3,10 +3,10 @@
 // An index stored before segments kept their video bytes gets them from its sample table, once.
 import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
+import { dataUrlBytes } from "../../../test/fixture-bytes";
+import fortyUrl from "../../../test/fixtures/h264-aac-40s-160x90.mp4?inline";
 import { buildIndex, MAX_SEGMENTS } from "../../media/packaging/segments";
 import { readTracks } from "../../media/packaging/tracks";
-import fortyUrl from "../../../test/fixtures/h264-aac-40s-160x90.mp4?inline";
-import { dataUrlBytes } from "../../../test/fixture-bytes";
 import { hlsKeys } from "../../storage/layout";
 import { ensureIndex, NoStream } from "./indexes";
 

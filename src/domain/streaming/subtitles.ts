@@ -10,11 +10,11 @@ import {
   subtitleRenditions,
 } from "../../media/packaging/subtitles";
 import { readWebVtt, WebVttError } from "../../media/webvtt";
-import { outboundRefusal } from "../outbound-urls";
 import { sha256Hex } from "../../shared/crypto";
 import { type StreamFile, streamFileName } from "../../shared/stream-files";
 import { keptCaptionText } from "../captions/tracks";
 import type { Deps } from "../deps";
+import { outboundRefusal } from "../outbound-urls";
 import { NoStream } from "./indexes";
 import type { ServedStream } from "./served";
 

@@ -4,19 +4,19 @@
 // The organization's own token (issued with the organization, rotated with its credentials)
 // is kept as it was: full, never expiring.
 import {
+  type ApiTokenRow,
   deleteToken,
   findTokenCredential,
   insertToken,
   listTokens,
-  type ApiTokenRow,
   type TokenCredential,
 } from "../../db/api-tokens";
 import { randomToken, sha256Hex } from "../../shared/crypto";
 import { forbidden, notFound } from "../../shared/errors";
 import type { MemberRole, TokenScope } from "../../shared/vocabulary";
-import { forgetOrganization, keptLookup, type LookupDeps } from "../kept-lookups";
 import type { Deps } from "../deps";
-import { principal, type Principal } from "../members/principal";
+import { forgetOrganization, keptLookup, type LookupDeps } from "../kept-lookups";
+import { type Principal, principal } from "../members/principal";
 
 /** Secrets start with this prefix, so a leaked one is recognisable (secret scanners). */
 export const TOKEN_PREFIX = "evc_";

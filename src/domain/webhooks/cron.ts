@@ -2,8 +2,9 @@
 // whose queue message is missing (emitted without a queue at hand, a failed send, or a message
 // the queue lost: due for 15 minutes and untouched), and forgets events older than
 // WEBHOOK_RETENTION_DAYS with their deliveries (the delivery log reaches that far back).
-import { DAY_MS } from "../../shared/dates";
+
 import { purgeEvents, undeliveredDeliveries } from "../../db/webhooks";
+import { DAY_MS } from "../../shared/dates";
 import type { Deps } from "../deps";
 import { dispatch } from "./emit";
 

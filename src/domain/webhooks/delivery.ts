@@ -9,17 +9,18 @@
 // schedule below (a Retry-After of a 429/503 is respected), for a day from the start of the
 // round; then failed. An endpoint whose every attempt failed for ENDPOINT_DISABLE_AFTER_MS is
 // disabled, with the reason on the endpoint (GET /v2/webhooks shows it; the console's settings).
-import { DAY_MS } from "../../shared/dates";
+
 import { loadConfig } from "../../config";
 import { createDb } from "../../db/client";
 import {
+  type DeliveryJob,
   finishAttempt,
   leaseDelivery,
   loadDeliveryJob,
   updateEndpoint,
-  type DeliveryJob,
 } from "../../db/webhooks";
 import type { Env } from "../../env";
+import { DAY_MS } from "../../shared/dates";
 import type { Deps } from "../deps";
 import { resolvesPublic } from "./dns";
 import type { WebhookMessage } from "./emit";

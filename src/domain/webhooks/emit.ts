@@ -7,8 +7,9 @@
 // An event is written once with one pending delivery per subscribed, enabled endpoint (an
 // outbox in D1), then the deliveries' ids go to the queue; without a queue at hand, or when
 // sending fails, the cron sends them (cron.ts). Nothing here fails the write that called it.
-import type { Db } from "../../db/client";
+
 import type { ContentScope } from "../../db/catalog";
+import type { Db } from "../../db/client";
 import { insertEvent, listenersOf, markDispatched } from "../../db/webhooks";
 import { randomAlphanumeric } from "../../shared/crypto";
 import type { WebhookEventType } from "../../shared/webhook-events";

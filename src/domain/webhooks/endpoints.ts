@@ -1,10 +1,13 @@
 // Webhook endpoints of an organization (POST/GET/PATCH/DELETE /v2/webhooks), their signing
 // secrets (shown once; a rotation keeps the previous one valid for a day), the delivery log and
 // manual redelivery.
+
+import type { ContentScope } from "../../db/catalog";
 import {
   countEndpoints,
   deleteEndpoint,
   deliveryLog,
+  type EndpointChanges,
   endpointsOf,
   findDelivery,
   findEndpoint,
@@ -12,11 +15,9 @@ import {
   loadDeliveryJob,
   restartDelivery,
   updateEndpoint,
-  type EndpointChanges,
   type WebhookDelivery,
   type WebhookEndpoint,
 } from "../../db/webhooks";
-import type { ContentScope } from "../../db/catalog";
 import { randomAlphanumeric } from "../../shared/crypto";
 import { conflict, invalid, notFound } from "../../shared/errors";
 import type { WebhookDeliveryStatus, WebhookEventType } from "../../shared/webhook-events";

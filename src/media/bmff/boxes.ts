@@ -9,8 +9,8 @@
  * read from a box are checked against the bytes the box holds before any array is made.
  */
 import {
-  BoxCursor,
   type Box,
+  BoxCursor,
   type Bytes,
   children,
   corrupt,

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MediaProbeError } from "../bmff/reader";
-import { type CmafEvent, CmafChunkReader, CmafTooLarge } from "./cmaf-chunks";
+import { CmafChunkReader, type CmafEvent, CmafTooLarge } from "./cmaf-chunks";
 
 // ffmpeg's segment muxer's chunked segments (test/fixtures/README.md): 1 s each at 25 fps, a
 // fragment per frame, video and audio.

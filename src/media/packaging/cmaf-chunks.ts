@@ -12,10 +12,10 @@ import {
   parseTrex,
   parseTrun,
   SAMPLE_IS_NON_SYNC,
-  tkhdTrackId,
   TRUN_SAMPLE_DURATION,
   TRUN_SAMPLE_FLAGS,
   TRUN_SAMPLE_SIZE,
+  tkhdTrackId,
   trakBoxes,
 } from "../bmff/boxes";
 import { MAX_MOOF_BYTES } from "../bmff/limits";

@@ -7,9 +7,9 @@
 import type { RangeReader } from "../mp4-reader";
 import { mediaSegment, type TrackRun } from "./fmp4";
 import {
+  type HlsIndex,
   partRange,
   readPartRecords,
-  type HlsIndex,
   type SampleRecords,
   type SegmentPart,
 } from "./segments";

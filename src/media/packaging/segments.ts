@@ -16,7 +16,7 @@
  * segment's first video sample.
  */
 import { base64 } from "../../shared/crypto";
-import { PackagingBudgetExceeded, type MediaTracks, type Track, type TrackKind } from "./tracks";
+import { type MediaTracks, PackagingBudgetExceeded, type Track, type TrackKind } from "./tracks";
 
 export const INDEX_FORMAT = 1;
 /**

@@ -28,14 +28,14 @@ import {
   parseTfhd,
   parseTrex,
   parseTrun,
-  readTrunSample,
-  type TrunSample,
   parseVisualSampleEntry,
+  readTrunSample,
   SAMPLE_IS_NON_SYNC,
+  TRUN_SAMPLE_SIZE,
+  type Trex,
+  type TrunSample,
   tkhdTrackId,
   trakBoxes,
-  type Trex,
-  TRUN_SAMPLE_SIZE,
 } from "../bmff/boxes";
 import {
   HEAD_READ_BYTES,
@@ -57,9 +57,9 @@ import {
   MediaProbeError,
   parseBoxHeader,
 } from "../bmff/reader";
-import { needsTranscoding } from "../mp4-probe";
-import { CachedReader, ReadBudgetExceeded, type RangeReader } from "../mp4-reader";
 import { box } from "../bmff/writer";
+import { needsTranscoding } from "../mp4-probe";
+import { CachedReader, type RangeReader, ReadBudgetExceeded } from "../mp4-reader";
 
 export {
   MAX_FRAGMENT_WALK_READS,

@@ -7,7 +7,7 @@
  * chunk's (`RungIndex.media`, read back with `concatReader`). Pure.
  */
 import type { RangeReader } from "../mp4-reader";
-import { buildIndex, type BuiltIndex } from "../packaging/segments";
+import { type BuiltIndex, buildIndex } from "../packaging/segments";
 import type { MediaTracks, Track } from "../packaging/tracks";
 
 /** One transcoded chunk: its video track, where its source chunk starts, where its cuts are. */

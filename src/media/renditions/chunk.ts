@@ -7,7 +7,7 @@
  */
 import { clipHead } from "../frame-clip";
 import { coalesce } from "../packaging/packager";
-import { recordRange, type HlsIndex, type SampleRecords, readRecords } from "../packaging/segments";
+import { type HlsIndex, readRecords, recordRange, type SampleRecords } from "../packaging/segments";
 
 /** Segments [first, last] of the index: one job's chunk. */
 export interface ChunkSpan {

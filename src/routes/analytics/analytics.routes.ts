@@ -1,8 +1,8 @@
 // E7 GET /v2/analytics/{type} (sync code): statistics per content key (summary) or per UTC day
 // and content key (detailed), narrowed by the E6 filters, paged like E6.
 import { createRoute } from "@hono/zod-openapi";
-import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { analyticsDependsOn } from "../../domain/stats/analytics";
+import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { dependsOnQuery, statsPolicy } from "../../middleware/cache-policies";
 import { cachedRead, credentials } from "../../middleware/credentials";
 import {

@@ -3,8 +3,8 @@
 // organization's caption settings. Under /v2/content the errors are {message}, as the content
 // flow's (http/errors.ts errorStyleOf); the settings answer {status: "KO", error}.
 import { createRoute, z } from "@hono/zod-openapi";
-import { jsonBody, jsonContent, koErrors, messageErrors, SECURITY } from "../../http/openapi";
 import { limitBody } from "../../http/body-limit";
+import { jsonBody, jsonContent, koErrors, messageErrors, SECURITY } from "../../http/openapi";
 import { credentials } from "../../middleware/credentials";
 import {
   captionJob,

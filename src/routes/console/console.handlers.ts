@@ -1,13 +1,13 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import {
-  SESSION_LIFETIME_MS,
   csrfTokenMatches,
+  signOut as endSession,
+  signIn as openSession,
+  SESSION_LIFETIME_MS,
+  type SessionIdentity,
   sessionIdentity,
   sessionView,
-  signIn as openSession,
-  signOut as endSession,
-  type SessionIdentity,
 } from "../../domain/console/sessions";
 import {
   acceptWithPasskey,

@@ -1,14 +1,14 @@
+import { libraryPage } from "../../domain/console/library";
 import {
   completeUpload,
   createContent,
   loadContentOr404,
+  uploadState as loadUploadState,
   newThumbnailUploadUrl,
   removeContent,
   replaceContent,
   toContentObject,
-  uploadState as loadUploadState,
 } from "../../domain/content/content";
-import { libraryPage } from "../../domain/console/library";
 import { requestDeps, requestScope } from "../../http/deps";
 import type { AppRouteHandler } from "../../http/router";
 import type * as routes from "./content.routes";

@@ -2,6 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { jsonBody, jsonContent, messageErrors, SECURITY } from "../../http/openapi";
 import { credentials } from "../../middleware/credentials";
+import { libraryPage, libraryQuery } from "../../schemas/console";
 import {
   completeUploadBody,
   contentKeyBody,
@@ -12,7 +13,6 @@ import {
   updateContentBody,
   uploadStateResponse,
 } from "../../schemas/content";
-import { libraryPage, libraryQuery } from "../../schemas/console";
 
 const base = { tags: ["Content"], security: SECURITY.write, middleware: credentials("write") };
 

@@ -1,11 +1,11 @@
 import type { Context } from "hono";
+import { requireEntitlement } from "../../domain/entitlements";
 import {
   createEcommerceItem,
   ecommerceItems,
   removeEcommerceItem,
   replaceEcommerceItem,
 } from "../../domain/stats/ecommerce";
-import { requireEntitlement } from "../../domain/entitlements";
 import type { AppEnv } from "../../http/context";
 import type { AppRouteHandler } from "../../http/router";
 import type * as routes from "./ecommerce.routes";

@@ -1,4 +1,4 @@
-import { embedPlayback, type EmbedPlayback } from "../../domain/embed";
+import { type EmbedPlayback, embedPlayback } from "../../domain/embed";
 import { frameAncestors } from "../../domain/playback/sites";
 import type { AppRouteHandler } from "../../http/router";
 import { RESTRICTED_CACHE_CONTROL } from "../../middleware/playback-rights";

@@ -1,8 +1,8 @@
 // The embeddable player: a page to put in an <iframe> on any site.
 import { createRoute, z } from "@hono/zod-openapi";
 import { koErrors, SECURITY } from "../../http/openapi";
-import { publicReads } from "../../middleware/public-reads";
 import { embedGates } from "../../middleware/embed-gates";
+import { publicReads } from "../../middleware/public-reads";
 import { servableOnly } from "../../middleware/servable";
 import { playbackToken } from "../../schemas/playback";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";

@@ -1,6 +1,6 @@
 import { limitBody } from "../../http/body-limit";
 import { createRouter } from "../../http/router";
-import { eventBatch, EVENTS_BODY_MAX_BYTES } from "../../schemas/events";
+import { EVENTS_BODY_MAX_BYTES, eventBatch } from "../../schemas/events";
 import * as handlers from "./events.handlers";
 import * as routes from "./events.routes";
 

@@ -8,10 +8,10 @@ import { credentials } from "../../middleware/credentials";
 import { okEnvelope } from "../../schemas/common";
 import {
   deadLetterStatus,
-  eventBatchResult,
-  eventsQuery,
   EVENTS_BODY_MAX_BYTES,
   EVENTS_MAX,
+  eventBatchResult,
+  eventsQuery,
   ingestionQuery,
   ingestionStatus,
   replayQuery,

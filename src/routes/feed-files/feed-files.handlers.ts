@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { feedListObjectKey, feedObjectKey } from "../../domain/files";
 import { jsonFeed as jsonFeedEntries } from "../../domain/feeds/json-feed";
+import { feedListObjectKey, feedObjectKey } from "../../domain/files";
 import type { AppEnv } from "../../http/context";
 import { requestDeps } from "../../http/deps";
 import type { AppRouteHandler } from "../../http/router";

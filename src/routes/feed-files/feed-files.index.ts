@@ -1,7 +1,7 @@
 import { cacheable } from "../../http/conditional";
 import { createRouter } from "../../http/router";
-import * as handlers from "./feed-files.handlers";
 import { publicReads } from "../../middleware/public-reads";
+import * as handlers from "./feed-files.handlers";
 import * as routes from "./feed-files.routes";
 
 const router = createRouter();

@@ -1,18 +1,18 @@
-import type { AppRouteHandler } from "../../http/router";
 import {
   defaultThumbnail,
   frameObjectKey,
   isServable,
-  servableContent,
   mediaObjectKey,
+  servableContent,
   thumbnailObjectKey,
 } from "../../domain/files";
-import { etagMatches } from "../../shared/etag";
-import { notFound } from "../../shared/errors";
+import type { AppRouteHandler } from "../../http/router";
 import { serveStored } from "../../http/serve-object";
 import { spendPublicRead } from "../../middleware/public-reads";
-import type * as routes from "./files.routes";
+import { notFound } from "../../shared/errors";
+import { etagMatches } from "../../shared/etag";
 import { isolateNow } from "../../shared/isolate-memory";
+import type * as routes from "./files.routes";
 
 const PUBLIC_CORS = { "Access-Control-Allow-Origin": "*" };
 const IMMUTABLE = "public, max-age=31536000, immutable";

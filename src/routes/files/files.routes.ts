@@ -2,9 +2,9 @@
 // counts against the client's budget of public reads (middleware/public-reads.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { playbackRights } from "../../middleware/playback-rights";
 import { signedPlayback } from "../../middleware/signed-playback";
 import { playbackTokenQuery } from "../../schemas/playback";
-import { playbackRights } from "../../middleware/playback-rights";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 
 const binary = (type: string, description: string) => ({

@@ -1,23 +1,26 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   isLadderPlaylist,
+  LIVE_PLAYLIST,
   liveCaching,
   liveContentId,
   liveFileKey,
-  LIVE_PLAYLIST,
 } from "../../domain/live/files";
 import { decideIngest, ingestFile } from "../../domain/live/ingest";
-import { ingestPosted, lowLatencyPartReady, watchLivePlaylist } from "../../domain/live/parts";
 import type { IngestAnswer } from "../../domain/live/objects";
+import { ingestPosted, lowLatencyPartReady, watchLivePlaylist } from "../../domain/live/parts";
 import {
   createLiveStream,
   endLiveStream,
-  listLiveStreams,
-  liveStreamState,
-  liveLadderPlaylist,
-  rotateStreamKey,
   type LiveDeps,
+  listLiveStreams,
+  liveLadderPlaylist,
+  liveStreamState,
+  rotateStreamKey,
 } from "../../domain/live/streams";
 import { RateLimiter } from "../../domain/rate-limit";
+import type { AppEnv } from "../../http/context";
 import { requestDeps, requestScope } from "../../http/deps";
 import { ApiError, errorResponse } from "../../http/errors";
 import { clientIp } from "../../http/request";
@@ -26,9 +29,6 @@ import { serveStored } from "../../http/serve-object";
 import { addressBucket } from "../../shared/client-address";
 import { notFound } from "../../shared/errors";
 import { isolateNow } from "../../shared/isolate-memory";
-import type { Context } from "hono";
-import type { AppEnv } from "../../http/context";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type * as routes from "./live.routes";
 
 const liveDeps = (c: Context<AppEnv>): LiveDeps => ({

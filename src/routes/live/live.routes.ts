@@ -2,28 +2,28 @@
 // (the stream key in the path: ffmpeg's `-method PUT` sends no custom header) and the viewers'
 // playlists and segments (public, like /hls/, answered from the edge cache).
 import { createRoute, z } from "@hono/zod-openapi";
+import { INGEST_FILE_NAME, LIVE_FILE_NAME } from "../../domain/live/files";
+import { HLS_VERSION_PATTERN } from "../../domain/streaming/served";
 import { jsonBody, jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
+import { livePolicy } from "../../middleware/cache-policies";
 import { credentials } from "../../middleware/credentials";
 import { edgeCache } from "../../middleware/edge-cache";
-import { livePolicy } from "../../middleware/cache-policies";
 import { playbackRights } from "../../middleware/playback-rights";
 import { publicReads } from "../../middleware/public-reads";
 import { servableStreamOnly } from "../../middleware/servable";
 import { signedPlayback } from "../../middleware/signed-playback";
-import { playbackTokenQuery } from "../../schemas/playback";
+import { contentKeyQuery } from "../../schemas/content";
 import {
   createdLiveStream,
   liveKeyBody,
   liveListQuery,
   liveStreamBody,
-  liveStreamPage,
   liveStreamObject,
+  liveStreamPage,
   rotatedStreamKey,
 } from "../../schemas/live";
-import { contentKeyQuery } from "../../schemas/content";
+import { playbackTokenQuery } from "../../schemas/playback";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
-import { HLS_VERSION_PATTERN } from "../../domain/streaming/served";
-import { INGEST_FILE_NAME, LIVE_FILE_NAME } from "../../domain/live/files";
 
 const base = { tags: ["Live"], security: SECURITY.write, middleware: credentials("write") };
 

@@ -4,23 +4,23 @@ import {
   endMemberSessions,
   eraseMember,
   invite as inviteMember,
-  memberSessions as sessionsOfMember,
   openInvitations,
   organizationMembers,
   recoveryLink,
   removeMember,
   revokeInvitation as revokeLink,
+  memberSessions as sessionsOfMember,
   setKeySignIn,
   signInOptions,
 } from "../../domain/members/members";
 import {
-  addPasskey as registerPasskey,
+  removePasskey as deleteOwnPasskey,
   endOwnSession,
   memberBehind,
   newPasskeyOptions,
   ownPasskeys,
   ownSessions,
-  removePasskey as deleteOwnPasskey,
+  addPasskey as registerPasskey,
 } from "../../domain/members/sign-in";
 import type { AppEnv } from "../../http/context";
 import { requestDeps } from "../../http/deps";

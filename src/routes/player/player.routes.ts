@@ -7,8 +7,8 @@ import { jsonBody, jsonContent, koErrors, SECURITY } from "../../http/openapi";
 import { playerPolicy } from "../../middleware/cache-policies";
 import { credentials } from "../../middleware/credentials";
 import { edgeCache } from "../../middleware/edge-cache";
-import { publicReads } from "../../middleware/public-reads";
 import { playbackRights } from "../../middleware/playback-rights";
+import { publicReads } from "../../middleware/public-reads";
 import { servableOnly } from "../../middleware/servable";
 import { signedPlayback } from "../../middleware/signed-playback";
 import {

@@ -1,5 +1,5 @@
-import { cacheable } from "../../http/conditional";
 import { limitBody } from "../../http/body-limit";
+import { cacheable } from "../../http/conditional";
 import { createRouter } from "../../http/router";
 import { CMCD_BODY_MAX_BYTES } from "../../schemas/qoe";
 import * as handlers from "./qoe.handlers";

@@ -1,7 +1,8 @@
 // Quality of experience (docs/qoe.md): the CMCD collector that players report to (public by sync
 // code, CORS open, bounded like POST /v2/events), the daily figures and a video's views, and the
 // alerts' thresholds. Registered before E7, whose /v2/analytics/{type} would take the paths.
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
+import { CMCD_REPORTS_MAX } from "../../domain/stats/qoe/reports";
 import { jsonBody, jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { statsPolicy } from "../../middleware/cache-policies";
 import { cachedRead, credentials } from "../../middleware/credentials";
@@ -17,8 +18,6 @@ import {
   qoeViewsAnswer,
   qoeViewsQuery,
 } from "../../schemas/qoe";
-import { z } from "@hono/zod-openapi";
-import { CMCD_REPORTS_MAX } from "../../domain/stats/qoe/reports";
 
 const collectorDescription = [
   "Where players send CMCD (CTA-5004-B) reports: hls.js, dash.js and Shaka Player configured with this URL as an event target (cmcd version 2), the service's player SDK, and apps.",

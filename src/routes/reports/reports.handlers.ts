@@ -3,10 +3,10 @@ import {
   adReport,
   combinedReport,
   ecommerceReport,
-  videoReport,
-  viewerReport,
   type ReportContext,
   type ReportData,
+  videoReport,
+  viewerReport,
 } from "../../domain/stats/reports";
 import type { AppEnv } from "../../http/context";
 import type { AppRouteHandler } from "../../http/router";

@@ -5,6 +5,7 @@ import { ecommerceReportDependsOn, REPORT_MAX_ROWS } from "../../domain/stats/re
 import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { dependsOnQuery, statsPolicy } from "../../middleware/cache-policies";
 import { cachedRead } from "../../middleware/credentials";
+import { okEnvelope } from "../../schemas/common";
 import {
   adStatsRow,
   combinedReportEntry,
@@ -16,7 +17,6 @@ import {
   viewerReportQuery,
   viewerStatsRow,
 } from "../../schemas/reports";
-import { okEnvelope } from "../../schemas/common";
 
 const COMMON =
   "Dates are UTC days, inclusive, at most 366 days apart; a row's date is the end of its UTC day. " +

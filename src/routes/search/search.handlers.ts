@@ -1,7 +1,7 @@
 import {
   commaList,
-  searchFeed,
   searchMetadata as searchByMetadata,
+  searchFeed,
   searchVideoList as searchList,
 } from "../../domain/catalog/search";
 import { requestDeps } from "../../http/deps";

@@ -1,13 +1,13 @@
-import type { AppRouteHandler } from "../../http/router";
 import { streamCaching } from "../../domain/streaming/caching";
 import { streamFile } from "../../domain/streaming/files";
 import { NoStream } from "../../domain/streaming/indexes";
 import { SubtitleUnavailable } from "../../domain/streaming/subtitles";
 import { requestDeps } from "../../http/deps";
 import { ApiError } from "../../http/errors";
+import type { AppRouteHandler } from "../../http/router";
 import { serveBytes } from "../../http/serve-object";
-import { etagMatches } from "../../shared/etag";
 import { notFound } from "../../shared/errors";
+import { etagMatches } from "../../shared/etag";
 import { parseStreamFile } from "../../shared/stream-files";
 import type * as routes from "./streams.routes";
 

@@ -1,17 +1,17 @@
 // HLS and DASH of every published video (docs/api.md#streaming): public player traffic like
 // the media file, gated by the same rule, answered from the edge cache on repeat.
 import { createRoute, z } from "@hono/zod-openapi";
+import { HLS_VERSION_PATTERN } from "../../domain/streaming/served";
 import { koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
-import { edgeCache } from "../../middleware/edge-cache";
 import { streamPolicy } from "../../middleware/cache-policies";
-import { publicReads } from "../../middleware/public-reads";
+import { edgeCache } from "../../middleware/edge-cache";
 import { playbackRights } from "../../middleware/playback-rights";
+import { publicReads } from "../../middleware/public-reads";
 import { servableStreamOnly } from "../../middleware/servable";
 import { signedPlayback } from "../../middleware/signed-playback";
 import { playbackTokenQuery } from "../../schemas/playback";
 import { CONTENT_KEY_PATTERN } from "../../shared/ids";
 import { STREAM_FILE_FORMS, STREAM_FILE_PATTERN } from "../../shared/stream-files";
-import { HLS_VERSION_PATTERN } from "../../domain/streaming/served";
 
 const text = (type: string, description: string) => ({
   description,

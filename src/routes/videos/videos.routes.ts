@@ -1,7 +1,7 @@
 // E6 (/v2/videos/, sync code) and E16 (/get_videos, organization_key): video listings.
 import { createRoute } from "@hono/zod-openapi";
-import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { getVideosDependsOn, listVideoPageDependsOn } from "../../domain/catalog/listings";
+import { jsonContent, koErrors, notModifiedResponse, SECURITY } from "../../http/openapi";
 import { catalogPolicy, dependsOnQuery } from "../../middleware/cache-policies";
 import { cachedRead } from "../../middleware/credentials";
 import {

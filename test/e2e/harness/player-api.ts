@@ -1,7 +1,7 @@
 // The player's side of the API for the browser tests: player configurations
 // (/v2/player-configurations), ecommerce items with what the player shows (/v2/ecommerce) and
 // their placement on a video (E3 → E4 with itemPlacements).
-import { getContent, json, writeHeaders, type Org, type Service } from "./api";
+import { getContent, json, type Org, type Service, writeHeaders } from "./api";
 
 async function call(service: Service, org: Org, method: string, path: string, body: unknown) {
   const res = await fetch(`${service.baseUrl}${path}`, {

@@ -11,10 +11,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nudgeProxy } from "../../../scripts/lib/proxy-nudge.mjs";
-import { applyMigrations } from "../../../scripts/lib/wrangler.mjs";
 import { freePort } from "../../../scripts/lib/net.mjs";
+import { nudgeProxy } from "../../../scripts/lib/proxy-nudge.mjs";
 import { launchProcessGroup, wranglerEnv } from "../../../scripts/lib/worker-launcher.mjs";
+import { applyMigrations } from "../../../scripts/lib/wrangler.mjs";
 
 export const ROOT = join(import.meta.dirname, "..", "..", "..");
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");

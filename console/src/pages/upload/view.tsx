@@ -11,9 +11,9 @@ import {
   addFiles,
   cancel,
   checkPending,
-  jobs as store,
   pending as remembered,
   start,
+  jobs as store,
 } from "./uploader";
 
 export { stopUploads } from "./uploader";

@@ -16,15 +16,15 @@ import {
   openAlert,
   openAlertsOf,
   organizationsWithOpenAlerts,
-  saveAlertSettings,
   type QoeAlert,
   type QoeAlertSettings,
+  saveAlertSettings,
 } from "../../../db/qoe";
 import { recentViews } from "../../../db/stats/qoe";
 import { statsDbOf } from "../../../db/stats/shards";
 import { forbidden } from "../../../shared/errors";
 import type { Caller } from "../../catalog/caller";
-import { emitWebhookEvent, type EmitDeps } from "../../webhooks/emit";
+import { type EmitDeps, emitWebhookEvent } from "../../webhooks/emit";
 import { exactPercentile, type ViewFigures } from "./view";
 
 export const WINDOW_MS = 5 * 60_000;

@@ -6,7 +6,7 @@ import { alpha3 } from "../../../shared/geo";
 import { EventsNotQueued } from "../ingest";
 import { messageId } from "../queued-events";
 import type { QoeMessage } from "./messages";
-import { readCmcdReports, type CmcdPayload, type ReadReports } from "./reports";
+import { type CmcdPayload, type ReadReports, readCmcdReports } from "./reports";
 
 export interface CmcdSource {
   now: number;

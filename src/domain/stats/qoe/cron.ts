@@ -2,20 +2,20 @@
 // silent without starting are judged exits before start (their contribution moves like a
 // replay's); raw events of UTC days that are over, and views past QOE_VIEWS_KEPT_DAYS, are
 // deleted; organizations with an open alert are judged even when no report arrives.
-import { runBatch, type Db } from "../../../db/client";
+import { type Db, runBatch } from "../../../db/client";
 import { addToDaily, idlePendingViews, purgeQoeRows, writeViews } from "../../../db/stats/qoe";
 import { everyStatsShard } from "../../../db/stats/shards";
 import { DAY_MS, utcDay } from "../../../shared/dates";
 import type { EmitDeps } from "../../webhooks/emit";
 import { judgeOpenAlerts } from "./alerts";
+import { viewRow } from "./tally";
 import {
+  type Contribution,
   contributionDelta,
   contributionOf,
   scoresOf,
-  type Contribution,
   type ViewFigures,
 } from "./view";
-import { viewRow } from "./tally";
 
 /** A view that asked to play and sent nothing for this long without starting has left. */
 export const IDLE_EXIT_MS = 60_000;

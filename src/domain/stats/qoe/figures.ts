@@ -2,11 +2,11 @@
 // video's last views): read from the organization's statistics shard (docs/qoe.md).
 import type { Db } from "../../../db/client";
 import {
+  type DailyFilter,
   dailySums,
+  type QoeColumn,
   startupCounts,
   viewsOfContent,
-  type DailyFilter,
-  type QoeColumn,
 } from "../../../db/stats/qoe";
 import { statsDbOf } from "../../../db/stats/shards";
 import { DAY_MS, dayRange, dayStart, utcDay } from "../../../shared/dates";

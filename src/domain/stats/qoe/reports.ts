@@ -4,11 +4,11 @@
 // ignored; a known key with a value of the wrong kind is a fault that names the payload and the
 // key, and a request with a fault queues nothing (400). Nothing reads the database here.
 import {
+  type CmcdItem,
   CmcdSyntaxError,
   CmcdToken,
-  parseCmcd,
-  type CmcdItem,
   type CmcdValue,
+  parseCmcd,
 } from "../../../shared/cmcd";
 import { DAY_MS, utcDay } from "../../../shared/dates";
 import { invalid } from "../../../shared/errors";

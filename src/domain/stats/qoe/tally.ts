@@ -12,11 +12,11 @@ import type { StatsDb } from "../../../db/stats/client";
 import {
   addToDaily,
   insertEvents,
-  storedSessions,
-  writeViews,
   type QoeDailyKey,
   type QoeEventRow,
   type QoeViewRow,
+  storedSessions,
+  writeViews,
 } from "../../../db/stats/qoe";
 import type { CounterIncrement } from "../../../db/stats/rollups";
 import { NONE } from "../../../shared/counters";
@@ -24,11 +24,11 @@ import { utcDay } from "../../../shared/dates";
 import type { QoeCounter } from "../../../shared/qoe";
 import type { QoeBatch, QoeReport } from "./messages";
 import {
+  type Contribution,
   contributionDelta,
   contributionOf,
-  replayView,
-  type Contribution,
   type RenditionOf,
+  replayView,
   type ViewEvent,
   type ViewFigures,
 } from "./view";

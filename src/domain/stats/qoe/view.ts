@@ -8,7 +8,7 @@
 // e^(-10 × rebuffer fraction), video quality e^(-0.33 × (0.15 × max upscale + 0.85 × mean upscale)),
 // playback success 100 / 50 (exit before start) / 0 (failure).
 
-import { QOE_COUNTERS, type PlayerState, type QoeCounter } from "../../../shared/qoe";
+import { type PlayerState, QOE_COUNTERS, type QoeCounter } from "../../../shared/qoe";
 
 /** An event as the view sees it (a stored row, or one of the batch). */
 export interface ViewEvent {

@@ -1,8 +1,8 @@
 // The DASH manifest's shape and size: one AdaptationSet per track, and a SegmentTimeline whose
 // length follows the runs of equal segment durations, not the number of segments.
 import { describe, expect, it } from "vitest";
-import { dashManifest, segmentTimeline } from "./manifest";
 import type { HlsIndex, SegmentEntry, TrackHeader } from "../segments";
+import { dashManifest, segmentTimeline } from "./manifest";
 
 const track = (kind: "video" | "audio", timescale: number): TrackHeader => ({
   id: kind === "video" ? 1 : 2,

@@ -4,12 +4,13 @@
  * AdaptationSet per subtitle rendition (its WebVTT file). Every URI is relative: the manifest
  * sits beside its segments under a versioned path.
  */
+
+import { DASH_NUMBER, numberedNames, streamFileName } from "../../../shared/stream-files";
 import { bitrates } from "../bitrates";
 import type { HlsIndex } from "../segments";
 import type { SubtitleRendition } from "../subtitles";
 import type { TrackKind } from "../tracks";
 import { sourcePlays, type VariantRendition } from "../variants";
-import { DASH_NUMBER, numberedNames, streamFileName } from "../../../shared/stream-files";
 
 /**
  * A track's files (the source's, or rung `rung`'s video) in a SegmentTemplate: its init segment

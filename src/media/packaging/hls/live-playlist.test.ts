@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   dvrWindow,
-  parseEncoderPlaylist,
   PlaylistError,
+  parseEncoderPlaylist,
   renderLivePlaylist,
   WINDOW_MAX_SEGMENTS,
 } from "./live-playlist";

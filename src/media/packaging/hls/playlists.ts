@@ -3,11 +3,12 @@
  * multivariant (master) playlist, each variant's media playlist, and the subtitle playlists.
  * Every URI is relative: the playlists sit beside their segments under a versioned path.
  */
+
+import { numberedNames, streamFileName } from "../../../shared/stream-files";
 import { bitrates } from "../bitrates";
 import type { HlsIndex } from "../segments";
 import type { SubtitleRendition } from "../subtitles";
 import { frameRate, inStartOrder, sourcePlays, type VariantRendition } from "../variants";
-import { numberedNames, streamFileName } from "../../../shared/stream-files";
 
 const codecsOf = (index: HlsIndex) =>
   [index.video.codec, ...(index.audio ? [index.audio.codec] : [])].join(",");
