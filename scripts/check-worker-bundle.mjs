@@ -9,7 +9,7 @@ import { gzipSync } from "node:zlib";
 import { runWrangler } from "./lib/wrangler.mjs";
 
 /** Workers allow 3 MB (free) / 10 MB (paid) gzipped; the budget catches bloat long before. */
-const DEFAULT_BUDGET_KIB = 360;
+const DEFAULT_BUDGET_KIB = 420;
 
 const { values } = parseArgs({ options: { "budget-kib": { type: "string" } } });
 const budget = Number(values["budget-kib"] ?? DEFAULT_BUDGET_KIB);
