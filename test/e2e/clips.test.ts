@@ -6,7 +6,7 @@
 // readiness"); it plays in dash.js and the embed too. The console's live page cuts a clip with
 // its scrubber and in/out points, the video page one of a video. Then the stream is ended and
 // deleted, and the clips play on from their own bytes.
-import { type ChildProcess, spawn } from "node:child_process";
+
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startTranscoderServer } from "../../containers/transcoder/transcoder.mjs";
@@ -21,6 +21,7 @@ import {
   writeHeaders,
 } from "./harness/api";
 import { launchChromium, signInToConsole } from "./harness/browser";
+import { liveEncoder } from "./harness/encoder";
 import type { PageHls } from "./harness/page-hls";
 import { type RunningWorker, startWorker } from "./harness/worker";
 
@@ -37,40 +38,8 @@ const CLIP_SECONDS = 60;
 /** What the stream has recorded before the clip is cut: the clip and a margin behind the edge. */
 const RECORDED_BEFORE_CLIP = CLIP_SECONDS + 6;
 
-/** ffmpeg pushing its test source live at its own pace (docs/live.md's command, smaller). */
-function encoder(ingestUrl: string): { process: ChildProcess; stop(): Promise<number | null> } {
-  const ffmpeg = spawn(
-    "ffmpeg",
-    [
-      ...["-hide_banner", "-loglevel", "error", "-re"],
-      ...["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25"],
-      ...["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000"],
-      // A bound only: the test ends the stream with `q`.
-      ...["-t", "600"],
-      ...["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"],
-      ...["-g", "50", "-keyint_min", "50", "-sc_threshold", "0", "-b:v", "400k"],
-      ...["-c:a", "aac", "-b:a", "64k"],
-      ...["-f", "hls", "-hls_time", "2", "-hls_list_size", "6"],
-      ...["-hls_segment_type", "fmp4", "-hls_flags", "program_date_time+delete_segments"],
-      ...["-method", "PUT", ingestUrl],
-    ],
-    { stdio: ["pipe", "ignore", "pipe"] },
-  );
-  let stderr = "";
-  ffmpeg.stderr!.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => ffmpeg.on("exit", resolve));
-  return {
-    process: ffmpeg,
-    async stop() {
-      ffmpeg.stdin!.end("q");
-      const code = await exited;
-      if (code !== 0) throw new Error(`ffmpeg exited ${code}: ${stderr.slice(-2000)}`);
-      return code;
-    },
-  };
-}
+/** ffmpeg pushing its test source live (harness/encoder.ts). */
+const encoder = (ingestUrl: string) => liveEncoder(ingestUrl);
 
 /** Plays the page's <video> until it is `seconds` in (hls.js, dash.js or the embed feed it). */
 function playPast(page: Page, seconds: number) {

@@ -4,7 +4,8 @@
 // plays), ended by ffmpeg (`q` on its stdin: it writes EXT-X-ENDLIST), and the recording played
 // to its end by ffmpeg; the record shows isLive true, then false. Every wait is on a condition:
 // the encoder runs until the test stops it (its -t is only a bound).
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+
+import { execFile } from "node:child_process";
 import { request } from "node:http";
 import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PRODUCTION_BODY_READS } from "../../scripts/lib/worker-launcher.mjs";
 import { createOrg, json, type Org, SETTLED_MS, type Service, writeHeaders } from "./harness/api";
 import { launchChromium } from "./harness/browser";
+import { liveEncoder } from "./harness/encoder";
 import { type RunningWorker, startWorker } from "./harness/worker";
 
 const e2e = inject("e2e");
@@ -29,46 +31,9 @@ declare global {
   }
 }
 
-/** ffmpeg pushing its test source live, until `stop()`: the ingest the docs show (docs/live.md). */
-function encoder(
-  ingestUrl: string,
-  segmentType: "fmp4" | "mpegts",
-): {
-  process: ChildProcess;
-  stop(): Promise<number | null>;
-} {
-  const ffmpeg = spawn(
-    "ffmpeg",
-    [
-      ...["-hide_banner", "-loglevel", "error", "-re"],
-      ...["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25"],
-      ...["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000"],
-      // A bound only: the test ends the stream with `q`.
-      ...["-t", "600"],
-      ...["-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-pix_fmt", "yuv420p"],
-      ...["-g", "25", "-keyint_min", "25", "-sc_threshold", "0", "-b:v", "400k"],
-      ...["-c:a", "aac", "-b:a", "64k"],
-      ...["-f", "hls", "-hls_time", "1", "-hls_list_size", "5"],
-      ...["-hls_segment_type", segmentType, "-hls_flags", "program_date_time+delete_segments"],
-      ...["-method", "PUT", ingestUrl],
-    ],
-    { stdio: ["pipe", "ignore", "pipe"] },
-  );
-  let stderr = "";
-  ffmpeg.stderr!.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => ffmpeg.on("exit", resolve));
-  return {
-    process: ffmpeg,
-    async stop() {
-      ffmpeg.stdin!.end("q");
-      const code = await exited;
-      if (code !== 0) throw new Error(`ffmpeg exited ${code}: ${stderr.slice(-2000)}`);
-      return code;
-    },
-  };
-}
+/** ffmpeg pushing its test source live (harness/encoder.ts). */
+const encoder = (ingestUrl: string, segmentType: "fmp4" | "mpegts") =>
+  liveEncoder(ingestUrl, { segmentSeconds: 1, segmentType, zeroLatency: true });
 
 let org: Org;
 beforeAll(async () => {
