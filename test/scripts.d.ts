@@ -20,6 +20,22 @@ declare module "*/fuzz/checks.mjs" {
   ): boolean;
 }
 
+declare module "*/fuzz/safety.mjs" {
+  export function guard(
+    run: {
+      state: {
+        protectedOrgKeys: Set<string>;
+        protectedContentKeys: Set<string>;
+        protectedFeedIds: Set<string>;
+      };
+    },
+    req: { method: string; body?: Buffer | null },
+    path: string,
+    pathname: string,
+    org?: { fresh: boolean },
+  ): boolean;
+}
+
 declare module "*/aliases/zod.mjs" {
   const zod: Record<string, unknown> & { core: Record<string, unknown> };
   export = zod;

@@ -2,6 +2,7 @@
 // (scripts/lib/fuzz/checks.mjs): never a finding, always listed.
 import { describe, expect, it } from "vitest";
 import { fromRuntime } from "../../scripts/lib/fuzz/checks.mjs";
+import { guard } from "../../scripts/lib/fuzz/safety.mjs";
 
 const text = (s: string) => Buffer.from(s);
 const plain = { "content-type": "text/plain;charset=UTF-8" };
@@ -38,5 +39,34 @@ describe("fromRuntime", () => {
         text("TypeError: Cannot reconstruct a Request with a used body."),
       ),
     ).toBe(false);
+  });
+});
+
+describe("the fuzzer's safety guard", () => {
+  const run = {
+    state: {
+      protectedOrgKeys: new Set<string>(),
+      protectedContentKeys: new Set<string>(),
+      protectedFeedIds: new Set<string>(),
+    },
+  };
+  const post = { method: "POST", body: null };
+  const demo = { fresh: false };
+  const created = { fresh: true };
+
+  it("never changes the sign-in of an organization it did not create, with its own credentials", () => {
+    for (const path of [
+      "/v2/organization/credentials/rotate",
+      "/v2/organization/sign-in",
+      "/v2/tokens/tok_1",
+      "/v2/members/invitations",
+      "/v2/%6Frganization/credentials/rotate",
+      "/v2/webhooks/wh_1/rotate-secret",
+    ]) {
+      expect(guard(run, post, path, path, demo), path).toBe(false);
+      expect(guard(run, post, path, path, created), path).toBe(true);
+    }
+    expect(guard(run, post, "/v2/content/", "/v2/content/", demo)).toBe(true);
+    expect(guard(run, { method: "GET" }, "/v2/tokens", "/v2/tokens", demo)).toBe(true);
   });
 });

@@ -290,7 +290,7 @@ export async function fuzz(options) {
         } catch {
           pn = s.path.split("?")[0];
         }
-        if (guard(run, candidate, s.path, pn)) {
+        if (guard(run, candidate, s.path, pn, org)) {
           req = candidate;
           sent = s;
           pathname = pn;

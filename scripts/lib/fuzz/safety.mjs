@@ -1,5 +1,6 @@
 // Safety guard: the organizations, content and feeds the fuzzer did not create are never deleted,
-// patched or rotated, whatever the mutations did to the request.
+// patched or rotated, whatever the mutations did to the request; nor are their credentials,
+// sign-in options, tokens or members changed with their own credentials.
 
 export function looseDecode(s) {
   let out = String(s);
@@ -8,9 +9,18 @@ export function looseDecode(s) {
   return out.toLowerCase();
 }
 
-export function guard(run, req, path, pathname) {
+/**
+ * Writes that change how an organization signs in or who may act for it (its API secret, sign-in
+ * options, tokens, members, passkeys, sessions, signing keys, webhooks): sent only with the
+ * credentials of an organization the fuzzer created, never with demo's or one it was given.
+ */
+const ORGANIZATION_ACCESS =
+  /^\/v2\/(organization\/credentials|organization\/sign-in|tokens|members|passkeys|sessions|playback-keys|webhooks)(\/|$)/;
+
+export function guard(run, req, path, pathname, org) {
   const method = req.method.toUpperCase();
   if (method === "GET" || method === "HEAD" || method === "OPTIONS") return true;
+  if (org && !org.fresh && ORGANIZATION_ACCESS.test(looseDecode(pathname))) return false;
   // republishing files changes no data; events name content keys and change nothing of them
   if ((pathname === "/admin/feeds/rebuild" || pathname === "/v2/events") && method === "POST")
     return true;
