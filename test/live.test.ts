@@ -1194,6 +1194,36 @@ describe("an encoder that stops without ENDLIST", () => {
   });
 });
 
+describe("an encoder whose ENDLIST lists a segment that never comes", () => {
+  it("ends the stream with what came after 30 s of silence, not at its (longer) timeout", async () => {
+    const stream = await createStream({ timeoutSeconds: 300 });
+    const base = stream.ingestBaseUrl;
+    expect((await put(`${base}/index0.ts`, TS["index0.ts"])).status).toBe(201);
+    expect((await put(`${base}/index.m3u8`, playlist(["index0.ts"]))).status).toBe(200);
+    // The last playlist names index1.ts, which is lost on the way (or ffmpeg stopped first).
+    expect(
+      (await put(`${base}/index.m3u8`, playlist(["index0.ts", "index1.ts"], { ended: true })))
+        .status,
+    ).toBe(200);
+    expect((await record(stream.contentKey)).live.state).toBe("live");
+    const ns = env.LIVE_STREAMS;
+    const stub = ns.get(ns.idFromName(stream.contentKey));
+    const heartbeat = Date.parse((await record(stream.contentKey)).live.lastHeartbeat);
+    const at = (ms: number) =>
+      runInDurableObject(stub, (object) => {
+        (object as unknown as LiveStream).clock = () => heartbeat + ms;
+      });
+    await at(29_000);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await record(stream.contentKey)).live.state).toBe("live");
+    await at(30_000);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const ended = await record(stream.contentKey);
+    expect(ended).toMatchObject({ isLive: false, status: "available", duration: 1 });
+    expect(ended.live.endReason).toMatch(/EXT-X-ENDLIST/);
+  });
+});
+
 describe("deleting a live stream", () => {
   it("deletes its stored files and its state (E5)", async () => {
     const stream = await createStream();

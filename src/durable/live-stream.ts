@@ -560,12 +560,24 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
    * The alarm at the earliest of what is due: the heartbeat timeout (live), the idle timeout
    * (idle), the oldest unnamed file's and the oldest write's bound; none once nothing is.
    */
+  /**
+   * When the encoder's silence ends a live stream: its timeout, or sooner once its ENDLIST waits
+   * for files it listed (ffmpeg stopped, or a last segment was lost on the way): the recording
+   * then ends with what came, rather than the stream staying live until the timeout.
+   */
+  private silenceEnds(row: StreamRow): number {
+    const silence =
+      row.pending_end === null
+        ? row.timeout_seconds * 1000
+        : Math.min(row.timeout_seconds * 1000, LIVE_BOUNDS.pendingEndMs);
+    return (row.last_heartbeat ?? row.created_at) + silence;
+  }
+
   private async scheduleAlarm(): Promise<void> {
     const row = this.row();
     if (!row) return;
     const due: number[] = [];
-    if (row.state === "live")
-      due.push((row.last_heartbeat ?? row.created_at) + row.timeout_seconds * 1000);
+    if (row.state === "live") due.push(this.silenceEnds(row));
     if (row.state === "idle") due.push(row.created_at + LIVE_BOUNDS.idleStreamMs);
     const oldest = this.sql
       .exec(
@@ -609,8 +621,7 @@ export class LiveStream extends DurableObject<Env> implements LiveStreamRpc {
         end_reason: `the encoder never went live within ${LIVE_BOUNDS.idleStreamMs / 3_600_000} h of the stream's creation (idle timeout)`,
       });
     } else if (row.state === "live") {
-      const due = (row.last_heartbeat ?? row.created_at) + row.timeout_seconds * 1000;
-      if (now >= due) {
+      if (now >= this.silenceEnds(row)) {
         if (row.pending_end !== null) {
           // The encoder ended with files it never sent: the recording ends with what came.
           this.readPlaylist(row, row.pending_end, row.last_heartbeat ?? now, true);

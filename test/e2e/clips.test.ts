@@ -246,8 +246,8 @@ describe.skipIf(!e2e.chromium)("clips of a live stream, cut while it runs", () =
 
   it("deleting the stream leaves every clip playing", async () => {
     await push!.stop();
-    // Ended as an operator does (End stream): on a busy machine a segment ffmpeg listed last may
-    // not have arrived, and its ENDLIST then waits for it (the subject here is the deletion).
+    // Ended as an operator does (End stream), not waiting for ffmpeg's ENDLIST: on a busy machine
+    // a segment it listed last may be lost, and the ENDLIST then waits 30 s for it.
     const ended = await api("/v2/live/end", "POST", { contentKey: stream });
     expect([200, 409], await ended.text()).toContain(ended.status);
     await expect.poll(async () => (await live()).state, COUNTED).toBe("ended");

@@ -15,6 +15,8 @@ export const LIVE_BOUNDS = {
   idleStreamMs: 24 * 60 * 60_000,
   unlistedFileMs: 2 * 60_000,
   writeMs: 10 * 60_000,
+  /** An ENDLIST waiting for files the encoder listed: ended with what came after this silence. */
+  pendingEndMs: 30_000,
   writesInFlight: 8,
   maxSegments: 100_000,
 } as const;
